@@ -1,0 +1,226 @@
+"""Adaptive vs fixed repetitions: runs needed for a +/-2 % CI on the overhead ratio.
+
+For each scenario, many simulated campaigns measure a platform and the native baseline
+alternately (one run of each per round). Strategies:
+
+  fixed-N        N runs per platform, decided in advance (N = 5 as in Jeong et al.);
+  fixed-for-95%  the smallest fixed N that reaches the target in >= 95 % of campaigns
+                 (what a careful fixed design must budget without knowing the outcome);
+  adaptive-1     re-check after every round, stop once the Fieller 95 % CI half-width of
+                 the ratio is within the target (vbench.stats.assess_ratio, min 3 runs);
+  adaptive-proj  after each batch, run the number of further runs assess_ratio projects.
+
+All strategies stop at --max-runs (the time budget). "coverage" is the share of campaigns
+whose final 95 % Fieller interval contains the true ratio: stopping on a narrow interval
+lowers it a little, which is the price of adaptivity and is reported, not hidden.
+
+Without --samples, run times are synthetic but Hadoop-like: lognormal with CV 3-8 %, known
+true overhead, fixed seed. With --samples FILE (tidy samples, as `vbench stats` reads), each
+recorded comparison with the baseline is replayed in random run orders (without
+replacement) and the recorded full-sample ratio stands in for the truth.
+
+    python3 benchmarks/adaptive_repetitions.py [--samples FILE] [--target-pct 2] [--campaigns 500]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vbench.stats.adaptive import assess_ratio  # noqa: E402
+from vbench.stats.ratio import MeanSummary, fieller_from_summary  # noqa: E402
+
+SEED = 20141
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    cv_baseline: float
+    cv_platform: float
+    overhead: float  # true ratio of means - 1
+
+
+SCENARIOS = [
+    Scenario("cv 3 %/3 %, +5 %", 0.03, 0.03, 0.05),
+    Scenario("cv 5 %/5 %, +10 %", 0.05, 0.05, 0.10),
+    Scenario("cv 3 %/8 %, +15 %", 0.03, 0.08, 0.15),
+    Scenario("cv 8 %/8 %, +10 %", 0.08, 0.08, 0.10),
+]
+
+
+def lognormal_runs(rng, mean: float, cv: float, shape) -> np.ndarray:
+    """Lognormal run times with the given mean and coefficient of variation."""
+    sigma = math.sqrt(math.log1p(cv**2))
+    return rng.lognormal(math.log(mean) - sigma**2 / 2, sigma, shape)
+
+
+def prefix_intervals(x: np.ndarray, y: np.ndarray, upto: int):
+    """Fieller 95 % interval of mean(x[:n]) / mean(y[:n]) for n = 2..upto (index n)."""
+    out = [None, None]
+    for n in range(2, upto + 1):
+        out.append(fieller_from_summary(MeanSummary.of(x[:n]), MeanSummary.of(y[:n])))
+    return out
+
+
+def _hw(iv) -> float:
+    r = iv.relative_half_width()
+    return math.inf if r is None else 100 * r
+
+
+def _covers(iv, truth: float) -> bool:
+    return iv.bounded and iv.low <= truth <= iv.high
+
+
+@dataclass
+class Outcome:
+    runs: list
+    rounds: list
+    reached: list
+    covered: list
+
+    @classmethod
+    def empty(cls) -> "Outcome":
+        return cls([], [], [], [])
+
+    def add(self, runs: int, rounds: int, reached: bool, covered: bool) -> None:
+        self.runs.append(runs)
+        self.rounds.append(rounds)
+        self.reached.append(reached)
+        self.covered.append(covered)
+
+
+def simulate_campaign(x, y, truth, target, min_runs, max_runs, fixed_ns, results) -> None:
+    """Play every strategy on one pre-drawn campaign (x, y: runs in the order they happen)."""
+    ivs = prefix_intervals(x, y, max_runs)
+    hw = [math.inf, math.inf] + [_hw(iv) for iv in ivs[2:]]
+    for n in fixed_ns:
+        results[f"fixed-{n}"].add(n, 1, hw[n] <= target, _covers(ivs[n], truth))
+    # adaptive-1: first n >= min_runs whose interval is narrow enough
+    n = next((k for k in range(min_runs, max_runs + 1) if hw[k] <= target), max_runs)
+    results["adaptive-1"].add(n, n - min_runs + 1, hw[n] <= target, _covers(ivs[n], truth))
+    # adaptive-proj: jump by the projected number of further runs
+    n, rounds = min_runs, 1
+    while True:
+        a = assess_ratio(x[:n], y[:n], target, min_runs=min_runs, max_runs=max_runs)
+        if a.decision != "continue":
+            break
+        n = min(max_runs, n + (a.more_runs or max_runs))
+        rounds += 1
+    results["adaptive-proj"].add(n, rounds, hw[n] <= target, _covers(ivs[n], truth))
+    results["_hw"].append(hw)
+
+
+def summarise(results, fixed_ns, target, max_runs):
+    rows = []
+    hws = np.array(results.pop("_hw"))
+    # Smallest fixed N that reaches the target in >= 95 % of campaigns.
+    share = (hws <= target).mean(axis=0)
+    n95 = next((n for n in range(2, max_runs + 1) if share[n] >= 0.95), None)
+    for name, o in results.items():
+        if not o.runs:
+            continue
+        r = np.array(o.runs)
+        rows.append((name, r.mean(), np.median(r), np.percentile(r, 90), np.mean(o.rounds),
+                     100 * np.mean(o.reached), 100 * np.mean(o.covered)))
+    label = f"fixed-for-95% (N={n95})" if n95 else f"fixed-for-95% (N>{max_runs})"
+    n_eff = n95 or max_runs
+    rows.insert(len(fixed_ns), (label, n_eff, n_eff, n_eff, 1.0, 100 * share[n_eff], float("nan")))
+    return rows, n95
+
+
+def print_table(title, rows) -> None:
+    print(f"\n{title}")
+    head = f"  {'strategy':<24}{'runs mean':>10}{'median':>8}{'p90':>6}{'rounds':>8}{'reached %':>11}{'coverage %':>12}"
+    print(head)
+    print("  " + "-" * (len(head) - 2))
+    for name, mean, med, p90, rounds, reached, cov in rows:
+        cov_s = "   -" if math.isnan(cov) else f"{cov:.1f}"
+        print(f"  {name:<24}{mean:>10.1f}{med:>8.0f}{p90:>6.0f}{rounds:>8.1f}{reached:>11.1f}{cov_s:>12}")
+
+
+def run_synthetic(args) -> None:
+    fixed_ns = [5, 10, 20, 30]
+    print(f"Synthetic campaigns: {args.campaigns} per scenario, target +/-{args.target_pct:g} % "
+          f"(95 % Fieller CI on the ratio), min {args.min_runs}, budget {args.max_runs} runs per platform, seed {args.seed}")
+    summary = []
+    for k, sc in enumerate(SCENARIOS):
+        rng = np.random.default_rng([args.seed, k])
+        truth = 1 + sc.overhead
+        results = {f"fixed-{n}": Outcome.empty() for n in fixed_ns}
+        results.update({"adaptive-1": Outcome.empty(), "adaptive-proj": Outcome.empty(), "_hw": []})
+        for _ in range(args.campaigns):
+            y = lognormal_runs(rng, 100.0, sc.cv_baseline, args.max_runs)
+            x = lognormal_runs(rng, 100.0 * truth, sc.cv_platform, args.max_runs)
+            simulate_campaign(x, y, truth, args.target_pct, args.min_runs, args.max_runs, fixed_ns, results)
+        rows, n95 = summarise(results, fixed_ns, args.target_pct, args.max_runs)
+        print_table(f"Scenario {sc.name} (baseline CV, platform CV, true overhead)", rows)
+        a1 = next(r for r in rows if r[0] == "adaptive-1")
+        summary.append((sc.name, a1[2], a1[1], a1[5], n95))
+    print(f"\nSummary: runs per platform to reach +/-{args.target_pct:g} % on the overhead ratio")
+    print(f"  {'scenario':<22}{'adaptive median':>16}{'adaptive mean':>15}{'adaptive reached %':>20}{'fixed for 95 %':>16}")
+    for name, med, mean, reached, n95 in summary:
+        fixed = str(n95) if n95 else f">{args.max_runs}"
+        print(f"  {name:<22}{med:>16.0f}{mean:>15.1f}{reached:>20.1f}{fixed:>16}")
+
+
+def run_recorded(args) -> None:
+    from vbench.stats import read_samples
+    from vbench.stats.keys import COMPARISON_KEY
+
+    df = read_samples(args.samples)
+    if "warmup" in df.columns:
+        df = df[~df["warmup"]]
+    print(f"Replaying recorded samples from {args.samples}: {args.campaigns} random run orders per comparison, "
+          f"target +/-{args.target_pct:g} %, baseline {args.baseline!r}, min {args.min_runs} runs")
+    rng = np.random.default_rng(args.seed)
+    found = False
+    for key, grp in df.groupby(COMPARISON_KEY, sort=True):
+        base = grp.loc[grp.platform == args.baseline, "value"].to_numpy(float)
+        for platform in sorted(set(grp.platform) - {args.baseline}):
+            plat = grp.loc[grp.platform == platform, "value"].to_numpy(float)
+            n_max = min(base.size, plat.size)
+            if n_max < args.min_runs + 1:
+                print(f"\n{'/'.join(map(str, key))} {platform}: only {n_max} paired runs recorded, skipped")
+                continue
+            found = True
+            truth = plat.mean() / base.mean()
+            full = fieller_from_summary(MeanSummary.of(plat), MeanSummary.of(base))
+            fixed_ns = [n for n in (5, 10, 20, 30) if n < n_max] + [n_max]
+            results = {f"fixed-{n}": Outcome.empty() for n in fixed_ns}
+            results.update({"adaptive-1": Outcome.empty(), "adaptive-proj": Outcome.empty(), "_hw": []})
+            for _ in range(args.campaigns):
+                x, y = rng.permutation(plat)[:n_max], rng.permutation(base)[:n_max]
+                simulate_campaign(x, y, truth, args.target_pct, args.min_runs, n_max, fixed_ns, results)
+            rows, _ = summarise(results, fixed_ns, args.target_pct, n_max)
+            print_table(f"{'/'.join(map(str, key))}: {platform} vs {args.baseline} "
+                        f"(recorded n={n_max}, ratio {truth:.4f}, half-width with all runs {_hw(full):.2f} %)", rows)
+    if not found:
+        print("no comparison with enough recorded runs")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--samples", help="tidy samples file to replay instead of synthetic campaigns")
+    p.add_argument("--baseline", default="native")
+    p.add_argument("--target-pct", type=float, default=2.0)
+    p.add_argument("--campaigns", type=int, default=500)
+    p.add_argument("--min-runs", type=int, default=3)
+    p.add_argument("--max-runs", type=int, default=100, help="budget: runs per platform (synthetic only)")
+    p.add_argument("--seed", type=int, default=SEED)
+    args = p.parse_args(argv)
+    if args.samples:
+        run_recorded(args)
+    else:
+        run_synthetic(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

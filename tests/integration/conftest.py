@@ -1,0 +1,82 @@
+"""Integration tests start real testbeds and Hadoop daemons: root, iproute2, sshd, Java."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vbench.params import testbed_params
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _missing() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (network namespaces)"
+    for tool in ("ip", "unshare", "nc", "ssh-keygen", "mvn"):
+        if shutil.which(tool) is None:
+            return f"needs {tool}; run the README's test command, which installs it"
+    if not Path("/usr/sbin/sshd").exists():
+        return "needs openssh-server"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _missing()
+    if reason:
+        for item in items:
+            if "integration" in item.keywords:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def it_testbed(tmp_path):
+    """A testbed whose names cannot clash with a user's default one."""
+    return testbed_params(
+        {
+            "name": "vbit",
+            "workers": 2,
+            "work_root": str(tmp_path / "tb"),
+            "network": {"bridge": "vbitbr0", "subnet": "10.213.9.0/24"},
+        }
+    )
+
+
+@pytest.fixture
+def it_params_dir(tmp_path, it_testbed):
+    """A params/ directory for driving the command line against the test testbed."""
+    d = tmp_path / "params"
+    d.mkdir()
+    tb = it_testbed.model_dump(mode="json", exclude_none=True)
+    (d / "testbed.yaml").write_text(yaml.safe_dump({"testbed": tb}))
+    shutil.copy(REPO / "params" / "hadoop.yaml", d / "hadoop.yaml")
+    return d
+
+
+def leftovers(params) -> list[str]:
+    """Everything of a testbed that teardown must have removed, described; [] when clean."""
+    found = []
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    found += [f"netns {line.split()[0]}" for line in ns.splitlines() if line.startswith(f"{params.name}-")]
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    found += [f"link {l.split(':')[1].strip()}" for l in links.splitlines()
+              if l.split(":")[1].strip().split("@")[0] == params.network.bridge
+              or l.split(":")[1].strip().startswith(f"{params.name}h")]
+    root = str(params.work_root)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            mounts = Path(f"/proc/{pid}/mountinfo").read_text(errors="replace")
+        except OSError:  # gone or exiting while we read
+            continue
+        if root in cmd and int(pid) != os.getpid():
+            found.append(f"process {pid}: {cmd[:120]}")
+        if root in mounts:
+            found.append(f"mount of {root} seen by pid {pid}")
+    if Path(root, params.name).exists():
+        found.append(f"directory {Path(root, params.name)}")
+    return found

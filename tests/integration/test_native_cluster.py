@@ -1,0 +1,135 @@
+"""The foundation, for real: a 1 master + 2 worker native cluster on the local testbed."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import REPO, leftovers
+from vbench.errors import ClusterNotReady
+from vbench.hadoop.artifacts import fetch
+from vbench.hadoop.cluster import HadoopCluster
+from vbench.params import hadoop_params
+from vbench.samples import read_records
+from vbench.smoke import run_smoke, save_smoke
+from vbench.testbed import Testbed
+
+pytestmark = pytest.mark.integration
+
+
+def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_path):
+    hp = hadoop_params({"replication": 2, "block_size": "16MB"})
+    result = run_smoke(it_testbed, hp, size_bytes=64 * 1024**2, log=print)
+    print(result.summary())
+
+    assert result.valid, result.verdict
+    assert result.verdict.startswith("checksum ")
+    assert result.workers == 2
+    # Replication crossed the veth links: every worker stores replicas of the sorted output.
+    workers = set(result.worker_addresses)
+    assert set(result.replicas_per_node) == workers
+    assert all(n > 0 for n in result.replicas_per_node.values())
+    assert result.ok
+    assert 0 < result.testbed_seconds < result.bringup_seconds
+
+    saved = list(read_records(save_smoke(result, tmp_path)))
+    bringup = [s for s in saved if s.metric == "bringup_time"]
+    assert len(bringup) == 1 and bringup[0].value == pytest.approx(result.bringup_seconds)
+    assert bringup[0].metadata["config_hash"] == result.config_hash
+
+    assert leftovers(it_testbed) == []
+    Testbed(it_testbed).down()  # a second teardown is harmless
+    assert leftovers(it_testbed) == []
+
+
+def test_each_block_has_its_replicas_on_distinct_workers(it_testbed):
+    """fsck sees the configured replication on every block, on distinct DataNodes."""
+    from vbench.hadoop import jobs
+
+    hp = hadoop_params({"replication": 2, "block_size": "4MB"})
+    dist = fetch(hp.version, hp.examples_version)
+    with Testbed(it_testbed) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:
+        r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(200_000, "/placement", maps=2), timeout=600)
+        assert r.ok, r.stderr[-2000:]
+        blocks = jobs.block_locations(cluster.fsck("/placement").stdout)
+        assert len(blocks) >= 5  # 20 MB in 4 MB blocks
+        for nodes in blocks.values():
+            assert len(nodes) == 2 and len(set(nodes)) == 2
+        assert set(jobs.replicas_per_node(blocks)) == {h.address for h in cluster.workers}
+        # Each host sees its own hostname: the daemons registered under worker names.
+        hdfs, nms, _ = cluster.health()
+        assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2")
+    assert leftovers(it_testbed) == []
+
+
+def test_a_daemon_that_dies_is_named_with_its_log_and_everything_is_removed(it_testbed):
+    hp = hadoop_params({"daemon_jvm_flags": ["-XX:+ThisFlagDoesNotExist"]})
+    dist = fetch(hp.version, hp.examples_version)
+    with pytest.raises(ClusterNotReady) as err:
+        with Testbed(it_testbed) as tb, HadoopCluster(tb.hosts, hp, dist):
+            pytest.fail("the cluster must not come up")
+    msg = str(err.value)
+    assert "exited during start-up" in msg and ".log" in msg
+    assert any(d in msg for d in ("namenode", "resourcemanager", "historyserver", "datanode", "nodemanager"))
+    assert leftovers(it_testbed) == []
+
+
+def test_exception_inside_the_testbed_tears_down(it_testbed):
+    with pytest.raises(RuntimeError):
+        with Testbed(it_testbed) as tb:
+            assert len(tb.hosts) == 3
+            raise RuntimeError("boom")
+    assert leftovers(it_testbed) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_a_smoke_run_tears_everything_down(it_testbed, it_params_dir, sig):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vbench.cli", "cluster", "smoke", "--params-dir", str(it_params_dir),
+         "--out", str(it_params_dir / "out")],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    state = Path(it_testbed.work_root, it_testbed.name, "state.json")
+    deadline = time.monotonic() + 120
+    # Interrupt once hosts exist and Hadoop is starting: the worst moment.
+    while not Path(it_testbed.work_root, it_testbed.name, "hosts", "master", "work", "run").exists():
+        assert proc.poll() is None, proc.stdout.read()
+        assert time.monotonic() < deadline, "the testbed never came up"
+        time.sleep(0.2)
+    assert state.exists()
+    proc.send_signal(sig)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    assert leftovers(it_testbed) == [], out
+
+
+def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir):
+    def vbench(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
+            cwd=REPO, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300,
+        )
+
+    try:
+        up = vbench("cluster", "up")
+        assert up.returncode == 0, up.stdout + up.stderr
+        st = vbench("cluster", "status")
+        assert st.returncode == 0, st.stdout + st.stderr
+        for daemon in ("namenode", "resourcemanager", "historyserver", "datanode", "nodemanager"):
+            assert daemon in st.stdout
+        assert "live DataNodes: worker1, worker2" in st.stdout
+        tb = vbench("testbed", "status")
+        assert "up" in tb.stdout and "vbit-worker2" in tb.stdout
+        down = vbench("cluster", "down", "--testbed")
+        assert down.returncode == 0, down.stdout + down.stderr
+    finally:
+        Testbed(it_testbed).down()
+    assert leftovers(it_testbed) == []
+    st = vbench("cluster", "status")
+    assert "down" in st.stdout

@@ -1,0 +1,144 @@
+"""fio module: command line, parse of captured JSON, run through a fake and a real context."""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from vbench.benchmarks.micro import fio
+from vbench.errors import JobFailed, ParamsError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
+TEXT = (DATA / "fio.json").read_text()
+CFG = fio.FioConfig(size_mb=16, runtime_s=2)  # what the capture was made with
+
+
+class FakeContext:
+    """Replays canned results in order and records the commands it was given."""
+
+    def __init__(self, *results):
+        self.results, self.commands = list(results), []
+
+    def run(self, cmd, **kwargs):
+        self.commands.append((cmd, kwargs))
+        return self.results.pop(0)
+
+
+def result(stdout="", stderr="", exited=0):
+    return SimpleNamespace(stdout=stdout, stderr=stderr, exited=exited)
+
+
+def test_command_has_three_stonewalled_jobs_with_json_output():
+    cmd = fio.command(fio.FioConfig(), "/data/work dir")
+    assert cmd.startswith("fio --output-format=json ")
+    for flag in ("--direct=1", "--size=32M", "--ioengine=psync", "--runtime=3",
+                 "--name=seq_write --rw=write --bs=1024k --end_fsync=1",
+                 "--name=seq_read --stonewall --rw=read",
+                 "--name=randread --stonewall --rw=randread --bs=4k --time_based"):
+        assert flag in cmd
+    assert "--filename='/data/work dir/vbench-fio.dat'" in cmd
+    assert cmd.endswith("rm -f '/data/work dir/vbench-fio.dat'; exit $rc")
+
+
+def test_command_buffered_when_direct_off():
+    assert "--direct=0" in fio.command(fio.FioConfig(direct=False), "/w")
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [({"size_mb": 0}, "size_mb"), ({"runtime_s": -1}, "runtime_s"), ({"ioengine": "dpdk"}, "ioengine"),
+     ({"direct": "yes"}, "direct"), ({"rand_bs_k": 1.5}, "rand_bs_k"), ({"iodepth": 0}, "iodepth")],
+)
+def test_config_refuses_bad_values_naming_the_field(kwargs, field):
+    with pytest.raises(ParamsError, match=field) as info:
+        fio.FioConfig(**kwargs)
+    assert info.value.field == field
+
+
+def test_parse_captured_json():
+    samples = {s.metric: s for s in fio.parse(TEXT, CFG)}
+    assert set(samples) == set(fio.METRICS)
+    assert {m: s.unit for m, s in samples.items()} == fio.METRICS
+    # Numbers read off the captured file.
+    assert samples["seq_write_bw"].value == pytest.approx(1600.0)
+    assert samples["seq_read_bw"].value == pytest.approx(1066.666, rel=1e-5)
+    assert samples["randread_iops"].value == pytest.approx(12335.832084)
+    # The same, derived from other fields of the document: "bw" is KiB/s, iops = ios / runtime.
+    jobs = {j["jobname"]: j for j in json.loads(TEXT)["jobs"]}
+    assert samples["seq_write_bw"].value == pytest.approx(jobs["seq_write"]["write"]["bw"] / 1024, rel=1e-3)
+    assert samples["seq_read_bw"].value == pytest.approx(jobs["seq_read"]["read"]["bw"] / 1024, rel=1e-3)
+    rr = jobs["randread"]["read"]
+    assert samples["randread_iops"].value == pytest.approx(rr["total_ios"] / (rr["runtime"] / 1000), rel=1e-3)
+    assert samples["randread_lat_mean"].value == pytest.approx(rr["clat_ns"]["mean"] / 1000, rel=0.2)
+    for s in samples.values():
+        assert s.benchmark == "fio"
+        assert s.metadata["direct"] is True
+        assert s.metadata["size_mb"] == 16
+
+
+def test_parse_takes_direct_from_what_fio_ran():
+    samples = fio.parse(TEXT.replace('"direct" : "1"', '"direct" : "0"'), CFG)
+    assert all(s.metadata["direct"] is False for s in samples)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "fio: pid=1, err=5/file:io_u.c", "{not json", '{"fio version": "fio-3.33"}',
+     '{"jobs": [{"jobname": "seq_write", "error": 0}]}'],
+)
+def test_parse_garbage_raises_jobfailed(text):
+    with pytest.raises(JobFailed):
+        fio.parse(text, CFG)
+
+
+def test_parse_refuses_a_job_that_errored():
+    doc = json.loads(TEXT)
+    doc["jobs"][2]["error"] = 5
+    with pytest.raises(JobFailed, match="randread"):
+        fio.parse(json.dumps(doc), CFG)
+
+
+def test_parse_skips_notes_printed_before_the_json():
+    assert len(fio.parse("note: both iodepth >= 1 and synchronous I/O engine\n" + TEXT, CFG)) == 4
+
+
+def test_run_falls_back_to_buffered_when_direct_io_is_refused():
+    refused = result(stderr="fio: looks like your file system does not support direct=1/buffered=0\n"
+                            "fio: destination does not support O_DIRECT\n", exited=1)
+    ok = result(stdout=TEXT.replace('"direct" : "1"', '"direct" : "0"'))
+    c = FakeContext(refused, ok)
+    samples, raw = fio.run(c, CFG, "/w")
+    assert "--direct=1" in c.commands[0][0] and "--direct=0" in c.commands[1][0]
+    assert c.commands[0][1]["hide"] is True and c.commands[0][1]["warn"] is True
+    assert raw == ok.stdout
+    assert all(s.metadata["direct"] is False and "O_DIRECT" in s.metadata["direct_fallback"] for s in samples)
+
+
+def test_run_does_not_fall_back_on_other_errors():
+    c = FakeContext(result(stderr="fio: pid=7, err=28/file:filesetup.c: No space left on device", exited=1))
+    with pytest.raises(JobFailed, match="No space left on device"):
+        fio.run(c, CFG, "/w")
+    assert len(c.commands) == 1
+
+
+def test_run_refuses_fallback_when_disabled():
+    c = FakeContext(result(stderr="fio: destination does not support O_DIRECT", exited=1))
+    with pytest.raises(JobFailed, match="O_DIRECT"):
+        fio.run(c, fio.FioConfig(direct_fallback=False), "/w")
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_run_real_fio_small():
+    import invoke
+
+    with tempfile.TemporaryDirectory(prefix="vbench-fio-") as wd:
+        samples, raw = fio.run(invoke.Context(), fio.FioConfig(size_mb=4, runtime_s=1), wd)
+        assert list(Path(wd).iterdir()) == []  # the test file is removed
+    assert json.loads(raw)["jobs"]
+    assert {s.metric for s in samples} == set(fio.METRICS)
+    assert all(s.value > 0 for s in samples)

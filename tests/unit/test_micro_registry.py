@@ -1,0 +1,98 @@
+"""The micro-benchmark registry: every module has the one shape, and describe() lists it."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from vbench.benchmarks.micro import MICRO_BENCHMARKS, describe
+from vbench.errors import JobFailed
+from vbench.samples import UNITS
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
+
+# A captured output and the config it was made with, per benchmark.
+CAPTURES = {
+    "fio": ("fio.json", {"size_mb": 16, "runtime_s": 2}),
+    "dd": ("dd.txt", {"bs_mb": 4, "count": 4, "repeats": 3}),
+    "hdparm": ("hdparm_loop.txt", {"device": "/dev/loop1", "repeats": 2}),
+    "bonnie": ("bonnie_files.csv", {"files_k": 4}),
+    "iperf3": ("iperf3.json", {"port": 47239}),
+    "cpu": ("cpu.txt", {"time_s": 2}),
+    "pi_digits": ("pi_digits.txt", {"digits": (1000, 10000, 100000)}),
+    "membw": ("membw.txt", {"time_s": 2}),
+}
+
+
+class FakeContext:
+    def __init__(self, result):
+        self.result, self.calls = result, []
+
+    def run(self, cmd, **kwargs):
+        self.calls.append((cmd, kwargs))
+        return self.result
+
+
+def test_registry_names_the_eight_benchmarks():
+    assert set(MICRO_BENCHMARKS) == set(CAPTURES)
+    assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_every_module_has_the_one_shape(name):
+    module = MICRO_BENCHMARKS[name]
+    for attr in ("command", "parse", "run", "Config", "METRICS"):
+        assert hasattr(module, attr), attr
+    assert dataclasses.is_dataclass(module.Config) and module.Config.__dataclass_params__.frozen
+    assert set(module.METRICS.values()) <= UNITS
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(module.Config(), dataclasses.fields(module.Config)[0].name, None)
+    assert isinstance(module.command(module.Config(), "/w"), str)
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_run_returns_samples_and_raw_output_through_any_context(name):
+    module = MICRO_BENCHMARKS[name]
+    fname, kwargs = CAPTURES[name]
+    text = (DATA / fname).read_text()
+    cfg = module.Config(**kwargs)
+    c = FakeContext(SimpleNamespace(stdout=text, stderr="", exited=0))
+    samples, raw = module.run(c, cfg, "/w")
+    assert raw == text and samples
+    assert all(s.benchmark == name and module.METRICS[s.metric] == s.unit for s in samples)
+    [(cmd, run_kwargs)] = c.calls
+    assert cmd == module.command(cfg, "/w")
+    assert run_kwargs["hide"] is True and run_kwargs["warn"] is True
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_run_turns_a_non_zero_exit_into_jobfailed_with_the_stderr_tail(name):
+    module = MICRO_BENCHMARKS[name]
+    stderr = "".join(f"noise {i}\n" for i in range(40)) + "the real reason\n"
+    c = FakeContext(SimpleNamespace(stdout="", stderr=stderr, exited=2))
+    with pytest.raises(JobFailed, match="the real reason") as info:
+        module.run(c, module.Config(**CAPTURES[name][1]), "/w")
+    assert "noise 0\n" not in str(info.value)  # a tail, not the whole stream
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_run_turns_unparseable_output_into_jobfailed(name):
+    module = MICRO_BENCHMARKS[name]
+    c = FakeContext(SimpleNamespace(stdout="<html>503</html>", stderr="warning: odd\n", exited=0))
+    with pytest.raises(JobFailed, match="warning: odd"):
+        module.run(c, module.Config(**CAPTURES[name][1]), "/w")
+
+
+def test_describe_lists_fields_defaults_and_metrics():
+    entries = {d["name"]: d for d in describe()}
+    assert set(entries) == set(CAPTURES)
+    fio = entries["fio"]
+    assert fio["config"] == "FioConfig"
+    assert {"name": "size_mb", "type": "int", "default": 32} in fio["fields"]
+    assert {"metric": "randread_iops", "unit": "IOPS"} in fio["metrics"]
+    assert "liu2012" in entries["dd"]["presets"] and "vasconcelos" in entries["bonnie"]["presets"]
+    assert all(d["summary"] and d["metrics"] and d["fields"] for d in entries.values())
+    json.dumps(describe())  # printable by `vbench bench list --json`

@@ -1,0 +1,116 @@
+"""Shared plumbing for the micro-benchmark modules: config validation and the run wrapper.
+
+Every module keeps `command` and `parse` pure; only `run` touches a host, and it does so
+through `c.run(cmd, hide=True, warn=True, in_stream=False)`, so a fabric `Connection` and a
+local `invoke.Context` are interchangeable.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable, Iterable, Protocol
+
+from vbench.errors import JobFailed, ParamsError
+from vbench.samples import Sample
+
+#: How much of a failing tool's output goes into the error (and so into the Failure record).
+TAIL_LINES = 20
+
+# Host names and addresses end up inside shell command lines; refusing anything but the
+# characters they can contain is simpler and safer than quoting them everywhere.
+_HOST_RE = re.compile(r"^[A-Za-z0-9._:%-]+$")
+
+
+#: How every module calls `c.run`. in_stream=False: a benchmark reads nothing, and invoke
+#: would otherwise forward our stdin, which fails under pytest/CI with no usable stdin.
+RUN_KWARGS = {"hide": True, "warn": True, "in_stream": False}
+
+
+class Runner(Protocol):
+    """The slice of invoke's `Context`/fabric's `Connection` the modules rely on."""
+
+    def run(self, command: str, **kwargs: Any) -> Any: ...
+
+
+def require_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParamsError(name, f"must be an integer, got {value!r}")
+    if value < minimum:
+        raise ParamsError(name, f"must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ParamsError(name, f"must be <= {maximum}, got {value}")
+
+
+def require_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ParamsError(name, f"must be true or false, got {value!r}")
+
+
+def require_choice(name: str, value: Any, choices: Iterable[str]) -> None:
+    choices = tuple(choices)
+    if value not in choices:
+        raise ParamsError(name, f"must be one of {', '.join(choices)}, got {value!r}")
+
+
+def require_host(name: str, value: Any) -> None:
+    if not isinstance(value, str) or not _HOST_RE.match(value):
+        raise ParamsError(name, f"must be a host name or IP address, got {value!r}")
+
+
+def require_path(name: str, value: Any) -> None:
+    # Paths are shell-quoted, but a newline or NUL would still break the one-line command.
+    if not isinstance(value, str) or not value.startswith("/") or any(ch in value for ch in "\n\0"):
+        raise ParamsError(name, f"must be an absolute path, got {value!r}")
+
+
+def params(cfg: Any) -> dict[str, Any]:
+    """The config as plain data, stamped into every sample so a value explains itself."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(cfg).items()}
+
+
+def tail(text: str, lines: int = TAIL_LINES) -> str:
+    return "\n".join((text or "").strip().splitlines()[-lines:])
+
+
+def sample(benchmark: str, metric: str, value: float, unit: str, cfg: Any, **meta: Any) -> Sample:
+    return Sample(benchmark, metric, value, unit, metadata={**params(cfg), **meta})
+
+
+def number(name: str, text: str) -> float:
+    """float(text), but a parse failure is a JobFailed naming what was being read."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise JobFailed(f"{name}: expected a number, got {text!r}") from None
+
+
+def execute(
+    c: Runner,
+    benchmark: str,
+    cmd: str,
+    parse: Callable[[str, Any], list[Sample]],
+    cfg: Any,
+) -> tuple[list[Sample], str]:
+    """Run `cmd`, parse stdout; a non-zero exit or unparseable output becomes JobFailed."""
+    return check(benchmark, cmd, c.run(cmd, **RUN_KWARGS), parse, cfg)
+
+
+def check(
+    benchmark: str,
+    cmd: str,
+    result: Any,
+    parse: Callable[[str, Any], list[Sample]],
+    cfg: Any,
+) -> tuple[list[Sample], str]:
+    """Judge a finished run (anything with invoke's Result fields) and parse its stdout."""
+    stdout, stderr = result.stdout or "", result.stderr or ""
+    if result.exited != 0:
+        # Some tools (iperf3 -J) report their error on stdout; show whichever has something.
+        raise JobFailed(
+            f"{benchmark}: command exited {result.exited}: {cmd}\n{tail(stderr) or tail(stdout)}"
+        )
+    try:
+        samples = parse(stdout, cfg)
+    except JobFailed as exc:
+        raise JobFailed(f"{exc}\n{tail(stderr)}".rstrip()) from None
+    return samples, stdout

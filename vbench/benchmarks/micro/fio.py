@@ -1,0 +1,130 @@
+"""fio: sequential write, sequential read and random-read IOPS on the work dir's disk.
+
+None of the five studies ran fio; it gives the local-disk baseline that TestDFSIO's numbers
+(Vasconcelos, Xavier, Liu) are read against, with direct I/O so the page cache of a 24 GiB
+host does not stand in for the disk of a 2 GiB VM.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, replace
+
+from vbench.errors import JobFailed
+from vbench.samples import Sample
+
+from ._common import (
+    RUN_KWARGS, Runner, check, execute, require_bool, require_choice, require_int, sample, tail,
+)
+
+NAME = "fio"
+METRICS = {
+    "seq_write_bw": "MiB/s",
+    "seq_read_bw": "MiB/s",
+    "randread_iops": "IOPS",
+    "randread_lat_mean": "us",
+}
+TEST_FILE = "vbench-fio.dat"
+
+# fio's own words when the file system refuses O_DIRECT (tmpfs before Linux 6.6, some FUSE
+# and overlay set-ups); only then is a buffered retry a fallback rather than a cover-up.
+_DIRECT_UNSUPPORTED = re.compile(
+    r"does not support direct|does not support O_DIRECT|first direct IO errored", re.I
+)
+
+
+@dataclass(frozen=True)
+class FioConfig:
+    size_mb: int = 32  # one test file, shared by the three jobs
+    seq_bs_k: int = 1024
+    rand_bs_k: int = 4
+    runtime_s: int = 3  # cap per job; random read runs exactly this long
+    direct: bool = True
+    direct_fallback: bool = True  # retry buffered (metadata direct=False) if O_DIRECT is refused
+    ioengine: str = "psync"  # synchronous: present in every fio build, no libaio needed
+    iodepth: int = 1
+
+    def __post_init__(self) -> None:
+        require_int("size_mb", self.size_mb)
+        require_int("seq_bs_k", self.seq_bs_k, maximum=1 << 20)
+        require_int("rand_bs_k", self.rand_bs_k, maximum=1 << 20)
+        require_int("runtime_s", self.runtime_s)
+        require_bool("direct", self.direct)
+        require_bool("direct_fallback", self.direct_fallback)
+        require_choice("ioengine", self.ioengine, ("psync", "sync", "libaio", "io_uring", "posixaio"))
+        require_int("iodepth", self.iodepth, maximum=1024)
+
+    @classmethod
+    def cluster(cls) -> "FioConfig":
+        """Cluster scale: a file larger than a 2 GiB VM's memory, 30 s per job."""
+        return cls(size_mb=4096, runtime_s=30)
+
+
+#: The registry and `vbench bench list` find every module's config under this name.
+Config = FioConfig
+
+
+def command(cfg: FioConfig, workdir: str) -> str:
+    path = shlex.quote(f"{workdir.rstrip('/')}/{TEST_FILE}")
+    opts = [
+        "fio --output-format=json",
+        f"--filename={path} --size={cfg.size_mb}M --direct={int(cfg.direct)}",
+        f"--ioengine={cfg.ioengine} --iodepth={cfg.iodepth} --runtime={cfg.runtime_s}",
+        # end_fsync: a buffered write is not done until it reaches the disk.
+        f"--name=seq_write --rw=write --bs={cfg.seq_bs_k}k --end_fsync=1",
+        # stonewall: each job starts after the previous one, so they do not share the disk.
+        f"--name=seq_read --stonewall --rw=read --bs={cfg.seq_bs_k}k",
+        f"--name=randread --stonewall --rw=randread --bs={cfg.rand_bs_k}k --time_based",
+    ]
+    return f"{' '.join(opts)}; rc=$?; rm -f {path}; exit $rc"
+
+
+def _load(text: str) -> dict:
+    # fio may print notes before the JSON document; start at the first line opening it.
+    m = re.search(r"^\{", text or "", re.M)
+    if not m:
+        raise JobFailed("fio: no JSON document in output")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[m.start():])
+    except json.JSONDecodeError as exc:
+        raise JobFailed(f"fio: invalid JSON output: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
+        raise JobFailed("fio: JSON output has no 'jobs' list")
+    return doc
+
+
+def parse(text: str, cfg: FioConfig) -> list[Sample]:
+    doc = _load(text)
+    jobs = {j.get("jobname"): j for j in doc["jobs"]}
+    # The truth about direct I/O is what fio ran with, not what was asked for.
+    direct = str(doc.get("global options", {}).get("direct", int(cfg.direct))) == "1"
+    meta = {"direct": direct, "fio_version": doc.get("fio version", "")}
+    wanted = (("seq_write", "write"), ("seq_read", "read"), ("randread", "read"))
+    for job, _ in wanted:
+        if job not in jobs:
+            raise JobFailed(f"fio: job {job!r} missing from output")
+        if jobs[job].get("error"):
+            raise JobFailed(f"fio: job {job!r} failed with error {jobs[job]['error']}")
+    try:
+        w, r, rr = (jobs[job][side] for job, side in wanted)
+        return [
+            sample(NAME, "seq_write_bw", w["bw_bytes"] / 2**20, "MiB/s", cfg, **meta),
+            sample(NAME, "seq_read_bw", r["bw_bytes"] / 2**20, "MiB/s", cfg, **meta),
+            sample(NAME, "randread_iops", rr["iops"], "IOPS", cfg, **meta),
+            sample(NAME, "randread_lat_mean", rr["lat_ns"]["mean"] / 1000, "us", cfg, **meta),
+        ]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise JobFailed(f"fio: unexpected JSON layout: {exc!r}") from None
+
+
+def run(c: Runner, cfg: FioConfig, workdir: str) -> tuple[list[Sample], str]:
+    cmd = command(cfg, workdir)
+    result = c.run(cmd, **RUN_KWARGS)
+    refused = _DIRECT_UNSUPPORTED.search(f"{result.stderr or ''}\n{result.stdout or ''}")
+    if result.exited != 0 and cfg.direct and cfg.direct_fallback and refused:
+        buffered = replace(cfg, direct=False)
+        samples, raw = execute(c, NAME, command(buffered, workdir), parse, buffered)
+        why = tail(result.stderr or result.stdout, 3)
+        return [s.with_metadata(direct_fallback=why) for s in samples], raw
+    return check(NAME, cmd, result, parse, cfg)

@@ -1,0 +1,1 @@
+"""Command-line groups; each module exposes `register(subparsers)`."""

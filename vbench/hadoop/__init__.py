@@ -1,0 +1,1 @@
+"""Apache Hadoop from its published artifacts: fetch, configure, run, drive."""

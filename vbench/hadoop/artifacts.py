@@ -1,0 +1,134 @@
+"""Apache Hadoop's published jars, assembled with Maven into a cache outside the repository.
+
+Maven Central has no binary tarball, so the daemons run as `java -cp conf:lib/* <main>` over
+the jars that `dependency:copy-dependencies` collects from a generated POM.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from vbench.errors import VbenchError
+
+#: (artifactId, classifier) of what a cluster and the benchmark suite need. Beyond the obvious:
+#: hadoop-hdfs:tests carries webapps/ that NameNode and DataNode die without; the timeline
+#: service is loaded by the ResourceManager; hadoop-common:tests and junit are needed by
+#: MapredTestDriver; jobclient:tests holds TestDFSIO, NNBench and MRBench.
+HADOOP_ARTIFACTS: tuple[tuple[str, str | None], ...] = (
+    ("hadoop-common", None),
+    ("hadoop-common", "tests"),
+    ("hadoop-hdfs", None),
+    ("hadoop-hdfs", "tests"),
+    ("hadoop-hdfs-client", None),
+    ("hadoop-yarn-client", None),
+    ("hadoop-yarn-server-resourcemanager", None),
+    ("hadoop-yarn-server-nodemanager", None),
+    ("hadoop-yarn-server-timelineservice", None),
+    ("hadoop-mapreduce-client-app", None),
+    ("hadoop-mapreduce-client-hs", None),
+    ("hadoop-mapreduce-client-shuffle", None),
+    ("hadoop-mapreduce-client-jobclient", None),
+    ("hadoop-mapreduce-client-jobclient", "tests"),
+)
+JUNIT = ("junit", "junit", "4.13.2")
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("VBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vbench"
+    )
+    return Path(base)
+
+
+def render_pom(version: str, examples_version: str) -> str:
+    """A POM whose dependencies are exactly the jars a Hadoop `version` cluster needs."""
+    deps = [("org.apache.hadoop", a, version, c) for a, c in HADOOP_ARTIFACTS]
+    deps.append(("org.apache.hadoop", "hadoop-mapreduce-examples", examples_version, None))
+    deps.append((*JUNIT, None))
+    body = "\n".join(
+        "    <dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version>{}</dependency>".format(
+            escape(g), escape(a), escape(v), f"<classifier>{escape(c)}</classifier>" if c else ""
+        )
+        for g, a, v, c in deps
+    )
+    return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>vbench</groupId>
+  <artifactId>hadoop-{escape(version)}-runtime</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+{body}
+  </dependencies>
+</project>
+"""
+
+
+@dataclass(frozen=True)
+class HadoopDist:
+    """An assembled Hadoop: `lib/` holds every jar; `manifest` names them, for provenance."""
+
+    version: str
+    home: Path
+
+    @property
+    def lib(self) -> Path:
+        return self.home / "lib"
+
+    @property
+    def marker(self) -> Path:
+        return self.home / "COMPLETE"
+
+    def jars(self) -> list[str]:
+        return sorted(p.name for p in self.lib.glob("*.jar"))
+
+    def jar(self, artifact: str, tests: bool = False) -> Path:
+        """The jar of `artifact` (e.g. 'hadoop-mapreduce-examples'), or its `tests` classifier."""
+        pattern = f"{artifact}-[0-9]*-tests.jar" if tests else f"{artifact}-[0-9]*[0-9].jar"
+        hits = sorted(self.lib.glob(pattern))
+        if len(hits) != 1:
+            raise VbenchError(f"expected one jar {pattern} in {self.lib}, found {[h.name for h in hits]}")
+        return hits[0]
+
+
+def dist_for(version: str, examples_version: str, cache: Path | None = None) -> HadoopDist:
+    pom_hash = hashlib.sha256(render_pom(version, examples_version).encode()).hexdigest()[:12]
+    return HadoopDist(version=version, home=(cache or default_cache_dir()) / "hadoop" / f"{version}-{pom_hash}")
+
+
+def fetch(version: str, examples_version: str, cache: Path | None = None, log=print) -> HadoopDist:
+    """Assemble Hadoop `version` into the cache (idempotent: a complete one is reused)."""
+    dist = dist_for(version, examples_version, cache)
+    if dist.marker.exists():
+        return dist
+    if shutil.which("mvn") is None:
+        raise VbenchError("Maven (mvn) is not installed; run the README's setup command")
+    log(f"fetching Apache Hadoop {version} from Maven Central into {dist.home} ...")
+    t0 = time.monotonic()
+    dist.home.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dist.home.parent) as tmp:
+        staging = Path(tmp)
+        (staging / "pom.xml").write_text(render_pom(version, examples_version))
+        proc = subprocess.run(
+            ["mvn", "-B", "-q", "-f", str(staging / "pom.xml"), "dependency:copy-dependencies",
+             f"-DoutputDirectory={staging / 'lib'}", "-DincludeScope=runtime"],
+            capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise VbenchError(f"Maven could not assemble Hadoop {version}:\n{tail}")
+        (staging / "pom.xml").rename(staging / "lib" / "vbench-runtime.pom")
+        if dist.home.exists():
+            shutil.rmtree(dist.home)
+        dist.home.mkdir(parents=True)
+        (staging / "lib").rename(dist.lib)
+    dist.marker.write_text("\n".join(dist.jars()) + "\n")
+    log(f"Hadoop {version}: {len(dist.jars())} jars in {time.monotonic() - t0:.0f} s")
+    return dist

@@ -1,0 +1,261 @@
+"""A Hadoop cluster on a list of hosts: configure, format, start, wait until healthy, stop, wipe.
+
+The hosts may come from any provisioner; this module only runs shell lines over SSH.
+"""
+from __future__ import annotations
+
+import io
+import shlex
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+import fabric
+
+from vbench.errors import ClusterNotReady, VbenchError
+from vbench.hadoop import daemons as dm
+from vbench.hadoop import health
+from vbench.hadoop.artifacts import HadoopDist
+from vbench.hadoop.config import HostLayout, config_hash, render_conf
+from vbench.lifecycle import shielded
+from vbench.host import Host, connect
+from vbench.params import HadoopParams
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    command: str
+    exit_code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class HadoopCluster:
+    """One master (NameNode, ResourceManager, JobHistoryServer) and N workers (DataNode, NodeManager)."""
+
+    def __init__(self, hosts: list[Host], params: HadoopParams, dist: HadoopDist, log: Log = print):
+        masters = [h for h in hosts if h.role == "master"]
+        if len(masters) != 1:
+            raise VbenchError(f"a cluster needs exactly one master host, got {[h.name for h in masters]}")
+        self.hosts = list(hosts)
+        self.master = masters[0]
+        self.workers = [h for h in hosts if h.role == "worker"]
+        self.params = params
+        self.dist = dist
+        self.log = log
+        self._conns: dict[str, fabric.Connection] = {}
+        self.bringup_seconds: float | None = None
+        self.config_hash = config_hash(render_conf(params, self.master.name, HostLayout("$WORK", "$LIB")))
+
+    # -- plumbing ------------------------------------------------------------------------
+    def layout(self, host: Host) -> HostLayout:
+        if not host.shares_controller_fs:
+            raise VbenchError(f"host {host.name}: installing Hadoop on hosts with their own filesystem is not supported yet")
+        return HostLayout(work_dir=host.work_dir, lib_dir=str(self.dist.lib))
+
+    def conn(self, host: Host) -> fabric.Connection:
+        if host.name not in self._conns:
+            self._conns[host.name] = connect(host)
+        return self._conns[host.name]
+
+    def sh(self, host: Host, line: str, timeout: float | None = None) -> CommandResult:
+        t0 = time.monotonic()
+        r = self.conn(host).run(line, hide=True, warn=True, timeout=timeout, in_stream=False)
+        return CommandResult(line, r.exited, r.stdout, r.stderr, time.monotonic() - t0)
+
+    def _each(self, hosts: list[Host], fn: Callable[[Host], object]) -> list:
+        with ThreadPoolExecutor(max_workers=max(1, len(hosts))) as pool:
+            return list(pool.map(fn, hosts))
+
+    def daemons_of(self, host: Host) -> list[dm.Daemon]:
+        return [d for d in dm.DAEMONS if d.role == host.role]
+
+    def _heap(self, daemon: dm.Daemon) -> int:
+        return getattr(self.params.heaps, daemon.name)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def install(self) -> None:
+        """Write each host's conf/ (Hadoop's jars are reached through the shared filesystem)."""
+
+        def one(host: Host) -> None:
+            lay = self.layout(host)
+            self.sh(host, f"mkdir -p {shlex.quote(lay.conf)} {shlex.quote(lay.logs)} {shlex.quote(lay.run)}")
+            for name, text in render_conf(self.params, self.master.name, lay).items():
+                self.conn(host).put(io.BytesIO(text.encode()), f"{lay.conf}/{name}")
+
+        self._each(self.hosts, one)
+
+    def format(self) -> None:
+        lay = self.layout(self.master)
+        line = dm.java_line(
+            str(self.params.java_home), lay, self.params.heaps.namenode, dm.NAMENODE.main_class,
+            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"], log_name="format",
+        )
+        r = self.sh(self.master, f"rm -rf {shlex.quote(lay.data)}/dfs/name && {line}", timeout=120)
+        if not r.ok:
+            raise ClusterNotReady(f"NameNode format failed on {self.master.name}:\n{_tail(r.stderr)}")
+
+    def start(self) -> None:
+        jh = str(self.params.java_home)
+
+        def one(host: Host) -> None:
+            lay = self.layout(host)
+            lines = [
+                dm.start_line(d, jh, lay, self._heap(d), self.params.daemon_jvm_flags) for d in self.daemons_of(host)
+            ]
+            r = self.sh(host, " ; ".join(lines))
+            if not r.ok:
+                raise ClusterNotReady(f"starting daemons on {host.name} failed: {_tail(r.stderr)}")
+
+        self._each(self.hosts, one)
+
+    def daemon_states(self) -> dict[tuple[str, str], bool]:
+        """(host, daemon) -> alive, from the pid files."""
+
+        def one(host: Host) -> dict[tuple[str, str], bool]:
+            r = self.sh(host, dm.alive_line(self.daemons_of(host), self.layout(host)))
+            return {(host.name, d): up for d, up in dm.parse_alive(r.stdout).items()}
+
+        states: dict[tuple[str, str], bool] = {}
+        for part in self._each(self.hosts, one):
+            states.update(part)
+        return states
+
+    def health(self) -> tuple[health.HdfsHealth, tuple[str, ...], bool]:
+        m = self.master.name
+        curl = "curl -sf --max-time 3"
+        r = self.sh(
+            self.master,
+            f"{curl} '{health.namenode_url(m)}'; echo; echo ===; {curl} '{health.rm_nodes_url(m)}'; echo; echo ===; "
+            f"{curl} '{health.jhs_url(m)}'; echo",
+        )
+        parts = [p.strip() for p in r.stdout.split("===")]
+        parts += [""] * (3 - len(parts))
+        hdfs = _or(lambda: health.parse_namenode_info(parts[0]), health.HdfsHealth((), True))
+        nms = _or(lambda: health.parse_rm_nodes(parts[1]), ())
+        jhs = _or(lambda: health.parse_jhs_info(parts[2]), False)
+        return hdfs, nms, jhs
+
+    def wait_ready(self, timeout_s: float = 120) -> None:
+        """Every DataNode live, HDFS out of safe mode, every NodeManager RUNNING, history server up."""
+        want = tuple(sorted(h.name for h in self.workers))
+        deadline = time.monotonic() + timeout_s
+        missing: list[str] = []
+        self._last_missing: list[str] = []
+        while time.monotonic() < deadline:
+            dead = [k for k, up in self.daemon_states().items() if not up]
+            if dead:
+                host, daemon = dead[0]
+                raise ClusterNotReady(self._died_message(host, daemon))
+            hdfs, nms, jhs = self.health()
+            missing = [f"DataNode on {w}" for w in want if w not in hdfs.live_datanodes]
+            missing += [f"NodeManager on {w}" for w in want if w not in nms]
+            if hdfs.safemode:
+                missing.append("HDFS out of safe mode")
+            if not jhs:
+                missing.append(f"JobHistoryServer on {self.master.name}")
+            if not missing:
+                return
+            if missing != self._last_missing:
+                self.log(f"  waiting for: {', '.join(missing)}")
+                self._last_missing = missing
+            time.sleep(1)
+        logs = "; ".join(self._log_hint(m) for m in missing)
+        raise ClusterNotReady(f"not ready after {timeout_s:.0f} s: {', '.join(missing)} (logs: {logs})")
+
+    def _log_hint(self, missing: str) -> str:
+        name = {"DataNode": "datanode", "NodeManager": "nodemanager", "JobHistoryServer": "historyserver"}.get(
+            missing.split()[0], "namenode"
+        )
+        host = next((h for h in self.hosts if missing.endswith(f"on {h.name}")), self.master)
+        return f"{host.name}:{self.layout(host).log_file(name)}"
+
+    def _died_message(self, host_name: str, daemon: str) -> str:
+        host = next(h for h in self.hosts if h.name == host_name)
+        log = self.layout(host).log_file(daemon)
+        tail = self.sh(host, f"tail -n 8 {shlex.quote(log)}").stdout
+        return f"{daemon} on {host_name} exited during start-up; log {host_name}:{log} ends with:\n{tail}"
+
+    def up(self, timeout_s: float = 120) -> None:
+        t0 = time.monotonic()
+        self.install()
+        self.format()
+        self.start()
+        self.wait_ready(timeout_s)
+        self.bringup_seconds = time.monotonic() - t0
+        self.log(
+            f"hadoop {self.params.version}: {len(self.workers)} DataNodes live, {len(self.workers)} NodeManagers "
+            f"running in {self.bringup_seconds:.1f} s"
+        )
+
+    def stop(self) -> None:
+        """Stop every daemon by its pid file (workers first). Harmless when nothing runs."""
+
+        def one(host: Host) -> None:
+            lay = self.layout(host)
+            self.sh(host, " ; ".join(dm.stop_line(d, lay) for d in self.daemons_of(host)))
+
+        self._each(self.workers, one)
+        one(self.master)
+
+    def wipe(self) -> None:
+        self._each(self.hosts, lambda h: self.sh(h, f"rm -rf {shlex.quote(self.layout(h).data)}"))
+
+    def close(self) -> None:
+        for c in self._conns.values():
+            c.close()
+        self._conns.clear()
+
+    def down(self, wipe: bool = True) -> None:
+        with shielded():
+            try:
+                self.stop()
+                if wipe:
+                    self.wipe()
+            finally:
+                self.close()
+
+    def __enter__(self) -> "HadoopCluster":
+        try:
+            self.up()
+        except BaseException:
+            self.down()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.down()
+
+    # -- clients -------------------------------------------------------------------------
+    def java(self, main_class: str, args: list[str], timeout: float | None = None, extra_cp: str = "") -> CommandResult:
+        """Run a Hadoop client class on the master host (where a user would submit jobs)."""
+        lay = self.layout(self.master)
+        line = dm.java_line(str(self.params.java_home), lay, self.params.heaps.client, main_class, list(args))
+        if extra_cp:
+            line = line.replace(shlex.quote(lay.classpath), shlex.quote(f"{lay.classpath}:{extra_cp}"), 1)
+        return self.sh(self.master, line, timeout=timeout)
+
+    def fs(self, *args: str) -> CommandResult:
+        return self.java("org.apache.hadoop.fs.FsShell", list(args), timeout=120)
+
+    def fsck(self, path: str) -> CommandResult:
+        return self.java("org.apache.hadoop.hdfs.tools.DFSck", [path, "-files", "-blocks", "-locations"], timeout=120)
+
+
+def _tail(text: str, n: int = 15) -> str:
+    return "\n".join(text.strip().splitlines()[-n:])
+
+
+def _or(fn, default):
+    try:
+        return fn()
+    except (ValueError, KeyError, TypeError):
+        return default

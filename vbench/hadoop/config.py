@@ -1,0 +1,162 @@
+"""Hadoop's configuration files, rendered from params. Pure: text in, text out.
+
+Every host gets the same files except for paths under its own work directory; the hash of
+the rendered files goes into each sample's provenance.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+from vbench.params import HadoopParams
+
+NAMENODE_RPC_PORT = 8020
+NAMENODE_HTTP_PORT = 9870
+RM_HTTP_PORT = 8088
+JHS_RPC_PORT = 10020
+JHS_HTTP_PORT = 19888
+
+
+@dataclass(frozen=True)
+class HostLayout:
+    """Directories of one host; all derived from its work dir and the Hadoop lib dir."""
+
+    work_dir: str
+    lib_dir: str
+
+    @property
+    def conf(self) -> str:
+        return f"{self.work_dir}/conf"
+
+    @property
+    def logs(self) -> str:
+        return f"{self.work_dir}/logs"
+
+    @property
+    def run(self) -> str:
+        return f"{self.work_dir}/run"
+
+    @property
+    def data(self) -> str:
+        return f"{self.work_dir}/data"
+
+    @property
+    def classpath(self) -> str:
+        return f"{self.conf}:{self.lib_dir}/*"
+
+    def pid_file(self, daemon: str) -> str:
+        return f"{self.run}/{daemon}.pid"
+
+    def log_file(self, daemon: str) -> str:
+        return f"{self.logs}/{daemon}.log"
+
+
+def site_xml(props: dict[str, str]) -> str:
+    """A Hadoop *-site.xml; properties sorted so that the same params give the same bytes."""
+    body = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(str(v))}</value></property>\n"
+        for k, v in sorted(props.items())
+    )
+    return f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
+
+
+def task_opts(memory_mb: int, fraction: float) -> str:
+    return f"-Xmx{int(memory_mb * fraction)}m"
+
+
+def site_properties(hp: HadoopParams, master: str, layout: HostLayout) -> dict[str, dict[str, str]]:
+    """Properties of each *-site file for a cluster whose master host is `master`."""
+    d = layout.data
+    app_cp = f"{layout.conf},{layout.lib_dir}/*"
+    core = {
+        "fs.defaultFS": f"hdfs://{master}:{NAMENODE_RPC_PORT}",
+        "hadoop.tmp.dir": f"{d}/tmp",
+    }
+    if hp.topology_script is not None:
+        core["net.topology.script.file.name"] = str(hp.topology_script)
+    hdfs = {
+        "dfs.replication": str(hp.replication),
+        "dfs.blocksize": str(hp.block_size),
+        "dfs.bytes-per-checksum": str(hp.bytes_per_checksum),
+        "dfs.namenode.name.dir": f"{d}/dfs/name",
+        "dfs.datanode.data.dir": f"{d}/dfs/data",
+        "dfs.namenode.rpc-address": f"{master}:{NAMENODE_RPC_PORT}",
+        "dfs.namenode.http-address": f"{master}:{NAMENODE_HTTP_PORT}",
+        "dfs.permissions.enabled": "false",
+        # Leave safe mode as soon as the (empty or small) namespace is reported.
+        "dfs.namenode.safemode.extension": "0",
+        "dfs.heartbeat.interval": "1",
+    }
+    yarn = {
+        "yarn.resourcemanager.hostname": master,
+        "yarn.nodemanager.aux-services": "mapreduce_shuffle",
+        "yarn.nodemanager.aux-services.mapreduce_shuffle.class": "org.apache.hadoop.mapred.ShuffleHandler",
+        "yarn.nodemanager.resource.memory-mb": str(hp.nodemanager_memory_mb),
+        "yarn.nodemanager.resource.cpu-vcores": str(hp.nodemanager_vcores),
+        "yarn.scheduler.minimum-allocation-mb": str(hp.scheduler_min_memory_mb),
+        "yarn.scheduler.maximum-allocation-mb": str(hp.nodemanager_memory_mb),
+        "yarn.scheduler.maximum-allocation-vcores": str(hp.nodemanager_vcores),
+        "yarn.nodemanager.local-dirs": f"{d}/yarn/local",
+        "yarn.nodemanager.log-dirs": f"{layout.logs}/userlogs",
+        "yarn.application.classpath": app_cp,
+        "yarn.nodemanager.env-whitelist": "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,"
+        "CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ,HADOOP_MAPRED_HOME",
+        # Emulated hosts share one kernel, whose virtual memory accounting says nothing here.
+        "yarn.nodemanager.vmem-check-enabled": "false",
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99",
+        "yarn.timeline-service.enabled": "false",
+        "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": "500",
+    }
+    mapred = {
+        "mapreduce.framework.name": "yarn",
+        "mapreduce.application.classpath": app_cp,
+        "yarn.app.mapreduce.am.resource.mb": str(hp.am_memory_mb),
+        "yarn.app.mapreduce.am.command-opts": task_opts(hp.am_memory_mb, hp.task_heap_fraction),
+        "mapreduce.map.memory.mb": str(hp.map_memory_mb),
+        "mapreduce.map.java.opts": task_opts(hp.map_memory_mb, hp.task_heap_fraction),
+        "mapreduce.reduce.memory.mb": str(hp.reduce_memory_mb),
+        "mapreduce.reduce.java.opts": task_opts(hp.reduce_memory_mb, hp.task_heap_fraction),
+        "mapreduce.task.timeout": str(hp.task_timeout_s * 1000),
+        "mapreduce.jobhistory.address": f"{master}:{JHS_RPC_PORT}",
+        "mapreduce.jobhistory.webapp.address": f"{master}:{JHS_HTTP_PORT}",
+        "yarn.app.mapreduce.am.staging-dir": "/tmp/hadoop-yarn/staging",
+    }
+    files = {"core-site": core, "hdfs-site": hdfs, "yarn-site": yarn, "mapred-site": mapred}
+    for name, extra in hp.extra.items():
+        files[name] = {**files[name], **extra}
+    return files
+
+
+CAPACITY_SCHEDULER = {
+    "yarn.scheduler.capacity.root.queues": "default",
+    "yarn.scheduler.capacity.root.default.capacity": "100",
+    "yarn.scheduler.capacity.root.default.maximum-capacity": "100",
+    # The default 0.1 leaves too little for even one ApplicationMaster on a small cluster.
+    "yarn.scheduler.capacity.maximum-am-resource-percent": "0.5",
+}
+
+LOG4J = """\
+log4j.rootLogger=INFO,console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.target=System.err
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
+log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
+"""
+
+
+def render_conf(hp: HadoopParams, master: str, layout: HostLayout) -> dict[str, str]:
+    """file name -> text of everything in a host's conf/ directory."""
+    files = {f"{name}.xml": site_xml(props) for name, props in site_properties(hp, master, layout).items()}
+    files["capacity-scheduler.xml"] = site_xml(CAPACITY_SCHEDULER)
+    files["log4j.properties"] = LOG4J
+    return files
+
+
+def config_hash(files: dict[str, str]) -> str:
+    """A short hash of a rendered configuration, for provenance."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
+    return h.hexdigest()[:16]

@@ -1,0 +1,142 @@
+"""The unit of measurement: an immutable, validated `Sample`, and failure records.
+
+Benchmarks return samples carrying only what they measured (benchmark, metric, value,
+unit, benchmark parameters); the runner stamps identity and provenance (platform, hosts,
+repetition, campaign, versions, config hash) into `metadata` centrally via `with_metadata`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Iterator, Mapping
+
+#: Units a sample may carry. Keeping the list closed catches "MB/s" vs "MiB/s" slips.
+UNITS = frozenset(
+    {
+        "s", "ms", "us", "ns",
+        "B", "KiB", "MiB", "GiB",
+        "B/s", "KiB/s", "MiB/s", "GiB/s", "MB/s", "GB/s",
+        "bit/s", "Mbit/s", "Gbit/s",
+        "ops/s", "IOPS", "events/s", "files/s", "tps",
+        "%", "count", "ratio",
+    }
+)
+
+
+def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One measured value with its unit and everything needed to interpret it."""
+
+    benchmark: str
+    metric: str
+    value: float
+    unit: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    timestamp: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        if not self.benchmark:
+            raise ValueError("Sample.benchmark must not be empty")
+        if not self.metric:
+            raise ValueError("Sample.metric must not be empty")
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            raise ValueError(f"Sample.value must be a number, got {self.value!r}")
+        if not math.isfinite(self.value):
+            raise ValueError(f"Sample.value must be finite, got {self.value!r} for {self.metric}")
+        if self.unit not in UNITS:
+            raise ValueError(f"Sample.unit {self.unit!r} is not one of {sorted(UNITS)}")
+        object.__setattr__(self, "value", float(self.value))
+        object.__setattr__(self, "metadata", _freeze(self.metadata))
+
+    def with_metadata(self, **extra: Any) -> "Sample":
+        """A copy with `extra` merged into metadata (the runner's provenance stamp)."""
+        return replace(self, metadata={**self.metadata, **extra})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "sample",
+            "benchmark": self.benchmark,
+            "metric": self.metric,
+            "value": self.value,
+            "unit": self.unit,
+            "metadata": dict(self.metadata),
+            "timestamp": self.timestamp,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Sample":
+        return cls(
+            benchmark=d["benchmark"],
+            metric=d["metric"],
+            value=d["value"],
+            unit=d["unit"],
+            metadata=d.get("metadata", {}),
+            timestamp=d["timestamp"],
+        )
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A run that did not produce valid samples. Never dropped: stored beside samples."""
+
+    benchmark: str
+    reason: str
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    stderr_tail: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    timestamp: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", _freeze(self.parameters))
+        object.__setattr__(self, "metadata", _freeze(self.metadata))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "failure",
+            "benchmark": self.benchmark,
+            "reason": self.reason,
+            "parameters": dict(self.parameters),
+            "stderr_tail": self.stderr_tail,
+            "metadata": dict(self.metadata),
+            "timestamp": self.timestamp,
+        }
+
+
+def append_records(path: Path, records: Iterable[Sample | Failure]) -> None:
+    """Append records as JSON lines and fsync, so a crash right after loses nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = "".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in records)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(lines)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_records(path: Path) -> Iterator[Sample | Failure]:
+    """Read back what `append_records` wrote; a torn last line (crash mid-write) is skipped."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if d.get("kind") == "failure":
+                yield Failure(
+                    benchmark=d["benchmark"],
+                    reason=d["reason"],
+                    parameters=d.get("parameters", {}),
+                    stderr_tail=d.get("stderr_tail", ""),
+                    metadata=d.get("metadata", {}),
+                    timestamp=d["timestamp"],
+                )
+            else:
+                yield Sample.from_dict(d)

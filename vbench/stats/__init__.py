@@ -1,0 +1,23 @@
+"""Statistics over tidy samples: descriptions with CIs, overhead ratios, tests, precision.
+
+Entry points: `read_samples` (CSV/JSONL/Parquet, validated) and `compute_stats`, which
+returns one tidy table; `vbench stats` (vbench.commands.stats_cmd) wraps both. The
+methods and when each is used are explained in docs/statistics.md.
+"""
+from vbench.stats.adaptive import PrecisionAssessment, assess_mean, assess_ratio
+from vbench.stats.io import read_samples, validate_samples
+from vbench.stats.table import COLUMNS, DEFAULT_SEED, annotate_samples, compute_stats, format_table, write_table
+
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_SEED",
+    "PrecisionAssessment",
+    "annotate_samples",
+    "assess_mean",
+    "assess_ratio",
+    "compute_stats",
+    "format_table",
+    "read_samples",
+    "validate_samples",
+    "write_table",
+]

@@ -1,0 +1,344 @@
+"""The tidy statistics table and its entry point `compute_stats`.
+
+One row per group, statistic and method (see `StatRow` for the columns). Every row that
+should carry a number but cannot (too few runs, no baseline, a zero baseline, an unknown
+direction) still appears, with the number left empty and the reason in `note`; with
+`strict=True` such problems raise instead. Bootstrap seeds are derived from `seed` and the
+group's own key, so a group's numbers do not change when other groups are added or removed,
+and the CSV is byte-identical across runs.
+"""
+from __future__ import annotations
+
+import io
+import zlib
+from dataclasses import astuple, dataclass, replace
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from vbench.errors import VbenchError
+from vbench.stats.adaptive import assess_mean, assess_ratio
+from vbench.stats.bootstrap import DEFAULT_RESAMPLES, bca_ratio_interval
+from vbench.stats.describe import MIN_N_FOR_BOOTSTRAP, describe, shapiro_wilk
+from vbench.stats.direction import direction_label
+from vbench.stats.direction import higher_is_better as resolve_direction
+from vbench.stats.hypothesis import kruskal_wallis, pairwise_welch, tost_ratio, welch_anova
+from vbench.stats.io import validate_samples
+from vbench.stats.keys import COMPARISON_KEY, SAMPLE_KEY, natural_key
+from vbench.stats.outliers import DEFAULT_THRESHOLD, mad_outliers
+from vbench.stats.ratio import fieller_interval, overhead_pct
+from vbench.stats.records import Interval, StatRow
+from vbench.stats.warmup import ExclusionRule, apply_exclusions
+
+#: Default seed (the year of the studies vbench revisits, plus one digit).
+DEFAULT_SEED = 20141
+#: Significance level of the tests and of TOST (whose dual interval is 1 - 2 * alpha).
+ALPHA = 0.05
+ALL_PLATFORMS = "all"
+
+COLUMNS = StatRow.columns()
+# Methods that give point values by design; their empty CI needs no note.
+POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis"})
+
+_STAT_ORDER = [
+    "excluded_runs", "mean", "median", "std", "cv", "min", "max", "normality", "outliers",
+    "mean_ci_halfwidth_pct", "ratio_to_baseline", "overhead_pct", "equivalence",
+    "ratio_ci_halfwidth_pct", "platform_effect", "mean_difference",
+]
+_METHOD_ORDER = [
+    "rule", "t", "fieller", "bca_bootstrap", "order_statistic", "sample", "shapiro_wilk", "mad",
+    "tost_welch", "welch_anova", "kruskal_wallis", "welch_t",
+]
+
+
+@dataclass(frozen=True)
+class _Group:
+    experiment: str
+    benchmark: str
+    metric: str
+    size: str
+    unit: str
+    platform: str = ""
+
+    def label(self) -> str:
+        size = f" size={self.size}" if self.size else ""
+        plat = f" platform={self.platform}" if self.platform else ""
+        return f"{self.experiment}/{self.benchmark}/{self.metric}{size}{plat}"
+
+
+def _rng(seed: int, *parts: str) -> np.random.Generator:
+    # crc32, unlike hash(), is the same in every Python process.
+    return np.random.default_rng([seed, zlib.crc32("\x1f".join(parts).encode("utf-8"))])
+
+
+def _row(g: _Group, statistic: str, method: str, iv: Interval, n: int | None, **kw) -> StatRow:
+    return StatRow(
+        experiment=g.experiment, platform=kw.pop("platform", g.platform), benchmark=g.benchmark,
+        metric=g.metric, unit=g.unit, size=g.size, statistic=statistic, method=method,
+        estimate=iv.estimate, ci_low=iv.low, ci_high=iv.high, n=n,
+        note=kw.pop("note", iv.note), **kw,
+    )
+
+
+class _Collector:
+    """Rows plus the problems that `strict` turns into an error."""
+
+    def __init__(self) -> None:
+        self.rows: list[StatRow] = []
+        self.problems: list[str] = []
+
+    def add(self, row: StatRow) -> None:
+        self.rows.append(row)
+
+    def problem(self, g: _Group, message: str) -> None:
+        self.problems.append(f"{g.label()}: {message}")
+
+
+def _describe_group(out: _Collector, g: _Group, kept: pd.DataFrame, excluded: pd.DataFrame,
+                    rule: ExclusionRule, direction: str, conf: float, n_resamples: int, seed: int,
+                    outlier_threshold: float, precision_target_pct: float | None, max_runs: int | None) -> None:
+    x = kept["value"].to_numpy(dtype=float)
+    n = int(x.size)
+    common = dict(direction=direction)
+    if rule.active:
+        reps = ", ".join(str(r) for r in sorted(excluded["repetition"].unique(), key=natural_key)) or "none"
+        out.add(_row(g, "excluded_runs", "rule", Interval(float(len(excluded))), n, **common,
+                     note=f"{rule.describe()}; excluded repetitions: {reps}"))
+    if n == 0:
+        out.add(_row(g, "mean", "t", Interval(None), 0, **common, note="n=0: every run was excluded by the rule"))
+        out.problem(g, "n=0 after exclusions")
+        return
+    if n < 2:
+        out.problem(g, f"n={n}: no CI")
+    d = describe(x, conf=conf, n_resamples=n_resamples, rng=_rng(seed, "mean", *astuple(g)))
+    s = d.summary
+    pref_t = d.preferred_mean_method == "t"
+    ci = dict(conf_level=conf, **common)
+    out.add(_row(g, "mean", "t", d.t, n, preferred=pref_t, note="; ".join(filter(None, [d.t.note, d.preference_note])), **ci))
+    out.add(_row(g, "mean", "bca_bootstrap", d.bca, n, preferred=not pref_t, **ci))
+    out.add(_row(g, "median", "order_statistic", d.median, n, **ci))
+    out.add(_row(g, "std", "sample", Interval(s.std), n, **common, note="" if s.std is not None else f"n={n}: no standard deviation"))
+    cv_note = "" if s.cv is not None else (f"n={n}: no standard deviation" if s.std is None else "mean is zero: cv undefined")
+    out.add(_row(g, "cv", "sample", Interval(s.cv), n, **common, note=cv_note))
+    out.add(_row(g, "min", "sample", Interval(s.min), n, **common))
+    out.add(_row(g, "max", "sample", Interval(s.max), n, **common))
+    nm = d.normality
+    verdict = "" if nm.p_value is None else ("normality doubtful" if nm.doubtful else "no evidence against normality")
+    out.add(_row(g, "normality", "shapiro_wilk", Interval(nm.w), n, p_value=nm.p_value, verdict=verdict, **common, note=nm.note))
+    flags = mad_outliers(x, outlier_threshold)
+    flagged = ", ".join(str(r) for r in sorted(kept["repetition"].to_numpy()[flags.flags], key=natural_key))
+    onote = f"repetition(s) {flagged} flagged (|modified z| > {outlier_threshold:g}); kept in all statistics" if flagged else ""
+    out.add(_row(g, "outliers", "mad", Interval(float(flags.count)), n, **common,
+                 note="; ".join(filter(None, [flags.note, onote]))))
+    if precision_target_pct is not None:
+        a = assess_mean(x, precision_target_pct, conf=conf, max_runs=max_runs)
+        out.add(_row(g, "mean_ci_halfwidth_pct", "t", Interval(a.half_width_pct), n, verdict=a.decision, **common,
+                     note=_precision_note(a)))
+
+
+def _precision_note(a) -> str:
+    head = f"target +/-{a.target_pct:g} %"
+    tail = "reached" if a.reached else (f"about {a.more_runs} more run(s) per platform" if a.more_runs is not None else "not reachable")
+    return "; ".join(filter(None, [f"{head}: {tail}", a.note]))
+
+
+def _bad_comparison_rows(out: _Collector, g: _Group, baseline: str, n: int, n_base: int | None, direction: str,
+                         note: str, equivalence_pct: float, conf: float) -> None:
+    kw = dict(baseline=baseline, n_baseline=n_base, direction=direction, note=note)
+    for stat in ("ratio_to_baseline", "overhead_pct"):
+        for method in ("fieller", "bca_bootstrap"):
+            out.add(_row(g, stat, method, Interval(None), n, conf_level=conf, **kw))
+    out.add(_row(g, "equivalence", "tost_welch", Interval(None), n, conf_level=1 - 2 * ALPHA,
+                 verdict=f"not shown within +/-{equivalence_pct:g} % (no test)", **kw))
+    out.problem(g, note)
+
+
+def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.DataFrame, baseline: str,
+                   overrides: Mapping[str, bool] | None, conf: float, equivalence_pct: float, n_resamples: int,
+                   seed: int, precision_target_pct: float | None, max_runs: int | None) -> None:
+    experiment, benchmark, metric, size = key
+    platforms = sorted(grp_all["platform"].unique(), key=natural_key)
+    units = {p: sorted(grp_all.loc[grp_all["platform"] == p, "unit"].unique()) for p in platforms}
+    values = {p: kept.loc[kept["platform"] == p, "value"].to_numpy(dtype=float) for p in platforms}
+    all_units = sorted({u for us in units.values() for u in us})
+    base_units = units.get(baseline, [])
+
+    for p in platforms:
+        if p == baseline:
+            continue
+        unit = units[p][0]
+        g = _Group(experiment, benchmark, metric, size, unit, p)
+        hib = resolve_direction(metric, unit, overrides)
+        direction = direction_label(hib)
+        x = values[p]
+        n = int(x.size)
+        if baseline not in values:
+            _bad_comparison_rows(out, g, baseline, n, None, direction, f"no baseline '{baseline}' for this group",
+                                 equivalence_pct, conf)
+            continue
+        y = values[baseline]
+        if len(units[p]) > 1 or base_units != [unit]:
+            _bad_comparison_rows(out, g, baseline, n, int(y.size), direction,
+                                 f"units differ across platforms ({', '.join(all_units)}): ratio meaningless", equivalence_pct, conf)
+            continue
+        if y.size == 0 or n == 0:
+            _bad_comparison_rows(out, g, baseline, n, int(y.size), direction,
+                                 f"n={n} (platform), n={y.size} (baseline) after exclusions: no ratio", equivalence_pct, conf)
+            continue
+        if float(y.mean()) == 0.0:
+            _bad_comparison_rows(out, g, baseline, n, int(y.size), direction, "baseline mean is zero: ratio undefined",
+                                 equivalence_pct, conf)
+            continue
+        if n < 2 or y.size < 2:
+            out.problem(g, f"n={n} (platform), n={y.size} (baseline): no CI for the ratio")
+        if hib is None:
+            out.problem(g, f"direction unknown for unit '{unit}': say whether higher is better for metric '{metric}'")
+
+        fieller = fieller_interval(x, y, conf)
+        boot = bca_ratio_interval(x, y, conf=conf, n_resamples=n_resamples,
+                                  rng=_rng(seed, "ratio", experiment, benchmark, metric, size, unit, p, baseline))
+        # Fieller assumes normal means; prefer the bootstrap only when normality is doubtful
+        # and both samples are large enough for BCa to be trusted.
+        doubtful = shapiro_wilk(x).doubtful or shapiro_wilk(y).doubtful
+        big = min(n, y.size) >= MIN_N_FOR_BOOTSTRAP
+        pref_fieller = not (doubtful and big)
+        kw = dict(baseline=baseline, n_baseline=int(y.size), direction=direction, conf_level=conf)
+        for stat, conv in (("ratio_to_baseline", lambda iv: iv), ("overhead_pct", lambda iv: overhead_pct(iv, hib))):
+            out.add(_row(g, stat, "fieller", conv(fieller), n, preferred=pref_fieller, **kw))
+            out.add(_row(g, stat, "bca_bootstrap", conv(boot), n, preferred=not pref_fieller, **kw))
+
+        t = tost_ratio(x, y, equivalence_pct, ALPHA)
+        who = "near-native" if baseline == "native" else f"equivalent to '{baseline}'"
+        verdict = (f"{who} (TOST, {equivalence_pct:g} % bound)" if t.equivalent
+                   else f"not shown within +/-{equivalence_pct:g} % (TOST)")
+        tnote = t.note or (f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}]; "
+                           f"p_lower={t.p_lower:.4g}, p_upper={t.p_upper:.4g}; CI is the dual {1 - 2 * ALPHA:.0%} Fieller interval")
+        if t.ratio.note:
+            tnote = f"{tnote}; {t.ratio.note}"
+        out.add(_row(g, "equivalence", "tost_welch", t.ratio, n, p_value=t.p_value, verdict=verdict, note=tnote,
+                     **{**kw, "conf_level": 1 - 2 * ALPHA}))
+        if precision_target_pct is not None:
+            a = assess_ratio(x, y, precision_target_pct, conf=conf, max_runs=max_runs)
+            out.add(_row(g, "ratio_ci_halfwidth_pct", "fieller", Interval(a.half_width_pct), n, verdict=a.decision,
+                         note=_precision_note(a), **{k: v for k, v in kw.items() if k != "conf_level"}))
+
+    if len(platforms) < 2:
+        return
+    g = _Group(experiment, benchmark, metric, size, all_units[0] if len(all_units) == 1 else ",".join(all_units), ALL_PLATFORMS)
+    direction = direction_label(resolve_direction(metric, all_units[0], overrides)) if len(all_units) == 1 else "unknown"
+    total = int(sum(v.size for v in values.values()))
+    if len(all_units) > 1:
+        note = f"units differ across platforms ({', '.join(all_units)}): no test"
+        for method in ("welch_anova", "kruskal_wallis"):
+            out.add(_row(g, "platform_effect", method, Interval(None), total, direction=direction, note=note))
+        return
+    for method, res in (("welch_anova", welch_anova(values)), ("kruskal_wallis", kruskal_wallis(values))):
+        verdict = "" if res.p_value is None else (f"platforms differ (p < {ALPHA:g})" if res.p_value < ALPHA else "no evidence platforms differ")
+        dfs = "df=" + ", ".join(f"{d:.4g}" for d in res.df) if res.df else ""
+        out.add(_row(g, "platform_effect", method, Interval(res.statistic), total, p_value=res.p_value, verdict=verdict,
+                     direction=direction, note=res.note or dfs))
+    for pr in pairwise_welch(values, conf):
+        pg = replace(g, platform=pr.first)
+        verdict = "" if pr.p_adjusted is None else ("differ (Holm)" if pr.p_adjusted < ALPHA else "no evidence of a difference")
+        out.add(_row(pg, "mean_difference", "welch_t", pr.difference, int(values[pr.first].size),
+                     baseline=pr.second, n_baseline=int(values[pr.second].size), conf_level=conf, p_value=pr.p_value,
+                     p_adjusted=pr.p_adjusted, verdict=verdict, direction=direction, note=pr.note))
+
+
+def _sort_key(row: StatRow, baseline: str) -> tuple:
+    plat_rank = 0 if row.platform == baseline else (2 if row.platform == ALL_PLATFORMS else 1)
+    stat = _STAT_ORDER.index(row.statistic) if row.statistic in _STAT_ORDER else len(_STAT_ORDER)
+    meth = _METHOD_ORDER.index(row.method) if row.method in _METHOD_ORDER else len(_METHOD_ORDER)
+    return (
+        natural_key(row.experiment), natural_key(row.benchmark), natural_key(row.metric), natural_key(row.size),
+        stat >= _STAT_ORDER.index("ratio_to_baseline"),  # descriptive rows first, then comparisons
+        plat_rank, natural_key(row.platform), stat, row.statistic, natural_key(row.baseline), natural_key(row.unit), meth, row.method,
+    )
+
+
+def compute_stats(
+    samples: pd.DataFrame,
+    baseline: str = "native",
+    *,
+    conf: float = 0.95,
+    equivalence_pct: float = 5.0,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    drop_first_n: int = 0,
+    higher_is_better: Mapping[str, bool] | None = None,
+    outlier_threshold: float = DEFAULT_THRESHOLD,
+    precision_target_pct: float | None = None,
+    max_runs: int | None = None,
+    strict: bool = False,
+) -> pd.DataFrame:
+    """All statistics for tidy samples, as one tidy table (columns: `COLUMNS`).
+
+    `higher_is_better` maps metric names to a direction, overriding the unit-based default.
+    `precision_target_pct` adds rows saying whether the CI half-width of the mean and of the
+    ratio to the baseline is below that many percent, and how many more runs are likely needed.
+    """
+    if not 0 < conf < 1:
+        raise VbenchError(f"confidence level must be between 0 and 1, got {conf}")
+    if equivalence_pct <= 0:
+        raise VbenchError(f"equivalence bound must be positive, got {equivalence_pct} %")
+    df = validate_samples(samples, source=samples.attrs.get("source", "samples"))
+    kept, excluded, rule = apply_exclusions(df, drop_first_n)
+    out = _Collector()
+
+    # Groups come from all rows, so a group whose every run was excluded still gets a row.
+    for key, grp_all in df.groupby(SAMPLE_KEY, sort=False):
+        experiment, platform, benchmark, metric, unit, size = key
+        g = _Group(experiment, benchmark, metric, size, unit, platform)
+        in_kept = grp_all.index.isin(kept.index)
+        _describe_group(out, g, grp_all[in_kept], grp_all[~in_kept], rule,
+                        direction_label(resolve_direction(metric, unit, higher_is_better)), conf, n_resamples,
+                        seed, outlier_threshold, precision_target_pct, max_runs)
+
+    for key, grp_all in df.groupby(COMPARISON_KEY, sort=False):
+        _compare_group(out, key, grp_all, grp_all[grp_all.index.isin(kept.index)], baseline, higher_is_better, conf,
+                       equivalence_pct, n_resamples, seed, precision_target_pct, max_runs)
+
+    if strict and out.problems:
+        more = f" (and {len(out.problems) - 1} more)" if len(out.problems) > 1 else ""
+        raise VbenchError(f"{out.problems[0]}{more}")
+    rows = sorted(out.rows, key=lambda r: _sort_key(r, baseline))
+    table = pd.DataFrame([r.__dict__ for r in rows], columns=COLUMNS)
+    for col in ("n", "n_baseline"):
+        table[col] = table[col].astype("Int64")
+    for col in ("estimate", "ci_low", "ci_high", "conf_level", "p_value", "p_adjusted"):
+        table[col] = table[col].astype(float)
+    table["preferred"] = table["preferred"].astype("boolean")
+    table.attrs["exclusion_rule"] = rule.describe()
+    table.attrs["problems"] = list(out.problems)
+    return table
+
+
+def annotate_samples(samples: pd.DataFrame, drop_first_n: int = 0, outlier_threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """The samples with `excluded_by` (the rule that dropped the row, or empty) and `outlier` columns."""
+    df = validate_samples(samples, source=samples.attrs.get("source", "samples"))
+    kept, excluded, _ = apply_exclusions(df, drop_first_n)
+    df["excluded_by"] = ""
+    df.loc[excluded.index, "excluded_by"] = excluded["exclusion_reason"]
+    df["outlier"] = False
+    df["modified_z"] = np.nan
+    for _, grp in kept.groupby(SAMPLE_KEY, sort=False):
+        flags = mad_outliers(grp["value"].to_numpy(dtype=float), outlier_threshold)
+        df.loc[grp.index, "outlier"] = flags.flags
+        df.loc[grp.index, "modified_z"] = flags.modified_z
+    return df
+
+
+FLOAT_FORMAT = "%.10g"
+
+
+def format_table(table: pd.DataFrame) -> str:
+    """CSV text with a fixed float format, so equal tables give equal bytes."""
+    buf = io.StringIO()
+    table.to_csv(buf, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    return buf.getvalue()
+
+
+def write_table(table: pd.DataFrame, path: str | Path) -> None:
+    Path(path).write_text(format_table(table), encoding="utf-8")
