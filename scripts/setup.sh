@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Install everything vbench needs on a Debian machine, then run one job:
+#   scripts/setup.sh run    the main job (today: the native cluster smoke run)
+#   scripts/setup.sh test   the test suite (unit + integration)
+# Idempotent: what is already installed is kept; run it as root (it re-executes with sudo).
+set -euo pipefail
+
+job="${1:-}"
+case "$job" in run|test|install) ;; *) echo "usage: $0 run|test|install" >&2; exit 2 ;; esac
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo -E bash "$0" "$@"
+fi
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+
+# Debian packages: the JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing
+# (iproute2, util-linux's unshare, sshd, netcat for the SSH proxy, curl for health probes)
+# and the micro-benchmark tools.
+apt_packages=(
+  openjdk-17-jre-headless maven
+  iproute2 util-linux procps openssh-server openssh-client netcat-openbsd curl
+  python3 python3-venv python3-pip
+  fio iperf3 sysbench bonnie++ hdparm stress-ng pi
+)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Python packages in a virtual environment of the checkout (Debian's Python refuses
+# system-wide pip installs).
+python="${VBENCH_PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+stamp=.venv/.vbench-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".[test]"
+  touch "$stamp"
+fi
+
+# Apache Hadoop's jars from Maven Central into the cache (skipped when complete).
+.venv/bin/vbench hadoop fetch
+
+case "$job" in
+  install) ;;
+  run) exec .venv/bin/vbench cluster smoke --platform native --workers 2 --size 64MB ;;
+  test) exec .venv/bin/python -m pytest -q -p no:cacheprovider tests ;;
+esac
