@@ -25,6 +25,7 @@ KNOWN_HADOOP_VERSIONS: dict[str, str] = {"3.4.2": "3.4.2"}
 #: Platforms a testbed host can be. #3 adds containers and VMs.
 PLATFORMS = ("native",)
 
+_RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
@@ -49,8 +50,8 @@ class NetworkParams(_Strict):
     @field_validator("subnet")
     @classmethod
     def _private(cls, v: ipaddress.IPv4Network) -> ipaddress.IPv4Network:
-        if not v.is_private or v.is_loopback:
-            raise ValueError("must be a private (RFC 1918) range: the testbed never uses public addresses")
+        if not any(v.subnet_of(r) for r in _RFC1918):
+            raise ValueError("must be inside a private RFC 1918 range (10/8, 172.16/12, 192.168/16)")
         if v.num_addresses < 8:
             raise ValueError("is too small: use a /29 or larger")
         return v
@@ -109,10 +110,13 @@ class TestbedParams(_Strict):
 
     @model_validator(mode="after")
     def _hosts_fit(self) -> "TestbedParams":
-        hosts = self.resolved_hosts()
         net = self.network.subnet
-        seen: dict[str, str] = {}
         usable = list(net.hosts())
+        count = len(self.hosts) if self.hosts is not None else self.workers + 1
+        if count + 1 > len(usable):
+            raise _FieldError("network.subnet", f"{net} has room for {len(usable) - 1} hosts, {count} asked")
+        hosts = self.resolved_hosts()
+        seen: dict[str, str] = {}
         for i, h in enumerate(hosts):
             if h.address not in net or h.address in (net.network_address, net.broadcast_address):
                 raise _FieldError(f"hosts[{i}].address", f"{h.address} is outside the bridge subnet {net}")
@@ -126,20 +130,24 @@ class TestbedParams(_Strict):
             raise _FieldError("hosts", f"host names must be unique, got {names}")
         if [h.role for h in hosts].count("master") != 1:
             raise _FieldError("hosts", "exactly one host must have role 'master'")
-        if len(hosts) + 1 > len(usable):
-            raise _FieldError("network.subnet", f"{net} has room for {len(usable) - 1} hosts, {len(hosts)} asked")
         return self
 
     def resolved_hosts(self) -> tuple[HostParams, ...]:
-        """The hosts with addresses: explicit ones, else master + worker1..N from .10 on."""
+        """The hosts with addresses: explicit ones, else master + worker1..N.
+
+        Assigned addresses start at .10 when the subnet has room (easy to read), else right
+        after the controller's; the validator has already checked that they fit.
+        """
         usable = list(self.network.subnet.hosts())
+        count = len(self.hosts) if self.hosts is not None else self.workers + 1
+        start = 9 if len(usable) >= 9 + count else 1
         if self.hosts is not None:
             taken = {h.address for h in self.hosts if h.address is not None}
-            free = (a for a in usable[9:] + usable[1:9] if a not in taken)
+            free = iter([a for a in usable[start:] + usable[1:start] if a not in taken])
             return tuple(h if h.address else h.model_copy(update={"address": next(free)}) for h in self.hosts)
         names = [("master", "master")] + [(f"worker{i}", "worker") for i in range(1, self.workers + 1)]
         return tuple(
-            HostParams(name=n, role=r, platform=self.platform, address=usable[9 + i] if 9 + i < len(usable) else usable[-1])
+            HostParams(name=n, role=r, platform=self.platform, address=usable[start + i])
             for i, (n, r) in enumerate(names)
         )
 
@@ -272,7 +280,7 @@ def _validate(model: type[BaseModel], data: Any, where: str) -> Any:
         return model.model_validate(data if data is not None else {})
     except ValidationError as exc:
         err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
         ctx_err = (err.get("ctx") or {}).get("error")
         if isinstance(ctx_err, _FieldError):
             loc = ".".join(p for p in (loc, ctx_err.field) if p)
@@ -293,11 +301,17 @@ def hadoop_params(data: Any = None) -> HadoopParams:
 
 def load_yaml_section(path: Path, section: str) -> Any:
     """The `section` mapping of a params YAML file (empty if the file lacks it)."""
-    with open(path, encoding="utf-8") as fh:
-        doc = yaml.safe_load(fh) or {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = yaml.safe_load(fh) or {}
+    except yaml.YAMLError as exc:
+        raise ParamsError(str(path), f"is not valid YAML: {exc}") from None
     if not isinstance(doc, dict):
         raise ParamsError(str(path), "must be a YAML mapping")
-    return doc.get(section) or {}
+    data = doc.get(section) or {}
+    if not isinstance(data, dict):
+        raise ParamsError(f"{path}: {section}", f"must be a mapping, got {type(data).__name__}")
+    return data
 
 
 def load_testbed(path: Path, **overrides: Any) -> TestbedParams:

@@ -115,7 +115,12 @@ def append_records(path: Path, records: Iterable[Sample | Failure]) -> None:
     """Append records as JSON lines and fsync, so a crash right after loses nothing."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = "".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in records)
-    with open(path, "a", encoding="utf-8") as fh:
+    with open(path, "a+", encoding="utf-8") as fh:
+        # A crash may have left a torn last line; start on a fresh one so that it alone is lost.
+        if fh.tell() > 0:
+            fh.seek(fh.tell() - 1)
+            if fh.read(1) != "\n":
+                lines = "\n" + lines
         fh.write(lines)
         fh.flush()
         os.fsync(fh.fileno())

@@ -19,7 +19,11 @@ def parse_size(text: str | int) -> int:
     >>> parse_size("64MB")
     67108864
     """
+    if isinstance(text, bool):
+        raise ValueError(f"not a size: {text!r}")
     if isinstance(text, int):
+        if text < 0:
+            raise ValueError(f"a size cannot be negative: {text}")
         return text
     m = _SIZE.match(str(text))
     if not m or m.group(2).upper() not in _FACTORS:

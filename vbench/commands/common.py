@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from vbench.params import HadoopParams, TestbedParams, load_hadoop, load_testbed
@@ -14,8 +15,13 @@ def add_params_options(p: argparse.ArgumentParser) -> None:
 
 
 def _file(args: argparse.Namespace, name: str) -> Path:
+    """The params file, or /dev/null (built-in defaults) when the directory lacks it, said aloud
+    so that a mistyped --params-dir is not silently a default run."""
     path = args.params_dir / name
-    return path if path.exists() else Path("/dev/null")
+    if path.exists():
+        return path
+    print(f"vbench: note: {path} not found; using built-in defaults", file=sys.stderr)
+    return Path("/dev/null")
 
 
 def testbed_from_args(args: argparse.Namespace) -> TestbedParams:

@@ -79,4 +79,10 @@ def alive_line(daemons: list[Daemon], layout: HostLayout) -> str:
 
 
 def parse_alive(text: str) -> dict[str, bool]:
-    return {name: state == "up" for name, state in (line.split() for line in text.splitlines() if line.strip())}
+    """Reads what `alive_line` printed; other lines (e.g. a login banner) are ignored."""
+    states = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1] in ("up", "down"):
+            states[parts[0]] = parts[1] == "up"
+    return states

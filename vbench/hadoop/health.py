@@ -27,7 +27,8 @@ class HdfsHealth:
 
 def parse_namenode_info(text: str) -> HdfsHealth:
     """NameNodeInfo JMX bean: LiveNodes is itself a JSON string keyed by 'host:port'."""
-    beans = json.loads(text).get("beans") or []
+    doc = json.loads(text)
+    beans = (doc.get("beans") if isinstance(doc, dict) else None) or []
     if not beans:
         return HdfsHealth((), True)
     bean = beans[0]
@@ -38,9 +39,11 @@ def parse_namenode_info(text: str) -> HdfsHealth:
 
 def parse_rm_nodes(text: str) -> tuple[str, ...]:
     """Hostnames of NodeManagers the ResourceManager has in state RUNNING."""
-    nodes = (json.loads(text).get("nodes") or {}).get("node") or []
+    doc = json.loads(text)
+    nodes = ((doc.get("nodes") if isinstance(doc, dict) else None) or {}).get("node") or []
     return tuple(sorted(n["nodeHostName"] for n in nodes if n.get("state") == "RUNNING"))
 
 
 def parse_jhs_info(text: str) -> bool:
-    return "historyInfo" in json.loads(text)
+    doc = json.loads(text)
+    return isinstance(doc, dict) and "historyInfo" in doc
