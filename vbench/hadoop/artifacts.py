@@ -98,6 +98,16 @@ class HadoopDist:
         return hits[0]
 
 
+    def tarball(self) -> Path:
+        """lib/ as one uncompressed tar (jars are already compressed), made once, for pushing to hosts."""
+        path = self.home / "lib.tar"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            subprocess.run(["tar", "-cf", str(tmp), "-C", str(self.home), "lib"], check=True)
+            tmp.replace(path)
+        return path
+
+
 def dist_for(version: str, examples_version: str, cache: Path | None = None) -> HadoopDist:
     pom_hash = hashlib.sha256(render_pom(version, examples_version).encode()).hexdigest()[:12]
     return HadoopDist(version=version, home=(cache or default_cache_dir()) / "hadoop" / f"{version}-{pom_hash}")

@@ -57,9 +57,10 @@ class HadoopCluster:
 
     # -- plumbing ------------------------------------------------------------------------
     def layout(self, host: Host) -> HostLayout:
-        if not host.shares_controller_fs:
-            raise VbenchError(f"host {host.name}: installing Hadoop on hosts with their own filesystem is not supported yet")
-        return HostLayout(work_dir=host.work_dir, lib_dir=str(self.dist.lib))
+        # Hosts with their own filesystem (containers with their own root, VMs, remote
+        # machines) get the jars pushed into their work dir by `install`.
+        lib = str(self.dist.lib) if host.shares_controller_fs else f"{host.work_dir}/hadoop-{self.dist.home.name}/lib"
+        return HostLayout(work_dir=host.work_dir, lib_dir=lib)
 
     def conn(self, host: Host) -> fabric.Connection:
         if host.name not in self._conns:
@@ -83,15 +84,35 @@ class HadoopCluster:
 
     # -- lifecycle -----------------------------------------------------------------------
     def install(self) -> None:
-        """Write each host's conf/ (Hadoop's jars are reached through the shared filesystem)."""
+        """Write each host's conf/, and push Hadoop's jars to hosts that do not share our filesystem."""
 
         def one(host: Host) -> None:
             lay = self.layout(host)
             self.sh(host, f"mkdir -p {shlex.quote(lay.conf)} {shlex.quote(lay.logs)} {shlex.quote(lay.run)}")
+            if not host.shares_controller_fs:
+                self._push_jars(host, lay)
             for name, text in render_conf(self.params, self.master.name, lay).items():
                 self.conn(host).put(io.BytesIO(text.encode()), f"{lay.conf}/{name}")
 
         self._each(self.hosts, one)
+
+    def _push_jars(self, host: Host, lay: HostLayout) -> None:
+        """Copy the jars once (a marker names the assembled distribution), so hosts need no internet."""
+        home = lay.lib_dir.rsplit("/", 1)[0]
+        marker = f"{home}/COMPLETE"
+        if self.sh(host, f"test -f {shlex.quote(marker)}").ok:
+            return
+        tarball = self.dist.tarball()
+        remote = f"{host.work_dir}/.{tarball.name}"
+        self.conn(host).put(str(tarball), remote)
+        r = self.sh(
+            host,
+            f"mkdir -p {shlex.quote(home)} && tar -xf {shlex.quote(remote)} -C {shlex.quote(home)} && "
+            f"rm -f {shlex.quote(remote)} && touch {shlex.quote(marker)}",
+            timeout=600,
+        )
+        if not r.ok:
+            raise VbenchError(f"installing Hadoop's jars on {host.name} failed: {_tail(r.stderr)}")
 
     def format(self) -> None:
         lay = self.layout(self.master)

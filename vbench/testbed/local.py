@@ -1,5 +1,6 @@
-"""A local testbed: hosts as Linux network namespaces on a private bridge, each with its own
+"""A local testbed: emulated hosts on a private bridge of this machine, each with its own
 address, hostname, /etc/hosts, data directory and sshd, driven over SSH like real machines.
+What a host *is* (a network namespace, a container, a VM) is its platform's provisioner.
 
 Lifecycle: `up()` creates everything and records each resource in a state file as soon as it
 exists, so `down()` can undo a half-finished `up()`; `down()` is idempotent and also finds
@@ -8,10 +9,9 @@ resources by their names when the state file is gone.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
-import signal
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,101 +19,17 @@ from pathlib import Path
 from typing import Callable
 
 from vbench.errors import VbenchError
+from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import shielded
-from vbench.host import Host, SshEndpoint, connect, known_hosts_line
 from vbench.params import TestbedParams
-from vbench.testbed import netcmd
-from vbench.testbed.sshd import sshd_config
+from vbench.testbed import netcmd, sysops
+from vbench.testbed.native import attach_netns, remove_netns
+from vbench.testbed.platforms import provisioner_for
+from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
 
 Log = Callable[[str], None]
 
-
-def _run(cmd: list[str], check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise VbenchError(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.strip()}")
-    return proc
-
-
-def _existing_netns() -> set[str]:
-    out = _run(["ip", "netns", "list"], check=False).stdout
-    return {line.split()[0] for line in out.splitlines() if line.strip()}
-
-
-def _link_exists(name: str) -> bool:
-    return _run(["ip", "link", "show", name], check=False).returncode == 0
-
-
-def _netns_pids(netns: str) -> list[int]:
-    out = _run(["ip", "netns", "pids", netns], check=False).stdout
-    return [int(p) for p in out.split()]
-
-
-def _kill_pids(pids: list[int], grace_s: float = 5.0) -> None:
-    """TERM, wait up to `grace_s`, then KILL what is left. Only pids we started are passed."""
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + grace_s
-    alive = list(pids)
-    while alive and time.monotonic() < deadline:
-        alive = [p for p in alive if _alive(p)]
-        if alive:
-            time.sleep(0.1)
-    for pid in alive:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-@dataclass(frozen=True)
-class TestbedPaths:
-    """Where a testbed keeps its keys, configs and per-host data, all under one directory."""
-
-    __test__ = False
-
-    root: Path
-
-    @property
-    def state_file(self) -> Path:
-        return self.root / "state.json"
-
-    @property
-    def client_key(self) -> Path:
-        return self.root / "id_ed25519"
-
-    @property
-    def authorized_keys(self) -> Path:
-        return self.root / "authorized_keys"
-
-    @property
-    def known_hosts(self) -> Path:
-        return self.root / "known_hosts"
-
-    @property
-    def hosts_file(self) -> Path:
-        return self.root / "etc_hosts"
-
-    def host_dir(self, name: str) -> Path:
-        return self.root / "hosts" / name
+__all__ = ["Testbed", "TestbedPaths", "TestbedStatus", "testbed_status"]
 
 
 class Testbed:
@@ -128,15 +44,23 @@ class Testbed:
         self.hosts: list[Host] = []
         self._state: dict = {}
         self.bringup_seconds: float | None = None
+        self.ctx = TestbedContext(params, self.paths, self._record, log)
 
-    # -- names -------------------------------------------------------------------------
     @property
     def bridge(self) -> str:
         return self.params.network.bridge
 
+    @property
+    def controller_netns(self) -> str:
+        return netcmd.controller_netns(self.params.name)
+
+    def _indexed_specs(self):
+        # Index 0 is the controller's veth; hosts count from 1.
+        return list(enumerate(self.params.resolved_hosts(), start=1))
+
     def _netns_all(self) -> list[str]:
-        names = [netcmd.netns_name(self.params.name, h.name) for h in self.params.resolved_hosts()]
-        return [netcmd.controller_netns(self.params.name), *names]
+        hosts = [netcmd.netns_name(self.params.name, h.name) for h in self.params.resolved_hosts()]
+        return [self.controller_netns, *hosts]
 
     # -- state -------------------------------------------------------------------------
     def _record(self, key: str, value) -> None:
@@ -156,20 +80,23 @@ class Testbed:
 
     # -- lifecycle ---------------------------------------------------------------------
     def preflight(self) -> None:
-        """Refuse to start over a testbed that exists, or without the tools, before creating anything."""
+        """Refuse to start over an existing testbed, or without the tools, before creating anything."""
         if os.geteuid() != 0:
             raise VbenchError("the local testbed needs root (network namespaces, bridges, sshd)")
-        for tool in ("ip", "unshare", "ssh-keygen", "nc"):
+        for tool in ("ip", "ssh-keygen", "nc"):
             if shutil.which(tool) is None:
                 raise VbenchError(f"'{tool}' is not installed; run the README's setup command")
-        if not Path("/usr/sbin/sshd").exists():
-            raise VbenchError("/usr/sbin/sshd is not installed (Debian package openssh-server)")
-        clash = [n for n in self._netns_all() if n in _existing_netns()]
-        if clash or _link_exists(self.bridge) or self.paths.state_file.exists():
+        clash = [n for n in self._netns_all() if n in sysops.existing_netns()]
+        if clash or sysops.link_exists(self.bridge) or self.paths.state_file.exists():
             raise VbenchError(
                 f"testbed '{self.params.name}' already exists (namespaces {clash or '-'}, bridge "
                 f"{self.bridge}); run `vbench testbed down` first"
             )
+        by_platform: dict[str, list] = {}
+        for spec in self.params.resolved_hosts():
+            by_platform.setdefault(spec.platform, []).append(spec)
+        for platform, specs in by_platform.items():
+            provisioner_for(platform).preflight(specs, self.ctx)
 
     def up(self) -> list[Host]:
         self.preflight()
@@ -177,42 +104,24 @@ class Testbed:
         p, paths = self.params, self.paths
         self._state = {"testbed": p.name, "bridge": p.network.bridge, "root": str(paths.root)}
         self._record("dirs", str(paths.root))
-        paths.root.mkdir(parents=True, exist_ok=True)
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
-        prefix = p.network.subnet.prefixlen
 
         for cmd in netcmd.create_bridge(self.bridge):
-            _run(cmd)
+            sysops.run(cmd)
             self._record("links", self.bridge)
-        ctl = netcmd.controller_netns(p.name)
-        self._attach(ctl, 0, str(p.controller_address), prefix)
+        attach_netns(self.ctx, self.controller_netns, 0, str(p.controller_address))
 
-        _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"vbench-{p.name}", "-f", str(paths.client_key)])
+        sysops.ssh_keygen(paths.client_key, f"vbench-{p.name}")
         paths.authorized_keys.write_text(paths.client_key.with_suffix(".pub").read_text())
-        specs = p.resolved_hosts()
-        paths.hosts_file.write_text(netcmd.hosts_file([(h.name, str(h.address)) for h in specs]))
+        specs = self._indexed_specs()
+        paths.hosts_file.write_text(netcmd.hosts_file([(h.name, str(h.address)) for _, h in specs]))
 
-        known = []
-        for i, spec in enumerate(specs, start=1):
-            ns = netcmd.netns_name(p.name, spec.name)
-            self._attach(ns, i, str(spec.address), prefix)
-            hdir = paths.host_dir(spec.name)
-            (hdir / "work").mkdir(parents=True, exist_ok=True)
-            key = hdir / "ssh_host_ed25519_key"
-            _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", spec.name, "-f", str(key)])
-            known.append(known_hosts_line([str(spec.address), spec.name], key.with_suffix(".pub").read_text()))
-            cfg = hdir / "sshd_config"
-            cfg.write_text(sshd_config(str(spec.address), str(key), str(paths.authorized_keys), str(hdir / "sshd.pid")))
-            with open(hdir / "sshd.log", "ab") as log:
-                proc = subprocess.Popen(
-                    netcmd.in_identity(ns, spec.name, str(paths.hosts_file), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                )
-            self._record("pids", proc.pid)
-        paths.known_hosts.write_text("\n".join(known) + "\n")
-
-        self.hosts = [self._host(spec) for spec in specs]
-        self._wait_ssh(timeout_s=30)
+        created: list[Created] = [provisioner_for(spec.platform).create(spec, i, self.ctx) for i, spec in specs]
+        paths.known_hosts.write_text(
+            "".join(known_hosts_line([c.host.address, c.host.name], c.host_key) + "\n" for c in created)
+        )
+        self.hosts = [c.host for c in created]
+        self._wait_ssh(created, timeout_s=120)
         self.bringup_seconds = time.monotonic() - t0
         self.log(f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s")
         return self.hosts
@@ -222,75 +131,63 @@ class Testbed:
         if not self.paths.state_file.exists():
             raise VbenchError(f"testbed '{self.params.name}' is not up; run `vbench testbed up`")
         self._state = self._load_state()
-        self.hosts = [self._host(spec) for spec in self.params.resolved_hosts()]
+        self.hosts = [provisioner_for(s.platform).host(s, self.ctx) for _, s in self._indexed_specs()]
         return self.hosts
 
-    def _attach(self, ns: str, index: int, address: str, prefix: int) -> None:
-        outer, inner = netcmd.veth_names(self.params.name, index)
-        for cmd in netcmd.attach_namespace(self.bridge, ns, outer, inner, address, prefix):
-            _run(cmd)
-            if cmd[:3] == ["ip", "netns", "add"]:
-                self._record("netns", ns)
-            elif cmd[:3] == ["ip", "link", "add"]:
-                self._record("links", outer)
+    def _wait_ssh(self, created: list[Created], timeout_s: float) -> None:
+        """Wait until each sshd listens, then check that each host answers with its own hostname."""
 
-    def _host(self, spec) -> Host:
-        paths = self.paths
-        return Host(
-            name=spec.name,
-            role=spec.role,
-            platform=spec.platform,
-            address=str(spec.address),
-            work_dir=str(paths.host_dir(spec.name) / "work"),
-            ssh=SshEndpoint(
-                address=str(spec.address),
-                user=self.params.ssh_user,
-                key_file=paths.client_key,
-                known_hosts=paths.known_hosts,
-                proxy_command=f"ip netns exec {netcmd.controller_netns(self.params.name)} nc %h %p",
-            ),
-            shares_controller_fs=True,
-            facts={"netns": netcmd.netns_name(self.params.name, spec.name)},
-        )
-
-    def _wait_ssh(self, timeout_s: float) -> None:
-        """Wait until each sshd says it listens, then check each answers with its own hostname."""
-
-        def wait_one(host: Host) -> None:
+        def wait_one(c: Created) -> None:
+            host = c.host
             deadline = time.monotonic() + timeout_s
-            log = self.paths.host_dir(host.name) / "sshd.log"
-            # Polling the log instead of the port: a connection attempt abandoned during
-            # start-up leaves paramiko threads that report errors long after.
-            while "Server listening" not in _read(log):
+            # Where the sshd log is readable, poll it rather than the port: a connection
+            # attempt abandoned during start-up leaves paramiko threads reporting errors later.
+            while c.sshd_log is not None and "Server listening" not in sysops.read_text(c.sshd_log):
                 if time.monotonic() > deadline:
-                    raise VbenchError(f"sshd on {host.name} ({host.address}) did not start in {timeout_s:.0f} s; log: {log}")
+                    raise VbenchError(f"sshd on {host.name} ({host.address}) did not start in {timeout_s:.0f} s; log: {c.sshd_log}")
                 time.sleep(0.05)
-            with connect(host, connect_timeout=max(1.0, deadline - time.monotonic())) as c:
-                name = c.run("hostname", hide=True, in_stream=False).stdout.strip()
+            name = self._hostname_when_reachable(host, deadline)
             if name != host.name:
                 raise VbenchError(f"host {host.address} answers with hostname {name!r}, expected {host.name!r}")
 
-        with ThreadPoolExecutor(max_workers=len(self.hosts)) as pool:
-            list(pool.map(wait_one, self.hosts))
+        with ThreadPoolExecutor(max_workers=max(1, len(created))) as pool:
+            list(pool.map(wait_one, created))
+
+    @staticmethod
+    def _hostname_when_reachable(host: Host, deadline: float) -> str:
+        transport_log = logging.getLogger("paramiko.transport")
+        last = ""
+        while True:
+            try:
+                with connect(host, connect_timeout=max(1.0, min(10.0, deadline - time.monotonic()))) as c:
+                    return c.run("hostname", hide=True, in_stream=False).stdout.strip()
+            except Exception as exc:  # not listening yet (hosts without a readable sshd log)
+                last = f"{type(exc).__name__}: {exc}"
+                transport_log.setLevel(logging.CRITICAL)
+            if time.monotonic() > deadline:
+                raise VbenchError(f"{host.name} ({host.address}) not reachable over SSH: {last}")
+            time.sleep(0.5)
 
     def down(self) -> None:
-        """Remove every process, namespace, link and file of this testbed. Harmless twice."""
+        """Remove every host, process, namespace, link and file of this testbed. Harmless twice."""
         with shielded():
             self._down()
 
     def _down(self) -> None:
         state = self._load_state() or self._state
-        existing = _existing_netns()
-        namespaces = set(state.get("netns", [])) | set(self._netns_all())
-        for ns in sorted(namespaces & existing):
-            _kill_pids(_netns_pids(ns))
-        _kill_pids([p for p in state.get("pids", []) if _alive(p)])
-        for ns in sorted(namespaces & existing):
-            _run(netcmd.delete_netns(ns), check=False)
-        links = set(state.get("links", [])) | {netcmd.veth_names(self.params.name, i)[0] for i in range(len(namespaces) + 1)}
+        for i, spec in reversed(self._indexed_specs()):
+            try:
+                provisioner_for(spec.platform).destroy(spec, i, self.ctx)
+            except Exception as exc:  # keep tearing down the rest; say what was left
+                self.log(f"teardown of {spec.name} ({spec.platform}) failed: {exc}")
+        for ns in sorted(set(state.get("netns", [])) | set(self._netns_all())):
+            remove_netns(ns)
+        sysops.kill_pids([p for p in state.get("pids", []) if sysops.alive(p)])
+        index_count = len(self._netns_all())
+        links = set(state.get("links", [])) | {netcmd.veth_names(self.params.name, i)[0] for i in range(index_count)}
         for link in sorted(links - {self.bridge}) + [self.bridge]:
-            if _link_exists(link):
-                _run(netcmd.delete_link(link), check=False)
+            if sysops.link_exists(link):
+                sysops.run(netcmd.delete_link(link), check=False)
         if self.paths.root.exists():
             shutil.rmtree(self.paths.root, ignore_errors=True)
         self.hosts = []
@@ -321,6 +218,6 @@ class TestbedStatus:
 
 def testbed_status(params: TestbedParams) -> TestbedStatus:
     tb = Testbed(params, log=lambda _m: None)
-    ns = tuple(n for n in tb._netns_all() if n in _existing_netns())
-    procs = sum(len(_netns_pids(n)) for n in ns)
-    return TestbedStatus(params.name, bool(ns) or tb.paths.state_file.exists(), ns, _link_exists(tb.bridge), procs)
+    ns = tuple(n for n in tb._netns_all() if n in sysops.existing_netns())
+    procs = sum(len(sysops.netns_pids(n)) for n in ns)
+    return TestbedStatus(params.name, bool(ns) or tb.paths.state_file.exists(), ns, sysops.link_exists(tb.bridge), procs)

@@ -1,0 +1,75 @@
+"""Native hosts: a network namespace with its own hostname, /etc/hosts and sshd, sharing the
+machine's kernel and filesystem (the bare-metal baseline of every study)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from vbench.errors import VbenchError
+from vbench.host import Host
+from vbench.params import HostParams
+from vbench.testbed import netcmd, sysops
+from vbench.testbed.provisioner import Created, TestbedContext
+from vbench.testbed.sshd import sshd_config
+
+
+def attach_netns(ctx: TestbedContext, ns: str, index: int, address: str) -> None:
+    """A namespace with one veth on the testbed bridge holding `address` (also used for the controller)."""
+    outer, inner = netcmd.veth_names(ctx.params.name, index)
+    for cmd in netcmd.attach_namespace(ctx.bridge, ns, outer, inner, address, ctx.prefixlen):
+        sysops.run(cmd)
+        if cmd[:3] == ["ip", "netns", "add"]:
+            ctx.record("netns", ns)
+        elif cmd[:3] == ["ip", "link", "add"]:
+            ctx.record("links", outer)
+
+
+def remove_netns(ns: str) -> None:
+    """Kill every process inside `ns` (all were started by the testbed) and delete it."""
+    if ns in sysops.existing_netns():
+        sysops.kill_pids(sysops.netns_pids(ns))
+        sysops.run(netcmd.delete_netns(ns), check=False)
+
+
+class NativeProvisioner:
+    platform = "native"
+
+    def preflight(self, specs: list[HostParams], ctx: TestbedContext) -> None:
+        if not Path("/usr/sbin/sshd").exists():
+            raise VbenchError("/usr/sbin/sshd is not installed (Debian package openssh-server)")
+        if shutil.which("unshare") is None:
+            raise VbenchError("'unshare' is not installed (Debian package util-linux)")
+
+    def create(self, spec: HostParams, index: int, ctx: TestbedContext) -> Created:
+        ns = netcmd.netns_name(ctx.params.name, spec.name)
+        attach_netns(ctx, ns, index, str(spec.address))
+        hdir = ctx.paths.host_dir(spec.name)
+        (hdir / "work").mkdir(parents=True, exist_ok=True)
+        key = hdir / "ssh_host_ed25519_key"
+        pub = sysops.ssh_keygen(key, spec.name)
+        cfg = hdir / "sshd_config"
+        cfg.write_text(sshd_config(str(spec.address), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid")))
+        log_path = hdir / "sshd.log"
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(
+                netcmd.in_identity(ns, spec.name, str(ctx.paths.hosts_file), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+            )
+        ctx.record("pids", proc.pid)
+        return Created(self.host(spec, ctx), pub, log_path)
+
+    def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
+        return Host(
+            name=spec.name,
+            role=spec.role,
+            platform=spec.platform,
+            address=str(spec.address),
+            work_dir=str(ctx.paths.host_dir(spec.name) / "work"),
+            ssh=ctx.endpoint(spec),
+            shares_controller_fs=True,
+            facts={"netns": netcmd.netns_name(ctx.params.name, spec.name)},
+        )
+
+    def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
+        remove_netns(netcmd.netns_name(ctx.params.name, spec.name))

@@ -1,0 +1,102 @@
+"""What a platform provisioner implements, and what the testbed hands it.
+
+A provisioner turns a `HostParams` into a host attached to the testbed's bridge with a running
+sshd, and removes it again. Everything above (SSH, Hadoop, benchmarks) is platform-blind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from vbench.host import Host, SshEndpoint
+from vbench.params import HostParams, TestbedParams
+from vbench.testbed import netcmd
+
+
+@dataclass(frozen=True)
+class TestbedPaths:
+    """Where a testbed keeps its keys, configs and per-host data, all under one directory."""
+
+    __test__ = False
+
+    root: Path
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / "state.json"
+
+    @property
+    def client_key(self) -> Path:
+        return self.root / "id_ed25519"
+
+    @property
+    def authorized_keys(self) -> Path:
+        return self.root / "authorized_keys"
+
+    @property
+    def known_hosts(self) -> Path:
+        return self.root / "known_hosts"
+
+    @property
+    def hosts_file(self) -> Path:
+        return self.root / "etc_hosts"
+
+    def host_dir(self, name: str) -> Path:
+        return self.root / "hosts" / name
+
+
+@dataclass(frozen=True)
+class TestbedContext:
+    """The testbed-wide facts and services a provisioner may use."""
+
+    __test__ = False
+
+    params: TestbedParams
+    paths: TestbedPaths
+    #: Record a created resource in the state file at once (kind, value), so a crash
+    #: half-way through creation can still be undone.
+    record: Callable[[str, object], None]
+    log: Callable[[str], None]
+
+    @property
+    def bridge(self) -> str:
+        return self.params.network.bridge
+
+    @property
+    def prefixlen(self) -> int:
+        return self.params.network.subnet.prefixlen
+
+    def endpoint(self, spec: HostParams) -> SshEndpoint:
+        return SshEndpoint(
+            address=str(spec.address),
+            user=self.params.ssh_user,
+            key_file=self.paths.client_key,
+            known_hosts=self.paths.known_hosts,
+            proxy_command=f"ip netns exec {netcmd.controller_netns(self.params.name)} nc %h %p",
+        )
+
+
+@dataclass(frozen=True)
+class Created:
+    host: Host
+    #: The host's public host key line (`ssh-ed25519 AAAA... comment`), to pin in known_hosts.
+    host_key: str
+    #: A file the host's sshd logs to, if the controller can read it (readiness without polling SSH).
+    sshd_log: Path | None = None
+
+
+class Provisioner(Protocol):
+    platform: str
+
+    def preflight(self, specs: list[HostParams], ctx: TestbedContext) -> None:
+        """Refuse (VbenchError/ParamsError) before anything is created: tools, images, limits."""
+
+    def create(self, spec: HostParams, index: int, ctx: TestbedContext) -> Created:
+        """Create the host, attached to ctx.bridge at spec.address, with sshd started."""
+
+    def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
+        """The Host record of an existing host (for attaching from another process)."""
+
+    def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
+        """Remove everything `create` made for this host; harmless if nothing exists."""
