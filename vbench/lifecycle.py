@@ -45,3 +45,24 @@ def shielded() -> Iterator[None]:
             signal.signal(s, handler)
         if pending:
             signal.raise_signal(pending[0])
+
+
+class UpDown:
+    """`with thing:` calls `up()`, and `down()` on the way out, also when `up()` itself fails."""
+
+    def up(self):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def down(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def __enter__(self):
+        try:
+            self.up()
+        except BaseException:
+            self.down()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.down()

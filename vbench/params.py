@@ -29,6 +29,12 @@ _RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
+def _known_platform(v: str) -> str:
+    if v not in PLATFORMS:
+        raise ValueError(f"unknown platform {v!r}; known: {', '.join(PLATFORMS)}")
+    return v
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -72,12 +78,7 @@ class HostParams(_Strict):
             raise ValueError("must be a lowercase hostname (letters, digits, '-'), at most 20 characters")
         return v
 
-    @field_validator("platform")
-    @classmethod
-    def _platform(cls, v: str) -> str:
-        if v not in PLATFORMS:
-            raise ValueError(f"unknown platform {v!r}; known: {', '.join(PLATFORMS)}")
-        return v
+    _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
 
 class TestbedParams(_Strict):
@@ -101,12 +102,7 @@ class TestbedParams(_Strict):
             raise ValueError("must be 1-6 lowercase letters/digits, starting with a letter")
         return v
 
-    @field_validator("platform")
-    @classmethod
-    def _platform(cls, v: str) -> str:
-        if v not in PLATFORMS:
-            raise ValueError(f"unknown platform {v!r}; known: {', '.join(PLATFORMS)}")
-        return v
+    _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
     @model_validator(mode="after")
     def _hosts_fit(self) -> "TestbedParams":

@@ -18,7 +18,7 @@ from vbench.hadoop import daemons as dm
 from vbench.hadoop import health
 from vbench.hadoop.artifacts import HadoopDist
 from vbench.hadoop.config import HostLayout, config_hash, render_conf
-from vbench.lifecycle import shielded
+from vbench.lifecycle import UpDown, shielded
 from vbench.host import Host, connect
 from vbench.params import HadoopParams
 
@@ -38,7 +38,7 @@ class CommandResult:
         return self.exit_code == 0
 
 
-class HadoopCluster:
+class HadoopCluster(UpDown):
     """One master (NameNode, ResourceManager, JobHistoryServer) and N workers (DataNode, NodeManager)."""
 
     def __init__(self, hosts: list[Host], params: HadoopParams, dist: HadoopDist, log: Log = print):
@@ -243,17 +243,6 @@ class HadoopCluster:
                     self.wipe()
             finally:
                 self.close()
-
-    def __enter__(self) -> "HadoopCluster":
-        try:
-            self.up()
-        except BaseException:
-            self.down()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.down()
 
     # -- clients -------------------------------------------------------------------------
     def java(self, main_class: str, args: list[str], timeout: float | None = None, extra_cp: str = "") -> CommandResult:

@@ -20,7 +20,7 @@ from typing import Callable
 
 from vbench.errors import VbenchError
 from vbench.host import Host, connect, known_hosts_line
-from vbench.lifecycle import shielded
+from vbench.lifecycle import UpDown, shielded
 from vbench.params import TestbedParams
 from vbench.testbed import netcmd, sysops
 from vbench.testbed.native import attach_netns, remove_netns
@@ -32,7 +32,7 @@ Log = Callable[[str], None]
 __all__ = ["Testbed", "TestbedPaths", "TestbedStatus", "testbed_status"]
 
 
-class Testbed:
+class Testbed(UpDown):
     """Emulated hosts of one testbed. Use as a context manager to guarantee teardown."""
 
     __test__ = False
@@ -192,17 +192,6 @@ class Testbed:
             shutil.rmtree(self.paths.root, ignore_errors=True)
         self.hosts = []
         self._state = {}
-
-    def __enter__(self) -> "Testbed":
-        try:
-            self.up()
-        except BaseException:
-            self.down()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.down()
 
 
 @dataclass(frozen=True)
