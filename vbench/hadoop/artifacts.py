@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ HADOOP_ARTIFACTS: tuple[tuple[str, str | None], ...] = (
     ("hadoop-mapreduce-client-jobclient", "tests"),
 )
 JUNIT = ("junit", "junit", "4.13.2")
+_TARBALL_LOCK = threading.Lock()
 
 
 def default_cache_dir() -> Path:
@@ -101,10 +103,11 @@ class HadoopDist:
     def tarball(self) -> Path:
         """lib/ as one uncompressed tar (jars are already compressed), made once, for pushing to hosts."""
         path = self.home / "lib.tar"
-        if not path.exists():
-            tmp = path.with_suffix(".tmp")
-            subprocess.run(["tar", "-cf", str(tmp), "-C", str(self.home), "lib"], check=True)
-            tmp.replace(path)
+        with _TARBALL_LOCK:  # install() pushes to several hosts at once; make it once
+            if not path.exists():
+                tmp = path.with_suffix(f".tmp{os.getpid()}")
+                subprocess.run(["tar", "-cf", str(tmp), "-C", str(self.home), "lib"], check=True)
+                tmp.replace(path)
         return path
 
 

@@ -56,6 +56,11 @@ def job_id(client_log: str) -> str | None:
     return m.group(1) if m else None
 
 
+def job_ids(client_log: str) -> list[str]:
+    """Every job a client submitted, in order (MRBench and Sort validation submit several)."""
+    return list(dict.fromkeys(_JOB_ID.findall(client_log)))
+
+
 _BLOCK_LINE = re.compile(r"^\d+\. (\S+) len=(\d+) .*?\[(.*)\]\s*$")
 _DN = re.compile(r"DatanodeInfoWithStorage\[([0-9.]+):\d+")
 

@@ -1,0 +1,82 @@
+"""A campaign killed with SIGKILL mid-run resumes with no finished sample lost or repeated."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+import yaml
+
+from tests.integration.conftest import REPO, leftovers
+from vbench.samples import Sample, read_records
+
+pytestmark = pytest.mark.integration
+
+
+def _design(tmp_path, **extra):
+    path = tmp_path / "resume.yaml"
+    path.write_text(yaml.safe_dump({"experiment": {
+        "name": "resume", "platforms": ["native"], "repetitions": 4, "workers": 1,
+        "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}], **extra}}))
+    return path
+
+
+def _campaign(params_dir, design, data, wait=True):
+    cmd = [sys.executable, "-m", "vbench.cli", "campaign", "run", str(design), "--params-dir", str(params_dir),
+           "--data", str(data)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if wait:
+        return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+def _lines(path):
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_kill_9_then_resume_loses_and_repeats_nothing(tmp_path, it_testbed, it_params_dir):
+    design, data = _design(tmp_path), tmp_path / "data"
+    samples = data / "raw" / "resume" / "samples.jsonl"
+    proc = _campaign(it_params_dir, design, data, wait=False)
+    deadline = time.monotonic() + 300
+    while len({json.loads(l)["metadata"]["cell_id"] for l in _lines(samples)}) < 2:
+        assert proc.poll() is None, "the campaign ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = [l for l in _lines(samples) if l.strip()]
+    assert 0 < len(before)
+
+    done = _campaign(it_params_dir, design, data)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "already done" in done.stdout
+
+    after = _lines(samples)
+    # Nothing finished before the kill was lost or rewritten...
+    assert after[: len(before)] == before
+    records = [r for r in read_records(samples) if isinstance(r, Sample)]
+    cells = Counter(r.metadata["cell_id"] for r in records)
+    assert set(cells) == {f"b{b}/native/cpu" for b in range(4)}
+    # ...and nothing was measured twice: one value per (cell, host, metric).
+    keys = Counter((r.metadata["cell_id"], r.metadata["host"], r.metric) for r in records)
+    assert max(keys.values()) == 1
+    assert len(set(cells.values())) == 1  # every cell has the same number of samples
+    assert leftovers(it_testbed) == []
+
+
+def test_a_time_budget_skips_and_records_what_was_left(tmp_path, it_testbed, it_params_dir):
+    design, data = _design(tmp_path, budget_minutes=0.1), tmp_path / "data"
+    done = _campaign(it_params_dir, design, data)
+    assert done.returncode == 0, done.stdout + done.stderr
+    skipped = json.loads((data / "raw" / "resume" / "skipped.json").read_text())
+    samples = data / "raw" / "resume" / "samples.jsonl"
+    ran = {r.metadata["cell_id"] for r in read_records(samples)} if samples.exists() else set()
+    assert skipped["cells"] and not set(skipped["cells"]) & ran
+    assert len(ran) + len(skipped["cells"]) == 4
+    assert leftovers(it_testbed) == []

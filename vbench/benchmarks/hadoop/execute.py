@@ -1,0 +1,142 @@
+"""Run a Hadoop benchmark's steps on a cluster: the only part of a benchmark that touches hosts.
+
+A run never raises for a benchmark failure: it returns a `BenchRun` carrying either samples or a
+`Failure`, plus every step's raw output for audit. Its HDFS directory is unique and removed after.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import time
+import uuid
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable
+
+from vbench.benchmarks.hadoop.steps import JavaStep, ReadStep, StepOutput, UploadStep, START_TIME
+from vbench.benchmarks.micro._common import params as config_params, tail
+from vbench.errors import JobFailed
+from vbench.hadoop import history, jobs
+from vbench.hadoop.cluster import HadoopCluster
+from vbench.samples import Failure, Sample
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class BenchRun:
+    benchmark: str
+    run_id: str
+    parameters: dict[str, Any]
+    samples: list[Sample] = field(default_factory=list)
+    failure: Failure | None = None
+    outputs: dict[str, StepOutput] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def new_run_id(benchmark: str) -> str:
+    return f"{benchmark}-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+def _java_args(step: JavaStep, now: float) -> list[str]:
+    start = str(int(now) + step.barrier_s)
+    return [start if a == START_TIME else a for a in step.args]
+
+
+def run_step(cluster: HadoopCluster, step, log: Log) -> StepOutput:
+    if isinstance(step, JavaStep):
+        r = cluster.java(step.main_class, _java_args(step, time.time()), timeout=step.timeout_s)
+        out = StepOutput(r.stdout, r.stderr, r.seconds)
+        if not r.ok:
+            raise _StepFailed(step.name, f"{step.name} exited {r.exit_code}", out)
+        return out
+    if isinstance(step, ReadStep):
+        r = cluster.fs("-cat", step.hdfs_glob)
+        out = StepOutput(r.stdout, r.stderr, r.seconds)
+        if not r.ok:
+            raise _StepFailed(step.name, f"reading {step.hdfs_glob} failed", out)
+        return out
+    if isinstance(step, UploadStep):
+        t0 = time.monotonic()
+        local, info = step.make()
+        staging = f"{cluster.layout(cluster.master).work_dir}/upload-{uuid.uuid4().hex[:8]}"
+        cluster.conn(cluster.master).put(local, staging)
+        try:
+            parent = step.hdfs_path.rsplit("/", 1)[0]
+            cluster.fs("-mkdir", "-p", parent)
+            r = cluster.fs("-put", staging, step.hdfs_path)
+        finally:
+            cluster.sh(cluster.master, f"rm -f {shlex.quote(staging)}")
+        out = StepOutput(r.stdout, r.stderr, time.monotonic() - t0, info)
+        if not r.ok:
+            raise _StepFailed(step.name, f"uploading to {step.hdfs_path} failed", out)
+        return out
+    raise TypeError(f"unknown step {step!r}")
+
+
+class _StepFailed(Exception):
+    def __init__(self, step: str, reason: str, output: StepOutput):
+        super().__init__(reason)
+        self.step, self.reason, self.output = step, reason, output
+
+
+def job_detail_samples(cluster: HadoopCluster, benchmark: str, step: str, client_log: str) -> list[Sample]:
+    """Counters, phases and attempt timings of every job the step submitted, from JobHistory."""
+    out: list[Sample] = []
+    for job_id in jobs.job_ids(client_log):
+        def get(suffix: str) -> str:
+            r = cluster.sh(cluster.master, f"curl -sf --max-time 10 '{history.job_url(cluster.master.name, job_id, suffix)}'")
+            if not r.ok:
+                raise JobFailed(f"JobHistory has no {suffix or 'record'} for {job_id}")
+            return r.stdout
+
+        job = _retry(lambda: history.parse_job(get("")))
+        counters = history.parse_counters(get("/counters"))
+        attempts = []
+        for task in history.parse_task_ids(get("/tasks")):
+            attempts += history.parse_attempts(get(f"/tasks/{task}/attempts"))
+        out += history.job_samples(benchmark, step, job, counters, attempts, {})
+    return out
+
+
+def _retry(fn, tries: int = 10, pause_s: float = 1.0):
+    # The history server picks a finished job's .jhist file up a moment after the client returns.
+    for i in range(tries):
+        try:
+            return fn()
+        except (JobFailed, json.JSONDecodeError, KeyError):
+            if i == tries - 1:
+                raise
+            time.sleep(pause_s)
+
+
+def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details: bool = True,
+            log: Log = print, run_id: str | None = None) -> BenchRun:
+    run_id = run_id or new_run_id(module.NAME)
+    run_dir = f"/vbench/{run_id}"
+    run = BenchRun(module.NAME, run_id, config_params(cfg))
+    step = None
+    try:
+        for step in module.steps(cfg, run_dir):
+            log(f"{module.NAME}: {step.name} ...")
+            run.outputs[step.name] = run_step(cluster, step, log)
+        samples = list(module.parse(run.outputs, cfg))
+        if job_details:
+            for s in module.steps(cfg, run_dir):
+                if isinstance(s, JavaStep) and s.job_details:
+                    samples += job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
+        run.samples = [s.with_metadata(**run.parameters, run_id=run_id) for s in samples]
+    except _StepFailed as exc:
+        run.outputs[exc.step] = exc.output
+        run.failure = Failure(module.NAME, exc.reason, run.parameters, tail(exc.output.stderr or exc.output.stdout),
+                              {"run_id": run_id, "step": exc.step})
+    except JobFailed as exc:
+        last = run.outputs.get(step.name) if step is not None else None
+        run.failure = Failure(module.NAME, str(exc), run.parameters, tail(last.stderr) if last else "",
+                              {"run_id": run_id, "step": getattr(step, "name", "")})
+    finally:
+        cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir)
+    return run

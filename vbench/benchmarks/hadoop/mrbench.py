@@ -1,0 +1,51 @@
+"""MRBench: many small jobs, measuring MapReduce's per-job overhead (Xavier et al. Table II:
+50 runs, 24 maps / 8 reduces; Vasconcelos & Freitas: 50 loops)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
+from vbench.benchmarks.micro._common import require_int
+from vbench.errors import JobFailed
+from vbench.samples import Sample
+
+NAME = "mrbench"
+MAIN_CLASS = "org.apache.hadoop.mapred.MRBench"
+METRICS = {"avg_job_time": "s"}
+# MRBench's closing table: DataLines  Maps  Reduces  AvgTime (milliseconds)
+_ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Config:
+    runs: int = 3
+    maps: int = 2
+    reduces: int = 1
+    input_lines: int = 1
+
+    def __post_init__(self) -> None:
+        require_int("mrbench.runs", self.runs)
+        require_int("mrbench.maps", self.maps)
+        require_int("mrbench.reduces", self.reduces)
+        require_int("mrbench.input_lines", self.input_lines)
+
+    @classmethod
+    def xavier2014(cls) -> "Config":
+        return cls(runs=50, maps=24, reduces=8)
+
+
+def steps(cfg: Config, run_dir: str) -> list[Step]:
+    return [JavaStep("mrbench", MAIN_CLASS, ("-numRuns", str(cfg.runs), "-maps", str(cfg.maps), "-reduces",
+                                              str(cfg.reduces), "-inputLines", str(cfg.input_lines),
+                                              "-baseDir", f"{run_dir}/mrbench"))]
+
+
+def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    m = _ROW.search(outputs["mrbench"].stdout)
+    if not m:
+        raise JobFailed("MRBench: no result row (DataLines Maps Reduces AvgTime) in the output")
+    lines, maps, reduces, avg_ms = (int(g) for g in m.groups())
+    if (maps, reduces) != (cfg.maps, cfg.reduces):
+        raise JobFailed(f"MRBench ran {maps} maps / {reduces} reduces, {cfg.maps} / {cfg.reduces} were asked")
+    return [Sample(NAME, "avg_job_time", avg_ms / 1000, "s", {"runs": cfg.runs})]

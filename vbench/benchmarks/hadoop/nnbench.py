@@ -1,0 +1,79 @@
+"""NNBench: NameNode metadata performance, create/write then open/read (Xavier et al. Table I,
+Vasconcelos & Freitas: 1000 files, 6 maps, 2 reduces).
+
+Maps wait at a barrier (-startTime, epoch seconds) so they hammer the NameNode together; the
+barrier must lie after the maps have started, which takes ~20 s on a small machine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vbench.benchmarks.hadoop.parsing import labelled_values, number_of
+from vbench.benchmarks.hadoop.steps import START_TIME, JavaStep, Outputs, Step
+from vbench.benchmarks.micro._common import require_int
+from vbench.errors import JobFailed
+from vbench.samples import Sample
+
+NAME = "nnbench"
+MAIN_CLASS = "org.apache.hadoop.hdfs.NNBench"
+_REPORT = {
+    "create_write": {
+        "TPS: Create/Write/Close": ("create_write_tps", "tps"),
+        "Avg exec time (ms): Create/Write/Close": ("create_write_avg_exec_time", "ms"),
+        "Avg Lat (ms): Create/Write": ("create_write_avg_latency", "ms"),
+        "Avg Lat (ms): Close": ("close_avg_latency", "ms"),
+    },
+    "open_read": {
+        "TPS: Open/Read": ("open_read_tps", "tps"),
+        "Avg Exec time (ms): Open/Read": ("open_read_avg_exec_time", "ms"),
+        "Avg Lat (ms): Open": ("open_avg_latency", "ms"),
+    },
+}
+METRICS = {metric: unit for labels in _REPORT.values() for metric, unit in labels.values()}
+
+
+@dataclass(frozen=True)
+class Config:
+    files: int = 100
+    maps: int = 2
+    reduces: int = 1
+    #: Must respect the NameNode's minimum block size (1 MB); NNBench's default of 1 byte does not.
+    block_size: int = 1024 * 1024
+    barrier_s: int = 30
+
+    def __post_init__(self) -> None:
+        require_int("nnbench.files", self.files)
+        require_int("nnbench.maps", self.maps)
+        require_int("nnbench.reduces", self.reduces)
+        require_int("nnbench.block_size", self.block_size, minimum=1024 * 1024)
+        require_int("nnbench.barrier_s", self.barrier_s, minimum=5)
+
+    @classmethod
+    def vasconcelos(cls) -> "Config":
+        return cls(files=1000, maps=6, reduces=2)
+
+
+def steps(cfg: Config, run_dir: str) -> list[Step]:
+    common = ("-maps", str(cfg.maps), "-reduces", str(cfg.reduces), "-numberOfFiles", str(cfg.files),
+              "-blockSize", str(cfg.block_size), "-baseDir", f"{run_dir}/nnbench", "-startTime", START_TIME)
+    return [
+        JavaStep("create_write", MAIN_CLASS, ("-operation", "create_write", "-bytesToWrite", "0", *common),
+                 barrier_s=cfg.barrier_s),
+        JavaStep("open_read", MAIN_CLASS, ("-operation", "open_read", "-readFileAfterOpen", "true", *common),
+                 barrier_s=cfg.barrier_s),
+    ]
+
+
+def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    out = []
+    for op, labels in _REPORT.items():
+        values = labelled_values(outputs[op].text)
+        exceptions = number_of(values, "# exceptions", f"NNBench {op}")
+        ok_ops = number_of(values, "Successful file operations", f"NNBench {op}")
+        if exceptions or not ok_ops:
+            raise JobFailed(f"NNBench {op}: {int(exceptions)} exceptions, {int(ok_ops)} successful operations")
+        meta = {"successful_operations": int(ok_ops),
+                "maps_missed_barrier": int(number_of(values, "# maps that missed the barrier", f"NNBench {op}"))}
+        for label, (metric, unit) in labels.items():
+            out.append(Sample(NAME, metric, number_of(values, label, f"NNBench {op}"), unit, meta))
+    return out

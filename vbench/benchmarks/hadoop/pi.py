@@ -1,0 +1,55 @@
+"""Pi: the CPU-bound MapReduce example (Vasconcelos & Freitas: 6 maps)."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
+from vbench.benchmarks.micro._common import require_int
+from vbench.errors import JobFailed
+from vbench.hadoop import jobs
+from vbench.samples import Sample
+
+NAME = "pi"
+METRICS = {"job_wall_time": "s", "reported_time": "s", "abs_error": "ratio"}
+_FINISHED = re.compile(r"Job Finished in ([0-9.]+) seconds")
+_ESTIMATE = re.compile(r"Estimated value of Pi is ([0-9.]+)")
+
+
+@dataclass(frozen=True)
+class Config:
+    maps: int = 2
+    samples: int = 100_000
+    #: An estimate further than this from pi means the job computed garbage.
+    max_abs_error: float = 0.01
+
+    def __post_init__(self) -> None:
+        require_int("pi.maps", self.maps)
+        require_int("pi.samples", self.samples)
+
+    @classmethod
+    def vasconcelos(cls) -> "Config":
+        return cls(maps=6, samples=1_000_000)
+
+
+def steps(cfg: Config, run_dir: str) -> list[Step]:
+    # QuasiMonteCarlo writes under the user's working dir; keep it in the run's directory.
+    return [JavaStep("pi", jobs.EXAMPLES_DRIVER, ("pi", f"-Dmapreduce.output.fileoutputformat.outputdir={run_dir}",
+                                                  str(cfg.maps), str(cfg.samples)))]
+
+
+def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    text = outputs["pi"].text
+    fin, est = _FINISHED.search(text), _ESTIMATE.search(text)
+    if not fin or not est:
+        raise JobFailed("pi: no 'Job Finished in' / 'Estimated value of Pi' in the output")
+    error = abs(float(est.group(1)) - math.pi)
+    if error > cfg.max_abs_error:
+        raise JobFailed(f"pi: estimate {est.group(1)} is {error:.4f} from pi")
+    meta = {"estimate": float(est.group(1))}
+    return [
+        Sample(NAME, "job_wall_time", outputs["pi"].seconds, "s", meta),
+        Sample(NAME, "reported_time", float(fin.group(1)), "s", meta),
+        Sample(NAME, "abs_error", error, "ratio", meta),
+    ]

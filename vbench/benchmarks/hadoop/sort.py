@@ -1,0 +1,63 @@
+"""RandomWriter + Sort, validated by SortValidator (Liu et al.: 27 GB once, 2 GB three times)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
+from vbench.benchmarks.micro._common import require_int
+from vbench.errors import JobFailed
+from vbench.hadoop import jobs
+from vbench.samples import Sample
+
+NAME = "sort"
+METRICS = {"randomwriter_time": "s", "sort_time": "s", "sort_throughput": "MiB/s", "validate_time": "s"}
+TEST_DRIVER = "org.apache.hadoop.test.MapredTestDriver"
+_VALID = "SUCCESS! Validated the MapReduce framework's 'sort' successfully"
+
+
+@dataclass(frozen=True)
+class Config:
+    size_mb: int = 64
+    maps: int = 2
+    reduces: int = 2
+    validate: bool = True
+
+    def __post_init__(self) -> None:
+        require_int("sort.size_mb", self.size_mb)
+        require_int("sort.maps", self.maps)
+        require_int("sort.reduces", self.reduces)
+
+    @classmethod
+    def liu2012(cls) -> "Config":
+        return cls(size_mb=2048, maps=8, reduces=8)
+
+
+def steps(cfg: Config, run_dir: str) -> list[Step]:
+    total = cfg.size_mb * 1024**2
+    per_map = -(-total // cfg.maps)
+    data, out = f"{run_dir}/random", f"{run_dir}/sorted"
+    s: list[Step] = [
+        JavaStep("randomwriter", jobs.EXAMPLES_DRIVER, (
+            "randomwriter", f"-Dmapreduce.randomwriter.totalbytes={total}",
+            f"-Dmapreduce.randomwriter.bytespermap={per_map}", data)),
+        JavaStep("sort", jobs.EXAMPLES_DRIVER, ("sort", "-r", str(cfg.reduces), data, out)),
+    ]
+    if cfg.validate:
+        s.append(JavaStep("validate", TEST_DRIVER, ("testmapredsort", "-sortInput", data, "-sortOutput", out),
+                          job_details=False))
+    return s
+
+
+def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    if cfg.validate and _VALID not in outputs["validate"].text:
+        raise JobFailed("SortValidator did not report success")
+    t = outputs["sort"].seconds
+    out = [
+        Sample(NAME, "randomwriter_time", outputs["randomwriter"].seconds, "s"),
+        Sample(NAME, "sort_time", t, "s"),
+        Sample(NAME, "sort_throughput", cfg.size_mb / t, "MiB/s"),
+    ]
+    if cfg.validate:
+        out.append(Sample(NAME, "validate_time", outputs["validate"].seconds, "s"))
+    return out

@@ -1,0 +1,64 @@
+"""What a Hadoop benchmark is made of: steps that are pure data, and their outputs.
+
+A benchmark module builds its steps with a pure `steps(cfg, run_dir)` and turns the outputs into
+samples with a pure `parse(outputs, cfg)`; `vbench.benchmarks.hadoop.execute` runs steps on a
+cluster. So every module is testable against captured outputs without a cluster.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+#: In JavaStep args, replaced at run time by an epoch-seconds start time `barrier_s` ahead
+#: (NNBench's -startTime barrier must be in the future when the maps start).
+START_TIME = "@START_TIME@"
+
+
+@dataclass(frozen=True)
+class JavaStep:
+    """A Hadoop client class run on the master host; a non-zero exit fails the run."""
+
+    name: str
+    main_class: str
+    args: tuple[str, ...]
+    timeout_s: float = 3600
+    barrier_s: int = 0
+    #: Collect JobHistory detail for the jobs this step submitted.
+    job_details: bool = True
+
+
+@dataclass(frozen=True)
+class ReadStep:
+    """Read HDFS files (a glob) into the output, e.g. a validation report."""
+
+    name: str
+    hdfs_glob: str
+
+
+@dataclass(frozen=True)
+class UploadStep:
+    """Put a controller-side file into HDFS at `hdfs_path`; `make() -> (local path, info)`
+    creates it (or finds it cached) when the step runs, not when the steps are built."""
+
+    name: str
+    hdfs_path: str
+    make: Callable[[], tuple[str, dict]] = field(compare=False)
+
+
+Step = JavaStep | ReadStep | UploadStep
+
+
+@dataclass(frozen=True)
+class StepOutput:
+    stdout: str
+    stderr: str
+    seconds: float
+    #: What an UploadStep's generator reported (e.g. word count of a corpus).
+    info: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.stdout + self.stderr
+
+
+Outputs = Mapping[str, StepOutput]

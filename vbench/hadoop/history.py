@@ -1,0 +1,147 @@
+"""Per-job detail from Hadoop's own records: the JobHistory server's REST API. Pure parsers.
+
+Counters (bytes read/written, spills, shuffle bytes, data-local maps) and every task attempt
+with the node it ran on and, for reducers, its shuffle, merge/sort and reduce phases (Liu et
+al. Tables 1-2); TeraSort's map-shuffle vs reduce-merge split (VMware Table 2) follows from them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from vbench.hadoop.config import JHS_HTTP_PORT
+from vbench.samples import Sample
+
+
+def job_url(master: str, job_id: str, suffix: str = "") -> str:
+    return f"http://{master}:{JHS_HTTP_PORT}/ws/v1/history/mapreduce/jobs/{job_id}{suffix}"
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    job_id: str
+    name: str
+    state: str
+    start_ms: int
+    finish_ms: int
+    maps: int
+    reduces: int
+
+    @property
+    def elapsed_s(self) -> float:
+        return (self.finish_ms - self.start_ms) / 1000
+
+
+@dataclass(frozen=True)
+class Attempt:
+    attempt_id: str
+    task_type: str  # MAP or REDUCE
+    node: str
+    state: str
+    start_ms: int
+    finish_ms: int
+    shuffle_finish_ms: int | None = None
+    merge_finish_ms: int | None = None
+
+    @property
+    def elapsed_s(self) -> float:
+        return (self.finish_ms - self.start_ms) / 1000
+
+    @property
+    def phases_s(self) -> dict[str, float]:
+        """A reducer's shuffle, merge (sort) and reduce phases, in seconds."""
+        if self.task_type != "REDUCE" or self.shuffle_finish_ms is None or self.merge_finish_ms is None:
+            return {}
+        return {
+            "shuffle": (self.shuffle_finish_ms - self.start_ms) / 1000,
+            "merge": (self.merge_finish_ms - self.shuffle_finish_ms) / 1000,
+            "reduce": (self.finish_ms - self.merge_finish_ms) / 1000,
+        }
+
+
+def parse_job(text: str) -> JobInfo:
+    j = json.loads(text)["job"]
+    return JobInfo(
+        job_id=j["id"], name=j.get("name", ""), state=j["state"], start_ms=int(j["startTime"]),
+        finish_ms=int(j["finishTime"]), maps=int(j.get("mapsTotal", 0)), reduces=int(j.get("reducesTotal", 0)),
+    )
+
+
+def parse_counters(text: str) -> dict[str, int]:
+    """'GROUP_SHORT_NAME.COUNTER' -> total value, e.g. 'FileSystemCounter.HDFS_BYTES_WRITTEN'."""
+    groups = json.loads(text)["jobCounters"].get("counterGroup") or []
+    out = {}
+    for g in groups:
+        short = g["counterGroupName"].rsplit(".", 1)[-1].split("$")[-1]
+        for c in g.get("counter") or []:
+            out[f"{short}.{c['name']}"] = int(c["totalCounterValue"])
+    return out
+
+
+def parse_task_ids(text: str) -> list[str]:
+    return [t["id"] for t in (json.loads(text)["tasks"] or {}).get("task") or []]
+
+
+def parse_attempts(text: str) -> list[Attempt]:
+    out = []
+    for a in (json.loads(text)["taskAttempts"] or {}).get("taskAttempt") or []:
+        out.append(
+            Attempt(
+                attempt_id=a["id"], task_type=a["type"], node=a.get("nodeHttpAddress", "").split(":")[0],
+                state=a["state"], start_ms=int(a["startTime"]), finish_ms=int(a["finishTime"]),
+                shuffle_finish_ms=int(a["shuffleFinishTime"]) if "shuffleFinishTime" in a else None,
+                merge_finish_ms=int(a["mergeFinishTime"]) if "mergeFinishTime" in a else None,
+            )
+        )
+    return out
+
+
+def phase_split(job: JobInfo, attempts: list[Attempt]) -> dict[str, float]:
+    """VMware's TeraSort phases: map-shuffle ends when the last reducer finishes shuffling;
+    reduce-merge is the rest of the job. Empty for map-only jobs."""
+    shuffles = [a.shuffle_finish_ms for a in attempts if a.task_type == "REDUCE" and a.state == "SUCCEEDED"
+                and a.shuffle_finish_ms is not None]
+    if not shuffles:
+        return {}
+    end = max(shuffles)
+    return {"map_shuffle": (end - job.start_ms) / 1000, "reduce_merge": (job.finish_ms - end) / 1000}
+
+
+#: Counters kept as samples, with their units.
+COUNTERS = {
+    "FileSystemCounter.HDFS_BYTES_READ": "B",
+    "FileSystemCounter.HDFS_BYTES_WRITTEN": "B",
+    "FileSystemCounter.FILE_BYTES_READ": "B",
+    "FileSystemCounter.FILE_BYTES_WRITTEN": "B",
+    "TaskCounter.SPILLED_RECORDS": "count",
+    "TaskCounter.REDUCE_SHUFFLE_BYTES": "B",
+    "TaskCounter.MAP_OUTPUT_BYTES": "B",
+    "TaskCounter.GC_TIME_MILLIS": "ms",
+    "TaskCounter.CPU_MILLISECONDS": "ms",
+    "JobCounter.DATA_LOCAL_MAPS": "count",
+    "JobCounter.RACK_LOCAL_MAPS": "count",
+    "JobCounter.OTHER_LOCAL_MAPS": "count",
+    "JobCounter.TOTAL_LAUNCHED_MAPS": "count",
+    "JobCounter.TOTAL_LAUNCHED_REDUCES": "count",
+}
+
+
+def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int], attempts: list[Attempt],
+                meta: dict) -> list[Sample]:
+    """Samples describing one job: its time, phases, counters and every attempt's timings.
+
+    Job-level metrics are named after the step that submitted the job (`terasort_job_time`,
+    `terasort_map_shuffle_phase_time`), so that jobs of one benchmark are never pooled."""
+    base = {**meta, "step": step, "job_id": job.job_id}
+    out = [Sample(benchmark, f"{step}_job_time", job.elapsed_s, "s", base)]
+    out += [Sample(benchmark, f"{step}_{name}_phase_time", v, "s", base)
+            for name, v in phase_split(job, attempts).items()]
+    out += [Sample(benchmark, f"counter.{step}.{name}", counters[name], unit, base) for name, unit in COUNTERS.items()
+            if name in counters]
+    for a in attempts:
+        if a.state != "SUCCEEDED":
+            continue
+        am = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type}
+        out.append(Sample(benchmark, f"{a.task_type.lower()}_attempt_time", a.elapsed_s, "s", am))
+        out += [Sample(benchmark, f"reducer_{p}_time", v, "s", am) for p, v in a.phases_s.items()]
+    return out

@@ -1,0 +1,124 @@
+"""The pipeline's stages as functions: what each notebook (a DVC stage) calls.
+
+provision -> calibrate -> suite (measurement: append to data/raw/<campaign>/)
+tidy -> statistics -> paper (analysis: data/processed/<campaign>/, paper/)
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from vbench.campaign.design import Experiment, load_experiment
+from vbench.campaign.runner import CampaignResult, params_for, run_campaign
+from vbench.params import load_hadoop, load_testbed
+from vbench.samples import Failure, read_records
+from vbench.stats import compute_stats, write_table
+from vbench.testbed import Testbed
+
+Log = Callable[[str], None]
+
+#: Per-attempt timings and most counters are kept in the tidy data but left out of the
+#: statistics table, whose groups are the paper's comparisons.
+DETAIL_METRIC_PREFIXES = ("map_attempt_", "reduce_attempt_", "reducer_", "counter.")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Where a stage reads and writes, all derived from the params directory and the campaign."""
+
+    params_dir: Path
+    data_dir: Path
+    experiment_name: str
+    campaign: str
+
+    @property
+    def experiment(self) -> Experiment:
+        return load_experiment(self.params_dir / "experiments" / f"{self.experiment_name}.yaml")
+
+    @property
+    def raw(self) -> Path:
+        return self.data_dir / "raw" / self.campaign
+
+    @property
+    def processed(self) -> Path:
+        return self.data_dir / "processed" / self.campaign
+
+    def testbed(self):
+        return load_testbed(self.params_dir / "testbed.yaml")
+
+    def hadoop(self):
+        return load_hadoop(self.params_dir / "hadoop.yaml")
+
+
+def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
+    """Bring each platform's testbed up once, record every host's facts, tear it down.
+
+    Checks that every platform of the design works before hours of measurement, and gives the
+    paper its testbed table (facts.json beside the samples)."""
+    exp = stage.experiment
+    rows = []
+    for platform in exp.platforms:
+        tb, _ = params_for(exp, platform, stage.testbed(), stage.hadoop())
+        Testbed(tb, log=log).down()
+        with Testbed(tb, log=log) as bed:
+            for h in bed.hosts:
+                rows.append({"platform": platform, "host": h.name, "role": h.role, "address": h.address,
+                             "testbed_up_s": round(bed.bringup_seconds or 0.0, 2), **dict(h.facts)})
+    stage.raw.mkdir(parents=True, exist_ok=True)
+    (stage.raw / "facts.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
+    return pd.DataFrame(rows)
+
+
+def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
+    """Run (or resume) the design's calibration ("micro") or Hadoop suite ("hadoop") cells."""
+    return run_campaign(stage.experiment, stage.testbed(), stage.hadoop(), stage.raw, log=log,
+                        kinds=frozenset({kind}))
+
+
+def tidy(raw: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(samples, failures) of a campaign as flat tables: one row per record, metadata as columns."""
+    samples, failures = [], []
+    for r in read_records(raw / "samples.jsonl"):
+        if isinstance(r, Failure):
+            failures.append({"benchmark": r.benchmark, "reason": r.reason, **dict(r.metadata)})
+        else:
+            samples.append({"benchmark": r.benchmark, "metric": r.metric, "value": r.value, "unit": r.unit,
+                            "timestamp": r.timestamp, **dict(r.metadata)})
+    df = pd.DataFrame(samples)
+    if "size_mb" in df:
+        df["size"] = df["size_mb"].map(lambda v: "" if pd.isna(v) else f"{int(v)}MB")
+    return df, pd.DataFrame(failures)
+
+
+def write_tidy(raw: Path, out: Path) -> Path:
+    samples, failures = tidy(raw)
+    out.mkdir(parents=True, exist_ok=True)
+    # Parquet needs one type per column; metadata values of mixed types become text.
+    for frame in (samples, failures):
+        for col in frame.columns:
+            if frame[col].dtype == object:
+                frame[col] = frame[col].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
+    samples.to_parquet(out / "samples.parquet", index=False)
+    failures.to_parquet(out / "failures.parquet", index=False)
+    return out / "samples.parquet"
+
+
+def headline(samples: pd.DataFrame) -> pd.DataFrame:
+    """The samples the statistics table compares: no per-attempt timings or counters."""
+    keep = ~samples["metric"].str.startswith(DETAIL_METRIC_PREFIXES)
+    if "warmup" in samples:
+        samples = samples.assign(warmup=samples["warmup"].fillna(False).astype(bool))
+    return samples[keep].reset_index(drop=True)
+
+
+def statistics(tidy_path: Path, out: Path, baseline: str = "native", equivalence_pct: float = 5.0) -> pd.DataFrame:
+    samples = headline(pd.read_parquet(tidy_path))
+    samples.attrs["source"] = str(tidy_path)
+    table = compute_stats(samples, baseline=baseline, equivalence_pct=equivalence_pct)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_table(table, out)
+    return table

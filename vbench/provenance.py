@@ -1,0 +1,45 @@
+"""Provenance stamped centrally on every sample: what ran, where, with which software.
+
+Benchmarks never stamp these themselves; `stamp(...)` is applied by the runner.
+"""
+from __future__ import annotations
+
+import platform
+import subprocess
+from pathlib import Path
+
+import vbench
+from vbench.hadoop.cluster import HadoopCluster
+
+
+def vbench_commit(repo: Path | None = None) -> str:
+    """The git commit of the vbench checkout that ran (with '+dirty' if it had local changes)."""
+    repo = repo or Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{head}+dirty" if head and dirty else head or "unknown"
+
+
+def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int]:
+    """Facts of a running cluster that every sample measured on it carries."""
+    m = cluster.master
+    java = cluster.sh(m, f"{cluster.params.java_home}/bin/java -version 2>&1 | head -n 1").stdout.strip()
+    kernel = cluster.sh(m, "uname -r").stdout.strip()
+    return {
+        "hadoop_version": cluster.params.version,
+        "hadoop_config_hash": cluster.config_hash,
+        "java_version": java,
+        "kernel": kernel,
+        "hosts": ",".join(h.name for h in cluster.hosts),
+        "workers": len(cluster.workers),
+        "platforms": ",".join(sorted({h.platform for h in cluster.hosts})),
+        "image_hash": ",".join(sorted({str(h.facts.get("image_hash")) for h in cluster.hosts if h.facts.get("image_hash")})) or "none",
+        "vbench_version": vbench.__version__,
+        "vbench_commit": vbench_commit(),
+        "controller": platform.node(),
+    }
