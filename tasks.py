@@ -1,7 +1,8 @@
-"""invoke tasks: thin wrappers over the vbench command line (`invoke --list`)."""
+"""invoke tasks: thin wrappers over the vbench command line and DVC (`invoke --list`)."""
 from invoke import task
 
-VB = ".venv/bin/vbench"
+VENV = ".venv/bin"
+VB = f"{VENV}/vbench"
 
 
 @task(help={"job": "run | test | install"})
@@ -10,13 +11,46 @@ def setup(c, job="install"):
     c.run(f"bash scripts/setup.sh {job}", pty=True)
 
 
-@task
+@task(help={"unit_only": "skip the integration tests (no root needed)"})
 def test(c, unit_only=False):
-    """Run the test suite (unit only with --unit-only)."""
-    c.run(f".venv/bin/python -m pytest -q {'-m \"not integration\"' if unit_only else ''} tests", pty=True)
+    """Run the test suite."""
+    marker = '-m "not integration"' if unit_only else ""
+    c.run(f"{VENV}/python -m pytest -q {marker} tests", pty=True)
 
 
-@task(help={"platform": "native", "workers": "number of workers", "size": "TeraGen size, e.g. 64MB"})
+@task
+def repro(c):
+    """The whole study: `dvc repro` (measures what changed, then statistics and the paper)."""
+    c.run(f"PATH={VENV}:$PATH dvc repro", pty=True)
+
+
+@task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
+def paper(c, campaign="reference"):
+    """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
+    c.run(f"{VB} paper build --campaign data/raw/{campaign}", pty=True)
+
+
+@task(help={"campaign": "a campaign under data/raw/"})
+def stats(c, campaign="reference"):
+    """Statistics table of a campaign into data/processed/<campaign>/stats.csv."""
+    c.run(f"{VENV}/python -c \"from pathlib import Path; from vbench import pipeline; "
+          f"p = pipeline.write_tidy(Path('data/raw/{campaign}'), Path('data/processed/{campaign}')); "
+          f"pipeline.statistics(p, Path('data/processed/{campaign}/stats.csv'))\"", pty=True)
+
+
+@task
+def lab(c):
+    """JupyterLab on the notebooks (explore.ipynb explores one experiment)."""
+    c.run(f"{VENV}/jupyter lab notebooks", pty=True)
+
+
+@task(help={"name": "preset in params/experiments/"})
+def campaign(c, name="default"):
+    """Run or resume a campaign outside DVC."""
+    c.run(f"{VB} campaign run {name}", pty=True)
+
+
+@task(help={"platform": "native, lxc, oci, qemu", "workers": "number of workers", "size": "TeraGen size"})
 def smoke(c, platform="native", workers=2, size="64MB"):
     """Bring a cluster up, TeraGen -> TeraSort -> TeraValidate, tear everything down."""
     c.run(f"{VB} cluster smoke --platform {platform} --workers {workers} --size {size}", pty=True)
@@ -44,3 +78,9 @@ def cluster_up(c):
 def cluster_down(c):
     """Stop Hadoop and remove the testbed."""
     c.run(f"{VB} cluster down --testbed", pty=True)
+
+
+@task
+def clean(c):
+    """Remove generated analysis outputs (never raw measurements)."""
+    c.run("rm -rf data/processed paper/build paper/generated notebooks/executed")
