@@ -53,8 +53,6 @@ def make_config(module: ModuleType, overrides: dict[str, str], preset: str | Non
     try:
         return dataclasses.replace(base, **values)
     except (TypeError, ValueError) as exc:
-        if isinstance(exc, ParamsError):
-            raise
         raise ParamsError(module.NAME, str(exc)) from None
 
 
@@ -69,7 +67,8 @@ def _typed(default: Any, text: str, field: str) -> Any:
         if isinstance(default, float):
             return float(text)
         if isinstance(default, tuple):
-            return tuple(t for t in text.split(",") if t)
+            item = type(default[0]) if default else str
+            return tuple(item(t) for t in text.split(",") if t)
     except ValueError:
         raise ParamsError(field, f"expected a {type(default).__name__}, got {text!r}") from None
     return text
