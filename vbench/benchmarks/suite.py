@@ -54,6 +54,18 @@ def suite(cluster: HadoopCluster, plan: Iterable[Planned], store: CampaignStore,
     return runs
 
 
+def failure_reason(exc: Exception) -> str:
+    """One line saying why: the tool's last words rather than the command line that failed."""
+    lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
+    if not lines:
+        return type(exc).__name__
+    head = lines[0].split(": command exited")[0]
+    if len(lines) > 1 and "command exited" in lines[0]:
+        code = lines[0].split("command exited", 1)[1].split(":")[0].strip()
+        return f"{head}: exit {code}: {lines[-1][:300]}"
+    return lines[0][:300]
+
+
 def default_iperf_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
     """Each host sends to the next one (a ring): every host is measured once as client and server."""
     if len(hosts) < 2:
@@ -71,7 +83,7 @@ def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
             run.outputs["output"] = raw
             run.samples = [s.with_metadata(host=host.name, host_platform=host.platform) for s in samples]
         except JobFailed as exc:
-            run.failure = Failure(item.benchmark, str(exc).splitlines()[0], run.parameters, tail(str(exc)),
+            run.failure = Failure(item.benchmark, failure_reason(exc), run.parameters, tail(str(exc)),
                                   {"host": host.name})
     return run
 
@@ -93,7 +105,7 @@ def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
             run.samples = [x.with_metadata(host=client.name, client=client.name, server=server.name,
                                            host_platform=client.platform) for x in samples]
         except JobFailed as exc:
-            run.failure = Failure("iperf3", str(exc).splitlines()[0], run.parameters, tail(str(exc)),
+            run.failure = Failure("iperf3", failure_reason(exc), run.parameters, tail(str(exc)),
                                   {"client": client.name, "server": server.name})
     return run
 
