@@ -23,6 +23,7 @@ apt_packages=(
   iproute2 util-linux procps openssh-server openssh-client netcat-openbsd curl
   python3 python3-venv python3-pip
   fio iperf3 sysbench bonnie++ hdparm stress-ng pi
+  texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -51,5 +51,7 @@ def test_quick_campaign_runs_every_notebook(tmp_path, it_testbed, it_params_dir)
     assert (means.ci_low < means.estimate).all() and (means.estimate < means.ci_high).all()
 
     if (REPO / "vbench" / "paper" / "build.py").exists() and shutil.which("latexmk"):
-        _papermill("05-paper.ipynb", executed, data_dir=data, campaign="quick")
+        _papermill("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper",
+                   resamples=999)
+        assert (tmp_path / "paper" / "build" / "paper.pdf").stat().st_size > 10_000
     assert leftovers(it_testbed) == []

@@ -1,0 +1,80 @@
+"""The paper stage end to end on a small synthetic campaign: same data, same bytes; the PDF builds."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("seaborn")
+
+from vbench.paper.build import SOURCES, generate, latex_available, page_count, run_latex  # noqa: E402
+from vbench.paper.synthetic import write_synthetic_campaign  # noqa: E402
+
+RESAMPLES = 200  # enough for the code paths; the byte-identity does not depend on the count
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> Path:
+    return write_synthetic_campaign(tmp_path_factory.mktemp("campaign") / "synthetic", platforms=("native", "lxc", "qemu"),
+                                    repetitions=2)
+
+
+@pytest.fixture(scope="module")
+def first(campaign, tmp_path_factory):
+    out = tmp_path_factory.mktemp("paper-a")
+    return generate(campaign, out, n_resamples=RESAMPLES)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_rebuild_from_the_same_data_is_byte_identical(campaign, first, tmp_path):
+    second = generate(campaign, tmp_path, n_resamples=RESAMPLES)
+    a, b = _files(first.out_dir / "generated"), _files(second.out_dir / "generated")
+    assert sorted(a) == sorted(b)
+    tex = [name for name in a if name.endswith(".tex")]
+    assert {"macros.tex", "testbed.tex", "delta.tex", "tables/tera_elapsed.tex"} <= set(tex)
+    for name in tex + [n for n in a if n.endswith((".csv", ".pdf", ".png"))]:
+        assert a[name] == b[name], f"{name} differs between two builds from the same data"
+
+
+def test_generated_content(first):
+    gen = first.out_dir / "generated"
+    macros = (gen / "macros.tex").read_text()
+    assert r"\newcommand{\vbTeraSortOverheadLxc}{\num{" in macros
+    assert r"\newcommand{\vbTeraSortOverheadOci}{\emph{not measured}}" in macros  # oci absent, no NaN
+    assert r"\newcommand{\vbSynthetic}{1}" in macros
+    assert not re.search(r"\bnan\b", macros.lower())
+    for tex in gen.rglob("*.tex"):
+        text = tex.read_text()
+        assert r"\num{nan" not in text.lower() and "inf}" not in text, tex
+    assert first.figures_absent == ["timeseries"]  # no monitoring samples in the synthetic campaign
+    assert "fbox" in (gen / "figures" / "timeseries.tex").read_text()
+    assert set(first.tables_absent) == set()
+    assert sum(first.delta_counts.values()) >= 10
+
+
+def test_cell_of_a_known_table(first):
+    # qemu's synthetic slowdown is 1.6x: its TeraSort ratio to native must show it in the table and macros.
+    macros = (first.out_dir / "generated" / "macros.tex").read_text()
+    line = next(ln for ln in macros.splitlines() if ln.startswith(r"\newcommand{\vbTeraSortRatioQemu}"))
+    ratio = float(line.split(r"\num{")[1].split("}")[0])
+    assert 1.4 < ratio < 1.8
+
+
+@pytest.mark.skipif(not latex_available(), reason="latexmk/pdflatex/bibtex not installed (scripts/setup.sh installs TeX)")
+def test_pdf_builds_with_latexmk(first):
+    for name in ("main.tex", "references.bib"):
+        shutil.copyfile(SOURCES / name, first.out_dir / name)
+    pdf, seconds = run_latex(first.out_dir, first.source_date_epoch, force=True)
+    pages = page_count(pdf)
+    if pages is None:
+        pytest.skip("pdfinfo (poppler-utils) not installed")
+    assert pages >= 2
+    log = (first.out_dir / "build" / "paper.log").read_text(errors="replace")
+    assert "Citation" not in log or "undefined" not in log.split("Citation", 1)[1][:200]
+    assert "There were undefined references" not in log

@@ -1,0 +1,46 @@
+"""Reading a campaign for the paper: metric qualification, cells, derived repetitions, facts."""
+from __future__ import annotations
+
+import json
+
+from vbench.paper.data import load_campaign
+from vbench.samples import Failure, Sample, append_records
+
+
+def _meta(run_id, **kw):
+    return {"platform": "native", "run_id": run_id, "size_mb": 64, "replication": 2, **kw}
+
+
+def test_job_phases_and_attempts_are_not_pooled(tmp_path):
+    records = []
+    for i, run in enumerate(("r1", "r2")):
+        t = 1000.0 + 100 * i
+        records += [
+            Sample("terasort", "terasort_time", 56.0 + i, "s", _meta(run), timestamp=t),
+            Sample("terasort", "reduce_merge_time", 4.0, "s", _meta(run, step="terasort", job_id="j"), timestamp=t + 1),
+            Sample("terasort", "reduce_merge_time", 0.8, "s",
+                   _meta(run, step="terasort", node="worker1", attempt_id=f"a{i}", task_type="REDUCE"), timestamp=t + 2),
+        ]
+    records.append(Failure("terasort", "boom", metadata={"platform": "native"}, timestamp=2000.0))
+    append_records(tmp_path / "samples.jsonl", records)
+    (tmp_path / "facts.json").write_text(json.dumps({"worker1": {"platform": "native", "vcpus": "2"}}))
+
+    c = load_campaign(tmp_path)
+    metrics = sorted(set(c.samples["metric"]))
+    assert metrics == ["terasort.attempt.reduce_merge_time", "terasort.reduce_merge_time", "terasort_time"]
+    assert set(c.samples["size"]) == {"64MB"} and set(c.samples["experiment"]) == {"campaign"}
+    reps = c.samples[c.samples["metric"] == "terasort_time"].set_index("run_id")["repetition"].to_dict()
+    assert reps == {"r1": 1, "r2": 2}
+    assert len(c.failures) == 1 and c.facts == [{"host": "worker1", "platform": "native", "vcpus": "2"}]
+    assert any("repetitions derived" in n for n in c.notes)
+
+
+def test_varying_factor_enters_the_cell(tmp_path):
+    records = [Sample("terasort", "teragen_time", 20.0 + r, "s",
+                      {"platform": "native", "experiment": "replication", "repetition": k, "size_mb": 128,
+                       "replication": r}, timestamp=1000.0 + 10 * r + k)
+               for r in (1, 3) for k in (1, 2)]
+    append_records(tmp_path / "samples.jsonl", records)
+    c = load_campaign(tmp_path)
+    assert sorted(set(c.samples["size"])) == ["128MB, replication=1", "128MB, replication=3"]
+    assert c.notes == []

@@ -1,0 +1,121 @@
+"""The reproduction delta: published.yaml validates, the verdict rule on synthetic cases."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from vbench.errors import ParamsError
+from vbench.params import PLATFORMS
+from vbench.paper import delta as D
+
+
+def test_published_yaml_validates():
+    pub = D.load_published()
+    assert len(pub.findings) >= 10
+    assert {f.study for f in pub.findings} == {"vasconcelos", "xavier", "liu", "jeong", "vmware"}
+    for f in pub.findings:
+        assert f.source and f.claim and f.benchmark and f.metric
+        for side in (f.a, f.b):
+            assert side.local is None or side.local in PLATFORMS
+        if f.kind == "magnitude":
+            assert f.published_ratio > 0 and f.tolerance_pct > 0
+        else:
+            assert f.expect in ("less", "greater")
+    for name, local in pub.platform_map.items():
+        assert local is None or local in PLATFORMS, name
+
+
+def _doc():
+    return yaml.safe_load(D.default_published_path().read_text())
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d["findings"][0].pop("source"), "missing required key(s): source"),
+    (lambda d: d["findings"][0].update(kind="vibes"), ".kind"),
+    (lambda d: d["findings"][0].update(study="nobody"), ".study"),
+    (lambda d: d["findings"][0].update(compare=[{"published": "Hyper-V"}, {"published": "native"}]), "not in platform_map"),
+    (lambda d: d["platform_map"].update(OpenVZ="docker"), "platform_map.OpenVZ"),
+    (lambda d: d["findings"][0].update(expect=None), ".expect"),
+    (lambda d: d["findings"][10].pop("tolerance_pct"), ".tolerance_pct"),
+    (lambda d: d["findings"][0].update(metric="nonsense"), ".metric"),
+    (lambda d: d["findings"][1].update(id=d["findings"][0]["id"]), "duplicate id"),
+])
+def test_published_yaml_errors_name_the_field(mutate, field):
+    doc = copy.deepcopy(_doc())
+    mutate(doc)
+    with pytest.raises(ParamsError, match=field.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        D.parse_published(doc)
+
+
+def test_verdict_rule_direction():
+    assert D.verdict_direction(0.90, 0.97, "less") == D.REPRODUCED
+    assert D.verdict_direction(1.03, 1.10, "less") == D.CONTRADICTED
+    assert D.verdict_direction(0.95, 1.05, "less") == D.INCONCLUSIVE
+    assert D.verdict_direction(1.03, 1.10, "greater") == D.REPRODUCED
+    assert D.verdict_direction(None, None, "less") == D.INCONCLUSIVE
+
+
+def test_verdict_rule_magnitude():
+    # published ratio 1.02 (+2 %), tolerance 5 points: band [0.97, 1.07]
+    assert D.verdict_magnitude(0.99, 1.05, 1.02, 5) == D.REPRODUCED
+    assert D.verdict_magnitude(1.20, 1.40, 1.02, 5) == D.CONTRADICTED
+    assert D.verdict_magnitude(0.80, 0.95, 1.02, 5) == D.CONTRADICTED
+    assert D.verdict_magnitude(1.00, 1.15, 1.02, 5) == D.INCONCLUSIVE
+    assert D.verdict_magnitude(None, 1.1, 1.02, 5) == D.INCONCLUSIVE
+
+
+def _samples(a_values, b_values, a="lxc", b="qemu", benchmark="pi", metric="job_wall_time", **extra):
+    rows = []
+    for platform, values in ((a, a_values), (b, b_values)):
+        for i, v in enumerate(values):
+            rows.append({"experiment": "platforms", "platform": platform, "benchmark": benchmark, "metric": metric,
+                         "unit": "s", "value": float(v), "repetition": i + 1, "size_label": "", "size": "", **extra})
+    return pd.DataFrame(rows)
+
+
+def _finding(kind="direction", **kw):
+    base = dict(id="T1", study="s", source="Table 1", claim="A faster than B", benchmark="pi", metric="job_wall_time",
+                kind=kind, a=D.Side("OpenVZ", "lxc"), b=D.Side("KVM", "qemu"), expect="less")
+    base.update(kw)
+    return D.Finding(**base)
+
+
+def test_evaluate_gives_each_verdict():
+    rng = np.random.default_rng(1)
+    fast, slow = 30 + rng.normal(0, 0.3, 5), 40 + rng.normal(0, 0.3, 5)
+    assert D.evaluate(_finding(), _samples(fast, slow)).verdict == D.REPRODUCED
+    assert D.evaluate(_finding(), _samples(slow, fast)).verdict == D.CONTRADICTED
+    noisy = D.evaluate(_finding(), _samples(30 + rng.normal(0, 8, 3), 31 + rng.normal(0, 8, 3)))
+    assert noisy.verdict == D.INCONCLUSIVE and noisy.low < 1 < noisy.high
+    mag = _finding(kind="magnitude", expect=None, published_ratio=0.75, tolerance_pct=5)
+    r = D.evaluate(mag, _samples(fast, slow))
+    assert r.verdict == D.REPRODUCED and r.n_a == 5 and r.n_b == 5 and 0.74 < r.ratio < 0.76
+
+
+def test_evaluate_not_measured_cases():
+    s = _samples([30, 31, 32], [40, 41, 42])
+    assert D.evaluate(_finding(b=D.Side("BRNAT", None)), s).verdict == D.NOT_MEASURED_VERDICT
+    assert D.evaluate(_finding(a=D.Side("OpenVZ", "lxc"), b=D.Side("LXC", "lxc")), s).reason == "both sides are lxc here"
+    r = D.evaluate(_finding(a=D.Side("x", "oci")), s)
+    assert r.verdict == D.NOT_MEASURED_VERDICT and "no samples for oci" in r.reason
+
+
+def test_evaluate_where_selects_within_one_platform():
+    s = pd.concat([_samples([30, 31, 30.5], [], a="native", b="native", replication=1),
+                   _samples([40, 41, 40.5], [], a="native", b="native", replication=3)], ignore_index=True)
+    f = _finding(a=D.Side("native", "native", {"replication": 1}), b=D.Side("native", "native", {"replication": 3}))
+    r = D.evaluate(f, s)
+    assert r.verdict == D.REPRODUCED and r.n_a == 3 and r.n_b == 3
+
+
+def test_delta_table_tex_renders_every_finding():
+    pub = D.load_published()
+    rows = D.reproduction_delta(pub, pd.DataFrame())
+    tex = D.delta_table_tex(rows, pub)
+    assert tex.count(r"\emph{not measured}") == len(pub.findings)
+    assert r"\label{tab:delta}" in tex and r"\begin{longtable}" in tex
+    assert r"\citep{xavier2014}" in tex

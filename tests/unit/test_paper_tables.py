@@ -1,0 +1,126 @@
+"""Tables and number formatting of the paper stage, from small hand-made statistics frames."""
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from vbench.paper import fmt
+from vbench.paper import tables as T
+from vbench.paper.macros import overhead_sentence
+
+COLS = ["experiment", "platform", "benchmark", "metric", "unit", "size", "statistic", "method", "estimate", "ci_low",
+        "ci_high", "n", "size_label", "replication"]
+
+
+def _mean(platform, metric, est, half, n=3, size="64MB", unit="s", bench="terasort", experiment="platforms"):
+    lo, hi = (est - half, est + half) if half is not None else (math.nan, math.nan)
+    return [experiment, platform, bench, metric, unit, size, "mean", "t", est, lo, hi, n, size, "2"]
+
+
+def _ratio(platform, metric, stat, est, lo, hi, size="64MB", bench="terasort", experiment="platforms"):
+    return [experiment, platform, bench, metric, "s", size, stat, "fieller", est, lo, hi, 3, size, "2"]
+
+
+@pytest.fixture
+def stats():
+    rows = [
+        _mean("native", "terasort_time", 56.2, 3.1),
+        _mean("native", "teragen_time", 24.9, 1.25),
+        _mean("native", "teravalidate_time", 34.19, None, n=1),
+        _mean("lxc", "terasort_time", 57.4, 2.0),
+        _ratio("lxc", "terasort_time", "ratio_to_baseline", 1.0214, 0.95, 1.1),
+        _ratio("lxc", "terasort_time", "overhead_pct", 2.14, -5.0, 10.0),
+        _mean("native", "seq_write_bw", 151500.0, 7200.0, bench="bonnie", unit="KiB/s", experiment="micro", size=""),
+    ]
+    return pd.DataFrame(rows, columns=COLS)
+
+
+@pytest.fixture
+def samples():
+    return pd.DataFrame({"platform": ["native", "lxc"], "benchmark": ["terasort", "terasort"],
+                         "metric": ["terasort_time", "terasort_time"], "value": [56.0, 57.0]})
+
+
+def test_pm_rounds_to_two_significant_digits_of_the_half_width():
+    assert fmt.num_pm(56.2134, 53.1, 59.3) == r"\num{56.2 \pm 3.1}"
+    assert fmt.num_pm(4737075, 4725000, 4749000) == r"\num{4737000 \pm 12000}"
+    assert fmt.num_pm(0.07751, 0.07451, 0.08051) == r"\num{0.0775 \pm 0.0030}"
+    assert fmt.num_pm(107.9, 97.92, 117.88) == r"\num{108 \pm 10}"  # 9.98 -> 10, not 10.0
+    assert fmt.num_pm(5.0, None, None) == r"\num{5.00}$^\dagger$"
+    assert fmt.num_pm(float("nan")) == fmt.NOT_MEASURED
+
+
+def test_units_interval_and_names():
+    assert fmt.qty_pm(56.2, 53.1, 59.3, "s") == r"\qty{56.2 \pm 3.1}{\second}"
+    assert fmt.qty_pm(29.0, 28.0, 30.0, "MiB/s") == r"\qty{29.0 \pm 1.0}{\mebi\byte\per\second}"
+    assert fmt.interval_text(1.02, 0.99, 1.05, scale=100, offset=-100) == r"\num{2.0} [\num{-1.0}, \num{5.0}]"
+    assert fmt.macro_name("TeraSort", "Overhead", "lxc") == "vbTeraSortOverheadLxc"
+    assert fmt.macro_name("x", "64MB") == "vbXSixFourMB"
+    assert fmt.tex_escape("a_b & 5%") == r"a\_b \& 5\%"
+    assert fmt.size_display("2048MB") == "2 GB" and fmt.size_display("1000000") == "1000000"
+    assert fmt.plain_number(43.795) == "43.795" and fmt.plain_number(1.02) == "1.02" and fmt.plain_number(251367) == "251367"
+
+
+def test_tera_elapsed_cells(stats, samples):
+    tex = T.table_tera_elapsed(stats, samples, "native")
+    native_row = next(line for line in tex.splitlines() if line.startswith("native &"))
+    cells = [c.strip() for c in native_row.rstrip("\\ ").split("&")]
+    assert cells[1] == r"\num{24.9 \pm 1.2}"            # TeraGen
+    assert cells[2] == r"\num{56.2 \pm 3.1}"            # TeraSort
+    assert cells[3] == r"\num{34.2}$^\dagger$"          # one run: no interval
+    assert cells[4] == r"\textemdash" and cells[5] == r"\textemdash"  # phases not measured
+    assert r"\label{tab:tera-elapsed}" in tex and r"\toprule" in tex and r"\bottomrule" in tex
+    assert "$^\\dagger$~one run only" in tex and "Not measured in this campaign: oci, qemu." in tex
+    lxc_row = next(line for line in tex.splitlines() if line.startswith("lxc &"))
+    assert r"\num{57.4 \pm 2.0}" in lxc_row
+
+
+def test_bonnie_block_layout(stats, samples):
+    tex = T.table_bonnie_block(stats, samples, "native")
+    assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
+
+
+def test_absent_table_still_compiles_as_one_row(samples):
+    empty = pd.DataFrame(columns=COLS)
+    for name, (fn, label, _src) in T.TABLES.items():
+        tex = fn(empty, samples, "native") if name != "testbed" else fn(empty, samples, "native", facts=[])
+        assert rf"\label{{{label}}}" in tex
+        assert tex.count(r"\begin{tabular}") == 1 and tex.count(r"\end{tabular}") == 1
+        if name != "testbed":
+            assert not T.has_data(tex), name
+            assert "not measured in this campaign" in tex
+        assert not re.search(r"\bnan\b", tex.lower()), name
+
+
+def test_overhead_sentence(stats):
+    text = overhead_sentence(stats, "native")
+    assert r"\num{2.1} [\num{-5.0}, \num{10.0}]\,\% on lxc" in text
+    only_native = stats[stats["platform"] == "native"]
+    assert "Only the native baseline" in overhead_sentence(only_native, "native")
+
+
+def test_testbed_table_from_provenance_and_facts():
+    samples = pd.DataFrame({"platform": ["native", "qemu"], "kernel": ["6.1.0", "6.1.0"],
+                            "java_version": ['openjdk version "17.0.15" 2025-04-15'] * 2, "hadoop_version": ["3.4.2"] * 2})
+    facts = [{"platform": "qemu", "cpu_model": "Some CPU", "vcpus": "2", "accelerator": "tcg"}]
+    tex = T.table_testbed(None, samples, "native", facts=facts)
+    assert r"Java & OpenJDK 17.0.15 & OpenJDK 17.0.15 \\" in tex
+    assert r"Accelerator & \textemdash & tcg \\" in tex
+    assert r"vCPUs & \textemdash & 2 \\" in tex
+
+
+def test_paper_map_lists_every_artifact():
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("seaborn")
+    from vbench.paper.figures import FIGURES
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "paper-map.md").read_text()
+    for name, (fn, label, _src) in T.TABLES.items():
+        assert f"`{label}`" in text and fn.__name__ in text, name
+    for name, (fn, label, _cap, _src) in FIGURES.items():
+        assert f"`{label}`" in text and fn.__name__ in text, name

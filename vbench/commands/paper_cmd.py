@@ -1,0 +1,55 @@
+"""`vbench paper build --campaign data/raw/<name> [--out paper]`: tables, figures, macros and the PDF."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from vbench.errors import ParamsError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "paper",
+        help="generate the paper's tables, figures and numbers from a campaign and build the PDF",
+        description="Reads DATA/raw/<campaign>/samples.jsonl, computes the statistics, writes OUT/generated/ "
+        "(tables, figures, macros, reproduction delta) and runs latexmk on OUT/main.tex into OUT/build/paper.pdf.",
+    )
+    p.add_argument("action", choices=("build",))
+    p.add_argument("--campaign", type=Path, required=True, metavar="DIR",
+                   help="campaign directory holding samples.jsonl (e.g. data/raw/dev)")
+    p.add_argument("--out", type=Path, default=Path("paper"), metavar="DIR",
+                   help="paper directory: main.tex and references.bib (copied in when absent), generated/, build/ "
+                   "(default: paper)")
+    p.add_argument("--baseline", default="native", help="platform the others are compared with (default: native)")
+    p.add_argument("--published", type=Path, default=None, metavar="YAML",
+                   help="published findings (default: params/published.yaml)")
+    p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
+    p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    try:
+        from vbench.paper.build import build_paper
+    except ModuleNotFoundError as exc:  # matplotlib/seaborn are the `pipeline` extra
+        raise ParamsError("vbench paper", f"{exc.name} is not installed: pip install -e '.[pipeline]'") from None
+    from vbench.stats import DEFAULT_SEED
+    from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+
+    if args.resamples is not None and args.resamples < 100:
+        raise ParamsError("--resamples", f"must be at least 100, got {args.resamples}")
+    campaign = args.campaign
+    if not (campaign / "samples.jsonl").is_file():
+        raise ParamsError("--campaign", f"{campaign}/samples.jsonl does not exist")
+    result = build_paper(campaign, args.out, baseline=args.baseline, pdf=not args.no_pdf,
+                         n_resamples=args.resamples or DEFAULT_RESAMPLES,
+                         seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published)
+    for note in result.notes:
+        print(f"vbench paper: note: {note}", file=sys.stderr)
+    if result.tables_absent or result.figures_absent:
+        print("vbench paper: not measured in this campaign: "
+              + ", ".join([f"table {t}" for t in result.tables_absent] + [f"figure {f}" for f in result.figures_absent]),
+              file=sys.stderr)
+    print(result.summary())
+    return 0

@@ -1,0 +1,210 @@
+"""The paper stage: campaign data -> generated tables, figures, macros -> PDF.
+
+`build_paper(campaign_dir, out_dir)` reads `<campaign_dir>/samples.jsonl`, computes the
+statistics with `vbench.stats`, writes everything under `<out_dir>/generated/` (deleted and
+rewritten each time, never edited by hand) and, with `pdf=True`, runs latexmk on
+`<out_dir>/main.tex` into `<out_dir>/build/paper.pdf`:
+
+    generated/macros.tex        every number the text quotes (vbench.paper.macros)
+    generated/testbed.tex       the testbed table
+    generated/tables/*.tex      one file per table (vbench.paper.tables.TABLES)
+    generated/figures/*.pdf|png one pair per figure with data (vbench.paper.figures.FIGURES)
+    generated/figures/*.tex     the figure environment, or a "not measured" note
+    generated/delta.tex         the reproduction delta (vbench.paper.delta), delta.csv as data
+    generated/stats.csv         the statistics table the paper drew from
+
+The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vbench.errors import VbenchError
+from vbench.stats import DEFAULT_SEED, format_table
+from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+
+from vbench.paper import delta as D
+from vbench.paper import figures as F
+from vbench.paper import tables as T
+from vbench.paper.data import load_campaign
+from vbench.paper.fmt import tex_escape
+from vbench.paper.macros import MacroContext, macros_tex
+from vbench.paper.results import StatsConfig, paper_stats
+
+#: The manuscript sources (main.tex, references.bib) of the checkout.
+SOURCES = Path(__file__).resolve().parents[2] / "paper"
+SOURCE_FILES = ("main.tex", "references.bib")
+LATEX_TIMEOUT_S = 600
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    generated: list[Path]
+    tables_with_data: list[str]
+    tables_absent: list[str]
+    figures_with_data: list[str]
+    figures_absent: list[str]
+    delta_counts: dict[str, int]
+    generate_seconds: float
+    pdf: Path | None = None
+    pages: int | None = None
+    latex_seconds: float | None = None
+    source_date_epoch: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f"tables {len(self.tables_with_data)}/{len(self.tables_with_data) + len(self.tables_absent)} with data",
+                 f"figures {len(self.figures_with_data)}/{len(self.figures_with_data) + len(self.figures_absent)} with data",
+                 "delta " + ", ".join(f"{k} {v}" for k, v in self.delta_counts.items()),
+                 f"generated in {self.generate_seconds:.1f}s"]
+        if self.pdf:
+            parts.append(f"pdf {self.pdf} ({self.pages} pages, LaTeX {self.latex_seconds:.1f}s)")
+        return "paper: " + "; ".join(parts)
+
+
+def _write(path: Path, text: str, written: list[Path]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    written.append(path)
+
+
+def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Path], data_note: str) -> str:
+    cap = rf"{caption} After {tex_escape(source)}.{data_note}"
+    if paths:
+        return "\n".join([r"\begin{figure}[htbp]", r"\centering",
+                          rf"\includegraphics{{generated/figures/{name}.pdf}}",
+                          rf"\caption{{{cap}}}", rf"\label{{{label}}}", r"\end{figure}"]) + "\n"
+    return "\n".join([r"\begin{figure}[htbp]", r"\centering",
+                      r"\fbox{\parbox{0.9\linewidth}{\centering\small\emph{Not measured in this campaign:} "
+                      r"the data this figure needs are absent.}}",
+                      rf"\caption{{{cap}}}", rf"\label{{{label}}}", r"\end{figure}"]) + "\n"
+
+
+def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
+             seed: int = DEFAULT_SEED, published_path: Path | None = None) -> BuildResult:
+    """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run)."""
+    t0 = time.perf_counter()
+    campaign = load_campaign(campaign_dir)
+    cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed)
+    stats = paper_stats(campaign, cfg)
+    samples = campaign.samples
+    gen = out_dir / "generated"
+    if gen.exists():
+        shutil.rmtree(gen)
+    written: list[Path] = []
+    synthetic = "synthetic" in samples.columns and samples["synthetic"].fillna(False).astype(bool).any()
+    data_note = r" \emph{Synthetic data, not a measurement.}" if synthetic else ""
+
+    has_table: dict[str, bool] = {}
+    iso = T.isolation_stats(samples, cfg)
+    for name, (fn, _label, _src) in T.TABLES.items():
+        if name == "testbed":
+            tex = fn(stats, samples, baseline, facts=campaign.facts)
+            _write(gen / "testbed.tex", tex, written)
+        else:
+            tex = fn(stats, samples, baseline, iso=iso) if name == "isolation" else fn(stats, samples, baseline)
+            _write(gen / "tables" / f"{name}.tex", tex, written)
+        has_table[name] = T.has_data(tex)
+
+    has_figure: dict[str, bool] = {}
+    fig_dir = gen / "figures"
+    for name, (fn, label, caption, source) in F.FIGURES.items():
+        paths = fn(stats, samples, fig_dir)
+        written += paths
+        has_figure[name] = bool(paths)
+        _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, data_note), written)
+
+    published = D.load_published(published_path)
+    rows = D.reproduction_delta(published, samples, cfg.conf)
+    _write(gen / "delta.tex", D.delta_table_tex(rows, published, cfg.conf), written)
+    _write(gen / "delta.csv", D.delta_frame(rows).to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
+    if not stats.empty:
+        _write(gen / "stats.csv", format_table(stats), written)
+
+    ctx = MacroContext(campaign=campaign, stats=stats, baseline=baseline, conf=cfg.conf, n_resamples=n_resamples,
+                       seed=seed, equivalence_pct=cfg.equivalence_pct, delta=rows,
+                       n_findings_studies=len({f.study for f in published.findings}),
+                       has_table=has_table, has_figure=has_figure)
+    _write(gen / "macros.tex", macros_tex(ctx), written)
+    return BuildResult(
+        out_dir=out_dir, generated=sorted(written),
+        tables_with_data=[n for n, v in has_table.items() if v], tables_absent=[n for n, v in has_table.items() if not v],
+        figures_with_data=[n for n, v in has_figure.items() if v],
+        figures_absent=[n for n, v in has_figure.items() if not v],
+        delta_counts=D.counts(rows), generate_seconds=time.perf_counter() - t0, notes=list(campaign.notes),
+        source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None)
+
+
+def latex_available() -> bool:
+    return all(shutil.which(t) for t in ("latexmk", "pdflatex", "bibtex"))
+
+
+def run_latex(out_dir: Path, source_date_epoch: int | None = None, force: bool = False) -> tuple[Path, float]:
+    """latexmk main.tex -> build/paper.pdf in `out_dir`; returns (pdf, seconds)."""
+    if not latex_available():
+        raise VbenchError("latexmk/pdflatex/bibtex not found: install TeX (scripts/setup.sh installs "
+                          "texlive-latex-base, texlive-latex-recommended, texlive-fonts-recommended, texlive-science, latexmk)")
+    env = dict(os.environ)
+    if source_date_epoch is not None:
+        env.update(SOURCE_DATE_EPOCH=str(int(source_date_epoch)), FORCE_SOURCE_DATE="1")
+    cmd = ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
+           "-outdir=build", "-jobname=paper", "main.tex"]
+    if force:
+        cmd.insert(1, "-g")
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(cmd, cwd=out_dir, env=env, capture_output=True, text=True, timeout=LATEX_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise VbenchError(f"latexmk did not finish within {LATEX_TIMEOUT_S}s in {out_dir}") from None
+    seconds = time.perf_counter() - t0
+    pdf = out_dir / "build" / "paper.pdf"
+    if r.returncode != 0 or not pdf.is_file():
+        log = out_dir / "build" / "paper.log"
+        text = log.read_text(errors="replace") if log.is_file() else r.stdout + r.stderr
+        errors = [ln for ln in text.splitlines() if ln.startswith("!") or re.match(r"^\S+\.tex:\d+:", ln)]
+        raise VbenchError(f"LaTeX failed (see {log}): " + (" | ".join(errors[:5]) or (r.stdout + r.stderr)[-800:]))
+    return pdf, seconds
+
+
+def page_count(pdf: Path) -> int | None:
+    """Pages of a PDF by pdfinfo (poppler-utils); None if pdfinfo is missing."""
+    if not shutil.which("pdfinfo"):
+        return None
+    r = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, timeout=60)
+    m = re.search(r"^Pages:\s+(\d+)", r.stdout, re.M)
+    return int(m[1]) if m else None
+
+
+def _ensure_sources(out_dir: Path, sources: Path) -> None:
+    for name in SOURCE_FILES:
+        dst = out_dir / name
+        if not dst.exists():
+            src = sources / name
+            if not src.is_file():
+                raise VbenchError(f"{dst} is missing and there is no {src} to copy it from")
+            out_dir.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+
+
+def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
+                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, published_path: Path | None = None,
+                sources: Path = SOURCES, force: bool = True) -> BuildResult:
+    """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
+
+    `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
+    when absent, so any directory can be a build directory)."""
+    campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
+    result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
+                      published_path=published_path)
+    if pdf:
+        _ensure_sources(out_dir, Path(sources))
+        result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)
+        result.pages = page_count(result.pdf)
+    return result

@@ -1,0 +1,209 @@
+"""A campaign directory as the paper reads it: tidy samples, failures, host facts.
+
+`load_campaign` reads `samples.jsonl` with `vbench.samples.read_records` and returns one row
+per sample with the columns `vbench.stats` needs (experiment, platform, benchmark, metric,
+unit, value, repetition, size) plus every metadata key. It fills what older campaigns lack,
+and says so in `Campaign.notes`:
+
+* `experiment`: the runner's, else "campaign".
+* `repetition`: the runner's, else the rank of the run (`run_id`, ordered by its first
+  timestamp) within its platform, benchmark and cell.
+* `size`: the runner's, else the benchmark's own size parameter (`size_mb` of terasort,
+  wordcount and sort as "64MB", `file_size_mb` of dfsio, `digits` of pi_digits).
+* Samples describing one step of a multi-job benchmark (TeraGen/TeraSort/TeraValidate job
+  phases) get the step in the metric, "terasort.map_shuffle_time", and per-attempt samples
+  "terasort.attempt.reduce_merge_time": the same metric name is used for a job's
+  reduce-merge phase and for each reduce attempt's merge, which must not be pooled.
+
+`size` as given to the statistics is a *cell*: the size plus every design factor that varies
+within the same experiment, benchmark and metric (replication, stress, workers...), e.g.
+"64MB, replication=1", so that runs with different parameters are never pooled.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from vbench.errors import ParamsError
+from vbench.samples import Failure, Sample, read_records
+from vbench.stats.keys import natural_key
+
+#: Benchmark parameter standing for "data size" when the runner gave no `size`.
+SIZE_PARAMS = {"terasort": "size_mb", "wordcount": "size_mb", "sort": "size_mb", "dfsio": "file_size_mb",
+               "pi_digits": "digits"}
+#: Design factors that make different cells when they vary within an experiment.
+FACTOR_COLUMNS = ("replication", "output_replication", "files", "stress", "workers", "vms_per_host", "interval")
+DEFAULT_EXPERIMENT = "campaign"
+
+
+@dataclass
+class Campaign:
+    """What the paper stage reads from one campaign directory."""
+
+    path: Path
+    name: str
+    samples: pd.DataFrame
+    failures: list[dict] = field(default_factory=list)
+    facts: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def platforms(self) -> list[str]:
+        return sorted(self.samples["platform"].unique(), key=natural_key) if len(self.samples) else []
+
+
+def _size_label(benchmark: str, meta: dict) -> str:
+    if meta.get("size") not in (None, ""):
+        v = meta["size"]
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+    param = SIZE_PARAMS.get(benchmark)
+    if param is None or meta.get(param) in (None, ""):
+        return ""
+    v = meta[param]
+    if isinstance(v, (list, tuple)):
+        return ""
+    if param.endswith("_mb"):
+        return f"{int(float(v))}MB" if float(v).is_integer() else f"{v}MB"
+    return str(int(float(v)))
+
+
+def _declared_metrics(benchmark: str) -> frozenset[str]:
+    try:
+        from vbench.benchmarks.registry import find
+        return frozenset(find(benchmark)[1].METRICS)
+    except Exception:  # an unknown benchmark (e.g. a future monitor) keeps its metric names
+        return frozenset()
+
+
+def _qualified_metric(s: Sample, declared: frozenset[str]) -> str:
+    """The paper's name of a metric: `<step>.job_time`, `<step>.map_shuffle_time`,
+    `<step>.attempt.reduce_merge_time`... Source names are distinct already
+    (`terasort_job_time`, `terasort_map_shuffle_phase_time`, `reducer_merge_time`, see
+    vbench.hadoop.history); older campaigns used bare names, which the step disambiguates."""
+    meta = s.metadata
+    step = str(meta.get("step") or "")
+    metric = s.metric
+    if metric.startswith("counter."):
+        return metric
+    if meta.get("attempt_id"):
+        if metric.startswith("reducer_"):
+            metric = "reduce_" + metric[len("reducer_"):]
+        return f"{step or s.benchmark}.attempt.{metric}"
+    if step and metric.startswith(f"{step}_") and metric not in declared:
+        rest = metric[len(step) + 1:]
+        return f"{step}.{rest.replace('_phase_time', '_time')}"
+    if step and metric not in declared:
+        return f"{step}.{metric}"
+    return metric
+
+
+def _read_facts(path: Path) -> list[dict]:
+    f = path / "facts.json"
+    if not f.is_file():
+        return []
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ParamsError(str(f), f"not valid JSON ({exc.msg})") from None
+    if isinstance(data, dict):  # {host: {facts}} as well as [{facts}, ...]
+        data = [{"host": k, **v} for k, v in sorted(data.items()) if isinstance(v, dict)]
+    if not isinstance(data, list) or not all(isinstance(d, dict) for d in data):
+        raise ParamsError(str(f), "expected a list of objects (one per host) or an object of host -> facts")
+    return [{str(k): v for k, v in d.items()} for d in data]
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    """Read `<path>/samples.jsonl` (and `facts.json` if present) into a `Campaign`."""
+    path = Path(path)
+    samples_file = path / "samples.jsonl" if path.is_dir() else path
+    if not samples_file.is_file():
+        raise ParamsError(str(samples_file), "no samples file (expected <campaign>/samples.jsonl)")
+    campaign_dir = samples_file.parent
+    rows, failures = [], []
+    declared: dict[str, frozenset[str]] = {}
+    for rec in read_records(samples_file):
+        if isinstance(rec, Failure):
+            failures.append(rec.to_dict())
+            continue
+        if not isinstance(rec, Sample):
+            continue
+        meta = {k: v for k, v in rec.metadata.items()}
+        row = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v) for k, v in meta.items()
+               if k not in ("metric", "value", "unit", "benchmark")}
+        row.update(benchmark=rec.benchmark, raw_metric=rec.metric, metric=_qualified_metric(rec, declared.setdefault(rec.benchmark, _declared_metrics(rec.benchmark))), value=rec.value,
+                   unit=rec.unit, timestamp=rec.timestamp, size_label=_size_label(rec.benchmark, meta))
+        rows.append(row)
+    notes: list[str] = []
+    if not rows:
+        df = pd.DataFrame(columns=["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition",
+                                   "size", "size_label", "raw_metric", "timestamp", "run_id"])
+        notes.append("the campaign has no samples")
+        return Campaign(campaign_dir, campaign_dir.name, df, failures, _read_facts(campaign_dir), notes)
+    df = pd.DataFrame(rows)
+    if "platform" not in df.columns:
+        df["platform"] = "unknown"
+        notes.append("samples carry no platform; shown as 'unknown'")
+    df["platform"] = df["platform"].fillna("unknown").astype(str)
+    if "experiment" not in df.columns or df["experiment"].isna().any():
+        if "experiment" not in df.columns:
+            df["experiment"] = DEFAULT_EXPERIMENT
+        df["experiment"] = df["experiment"].fillna(DEFAULT_EXPERIMENT)
+        notes.append(f"samples without an experiment are in experiment '{DEFAULT_EXPERIMENT}'")
+    df["experiment"] = df["experiment"].astype(str)
+    if "run_id" not in df.columns:
+        df["run_id"] = ""
+    df["run_id"] = df["run_id"].fillna("").astype(str)
+    df = _add_cells(df)
+    if "repetition" not in df.columns or df["repetition"].isna().any():
+        df = _derive_repetitions(df)
+        notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")
+    keys = ["experiment", "platform", "benchmark", "metric", "size", "repetition"]
+    order = sorted(df.index, key=lambda i: (*(natural_key(df.at[i, k]) for k in keys), float(df.at[i, "timestamp"]), i))
+    df = df.loc[order]
+    return Campaign(campaign_dir, campaign_dir.name, df.reset_index(drop=True), failures, _read_facts(campaign_dir), notes)
+
+
+def _add_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """The `size` key: size label plus the factors varying within (experiment, benchmark, metric)."""
+    df = df.copy()
+    factors = [c for c in FACTOR_COLUMNS if c in df.columns]
+    cells = []
+    for _, grp in df.groupby(["experiment", "benchmark", "metric"], sort=False):
+        varying = [c for c in factors if grp[c].dropna().astype(str).nunique() > 1]
+        for idx, row in grp.iterrows():
+            parts = [row["size_label"]] if row["size_label"] else []
+            parts += [f"{c}={_plain(row[c])}" for c in varying if pd.notna(row[c])]
+            cells.append((idx, ", ".join(parts)))
+    df["size"] = pd.Series(dict(cells))
+    return df
+
+
+def _plain(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _derive_repetitions(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    given = df["repetition"] if "repetition" in df.columns else pd.Series(pd.NA, index=df.index)
+    derived = pd.Series(1, index=df.index, dtype="int64")
+    for _, grp in df.groupby(["experiment", "platform", "benchmark", "size"], sort=False):
+        first = grp.groupby("run_id")["timestamp"].min().sort_values(kind="mergesort")
+        rank = {rid: i + 1 for i, rid in enumerate(first.index)}
+        derived.loc[grp.index] = grp["run_id"].map(rank).astype("int64")
+    df["repetition"] = given.where(given.notna(), derived)
+    return df
+
+
+def select(samples: pd.DataFrame, **where) -> pd.DataFrame:
+    """Rows whose columns equal the given values (compared as text; a missing column matches nothing)."""
+    mask = pd.Series(True, index=samples.index)
+    for col, val in where.items():
+        if col not in samples.columns:
+            return samples.iloc[0:0]
+        mask &= samples[col].map(_plain) == _plain(val)
+    return samples[mask]

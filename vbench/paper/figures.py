@@ -1,0 +1,266 @@
+"""The paper's figures, one function each: `fig_<name>(stats, samples, out_dir) -> list[Path]`.
+
+Each draws from the statistics table (means with their Student-t intervals, ratios with their
+Fieller intervals: the same numbers as the tables), in the shared style of
+`vbench.paper.style`, and writes `<name>.pdf` (vector, for LaTeX) and `<name>.png` (for
+notebooks). A figure whose data is absent from the campaign writes nothing and returns [];
+`build` then puts a "not measured" note where the figure would be.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from vbench.stats.keys import natural_key
+
+from vbench.paper import results as R
+from vbench.paper import style
+from vbench.paper.fmt import size_display, size_mb
+
+BASELINE = "native"
+
+
+def _series(stats: pd.DataFrame, experiment: str, benchmark: str, metric: str, *, statistic: str = "mean",
+            method: str = "t") -> pd.DataFrame:
+    """Rows of one statistic for one metric, with a numeric x (data size in MB) when the size is one."""
+    r = R.rows(stats, experiment=experiment, benchmark=benchmark, metric=metric, statistic=statistic, method=method)
+    if r.empty:
+        return r
+    r = r[r["estimate"].notna()].copy()
+    r["x"] = r["size_label"].map(lambda s: size_mb(s) if s else None) if "size_label" in r.columns else None
+    return r
+
+
+def _errs(d: pd.DataFrame) -> np.ndarray | None:
+    lo = (d["estimate"] - d["ci_low"]).to_numpy(dtype=float)
+    hi = (d["ci_high"] - d["estimate"]).to_numpy(dtype=float)
+    lo, hi = np.where(np.isnan(lo), 0.0, lo), np.where(np.isnan(hi), 0.0, hi)
+    return np.vstack([lo, hi])
+
+
+def _size_axis(ax, xs: list[float]) -> None:
+    xs = sorted(set(xs))
+    if len(xs) >= 3 and xs[-1] / xs[0] >= 4:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([size_display(f"{x:g}MB") for x in xs])
+    ax.minorticks_off()
+
+
+def _platforms(d: pd.DataFrame, baseline: str = BASELINE) -> list[str]:
+    ps = sorted(d["platform"].astype(str).unique(), key=natural_key)
+    return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline and p != "all"]
+
+
+def _plot_vs_size(ax, d: pd.DataFrame, ylabel: str, title: str, group_col: str | None = None,
+                  baseline: str = BASELINE) -> bool:
+    d = d[d["x"].notna()]
+    if d.empty:
+        return False
+    groups = [None]
+    if group_col and group_col in d.columns and d[group_col].astype(str).nunique() > 1:
+        groups = sorted(d[group_col].astype(str).unique(), key=natural_key)
+    styles = ["-", "--", ":", "-."]
+    for i, p in enumerate(_platforms(d, baseline)):
+        for j, g in enumerate(groups):
+            s = d[d["platform"] == p] if g is None else d[(d["platform"] == p) & (d[group_col].astype(str) == g)]
+            s = s.sort_values("x")
+            if s.empty:
+                continue
+            label = p if g is None else f"{p}, {group_col}={g}"
+            ax.errorbar(s["x"], s["estimate"], yerr=_errs(s), color=style.colour(p, i), marker=style.marker(p, i),
+                        linestyle=styles[j % len(styles)], label=label)
+    _size_axis(ax, list(d["x"]))
+    ax.set_xlabel("data size")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return True
+
+
+def _experiment(stats, benchmark, metrics, prefer=("platforms", "scaling")):
+    return R.pick_experiment(stats, benchmark, metrics, prefer)
+
+
+def _finish(fig, axes, out_dir: Path, name: str) -> list[Path]:
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4), frameon=False)
+    return style.save(fig, out_dir, name)
+
+
+def fig_wordcount(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """WordCount time against input size per platform, 95 % CI bars (Vasconcelos Fig. 1, Xavier Fig. 3)."""
+    ex = _experiment(stats, "wordcount", ["job_wall_time"])
+    d = _series(stats, ex, "wordcount", "job_wall_time") if ex else pd.DataFrame()
+    if d.empty or d["x"].isna().all():
+        return []
+    style.apply()
+    fig, (ax,) = style.figure(1, height=2.4, width=3.6)
+    _plot_vs_size(ax, d, "job time (s)", "WordCount")
+    return _finish(fig, [ax], out_dir, "wordcount")
+
+
+def fig_terasort(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """TeraGen, TeraSort and TeraValidate times against data size (Vasconcelos Fig. 2, Xavier Fig. 4)."""
+    ex = _experiment(stats, "terasort", ["terasort_time"])
+    if not ex:
+        return []
+    panels = [("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate")]
+    data = [(_series(stats, ex, "terasort", m), t) for m, t in panels]
+    data = [(d[d["x"].notna()] if not d.empty else d, t) for d, t in data]
+    data = [(d, t) for d, t in data if not d.empty]
+    if not data:
+        return []
+    style.apply()
+    fig, axes = style.figure(len(data))
+    for ax, (d, title) in zip(axes, data):
+        _plot_vs_size(ax, d, "elapsed time (s)", title, group_col="replication")
+    return _finish(fig, axes, out_dir, "terasort")
+
+
+def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """TestDFSIO write and read throughput against file size, per replication (Vasconcelos Fig. 3, Xavier Figs. 1-2)."""
+    ex = _experiment(stats, "dfsio", ["write_throughput", "read_throughput"])
+    if not ex:
+        return []
+    data = [(_series(stats, ex, "dfsio", m), t) for m, t in (("write_throughput", "TestDFSIO write"),
+                                                               ("read_throughput", "TestDFSIO read"))]
+    data = [(d[d["x"].notna()], t) for d, t in data if not d.empty]
+    data = [(d, t) for d, t in data if not d.empty]
+    if not data:
+        return []
+    style.apply()
+    fig, axes = style.figure(len(data))
+    for ax, (d, title) in zip(axes, data):
+        _plot_vs_size(ax, d, "throughput (MiB/s)", title, group_col="replication")
+        ax.set_xlabel("file size")
+    return _finish(fig, axes, out_dir, "dfsio")
+
+
+def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), Fieller 95 % CIs."""
+    panels = [("terasort", "teragen_time", "TeraGen"), ("terasort", "terasort_time", "TeraSort"),
+              ("wordcount", "job_wall_time", "WordCount")]
+    data = []
+    for bench, metric, title in panels:
+        ex = _experiment(stats, bench, [metric])
+        if not ex:
+            continue
+        d = _series(stats, ex, bench, metric, statistic="ratio_to_baseline", method="fieller")
+        if not d.empty:
+            d = d[d["x"].notna()]
+        if not d.empty:
+            data.append((d, title))
+    if not data:
+        return []
+    style.apply()
+    fig, axes = style.figure(len(data))
+    for ax, (d, title) in zip(axes, data):
+        ax.axhline(1.0, color=style.colour(BASELINE), linestyle="--", linewidth=0.8, label=f"{BASELINE} (= 1)")
+        _plot_vs_size(ax, d, "time / native time", title, group_col="replication")
+    return _finish(fig, axes, out_dir, "normalised")
+
+
+def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Ratio of elapsed time to native per platform, TeraGen/TeraSort/TeraValidate (VMware Fig. 2)."""
+    ex = _experiment(stats, "terasort", ["terasort_time"], ("platforms",))
+    if not ex:
+        return []
+    sizes = R.sizes_for(stats, ex, "terasort", "terasort_time")
+    size = sizes[-1] if sizes else None
+    bars = []
+    for metric, name in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate")):
+        r = R.rows(stats, experiment=ex, benchmark="terasort", metric=metric, size=size,
+                   statistic="ratio_to_baseline", method="fieller")
+        for _, row in r.iterrows():
+            if pd.notna(row["estimate"]):
+                bars.append((name, str(row["platform"]), row["estimate"], row["ci_low"], row["ci_high"]))
+    if not bars:
+        return []
+    style.apply()
+    d = pd.DataFrame(bars, columns=["benchmark", "platform", "estimate", "ci_low", "ci_high"])
+    platforms = _platforms(d)
+    names = [n for n in ("TeraGen", "TeraSort", "TeraValidate") if n in set(d["benchmark"])]
+    fig, (ax,) = style.figure(1, height=2.4, width=3.8)
+    width = 0.8 / max(len(platforms), 1)
+    for i, p in enumerate(platforms):
+        s = d[d["platform"] == p].set_index("benchmark").reindex(names).dropna(subset=["estimate"])
+        xs = [names.index(n) + (i - (len(platforms) - 1) / 2) * width for n in s.index]
+        ax.bar(xs, s["estimate"], width=width * 0.9, color=style.colour(p, i), label=p, yerr=_errs(s.reset_index()),
+               error_kw={"elinewidth": 0.8, "capsize": 2})
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names)
+    ax.set_ylabel("elapsed time / native")
+    ax.set_title(f"ratio to {BASELINE} ({size_display(size.split(',')[0]) if size else 'all sizes'}); lower is better")
+    return _finish(fig, [ax], out_dir, "ratio")
+
+
+#: Monitoring samples (issue #9): benchmark "monitor", metadata `elapsed_s` (seconds since the run began).
+MONITOR_BENCHMARK = "monitor"
+_MONITOR_PANELS = (("CPU", ("cpu",)), ("storage", ("disk",)), ("network", ("net",)))
+
+
+def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """CPU, storage and network use over one run per platform (VMware Figs. 3-5); needs monitoring samples."""
+    if samples is None or samples.empty or "elapsed_s" not in samples.columns:
+        return []
+    d = samples[(samples["benchmark"] == MONITOR_BENCHMARK) & samples["elapsed_s"].notna()]
+    if d.empty:
+        return []
+    panels = []
+    for title, prefixes in _MONITOR_PANELS:
+        s = d[d["metric"].astype(str).str.startswith(prefixes)]
+        if not s.empty:
+            panels.append((title, s))
+    if not panels:
+        return []
+    style.apply()
+    fig, axes = style.figure(len(panels))
+    styles = ["-", "--", ":", "-."]
+    for ax, (title, s) in zip(axes, panels):
+        for i, p in enumerate(_platforms(s)):
+            sp = s[s["platform"] == p]
+            first_run = sorted(sp["run_id"].astype(str).unique(), key=natural_key)[0]
+            sp = sp[sp["run_id"] == first_run]
+            for j, metric in enumerate(sorted(sp["metric"].unique(), key=natural_key)):
+                sm = sp[sp["metric"] == metric].groupby("elapsed_s", as_index=False)["value"].sum()
+                ax.plot(sm["elapsed_s"], sm["value"], color=style.colour(p, i), linestyle=styles[j % 4],
+                        label=f"{p} {metric}")
+        unit = ", ".join(sorted(s["unit"].astype(str).unique()))
+        ax.set_title(title)
+        ax.set_xlabel("time since start (s)")
+        ax.set_ylabel(unit)
+    return _finish(fig, axes, out_dir, "timeseries")
+
+
+#: Every figure: name -> (function, label, caption, what it follows).
+FIGURES: dict[str, tuple[Callable, str, str, str]] = {
+    "wordcount": (fig_wordcount, "fig:wordcount",
+                  r"WordCount job time against input size per platform; bars are 95\,\% Student-$t$ intervals.",
+                  "Vasconcelos & Freitas Fig. 1; Xavier et al. Fig. 3"),
+    "terasort": (fig_terasort, "fig:terasort",
+                 r"TeraGen, TeraSort and TeraValidate elapsed time against data size; bars are 95\,\% Student-$t$ intervals.",
+                 "Vasconcelos & Freitas Fig. 2; Xavier et al. Fig. 4"),
+    "dfsio": (fig_dfsio, "fig:dfsio",
+              r"TestDFSIO write and read throughput against file size (line style: HDFS replication); "
+              r"bars are 95\,\% Student-$t$ intervals.",
+              "Vasconcelos & Freitas Fig. 3; Xavier et al. Figs. 1-2"),
+    "normalised": (fig_normalised, "fig:normalised",
+                   r"Execution time normalised to the native baseline against data size; bars are 95\,\% Fieller "
+                   r"intervals of the ratio of means. Below 1 is faster than native.",
+                   "Jeong et al. Fig. 6"),
+    "ratio": (fig_ratio, "fig:ratio",
+              r"Ratio of elapsed time to native at the largest data size, with 95\,\% Fieller intervals. Lower is better.",
+              "VMware Fig. 2"),
+    "timeseries": (fig_timeseries, "fig:timeseries",
+                   r"CPU, storage and network use during one run per platform.", "VMware Figs. 3-5"),
+}

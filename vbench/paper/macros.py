@@ -1,0 +1,234 @@
+"""Every number the manuscript's text quotes, as LaTeX macros (showyourwork's rule: none typed by hand).
+
+`macros_tex(...)` returns `generated/macros.tex`: `\\newcommand{\\vbName}{value}` lines, sorted by
+name, values formatted by `vbench.paper.fmt`. Names are `vb` + CamelCase parts, e.g.
+`\\vbTeraSortOverheadLxc`. Macros exist for every platform vbench knows, measured or not, so the
+text compiles whatever the campaign holds; an unmeasured one reads "not measured". Flags
+`\\vbHasTable<Name>` / `\\vbHasFigure<Name>` are 1 or 0 for text that depends on data.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import pandas as pd
+
+from vbench.params import PLATFORMS
+from vbench.stats.keys import natural_key
+
+from vbench.paper import results as R
+from vbench.paper.data import Campaign
+from vbench.paper.delta import VERDICTS, DeltaRow, counts
+from vbench.paper.tables import java_short
+from vbench.paper.fmt import NOT_MEASURED_TEXT, digits_display, interval_text, macro_name, plain_number, qty_pm, \
+    size_display, tex_escape
+
+#: (benchmark, metric, macro stem, preferred experiments): the numbers the text quotes per platform.
+HEADLINES = (
+    ("terasort", "terasort_time", "TeraSort", ("platforms",)),
+    ("terasort", "teragen_time", "TeraGen", ("platforms",)),
+    ("terasort", "teravalidate_time", "TeraValidate", ("platforms",)),
+    ("wordcount", "job_wall_time", "WordCount", ("platforms",)),
+    ("dfsio", "write_throughput", "DfsioWrite", ("platforms",)),
+    ("dfsio", "read_throughput", "DfsioRead", ("platforms",)),
+    ("nnbench", "create_write_avg_latency", "NNBenchCreate", ("platforms",)),
+    ("nnbench", "open_avg_latency", "NNBenchOpen", ("platforms",)),
+    ("mrbench", "avg_job_time", "MRBench", ("platforms",)),
+    ("pi", "job_wall_time", "Pi", ("platforms",)),
+    ("sort", "sort_time", "Sort", ("platforms",)),
+    ("pi_digits", "time", "PiDigits", ("micro", "platforms")),
+    ("iperf3", "throughput_mean", "Iperf", ("micro", "platforms")),
+    ("bonnie", "seq_write_bw", "BonnieWrite", ("micro", "platforms")),
+    ("bonnie", "seq_read_bw", "BonnieRead", ("micro", "platforms")),
+    ("dd", "write_bw", "DdWrite", ("micro", "platforms")),
+    ("hdparm", "buffered_read_bw", "HdparmRead", ("micro", "platforms")),
+)
+
+
+@dataclass(frozen=True)
+class MacroContext:
+    campaign: Campaign
+    stats: pd.DataFrame
+    baseline: str
+    conf: float
+    n_resamples: int
+    seed: int
+    equivalence_pct: float
+    delta: list[DeltaRow]
+    n_findings_studies: int
+    has_table: dict[str, bool]
+    has_figure: dict[str, bool]
+
+
+def _cell_text(benchmark: str, cell: str | None) -> str:
+    if not cell:
+        return "all runs"
+    parts = [p.strip() for p in cell.split(",")]
+    if benchmark == "pi_digits" and parts[0].isdigit():
+        parts[0] = f"{digits_display(parts[0])} digits"
+    else:
+        parts[0] = size_display(parts[0])
+    return tex_escape(", ".join(parts))
+
+
+def _date(ts: float) -> str:
+    return dt.datetime.fromtimestamp(float(ts), tz=dt.timezone.utc).strftime("%Y-%m-%d")
+
+
+def _distinct(samples: pd.DataFrame, col: str) -> list[str]:
+    if samples.empty or col not in samples.columns:
+        return []
+    return sorted({str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+                   for v in samples[col].dropna() if str(v) not in ("", "nan")}, key=natural_key)
+
+
+def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for bench, metric, stem, prefer in HEADLINES:
+        ex = R.pick_experiment(stats, bench, [metric], prefer)
+        sizes = R.sizes_for(stats, ex, bench, metric) if ex else []
+        cell = sizes[-1] if sizes else None
+        out[macro_name(stem, "Cell")] = _cell_text(bench, cell) if ex else NOT_MEASURED_TEXT
+        for p in PLATFORMS:
+            row = R.mean_row(stats, ex, p, bench, metric, cell) if ex else None
+            out[macro_name(stem, p)] = NOT_MEASURED_TEXT if row is None else \
+                qty_pm(row["estimate"], row["ci_low"], row["ci_high"], str(row["unit"]), single=" (one run)")
+            if p == baseline:
+                continue
+            ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct") if ex else None
+            ra = R.ratio_row(stats, ex, p, bench, metric, cell) if ex else None
+            out[macro_name(stem, "Overhead", p)] = NOT_MEASURED_TEXT if ov is None or pd.isna(ov["estimate"]) else \
+                interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]) + r"\,\%"
+            out[macro_name(stem, "Ratio", p)] = NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else \
+                interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"])
+    return out
+
+
+def overhead_sentence(stats: pd.DataFrame, baseline: str, stem: str = "TeraSort", bench: str = "terasort",
+                      metric: str = "terasort_time") -> str:
+    """One generated sentence on the overheads of one benchmark, whatever platforms were measured."""
+    ex = R.pick_experiment(stats, bench, [metric], ("platforms",))
+    if not ex:
+        return f"{stem} was not measured in this campaign."
+    sizes = R.sizes_for(stats, ex, bench, metric)
+    cell = sizes[-1] if sizes else None
+    parts = []
+    for p in R.platforms_in(stats, baseline, experiment=ex, benchmark=bench, metric=metric, size=cell):
+        if p == baseline:
+            continue
+        ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct")
+        if ov is not None and pd.notna(ov["estimate"]):
+            parts.append(rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}")
+    if not parts:
+        return (rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign, "
+                "so no overhead can be estimated from it.")
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {joined} "
+            r"(estimate and 95\,\% Fieller interval; positive is slower).")
+
+
+def runs_per_cell(samples: pd.DataFrame) -> list[int]:
+    """Distinct runs (run_id) of every cell: experiment, platform, benchmark and size."""
+    if samples.empty:
+        return []
+    top = samples[~samples["metric"].astype(str).str.contains(".", regex=False)]
+    out = []
+    for _, grp in top.groupby(["experiment", "platform", "benchmark", "size"], sort=True):
+        ids = grp["run_id"].astype(str)
+        out.append(int(ids[ids != ""].nunique()) or int(grp["repetition"].nunique()))
+    return out
+
+
+def runs_range(ns: list[int]) -> str:
+    if not ns:
+        return "0"
+    return str(min(ns)) if min(ns) == max(ns) else f"{min(ns)} to {max(ns)}"
+
+
+def runs_sentence(ns: list[int]) -> str:
+    """How often each configuration ran, in words that stay true for any campaign."""
+    if not ns:
+        return "No configuration was measured in this campaign."
+    if max(ns) == 1:
+        return (r"Each configuration ran once in this campaign; a result without repeated samples carries no "
+                r"confidence interval (marked $^\dagger$ in the tables).")
+    if min(ns) == max(ns):
+        return f"Each configuration ran {max(ns)} times."
+    return f"Each configuration ran {min(ns)} to {max(ns)} times."
+
+
+def machine_sentence(campaign: Campaign) -> str:
+    facts = campaign.facts
+    cpus = sorted({str(f.get("vcpus")) for f in facts if f.get("vcpus")}, key=natural_key)
+    models = sorted({str(f.get("cpu_model")) for f in facts if f.get("cpu_model")})
+    if not facts:
+        return "one machine (its CPU count and model were not recorded with this campaign)"
+    bits = []
+    if cpus:
+        bits.append(f"{'/'.join(cpus)} vCPUs per host")
+    if models:
+        bits.append(tex_escape("; ".join(models)))
+    return "one machine (" + ", ".join(bits) + ")" if bits else "one machine"
+
+
+def macros_tex(ctx: MacroContext) -> str:
+    c = ctx.campaign
+    s = c.samples
+    m: dict[str, str] = {}
+    m["vbCampaign"] = tex_escape(c.name)
+    m["vbNumSamples"] = str(len(s))
+    m["vbNumRuns"] = str(len(_distinct(s, "run_id")))
+    m["vbNumFailures"] = str(len(c.failures))
+    plats = [p for p in ([ctx.baseline] if ctx.baseline in c.platforms else []) + c.platforms if p]
+    plats = list(dict.fromkeys(plats))
+    m["vbNumPlatforms"] = str(len(plats))
+    m["vbPlatformList"] = ", ".join(tex_escape(p) for p in plats) or NOT_MEASURED_TEXT
+    missing = [p for p in PLATFORMS if p not in plats]
+    m["vbPlatformsMissing"] = ", ".join(tex_escape(p) for p in missing) if missing else "none"
+    benches = _distinct(s, "benchmark")
+    m["vbNumBenchmarks"] = str(len(benches))
+    m["vbBenchmarkList"] = ", ".join(tex_escape(b) for b in benches) or NOT_MEASURED_TEXT
+    m["vbNumExperiments"] = str(len(_distinct(s, "experiment")))
+    m["vbCampaignStart"] = _date(s["timestamp"].min()) if not s.empty else NOT_MEASURED_TEXT
+    m["vbCampaignEnd"] = _date(s["timestamp"].max()) if not s.empty else NOT_MEASURED_TEXT
+    ns = runs_per_cell(s)
+    m["vbRunsMin"] = str(min(ns)) if ns else "0"
+    m["vbRunsMax"] = str(max(ns)) if ns else "0"
+    m["vbRunsRange"] = runs_range(ns)
+    m["vbRunsSentence"] = runs_sentence(ns)
+    m["vbBaseline"] = tex_escape(ctx.baseline)
+    m["vbConfPct"] = plain_number(ctx.conf * 100)
+    m["vbResamples"] = str(int(ctx.n_resamples))
+    m["vbSeed"] = str(int(ctx.seed))
+    m["vbEquivalencePct"] = plain_number(ctx.equivalence_pct)
+    for name, col in (("vbHadoopVersion", "hadoop_version"), ("vbKernel", "kernel"), ("vbWorkers", "workers"),
+                      ("vbConfigHash", "hadoop_config_hash"), ("vbCommit", "vbench_commit")):
+        vals = _distinct(s, col)
+        m[name] = tex_escape(", ".join(vals)) if vals else r"\emph{not recorded}"
+    javas = _distinct(s, "java_version")
+    m["vbJavaVersion"] = tex_escape(", ".join(sorted({java_short(j) for j in javas}))) if javas else r"\emph{not recorded}"
+    m["vbMachine"] = machine_sentence(c)
+    synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
+    m["vbSynthetic"] = "1" if synthetic else "0"
+    m["vbDataNote"] = (r"\textbf{Synthetic data generated for testing vbench, not a measurement.}" if synthetic
+                       else rf"Measured data, campaign \texttt{{{tex_escape(c.name)}}}.")
+    m.update(headline_macros(ctx.stats, ctx.baseline))
+    m["vbTeraSortSentence"] = overhead_sentence(ctx.stats, ctx.baseline)
+    m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")
+    k = counts(ctx.delta)
+    m["vbDeltaTotal"] = str(len(ctx.delta))
+    for v in VERDICTS:
+        m[macro_name("Delta", v)] = str(k[v])
+    m["vbDeltaTested"] = str(len(ctx.delta) - k["not measured"])
+    m["vbNumStudies"] = str(ctx.n_findings_studies)
+    for name, flag in ctx.has_table.items():
+        m[macro_name("Has", "Table", name)] = "1" if flag else "0"
+    for name, flag in ctx.has_figure.items():
+        m[macro_name("Has", "Figure", name)] = "1" if flag else "0"
+    m["vbNumTablesWithData"] = str(sum(ctx.has_table.values()))
+    m["vbNumTables"] = str(len(ctx.has_table))
+    m["vbNumFiguresWithData"] = str(sum(ctx.has_figure.values()))
+    m["vbNumFigures"] = str(len(ctx.has_figure))
+    lines = ["% Generated by vbench.paper.macros from the campaign's data. Do not edit."]
+    lines += [rf"\newcommand{{\{name}}}{{{value}}}" for name, value in sorted(m.items())]
+    return "\n".join(lines) + "\n"

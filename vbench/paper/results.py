@@ -1,0 +1,178 @@
+"""The statistics the paper shows: `vbench.stats.compute_stats` over the metrics it uses, and lookups.
+
+The paper does not compute its own intervals for anything `vbench.stats` covers: every mean,
+CI, ratio and overhead in a table, figure or macro is a row of this table. (The reducer-phase
+table per node and the reproduction delta between two non-baseline platforms use the same
+Student-t and Fieller functions of `vbench.stats` directly, because their groupings are not
+the statistics table's.)
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from vbench.stats import DEFAULT_SEED, compute_stats
+from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+from vbench.stats.keys import natural_key
+
+from vbench.paper.data import FACTOR_COLUMNS, Campaign
+
+#: Step-qualified job phases (VMware's map-shuffle and reduce-merge) and per-attempt reduce phases.
+_PHASE = re.compile(r"^[a-z_]+\.(job_time|map_shuffle_time|reduce_merge_time)$")
+_ATTEMPT_REDUCE = re.compile(r"^[a-z_]+\.attempt\.reduce_(shuffle|merge|reduce|attempt)_time$")
+#: Metrics whose unit does not say which way is better (vbench.stats.direction).
+_LOWER_IS_BETTER = re.compile(r"(_cpu|^cpu_host|^cpu_remote|^retransmits|^abs_error)$")
+
+
+def wanted_metric(metric: str) -> bool:
+    """Whether the paper uses a metric (counters, map attempts and bonnie latencies are left out)."""
+    if ".counter." in metric or metric.startswith("counter."):
+        return False
+    if ".attempt." in metric:
+        return bool(_ATTEMPT_REDUCE.match(metric))
+    if "." in metric:
+        return bool(_PHASE.match(metric))
+    return not metric.endswith("_latency") or metric in ("create_write_avg_latency", "open_avg_latency",
+                                                          "close_avg_latency")
+
+
+def directions(metrics) -> dict[str, bool]:
+    return {m: False for m in sorted(set(metrics)) if _LOWER_IS_BETTER.search(m)}
+
+
+@dataclass(frozen=True)
+class StatsConfig:
+    baseline: str = "native"
+    conf: float = 0.95
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    equivalence_pct: float = 5.0
+
+
+def paper_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.DataFrame:
+    """compute_stats over the metrics the paper uses, with the cell's factors joined back as columns."""
+    df = campaign.samples
+    if df.empty:
+        return pd.DataFrame()
+    df = df[df["metric"].map(wanted_metric)]
+    if df.empty:
+        return pd.DataFrame()
+    cols = ["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition", "size"]
+    if "warmup" in df.columns:
+        cols.append("warmup")
+    tidy = df[cols].copy()
+    tidy.attrs["source"] = str(campaign.path / "samples.jsonl")
+    with _frozen_heap():
+        stats = compute_stats(tidy, baseline=cfg.baseline, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed,
+                              equivalence_pct=cfg.equivalence_pct, higher_is_better=directions(tidy["metric"]))
+    cells = cell_table(df)
+    out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
+    out.attrs.update(stats.attrs)
+    return out
+
+
+@contextlib.contextmanager
+def _frozen_heap():
+    """statsmodels' Holm correction calls gc.collect() once per comparison group, which walks the
+    whole heap (~0.1 s each with pandas, scipy and matplotlib loaded). Freezing the objects that
+    exist already (gc.freeze) leaves those collections only the new objects to walk; nothing
+    about the results changes."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def cell_table(samples: pd.DataFrame) -> pd.DataFrame:
+    """One row per (experiment, benchmark, metric, size) with its size label and factor values."""
+    factors = [c for c in FACTOR_COLUMNS if c in samples.columns]
+    keys = ["experiment", "benchmark", "metric", "size"]
+    rows = []
+    for key, grp in samples.groupby(keys, sort=False):
+        row = dict(zip(keys, key))
+        row["size_label"] = grp["size_label"].iloc[0]
+        for c in factors:
+            vals = grp[c].dropna()
+            row[c] = _plain(vals.iloc[0]) if len(vals) else ""
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*keys, "size_label", *factors])
+
+
+def _plain(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+# --- lookups -------------------------------------------------------------------------------------
+
+def rows(stats: pd.DataFrame, **where) -> pd.DataFrame:
+    """Rows of the statistics table matching every given column (values compared as text)."""
+    if stats is None or stats.empty:
+        return pd.DataFrame()
+    mask = pd.Series(True, index=stats.index)
+    for col, val in where.items():
+        if val is None:
+            continue
+        if col not in stats.columns:
+            return stats.iloc[0:0]
+        mask &= stats[col].astype(str) == _plain(val)
+    return stats[mask]
+
+
+def one(stats: pd.DataFrame, **where) -> pd.Series | None:
+    """The single matching row, or None (several matches are a programming error)."""
+    r = rows(stats, **where)
+    if r.empty:
+        return None
+    if len(r) > 1:
+        raise ValueError(f"{len(r)} statistics rows match {where}")
+    return r.iloc[0]
+
+
+def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
+    return one(stats, experiment=experiment, platform=platform, benchmark=benchmark, metric=metric, size=size,
+               statistic="mean", method="t")
+
+
+def ratio_row(stats, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline") -> pd.Series | None:
+    return one(stats, experiment=experiment, platform=platform, benchmark=benchmark, metric=metric, size=size,
+               statistic=statistic, method="fieller")
+
+
+def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",)) -> list[str]:
+    """Experiments holding means of these metrics, the preferred names first, then by platform count."""
+    r = rows(stats, benchmark=benchmark, statistic="mean", method="t")
+    if r.empty:
+        return []
+    r = r[r["metric"].isin(list(metrics))]
+    if r.empty:
+        return []
+    counts = r.groupby("experiment")["platform"].nunique()
+    order = sorted(counts.index, key=lambda e: (e not in prefer, prefer.index(e) if e in prefer else 0,
+                                                -int(counts[e]), natural_key(e)))
+    return order
+
+
+def pick_experiment(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",)) -> str | None:
+    ex = experiments_for(stats, benchmark, metrics, prefer)
+    return ex[0] if ex else None
+
+
+def sizes_for(stats: pd.DataFrame, experiment: str, benchmark: str, metric: str) -> list[str]:
+    r = rows(stats, experiment=experiment, benchmark=benchmark, metric=metric, statistic="mean", method="t")
+    return sorted(r["size"].astype(str).unique(), key=natural_key) if not r.empty else []
+
+
+def platforms_in(stats: pd.DataFrame, baseline: str, **where) -> list[str]:
+    """Platforms with means matching `where`, baseline first."""
+    r = rows(stats, statistic="mean", method="t", **where)
+    if r.empty:
+        return []
+    ps = sorted(r["platform"].astype(str).unique(), key=natural_key)
+    return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline]

@@ -1,0 +1,74 @@
+"""One look for every figure: seaborn theme, platform colours and markers, deterministic output.
+
+Call `apply()` once before drawing (each `fig_*` function does). `save(fig, out_dir, name)` writes
+a vector PDF (for LaTeX) and a PNG (for notebooks and the HTML report) with the metadata that
+changes from run to run removed, so the same data gives the same bytes.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+#: Figure sizes in inches: one text column of an A4 article with 2.2 cm margins is ~6.3 in.
+WIDTH = 6.3
+HEIGHT = 2.6
+PNG_DPI = 150
+
+#: Platforms always get the same colour and marker, whichever subset a figure shows.
+PLATFORM_ORDER = ("native", "lxc", "oci", "qemu")
+_PALETTE = sns.color_palette("colorblind", 8)
+_COLOURS = {p: _PALETTE[i] for i, p in enumerate(PLATFORM_ORDER)}
+_MARKERS = {"native": "o", "lxc": "s", "oci": "D", "qemu": "^"}
+_EXTRA_MARKERS = ("v", "P", "X", "*")
+
+RC = {
+    "svg.hashsalt": "vbench",
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+    "font.family": "serif",
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "legend.fontsize": 7,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "lines.linewidth": 1.0,
+    "lines.markersize": 4,
+    "errorbar.capsize": 2,
+    "figure.dpi": 100,
+    "savefig.bbox": "standard",
+}
+
+
+def apply() -> None:
+    """The shared seaborn theme plus vbench's rc settings."""
+    sns.set_theme(context="paper", style="whitegrid", palette=_PALETTE, rc=RC)
+
+
+def colour(platform: str, index: int = 0):
+    return _COLOURS.get(platform, _PALETTE[(4 + index) % len(_PALETTE)])
+
+
+def marker(platform: str, index: int = 0) -> str:
+    return _MARKERS.get(platform, _EXTRA_MARKERS[index % len(_EXTRA_MARKERS)])
+
+
+def figure(ncols: int = 1, height: float = HEIGHT, width: float = WIDTH):
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False, layout="constrained")
+    return fig, list(axes[0])
+
+
+def save(fig, out_dir: Path, name: str) -> list[Path]:
+    """Write `<name>.pdf` and `<name>.png` into `out_dir`, without timestamps; close the figure."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pdf, png = out_dir / f"{name}.pdf", out_dir / f"{name}.png"
+    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None,
+                                             "Creator": "vbench"})
+    fig.savefig(png, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    plt.close(fig)
+    return [pdf, png]

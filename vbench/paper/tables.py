@@ -1,0 +1,562 @@
+"""The paper's tables, one function each, in the layouts of the studies they revisit.
+
+Every function takes the statistics table (`vbench.paper.results.paper_stats`), the tidy
+samples and the baseline, and returns the LaTeX of one `table` environment (booktabs rules,
+siunitx numbers). Cells are "mean +/- half-width of the 95 % Student-t CI" from the statistics
+table; a cell with no data is an em dash, a cell with one run is the bare mean with a dagger,
+and a table with no data at all still compiles, as one "not measured in this campaign" row.
+Nothing here formats a number by hand: `vbench.paper.fmt` does.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from vbench.params import PLATFORMS
+from vbench.stats.describe import t_interval
+from vbench.stats.keys import natural_key
+
+from vbench.paper import results as R
+from vbench.paper.fmt import (NOT_MEASURED, digits_display, interval_text, num_pm, size_display,
+                              tex_escape, unit_tex)
+
+
+# --- rendering --------------------------------------------------------------------------------------
+
+@dataclass
+class Grid:
+    """A table's content before it becomes LaTeX."""
+
+    header: list[str]
+    rows: list[list[str]]
+    colspec: str
+    caption: str
+    label: str
+    notes: list[str]
+    size: str = r"\small"
+    rules_after: tuple[int, ...] = ()  # \midrule after these body rows (0-based)
+
+    @property
+    def empty(self) -> bool:
+        return not self.rows
+
+
+def render(g: Grid) -> str:
+    ncols = len(g.header)
+    lines = [r"\begin{table}[htbp]", r"\centering", g.size,
+             rf"\caption{{{g.caption}}}", rf"\label{{{g.label}}}",
+             rf"\begin{{tabular}}{{{g.colspec}}}", r"\toprule", " & ".join(g.header) + r" \\", r"\midrule"]
+    if g.empty:
+        lines.append(rf"\multicolumn{{{ncols}}}{{c}}{{\emph{{not measured in this campaign}}}} \\")
+    for i, row in enumerate(g.rows):
+        lines.append(" & ".join(row) + r" \\")
+        if i in g.rules_after and i != len(g.rows) - 1:
+            lines.append(r"\midrule")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    notes = [n for n in g.notes if n and (not g.empty or not n.startswith("Not measured in this campaign"))]
+    if notes:
+        lines.append(r"\par\smallskip\parbox{0.95\linewidth}{\footnotesize\raggedright " + " ".join(notes) + "}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def campaign_platforms(samples: pd.DataFrame, baseline: str) -> list[str]:
+    if samples is None or samples.empty:
+        return []
+    ps = sorted(samples["platform"].astype(str).unique(), key=natural_key)
+    return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline]
+
+
+def _absent_note(samples: pd.DataFrame, baseline: str) -> str:
+    missing = [p for p in PLATFORMS if p not in campaign_platforms(samples, baseline)]
+    return ("Not measured in this campaign: " + ", ".join(tex_escape(p) for p in missing) + ".") if missing else ""
+
+
+def _cell_notes(ns: list[int], any_missing: bool, any_single: bool, conf_pct: str = "95") -> str:
+    parts = [rf"Mean $\pm$ half-width of the {conf_pct}\,\% Student-$t$ confidence interval"]
+    if ns:
+        lo, hi = min(ns), max(ns)
+        if lo == hi:
+            parts[0] += f" over $n={lo}$ sample{'s' if lo != 1 else ''}."
+        else:
+            parts[0] += f" over $n={lo}$--${hi}$ samples per cell."
+    else:
+        parts[0] += "."
+    if any_single:
+        parts.append(r"$^\dagger$~one run only: no interval.")
+    if any_missing:
+        parts.append(r"\textemdash~not measured.")
+    return " ".join(parts)
+
+
+class _Cells:
+    """Collects cells and the facts the table's notes need (n range, gaps, single runs)."""
+
+    def __init__(self, stats: pd.DataFrame) -> None:
+        self.stats = stats
+        self.ns: list[int] = []
+        self.missing = False
+        self.single = False
+        self.any_value = False
+
+    def mean(self, experiment, platform, benchmark, metric, size) -> str:
+        row = R.mean_row(self.stats, experiment, platform, benchmark, metric, size) if experiment else None
+        return self.from_row(row)
+
+    def from_row(self, row) -> str:
+        if row is None or pd.isna(row["estimate"]):
+            self.missing = True
+            return NOT_MEASURED
+        self.any_value = True
+        n = int(row["n"]) if pd.notna(row["n"]) else 0
+        self.ns.append(n)
+        if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
+            self.single = True
+        return num_pm(row["estimate"], row["ci_low"], row["ci_high"])
+
+    def notes(self) -> str:
+        return _cell_notes(self.ns, self.missing, self.single)
+
+
+def _metric_rows_table(stats, samples, baseline, *, benchmark: str, metrics: Sequence[tuple[str, str]],
+                       caption: str, label: str, first_col: str, prefer=("micro", "platforms"),
+                       size_pick: Callable[[list[str]], str | None] | None = None) -> str:
+    """Rows = metrics (label, metric), columns = platforms: the layout of most of the studies' tables."""
+    platforms = campaign_platforms(samples, baseline)
+    names = [m for _, m in metrics]
+    experiment = R.pick_experiment(stats, benchmark, names, prefer)
+    cells = _Cells(stats)
+    body = []
+    size_used = None
+    if experiment:
+        for text, metric in metrics:
+            sizes = R.sizes_for(stats, experiment, benchmark, metric)
+            size = (size_pick or (lambda s: s[-1] if s else None))(sizes)
+            size_used = size_used or size
+            unit = _unit_of(stats, benchmark, metric)
+            label_cell = f"{text} ({unit_tex(unit)})" if unit_tex(unit) else text
+            body.append([label_cell] + [cells.mean(experiment, p, benchmark, metric, size) for p in platforms])
+    if not cells.any_value:
+        body = []
+    header = [first_col] + [tex_escape(p) for p in platforms]
+    notes = [cells.notes() if body else "", _where(experiment, size_used) if body else "", _absent_note(samples, baseline)]
+    return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes))
+
+
+def _unit_of(stats, benchmark, metric) -> str:
+    r = R.rows(stats, benchmark=benchmark, metric=metric, statistic="mean", method="t")
+    return str(r["unit"].iloc[0]) if not r.empty else ""
+
+
+def _where(experiment, size) -> str:
+    bits = [f"Experiment \\texttt{{{tex_escape(experiment)}}}"] if experiment else []
+    if size:
+        bits.append(f"cell \\texttt{{{tex_escape(size)}}}")
+    return (", ".join(bits) + ".") if bits else ""
+
+
+# --- Vasconcelos & Freitas, Tables 1-5 ------------------------------------------------------------
+
+def table_bonnie_block(stats, samples, baseline="native") -> str:
+    """Block I/O of bonnie++ (Vasconcelos & Freitas, Table 1)."""
+    return _metric_rows_table(
+        stats, samples, baseline, benchmark="bonnie",
+        metrics=[("Sequential write", "seq_write_bw"), ("Rewrite", "rewrite_bw"), ("Sequential read", "seq_read_bw")],
+        caption=r"Block I/O of bonnie++ per platform (after Vasconcelos \& Freitas, Table~1). Higher is better.",
+        label="tab:bonnie-block", first_col="Test")
+
+
+def table_bonnie_metadata(stats, samples, baseline="native") -> str:
+    """File metadata operations of bonnie++ (Vasconcelos & Freitas, Table 2)."""
+    return _metric_rows_table(
+        stats, samples, baseline, benchmark="bonnie",
+        metrics=[("Sequential create", "seq_create"), ("Sequential delete", "seq_delete"),
+                 ("Random create", "random_create"), ("Random delete", "random_delete")],
+        caption=r"File metadata operations of bonnie++ (after Vasconcelos \& Freitas, Table~2). Higher is better.",
+        label="tab:bonnie-metadata", first_col="Test")
+
+
+def table_bonnie_cpu(stats, samples, baseline="native") -> str:
+    """CPU use during the bonnie++ tests (Vasconcelos & Freitas, Table 3)."""
+    return _metric_rows_table(
+        stats, samples, baseline, benchmark="bonnie",
+        metrics=[("Sequential write CPU", "seq_write_cpu"), ("Rewrite CPU", "rewrite_cpu"),
+                 ("Read CPU", "seq_read_cpu"), ("Random seek CPU", "random_seeks_cpu")],
+        caption=r"CPU use during the bonnie++ tests (after Vasconcelos \& Freitas, Table~3). Lower is better.",
+        label="tab:bonnie-cpu", first_col="Test")
+
+
+def table_iperf(stats, samples, baseline="native") -> str:
+    """iperf3 throughput per second of a run (Vasconcelos & Freitas, Table 4)."""
+    platforms = campaign_platforms(samples, baseline)
+    experiment = R.pick_experiment(stats, "iperf3", ["throughput"], ("micro", "platforms"))
+    cells = _Cells(stats)
+    body = []
+    if experiment:
+        sizes = R.sizes_for(stats, experiment, "iperf3", "throughput")
+        for size in sizes:
+            interval = size.split("interval=")[-1].split(",")[0] if "interval=" in size else size or "all"
+            body.append([tex_escape(interval)] + [cells.mean(experiment, p, "iperf3", "throughput", size) for p in platforms])
+        mean_sizes = R.sizes_for(stats, experiment, "iperf3", "throughput_mean")
+        if mean_sizes:
+            body.append([r"whole run"] + [cells.mean(experiment, p, "iperf3", "throughput_mean", mean_sizes[-1])
+                                           for p in platforms])
+    if not cells.any_value:
+        body = []
+    header = [r"Second"] + [tex_escape(p) for p in platforms]
+    notes = [cells.notes() if body else "",
+             r"Throughput in \unit{\mega\bit\per\second}, one row per reporting interval." if body else "",
+             _where(experiment, None) if body else "", _absent_note(samples, baseline)]
+    return render(Grid(header, body, "l" + "c" * len(platforms),
+                       r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4).",
+                       "tab:iperf", notes, rules_after=(len(body) - 2,)))
+
+
+def table_pi_digits(stats, samples, baseline="native") -> str:
+    """Time to compute N digits of pi (Vasconcelos & Freitas, Table 5)."""
+    platforms = campaign_platforms(samples, baseline)
+    experiment = R.pick_experiment(stats, "pi_digits", ["time"], ("micro", "platforms"))
+    cells = _Cells(stats)
+    body = []
+    if experiment:
+        for size in R.sizes_for(stats, experiment, "pi_digits", "time"):
+            label = digits_display(size) if size.isdigit() else tex_escape(size)
+            body.append([label] + [cells.mean(experiment, p, "pi_digits", "time", size) for p in platforms])
+    if not cells.any_value:
+        body = []
+    header = [r"Pi digits"] + [tex_escape(p) for p in platforms]
+    notes = [cells.notes() if body else "", r"Times in \unit{\second}." if body else "", _where(experiment, None) if body else "",
+             _absent_note(samples, baseline)]
+    return render(Grid(header, body, "l" + "c" * len(platforms),
+                       r"Time to compute digits of pi (after Vasconcelos \& Freitas, Table~5). Lower is better.",
+                       "tab:pi-digits", notes))
+
+
+# --- Xavier et al., Tables I-III --------------------------------------------------------------------
+
+def table_nnbench(stats, samples, baseline="native") -> str:
+    """NNBench latencies per platform (Xavier et al., Table I)."""
+    return _metric_rows_table(
+        stats, samples, baseline, benchmark="nnbench",
+        metrics=[("Open/read", "open_avg_latency"), ("Create/write", "create_write_avg_latency")],
+        caption=r"NameNode latency measured by NNBench (after Xavier et al., Table~I). Lower is better.",
+        label="tab:nnbench", first_col="Operation", prefer=("platforms",))
+
+
+def table_mrbench(stats, samples, baseline="native") -> str:
+    """MRBench average job time per platform (Xavier et al., Table II)."""
+    return _metric_rows_table(
+        stats, samples, baseline, benchmark="mrbench", metrics=[("Execution time", "avg_job_time")],
+        caption=r"Average job time of MRBench's small jobs (after Xavier et al., Table~II). Lower is better.",
+        label="tab:mrbench", first_col="", prefer=("platforms",))
+
+
+#: The stress level that is the isolation experiment's baseline.
+ISOLATION_BASELINE = "none"
+ISOLATION_STRESSES = (("cpu", "CPU"), ("memory", "Memory"), ("io", "I/O"), ("forkbomb", "Fork bomb"))
+
+
+def isolation_stats(samples: pd.DataFrame, cfg: R.StatsConfig = R.StatsConfig()) -> pd.DataFrame:
+    """Statistics of TeraSort beside each stress, with the stress level as the 'platform' and
+    `none` as the baseline, per platform (experiment = "<experiment>/<platform>")."""
+    from vbench.stats import compute_stats
+    if samples is None or samples.empty or "stress" not in samples.columns:
+        return pd.DataFrame()
+    df = samples[(samples["benchmark"] == "terasort") & (samples["metric"] == "terasort_time") & samples["stress"].notna()]
+    if df.empty:
+        return pd.DataFrame()
+    tidy = pd.DataFrame({
+        "experiment": df["experiment"].astype(str) + "/" + df["platform"].astype(str),
+        "platform": df["stress"].astype(str), "benchmark": df["benchmark"], "metric": df["metric"],
+        "unit": df["unit"], "value": df["value"], "repetition": df["repetition"],
+        "size": df["size_label"].astype(str),
+    })
+    tidy.attrs["source"] = "isolation samples"
+    return compute_stats(tidy, baseline=ISOLATION_BASELINE, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed)
+
+
+def table_isolation(stats, samples, baseline="native", iso: pd.DataFrame | None = None) -> str:
+    """Performance isolation: TeraSort slowdown beside a stressed neighbour (Xavier et al., Table III)."""
+    iso = isolation_stats(samples) if iso is None else iso
+    body = []
+    any_value = False
+    if iso is not None and not iso.empty:
+        for experiment in sorted(iso["experiment"].unique(), key=natural_key):
+            row = [tex_escape(experiment.split("/", 1)[-1])]
+            for stress, _ in ISOLATION_STRESSES:
+                r = R.rows(iso, experiment=experiment, platform=stress, statistic="overhead_pct", method="fieller")
+                if r.empty or pd.isna(r.iloc[-1]["estimate"]):
+                    row.append(NOT_MEASURED)
+                else:
+                    x = r.iloc[-1]
+                    any_value = True
+                    row.append(interval_text(x["estimate"], x["ci_low"], x["ci_high"]))
+            body.append(row)
+    if not any_value:
+        body = []
+    header = ["Platform"] + [name for _, name in ISOLATION_STRESSES]
+    notes = [r"Slowdown of TeraSort in \% (positive: slower) beside a container running the stress, relative to"
+             r" TeraSort beside an idle one; estimate and 95\,\% Fieller interval of the ratio of means."
+             if body else "", r"\textemdash~not measured." if body and any(NOT_MEASURED in c for r_ in body for c in r_) else ""]
+    return render(Grid(header, body, "l" + "c" * len(ISOLATION_STRESSES),
+                       r"Performance isolation (after Xavier et al., Table~III). Lower is better.",
+                       "tab:isolation", notes))
+
+
+# --- Liu et al., Tables 1-2 -------------------------------------------------------------------------
+
+_PHASES = (("shuffle", "Shuffle"), ("merge", "Sort (merge)"), ("reduce", "Reduce"), ("attempt", "Total"))
+
+
+def table_reducer_phases(stats, samples, baseline="native") -> str:
+    """Reduce-task phases per node (Liu et al., Tables 1-2): mean over attempts with a t interval."""
+    body, ns = [], []
+    single = missing = False
+    bench = None
+    for candidate in ("sort", "terasort"):
+        if samples is not None and not samples.empty and \
+                samples["metric"].astype(str).str.startswith(f"{candidate}.attempt.reduce_").any():
+            bench = candidate
+            break
+    if bench:
+        df = samples[samples["metric"].astype(str).str.startswith(f"{bench}.attempt.reduce_")]
+        df = df[df["benchmark"] == bench]
+        nodes = df["node"].fillna("?").astype(str) if "node" in df.columns else pd.Series("?", index=df.index)
+        df = df.assign(node=nodes)
+        plats = campaign_platforms(df, baseline)
+        for p in plats:
+            for node in sorted(df.loc[df["platform"] == p, "node"].unique(), key=natural_key):
+                row = [tex_escape(p), tex_escape(node)]
+                for phase, _ in _PHASES:
+                    x = df[(df["platform"] == p) & (df["node"] == node)
+                           & (df["metric"] == f"{bench}.attempt.reduce_{phase}_time")]["value"].to_numpy(dtype=float)
+                    if x.size == 0:
+                        missing = True
+                        row.append(NOT_MEASURED)
+                        continue
+                    iv = t_interval(x)
+                    ns.append(int(x.size))
+                    single |= iv.low is None
+                    row.append(num_pm(iv.estimate, iv.low, iv.high))
+                body.append(row)
+    header = ["Platform", "Node"] + [f"{name}" for _, name in _PHASES]
+    notes = []
+    if body:
+        notes.append(rf"Reduce attempts of \texttt{{{bench}}} (all repetitions and sizes pooled), times in \unit{{\second}}; "
+                     r"mean $\pm$ half-width of the 95\,\% Student-$t$ interval over the node's "
+                     + (f"$n={min(ns)}$--${max(ns)}$" if ns and min(ns) != max(ns) else f"$n={ns[0] if ns else 0}$")
+                     + " attempts. Sort is Hadoop's merge phase.")
+        if single:
+            notes.append(r"$^\dagger$~one attempt only.")
+        if missing:
+            notes.append(r"\textemdash~not measured.")
+    return render(Grid(header, body, "ll" + "c" * len(_PHASES),
+                       r"Reduce-task phases per node (after Liu et al., Tables~1--2).", "tab:reducer-phases", notes))
+
+
+# --- VMware, Tables 2-4 -----------------------------------------------------------------------------
+
+_TERA = (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate"),
+         ("terasort.map_shuffle_time", "map-shuffle"), ("terasort.reduce_merge_time", "reduce-merge"))
+_TERA_HEADER = ["TeraGen", "TeraSort", "TeraValidate", "map-shuffle", "reduce-merge"]
+
+
+def _tera_cells(cells: _Cells, stats, experiment, platform, size, extra=()) -> list[str]:
+    out = [cells.mean(experiment, platform, "terasort", m, size) for m, _ in _TERA]
+    return out + [cells.mean(experiment, platform, "terasort", m, size) for m in extra]
+
+
+def table_tera_elapsed(stats, samples, baseline="native") -> str:
+    """TeraGen/TeraSort/TeraValidate elapsed times and TeraSort phases per platform (VMware, Table 2)."""
+    experiment = R.pick_experiment(stats, "terasort", ["terasort_time"], ("platforms",))
+    cells = _Cells(stats)
+    body = []
+    size = None
+    if experiment:
+        sizes = R.sizes_for(stats, experiment, "terasort", "terasort_time")
+        size = sizes[-1] if sizes else None
+        for p in campaign_platforms(samples, baseline):
+            body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
+    if not cells.any_value:
+        body = []
+    notes = [cells.notes() if body else "", r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
+             r" TeraSort job's phases from the job history." if body else "", _where(experiment, size) if body else "",
+             _absent_note(samples, baseline)]
+    return render(Grid(["Platform"] + _TERA_HEADER, body, "l" + "c" * 5,
+                       r"Elapsed times of the TeraSort suite per platform (after VMware, Table~2). Lower is better.",
+                       "tab:tera-elapsed", notes, size=r"\footnotesize"))
+
+
+def _replication_cells(stats) -> list[tuple[str, str, str]]:
+    """(experiment, size key, replication) of TeraSort cells, in experiments where replication varies."""
+    r = R.rows(stats, benchmark="terasort", metric="terasort_time", statistic="mean", method="t")
+    if r.empty or "replication" not in r.columns:
+        return []
+    out = []
+    for experiment, grp in r.groupby("experiment", sort=False):
+        reps = grp["replication"].astype(str)
+        if reps.nunique() < 2:
+            continue
+        for size, rep in sorted({(s, x) for s, x in zip(grp["size"].astype(str), reps)}, key=lambda t: (natural_key(t[1]), natural_key(t[0]))):
+            out.append((str(experiment), size, rep))
+    return out
+
+
+def table_tera_replication(stats, samples, baseline="native") -> str:
+    """Single versus triple HDFS replica (VMware, Table 3 beside Table 2)."""
+    cells = _Cells(stats)
+    body, rules = [], []
+    combos = _replication_cells(stats)
+    for experiment, size, rep in combos:
+        for p in campaign_platforms(samples, baseline):
+            if R.mean_row(stats, experiment, p, "terasort", "terasort_time", size) is None:
+                continue
+            body.append([tex_escape(rep), tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
+        rules.append(len(body) - 1)
+    if not cells.any_value:
+        body = []
+    notes = [cells.notes() if body else "", r"Elapsed times in \unit{\second}." if body else "",
+             (", ".join(sorted({f"Experiment \\texttt{{{tex_escape(e)}}}" for e, _, _ in combos})) + ".") if body else "",
+             "" if body else r"No experiment of this campaign varied the HDFS replication."]
+    return render(Grid(["Replicas", "Platform"] + _TERA_HEADER, body, "ll" + "c" * 5,
+                       r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3).",
+                       "tab:tera-replication", notes, size=r"\footnotesize", rules_after=tuple(rules)))
+
+
+def table_tera_scaling(stats, samples, baseline="native") -> str:
+    """Dataset-size scaling with TeraSort throughput (VMware, Table 4)."""
+    experiment = None
+    for ex in R.experiments_for(stats, "terasort", ["terasort_time"], ("scaling", "platforms")):
+        if len([s for s in R.sizes_for(stats, ex, "terasort", "terasort_time") if "=" not in s]) >= 2:
+            experiment = ex
+            break
+    cells = _Cells(stats)
+    body, rules = [], []
+    if experiment:
+        sizes = [s for s in R.sizes_for(stats, experiment, "terasort", "terasort_time") if "=" not in s]
+        for p in campaign_platforms(samples, baseline):
+            added = False
+            for size in sizes:
+                if R.mean_row(stats, experiment, p, "terasort", "terasort_time", size) is None:
+                    continue
+                body.append([tex_escape(p), tex_escape(size_display(size))]
+                            + _tera_cells(cells, stats, experiment, p, size, extra=("terasort_throughput",)))
+                added = True
+            if added:
+                rules.append(len(body) - 1)
+    if not cells.any_value:
+        body = []
+    notes = [cells.notes() if body else "",
+             r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
+             r" in \unit{\mebi\byte\per\second}." if body else "", _where(experiment, None) if body else "",
+             "" if body else r"No experiment of this campaign ran TeraSort at two or more sizes."]
+    return render(Grid(["Platform", "Size"] + _TERA_HEADER + ["Throughput"], body, "ll" + "c" * 6,
+                       r"TeraSort suite against data size, with throughput (after VMware, Table~4).",
+                       "tab:tera-scaling", notes, size=r"\scriptsize", rules_after=tuple(rules)))
+
+
+# --- testbed ----------------------------------------------------------------------------------------
+
+_TESTBED_FROM_SAMPLES = (("Kernel", "kernel"), ("Java", "java_version"), ("Hadoop", "hadoop_version"),
+                         ("Hadoop config hash", "hadoop_config_hash"), ("Hosts", "hosts"), ("Workers", "workers"),
+                         ("Image hash", "image_hash"), ("vbench commit", "vbench_commit"))
+_TESTBED_FROM_FACTS = (("Virtualisation seen", "virt"), ("Accelerator", "accelerator"), ("CPU model", "cpu_model"),
+                       ("vCPUs", "vcpus"), ("Memory (MiB)", "mem_total_mb"), ("Memory limit (MiB)", "memory_limit_mb"),
+                       ("Limits", "limits"))
+
+
+def _distinct(values) -> str:
+    vals = sorted({_plain_text(v) for v in values if v is not None and str(v) not in ("", "nan", "None")}, key=natural_key)
+    return ", ".join(vals)
+
+
+def testbed_rows(samples: pd.DataFrame, facts: list[dict], baseline: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """(platforms, [(attribute, value per platform)]) from the samples' provenance and host facts."""
+    platforms = campaign_platforms(samples, baseline)
+    for f in facts:
+        p = str(f.get("platform", ""))
+        if p and p not in platforms:
+            platforms.append(p)
+    out = []
+    for name, key in _TESTBED_FROM_FACTS[:2]:
+        out.append((name, [_distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
+                           or _from_samples(samples, p, key) for p in platforms]))
+    for name, key in _TESTBED_FROM_SAMPLES:
+        out.append((name, [_from_samples(samples, p, key) or _distinct(f.get(key) for f in facts
+                                                                        if str(f.get("platform", "")) == p)
+                           for p in platforms]))
+    for name, key in _TESTBED_FROM_FACTS[2:]:
+        out.append((name, [_distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
+                           or _from_samples(samples, p, key) for p in platforms]))
+    out.append(("Samples", [str(int((samples["platform"] == p).sum())) if samples is not None and not samples.empty else "0"
+                            for p in platforms]))
+    out = [(n, v) for n, v in out if any(v)]
+    return platforms, out
+
+
+def _plain_text(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _from_samples(samples, platform, key) -> str:
+    if samples is None or samples.empty or key not in samples.columns:
+        return ""
+    values = samples.loc[samples["platform"] == platform, key].dropna()
+    if key == "java_version":
+        values = values.map(java_short)
+    return _distinct(values)
+
+
+def java_short(text) -> str:
+    """`openjdk version "17.0.15" 2025-04-15` -> `OpenJDK 17.0.15`."""
+    m = re.search(r'(\w+) version "([^"]+)"', str(text))
+    return f"{'OpenJDK' if m[1].lower() == 'openjdk' else m[1]} {m[2]}" if m else str(text)
+
+
+def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = None) -> str:
+    """The testbed: per platform, what the hosts were and which software ran (host facts + provenance)."""
+    platforms, attrs = testbed_rows(samples, facts or [], baseline)
+    body = [[tex_escape(name)] + [_breakable(v) if v else NOT_MEASURED for v in vals] for name, vals in attrs]
+    width = max(len(platforms), 1)
+    colspec = "l" + (r">{\raggedright\arraybackslash}p{%.2f\linewidth}" % (0.72 / width)) * len(platforms)
+    notes = ["From the provenance every sample carries" + (" and the hosts' facts (facts.json)." if facts else
+             "; no host facts (facts.json) in this campaign."), r"\textemdash~not recorded.",
+             _absent_note(samples, baseline)]
+    return render(Grid(["Attribute"] + [tex_escape(p) for p in platforms], body, colspec,
+                       "Testbed per platform, as recorded with the samples.", "tab:testbed", notes,
+                       size=r"\footnotesize"))
+
+
+def _breakable(v: str) -> str:
+    """Escaped text that may break after commas and inside long hashes."""
+    return r"\texttt{" + tex_escape(v).replace(",", r",\allowbreak ") + "}" if len(v) > 24 and " " not in v \
+        else tex_escape(v).replace(",", r",\allowbreak ")
+
+
+#: Every table: name -> (function, label, what it follows). The README's paper map is built from this.
+TABLES: dict[str, tuple[Callable, str, str]] = {
+    "testbed": (table_testbed, "tab:testbed", "host facts and sample provenance"),
+    "bonnie_block": (table_bonnie_block, "tab:bonnie-block", "Vasconcelos & Freitas, Table 1"),
+    "bonnie_metadata": (table_bonnie_metadata, "tab:bonnie-metadata", "Vasconcelos & Freitas, Table 2"),
+    "bonnie_cpu": (table_bonnie_cpu, "tab:bonnie-cpu", "Vasconcelos & Freitas, Table 3"),
+    "iperf": (table_iperf, "tab:iperf", "Vasconcelos & Freitas, Table 4"),
+    "pi_digits": (table_pi_digits, "tab:pi-digits", "Vasconcelos & Freitas, Table 5"),
+    "nnbench": (table_nnbench, "tab:nnbench", "Xavier et al., Table I"),
+    "mrbench": (table_mrbench, "tab:mrbench", "Xavier et al., Table II"),
+    "isolation": (table_isolation, "tab:isolation", "Xavier et al., Table III"),
+    "reducer_phases": (table_reducer_phases, "tab:reducer-phases", "Liu et al., Tables 1-2"),
+    "tera_elapsed": (table_tera_elapsed, "tab:tera-elapsed", "VMware, Table 2"),
+    "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
+    "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
+}
+
+
+def has_data(tex: str) -> bool:
+    """Whether a rendered table has any measured row."""
+    return "not measured in this campaign}" not in tex
+
