@@ -23,6 +23,7 @@ apt_packages=(
   iproute2 util-linux procps openssh-server openssh-client netcat-openbsd curl
   python3 python3-venv python3-pip
   fio iperf3 sysbench bonnie++ hdparm stress-ng pi
+  lxc crun qemu-system-x86 qemu-utils debootstrap e2fsprogs
   texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
 )
 missing=()
@@ -51,6 +52,9 @@ fi
 
 # Apache Hadoop's jars from Maven Central into the cache (skipped when complete).
 .venv/bin/vbench hadoop fetch
+
+# The guest image of container and VM hosts (debootstrap; built once per recipe, minutes).
+.venv/bin/vbench image build
 
 case "$job" in
   install) ;;

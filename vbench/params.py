@@ -22,8 +22,24 @@ from vbench.units import parse_size
 #: examples jar to use (hadoop-mapreduce-examples is missing for several releases).
 KNOWN_HADOOP_VERSIONS: dict[str, str] = {"3.4.2": "3.4.2"}
 
-#: Platforms a testbed host can be. #3 adds containers and VMs.
-PLATFORMS = ("native",)
+#: Platforms a testbed host can be: a network namespace on the machine's kernel (the baseline),
+#: an LXC or OCI (crun) container, or a QEMU virtual machine.
+PLATFORMS = ("native", "lxc", "oci", "qemu")
+CONTAINER_PLATFORMS = ("lxc", "oci")
+#: Platforms whose hosts take resource limits; native hosts run unconfined (the baseline).
+LIMITED_PLATFORMS = ("lxc", "oci", "qemu")
+#: A VM without explicit limits gets this much memory (MiB) and these vCPUs (capped at the machine's).
+VM_DEFAULT_MEMORY_MB = 3072
+VM_DEFAULT_CPUS = 2
+#: Memory a VM's guest OS needs besides Hadoop's daemons (kernel, systemd, sshd, page cache floor).
+VM_OS_OVERHEAD_MB = 256
+
+#: Why vbench refuses I/O weights (the brief of issue #3 asks to say so clearly).
+DISK_WEIGHT_REFUSAL = (
+    "proportional I/O weights are not available: cgroup v1 blkio.weight does not exist on these machines "
+    "(the disks use the mq-deadline scheduler; weights need BFQ), and QEMU has no per-VM weight; "
+    "limit bandwidth with disk_read_bps/disk_write_bps instead"
+)
 
 _RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -63,13 +79,101 @@ class NetworkParams(_Strict):
         return v
 
 
+_CPUSET = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+
+
+def parse_cpuset(text: str) -> tuple[int, ...]:
+    """CPU ids of a cpuset list such as "0", "0-1" or "0,2-3". Pure."""
+    if not _CPUSET.match(text):
+        raise ValueError(f"{text!r} is not a CPU list (use e.g. 0, 0-1 or 0,2-3)")
+    cpus: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        a, b = int(lo), int(hi or lo)
+        if b < a:
+            raise ValueError(f"{text!r}: range {part} is reversed")
+        cpus.update(range(a, b + 1))
+    return tuple(sorted(cpus))
+
+
+class LimitsParams(_Strict):
+    """Resource limits of a container or VM host. Unset fields are not limited.
+
+    Containers: cpus -> CFS quota (cpus x period), cpuset -> cpuset.cpus, memory_mb -> memory
+    cgroup limit, disk_*_bps -> blkio.throttle on the disk holding the testbed. VMs: cpus -> -smp
+    (cpuset pins the QEMU process), memory_mb -> -m, disk_*_bps -> QEMU's drive throttling.
+    """
+
+    cpus: int | None = Field(None, ge=1, le=1024)
+    cpuset: str | None = None
+    memory_mb: int | None = Field(None, ge=64)
+    disk_read_bps: int | None = Field(None, ge=1)
+    disk_write_bps: int | None = Field(None, ge=1)
+    #: Refused (see DISK_WEIGHT_REFUSAL); present so that asking for it gets that message.
+    disk_weight: int | None = None
+
+    @field_validator("cpuset")
+    @classmethod
+    def _cpuset(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_cpuset(v)
+        return v
+
+    @field_validator("memory_mb", mode="before")
+    @classmethod
+    def _memory(cls, v: Any) -> Any:
+        # 2048 is MiB; a size with a unit ("1GB", "512MB") is converted.
+        if isinstance(v, str) and not v.strip().isdigit():
+            b = parse_size(v)
+            if b % 1024**2:
+                raise ValueError(f"{v!r} is not a whole number of MiB")
+            return b // 1024**2
+        return v
+
+    @field_validator("disk_read_bps", "disk_write_bps", mode="before")
+    @classmethod
+    def _bps(cls, v: Any) -> Any:
+        return None if v is None else parse_size(v)
+
+    @field_validator("disk_weight")
+    @classmethod
+    def _weight(cls, v: int | None) -> int | None:
+        if v is not None:
+            raise ValueError(DISK_WEIGHT_REFUSAL)
+        return v
+
+    @model_validator(mode="after")
+    def _cpus_fit_cpuset(self) -> "LimitsParams":
+        if self.cpus is not None and self.cpuset is not None and self.cpus > len(parse_cpuset(self.cpuset)):
+            raise _FieldError("cpus", f"{self.cpus} vCPUs do not fit in cpuset {self.cpuset!r} ({len(parse_cpuset(self.cpuset))} CPUs)")
+        return self
+
+    @property
+    def cpuset_cpus(self) -> tuple[int, ...]:
+        return parse_cpuset(self.cpuset) if self.cpuset else ()
+
+    def over(self, base: "LimitsParams | None") -> "LimitsParams":
+        """These limits, with unset fields taken from `base` (the testbed-wide defaults)."""
+        if base is None:
+            return self
+        return base.model_copy(update={k: v for k, v in self.model_dump().items() if v is not None})
+
+    def is_empty(self) -> bool:
+        return all(v is None for v in self.model_dump().values())
+
+    def as_dict(self) -> dict[str, int | str]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
 class HostParams(_Strict):
-    """One host of a testbed. Without an address, one is assigned from the subnet."""
+    """One host of a testbed. Without an address, one is assigned from the subnet; without a
+    platform, it is the testbed's; its limits override the testbed's `limits` field by field."""
 
     name: str
     role: Literal["master", "worker"]
-    platform: str = "native"
+    platform: str | None = None
     address: ipaddress.IPv4Address | None = None
+    limits: LimitsParams | None = None
 
     @field_validator("name")
     @classmethod
@@ -78,7 +182,14 @@ class HostParams(_Strict):
             raise ValueError("must be a lowercase hostname (letters, digits, '-'), at most 20 characters")
         return v
 
-    _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
+    _platform = field_validator("platform")(classmethod(lambda cls, v: v if v is None else _known_platform(v)))
+
+    @model_validator(mode="after")
+    def _limits_need_a_confined_platform(self) -> "HostParams":
+        if self.platform == "native" and self.limits is not None and not self.limits.is_empty():
+            raise _FieldError("limits", "native hosts run unconfined (the baseline); limits apply to "
+                              + ", ".join(LIMITED_PLATFORMS) + " hosts")
+        return self
 
 
 class TestbedParams(_Strict):
@@ -93,6 +204,10 @@ class TestbedParams(_Strict):
     work_root: Path = Path("/var/tmp/vbench")
     hosts: tuple[HostParams, ...] | None = None
     ssh_user: str = "root"
+    #: Default limits of every container and VM host (each host's own `limits` override them).
+    limits: LimitsParams | None = None
+    #: QEMU accelerator: auto = KVM if /dev/kvm can actually boot a guest, else TCG.
+    accelerator: Literal["auto", "kvm", "tcg"] = "auto"
 
     @field_validator("name")
     @classmethod
@@ -140,12 +255,19 @@ class TestbedParams(_Strict):
         if self.hosts is not None:
             taken = {h.address for h in self.hosts if h.address is not None}
             free = iter([a for a in usable[start:] + usable[1:start] if a not in taken])
-            return tuple(h if h.address else h.model_copy(update={"address": next(free)}) for h in self.hosts)
-        names = [("master", "master")] + [(f"worker{i}", "worker") for i in range(1, self.workers + 1)]
-        return tuple(
-            HostParams(name=n, role=r, platform=self.platform, address=usable[start + i])
-            for i, (n, r) in enumerate(names)
-        )
+            hosts = [h if h.address else h.model_copy(update={"address": next(free)}) for h in self.hosts]
+        else:
+            names = [("master", "master")] + [(f"worker{i}", "worker") for i in range(1, self.workers + 1)]
+            hosts = [HostParams(name=n, role=r, address=usable[start + i]) for i, (n, r) in enumerate(names)]
+        return tuple(self._completed(h) for h in hosts)
+
+    def _completed(self, h: HostParams) -> HostParams:
+        platform = h.platform or self.platform
+        limits = None
+        if platform in LIMITED_PLATFORMS:
+            limits = (h.limits or LimitsParams()).over(self.limits)
+            limits = None if limits.is_empty() else limits
+        return h.model_copy(update={"platform": platform, "limits": limits})
 
     @property
     def controller_address(self) -> ipaddress.IPv4Address:
@@ -239,6 +361,8 @@ class MachineFacts:
 
     mem_total_mb: int
     cpus: int
+    #: CPU ids a cpuset may name; None means 0..cpus-1.
+    cpu_ids: tuple[int, ...] | None = None
 
     @classmethod
     def local(cls) -> "MachineFacts":
@@ -246,7 +370,8 @@ class MachineFacts:
 
         with open("/proc/meminfo") as fh:
             kb = next(int(line.split()[1]) for line in fh if line.startswith("MemTotal:"))
-        return cls(mem_total_mb=kb // 1024, cpus=os.cpu_count() or 1)
+        ids = tuple(sorted(os.sched_getaffinity(0)))
+        return cls(mem_total_mb=kb // 1024, cpus=os.cpu_count() or 1, cpu_ids=ids)
 
 
 def check_cluster_fits(testbed: TestbedParams, hadoop: HadoopParams, machine: MachineFacts) -> None:
@@ -269,6 +394,69 @@ def check_cluster_fits(testbed: TestbedParams, hadoop: HadoopParams, machine: Ma
             f"{hadoop.nodemanager_memory_mb} + daemon heaps) + master daemons) but this machine has "
             f"{machine.mem_total_mb} MiB",
         )
+    check_limits_fit(testbed, machine, hadoop)
+
+
+def _limits_field(testbed: TestbedParams, index: int, name: str) -> str:
+    """Where a host's limit `name` was set: on the host itself, else the testbed-wide default."""
+    own = testbed.hosts[index].limits if testbed.hosts is not None else None
+    if own is not None and getattr(own, name) is not None:
+        return f"testbed.hosts[{index}].limits.{name}"
+    return f"testbed.limits.{name}"
+
+
+def host_memory_mb(spec: HostParams) -> int | None:
+    """Memory a host is limited to (a VM always is: its default when unset)."""
+    mem = spec.limits.memory_mb if spec.limits else None
+    if spec.platform == "qemu" and mem is None:
+        return VM_DEFAULT_MEMORY_MB
+    return mem
+
+
+def hadoop_memory_mb(role: str, hadoop: HadoopParams) -> int:
+    """What Hadoop may use on a host of `role`: daemon heaps (+ YARN containers on workers)."""
+    h = hadoop.heaps
+    if role == "master":
+        return h.namenode + h.resourcemanager + h.historyserver + h.client
+    return h.datanode + h.nodemanager + hadoop.nodemanager_memory_mb
+
+
+def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: HadoopParams | None = None) -> None:
+    """Refuse limits this machine cannot give (or Hadoop would not fit in), before anything starts."""
+    cpu_ids = set(machine.cpu_ids if machine.cpu_ids is not None else range(machine.cpus))
+    vm_memory = 0
+    for i, spec in enumerate(testbed.resolved_hosts()):
+        lim = spec.limits
+        if lim is not None and lim.cpus is not None and lim.cpus > machine.cpus:
+            raise ParamsError(_limits_field(testbed, i, "cpus"),
+                              f"{lim.cpus} vCPUs asked for {spec.name}, but this machine has {machine.cpus} CPUs")
+        if lim is not None and lim.cpuset is not None and not set(lim.cpuset_cpus) <= cpu_ids:
+            raise ParamsError(_limits_field(testbed, i, "cpuset"),
+                              f"cpuset {lim.cpuset!r} of {spec.name} names CPUs this machine does not have "
+                              f"(online: {_cpu_list(cpu_ids)})")
+        if lim is not None and lim.cpus is not None and lim.cpuset is not None and lim.cpus > len(lim.cpuset_cpus):
+            raise ParamsError(_limits_field(testbed, i, "cpus"),
+                              f"{lim.cpus} vCPUs of {spec.name} do not fit in its cpuset {lim.cpuset!r}")
+        mem = host_memory_mb(spec)
+        if mem is not None and mem > machine.mem_total_mb:
+            raise ParamsError(_limits_field(testbed, i, "memory_mb"),
+                              f"{mem} MiB asked for {spec.name}, but this machine has {machine.mem_total_mb} MiB")
+        if spec.platform == "qemu":
+            vm_memory += mem or 0
+        if hadoop is not None and mem is not None:
+            need = hadoop_memory_mb(spec.role, hadoop) + (VM_OS_OVERHEAD_MB if spec.platform == "qemu" else 0)
+            if need > mem:
+                raise ParamsError(_limits_field(testbed, i, "memory_mb"),
+                                  f"{spec.name} ({spec.role}, {spec.platform}) is limited to {mem} MiB, but its Hadoop "
+                                  f"daemons{' and YARN containers' if spec.role == 'worker' else ''} may use {need} MiB "
+                                  f"(hadoop.heaps{', hadoop.nodemanager_memory_mb' if spec.role == 'worker' else ''}"
+                                  f"{', guest OS' if spec.platform == 'qemu' else ''}); raise the limit or lower Hadoop's")
+    if vm_memory > machine.mem_total_mb:
+        raise ParamsError("testbed.hosts", f"the VMs need {vm_memory} MiB together, this machine has {machine.mem_total_mb} MiB")
+
+
+def _cpu_list(ids: set[int]) -> str:
+    return ",".join(str(i) for i in sorted(ids))
 
 
 def _validate(model: type[BaseModel], data: Any, where: str) -> Any:

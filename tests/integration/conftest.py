@@ -31,6 +31,12 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "integration" in item.keywords:
                 item.add_marker(pytest.mark.skip(reason=reason))
+    # Tests marked slow (a Hadoop job on a software-emulated VM) run only when asked for.
+    asked = "slow" in (config.getoption("markexpr", default="") or "") or os.environ.get("VBENCH_SLOW") == "1"
+    if not asked:
+        for item in items:
+            if "slow" in item.keywords:
+                item.add_marker(pytest.mark.skip(reason="slow: run with VBENCH_SLOW=1 or -m slow (see README, Platforms)"))
 
 
 @pytest.fixture
@@ -44,6 +50,25 @@ def it_testbed(tmp_path):
             "network": {"bridge": "vbitbr0", "subnet": "10.213.9.0/24"},
         }
     )
+
+
+@pytest.fixture
+def it_platform_testbed(tmp_path):
+    """A factory of test testbeds (same names as `it_testbed`) on other platforms, with limits or hosts."""
+
+    def make(platform: str = "native", **extra):
+        return testbed_params(
+            {
+                "name": "vbit",
+                "workers": 2,
+                "platform": platform,
+                "work_root": str(tmp_path / "tb"),
+                "network": {"bridge": "vbitbr0", "subnet": "10.213.9.0/24"},
+                **extra,
+            }
+        )
+
+    return make
 
 
 @pytest.fixture
@@ -77,6 +102,18 @@ def leftovers(params) -> list[str]:
             found.append(f"process {pid}: {cmd[:120]}")
         if root in mounts:
             found.append(f"mount of {root} seen by pid {pid}")
+        if f"-name {params.name}-" in cmd:
+            found.append(f"VM process {pid}: {cmd[:120]}")
     if Path(root, params.name).exists():
         found.append(f"directory {Path(root, params.name)}")
+    # Containers and VMs: their cgroups (vbench-<testbed>/<host> in every hierarchy), overlay
+    # mounts of their roots anywhere, and crun/LXC state.
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 4 and fields[4].startswith("/sys/fs/cgroup"):
+            cg = Path(fields[4], f"vbench-{params.name}")
+            if cg.exists():
+                found.append(f"cgroup {cg}")
+        if " - overlay " in line and root in line:
+            found.append(f"overlay mount {fields[4]}")
     return found

@@ -205,7 +205,9 @@ class HadoopCluster(UpDown):
         tail = self.sh(host, f"tail -n 8 {shlex.quote(log)}").stdout
         return f"{daemon} on {host_name} exited during start-up; log {host_name}:{log} ends with:\n{tail}"
 
-    def up(self, timeout_s: float = 120) -> None:
+    def up(self, timeout_s: float | None = None) -> None:
+        # JVMs in a software-emulated (TCG) VM start several times slower than anywhere else.
+        timeout_s = timeout_s or (900 if any(h.facts.get("accelerator") == "tcg" for h in self.hosts) else 120)
         t0 = time.monotonic()
         self.install()
         self.format()

@@ -22,7 +22,7 @@ from vbench.errors import VbenchError
 from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
 from vbench.params import TestbedParams
-from vbench.testbed import netcmd, sysops
+from vbench.testbed import facts, netcmd, sysops
 from vbench.testbed.native import attach_netns, remove_netns
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
@@ -116,14 +116,24 @@ class Testbed(UpDown):
         specs = self._indexed_specs()
         paths.hosts_file.write_text(netcmd.hosts_file([(h.name, str(h.address)) for _, h in specs]))
 
-        created: list[Created] = [provisioner_for(spec.platform).create(spec, i, self.ctx) for i, spec in specs]
+        created: list[Created] = []
+        started: list[float] = []
+        for i, spec in specs:
+            started.append(time.monotonic())
+            created.append(provisioner_for(spec.platform).create(spec, i, self.ctx))
         paths.known_hosts.write_text(
             "".join(known_hosts_line([c.host.address, c.host.name], c.host_key) + "\n" for c in created)
         )
         self.hosts = [c.host for c in created]
-        self._wait_ssh(created, timeout_s=120)
+        ready = self._wait_ssh(created)
+        # Limits read back and host facts (vbench.testbed.facts), kept with each host.
+        self.hosts = [
+            facts.finish(c.host, spec, self.ctx, provisioner_for(spec.platform), ready[c.host.name] - t_start)
+            for c, (_, spec), t_start in zip(created, specs, started)
+        ]
         self.bringup_seconds = time.monotonic() - t0
-        self.log(f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s")
+        self.log(f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s ("
+                 + ", ".join(f"{h.name} {h.platform} {h.facts['ssh_ready_s']} s" for h in self.hosts) + ")")
         return self.hosts
 
     def attach(self) -> list[Host]:
@@ -131,33 +141,40 @@ class Testbed(UpDown):
         if not self.paths.state_file.exists():
             raise VbenchError(f"testbed '{self.params.name}' is not up; run `vbench testbed up`")
         self._state = self._load_state()
-        self.hosts = [provisioner_for(s.platform).host(s, self.ctx) for _, s in self._indexed_specs()]
+        self.hosts = [facts.with_saved_facts(provisioner_for(s.platform).host(s, self.ctx), s, self.ctx)
+                      for _, s in self._indexed_specs()]
         return self.hosts
 
-    def _wait_ssh(self, created: list[Created], timeout_s: float) -> None:
-        """Wait until each sshd listens, then check that each host answers with its own hostname."""
+    def _wait_ssh(self, created: list[Created]) -> dict[str, float]:
+        """Wait until each sshd listens, then check that each host answers with its own hostname.
+        Returns when (time.monotonic()) each host answered."""
 
-        def wait_one(c: Created) -> None:
+        def wait_one(c: Created) -> float:
             host = c.host
+            timeout_s = c.ready_timeout_s
             deadline = time.monotonic() + timeout_s
             # Where the sshd log is readable, poll it rather than the port: a connection
             # attempt abandoned during start-up leaves paramiko threads reporting errors later.
             while c.sshd_log is not None and "Server listening" not in sysops.read_text(c.sshd_log):
+                _raise_if_dead(c)
                 if time.monotonic() > deadline:
                     raise VbenchError(f"sshd on {host.name} ({host.address}) did not start in {timeout_s:.0f} s; log: {c.sshd_log}")
                 time.sleep(0.05)
-            name = self._hostname_when_reachable(host, deadline)
+            name = self._hostname_when_reachable(host, deadline, c)
             if name != host.name:
                 raise VbenchError(f"host {host.address} answers with hostname {name!r}, expected {host.name!r}")
+            return time.monotonic()
 
         with ThreadPoolExecutor(max_workers=max(1, len(created))) as pool:
-            list(pool.map(wait_one, created))
+            return dict(zip([c.host.name for c in created], pool.map(wait_one, created)))
 
     @staticmethod
-    def _hostname_when_reachable(host: Host, deadline: float) -> str:
+    def _hostname_when_reachable(host: Host, deadline: float, created: Created | None = None) -> str:
         transport_log = logging.getLogger("paramiko.transport")
         last = ""
         while True:
+            if created is not None:
+                _raise_if_dead(created)
             try:
                 with connect(host, connect_timeout=max(1.0, min(10.0, deadline - time.monotonic()))) as c:
                     return c.run("hostname", hide=True, in_stream=False).stdout.strip()
@@ -192,6 +209,12 @@ class Testbed(UpDown):
             shutil.rmtree(self.paths.root, ignore_errors=True)
         self.hosts = []
         self._state = {}
+
+
+def _raise_if_dead(c: Created) -> None:
+    why = c.failure() if c.failure is not None else None
+    if why:
+        raise VbenchError(f"{c.host.name} ({c.host.platform}) died while starting: {why}")
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,11 @@ class Created:
     host_key: str
     #: A file the host's sshd logs to, if the controller can read it (readiness without polling SSH).
     sshd_log: Path | None = None
+    #: How long the host may take to answer SSH (a VM under TCG boots for a minute).
+    ready_timeout_s: float = 120.0
+    #: Says why the host died while the testbed waits for it (None while it lives), so a
+    #: crashed container or VM fails the wait at once, with its log.
+    failure: Callable[[], str | None] | None = None
 
 
 class Provisioner(Protocol):
@@ -100,3 +105,7 @@ class Provisioner(Protocol):
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
         """Remove everything `create` made for this host; harmless if nothing exists."""
+
+    # Optional: `verify(spec, host, ctx) -> dict[str, str]`, called once the host answers SSH:
+    # read the applied limits back (cgroup files, QMP, the guest), raise if they differ from
+    # what was asked, and return facts to keep with the host (see vbench.testbed.facts).

@@ -1,0 +1,215 @@
+"""Platforms for real: the same Hadoop smoke on LXC and OCI (crun) containers, limits read back,
+teardown after failures, a QEMU VM answering SSH with VM facts, and a VM worker in a mixed cluster.
+
+One parametrised test per behaviour, run on every platform it applies to (DESIGN.md, lesson 10).
+The mixed-cluster smoke with a VM worker is marked slow (software-emulated VMs on 2 cores):
+`VBENCH_SLOW=1 python3 -m pytest tests/integration/test_platforms.py -k mixed`.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import leftovers
+from vbench.errors import ParamsError, VbenchError
+from vbench.hadoop.artifacts import fetch
+from vbench.hadoop.cluster import HadoopCluster
+from vbench.host import connect
+from vbench.params import hadoop_params
+from vbench.smoke import run_smoke
+from vbench.testbed import Testbed
+from vbench.testbed.image import image_for
+from vbench.testbed.limits import cgroup_dirs_of, read_back
+from vbench.testbed.platforms import PROVISIONERS
+
+pytestmark = pytest.mark.integration
+
+TOOLS = {"lxc": "lxc-start", "oci": "crun", "qemu": "qemu-system-x86_64"}
+
+
+@pytest.fixture(autouse=True)
+def _platform_ready(request):
+    callspec = getattr(request.node, "callspec", None)
+    platform = callspec.params.get("platform") if callspec else None
+    for tool in ([TOOLS[platform]] if platform in TOOLS else list(TOOLS.values())):
+        if shutil.which(tool) is None:
+            pytest.skip(f"needs {tool}; run the README's test command, which installs it")
+    if not image_for().exists():
+        pytest.skip("the guest image is not built; run `vbench image build` (the README's test command does)")
+
+
+def _small_hadoop(**extra):
+    """Daemon and container sizes that fit a 1.5 GiB container worker."""
+    return hadoop_params({"replication": 2, "block_size": "16MB", **extra})
+
+
+# --- containers: the smoke, end to end ------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", ["lxc", "oci"])
+def test_smoke_on_containers_passes_with_blocks_on_both_workers_then_nothing_left(it_platform_testbed, platform):
+    tbp = it_platform_testbed(platform)
+    result = run_smoke(tbp, _small_hadoop(), size_bytes=64 * 1024**2, log=print)
+    print(result.summary())
+    assert result.platform == platform
+    assert result.valid, result.verdict
+    assert set(result.replicas_per_node) == set(result.worker_addresses)
+    assert result.ok
+    assert leftovers(tbp) == []
+
+
+# --- limits -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", ["lxc", "oci"])
+def test_one_vcpu_and_one_gib_are_read_back_from_the_cgroup_files(it_platform_testbed, platform):
+    tbp = it_platform_testbed(platform, workers=1, limits={"cpus": 1, "memory_mb": 1024, "disk_write_bps": "20MB"})
+    with Testbed(tbp) as tb:
+        for host, spec in zip(tb.hosts, tbp.resolved_hosts()):
+            assert host.facts["limits"] == "cpus=1,disk_write_bps=20971520,memory_mb=1024"
+            assert host.facts["virt_kind"] == "container"
+            pid = PROVISIONERS[platform].init_pid(spec, tb.ctx)
+            dirs = cgroup_dirs_of(pid)
+            assert dirs["memory"].name == spec.name and dirs["memory"].parent.name == "vbench-vbit"
+            got = read_back(pid, ["cpu.cfs_quota_us", "cpu.cfs_period_us", "memory.limit_in_bytes",
+                                  "blkio.throttle.write_bps_device"])
+            assert int(got["cpu.cfs_quota_us"]) == int(got["cpu.cfs_period_us"])  # one vCPU
+            assert int(got["memory.limit_in_bytes"]) == 1024**3
+            assert got["blkio.throttle.write_bps_device"].split()[1] == str(20 * 1024**2)
+            # ...and the host itself sees them: the JVM sizes its heap from the cgroup.
+            with connect(host) as c:
+                mem = c.run("cat /sys/fs/cgroup/memory/memory.limit_in_bytes", hide=True, in_stream=False).stdout
+                assert int(mem) == 1024**3
+            assert host.facts["memory_limit_mb"] == "1024"
+    assert leftovers(tbp) == []
+
+
+@pytest.mark.parametrize("platform", ["lxc", "oci"])
+def test_limits_that_do_not_read_back_fail_the_bring_up_and_leave_nothing(it_platform_testbed, platform, monkeypatch):
+    tbp = it_platform_testbed(platform, workers=1, limits={"memory_mb": 1024})
+    prov = PROVISIONERS[platform]
+    real = prov.create
+
+    def create_then_tamper(spec, index, ctx):
+        created = real(spec, index, ctx)
+        # Something changes the limit behind vbench's back: the read-back must notice.
+        memory_dir = cgroup_dirs_of(prov.init_pid(spec, ctx))["memory"]
+        (memory_dir / "memory.limit_in_bytes").write_text(str(2 * 1024**3))
+        return created
+
+    monkeypatch.setattr(prov, "create", create_then_tamper)
+    with pytest.raises(VbenchError) as err:
+        with Testbed(tbp):
+            pytest.fail("the testbed must not come up")
+    assert "limits not applied as asked" in str(err.value)
+    assert "memory.limit_in_bytes is '2147483648', wanted '1073741824'" in str(err.value)
+    assert leftovers(tbp) == []
+
+
+def test_limits_larger_than_the_machine_are_refused_before_anything_starts(it_platform_testbed):
+    tbp = it_platform_testbed("lxc", workers=1, limits={"cpus": 64})
+    with pytest.raises(ParamsError) as err:
+        Testbed(tbp).up()
+    assert err.value.field == "testbed.limits.cpus"
+    assert leftovers(tbp) == []
+
+
+# --- teardown after failures --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", ["lxc", "oci", "qemu"])
+def test_a_failure_in_the_middle_of_creation_leaves_nothing(it_platform_testbed, platform, monkeypatch):
+    tbp = it_platform_testbed(platform, workers=2)
+    prov = PROVISIONERS[platform]
+    real = prov.create
+
+    def create(spec, index, ctx):
+        created = real(spec, index, ctx)
+        if index == 2:  # the second host exists (container running / VM booting), then creation fails
+            raise RuntimeError("injected failure after creating worker1")
+        return created
+
+    monkeypatch.setattr(prov, "create", create)
+    with pytest.raises(RuntimeError):
+        with Testbed(tbp):
+            pytest.fail("the testbed must not come up")
+    assert leftovers(tbp) == []
+
+
+@pytest.mark.parametrize("platform", ["lxc", "oci"])
+def test_teardown_from_the_names_alone_when_the_state_directory_is_gone(it_platform_testbed, platform):
+    tbp = it_platform_testbed(platform, workers=1)
+    tb = Testbed(tbp)
+    try:
+        tb.up()
+        shutil.rmtree(tb.paths.root)  # state file, LXC/crun state, keys: all gone
+    finally:
+        Testbed(tbp).down()
+    assert leftovers(tbp) == []
+
+
+# --- a VM -------------------------------------------------------------------------------
+
+
+def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed):
+    tbp = it_platform_testbed("native", hosts=[
+        {"name": "master", "role": "master"},
+        {"name": "worker1", "role": "worker", "platform": "qemu",
+         "limits": {"cpus": 1, "memory_mb": 1024, "disk_read_bps": "100MB"}},
+    ])
+    t0 = time.monotonic()
+    with Testbed(tbp) as tb:
+        vm = tb.hosts[1]
+        print(f"VM SSH-ready in {vm.facts['ssh_ready_s']} s (testbed up in {time.monotonic() - t0:.1f} s), "
+              f"accelerator {vm.facts['accelerator']}")
+        assert vm.facts["platform"] == "qemu"
+        assert vm.facts["virt_kind"] == "vm" and vm.facts["virt"] in ("qemu", "kvm")
+        assert vm.facts["accelerator"] in ("tcg", "kvm")
+        assert vm.facts["vcpus"] == "1" and vm.facts["vm_memory_mb"] == "1024"
+        assert 800 <= int(vm.facts["mem_total_mb"]) <= 1024
+        assert vm.facts["kernel"].endswith("-amd64")  # Debian's kernel, not the machine's
+        assert vm.facts["image_hash"] == image_for().hash
+        assert not vm.shares_controller_fs and vm.work_dir == "/var/lib/vbench"
+        with connect(vm) as c:
+            out = c.run("hostname; df -m --output=avail /var/lib/vbench | tail -1; test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java && echo java",
+                        hide=True, in_stream=False).stdout.split()
+        assert out[0] == "worker1" and int(out[1]) > 4000 and out[2] == "java"
+        # The controller reaches it like any other host; the native master sees it by name.
+        with connect(tb.hosts[0]) as c:
+            assert c.run("getent hosts worker1", hide=True, in_stream=False).stdout.split()[0] == vm.address
+    assert leftovers(tbp) == []
+
+
+@pytest.mark.slow
+def test_mixed_cluster_with_a_vm_worker_runs_a_small_smoke(it_platform_testbed):
+    """Two native hosts and one VM worker (the heterogeneous setup of the Liu et al. study)."""
+    tbp = it_platform_testbed("native", hosts=[
+        {"name": "master", "role": "master"},
+        {"name": "worker1", "role": "worker"},
+        {"name": "worker2", "role": "worker", "platform": "qemu"},
+    ])
+    result = run_smoke(tbp, _small_hadoop(), size_bytes=16 * 1024**2, log=print, job_timeout_s=1800)
+    print(result.summary())
+    assert result.ok, result
+    assert leftovers(tbp) == []
+
+
+def test_hadoop_runs_unchanged_on_an_lxc_host_next_to_native_ones(it_platform_testbed):
+    """The lifecycle needs nothing platform-specific: jars pushed, daemons up, a job runs."""
+    tbp = it_platform_testbed("native", hosts=[
+        {"name": "master", "role": "master", "platform": "lxc"},
+        {"name": "worker1", "role": "worker", "platform": "oci"},
+        {"name": "worker2", "role": "worker"},
+    ])
+    hp = _small_hadoop()
+    dist = fetch(hp.version, hp.examples_version)
+    with Testbed(tbp) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:
+        assert [h.platform for h in tb.hosts] == ["lxc", "oci", "native"]
+        r = cluster.fs("-mkdir", "-p", "/x")
+        assert r.ok, r.stderr[-1000:]
+        hdfs, nms, _ = cluster.health()
+        assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2")
+    assert leftovers(tbp) == []
