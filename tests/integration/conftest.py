@@ -39,15 +39,23 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason="slow: run with VBENCH_SLOW=1 or -m slow (see README, Platforms)"))
 
 
+#: Testbed name and subnet of this test process: two suites running at once on one machine
+#: (a developer's and CI's) must not tear down each other's hosts.
+_RUN = os.getpid() % 10000
+IT_NAME = f"t{_RUN:05d}"
+IT_BRIDGE = f"{IT_NAME}br"
+IT_SUBNET = f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"
+
+
 @pytest.fixture
 def it_testbed(tmp_path):
     """A testbed whose names cannot clash with a user's default one."""
     return testbed_params(
         {
-            "name": "vbit",
+            "name": IT_NAME,
             "workers": 2,
             "work_root": str(tmp_path / "tb"),
-            "network": {"bridge": "vbitbr0", "subnet": "10.213.9.0/24"},
+            "network": {"bridge": IT_BRIDGE, "subnet": IT_SUBNET},
         }
     )
 
@@ -59,11 +67,11 @@ def it_platform_testbed(tmp_path):
     def make(platform: str = "native", **extra):
         return testbed_params(
             {
-                "name": "vbit",
+                "name": IT_NAME,
                 "workers": 2,
                 "platform": platform,
                 "work_root": str(tmp_path / "tb"),
-                "network": {"bridge": "vbitbr0", "subnet": "10.213.9.0/24"},
+                "network": {"bridge": IT_BRIDGE, "subnet": IT_SUBNET},
                 **extra,
             }
         )

@@ -125,7 +125,7 @@ def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir)
             assert daemon in st.stdout
         assert "live DataNodes: worker1, worker2" in st.stdout
         tb = vbench("testbed", "status")
-        assert "up" in tb.stdout and "vbit-worker2" in tb.stdout
+        assert "up" in tb.stdout and f"{it_testbed.name}-worker2" in tb.stdout
         down = vbench("cluster", "down", "--testbed")
         assert down.returncode == 0, down.stdout + down.stderr
     finally:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import leftovers
+from tests.integration.conftest import IT_NAME, leftovers
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
@@ -42,7 +42,7 @@ def _platform_ready(request):
 
 
 def _small_hadoop(**extra):
-    """Daemon and container sizes that fit a 1.5 GiB container worker."""
+    """The smoke's Hadoop settings: replication 2 over 16 MB blocks."""
     return hadoop_params({"replication": 2, "block_size": "16MB", **extra})
 
 
@@ -73,7 +73,7 @@ def test_one_vcpu_and_one_gib_are_read_back_from_the_cgroup_files(it_platform_te
             assert host.facts["virt_kind"] == "container"
             pid = PROVISIONERS[platform].init_pid(spec, tb.ctx)
             dirs = cgroup_dirs_of(pid)
-            assert dirs["memory"].name == spec.name and dirs["memory"].parent.name == "vbench-vbit"
+            assert dirs["memory"].name == spec.name and dirs["memory"].parent.name == f"vbench-{IT_NAME}"
             got = read_back(pid, ["cpu.cfs_quota_us", "cpu.cfs_period_us", "memory.limit_in_bytes",
                                   "blkio.throttle.write_bps_device"])
             assert int(got["cpu.cfs_quota_us"]) == int(got["cpu.cfs_period_us"])  # one vCPU
@@ -114,6 +114,19 @@ def test_limits_larger_than_the_machine_are_refused_before_anything_starts(it_pl
     with pytest.raises(ParamsError) as err:
         Testbed(tbp).up()
     assert err.value.field == "testbed.limits.cpus"
+    assert leftovers(tbp) == []
+
+
+@pytest.mark.parametrize("platform", ["qemu", "lxc"])
+def test_a_host_without_the_guest_image_is_refused_before_anything_starts(it_platform_testbed, platform,
+                                                                          tmp_path, monkeypatch):
+    monkeypatch.setenv("VBENCH_CACHE", str(tmp_path / "empty-cache"))
+    tbp = it_platform_testbed("native", hosts=[{"name": "master", "role": "master"},
+                                               {"name": "worker1", "role": "worker", "platform": platform}])
+    with pytest.raises(VbenchError) as err:
+        Testbed(tbp).up()
+    assert f"{platform} host worker1 needs the guest image" in str(err.value)
+    assert "vbench image build" in str(err.value)
     assert leftovers(tbp) == []
 
 
