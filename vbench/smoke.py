@@ -111,7 +111,8 @@ def run_smoke(
                 fsck = cluster.fsck("/smoke/sorted")
                 placement = jobs.replicas_per_node(jobs.block_locations(fsck.stdout))
     return SmokeResult(
-        platform=testbed.platform, workers=n, size_bytes=size_bytes, replication=hadoop.replication,
+        # A mixed cluster is named by its platforms in host order, e.g. "native+qemu".
+        platform="+".join(dict.fromkeys(str(h.platform) for h in testbed.resolved_hosts())), workers=n, size_bytes=size_bytes, replication=hadoop.replication,
         testbed_seconds=tb.bringup_seconds or 0.0, bringup_seconds=bringup,
         teragen_seconds=tg, terasort_seconds=ts, teravalidate_seconds=tv,
         valid=valid, verdict=verdict, replicas_per_node=placement,

@@ -205,21 +205,26 @@ def remove_cgroups(rel: str, parent: str | None = None) -> list[str]:
 
     Only empty cgroups can be removed; returns those that could not (still holding processes).
     """
-    left = []
-    for d in cgroup_dirs(rel):
-        try:
-            d.rmdir()
-        except OSError:
-            left.append(str(d))
+    left = [d for d in cgroup_dirs(rel) if not _rmdir(d)]
     if parent:
         for mp in cgroup_hierarchies():
             p = mp / parent
-            if p.is_dir() and not any(x.is_dir() for x in p.iterdir()):
-                try:
-                    p.rmdir()
-                except OSError:
-                    left.append(str(p))
-    return left
+            if p.is_dir() and not any(x.is_dir() for x in p.iterdir()) and not _rmdir(p):
+                left.append(p)
+    return [str(d) for d in left]
+
+
+def _rmdir(d: Path, tries: int = 20) -> bool:
+    """rmdir a cgroup; a process that just exited may hold it for a moment (EBUSY)."""
+    for i in range(tries):
+        try:
+            d.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False
 
 
 def kill_cgroup(rel: str, grace_s: float = 5.0) -> None:

@@ -23,6 +23,8 @@ from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
 from vbench.params import TestbedParams
 from vbench.testbed import facts, netcmd, sysops
+from vbench.testbed.guest import testbed_cgroup
+from vbench.testbed.limits import cgroup_dirs, cgroup_pids
 from vbench.testbed.native import attach_netns, remove_netns
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
@@ -99,7 +101,11 @@ class Testbed(UpDown):
             provisioner_for(platform).preflight(specs, self.ctx)
 
     def up(self) -> list[Host]:
+        # A refused up() created nothing, and must not tear down what it was refused for (a
+        # testbed of the same name that already exists).
+        self._refused = True
         self.preflight()
+        self._refused = False
         t0 = time.monotonic()
         p, paths = self.params, self.paths
         self._state = {"testbed": p.name, "bridge": p.network.bridge, "root": str(paths.root)}
@@ -187,6 +193,8 @@ class Testbed(UpDown):
 
     def down(self) -> None:
         """Remove every host, process, namespace, link and file of this testbed. Harmless twice."""
+        if getattr(self, "_refused", False):
+            return
         with shielded():
             self._down()
 
@@ -231,5 +239,8 @@ class TestbedStatus:
 def testbed_status(params: TestbedParams) -> TestbedStatus:
     tb = Testbed(params, log=lambda _m: None)
     ns = tuple(n for n in tb._netns_all() if n in sysops.existing_netns())
-    procs = sum(len(sysops.netns_pids(n)) for n in ns)
-    return TestbedStatus(params.name, bool(ns) or tb.paths.state_file.exists(), ns, sysops.link_exists(tb.bridge), procs)
+    # Containers and VMs live in the cgroup vbench-<testbed> (not all in namespaces of their own).
+    cgroup = testbed_cgroup(params.name)
+    procs = {p for n in ns for p in sysops.netns_pids(n)} | cgroup_pids(cgroup)
+    exists = bool(ns) or bool(cgroup_dirs(cgroup)) or tb.paths.state_file.exists()
+    return TestbedStatus(params.name, exists, ns, sysops.link_exists(tb.bridge), len(procs))

@@ -228,7 +228,8 @@ class QemuProvisioner:
     platform = "qemu"
 
     def __init__(self) -> None:
-        self._accel: dict[str, str] = {}
+        self._accel: dict[str, str] = {}  # testbed name -> accelerator chosen in preflight
+        self._procs: dict[tuple[str, str], subprocess.Popen] = {}  # (testbed, host) -> QEMU we started
 
     def preflight(self, specs: list[HostParams], ctx: TestbedContext) -> None:
         for tool in (QEMU, "qemu-img", "mke2fs", "taskset"):
@@ -287,7 +288,6 @@ class QemuProvisioner:
             proc = subprocess.Popen(in_cgroup_argv(cg / "cgroup.procs", argv), stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=out, start_new_session=True)
         ctx.record("pids", proc.pid)
-        self._procs = getattr(self, "_procs", {})
         self._procs[(ctx.params.name, spec.name)] = proc
 
         def failure() -> str | None:
@@ -331,13 +331,20 @@ class QemuProvisioner:
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
         rel = cgroup_rel(ctx, spec)
-        kill_cgroup(rel)  # the QEMU process and nothing else lives there
+        # The process we started, first: it may not have moved itself into its cgroup yet.
+        proc = self._procs.pop((ctx.params.name, spec.name), None)
+        if proc is not None:
+            if proc.poll() is None:
+                sysops.kill_pids([proc.pid])
+            try:
+                proc.wait(timeout=10)  # reaped, so nothing pins the cgroup
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        kill_cgroup(rel)  # by name: QEMU and nothing else lives there
         pid_text = sysops.read_text(ctx.paths.host_dir(spec.name) / "qemu.pid").strip()
         if pid_text.isdigit() and sysops.alive(int(pid_text)) and _is_qemu(int(pid_text)):
             sysops.kill_pids([int(pid_text)])  # not in the cgroup (moving it failed half-way)
-        proc = getattr(self, "_procs", {}).pop((ctx.params.name, spec.name), None)
-        if proc is not None:
-            proc.poll()  # reap our child
         left = remove_cgroups(rel, parent=testbed_cgroup(ctx.params.name))
         tap, _ = netcmd.veth_names(ctx.params.name, index)
         if sysops.link_exists(tap):
