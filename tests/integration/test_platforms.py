@@ -164,6 +164,18 @@ def test_teardown_from_the_names_alone_when_the_state_directory_is_gone(it_platf
     assert leftovers(tbp) == []
 
 
+@pytest.mark.parametrize("platform", ["lxc", "oci"])
+def test_teardown_with_params_naming_another_platform_still_removes_everything(it_platform_testbed, platform):
+    """`vbench testbed up --platform lxc` then `vbench testbed down` without --platform."""
+    tbp = it_platform_testbed(platform, workers=1)
+    try:
+        Testbed(tbp).up()
+        Testbed(it_platform_testbed("native", workers=1)).down()
+        assert leftovers(tbp) == []
+    finally:
+        Testbed(tbp).down()
+
+
 # --- a VM -------------------------------------------------------------------------------
 
 

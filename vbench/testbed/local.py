@@ -24,7 +24,7 @@ from vbench.lifecycle import UpDown, shielded
 from vbench.params import TestbedParams
 from vbench.testbed import facts, netcmd, sysops
 from vbench.testbed.guest import testbed_cgroup
-from vbench.testbed.limits import cgroup_dirs, cgroup_pids
+from vbench.testbed.limits import cgroup_dirs, cgroup_pids, kill_cgroup, remove_cgroups
 from vbench.testbed.native import attach_netns, remove_netns
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
@@ -208,6 +208,11 @@ class Testbed(UpDown):
         for ns in sorted(set(state.get("netns", [])) | set(self._netns_all())):
             remove_netns(ns)
         sysops.kill_pids([p for p in state.get("pids", []) if sysops.alive(p)])
+        # Whatever a container or VM left in the testbed's cgroup tree (e.g. torn down with
+        # params naming another platform): every process there is the testbed's.
+        kill_cgroup(testbed_cgroup(self.params.name))
+        for left in remove_cgroups(testbed_cgroup(self.params.name)):
+            self.log(f"teardown: cgroup {left} could not be removed")
         index_count = len(self._netns_all())
         links = set(state.get("links", [])) | {netcmd.veth_names(self.params.name, i)[0] for i in range(index_count)}
         for link in sorted(links - {self.bridge}) + [self.bridge]:
