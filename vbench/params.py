@@ -55,11 +55,35 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: Virtual network architectures (Jeong et al.): every host on one shared bridge; each physical
+#: host's guests on a private network behind NAT; or both NICs (intra-physical-host traffic on
+#: the NAT network, inter-host on the bridge). SR-IOV is a label of real inventories only.
+NETWORK_MODES = ("bridge", "nat", "bridge+nat", "sriov")
+LOCAL_NETWORK_MODES = ("bridge", "nat", "bridge+nat")
+#: Hadoop topology: none (one default rack), virtual rack grouping (the guests of one physical
+#: host form a rack), or node groups (HVE: racks from `rack`, node group = physical host).
+TOPOLOGIES = ("flat", "rack", "nodegroup")
+
+
+class LinkParams(_Strict):
+    """Shaping (tc) of each emulated physical host's uplink; None/0 means unshaped."""
+
+    rate_mbit: float | None = Field(None, gt=0)
+    delay_ms: float = Field(0.0, ge=0)
+
+    @property
+    def shaped(self) -> bool:
+        return self.rate_mbit is not None or self.delay_ms > 0
+
+
 class NetworkParams(_Strict):
     """The private layer-2 network of a local testbed."""
 
     bridge: str = "vbbr0"
     subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("10.213.0.0/24")
+    mode: Literal["bridge", "nat", "bridge+nat", "sriov"] = "bridge"
+    #: The link between emulated physical hosts (traffic inside one physical host is not shaped).
+    link: LinkParams = LinkParams()
 
     @field_validator("bridge")
     @classmethod
@@ -174,6 +198,10 @@ class HostParams(_Strict):
     platform: str | None = None
     address: ipaddress.IPv4Address | None = None
     limits: LimitsParams | None = None
+    #: The emulated physical host this guest runs on (default: from testbed.vms_per_host).
+    physical_host: str | None = None
+    #: The rack of its physical host (default: "rack1").
+    rack: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -208,6 +236,9 @@ class TestbedParams(_Strict):
     limits: LimitsParams | None = None
     #: QEMU accelerator: auto = KVM if /dev/kvm can actually boot a guest, else TCG.
     accelerator: Literal["auto", "kvm", "tcg"] = "auto"
+    #: Workers per emulated physical host (VMware's 1/2/4 VMs per host, Jeong's consolidation);
+    #: the master is alone on its own. Hosts naming a physical_host override it.
+    vms_per_host: int = Field(1, ge=1, le=32)
 
     @field_validator("name")
     @classmethod
@@ -241,6 +272,10 @@ class TestbedParams(_Strict):
             raise _FieldError("hosts", f"host names must be unique, got {names}")
         if [h.role for h in hosts].count("master") != 1:
             raise _FieldError("hosts", "exactly one host must have role 'master'")
+        if self.network.mode not in LOCAL_NETWORK_MODES:
+            raise _FieldError("network.mode", f"{self.network.mode!r} cannot exist on the local testbed (no NIC with "
+                              "virtual functions to pass to guests); it is accepted as a label of an SSH inventory; "
+                              f"local modes: {', '.join(LOCAL_NETWORK_MODES)}")
         return self
 
     def resolved_hosts(self) -> tuple[HostParams, ...]:
@@ -268,6 +303,25 @@ class TestbedParams(_Strict):
             limits = (h.limits or LimitsParams()).over(self.limits)
             limits = None if limits.is_empty() else limits
         return h.model_copy(update={"platform": platform, "limits": limits})
+
+    def physical_hosts(self) -> dict[str, str]:
+        """Host name -> the emulated physical host it runs on: the master alone on "pm", workers
+        in order, `vms_per_host` to a physical host "p1", "p2", ...; an explicit physical_host wins."""
+        out: dict[str, str] = {}
+        w = 0
+        for h in self.resolved_hosts():
+            if h.physical_host:
+                out[h.name] = h.physical_host
+            elif h.role == "master":
+                out[h.name] = "pm"
+            else:
+                out[h.name] = f"p{w // self.vms_per_host + 1}"
+                w += 1
+        return out
+
+    def racks(self) -> dict[str, str]:
+        """Host name -> its physical host's rack (explicit `rack`, else "rack1")."""
+        return {h.name: h.rack or "rack1" for h in self.resolved_hosts()}
 
     @property
     def controller_address(self) -> ipaddress.IPv4Address:
@@ -306,6 +360,8 @@ class HadoopParams(_Strict):
     #: a third, at the price of a JIT that no production cluster runs, so it is off by default.
     daemon_jvm_flags: tuple[str, ...] = ()
     topology_script: Path | None = None
+    #: flat, rack (virtual rack grouping: a physical host's guests form a rack) or nodegroup (HVE).
+    topology: Literal["flat", "rack", "nodegroup"] = "flat"
     #: Extra properties per file, e.g. {"mapred-site": {"mapreduce.task.io.sort.mb": "100"}}:
     #: how a study's tuned parameters (VMware Appendix A) are expressed.
     extra: dict[Literal["core-site", "hdfs-site", "yarn-site", "mapred-site"], dict[str, str]] = {}
