@@ -40,6 +40,10 @@ class Host:
     #: artifacts need no copying; False for containers with their own root, VMs, remote hosts.
     shares_controller_fs: bool = False
     facts: Mapping[str, str] = field(default_factory=dict)
+    #: Where the host sits: the (emulated or real) physical machine it runs on, and its rack.
+    #: Hadoop's rack / node-group topology is generated from these.
+    physical_host: str = ""
+    rack: str = ""
 
 
 def connect(host: Host, connect_timeout: float = 10.0) -> fabric.Connection:

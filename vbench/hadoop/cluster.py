@@ -18,6 +18,8 @@ from vbench.hadoop import daemons as dm
 from vbench.hadoop import health
 from vbench.hadoop.artifacts import HadoopDist
 from vbench.hadoop.config import HostLayout, config_hash, render_conf
+from vbench.hadoop.jobs import block_locations
+from vbench.hadoop.topology import PlacementReport, check_placement, network_locations, topology_table
 from vbench.lifecycle import UpDown, shielded
 from vbench.host import Host, connect
 from vbench.params import HadoopParams
@@ -53,7 +55,10 @@ class HadoopCluster(UpDown):
         self.log = log
         self._conns: dict[str, fabric.Connection] = {}
         self.bringup_seconds: float | None = None
-        self.config_hash = config_hash(render_conf(params, self.master.name, HostLayout("$WORK", "$LIB")))
+        self.locations = network_locations(self.hosts, params.topology)
+        self.topology_table = topology_table(self.hosts, self.locations)
+        self.config_hash = config_hash(render_conf(params, self.master.name, HostLayout("$WORK", "$LIB"),
+                                                   self.topology_table))
 
     # -- plumbing ------------------------------------------------------------------------
     def layout(self, host: Host) -> HostLayout:
@@ -91,7 +96,7 @@ class HadoopCluster(UpDown):
             self.sh(host, f"mkdir -p {shlex.quote(lay.conf)} {shlex.quote(lay.logs)} {shlex.quote(lay.run)}")
             if not host.shares_controller_fs:
                 self._push_jars(host, lay)
-            for name, text in render_conf(self.params, self.master.name, lay).items():
+            for name, text in render_conf(self.params, self.master.name, lay, self.topology_table).items():
                 self.conn(host).put(io.BytesIO(text.encode()), f"{lay.conf}/{name}")
 
         self._each(self.hosts, one)
@@ -257,6 +262,13 @@ class HadoopCluster(UpDown):
 
     def fs(self, *args: str) -> CommandResult:
         return self.java("org.apache.hadoop.fs.FsShell", list(args), timeout=120)
+
+    def placement(self, path: str) -> PlacementReport:
+        """Where the replicas of `path`'s blocks are, checked against the topology's policy."""
+        r = self.fsck(path)
+        if not r.ok:
+            raise VbenchError(f"fsck {path} failed: {_tail(r.stderr)}")
+        return check_placement(block_locations(r.stdout), self.hosts, self.params.topology)
 
     def fsck(self, path: str) -> CommandResult:
         return self.java("org.apache.hadoop.hdfs.tools.DFSck", [path, "-files", "-blocks", "-locations"], timeout=120)

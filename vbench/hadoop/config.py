@@ -9,6 +9,7 @@ import hashlib
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from vbench.hadoop.topology import TABLE_FILE, topology_properties
 from vbench.params import HadoopParams
 
 NAMENODE_RPC_PORT = 8020
@@ -123,6 +124,8 @@ def site_properties(hp: HadoopParams, master: str, layout: HostLayout) -> dict[s
         "yarn.app.mapreduce.am.staging-dir": "/tmp/hadoop-yarn/staging",
     }
     files = {"core-site": core, "hdfs-site": hdfs, "yarn-site": yarn, "mapred-site": mapred}
+    for name, props in topology_properties(hp.topology, layout.conf).items():
+        files[name] = {**files[name], **props}
     for name, extra in hp.extra.items():
         files[name] = {**files[name], **extra}
     return files
@@ -146,9 +149,12 @@ log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
 """
 
 
-def render_conf(hp: HadoopParams, master: str, layout: HostLayout) -> dict[str, str]:
-    """file name -> text of everything in a host's conf/ directory."""
+def render_conf(hp: HadoopParams, master: str, layout: HostLayout, topology: str = "") -> dict[str, str]:
+    """file name -> text of everything in a host's conf/ directory; `topology` is the text of
+    the topology table (vbench.hadoop.topology), needed unless hadoop.topology is flat."""
     files = {f"{name}.xml": site_xml(props) for name, props in site_properties(hp, master, layout).items()}
+    if hp.topology != "flat":
+        files[TABLE_FILE] = topology
     files["capacity-scheduler.xml"] = site_xml(CAPACITY_SCHEDULER)
     files["log4j.properties"] = LOG4J
     return files

@@ -26,6 +26,7 @@ from vbench.testbed import facts, netcmd, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import cgroup_dirs, cgroup_pids, kill_cgroup, remove_cgroups
 from vbench.testbed.native import attach_netns, remove_netns
+from vbench.testbed.placement import with_placement
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
 
@@ -137,6 +138,7 @@ class Testbed(UpDown):
             facts.finish(c.host, spec, self.ctx, provisioner_for(spec.platform), ready[c.host.name] - t_start)
             for c, (_, spec), t_start in zip(created, specs, started)
         ]
+        self.hosts = with_placement(self.hosts, p)
         self.bringup_seconds = time.monotonic() - t0
         self.log(f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s ("
                  + ", ".join(f"{h.name} {h.platform} {h.facts['ssh_ready_s']} s" for h in self.hosts) + ")")
@@ -149,6 +151,7 @@ class Testbed(UpDown):
         self._state = self._load_state()
         self.hosts = [facts.with_saved_facts(provisioner_for(s.platform).host(s, self.ctx), s, self.ctx)
                       for _, s in self._indexed_specs()]
+        self.hosts = with_placement(self.hosts, self.params)
         return self.hosts
 
     def _wait_ssh(self, created: list[Created]) -> dict[str, float]:
