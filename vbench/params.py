@@ -273,7 +273,7 @@ class TestbedParams(_Strict):
         if [h.role for h in hosts].count("master") != 1:
             raise _FieldError("hosts", "exactly one host must have role 'master'")
         if self.network.mode not in LOCAL_NETWORK_MODES:
-            raise _FieldError("network.mode", f"{self.network.mode!r} cannot exist on the local testbed (no NIC with "
+            raise _FieldError("network.mode", f"{self.network.mode!r} (SR-IOV) cannot exist on the local testbed (no NIC with "
                               "virtual functions to pass to guests); it is accepted as a label of an SSH inventory; "
                               f"local modes: {', '.join(LOCAL_NETWORK_MODES)}")
         return self

@@ -55,18 +55,23 @@ class Stage:
 
 
 def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
-    """Bring each platform's testbed up once, record every host's facts, tear it down.
+    """Bring each distinct testbed of the design up once, record every host's facts, tear it down.
 
-    Checks that every platform of the design works before hours of measurement, and gives the
-    paper its testbed table (facts.json beside the samples)."""
+    Checks that every platform and testbed factor level of the design works before hours of
+    measurement, and gives the paper its testbed table (facts.json beside the samples)."""
     exp = stage.experiment
     rows = []
-    for platform in exp.platforms:
-        tb, _ = params_for(exp, platform, stage.testbed(), stage.hadoop())
+    seen: set[str] = set()
+    for config in exp.configurations():
+        tb, _ = params_for(exp, config, stage.testbed(), stage.hadoop())
+        if tb.model_dump_json() in seen:  # configurations differing only in Hadoop params share a testbed
+            continue
+        seen.add(tb.model_dump_json())
         Testbed(tb, log=log).down()
         with Testbed(tb, log=log) as bed:
             for h in bed.hosts:
-                rows.append({"platform": platform, "host": h.name, "role": h.role, "address": h.address,
+                rows.append({"platform": config.platform, "config": config.key, "host": h.name, "role": h.role,
+                             "address": h.address, "physical_host": h.physical_host, "rack": h.rack,
                              "testbed_up_s": round(bed.bringup_seconds or 0.0, 2), **dict(h.facts)})
     stage.raw.mkdir(parents=True, exist_ok=True)
     (stage.raw / "facts.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")

@@ -1,10 +1,13 @@
 """An experiment design as data (params/experiments/<name>.yaml) and its expansion into cells.
 
-Factors: the platform, and any benchmark parameter given as a list of levels (e.g. a TeraSort
-size sweep). Repetitions form blocks: each block runs every platform once, in a seeded random
-order, with the benchmarks in a seeded random order inside each platform, so that slow drift
-of the machine spreads over all platforms instead of masquerading as a platform effect
-(as ReBench and asv randomise against drift).
+Factors: the platform; environment factors, i.e. testbed or Hadoop params given as lists of
+levels under `factors` (`testbed.network.mode: [bridge, nat]`, `testbed.vms_per_host: [1, 2]`,
+`hadoop.replication: [1, 2, 3]`, `hadoop.topology: [flat, rack]`...), each combination with a
+platform being a *configuration* with its own testbed and cluster; and any benchmark parameter
+given as a list of levels (e.g. a TeraSort size sweep). Repetitions form blocks: each block
+runs every configuration once, in a seeded random order, with the benchmarks in a seeded
+random order inside each configuration, so that slow drift of the machine spreads over all
+configurations instead of masquerading as an effect (as ReBench and asv randomise against drift).
 """
 from __future__ import annotations
 
@@ -17,11 +20,62 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vbench.benchmarks import registry
 from vbench.errors import ParamsError
-from vbench.params import PLATFORMS
+from vbench.params import PLATFORMS, HadoopParams, TestbedParams
+
+#: Where an environment factor's path may point, and the params model it is checked against.
+FACTOR_ROOTS = {"testbed": TestbedParams, "hadoop": HadoopParams}
+#: Testbed params that identify a testbed rather than describe it: not factors.
+NOT_FACTORS = frozenset({"testbed.name", "testbed.platform", "testbed.hosts", "testbed.work_root",
+                         "testbed.network.bridge", "testbed.network.subnet", "testbed.workers"})
+
+
+def factor_label(path: str) -> str:
+    """The name a factor has in samples and tables: its path without the params file."""
+    return path.split(".", 1)[1]
+
+
+def nested(path: str, value: Any) -> dict[str, Any]:
+    """"network.mode", "nat" -> {"network": {"mode": "nat"}}."""
+    out: Any = value
+    for part in reversed(path.split(".")):
+        out = {part: out}
+    return out
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for k, v in over.items():
+        merged[k] = deep_merge(merged[k], v) if isinstance(v, dict) and isinstance(merged.get(k), dict) else v
+    return merged
+
+
+def _check_factor(path: str, levels: Any) -> None:
+    root, _, rest = path.partition(".")
+    if root not in FACTOR_ROOTS or not rest:
+        raise ValueError(f"factor {path!r}: name a testbed or Hadoop param, e.g. testbed.network.mode, "
+                         "testbed.vms_per_host, hadoop.replication, hadoop.topology, hadoop.block_size")
+    if path in NOT_FACTORS:
+        raise ValueError(f"factor {path!r}: {'use `platforms`' if path == 'testbed.platform' else 'use `workers`' if path == 'testbed.workers' else 'identifies the testbed'}, not a factor")
+    model: Any = FACTOR_ROOTS[root]
+    for part in rest.split("."):
+        fields = getattr(model, "model_fields", None)
+        if fields is None or part not in fields:
+            raise ValueError(f"factor {path!r}: {root} params have no field {rest!r}")
+        model = fields[part].annotation
+    if not isinstance(levels, list) or not levels:
+        raise ValueError(f"factor {path!r}: give a non-empty list of levels")
+    for i, level in enumerate(levels):
+        try:
+            FACTOR_ROOTS[root].model_validate(nested(rest, level))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ValueError(f"factor {path!r} level {i} ({level!r}): {err['msg'].removeprefix('Value error, ')}") from None
+        except ParamsError as exc:
+            raise ValueError(f"factor {path!r} level {i} ({level!r}): {str(exc).split(': ', 1)[-1]}") from None
 
 
 class BenchmarkSpec(BaseModel):
@@ -63,6 +117,33 @@ class Experiment(BaseModel):
     #: Stop starting new cells after this many minutes; what is skipped is recorded.
     budget_minutes: float | None = Field(None, gt=0)
     drop_caches: bool = False
+    #: Environment factors: "testbed.<param>" or "hadoop.<param>" -> levels (see module doc).
+    factors: dict[str, list[Any]] = {}
+    #: What the statistics compare ("platform" and/or factor labels such as "network.mode");
+    #: every other factor makes separate cells. `baseline` is the compared level to normalise to.
+    compare: tuple[str, ...] = ("platform",)
+    baseline: str | None = None
+
+    @field_validator("factors")
+    @classmethod
+    def _factors(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for path, levels in v.items():
+            _check_factor(path, levels)
+        return v
+
+    @model_validator(mode="after")
+    def _compared(self) -> "Experiment":
+        known = ["platform", *(factor_label(p) for p in self.factors)]
+        unknown = [c for c in self.compare if c not in known]
+        if unknown or not self.compare:
+            raise ValueError(f"compare: {unknown or 'nothing'} is not among the design's factors {known}")
+        return self
+
+    def configurations(self) -> list["Configuration"]:
+        """Every platform x environment-factor combination, in a fixed order."""
+        paths = sorted(self.factors)
+        combos = list(itertools.product(*(self.factors[p] for p in paths))) if paths else [()]
+        return [Configuration(p, tuple(zip(paths, combo))) for p in self.platforms for combo in combos]
 
     @field_validator("platforms")
     @classmethod
@@ -91,17 +172,47 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Configuration:
+    """A platform with every environment factor fixed: one testbed and cluster."""
+
+    platform: str
+    levels: tuple[tuple[str, Any], ...] = ()  # (factor path, level)
+
+    @property
+    def key(self) -> str:
+        lv = ",".join(f"{factor_label(k)}={_text(v)}" for k, v in self.levels)
+        return f"{self.platform}[{lv}]" if lv else self.platform
+
+    def overrides(self, root: str) -> dict[str, Any]:
+        """The nested params overrides of this configuration for "testbed" or "hadoop"."""
+        out: dict[str, Any] = {}
+        for path, level in self.levels:
+            r, _, rest = path.partition(".")
+            if r == root:
+                out = deep_merge(out, nested(rest, level))
+        return out
+
+    def stamp(self) -> dict[str, Any]:
+        """What every sample of this configuration records (factor.<label> per factor)."""
+        return {"platform": self.platform, **{f"factor.{factor_label(k)}": v for k, v in self.levels}}
+
+
+@dataclass(frozen=True)
 class Cell:
-    """The unit of work and of resumption: one variant on one platform in one block."""
+    """The unit of work and of resumption: one variant in one configuration in one block."""
 
     block: int
-    platform: str
+    config: Configuration
     variant: Variant
     warmup: bool
 
     @property
+    def platform(self) -> str:
+        return self.config.platform
+
+    @property
     def cell_id(self) -> str:
-        return f"b{self.block}/{self.platform}/{self.variant.key}"
+        return f"b{self.block}/{self.config.key}/{self.variant.key}"
 
 
 def variants(specs: tuple[BenchmarkSpec, ...]) -> list[Variant]:
@@ -125,26 +236,35 @@ def _text(v: Any) -> str:
 
 
 def expand(exp: Experiment) -> list[Cell]:
-    """Every cell of the design in run order: blocks in sequence, platforms and variants shuffled
-    within each block by a generator seeded from the experiment's seed and the block number."""
+    """Every cell of the design in run order: blocks in sequence, configurations and variants
+    shuffled within each block by a generator seeded from the experiment's seed and the block."""
     micro = variants(exp.calibrate)
     hadoop = variants(exp.suite)
+    labels = {factor_label(p) for p in exp.factors}
+    clash = sorted(labels & {k for v in (*micro, *hadoop) for k, _ in v.levels})
+    if clash:
+        raise ParamsError("factors", f"{clash} is both an environment factor and a benchmark parameter factor")
     cells = []
     for block in range(exp.repetitions):
         rng = random.Random(f"{exp.seed}:{block}")
-        platforms = list(exp.platforms)
-        rng.shuffle(platforms)
-        for platform in platforms:
-            # Calibration first within a platform: it measures the hosts before Hadoop loads them.
+        configs = exp.configurations()
+        rng.shuffle(configs)
+        for config in configs:
+            # Calibration first within a configuration: it measures the hosts before Hadoop loads them.
             for group in (micro, hadoop):
                 order = list(group)
                 rng.shuffle(order)
-                cells += [Cell(block, platform, v, block < exp.warmup_blocks) for v in order]
+                cells += [Cell(block, config, v, block < exp.warmup_blocks) for v in order]
     return cells
 
 
 def design_hash(exp: Experiment) -> str:
-    return hashlib.sha256(json.dumps(exp.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:12]
+    doc = exp.model_dump(mode="json")
+    # Fields added after campaigns were recorded leave those campaigns' hashes unchanged at their defaults.
+    for name, default in (("factors", {}), ("compare", ["platform"]), ("baseline", None)):
+        if doc.get(name) == default:
+            doc.pop(name)
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def load_experiment(path: Path) -> Experiment:

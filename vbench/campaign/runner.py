@@ -1,4 +1,5 @@
-"""The campaign runner: runs a design's cells in order, one cluster per (block, platform), and
+"""The campaign runner: runs a design's cells in order, one testbed and cluster per (block,
+configuration) (a configuration: a platform with its environment factors' levels), and
 resumes an interrupted campaign (Ctrl-C, kill -9, a crash) where it stopped.
 
 The ledger is samples.jsonl itself: every record carries its `cell_id`, and one cell's records
@@ -18,8 +19,8 @@ from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.hadoop.execute import execute
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.benchmarks.suite import Planned, drop_caches_line, measure_micro, records_of
-from vbench.campaign.design import Cell, Experiment, design_hash, expand
-from vbench.errors import VbenchError
+from vbench.campaign.design import Cell, Configuration, Experiment, deep_merge, design_hash, expand
+from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
@@ -63,10 +64,14 @@ def _check_design(store: CampaignStore, exp: Experiment) -> None:
     meta.write_text(json.dumps({"design_hash": h, "experiment": exp.model_dump(mode="json")}, indent=1, sort_keys=True))
 
 
-def params_for(exp: Experiment, platform: str, testbed: TestbedParams, hadoop: HadoopParams) -> tuple[TestbedParams, HadoopParams]:
-    tb = testbed.model_validate({**testbed.model_dump(exclude_none=True), **exp.testbed, "platform": platform,
-                                 "workers": exp.workers, "hosts": None})
-    hp = hadoop.model_validate({**hadoop.model_dump(), **exp.hadoop})
+def params_for(exp: Experiment, config: Configuration | str, testbed: TestbedParams,
+               hadoop: HadoopParams) -> tuple[TestbedParams, HadoopParams]:
+    """The testbed and Hadoop params of one configuration: the files', then the experiment's
+    overrides, then the configuration's factor levels."""
+    config = Configuration(config) if isinstance(config, str) else config
+    tb_doc = deep_merge(deep_merge(testbed.model_dump(exclude_none=True), exp.testbed), config.overrides("testbed"))
+    tb = testbed.model_validate({**tb_doc, "platform": config.platform, "workers": exp.workers, "hosts": None})
+    hp = hadoop.model_validate(deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop")))
     return tb, hp
 
 
@@ -77,10 +82,13 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     `progress(total, label)` is called before each cell."""
     t0 = time.monotonic()
     store = CampaignStore(campaign_dir)
-    for platform in exp.platforms:  # refuse what cannot run before anything starts
-        tb, hp = params_for(exp, platform, testbed, hadoop)
-        if exp.suite and "hadoop" in kinds:
-            check_cluster_fits(tb, hp, MachineFacts.local())
+    for config in exp.configurations():  # refuse what cannot run before anything starts
+        try:
+            tb, hp = params_for(exp, config, testbed, hadoop)
+            if exp.suite and "hadoop" in kinds:
+                check_cluster_fits(tb, hp, MachineFacts.local())
+        except ParamsError as exc:
+            raise ParamsError(f"configuration {config.key}: {exc.field}", str(exc).split(": ", 1)[-1]) from None
     _check_design(store, exp)
     cells = [c for c in expand(exp) if c.variant.kind in kinds]
     done = done_cells(store)
@@ -94,12 +102,12 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     dist = fetch(hadoop.version, hadoop.examples_version, log=log) if any(c.variant.kind == "hadoop" for c in todo) else None
 
     with interrupts_unwind():
-        for (block, platform), group in groupby(todo, key=lambda c: (c.block, c.platform)):
+        for (block, config), group in groupby(todo, key=lambda c: (c.block, c.config)):
             group = list(group)
             if budget_s is not None and _over_budget(t0, budget_s, group[0], durations):
                 result.skipped += [c.cell_id for c in group]
                 continue
-            tb, hp = params_for(exp, platform, testbed, hadoop)
+            tb, hp = params_for(exp, config, testbed, hadoop)
             Testbed(tb, log=log).down()  # a campaign owns its testbed name: clear what a kill -9 left
             with Testbed(tb, log=log) as bed:
                 cluster = None
@@ -114,7 +122,7 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
                             cluster = HadoopCluster(bed.hosts, hp, dist, log=log)
                             cluster.up()
                             provenance = cluster_provenance(cluster)
-                        stamp = {**base, "platform": platform, "block": block, "repetition": block,
+                        stamp = {**base, **config.stamp(), "block": block, "repetition": block,
                                  "warmup": cell.warmup, "cell_id": cell.cell_id,
                                  **{f"factor.{k}": v for k, v in cell.variant.levels}}
                         c0 = time.monotonic()

@@ -1,0 +1,34 @@
+"""Rack grouping and node groups for real: fsck shows replicas placed as the policy says."""
+from __future__ import annotations
+
+import pytest
+
+from vbench.hadoop import jobs
+from vbench.hadoop.artifacts import fetch
+from vbench.hadoop.cluster import HadoopCluster
+from vbench.params import hadoop_params
+from vbench.testbed import Testbed
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("topology", ["rack", "nodegroup"])
+def test_replicas_leave_the_physical_host_when_the_topology_says_so(it_platform_testbed, topology):
+    # worker1 and worker2 are guests of physical host p1, worker3 is alone on p2: with
+    # replication 2, the policy must put one replica of every block on worker3.
+    tb = it_platform_testbed("native", workers=3, vms_per_host=2)
+    hp = hadoop_params({"replication": 2, "block_size": "1MB", "topology": topology})
+    dist = fetch(hp.version, hp.examples_version)
+    with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, dist) as cluster:
+        assert {h.name: h.physical_host for h in bed.hosts} == {
+            "master": "pm", "worker1": "p1", "worker2": "p1", "worker3": "p2"}
+        r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(100_000, "/placed", maps=2), timeout=600)
+        assert r.ok, r.stderr[-2000:]
+        report = cluster.placement("/placed")
+        print(report.summary())
+        assert report.blocks >= 8  # 10 MB in 1 MB blocks
+        assert report.ok, report.summary()
+        assert report.blocks_sharing_a_physical_host == 0
+        worker3 = next(h.address for h in bed.hosts if h.name == "worker3")
+        blocks = jobs.block_locations(cluster.fsck("/placed").stdout)
+        assert all(worker3 in nodes for nodes in blocks.values())
