@@ -13,7 +13,9 @@ from typing import Callable
 import pandas as pd
 
 from vbench.campaign.design import Experiment, load_experiment
+from vbench.campaign.compare import comparison_of, comparison_view
 from vbench.campaign.runner import CampaignResult, params_for, run_campaign
+from vbench.paper.data import add_cells
 from vbench.params import load_hadoop, load_testbed
 from vbench.samples import Failure, read_records
 from vbench.stats import compute_stats, write_table
@@ -96,6 +98,12 @@ def tidy(raw: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     df = pd.DataFrame(samples)
     if "size_mb" in df:
         df["size"] = df["size_mb"].map(lambda v: "" if pd.isna(v) else f"{int(v)}MB")
+    comparison = comparison_of(raw)
+    if not df.empty and (not comparison.is_platforms or any(c.startswith("factor.") for c in df.columns)):
+        # The compared factor becomes `platform`; the other factors that vary make separate cells.
+        df = comparison_view(df, comparison.compare)
+        df["size_label"] = df["size"] if "size" in df else ""
+        df = add_cells(df.assign(size_label=df["size_label"].fillna(""))).drop(columns="size_label")
     return df, pd.DataFrame(failures)
 
 
@@ -109,6 +117,8 @@ def write_tidy(raw: Path, out: Path) -> Path:
                 frame[col] = frame[col].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
     samples.to_parquet(out / "samples.parquet", index=False)
     failures.to_parquet(out / "failures.parquet", index=False)
+    c = comparison_of(raw)
+    (out / "comparison.json").write_text(json.dumps({"compare": list(c.compare), "baseline": c.baseline}) + "\n")
     return out / "samples.parquet"
 
 
@@ -121,6 +131,9 @@ def headline(samples: pd.DataFrame) -> pd.DataFrame:
 
 
 def statistics(tidy_path: Path, out: Path, baseline: str = "native", equivalence_pct: float = 5.0) -> pd.DataFrame:
+    declared = tidy_path.parent / "comparison.json"
+    if declared.is_file():  # a design comparing factor levels names its own baseline (e.g. bridge)
+        baseline = json.loads(declared.read_text()).get("baseline") or baseline
     samples = headline(pd.read_parquet(tidy_path))
     samples.attrs["source"] = str(tidy_path)
     table = compute_stats(samples, baseline=baseline, equivalence_pct=equivalence_pct)

@@ -52,7 +52,8 @@ def test_generated_content(first):
     for tex in gen.rglob("*.tex"):
         text = tex.read_text()
         assert r"\num{nan" not in text.lower() and "inf}" not in text, tex
-    assert first.figures_absent == ["timeseries"]  # no monitoring samples in the synthetic campaign
+    # no monitoring samples and no study of environment factors in the synthetic campaign
+    assert set(first.figures_absent) == {"timeseries", "factors"}
     assert "fbox" in (gen / "figures" / "timeseries.tex").read_text()
     assert set(first.tables_absent) == set()
     assert sum(first.delta_counts.values()) >= 10

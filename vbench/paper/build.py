@@ -24,6 +24,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from vbench.errors import VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
@@ -32,7 +33,7 @@ from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.paper import delta as D
 from vbench.paper import figures as F
 from vbench.paper import tables as T
-from vbench.paper.data import load_campaign
+from vbench.paper.data import load_campaign, merge_campaigns
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.results import StatsConfig, paper_stats
@@ -88,10 +89,12 @@ def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Pa
 
 
 def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
-             seed: int = DEFAULT_SEED, published_path: Path | None = None) -> BuildResult:
-    """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run)."""
+             seed: int = DEFAULT_SEED, published_path: Path | None = None,
+             extra_campaigns: Sequence[Path] = ()) -> BuildResult:
+    """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run); `extra_campaigns`
+    add the experiments of other studies (e.g. network modes x VMs per host)."""
     t0 = time.perf_counter()
-    campaign = load_campaign(campaign_dir)
+    campaign = merge_campaigns(load_campaign(campaign_dir), [load_campaign(Path(c)) for c in extra_campaigns])
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed)
     stats = paper_stats(campaign, cfg)
     samples = campaign.samples
@@ -195,14 +198,14 @@ def _ensure_sources(out_dir: Path, sources: Path) -> None:
 
 def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
                 n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, published_path: Path | None = None,
-                sources: Path = SOURCES, force: bool = True) -> BuildResult:
+                sources: Path = SOURCES, force: bool = True, extra_campaigns: Sequence[Path] = ()) -> BuildResult:
     """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
 
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
     result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
-                      published_path=published_path)
+                      published_path=published_path, extra_campaigns=extra_campaigns)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

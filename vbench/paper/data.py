@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from vbench.campaign.compare import comparison_of, comparison_view
 from vbench.errors import ParamsError
 from vbench.samples import Failure, Sample, read_records
 from vbench.stats.keys import natural_key
@@ -49,6 +50,8 @@ class Campaign:
     failures: list[dict] = field(default_factory=list)
     facts: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: experiment -> its baseline, where the design compares factor levels, not platforms.
+    baselines: dict[str, str] = field(default_factory=dict)
 
     @property
     def platforms(self) -> list[str]:
@@ -156,26 +159,52 @@ def load_campaign(path: str | Path) -> Campaign:
     if "run_id" not in df.columns:
         df["run_id"] = ""
     df["run_id"] = df["run_id"].fillna("").astype(str)
-    df = _add_cells(df)
+    comparison = comparison_of(campaign_dir)
+    baselines: dict[str, str] = {}
+    if not comparison.is_platforms:
+        df = comparison_view(df, comparison.compare)
+        if comparison.baseline is not None:
+            baselines = {str(e): comparison.baseline for e in df["experiment"].unique()}
+        notes.append(f"compared: {', '.join(comparison.compare)} (baseline {comparison.baseline})")
+    df = add_cells(df)
     if "repetition" not in df.columns or df["repetition"].isna().any():
         df = _derive_repetitions(df)
         notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")
     keys = ["experiment", "platform", "benchmark", "metric", "size", "repetition"]
     order = sorted(df.index, key=lambda i: (*(natural_key(df.at[i, k]) for k in keys), float(df.at[i, "timestamp"]), i))
     df = df.loc[order]
-    return Campaign(campaign_dir, campaign_dir.name, df.reset_index(drop=True), failures, _read_facts(campaign_dir), notes)
+    return Campaign(campaign_dir, campaign_dir.name, df.reset_index(drop=True), failures, _read_facts(campaign_dir), notes,
+                    baselines)
 
 
-def _add_cells(df: pd.DataFrame) -> pd.DataFrame:
+def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
+    """One campaign of several (each keeps its experiments): the paper's main campaign plus
+    the studies of other factors (network modes, VMs per host...). Facts are the main one's."""
+    if not others:
+        return main
+    clash = set(main.samples["experiment"]) & {e for o in others for e in o.samples["experiment"]}
+    if clash:
+        raise ParamsError("paper.extra_campaigns", f"experiment(s) {sorted(clash)} appear in more than one campaign")
+    samples = pd.concat([main.samples, *(o.samples for o in others)], ignore_index=True)
+    return Campaign(main.path, main.name, samples, main.failures + [f for o in others for f in o.failures],
+                    main.facts, main.notes + [f"{o.name}: {n}" for o in others for n in o.notes],
+                    {**main.baselines, **{k: v for o in others for k, v in o.baselines.items()}})
+
+
+def add_cells(df: pd.DataFrame) -> pd.DataFrame:
     """The `size` key: size label plus the factors varying within (experiment, benchmark, metric)."""
     df = df.copy()
     factors = [c for c in FACTOR_COLUMNS if c in df.columns]
+    # Environment factors and benchmark-parameter factors of a design (the runner's factor.*),
+    # except the data size, which is the size label already.
+    sizes = set(SIZE_PARAMS.values())
+    factors += [c for c in df.columns if c.startswith("factor.") and c[7:] not in sizes and c[7:] not in factors]
     cells = []
     for _, grp in df.groupby(["experiment", "benchmark", "metric"], sort=False):
         varying = [c for c in factors if grp[c].dropna().astype(str).nunique() > 1]
         for idx, row in grp.iterrows():
             parts = [row["size_label"]] if row["size_label"] else []
-            parts += [f"{c}={_plain(row[c])}" for c in varying if pd.notna(row[c])]
+            parts += [f"{c.removeprefix('factor.')}={_plain(row[c])}" for c in varying if pd.notna(row[c])]
             cells.append((idx, ", ".join(parts)))
     df["size"] = pd.Series(dict(cells))
     return df

@@ -242,6 +242,40 @@ def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) ->
     return _finish(fig, axes, out_dir, "timeseries")
 
 
+def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Time normalised to a factor level's baseline (e.g. network mode vs bridge) per cell of the
+    other factors (e.g. VMs per host), Fieller 95 % CIs (Jeong et al. Figs. 6 and 8, VMware's
+    VMs per host): the studies whose design compares environment factors, not platforms."""
+    if stats is None or stats.empty or "baseline" not in stats.columns:
+        return []
+    r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")
+              & (stats["baseline"].astype(str) != BASELINE) & stats["estimate"].notna()]
+    panels = [(m, t) for m, t in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"),
+                                  ("job_wall_time", "WordCount")) if (r["metric"] == m).any()]
+    if not panels:
+        return []
+    style.apply()
+    fig, axes = style.figure(len(panels), height=2.6)
+    for ax, (metric, title) in zip(axes, panels):
+        d = r[r["metric"] == metric]
+        cells = sorted(d["size"].astype(str).unique(), key=natural_key)
+        levels = sorted(d["platform"].astype(str).unique(), key=natural_key)
+        base = str(d["baseline"].iloc[0])
+        width = 0.8 / max(len(levels), 1)
+        for i, level in enumerate(levels):
+            s = d[d["platform"].astype(str) == level].set_index(d[d["platform"].astype(str) == level]["size"].astype(str))
+            s = s.reindex(cells).dropna(subset=["estimate"])
+            xs = [cells.index(c) + (i - (len(levels) - 1) / 2) * width for c in s.index]
+            ax.bar(xs, s["estimate"], width=width * 0.9, color=style.colour(level, i), label=level,
+                   yerr=_errs(s.reset_index(drop=True)), error_kw={"elinewidth": 0.8, "capsize": 2})
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        ax.set_xticks(range(len(cells)))
+        ax.set_xticklabels([c.replace(", ", "\n") for c in cells], fontsize=6)
+        ax.set_ylabel(f"time / {base} time")
+        ax.set_title(title)
+    return _finish(fig, axes, out_dir, "factors")
+
+
 #: Every figure: name -> (function, label, caption, what it follows).
 FIGURES: dict[str, tuple[Callable, str, str, str]] = {
     "wordcount": (fig_wordcount, "fig:wordcount",
@@ -261,6 +295,11 @@ FIGURES: dict[str, tuple[Callable, str, str, str]] = {
     "ratio": (fig_ratio, "fig:ratio",
               r"Ratio of elapsed time to native at the largest data size, with 95\,\% Fieller intervals. Lower is better.",
               "VMware Fig. 2"),
+    "factors": (fig_factors, "fig:factors",
+                r"Execution time normalised to the baseline level of the compared factor (e.g.\ the bridged "
+                r"network) in each cell of the other factors (e.g.\ VMs per physical host, data size); bars are "
+                r"95\,\% Fieller intervals of the ratio of means.",
+                "Jeong et al. Figs. 6 and 8; VMware, VMs per host"),
     "timeseries": (fig_timeseries, "fig:timeseries",
                    r"CPU, storage and network use during one run per platform.", "VMware Figs. 3-5"),
 }

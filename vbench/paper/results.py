@@ -66,12 +66,30 @@ def paper_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.Data
         cols.append("warmup")
     tidy = df[cols].copy()
     tidy.attrs["source"] = str(campaign.path / "samples.jsonl")
+    parts = []
+    # Each experiment against its own baseline: native for platform studies, e.g. bridge for a
+    # network-mode study (seeds are per group, so splitting changes no number).
+    by_baseline: dict[str, list[str]] = {}
+    for e in sorted(tidy["experiment"].unique()):
+        by_baseline.setdefault(campaign.baselines.get(e, cfg.baseline), []).append(e)
     with _frozen_heap():
-        stats = compute_stats(tidy, baseline=cfg.baseline, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed,
-                              equivalence_pct=cfg.equivalence_pct, higher_is_better=directions(tidy["metric"]))
+        for baseline, experiments in sorted(by_baseline.items()):
+            sub = tidy[tidy["experiment"].isin(experiments)]
+            sub.attrs["source"] = tidy.attrs["source"]
+            parts.append(compute_stats(sub, baseline=baseline, conf=cfg.conf, n_resamples=cfg.n_resamples,
+                                       seed=cfg.seed, equivalence_pct=cfg.equivalence_pct,
+                                       higher_is_better=directions(sub["metric"])))
+    stats = parts[0] if len(parts) == 1 else _concat_stats(parts)
     cells = cell_table(df)
     out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
     out.attrs.update(stats.attrs)
+    return out
+
+
+def _concat_stats(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    out = pd.concat(parts, ignore_index=True)
+    out.attrs.update(parts[0].attrs)
+    out.attrs["problems"] = [p for part in parts for p in part.attrs.get("problems", [])]
     return out
 
 

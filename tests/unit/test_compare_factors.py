@@ -1,0 +1,81 @@
+"""Comparing environment-factor levels (network modes) instead of platforms, through the paper."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vbench.campaign.compare import Comparison, comparison_of, comparison_view
+from vbench.errors import ParamsError
+from vbench.paper.data import load_campaign, merge_campaigns
+from vbench.paper.figures import fig_factors
+from vbench.paper.results import StatsConfig, paper_stats
+from vbench.samples import Sample, append_records
+
+
+def _campaign(d: Path, experiment: str, compare=None, baseline=None, modes=("bridge", "nat")) -> Path:
+    d.mkdir(parents=True)
+    if compare:
+        (d / "campaign.json").write_text(json.dumps({"experiment": {"compare": compare, "baseline": baseline}}))
+    recs = []
+    for rep in range(4):
+        for vms in (1, 2):
+            for i, mode in enumerate(modes):
+                t = 30.0 * (1 + 0.5 * i) * (1 + 0.1 * (vms - 1)) + rep * 0.3
+                recs.append(Sample("terasort", "terasort_time", t, "s", metadata={
+                    "experiment": experiment, "platform": "native", "repetition": rep, "size_mb": 16,
+                    "factor.network.mode": mode, "factor.vms_per_host": vms, "run_id": f"{rep}{vms}{mode}"}))
+    append_records(d / "samples.jsonl", recs)
+    return d
+
+
+def test_the_view_compares_the_factor_and_keeps_the_platform_as_a_cell_factor():
+    df = pd.DataFrame({"platform": ["native", "lxc"], "factor.network.mode": ["nat", "bridge"], "value": [1, 2]})
+    v = comparison_view(df, ["network.mode"])
+    assert list(v["platform"]) == ["nat", "bridge"]
+    assert list(v["factor.platform"]) == ["native", "lxc"] and list(v["host_platform"]) == ["native", "lxc"]
+    both = comparison_view(df, ["platform", "network.mode"])
+    assert list(both["platform"]) == ["native/nat", "lxc/bridge"]
+    assert comparison_view(df, ["platform"]) is df
+    with pytest.raises(ParamsError, match="compare"):
+        comparison_view(df, ["vms_per_host"])
+
+
+def test_a_campaign_without_a_design_compares_platforms(tmp_path):
+    assert comparison_of(tmp_path) == Comparison()
+
+
+def test_network_modes_are_compared_to_bridge_within_each_vms_per_host_cell(tmp_path):
+    c = load_campaign(_campaign(tmp_path / "net", "netmodes", ["network.mode"], "bridge"))
+    assert set(c.samples["platform"]) == {"bridge", "nat"}
+    assert set(c.samples["size"]) == {"16MB, vms_per_host=1", "16MB, vms_per_host=2"}
+    stats = paper_stats(c, StatsConfig(n_resamples=200))
+    r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")]
+    assert set(r["baseline"]) == {"bridge"} and set(r["platform"]) == {"nat"}
+    assert len(r) == 2 and r["estimate"].between(1.45, 1.55).all()  # nat is 1.5 x bridge in both cells
+    paths = fig_factors(stats, c.samples, tmp_path / "fig")
+    assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 0 for p in paths)
+
+
+def test_merged_campaigns_keep_each_experiment_against_its_own_baseline(tmp_path):
+    main = load_campaign(_campaign(tmp_path / "main", "platforms"))  # compares platforms: one platform here
+    net = load_campaign(_campaign(tmp_path / "net", "netmodes", ["network.mode"], "bridge"))
+    both = merge_campaigns(main, [net])
+    stats = paper_stats(both, StatsConfig(n_resamples=200))
+    bases = stats[stats["statistic"] == "ratio_to_baseline"].groupby("experiment")["baseline"].unique()
+    assert list(bases["netmodes"]) == ["bridge"]
+    assert fig_factors(paper_stats(main, StatsConfig(n_resamples=200)), main.samples, tmp_path / "f2") == []
+    with pytest.raises(ParamsError, match="more than one campaign"):
+        merge_campaigns(main, [main])
+
+
+def test_the_pipeline_statistics_compare_modes_against_the_designs_baseline(tmp_path):
+    from vbench.pipeline import statistics, write_tidy
+
+    raw = _campaign(tmp_path / "raw", "netmodes", ["network.mode"], "bridge")
+    table = statistics(write_tidy(raw, tmp_path / "processed"), tmp_path / "processed" / "stats.csv")
+    r = table[(table["statistic"] == "ratio_to_baseline") & (table["method"] == "fieller")]
+    assert set(r["baseline"]) == {"bridge"} and set(r["platform"]) == {"nat"}
+    assert set(r["size"]) == {"16MB, vms_per_host=1", "16MB, vms_per_host=2"}

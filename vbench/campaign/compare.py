@@ -1,0 +1,63 @@
+"""What a campaign's statistics compare: the platform (the default), or environment factors.
+
+A network-mode study compares `network.mode` levels against `bridge`, within each cell of the
+other factors (VMs per host, data size, and the platform itself); a platform study compares
+platforms against `native`. The statistics and the paper only know a compared column called
+`platform` and a cell key, so the comparison is a view of the samples: `platform` becomes the
+compared level(s), the real platform is kept as `host_platform` and, when not compared, becomes
+a factor (`factor.platform`) like any other.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from vbench.errors import ParamsError
+
+PLATFORM = "platform"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    compare: tuple[str, ...] = (PLATFORM,)
+    baseline: str | None = None
+
+    @property
+    def is_platforms(self) -> bool:
+        return self.compare == (PLATFORM,)
+
+    def baseline_or(self, default: str) -> str:
+        return self.baseline if self.baseline is not None else default
+
+
+def comparison_of(campaign_dir: Path) -> Comparison:
+    """The comparison a campaign's design declares (campaign.json), else platforms."""
+    meta = Path(campaign_dir) / "campaign.json"
+    if not meta.is_file():
+        return Comparison()
+    exp = json.loads(meta.read_text()).get("experiment", {})
+    return Comparison(tuple(exp.get("compare") or (PLATFORM,)), exp.get("baseline"))
+
+
+def comparison_view(samples: pd.DataFrame, compare: Sequence[str]) -> pd.DataFrame:
+    """The samples with `platform` = the compared level(s) joined by "/" (see module doc)."""
+    compare = tuple(compare)
+    if compare == (PLATFORM,) or samples.empty:
+        return samples
+    cols = [PLATFORM if c == PLATFORM else f"factor.{c}" for c in compare]
+    missing = [c for c in cols if c not in samples.columns]
+    if missing:
+        raise ParamsError("compare", f"the samples have no column {missing} (was the factor in the design?)")
+    out = samples.copy()
+    out["host_platform"] = out[PLATFORM]
+    out[PLATFORM] = out[cols].astype(str).agg("/".join, axis=1)
+    if PLATFORM not in compare:
+        out["factor.platform"] = out["host_platform"]
+    for c in cols:
+        if c != PLATFORM:
+            out = out.drop(columns=c)
+    return out
