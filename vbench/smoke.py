@@ -41,6 +41,10 @@ class SmokeResult:
     replicas_per_node: dict[str, int] = field(default_factory=dict)
     worker_addresses: tuple[str, ...] = ()
     config_hash: str = ""
+    #: The sorted output's replicas checked against hadoop.topology's policy (fsck).
+    placement: str = ""
+    placement_ok: bool = True
+    blocks_sharing_a_physical_host: int = 0
 
     @property
     def blocks_on_every_worker(self) -> bool:
@@ -48,7 +52,7 @@ class SmokeResult:
 
     @property
     def ok(self) -> bool:
-        return self.valid and self.blocks_on_every_worker
+        return self.valid and self.blocks_on_every_worker and self.placement_ok
 
     def summary(self) -> str:
         return (
@@ -56,6 +60,7 @@ class SmokeResult:
             f"size={format_size(self.size_bytes)} bringup={self.bringup_seconds:.1f}s "
             f"terasort={self.terasort_seconds:.1f}s validation={'valid' if self.valid else 'INVALID'} "
             f"blocks_on_all_workers={'yes' if self.blocks_on_every_worker else 'NO'}"
+            + (f"\nplacement: {self.placement}" if self.placement else "")
         )
 
     def samples(self) -> list[Sample]:
@@ -69,6 +74,8 @@ class SmokeResult:
             Sample("smoke", "teragen_time", self.teragen_seconds, "s", meta),
             Sample("smoke", "terasort_time", self.terasort_seconds, "s", meta),
             Sample("smoke", "teravalidate_time", self.teravalidate_seconds, "s", meta),
+            Sample("smoke", "blocks_sharing_a_physical_host", self.blocks_sharing_a_physical_host, "blocks",
+                   {**meta, "placement": self.placement, "placement_ok": self.placement_ok}),
         ]
 
 
@@ -110,6 +117,8 @@ def run_smoke(
                 valid, verdict = jobs.teravalidate_verdict(report.stdout if report.ok else "")
                 fsck = cluster.fsck("/smoke/sorted")
                 placement = jobs.replicas_per_node(jobs.block_locations(fsck.stdout))
+                checked = cluster.placement("/smoke/sorted")
+                log(f"placement: {checked.summary()}")
     return SmokeResult(
         # A mixed cluster is named by its platforms in host order, e.g. "native+qemu".
         platform="+".join(dict.fromkeys(str(h.platform) for h in testbed.resolved_hosts())), workers=n, size_bytes=size_bytes, replication=hadoop.replication,
@@ -117,6 +126,8 @@ def run_smoke(
         teragen_seconds=tg, terasort_seconds=ts, teravalidate_seconds=tv,
         valid=valid, verdict=verdict, replicas_per_node=placement,
         worker_addresses=tuple(h.address for h in cluster.workers), config_hash=cluster.config_hash,
+        placement=checked.summary(), placement_ok=checked.ok,
+        blocks_sharing_a_physical_host=checked.blocks_sharing_a_physical_host,
     )
 
 

@@ -22,6 +22,7 @@ def register(sub) -> None:
     p.add_argument("--size", default="64MB", help="smoke: TeraGen data size (default 64MB)")
     p.add_argument("--replication", type=int, help="override hadoop.replication")
     p.add_argument("--version", help="override hadoop.version")
+    p.add_argument("--topology", choices=("flat", "rack", "nodegroup"), help="override hadoop.topology")
     p.add_argument("--out", type=Path, default=Path("data/raw/smoke"), help="smoke: where timings are appended")
     p.add_argument("--testbed", action="store_true", help="down: also remove the testbed")
     p.set_defaults(func=run)
@@ -29,7 +30,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     tbp = testbed_from_args(args)
-    hp = hadoop_from_args(args, replication=args.replication, version=args.version)
+    hp = hadoop_from_args(args, replication=args.replication, version=args.version, topology=args.topology)
     if args.action == "smoke":
         size = _size(args.size)
         result = run_smoke(tbp, hp, size)
