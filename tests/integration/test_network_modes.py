@@ -12,7 +12,8 @@ from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import connect
-from vbench.params import hadoop_params, testbed_params
+from vbench.params import hadoop_params
+from vbench.params import testbed_params as make_testbed
 from vbench.testbed import Testbed, sysops
 
 pytestmark = pytest.mark.integration
@@ -25,7 +26,7 @@ def params(tmp_path, mode: str, workers: int = 3, vms: int = 2, rate: float | No
     net = {"bridge": IT_BRIDGE, "subnet": IT_SUBNET, "mode": mode}
     if rate is not None:
         net["link"] = {"rate_mbit": rate}
-    return testbed_params({"name": IT_NAME, "workers": workers, "vms_per_host": vms,
+    return make_testbed({"name": IT_NAME, "workers": workers, "vms_per_host": vms,
                            "work_root": str(tmp_path / "tb"), "network": net, **extra})
 
 
@@ -90,12 +91,24 @@ def test_hadoop_runs_behind_nat_with_replicas_on_both_guests_of_a_physical_host(
     p = params(tmp_path, mode, workers=2, vms=2, rate=None)
     hp = hadoop_params({"replication": 2, "block_size": "4MB"})
     dist = fetch(hp.version, hp.examples_version)
-    with Testbed(p, log=print) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:
-        assert cluster.network_mode == mode
-        r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(100_000, "/nat", maps=2), timeout=600)
-        assert r.ok, r.stderr[-2000:]
-        blocks = jobs.block_locations(cluster.fsck("/nat").stdout)
-        assert blocks and all(len(set(nodes)) == 2 for nodes in blocks.values())
-        hdfs, nms, jhs = cluster.health()
-        assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2") and jhs
+    with Testbed(p, log=print) as tb:
+        cluster = HadoopCluster(tb.hosts, hp, dist)
+        try:
+            # Generous: on a loaded 2-core machine daemons take minutes to come up.
+            cluster.up(timeout_s=600)
+            _teragen_replicates_across_nat(cluster, mode)
+        finally:
+            cluster.down()
     assert leftovers(p) == []
+
+
+def _teragen_replicates_across_nat(cluster: HadoopCluster, mode: str) -> None:
+    assert cluster.network_mode == mode
+    r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(100_000, "/nat", maps=2), timeout=600)
+    assert r.ok, r.stderr[-2000:]
+    blocks = jobs.block_locations(cluster.fsck("/nat").stdout)
+    assert blocks and all(len(set(nodes)) == 2 for nodes in blocks.values())
+    hdfs, nms, jhs = cluster.health()
+    assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2") and jhs
+    # The NameNode knows the workers by their testbed (public or floating) addresses.
+    assert set(jobs.replicas_per_node(blocks)) == {h.address for h in cluster.workers}
