@@ -3,6 +3,8 @@ SSH to every guest, the iperf3 matrix, a shaped uplink within 10 % of its rate, 
 anything starts, Hadoop behind NAT, and nothing left afterwards."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.integration.conftest import IT_BRIDGE, IT_NAME, IT_SUBNET, leftovers
@@ -15,6 +17,7 @@ from vbench.host import connect
 from vbench.params import hadoop_params
 from vbench.params import testbed_params as make_testbed
 from vbench.testbed import Testbed, sysops
+from vbench.testbed.image import image_for
 
 pytestmark = pytest.mark.integration
 
@@ -57,6 +60,21 @@ def test_mode_comes_up_reachable_and_its_matrix_shows_the_shaped_uplink(tmp_path
     # bridge); nat leaves from the private one, translated to the floating address on the uplink.
     assert cross.source.startswith("192.168.122.") == (mode == "nat")
     assert cross.target == str(next(h.address for h in p.resolved_hosts() if h.name == cross.server))
+
+
+def test_oci_containers_sit_behind_nat_on_their_physical_hosts(tmp_path):
+    if shutil.which("crun") is None or not image_for().exists():
+        pytest.skip("needs crun and the guest image (`vbench image build`)")
+    p = params(tmp_path, "nat", workers=2, vms=1, platform="oci")
+    with Testbed(p, log=print) as tb:
+        for h in tb.hosts:  # SSH through the floating address, into the container's private one
+            with connect(h) as c:
+                out = c.run("hostname; ip -4 -o addr show dev eth0", hide=True, in_stream=False).stdout
+            assert out.split()[0] == h.name and " 192.168.122.10/24 " in out
+        rows = netmatrix.measure(tb.hosts, tb.ctx.layout, p.vms_per_host, duration_s=3, omit_s=1)
+    cross = next(r for r in rows if r.kind == netmatrix.CROSS)
+    assert abs(cross.deviation) <= 0.10 and cross.source == "192.168.122.10"
+    assert leftovers(p) == []
 
 
 def test_bad_network_input_is_refused_before_anything_starts(tmp_path):
