@@ -127,14 +127,23 @@ def test_bridge_guests_have_no_private_address_and_reach_their_host_on_br0():
 @pytest.mark.parametrize("mode", ["nat", "bridge+nat"])
 def test_hosts_view_sends_neighbours_over_the_nat_network_and_others_over_public_addresses(mode):
     lay = physnet.layout(tb(mode))
-    assert physnet.hosts_view(lay, "p1") == [("master", "10.201.0.10"), ("worker1", "192.168.122.10"),
-                                             ("worker2", "192.168.122.11"), ("worker3", "10.201.0.13")]
-    assert dict(physnet.hosts_view(lay, "p2"))["worker3"] == "192.168.122.10"
+    view = dict(physnet.hosts_view(lay, "worker1"))
+    assert (view["master"], view["worker2"], view["worker3"]) == ("10.201.0.10", "192.168.122.11", "10.201.0.13")
+    assert dict(physnet.hosts_view(lay, "worker2"))["worker1"] == "192.168.122.10"
+
+
+def test_a_guest_resolves_itself_to_the_address_its_daemons_must_bind():
+    # nat: only the private address exists in the guest (the floating one is DNAT'ed to it);
+    # bridge+nat: the bridge address, or a NameNode alone on its physical host would listen on
+    # the NAT network, where no other physical host reaches it.
+    assert dict(physnet.hosts_view(physnet.layout(tb("nat")), "master"))["master"] == "192.168.122.10"
+    assert dict(physnet.hosts_view(physnet.layout(tb("bridge+nat")), "master"))["master"] == "10.201.0.10"
+    assert dict(physnet.hosts_view(physnet.layout(tb("bridge+nat")), "worker1"))["worker1"] == "10.201.0.11"
 
 
 def test_bridge_hosts_view_is_the_testbed_one():
     lay = physnet.layout(tb("bridge"))
-    assert dict(physnet.hosts_view(lay, "p1")) == {h.name: str(h.address) for h in tb("bridge").resolved_hosts()}
+    assert dict(physnet.hosts_view(lay, "worker1")) == {h.name: str(h.address) for h in tb("bridge").resolved_hosts()}
 
 
 # -- command builders -----------------------------------------------------------------------------

@@ -73,12 +73,12 @@ def pairs(lay: NetLayout) -> list[Pair]:
     same = next((names for names in by_phys.values() if len(names) >= 2), None)
     if same:
         a, b = same[0], same[1]
-        view = dict(hosts_view(lay, lay.guest(a).physical_host))
+        view = dict(hosts_view(lay, a))
         out.append(Pair(SAME, a, b, view[b], shaped=False))
     if len(by_phys) >= 2:
         a = workers_first[0]
         b = next(g for g in workers_first if g.physical_host != a.physical_host)
-        view = dict(hosts_view(lay, a.physical_host))
+        view = dict(hosts_view(lay, a.name))
         out.append(Pair(CROSS, a.name, b.name, view[b.name], shaped=lay.rate_mbit is not None))
     g = workers_first[0]
     out.append(Pair(GUEST_HOST, g.name, f"host:{g.physical_host}", lay.host_address(g.name), shaped=False))

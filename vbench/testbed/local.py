@@ -158,8 +158,8 @@ class Testbed(UpDown):
         specs = self._indexed_specs()
         paths.hosts_file.write_text(netcmd.hosts_file([(h.name, str(h.address)) for _, h in specs]))
         if lay is not None:
-            for ph in lay.physical_hosts:
-                paths.hosts_file_of(ph.name).write_text(netcmd.hosts_file(physnet.hosts_view(lay, ph.name)))
+            for g in lay.guests:
+                paths.hosts_file_of(g.name).write_text(netcmd.hosts_file(physnet.hosts_view(lay, g.name)))
 
         created: list[Created] = []
         started: list[float] = []

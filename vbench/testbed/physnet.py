@@ -146,13 +146,21 @@ def layout(p: TestbedParams) -> NetLayout | None:
                      p.network.link.rate_mbit, p.network.link.delay_ms)
 
 
-def hosts_view(lay: NetLayout, phys: str) -> list[tuple[str, str]]:
-    """(name, address) of every guest as seen from physical host `phys`: neighbours on the NAT
-    network by their private address (traffic stays inside), the others by their testbed one."""
+def hosts_view(lay: NetLayout, guest: str) -> list[tuple[str, str]]:
+    """(name, address) of every guest as `guest` sees it (its own /etc/hosts, as each VM has in
+    the paper): itself by the address it holds and its daemons bind (in bridge+nat its bridge
+    address, else a NameNode would listen where other physical hosts cannot reach it),
+    neighbours on its NAT network by their private address (traffic stays inside), the others
+    by their testbed (or floating) address."""
+    me = lay.guest(guest)
     out = []
     for g in lay.guests:
-        local = g.physical_host == phys and g.private is not None
-        out.append((g.name, g.private if local else g.public))
+        if g.name == me.name:
+            out.append((g.name, g.own_address))
+        elif g.physical_host == me.physical_host and g.private is not None:
+            out.append((g.name, g.private))
+        else:
+            out.append((g.name, g.public))
     return out
 
 

@@ -43,9 +43,9 @@ class TestbedPaths:
     def hosts_file(self) -> Path:
         return self.root / "etc_hosts"
 
-    def hosts_file_of(self, physical_host: str) -> Path:
-        """/etc/hosts of the guests of one emulated physical host (NAT networks: their own view)."""
-        return self.root / f"etc_hosts.{physical_host}"
+    def hosts_file_of(self, host: str) -> Path:
+        """/etc/hosts of one guest on a NAT network (its own view of the testbed)."""
+        return self.root / f"etc_hosts.{host}"
 
     def host_dir(self, name: str) -> Path:
         return self.root / "hosts" / name
@@ -74,10 +74,10 @@ class TestbedContext:
         return physnet.layout(self.params)
 
     def hosts_file(self, spec: HostParams) -> Path:
-        """The /etc/hosts this host gets: the testbed's, or its physical host's view of it."""
+        """The /etc/hosts this host gets: the testbed's, or (NAT networks) its own view of it."""
         if self.layout is None or self.layout.mode == "bridge":
             return self.paths.hosts_file
-        return self.paths.hosts_file_of(self.layout.guest(spec.name).physical_host)
+        return self.paths.hosts_file_of(spec.name)
 
     def own_address(self, spec: HostParams) -> str:
         """The address the host itself holds and listens on (a private one behind NAT)."""
