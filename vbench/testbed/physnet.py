@@ -15,12 +15,12 @@ Modes, as in Jeong et al. Fig. 2-3:
   every physical host, like libvirt's 192.168.122.0/24) behind its gateway. The paper notes a VM
   behind NAT cannot be reached from outside its physical machine; for SSH and for Hadoop across
   physical hosts every guest gets a 1:1 NAT ("floating") address: its testbed address, held on
-  the uplink, DNAT'ed to its private address, and its outgoing traffic SNAT'ed to it. Hosts
-  files differ per physical host: a guest's own name and its neighbours' resolve to private
+  the uplink, DNAT'ed to its private address, and its outgoing traffic SNAT'ed to it. Each
+  guest has its own hosts file: its own name and its neighbours' resolve to private
   addresses, every other host to its floating address.
 - `bridge+nat`: the dual-NIC architecture: `eth0` on `br0` (testbed address, inter-host
   traffic) and `eth1` on the NAT network (private address, traffic between guests of one
-  physical host), chosen by per-physical-host hosts files, as the paper does with /etc/hosts
+  physical host), chosen by per-guest hosts files, as the paper does with /etc/hosts
   and dfs.{client,datanode}.use.datanode.hostname.
 """
 from __future__ import annotations
