@@ -68,8 +68,10 @@ TOPOLOGIES = ("flat", "rack", "nodegroup")
 class LinkParams(_Strict):
     """Shaping (tc) of each emulated physical host's uplink; None/0 means unshaped."""
 
-    rate_mbit: float | None = Field(None, gt=0)
-    delay_ms: float = Field(0.0, ge=0)
+    #: Rates above 100 Gbit/s or below 0.1 Mbit/s are typos, not experiments (tbf needs a sane burst).
+    rate_mbit: float | None = Field(None, ge=0.1, le=100_000)
+    #: One-way delay added by netem on each end of the uplink (so an RTT grows by 2 x delay_ms).
+    delay_ms: float = Field(0.0, ge=0, le=10_000)
 
     @property
     def shaped(self) -> bool:
@@ -84,6 +86,9 @@ class NetworkParams(_Strict):
     mode: Literal["bridge", "nat", "bridge+nat", "sriov"] = "bridge"
     #: The link between emulated physical hosts (traffic inside one physical host is not shaped).
     link: LinkParams = LinkParams()
+    #: The private network behind NAT inside every emulated physical host (nat, bridge+nat):
+    #: the same on each, as libvirt's default network is on every hypervisor.
+    nat_subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("192.168.122.0/24")
 
     @field_validator("bridge")
     @classmethod
@@ -93,7 +98,7 @@ class NetworkParams(_Strict):
             raise ValueError("must be 1-15 characters of letters, digits, '-' or '_'")
         return v
 
-    @field_validator("subnet")
+    @field_validator("subnet", "nat_subnet")
     @classmethod
     def _private(cls, v: ipaddress.IPv4Network) -> ipaddress.IPv4Network:
         if not any(v.subnet_of(r) for r in _RFC1918):
@@ -101,6 +106,12 @@ class NetworkParams(_Strict):
         if v.num_addresses < 8:
             raise ValueError("is too small: use a /29 or larger")
         return v
+
+    @model_validator(mode="after")
+    def _nat_apart(self) -> "NetworkParams":
+        if self.nat_subnet.overlaps(self.subnet):
+            raise _FieldError("nat_subnet", f"{self.nat_subnet} overlaps the bridge subnet {self.subnet}")
+        return self
 
 
 _CPUSET = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
@@ -239,6 +250,9 @@ class TestbedParams(_Strict):
     #: Workers per emulated physical host (VMware's 1/2/4 VMs per host, Jeong's consolidation);
     #: the master is alone on its own. Hosts naming a physical_host override it.
     vms_per_host: int = Field(1, ge=1, le=32)
+    #: Memory (MiB) of each emulated physical host: its guests' memory must fit in it (VMs per
+    #: host are bounded by memory on real hypervisors too). None: not checked.
+    physical_host_memory_mb: int | None = Field(None, ge=256)
 
     @field_validator("name")
     @classmethod
@@ -276,7 +290,25 @@ class TestbedParams(_Strict):
             raise _FieldError("network.mode", f"{self.network.mode!r} (SR-IOV) cannot exist on the local testbed (no NIC with "
                               "virtual functions to pass to guests); it is accepted as a label of an SSH inventory; "
                               f"local modes: {', '.join(LOCAL_NETWORK_MODES)}")
+        self._physical_hosts_fit(usable, seen)
         return self
+
+    def _physical_hosts_fit(self, usable: list, taken: dict[str, str]) -> None:
+        """Physical hosts take testbed addresses from the top of the subnet down, and their guests
+        private addresses from .10 of network.nat_subnet: both must fit."""
+        placement = self.physical_hosts()
+        phys = list(dict.fromkeys(placement.values()))
+        if len(phys) <= 1 and self.network.mode == "bridge" and not self.network.link.shaped and self.vms_per_host == 1:
+            return
+        for k, name in enumerate(phys):
+            addr = str(usable[-1 - k])
+            if addr in taken:
+                raise _FieldError("network.subnet", f"{self.network.subnet} has no room for physical host {name} "
+                                  f"(its address {addr} is used by {taken[addr]}); use a larger subnet")
+        most = max(list(placement.values()).count(p) for p in phys)
+        room = len(list(self.network.nat_subnet.hosts())) - 9
+        if self.network.mode != "bridge" and most > room:
+            raise _FieldError("network.nat_subnet", f"{self.network.nat_subnet} holds {room} guests per physical host, {most} asked")
 
     def resolved_hosts(self) -> tuple[HostParams, ...]:
         """The hosts with addresses: explicit ones, else master + worker1..N.
@@ -509,6 +541,33 @@ def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: Hado
                                   f"{', guest OS' if spec.platform == 'qemu' else ''}); raise the limit or lower Hadoop's")
     if vm_memory > machine.mem_total_mb:
         raise ParamsError("testbed.hosts", f"the VMs need {vm_memory} MiB together, this machine has {machine.mem_total_mb} MiB")
+    check_physical_hosts_fit(testbed, hadoop)
+
+
+def guest_memory_mb(spec: HostParams, hadoop: HadoopParams | None) -> int:
+    """What a guest takes from its physical host: its memory limit, else (unconfined hosts)
+    what its Hadoop daemons may use, else nothing known (0)."""
+    mem = host_memory_mb(spec)
+    if mem is not None:
+        return mem
+    return hadoop_memory_mb(spec.role, hadoop) if hadoop is not None else 0
+
+
+def check_physical_hosts_fit(testbed: TestbedParams, hadoop: HadoopParams | None = None) -> None:
+    """Refuse more guests on an emulated physical host than its memory (testbed.physical_host_memory_mb) holds."""
+    cap = testbed.physical_host_memory_mb
+    if cap is None:
+        return
+    placement = testbed.physical_hosts()
+    per: dict[str, list[HostParams]] = {}
+    for spec in testbed.resolved_hosts():
+        per.setdefault(placement[spec.name], []).append(spec)
+    for phys, specs in per.items():
+        need = sum(guest_memory_mb(s, hadoop) for s in specs)
+        if need > cap:
+            raise ParamsError("testbed.physical_host_memory_mb",
+                              f"physical host {phys} holds {len(specs)} guests ({', '.join(s.name for s in specs)}) "
+                              f"needing {need} MiB, but has {cap} MiB; lower testbed.vms_per_host or the guests' memory")
 
 
 def _cpu_list(ids: set[int]) -> str:

@@ -98,7 +98,7 @@ def leftovers(params) -> list[str]:
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     found += [f"link {l.split(':')[1].strip()}" for l in links.splitlines()
               if l.split(":")[1].strip().split("@")[0] == params.network.bridge
-              or l.split(":")[1].strip().startswith(f"{params.name}h")]
+              or l.split(":")[1].strip().startswith(tuple(f"{params.name}{k}" for k in "hpunq"))]
     root = str(params.work_root)
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:

@@ -55,10 +55,13 @@ class HadoopCluster(UpDown):
         self.log = log
         self._conns: dict[str, fabric.Connection] = {}
         self.bringup_seconds: float | None = None
+        # The testbed says how its hosts are networked (vbench.testbed.physnet); remote
+        # inventories without the fact are bridged.
+        self.network_mode = self.master.facts.get("network_mode", "bridge")
         self.locations = network_locations(self.hosts, params.topology)
         self.topology_table = topology_table(self.hosts, self.locations)
         self.config_hash = config_hash(render_conf(params, self.master.name, HostLayout("$WORK", "$LIB"),
-                                                   self.topology_table))
+                                                   topology=self.topology_table, network_mode=self.network_mode))
 
     # -- plumbing ------------------------------------------------------------------------
     def layout(self, host: Host) -> HostLayout:
@@ -96,7 +99,8 @@ class HadoopCluster(UpDown):
             self.sh(host, f"mkdir -p {shlex.quote(lay.conf)} {shlex.quote(lay.logs)} {shlex.quote(lay.run)}")
             if not host.shares_controller_fs:
                 self._push_jars(host, lay)
-            for name, text in render_conf(self.params, self.master.name, lay, self.topology_table).items():
+            for name, text in render_conf(self.params, self.master.name, lay, topology=self.topology_table,
+                                          network_mode=self.network_mode).items():
                 self.conn(host).put(io.BytesIO(text.encode()), f"{lay.conf}/{name}")
 
         self._each(self.hosts, one)

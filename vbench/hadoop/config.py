@@ -66,7 +66,20 @@ def task_opts(memory_mb: int, fraction: float) -> str:
     return f"-Xmx{int(memory_mb * fraction)}m"
 
 
-def site_properties(hp: HadoopParams, master: str, layout: HostLayout) -> dict[str, dict[str, str]]:
+def network_mode_properties(mode: str) -> dict[str, str]:
+    """hdfs-site properties a testbed network mode needs (Jeong et al. Sec. 3.6).
+
+    Behind NAT (nat, bridge+nat) an address means different hosts on different physical hosts:
+    a DataNode must be reached by *name*, which each host's /etc/hosts resolves to the right
+    address (a neighbour's private one, or another physical host's guest's public one), never
+    by the IP the NameNode saw. The paper sets exactly these two to true."""
+    if mode in ("nat", "bridge+nat"):
+        return {"dfs.client.use.datanode.hostname": "true", "dfs.datanode.use.datanode.hostname": "true"}
+    return {}
+
+
+def site_properties(hp: HadoopParams, master: str, layout: HostLayout,
+                    network_mode: str = "bridge") -> dict[str, dict[str, str]]:
     """Properties of each *-site file for a cluster whose master host is `master`."""
     d = layout.data
     app_cp = f"{layout.conf},{layout.lib_dir}/*"
@@ -88,6 +101,7 @@ def site_properties(hp: HadoopParams, master: str, layout: HostLayout) -> dict[s
         # Leave safe mode as soon as the (empty or small) namespace is reported.
         "dfs.namenode.safemode.extension": "0",
         "dfs.heartbeat.interval": "1",
+        **network_mode_properties(network_mode),
     }
     yarn = {
         "yarn.resourcemanager.hostname": master,
@@ -149,10 +163,12 @@ log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
 """
 
 
-def render_conf(hp: HadoopParams, master: str, layout: HostLayout, topology: str = "") -> dict[str, str]:
+def render_conf(hp: HadoopParams, master: str, layout: HostLayout, topology: str = "",
+                network_mode: str = "bridge") -> dict[str, str]:
     """file name -> text of everything in a host's conf/ directory; `topology` is the text of
     the topology table (vbench.hadoop.topology), needed unless hadoop.topology is flat."""
-    files = {f"{name}.xml": site_xml(props) for name, props in site_properties(hp, master, layout).items()}
+    files = {f"{name}.xml": site_xml(props)
+             for name, props in site_properties(hp, master, layout, network_mode).items()}
     if hp.topology != "flat":
         files[TABLE_FILE] = topology
     files["capacity-scheduler.xml"] = site_xml(CAPACITY_SCHEDULER)

@@ -52,7 +52,7 @@ def write_identity(root: Path, spec: HostParams, ctx: TestbedContext) -> str:
         dest.chmod(mode)
 
     put("/etc/hostname", spec.name + "\n")
-    put("/etc/hosts", src=ctx.paths.hosts_file)
+    put("/etc/hosts", src=ctx.hosts_file(spec))
     put(GUEST_HOST_KEY, src=key, mode=0o600)
     put(GUEST_HOST_KEY + ".pub", pub + "\n")
     put(GUEST_AUTHORIZED_KEYS, src=ctx.paths.authorized_keys, mode=0o600)

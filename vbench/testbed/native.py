@@ -10,6 +10,7 @@ from vbench.errors import VbenchError
 from vbench.host import Host
 from vbench.params import HostParams
 from vbench.testbed import netcmd, sysops
+from vbench.testbed.physhosts import attach_guest
 from vbench.testbed.provisioner import Created, TestbedContext
 from vbench.testbed.sshd import sshd_config
 
@@ -23,6 +24,14 @@ def attach_netns(ctx: TestbedContext, ns: str, index: int, address: str) -> None
             ctx.record("netns", ns)
         elif cmd[:3] == ["ip", "link", "add"]:
             ctx.record("links", outer)
+
+
+def attach_host_netns(ctx: TestbedContext, spec: HostParams, ns: str, index: int) -> None:
+    """A host's namespace: on the testbed bridge directly, or on its emulated physical host."""
+    if ctx.layout is None:
+        attach_netns(ctx, ns, index, str(spec.address))
+    else:
+        attach_guest(ctx, ctx.layout, spec, ns, index)
 
 
 def remove_netns(ns: str) -> None:
@@ -43,17 +52,17 @@ class NativeProvisioner:
 
     def create(self, spec: HostParams, index: int, ctx: TestbedContext) -> Created:
         ns = netcmd.netns_name(ctx.params.name, spec.name)
-        attach_netns(ctx, ns, index, str(spec.address))
+        attach_host_netns(ctx, spec, ns, index)
         hdir = ctx.paths.host_dir(spec.name)
         (hdir / "work").mkdir(parents=True, exist_ok=True)
         key = hdir / "ssh_host_ed25519_key"
         pub = sysops.ssh_keygen(key, spec.name)
         cfg = hdir / "sshd_config"
-        cfg.write_text(sshd_config(str(spec.address), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid")))
+        cfg.write_text(sshd_config(ctx.own_address(spec), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid")))
         log_path = hdir / "sshd.log"
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
-                netcmd.in_identity(ns, spec.name, str(ctx.paths.hosts_file), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
+                netcmd.in_identity(ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
             )
         ctx.record("pids", proc.pid)

@@ -37,7 +37,7 @@ from vbench.testbed.limits import (
     BlockDevice, cgroup_v1_settings, kill_cgroup, limits_fact, remove_cgroups, verify_cgroup_limits,
 )
 from vbench.testbed.lxc import container_failure, container_preflight, disk_for
-from vbench.testbed.native import attach_netns, remove_netns
+from vbench.testbed.native import attach_host_netns, remove_netns
 from vbench.testbed.provisioner import Created, TestbedContext
 
 UNIFIED = "/sys/fs/cgroup/unified"
@@ -143,7 +143,7 @@ class OciProvisioner:
         img = require_image(f"oci host {spec.name}")
         name = instance_name(ctx, spec)
         ns = netcmd.netns_name(ctx.params.name, spec.name)
-        attach_netns(ctx, ns, index, str(spec.address))
+        attach_host_netns(ctx, spec, ns, index)
         hdir = ctx.paths.host_dir(spec.name)
         upper, work, merged, bundle = hdir / "upper", hdir / "work", hdir / "rootfs", hdir / "bundle"
         for d in (upper, work, merged, bundle, self.state_root(ctx)):

@@ -6,12 +6,13 @@ sshd, and removes it again. Everything above (SSH, Hadoop, benchmarks) is platfo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Protocol
 
 from vbench.host import Host, SshEndpoint
 from vbench.params import HostParams, TestbedParams
-from vbench.testbed import netcmd
+from vbench.testbed import netcmd, physnet
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,15 @@ class TestbedPaths:
     def hosts_file(self) -> Path:
         return self.root / "etc_hosts"
 
+    def hosts_file_of(self, host: str) -> Path:
+        """/etc/hosts of one guest on a NAT network (its own view of the testbed)."""
+        return self.root / f"etc_hosts.{host}"
+
     def host_dir(self, name: str) -> Path:
         return self.root / "hosts" / name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TestbedContext:
     """The testbed-wide facts and services a provisioner may use."""
 
@@ -62,6 +67,21 @@ class TestbedContext:
     @property
     def bridge(self) -> str:
         return self.params.network.bridge
+
+    @cached_property
+    def layout(self) -> physnet.NetLayout | None:
+        """Emulated physical hosts and NAT addresses (vbench.testbed.physnet); None: direct attachment."""
+        return physnet.layout(self.params)
+
+    def hosts_file(self, spec: HostParams) -> Path:
+        """The /etc/hosts this host gets: the testbed's, or (NAT networks) its own view of it."""
+        if self.layout is None or self.layout.mode == "bridge":
+            return self.paths.hosts_file
+        return self.paths.hosts_file_of(spec.name)
+
+    def own_address(self, spec: HostParams) -> str:
+        """The address the host itself holds and listens on (a private one behind NAT)."""
+        return str(spec.address) if self.layout is None else self.layout.guest(spec.name).own_address
 
     @property
     def prefixlen(self) -> int:
