@@ -21,7 +21,8 @@ from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
 
-console = Console()
+# No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
+console = Console(markup=False)
 
 
 def register(sub) -> None:
@@ -107,7 +108,7 @@ def _measure(args, micro: list[Planned], hadoop: list[Planned]) -> int:
 
 @contextlib.contextmanager
 def _progress(total: int):
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False) as progress:
         task = progress.add_task("runs", total=max(total, 1))
         yield lambda label: progress.update(task, advance=1, description=label)

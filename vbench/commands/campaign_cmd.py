@@ -10,7 +10,8 @@ from vbench.campaign.design import expand, load_experiment
 from vbench.campaign.runner import CampaignStore, done_cells, run_campaign
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
 
-console = Console()
+# No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
+console = Console(markup=False)
 
 
 def register(sub) -> None:
@@ -44,7 +45,7 @@ def run(args) -> int:
         console.print(f"{campaign_dir}: {finished}/{len(cells)} cells done")
         return 0
     tb, hp = testbed_from_args(args), hadoop_from_args(args)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("ETA"), TimeRemainingColumn(), console=console) as progress:
         task = progress.add_task("cells", total=None)
 
