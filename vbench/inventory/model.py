@@ -186,7 +186,7 @@ def inventory(data: object) -> Inventory:
 
 def load_inventory(path: Path) -> Inventory:
     """Validate params/inventory.yaml (section `inventory:`); errors name the file and the field.
-    Relative key and known_hosts paths are relative to the file's directory."""
+    `~` is expanded; other relative key and known_hosts paths are relative to the file's directory."""
     if not path.exists():
         raise ParamsError(str(path), "no such inventory file")
     data = load_yaml_section(path, "inventory")
@@ -197,7 +197,10 @@ def load_inventory(path: Path) -> Inventory:
     base = path.resolve().parent
 
     def rel(p: Path | None) -> Path | None:
-        return None if p is None or p.is_absolute() else base / p
+        if p is None:
+            return None
+        p = p.expanduser()
+        return p if p.is_absolute() else base / p
 
     return inv.model_copy(update={
         "known_hosts": rel(inv.known_hosts) or inv.known_hosts,
