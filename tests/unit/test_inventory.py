@@ -93,9 +93,15 @@ def test_example_inventory_is_valid_and_uses_documentation_addresses():
 def test_jump_host_becomes_a_checked_ssh_w_proxy():
     i = inv(jump_host="ops@198.51.100.7:2200", jump_key_file="/jk")
     p = proxy_for(i, i.hosts[0])
-    assert "-W %h:%p ops@198.51.100.7" in p and "-p 2200" in p and "-i /jk" in p
+    assert "-W 192.0.2.10:22 ops@198.51.100.7" in p and "-p 2200" in p and "-i /jk" in p
     assert "StrictHostKeyChecking=yes" in p and "UserKnownHostsFile=/kh" in p
-    assert proxy_for(inv(proxy_command="nc -X 5 -x proxy:1080 %h %p"), i.hosts[0]).startswith("nc -X 5")
+
+
+def test_proxy_command_gets_each_hosts_own_port():
+    # fabric would expand %p to 22 for every host; a host on another port must get its own.
+    i = inv(proxy_command="ip netns exec f5-ctl nc %h %p", hosts=[
+        {"name": "m", "address": "10.205.0.10", "key_file": "/k", "role": "master", "port": 2222}])
+    assert proxy_for(i, i.hosts[0]) == "ip netns exec f5-ctl nc 10.205.0.10 2222"
 
 
 # -- preflight -----------------------------------------------------------------------------

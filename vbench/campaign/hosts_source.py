@@ -16,6 +16,8 @@ Log = Callable[[str], None]
 class HostsSource(Protocol):
     #: True when the hosts are made on this machine (so the machine-fit checks apply).
     local: bool
+    #: How long a Hadoop cluster on these hosts may take to be ready (None: the cluster's default).
+    ready_timeout_s: float | None
 
     def check(self, platforms: tuple[str, ...]) -> None:
         """Refuse (VbenchError/ParamsError) before anything starts, e.g. a platform with no hosts."""
@@ -29,6 +31,7 @@ class TestbedSource:
 
     __test__ = False
     local = True
+    ready_timeout_s = None
 
     def __init__(self, log: Log = print):
         self.log = log

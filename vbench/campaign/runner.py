@@ -128,7 +128,7 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
                                 progress(len(todo), cell.cell_id)
                             if cell.variant.kind == "hadoop" and cluster is None:
                                 cluster = HadoopCluster(hosts, hp, dist, log=log)
-                                cluster.up()
+                                cluster.up(timeout_s=getattr(source, "ready_timeout_s", None))
                                 provenance = cluster_provenance(cluster)
                             c0 = time.monotonic()
                             result.failures += _run_cell(cell, hosts, cluster, exp, _stamp(base, platform, cell),

@@ -105,6 +105,8 @@ class Inventory(_Strict):
     #: Each host works in <work_root>/<host name> (config, logs, HDFS data, Hadoop's jars).
     work_root: str = "/var/lib/vbench"
     checks: CheckThresholds = CheckThresholds()
+    #: How long Hadoop may take to be ready on these hosts (busy or slow hosts need more).
+    ready_timeout_s: float = Field(300.0, gt=0)
     #: Debian/Ubuntu packages `vbench inventory prepare` installs when missing: the JDK Hadoop
     #: runs on and the micro-benchmarks' tools. Hadoop's jars are pushed from the controller.
     packages: tuple[str, ...] = ("openjdk-17-jre-headless", "curl", "tar", "fio", "iperf3", "sysbench",
@@ -146,9 +148,15 @@ class Inventory(_Strict):
 
 
 def proxy_for(inv: Inventory, h: InventoryHost) -> str | None:
-    """The ProxyCommand that reaches `h`: the generic one, or `ssh -W` through the jump host. Pure."""
-    if inv.proxy_command:
-        return inv.proxy_command
+    """The ProxyCommand that reaches `h`: the generic one, or `ssh -W` through the jump host, with
+    %h, %p and %r expanded here: fabric expands a string gateway's %p as 22 whatever the port. Pure."""
+    raw = inv.proxy_command or _jump_proxy(inv, h)
+    if raw is None:
+        return None
+    return raw.replace("%h", h.address).replace("%p", str(h.port)).replace("%r", h.user)
+
+
+def _jump_proxy(inv: Inventory, h: InventoryHost) -> str | None:
     if not inv.jump_host:
         return None
     target, _, port = inv.jump_host.partition(":")

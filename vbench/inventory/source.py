@@ -39,6 +39,7 @@ class InventorySource:
         self.log = log
         self.timeout_s = timeout_s
         self.hadoop_overrides = {"java_home": inv.java_home}
+        self.ready_timeout_s = inv.ready_timeout_s
         self.reports: dict[str, list[checks.HostReport]] = {}
 
     def check(self, platforms: tuple[str, ...]) -> None:

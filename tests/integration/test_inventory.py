@@ -1,0 +1,232 @@
+"""Issue #10 for real, without real hardware: the local testbed's hosts (network namespaces with
+their own sshd) are driven from an SSH inventory as if they were remote machines, reached
+through the testbed's controller namespace with a ProxyCommand. No testbed provisioner is used
+on the inventory path: only addresses, a key file, a known_hosts file and SSH."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from vbench.campaign.design import Experiment, expand
+from vbench.campaign.runner import run_campaign
+from vbench.cli import main
+from vbench.host import connect, known_hosts_line
+from vbench.inventory.model import inventory, load_inventory
+from vbench.inventory.preflight import InventoryRefused, preflight
+from vbench.inventory.source import InventorySource
+from vbench.params import load_hadoop
+from vbench.samples import Failure, Sample, read_records
+from vbench.testbed import Testbed, netcmd
+from vbench.testbed.sshd import sshd_config
+
+from .conftest import REPO, leftovers
+
+pytestmark = pytest.mark.integration
+
+
+def inventory_of(bed: Testbed, work_root: Path, **host_changes) -> dict:
+    """An inventory file's content pointing at a running testbed's hosts (what a user would write)."""
+    hosts = []
+    for h in bed.hosts:
+        hosts.append({"name": h.name, "address": h.address, "key_file": str(bed.paths.client_key),
+                      "role": h.role, "platform": h.platform, "physical_host": "this-machine",
+                      **host_changes.get(h.name, {})})
+    return {"known_hosts": str(bed.paths.known_hosts), "work_root": str(work_root), "hosts": hosts,
+            "proxy_command": f"ip netns exec {bed.controller_netns} nc %h %p"}
+
+
+@pytest.fixture
+def bed(it_testbed):
+    with Testbed(it_testbed, log=lambda _m: None) as b:  # `with` brings it up
+        yield b
+    assert leftovers(it_testbed) == []
+
+
+def _write(path: Path, inv: dict) -> Path:
+    import yaml
+
+    path.write_text(yaml.safe_dump({"inventory": inv}))
+    return path
+
+
+def test_preflight_passes_then_refuses_each_fault_clearly_and_touches_nothing(bed, tmp_path):
+    work = tmp_path / "inv-work"
+    good = inventory_of(bed, work)
+    assert preflight(inventory(good)) == []
+
+    # A host key that changed: the master's line in known_hosts now holds another key.
+    other = tmp_path / "other"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    lines = bed.paths.known_hosts.read_text().splitlines()
+    kh_changed = tmp_path / "kh_changed"
+    kh_changed.write_text("\n".join([known_hosts_line(lines[0].split()[0].split(","), other.with_suffix(".pub").read_text()),
+                                     *lines[1:]]) + "\n")
+    kh_unknown = tmp_path / "kh_unknown"
+    kh_unknown.write_text("\n".join(lines[1:]) + "\n")
+    master = bed.hosts[0]
+    assert master.role == "master"
+    cases = {
+        "changed_key": ({**good, "known_hosts": str(kh_changed)}, [f"{master.address}:22 CHANGED", f"{kh_changed}:1"]),
+        "unknown_key": ({**good, "known_hosts": str(kh_unknown)},
+                        [f"ip netns exec {bed.controller_netns} ssh-keyscan -p 22 {master.address} >> {kh_unknown}"]),
+        "key_file": (inventory_of(bed, work, master={"key_file": str(tmp_path / "no-such-key")}),
+                     ["inventory.hosts[0].key_file", "does not exist"]),
+        "unreachable": (inventory_of(bed, work, master={"address": str(bed.params.network.subnet[250])}),
+                        [f"root@{bed.params.network.subnet[250]}:22 unreachable", "no SSH answer within"]),
+    }
+    for kind, (inv, words) in cases.items():
+        t0 = time.monotonic()
+        problems = preflight(inventory(inv), timeout_s=8)
+        assert [p.kind for p in problems] == [kind], problems
+        assert all(w in problems[0].message for w in words), problems[0].message
+        assert time.monotonic() - t0 < 30
+        # The command line refuses the same way, before preparing anything: no work dir appears.
+        path = _write(tmp_path / f"{kind}.yaml", inv)
+        assert main(["inventory", "prepare", "--no-hadoop", "--inventory", str(path), "--timeout", "8"]) == 2
+        assert not work.exists()
+
+
+def test_a_user_without_sudo_is_refused(bed, tmp_path):
+    """A real non-root account on a testbed host: a second sshd in the master's namespace sees a
+    passwd/shadow with one more user (bind-mounted in a private mount namespace, so the machine's
+    own files are untouched). sudo is not usable for it (here: not even installed)."""
+    master = bed.hosts[0]
+    hdir = bed.paths.host_dir(master.name)
+    passwd, shadow = tmp_path / "passwd", tmp_path / "shadow"
+    passwd.write_text(Path("/etc/passwd").read_text() + f"vbnosudo:x:4242:4242:vbench test:{tmp_path}:/bin/bash\n")
+    shadow.write_text(Path("/etc/shadow").read_text() + "vbnosudo:*:19000:0:99999:7:::\n")
+    shadow.chmod(0o600)
+    # sshd reads a user's authorized keys as that user: pytest's tmp dirs (0700) are closed to it.
+    open_dir = Path(tempfile.mkdtemp(prefix="vbench-nosudo-"))
+    open_dir.chmod(0o755)
+    auth = open_dir / "authorized_keys"
+    shutil.copy(bed.paths.authorized_keys, auth)
+    auth.chmod(0o644)
+    cfg = tmp_path / "sshd_config"
+    cfg.write_text(sshd_config(master.address, str(hdir / "ssh_host_ed25519_key"), str(auth),
+                               str(tmp_path / "sshd.pid"), port=2222))
+    log = tmp_path / "sshd.log"
+    ns = netcmd.netns_name(bed.params.name, master.name)
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", ns, "unshare", "--mount", "--propagation", "private", "sh", "-c",
+             f"mount --bind {passwd} /etc/passwd && mount --bind {shadow} /etc/shadow && "
+             f"exec /usr/sbin/sshd -D -e -f {cfg}"], stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while "Server listening" not in log.read_text(errors="replace"):
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        kh = tmp_path / "known_hosts"
+        pub = (hdir / "ssh_host_ed25519_key.pub").read_text()
+        kh.write_text(bed.paths.known_hosts.read_text() + known_hosts_line([master.address], pub, port=2222) + "\n")
+        work = tmp_path / "inv-work"
+        inv = {**inventory_of(bed, work, master={"user": "vbnosudo", "sudo": True, "port": 2222}), "known_hosts": str(kh)}
+        problems = preflight(inventory(inv), timeout_s=8)
+        assert [p.kind for p in problems] == ["sudo"], (problems, log.read_text()[-1500:])
+        assert "user vbnosudo" in problems[0].message and "sudo -n true" in problems[0].message
+        # The same account without sudo: true logs in fine (so it was the sudo check that refused).
+        inv_plain = {**inventory_of(bed, work, master={"user": "vbnosudo", "port": 2222}), "known_hosts": str(kh)}
+        assert preflight(inventory(inv_plain), timeout_s=8) == []
+        assert not work.exists()
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(open_dir, ignore_errors=True)
+
+
+def _shape(campaign: Path) -> dict:
+    """What must agree between two runs of one design: per cell, the kinds of records, benchmarks,
+    metrics with units, platform labels and sample counts (not the measured values)."""
+    shape: dict = {}
+    for r in read_records(campaign / "samples.jsonl"):
+        cell = r.metadata["cell_id"]
+        if isinstance(r, Failure):
+            shape.setdefault(cell, []).append(("failure", r.benchmark, r.reason))
+        else:
+            shape.setdefault(cell, []).append(("sample", r.benchmark, r.metric, r.unit, r.metadata["platform"],
+                                               r.metadata.get("host_platform", "")))
+    return {k: sorted(v) for k, v in shape.items()}
+
+
+def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_testbed, tmp_path):
+    exp = Experiment.model_validate({"name": "inv", "platforms": ["native"], "repetitions": 1, "workers": 2,
+                                     "calibrate": [{"benchmark": "cpu", "config": {"time_s": 2}}],
+                                     "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}]})
+    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+    provisioned = tmp_path / "data" / "provisioned"
+    r1 = run_campaign(exp, it_testbed, hp, provisioned, log=print)
+    assert r1.failures == 0
+    # The same design on the same kind of hosts, found through an inventory file instead.
+    tb = it_testbed.model_copy(update={"workers": 2})
+    with Testbed(tb, log=print) as bed:
+        inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
+        from_inventory = tmp_path / "data" / "inventory"
+        r2 = run_campaign(exp, tb, hp, from_inventory, log=print,
+                          hosts_source=InventorySource(inv, facts_dir=from_inventory / "inventory", log=print))
+    assert r2.failures == 0
+    assert _shape(from_inventory) == _shape(provisioned)
+    assert set(_shape(provisioned)) == {c.cell_id for c in expand(exp)}
+    # Hadoop's jars were pushed (inventory hosts are remote), and each host's checks were recorded.
+    assert (tmp_path / "inv-work" / "master" / f"hadoop-{hp.version}" / "COMPLETE").exists() or \
+        any((tmp_path / "inv-work" / "master").glob("hadoop-*/COMPLETE"))
+    for h in ("master", "worker1", "worker2"):
+        assert (from_inventory / "inventory" / "native" / "hosts" / h / "facts.json").exists()
+    assert leftovers(it_testbed) == []
+
+
+def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(it_platform_testbed, tmp_path):
+    tb = it_platform_testbed("native", workers=3)
+    spec = {"name": "dnkill", "platforms": ["native"], "repetitions": 1, "workers": 3,
+            "hadoop": {"replication": 2},
+            "suite": [{"benchmark": "terasort", "config": {"size_mb": 32}},
+                      {"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}]}
+    # A seed whose run order puts TeraSort first, so "the next cell" comes after the kill.
+    seed = next(s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.benchmark == "terasort")
+    exp = Experiment.model_validate({**spec, "seed": seed})
+    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+    killed: list[str] = []
+    with Testbed(tb, log=print) as bed:
+        inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
+        victim = next(h for h in bed.hosts if h.name == "worker3")
+        pid_file = f"{tmp_path / 'inv-work' / 'worker3'}/run/datanode.pid"
+
+        def kill_datanode() -> None:
+            time.sleep(8)  # well into the sort's maps
+            with connect(InventorySource(inv).inv and _host(inv, "worker3")) as c:
+                r = c.run(f"p=$(cat {pid_file}) && kill -9 $p && echo $p", hide=True, warn=True, in_stream=False)
+            killed.append(r.stdout.strip())
+
+        def log(msg: str) -> None:
+            print(msg)
+            if msg.startswith("terasort: terasort ") and not killed:
+                threading.Thread(target=kill_datanode, daemon=True).start()
+
+        campaign = tmp_path / "data" / "dnkill"
+        result = run_campaign(exp, tb, hp, campaign, log=log, hosts_source=InventorySource(inv, log=print))
+    assert killed and killed[0].isdigit(), "the DataNode was not killed"
+    records = list(read_records(campaign / "samples.jsonl"))
+    by_cell: dict = {}
+    for r in records:
+        by_cell.setdefault(r.metadata["cell_id"], []).append(r)
+    tera = by_cell["b0/native/terasort"]
+    if any(isinstance(r, Failure) for r in tera):
+        assert all(r.reason for r in tera if isinstance(r, Failure))
+    else:  # completed: TeraValidate gates samples, so samples mean a valid sorted output
+        assert any(isinstance(r, Sample) and r.metric for r in tera)
+    print("terasort after the kill:", "failed: " + tera[0].reason if isinstance(tera[0], Failure) else "completed")
+    assert "b0/native/pi" in by_cell, "the campaign did not go on to the next cell"
+    assert result.ran == [c.cell_id for c in expand(exp)]
+    assert leftovers(tb) == []
+
+
+def _host(inv, name):
+    from vbench.inventory.model import to_host
+
+    return to_host(inv, next(h for h in inv.hosts if h.name == name))
