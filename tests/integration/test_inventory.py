@@ -92,6 +92,22 @@ def test_preflight_passes_then_refuses_each_fault_clearly_and_touches_nothing(be
         assert not work.exists()
 
 
+def test_prepare_is_idempotent_and_pushes_hadoop_once(bed, tmp_path, capsys):
+    """Namespace hosts share this machine's packages, all installed here: prepare must find
+    nothing to install (so it does not touch the machine), push the jars once, then do nothing."""
+    work = tmp_path / "inv-work"
+    path = _write(tmp_path / "inventory.yaml", inventory_of(bed, work))
+    args = ["inventory", "prepare", "--inventory", str(path), "--params-dir", str(REPO / "params")]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert first.count("installed nothing (all present); Hadoop jars pushed") == len(bed.hosts), first
+    for h in bed.hosts:
+        assert list((work / h.name).glob("hadoop-*/COMPLETE"))
+    assert main(args) == 0
+    second = capsys.readouterr().out
+    assert second.count("installed nothing (all present); Hadoop jars already there") == len(bed.hosts), second
+
+
 def test_a_user_without_sudo_is_refused(bed, tmp_path):
     """A real non-root account on a testbed host: a second sshd in the master's namespace sees a
     passwd/shadow with one more user (bind-mounted in a private mount namespace, so the machine's

@@ -233,6 +233,7 @@ def test_prepare_lines_use_sudo_only_for_sudo_users():
     assert "sudo" not in packages_line(root, ("fio",))
     assert parse_missing("missing: fio sysbench\n") == ("fio", "sysbench")
     assert parse_missing("missing:\n") == ()
+    assert packages_line(root, ()) == "echo missing:"  # nothing asked: no apt needed
 
 
 def test_packages_line_installs_nothing_when_all_are_present():

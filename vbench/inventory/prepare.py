@@ -38,7 +38,9 @@ def workdir_line(h: InventoryHost, path: str, extra_dirs: tuple[str, ...] = ()) 
 
 def packages_line(h: InventoryHost, packages: tuple[str, ...]) -> str:
     """Install only the missing packages; prints `missing: ...` (empty when nothing was to do).
-    Refuses hosts without apt (not Debian/Ubuntu). Pure."""
+    Refuses hosts without apt (not Debian/Ubuntu) unless there is nothing to install. Pure."""
+    if not packages:
+        return "echo missing:"
     s = sudo_prefix(h)
     pk = " ".join(shlex.quote(p) for p in packages)
     return (
