@@ -157,6 +157,41 @@ def test_a_user_without_sudo_is_refused(bed, tmp_path):
         shutil.rmtree(open_dir, ignore_errors=True)
 
 
+def test_an_unreachable_configuration_is_recorded_and_the_campaign_goes_on_or_stops(bed, tmp_path):
+    """Two clusters in one inventory: label `kvm` on an address where no host answers, `native`
+    on the testbed's hosts. Micro-benchmarks only, so no Hadoop is needed to show the runner's part."""
+    good = inventory_of(bed, tmp_path / "inv-work")
+    dead = str(bed.params.network.subnet[250])
+    ghost = {"name": "ghost", "address": dead, "key_file": str(bed.paths.client_key), "role": "master", "platform": "kvm"}
+    inv = inventory({**good, "hosts": [ghost, *good["hosts"]]})
+    spec = {"name": "faults", "platforms": ["kvm", "native"], "repetitions": 1, "workers": 2, "seed": 1,
+            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}]}
+    seed = next(s for s in range(50) if [c.platform for c in expand(Experiment.model_validate(
+        {**spec, "seed": s}, context={"platform_labels": ("kvm",)}))] == ["kvm", "native"])
+    exp = Experiment.model_validate({**spec, "seed": seed}, context={"platform_labels": ("kvm",)})
+    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+
+    go_on = tmp_path / "data" / "go-on"
+    r = run_campaign(exp, bed.params, hp, go_on, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
+    recs = {x.metadata["cell_id"]: x for x in read_records(go_on / "samples.jsonl")}
+    fail = recs["b0/kvm/cpu"]
+    assert isinstance(fail, Failure) and f"root@{dead}:22 unreachable" in fail.reason and fail.metadata["configuration_failed"]
+    assert isinstance(recs["b0/native/cpu"], Sample) and recs["b0/native/cpu"].metadata["platform"] == "native"
+    assert r.failures == 1 and r.stopped is None
+
+    stop = tmp_path / "data" / "stop"
+    exp_stop = exp.model_copy(update={"on_failure": "stop"})
+    r = run_campaign(exp_stop, bed.params, hp, stop, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
+    cells = [x.metadata["cell_id"] for x in read_records(stop / "samples.jsonl")]
+    assert cells == ["b0/kvm/cpu"] and "unreachable" in r.stopped
+    # Resuming runs what never ran (the failed configuration included), and loses nothing.
+    r = run_campaign(exp_stop, bed.params, hp, stop, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
+    cells = [x.metadata["cell_id"] for x in read_records(stop / "samples.jsonl")]
+    assert cells == ["b0/kvm/cpu", "b0/kvm/cpu"] and "unreachable" in r.stopped  # still down: stops again
+    assert not (tmp_path / "inv-work").exists() or all(p.name in ("master", "worker1", "worker2")
+                                                       for p in (tmp_path / "inv-work").iterdir())
+
+
 def _shape(campaign: Path) -> dict:
     """What must agree between two runs of one design: per cell, the kinds of records, benchmarks,
     metrics with units, platform labels and sample counts (not the measured values)."""

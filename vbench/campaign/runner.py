@@ -47,7 +47,9 @@ class CampaignResult:
 def done_cells(store: CampaignStore) -> set[str]:
     if not store.samples_path.exists():
         return set()
-    return {str(r.metadata["cell_id"]) for r in read_records(store.samples_path) if "cell_id" in r.metadata}
+    # Cells whose configuration never came up (configuration_failed) are run again on resume.
+    return {str(r.metadata["cell_id"]) for r in read_records(store.samples_path)
+            if "cell_id" in r.metadata and not r.metadata.get("configuration_failed")}
 
 
 def _check_design(store: CampaignStore, exp: Experiment) -> None:
@@ -138,7 +140,7 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
                     finally:
                         if cluster is not None:
                             cluster.down()
-            except (KeyboardInterrupt, SystemExit):
+            except (KeyboardInterrupt, SystemExit):  # Ctrl-C and SIGTERM (Terminated) unwind
                 raise
             except Exception as exc:  # the configuration could not be brought up (or lost its hosts)
                 lost = [c for c in group if c.cell_id not in result.ran and c.cell_id not in result.skipped]
@@ -171,8 +173,8 @@ def _stamp(base: dict, platform: str, cell: Cell) -> dict:
 
 
 def _record_unrun(cells: list[Cell], platform: str, base: dict, reason: str, store: CampaignStore) -> None:
-    """Cells that could not run (their configuration failed) become failure records: the campaign
-    says what happened to every cell, and a resumed run does not retry them silently."""
+    """Cells that could not run (their configuration failed) become failure records, so the
+    campaign says what happened to every cell; a resumed run runs them again."""
     for cell in cells:
         f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True})
         store.save_runs([(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],

@@ -34,8 +34,9 @@ class InventoryRefused(VbenchError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
-        super().__init__("inventory preflight failed, nothing was touched:\n" +
-                         "\n".join(f"  {p.host}: {p.message}" for p in problems))
+        # One line: it becomes the reason of failure records (vbench.benchmarks.suite.failure_reason).
+        super().__init__("inventory preflight failed, nothing was touched: " +
+                         "; ".join(f"{p.host}: {p.message}" for p in problems))
 
 
 def host_pattern(address: str, port: int) -> str:
