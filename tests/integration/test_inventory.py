@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from vbench.campaign.design import Experiment, expand
+from vbench.campaign.hosts_source import TestbedSource
 from vbench.campaign.runner import run_campaign
 from vbench.cli import main
+from vbench.hadoop import yarn_apps
 from vbench.host import connect, known_hosts_line
 from vbench.inventory.model import inventory, load_inventory
-from vbench.inventory.preflight import InventoryRefused, preflight
+from vbench.inventory.preflight import preflight
 from vbench.inventory.source import InventorySource
 from vbench.params import load_hadoop
 from vbench.samples import Failure, Sample, read_records
@@ -212,13 +214,15 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
                                      "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}]})
     hp = load_hadoop(REPO / "params" / "hadoop.yaml")
     provisioned = tmp_path / "data" / "provisioned"
-    r1 = run_campaign(exp, it_testbed, hp, provisioned, log=print)
+    # The machine is shared with other clusters: give Hadoop the same time to come up on both paths.
+    r1 = run_campaign(exp, it_testbed, hp, provisioned, log=print, hosts_source=TestbedSource(print, ready_timeout_s=600))
     assert r1.failures == 0
     # The same design on the same kind of hosts, found through an inventory file instead.
     tb = it_testbed.model_copy(update={"workers": 2})
     with Testbed(tb, log=print) as bed:
         inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
         from_inventory = tmp_path / "data" / "inventory"
+        inv = inv.model_copy(update={"ready_timeout_s": 600.0})
         r2 = run_campaign(exp, tb, hp, from_inventory, log=print,
                           hosts_source=InventorySource(inv, facts_dir=from_inventory / "inventory", log=print))
     assert r2.failures == 0
@@ -244,13 +248,23 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
     hp = load_hadoop(REPO / "params" / "hadoop.yaml")
     killed: list[str] = []
     with Testbed(tb, log=print) as bed:
-        inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
-        victim = next(h for h in bed.hosts if h.name == "worker3")
+        inv = load_inventory(_write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"),
+                                                                  "ready_timeout_s": 600}))
         pid_file = f"{tmp_path / 'inv-work' / 'worker3'}/run/datanode.pid"
 
         def kill_datanode() -> None:
-            time.sleep(8)  # well into the sort's maps
-            with connect(InventorySource(inv).inv and _host(inv, "worker3")) as c:
+            # Once the sort's YARN application runs (its maps read HDFS), kill -9 the DataNode's JVM
+            # by the pid vbench recorded for it.
+            with connect(_host(inv, "master")) as m:
+                deadline = time.monotonic() + 600
+                while time.monotonic() < deadline:
+                    r = m.run(f"curl -sf --max-time 5 '{yarn_apps.active_apps_url('master')}'", hide=True, warn=True,
+                              in_stream=False)
+                    if '"state":"RUNNING"' in r.stdout:
+                        break
+                    time.sleep(1)
+            time.sleep(5)
+            with connect(_host(inv, "worker3")) as c:
                 r = c.run(f"p=$(cat {pid_file}) && kill -9 $p && echo $p", hide=True, warn=True, in_stream=False)
             killed.append(r.stdout.strip())
 

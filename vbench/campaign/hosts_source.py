@@ -31,10 +31,10 @@ class TestbedSource:
 
     __test__ = False
     local = True
-    ready_timeout_s = None
 
-    def __init__(self, log: Log = print):
+    def __init__(self, log: Log = print, ready_timeout_s: float | None = None):
         self.log = log
+        self.ready_timeout_s = ready_timeout_s
 
     def check(self, platforms: tuple[str, ...]) -> None:
         return None
