@@ -7,6 +7,7 @@ COMPLETE), so hosts need no internet for Hadoop. A second run changes nothing.
 """
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -93,7 +94,8 @@ def prepare_host(inv: Inventory, h: InventoryHost, hadoop: HadoopParams | None, 
 def push_hadoop(host: Host, hadoop: HadoopParams, dist: HadoopDist) -> bool:
     """Hadoop's jars into the host's work dir, once (the cluster code's own push, reused).
     Returns whether anything was copied."""
-    role_fix = host if host.role == "master" else host.__class__(**{**host.__dict__, "role": "master"})
+    # HadoopCluster wants one master; for copying jars to one host any host can play it.
+    role_fix = dataclasses.replace(host, role="master")
     cluster = HadoopCluster([role_fix], hadoop, dist, log=lambda _m: None)
     try:
         lay = cluster.layout(role_fix)
