@@ -17,10 +17,10 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from vbench.benchmarks import registry
 from vbench.errors import ParamsError
@@ -117,6 +117,12 @@ class Experiment(BaseModel):
     #: Stop starting new cells after this many minutes; what is skipped is recorded.
     budget_minutes: float | None = Field(None, gt=0)
     drop_caches: bool = False
+    #: Fault handling (issue #10): how often a failed cell is run again (each attempt is stored),
+    #: whether a configuration that cannot come up stops the campaign or is recorded and skipped,
+    #: and a wall-clock limit per Hadoop job step (the job is killed in YARN when it is exceeded).
+    retries: int = Field(0, ge=0, le=10)
+    on_failure: Literal["continue", "stop"] = "continue"
+    job_timeout_s: float | None = Field(None, gt=0)
     #: Environment factors: "testbed.<param>" or "hadoop.<param>" -> levels (see module doc).
     factors: dict[str, list[Any]] = {}
     #: What the statistics compare ("platform" and/or factor labels such as "network.mode");
@@ -147,12 +153,14 @@ class Experiment(BaseModel):
 
     @field_validator("platforms")
     @classmethod
-    def _platforms(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+    def _platforms(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         if not v:
             raise ValueError("at least one platform")
-        unknown = [p for p in v if p not in PLATFORMS]
+        # Run from an inventory, a platform is a label of its hosts (kvm, xen, vmware...).
+        known = tuple(dict.fromkeys((*PLATFORMS, *((info.context or {}).get("platform_labels") or ()))))
+        unknown = [p for p in v if p not in known]
         if unknown:
-            raise ValueError(f"unknown platform(s) {unknown}; known: {', '.join(PLATFORMS)}")
+            raise ValueError(f"unknown platform(s) {unknown}; known: {', '.join(known)}")
         return v
 
 
@@ -258,17 +266,23 @@ def expand(exp: Experiment) -> list[Cell]:
     return cells
 
 
+#: Fields added after campaigns were recorded: left out of the hash at their defaults, so that
+#: existing campaign directories still resume.
+_LATE_FIELDS = {"retries": 0, "on_failure": "continue", "job_timeout_s": None,
+                "factors": {}, "compare": ["platform"], "baseline": None}
+
+
 def design_hash(exp: Experiment) -> str:
-    doc = exp.model_dump(mode="json")
-    # Fields added after campaigns were recorded leave those campaigns' hashes unchanged at their defaults.
-    for name, default in (("factors", {}), ("compare", ["platform"]), ("baseline", None)):
-        if doc.get(name) == default:
-            doc.pop(name)
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
+    d = exp.model_dump(mode="json")
+    for k, default in _LATE_FIELDS.items():
+        if d.get(k) == default:
+            d.pop(k, None)
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def load_experiment(path: Path) -> Experiment:
-    """Validate a preset file; errors name the file and the field."""
+def load_experiment(path: Path, platform_labels: tuple[str, ...] = ()) -> Experiment:
+    """Validate a preset file; errors name the file and the field. `platform_labels`: an
+    inventory's labels, accepted as platforms besides the local testbed's."""
     try:
         doc = yaml.safe_load(path.read_text()) or {}
     except FileNotFoundError:
@@ -279,7 +293,7 @@ def load_experiment(path: Path) -> Experiment:
     if not isinstance(data, dict):
         raise ParamsError(f"{path}: experiment", "must be a mapping")
     try:
-        exp = Experiment.model_validate(data)
+        exp = Experiment.model_validate(data, context={"platform_labels": platform_labels})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")

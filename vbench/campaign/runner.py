@@ -18,17 +18,18 @@ from typing import Callable
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.hadoop.execute import execute
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
-from vbench.benchmarks.suite import Planned, drop_caches_line, measure_micro, records_of
+from vbench.benchmarks.suite import Planned, drop_caches_line, failure_reason, measure_micro, records_of
 from vbench.campaign.design import Cell, Configuration, Experiment, deep_merge, design_hash, expand
+from vbench.campaign.hosts_source import HostsSource, TestbedSource
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
-from vbench.samples import read_records
+from vbench.host import Host
+from vbench.samples import Failure, read_records
 from vbench.store import CampaignStore
-from vbench.testbed import Testbed
 
 Log = Callable[[str], None]
 
@@ -40,12 +41,16 @@ class CampaignResult:
     already_done: int = 0
     failures: int = 0
     seconds: float = 0.0
+    #: Why the campaign stopped early (design `on_failure: stop`), else None.
+    stopped: str | None = None
 
 
 def done_cells(store: CampaignStore) -> set[str]:
     if not store.samples_path.exists():
         return set()
-    return {str(r.metadata["cell_id"]) for r in read_records(store.samples_path) if "cell_id" in r.metadata}
+    # Cells whose configuration never came up (configuration_failed) are run again on resume.
+    return {str(r.metadata["cell_id"]) for r in read_records(store.samples_path)
+            if "cell_id" in r.metadata and not r.metadata.get("configuration_failed")}
 
 
 def _check_design(store: CampaignStore, exp: Experiment) -> None:
@@ -75,20 +80,37 @@ def params_for(exp: Experiment, config: Configuration | str, testbed: TestbedPar
     return tb, hp
 
 
+def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hadoop: HadoopParams,
+            source: HostsSource) -> tuple[TestbedParams, HadoopParams]:
+    if source.local:
+        return params_for(exp, config, testbed, hadoop)
+    # Hosts from elsewhere: the testbed params do not apply; the source may set e.g. java_home.
+    overrides = getattr(source, "hadoop_overrides", {})
+    doc = deep_merge(deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop")), overrides)
+    return testbed, hadoop.model_validate(doc)
+
+
 def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
                  log: Log = print, progress: Callable[[int, str], None] | None = None,
-                 kinds: frozenset[str] = frozenset({"micro", "hadoop"})) -> CampaignResult:
+                 kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
+                 hosts_source: HostsSource | None = None) -> CampaignResult:
     """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
-    `progress(total, label)` is called before each cell."""
+    `progress(total, label)` is called before each cell. `hosts_source` gives each configuration's
+    hosts: the local testbed (default) or an SSH inventory."""
     t0 = time.monotonic()
     store = CampaignStore(campaign_dir)
+    source = hosts_source or TestbedSource(log)
     for config in exp.configurations():  # refuse what cannot run before anything starts
         try:
-            tb, hp = params_for(exp, config, testbed, hadoop)
-            if exp.suite and "hadoop" in kinds:
+            if not source.local and config.overrides("testbed"):
+                raise ParamsError("factors", "testbed factors (network mode, VMs per host...) describe the local "
+                                  "testbed; an inventory's hosts are what they are: vary them in the inventory")
+            tb, hp = _params(exp, config, testbed, hadoop, source)
+            if exp.suite and "hadoop" in kinds and source.local:
                 check_cluster_fits(tb, hp, MachineFacts.local())
         except ParamsError as exc:
             raise ParamsError(f"configuration {config.key}: {exc.field}", str(exc).split(": ", 1)[-1]) from None
+    source.check(exp.platforms)
     _check_design(store, exp)
     cells = [c for c in expand(exp) if c.variant.kind in kinds]
     done = done_cells(store)
@@ -107,32 +129,42 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
             if budget_s is not None and _over_budget(t0, budget_s, group[0], durations):
                 result.skipped += [c.cell_id for c in group]
                 continue
-            tb, hp = params_for(exp, config, testbed, hadoop)
-            Testbed(tb, log=log).down()  # a campaign owns its testbed name: clear what a kill -9 left
-            with Testbed(tb, log=log) as bed:
-                cluster = None
-                try:
-                    for cell in group:
-                        if budget_s is not None and _over_budget(t0, budget_s, cell, durations):
-                            result.skipped.append(cell.cell_id)
-                            continue
-                        if progress:
-                            progress(len(todo), cell.cell_id)
-                        if cell.variant.kind == "hadoop" and cluster is None:
-                            cluster = HadoopCluster(bed.hosts, hp, dist, log=log)
-                            cluster.up()
-                            provenance = cluster_provenance(cluster)
-                        stamp = {**base, **config.stamp(), "block": block, "repetition": block,
-                                 "warmup": cell.warmup, "cell_id": cell.cell_id,
-                                 **{f"factor.{k}": v for k, v in cell.variant.levels}}
-                        c0 = time.monotonic()
-                        result.failures += _run_cell(cell, bed, cluster, exp, stamp,
-                                                     provenance if cluster else {}, store, log)
-                        durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
-                        result.ran.append(cell.cell_id)
-                finally:
-                    if cluster is not None:
-                        cluster.down()
+            tb, hp = _params(exp, config, testbed, hadoop, source)
+            try:
+                with source.open(config.platform, tb) as hosts:
+                    cluster = None
+                    try:
+                        for cell in group:
+                            if budget_s is not None and _over_budget(t0, budget_s, cell, durations):
+                                result.skipped.append(cell.cell_id)
+                                continue
+                            if progress:
+                                progress(len(todo), cell.cell_id)
+                            if cell.variant.kind == "hadoop" and cluster is None:
+                                cluster = HadoopCluster(hosts, hp, dist, log=log)
+                                cluster.up(timeout_s=getattr(source, "ready_timeout_s", None))
+                                provenance = cluster_provenance(cluster)
+                            c0 = time.monotonic()
+                            result.failures += _run_cell(cell, hosts, cluster, exp, _stamp(base, config, cell),
+                                                         provenance if cluster else {}, store, log)
+                            durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
+                            result.ran.append(cell.cell_id)
+                    finally:
+                        if cluster is not None:
+                            cluster.down()
+            except (KeyboardInterrupt, SystemExit):  # Ctrl-C and SIGTERM (Terminated) unwind
+                raise
+            except Exception as exc:  # the configuration could not be brought up (or lost its hosts)
+                lost = [c for c in group if c.cell_id not in result.ran and c.cell_id not in result.skipped]
+                reason = failure_reason(exc)
+                _record_unrun(lost, config, base, reason, store)
+                result.failures += len(lost)
+                result.ran += [c.cell_id for c in lost]
+                log(f"configuration b{block}/{config.key} failed: {reason}; {len(lost)} cells recorded as failed")
+                if exp.on_failure == "stop":
+                    log("design says on_failure: stop; the campaign stops here (resume with `campaign run` again)")
+                    result.stopped = reason
+                    break
     if result.skipped:
         (store.root / "skipped.json").write_text(json.dumps(
             {"reason": f"time budget of {exp.budget_minutes} min", "cells": result.skipped}, indent=1))
@@ -147,21 +179,41 @@ def _over_budget(t0: float, budget_s: float, cell: Cell, durations: dict[str, li
     return time.monotonic() - t0 + estimate > budget_s
 
 
-def _run_cell(cell: Cell, bed: Testbed, cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
+def _stamp(base: dict, config: Configuration, cell: Cell) -> dict:
+    return {**base, **config.stamp(), "block": cell.block, "repetition": cell.block, "warmup": cell.warmup,
+            "cell_id": cell.cell_id, **{f"factor.{k}": v for k, v in cell.variant.levels}}
+
+
+def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: str, store: CampaignStore) -> None:
+    """Cells that could not run (their configuration failed) become failure records, so the
+    campaign says what happened to every cell; a resumed run runs them again."""
+    for cell in cells:
+        f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True})
+        store.save_runs([(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],
+                        {**_stamp(base, config, cell), "benchmark_kind": cell.variant.kind})
+
+
+def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
               provenance: dict, store: CampaignStore, log: Log) -> int:
-    """Run one cell and store all its records in one append. Returns the number of failed runs."""
+    """Run one cell (again, up to `exp.retries` times, while it fails) and store each attempt's
+    records in one append as it ends. Returns the number of failed runs of the last attempt."""
     v = cell.variant
-    if v.kind == "micro":
-        runs = measure_micro(bed.hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
-        kind_stamp = {"benchmark_kind": "micro"}
-    else:
-        assert cluster is not None
-        if exp.drop_caches:
-            for h in cluster.hosts:
-                cluster.sh(h, drop_caches_line())
-        runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log)]
-        kind_stamp = {"benchmark_kind": "hadoop", **provenance}
-    store.save_runs([records_of(r) for r in runs], {**stamp, **kind_stamp})
-    failed = sum(not r.ok for r in runs)
-    log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}")
+    for attempt in range(exp.retries + 1):
+        if v.kind == "micro":
+            runs = measure_micro(hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
+            kind_stamp = {"benchmark_kind": "micro"}
+        else:
+            assert cluster is not None
+            if exp.drop_caches:
+                for h in cluster.hosts:
+                    cluster.sh(h, drop_caches_line())
+            runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log, timeout_s=exp.job_timeout_s)]
+            kind_stamp = {"benchmark_kind": "hadoop", **provenance}
+        extra = {"attempt": attempt} if exp.retries else {}
+        store.save_runs([records_of(r) for r in runs], {**stamp, **kind_stamp, **extra})
+        failed = sum(not r.ok for r in runs)
+        log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
+            + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else ""))
+        if not failed:
+            break
     return failed

@@ -21,6 +21,11 @@ def register(sub) -> None:
     p.add_argument("--campaign", help="campaign directory name under DATA/raw/ (default: the preset name)")
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--only", choices=("calibrate", "suite"), help="run: only the micro-benchmarks or only the Hadoop suite")
+    p.add_argument("--inventory", type=Path,
+                   help="run on the hosts of this SSH inventory instead of the local testbed (README: your own cluster)")
+    p.add_argument("--block-unfit", action="store_true",
+                   help="with --inventory: a host not fit to measure (checks before measuring) fails its configuration")
+    p.add_argument("--waive", metavar="WHY", help="with --block-unfit: measure anyway; the reason is recorded")
     add_params_options(p)
     p.set_defaults(func=run)
 
@@ -31,7 +36,12 @@ def experiment_path(params_dir: Path, name: str) -> Path:
 
 
 def run(args) -> int:
-    exp = load_experiment(experiment_path(args.params_dir, args.name))
+    inv = None
+    if getattr(args, "inventory", None):
+        from vbench.inventory.model import load_inventory
+
+        inv = load_inventory(args.inventory)
+    exp = load_experiment(experiment_path(args.params_dir, args.name), inv.platforms() if inv else ())
     campaign_dir = args.data / "raw" / (args.campaign or exp.name)
     cells = expand(exp)
     if args.action == "show":
@@ -45,6 +55,12 @@ def run(args) -> int:
         console.print(f"{campaign_dir}: {finished}/{len(cells)} cells done")
         return 0
     tb, hp = testbed_from_args(args), hadoop_from_args(args)
+    source = None
+    if inv is not None:
+        from vbench.inventory.source import InventorySource
+
+        source = InventorySource(inv, facts_dir=campaign_dir / "inventory", block_unfit=args.block_unfit,
+                                 waiver=args.waive, log=console.log)
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("ETA"), TimeRemainingColumn(), console=console) as progress:
         task = progress.add_task("cells", total=None)
@@ -58,9 +74,12 @@ def run(args) -> int:
             progress.update(task, description=label)
 
         kinds = {"calibrate": {"micro"}, "suite": {"hadoop"}}.get(args.only or "", {"micro", "hadoop"})
-        result = run_campaign(exp, tb, hp, campaign_dir, log=console.log, progress=advance, kinds=frozenset(kinds))
+        result = run_campaign(exp, tb, hp, campaign_dir, log=console.log, progress=advance, kinds=frozenset(kinds),
+                              hosts_source=source)
         if result.ran:
             progress.advance(task)
+    if result.stopped:
+        console.print(f"campaign stopped (on_failure: stop): {result.stopped}")
     console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells ({result.failures} failed runs), "
                   f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s")
     return 1 if result.failures else 0

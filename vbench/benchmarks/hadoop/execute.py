@@ -16,7 +16,9 @@ from typing import Any, Callable
 from vbench.benchmarks.hadoop.steps import JavaStep, ReadStep, StepOutput, UploadStep, START_TIME
 from vbench.benchmarks.micro._common import params as config_params, tail
 from vbench.errors import JobFailed
-from vbench.hadoop import history, jobs
+from invoke.exceptions import CommandTimedOut
+
+from vbench.hadoop import history, jobs, yarn_apps
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.samples import Failure, Sample
 
@@ -46,9 +48,17 @@ def _java_args(step: JavaStep, now: float) -> list[str]:
     return [start if a == START_TIME else a for a in step.args]
 
 
-def run_step(cluster: HadoopCluster, step, log: Log) -> StepOutput:
+def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = None) -> StepOutput:
     if isinstance(step, JavaStep):
-        r = cluster.java(step.main_class, _java_args(step, time.time()), timeout=step.timeout_s)
+        limit = min(step.timeout_s, timeout_s) if timeout_s else step.timeout_s
+        t0 = time.monotonic()
+        try:
+            r = cluster.java(step.main_class, _java_args(step, time.time()), timeout=limit)
+        except CommandTimedOut as exc:
+            killed = kill_active_apps(cluster, log)
+            out = StepOutput(exc.result.stdout, exc.result.stderr, time.monotonic() - t0)
+            raise _StepFailed(step.name, f"{step.name} exceeded its timeout of {limit:.0f} s; "
+                              f"YARN application(s) killed: {', '.join(killed) or 'none active'}", out) from None
         out = StepOutput(r.stdout, r.stderr, r.seconds)
         if not r.ok:
             raise _StepFailed(step.name, f"{step.name} exited {r.exit_code}", out)
@@ -75,6 +85,20 @@ def run_step(cluster: HadoopCluster, step, log: Log) -> StepOutput:
             raise _StepFailed(step.name, f"uploading to {step.hdfs_path} failed", out)
         return out
     raise TypeError(f"unknown step {step!r}")
+
+
+def kill_active_apps(cluster: HadoopCluster, log: Log) -> list[str]:
+    """Kill every active YARN application (a campaign runs one job at a time, so they are the
+    timed-out step's). Returns their ids."""
+    r = cluster.sh(cluster.master, f"curl -sf --max-time 10 '{yarn_apps.active_apps_url(cluster.master.name)}'")
+    try:
+        apps = yarn_apps.parse_active_apps(r.stdout) if r.ok else []
+    except (ValueError, KeyError):
+        apps = []
+    for app in apps:
+        log(f"killing YARN application {app}")
+        cluster.java(yarn_apps.APPLICATION_CLI, yarn_apps.kill_args(app), timeout=120)
+    return apps
 
 
 class _StepFailed(Exception):
@@ -114,7 +138,9 @@ def _retry(fn, tries: int = 10, pause_s: float = 1.0):
 
 
 def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details: bool = True,
-            log: Log = print, run_id: str | None = None) -> BenchRun:
+            log: Log = print, run_id: str | None = None, timeout_s: float | None = None) -> BenchRun:
+    """Run the benchmark's steps; `timeout_s` bounds each Hadoop job step (the job is killed and
+    the run recorded as failed when it is exceeded)."""
     run_id = run_id or new_run_id(module.NAME)
     run_dir = f"/vbench/{run_id}"
     run = BenchRun(module.NAME, run_id, config_params(cfg))
@@ -122,7 +148,7 @@ def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details
     try:
         for step in module.steps(cfg, run_dir):
             log(f"{module.NAME}: {step.name} ...")
-            run.outputs[step.name] = run_step(cluster, step, log)
+            run.outputs[step.name] = run_step(cluster, step, log, timeout_s)
         samples = list(module.parse(run.outputs, cfg))
         if job_details:
             for s in module.steps(cfg, run_dir):

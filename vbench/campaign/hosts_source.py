@@ -1,0 +1,46 @@
+"""Where a configuration's hosts come from: the hook between the campaign runner and the
+machines. Today's source is the local testbed (made and removed per configuration); a real
+cluster's is an SSH inventory (vbench.inventory.source). The runner sees only `Host` records."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, ContextManager, Iterator, Protocol
+
+from vbench.host import Host
+from vbench.params import TestbedParams
+from vbench.testbed import Testbed
+
+Log = Callable[[str], None]
+
+
+class HostsSource(Protocol):
+    #: True when the hosts are made on this machine (so the machine-fit checks apply).
+    local: bool
+    #: How long a Hadoop cluster on these hosts may take to be ready (None: the cluster's default).
+    ready_timeout_s: float | None
+
+    def check(self, platforms: tuple[str, ...]) -> None:
+        """Refuse (VbenchError/ParamsError) before anything starts, e.g. a platform with no hosts."""
+
+    def open(self, platform: str, testbed: TestbedParams) -> ContextManager[list[Host]]:
+        """The hosts of one configuration, ready for SSH; released on exit."""
+
+
+class TestbedSource:
+    """The local testbed: brought up for a configuration and torn down after it."""
+
+    __test__ = False
+    local = True
+
+    def __init__(self, log: Log = print, ready_timeout_s: float | None = None):
+        self.log = log
+        self.ready_timeout_s = ready_timeout_s
+
+    def check(self, platforms: tuple[str, ...]) -> None:
+        return None
+
+    @contextmanager
+    def open(self, platform: str, testbed: TestbedParams) -> Iterator[list[Host]]:
+        Testbed(testbed, log=self.log).down()  # a campaign owns its testbed name: clear what a kill -9 left
+        with Testbed(testbed, log=self.log) as bed:
+            yield bed.hosts
