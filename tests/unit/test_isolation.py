@@ -57,6 +57,14 @@ def test_memory_stress_stays_below_the_neighbours_limit():
 
 
 # -- pids guard ------------------------------------------------------------------------------
+def test_pids_files_captured_during_a_fork_bomb_are_parsed():
+    d = DATA / "platforms"
+    assert PI.parse_pids_max((d / "pids_max_forkbomb.txt").read_text()) == 256
+    assert PI.parse_pids_max((d / "pids_max_unlimited.txt").read_text()) is None
+    assert PI.parse_pids_events((d / "pids_events_forkbomb.txt").read_text()) > 0
+    assert int((d / "pids_current_forkbomb.txt").read_text()) <= 256
+
+
 def test_pids_files_are_parsed():
     assert PI.parse_pids_max("max\n") is None
     assert PI.parse_pids_max("256\n") == 256
@@ -201,3 +209,27 @@ def test_degradation_with_one_run_says_why_there_is_no_interval():
     rows = {r.stress: r for r in degradation({"none": [40.0], "cpu": [44.0]})}
     assert rows["cpu"].pct == pytest.approx(10.0) and not rows["cpu"].fieller.bounded
     assert "fewer than 2 runs" in rows["cpu"].fieller.note
+
+
+# -- the paper reads the isolation campaign --------------------------------------------------
+def test_paper_table_iii_comes_from_the_isolation_campaign(tmp_path):
+    pytest.importorskip("matplotlib")
+    from vbench.paper.build import generate
+    from vbench.paper.synthetic import write_synthetic_campaign
+    from vbench.samples import append_records
+
+    main = write_synthetic_campaign(tmp_path / "main", platforms=("native", "lxc"), with_isolation=False)
+    rng = np.random.default_rng(3)
+    recs = [Sample("terasort", "terasort_time", float(40 * k * (1 + 0.02 * rng.standard_normal())), "s",
+                   {"experiment": "isolation", "platform": "lxc", "stress": stress, "repetition": rep, "size": "16MB"})
+            for stress, k in (("none", 1.0), ("cpu", 1.0), ("memory", 1.2), ("io", 1.1), ("forkbomb", 1.0))
+            for rep in (1, 2, 3)]
+    (tmp_path / "iso").mkdir()
+    append_records(tmp_path / "iso" / "samples.jsonl", recs)
+    without = generate(main, tmp_path / "a", n_resamples=200)
+    with_iso = generate(main, tmp_path / "b", n_resamples=200, isolation_dir=tmp_path / "iso")
+    assert "isolation" in without.tables_absent and "isolation" in with_iso.tables_with_data
+    tex = (tmp_path / "b" / "generated" / "tables" / "isolation.tex").read_text()
+    assert "lxc" in tex and "not measured" not in tex
+    # The isolation samples do not leak into the platform statistics.
+    assert (tmp_path / "a" / "generated" / "stats.csv").read_text() == (tmp_path / "b" / "generated" / "stats.csv").read_text()
