@@ -177,7 +177,8 @@ def _run_conditions(iso, cluster, tb_a, tb_b, cfg, store, stamp, log, progress, 
     for cond in plan(iso):
         res = run_condition(cond, cluster, tb_b, iso, cfg, log)
         results.append(res)
-        store.save_runs([(res.run.run_id, records_of(res, iso), res.run.outputs)],
+        raw = {**res.run.outputs, **({"stress_log": res.stress_log} if res.stress_log else {})}
+        store.save_runs([(res.run.run_id, records_of(res, iso), raw)],
                         {**stamp, **prov, **condition_stamp(cond, iso, tb_a.platform)})
         t = next((s.value for s in res.run.samples if s.metric == "terasort_time"), None)
         w = res.watch
