@@ -35,7 +35,7 @@ class Degradation:
         if self.pct is None:
             return "-"
         if not iv.bounded:
-            return f"{self.pct:+.1f} % (CI unbounded)"
+            return f"{self.pct:+.1f} % ({'no CI: fewer than 2 runs' if 'fewer than 2' in iv.note else 'CI unbounded'})"
         return f"{self.pct:+.1f} % [{_pct(iv.low):+.1f}, {_pct(iv.high):+.1f}]"
 
 
