@@ -1,4 +1,6 @@
 """invoke tasks: thin wrappers over the vbench command line and DVC (`invoke --list`)."""
+from pathlib import Path
+
 from invoke import task
 
 VENV = ".venv/bin"
@@ -27,7 +29,8 @@ def repro(c):
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
-    c.run(f"{VB} paper build --campaign data/raw/{campaign}", pty=True)
+    iso = " --isolation data/raw/isolation" if Path("data/raw/isolation/samples.jsonl").exists() else ""
+    c.run(f"{VB} paper build --campaign data/raw/{campaign}{iso}", pty=True)
 
 
 @task(help={"campaign": "a campaign under data/raw/"})

@@ -135,8 +135,10 @@ class LimitsParams(_Strict):
     """Resource limits of a container or VM host. Unset fields are not limited.
 
     Containers: cpus -> CFS quota (cpus x period), cpuset -> cpuset.cpus, memory_mb -> memory
-    cgroup limit, disk_*_bps -> blkio.throttle on the disk holding the testbed. VMs: cpus -> -smp
-    (cpuset pins the QEMU process), memory_mb -> -m, disk_*_bps -> QEMU's drive throttling.
+    cgroup limit, disk_*_bps -> blkio.throttle on the disk holding the testbed, pids_max ->
+    pids.max (tasks, i.e. processes and threads, of the whole container: what contains a fork
+    bomb). VMs: cpus -> -smp (cpuset pins the QEMU process), memory_mb -> -m, disk_*_bps ->
+    QEMU's drive throttling; pids_max is refused (a guest's processes are the guest kernel's).
     """
 
     cpus: int | None = Field(None, ge=1, le=1024)
@@ -144,6 +146,9 @@ class LimitsParams(_Strict):
     memory_mb: int | None = Field(None, ge=64)
     disk_read_bps: int | None = Field(None, ge=1)
     disk_write_bps: int | None = Field(None, ge=1)
+    #: Most tasks (processes + threads) in the container; a JVM alone has dozens of threads,
+    #: so a Hadoop host needs thousands, a stress neighbour a few hundred.
+    pids_max: int | None = Field(None, ge=16)
     #: Refused (see DISK_WEIGHT_REFUSAL); present so that asking for it gets that message.
     disk_weight: int | None = None
 
@@ -525,6 +530,10 @@ def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: Hado
         if lim is not None and lim.cpus is not None and lim.cpuset is not None and lim.cpus > len(lim.cpuset_cpus):
             raise ParamsError(_limits_field(testbed, i, "cpus"),
                               f"{lim.cpus} vCPUs of {spec.name} do not fit in its cpuset {lim.cpuset!r}")
+        if spec.platform == "qemu" and lim is not None and lim.pids_max is not None:
+            raise ParamsError(_limits_field(testbed, i, "pids_max"),
+                              f"{spec.name} is a VM: its processes are counted by the guest kernel, not a cgroup "
+                              "of this machine; pids_max applies to lxc and oci hosts")
         mem = host_memory_mb(spec)
         if mem is not None and mem > machine.mem_total_mb:
             raise ParamsError(_limits_field(testbed, i, "memory_mb"),

@@ -20,6 +20,8 @@ def register(sub) -> None:
     p.add_argument("--out", type=Path, default=Path("paper"), metavar="DIR",
                    help="paper directory: main.tex and references.bib (copied in when absent), generated/, build/ "
                    "(default: paper)")
+    p.add_argument("--isolation", type=Path, default=None, metavar="DIR",
+                   help="campaign of `vbench isolation run` for Table III (e.g. data/raw/isolation)")
     p.add_argument("--baseline", default="native", help="platform the others are compared with (default: native)")
     p.add_argument("--published", type=Path, default=None, metavar="YAML",
                    help="published findings (default: params/published.yaml)")
@@ -50,7 +52,7 @@ def run(args) -> int:
     result = build_paper(campaign, args.out, baseline=args.baseline, pdf=not args.no_pdf,
                          n_resamples=args.resamples or DEFAULT_RESAMPLES,
                          seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published,
-                         extra_campaigns=args.extra_campaign)
+                         isolation_dir=args.isolation, extra_campaigns=args.extra_campaign)
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)
     if result.tables_absent or result.figures_absent:

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+import pandas as pd
+
 from vbench.errors import VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
@@ -90,7 +92,7 @@ def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Pa
 
 def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
              seed: int = DEFAULT_SEED, published_path: Path | None = None,
-             extra_campaigns: Sequence[Path] = ()) -> BuildResult:
+             isolation_dir: Path | None = None, extra_campaigns: Sequence[Path] = ()) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run); `extra_campaigns`
     add the experiments of other studies (e.g. network modes x VMs per host)."""
     t0 = time.perf_counter()
@@ -106,13 +108,18 @@ def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_r
     data_note = r" \emph{Synthetic data, not a measurement.}" if synthetic else ""
 
     has_table: dict[str, bool] = {}
-    iso = T.isolation_stats(samples, cfg)
+    # The isolation experiment (`vbench isolation run`) keeps its own campaign directory: its
+    # samples feed only Table III and the reproduction delta, never the platform statistics.
+    iso_samples = samples
+    if isolation_dir is not None and (Path(isolation_dir) / "samples.jsonl").exists():
+        iso_samples = pd.concat([samples, load_campaign(Path(isolation_dir)).samples], ignore_index=True)
+    iso = T.isolation_stats(iso_samples, cfg)
     for name, (fn, _label, _src) in T.TABLES.items():
         if name == "testbed":
             tex = fn(stats, samples, baseline, facts=campaign.facts)
             _write(gen / "testbed.tex", tex, written)
         else:
-            tex = fn(stats, samples, baseline, iso=iso) if name == "isolation" else fn(stats, samples, baseline)
+            tex = fn(stats, iso_samples, baseline, iso=iso) if name == "isolation" else fn(stats, samples, baseline)
             _write(gen / "tables" / f"{name}.tex", tex, written)
         has_table[name] = T.has_data(tex)
 
@@ -125,7 +132,7 @@ def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_r
         _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, data_note), written)
 
     published = D.load_published(published_path)
-    rows = D.reproduction_delta(published, samples, cfg.conf)
+    rows = D.reproduction_delta(published, iso_samples, cfg.conf)
     _write(gen / "delta.tex", D.delta_table_tex(rows, published, cfg.conf), written)
     _write(gen / "delta.csv", D.delta_frame(rows).to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
     if not stats.empty:
@@ -198,14 +205,15 @@ def _ensure_sources(out_dir: Path, sources: Path) -> None:
 
 def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
                 n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, published_path: Path | None = None,
-                sources: Path = SOURCES, force: bool = True, extra_campaigns: Sequence[Path] = ()) -> BuildResult:
+                sources: Path = SOURCES, force: bool = True, isolation_dir: Path | None = None,
+                extra_campaigns: Sequence[Path] = ()) -> BuildResult:
     """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
 
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
     result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
-                      published_path=published_path, extra_campaigns=extra_campaigns)
+                      published_path=published_path, isolation_dir=isolation_dir, extra_campaigns=extra_campaigns)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

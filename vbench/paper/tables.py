@@ -300,7 +300,9 @@ def table_isolation(stats, samples, baseline="native", iso: pd.DataFrame | None 
     header = ["Platform"] + [name for _, name in ISOLATION_STRESSES]
     notes = [r"Slowdown of TeraSort in \% (positive: slower) beside a container running the stress, relative to"
              r" TeraSort beside an idle one; estimate and 95\,\% Fieller interval of the ratio of means."
-             if body else "", r"\textemdash~not measured." if body and any(NOT_MEASURED in c for r_ in body for c in r_) else ""]
+             if body else "", r"\textemdash~not measured." if body and any(NOT_MEASURED in c for r_ in body for c in r_) else "",
+             r"$^\dagger$~fewer than two runs of the stress or of the baseline: no interval."
+             if any(r"$^\dagger$" in c for r_ in body for c in r_) else ""]
     return render(Grid(header, body, "l" + "c" * len(ISOLATION_STRESSES),
                        r"Performance isolation (after Xavier et al., Table~III). Lower is better.",
                        "tab:isolation", notes))

@@ -47,6 +47,8 @@ def cgroup_v1_settings(limits: LimitsParams | None, disk: BlockDevice | None) ->
         out["cpuset.cpus"] = limits.cpuset
     if limits.memory_mb is not None:
         out["memory.limit_in_bytes"] = str(limits.memory_mb * 1024**2)
+    if limits.pids_max is not None:
+        out["pids.max"] = str(limits.pids_max)
     for field, key in (("disk_read_bps", "blkio.throttle.read_bps_device"), ("disk_write_bps", "blkio.throttle.write_bps_device")):
         rate = getattr(limits, field)
         if rate is not None:

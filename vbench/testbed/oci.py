@@ -66,6 +66,8 @@ def oci_config(
         resources["cpu"] = cpu
     if "memory.limit_in_bytes" in s:
         resources["memory"] = {"limit": int(s["memory.limit_in_bytes"])}
+    if "pids.max" in s:
+        resources["pids"] = {"limit": int(s["pids.max"])}
     blkio: dict = {}
     for key, name in (("blkio.throttle.read_bps_device", "throttleReadBpsDevice"),
                       ("blkio.throttle.write_bps_device", "throttleWriteBpsDevice")):

@@ -1,0 +1,88 @@
+"""`vbench isolation run | table`: Xavier et al.'s performance isolation experiment (Table III)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from vbench.commands.bench_cmd import _progress
+from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
+from vbench.hadoop.artifacts import fetch
+from vbench.isolation import params as P
+from vbench.isolation.degradation import degradation, times_by_stress
+from vbench.isolation.run import plan, run_isolation
+from vbench.lifecycle import interrupts_unwind
+from vbench.params import MachineFacts, check_cluster_fits
+from vbench.provenance import vbench_commit
+from vbench.samples import Sample, read_records
+from vbench.store import CampaignStore
+
+console = Console()
+DEFAULT_PRESET = Path("params/experiments/xavier2014.yaml")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("isolation", help="performance isolation: TeraSort beside a stressed neighbour (Xavier et al.)")
+    p.add_argument("action", choices=("run", "table"))
+    p.add_argument("--preset", type=Path, default=DEFAULT_PRESET, help="YAML with an `isolation:` section")
+    p.add_argument("--repetitions", type=int, help="override isolation.repetitions")
+    p.add_argument("--size", help="override isolation.size_mb (e.g. 32MB)")
+    p.add_argument("--stresses", help="override isolation.stresses, comma-separated (must include none)")
+    p.add_argument("--campaign", default="isolation", help="samples go to DATA/raw/<campaign>/")
+    p.add_argument("--data", type=Path, default=Path("data"))
+    add_params_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    store = CampaignStore(args.data / "raw" / args.campaign)
+    if args.action == "table":
+        return _table(store)
+    iso = P.load_isolation(args.preset, repetitions=args.repetitions, size_mb=args.size, platform=args.platform,
+                           workers=args.workers,
+                           stresses=args.stresses.split(",") if args.stresses else None)
+    base = testbed_from_args(args)
+    tb_a, tb_b = P.tenant_a_testbed(base, iso), P.tenant_b_testbed(base, iso)
+    hp = P.tenant_a_hadoop(hadoop_from_args(args), iso)
+    check_cluster_fits(tb_a, hp, MachineFacts.local())
+    console.log(f"isolation: tenant A = testbed {tb_a.name} ({iso.workers} worker(s), {iso.platform}, "
+                f"{iso.tenant_a.limits.as_dict()}); tenant B = testbed {tb_b.name} ({iso.tenant_b.limits.as_dict()}); "
+                f"{len(plan(iso))} conditions")
+    dist = fetch(hp.version, hp.examples_version, log=console.log)
+    stamp = {"campaign": args.campaign, "vbench_commit": vbench_commit()}
+    with interrupts_unwind(), _progress(len(plan(iso))) as advance:
+        def progress(label: str) -> None:
+            console.log(label)
+            advance(label[:60])
+        run_isolation(iso, tb_a, tb_b, hp, dist, store, stamp, log=console.log, progress=progress)
+    return _table(store)
+
+
+def _table(store: CampaignStore) -> int:
+    samples = [r for r in read_records(store.samples_path) if isinstance(r, Sample)] if store.samples_path.exists() else []
+    rows = degradation(times_by_stress(samples))
+    t = Table(title=f"TeraSort beside a stressed neighbour ({store.root})")
+    for col in ("stress", "n", "mean TeraSort s", "degradation, 95 % Fieller CI", "95 % BCa bootstrap CI"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r.stress, str(r.n), f"{r.mean_s:.1f}", r.text(), r.text(r.bootstrap))
+    console.print(t)
+    watch = _watch_summary(samples)
+    if watch:
+        console.print("neighbour watch: " + "; ".join(watch))
+    return 0 if rows else 1
+
+
+def _watch_summary(samples: list[Sample]) -> list[str]:
+    """Per stress: peak tasks in tenant B vs pids.max, refused forks, slowest SSH probe to A."""
+    by: dict[str, dict[str, list[float]]] = {}
+    for s in samples:
+        if s.benchmark == "isolation_watch":
+            by.setdefault(str(s.metadata.get("stress")), {}).setdefault(s.metric, []).append(s.value)
+    out = []
+    for stress, m in sorted(by.items()):
+        out.append(f"{stress}: tasks peak {max(m.get('pids_peak', [0])):.0f}/{max(m.get('pids_max', [0])):.0f}, "
+                   f"refused forks {max(m.get('refused_forks', [0])):.0f}, probe max {max(m.get('probe_max_time', [0])):.2f}s, "
+                   f"responsive {sum(m.get('responsive', [])):.0f}/{len(m.get('responsive', []))}")
+    return out

@@ -1,0 +1,7 @@
+"""Performance isolation (Xavier et al., Table III): TeraSort in tenant A, a stress in tenant B.
+
+`stress` builds the stress commands, `pids` reads and enforces the fork-bomb guard (pids.max),
+`watch` records pids and the machine's responsiveness while a stress runs, `tenants` derives
+both tenants' testbeds from params, `workload` is TeraSort on input generated once,
+`degradation` turns samples into the table, `run` drives the experiment.
+"""

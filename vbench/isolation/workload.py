@@ -1,0 +1,70 @@
+"""Tenant A's workload: TeraSort (+ TeraValidate as the correctness gate) on input that TeraGen
+wrote once, so each condition costs one sort and one validation, not a generation too.
+
+A module of the shape `vbench.benchmarks.hadoop.execute` runs (NAME, steps, parse), so samples
+are `terasort` / `terasort_time` like the suite's and the paper's isolation table reads them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, ReadStep, Step
+from vbench.benchmarks.micro._common import require_int
+from vbench.errors import JobFailed
+from vbench.hadoop import jobs
+from vbench.samples import Sample
+
+NAME = "terasort"
+METRICS = {"terasort_time": "s", "teravalidate_time": "s", "terasort_throughput": "MiB/s"}
+#: Where TeraGen's output stays for the whole experiment (outside any run's directory).
+INPUT_DIR = "/vbench/isolation-input"
+
+
+@dataclass(frozen=True)
+class Config:
+    size_mb: int = 32
+    maps: int = 2
+    reduces: int = 1
+    replication: int = 1
+    output_replication: int = 1
+    input_dir: str = INPUT_DIR
+
+    def __post_init__(self) -> None:
+        require_int("terasort.size_mb", self.size_mb)
+        require_int("terasort.maps", self.maps)
+        require_int("terasort.reduces", self.reduces)
+        require_int("terasort.replication", self.replication, maximum=10)
+
+
+def generate_step(cfg: Config) -> JavaStep:
+    """TeraGen of the shared input (run once, before any condition). Pure."""
+    rows = jobs.teragen_rows(cfg.size_mb * 1024**2)
+    return JavaStep("teragen", jobs.EXAMPLES_DRIVER, (
+        "teragen", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.maps={cfg.maps}", str(rows), cfg.input_dir),
+        job_details=False)
+
+
+def steps(cfg: Config, run_dir: str) -> list[Step]:
+    """One condition's TeraSort of the shared input and its validation. Pure."""
+    out, val = f"{run_dir}/sorted", f"{run_dir}/validate"
+    return [
+        JavaStep("terasort", jobs.EXAMPLES_DRIVER, (
+            "terasort", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.reduces={cfg.reduces}",
+            f"-Dmapreduce.terasort.output.replication={cfg.output_replication}", cfg.input_dir, out)),
+        JavaStep("teravalidate", jobs.EXAMPLES_DRIVER, ("teravalidate", out, val), job_details=False),
+        ReadStep("report", f"{val}/part-r-*"),
+    ]
+
+
+def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    """Pure: TeraValidate gates (an unsorted output is a failed run, never a sample)."""
+    valid, verdict = jobs.teravalidate_verdict(outputs["report"].stdout)
+    if not valid:
+        raise JobFailed(f"TeraValidate: {verdict}")
+    meta = {"verdict": verdict}
+    sort_s = outputs["terasort"].seconds
+    return [
+        Sample(NAME, "terasort_time", sort_s, "s", meta),
+        Sample(NAME, "teravalidate_time", outputs["teravalidate"].seconds, "s", meta),
+        Sample(NAME, "terasort_throughput", cfg.size_mb / sort_s, "MiB/s", meta),
+    ]
