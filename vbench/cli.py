@@ -12,11 +12,12 @@ from vbench.errors import VbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from vbench.commands import bench_cmd, campaign_cmd, cluster_cmd, hadoop_cmd, image_cmd, paper_cmd, stats_cmd, testbed_cmd
+    from vbench.commands import bench_cmd, campaign_cmd, cluster_cmd, hadoop_cmd, image_cmd, monitor_cmd, paper_cmd, stats_cmd, testbed_cmd
 
     parser = argparse.ArgumentParser(prog="vbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (testbed_cmd, cluster_cmd, hadoop_cmd, image_cmd, bench_cmd, campaign_cmd, stats_cmd, paper_cmd):
+    for module in (testbed_cmd, cluster_cmd, hadoop_cmd, image_cmd, bench_cmd, campaign_cmd, stats_cmd, paper_cmd,
+                   monitor_cmd):
         module.register(sub)
     return parser
 

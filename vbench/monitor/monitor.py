@@ -126,13 +126,19 @@ def save_timeseries(path: Path, points: Iterable[Point], extra: dict | None = No
     return path
 
 
+def load_timeseries_file(path: Path) -> pd.DataFrame | None:
+    if not Path(path).is_file():
+        return None
+    d = pd.read_csv(path, dtype={"note": str, "source": str})
+    d["series"] = Path(path).stem
+    return d
+
+
 def load_timeseries(campaign_dir: Path) -> pd.DataFrame:
     """Every time series of a campaign, with the file's key (cell or run id) as `series`."""
     frames = []
     for f in sorted((Path(campaign_dir) / TIMESERIES_DIR).glob("*.csv")):
-        d = pd.read_csv(f, dtype={"note": str, "source": str})
-        d["series"] = f.stem
-        frames.append(d)
+        frames.append(load_timeseries_file(f))
     if not frames:
         return pd.DataFrame(columns=[*COLUMNS, "series"])
     return pd.concat(frames, ignore_index=True)
