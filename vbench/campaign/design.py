@@ -63,6 +63,9 @@ class Experiment(BaseModel):
     #: Stop starting new cells after this many minutes; what is skipped is recorded.
     budget_minutes: float | None = Field(None, gt=0)
     drop_caches: bool = False
+    #: Sample CPU, disk and network on every host at this interval (s) during each cell; None: off.
+    #: Time series go to <campaign>/timeseries/<cell>.csv (vbench.monitor).
+    monitor_interval_s: float | None = Field(None, gt=0)
 
     @field_validator("platforms")
     @classmethod
@@ -144,7 +147,10 @@ def expand(exp: Experiment) -> list[Cell]:
 
 
 def design_hash(exp: Experiment) -> str:
-    return hashlib.sha256(json.dumps(exp.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:12]
+    doc = exp.model_dump(mode="json")
+    if doc.get("monitor_interval_s") is None:  # designs from before monitoring existed keep their hash
+        doc.pop("monitor_interval_s", None)
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def load_experiment(path: Path) -> Experiment:

@@ -23,6 +23,7 @@ from vbench.errors import VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
+from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.samples import read_records
@@ -64,8 +65,9 @@ def _check_design(store: CampaignStore, exp: Experiment) -> None:
 
 
 def params_for(exp: Experiment, platform: str, testbed: TestbedParams, hadoop: HadoopParams) -> tuple[TestbedParams, HadoopParams]:
+    # An experiment may name its hosts (a mixed cluster: Liu et al.); else master + N workers.
     tb = testbed.model_validate({**testbed.model_dump(exclude_none=True), **exp.testbed, "platform": platform,
-                                 "workers": exp.workers, "hosts": None})
+                                 "workers": exp.workers, "hosts": exp.testbed.get("hosts")})
     hp = hadoop.model_validate({**hadoop.model_dump(), **exp.hadoop})
     return tb, hp
 
@@ -143,6 +145,7 @@ def _run_cell(cell: Cell, bed: Testbed, cluster: HadoopCluster | None, exp: Expe
               provenance: dict, store: CampaignStore, log: Log) -> int:
     """Run one cell and store all its records in one append. Returns the number of failed runs."""
     v = cell.variant
+    mon = Monitor(bed.hosts, bed.params.name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
     if v.kind == "micro":
         runs = measure_micro(bed.hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
         kind_stamp = {"benchmark_kind": "micro"}
@@ -153,6 +156,8 @@ def _run_cell(cell: Cell, bed: Testbed, cluster: HadoopCluster | None, exp: Expe
                 cluster.sh(h, drop_caches_line())
         runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log)]
         kind_stamp = {"benchmark_kind": "hadoop", **provenance}
+    kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id),
+                      host_platforms={h.name: h.platform for h in bed.hosts})
     store.save_runs([records_of(r) for r in runs], {**stamp, **kind_stamp})
     failed = sum(not r.ok for r in runs)
     log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}")

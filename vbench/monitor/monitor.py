@@ -144,6 +144,16 @@ def load_timeseries(campaign_dir: Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def finish_monitor(mon: Monitor | None, campaign_dir: Path, key: str) -> dict:
+    """Stop `mon` and store its series as <campaign>/timeseries/<key>.csv before the records that
+    name it are appended (the ledger's order: files first, records last). The stamp to add."""
+    if mon is None:
+        return {}
+    rel = f"{TIMESERIES_DIR}/{timeseries_name(key)}"
+    save_timeseries(Path(campaign_dir) / rel, mon.stop())
+    return {"timeseries": rel, "monitor_interval_s": mon.interval_s}
+
+
 def monitored_run(hosts: list[Host], testbed_name: str, interval_s: float, out: Path, fn: Callable[[], object],
                   log: Log = print, extra: dict | None = None):
     """Run `fn()` with every host sampled; the time series goes to `out` even when `fn` raises."""
