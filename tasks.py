@@ -27,7 +27,7 @@ def repro(c):
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
-    c.run(f"{VB} paper build --campaign data/raw/{campaign}", pty=True)
+    c.run(f"{VB} paper build --campaign data/raw/{campaign} --monitoring data/raw/monitoring", pty=True)
 
 
 @task(help={"campaign": "a campaign under data/raw/"})

@@ -199,3 +199,36 @@ def test_disk_written_sums_guest_series_without_machine_scope():
                         "value": 100.0} for h in ("vm1", "vm2") for t in range(5)])
     total, how = volume.disk_written(ts, 0.0, 4.0)
     assert total == pytest.approx(800.0) and "sum" in how
+
+
+def test_job_windows_and_caption_sentence():
+    from vbench.paper.monitoring import checks_sentence, job_windows
+
+    run = pd.DataFrame([
+        {"metric": "terasort_job_time", "step": "terasort", "job_start_ms": 20_000, "job_finish_ms": 50_000},
+        {"metric": "teragen_job_time", "step": "teragen", "job_start_ms": 1_000, "job_finish_ms": 15_000},
+        {"metric": "counter.teragen.x", "step": "teragen", "job_start_ms": 1_000, "job_finish_ms": 15_000},
+    ])
+    assert job_windows(run) == [("teragen", 1.0, 15.0), ("terasort", 20.0, 50.0)]
+    checks = pd.DataFrame([
+        {"check": "a", "ok": True, "ratio": 1.0}, {"check": "terasort_spills", "ok": False, "ratio": 3.0},
+        {"check": "teragen_disk_written", "ok": None, "ratio": None},
+    ])
+    s = checks_sentence(checks)
+    assert "1 of 2 pass" in s and "terasort_spills" in s
+
+
+def test_timeseries_figure_draws_machine_counter_once(tmp_path):
+    from vbench.paper.figures import _one_per_counter, fig_timeseries
+
+    out = sampler.parse(native_text())
+    pts = series.guest_points(out, "master", "native") + series.guest_points(out, "worker1", "native")
+    ts = pd.DataFrame(series.to_records(pts)).assign(series="r1")
+    once = _one_per_counter(ts)
+    cpu_hosts = set(once[once["metric"] == "cpu_user_pct"]["host"])
+    assert cpu_hosts == {"machine"}  # not master and worker1 both
+    assert set(once[once["metric"] == "net_rx_Bps"]["host"]) == {"master", "worker1"}
+    paths = fig_timeseries(pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=ts,
+                           jobs=[("teragen", ts["time"].min(), ts["time"].max())])
+    assert {p.suffix for p in paths} == {".pdf", ".png"} and all(p.stat().st_size > 0 for p in paths)
+    assert fig_timeseries(pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=None) == []

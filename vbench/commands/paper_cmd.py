@@ -25,6 +25,8 @@ def register(sub) -> None:
                    help="published findings (default: params/published.yaml)")
     p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
+    p.add_argument("--monitoring", type=Path, default=None, metavar="DIR",
+                   help="campaign with a monitored TeraSort run for the time-series figure (default: --campaign)")
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -44,7 +46,8 @@ def run(args) -> int:
         raise ParamsError("--campaign", f"{campaign}/samples.jsonl does not exist")
     result = build_paper(campaign, args.out, baseline=args.baseline, pdf=not args.no_pdf,
                          n_resamples=args.resamples or DEFAULT_RESAMPLES,
-                         seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published)
+                         seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published,
+                         monitoring_dir=args.monitoring)
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)
     if result.tables_absent or result.figures_absent:
