@@ -232,3 +232,17 @@ def test_timeseries_figure_draws_machine_counter_once(tmp_path):
                            jobs=[("teragen", ts["time"].min(), ts["time"].max())])
     assert {p.suffix for p in paths} == {".pdf", ".png"} and all(p.stat().st_size > 0 for p in paths)
     assert fig_timeseries(pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=None) == []
+
+
+def test_reduce_merge_window_from_last_shuffle():
+    run, D = _terasort_run()
+    extra = pd.DataFrame([
+        {"run_id": "r", "size_mb": 1, "replication": 2, "output_replication": 1, "metric": "terasort_job_time",
+         "value": 30.0, "step": "terasort", "job_start_ms": 1_020_000, "job_finish_ms": 1_050_000},
+        {"run_id": "r", "metric": "reduce_attempt_time", "value": 20.0, "step": "terasort", "shuffle_finish_ms": 1_030_000},
+        {"run_id": "r", "metric": "reduce_attempt_time", "value": 20.0, "step": "terasort", "shuffle_finish_ms": 1_040_000},
+    ])
+    run = pd.concat([run, extra], ignore_index=True)
+    ts = _ts(D / 10, 1000.0, 80)  # D/10 per second: the window (1040, 1050 + 5] holds 15 s = 1.5 D
+    (c,) = [c for c in volume.terasort_checks(run, ts, flush_s=5) if c.check == "reduce_merge_disk_written"]
+    assert c.ok and c.measured == pytest.approx(1.5 * D) and c.expected == D

@@ -9,7 +9,9 @@ From the job counters (exact, logical bytes):
                          buffer or the merge went to disk again (unexpected spills)
 From the disk-write time series (physical bytes):
   teragen_disk_written   bytes written to disk from TeraGen's start until `flush_s` after its end
-                         >= replication x dataset. The kernel writes dirty pages back some 30 s
+                         >= replication x dataset;
+  reduce_merge_disk_written  likewise from the end of TeraSort's shuffle (VMware's reduce-merge
+                         phase) >= output replication x dataset. The kernel writes dirty pages back some 30 s
                          after they were written (vm.dirty_expire_centisecs), hence the flush
                          allowance. A machine-wide counter also sees other work on the machine,
                          so only a shortfall is a failure; a large excess is reported, not failed.
@@ -129,31 +131,50 @@ def terasort_checks(run: pd.DataFrame, ts: pd.DataFrame | None = None, flush_s: 
                                f"each record spilled {ratio:.2f} times" +
                                ("" if ok else " (unexpected spills: sort buffer or reduce merge went to disk again)")))
     out.append(_teragen_disk(run, run_id, dataset, replication, ts, flush_s))
+    out.append(_reduce_merge_disk(run, run_id, dataset, int(_meta(run, "output_replication") or 1), ts, flush_s))
     return out
 
 
 def _teragen_disk(run: pd.DataFrame, run_id: str, dataset: int, replication: int, ts: pd.DataFrame | None,
                   flush_s: float) -> VolumeCheck:
-    expected = float(replication * dataset)
-    check = "teragen_disk_written"
+    job = run[(run["metric"] == "teragen_job_time")]
+    window = None
+    if not job.empty and "job_start_ms" in job.columns and pd.notna(job["job_start_ms"].iloc[0]):
+        window = (job["job_start_ms"].iloc[0] / 1000, job["job_finish_ms"].iloc[0] / 1000)
+    return _disk_check(run_id, "teragen_disk_written", "TeraGen", float(replication * dataset),
+                       f"replication ({replication}) x dataset", window, ts, flush_s)
+
+
+def _reduce_merge_disk(run: pd.DataFrame, run_id: str, dataset: int, out_replication: int, ts: pd.DataFrame | None,
+                       flush_s: float) -> VolumeCheck:
+    """VMware's reduce-merge phase (after the last reducer finished shuffling) writes the sorted
+    output: output replication x dataset."""
+    window = None
+    job = run[run["metric"] == "terasort_job_time"]
+    red = run[(run["metric"] == "reduce_attempt_time") & (run.get("step", pd.Series(dtype=str)) == "terasort")]
+    if (not job.empty and "job_finish_ms" in job.columns and "shuffle_finish_ms" in red.columns
+            and red["shuffle_finish_ms"].notna().any()):
+        window = (red["shuffle_finish_ms"].max() / 1000, job["job_finish_ms"].iloc[0] / 1000)
+    return _disk_check(run_id, "reduce_merge_disk_written", "reduce-merge", float(out_replication * dataset),
+                       f"output replication ({out_replication}) x dataset", window, ts, flush_s)
+
+
+def _disk_check(run_id: str, check: str, phase: str, expected: float, expected_text: str,
+                window: tuple[float, float] | None, ts: pd.DataFrame | None, flush_s: float) -> VolumeCheck:
     if ts is None or ts.empty:
         return VolumeCheck(run_id, check, expected, None, None, None, "run not monitored: no time series")
-    job = run[(run["metric"] == "teragen_job_time")]
-    if job.empty or "job_start_ms" not in job.columns or pd.isna(job["job_start_ms"].iloc[0]):
-        return VolumeCheck(run_id, check, expected, None, None, None, "TeraGen's start and finish times not recorded")
-    t0, t1 = job["job_start_ms"].iloc[0] / 1000, job["job_finish_ms"].iloc[0] / 1000 + flush_s
+    if window is None:
+        return VolumeCheck(run_id, check, expected, None, None, None, f"{phase} start and end not recorded")
+    t0, t1 = window[0], window[1] + flush_s
+    cut = ""
     if ts["time"].max() < t1:
-        t1 = float(ts["time"].max())
-        cut = " (series ends before the flush allowance)"
-    else:
-        cut = ""
+        t1, cut = float(ts["time"].max()), " (series ends before the flush allowance)"
     measured, how = disk_written(ts, t0, t1)
     if measured is None:
         return VolumeCheck(run_id, check, expected, None, None, None, how)
     ratio = measured / expected
     ok = ratio >= 1 - 0.1
-    reason = (f"{measured / 2**20:.1f} MiB written in TeraGen + {flush_s:g} s{cut} = {ratio:.2f}x "
-              f"replication ({replication}) x dataset; {how}")
+    reason = f"{measured / 2**20:.1f} MiB written in {phase} + {flush_s:g} s{cut} = {ratio:.2f}x {expected_text}; {how}"
     if not ok:
         reason += "; short: replicas not all written, or still in the page cache"
     elif ratio > 2:
