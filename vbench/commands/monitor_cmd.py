@@ -26,7 +26,11 @@ def run(args) -> int:
     pd.set_option("display.width", 200)
     if args.action == "check":
         table = volume.campaign_checks(args.campaign)
-        print(table.to_string(index=False) if not table.empty else "no TeraSort runs in this campaign")
+        if table.empty:
+            print("no TeraSort runs in this campaign")
+        for _, c in table.iterrows():
+            verdict = {True: "PASS", False: "FAIL"}.get(c["ok"], "n/a ")
+            print(f"{verdict} {c['run_id']} {c['check']}: {c['reason']}")
         failed = table[table["ok"] == False]  # noqa: E712 (None means "could not check", not a failure)
         code = 1 if len(failed) else 0
     else:

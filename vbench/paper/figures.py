@@ -246,13 +246,13 @@ def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path, ti
                 for side, g in d[(d["metric"] == metric) & (d["host"] == host)].groupby("side"):
                     g = g.sort_values("time")
                     label = f"{host}{'' if side == 'guest' else ' (machine side)'} {metric.split('_')[1]}"
-                    ax.plot(g["time"] - t0, g["value"] * scale, color=style.colour(host, i), linestyle=styles[j % 4],
+                    ax.plot(g["time"] - t0, g["value"] * scale, color=f"C{i}", linestyle=styles[j % 4],
                             linewidth=0.9, label=label)
         for k, (name, start, finish) in enumerate(jobs or []):
             ax.axvspan(start - t0, finish - t0, color="0.85" if k % 2 == 0 else "0.93", zorder=0)
             if ax is axes[0]:
-                ax.text((start + finish) / 2 - t0, 1.0, name, transform=ax.get_xaxis_transform(), ha="center",
-                        va="bottom", fontsize=6)
+                ax.text((start + finish) / 2 - t0, 1.0, name.replace("tera", ""), transform=ax.get_xaxis_transform(),
+                        ha="center", va="bottom", fontsize=6)
         ax.set_title(title, pad=9)
         ax.set_xlabel("time since start (s)")
         ax.set_ylabel(ylabel)
