@@ -54,10 +54,8 @@ def sampler_cpu(seconds: float, interval: float) -> tuple[float, int]:
 
 def job_effect(params_dir: Path, pairs: int, size_mb: int, interval: float) -> None:
     from vbench.benchmarks.hadoop import terasort
-    from vbench.benchmarks.hadoop.execute import execute
     from vbench.hadoop.artifacts import fetch
     from vbench.hadoop.cluster import HadoopCluster
-    from vbench.monitor.monitor import Monitor
     from vbench.params import load_hadoop, load_testbed
     from vbench.stats.ratio import fieller_interval
     from vbench.testbed import Testbed
@@ -68,19 +66,13 @@ def job_effect(params_dir: Path, pairs: int, size_mb: int, interval: float) -> N
     cfg = terasort.Config(size_mb=size_mb)
     times: dict[bool, list[float]] = {False: [], True: []}
     quiet = lambda m: None  # noqa: E731
-    with Testbed(tb, log=quiet) as bed, HadoopCluster(bed.hosts, hp, dist, log=quiet) as cluster:
-        order = [b for i in range(pairs) for b in ((False, True) if i % 2 == 0 else (True, False))]
-        for monitored in order:
-            mon = Monitor(bed.hosts, tb.name, interval, log=print).start() if monitored else None
-            run = execute(cluster, terasort, cfg, log=quiet)
-            if mon:
-                mon.stop()
-            if not run.ok:
-                print(f"run failed: {run.failure.reason}")
-                continue
-            t = next(s.value for s in run.samples if s.metric == "terasort_job_time")
-            times[monitored].append(t)
-            print(f"  terasort {size_mb} MB {'with' if monitored else 'without'} monitoring: job {t:.1f} s", flush=True)
+    with Testbed(tb, log=quiet) as bed:
+        cluster = HadoopCluster(bed.hosts, hp, dist, log=quiet)
+        try:
+            cluster.up(timeout_s=600)  # a shared, loaded machine can take longer than the default 120 s
+            _pairs(cluster, bed, tb, pairs, cfg, interval, times, quiet)
+        finally:
+            cluster.down()
     ratio = fieller_interval(times[True], times[False])
     mean = lambda x: sum(x) / len(x)  # noqa: E731
     print(f"TeraSort job time without: mean {mean(times[False]):.1f} s (n={len(times[False])}), "
@@ -89,6 +81,25 @@ def job_effect(params_dir: Path, pairs: int, size_mb: int, interval: float) -> N
     hi = f"{(ratio.high - 1) * 100:+.1f}" if ratio.high is not None else "?"
     print(f"effect of monitoring on the job time: {(ratio.estimate - 1) * 100:+.1f} % (95 % Fieller interval {lo} .. {hi} %)"
           + (f"; {ratio.note}" if ratio.note else ""))
+
+
+def _pairs(cluster, bed, tb, pairs, cfg, interval, times, quiet) -> None:
+    from vbench.benchmarks.hadoop import terasort
+    from vbench.benchmarks.hadoop.execute import execute
+    from vbench.monitor.monitor import Monitor
+
+    order = [b for i in range(pairs) for b in ((False, True) if i % 2 == 0 else (True, False))]
+    for monitored in order:
+        mon = Monitor(bed.hosts, tb.name, interval, log=print).start() if monitored else None
+        run = execute(cluster, terasort, cfg, log=quiet)
+        if mon:
+            mon.stop()
+        if not run.ok:
+            print(f"run failed: {run.failure.reason}")
+            continue
+        t = next(s.value for s in run.samples if s.metric == "terasort_job_time")
+        times[monitored].append(t)
+        print(f"  terasort {cfg.size_mb} MB {'with' if monitored else 'without'} monitoring: job {t:.1f} s", flush=True)
 
 
 def main() -> int:
