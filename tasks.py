@@ -29,8 +29,10 @@ def repro(c):
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
-    iso = " --isolation data/raw/isolation" if Path("data/raw/isolation/samples.jsonl").exists() else ""
-    c.run(f"{VB} paper build --campaign data/raw/{campaign}{iso}", pty=True)
+    extra = "".join(f" --{flag} data/raw/{name}" for flag, name in
+                    (("isolation", "isolation"), ("monitoring", "monitoring"), ("extra-campaign", "netmodes"))
+                    if Path(f"data/raw/{name}/samples.jsonl").exists())
+    c.run(f"{VB} paper build --campaign data/raw/{campaign}{extra}", pty=True)
 
 
 @task(help={"campaign": "a campaign under data/raw/"})

@@ -14,6 +14,7 @@ from vbench.benchmarks.micro._common import params as config_params, tail
 from vbench.errors import JobFailed
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import Host, connect
+from vbench.monitor.monitor import TIMESERIES_DIR, MonitorSpec, monitored_run, timeseries_name
 from vbench.samples import Failure
 from vbench.store import CampaignStore
 
@@ -38,14 +39,24 @@ def drop_caches_line() -> str:
 
 def suite(cluster: HadoopCluster, plan: Iterable[Planned], store: CampaignStore, stamp: Mapping[str, Any],
           log: Log = print, progress: Progress | None = None, drop_caches: bool = False,
-          job_details: bool = True) -> list[BenchRun]:
+          job_details: bool = True, monitor: MonitorSpec | None = None) -> list[BenchRun]:
+    """Run the plan; with `monitor`, every host is sampled during each run and the time series
+    is stored as <campaign>/timeseries/<run id>.csv, named in the run's records."""
     runs = []
     for item in plan:
-        extra: dict[str, Any] = {}
+        # Which platform each node is (a mixed cluster has several): the per-node table needs it.
+        extra: dict[str, Any] = {"host_platforms": {h.name: h.platform for h in cluster.hosts}}
         if drop_caches:
             states = [cluster.sh(h, drop_caches_line()).stdout.strip() for h in cluster.hosts]
             extra["page_cache_dropped"] = all(s == "dropped" for s in states)
-        run = execute(cluster, item.module, item.config, job_details=job_details, log=log)
+        run_id = new_run_id(item.module.NAME)
+        go = lambda: execute(cluster, item.module, item.config, job_details=job_details, log=log, run_id=run_id)
+        if monitor is not None:
+            rel = f"{TIMESERIES_DIR}/{timeseries_name(run_id)}"
+            run = monitored_run(cluster.hosts, monitor.testbed, monitor.interval_s, store.root / rel, go, log)
+            extra.update(timeseries=rel, monitor_interval_s=monitor.interval_s)
+        else:
+            run = go()
         store.save_runs([records_of(run)], {**stamp, **extra, "benchmark_kind": "hadoop"})
         log(f"{item.benchmark}: {'ok' if run.ok else 'FAILED: ' + run.failure.reason}")
         runs.append(run)

@@ -150,6 +150,9 @@ class Experiment(BaseModel):
         paths = sorted(self.factors)
         combos = list(itertools.product(*(self.factors[p] for p in paths))) if paths else [()]
         return [Configuration(p, tuple(zip(paths, combo))) for p in self.platforms for combo in combos]
+    #: Sample CPU, disk and network on every host at this interval (s) during each cell; None: off.
+    #: Time series go to <campaign>/timeseries/<cell>.csv (vbench.monitor).
+    monitor_interval_s: float | None = Field(None, gt=0)
 
     @field_validator("platforms")
     @classmethod
@@ -269,7 +272,7 @@ def expand(exp: Experiment) -> list[Cell]:
 #: Fields added after campaigns were recorded: left out of the hash at their defaults, so that
 #: existing campaign directories still resume.
 _LATE_FIELDS = {"retries": 0, "on_failure": "continue", "job_timeout_s": None,
-                "factors": {}, "compare": ["platform"], "baseline": None}
+                "factors": {}, "compare": ["platform"], "baseline": None, "monitor_interval_s": None}
 
 
 def design_hash(exp: Experiment) -> str:

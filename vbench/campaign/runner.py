@@ -25,6 +25,7 @@ from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
+from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.host import Host
@@ -75,7 +76,9 @@ def params_for(exp: Experiment, config: Configuration | str, testbed: TestbedPar
     overrides, then the configuration's factor levels."""
     config = Configuration(config) if isinstance(config, str) else config
     tb_doc = deep_merge(deep_merge(testbed.model_dump(exclude_none=True), exp.testbed), config.overrides("testbed"))
-    tb = testbed.model_validate({**tb_doc, "platform": config.platform, "workers": exp.workers, "hosts": None})
+    # An experiment may name its hosts (a mixed cluster: Liu et al.); else master + N workers.
+    tb = testbed.model_validate({**tb_doc, "platform": config.platform, "workers": exp.workers,
+                                 "hosts": exp.testbed.get("hosts")})
     hp = hadoop.model_validate(deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop")))
     return tb, hp
 
@@ -146,7 +149,7 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
                                 provenance = cluster_provenance(cluster)
                             c0 = time.monotonic()
                             result.failures += _run_cell(cell, hosts, cluster, exp, _stamp(base, config, cell),
-                                                         provenance if cluster else {}, store, log)
+                                                         provenance if cluster else {}, store, log, tb.name)
                             durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
                             result.ran.append(cell.cell_id)
                     finally:
@@ -194,11 +197,12 @@ def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: 
 
 
 def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
-              provenance: dict, store: CampaignStore, log: Log) -> int:
+              provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "") -> int:
     """Run one cell (again, up to `exp.retries` times, while it fails) and store each attempt's
     records in one append as it ends. Returns the number of failed runs of the last attempt."""
     v = cell.variant
     for attempt in range(exp.retries + 1):
+        mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
         if v.kind == "micro":
             runs = measure_micro(hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
             kind_stamp = {"benchmark_kind": "micro"}
@@ -209,6 +213,8 @@ def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp:
                     cluster.sh(h, drop_caches_line())
             runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log, timeout_s=exp.job_timeout_s)]
             kind_stamp = {"benchmark_kind": "hadoop", **provenance}
+        kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
+                          host_platforms={h.name: h.platform for h in hosts})
         extra = {"attempt": attempt} if exp.retries else {}
         store.save_runs([records_of(r) for r in runs], {**stamp, **kind_stamp, **extra})
         failed = sum(not r.ok for r in runs)

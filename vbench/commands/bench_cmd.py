@@ -16,6 +16,7 @@ from vbench.errors import ParamsError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
+from vbench.monitor.monitor import MonitorSpec
 from vbench.params import MachineFacts, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.store import CampaignStore
@@ -35,6 +36,9 @@ def register(sub) -> None:
     p.add_argument("--campaign", default="adhoc", help="samples go to DATA/raw/<campaign>/")
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--drop-caches", action="store_true", help="drop the page cache before each Hadoop run")
+    p.add_argument("--monitor", type=float, metavar="SECONDS", default=None,
+                   help="sample CPU, disk and network on every host at this interval during each Hadoop run "
+                        "(time series under DATA/raw/<campaign>/timeseries/)")
     add_params_options(p)
     p.set_defaults(func=run)
 
@@ -99,7 +103,8 @@ def _measure(args, micro: list[Planned], hadoop: list[Planned]) -> int:
                 with HadoopCluster(tb.hosts, hp, dist, log=log) as cluster:
                     stamp = {**stamp, **cluster_provenance(cluster), "bringup_s": round(cluster.bringup_seconds, 2)}
                     runs += suite(cluster, hadoop, store, stamp, log=log, progress=advance,
-                                  drop_caches=args.drop_caches)
+                                  drop_caches=args.drop_caches,
+                                  monitor=MonitorSpec(tbp.name, args.monitor) if args.monitor else None)
     _print_runs(runs)
     console.print(f"samples appended to {store.samples_path}; raw outputs under {store.root / 'raw'}")
     failed = [r for r in runs if not r.ok]

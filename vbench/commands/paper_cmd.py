@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
     p.add_argument("--extra-campaign", type=Path, action="append", default=[], metavar="DIR",
                    help="another campaign whose experiments the paper adds (e.g. network modes); repeatable")
+    p.add_argument("--monitoring", type=Path, default=None, metavar="DIR",
+                   help="campaign with a monitored TeraSort run for the time-series figure (default: --campaign)")
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -52,7 +54,8 @@ def run(args) -> int:
     result = build_paper(campaign, args.out, baseline=args.baseline, pdf=not args.no_pdf,
                          n_resamples=args.resamples or DEFAULT_RESAMPLES,
                          seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published,
-                         isolation_dir=args.isolation, extra_campaigns=args.extra_campaign)
+                         isolation_dir=args.isolation, extra_campaigns=args.extra_campaign,
+                         monitoring_dir=args.monitoring)
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)
     if result.tables_absent or result.figures_absent:

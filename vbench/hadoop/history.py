@@ -114,6 +114,8 @@ COUNTERS = {
     "FileSystemCounter.FILE_BYTES_READ": "B",
     "FileSystemCounter.FILE_BYTES_WRITTEN": "B",
     "TaskCounter.SPILLED_RECORDS": "count",
+    "TaskCounter.MAP_OUTPUT_RECORDS": "count",
+    "TaskCounter.REDUCE_INPUT_RECORDS": "count",
     "TaskCounter.REDUCE_SHUFFLE_BYTES": "B",
     "TaskCounter.MAP_OUTPUT_BYTES": "B",
     "TaskCounter.GC_TIME_MILLIS": "ms",
@@ -132,7 +134,8 @@ def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int
 
     Job-level metrics are named after the step that submitted the job (`terasort_job_time`,
     `terasort_map_shuffle_phase_time`), so that jobs of one benchmark are never pooled."""
-    base = {**meta, "step": step, "job_id": job.job_id}
+    # Start and finish times let a job be placed on a monitoring time series (data-volume checks).
+    base = {**meta, "step": step, "job_id": job.job_id, "job_start_ms": job.start_ms, "job_finish_ms": job.finish_ms}
     out = [Sample(benchmark, f"{step}_job_time", job.elapsed_s, "s", base)]
     out += [Sample(benchmark, f"{step}_{name}_phase_time", v, "s", base)
             for name, v in phase_split(job, attempts).items()]
@@ -141,7 +144,9 @@ def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int
     for a in attempts:
         if a.state != "SUCCEEDED":
             continue
-        am = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type}
+        am = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type,
+              "start_ms": a.start_ms, "finish_ms": a.finish_ms,
+              **({"shuffle_finish_ms": a.shuffle_finish_ms} if a.shuffle_finish_ms is not None else {})}
         out.append(Sample(benchmark, f"{a.task_type.lower()}_attempt_time", a.elapsed_s, "s", am))
         out += [Sample(benchmark, f"reducer_{p}_time", v, "s", am) for p, v in a.phases_s.items()]
     return out

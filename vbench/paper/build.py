@@ -36,6 +36,7 @@ from vbench.paper import delta as D
 from vbench.paper import figures as F
 from vbench.paper import tables as T
 from vbench.paper.data import load_campaign, merge_campaigns
+from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.results import StatsConfig, paper_stats
@@ -92,9 +93,11 @@ def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Pa
 
 def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
              seed: int = DEFAULT_SEED, published_path: Path | None = None,
-             isolation_dir: Path | None = None, extra_campaigns: Sequence[Path] = ()) -> BuildResult:
+             isolation_dir: Path | None = None, extra_campaigns: Sequence[Path] = (),
+             monitoring_dir: Path | None = None) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run); `extra_campaigns`
-    add the experiments of other studies (e.g. network modes x VMs per host)."""
+    add the experiments of other studies (e.g. network modes x VMs per host). The time-series
+    figure draws from `monitoring_dir` (a campaign with monitored runs; default: this one)."""
     t0 = time.perf_counter()
     campaign = merge_campaigns(load_campaign(campaign_dir), [load_campaign(Path(c)) for c in extra_campaigns])
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed)
@@ -125,8 +128,14 @@ def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_r
 
     has_figure: dict[str, bool] = {}
     fig_dir = gen / "figures"
+    monitored = monitored_run(Path(monitoring_dir or campaign_dir))
     for name, (fn, label, caption, source) in F.FIGURES.items():
-        paths = fn(stats, samples, fig_dir)
+        if name == "timeseries":
+            paths = fn(stats, samples, fig_dir, timeseries=monitored.timeseries, jobs=monitored.jobs)
+            if paths:
+                caption = caption + " " + tex_escape(monitored.checks_sentence)
+        else:
+            paths = fn(stats, samples, fig_dir)
         written += paths
         has_figure[name] = bool(paths)
         _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, data_note), written)
@@ -206,14 +215,15 @@ def _ensure_sources(out_dir: Path, sources: Path) -> None:
 def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
                 n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, published_path: Path | None = None,
                 sources: Path = SOURCES, force: bool = True, isolation_dir: Path | None = None,
-                extra_campaigns: Sequence[Path] = ()) -> BuildResult:
+                extra_campaigns: Sequence[Path] = (), monitoring_dir: Path | None = None) -> BuildResult:
     """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
 
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
     result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
-                      published_path=published_path, isolation_dir=isolation_dir, extra_campaigns=extra_campaigns)
+                      published_path=published_path, isolation_dir=isolation_dir, extra_campaigns=extra_campaigns,
+                      monitoring_dir=monitoring_dir)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

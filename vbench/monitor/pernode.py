@@ -1,0 +1,104 @@
+"""Per-node task times and the straggler verdict (Liu et al.: one slow node holds a cluster back). Pure.
+
+Input: the task-attempt samples every Hadoop run records from JobHistory (`map_attempt_time`,
+`reduce_attempt_time`, each with its `node`, `step` and `run_id`), as a DataFrame of tidy
+samples (vbench.paper.data.load_campaign). Which platform each node is comes from the runs'
+`host_platforms` stamp, or is passed in (runs recorded before that stamp existed).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Mapping
+
+import pandas as pd
+
+ATTEMPT_METRICS = {"map_attempt_time": "MAP", "reduce_attempt_time": "REDUCE"}
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    #: The run's testbed platform stamp: runs on different clusters are never pooled.
+    cluster: str
+    step: str
+    task_type: str
+    node: str
+    platform: str
+    tasks: int
+    mean_s: float
+    max_s: float
+    #: This node's mean over the median of the other nodes' means (1 = typical).
+    vs_others: float | None
+
+
+@dataclass(frozen=True)
+class Straggler:
+    cluster: str
+    step: str
+    task_type: str
+    node: str | None
+    platform: str
+    ratio: float | None
+    verdict: str
+
+
+def platforms_from_samples(samples: pd.DataFrame) -> dict[str, str]:
+    """node -> platform from the `host_platforms` stamp (a dict, or its JSON text after tidying)."""
+    out: dict[str, str] = {}
+    if "host_platforms" not in samples.columns:
+        return out
+    for v in samples["host_platforms"].dropna().unique():
+        out.update(json.loads(v) if isinstance(v, str) else dict(v))
+    return out
+
+
+def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None) -> list[NodeRow]:
+    """Task count, mean and max attempt time per (step, task type, node), over every run given."""
+    col = "raw_metric" if "raw_metric" in samples.columns else "metric"  # tidied samples rename metrics
+    d = samples[samples[col].isin(list(ATTEMPT_METRICS))] if col in samples.columns else samples.iloc[0:0]
+    if d.empty or "node" not in d.columns:
+        return []
+    plat = {**platforms_from_samples(samples), **(platforms or {})}
+    blank = pd.Series("", index=d.index)
+    d = d.assign(task_type=d[col].map(ATTEMPT_METRICS), step=d.get("step", blank).fillna(""),
+                 cluster=d.get("platform", blank).fillna("").astype(str))
+    rows: list[NodeRow] = []
+    for (cluster, step, tt), g in d.groupby(["cluster", "step", "task_type"], sort=True):
+        per = g.groupby("node")["value"].agg(["count", "mean", "max"])
+        for node, r in per.iterrows():
+            others = per.drop(index=node)["mean"]
+            vs = float(r["mean"] / others.median()) if len(others) and others.median() > 0 else None
+            # Without a per-host stamp, a node is of its cluster's platform (true unless mixed).
+            rows.append(NodeRow(str(cluster), str(step), str(tt), str(node), plat.get(str(node), str(cluster) or "unknown"),
+                                int(r["count"]), float(r["mean"]), float(r["max"]), vs))
+    return rows
+
+
+def stragglers(rows: list[NodeRow], factor: float = 1.5, min_tasks: int = 3) -> list[Straggler]:
+    """Per (cluster, step, task type): the node whose mean task time is at least `factor` times
+    the other nodes' median, if any. One node alone cannot be a straggler (nothing to compare),
+    nor one with fewer than `min_tasks` tasks (two slow tasks on a busy 2-core machine are noise)."""
+    out = []
+    keys = sorted({(r.cluster, r.step, r.task_type) for r in rows})
+    for cluster, step, tt in keys:
+        group = [r for r in rows if (r.cluster, r.step, r.task_type) == (cluster, step, tt) and r.vs_others is not None]
+        if not group:
+            out.append(Straggler(cluster, step, tt, None, "", None, "one node ran these tasks: no comparison"))
+            continue
+        worst = max(group, key=lambda r: r.vs_others)
+        if worst.vs_others >= factor and worst.tasks < min_tasks:
+            out.append(Straggler(cluster, step, tt, None, "", worst.vs_others,
+                                 f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) "
+                                 f"(< {min_tasks})"))
+        elif worst.vs_others >= factor:
+            out.append(Straggler(cluster, step, tt, worst.node, worst.platform, worst.vs_others,
+                                 f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
+                                 f"{worst.mean_s:.1f} s, {worst.vs_others:.2f}x the other nodes' median"))
+        else:
+            out.append(Straggler(cluster, step, tt, None, "", worst.vs_others,
+                                 f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)"))
+    return out
+
+
+def table_frame(rows: list[NodeRow]) -> pd.DataFrame:
+    return pd.DataFrame([asdict(r) for r in rows], columns=[f for f in NodeRow.__dataclass_fields__])
