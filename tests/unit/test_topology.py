@@ -8,7 +8,8 @@ from vbench.hadoop.config import HostLayout, render_conf, site_properties
 from vbench.hadoop.jobs import block_locations
 from vbench.hadoop.topology import TABLE_FILE, check_placement, network_locations, topology_table
 from vbench.host import Host, SshEndpoint
-from vbench.params import hadoop_params, testbed_params
+from vbench.params import hadoop_params
+from vbench.params import testbed_params as tb_params
 from vbench.testbed.placement import with_placement
 
 
@@ -20,13 +21,13 @@ def _hosts(tb) -> list[Host]:
 
 
 def test_workers_are_grouped_vms_per_host_to_a_physical_host_and_the_master_is_alone():
-    tb = testbed_params({"workers": 5, "vms_per_host": 2})
+    tb = tb_params({"workers": 5, "vms_per_host": 2})
     assert tb.physical_hosts() == {"master": "pm", "worker1": "p1", "worker2": "p1", "worker3": "p2",
                                    "worker4": "p2", "worker5": "p3"}
 
 
 def test_explicit_physical_hosts_and_racks_win():
-    tb = testbed_params({"hosts": [{"name": "m", "role": "master"},
+    tb = tb_params({"hosts": [{"name": "m", "role": "master"},
                                    {"name": "a", "role": "worker", "physical_host": "big", "rack": "r2"},
                                    {"name": "b", "role": "worker"}], "vms_per_host": 4})
     assert tb.physical_hosts() == {"m": "pm", "a": "big", "b": "p1"}
@@ -34,7 +35,7 @@ def test_explicit_physical_hosts_and_racks_win():
 
 
 def test_locations_per_topology():
-    hosts = _hosts(testbed_params({"workers": 4, "vms_per_host": 2}))
+    hosts = _hosts(tb_params({"workers": 4, "vms_per_host": 2}))
     assert network_locations(hosts, "flat") == {}
     assert network_locations(hosts, "rack")["worker3"] == "/p2"
     assert network_locations(hosts, "nodegroup")["worker2"] == "/rack1/p1"
@@ -74,7 +75,7 @@ FSCK = """\
 
 
 def test_placement_on_rack_groups_flags_a_block_kept_in_one_physical_host():
-    hosts = _hosts(testbed_params({"workers": 4, "vms_per_host": 2}))  # .11,.12 on p1; .13,.14 on p2
+    hosts = _hosts(tb_params({"workers": 4, "vms_per_host": 2}))  # .11,.12 on p1; .13,.14 on p2
     blocks = block_locations(FSCK)
     rack = check_placement(blocks, hosts, "rack")
     assert rack.blocks == 2 and rack.replicas == 4
@@ -87,6 +88,6 @@ def test_placement_on_rack_groups_flags_a_block_kept_in_one_physical_host():
 
 
 def test_placement_names_datanodes_it_does_not_know():
-    hosts = _hosts(testbed_params({"workers": 2}))
+    hosts = _hosts(tb_params({"workers": 2}))
     report = check_placement({"b": ["10.9.9.9"]}, hosts, "rack")
     assert not report.ok and "10.9.9.9" in report.summary()
