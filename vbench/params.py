@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vbench.errors import ParamsError
-from vbench.units import parse_size
+from vbench.units import mib_or_size, parse_size
 
 #: Hadoop versions whose artifacts were checked on Maven Central, with the version of the
 #: examples jar to use (hadoop-mapreduce-examples is missing for several releases).
@@ -162,13 +162,7 @@ class LimitsParams(_Strict):
     @field_validator("memory_mb", mode="before")
     @classmethod
     def _memory(cls, v: Any) -> Any:
-        # 2048 is MiB; a size with a unit ("1GB", "512MB") is converted.
-        if isinstance(v, str) and not v.strip().isdigit():
-            b = parse_size(v)
-            if b % 1024**2:
-                raise ValueError(f"{v!r} is not a whole number of MiB")
-            return b // 1024**2
-        return v
+        return mib_or_size(v)  # 2048 is MiB; "1GB", "512MB" are converted
 
     @field_validator("disk_read_bps", "disk_write_bps", mode="before")
     @classmethod

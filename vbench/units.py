@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _FACTORS = {
     "": 1, "B": 1,
@@ -29,6 +30,17 @@ def parse_size(text: str | int) -> int:
     if not m or m.group(2).upper() not in _FACTORS:
         raise ValueError(f"not a size: {text!r} (use e.g. 64MB, 1GiB, 512K)")
     return int(float(m.group(1)) * _FACTORS[m.group(2).upper()])
+
+
+def mib_or_size(v: Any) -> Any:
+    """A MiB count as given (2048), or a size with a unit ("1GB", "512MB") converted to MiB;
+    for pydantic "before" validators of *_mb fields."""
+    if isinstance(v, str) and not v.strip().isdigit():
+        b = parse_size(v)
+        if b % 1024**2:
+            raise ValueError(f"{v!r} is not a whole number of MiB")
+        return b // 1024**2
+    return v
 
 
 def format_size(n: int) -> str:

@@ -20,7 +20,7 @@ from vbench.isolation.stress import STRESSES
 from vbench.params import (
     CONTAINER_PLATFORMS, HadoopParams, HostParams, LimitsParams, TestbedParams, _validate, load_yaml_section,
 )
-from vbench.units import parse_size
+from vbench.units import mib_or_size
 
 
 class _Strict(BaseModel):
@@ -58,13 +58,7 @@ class IsolationParams(_Strict):
     @field_validator("size_mb", mode="before")
     @classmethod
     def _size(cls, v):
-        # "32MB" or 32 (MiB).
-        if isinstance(v, str) and not v.strip().isdigit():
-            b = parse_size(v)
-            if b % 1024**2:
-                raise ValueError(f"{v!r} is not a whole number of MiB")
-            return b // 1024**2
-        return v
+        return mib_or_size(v)  # 2048 is MiB; "1GB", "512MB" are converted
 
     @field_validator("platform")
     @classmethod
