@@ -282,9 +282,15 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
         for i, level in enumerate(levels):
             s = d[d["platform"].astype(str) == level].set_index(d[d["platform"].astype(str) == level]["size"].astype(str))
             s = s.reindex(cells).dropna(subset=["estimate"])
-            xs = [cells.index(c) + (i - (len(levels) - 1) / 2) * width for c in s.index]
-            ax.bar(xs, s["estimate"], width=width * 0.9, color=style.colour(level, i), label=level,
-                   yerr=_errs(s.reset_index(drop=True)), error_kw={"elinewidth": 0.8, "capsize": 2})
+            xs = np.array([cells.index(c) + (i - (len(levels) - 1) / 2) * width for c in s.index])
+            has_ci = (s["ci_low"].notna() & s["ci_high"].notna()).to_numpy()
+            ax.bar(xs[has_ci], s["estimate"][has_ci], width=width * 0.9, color=style.colour(level, i),
+                   label=level if has_ci.any() else None,
+                   yerr=_errs(s[has_ci].reset_index(drop=True)), error_kw={"elinewidth": 0.8, "capsize": 2})
+            # No interval (n < 2, or a Fieller interval unbounded by noise): hatched, no error bar,
+            # so a point estimate is never drawn as if it were precise.
+            ax.bar(xs[~has_ci], s["estimate"][~has_ci], width=width * 0.9, color=style.colour(level, i),
+                   hatch="///", edgecolor="white", label=level if not has_ci.any() else None)
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(cells)))
         ax.set_xticklabels([c.replace(", ", "\n") for c in cells], fontsize=6)
@@ -315,7 +321,8 @@ FIGURES: dict[str, tuple[Callable, str, str, str]] = {
     "factors": (fig_factors, "fig:factors",
                 r"Execution time normalised to the baseline level of the compared factor (e.g.\ the bridged "
                 r"network) in each cell of the other factors (e.g.\ VMs per physical host, data size); bars are "
-                r"95\,\% Fieller intervals of the ratio of means.",
+                r"95\,\% Fieller intervals of the ratio of means; hatched bars have no interval (fewer than two "
+                r"runs, or an interval unbounded because the baseline's runs vary too much).",
                 "Jeong et al. Figs. 6 and 8; VMware, VMs per host"),
     "timeseries": (fig_timeseries, "fig:timeseries",
                    r"CPU, storage and network use during one monitored TeraSort run (TeraGen, TeraSort, TeraValidate "
