@@ -91,3 +91,17 @@ def test_placement_names_datanodes_it_does_not_know():
     hosts = _hosts(tb_params({"workers": 2}))
     report = check_placement({"b": ["10.9.9.9"]}, hosts, "rack")
     assert not report.ok and "10.9.9.9" in report.summary()
+
+
+def test_inventory_hosts_carry_their_physical_host_and_rack_into_the_topology(tmp_path):
+    from vbench.inventory.model import inventory, to_hosts
+
+    key = tmp_path / "id"
+    key.write_text("k")
+    inv = inventory({"known_hosts": str(tmp_path / "kh"), "hosts": [
+        {"name": "m", "address": "192.0.2.1", "key_file": str(key), "role": "master"},
+        {"name": "w1", "address": "192.0.2.2", "key_file": str(key), "physical_host": "esx1", "rack": "/r2"},
+        {"name": "w2", "address": "192.0.2.3", "key_file": str(key)}]})
+    hosts = to_hosts(inv)
+    assert network_locations(hosts, "nodegroup") == {"m": "/default-rack/m", "w1": "/r2/esx1", "w2": "/default-rack/w2"}
+    assert network_locations(hosts, "rack")["w1"] == "/esx1"

@@ -35,7 +35,7 @@ def network_locations(hosts: Sequence[Host], topology: str) -> dict[str, str]:
     if topology == "rack":
         return {h.name: f"/{h.physical_host}" for h in hosts}
     if topology == "nodegroup":
-        return {h.name: f"/{h.rack or 'rack1'}/{h.physical_host}" for h in hosts}
+        return {h.name: f"/{(h.rack or 'rack1').strip('/')}/{h.physical_host}" for h in hosts}
     raise VbenchError(f"unknown hadoop.topology {topology!r}")
 
 

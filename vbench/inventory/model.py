@@ -181,6 +181,8 @@ def to_host(inv: Inventory, h: InventoryHost) -> Host:
         name=h.name, role=h.role, platform=h.platform, address=h.address, work_dir=work_dir(inv, h),
         ssh=SshEndpoint(h.address, h.user, h.key_file, inv.known_hosts, h.port, proxy_for(inv, h)),
         shares_controller_fs=False, facts=facts,
+        # A host that names no physical host is one (bare metal); hadoop.topology groups by these.
+        physical_host=h.physical_host or h.name, rack=h.rack,
     )
 
 
