@@ -74,7 +74,7 @@ class SmokeResult:
             Sample("smoke", "teragen_time", self.teragen_seconds, "s", meta),
             Sample("smoke", "terasort_time", self.terasort_seconds, "s", meta),
             Sample("smoke", "teravalidate_time", self.teravalidate_seconds, "s", meta),
-            Sample("smoke", "blocks_sharing_a_physical_host", self.blocks_sharing_a_physical_host, "blocks",
+            Sample("smoke", "blocks_sharing_a_physical_host", self.blocks_sharing_a_physical_host, "count",
                    {**meta, "placement": self.placement, "placement_ok": self.placement_ok}),
         ]
 
