@@ -13,7 +13,7 @@ from typing import Callable
 import pandas as pd
 
 from vbench.campaign.design import Experiment, load_experiment
-from vbench.campaign.compare import comparison_of, comparison_view
+from vbench.campaign.compare import Comparison, comparison_of, comparison_view
 from vbench.campaign.runner import CampaignResult, params_for, run_campaign
 from vbench.paper.data import add_cells
 from vbench.params import load_hadoop, load_testbed
@@ -86,8 +86,9 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
                         kinds=frozenset({kind}))
 
 
-def tidy(raw: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(samples, failures) of a campaign as flat tables: one row per record, metadata as columns."""
+def tidy(raw: Path, comparison: Comparison | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(samples, failures) of a campaign as flat tables: one row per record, metadata as columns;
+    `comparison` (default: the campaign's design) says what `platform` holds."""
     samples, failures = [], []
     for r in read_records(raw / "samples.jsonl"):
         if isinstance(r, Failure):
@@ -98,17 +99,18 @@ def tidy(raw: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     df = pd.DataFrame(samples)
     if "size_mb" in df:
         df["size"] = df["size_mb"].map(lambda v: "" if pd.isna(v) else f"{int(v)}MB")
-    comparison = comparison_of(raw)
+    comparison = comparison or comparison_of(raw)
     if not df.empty and (not comparison.is_platforms or any(c.startswith("factor.") for c in df.columns)):
         # The compared factor becomes `platform`; the other factors that vary make separate cells.
         df = comparison_view(df, comparison.compare)
-        df["size_label"] = df["size"] if "size" in df else ""
-        df = add_cells(df.assign(size_label=df["size_label"].fillna(""))).drop(columns="size_label")
+        size = df["size"].fillna("") if "size" in df else ""
+        df = add_cells(df.assign(size_label=size)).drop(columns="size_label")
     return df, pd.DataFrame(failures)
 
 
 def write_tidy(raw: Path, out: Path) -> Path:
-    samples, failures = tidy(raw)
+    c = comparison_of(raw)
+    samples, failures = tidy(raw, c)
     out.mkdir(parents=True, exist_ok=True)
     # Parquet needs one type per column; metadata values of mixed types become text.
     for frame in (samples, failures):
@@ -117,7 +119,6 @@ def write_tidy(raw: Path, out: Path) -> Path:
                 frame[col] = frame[col].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
     samples.to_parquet(out / "samples.parquet", index=False)
     failures.to_parquet(out / "failures.parquet", index=False)
-    c = comparison_of(raw)
     (out / "comparison.json").write_text(json.dumps({"compare": list(c.compare), "baseline": c.baseline}) + "\n")
     return out / "samples.parquet"
 

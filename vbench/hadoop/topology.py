@@ -104,6 +104,10 @@ def check_placement(blocks: Mapping[str, Sequence[str]], hosts: Sequence[Host], 
     by_address = {h.address: h for h in hosts}
     workers = [h for h in hosts if h.role == "worker"]
     physical_count = len({h.physical_host for h in workers})
+    # A host's rack as Hadoop sees it: its location, less the node group under nodegroup.
+    locations = network_locations(hosts, topology)
+    rack_of = {h.name: loc.rsplit("/", 1)[0] if topology == "nodegroup" else loc for h in hosts
+               for loc in [locations.get(h.name, "")]}
     sharing = one_rack = replicas = 0
     violations: list[str] = []
     unknown = sorted({a for nodes in blocks.values() for a in nodes if a not in by_address})
@@ -113,9 +117,7 @@ def check_placement(blocks: Mapping[str, Sequence[str]], hosts: Sequence[Host], 
         per_physical = Counter(h.physical_host for h in known)
         if any(c > 1 for c in per_physical.values()):
             sharing += 1
-        locations = network_locations(known, topology) if topology != "flat" else {}
-        racks = {loc.rsplit("/", 1)[0] if topology == "nodegroup" else loc for loc in locations.values()}
-        if len(known) > 1 and topology != "flat" and len(racks) == 1:
+        if len(known) > 1 and topology != "flat" and len({rack_of[h.name] for h in known}) == 1:
             one_rack += 1
         if topology == "rack" and len(known) > 1 and physical_count > 1 and len(set(per_physical)) < 2:
             violations.append(f"{block}: all {len(known)} replicas on physical host {known[0].physical_host}")

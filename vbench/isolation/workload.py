@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, ReadStep, Step
+from vbench.benchmarks.hadoop import terasort
+from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
 from vbench.benchmarks.micro._common import require_int
-from vbench.errors import JobFailed
-from vbench.hadoop import jobs
 from vbench.samples import Sample
 
 NAME = "terasort"
@@ -38,30 +37,17 @@ class Config:
 
 def generate_step(cfg: Config) -> JavaStep:
     """TeraGen of the shared input (run once, before any condition). Pure."""
-    rows = jobs.teragen_rows(cfg.size_mb * 1024**2)
-    return JavaStep("teragen", jobs.EXAMPLES_DRIVER, (
-        "teragen", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.maps={cfg.maps}", str(rows), cfg.input_dir),
-        job_details=False)
+    return terasort.teragen_step(cfg.size_mb, cfg.maps, cfg.replication, cfg.input_dir, job_details=False)
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:
     """One condition's TeraSort of the shared input and its validation. Pure."""
-    out, val = f"{run_dir}/sorted", f"{run_dir}/validate"
-    return [
-        JavaStep("terasort", jobs.EXAMPLES_DRIVER, (
-            "terasort", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.reduces={cfg.reduces}",
-            f"-Dmapreduce.terasort.output.replication={cfg.output_replication}", cfg.input_dir, out)),
-        JavaStep("teravalidate", jobs.EXAMPLES_DRIVER, ("teravalidate", out, val), job_details=False),
-        ReadStep("report", f"{val}/part-r-*"),
-    ]
+    return terasort.sort_and_validate(cfg, cfg.input_dir, run_dir, validate_details=False)
 
 
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
     """Pure: TeraValidate gates (an unsorted output is a failed run, never a sample)."""
-    valid, verdict = jobs.teravalidate_verdict(outputs["report"].stdout)
-    if not valid:
-        raise JobFailed(f"TeraValidate: {verdict}")
-    meta = {"verdict": verdict}
+    meta = terasort.validated_meta(outputs)
     sort_s = outputs["terasort"].seconds
     return [
         Sample(NAME, "terasort_time", sort_s, "s", meta),

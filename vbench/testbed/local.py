@@ -8,7 +8,6 @@ resources by their names when the state file is gone.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -71,12 +70,6 @@ class Testbed(UpDown):
         # brought up with other network params must still be found by its physical hosts' names.
         phys = dict.fromkeys(self.params.physical_hosts().values())
         return [physnet.physical_netns(self.params.name, p) for p in phys]
-
-    def _network_facts(self, name: str) -> dict[str, str]:
-        """What Hadoop (hdfs-site, topology) and the records need to know of a host's network."""
-        return {"network_mode": self.params.network.mode,
-                "physical_host": self.params.physical_hosts()[name],
-                "rack": self.params.racks()[name]}
 
     # -- state -------------------------------------------------------------------------
     def _record(self, key: str, value) -> None:
@@ -178,7 +171,6 @@ class Testbed(UpDown):
             for c, (_, spec), t_start in zip(created, specs, started)
         ]
         self.hosts = with_placement(self.hosts, p)
-        self.hosts = [dataclasses.replace(h, facts={**h.facts, **self._network_facts(h.name)}) for h in self.hosts]
         self.bringup_seconds = time.monotonic() - t0
         self.log(f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s ("
                  + ", ".join(f"{h.name} {h.platform} {h.facts['ssh_ready_s']} s" for h in self.hosts) + ")")
@@ -192,7 +184,6 @@ class Testbed(UpDown):
         self.hosts = [facts.with_saved_facts(provisioner_for(s.platform).host(s, self.ctx), s, self.ctx)
                       for _, s in self._indexed_specs()]
         self.hosts = with_placement(self.hosts, self.params)
-        self.hosts = [dataclasses.replace(h, facts={**h.facts, **self._network_facts(h.name)}) for h in self.hosts]
         return self.hosts
 
     def _wait_ssh(self, created: list[Created]) -> dict[str, float]:

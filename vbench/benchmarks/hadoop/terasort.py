@@ -41,25 +41,41 @@ class Config:
         return cls(size_mb=size_mb, maps=64, reduces=64, replication=3, output_replication=3)
 
 
-def steps(cfg: Config, run_dir: str) -> list[Step]:
-    rows = jobs.teragen_rows(cfg.size_mb * 1024**2)
-    rep = (f"-Ddfs.replication={cfg.replication}",)
-    gen, out, val = f"{run_dir}/gen", f"{run_dir}/sorted", f"{run_dir}/validate"
+def teragen_step(size_mb: int, maps: int, replication: int, out: str, job_details: bool = True) -> JavaStep:
+    """TeraGen of `size_mb` into `out`. Pure."""
+    rows = jobs.teragen_rows(size_mb * 1024**2)
+    return JavaStep("teragen", jobs.EXAMPLES_DRIVER, (
+        "teragen", f"-Ddfs.replication={replication}", f"-Dmapreduce.job.maps={maps}", str(rows), out),
+        job_details=job_details)
+
+
+def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_details: bool = True) -> list[Step]:
+    """TeraSort of `input_dir`, TeraValidate of its output and the validation report. Pure."""
+    out, val = f"{run_dir}/sorted", f"{run_dir}/validate"
     return [
-        JavaStep("teragen", jobs.EXAMPLES_DRIVER, ("teragen", *rep, f"-Dmapreduce.job.maps={cfg.maps}", str(rows), gen)),
         JavaStep("terasort", jobs.EXAMPLES_DRIVER, (
-            "terasort", *rep, f"-Dmapreduce.job.reduces={cfg.reduces}",
-            f"-Dmapreduce.terasort.output.replication={cfg.output_replication}", gen, out)),
-        JavaStep("teravalidate", jobs.EXAMPLES_DRIVER, ("teravalidate", out, val)),
+            "terasort", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.reduces={cfg.reduces}",
+            f"-Dmapreduce.terasort.output.replication={cfg.output_replication}", input_dir, out)),
+        JavaStep("teravalidate", jobs.EXAMPLES_DRIVER, ("teravalidate", out, val), job_details=validate_details),
         ReadStep("report", f"{val}/part-r-*"),
     ]
 
 
-def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+def validated_meta(outputs: Outputs) -> dict[str, str]:
+    """TeraValidate gates: an unsorted output is a failed run, never a sample."""
     valid, verdict = jobs.teravalidate_verdict(outputs["report"].stdout)
     if not valid:
         raise JobFailed(f"TeraValidate: {verdict}")
-    meta = {"verdict": verdict}
+    return {"verdict": verdict}
+
+
+def steps(cfg: Config, run_dir: str) -> list[Step]:
+    gen = f"{run_dir}/gen"
+    return [teragen_step(cfg.size_mb, cfg.maps, cfg.replication, gen), *sort_and_validate(cfg, gen, run_dir)]
+
+
+def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    meta = validated_meta(outputs)
     t = {s: outputs[s].seconds for s in ("teragen", "terasort", "teravalidate")}
     return [
         *(Sample(NAME, f"{s}_time", v, "s", meta) for s, v in t.items()),
