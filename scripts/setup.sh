@@ -16,11 +16,12 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 
 # Debian packages: the JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing
-# (iproute2, util-linux's unshare, sshd, netcat for the SSH proxy, curl for health probes)
+# (iproute2 and nftables for network modes, util-linux's unshare, sshd, sudo for the inventory
+# checks, netcat for the SSH proxy, curl for health probes)
 # and the micro-benchmark tools.
 apt_packages=(
   openjdk-17-jre-headless maven
-  iproute2 util-linux procps openssh-server openssh-client netcat-openbsd curl
+  iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
   python3 python3-venv python3-pip
   fio iperf3 sysbench bonnie++ hdparm stress-ng pi
   lxc crun qemu-system-x86 qemu-utils debootstrap e2fsprogs
