@@ -64,5 +64,5 @@ case "$job" in
     [ -e .git ] || { git init -q && git add -A && git -c user.email=vbench@localhost -c user.name=vbench commit -qm "vbench as unpacked"; }
     export PATH="$repo/.venv/bin:$PATH"
     exec dvc repro ;;
-  test) exec .venv/bin/python -m pytest -q -p no:cacheprovider tests ;;
+  test) exec .venv/bin/python -m pytest -q -p no:cacheprovider --durations=25 tests ;;
 esac
