@@ -57,10 +57,17 @@ def test_data_directories_are_under_the_hosts_work_dir(conf):
 
 @pytest.mark.parametrize("file, prop", [("yarn-site.xml", "yarn.application.classpath"),
                                         ("mapred-site.xml", "mapreduce.application.classpath")])
-def test_application_classpaths_hold_the_conf_dir_and_every_jar(conf, file, prop):
+def test_application_classpaths_name_the_running_nodes_dirs_not_the_submitters(conf, file, prop):
+    # A mixed cluster's hosts keep Hadoop in different places: a literal path of the
+    # submitting host made tasks on an LXC worker die with ClassNotFoundException YarnChild.
     entries = conf[file][prop].split(",")
-    assert f"{LAYOUT.work_dir}/conf" in entries
-    assert f"{LAYOUT.lib_dir}/*" in entries
+    assert entries == ["$HADOOP_CONF_DIR", "$VBENCH_HADOOP_LIB/*"]
+    assert LAYOUT.lib_dir not in conf[file][prop]
+
+
+def test_node_managers_pass_the_classpath_variables_to_task_containers(conf):
+    whitelist = conf["yarn-site.xml"]["yarn.nodemanager.env-whitelist"].split(",")
+    assert {"HADOOP_CONF_DIR", "VBENCH_HADOOP_LIB"} <= set(whitelist)
 
 
 def test_task_heaps_are_the_fraction_of_the_container_memory():

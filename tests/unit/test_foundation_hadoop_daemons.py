@@ -78,6 +78,7 @@ def test_start_line_java_command_has_heap_flags_and_main_class_in_order():
     assert java < heap < opens < extra < main
     assert words[words.index("-cp") + 1] == f"{LAYOUT.work_dir}/conf:{LAYOUT.lib_dir}/*"
     assert f"HADOOP_CONF_DIR={LAYOUT.work_dir}/conf" in words[:java]
+    assert f"VBENCH_HADOOP_LIB={LAYOUT.lib_dir}" in words[:java]  # expanded in task classpaths
     assert "-Dhadoop.log.file=resourcemanager.log" in words
 
 

@@ -19,6 +19,12 @@ JHS_RPC_PORT = 10020
 JHS_HTTP_PORT = 19888
 
 
+#: Environment variables every Hadoop JVM is started with (daemons.java_line) and NodeManagers
+#: pass on to task containers (yarn.nodemanager.env-whitelist): this host's conf and jar dirs.
+CONF_DIR_ENV = "HADOOP_CONF_DIR"
+LIB_DIR_ENV = "VBENCH_HADOOP_LIB"
+
+
 @dataclass(frozen=True)
 class HostLayout:
     """Directories of one host; all derived from its work dir and the Hadoop lib dir."""
@@ -82,7 +88,10 @@ def site_properties(hp: HadoopParams, master: str, layout: HostLayout,
                     network_mode: str = "bridge") -> dict[str, dict[str, str]]:
     """Properties of each *-site file for a cluster whose master host is `master`."""
     d = layout.data
-    app_cp = f"{layout.conf},{layout.lib_dir}/*"
+    # Task classpaths are written by the submitting client but expanded by the launch script on
+    # the node that runs the task: hosts keep Hadoop in different places (a container's own root,
+    # a VM's disk), so they name each NodeManager's own directories through its environment.
+    app_cp = f"${CONF_DIR_ENV},${LIB_DIR_ENV}/*"
     core = {
         "fs.defaultFS": f"hdfs://{master}:{NAMENODE_RPC_PORT}",
         "hadoop.tmp.dir": f"{d}/tmp",
@@ -116,7 +125,8 @@ def site_properties(hp: HadoopParams, master: str, layout: HostLayout,
         "yarn.nodemanager.log-dirs": f"{layout.logs}/userlogs",
         "yarn.application.classpath": app_cp,
         "yarn.nodemanager.env-whitelist": "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,"
-        "CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ,HADOOP_MAPRED_HOME",
+        "CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ,HADOOP_MAPRED_HOME,"
+        f"{LIB_DIR_ENV}",
         # Emulated hosts share one kernel, whose virtual memory accounting says nothing here.
         "yarn.nodemanager.vmem-check-enabled": "false",
         "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from vbench.hadoop.config import HostLayout
+from vbench.hadoop.config import CONF_DIR_ENV, LIB_DIR_ENV, HostLayout
 
 # Guice in the YARN daemons (and the history server web app) reflects into java.lang; Java 17 forbids that unless opened.
 _YARN_OPENS = ("--add-opens=java.base/java.lang=ALL-UNNAMED",)
@@ -35,7 +35,7 @@ def java_line(java_home: str, layout: HostLayout, heap_mb: int, main_class: str,
               jvm_flags: tuple[str, ...] = (), log_name: str = "client") -> str:
     """The foreground `java` command line for `main_class` on a host with `layout`."""
     parts = [
-        "env", f"JAVA_HOME={java_home}", f"HADOOP_CONF_DIR={layout.conf}",
+        "env", f"JAVA_HOME={java_home}", f"{CONF_DIR_ENV}={layout.conf}", f"{LIB_DIR_ENV}={layout.lib_dir}",
         f"{java_home}/bin/java", f"-Xmx{heap_mb}m", *jvm_flags,
         f"-Dhadoop.log.dir={layout.logs}", f"-Dhadoop.log.file={log_name}.log",
         "-cp", layout.classpath, main_class, *args,
