@@ -192,6 +192,22 @@ def test_history_samples_name_the_node_of_each_attempt():
     assert {"wordcount_job_time", "wordcount_map_shuffle_phase_time", "wordcount_reduce_merge_phase_time"} <= job_level
 
 
+def test_unsuccessful_attempts_are_counted_against_their_node_with_why():
+    # Modelled on JobHistory's attempts of a map whose container on a TCG VM never launched.
+    job = history.parse_job((DATA / "jh_job.json").read_text())
+    attempts = history.parse_attempts((DATA / "jh_attempts_failed.json").read_text())
+    assert [a.state for a in attempts] == ["FAILED", "SUCCEEDED", "KILLED"]
+    samples = history.job_samples("terasort", "teragen", job, {}, attempts, {})
+    bad = [s for s in samples if s.metric == "map_attempt_unsuccessful"]
+    assert [(s.metadata["node"], s.metadata["attempt_state"], s.value, s.unit) for s in bad] == \
+        [("worker2", "FAILED", 1, "count"), ("worker1", "KILLED", 1, "count")]
+    assert "socket timeout" in bad[0].metadata["diagnostics"]
+    assert len(bad[0].metadata["diagnostics"]) <= history.DIAGNOSTICS_CHARS
+    # The failed attempt never started: no time is made up for it.
+    timed = [s for s in samples if s.metric == "map_attempt_time"]
+    assert [s.metadata["node"] for s in timed] == ["worker1"]
+
+
 def test_job_ids_in_order_without_duplicates():
     log = (DATA / "mrbench.stderr").read_text()
     ids = jobs.job_ids(log)

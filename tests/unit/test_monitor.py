@@ -147,6 +147,30 @@ def test_node_table_and_straggler():
     assert verdicts["REDUCE"].node is None  # 1.05x is no straggler
 
 
+def _unsuccessful(rows):
+    return pd.DataFrame([{"metric": f"{t}_attempt_unsuccessful", "value": 1, "node": n, "step": "terasort",
+                          "platform": "native", "attempt_state": st} for t, n, st in rows])
+
+
+def test_a_node_that_finished_nothing_has_a_row_and_is_the_straggler():
+    d = pd.concat([_attempts([("map", "worker1", 10), ("map", "worker1", 12)]),
+                   _unsuccessful([("map", "worker2", "FAILED"), ("map", "worker2", "FAILED"),
+                                  ("map", "worker1", "KILLED")])])
+    rows = {r.node: r for r in pernode.node_table(d)}
+    w2 = rows["worker2"]
+    assert (w2.platform, w2.tasks, w2.mean_s, w2.failed, w2.killed) == ("qemu", 0, None, 2, 0)
+    assert (rows["worker1"].tasks, rows["worker1"].failed, rows["worker1"].killed) == (2, 0, 1)
+    (v,) = pernode.stragglers(list(rows.values()))
+    assert v.node == "worker2" and "finished no map task" in v.verdict and "2 attempt(s)" in v.verdict
+
+
+def test_killed_attempts_alone_make_no_straggler():
+    d = pd.concat([_attempts([("map", "worker1", 10), ("map", "worker2", 11)]),
+                   _unsuccessful([("map", "worker2", "KILLED")])])
+    (v,) = pernode.stragglers(pernode.node_table(d))
+    assert v.node is None
+
+
 def test_straggler_needs_enough_tasks():
     d = _attempts([("map", "worker1", 10), ("map", "worker1", 10), ("map", "worker2", 40)])
     (v,) = pernode.stragglers(pernode.node_table(d))

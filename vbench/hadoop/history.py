@@ -42,6 +42,8 @@ class Attempt:
     finish_ms: int
     shuffle_finish_ms: int | None = None
     merge_finish_ms: int | None = None
+    #: Why an attempt failed or was killed, as JobHistory says (empty for a success).
+    diagnostics: str = ""
 
     @property
     def elapsed_s(self) -> float:
@@ -91,6 +93,7 @@ def parse_attempts(text: str) -> list[Attempt]:
                 state=a["state"], start_ms=int(a["startTime"]), finish_ms=int(a["finishTime"]),
                 shuffle_finish_ms=int(a["shuffleFinishTime"]) if "shuffleFinishTime" in a else None,
                 merge_finish_ms=int(a["mergeFinishTime"]) if "mergeFinishTime" in a else None,
+                diagnostics=a.get("diagnostics") or "",
             )
         )
     return out
@@ -143,6 +146,7 @@ def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int
             if name in counters]
     for a in attempts:
         if a.state != "SUCCEEDED":
+            out.append(unsuccessful_attempt_sample(benchmark, a, base))
             continue
         am = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type,
               "start_ms": a.start_ms, "finish_ms": a.finish_ms,
@@ -150,3 +154,18 @@ def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int
         out.append(Sample(benchmark, f"{a.task_type.lower()}_attempt_time", a.elapsed_s, "s", am))
         out += [Sample(benchmark, f"reducer_{p}_time", v, "s", am) for p, v in a.phases_s.items()]
     return out
+
+
+#: Characters of an unsuccessful attempt's diagnostics kept in its sample (the first line says why).
+DIAGNOSTICS_CHARS = 300
+
+
+def unsuccessful_attempt_sample(benchmark: str, a: Attempt, base: dict) -> Sample:
+    """One failed or killed attempt, counted against the node it was sent to.
+
+    A node too slow to launch a container (a software-emulated VM) has its attempts fail and
+    re-run elsewhere: it then finishes no task, and only these samples show it was tried. The
+    value is a count (1), not a time: an attempt whose container never started has no start."""
+    meta = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type,
+            "attempt_state": a.state, "diagnostics": a.diagnostics[:DIAGNOSTICS_CHARS]}
+    return Sample(benchmark, f"{a.task_type.lower()}_attempt_unsuccessful", 1, "count", meta)

@@ -14,6 +14,8 @@ from typing import Mapping
 import pandas as pd
 
 ATTEMPT_METRICS = {"map_attempt_time": "MAP", "reduce_attempt_time": "REDUCE"}
+#: One sample per failed or killed attempt (value 1), with `attempt_state` and `diagnostics`.
+UNSUCCESSFUL_METRICS = {"map_attempt_unsuccessful": "MAP", "reduce_attempt_unsuccessful": "REDUCE"}
 
 
 @dataclass(frozen=True)
@@ -24,11 +26,15 @@ class NodeRow:
     task_type: str
     node: str
     platform: str
+    #: Attempts that succeeded here, and their times (None when none did).
     tasks: int
-    mean_s: float
-    max_s: float
+    mean_s: float | None
+    max_s: float | None
     #: This node's mean over the median of the other nodes' means (1 = typical).
     vs_others: float | None
+    #: Attempts sent here that failed (e.g. a container launch timed out) or were killed.
+    failed: int = 0
+    killed: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,24 +59,37 @@ def platforms_from_samples(samples: pd.DataFrame) -> dict[str, str]:
 
 
 def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None) -> list[NodeRow]:
-    """Task count, mean and max attempt time per (step, task type, node), over every run given."""
+    """Per (step, task type, node), over every run given: succeeded attempts with their mean and
+    max time, and the attempts that failed or were killed there. A node that finished nothing
+    but was sent attempts still has its row: being routed around is the strongest straggling."""
     col = "raw_metric" if "raw_metric" in samples.columns else "metric"  # tidied samples rename metrics
-    d = samples[samples[col].isin(list(ATTEMPT_METRICS))] if col in samples.columns else samples.iloc[0:0]
+    kinds = {**ATTEMPT_METRICS, **UNSUCCESSFUL_METRICS}
+    d = samples[samples[col].isin(list(kinds))] if col in samples.columns else samples.iloc[0:0]
     if d.empty or "node" not in d.columns:
         return []
     plat = {**platforms_from_samples(samples), **(platforms or {})}
     blank = pd.Series("", index=d.index)
-    d = d.assign(task_type=d[col].map(ATTEMPT_METRICS), step=d.get("step", blank).fillna(""),
-                 cluster=d.get("platform", blank).fillna("").astype(str))
+    state = d.get("attempt_state", blank).fillna("")
+    d = d.assign(task_type=d[col].map(kinds), step=d.get("step", blank).fillna(""),
+                 cluster=d.get("platform", blank).fillna("").astype(str),
+                 ok=d[col].isin(list(ATTEMPT_METRICS)), state=state)
     rows: list[NodeRow] = []
     for (cluster, step, tt), g in d.groupby(["cluster", "step", "task_type"], sort=True):
-        per = g.groupby("node")["value"].agg(["count", "mean", "max"])
-        for node, r in per.iterrows():
-            others = per.drop(index=node)["mean"]
-            vs = float(r["mean"] / others.median()) if len(others) and others.median() > 0 else None
+        per = g[g["ok"]].groupby("node")["value"].agg(["count", "mean", "max"])
+        bad = g[~g["ok"]]
+        for node in sorted(set(g["node"].astype(str))):
+            failed = int((bad["node"].astype(str).eq(node) & bad["state"].ne("KILLED")).sum())
+            killed = int((bad["node"].astype(str).eq(node) & bad["state"].eq("KILLED")).sum())
+            if node in per.index:
+                r = per.loc[node]
+                others = per.drop(index=node)["mean"]
+                vs = float(r["mean"] / others.median()) if len(others) and others.median() > 0 else None
+                count, mean, mx = int(r["count"]), float(r["mean"]), float(r["max"])
+            else:
+                count, mean, mx, vs = 0, None, None, None
             # Without a per-host stamp, a node is of its cluster's platform (true unless mixed).
-            rows.append(NodeRow(str(cluster), str(step), str(tt), str(node), plat.get(str(node), str(cluster) or "unknown"),
-                                int(r["count"]), float(r["mean"]), float(r["max"]), vs))
+            rows.append(NodeRow(str(cluster), str(step), str(tt), node, plat.get(node, str(cluster) or "unknown"),
+                                count, mean, mx, vs, failed, killed))
     return rows
 
 
@@ -81,7 +100,16 @@ def stragglers(rows: list[NodeRow], factor: float = 1.5, min_tasks: int = 3) -> 
     out = []
     keys = sorted({(r.cluster, r.step, r.task_type) for r in rows})
     for cluster, step, tt in keys:
-        group = [r for r in rows if (r.cluster, r.step, r.task_type) == (cluster, step, tt) and r.vs_others is not None]
+        everyone = [r for r in rows if (r.cluster, r.step, r.task_type) == (cluster, step, tt)]
+        routed = [r for r in everyone if r.tasks == 0 and r.failed > 0]
+        if routed and any(r.tasks > 0 for r in everyone):
+            worst = max(routed, key=lambda r: r.failed)
+            out.append(Straggler(cluster, step, tt, worst.node, worst.platform, None,
+                                 f"{worst.node} ({worst.platform}) is the straggler: it finished no "
+                                 f"{tt.lower()} task; {worst.failed} attempt(s) sent there failed and "
+                                 f"were re-run on other nodes"))
+            continue
+        group = [r for r in everyone if r.vs_others is not None]
         if not group:
             out.append(Straggler(cluster, step, tt, None, "", None, "one node ran these tasks: no comparison"))
             continue
