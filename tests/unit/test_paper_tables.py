@@ -124,3 +124,19 @@ def test_paper_map_lists_every_artifact():
         assert f"`{label}`" in text and fn.__name__ in text, name
     for name, (fn, label, _cap, _src) in FIGURES.items():
         assert f"`{label}`" in text and fn.__name__ in text, name
+
+
+def test_pernode_table_shows_a_node_that_finished_nothing_and_names_the_straggler():
+    hp = '{"worker1": "native", "worker2": "qemu"}'
+    rows = [{"platform": "native", "benchmark": "terasort", "raw_metric": "map_attempt_time", "metric": "terasort.attempt.x",
+             "value": v, "node": "worker1", "step": "terasort", "host_platforms": hp} for v in (10.0, 12.0, 14.0)]
+    rows += [{"platform": "native", "benchmark": "terasort", "raw_metric": "map_attempt_unsuccessful", "metric": "y",
+              "value": 1, "node": "worker2", "step": "terasort", "attempt_state": "FAILED", "host_platforms": hp}] * 3
+    tex = T.table_pernode(None, pd.DataFrame(rows), "native")
+    assert T.has_data(tex) and r"\label{tab:pernode}" in tex
+    w1 = next(line for line in tex.splitlines() if " & worker1 & " in line)
+    w2 = next(line for line in tex.splitlines() if " & worker2 & " in line)
+    assert [c.strip() for c in w1.rstrip("\\ ").split("&")][4:7] == ["3", r"\num{12.0}", r"\num{14.0}"]
+    cells = [c.strip() for c in w2.rstrip("\\ ").split("&")]
+    assert cells[3] == "qemu" and cells[4] == "0" and cells[5] == r"\textemdash" and cells[8] == "3"
+    assert "worker2 (qemu) is the straggler" in tex

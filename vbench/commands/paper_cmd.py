@@ -31,6 +31,8 @@ def register(sub) -> None:
                    help="another campaign whose experiments the paper adds (e.g. network modes); repeatable")
     p.add_argument("--monitoring", type=Path, default=None, metavar="DIR",
                    help="campaign with a monitored TeraSort run for the time-series figure (default: --campaign)")
+    p.add_argument("--pernode", type=Path, default=None, metavar="DIR",
+                   help="campaign of a heterogeneous cluster for the per-node table (e.g. data/raw/liu2012-terasort)")
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -55,7 +57,7 @@ def run(args) -> int:
                          n_resamples=args.resamples or DEFAULT_RESAMPLES,
                          seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published,
                          isolation_dir=args.isolation, extra_campaigns=args.extra_campaign,
-                         monitoring_dir=args.monitoring)
+                         monitoring_dir=args.monitoring, pernode_dir=args.pernode)
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)
     if result.tables_absent or result.figures_absent:

@@ -94,10 +94,11 @@ def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Pa
 def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
              seed: int = DEFAULT_SEED, published_path: Path | None = None,
              isolation_dir: Path | None = None, extra_campaigns: Sequence[Path] = (),
-             monitoring_dir: Path | None = None) -> BuildResult:
+             monitoring_dir: Path | None = None, pernode_dir: Path | None = None) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run); `extra_campaigns`
     add the experiments of other studies (e.g. network modes x VMs per host). The time-series
-    figure draws from `monitoring_dir` (a campaign with monitored runs; default: this one)."""
+    figure draws from `monitoring_dir` (a campaign with monitored runs; default: this one); the
+    per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone."""
     t0 = time.perf_counter()
     campaign = merge_campaigns(load_campaign(campaign_dir), [load_campaign(Path(c)) for c in extra_campaigns])
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed)
@@ -117,12 +118,19 @@ def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_r
     if isolation_dir is not None and (Path(isolation_dir) / "samples.jsonl").exists():
         iso_samples = pd.concat([samples, load_campaign(Path(isolation_dir)).samples], ignore_index=True)
     iso = T.isolation_stats(iso_samples, cfg)
+    # Per-node rows of every platform's cluster would swamp the table: only the mixed cluster's.
+    pernode_samples = samples.iloc[0:0]
+    if pernode_dir is not None and (Path(pernode_dir) / "samples.jsonl").exists():
+        pernode_samples = load_campaign(Path(pernode_dir)).samples
     for name, (fn, _label, _src) in T.TABLES.items():
         if name == "testbed":
             tex = fn(stats, samples, baseline, facts=campaign.facts)
             _write(gen / "testbed.tex", tex, written)
         else:
-            tex = fn(stats, iso_samples, baseline, iso=iso) if name == "isolation" else fn(stats, samples, baseline)
+            if name == "isolation":
+                tex = fn(stats, iso_samples, baseline, iso=iso)
+            else:
+                tex = fn(stats, pernode_samples if name == "pernode" else samples, baseline)
             _write(gen / "tables" / f"{name}.tex", tex, written)
         has_table[name] = T.has_data(tex)
 
@@ -215,7 +223,8 @@ def _ensure_sources(out_dir: Path, sources: Path) -> None:
 def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
                 n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, published_path: Path | None = None,
                 sources: Path = SOURCES, force: bool = True, isolation_dir: Path | None = None,
-                extra_campaigns: Sequence[Path] = (), monitoring_dir: Path | None = None) -> BuildResult:
+                extra_campaigns: Sequence[Path] = (), monitoring_dir: Path | None = None,
+                pernode_dir: Path | None = None) -> BuildResult:
     """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
 
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
@@ -223,7 +232,7 @@ def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: 
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
     result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
                       published_path=published_path, isolation_dir=isolation_dir, extra_campaigns=extra_campaigns,
-                      monitoring_dir=monitoring_dir)
+                      monitoring_dir=monitoring_dir, pernode_dir=pernode_dir)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

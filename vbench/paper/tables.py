@@ -359,6 +359,41 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
                        r"Reduce-task phases per node (after Liu et al., Tables~1--2).", "tab:reducer-phases", notes))
 
 
+# --- Liu et al.: the heterogeneous cluster's straggler ---------------------------------------------
+
+def table_pernode(stats, samples, baseline="native") -> str:
+    """Per-node task times of a (mixed) cluster and its straggler (Liu et al.): from the task
+    attempts JobHistory recorded, succeeded and failed, by `vbench.monitor.pernode`."""
+    from vbench.monitor import pernode
+    rows = pernode.node_table(samples) if samples is not None and not samples.empty else []
+    body, rules = [], []
+    previous = None
+    for r in rows:
+        key = (r.cluster, r.step, r.task_type)
+        if previous is not None and key != previous:
+            rules.append(len(body) - 1)
+        previous = key
+        body.append([tex_escape(r.step), r.task_type.lower(), tex_escape(r.node), tex_escape(r.platform), str(r.tasks),
+                     NOT_MEASURED if r.mean_s is None else rf"\num{{{r.mean_s:.1f}}}",
+                     NOT_MEASURED if r.max_s is None else rf"\num{{{r.max_s:.1f}}}",
+                     NOT_MEASURED if r.vs_others is None else rf"\num{{{r.vs_others:.2f}}}",
+                     str(r.failed)])
+    notes = []
+    if body:
+        verdicts = [v for v in pernode.stragglers(rows) if v.node]
+        notes.append(r"Task attempts per node from JobHistory (all runs pooled), times in \unit{\second}; "
+                     r"``vs others'': the node's mean over the median of the other nodes' means; "
+                     r"``failed'': attempts sent to the node that failed (and were re-run elsewhere).")
+        notes.append("Straggler: " + ("; ".join(tex_escape(f"{v.step} {v.task_type.lower()}: {v.verdict}")
+                                                for v in verdicts) if verdicts else "none found (a node at 1.5x "
+                                                "the others' median with 3 or more tasks, or one that finished none)."))
+        if any(NOT_MEASURED in c for r_ in body for c in r_):
+            notes.append(r"\textemdash~no attempt succeeded on this node.")
+    return render(Grid(["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed"], body,
+                       "llllrrrrr", r"Task times per node of a heterogeneous cluster (after Liu et al.).",
+                       "tab:pernode", notes, rules_after=tuple(rules)))
+
+
 # --- VMware, Tables 2-4 -----------------------------------------------------------------------------
 
 _TERA = (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate"),
@@ -552,6 +587,7 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
     "mrbench": (table_mrbench, "tab:mrbench", "Xavier et al., Table II"),
     "isolation": (table_isolation, "tab:isolation", "Xavier et al., Table III"),
     "reducer_phases": (table_reducer_phases, "tab:reducer-phases", "Liu et al., Tables 1-2"),
+    "pernode": (table_pernode, "tab:pernode", "Liu et al., heterogeneous cluster"),
     "tera_elapsed": (table_tera_elapsed, "tab:tera-elapsed", "VMware, Table 2"),
     "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
     "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
