@@ -147,9 +147,25 @@ def test_node_table_and_straggler():
     assert verdicts["REDUCE"].node is None  # 1.05x is no straggler
 
 
-def _unsuccessful(rows):
+def _unsuccessful(rows, diagnostics=""):
     return pd.DataFrame([{"metric": f"{t}_attempt_unsuccessful", "value": 1, "node": n, "step": "terasort",
-                          "platform": "native", "attempt_state": st} for t, n, st in rows])
+                          "platform": "native", "attempt_state": st, "diagnostics": diagnostics} for t, n, st in rows])
+
+
+def test_a_slow_node_with_one_task_and_lost_speculative_races_is_the_straggler():
+    # As measured on the mixed native + TCG VM cluster: one map finished on the VM in 270 s,
+    # three of its attempts were killed because speculative copies on worker1 finished first.
+    d = pd.concat([_attempts([("map", "worker1", 5.0), ("map", "worker1", 8.0), ("map", "worker1", 5.4),
+                              ("map", "worker2", 269.7)]),
+                   _unsuccessful([("map", "worker2", "KILLED")] * 3,
+                                 diagnostics="Speculation: attempt_1_0002_m_000002_1 succeeded first!")])
+    rows = {r.node: r for r in pernode.node_table(d)}
+    assert (rows["worker2"].killed, rows["worker2"].lost_races, rows["worker2"].slow_evidence) == (3, 3, 4)
+    (v,) = pernode.stragglers(list(rows.values()))
+    assert v.node == "worker2" and "3 attempt(s) lost the race to a speculative copy" in v.verdict
+    # Without the lost races, one task is too little to decide.
+    (u,) = pernode.stragglers(pernode.node_table(d[d["metric"] != "map_attempt_unsuccessful"]))
+    assert u.node is None and u.verdict.startswith("undecided")
 
 
 def test_a_node_that_finished_nothing_has_a_row_and_is_the_straggler():

@@ -16,6 +16,8 @@ import pandas as pd
 ATTEMPT_METRICS = {"map_attempt_time": "MAP", "reduce_attempt_time": "REDUCE"}
 #: One sample per failed or killed attempt (value 1), with `attempt_state` and `diagnostics`.
 UNSUCCESSFUL_METRICS = {"map_attempt_unsuccessful": "MAP", "reduce_attempt_unsuccessful": "REDUCE"}
+#: How the MapReduce AM words the kill of an attempt whose speculative twin finished first.
+SPECULATION_LOST = "Speculation:"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,14 @@ class NodeRow:
     #: Attempts sent here that failed (e.g. a container launch timed out) or were killed.
     failed: int = 0
     killed: int = 0
+    #: Of the killed: attempts that lost the race to a speculative copy of the same task on
+    #: another attempt (Hadoop's own verdict that this node was slower for that task).
+    lost_races: int = 0
+
+    @property
+    def slow_evidence(self) -> int:
+        """Attempts that say something about this node's speed: finished, failed, or outrun."""
+        return self.tasks + self.failed + self.lost_races
 
 
 @dataclass(frozen=True)
@@ -70,9 +80,11 @@ def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None
     plat = {**platforms_from_samples(samples), **(platforms or {})}
     blank = pd.Series("", index=d.index)
     state = d.get("attempt_state", blank).fillna("")
+    why = d.get("diagnostics", blank).fillna("").astype(str)
     d = d.assign(task_type=d[col].map(kinds), step=d.get("step", blank).fillna(""),
                  cluster=d.get("platform", blank).fillna("").astype(str),
-                 ok=d[col].isin(list(ATTEMPT_METRICS)), state=state)
+                 ok=d[col].isin(list(ATTEMPT_METRICS)), state=state,
+                 outrun=state.eq("KILLED") & why.str.startswith(SPECULATION_LOST))
     rows: list[NodeRow] = []
     for (cluster, step, tt), g in d.groupby(["cluster", "step", "task_type"], sort=True):
         per = g[g["ok"]].groupby("node")["value"].agg(["count", "mean", "max"])
@@ -80,6 +92,7 @@ def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None
         for node in sorted(set(g["node"].astype(str))):
             failed = int((bad["node"].astype(str).eq(node) & bad["state"].ne("KILLED")).sum())
             killed = int((bad["node"].astype(str).eq(node) & bad["state"].eq("KILLED")).sum())
+            lost = int((bad["node"].astype(str).eq(node) & bad["outrun"]).sum())
             if node in per.index:
                 r = per.loc[node]
                 others = per.drop(index=node)["mean"]
@@ -89,43 +102,57 @@ def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None
                 count, mean, mx, vs = 0, None, None, None
             # Without a per-host stamp, a node is of its cluster's platform (true unless mixed).
             rows.append(NodeRow(str(cluster), str(step), str(tt), node, plat.get(node, str(cluster) or "unknown"),
-                                count, mean, mx, vs, failed, killed))
+                                count, mean, mx, vs, failed, killed, lost))
     return rows
 
 
 def stragglers(rows: list[NodeRow], factor: float = 1.5, min_tasks: int = 3) -> list[Straggler]:
-    """Per (cluster, step, task type): the node whose mean task time is at least `factor` times
-    the other nodes' median, if any. One node alone cannot be a straggler (nothing to compare),
-    nor one with fewer than `min_tasks` tasks (two slow tasks on a busy 2-core machine are noise)."""
+    """Per (cluster, step, task type): the straggler, if any.
+
+    A node that finished none of the tasks sent to it while others finished theirs (its attempts
+    failed, or lost the race to a speculative copy elsewhere) is one; otherwise the node whose
+    mean task time is at least `factor` times the other nodes' median, if at least `min_tasks`
+    attempts speak for it (finished, failed or outrun: two slow tasks on a busy 2-core machine
+    are noise). One node alone cannot be a straggler: nothing to compare."""
     out = []
     keys = sorted({(r.cluster, r.step, r.task_type) for r in rows})
     for cluster, step, tt in keys:
         everyone = [r for r in rows if (r.cluster, r.step, r.task_type) == (cluster, step, tt)]
-        routed = [r for r in everyone if r.tasks == 0 and r.failed > 0]
+        routed = [r for r in everyone if r.tasks == 0 and r.failed + r.lost_races > 0]
         if routed and any(r.tasks > 0 for r in everyone):
-            worst = max(routed, key=lambda r: r.failed)
+            worst = max(routed, key=lambda r: r.failed + r.lost_races)
             out.append(Straggler(cluster, step, tt, worst.node, worst.platform, None,
                                  f"{worst.node} ({worst.platform}) is the straggler: it finished no "
-                                 f"{tt.lower()} task; {worst.failed} attempt(s) sent there failed and "
-                                 f"were re-run on other nodes"))
+                                 f"{tt.lower()} task; {_why(worst)}"))
             continue
         group = [r for r in everyone if r.vs_others is not None]
         if not group:
             out.append(Straggler(cluster, step, tt, None, "", None, "one node ran these tasks: no comparison"))
             continue
         worst = max(group, key=lambda r: r.vs_others)
-        if worst.vs_others >= factor and worst.tasks < min_tasks:
+        if worst.vs_others >= factor and worst.slow_evidence < min_tasks:
             out.append(Straggler(cluster, step, tt, None, "", worst.vs_others,
                                  f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) "
                                  f"(< {min_tasks})"))
         elif worst.vs_others >= factor:
+            extra = f"; {_why(worst)}" if worst.failed + worst.lost_races else ""
             out.append(Straggler(cluster, step, tt, worst.node, worst.platform, worst.vs_others,
                                  f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
-                                 f"{worst.mean_s:.1f} s, {worst.vs_others:.2f}x the other nodes' median"))
+                                 f"{worst.mean_s:.1f} s over {worst.tasks} task(s), {worst.vs_others:.2f}x the "
+                                 f"other nodes' median{extra}"))
         else:
             out.append(Straggler(cluster, step, tt, None, "", worst.vs_others,
                                  f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)"))
     return out
+
+
+def _why(r: NodeRow) -> str:
+    parts = []
+    if r.failed:
+        parts.append(f"{r.failed} attempt(s) sent there failed")
+    if r.lost_races:
+        parts.append(f"{r.lost_races} attempt(s) lost the race to a speculative copy")
+    return " and ".join(parts) + " (re-run or finished elsewhere)"
 
 
 def table_frame(rows: list[NodeRow]) -> pd.DataFrame:

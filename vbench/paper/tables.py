@@ -377,20 +377,21 @@ def table_pernode(stats, samples, baseline="native") -> str:
                      NOT_MEASURED if r.mean_s is None else rf"\num{{{r.mean_s:.1f}}}",
                      NOT_MEASURED if r.max_s is None else rf"\num{{{r.max_s:.1f}}}",
                      NOT_MEASURED if r.vs_others is None else rf"\num{{{r.vs_others:.2f}}}",
-                     str(r.failed)])
+                     str(r.failed), str(r.lost_races)])
     notes = []
     if body:
         verdicts = [v for v in pernode.stragglers(rows) if v.node]
         notes.append(r"Task attempts per node from JobHistory (all runs pooled), times in \unit{\second}; "
                      r"``vs others'': the node's mean over the median of the other nodes' means; "
-                     r"``failed'': attempts sent to the node that failed (and were re-run elsewhere).")
+                     r"``failed'': attempts sent to the node that failed (and were re-run elsewhere); "
+                     r"``outrun'': its attempts killed because a speculative copy of the task finished first.")
         notes.append("Straggler: " + ("; ".join(tex_escape(f"{v.step} {v.task_type.lower()}: {v.verdict}")
                                                 for v in verdicts) if verdicts else "none found (a node at 1.5x "
                                                 "the others' median with 3 or more tasks, or one that finished none)."))
         if any(NOT_MEASURED in c for r_ in body for c in r_):
             notes.append(r"\textemdash~no attempt succeeded on this node.")
-    return render(Grid(["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed"], body,
-                       "llllrrrrr", r"Task times per node of a heterogeneous cluster (after Liu et al.).",
+    return render(Grid(["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed", "Outrun"],
+                       body, "llllrrrrrr", r"Task times per node of a heterogeneous cluster (after Liu et al.).",
                        "tab:pernode", notes, rules_after=tuple(rules)))
 
 
