@@ -386,8 +386,8 @@ def table_pernode(stats, samples, baseline="native") -> str:
                      r"``failed'': attempts sent to the node that failed (and were re-run elsewhere); "
                      r"``outrun'': its attempts killed because a speculative copy of the task finished first.")
         notes.append("Straggler: " + ("; ".join(tex_escape(f"{v.step} {v.task_type.lower()}: {v.verdict}")
-                                                for v in verdicts) if verdicts else "none found (a node at 1.5x "
-                                                "the others' median with 3 or more tasks, or one that finished none)."))
+                                                for v in verdicts) + "." if verdicts else "none found (a node at "
+                                                "1.5x the others' median with 3 or more tasks, or one that finished none)."))
         if any(NOT_MEASURED in c for r_ in body for c in r_):
             notes.append(r"\textemdash~no attempt succeeded on this node.")
     return render(Grid(["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed", "Outrun"],
