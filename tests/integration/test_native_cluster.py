@@ -87,26 +87,41 @@ def test_exception_inside_the_testbed_tears_down(it_testbed):
     assert leftovers(it_testbed) == []
 
 
+def _as_at_a_terminal() -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python then never installs its
+    # Ctrl-C handler: run from `.ci/run &`, the child ignored the SIGINT below and ran on.
+    # What is tested is a user's Ctrl-C, so the child gets the disposition a terminal gives.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupting_a_smoke_run_tears_everything_down(it_testbed, it_params_dir, sig):
     proc = subprocess.Popen(
         [sys.executable, "-m", "vbench.cli", "cluster", "smoke", "--params-dir", str(it_params_dir),
          "--out", str(it_params_dir / "out")],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=_as_at_a_terminal,
     )
-    state = Path(it_testbed.work_root, it_testbed.name, "state.json")
-    deadline = time.monotonic() + 120
-    # Interrupt once hosts exist and Hadoop is starting: the worst moment.
-    while not Path(it_testbed.work_root, it_testbed.name, "hosts", "master", "work", "run").exists():
-        assert proc.poll() is None, proc.stdout.read()
-        assert time.monotonic() < deadline, "the testbed never came up"
-        time.sleep(0.2)
-    assert state.exists()
-    proc.send_signal(sig)
-    out, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 130, out
-    assert leftovers(it_testbed) == [], out
+    try:
+        state = Path(it_testbed.work_root, it_testbed.name, "state.json")
+        deadline = time.monotonic() + 120
+        # Interrupt once hosts exist and Hadoop is starting: the worst moment.
+        while not Path(it_testbed.work_root, it_testbed.name, "hosts", "master", "work", "run").exists():
+            assert proc.poll() is None, proc.stdout.read()
+            assert time.monotonic() < deadline, "the testbed never came up"
+            time.sleep(0.2)
+        assert state.exists()
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 130, out
+        assert leftovers(it_testbed) == [], out
+    finally:
+        # A child that ignored the signal must not outlive the test and hold the testbed that
+        # the next test brings up under the same name.
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+            Testbed(it_testbed).down()
 
 
 def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir):
