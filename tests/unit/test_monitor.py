@@ -53,6 +53,33 @@ def test_net_dev_skips_loopback():
     assert sampler.parse_net_dev(lines) == (300, 700)
 
 
+def test_start_returns_with_the_first_snapshot_written(tmp_path):
+    # The baseline must exist before the monitored work starts, however late the loop runs.
+    out, pid = tmp_path / "s.txt", tmp_path / "s.pid"
+    r = subprocess.run(["sh", "-c", sampler.start_line(str(out), str(pid), 5)], check=True, capture_output=True,
+                       text=True)
+    try:
+        assert len(sampler.parse(out.read_text()).snapshots) == 1
+        assert r.stdout.strip() == pid.read_text().strip()
+    finally:
+        subprocess.run(["sh", "-c", sampler.stop_line(str(pid))], check=True)
+
+
+def test_machine_sampler_start_returns_with_its_baseline(monkeypatch):
+    from vbench.monitor import machine
+
+    def slow_read(rel):
+        time.sleep(0.3)
+        return machine.MachineSnap(time.time(), None, None, "", "")
+    monkeypatch.setattr(machine, "read_host", slow_read)
+    ms = machine.MachineSampler({"worker1": "x"}, interval_s=5)
+    ms.start()
+    try:
+        assert len(ms.snaps["worker1"]) == 1
+    finally:
+        ms.stop()
+
+
 def test_script_runs_and_stops_by_pid(tmp_path):
     out, pid = tmp_path / "s.txt", tmp_path / "s.pid"
     subprocess.run(["sh", "-c", sampler.start_line(str(out), str(pid), 0.2)], check=True, capture_output=True)

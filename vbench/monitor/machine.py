@@ -137,18 +137,22 @@ class MachineSampler:
         self.rels, self.interval_s = rels, interval_s
         self.snaps: dict[str, list[MachineSnap]] = {h: [] for h in rels}
         self._stop = threading.Event()
+        self._first = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="vbench-machine-sampler", daemon=True)
 
     def _loop(self) -> None:
         while True:
             for host, rel in self.rels.items():
                 self.snaps[host].append(read_host(rel))
+            self._first.set()
             if self._stop.wait(self.interval_s):
                 return
 
-    def start(self) -> None:
+    def start(self, first_wait_s: float = 10) -> None:
+        """Start sampling; return once the first snapshot (the baseline of every rate) is taken."""
         if self.rels:
             self._thread.start()
+            self._first.wait(first_wait_s)
 
     def stop(self) -> dict[str, list[MachineSnap]]:
         self._stop.set()

@@ -50,11 +50,21 @@ def script(out_file: str, interval_s: float) -> str:
     )
 
 
+#: How long `start_line` waits for the sampler's first snapshot (a loaded VM under TCG is slow).
+FIRST_SNAPSHOT_WAIT_S = 10
+
+
 def start_line(out_file: str, pid_file: str, interval_s: float) -> str:
-    """Start the sampler detached from the SSH session (setsid, no controlling tty) and record its pid."""
+    """Start the sampler detached from the SSH session (setsid, no controlling tty), record its
+    pid, and return once its first snapshot is written: that snapshot is the baseline every
+    rate is counted from, so work started after `start` is never missed (on a loaded machine
+    the loop could otherwise take its first reading after the job had begun)."""
     inner = shlex.quote(script(out_file, interval_s))
-    return (f"rm -f {shlex.quote(out_file)}; setsid sh -c {inner} </dev/null >/dev/null 2>&1 & "
-            f"echo $! > {shlex.quote(pid_file)}; cat {shlex.quote(pid_file)}")
+    f = shlex.quote(out_file)
+    return (f"rm -f {f}; setsid sh -c {inner} </dev/null >/dev/null 2>&1 & "
+            f"echo $! > {shlex.quote(pid_file)}; "
+            f"i=0; while [ $i -lt {FIRST_SNAPSHOT_WAIT_S * 20} ] && ! grep -q '^@end' {f} 2>/dev/null; "
+            f"do sleep 0.05; i=$((i+1)); done; cat {shlex.quote(pid_file)}")
 
 
 def stop_line(pid_file: str) -> str:
