@@ -1,68 +1,108 @@
 #!/usr/bin/env bash
 # Install everything vbench needs on a Debian machine, then run one job:
-#   scripts/setup.sh run    the main job: `dvc repro`, the default campaign ending in the paper PDF
-#   scripts/setup.sh test   the test suite (unit + integration)
-# Idempotent: what is already installed is kept; run it as root (it re-executes with sudo).
+#   bash scripts/setup.sh run    the main job: `dvc repro`, the default campaign ending in the paper PDF
+#   bash scripts/setup.sh test   the test suite (unit + integration), with its time and slowest tests
+#   bash scripts/setup.sh install
+# Idempotent: what is already installed is kept. Run as root, or as a user with sudo: the
+# script escalates only when it is not root (a root-only Debian image has no sudo at all).
+# The steps are functions so that tests/unit/test_setup_script.py can source this file with
+# the installation steps stubbed and check the escalation alone.
 set -euo pipefail
 
-job="${1:-}"
-case "$job" in run|test|install) ;; *) echo "usage: $0 run|test|install" >&2; exit 2 ;; esac
+#: The suite must stay well inside CI's hard 90-minute limit; past this it fails loudly.
+SUITE_LIMIT_S="${VBENCH_SUITE_LIMIT_S:-2700}"
 
-if [ "$(id -u)" -ne 0 ]; then
-  exec sudo -E bash "$0" "$@"
+usage() { echo "usage: bash scripts/setup.sh run|test|install" >&2; exit 2; }
+
+escalate() {  # re-executes this script as root when needed; returns when already root
+  [ "$(id -u)" -eq 0 ] && return 0
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: needs root to install Debian packages and create network namespaces;" \
+         "run it as root, or install sudo" >&2
+    exit 1
+  fi
+  exec sudo -E bash "$script" "$@"
+}
+
+install_debian() {
+  # The JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing (iproute2 and
+  # nftables for network modes, util-linux's unshare, sshd, sudo for the inventory checks,
+  # netcat for the SSH proxy, curl for health probes) and the micro-benchmark tools.
+  local apt_packages=(
+    openjdk-17-jre-headless maven
+    iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
+    python3 python3-venv python3-pip
+    fio iperf3 sysbench bonnie++ hdparm stress-ng pi
+    lxc crun qemu-system-x86 qemu-utils debootstrap e2fsprogs
+    texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
+  )
+  local missing=() p
+  for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+install_python() {
+  # A virtual environment of the checkout (Debian's Python refuses system-wide pip installs).
+  local python="${VBENCH_PYTHON:-python3}" stamp=.venv/.vbench-installed
+  [ -x .venv/bin/python ] || "$python" -m venv .venv
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    echo "setup: installing Python packages into .venv"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[pipeline,test]"
+    touch "$stamp"
+  fi
+}
+
+install_hadoop() { .venv/bin/vbench hadoop fetch; }  # Apache's jars from Maven Central (skipped when complete)
+
+install_image() { .venv/bin/vbench image build; }   # the guest image of container and VM hosts (once per recipe)
+
+run_main_job() {
+  # DVC needs a git work tree; a copy without .git (e.g. an unpacked archive) gets one.
+  [ -e .git ] || { git init -q && git add -A && git -c user.email=vbench@localhost -c user.name=vbench commit -qm "vbench as unpacked"; }
+  export PATH="$repo/.venv/bin:$PATH"
+  exec dvc repro
+}
+
+run_tests() {
+  local t0 rc=0 took
+  t0=$(date +%s)
+  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --durations-min=1 tests || rc=$?
+  took=$(( $(date +%s) - t0 ))
+  printf 'setup: test suite took %d min %02d s (limit %d min; CI kills at 90 min)\n' \
+    $((took / 60)) $((took % 60)) $((SUITE_LIMIT_S / 60))
+  if [ "$rc" -eq 0 ] && [ "$took" -gt "$SUITE_LIMIT_S" ]; then
+    echo "setup: FAILED: the suite took longer than $((SUITE_LIMIT_S / 60)) min: a test got slow; see the" \
+         "slowest durations above and share a cluster fixture or mark it slow (README, Tests)" >&2
+    rc=1
+  fi
+  return "$rc"
+}
+
+main() {
+  local job="${1:-}"
+  case "$job" in run|test|install) ;; *) usage ;; esac
+  escalate "$@"
+  cd "$repo"
+  install_debian
+  install_python
+  install_hadoop
+  install_image
+  case "$job" in
+    install) ;;
+    run) run_main_job ;;
+    test) run_tests ;;
+  esac
+}
+
+script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+repo="$(cd "$(dirname "$script")/.." && pwd)"
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main "$@"
 fi
-
-repo="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$repo"
-
-# Debian packages: the JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing
-# (iproute2 and nftables for network modes, util-linux's unshare, sshd, sudo for the inventory
-# checks, netcat for the SSH proxy, curl for health probes)
-# and the micro-benchmark tools.
-apt_packages=(
-  openjdk-17-jre-headless maven
-  iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
-  python3 python3-venv python3-pip
-  fio iperf3 sysbench bonnie++ hdparm stress-ng pi
-  lxc crun qemu-system-x86 qemu-utils debootstrap e2fsprogs
-  texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
-)
-missing=()
-for p in "${apt_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "setup: installing Debian packages: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-# Python packages in a virtual environment of the checkout (Debian's Python refuses
-# system-wide pip installs).
-python="${VBENCH_PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  "$python" -m venv .venv
-fi
-stamp=.venv/.vbench-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing Python packages into .venv"
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[pipeline,test]"
-  touch "$stamp"
-fi
-
-# Apache Hadoop's jars from Maven Central into the cache (skipped when complete).
-.venv/bin/vbench hadoop fetch
-
-# The guest image of container and VM hosts (debootstrap; built once per recipe, minutes).
-.venv/bin/vbench image build
-
-case "$job" in
-  install) ;;
-  run)
-    # DVC needs a git work tree; a copy without .git (e.g. an unpacked archive) gets one.
-    [ -e .git ] || { git init -q && git add -A && git -c user.email=vbench@localhost -c user.name=vbench commit -qm "vbench as unpacked"; }
-    export PATH="$repo/.venv/bin:$PATH"
-    exec dvc repro ;;
-  test) exec .venv/bin/python -m pytest -q -p no:cacheprovider --durations=25 tests ;;
-esac
