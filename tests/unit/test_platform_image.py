@@ -104,3 +104,35 @@ def test_images_live_in_the_cache_under_their_hash(tmp_path):
     img = image.image_for(image.DEFAULT_RECIPE, tmp_path)
     assert img.home == tmp_path / "images" / image.DEFAULT_RECIPE.hash()
     assert not img.exists()
+
+
+APT_DUMP = '''Acquire "";
+Acquire::Check-Valid-Until "false";
+Acquire::Check-Date "false";
+Acquire::http "";
+Acquire::http::Proxy "http://proxy.example:3142";
+Acquire::https::Proxy "DIRECT";
+APT::Architecture "amd64";
+'''
+
+
+def test_the_hosts_proxy_and_date_checks_are_carried_into_the_build():
+    settings = image.apt_settings_from_dump(APT_DUMP)
+    assert settings == {"Acquire::Check-Valid-Until": "false", "Acquire::Check-Date": "false",
+                        "Acquire::http::Proxy": "http://proxy.example:3142", "Acquire::https::Proxy": "DIRECT"}
+    conf = image.apt_conf_text(settings)
+    assert 'Acquire::http::Proxy "http://proxy.example:3142";\n' in conf
+    assert 'Acquire::Check-Valid-Until "false";\n' in conf
+    # debootstrap fetches with wget: it gets the proxy as environment, DIRECT means none
+    assert image.proxy_environment(settings) == {"http_proxy": "http://proxy.example:3142"}
+
+
+def test_no_apt_settings_no_snippet_no_proxy():
+    assert image.apt_settings_from_dump('APT::Architecture "amd64";\n') == {}
+    assert image.apt_conf_text({}) == ""
+    assert image.proxy_environment({}) == {}
+
+
+def test_the_host_settings_leave_the_image_after_the_install():
+    script = image.chroot_install_script(image.DEFAULT_RECIPE)
+    assert f'"$R/etc/apt/apt.conf.d/{image.HOST_APT_CONF}"' in script

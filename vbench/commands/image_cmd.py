@@ -11,13 +11,15 @@ def register(sub) -> None:
     p.add_argument("action", choices=("build", "status", "prune"),
                    help="build: once per recipe (minutes); status: is it built; prune: remove images of other recipes")
     p.add_argument("--force", action="store_true", help="build: rebuild even if the cache holds it")
+    p.add_argument("--mirror", metavar="URL",
+                   help="build: the Debian mirror to debootstrap from (default: the host's apt sources)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     img = image_for(DEFAULT_RECIPE)
     if args.action == "build":
-        build_image(DEFAULT_RECIPE, force=args.force)
+        build_image(DEFAULT_RECIPE, force=args.force, mirror=args.mirror)
         return 0
     if args.action == "status":
         info = img.info()

@@ -232,6 +232,45 @@ def mirror_from_sources(texts: dict[str, str], suite: str = "bookworm") -> str |
     return None
 
 
+#: The host's apt settings a build in the chroot must share to reach the same mirror: a
+#: proxy, and the date checks a snapshot mirror needs switched off.
+CARRIED_APT_SETTINGS = ("Acquire::http::Proxy", "Acquire::https::Proxy", "Acquire::Check-Valid-Until",
+                        "Acquire::Check-Date")
+
+
+def apt_settings_from_dump(dump: str) -> dict[str, str]:
+    """The CARRIED_APT_SETTINGS of `apt-config dump` output (`Name "value";` lines). Pure."""
+    found: dict[str, str] = {}
+    for line in dump.splitlines():
+        m = re.fullmatch(r'\s*([\w:.-]+)\s+"(.*)";\s*', line)
+        if m and m.group(1).lower() in {k.lower() for k in CARRIED_APT_SETTINGS} and m.group(2):
+            found[next(k for k in CARRIED_APT_SETTINGS if k.lower() == m.group(1).lower())] = m.group(2)
+    return found
+
+
+def apt_conf_text(settings: dict[str, str]) -> str:
+    """An apt.conf.d snippet setting `settings`, values quoted as apt quotes them. Pure."""
+    return "".join(f'{k} "{v.replace(chr(34), "")}";\n' for k, v in sorted(settings.items()))
+
+
+def proxy_environment(settings: dict[str, str]) -> dict[str, str]:
+    """http_proxy/https_proxy for debootstrap (which fetches with wget, not apt). Pure."""
+    env = {}
+    for scheme in ("http", "https"):
+        value = settings.get(f"Acquire::{scheme}::Proxy")
+        if value and value.upper() != "DIRECT":
+            env[f"{scheme}_proxy"] = value
+    return env
+
+
+def host_apt_settings() -> dict[str, str]:
+    try:
+        dump = subprocess.run(["apt-config", "dump"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return apt_settings_from_dump(dump)
+
+
 def local_mirror(suite: str = "bookworm") -> str:
     texts: dict[str, str] = {}
     for p in [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]:
@@ -244,6 +283,10 @@ def local_mirror(suite: str = "bookworm") -> str:
 
 
 # -- building --------------------------------------------------------------------------
+#: The host's apt settings inside the chroot while it installs; not part of the image.
+HOST_APT_CONF = "00vbench-build-host"
+
+
 def chroot_install_script(recipe: ImageRecipe) -> str:
     """What runs (under a private mount namespace) to install the packages into root $R. Pure."""
     pkgs = " ".join(recipe.packages)
@@ -257,7 +300,7 @@ printf '#!/bin/sh\\nexit 101\\n' > "$R/usr/sbin/policy-rc.d"; chmod 755 "$R/usr/
 chroot "$R" apt-get -q update
 chroot "$R" env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends {pkgs}
 chroot "$R" apt-get clean
-rm -rf "$R"/var/lib/apt/lists/* "$R/usr/sbin/policy-rc.d" "$R"/etc/ssh/ssh_host_*
+rm -rf "$R"/var/lib/apt/lists/* "$R/usr/sbin/policy-rc.d" "$R"/etc/ssh/ssh_host_* "$R/etc/apt/apt.conf.d/{HOST_APT_CONF}"
 chmod 755 "$R/usr/local/sbin/vbench-seed" "$R/usr/local/sbin/vbench-init"
 chroot "$R" systemctl enable vbench-seed.service
 chroot "$R" systemctl set-default multi-user.target
@@ -269,9 +312,10 @@ umount "$R/dev" "$R/sys" "$R/proc"
 """
 
 
-def _run(cmd: list[str], log: Log, what: str) -> None:
+def _run(cmd: list[str], log: Log, what: str, env: dict[str, str] | None = None) -> None:
     """Run a long build step, relaying its output to `log` a line at a time."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL,
+                            env={**os.environ, **env} if env else None)
     tail: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -285,8 +329,11 @@ def _run(cmd: list[str], log: Log, what: str) -> None:
 
 
 def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None, force: bool = False,
-                log: Log = print) -> GuestImage:
-    """Build the image unless the cache already holds it; returns it. Root only; minutes."""
+                log: Log = print, mirror: str | None = None) -> GuestImage:
+    """Build the image unless the cache already holds it; returns it. Root only; minutes.
+
+    The Debian mirror, its proxy and date checks are the host's own apt configuration's, so a
+    machine behind a local mirror or proxy builds it too; `mirror` overrides the mirror."""
     img = image_for(recipe, cache)
     if img.exists() and not force:
         log(f"guest image {img.hash} is built: {img.home}")
@@ -296,7 +343,8 @@ def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None,
     for tool in ("debootstrap", "unshare", "chroot", "mke2fs", "qemu-img", "tar"):
         if shutil.which(tool) is None:
             raise VbenchError(f"'{tool}' is not installed; run the README's setup command")
-    mirror = local_mirror(recipe.suite)
+    mirror = mirror or local_mirror(recipe.suite)
+    apt_settings = host_apt_settings()
     t0 = time.monotonic()
     log(f"building guest image {img.hash} (Debian {recipe.suite} {recipe.variant} from {mirror}) into {img.home} ...")
     if img.home.exists():
@@ -305,7 +353,10 @@ def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None,
     root = img.home / "build"
     try:
         log("[1/5] debootstrap ...")
-        _run(["debootstrap", f"--variant={recipe.variant}", recipe.suite, str(root), mirror], log, "debootstrap")
+        _run(["debootstrap", f"--variant={recipe.variant}", recipe.suite, str(root), mirror], log, "debootstrap",
+             env=proxy_environment(apt_settings))
+        host_conf = root / "etc/apt/apt.conf.d" / HOST_APT_CONF
+        host_conf.write_text(apt_conf_text(apt_settings))  # removed again by the install script
         for path, text in recipe.files.items():
             dest = root / path.lstrip("/")
             dest.parent.mkdir(parents=True, exist_ok=True)
