@@ -6,11 +6,14 @@ before anything is started.
 """
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import re
+import sys
+import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -581,16 +584,164 @@ def _validate(model: type[BaseModel], data: Any, where: str) -> Any:
     try:
         return model.model_validate(data if data is not None else {})
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        ctx_err = (err.get("ctx") or {}).get("error")
-        if isinstance(ctx_err, _FieldError):
-            loc = ".".join(p for p in (loc, ctx_err.field) if p)
-            msg = str(ctx_err)
+        raise describe_validation_error(exc, where, model) from None
+
+
+# --- errors in plain English ---------------------------------------------------------------
+
+
+def message_of(exc: ParamsError) -> str:
+    """What a ParamsError says about its field (its text without the leading "<field>: ")."""
+    return str(exc)[len(exc.field) + 2:]
+
+
+def prefixed(exc: ParamsError, prefix: str, sep: str = ": ") -> ParamsError:
+    """The same error, its field placed inside `prefix` (a file, a section, a configuration)."""
+    return ParamsError(f"{prefix}{sep}{exc.field}" if exc.field else prefix, message_of(exc))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The first thing pydantic refused, in the words of a YAML file: where and what."""
+
+    #: Dotted path below the validated model (e.g. "network.subnet", "hosts[0].role"); "" for the model itself.
+    path: str
+    message: str
+
+
+#: Pydantic error type -> what a YAML value should have been.
+_EXPECTED = {
+    "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
+    "int_parsing_size": "an integer",
+    "float_type": "a number", "float_parsing": "a number", "decimal_type": "a number", "decimal_parsing": "a number",
+    "bool_type": "true or false", "bool_parsing": "true or false",
+    "string_type": "a string", "bytes_type": "a string",
+    "dict_type": "a mapping (key: value)", "model_type": "a mapping (key: value)",
+    "model_attributes_type": "a mapping (key: value)", "dataclass_type": "a mapping (key: value)",
+    "list_type": "a list", "tuple_type": "a list", "set_type": "a list", "frozen_set_type": "a list",
+    "iterable_type": "a list",
+    "path_type": "a path", "none_required": "nothing (null)",
+    "ip_v4_address": "an IPv4 address such as 10.0.0.5", "ip_any_address": "an IP address such as 10.0.0.5",
+    "ip_v4_network": "an IPv4 network such as 10.0.0.0/24", "ip_any_network": "an IP network such as 10.0.0.0/24",
+    "ip_v4_interface": "an IPv4 interface such as 10.0.0.5/24",
+}
+
+#: Pydantic bound error type -> (its ctx key, the rule in English).
+_BOUNDS = {
+    "greater_than_equal": ("ge", "must be at least {}"),
+    "less_than_equal": ("le", "must be at most {}"),
+    "greater_than": ("gt", "must be greater than {}"),
+    "less_than": ("lt", "must be less than {}"),
+    "multiple_of": ("multiple_of", "must be a multiple of {}"),
+    "too_short": ("min_length", "must have at least {} item(s)"),
+    "too_long": ("max_length", "must have at most {} item(s)"),
+    "string_too_short": ("min_length", "must be at least {} character(s) long"),
+    "string_too_long": ("max_length", "must be at most {} character(s) long"),
+}
+
+
+def describe_validation_error(exc: ValidationError, where: str, model: type[BaseModel] | None = None) -> ParamsError:
+    """Pydantic's first error as one plain-English ParamsError whose field is `where` (e.g.
+    "params/hadoop.yaml: hadoop") followed by the path inside; `model` (the validated model)
+    lets an unknown field be answered with the known ones."""
+    problem = first_problem(exc, model)
+    return ParamsError(".".join(p for p in (where, problem.path) if p), problem.message)
+
+
+def first_problem(exc: ValidationError, model: type[BaseModel] | None = None) -> Problem:
+    err = exc.errors()[0]
+    # A dict key that is refused is reported at the key itself, not at pydantic's "[key]" marker.
+    loc = tuple(p for p in err["loc"] if p != "[key]")
+    ctx_err = (err.get("ctx") or {}).get("error")
+    if isinstance(ctx_err, _FieldError):  # a model validator named the field pydantic could not
+        loc += tuple(ctx_err.field.split("."))
+    return Problem(_dotted(loc), _english(err, model, loc))
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    """("hosts", 0, "role") -> "hosts[0].role"; keys holding dots (factor paths) go in brackets."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int) or "." in str(part):
+            out += f"[{part}]"
         else:
-            msg = err["msg"].removeprefix("Value error, ")
-        field = f"{where}.{loc}" if loc else where
-        raise ParamsError(field, msg) from None
+            out += f".{part}"
+    return out.lstrip(".")
+
+
+def _english(err: Any, model: type[BaseModel] | None, loc: tuple[Any, ...]) -> str:
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        return str(ctx["error"])  # our own validators already speak English
+    if kind == "missing":
+        return "is required"
+    if kind == "extra_forbidden":
+        return _unknown_field(str(loc[-1]) if loc else "", _fields_at(model, loc[:-1]))
+    if kind in ("literal_error", "enum"):
+        return f"expected one of {_choices(str(ctx.get('expected', '')))}, got {_shown(value)}"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {_shown(value)}"
+    if kind in _BOUNDS:
+        key, rule = _BOUNDS[kind]
+        bound = ctx.get(key)
+        # A float field's bound reads 0.0 in pydantic; a YAML author wrote 0.
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)
+        got = ctx["actual_length"] if "actual_length" in ctx else _shown(value)  # a length rule: how many
+        return f"{rule.format(bound)}, got {got}"
+    msg = err["msg"].removeprefix("Value error, ")
+    if msg.startswith("Input should be "):
+        return f"expected {msg.removeprefix('Input should be ')}, got {_shown(value)}"
+    return msg.replace("Input is not", "is not", 1)
+
+
+def _shown(value: Any) -> str:
+    """A refused value as its YAML author would recognise it."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _choices(expected: str) -> str:
+    """Pydantic's "'flat', 'rack' or 'nodegroup'" -> "flat, rack, nodegroup"."""
+    quoted = re.findall(r"'([^']*)'", expected)
+    return ", ".join(quoted) if quoted else expected.replace(" or ", ", ")
+
+
+def _unknown_field(name: str, known: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        return f"is not a known field; did you mean {close[0]}?"
+    return f"is not a known field; known fields: {', '.join(known)}" if known else "is not a known field"
+
+
+def _fields_at(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> tuple[str, ...]:
+    """The field names of the model found at `loc` below `model` (empty when it cannot be told)."""
+    for part in loc:
+        if model is None:
+            return ()
+        if isinstance(part, int):  # an item of a list: the list's element model, found already
+            continue
+        field = model.model_fields.get(str(part))
+        model = _model_in(field.annotation) if field is not None else None
+    return tuple(model.model_fields) if model is not None else ()
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, or inside Optional[...] / tuple[..., ...] / list[...]."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def testbed_params(data: Any = None) -> TestbedParams:
@@ -601,18 +752,63 @@ def hadoop_params(data: Any = None) -> HadoopParams:
     return _validate(HadoopParams, data, "hadoop")
 
 
-def load_yaml_section(path: Path, section: str) -> Any:
-    """The `section` mapping of a params YAML file (empty if the file lacks it)."""
+def params_file(params_dir: Path, name: str, note: Callable[[str], None] | None = None) -> Path:
+    """The params file `name` of `params_dir`, or /dev/null (built-in defaults) when the directory
+    lacks it, said aloud (by default on stderr) so that a mistyped --params-dir is not silently a
+    default run."""
+    path = params_dir / name
+    if path.exists():
+        return path
+    (note or _note_on_stderr)(f"vbench: note: {path} not found; using built-in defaults")
+    return Path("/dev/null")
+
+
+def _note_on_stderr(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def read_yaml(path: Path) -> Any:
+    """The document of a YAML file; a missing, unreadable or malformed file is one ParamsError line."""
     try:
         with open(path, encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh) or {}
+            return yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ParamsError(str(path), "no such file") from None
+    except OSError as exc:
+        raise ParamsError(str(path), f"cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ParamsError(str(path), "is not a UTF-8 text file") from None
     except yaml.YAMLError as exc:
-        raise ParamsError(str(path), f"is not valid YAML: {exc}") from None
+        raise ParamsError(str(path), _yaml_problem(exc)) from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """pyyaml's several-line report as one line: where it stopped understanding and why."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and start is not None and mark is not None and start.line != mark.line:
+        problem += f" ({context} started on line {start.line + 1})"
+    elif context:
+        problem += f" ({context})"
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return f"is not valid YAML{where}: {problem}"
+
+
+def load_yaml_section(path: Path, section: str, required: bool = False) -> Any:
+    """The `section` mapping of a params YAML file (empty if the file lacks it, unless `required`)."""
+    doc = read_yaml(path)
+    if doc is None:
+        doc = {}
     if not isinstance(doc, dict):
         raise ParamsError(str(path), "must be a YAML mapping")
-    data = doc.get(section) or {}
+    data = doc.get(section)
+    if data is None and required:
+        raise ParamsError(f"{path}: {section}", "is required (the file's settings go under this key)")
+    if data is None:
+        return {}
     if not isinstance(data, dict):
-        raise ParamsError(f"{path}: {section}", f"must be a mapping, got {type(data).__name__}")
+        raise ParamsError(f"{path}: {section}", f"must be a mapping (key: value), got {_shown(data)}")
     return data
 
 
@@ -621,7 +817,7 @@ def load_testbed(path: Path, **overrides: Any) -> TestbedParams:
     try:
         return testbed_params(data)
     except ParamsError as exc:
-        raise ParamsError(f"{path}: {exc.field}", str(exc).split(": ", 1)[1]) from None
+        raise prefixed(exc, str(path)) from None
 
 
 def load_hadoop(path: Path, **overrides: Any) -> HadoopParams:
@@ -629,4 +825,4 @@ def load_hadoop(path: Path, **overrides: Any) -> HadoopParams:
     try:
         return hadoop_params(data)
     except ParamsError as exc:
-        raise ParamsError(f"{path}: {exc.field}", str(exc).split(": ", 1)[1]) from None
+        raise prefixed(exc, str(path)) from None

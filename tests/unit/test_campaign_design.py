@@ -65,8 +65,8 @@ def test_design_hash_changes_with_the_design():
     ({"name": "x", "platforms": ["xen"]}, "experiment.platforms"),
     ({"name": "x", "repetitions": 0}, "experiment.repetitions"),
     ({"name": "x", "suite": [{"benchmark": "nosuch"}]}, "experiment.suite[0].benchmark"),
-    ({"name": "x", "suite": [{"benchmark": "pi", "config": {"maps": 0}}]}, "experiment.pi.maps"),
-    ({"name": "x", "suite": [{"benchmark": "pi", "config": {"bogus": 1}}]}, "experiment.pi.bogus"),
+    ({"name": "x", "suite": [{"benchmark": "pi", "config": {"maps": 0}}]}, "experiment.suite[0].config.maps"),
+    ({"name": "x", "suite": [{"benchmark": "pi", "config": {"bogus": 1}}]}, "experiment.suite[0].config.bogus"),
 ])
 def test_bad_designs_name_the_file_and_field(tmp_path, data, field):
     path = tmp_path / "e.yaml"

@@ -36,7 +36,7 @@ def _hosts(*specs):
 def test_zero_workers_is_refused():
     err = _refused(make_testbed, {"workers": 0})
     assert err.field == "testbed.workers"
-    assert "greater than or equal to 1" in str(err)
+    assert "must be at least 1, got 0" in str(err)
 
 
 def test_unknown_platform_is_refused():

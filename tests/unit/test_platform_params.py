@@ -92,14 +92,14 @@ def test_limits_on_a_native_host_are_refused():
 
 
 @pytest.mark.parametrize("limits,field,words", [
-    ({"cpus": 0}, "testbed.limits.cpus", "greater than or equal to 1"),
+    ({"cpus": 0}, "testbed.limits.cpus", "must be at least 1, got 0"),
     ({"cpuset": "0-"}, "testbed.limits.cpuset", "not a CPU list"),
     ({"cpuset": "3-1"}, "testbed.limits.cpuset", "reversed"),
-    ({"memory_mb": 10}, "testbed.limits.memory_mb", "greater than or equal to 64"),
+    ({"memory_mb": 10}, "testbed.limits.memory_mb", "must be at least 64, got 10"),
     ({"memory_mb": "1.5KB"}, "testbed.limits.memory_mb", "whole number of MiB"),
     ({"disk_read_bps": "fast"}, "testbed.limits.disk_read_bps", "not a size"),
     ({"cpus": 2, "cpuset": "0"}, "testbed.limits.cpus", "do not fit in cpuset"),
-    ({"swap": 1}, "testbed.limits.swap", "Extra inputs"),
+    ({"swap": 1}, "testbed.limits.swap", "is not a known field"),
 ])
 def test_bad_limits_name_the_field(limits, field, words):
     err = _refused({"platform": "oci", "limits": limits})

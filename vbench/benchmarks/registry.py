@@ -70,5 +70,18 @@ def _typed(default: Any, text: str, field: str) -> Any:
             item = type(default[0]) if default else str
             return tuple(item(t) for t in text.split(",") if t)
     except ValueError:
-        raise ParamsError(field, f"expected a {type(default).__name__}, got {text!r}") from None
+        raise ParamsError(field, f"expected {_type_in_english(default)}, got {text!r}") from None
     return text
+
+
+def _type_in_english(default: Any) -> str:
+    """What a parameter typed like `default` takes, as its author would say it."""
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "an integer"
+    if isinstance(default, float):
+        return "a number"
+    if isinstance(default, tuple):
+        return f"a comma-separated list of {_type_in_english(default[0]) if default else 'strings'}"
+    return f"a {type(default).__name__}"

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from vbench.benchmarks import registry
 from vbench.errors import ParamsError
-from vbench.params import PLATFORMS, HadoopParams, TestbedParams
+from vbench.params import (
+    PLATFORMS, HadoopParams, TestbedParams, describe_validation_error, first_problem, load_yaml_section, message_of,
+    prefixed,
+)
 
 #: Where an environment factor's path may point, and the params model it is checked against.
 FACTOR_ROOTS = {"testbed": TestbedParams, "hadoop": HadoopParams}
@@ -72,10 +74,9 @@ def _check_factor(path: str, levels: Any) -> None:
         try:
             FACTOR_ROOTS[root].model_validate(nested(rest, level))
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ValueError(f"factor {path!r} level {i} ({level!r}): {err['msg'].removeprefix('Value error, ')}") from None
+            raise ValueError(f"factor {path!r} level {i} ({level!r}): {first_problem(exc).message}") from None
         except ParamsError as exc:
-            raise ValueError(f"factor {path!r} level {i} ({level!r}): {str(exc).split(': ', 1)[-1]}") from None
+            raise ValueError(f"factor {path!r} level {i} ({level!r}): {message_of(exc)}") from None
 
 
 class BenchmarkSpec(BaseModel):
@@ -92,7 +93,7 @@ class BenchmarkSpec(BaseModel):
         try:
             registry.find(v)
         except ParamsError as exc:  # as ValueError, pydantic adds where in the file it was
-            raise ValueError(str(exc).split(": ", 1)[-1]) from None
+            raise ValueError(message_of(exc)) from None
         return v
 
 
@@ -286,25 +287,39 @@ def design_hash(exp: Experiment) -> str:
 def load_experiment(path: Path, platform_labels: tuple[str, ...] = ()) -> Experiment:
     """Validate a preset file; errors name the file and the field. `platform_labels`: an
     inventory's labels, accepted as platforms besides the local testbed's."""
-    try:
-        doc = yaml.safe_load(path.read_text()) or {}
-    except FileNotFoundError:
-        raise ParamsError(str(path), "no such experiment file") from None
-    except yaml.YAMLError as exc:
-        raise ParamsError(str(path), f"is not valid YAML: {exc}") from None
-    data = doc.get("experiment") if isinstance(doc, dict) else None
-    if not isinstance(data, dict):
-        raise ParamsError(f"{path}: experiment", "must be a mapping")
+    if not path.exists():
+        raise ParamsError(str(path), "no such experiment file")
+    where = f"{path}: experiment"
+    data = load_yaml_section(path, "experiment", required=True)
     try:
         exp = Experiment.model_validate(data, context={"platform_labels": platform_labels})
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        raise ParamsError(f"{path}: experiment.{loc}", err["msg"].removeprefix("Value error, ")) from None
+        raise describe_validation_error(exc, where, Experiment) from None
     except ParamsError as exc:
-        raise ParamsError(f"{path}: experiment.{exc.field}", str(exc).split(": ", 1)[-1]) from None
+        raise prefixed(exc, where, ".") from None
+    check_benchmarks(exp, where)
     try:
-        expand(exp)  # benchmark parameters are checked by building every variant now
+        expand(exp)  # what only the whole design can tell (factor name clashes)
     except ParamsError as exc:
-        raise ParamsError(f"{path}: experiment.{exc.field}", str(exc).split(": ", 1)[-1]) from None
+        raise prefixed(exc, where, ".") from None
     return exp
+
+
+def check_benchmarks(exp: Experiment, where: str = "experiment") -> None:
+    """Build every variant of every benchmark of the design, so that a bad benchmark parameter is
+    refused now, named where it is written (experiment.suite[0].config.maps)."""
+    for section in ("calibrate", "suite"):
+        for i, spec in enumerate(getattr(exp, section)):
+            try:
+                variants((spec,))
+            except ParamsError as exc:
+                raise ParamsError(f"{where}.{section}[{i}].{_spec_field(spec, exc.field)}", message_of(exc)) from None
+
+
+def _spec_field(spec: BenchmarkSpec, field: str) -> str:
+    """Where in a benchmark entry the registry's field ("pi.maps", "--preset", "pi") is written."""
+    if field == "--preset":
+        return "preset"
+    if field == spec.benchmark:
+        return "config"
+    return f"config.{field.removeprefix(spec.benchmark + '.')}"

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from vbench.params import HadoopParams, TestbedParams, load_hadoop, load_testbed
+from vbench.params import HadoopParams, TestbedParams, load_hadoop, load_testbed, params_file
 
 
 def add_params_options(p: argparse.ArgumentParser) -> None:
@@ -15,13 +14,8 @@ def add_params_options(p: argparse.ArgumentParser) -> None:
 
 
 def _file(args: argparse.Namespace, name: str) -> Path:
-    """The params file, or /dev/null (built-in defaults) when the directory lacks it, said aloud
-    so that a mistyped --params-dir is not silently a default run."""
-    path = args.params_dir / name
-    if path.exists():
-        return path
-    print(f"vbench: note: {path} not found; using built-in defaults", file=sys.stderr)
-    return Path("/dev/null")
+    """The params file, or /dev/null (built-in defaults, said aloud) when the directory lacks it."""
+    return params_file(args.params_dir, name)
 
 
 def testbed_from_args(args: argparse.Namespace) -> TestbedParams:

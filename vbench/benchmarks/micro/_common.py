@@ -36,9 +36,9 @@ def require_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None 
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParamsError(name, f"must be an integer, got {value!r}")
     if value < minimum:
-        raise ParamsError(name, f"must be >= {minimum}, got {value}")
+        raise ParamsError(name, f"must be at least {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise ParamsError(name, f"must be <= {maximum}, got {value}")
+        raise ParamsError(name, f"must be at most {maximum}, got {value}")
 
 
 def require_bool(name: str, value: Any) -> None:

@@ -67,7 +67,7 @@ class BonnieConfig:
                 raise ParamsError("size_mb", "a set size_mb needs ram_mb (bonnie++ wants size >= 2 x RAM)")
             require_int("ram_mb", self.ram_mb)
             if self.size_mb < 2 * self.ram_mb:
-                raise ParamsError("size_mb", f"must be >= 2 x ram_mb = {2 * self.ram_mb}, got {self.size_mb}")
+                raise ParamsError("size_mb", f"must be at least 2 x ram_mb = {2 * self.ram_mb}, got {self.size_mb}")
         elif self.ram_mb is not None:
             require_int("ram_mb", self.ram_mb)
         require_int("files_k", self.files_k, minimum=0)
