@@ -13,12 +13,12 @@ from vbench.errors import VbenchError
 
 def build_parser() -> argparse.ArgumentParser:
     from vbench.commands import (bench_cmd, campaign_cmd, cluster_cmd, hadoop_cmd, image_cmd, inventory_cmd,
-                                 isolation_cmd, monitor_cmd, paper_cmd, stats_cmd, testbed_cmd)
+                                 isolation_cmd, monitor_cmd, paper_cmd, stage_cmd, stats_cmd, testbed_cmd)
 
     parser = argparse.ArgumentParser(prog="vbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for module in (testbed_cmd, cluster_cmd, hadoop_cmd, image_cmd, bench_cmd, campaign_cmd, inventory_cmd,
-                   isolation_cmd, monitor_cmd, stats_cmd, paper_cmd):
+                   isolation_cmd, monitor_cmd, stats_cmd, paper_cmd, stage_cmd):
         module.register(sub)
     return parser
 

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
-from vbench.campaign.design import Experiment, load_experiment
+from vbench.campaign.design import Configuration, Experiment
 from vbench.campaign.compare import Comparison, comparison_of, comparison_view
+from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignResult, params_for, run_campaign
+from vbench.campaign.study import Study, load_study
 from vbench.paper.data import add_cells
-from vbench.params import load_hadoop, load_testbed
+from vbench.paper.macros import HEADLINES
+from vbench.params import HadoopParams, TestbedParams
 from vbench.samples import Failure, read_records
 from vbench.stats import compute_stats, write_table
+from vbench.stats.dvc_views import headline_metrics, run_plot_rows, write_metrics, write_plot_rows
 from vbench.testbed import Testbed
 
 Log = Callable[[str], None]
@@ -37,9 +42,15 @@ class Stage:
     experiment_name: str
     campaign: str
 
+    @cached_property
+    def study(self) -> Study:
+        """The design and its params files, all checked (every configuration too) on first use,
+        so that a stage refuses a bad params file before it starts anything."""
+        return load_study(self.params_dir, self.params_dir / "experiments" / f"{self.experiment_name}.yaml")
+
     @property
     def experiment(self) -> Experiment:
-        return load_experiment(self.params_dir / "experiments" / f"{self.experiment_name}.yaml")
+        return self.study.experiment
 
     @property
     def raw(self) -> Path:
@@ -49,11 +60,11 @@ class Stage:
     def processed(self) -> Path:
         return self.data_dir / "processed" / self.campaign
 
-    def testbed(self):
-        return load_testbed(self.params_dir / "testbed.yaml")
+    def testbed(self) -> TestbedParams:
+        return self.study.testbed
 
-    def hadoop(self):
-        return load_hadoop(self.params_dir / "hadoop.yaml")
+    def hadoop(self) -> HadoopParams:
+        return self.study.hadoop
 
 
 def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
@@ -62,28 +73,35 @@ def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
     Checks that every platform and testbed factor level of the design works before hours of
     measurement, and gives the paper its testbed table (facts.json beside the samples)."""
     exp = stage.experiment
-    rows = []
-    seen: set[str] = set()
-    for config in exp.configurations():
+    testbeds: dict[str, tuple[Configuration, TestbedParams]] = {}
+    for config in exp.configurations():  # configurations differing only in Hadoop params share a testbed
         tb, _ = params_for(exp, config, stage.testbed(), stage.hadoop())
-        if tb.model_dump_json() in seen:  # configurations differing only in Hadoop params share a testbed
-            continue
-        seen.add(tb.model_dump_json())
-        Testbed(tb, log=log).down()
-        with Testbed(tb, log=log) as bed:
-            for h in bed.hosts:
-                rows.append({"platform": config.platform, "config": config.key, "host": h.name, "role": h.role,
-                             "address": h.address, "physical_host": h.physical_host, "rack": h.rack,
-                             "testbed_up_s": round(bed.bringup_seconds or 0.0, 2), **dict(h.facts)})
+        testbeds.setdefault(tb.model_dump_json(), (config, tb))
+    rows = []
+    report = ProgressReport(title="provision", unit="testbeds")
+    report.begin([config.key for config, _ in testbeds.values()])
+    try:
+        for config, tb in testbeds.values():
+            report.cell_started(config.key)
+            Testbed(tb, log=log).down()
+            with Testbed(tb, log=log) as bed:
+                for h in bed.hosts:
+                    rows.append({"platform": config.platform, "config": config.key, "host": h.name, "role": h.role,
+                                 "address": h.address, "physical_host": h.physical_host, "rack": h.rack,
+                                 "testbed_up_s": round(bed.bringup_seconds or 0.0, 2), **dict(h.facts)})
+            report.cell_finished(config.key, None)
+    finally:
+        report.end()
     stage.raw.mkdir(parents=True, exist_ok=True)
     (stage.raw / "facts.json").write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
     return pd.DataFrame(rows)
 
 
 def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
-    """Run (or resume) the design's calibration ("micro") or Hadoop suite ("hadoop") cells."""
+    """Run (or resume) the design's calibration ("micro") or Hadoop suite ("hadoop") cells; the
+    progress goes to stderr, which `vbench stage` copies to the terminal of `dvc repro`."""
     return run_campaign(stage.experiment, stage.testbed(), stage.hadoop(), stage.raw, log=log,
-                        kinds=frozenset({kind}))
+                        kinds=frozenset({kind}), progress=ProgressReport())
 
 
 def tidy(raw: Path, comparison: Comparison | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -141,3 +159,19 @@ def statistics(tidy_path: Path, out: Path, baseline: str = "native", equivalence
     out.parent.mkdir(parents=True, exist_ok=True)
     write_table(table, out)
     return table
+
+
+def quoted_headlines() -> frozenset[tuple[str, str]]:
+    """The (benchmark, metric) pairs the paper's text quotes: the study's headline numbers."""
+    return frozenset((benchmark, metric) for benchmark, metric, *_ in HEADLINES)
+
+
+def dvc_views(tidy_path: Path, table: pd.DataFrame, metrics_path: Path, plots_path: Path) -> tuple[Path, Path]:
+    """What `dvc metrics show|diff` and `dvc plots show` read: the headline comparisons of `table`
+    (ratio, 95 % interval, method, n) and every run of the same metrics. Both files lie outside
+    data/processed/<campaign>, which DVC owns whole as one output of the statistics stage."""
+    pairs = quoted_headlines()
+    samples = headline(pd.read_parquet(tidy_path))
+    samples.attrs["source"] = str(tidy_path)
+    return (write_metrics(headline_metrics(table, pairs), metrics_path),
+            write_plot_rows(run_plot_rows(samples, pairs), plots_path))

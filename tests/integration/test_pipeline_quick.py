@@ -1,8 +1,10 @@
-"""The `quick` preset end to end through the notebooks, as DVC runs them: papermill executes
-every stage notebook against a test testbed and a temporary data directory."""
+"""The `quick` preset end to end through the notebooks, as DVC runs them (`vbench stage`, which
+executes each notebook with papermill) against a test testbed and a temporary data directory;
+the campaign's progress lines reach the terminal (stderr) while the notebook keeps its record."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -17,12 +19,16 @@ from vbench.samples import Sample, read_records
 pytestmark = pytest.mark.integration
 
 
-def _papermill(nb: str, out_dir: Path, **params) -> None:
-    args = [sys.executable, "-m", "papermill", "--log-level", "WARNING", str(REPO / "notebooks" / nb), str(out_dir / nb)]
+def _stage(nb: str, out_dir: Path, **params) -> str:
+    """Runs one stage as dvc.yaml does; returns what it printed on stderr (the terminal)."""
+    args = [sys.executable, "-m", "vbench.cli", "stage", str(REPO / "notebooks" / nb), "--executed-dir", str(out_dir),
+            "--no-html"]
     for k, v in params.items():
         args += ["-p", k, str(v)]
     r = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=1200)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "without encryption" not in r.stderr
+    return r.stderr
 
 
 def test_quick_campaign_runs_every_notebook(tmp_path, it_testbed, it_params_dir):
@@ -31,10 +37,18 @@ def test_quick_campaign_runs_every_notebook(tmp_path, it_testbed, it_params_dir)
     executed.mkdir()
     common = {"params_dir": it_params_dir, "data_dir": data, "experiment": "quick", "campaign": "quick"}
 
-    _papermill("01-provision.ipynb", executed, **common)
-    _papermill("02-calibrate.ipynb", executed, **common)
-    _papermill("03-hadoop-suite.ipynb", executed, **common)
-    _papermill("04-statistics.ipynb", executed, data_dir=data, campaign="quick")
+    provision = _stage("01-provision.ipynb", executed, **common)
+    _stage("02-calibrate.ipynb", executed, **common)
+    suite = _stage("03-hadoop-suite.ipynb", executed, **common)
+    _stage("04-statistics.ipynb", executed, data_dir=data, campaign="quick")
+    print(provision, suite)
+    assert "provision: 1 testbeds to run" in provision and "[1/1] native: ok" in provision
+    # The suite's progress on the terminal: done/total, the running cell, elapsed, ETA, verdicts.
+    assert "campaign: 2 cells to run" in suite
+    assert "[0/2 cells, " in suite and "ETA ?] running b0/native/pi" in suite
+    assert "[1/2] b0/native/pi: ok (" in suite
+    assert re.search(r"\[1/2 cells, \S+ elapsed, ETA \S+s\] running b1/native/pi", suite), suite
+    assert "[2/2] b1/native/pi: ok (" in suite
 
     raw = data / "raw" / "quick"
     facts = json.loads((raw / "facts.json").read_text())
@@ -51,7 +65,7 @@ def test_quick_campaign_runs_every_notebook(tmp_path, it_testbed, it_params_dir)
     assert (means.ci_low < means.estimate).all() and (means.estimate < means.ci_high).all()
 
     if (REPO / "vbench" / "paper" / "build.py").exists() and shutil.which("latexmk"):
-        _papermill("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper",
+        _stage("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper",
                    resamples=999)
         assert (tmp_path / "paper" / "build" / "paper.pdf").stat().st_size > 10_000
     assert leftovers(it_testbed) == []

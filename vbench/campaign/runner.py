@@ -21,6 +21,7 @@ from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.benchmarks.suite import Planned, drop_caches_line, failure_reason, measure_micro, records_of
 from vbench.campaign.design import Cell, Configuration, Experiment, deep_merge, design_hash, expand
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
+from vbench.campaign.progress import CampaignProgress, NoProgress
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
@@ -94,11 +95,11 @@ def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hado
 
 
 def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
-                 log: Log = print, progress: Callable[[int, str], None] | None = None,
+                 log: Log = print, progress: CampaignProgress | None = None,
                  kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
                  hosts_source: HostsSource | None = None) -> CampaignResult:
     """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
-    `progress(total, label)` is called before each cell. `hosts_source` gives each configuration's
+    `progress` hears of every cell as it starts and ends. `hosts_source` gives each configuration's
     hosts: the local testbed (default) or an SSH inventory."""
     t0 = time.monotonic()
     store = CampaignStore(campaign_dir)
@@ -119,6 +120,7 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     done = done_cells(store)
     todo = [c for c in cells if c.cell_id not in done]
     result = CampaignResult(already_done=len(cells) - len(todo))
+    progress = progress or NoProgress()
     log(f"campaign {campaign_dir.name}: {len(cells)} cells, {result.already_done} already done, {len(todo)} to run")
     durations: dict[str, list[float]] = {}
     budget_s = exp.budget_minutes * 60 if exp.budget_minutes else None
@@ -126,51 +128,62 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
             "vbench_commit": vbench_commit()}
     dist = fetch(hadoop.version, hadoop.examples_version, log=log) if any(c.variant.kind == "hadoop" for c in todo) else None
 
-    with interrupts_unwind():
-        for (block, config), group in groupby(todo, key=lambda c: (c.block, c.config)):
-            group = list(group)
-            if budget_s is not None and _over_budget(t0, budget_s, group[0], durations):
-                result.skipped += [c.cell_id for c in group]
-                continue
-            tb, hp = _params(exp, config, testbed, hadoop, source)
-            try:
-                with source.open(config.platform, tb) as hosts:
-                    cluster = None
-                    try:
-                        for cell in group:
-                            if budget_s is not None and _over_budget(t0, budget_s, cell, durations):
-                                result.skipped.append(cell.cell_id)
-                                continue
-                            if progress:
-                                progress(len(todo), cell.cell_id)
-                            if cell.variant.kind == "hadoop" and cluster is None:
-                                cluster = HadoopCluster(hosts, hp, dist, log=log)
-                                cluster.up(timeout_s=getattr(source, "ready_timeout_s", None))
-                                provenance = cluster_provenance(cluster)
-                            c0 = time.monotonic()
-                            result.failures += _run_cell(cell, hosts, cluster, exp, _stamp(base, config, cell),
-                                                         provenance if cluster else {}, store, log, tb.name)
-                            durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
-                            result.ran.append(cell.cell_id)
-                    finally:
-                        if cluster is not None:
-                            cluster.down()
-            except (KeyboardInterrupt, SystemExit):  # Ctrl-C and SIGTERM (Terminated) unwind
-                raise
-            except Exception as exc:  # the configuration could not be brought up (or lost its hosts)
-                lost = [c for c in group if c.cell_id not in result.ran and c.cell_id not in result.skipped]
-                reason = failure_reason(exc)
-                _record_unrun(lost, config, base, reason, store)
-                result.failures += len(lost)
-                result.ran += [c.cell_id for c in lost]
-                log(f"configuration b{block}/{config.key} failed: {reason}; {len(lost)} cells recorded as failed")
-                if exp.on_failure == "stop":
-                    log("design says on_failure: stop; the campaign stops here (resume with `campaign run` again)")
-                    result.stopped = reason
-                    break
+    budget_note = f"time budget of {exp.budget_minutes} min"
+    progress.begin([c.cell_id for c in todo])
+    try:
+        with interrupts_unwind():
+            for (block, config), group in groupby(todo, key=lambda c: (c.block, c.config)):
+                group = list(group)
+                if budget_s is not None and _over_budget(t0, budget_s, group[0], durations):
+                    result.skipped += [c.cell_id for c in group]
+                    for c in group:
+                        progress.cell_skipped(c.cell_id, budget_note)
+                    continue
+                tb, hp = _params(exp, config, testbed, hadoop, source)
+                try:
+                    with source.open(config.platform, tb) as hosts:
+                        cluster = None
+                        try:
+                            for cell in group:
+                                if budget_s is not None and _over_budget(t0, budget_s, cell, durations):
+                                    result.skipped.append(cell.cell_id)
+                                    progress.cell_skipped(cell.cell_id, budget_note)
+                                    continue
+                                progress.cell_started(cell.cell_id)
+                                if cell.variant.kind == "hadoop" and cluster is None:
+                                    cluster = HadoopCluster(hosts, hp, dist, log=log)
+                                    cluster.up(timeout_s=getattr(source, "ready_timeout_s", None))
+                                    provenance = cluster_provenance(cluster)
+                                c0 = time.monotonic()
+                                failed, why = _run_cell(cell, hosts, cluster, exp, _stamp(base, config, cell),
+                                                        provenance if cluster else {}, store, log, tb.name)
+                                result.failures += failed
+                                durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
+                                result.ran.append(cell.cell_id)
+                                progress.cell_finished(cell.cell_id, why)
+                        finally:
+                            if cluster is not None:
+                                cluster.down()
+                except (KeyboardInterrupt, SystemExit):  # Ctrl-C and SIGTERM (Terminated) unwind
+                    raise
+                except Exception as exc:  # the configuration could not be brought up (or lost its hosts)
+                    lost = [c for c in group if c.cell_id not in result.ran and c.cell_id not in result.skipped]
+                    reason = failure_reason(exc)
+                    _record_unrun(lost, config, base, reason, store)
+                    result.failures += len(lost)
+                    result.ran += [c.cell_id for c in lost]
+                    for c in lost:  # the cell that was running when it broke, then the ones never started
+                        progress.cell_finished(c.cell_id, f"configuration failed: {reason}")
+                    log(f"configuration b{block}/{config.key} failed: {reason}; {len(lost)} cells recorded as failed")
+                    if exp.on_failure == "stop":
+                        log("design says on_failure: stop; the campaign stops here (resume with `campaign run` again)")
+                        result.stopped = reason
+                        break
+    finally:  # the bar is closed and the tally printed on Ctrl-C too
+        progress.end()
     if result.skipped:
         (store.root / "skipped.json").write_text(json.dumps(
-            {"reason": f"time budget of {exp.budget_minutes} min", "cells": result.skipped}, indent=1))
+            {"reason": budget_note, "cells": result.skipped}, indent=1))
         log(f"time budget reached: {len(result.skipped)} cells skipped (listed in {store.root / 'skipped.json'})")
     result.seconds = time.monotonic() - t0
     return result
@@ -197,9 +210,10 @@ def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: 
 
 
 def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
-              provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "") -> int:
+              provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "") -> tuple[int, str | None]:
     """Run one cell (again, up to `exp.retries` times, while it fails) and store each attempt's
-    records in one append as it ends. Returns the number of failed runs of the last attempt."""
+    records in one append as it ends. Returns the number of failed runs of the last attempt and
+    the first one's reason (None when all passed)."""
     v = cell.variant
     for attempt in range(exp.retries + 1):
         mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
@@ -222,4 +236,5 @@ def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp:
             + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else ""))
         if not failed:
             break
-    return failed
+    reason = next((r.failure.reason for r in runs if not r.ok), None)
+    return failed, reason

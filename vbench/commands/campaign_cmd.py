@@ -4,11 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from vbench.campaign.design import expand, load_experiment
+from vbench.campaign.design import expand
+from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignStore, done_cells, run_campaign
-from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
+from vbench.campaign.study import load_study
+from vbench.commands.common import add_params_options
 
 # No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
 console = Console(markup=False)
@@ -30,18 +31,16 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def experiment_path(params_dir: Path, name: str) -> Path:
-    path = Path(name)
-    return path if path.suffix in (".yaml", ".yml") else params_dir / "experiments" / f"{name}.yaml"
-
-
 def run(args) -> int:
     inv = None
     if getattr(args, "inventory", None):
         from vbench.inventory.model import load_inventory
 
         inv = load_inventory(args.inventory)
-    exp = load_experiment(experiment_path(args.params_dir, args.name), inv.platforms() if inv else ())
+    # Every params file the design reads, and every configuration, is checked before anything starts.
+    study = load_study(args.params_dir, args.name, inv.platforms() if inv else (),
+                       local=inv is None, testbed_overrides={"platform": args.platform, "workers": args.workers})
+    exp = study.experiment
     campaign_dir = args.data / "raw" / (args.campaign or exp.name)
     cells = expand(exp)
     if args.action == "show":
@@ -54,30 +53,17 @@ def run(args) -> int:
         finished = sum(c.cell_id in done for c in cells)
         console.print(f"{campaign_dir}: {finished}/{len(cells)} cells done")
         return 0
-    tb, hp = testbed_from_args(args), hadoop_from_args(args)
+    tb, hp = study.testbed, study.hadoop
+    report = ProgressReport()
     source = None
     if inv is not None:
         from vbench.inventory.source import InventorySource
 
         source = InventorySource(inv, facts_dir=campaign_dir / "inventory", block_unfit=args.block_unfit,
-                                 waiver=args.waive, log=console.log)
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("ETA"), TimeRemainingColumn(), console=console) as progress:
-        task = progress.add_task("cells", total=None)
-
-        def advance(total: int, label: str) -> None:
-            t = progress.tasks[0]
-            if t.total is None:
-                progress.update(task, total=total)
-            elif t.description != "cells":
-                progress.advance(task)
-            progress.update(task, description=label)
-
-        kinds = {"calibrate": {"micro"}, "suite": {"hadoop"}}.get(args.only or "", {"micro", "hadoop"})
-        result = run_campaign(exp, tb, hp, campaign_dir, log=console.log, progress=advance, kinds=frozenset(kinds),
-                              hosts_source=source)
-        if result.ran:
-            progress.advance(task)
+                                 waiver=args.waive, log=report.note)
+    kinds = {"calibrate": {"micro"}, "suite": {"hadoop"}}.get(args.only or "", {"micro", "hadoop"})
+    result = run_campaign(exp, tb, hp, campaign_dir, log=report.note, progress=report, kinds=frozenset(kinds),
+                          hosts_source=source)
     if result.stopped:
         console.print(f"campaign stopped (on_failure: stop): {result.stopped}")
     console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells ({result.failures} failed runs), "
