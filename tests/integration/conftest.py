@@ -14,31 +14,6 @@ from vbench.params import testbed_params
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces)"
-    for tool in ("ip", "unshare", "nc", "ssh-keygen", "mvn"):
-        if shutil.which(tool) is None:
-            return f"needs {tool}; run the README's test command, which installs it"
-    if not Path("/usr/sbin/sshd").exists():
-        return "needs openssh-server"
-    return None
-
-
-def pytest_collection_modifyitems(config, items):
-    reason = _missing()
-    if reason:
-        for item in items:
-            if "integration" in item.keywords:
-                item.add_marker(pytest.mark.skip(reason=reason))
-    # Tests marked slow (a Hadoop job on a software-emulated VM) run only when asked for.
-    asked = "slow" in (config.getoption("markexpr", default="") or "") or os.environ.get("VBENCH_SLOW") == "1"
-    if not asked:
-        for item in items:
-            if "slow" in item.keywords:
-                item.add_marker(pytest.mark.skip(reason="slow: run with VBENCH_SLOW=1 or -m slow (see README, Platforms)"))
-
-
 #: Testbed name and subnet of this test process: two suites running at once on one machine
 #: (a developer's and CI's) must not tear down each other's hosts.
 _RUN = os.getpid() % 10000

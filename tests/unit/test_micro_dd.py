@@ -5,9 +5,9 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from invoke import Result
 
 from vbench.benchmarks.micro import dd
 from vbench.errors import JobFailed, ParamsError
@@ -15,15 +15,6 @@ from vbench.errors import JobFailed, ParamsError
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "dd.txt").read_text()
 CFG = dd.DdConfig(bs_mb=4, count=4, repeats=3)  # what the capture was made with
-
-
-class FakeContext:
-    def __init__(self, *results):
-        self.results, self.commands = list(results), []
-
-    def run(self, cmd, **kwargs):
-        self.commands.append(cmd)
-        return self.results.pop(0)
 
 
 def test_command_writes_with_fdatasync_and_repeats():
@@ -78,11 +69,10 @@ def test_parse_refuses_missing_repeats_and_short_writes():
         dd.parse(short, CFG)
 
 
-def test_run_reports_the_tail_of_the_output_on_failure():
+def test_run_reports_the_tail_of_the_output_on_failure(fake_context):
     out = "dd: error writing '/w/vbench-dd.dat': No space left on device\n"
-    failed = SimpleNamespace(stdout=out, stderr="", exited=1)
     with pytest.raises(JobFailed, match="No space left on device"):
-        dd.run(FakeContext(failed), CFG, "/w")
+        dd.run(fake_context(Result(stdout=out, exited=1)), CFG, "/w")
 
 
 @pytest.mark.integration

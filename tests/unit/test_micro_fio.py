@@ -5,9 +5,9 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from invoke import Result
 
 from vbench.benchmarks.micro import fio
 from vbench.errors import JobFailed, ParamsError
@@ -15,21 +15,6 @@ from vbench.errors import JobFailed, ParamsError
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "fio.json").read_text()
 CFG = fio.FioConfig(size_mb=16, runtime_s=2)  # what the capture was made with
-
-
-class FakeContext:
-    """Replays canned results in order and records the commands it was given."""
-
-    def __init__(self, *results):
-        self.results, self.commands = list(results), []
-
-    def run(self, cmd, **kwargs):
-        self.commands.append((cmd, kwargs))
-        return self.results.pop(0)
-
-
-def result(stdout="", stderr="", exited=0):
-    return SimpleNamespace(stdout=stdout, stderr=stderr, exited=exited)
 
 
 def test_command_has_three_stonewalled_jobs_with_json_output():
@@ -106,27 +91,28 @@ def test_parse_skips_notes_printed_before_the_json():
     assert len(fio.parse("note: both iodepth >= 1 and synchronous I/O engine\n" + TEXT, CFG)) == 4
 
 
-def test_run_falls_back_to_buffered_when_direct_io_is_refused():
-    refused = result(stderr="fio: looks like your file system does not support direct=1/buffered=0\n"
+def test_run_falls_back_to_buffered_when_direct_io_is_refused(fake_context):
+    refused = Result(stderr="fio: looks like your file system does not support direct=1/buffered=0\n"
                             "fio: destination does not support O_DIRECT\n", exited=1)
-    ok = result(stdout=TEXT.replace('"direct" : "1"', '"direct" : "0"'))
-    c = FakeContext(refused, ok)
+    ok = Result(stdout=TEXT.replace('"direct" : "1"', '"direct" : "0"'))
+    c = fake_context(refused, ok)
     samples, raw = fio.run(c, CFG, "/w")
-    assert "--direct=1" in c.commands[0][0] and "--direct=0" in c.commands[1][0]
-    assert c.commands[0][1]["hide"] is True and c.commands[0][1]["warn"] is True
+    first, second = c.run.call_args_list
+    assert "--direct=1" in first.args[0] and "--direct=0" in second.args[0]
+    assert first.kwargs["hide"] is True and first.kwargs["warn"] is True
     assert raw == ok.stdout
     assert all(s.metadata["direct"] is False and "O_DIRECT" in s.metadata["direct_fallback"] for s in samples)
 
 
-def test_run_does_not_fall_back_on_other_errors():
-    c = FakeContext(result(stderr="fio: pid=7, err=28/file:filesetup.c: No space left on device", exited=1))
+def test_run_does_not_fall_back_on_other_errors(fake_context):
+    c = fake_context(Result(stderr="fio: pid=7, err=28/file:filesetup.c: No space left on device", exited=1))
     with pytest.raises(JobFailed, match="No space left on device"):
         fio.run(c, CFG, "/w")
-    assert len(c.commands) == 1
+    assert c.run.call_count == 1
 
 
-def test_run_refuses_fallback_when_disabled():
-    c = FakeContext(result(stderr="fio: destination does not support O_DIRECT", exited=1))
+def test_run_refuses_fallback_when_disabled(fake_context):
+    c = fake_context(Result(stderr="fio: destination does not support O_DIRECT", exited=1))
     with pytest.raises(JobFailed, match="O_DIRECT"):
         fio.run(c, fio.FioConfig(direct_fallback=False), "/w")
 

@@ -6,9 +6,9 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from invoke import Result
 
 from vbench.benchmarks.micro import hdparm
 from vbench.errors import JobFailed, ParamsError
@@ -16,15 +16,6 @@ from vbench.errors import JobFailed, ParamsError
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "hdparm_loop.txt").read_text()
 CFG = hdparm.HdparmConfig(device="/dev/loop1", repeats=2)  # what the capture was made with
-
-
-class FakeContext:
-    def __init__(self, *results):
-        self.results, self.commands = list(results), []
-
-    def run(self, cmd, **kwargs):
-        self.commands.append(cmd)
-        return self.results.pop(0)
 
 
 def test_command_with_named_device_repeats_hdparm_t():
@@ -81,15 +72,15 @@ def test_parse_garbage_raises_jobfailed(text):
         hdparm.parse(text, CFG)
 
 
-def test_run_says_clearly_when_there_is_no_block_device():
+def test_run_says_clearly_when_there_is_no_block_device(fake_context):
     msg = "vbench: no block device under /w: it is on 'overlay', not a block device"
-    c = FakeContext(SimpleNamespace(stdout="", stderr=msg, exited=hdparm.NO_BLOCK_DEVICE))
+    c = fake_context(Result(stderr=msg, exited=hdparm.NO_BLOCK_DEVICE))
     with pytest.raises(JobFailed, match="no block device under /w: it is on 'overlay'"):
         hdparm.run(c, hdparm.HdparmConfig(), "/w")
 
 
-def test_run_passes_hdparm_errors_on():
-    c = FakeContext(SimpleNamespace(stdout="", stderr="/dev/vda: Operation not permitted\n", exited=1))
+def test_run_passes_hdparm_errors_on(fake_context):
+    c = fake_context(Result(stderr="/dev/vda: Operation not permitted\n", exited=1))
     with pytest.raises(JobFailed, match="Operation not permitted"):
         hdparm.run(c, hdparm.HdparmConfig(device="/dev/vda"), "/w")
 

@@ -8,9 +8,9 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from invoke import Result
 
 from vbench.benchmarks.micro import iperf3
 from vbench.errors import JobFailed, ParamsError
@@ -18,15 +18,6 @@ from vbench.errors import JobFailed, ParamsError
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "iperf3.json").read_text()
 CFG = iperf3.Iperf3Config(server="127.0.0.1", port=47239, server_bind="127.0.0.1")  # the capture's
-
-
-class FakeContext:
-    def __init__(self, *results):
-        self.results, self.commands = list(results), []
-
-    def run(self, cmd, **kwargs):
-        self.commands.append(cmd)
-        return self.results.pop(0)
 
 
 def test_client_command():
@@ -104,11 +95,11 @@ def test_parse_garbage_raises_jobfailed(text):
         iperf3.parse(text, CFG)
 
 
-def test_run_refused_connection_through_fake_context():
-    c = FakeContext(SimpleNamespace(stdout=(DATA / "iperf3_refused.json").read_text(), stderr="", exited=0))
+def test_run_refused_connection_through_fake_context(fake_context):
+    c = fake_context(Result(stdout=(DATA / "iperf3_refused.json").read_text()))
     with pytest.raises(JobFailed, match="Connection refused"):
         iperf3.run(c, CFG)
-    assert c.commands == [iperf3.command(CFG)]
+    assert [call.args for call in c.run.call_args_list] == [(iperf3.command(CFG),)]
 
 
 def free_port() -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from invoke import Result
 
 from vbench.benchmarks.micro import MICRO_BENCHMARKS, describe
 from vbench.errors import JobFailed
@@ -27,15 +27,6 @@ CAPTURES = {
 }
 
 
-class FakeContext:
-    def __init__(self, result):
-        self.result, self.calls = result, []
-
-    def run(self, cmd, **kwargs):
-        self.calls.append((cmd, kwargs))
-        return self.result
-
-
 def test_registry_names_the_eight_benchmarks():
     assert set(MICRO_BENCHMARKS) == set(CAPTURES)
     assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
@@ -54,34 +45,34 @@ def test_every_module_has_the_one_shape(name):
 
 
 @pytest.mark.parametrize("name", sorted(CAPTURES))
-def test_run_returns_samples_and_raw_output_through_any_context(name):
+def test_run_returns_samples_and_raw_output_through_any_context(name, fake_context):
     module = MICRO_BENCHMARKS[name]
     fname, kwargs = CAPTURES[name]
     text = (DATA / fname).read_text()
     cfg = module.Config(**kwargs)
-    c = FakeContext(SimpleNamespace(stdout=text, stderr="", exited=0))
+    c = fake_context(Result(stdout=text))
     samples, raw = module.run(c, cfg, "/w")
     assert raw == text and samples
     assert all(s.benchmark == name and module.METRICS[s.metric] == s.unit for s in samples)
-    [(cmd, run_kwargs)] = c.calls
-    assert cmd == module.command(cfg, "/w")
-    assert run_kwargs["hide"] is True and run_kwargs["warn"] is True
+    [call] = c.run.call_args_list
+    assert call.args == (module.command(cfg, "/w"),)
+    assert call.kwargs["hide"] is True and call.kwargs["warn"] is True
 
 
 @pytest.mark.parametrize("name", sorted(CAPTURES))
-def test_run_turns_a_non_zero_exit_into_jobfailed_with_the_stderr_tail(name):
+def test_run_turns_a_non_zero_exit_into_jobfailed_with_the_stderr_tail(name, fake_context):
     module = MICRO_BENCHMARKS[name]
     stderr = "".join(f"noise {i}\n" for i in range(40)) + "the real reason\n"
-    c = FakeContext(SimpleNamespace(stdout="", stderr=stderr, exited=2))
+    c = fake_context(Result(stderr=stderr, exited=2))
     with pytest.raises(JobFailed, match="the real reason") as info:
         module.run(c, module.Config(**CAPTURES[name][1]), "/w")
     assert "noise 0\n" not in str(info.value)  # a tail, not the whole stream
 
 
 @pytest.mark.parametrize("name", sorted(CAPTURES))
-def test_run_turns_unparseable_output_into_jobfailed(name):
+def test_run_turns_unparseable_output_into_jobfailed(name, fake_context):
     module = MICRO_BENCHMARKS[name]
-    c = FakeContext(SimpleNamespace(stdout="<html>503</html>", stderr="warning: odd\n", exited=0))
+    c = fake_context(Result(stdout="<html>503</html>", stderr="warning: odd\n"))
     with pytest.raises(JobFailed, match="warning: odd"):
         module.run(c, module.Config(**CAPTURES[name][1]), "/w")
 
