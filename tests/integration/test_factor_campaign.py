@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import leftovers
+from tests.integration.conftest import leftovers, it_hadoop
 from vbench.campaign.design import Experiment
 from vbench.campaign.runner import run_campaign
-from vbench.params import hadoop_params
 from vbench.samples import Sample, read_records
 
 pytestmark = pytest.mark.integration
@@ -21,7 +20,7 @@ def test_vms_per_host_and_topology_levels_each_run_on_their_own_cluster(it_platf
         "compare": ["vms_per_host"], "baseline": "1",
         "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}],
     })
-    result = run_campaign(exp, tb, hadoop_params({"replication": 2}), tmp_path / "factors")
+    result = run_campaign(exp, tb, it_hadoop({"replication": 2}), tmp_path / "factors")
     assert result.failures == 0
     records = list(read_records(tmp_path / "factors" / "samples.jsonl"))
     assert all(isinstance(r, Sample) for r in records)

@@ -22,12 +22,11 @@ from vbench.host import connect, known_hosts_line
 from vbench.inventory.model import inventory, load_inventory
 from vbench.inventory.preflight import preflight
 from vbench.inventory.source import InventorySource
-from vbench.params import load_hadoop
 from vbench.samples import Failure, Sample, read_records
 from vbench.testbed import Testbed, netcmd
 from vbench.testbed.sshd import sshd_config
 
-from .conftest import REPO, leftovers
+from .conftest import REPO, leftovers, it_hadoop
 
 pytestmark = pytest.mark.integration
 
@@ -171,7 +170,7 @@ def test_an_unreachable_configuration_is_recorded_and_the_campaign_goes_on_or_st
     seed = next(s for s in range(50) if [c.platform for c in expand(Experiment.model_validate(
         {**spec, "seed": s}, context={"platform_labels": ("kvm",)}))] == ["kvm", "native"])
     exp = Experiment.model_validate({**spec, "seed": seed}, context={"platform_labels": ("kvm",)})
-    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+    hp = it_hadoop()
 
     go_on = tmp_path / "data" / "go-on"
     r = run_campaign(exp, bed.params, hp, go_on, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
@@ -212,7 +211,7 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
     exp = Experiment.model_validate({"name": "inv", "platforms": ["native"], "repetitions": 1, "workers": 2,
                                      "calibrate": [{"benchmark": "cpu", "config": {"time_s": 2}}],
                                      "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}]})
-    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+    hp = it_hadoop()
     provisioned = tmp_path / "data" / "provisioned"
     # The machine is shared with other clusters: give Hadoop the same time to come up on both paths.
     r1 = run_campaign(exp, it_testbed, hp, provisioned, log=print, hosts_source=TestbedSource(print, ready_timeout_s=600))
@@ -245,7 +244,7 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
     # A seed whose run order puts TeraSort first, so "the next cell" comes after the kill.
     seed = next(s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.benchmark == "terasort")
     exp = Experiment.model_validate({**spec, "seed": seed})
-    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+    hp = it_hadoop()
     killed: list[str] = []
     with Testbed(tb, log=print) as bed:
         inv = load_inventory(_write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"),
@@ -300,7 +299,7 @@ def test_a_job_over_its_timeout_is_killed_in_yarn_and_recorded(it_platform_testb
             "suite": [{"benchmark": "pi", "config": {"maps": 1, "samples": [200000000000, 1000]}}]}
     seed = next(s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.config.samples > 1000)
     exp = Experiment.model_validate({**spec, "seed": seed})
-    hp = load_hadoop(REPO / "params" / "hadoop.yaml")
+    hp = it_hadoop()
     with Testbed(tb, log=print) as bed:
         inv = load_inventory(_write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"),
                                                                   "ready_timeout_s": 600}))

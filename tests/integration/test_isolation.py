@@ -10,13 +10,12 @@ import shutil
 
 import pytest
 
-from tests.integration.conftest import leftovers
+from tests.integration.conftest import leftovers, it_hadoop
 from vbench.errors import VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.isolation import params as P
 from vbench.isolation.pids import PidsCgroup, require_pids_limit
 from vbench.isolation.run import run_isolation
-from vbench.params import hadoop_params
 from vbench.samples import Failure, Sample, read_records
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
@@ -44,7 +43,7 @@ def test_each_stress_beside_terasort_with_the_fork_bomb_contained_then_nothing_l
     iso = _small_iso()
     base = it_platform_testbed("lxc")
     tb_a, tb_b = P.tenant_a_testbed(base, iso), P.tenant_b_testbed(base, iso)
-    hp = P.tenant_a_hadoop(hadoop_params({"block_size": "16MB"}), iso)
+    hp = P.tenant_a_hadoop(it_hadoop({"block_size": "16MB"}), iso)
     store = CampaignStore(tmp_path / "data" / "isolation")
     try:
         results = run_isolation(iso, tb_a, tb_b, hp, fetch(hp.version, hp.examples_version), store,

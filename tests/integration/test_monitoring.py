@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.integration.conftest import leftovers
+from tests.integration.conftest import leftovers, it_hadoop
 from vbench.benchmarks.hadoop import terasort
 from vbench.benchmarks.suite import Planned, suite
 from vbench.hadoop.artifacts import fetch
@@ -18,7 +18,6 @@ from vbench.host import connect
 from vbench.monitor import volume
 from vbench.monitor.monitor import Monitor, MonitorSpec, load_timeseries
 from vbench.monitor.series import METRICS
-from vbench.params import hadoop_params
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
 from vbench.testbed.image import image_for
@@ -84,7 +83,7 @@ def test_sampler_on_a_container_host_has_a_machine_side(it_platform_testbed):
 
 
 def test_monitored_terasort_passes_its_data_volume_checks(it_testbed, tmp_path):
-    hp = hadoop_params({"replication": 2, "block_size": "16MB"})
+    hp = it_hadoop({"replication": 2, "block_size": "16MB"})
     dist = fetch(hp.version, hp.examples_version)
     store = CampaignStore(tmp_path / "camp")
     with Testbed(it_testbed) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:

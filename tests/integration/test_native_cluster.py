@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import REPO, leftovers
+from tests.integration.conftest import REPO, leftovers, it_hadoop
 from vbench.errors import ClusterNotReady
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
-from vbench.params import hadoop_params
 from vbench.samples import read_records
 from vbench.smoke import run_smoke, save_smoke
 from vbench.testbed import Testbed
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_path):
-    hp = hadoop_params({"replication": 2, "block_size": "16MB"})
+    hp = it_hadoop({"replication": 2, "block_size": "16MB"})
     result = run_smoke(it_testbed, hp, size_bytes=64 * 1024**2, log=print)
     print(result.summary())
 
@@ -51,7 +50,7 @@ def test_each_block_has_its_replicas_on_distinct_workers(it_testbed):
     """fsck sees the configured replication on every block, on distinct DataNodes."""
     from vbench.hadoop import jobs
 
-    hp = hadoop_params({"replication": 2, "block_size": "4MB"})
+    hp = it_hadoop({"replication": 2, "block_size": "4MB"})
     dist = fetch(hp.version, hp.examples_version)
     with Testbed(it_testbed) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:
         r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(200_000, "/placement", maps=2), timeout=600)
@@ -68,7 +67,7 @@ def test_each_block_has_its_replicas_on_distinct_workers(it_testbed):
 
 
 def test_a_daemon_that_dies_is_named_with_its_log_and_everything_is_removed(it_testbed):
-    hp = hadoop_params({"daemon_jvm_flags": ["-XX:+ThisFlagDoesNotExist"]})
+    hp = it_hadoop({"daemon_jvm_flags": ["-XX:+ThisFlagDoesNotExist"]})
     dist = fetch(hp.version, hp.examples_version)
     with pytest.raises(ClusterNotReady) as err:
         with Testbed(it_testbed) as tb, HadoopCluster(tb.hosts, hp, dist):

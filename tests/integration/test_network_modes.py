@@ -7,14 +7,13 @@ import shutil
 
 import pytest
 
-from tests.integration.conftest import IT_BRIDGE, IT_NAME, IT_SUBNET, leftovers
+from tests.integration.conftest import IT_BRIDGE, IT_NAME, IT_SUBNET, leftovers, it_hadoop
 from vbench.benchmarks import netmatrix
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import connect
-from vbench.params import hadoop_params
 from vbench.params import testbed_params as make_testbed
 from vbench.testbed import Testbed, sysops
 from vbench.testbed.image import image_for
@@ -107,7 +106,7 @@ def test_hadoop_runs_behind_nat_with_replicas_on_both_guests_of_a_physical_host(
     """Master alone on pm, both workers on p1: the pipeline between the workers goes over the
     NAT network, everything to and from the master across the (NAT'd) uplinks."""
     p = params(tmp_path, mode, workers=2, vms=2, rate=None)
-    hp = hadoop_params({"replication": 2, "block_size": "4MB"})
+    hp = it_hadoop({"replication": 2, "block_size": "4MB"})
     dist = fetch(hp.version, hp.examples_version)
     with Testbed(p, log=print) as tb:
         cluster = HadoopCluster(tb.hosts, hp, dist)

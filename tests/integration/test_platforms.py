@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import shutil
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import IT_NAME, leftovers
+from tests.integration.conftest import IT_NAME, leftovers, it_hadoop
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import connect
-from vbench.params import hadoop_params
 from vbench.smoke import run_smoke
 from vbench.testbed import Testbed
 from vbench.testbed.image import image_for
@@ -43,7 +41,7 @@ def _platform_ready(request):
 
 def _small_hadoop(**extra):
     """The smoke's Hadoop settings: replication 2 over 16 MB blocks."""
-    return hadoop_params({"replication": 2, "block_size": "16MB", **extra})
+    return it_hadoop({"replication": 2, "block_size": "16MB", **extra})
 
 
 # --- containers: the smoke, end to end ------------------------------------------------

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.conftest import it_hadoop
+
 from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
-from vbench.params import hadoop_params
 from vbench.testbed import Testbed
 
 pytestmark = pytest.mark.integration
@@ -17,7 +18,7 @@ def test_replicas_leave_the_physical_host_when_the_topology_says_so(it_platform_
     # worker1 and worker2 are guests of physical host p1, worker3 is alone on p2: with
     # replication 2, the policy must put one replica of every block on worker3.
     tb = it_platform_testbed("native", workers=3, vms_per_host=2)
-    hp = hadoop_params({"replication": 2, "block_size": "1MB", "topology": topology})
+    hp = it_hadoop({"replication": 2, "block_size": "1MB", "topology": topology})
     dist = fetch(hp.version, hp.examples_version)
     with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, dist) as cluster:
         assert {h.name: h.physical_host for h in bed.hosts} == {
