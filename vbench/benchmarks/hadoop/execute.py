@@ -10,6 +10,7 @@ import shlex
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import partial
 from types import ModuleType
 from typing import Any, Callable
 
@@ -18,7 +19,7 @@ from vbench.benchmarks.micro._common import params as config_params, tail
 from vbench.errors import JobFailed
 from invoke.exceptions import CommandTimedOut
 
-from vbench.hadoop import history, jobs, yarn_apps
+from vbench.hadoop import history, history_fetch, jobs, yarn_apps
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.samples import Failure, Sample
 
@@ -111,19 +112,21 @@ def job_detail_samples(cluster: HadoopCluster, benchmark: str, step: str, client
     """Counters, phases and attempt timings of every job the step submitted, from JobHistory."""
     out: list[Sample] = []
     for job_id in jobs.job_ids(client_log):
-        def get(suffix: str) -> str:
-            r = cluster.sh(cluster.master, f"curl -sf --max-time 10 '{history.job_url(cluster.master.name, job_id, suffix)}'")
-            if not r.ok:
-                raise JobFailed(f"JobHistory has no {suffix or 'record'} for {job_id}")
-            return r.stdout
-
-        job = _retry(lambda: history.parse_job(get("")))
-        counters = history.parse_counters(get("/counters"))
-        attempts = []
-        for task in history.parse_task_ids(get("/tasks")):
-            attempts += history.parse_attempts(get(f"/tasks/{task}/attempts"))
-        out += history.job_samples(benchmark, step, job, counters, attempts, {})
+        job, resources = _retry(partial(fetch_job_history, cluster, job_id))
+        detail = history_fetch.parse_detail(resources, job_id)
+        out += history.job_samples(benchmark, step, job, detail.counters, detail.attempts, {})
     return out
+
+
+def fetch_job_history(cluster: HadoopCluster, job_id: str) -> tuple[history.JobInfo, dict[str, history_fetch.Resource]]:
+    """The job's record and everything else JobHistory has on it, in one SSH round trip."""
+    r = cluster.sh(cluster.master, history_fetch.fetch_command(cluster.master.name, job_id))
+    resources = history_fetch.split_stream(r.stdout, job_id)
+    if not resources and not r.ok:
+        # Nothing came back at all: the shell on the master failed, not the history server.
+        raise JobFailed(f"JobHistory has no record for {job_id} (fetching it on {cluster.master.name} "
+                        f"exited {r.exit_code}: {tail(r.stderr, 3)})")
+    return history_fetch.parse_job(resources, job_id), resources
 
 
 def _retry(fn, tries: int = 10, pause_s: float = 1.0):
@@ -151,9 +154,14 @@ def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details
             run.outputs[step.name] = run_step(cluster, step, log, timeout_s)
         samples = list(module.parse(run.outputs, cfg))
         if job_details:
+            t0, details = time.monotonic(), []
             for s in module.steps(cfg, run_dir):
                 if isinstance(s, JavaStep) and s.job_details:
-                    samples += job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
+                    details += job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
+            # The line to time this step by (issue #24: it cost N+3 SSH round trips per job).
+            log(f"{module.NAME}: JobHistory of {len({d.metadata['job_id'] for d in details})} job(s) read in "
+                f"{time.monotonic() - t0:.2f} s")
+            samples += details
         run.samples = [s.with_metadata(**run.parameters, run_id=run_id) for s in samples]
     except _StepFailed as exc:
         run.outputs[exc.step] = exc.output
