@@ -3,19 +3,20 @@ host, two guests on different physical hosts, a guest and its own physical host.
 
 `pairs` (which pairs, which address each client uses) and `parse_row` are pure; `measure`
 runs iperf3 servers on guests over SSH and on physical hosts with `ip netns exec` (processes
-started here, by pid, stopped here), and the clients on guests over SSH, one pair at a time
-so that pairs do not share the machine's two cores.
+started here, by pid, stopped here), and, once a server listens, its client on a guest over
+SSH, one pair at a time so that pairs do not share the machine's two cores.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shlex
 import subprocess
-import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 from vbench.benchmarks.micro import iperf3
+from vbench.benchmarks.micro._common import Runner
 from vbench.errors import JobFailed
 from vbench.host import Host, connect
 from vbench.testbed import sysops
@@ -130,31 +131,50 @@ def measure(hosts: list[Host], lay: NetLayout, vms_per_host: int, duration_s: in
     rows = []
     for pair in pairs(lay):
         cfg = iperf3.Iperf3Config(server=pair.target, port=port, duration_s=duration_s, omit_s=omit_s)
-        client = by_name[pair.client]
-        proc = None
-        if pair.server.startswith("host:"):
-            ph = lay.physical(pair.server.split(":", 1)[1])
-            proc = subprocess.Popen(["ip", "netns", "exec", ph.netns, *server_argv(port)], stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        else:
-            with connect(by_name[pair.server]) as s:
-                limit = duration_s + 30
-                s.run(f"nohup timeout {limit} {shlex.join(server_argv(port))} > /dev/null 2>&1 < /dev/null &",
-                      hide=True, in_stream=False)
-        try:
-            time.sleep(0.5)
-            with connect(client) as c:
+        with _iperf3_server(pair, lay, by_name, port, duration_s) as server:
+            iperf3.wait_until_listening(server, port, f"{pair.server} ({pair.target})")
+            with connect(by_name[pair.client]) as c:
                 res = c.run(iperf3.command(cfg), hide=True, warn=True, in_stream=False)
-            if not res.stdout.strip():
-                raise JobFailed(f"iperf3 {pair.client} -> {pair.server} ({pair.target}): no output: {res.stderr[-300:]}")
-            row = parse_row(res.stdout, pair, lay, vms_per_host)
-        finally:
-            if proc is not None:
-                sysops.kill_pids([proc.pid], grace_s=2)
-                proc.wait()
+        if not res.stdout.strip():
+            raise JobFailed(f"iperf3 {pair.client} -> {pair.server} ({pair.target}): no output: {res.stderr[-300:]}")
+        row = parse_row(res.stdout, pair, lay, vms_per_host)
         log(f"{row.mode:10s} {row.kind:22s} {row.client}->{row.server} {row.target}: {row.throughput_mbit:.1f} Mbit/s")
         rows.append(row)
     return rows
+
+
+@contextlib.contextmanager
+def _iperf3_server(pair: Pair, lay: NetLayout, by_name: dict[str, Host], port: int,
+                   duration_s: int) -> Iterator[Runner]:
+    """A one-off iperf3 server on the pair's server; yields a Runner of commands on that side.
+
+    A physical host's server runs here in its network namespace (started here, stopped here by
+    pid); a guest's over SSH, where it exits after its one test or its time limit."""
+    if pair.server.startswith("host:"):
+        netns = lay.physical(pair.server.split(":", 1)[1]).netns
+        proc = subprocess.Popen(["ip", "netns", "exec", netns, *server_argv(port)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            yield InNetns(netns)
+        finally:
+            sysops.kill_pids([proc.pid], grace_s=2)
+            proc.wait()
+        return
+    with connect(by_name[pair.server]) as s:
+        limit = duration_s + int(iperf3.SERVER_START_TIMEOUT_S) + 30
+        s.run(f"nohup timeout {limit} {shlex.join(server_argv(port))} > /dev/null 2>&1 < /dev/null &",
+              hide=True, in_stream=False)
+        yield s
+
+
+@dataclass(frozen=True)
+class InNetns:
+    """A Runner (as `c.run` of a Connection) for commands in one of this machine's network namespaces."""
+
+    netns: str
+
+    def run(self, command: str, **_: Any) -> subprocess.CompletedProcess:
+        return sysops.run(["ip", "netns", "exec", self.netns, "sh", "-c", command], check=False)
 
 
 def as_dicts(rows: list[MatrixRow]) -> list[dict]:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from types import ModuleType
 from typing import Any
 
@@ -39,49 +41,111 @@ def describe_all() -> list[dict[str, Any]]:
 
 
 def make_config(module: ModuleType, overrides: dict[str, str], preset: str | None = None) -> Any:
-    """A module's Config from `key=value` strings (typed by the field's default), or a preset."""
+    """A module's Config from `key=value` strings (typed by the field's declared type), or a preset."""
     config = module.Config
     base = getattr(config, preset)() if preset else config()
     if preset and not isinstance(vars(config).get(preset), classmethod):
         raise ParamsError("--preset", f"{module.NAME} has no preset {preset!r}")
     values = {}
-    fields = {f.name: f for f in dataclasses.fields(config)}
+    # The declared type, not the default's: a field defaulting to None must still take a value.
+    hints = typing.get_type_hints(config)
+    fields = {f.name for f in dataclasses.fields(config)}
     for key, text in overrides.items():
         if key not in fields:
             raise ParamsError(f"{module.NAME}.{key}", f"no such parameter; parameters: {', '.join(fields)}")
-        values[key] = _typed(getattr(base, key), text, f"{module.NAME}.{key}")
+        values[key] = parse_value(hints[key], text, f"{module.NAME}.{key}")
     try:
         return dataclasses.replace(base, **values)
     except (TypeError, ValueError) as exc:
         raise ParamsError(module.NAME, str(exc)) from None
 
 
-def _typed(default: Any, text: str, field: str) -> Any:
+#: What an Optional field reads as None: Python's and YAML's spellings, or nothing at all.
+NONE_WORDS = frozenset({"", "none", "null"})
+TRUE_WORDS = frozenset({"true", "1", "yes"})
+FALSE_WORDS = frozenset({"false", "0", "no"})
+
+
+def parse_value(hint: Any, text: str, field: str) -> Any:
+    """`text` (from `--set` or an experiment file) as a value of the declared type `hint`."""
     try:
-        if isinstance(default, bool):
-            if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError(text)
-            return text.lower() in ("true", "1", "yes")
-        if isinstance(default, int):
-            return int(text)
-        if isinstance(default, float):
-            return float(text)
-        if isinstance(default, tuple):
-            item = type(default[0]) if default else str
-            return tuple(item(t) for t in text.split(",") if t)
+        return _parse(hint, text)
     except ValueError:
-        raise ParamsError(field, f"expected {_type_in_english(default)}, got {text!r}") from None
-    return text
+        raise ParamsError(field, f"expected {type_in_english(hint)}, got {text!r}") from None
 
 
-def _type_in_english(default: Any) -> str:
-    """What a parameter typed like `default` takes, as its author would say it."""
-    if isinstance(default, bool):
-        return "true or false"
-    if isinstance(default, int):
-        return "an integer"
-    if isinstance(default, float):
-        return "a number"
-    if isinstance(default, tuple):
-        return f"a comma-separated list of {_type_in_english(default[0]) if default else 'strings'}"
-    return f"a {type(default).__name__}"
+def _parse(hint: Any, text: str) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return _parse_union(args, text)
+    if origin is typing.Literal:
+        return _parse_literal(args, text)
+    if origin in (tuple, list):
+        return _parse_sequence(origin, args, text)
+    if hint is bool:
+        return _parse_bool(text)
+    if hint in (int, float):
+        return hint(text)
+    return text  # str, Any, and whatever a command line cannot say better than a string
+
+
+def _parse_union(options: tuple[Any, ...], text: str) -> Any:
+    values = [o for o in options if o is not types.NoneType]
+    if len(values) < len(options) and text.strip().lower() in NONE_WORDS:
+        return None
+    for option in values:
+        try:
+            return _parse(option, text)
+        except ValueError:
+            continue
+    raise ValueError(text)
+
+
+def _parse_literal(choices: tuple[Any, ...], text: str) -> Any:
+    for choice in choices:
+        if str(choice) == text or (isinstance(choice, bool) and _is_bool_word(text) and _parse_bool(text) is choice):
+            return choice
+    raise ValueError(text)
+
+
+def _parse_sequence(origin: type, args: tuple[Any, ...], text: str) -> Any:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if origin is tuple and args and args[-1] is not Ellipsis:  # fixed length: tuple[int, str]
+        if len(items) != len(args):
+            raise ValueError(text)
+        return tuple(_parse(a, t) for a, t in zip(args, items))
+    item = args[0] if args else str
+    return origin(_parse(item, t) for t in items)
+
+
+def _is_bool_word(text: str) -> bool:
+    return text.lower() in TRUE_WORDS | FALSE_WORDS
+
+
+def _parse_bool(text: str) -> bool:
+    if not _is_bool_word(text):
+        raise ValueError(text)
+    return text.lower() in TRUE_WORDS
+
+
+def type_in_english(hint: Any) -> str:
+    """What a parameter declared as `hint` takes, as its author would say it."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        values = [type_in_english(a) for a in args if a is not types.NoneType]
+        return " or ".join(values + (["none"] if types.NoneType in args else []))
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if origin in (tuple, list):
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return "a comma-separated list of " + ", ".join(type_in_english(a) for a in args)
+        return f"a comma-separated list of {_plural(args[0] if args else str)}"
+    return _SINGULAR.get(hint, f"a {getattr(hint, '__name__', hint)}")
+
+
+_SINGULAR = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+_PLURAL = {bool: "trues or falses", int: "integers", float: "numbers", str: "strings"}
+
+
+def _plural(hint: Any) -> str:
+    return _PLURAL.get(hint) or f"values, each {type_in_english(hint)}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping
@@ -106,11 +105,11 @@ def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
     run = BenchRun("iperf3", new_run_id(f"iperf3-{client.name}-{server.name}"), config_params(cfg))
     with connect(server) as s, connect(client) as c:
         # A one-off server (-1) that also dies by itself if the client never comes.
-        limit = int(cfg.duration_s) + 30
+        limit = int(cfg.duration_s + iperf3.SERVER_START_TIMEOUT_S) + 30
         s.run(f"nohup timeout {limit} {iperf3.server_command(cfg)} > /dev/null 2>&1 < /dev/null &",
               hide=True, in_stream=False)
-        time.sleep(0.5)
         try:
+            iperf3.wait_until_listening(s, cfg.port, f"{server.name} ({server.address})")
             samples, raw = iperf3.run(c, cfg, "")
             run.outputs["output"] = raw
             run.samples = [x.with_metadata(host=client.name, client=client.name, server=server.name,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -39,6 +40,9 @@ HADOOP_ARTIFACTS: tuple[tuple[str, str | None], ...] = (
     ("hadoop-mapreduce-client-jobclient", "tests"),
 )
 JUNIT = ("junit", "junit", "4.13.2")
+#: How long Maven may take to fetch the jars (~100 MB and Maven's own plugins on a first run,
+#: minutes on a slow link) before it is taken to be stalled; VBENCH_MVN_TIMEOUT_S overrides it.
+MVN_TIMEOUT_S = 20 * 60
 _TARBALL_LOCK = threading.Lock()
 
 
@@ -49,11 +53,22 @@ def default_cache_dir() -> Path:
     return Path(base)
 
 
-def render_pom(version: str, examples_version: str) -> str:
-    """A POM whose dependencies are exactly the jars a Hadoop `version` cluster needs."""
+def dependencies(version: str, examples_version: str) -> list[tuple[str, str, str, str | None]]:
+    """(groupId, artifactId, version, classifier) of every jar a Hadoop `version` cluster needs."""
     deps = [("org.apache.hadoop", a, version, c) for a, c in HADOOP_ARTIFACTS]
     deps.append(("org.apache.hadoop", "hadoop-mapreduce-examples", examples_version, None))
     deps.append((*JUNIT, None))
+    return deps
+
+
+def coordinates(version: str, examples_version: str) -> list[str]:
+    """The dependencies as Maven writes them in its output: g:a:v, or g:a:jar:classifier:v."""
+    return [f"{g}:{a}:jar:{c}:{v}" if c else f"{g}:{a}:{v}" for g, a, v, c in dependencies(version, examples_version)]
+
+
+def render_pom(version: str, examples_version: str) -> str:
+    """A POM whose dependencies are exactly the jars a Hadoop `version` cluster needs."""
+    deps = dependencies(version, examples_version)
     body = "\n".join(
         "    <dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version>{}</dependency>".format(
             escape(g), escape(a), escape(v), f"<classifier>{escape(c)}</classifier>" if c else ""
@@ -116,27 +131,54 @@ def dist_for(version: str, examples_version: str, cache: Path | None = None) -> 
     return HadoopDist(version=version, home=(cache or default_cache_dir()) / "hadoop" / f"{version}-{pom_hash}")
 
 
-def fetch(version: str, examples_version: str, cache: Path | None = None, log=print) -> HadoopDist:
-    """Assemble Hadoop `version` into the cache (idempotent: a complete one is reused)."""
+def mvn_timeout_s() -> float:
+    """How long Maven may take: MVN_TIMEOUT_S, or VBENCH_MVN_TIMEOUT_S when set."""
+    text = os.environ.get("VBENCH_MVN_TIMEOUT_S", "").strip()
+    if not text:
+        return MVN_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise VbenchError(f"VBENCH_MVN_TIMEOUT_S: expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def mvn_log(dist: HadoopDist) -> Path:
+    """Where Maven's output of the last fetch of `dist` is kept (beside it in the cache)."""
+    return dist.home.with_name(f"{dist.home.name}.mvn.log")
+
+
+def fetch(version: str, examples_version: str, cache: Path | None = None, log=print,
+          timeout_s: float | None = None) -> HadoopDist:
+    """Assemble Hadoop `version` into the cache (idempotent: a complete one is reused).
+
+    Maven is stopped after `timeout_s` (default `mvn_timeout_s()`): a stalled download would
+    otherwise hang a cluster's setup for good."""
     dist = dist_for(version, examples_version, cache)
     if dist.marker.exists():
         return dist
     if shutil.which("mvn") is None:
         raise VbenchError("Maven (mvn) is not installed; run the README's setup command")
+    timeout_s = mvn_timeout_s() if timeout_s is None else timeout_s
     log(f"fetching Apache Hadoop {version} from Maven Central into {dist.home} ...")
     t0 = time.monotonic()
     dist.home.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dist.home.parent) as tmp:
         staging = Path(tmp)
         (staging / "pom.xml").write_text(render_pom(version, examples_version))
-        proc = subprocess.run(
-            ["mvn", "-B", "-q", "-f", str(staging / "pom.xml"), "dependency:copy-dependencies",
-             f"-DoutputDirectory={staging / 'lib'}", "-DincludeScope=runtime"],
-            capture_output=True, text=True,
-        )
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-            raise VbenchError(f"Maven could not assemble Hadoop {version}:\n{tail}")
+        argv = ["mvn", "-B", "-q", "-f", str(staging / "pom.xml"), "dependency:copy-dependencies",
+                f"-DoutputDirectory={staging / 'lib'}", "-DincludeScope=runtime"]
+        code = _run_logged(argv, mvn_log(dist), timeout_s)
+        if code is None:
+            raise VbenchError(
+                f"Maven did not finish in {timeout_s:g} s fetching Hadoop {version}: "
+                f"{', '.join(coordinates(version, examples_version))}. "
+                f"Its log: {mvn_log(dist)}; its last lines:\n{_tail(mvn_log(dist))}")
+        if code != 0:
+            raise VbenchError(f"Maven could not fetch Hadoop {version} (exit {code}); its log: {mvn_log(dist)}; "
+                              f"its last lines:\n{_tail(mvn_log(dist))}")
         (staging / "pom.xml").rename(staging / "lib" / "vbench-runtime.pom")
         if dist.home.exists():
             shutil.rmtree(dist.home)
@@ -145,3 +187,44 @@ def fetch(version: str, examples_version: str, cache: Path | None = None, log=pr
     dist.marker.write_text("\n".join(dist.jars()) + "\n")
     log(f"Hadoop {version}: {len(dist.jars())} jars in {time.monotonic() - t0:.0f} s")
     return dist
+
+
+def _run_logged(argv: list[str], log_path: Path, timeout_s: float) -> int | None:
+    """Run `argv` with its output in `log_path`; its exit code, or None if it ran out of time.
+
+    The output goes to a file, not a pipe: a child left holding a pipe (Maven's JVM) would keep
+    a reader waiting past the limit. Its own session lets every process of it be stopped."""
+    with open(log_path, "w") as out:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop_group(proc)
+            return None
+        except BaseException:
+            # Ctrl-C: in a session of its own, Maven does not get the terminal's SIGINT.
+            _stop_group(proc)
+            raise
+
+
+def _stop_group(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
+    """SIGTERM to every process of `proc`'s session, SIGKILL to what is left after `grace_s`."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    _signal_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass  # every process of the group has exited
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    return "\n".join(path.read_text(errors="replace").strip().splitlines()[-lines:])

@@ -8,8 +8,6 @@ the statistics table's.)
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 from dataclasses import dataclass
 
@@ -72,13 +70,12 @@ def paper_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.Data
     by_baseline: dict[str, list[str]] = {}
     for e in sorted(tidy["experiment"].unique()):
         by_baseline.setdefault(campaign.baselines.get(e, cfg.baseline), []).append(e)
-    with _frozen_heap():
-        for baseline, experiments in sorted(by_baseline.items()):
-            sub = tidy[tidy["experiment"].isin(experiments)]
-            sub.attrs["source"] = tidy.attrs["source"]
-            parts.append(compute_stats(sub, baseline=baseline, conf=cfg.conf, n_resamples=cfg.n_resamples,
-                                       seed=cfg.seed, equivalence_pct=cfg.equivalence_pct,
-                                       higher_is_better=directions(sub["metric"])))
+    for baseline, experiments in sorted(by_baseline.items()):
+        sub = tidy[tidy["experiment"].isin(experiments)]
+        sub.attrs["source"] = tidy.attrs["source"]
+        parts.append(compute_stats(sub, baseline=baseline, conf=cfg.conf, n_resamples=cfg.n_resamples,
+                                   seed=cfg.seed, equivalence_pct=cfg.equivalence_pct,
+                                   higher_is_better=directions(sub["metric"])))
     stats = parts[0] if len(parts) == 1 else _concat_stats(parts)
     cells = cell_table(df)
     out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
@@ -91,19 +88,6 @@ def _concat_stats(parts: list[pd.DataFrame]) -> pd.DataFrame:
     out.attrs.update(parts[0].attrs)
     out.attrs["problems"] = [p for part in parts for p in part.attrs.get("problems", [])]
     return out
-
-
-@contextlib.contextmanager
-def _frozen_heap():
-    """statsmodels' Holm correction calls gc.collect() once per comparison group, which walks the
-    whole heap (~0.1 s each with pandas, scipy and matplotlib loaded). Freezing the objects that
-    exist already (gc.freeze) leaves those collections only the new objects to walk; nothing
-    about the results changes."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def cell_table(samples: pd.DataFrame) -> pd.DataFrame:
