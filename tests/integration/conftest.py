@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vbench.params import HadoopParams, hadoop_params, testbed_params
+from vbench.params import HadoopParams, TestbedParams, hadoop_params, testbed_params
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,17 +32,32 @@ def it_hadoop(params: dict | None = None) -> HadoopParams:
     return hadoop_params({"daemon_jvm_flags": IT_DAEMON_JVM_FLAGS, **(params or {})})
 
 
+def it_testbed_params(work_root: Path, **extra) -> TestbedParams:
+    """A testbed whose names cannot clash with a user's default one (1 master + 2 workers)."""
+    return testbed_params({"name": IT_NAME, "workers": 2, "work_root": str(work_root),
+                           "network": {"bridge": IT_BRIDGE, "subnet": IT_SUBNET}, **extra})
+
+
 @pytest.fixture
 def it_testbed(tmp_path):
-    """A testbed whose names cannot clash with a user's default one."""
-    return testbed_params(
-        {
-            "name": IT_NAME,
-            "workers": 2,
-            "work_root": str(tmp_path / "tb"),
-            "network": {"bridge": IT_BRIDGE, "subnet": IT_SUBNET},
-        }
-    )
+    return it_testbed_params(tmp_path / "tb")
+
+
+@pytest.fixture(scope="module")
+def it_running_cluster(tmp_path_factory):
+    """One native 1 master + 2 worker Hadoop cluster (replication 2, 16 MB blocks) for the tests
+    of a module that only need a running cluster: brought up once, torn down after the module's
+    last test, failure or not, and the machine checked clean then. Tests that are about bring-up
+    or teardown (smoke, interruption, daemons that die) start their own."""
+    from vbench.hadoop.artifacts import fetch
+    from vbench.hadoop.cluster import HadoopCluster
+    from vbench.testbed import Testbed
+
+    params = it_testbed_params(tmp_path_factory.mktemp("shared") / "tb")
+    hp = it_hadoop({"replication": 2, "block_size": "16MB"})
+    with Testbed(params) as tb, HadoopCluster(tb.hosts, hp, fetch(hp.version, hp.examples_version)) as cluster:
+        yield cluster
+    assert leftovers(params) == []
 
 
 @pytest.fixture

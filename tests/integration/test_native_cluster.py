@@ -46,26 +46,6 @@ def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_p
     assert leftovers(it_testbed) == []
 
 
-def test_each_block_has_its_replicas_on_distinct_workers(it_testbed):
-    """fsck sees the configured replication on every block, on distinct DataNodes."""
-    from vbench.hadoop import jobs
-
-    hp = it_hadoop({"replication": 2, "block_size": "4MB"})
-    dist = fetch(hp.version, hp.examples_version)
-    with Testbed(it_testbed) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:
-        r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(200_000, "/placement", maps=2), timeout=600)
-        assert r.ok, r.stderr[-2000:]
-        blocks = jobs.block_locations(cluster.fsck("/placement").stdout)
-        assert len(blocks) >= 5  # 20 MB in 4 MB blocks
-        for nodes in blocks.values():
-            assert len(nodes) == 2 and len(set(nodes)) == 2
-        assert set(jobs.replicas_per_node(blocks)) == {h.address for h in cluster.workers}
-        # Each host sees its own hostname: the daemons registered under worker names.
-        hdfs, nms, _ = cluster.health()
-        assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2")
-    assert leftovers(it_testbed) == []
-
-
 def test_a_daemon_that_dies_is_named_with_its_log_and_everything_is_removed(it_testbed):
     hp = it_hadoop({"daemon_jvm_flags": ["-XX:+ThisFlagDoesNotExist"]})
     dist = fetch(hp.version, hp.examples_version)

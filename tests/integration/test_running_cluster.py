@@ -1,0 +1,48 @@
+"""What needs only a running native cluster, on one cluster brought up once for the module
+(`it_running_cluster`): block placement seen by fsck, and a monitored TeraSort whose
+data-volume checks pass."""
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.conftest import IT_NAME
+from vbench.benchmarks.hadoop import terasort
+from vbench.benchmarks.suite import Planned, suite
+from vbench.hadoop import jobs
+from vbench.monitor import volume
+from vbench.monitor.monitor import MonitorSpec, load_timeseries
+from vbench.store import CampaignStore
+
+pytestmark = pytest.mark.integration
+
+
+def test_each_block_has_its_replicas_on_distinct_workers(it_running_cluster):
+    """fsck sees the configured replication on every block, on distinct DataNodes."""
+    cluster = it_running_cluster
+    # 4 MB blocks for this file alone (the cluster's are 16 MB), so that 20 MB make several.
+    args = ["teragen", "-Dmapreduce.job.maps=2", f"-Ddfs.blocksize={4 * 1024**2}", "200000", "/placement"]
+    r = cluster.java(jobs.EXAMPLES_DRIVER, args, timeout=600)
+    assert r.ok, r.stderr[-2000:]
+    blocks = jobs.block_locations(cluster.fsck("/placement").stdout)
+    assert len(blocks) >= 5  # 20 MB in 4 MB blocks
+    for nodes in blocks.values():
+        assert len(nodes) == 2 and len(set(nodes)) == 2
+    assert set(jobs.replicas_per_node(blocks)) == {h.address for h in cluster.workers}
+    # Each host sees its own hostname: the daemons registered under worker names.
+    hdfs, nms, _ = cluster.health()
+    assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2")
+
+
+def test_monitored_terasort_passes_its_data_volume_checks(it_running_cluster, tmp_path):
+    cluster = it_running_cluster
+    store = CampaignStore(tmp_path / "camp")
+    (run,) = suite(cluster, [Planned("terasort", terasort.Config(size_mb=16), terasort)], store, {"campaign": "it"},
+                   monitor=MonitorSpec(IT_NAME, 1.0))
+    assert run.ok, run.failure
+    ts = load_timeseries(store.root)
+    assert not ts.empty and set(ts["host"]) == {"master", "worker1", "worker2"}
+    checks = volume.campaign_checks(store.root).set_index("check")
+    for c in ("teragen_hdfs_written", "terasort_hdfs_read", "terasort_hdfs_written", "terasort_spills"):
+        assert checks.loc[c, "ok"] == True, checks.loc[c, "reason"]  # noqa: E712
+    # the disk checks ran (a verdict either way, with its reason), they did not silently pass
+    assert checks.loc["teragen_disk_written", "measured"] > 0
