@@ -23,7 +23,7 @@ pytestmark = pytest.mark.integration
 
 def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_path):
     hp = it_hadoop({"replication": 2, "block_size": "16MB"})
-    result = run_smoke(it_testbed, hp, size_bytes=64 * 1024**2, log=print)
+    result = run_smoke(it_testbed, hp, size_bytes=32 * 1024**2, log=print)
     print(result.summary())
 
     assert result.valid, result.verdict

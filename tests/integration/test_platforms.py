@@ -50,7 +50,7 @@ def _small_hadoop(**extra):
 @pytest.mark.parametrize("platform", ["lxc", "oci"])
 def test_smoke_on_containers_passes_with_blocks_on_both_workers_then_nothing_left(it_platform_testbed, platform):
     tbp = it_platform_testbed(platform)
-    result = run_smoke(tbp, _small_hadoop(), size_bytes=64 * 1024**2, log=print)
+    result = run_smoke(tbp, _small_hadoop(), size_bytes=32 * 1024**2, log=print)
     print(result.summary())
     assert result.platform == platform
     assert result.valid, result.verdict
