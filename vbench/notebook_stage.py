@@ -10,6 +10,7 @@ Two things differ from a bare `papermill` call, both for the person at the termi
 """
 from __future__ import annotations
 
+import logging
 import shutil
 import sys
 import tempfile
@@ -74,7 +75,11 @@ def render_html(executed: Path) -> Path:
     import nbformat
     from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))
+    exporter = HTMLExporter()
+    # Its one warning ("Alternative text is missing on N image(s)", for every plot) is about
+    # accessibility of notebook output, nothing the person running the pipeline can act on.
+    exporter.log.setLevel(logging.ERROR)
+    body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
     out = executed.with_suffix(".html")
     out.write_text(body, encoding="utf-8")
     return out
