@@ -79,7 +79,7 @@ run_tests() {
     $((took / 60)) $((took % 60)) $((SUITE_LIMIT_S / 60))
   if [ "$rc" -eq 0 ] && [ "$took" -gt "$SUITE_LIMIT_S" ]; then
     echo "setup: FAILED: the suite took longer than $((SUITE_LIMIT_S / 60)) min: a test got slow; see the" \
-         "slowest durations above and share a cluster fixture or mark it slow (README, Tests)" >&2
+         "slowest durations above and share a cluster fixture or mark it slow (docs/testing.md)" >&2
     rc=1
   fi
   return "$rc"

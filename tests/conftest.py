@@ -20,7 +20,7 @@ pytest_plugins = ["pytester"]  # tests/unit/test_test_config.py runs pytest on t
 
 #: Seconds an integration test may take, its fixtures' bring-up and teardown included: the
 #: longest ones (the same samples from two full runs, a DataNode killed during TeraSort) took
-#: 16-19 min here on a machine loaded with other clusters (README, Running a study). A suite of
+#: 16-19 min here on a machine loaded with other clusters (docs/results.md). A suite of
 #: at most 45 min (scripts/setup.sh) plus this still ends a hang before CI's 90-minute kill.
 INTEGRATION_TIMEOUT_S = 1800
 #: Tests marked slow are longer still: the isolation experiment took 20+ min, the VM smoke 8-16.
@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
         if reason and "integration" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=reason))
         if not slow_asked and "slow" in item.keywords:
-            item.add_marker(pytest.mark.skip(reason="slow: run with VBENCH_SLOW=1 or -m slow (see README, Platforms)"))
+            item.add_marker(pytest.mark.skip(reason="slow: run with VBENCH_SLOW=1 or -m slow (see docs/testing.md)"))
         if timeout_given or item.get_closest_marker("timeout"):
             continue
         if "slow" in item.keywords:

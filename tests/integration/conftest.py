@@ -22,7 +22,7 @@ IT_SUBNET = f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"
 
 
 #: The integration tests' Hadoop daemons run with the C1 compiler only, which takes about a third
-#: off every bring-up here (README, Hadoop). These tests check what vbench does, not how fast
+#: off every bring-up here (HadoopParams.daemon_jvm_flags). These tests check what vbench does, not how fast
 #: Hadoop is: no figure is quoted from them, and campaigns keep Hadoop's default JIT.
 IT_DAEMON_JVM_FLAGS = ("-XX:TieredStopAtLevel=1",)
 

@@ -290,7 +290,7 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
     assert leftovers(tb) == []
 
 
-@pytest.mark.slow  # waits out a 180 s job timeout on a cluster of its own (README, Tests)
+@pytest.mark.slow  # waits out a 180 s job timeout on a cluster of its own (docs/testing.md)
 def test_a_job_over_its_timeout_is_killed_in_yarn_and_recorded(it_platform_testbed, tmp_path):
     tb = it_platform_testbed("native", workers=1)
     # A Pi with far more samples than the timeout allows; the next cell (a short Pi) must run.

@@ -38,7 +38,7 @@ def _small_iso(**extra) -> P.IsolationParams:
                                "stress_timeout_s": 300, "responsive_within_s": 15, **extra})
 
 
-@pytest.mark.slow  # five TeraSorts beside five stresses: 20+ minutes here (README, Tests)
+@pytest.mark.slow  # five TeraSorts beside five stresses: 20+ minutes here (docs/testing.md)
 def test_each_stress_beside_terasort_with_the_fork_bomb_contained_then_nothing_left(it_platform_testbed, tmp_path):
     iso = _small_iso()
     base = it_platform_testbed("lxc")

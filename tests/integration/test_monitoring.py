@@ -1,7 +1,7 @@
 """Monitoring for real: the sampler on native and container hosts over SSH, the machine side of a
 container, hidden counters said in the data, and a monitored TeraSort whose data-volume checks
 pass (test_running_cluster.py). Native hosts (and one LXC host when LXC and the guest image are there); the VM path is
-exercised by the slow mixed-cluster run (README, Monitoring)."""
+exercised by the slow mixed-cluster run (docs/monitoring.md)."""
 from __future__ import annotations
 
 import shutil

@@ -119,7 +119,7 @@ def test_paper_map_lists_every_artifact():
     pytest.importorskip("seaborn")
     from vbench.paper.figures import FIGURES
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "paper-map.md").read_text()
     for name, (fn, label, _src) in T.TABLES.items():
         assert f"`{label}`" in text and fn.__name__ in text, name
     for name, (fn, label, _cap, _src) in FIGURES.items():

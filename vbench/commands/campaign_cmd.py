@@ -10,6 +10,7 @@ from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignStore, done_cells, run_campaign
 from vbench.campaign.study import load_study
 from vbench.commands.common import add_params_options
+from vbench.validate import campaign_name
 
 # No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
 console = Console(markup=False)
@@ -23,15 +24,20 @@ def register(sub) -> None:
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--only", choices=("calibrate", "suite"), help="run: only the micro-benchmarks or only the Hadoop suite")
     p.add_argument("--inventory", type=Path,
-                   help="run on the hosts of this SSH inventory instead of the local testbed (README: your own cluster)")
+                   help="run on the hosts of this SSH inventory instead of the local testbed (docs/inventory.md)")
     p.add_argument("--block-unfit", action="store_true",
                    help="with --inventory: a host not fit to measure (checks before measuring) fails its configuration")
     p.add_argument("--waive", metavar="WHY", help="with --block-unfit: measure anyway; the reason is recorded")
+    p.add_argument("--append", action="store_true",
+                   help="run: add to a committed campaign (tracked by git, or carrying a `frozen` mark file), "
+                        "or adopt a directory of samples that has no campaign.json into this design")
     add_params_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if args.campaign is not None:
+        campaign_name(args.campaign)  # a directory under DATA/raw/, never a path out of it
     inv = None
     if getattr(args, "inventory", None):
         from vbench.inventory.model import load_inventory
@@ -63,7 +69,7 @@ def run(args) -> int:
                                  waiver=args.waive, log=report.note)
     kinds = {"calibrate": {"micro"}, "suite": {"hadoop"}}.get(args.only or "", {"micro", "hadoop"})
     result = run_campaign(exp, tb, hp, campaign_dir, log=report.note, progress=report, kinds=frozenset(kinds),
-                          hosts_source=source)
+                          hosts_source=source, append=args.append)
     if result.stopped:
         console.print(f"campaign stopped (on_failure: stop): {result.stopped}")
     console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells ({result.failures} failed runs), "

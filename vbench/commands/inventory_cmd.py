@@ -1,5 +1,5 @@
 """`vbench inventory preflight|check|prepare --inventory params/inventory.yaml`: a real cluster's
-hosts, reached over SSH (see README, "Running a study on your own cluster")."""
+hosts, reached over SSH (see docs/inventory.md)."""
 from __future__ import annotations
 
 from pathlib import Path

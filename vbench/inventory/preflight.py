@@ -85,7 +85,7 @@ def check_files(inv: Inventory) -> list[Problem]:
     if not inv.known_hosts.is_file():
         problems.append(Problem("*", "known_hosts",
                                 f"inventory.known_hosts: {inv.known_hosts} does not exist; create it with "
-                                f"ssh-keyscan (see the README) after checking the hosts' fingerprints"))
+                                f"ssh-keyscan (see docs/inventory.md) after checking the hosts' fingerprints"))
     return problems
 
 

@@ -2,7 +2,7 @@
 
 degradation % = (mean time beside the stress / mean time beside an idle neighbour - 1) x 100,
 with two 95 % intervals of the ratio: Fieller's (the paper table's; honest with 3 runs) and a
-two-sample BCa bootstrap (vbench.stats; README: too narrow below ~10 runs, shown for contrast).
+two-sample BCa bootstrap (vbench.stats; docs/statistics.md: too narrow below ~10 runs, shown for contrast).
 """
 from __future__ import annotations
 

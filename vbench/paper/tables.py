@@ -576,7 +576,7 @@ def _breakable(v: str) -> str:
         else tex_escape(v).replace(",", r",\allowbreak ")
 
 
-#: Every table: name -> (function, label, what it follows). The README's paper map is built from this.
+#: Every table: name -> (function, label, what it follows). docs/paper-map.md follows it (a test checks).
 TABLES: dict[str, tuple[Callable, str, str]] = {
     "testbed": (table_testbed, "tab:testbed", "host facts and sample provenance"),
     "bonnie_block": (table_bonnie_block, "tab:bonnie-block", "Vasconcelos & Freitas, Table 1"),
