@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from vbench.errors import ParamsError
 from vbench.units import mib_or_size, parse_size
+from vbench.validate import InterfaceName, Name, RackName, SafePath, TestbedHostName, TestbedName, UserName
 
 #: Hadoop versions whose artifacts were checked on Maven Central, with the version of the
 #: examples jar to use (hadoop-mapreduce-examples is missing for several releases).
@@ -45,7 +46,6 @@ DISK_WEIGHT_REFUSAL = (
 )
 
 _RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
-_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
 def _known_platform(v: str) -> str:
@@ -84,7 +84,7 @@ class LinkParams(_Strict):
 class NetworkParams(_Strict):
     """The private layer-2 network of a local testbed."""
 
-    bridge: str = "vbbr0"
+    bridge: InterfaceName = "vbbr0"
     subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("10.213.0.0/24")
     mode: Literal["bridge", "nat", "bridge+nat", "sriov"] = "bridge"
     #: The link between emulated physical hosts (traffic inside one physical host is not shaped).
@@ -92,14 +92,6 @@ class NetworkParams(_Strict):
     #: The private network behind NAT inside every emulated physical host (nat, bridge+nat):
     #: the same on each, as libvirt's default network is on every hypervisor.
     nat_subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("192.168.122.0/24")
-
-    @field_validator("bridge")
-    @classmethod
-    def _bridge_name(cls, v: str) -> str:
-        # Linux interface names are at most 15 bytes.
-        if not (1 <= len(v) <= 15) or not re.match(r"^[A-Za-z0-9_-]+$", v):
-            raise ValueError("must be 1-15 characters of letters, digits, '-' or '_'")
-        return v
 
     @field_validator("subnet", "nat_subnet")
     @classmethod
@@ -117,12 +109,12 @@ class NetworkParams(_Strict):
         return self
 
 
-_CPUSET = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+_CPUSET = re.compile(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*")
 
 
 def parse_cpuset(text: str) -> tuple[int, ...]:
     """CPU ids of a cpuset list such as "0", "0-1" or "0,2-3". Pure."""
-    if not _CPUSET.match(text):
+    if not _CPUSET.fullmatch(text):
         raise ValueError(f"{text!r} is not a CPU list (use e.g. 0, 0-1 or 0,2-3)")
     cpus: set[int] = set()
     for part in text.split(","):
@@ -206,22 +198,15 @@ class HostParams(_Strict):
     """One host of a testbed. Without an address, one is assigned from the subnet; without a
     platform, it is the testbed's; its limits override the testbed's `limits` field by field."""
 
-    name: str
+    name: TestbedHostName
     role: Literal["master", "worker"]
     platform: str | None = None
     address: ipaddress.IPv4Address | None = None
     limits: LimitsParams | None = None
     #: The emulated physical host this guest runs on (default: from testbed.vms_per_host).
-    physical_host: str | None = None
+    physical_host: Name | None = None
     #: The rack of its physical host (default: "rack1").
-    rack: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _hostname(cls, v: str) -> str:
-        if not _NAME.match(v) or len(v) > 20:
-            raise ValueError("must be a lowercase hostname (letters, digits, '-'), at most 20 characters")
-        return v
+    rack: RackName | None = None
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: v if v is None else _known_platform(v)))
 
@@ -238,13 +223,13 @@ class TestbedParams(_Strict):
 
     __test__ = False  # not a pytest test class despite the name
 
-    name: str = "vb"
+    name: TestbedName = "vb"
     platform: str = "native"
     workers: int = Field(2, ge=1, le=32)
     network: NetworkParams = NetworkParams()
-    work_root: Path = Path("/var/tmp/vbench")
+    work_root: SafePath = Path("/var/tmp/vbench")
     hosts: tuple[HostParams, ...] | None = None
-    ssh_user: str = "root"
+    ssh_user: UserName = "root"
     #: Default limits of every container and VM host (each host's own `limits` override them).
     limits: LimitsParams | None = None
     #: QEMU accelerator: auto = KVM if /dev/kvm can actually boot a guest, else TCG.
@@ -255,14 +240,6 @@ class TestbedParams(_Strict):
     #: Memory (MiB) of each emulated physical host: its guests' memory must fit in it (VMs per
     #: host are bounded by memory on real hypervisors too). None: not checked.
     physical_host_memory_mb: int | None = Field(None, ge=256)
-
-    @field_validator("name")
-    @classmethod
-    def _short_name(cls, v: str) -> str:
-        # The name prefixes namespaces and 15-byte interface names.
-        if not re.match(r"^[a-z][a-z0-9]{0,5}$", v):
-            raise ValueError("must be 1-6 lowercase letters/digits, starting with a letter")
-        return v
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
@@ -293,7 +270,19 @@ class TestbedParams(_Strict):
                               "virtual functions to pass to guests); it is accepted as a label of an SSH inventory; "
                               f"local modes: {', '.join(LOCAL_NETWORK_MODES)}")
         self._physical_hosts_fit(usable, seen)
+        self._physical_host_names_apart()
         return self
+
+    def _physical_host_names_apart(self) -> None:
+        """Refuse a physical host named like one vbench names itself ("pm", "p1"...) for hosts that
+        name none: the hosts placed by hand would silently share it with the hosts placed by vbench."""
+        placement = self.physical_hosts()
+        generated = {placement[h.name] for h in self.hosts or () if not h.physical_host}
+        for i, h in enumerate(self.hosts or ()):
+            if h.physical_host in generated:
+                raise _FieldError(f"hosts[{i}].physical_host",
+                                  f"{h.physical_host!r} is the name vbench gives the physical host of hosts that name "
+                                  "none (the master's pm, the workers' p1, p2...); choose another name")
 
     def _physical_hosts_fit(self, usable: list, taken: dict[str, str]) -> None:
         """Physical hosts take testbed addresses from the top of the subnet down, and their guests
@@ -377,7 +366,7 @@ class HadoopParams(_Strict):
     """The Hadoop version and the configuration rendered into its *-site.xml files."""
 
     version: str = "3.4.2"
-    java_home: Path = Path("/usr/lib/jvm/java-17-openjdk-amd64")
+    java_home: SafePath = Path("/usr/lib/jvm/java-17-openjdk-amd64")
     block_size: int = 32 * 1024**2
     bytes_per_checksum: int = Field(512, ge=1)
     replication: int = Field(2, ge=1, le=10)
@@ -401,7 +390,7 @@ class HadoopParams(_Strict):
     #: Extra JVM flags for the daemons. ["-XX:TieredStopAtLevel=1"] cuts bring-up here by about
     #: a third, at the price of a JIT that no production cluster runs, so it is off by default.
     daemon_jvm_flags: tuple[str, ...] = ()
-    topology_script: Path | None = None
+    topology_script: SafePath | None = None
     #: flat, rack (virtual rack grouping: a physical host's guests form a rack) or nodegroup (HVE).
     topology: Literal["flat", "rack", "nodegroup"] = "flat"
     #: Extra properties per file, e.g. {"mapred-site": {"mapreduce.task.io.sort.mb": "100"}}:
@@ -588,9 +577,9 @@ def _cpu_list(ids: set[int]) -> str:
     return ",".join(str(i) for i in sorted(ids))
 
 
-def _validate(model: type[BaseModel], data: Any, where: str) -> Any:
+def _validate(model: type[BaseModel], data: Any, where: str, context: dict[str, Any] | None = None) -> Any:
     try:
-        return model.model_validate(data if data is not None else {})
+        return model.model_validate(data if data is not None else {}, context=context)
     except ValidationError as exc:
         raise describe_validation_error(exc, where, model) from None
 
@@ -803,13 +792,22 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     return f"is not valid YAML{where}: {problem}"
 
 
-def load_yaml_section(path: Path, section: str, required: bool = False) -> Any:
-    """The `section` mapping of a params YAML file (empty if the file lacks it, unless `required`)."""
+#: The top-level keys a study file (params/experiments/*.yaml) may hold: the design, and the
+#: isolation experiment's params (params/experiments/xavier2014.yaml has both).
+STUDY_FILE_SECTIONS = ("experiment", "isolation")
+
+
+def load_yaml_section(path: Path, section: str, required: bool = False,
+                      sections: tuple[str, ...] | None = None) -> Any:
+    """The `section` mapping of a params YAML file (empty if the file lacks it, unless `required`).
+    `sections`: every top-level key this kind of file may hold (default: `section` alone); any other
+    is refused, since a misspelled section would otherwise silently mean the built-in defaults."""
     doc = read_yaml(path)
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
         raise ParamsError(str(path), "must be a YAML mapping")
+    _refuse_unknown_sections(path, doc, sections or (section,))
     data = doc.get(section)
     if data is None and required:
         raise ParamsError(f"{path}: {section}", "is required (the file's settings go under this key)")
@@ -818,6 +816,14 @@ def load_yaml_section(path: Path, section: str, required: bool = False) -> Any:
     if not isinstance(data, dict):
         raise ParamsError(f"{path}: {section}", f"must be a mapping (key: value), got {_shown(data)}")
     return data
+
+
+def _refuse_unknown_sections(path: Path, doc: dict[Any, Any], sections: tuple[str, ...]) -> None:
+    for key in doc:
+        if key not in sections:
+            close = difflib.get_close_matches(str(key), sections, n=1)
+            hint = f"did you mean {close[0]}?" if close else f"its sections: {', '.join(sections)}"
+            raise ParamsError(f"{path}: {key}", f"is not a section of this file; {hint}")
 
 
 def load_testbed(path: Path, **overrides: Any) -> TestbedParams:

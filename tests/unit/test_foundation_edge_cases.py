@@ -3,19 +3,19 @@ import pytest
 
 from vbench.errors import ParamsError
 from vbench.hadoop import daemons, health
-from vbench.params import testbed_params
+from vbench.params import testbed_params as make_testbed
 from vbench.units import parse_size
 
 
 def test_link_local_subnet_is_refused():
     with pytest.raises(ParamsError) as err:
-        testbed_params({"network": {"subnet": "169.254.0.0/24"}})
+        make_testbed({"network": {"subnet": "169.254.0.0/24"}})
     assert err.value.field == "testbed.network.subnet"
 
 
 def test_list_positions_are_spelled_with_brackets():
     with pytest.raises(ParamsError) as err:
-        testbed_params({"hosts": [{"name": "m", "role": "master", "platform": "xen"}]})
+        make_testbed({"hosts": [{"name": "m", "role": "master", "platform": "xen"}]})
     assert err.value.field == "testbed.hosts[0].platform"
 
 
@@ -38,5 +38,5 @@ def test_health_parsers_treat_non_objects_as_not_ready(doc):
 
 
 def test_small_subnet_assigns_consecutive_addresses_after_the_controller():
-    tb = testbed_params({"workers": 1, "network": {"subnet": "10.1.0.0/29"}})
+    tb = make_testbed({"workers": 1, "network": {"subnet": "10.1.0.0/29"}})
     assert [str(h.address) for h in tb.resolved_hosts()] == ["10.1.0.2", "10.1.0.3"]

@@ -98,7 +98,7 @@ def test_public_subnet_is_refused():
 def test_bridge_name_longer_than_15_characters_is_refused():
     err = _refused(make_testbed, {"network": {"bridge": "b" * 16}})
     assert err.field == "testbed.network.bridge"
-    assert "1-15 characters" in str(err)
+    assert "at most 15 characters" in str(err)
 
 
 def test_bridge_name_of_exactly_15_characters_is_accepted():

@@ -292,7 +292,7 @@ def test_malformed_yaml_is_one_line_with_line_and_column(tmp_path):
 
 def test_a_required_section_must_be_there(tmp_path):
     path = tmp_path / "e.yaml"
-    path.write_text("experimnt: {name: x}\n")
+    path.write_text("{}\n")  # a misspelled section is refused as unknown first (test_hostile_params.py)
     with pytest.raises(ParamsError) as err:
         load_yaml_section(path, "experiment", required=True)
     assert err.value.field == f"{path}: experiment" and "is required" in str(err.value)

@@ -43,9 +43,12 @@ def describe_all() -> list[dict[str, Any]]:
 def make_config(module: ModuleType, overrides: dict[str, str], preset: str | None = None) -> Any:
     """A module's Config from `key=value` strings (typed by the field's declared type), or a preset."""
     config = module.Config
-    base = getattr(config, preset)() if preset else config()
+    # Checked before it is called: any other attribute of the class is not a preset.
     if preset and not isinstance(vars(config).get(preset), classmethod):
-        raise ParamsError("--preset", f"{module.NAME} has no preset {preset!r}")
+        presets = sorted(k for k, v in vars(config).items() if isinstance(v, classmethod))
+        raise ParamsError("--preset", f"{module.NAME} has no preset {preset!r}; "
+                                      f"presets: {', '.join(presets) or 'none'}")
+    base = getattr(config, preset)() if preset else config()
     values = {}
     # The declared type, not the default's: a field defaulting to None must still take a value.
     hints = typing.get_type_hints(config)

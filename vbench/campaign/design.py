@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from vbench.benchmarks import registry
 from vbench.errors import ParamsError
 from vbench.params import (
-    PLATFORMS, HadoopParams, TestbedParams, describe_validation_error, first_problem, load_yaml_section, message_of,
-    prefixed,
+    PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, TestbedParams, describe_validation_error, first_problem,
+    load_yaml_section, message_of, prefixed,
 )
+from vbench.validate import PlainName
 
 #: Where an environment factor's path may point, and the params model it is checked against.
 FACTOR_ROOTS = {"testbed": TestbedParams, "hadoop": HadoopParams}
@@ -100,7 +101,8 @@ class BenchmarkSpec(BaseModel):
 class Experiment(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str
+    #: The default campaign directory under data/raw/: a plain name, never a path.
+    name: PlainName
     description: str = ""
     #: Recorded with every sample; a statistics group key.
     experiment: str = "platforms"
@@ -290,7 +292,7 @@ def load_experiment(path: Path, platform_labels: tuple[str, ...] = ()) -> Experi
     if not path.exists():
         raise ParamsError(str(path), "no such experiment file")
     where = f"{path}: experiment"
-    data = load_yaml_section(path, "experiment", required=True)
+    data = load_yaml_section(path, "experiment", required=True, sections=STUDY_FILE_SECTIONS)
     try:
         exp = Experiment.model_validate(data, context={"platform_labels": platform_labels})
     except ValidationError as exc:

@@ -6,7 +6,6 @@ errors name the file and the field, as for every params file.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -14,13 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from vbench.errors import ParamsError
 from vbench.host import Host, SshEndpoint
-from vbench.params import _FieldError, _validate, load_yaml_section
+from vbench.params import _FieldError, _validate, load_yaml_section, prefixed
+from vbench.validate import (
+    HostAddress, JumpHost, LocalFilePath, Name, NetworkLabel, OneLineCommand, PackageName, RackName, SafePathText,
+    UserName,
+)
 
-_LABEL = re.compile(r"^[a-z][a-z0-9_+.-]*$")
-_HOSTNAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
-
-#: Platform labels the studies used; any other lower-case label is accepted too (a label is what
-#: the samples are grouped by, vbench does not act on it).
+#: Platform labels the studies used; any other name is accepted too (a label is what the samples
+#: are grouped by, vbench does not act on it).
 KNOWN_LABELS = ("native", "kvm", "xen", "openvz", "vserver", "lxc", "oci", "qemu", "vmware", "opennebula",
                 "docker", "sriov")
 
@@ -50,38 +50,25 @@ class CheckThresholds(_Strict):
 
 
 class InventoryHost(_Strict):
-    name: str
-    address: str
+    name: Name
+    #: An IP address or a DNS name (never an ssh option: it reaches ssh command lines).
+    address: HostAddress
     port: int = Field(22, ge=1, le=65535)
-    user: str = "root"
+    user: UserName = "root"
     #: Path of the private key (the key itself never goes into params).
-    key_file: Path
+    key_file: LocalFilePath
     #: What the host is, as the samples will say: native, kvm, xen, openvz, vserver, lxc, vmware, ...
-    platform: str = "native"
+    platform: Name = "native"
     role: Literal["master", "worker"] = "worker"
     #: The machine this host runs on (VMs/containers) and its rack: recorded, and Hadoop topology.
-    physical_host: str | None = None
-    rack: str = "/default-rack"
-    #: Network label (e.g. "sriov", "bridge"), recorded with the samples.
-    network: str | None = None
+    physical_host: Name | None = None
+    rack: RackName = "/default-rack"
+    #: Network label (e.g. "sriov", "bridge", "bridge+nat"), recorded with the samples.
+    network: NetworkLabel | None = None
     #: Directories HDFS stores blocks in; checked for free space. Default: under the work dir.
-    hdfs_dirs: tuple[str, ...] = ()
+    hdfs_dirs: tuple[SafePathText, ...] = ()
     #: Whether the user must use sudo (non-root users); root needs none.
     sudo: bool = False
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        if not _HOSTNAME.match(v):
-            raise ValueError(f"{v!r} is not a host name (lower-case letters, digits, '-')")
-        return v
-
-    @field_validator("platform", "network")
-    @classmethod
-    def _label(cls, v: str | None) -> str | None:
-        if v is not None and not _LABEL.match(v):
-            raise ValueError(f"{v!r} is not a label (lower-case, e.g. {', '.join(KNOWN_LABELS[:6])})")
-        return v
 
     @model_validator(mode="after")
     def _sudo_for_non_root(self) -> "InventoryHost":
@@ -93,24 +80,26 @@ class InventoryHost(_Strict):
 class Inventory(_Strict):
     hosts: tuple[InventoryHost, ...]
     #: The known_hosts file host keys are checked against (never the user's ~/.ssh one by accident).
-    known_hosts: Path
+    known_hosts: LocalFilePath
     #: A jump host `user@host[:port]` (ssh -J) or a generic OpenSSH ProxyCommand (%h %p expanded);
     #: at most one. The local testbed's hosts are reached with
     #: proxy_command: "ip netns exec <testbed>-ctl nc %h %p".
-    jump_host: str | None = None
-    proxy_command: str | None = None
+    jump_host: JumpHost | None = None
+    #: A command by design, written by whoever writes the inventory (as ProxyCommand in ssh_config):
+    #: paramiko splits it and runs it without a shell; what vbench puts into it (%h %p %r) is checked.
+    proxy_command: OneLineCommand | None = None
     #: Key for the jump host (default: each host's key_file).
-    jump_key_file: Path | None = None
-    java_home: str = "/usr/lib/jvm/java-17-openjdk-amd64"
+    jump_key_file: LocalFilePath | None = None
+    java_home: SafePathText = "/usr/lib/jvm/java-17-openjdk-amd64"
     #: Each host works in <work_root>/<host name> (config, logs, HDFS data, Hadoop's jars).
-    work_root: str = "/var/lib/vbench"
+    work_root: SafePathText = "/var/lib/vbench"
     checks: CheckThresholds = CheckThresholds()
     #: How long Hadoop may take to be ready on these hosts (busy or slow hosts need more).
     ready_timeout_s: float = Field(300.0, gt=0)
     #: Debian/Ubuntu packages `vbench inventory prepare` installs when missing: the JDK Hadoop
     #: runs on and the micro-benchmarks' tools. Hadoop's jars are pushed from the controller.
-    packages: tuple[str, ...] = ("openjdk-17-jre-headless", "curl", "tar", "fio", "iperf3", "sysbench",
-                                 "bonnie++", "hdparm")
+    packages: tuple[PackageName, ...] = ("openjdk-17-jre-headless", "curl", "tar", "fio", "iperf3", "sysbench",
+                                         "bonnie++", "hdparm")
 
     @field_validator("hosts")
     @classmethod
@@ -125,10 +114,8 @@ class Inventory(_Strict):
 
     @field_validator("work_root")
     @classmethod
-    def _abs(cls, v: str) -> str:
-        if not v.startswith("/"):
-            raise ValueError("must be an absolute path on the hosts")
-        return v.rstrip("/") or "/"
+    def _no_trailing_slash(cls, v: str) -> str:
+        return v.rstrip("/") or "/"  # work_dir appends "/<host name>"
 
     @model_validator(mode="after")
     def _one_way_through(self) -> "Inventory":
@@ -190,8 +177,9 @@ def to_hosts(inv: Inventory, platform: str | None = None) -> list[Host]:
     return [to_host(inv, h) for h in (inv.of_platform(platform) if platform else inv.hosts)]
 
 
-def inventory(data: object) -> Inventory:
-    return _validate(Inventory, data, "inventory")
+def inventory(data: object, relative_to: Path | None = None) -> Inventory:
+    """The validated inventory; key and known_hosts paths may be relative to `relative_to`."""
+    return _validate(Inventory, data, "inventory", context={"relative_to": relative_to})
 
 
 def load_inventory(path: Path) -> Inventory:
@@ -201,19 +189,6 @@ def load_inventory(path: Path) -> Inventory:
         raise ParamsError(str(path), "no such inventory file")
     data = load_yaml_section(path, "inventory")
     try:
-        inv = inventory(data)
+        return inventory(data, relative_to=path.resolve().parent)
     except ParamsError as exc:
-        raise ParamsError(f"{path}: {exc.field}", str(exc).split(": ", 1)[1]) from None
-    base = path.resolve().parent
-
-    def rel(p: Path | None) -> Path | None:
-        if p is None:
-            return None
-        p = p.expanduser()
-        return p if p.is_absolute() else base / p
-
-    return inv.model_copy(update={
-        "known_hosts": rel(inv.known_hosts) or inv.known_hosts,
-        "jump_key_file": rel(inv.jump_key_file) or inv.jump_key_file,
-        "hosts": tuple(h.model_copy(update={"key_file": rel(h.key_file) or h.key_file}) for h in inv.hosts),
-    })
+        raise prefixed(exc, str(path)) from None

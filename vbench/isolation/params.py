@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from vbench.errors import ParamsError
 from vbench.isolation.stress import STRESSES
 from vbench.params import (
-    CONTAINER_PLATFORMS, HadoopParams, HostParams, LimitsParams, TestbedParams, _validate, load_yaml_section,
+    CONTAINER_PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, HostParams, LimitsParams, TestbedParams, _validate,
+    load_yaml_section,
 )
 from vbench.units import mib_or_size
 
@@ -97,7 +98,8 @@ def isolation_params(data=None) -> IsolationParams:
 
 
 def load_isolation(path: Path, **overrides) -> IsolationParams:
-    data = {**load_yaml_section(path, "isolation"), **{k: v for k, v in overrides.items() if v is not None}}
+    data = {**load_yaml_section(path, "isolation", sections=STUDY_FILE_SECTIONS),
+            **{k: v for k, v in overrides.items() if v is not None}}
     try:
         return isolation_params(data)
     except ParamsError as exc:
