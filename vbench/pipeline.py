@@ -24,6 +24,7 @@ from vbench.params import HadoopParams, TestbedParams
 from vbench.samples import Failure, read_records
 from vbench.stats import compute_stats, write_table
 from vbench.stats.dvc_views import headline_metrics, run_plot_rows, write_metrics, write_plot_rows
+from vbench.store import CampaignStore
 from vbench.testbed import Testbed
 
 Log = Callable[[str], None]
@@ -31,6 +32,9 @@ Log = Callable[[str], None]
 #: Per-attempt timings and most counters are kept in the tidy data but left out of the
 #: statistics table, whose groups are the paper's comparisons.
 DETAIL_METRIC_PREFIXES = ("map_attempt_", "reduce_attempt_", "reducer_", "counter.")
+#: What a measurement stage aimed at a committed campaign is told to do instead (no --append here:
+#: a pipeline run that rewrites the committed reference is a slip, never the intent).
+COMMITTED_HINT = "set pipeline.campaign in params/pipeline.yaml to a new campaign name"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
     Checks that every platform and testbed factor level of the design works before hours of
     measurement, and gives the paper its testbed table (facts.json beside the samples)."""
     exp = stage.experiment
+    CampaignStore(stage.raw).check_appendable(COMMITTED_HINT)  # facts.json there is committed too
     testbeds: dict[str, tuple[Configuration, TestbedParams]] = {}
     for config in exp.configurations():  # configurations differing only in Hadoop params share a testbed
         tb, _ = params_for(exp, config, stage.testbed(), stage.hadoop())
@@ -100,7 +105,9 @@ def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
 def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
     """Run (or resume) the design's calibration ("micro") or Hadoop suite ("hadoop") cells; the
     progress goes to stderr, which `vbench stage` copies to the terminal of `dvc repro`."""
-    return run_campaign(stage.experiment, stage.testbed(), stage.hadoop(), stage.raw, log=log,
+    exp = stage.experiment  # a broken params file is reported before a committed campaign is
+    CampaignStore(stage.raw).check_appendable(COMMITTED_HINT)
+    return run_campaign(exp, stage.testbed(), stage.hadoop(), stage.raw, log=log,
                         kinds=frozenset({kind}), progress=ProgressReport())
 
 

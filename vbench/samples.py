@@ -15,6 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping
 
+from vbench.ledger import read_ledger
+
 #: Units a sample may carry. Keeping the list closed catches "MB/s" vs "MiB/s" slips.
 UNITS = frozenset(
     {
@@ -127,21 +129,21 @@ def append_records(path: Path, records: Iterable[Sample | Failure]) -> None:
 
 
 def read_records(path: Path) -> Iterator[Sample | Failure]:
-    """Read back what `append_records` wrote; a torn last line (crash mid-write) is skipped."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if d.get("kind") == "failure":
-                yield Failure(
-                    benchmark=d["benchmark"],
-                    reason=d["reason"],
-                    parameters=d.get("parameters", {}),
-                    stderr_tail=d.get("stderr_tail", ""),
-                    metadata=d.get("metadata", {}),
-                    timestamp=d["timestamp"],
-                )
-            else:
-                yield Sample.from_dict(d)
+    """Read back the samples and failures of a samples file: what `append_records` wrote (a torn
+    line, from a crash mid-write, is skipped) or a campaign ledger (`vbench.ledger`: only whole
+    appends count; its marker and closing records are not records)."""
+    for d in read_ledger(path).records:
+        yield record_from_dict(d)
+
+
+def record_from_dict(d: Mapping[str, Any]) -> Sample | Failure:
+    if d.get("kind") == "failure":
+        return Failure(
+            benchmark=d["benchmark"],
+            reason=d["reason"],
+            parameters=d.get("parameters", {}),
+            stderr_tail=d.get("stderr_tail", ""),
+            metadata=d.get("metadata", {}),
+            timestamp=d["timestamp"],
+        )
+    return Sample.from_dict(d)

@@ -2,9 +2,11 @@
 configuration) (a configuration: a platform with its environment factors' levels), and
 resumes an interrupted campaign (Ctrl-C, kill -9, a crash) where it stopped.
 
-The ledger is samples.jsonl itself: every record carries its `cell_id`, and one cell's records
-are appended in a single fsync'd write, so a cell is either fully recorded or (a torn last
-line, skipped on read) not at all; resuming never loses or repeats a finished cell.
+The ledger is samples.jsonl itself (vbench.ledger): every record carries its `cell_id`, and one
+cell's records (all its attempts) are appended in a single fsync'd write that ends with the
+cell's closing record. A cell is done only when that record is there; on resume, an append that
+did not finish is cut off (kept aside in samples.jsonl.torn-<time>) and its cell runs again, so
+resuming never loses, fakes or repeats a finished cell.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Callable
 
+from vbench import durable
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.hadoop.execute import execute
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
@@ -30,7 +33,8 @@ from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.host import Host
-from vbench.samples import Failure, read_records
+from vbench.ledger import read_ledger
+from vbench.samples import Failure
 from vbench.store import CampaignStore
 
 Log = Callable[[str], None]
@@ -48,15 +52,16 @@ class CampaignResult:
 
 
 def done_cells(store: CampaignStore) -> set[str]:
+    """Cells whose closing record is in the ledger (in a campaign begun by an older vbench: cells
+    with any record). Cells whose configuration never came up are not done: they run again."""
     if not store.samples_path.exists():
         return set()
-    # Cells whose configuration never came up (configuration_failed) are run again on resume.
-    return {str(r.metadata["cell_id"]) for r in read_records(store.samples_path)
-            if "cell_id" in r.metadata and not r.metadata.get("configuration_failed")}
+    return read_ledger(store.samples_path).done_cells
 
 
 def _check_design(store: CampaignStore, exp: Experiment) -> None:
-    """A campaign directory belongs to one design: resuming under a changed design would mix data."""
+    """A campaign directory belongs to one design: resuming under a changed design would mix data.
+    Samples without a campaign.json are of an unknown design: adopted only when asked (--append)."""
     meta = store.root / "campaign.json"
     h = design_hash(exp)
     if meta.exists():
@@ -67,8 +72,13 @@ def _check_design(store: CampaignStore, exp: Experiment) -> None:
                 f"use another campaign name, or remove the directory to start over"
             )
         return
-    store.root.mkdir(parents=True, exist_ok=True)
-    meta.write_text(json.dumps({"design_hash": h, "experiment": exp.model_dump(mode="json")}, indent=1, sort_keys=True))
+    if store.holds_samples() and not store.append:
+        raise VbenchError(f"{store.root} holds samples but no campaign.json, so their design is unknown; use another "
+                          f"campaign name, or pass --append to adopt them into this design")
+    durable.make_dirs(store.root)
+    durable.write_text(meta, json.dumps({"design_hash": h, "experiment": exp.model_dump(mode="json")}, indent=1,
+                                        sort_keys=True))
+    durable.fsync_dir(store.root)
 
 
 def params_for(exp: Experiment, config: Configuration | str, testbed: TestbedParams,
@@ -97,12 +107,13 @@ def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hado
 def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
                  log: Log = print, progress: CampaignProgress | None = None,
                  kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
-                 hosts_source: HostsSource | None = None) -> CampaignResult:
+                 hosts_source: HostsSource | None = None, append: bool = False) -> CampaignResult:
     """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
     `progress` hears of every cell as it starts and ends. `hosts_source` gives each configuration's
-    hosts: the local testbed (default) or an SSH inventory."""
+    hosts: the local testbed (default) or an SSH inventory. `append`: the user said to add to a
+    committed campaign, or to adopt samples without a campaign.json."""
     t0 = time.monotonic()
-    store = CampaignStore(campaign_dir)
+    store = CampaignStore(campaign_dir, append=append)
     source = hosts_source or TestbedSource(log)
     for config in exp.configurations():  # refuse what cannot run before anything starts
         try:
@@ -114,8 +125,13 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
                 check_cluster_fits(tb, hp, MachineFacts.local())
         except ParamsError as exc:
             raise ParamsError(f"configuration {config.key}: {exc.field}", str(exc).split(": ", 1)[-1]) from None
+    store.check_appendable()
     source.check(exp.platforms)
     _check_design(store, exp)
+    aside = store.cut_torn_tail()
+    if aside is not None:
+        log(f"campaign {campaign_dir.name}: an append that did not finish was cut off the ledger (kept in {aside}); "
+            "its cell runs again")
     cells = [c for c in expand(exp) if c.variant.kind in kinds]
     done = done_cells(store)
     todo = [c for c in cells if c.cell_id not in done]
@@ -206,35 +222,53 @@ def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: 
     for cell in cells:
         f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True})
         store.save_runs([(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],
-                        {**_stamp(base, config, cell), "benchmark_kind": cell.variant.kind})
+                        {**_stamp(base, config, cell), "benchmark_kind": cell.variant.kind}, cell_done=False)
 
 
 def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
               provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "") -> tuple[int, str | None]:
-    """Run one cell (again, up to `exp.retries` times, while it fails) and store each attempt's
-    records in one append as it ends. Returns the number of failed runs of the last attempt and
+    """Run one cell (again, up to `exp.retries` times, while it fails) and store all its attempts'
+    records in one append, closed as the cell's, when it ends: a cell cut short between attempts
+    is not done and runs again whole. Returns the number of failed runs of the last attempt and
     the first one's reason (None when all passed)."""
-    v = cell.variant
-    for attempt in range(exp.retries + 1):
-        mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
-        if v.kind == "micro":
-            runs = measure_micro(hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
-            kind_stamp = {"benchmark_kind": "micro"}
-        else:
-            assert cluster is not None
-            if exp.drop_caches:
-                for h in cluster.hosts:
-                    cluster.sh(h, drop_caches_line())
-            runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log, timeout_s=exp.job_timeout_s)]
-            kind_stamp = {"benchmark_kind": "hadoop", **provenance}
-        kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
-                          host_platforms={h.name: h.platform for h in hosts})
-        extra = {"attempt": attempt} if exp.retries else {}
-        store.save_runs([records_of(r) for r in runs], {**stamp, **kind_stamp, **extra})
-        failed = sum(not r.ok for r in runs)
-        log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
-            + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else ""))
-        if not failed:
-            break
+    attempts: list[tuple[list, dict]] = []
+    try:
+        for attempt in range(exp.retries + 1):
+            runs, attempt_stamp = _attempt(cell, attempt, hosts, cluster, exp, stamp, provenance, store, log,
+                                           testbed_name)
+            attempts.append(([records_of(r) for r in runs], attempt_stamp))
+            failed = sum(not r.ok for r in runs)
+            log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
+                + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else ""))
+            if not failed:
+                break
+    except Exception:
+        # The configuration broke during a retry: what the earlier attempts measured is kept,
+        # but the cell is not done (the runner records it as failed; a resume runs it again).
+        if attempts:
+            store.save_attempts(attempts, cell.cell_id, cell_done=False)
+        raise
+    store.save_attempts(attempts, cell.cell_id)
     reason = next((r.failure.reason for r in runs if not r.ok), None)
     return failed, reason
+
+
+def _attempt(cell: Cell, attempt: int, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment,
+             stamp: dict, provenance: dict, store: CampaignStore, log: Log, testbed_name: str) -> tuple[list, dict]:
+    """One attempt at a cell: its runs and the stamp of their records (nothing stored yet)."""
+    v = cell.variant
+    mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
+    if v.kind == "micro":
+        runs = measure_micro(hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
+        kind_stamp = {"benchmark_kind": "micro"}
+    else:
+        assert cluster is not None
+        if exp.drop_caches:
+            for h in cluster.hosts:
+                cluster.sh(h, drop_caches_line())
+        runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log, timeout_s=exp.job_timeout_s)]
+        kind_stamp = {"benchmark_kind": "hadoop", **provenance}
+    kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
+                      host_platforms={h.name: h.platform for h in hosts})
+    extra = {"attempt": attempt} if exp.retries else {}
+    return runs, {**stamp, **kind_stamp, **extra}

@@ -21,6 +21,7 @@ from vbench.params import MachineFacts, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
+from vbench.validate import campaign_name
 
 # No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
 console = Console(markup=False)
@@ -36,6 +37,8 @@ def register(sub) -> None:
     p.add_argument("--campaign", default="adhoc", help="samples go to DATA/raw/<campaign>/")
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--drop-caches", action="store_true", help="drop the page cache before each Hadoop run")
+    p.add_argument("--append", action="store_true",
+                   help="add to a committed campaign (tracked by git, or carrying a `frozen` mark file)")
     p.add_argument("--monitor", type=float, metavar="SECONDS", default=None,
                    help="sample CPU, disk and network on every host at this interval during each Hadoop run "
                         "(time series under DATA/raw/<campaign>/timeseries/)")
@@ -86,11 +89,13 @@ def _list() -> int:
 
 
 def _measure(args, micro: list[Planned], hadoop: list[Planned]) -> int:
+    campaign_name(args.campaign)  # a directory under DATA/raw/, never a path out of it
     tbp = testbed_from_args(args)
     hp = hadoop_from_args(args)
     if hadoop:
         check_cluster_fits(tbp, hp, MachineFacts.local())
-    store = CampaignStore(args.data / "raw" / args.campaign)
+    store = CampaignStore(args.data / "raw" / args.campaign, append=args.append)
+    store.check_appendable()  # before anything starts, not when the first run is stored
     dist = fetch(hp.version, hp.examples_version, log=console.log) if hadoop else None
     runs = []
     with interrupts_unwind(), _progress(len(micro) + len(hadoop)) as advance:

@@ -17,6 +17,7 @@ from vbench.params import MachineFacts, check_cluster_fits
 from vbench.provenance import vbench_commit
 from vbench.samples import Sample, read_records
 from vbench.store import CampaignStore
+from vbench.validate import campaign_name
 
 console = Console()
 DEFAULT_PRESET = Path("params/experiments/xavier2014.yaml")
@@ -31,12 +32,14 @@ def register(sub) -> None:
     p.add_argument("--stresses", help="override isolation.stresses, comma-separated (must include none)")
     p.add_argument("--campaign", default="isolation", help="samples go to DATA/raw/<campaign>/")
     p.add_argument("--data", type=Path, default=Path("data"))
+    p.add_argument("--append", action="store_true",
+                   help="run: add to a committed campaign (the default, data/raw/isolation, is one)")
     add_params_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    store = CampaignStore(args.data / "raw" / args.campaign)
+    store = CampaignStore(args.data / "raw" / campaign_name(args.campaign), append=args.append)
     if args.action == "table":
         return _table(store)
     iso = P.load_isolation(args.preset, repetitions=args.repetitions, size_mb=args.size, platform=args.platform,
@@ -46,6 +49,7 @@ def run(args) -> int:
     tb_a, tb_b = P.tenant_a_testbed(base, iso), P.tenant_b_testbed(base, iso)
     hp = P.tenant_a_hadoop(hadoop_from_args(args), iso)
     check_cluster_fits(tb_a, hp, MachineFacts.local())
+    store.check_appendable()  # before anything starts, not when the first condition is stored
     console.log(f"isolation: tenant A = testbed {tb_a.name} ({iso.workers} worker(s), {iso.platform}, "
                 f"{iso.tenant_a.limits.as_dict()}); tenant B = testbed {tb_b.name} ({iso.tenant_b.limits.as_dict()}); "
                 f"{len(plan(iso))} conditions")

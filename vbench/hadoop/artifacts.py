@@ -168,8 +168,10 @@ def fetch(version: str, examples_version: str, cache: Path | None = None, log=pr
     with tempfile.TemporaryDirectory(dir=dist.home.parent) as tmp:
         staging = Path(tmp)
         (staging / "pom.xml").write_text(render_pom(version, examples_version))
-        argv = ["mvn", "-B", "-q", "-f", str(staging / "pom.xml"), "dependency:copy-dependencies",
-                f"-DoutputDirectory={staging / 'lib'}", "-DincludeScope=runtime"]
+        # --strict-checksums: a jar whose checksum does not match fails the fetch (Maven's
+        # default only warns, and the jars run as root on every host).
+        argv = ["mvn", "-B", "-q", "--strict-checksums", "-f", str(staging / "pom.xml"),
+                "dependency:copy-dependencies", f"-DoutputDirectory={staging / 'lib'}", "-DincludeScope=runtime"]
         code = _run_logged(argv, mvn_log(dist), timeout_s)
         if code is None:
             raise VbenchError(

@@ -2,7 +2,8 @@
 
 The JSON-lines reader also accepts what `vbench.samples.append_records` writes: records
 with `kind: failure` are skipped (they are not measurements) and the keys inside
-`metadata` (platform, repetition, ...) become columns.
+`metadata` (platform, repetition, ...) become columns. A campaign ledger (vbench.ledger) is
+read by its rules: only whole appends count, its marker and closing records are not samples.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.errors import ParamsError
+from vbench.ledger import read_ledger
 from vbench.stats.keys import REQUIRED_COLUMNS
 
 _TEXT_KEYS = ("experiment", "platform", "benchmark", "metric", "unit")
@@ -21,6 +23,20 @@ _FALSE = {"false", "0", "no", "n", "f", ""}
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
+    ledger = read_ledger(path)
+    records = ledger.records if ledger.marked else _plain_jsonl(path)
+    failures = sum(1 for r in records if isinstance(r, dict) and r.get("kind") == "failure")
+    records = [r for r in records if not (isinstance(r, dict) and r.get("kind") == "failure")]
+    df = pd.json_normalize(records) if records else pd.DataFrame()
+    renames = {c: c.split(".", 1)[1] for c in df.columns if c.startswith("metadata.") and c.split(".", 1)[1] not in df.columns}
+    df = df.rename(columns=renames)
+    df.attrs["failures_skipped"] = failures
+    return df
+
+
+def _plain_jsonl(path: Path) -> list:
+    """Records of a JSON-lines file that is not a ledger: a torn last line is tolerated, a bad
+    line elsewhere is an error."""
     lines = path.read_text(encoding="utf-8").splitlines()
     records = []
     for i, line in enumerate(lines, start=1):
@@ -32,13 +48,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             if i == len(lines):  # a torn last line is what a crash mid-append leaves
                 continue
             raise ParamsError(str(path), f"line {i} is not valid JSON ({exc.msg})") from None
-    failures = sum(1 for r in records if isinstance(r, dict) and r.get("kind") == "failure")
-    records = [r for r in records if not (isinstance(r, dict) and r.get("kind") == "failure")]
-    df = pd.json_normalize(records) if records else pd.DataFrame()
-    renames = {c: c.split(".", 1)[1] for c in df.columns if c.startswith("metadata.") and c.split(".", 1)[1] not in df.columns}
-    df = df.rename(columns=renames)
-    df.attrs["failures_skipped"] = failures
-    return df
+    return records
 
 
 def read_samples(path: str | Path) -> pd.DataFrame:

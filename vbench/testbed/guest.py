@@ -6,7 +6,7 @@ Containers get these files in their overlay's upper directory; VMs on a small se
 """
 from __future__ import annotations
 
-import shutil
+import os
 from pathlib import Path
 
 from vbench.host import Host
@@ -45,11 +45,7 @@ def write_identity(root: Path, spec: HostParams, ctx: TestbedContext) -> str:
     def put(path: str, text: str | None = None, src: Path | None = None, mode: int = 0o644) -> None:
         dest = root / path.lstrip("/")
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if src is not None:
-            shutil.copyfile(src, dest)
-        else:
-            dest.write_text(text or "")
-        dest.chmod(mode)
+        write_with_mode(dest, src.read_bytes() if src is not None else (text or "").encode(), mode)
 
     put("/etc/hostname", spec.name + "\n")
     put("/etc/hosts", src=ctx.hosts_file(spec))
@@ -59,6 +55,22 @@ def write_identity(root: Path, spec: HostParams, ctx: TestbedContext) -> str:
     (root / GUEST_AUTHORIZED_KEYS.lstrip("/")).parent.chmod(0o700)
     (root / GUEST_WORK_DIR.lstrip("/")).mkdir(parents=True, exist_ok=True)
     return pub
+
+
+def write_with_mode(dest: Path, data: bytes, mode: int) -> None:
+    """Write `dest` anew with `mode` from its first moment: a private key copied then chmod'ed
+    is world-readable in between. An old file (or a symlink planted in the guest's tree) is
+    removed, not written through; the mode is set on the descriptor, so the umask cannot widen
+    or narrow it."""
+    dest.unlink(missing_ok=True)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    try:
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def guest_host(spec: HostParams, ctx: TestbedContext, facts: dict[str, str]) -> Host:

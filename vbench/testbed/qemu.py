@@ -33,7 +33,9 @@ from vbench.hadoop.artifacts import default_cache_dir
 from vbench.host import Host, connect
 from vbench.params import VM_DEFAULT_CPUS, VM_DEFAULT_MEMORY_MB, HostParams, MachineFacts, check_limits_fit
 from vbench.testbed import netcmd, sysops
-from vbench.testbed.guest import cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity
+from vbench.testbed.guest import (
+    cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity, write_with_mode,
+)
 from vbench.testbed.image import SEED_LABEL, GuestImage, image_for, require_image
 from vbench.testbed.limits import kill_cgroup, limits_fact, remove_cgroups
 from vbench.testbed.provisioner import Created, TestbedContext
@@ -263,6 +265,7 @@ class QemuProvisioner:
         pub = write_identity(seed_dir / "files", spec, ctx)
         (seed_dir / "address").write_text(f"{spec.address}/{ctx.prefixlen}\n")
         seed = hdir / "seed.img"
+        write_with_mode(seed, b"", 0o600)  # it holds the host's private key: never readable by others
         sysops.run(["mke2fs", "-q", "-t", "ext4", "-L", SEED_LABEL, "-d", str(seed_dir), str(seed), "8M"])
 
         ctx.record("links", tap)
