@@ -32,6 +32,14 @@ class IpcKernelManager(AsyncKernelManager):
         self._ipc_dir = tempfile.mkdtemp(prefix="vbench-kernel-")
         self.ip = str(Path(self._ipc_dir) / "kernel")
 
+    async def _async_interrupt_kernel(self) -> None:
+        # jupyter_client sends SIGINT before asking a kernel to shut down; a kernel that has run
+        # every cell has nothing to interrupt, and the signal only makes it log "KeyboardInterrupt
+        # caught in kernel" on the terminal of `dvc repro`. Interrupts of a running cell stay.
+        if self.shutting_down:
+            return
+        await super()._async_interrupt_kernel()
+
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
         if not restart:

@@ -39,6 +39,7 @@ def test_stderr_reaches_the_terminal_and_stays_in_the_notebook_and_no_tcp(tmp_pa
     assert "[1/2 cells] running b0/lxc" in text
     assert "to the notebook only" not in text
     assert "without encryption" not in text
+    assert "KeyboardInterrupt" not in text  # no SIGINT on shutdown
     assert (tmp_path / "transport.txt").read_text() == "ipc"
     outputs = [o for c in nbformat.read(executed, as_version=4).cells for o in c.get("outputs", [])]
     assert any(o.get("name") == "stderr" and "running b0/lxc" in o["text"] for o in outputs)
