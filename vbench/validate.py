@@ -13,7 +13,7 @@ import ipaddress
 import os
 import re
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable
 
 from pydantic import AfterValidator, BeforeValidator, ValidationInfo
 
@@ -155,11 +155,19 @@ NetworkLabel = Annotated[str, AfterValidator(_joined_names)]
 # --- users, addresses, packages ---------------------------------------------------------------
 
 
-def check_user(value: str) -> str:
-    if not _USER.fullmatch(value) or len(value) > USER_MAX_LEN:
-        raise ValueError(f"must be a user name (lower-case letters, digits, '_' and '-', starting with a letter "
-                         f"or '_', at most {USER_MAX_LEN} characters), got {shown(value)}")
-    return value
+def _matching(pattern: re.Pattern, max_len: int, what: str) -> Callable[[str], str]:
+    """A check that `value` is all of `pattern` and at most `max_len` long; `what` says what it must be."""
+
+    def check(value: str) -> str:
+        if not pattern.fullmatch(value) or len(value) > max_len:
+            raise ValueError(f"must be {what}, got {shown(value)}")
+        return value
+
+    return check
+
+
+check_user = _matching(_USER, USER_MAX_LEN, "a user name (lower-case letters, digits, '_' and '-', starting with "
+                       f"a letter or '_', at most {USER_MAX_LEN} characters)")
 
 
 def check_address(value: str) -> str:
@@ -198,11 +206,8 @@ def _one_line(value: str) -> str:
     return value
 
 
-def _package(value: str) -> str:
-    if not _PACKAGE.fullmatch(value) or len(value) > PACKAGE_MAX_LEN:
-        raise ValueError(f"must be a Debian package name (lower-case letters, digits, + . -, starting with a "
-                         f"letter or digit, at most {PACKAGE_MAX_LEN}), got {shown(value)}")
-    return value
+_package = _matching(_PACKAGE, PACKAGE_MAX_LEN, "a Debian package name (lower-case letters, digits, + . -, "
+                     f"starting with a letter or digit, at most {PACKAGE_MAX_LEN})")
 
 
 UserName = Annotated[str, AfterValidator(check_user)]
@@ -216,12 +221,9 @@ PackageName = Annotated[str, AfterValidator(_package)]
 # --- experiment and campaign names ------------------------------------------------------------
 
 
-def check_plain_name(value: str) -> str:
-    """A name that is one directory under data/raw/: never a path ('/', '..')."""
-    if not _PLAIN_NAME.fullmatch(value) or len(value) > PLAIN_NAME_MAX_LEN:
-        raise ValueError(f"must be lower-case letters, digits, '_' and '-' (at most {PLAIN_NAME_MAX_LEN}), "
-                         f"got {shown(value)}")
-    return value
+#: A name that is one directory under data/raw/: never a path ('/', '..').
+check_plain_name = _matching(_PLAIN_NAME, PLAIN_NAME_MAX_LEN,
+                             f"lower-case letters, digits, '_' and '-' (at most {PLAIN_NAME_MAX_LEN})")
 
 
 PlainName = Annotated[str, AfterValidator(check_plain_name)]
