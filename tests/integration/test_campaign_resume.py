@@ -54,13 +54,17 @@ def test_kill_9_then_resume_loses_and_repeats_nothing(tmp_path, it_testbed, it_p
     design, data = _design(tmp_path), tmp_path / "data"
     samples = data / "raw" / "resume" / "samples.jsonl"
     proc = _campaign(it_params_dir, design, data, wait=False)
-    deadline = time.monotonic() + 300
-    while len(_done(samples)) < 2:
-        assert proc.poll() is None, "the campaign ended before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    try:
+        deadline = time.monotonic() + 300
+        while len(_done(samples)) < 2:
+            assert proc.poll() is None, "the campaign ended before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    finally:
+        # Killed here also when the wait above fails: a campaign left running would hold the
+        # testbed name that the next test's campaign clears under it (its SSH calls then hang).
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     before = _whole_lines(samples)
     assert 0 < len(before)
 
