@@ -85,6 +85,7 @@ def main() -> int:
         print(f"  {name:13s} {calls:5.1f} SSH calls/job  {statistics.mean(secs):6.3f} s/job "
               f"(median {statistics.median(secs):.3f}, max {max(secs):.3f})")
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f}")
+    work.rmdir()  # the testbed removed its own directory inside
     return 0
 
 
