@@ -3,7 +3,6 @@ from ipaddress import IPv4Address
 from pathlib import Path
 
 import pytest
-import yaml
 
 from vbench.errors import ParamsError
 from vbench.params import (

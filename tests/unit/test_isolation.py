@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vbench.benchmarks.hadoop.steps import JavaStep, ReadStep, StepOutput
+from vbench.benchmarks.hadoop.steps import ReadStep, StepOutput
 from vbench.errors import JobFailed, ParamsError, VbenchError
 from vbench.isolation import params as P
 from vbench.isolation import pids as PI

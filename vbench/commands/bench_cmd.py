@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 from pathlib import Path
 
 from rich.console import Console

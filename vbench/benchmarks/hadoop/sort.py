@@ -1,7 +1,6 @@
 """RandomWriter + Sort, validated by SortValidator (Liu et al.: 27 GB once, 2 GB three times)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
