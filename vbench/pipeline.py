@@ -156,12 +156,18 @@ def headline(samples: pd.DataFrame) -> pd.DataFrame:
     return samples[keep].reset_index(drop=True)
 
 
+def headline_samples(tidy_path: Path) -> pd.DataFrame:
+    """The tidy samples the statistics compare, tagged with the file they came from."""
+    samples = headline(pd.read_parquet(tidy_path))
+    samples.attrs["source"] = str(tidy_path)
+    return samples
+
+
 def statistics(tidy_path: Path, out: Path, baseline: str = "native", equivalence_pct: float = 5.0) -> pd.DataFrame:
     declared = tidy_path.parent / "comparison.json"
     if declared.is_file():  # a design comparing factor levels names its own baseline (e.g. bridge)
         baseline = json.loads(declared.read_text()).get("baseline") or baseline
-    samples = headline(pd.read_parquet(tidy_path))
-    samples.attrs["source"] = str(tidy_path)
+    samples = headline_samples(tidy_path)
     table = compute_stats(samples, baseline=baseline, equivalence_pct=equivalence_pct)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_table(table, out)
@@ -178,7 +184,6 @@ def dvc_views(tidy_path: Path, table: pd.DataFrame, metrics_path: Path, plots_pa
     (ratio, 95 % interval, method, n) and every run of the same metrics. Both files lie outside
     data/processed/<campaign>, which DVC owns whole as one output of the statistics stage."""
     pairs = quoted_headlines()
-    samples = headline(pd.read_parquet(tidy_path))
-    samples.attrs["source"] = str(tidy_path)
+    samples = headline_samples(tidy_path)
     return (write_metrics(headline_metrics(table, pairs), metrics_path),
             write_plot_rows(run_plot_rows(samples, pairs), plots_path))

@@ -93,6 +93,13 @@ def set_at(doc: Any, where: tuple[Any, ...], value: Any) -> None:
     doc[where[-1]] = value
 
 
+def set_in_file(path: Path, where: tuple[Any, ...], value: Any) -> None:
+    """Set one field of a params YAML file in place."""
+    doc = yaml.safe_load(path.read_text())
+    set_at(doc, where, value)
+    path.write_text(yaml.safe_dump(doc))
+
+
 def get_at(doc: Any, where: tuple[Any, ...]) -> Any:
     for key in where:
         doc = doc[key]
@@ -216,9 +223,7 @@ def test_the_untouched_copy_passes_with_and_without_the_inventory(vbench, params
 ])
 def test_testbed_host_names_that_collide_with_vbench_names_are_refused(vbench, params, name, words):
     path = params / "testbed.yaml"
-    doc = yaml.safe_load(path.read_text())
-    doc["testbed"]["hosts"][2]["name"] = name
-    path.write_text(yaml.safe_dump(doc))
+    set_in_file(path, ("testbed", "hosts", 2, "name"), name)
     rc, err = show(vbench, params)
     assert rc == 2
     line = one_error_line(err)
@@ -229,9 +234,7 @@ def test_a_physical_host_named_like_one_vbench_names_is_refused(vbench, params):
     """The master's physical host is "pm" (TestbedParams.physical_hosts): a worker placed on "pm"
     by hand would silently share it."""
     path = params / "testbed.yaml"
-    doc = yaml.safe_load(path.read_text())
-    doc["testbed"]["hosts"][1]["physical_host"] = "pm"
-    path.write_text(yaml.safe_dump(doc))
+    set_in_file(path, ("testbed", "hosts", 1, "physical_host"), "pm")
     rc, err = show(vbench, params)
     assert rc == 2
     line = one_error_line(err)
@@ -241,9 +244,7 @@ def test_a_physical_host_named_like_one_vbench_names_is_refused(vbench, params):
 @pytest.mark.parametrize("address", ["fe80::1%eth0;id", "192.0.2.300", "-oProxyCommand=x", "a..b", "host_1"])
 def test_inventory_addresses_are_ip_addresses_or_host_names(vbench, params, address):
     path = params / "inventory.yaml"
-    doc = yaml.safe_load(path.read_text())
-    doc["inventory"]["hosts"][0]["address"] = address
-    path.write_text(yaml.safe_dump(doc))
+    set_in_file(path, ("inventory", "hosts", 0, "address"), address)
     rc, err = show(vbench, params, "--inventory", str(path))
     assert rc == 2
     assert one_error_line(err).startswith(f"vbench: error: {path}: inventory.hosts[0].address: ")
@@ -348,9 +349,7 @@ def test_isolation_params_refuse_an_unknown_section(params):
 @pytest.mark.parametrize("name", ["../../x", "/abs", "Default", "a b", "x.y", ""])
 def test_an_experiment_name_is_a_plain_name(vbench, params, name):
     path = params / "experiments" / f"{DESIGN}.yaml"
-    doc = yaml.safe_load(path.read_text())
-    doc["experiment"]["name"] = name
-    path.write_text(yaml.safe_dump(doc))
+    set_in_file(path, ("experiment", "name"), name)
     rc, err = show(vbench, params, "--data", str(params.parent / "data"))
     assert rc == 2
     assert one_error_line(err).startswith(f"vbench: error: {path}: experiment.name: ")
@@ -378,9 +377,7 @@ def test_bench_and_isolation_refuse_a_campaign_name_that_is_a_path(vbench, param
 
 def test_an_unknown_benchmark_preset_is_one_line_naming_file_and_field(vbench, params):
     path = params / "experiments" / f"{DESIGN}.yaml"
-    doc = yaml.safe_load(path.read_text())
-    doc["experiment"]["suite"][0]["preset"] = "nosuchpreset"
-    path.write_text(yaml.safe_dump(doc))
+    set_in_file(path, ("experiment", "suite", 0, "preset"), "nosuchpreset")
     rc, err = show(vbench, params)
     assert rc == 2
     line = one_error_line(err)
@@ -390,9 +387,7 @@ def test_an_unknown_benchmark_preset_is_one_line_naming_file_and_field(vbench, p
 
 def test_a_hostile_value_in_an_experiments_testbed_override_is_refused(vbench, params):
     path = params / "experiments" / f"{DESIGN}.yaml"
-    doc = yaml.safe_load(path.read_text())
-    doc["experiment"]["testbed"] = {"work_root": "/var/tmp/vb\nlxc.hook.pre-start = /tmp/x"}
-    path.write_text(yaml.safe_dump(doc))
+    set_in_file(path, ("experiment", "testbed"), {"work_root": "/var/tmp/vb\nlxc.hook.pre-start = /tmp/x"})
     rc, err = show(vbench, params)
     assert rc == 2
     assert one_error_line(err).startswith(f"vbench: error: {path}: configuration native: testbed.work_root: ")

@@ -90,8 +90,15 @@ def params_for(exp: Experiment, config: Configuration | str, testbed: TestbedPar
     # An experiment may name its hosts (a mixed cluster: Liu et al.); else master + N workers.
     tb = testbed.model_validate({**tb_doc, "platform": config.platform, "workers": exp.workers,
                                  "hosts": exp.testbed.get("hosts")})
-    hp = hadoop.model_validate(deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop")))
-    return tb, hp
+    return tb, hadoop_for(exp, config, hadoop)
+
+
+def hadoop_for(exp: Experiment, config: Configuration, hadoop: HadoopParams,
+               overrides: dict | None = None) -> HadoopParams:
+    """The Hadoop params of one configuration: the file's, the experiment's overrides, the
+    configuration's factor levels, then `overrides` (what a hosts source sets, e.g. java_home)."""
+    doc = deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop"))
+    return hadoop.model_validate(deep_merge(doc, overrides or {}))
 
 
 def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hadoop: HadoopParams,
@@ -99,9 +106,7 @@ def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hado
     if source.local:
         return params_for(exp, config, testbed, hadoop)
     # Hosts from elsewhere: the testbed params do not apply; the source may set e.g. java_home.
-    overrides = getattr(source, "hadoop_overrides", {})
-    doc = deep_merge(deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop")), overrides)
-    return testbed, hadoop.model_validate(doc)
+    return testbed, hadoop_for(exp, config, hadoop, getattr(source, "hadoop_overrides", {}))
 
 
 def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,

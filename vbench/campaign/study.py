@@ -9,8 +9,8 @@ from typing import Any, Callable, Mapping
 
 from pydantic import ValidationError
 
-from vbench.campaign.design import Configuration, Experiment, deep_merge, load_experiment
-from vbench.campaign.runner import params_for
+from vbench.campaign.design import Configuration, Experiment, load_experiment
+from vbench.campaign.runner import hadoop_for, params_for
 from vbench.errors import ParamsError
 from vbench.params import (
     HadoopParams, TestbedParams, describe_validation_error, load_hadoop, load_testbed, params_file, prefixed,
@@ -67,7 +67,7 @@ def _check_configuration(exp: Experiment, config: Configuration, testbed: Testbe
         if on_testbed:
             params_for(exp, config, testbed, hadoop)
         else:  # as the runner does for hosts from an inventory: only the Hadoop params apply
-            hadoop.model_validate(deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop")))
+            hadoop_for(exp, config, hadoop)
     except ValidationError as exc:
         section, model = _SECTIONS.get(exc.title, (exc.title, None))
         raise describe_validation_error(exc, f"{where}: {section}", model) from None
