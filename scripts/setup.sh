@@ -27,9 +27,10 @@ escalate() {  # re-executes this script as root when needed; returns when alread
 install_debian() {
   # The JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing (iproute2 and
   # nftables for network modes, util-linux's unshare, sshd, sudo for the inventory checks,
-  # netcat for the SSH proxy, curl for health probes) and the micro-benchmark tools.
+  # netcat for the SSH proxy, curl for health probes), git for DVC and the committed-campaign
+  # check, and the micro-benchmark tools.
   local apt_packages=(
-    openjdk-17-jre-headless maven
+    openjdk-17-jre-headless maven git
     iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
     python3 python3-venv python3-pip
     fio iperf3 sysbench bonnie++ hdparm stress-ng pi
