@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from vbench.cache import default_cache_dir
 from vbench.errors import VbenchError
 
 #: (artifactId, classifier) of what a cluster and the benchmark suite need. Beyond the obvious:
@@ -44,13 +45,6 @@ JUNIT = ("junit", "junit", "4.13.2")
 #: minutes on a slow link) before it is taken to be stalled; VBENCH_MVN_TIMEOUT_S overrides it.
 MVN_TIMEOUT_S = 20 * 60
 _TARBALL_LOCK = threading.Lock()
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("VBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vbench"
-    )
-    return Path(base)
 
 
 def dependencies(version: str, examples_version: str) -> list[tuple[str, str, str, str | None]]:

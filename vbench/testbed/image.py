@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from vbench.errors import VbenchError
-from vbench.hadoop.artifacts import default_cache_dir
+from vbench.cache import default_cache_dir
 from vbench.testbed.sshd import sshd_config
 
 Log = Callable[[str], None]

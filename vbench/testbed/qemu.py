@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from vbench.errors import VbenchError
-from vbench.hadoop.artifacts import default_cache_dir
+from vbench.cache import default_cache_dir
 from vbench.host import Host, connect
 from vbench.params import VM_DEFAULT_CPUS, VM_DEFAULT_MEMORY_MB, HostParams, MachineFacts, check_limits_fit
 from vbench.testbed import netcmd, sysops
