@@ -33,6 +33,9 @@ def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int]:
     return {
         "hadoop_version": cluster.params.version,
         "hadoop_config_hash": cluster.config_hash,
+        # Not all of them are in the configuration files the hash covers (daemons and clients).
+        "daemon_jvm_flags": " ".join(cluster.params.daemon_jvm_flags),
+        "job_jvm_flags": " ".join(cluster.params.job_jvm_flags),
         "java_version": java,
         "kernel": kernel,
         "hosts": ",".join(h.name for h in cluster.hosts),

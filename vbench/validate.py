@@ -235,3 +235,14 @@ def campaign_name(value: str, option: str = "--campaign") -> str:
         return check_plain_name(value)
     except ValueError as exc:
         raise ParamsError(option, str(exc)) from None
+
+
+# --- JVM flags --------------------------------------------------------------------------------
+
+#: One JVM option: YARN writes a task's options unquoted into the container's launch script, so a
+#: space splits it and a shell metacharacter runs as a command there.
+_JVM_FLAG = re.compile(r"-[A-Za-z0-9][A-Za-z0-9:+=._/,-]*")
+JVM_FLAG_MAX_LEN = 256
+check_jvm_flag = _matching(_JVM_FLAG, JVM_FLAG_MAX_LEN, "one JVM option: '-' then letters, digits and : + = . _ / , - "
+                           "(no spaces, quotes or shell characters)")
+JvmFlag = Annotated[str, AfterValidator(check_jvm_flag)]

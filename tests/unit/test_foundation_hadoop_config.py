@@ -80,6 +80,13 @@ def test_task_heaps_are_the_fraction_of_the_container_memory():
     assert mapred["yarn.app.mapreduce.am.command-opts"] == "-Xmx512m"
 
 
+def test_job_jvm_flags_follow_the_heap_of_the_am_and_every_task():
+    mapred = _props(_render(map_memory_mb=1000, job_jvm_flags=("-XX:TieredStopAtLevel=1", "-Xss1m"))["mapred-site.xml"])
+    assert mapred["mapreduce.map.java.opts"] == "-Xmx750m -XX:TieredStopAtLevel=1 -Xss1m"
+    for key in ("mapreduce.reduce.java.opts", "yarn.app.mapreduce.am.command-opts"):
+        assert mapred[key].split()[1:] == ["-XX:TieredStopAtLevel=1", "-Xss1m"]
+
+
 def test_task_timeout_is_in_milliseconds():
     assert _props(_render(task_timeout_s=90)["mapred-site.xml"])["mapreduce.task.timeout"] == "90000"
 

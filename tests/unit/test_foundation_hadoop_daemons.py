@@ -2,7 +2,11 @@
 import os
 import re
 import shlex
+import signal
 import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -89,40 +93,94 @@ def test_java_line_quotes_paths_with_spaces():
     assert words[-3:] == ["Main", "arg with space", "x"]
 
 
-def test_stop_line_terms_then_kills_and_removes_the_pid_file():
-    line = dm.stop_line(dm.NAMENODE, LAYOUT, grace_s=3)
-    pid = LAYOUT.pid_file("namenode")
-    assert line.index("kill $p") < line.index("kill -9 $p") < line.index(f"rm -f {pid}")
-    assert "seq 15" in line  # 3 s in 0.2 s steps
-    assert line.endswith("; true")
-
-
 def _write_pid(layout: HostLayout, daemon: str, pid: int) -> None:
     os.makedirs(layout.run, exist_ok=True)
     with open(layout.pid_file(daemon), "w") as fh:
         fh.write(f"{pid}\n")
 
 
-def test_stop_line_with_a_dead_pid_removes_the_pid_file_and_succeeds(tmp_path):
+def _fake_daemon(layout: HostLayout, daemon: dm.Daemon, ignore_term: bool = False) -> subprocess.Popen:
+    """A process whose command line carries what java_line gives `daemon` in `layout`."""
+    code = "import signal, time\n" + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else "") + \
+        "print('ready', flush=True)\ntime.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", code, *dm.identity(daemon, layout).split(" ")],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    _write_pid(layout, daemon.name, proc.pid)
+    return proc
+
+
+def test_stop_line_terms_every_daemon_at_once_and_removes_the_pid_files(tmp_path):
+    layout = HostLayout(work_dir=str(tmp_path / "my work"), lib_dir="/nonexistent")
+    procs = [_fake_daemon(layout, d) for d in (dm.DATANODE, dm.NODEMANAGER)]
+    t0 = time.monotonic()
+    r = subprocess.run(["bash", "-c", dm.stop_line([dm.DATANODE, dm.NODEMANAGER], layout)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert [p.wait(timeout=5) for p in procs] == [-signal.SIGTERM] * 2
+    assert time.monotonic() - t0 < 3
+    assert not os.path.exists(layout.pid_file("datanode")) and not os.path.exists(layout.pid_file("nodemanager"))
+
+
+def test_stop_line_kills_a_daemon_that_ignores_term_after_the_grace_period(tmp_path):
     layout = HostLayout(work_dir=str(tmp_path / "work"), lib_dir="/nonexistent")
-    _write_pid(layout, "datanode", DEAD_PID)
-    r = subprocess.run(["bash", "-c", dm.stop_line(dm.DATANODE, layout)], capture_output=True, text=True)
+    proc = _fake_daemon(layout, dm.NAMENODE, ignore_term=True)
+    t0 = time.monotonic()
+    subprocess.run(["bash", "-c", dm.stop_line([dm.NAMENODE], layout, grace_s=1)], check=True)
+    assert proc.wait(timeout=5) == -signal.SIGKILL
+    assert 0.9 < time.monotonic() - t0 < 4
+
+
+def test_stop_line_never_signals_a_process_vbench_did_not_start(tmp_path):
+    """A stale pid file (after a crash or a reboot) whose pid now belongs to another process, or
+    to the same daemon of another work dir: that process is left alone, the pid file removed."""
+    layout = HostLayout(work_dir=str(tmp_path / "work"), lib_dir="/nonexistent")
+    other = HostLayout(work_dir=str(tmp_path / "other"), lib_dir="/nonexistent")
+    stranger = subprocess.Popen(["sleep", "60"])
+    neighbour = _fake_daemon(other, dm.DATANODE)
+    try:
+        _write_pid(layout, "namenode", stranger.pid)
+        _write_pid(layout, "datanode", neighbour.pid)
+        line = dm.stop_line([dm.NAMENODE, dm.DATANODE], layout, grace_s=1)
+        subprocess.run(["bash", "-c", line], check=True)
+        assert stranger.poll() is None and neighbour.poll() is None
+        assert not os.path.exists(layout.pid_file("namenode"))
+        alive = subprocess.run(["bash", "-c", dm.alive_line([dm.DATANODE], other)], capture_output=True, text=True)
+        assert dm.parse_alive(alive.stdout) == {"datanode": True}
+    finally:
+        stranger.kill()
+        neighbour.kill()
+        stranger.wait()
+        neighbour.wait()
+
+
+@pytest.mark.parametrize("content", [str(DEAD_PID), "", "../../self", "-1"])
+def test_stop_line_with_a_dead_or_garbled_pid_removes_the_pid_file_and_succeeds(tmp_path, content):
+    layout = HostLayout(work_dir=str(tmp_path / "work"), lib_dir="/nonexistent")
+    os.makedirs(layout.run)
+    Path(layout.pid_file("datanode")).write_text(content + "\n")
+    r = subprocess.run(["bash", "-c", dm.stop_line([dm.DATANODE], layout)], capture_output=True, text=True)
     assert r.returncode == 0
     assert not os.path.exists(layout.pid_file("datanode"))
 
 
 def test_stop_line_without_a_pid_file_succeeds(tmp_path):
     layout = HostLayout(work_dir=str(tmp_path / "work"), lib_dir="/nonexistent")
-    assert subprocess.run(["bash", "-c", dm.stop_line(dm.DATANODE, layout)]).returncode == 0
+    assert subprocess.run(["bash", "-c", dm.stop_line([dm.DATANODE], layout)]).returncode == 0
 
 
-def test_alive_line_reports_live_dead_and_missing_pids(tmp_path):
+def test_alive_line_reports_live_dead_missing_and_foreign_pids(tmp_path):
     layout = HostLayout(work_dir=str(tmp_path / "my work"), lib_dir="/nonexistent")
-    _write_pid(layout, "namenode", os.getpid())
-    _write_pid(layout, "datanode", DEAD_PID)
-    line = dm.alive_line([dm.NAMENODE, dm.DATANODE, dm.NODEMANAGER], layout)
-    r = subprocess.run(["bash", "-c", line], capture_output=True, text=True, check=True)
-    assert dm.parse_alive(r.stdout) == {"namenode": True, "datanode": False, "nodemanager": False}
+    proc = _fake_daemon(layout, dm.NAMENODE)
+    try:
+        _write_pid(layout, "datanode", DEAD_PID)
+        _write_pid(layout, "resourcemanager", os.getpid())  # alive, but not the daemon vbench started
+        line = dm.alive_line([dm.NAMENODE, dm.DATANODE, dm.NODEMANAGER, dm.RESOURCEMANAGER], layout)
+        r = subprocess.run(["bash", "-c", line], capture_output=True, text=True, check=True)
+        assert dm.parse_alive(r.stdout) == {"namenode": True, "datanode": False, "nodemanager": False,
+                                            "resourcemanager": False}
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_parse_alive_ignores_blank_lines():

@@ -434,3 +434,25 @@ def test_the_example_params_dir_loads_as_a_study():
     mixed = PARAMS / "examples" / "mixed-native-qemu"
     study = load_study(mixed, PARAMS / "experiments" / "liu2012.yaml")
     assert study.testbed.name == "vbmix"
+
+
+JVM_FLAG_FIELDS = [("hadoop", "daemon_jvm_flags"), ("hadoop", "job_jvm_flags")]
+JVM_FLAG_CASES = [pytest.param(where, case, id=f"{where[-1]}:{case}")
+                  for where in JVM_FLAG_FIELDS for case in HOSTILE if case not in ("comma", "colon")]
+
+
+@pytest.mark.parametrize("where, case", JVM_FLAG_CASES)
+def test_a_hostile_jvm_flag_is_refused(vbench, params, where, case):
+    """YARN writes a job's JVM options unquoted into each container's launch script."""
+    path = params / "hadoop.yaml"
+    set_in_file(path, where, ["-Xss1m", HOSTILE[case]("-XX:TieredStopAtLevel=1")])
+    rc, err = show(vbench, params)
+    assert rc == 2, err
+    line = one_error_line(err)
+    assert line.startswith(f"vbench: error: {path}: {'.'.join(where)}[1]: "), line
+
+
+def test_plain_jvm_flags_pass(vbench, params):
+    for where in JVM_FLAG_FIELDS:
+        set_in_file(params / "hadoop.yaml", where, ["-XX:TieredStopAtLevel=1", "-Xss1m", "-Dfoo.bar=a/b,c"])
+    assert show(vbench, params)[0] == 0

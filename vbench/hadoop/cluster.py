@@ -127,7 +127,8 @@ class HadoopCluster(UpDown):
         lay = self.layout(self.master)
         line = dm.java_line(
             str(self.params.java_home), lay, self.params.heaps.namenode, dm.NAMENODE.main_class,
-            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"], log_name="format",
+            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"],
+            jvm_flags=self.params.daemon_jvm_flags, log_name="format",
         )
         r = self.sh(self.master, f"rm -rf {shlex.quote(lay.data)}/dfs/name && {line}", timeout=120)
         if not r.ok:
@@ -229,14 +230,8 @@ class HadoopCluster(UpDown):
         )
 
     def stop(self) -> None:
-        """Stop every daemon by its pid file (workers first). Harmless when nothing runs."""
-
-        def one(host: Host) -> None:
-            lay = self.layout(host)
-            self.sh(host, " ; ".join(dm.stop_line(d, lay) for d in self.daemons_of(host)))
-
-        self._each(self.workers, one)
-        one(self.master)
+        """Stop every daemon vbench started, on every host at once. Harmless when nothing runs."""
+        self._each(self.hosts, lambda h: self.sh(h, dm.stop_line(self.daemons_of(h), self.layout(h))))
 
     def wipe(self) -> None:
         self._each(self.hosts, lambda h: self.sh(h, f"rm -rf {shlex.quote(self.layout(h).data)}"))
@@ -259,7 +254,8 @@ class HadoopCluster(UpDown):
     def java(self, main_class: str, args: list[str], timeout: float | None = None, extra_cp: str = "") -> CommandResult:
         """Run a Hadoop client class on the master host (where a user would submit jobs)."""
         lay = self.layout(self.master)
-        line = dm.java_line(str(self.params.java_home), lay, self.params.heaps.client, main_class, list(args))
+        line = dm.java_line(str(self.params.java_home), lay, self.params.heaps.client, main_class, list(args),
+                            jvm_flags=self.params.job_jvm_flags)
         if extra_cp:
             line = line.replace(shlex.quote(lay.classpath), shlex.quote(f"{lay.classpath}:{extra_cp}"), 1)
         return self.sh(self.master, line, timeout=timeout)

@@ -68,8 +68,8 @@ def site_xml(props: dict[str, str]) -> str:
     return f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
 
 
-def task_opts(memory_mb: int, fraction: float) -> str:
-    return f"-Xmx{int(memory_mb * fraction)}m"
+def task_opts(memory_mb: int, fraction: float, flags: tuple[str, ...] = ()) -> str:
+    return " ".join((f"-Xmx{int(memory_mb * fraction)}m", *flags))
 
 
 def network_mode_properties(mode: str) -> dict[str, str]:
@@ -137,11 +137,11 @@ def site_properties(hp: HadoopParams, master: str, layout: HostLayout,
         "mapreduce.framework.name": "yarn",
         "mapreduce.application.classpath": app_cp,
         "yarn.app.mapreduce.am.resource.mb": str(hp.am_memory_mb),
-        "yarn.app.mapreduce.am.command-opts": task_opts(hp.am_memory_mb, hp.task_heap_fraction),
+        "yarn.app.mapreduce.am.command-opts": task_opts(hp.am_memory_mb, hp.task_heap_fraction, hp.job_jvm_flags),
         "mapreduce.map.memory.mb": str(hp.map_memory_mb),
-        "mapreduce.map.java.opts": task_opts(hp.map_memory_mb, hp.task_heap_fraction),
+        "mapreduce.map.java.opts": task_opts(hp.map_memory_mb, hp.task_heap_fraction, hp.job_jvm_flags),
         "mapreduce.reduce.memory.mb": str(hp.reduce_memory_mb),
-        "mapreduce.reduce.java.opts": task_opts(hp.reduce_memory_mb, hp.task_heap_fraction),
+        "mapreduce.reduce.java.opts": task_opts(hp.reduce_memory_mb, hp.task_heap_fraction, hp.job_jvm_flags),
         "mapreduce.task.timeout": str(hp.task_timeout_s * 1000),
         "mapreduce.client.completion.pollinterval": str(hp.client_poll_ms),
         "mapreduce.client.progressmonitor.pollinterval": str(hp.client_poll_ms),

@@ -58,21 +58,48 @@ def start_line(daemon: Daemon, java_home: str, layout: HostLayout, heap_mb: int,
     )
 
 
-def stop_line(daemon: Daemon, layout: HostLayout, grace_s: int = 10) -> str:
-    """TERM the daemon's pid, KILL it after `grace_s`, remove the pid file. Harmless if not running."""
-    pid = shlex.quote(layout.pid_file(daemon.name))
-    return (
-        f"if [ -f {pid} ]; then p=$(cat {pid}); kill $p 2>/dev/null; "
-        f"for i in $(seq {grace_s * 5}); do kill -0 $p 2>/dev/null || break; sleep 0.2; done; "
-        f"kill -9 $p 2>/dev/null; rm -f {pid}; fi; true"
-    )
+def identity(daemon: Daemon, layout: HostLayout) -> str:
+    """What the command line of the JVM vbench started for `daemon` in `layout` contains, and no
+    other process's does: its own log directory and file (java_line puts them side by side)."""
+    return f"-Dhadoop.log.dir={layout.logs} -Dhadoop.log.file={daemon.name}.log"
+
+
+def _is_ours(daemon: Daemon, layout: HostLayout) -> str:
+    """A shell test: is pid $p still the JVM vbench started? A pid file outlives its process (a
+    crash, a reboot), and the pid may since belong to someone else's process, which vbench, often
+    root, must never signal."""
+    return (f"[ \"$p\" -gt 0 ] 2>/dev/null && tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -qF -- "
+            f"{shlex.quote(identity(daemon, layout))}")
+
+
+def stop_line(daemons: list[Daemon], layout: HostLayout, grace_s: int = 10) -> str:
+    """TERM every one of `daemons` at once (each only if its pid file names the JVM vbench
+    started), KILL what is left after `grace_s`, remove the pid files. Harmless if none runs.
+
+    All at once: each Hadoop daemon takes about 2 s to run its shutdown hooks, and one after the
+    other they made every teardown wait 10-18 s."""
+    parts = ["pids=''"]
+    for d in daemons:
+        pid = shlex.quote(layout.pid_file(d.name))
+        parts.append(f"if [ -f {pid} ]; then p=$(cat {pid}); if {_is_ours(d, layout)}; then "
+                     f"kill $p 2>/dev/null; pids=\"$pids $p:{d.name}\"; fi; fi")
+    parts.append(
+        f"for i in $(seq {grace_s * 10}); do left=''; for e in $pids; do "
+        # A process that has exited but is not yet reaped keeps its pid with an empty command line.
+        f"[ -n \"$(tr -d '\\0' < /proc/${{e%%:*}}/cmdline 2>/dev/null)\" ] && left=\"$left $e\"; done; pids=$left; [ -z \"$pids\" ] && break; sleep 0.1; done")
+    for d in daemons:
+        # Still running after the grace period: KILL it, after checking again that it is ours.
+        parts.append(f"for e in $pids; do p=${{e%%:*}}; [ \"${{e#*:}}\" = {d.name} ] && {_is_ours(d, layout)} && "
+                     f"kill -9 $p 2>/dev/null; done")
+    parts.append("rm -f " + " ".join(shlex.quote(layout.pid_file(d.name)) for d in daemons) + "; true")
+    return "; ".join(parts)
 
 
 def alive_line(daemons: list[Daemon], layout: HostLayout) -> str:
-    """Prints 'name up' or 'name down' per daemon."""
+    """Prints 'name up' or 'name down' per daemon: up only if its pid file names the JVM vbench started."""
     checks = [
-        f"if [ -f {shlex.quote(layout.pid_file(d.name))} ] && kill -0 $(cat {shlex.quote(layout.pid_file(d.name))}) "
-        f"2>/dev/null; then echo {d.name} up; else echo {d.name} down; fi"
+        f"p=$(cat {shlex.quote(layout.pid_file(d.name))} 2>/dev/null); "
+        f"if [ -n \"$p\" ] && {_is_ours(d, layout)}; then echo {d.name} up; else echo {d.name} down; fi"
         for d in daemons
     ]
     return "; ".join(checks)

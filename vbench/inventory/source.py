@@ -94,6 +94,5 @@ def _record_waiver(out: Path, why: str, unfit: list[checks.HostReport]) -> None:
 def _stop_leftover_daemons(hosts: list[Host]) -> None:
     for h in hosts:
         lay = HostLayout(work_dir=h.work_dir, lib_dir="")
-        lines = [dm.stop_line(d, lay) for d in dm.DAEMONS if d.role == h.role]
         with connect(h) as c:
-            c.run(" ; ".join(lines), hide=True, warn=True, in_stream=False)
+            c.run(dm.stop_line([d for d in dm.DAEMONS if d.role == h.role], lay), hide=True, warn=True, in_stream=False)
