@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything vbench needs on a Debian machine, then run one job:
 #   bash scripts/setup.sh run    the main job: `dvc repro`, the default campaign ending in the paper PDF
-#   bash scripts/setup.sh test   the test suite (unit + integration), with its time and slowest tests
+#   bash scripts/setup.sh test   ruff check, then the test suite (unit + integration), with its time and slowest tests
 #   bash scripts/setup.sh install
 # Idempotent: what is already installed is kept. Run as root, or as a user with sudo: the
 # script escalates only when it is not root (a root-only Debian image has no sudo at all).
@@ -71,8 +71,21 @@ run_main_job() {
   exec dvc repro
 }
 
+#: What `ruff check` lints (its rules: [tool.ruff] in pyproject.toml).
+LINTED=(vbench tests tasks.py)
+
+run_lint() {
+  # Before the suite: an undefined name or a stray import fails in seconds, not after half an hour.
+  if ! .venv/bin/ruff check "${LINTED[@]}"; then
+    echo "setup: FAILED: ruff check found the problems listed above; fix them (many are fixed by" \
+         "\`.venv/bin/ruff check --fix ${LINTED[*]}\`). The tests did not run." >&2
+    return 1
+  fi
+}
+
 run_tests() {
   local t0 rc=0 took
+  run_lint || return 1
   t0=$(date +%s)
   .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --durations-min=1 tests || rc=$?
   took=$(( $(date +%s) - t0 ))

@@ -72,14 +72,42 @@ def test_an_unknown_job_is_refused_with_the_usage(tmp_path, job):
     assert steps == []
 
 
-def test_the_suite_time_limit_turns_a_slow_green_run_red(tmp_path):
-    """run_tests itself, with pytest replaced by a stub that passes, and a limit of 0 s."""
+def fake_venv(tmp_path: Path, *, python: str, ruff: str = "exit 0") -> Path:
+    """A checkout whose .venv/bin/python (pytest) and .venv/bin/ruff are the given bash bodies."""
     venv = tmp_path / "repo" / ".venv" / "bin"
     venv.mkdir(parents=True)
-    (venv / "python").write_text(f"#!{shutil.which('bash')}\nsleep 1.1\nexit 0\n")
-    (venv / "python").chmod(0o755)
-    driver = f"source {SETUP}; cd {tmp_path / 'repo'}; SUITE_LIMIT_S=0; run_tests"
+    for tool, body in (("python", python), ("ruff", ruff)):
+        (venv / tool).write_text(f"#!{shutil.which('bash')}\n{body}\n")
+        (venv / tool).chmod(0o755)
+    return tmp_path / "repo"
+
+
+def test_the_suite_time_limit_turns_a_slow_green_run_red(tmp_path):
+    """run_tests itself, with pytest replaced by a stub that passes, and a limit of 0 s."""
+    repo = fake_venv(tmp_path, python="sleep 1.1\nexit 0")
+    driver = f"source {SETUP}; cd {repo}; SUITE_LIMIT_S=0; run_tests"
     proc = subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1
     assert re.search(r"test suite took 0 min 0[1-9] s", proc.stdout), proc.stdout
     assert "took longer than 0 min" in proc.stderr
+
+
+def test_a_lint_error_fails_the_run_before_the_suite_starts(tmp_path):
+    ran = tmp_path / "pytest-ran"
+    repo = fake_venv(tmp_path, python=f"touch {ran}", ruff='echo "$@" > ../ruff-args; echo "F401 unused"; exit 1')
+    proc = subprocess.run(["bash", "-c", f"source {SETUP}; cd {repo}; run_tests"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1
+    assert "F401 unused" in proc.stdout
+    assert "ruff check found the problems listed above" in proc.stderr
+    assert not ran.exists()
+    assert (tmp_path / "ruff-args").read_text().split() == ["check", "vbench", "tests", "tasks.py"]
+
+
+def test_a_clean_lint_goes_on_to_the_suite(tmp_path):
+    ran = tmp_path / "pytest-ran"
+    repo = fake_venv(tmp_path, python=f"touch {ran}")
+    proc = subprocess.run(["bash", "-c", f"source {SETUP}; cd {repo}; run_tests"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert ran.exists()
