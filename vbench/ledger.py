@@ -59,6 +59,9 @@ class LedgerView:
     size: int = 0
     #: The file carries the ledger marker (closing records rule after it).
     marked: bool = False
+    #: Lines before the marker that were torn or not a JSON object: skipped, counted so that a
+    #: reader can say so.
+    skipped_lines: int = 0
 
 
 def _lines(path: Path) -> Iterator[_Line]:
@@ -109,6 +112,7 @@ def read_ledger(path: Path) -> LedgerView:
 def _read_old_line(view: LedgerView, line: _Line) -> None:
     d = line.data
     if d is None:  # torn or unreadable: skipped, as the old reader did
+        view.skipped_lines += 1
         return
     view.end = line.end
     if d.get("kind") == MARKER_KIND:

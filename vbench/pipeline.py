@@ -18,12 +18,11 @@ from vbench.campaign.compare import Comparison, comparison_of, comparison_view
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignResult, params_for, run_campaign
 from vbench.campaign.study import Study, load_study
-from vbench.paper.data import add_cells
 from vbench.paper.macros import HEADLINES
 from vbench.params import HadoopParams, TestbedParams
-from vbench.samples import Failure, read_records
 from vbench.stats import compute_stats, write_table
 from vbench.stats.dvc_views import headline_metrics, run_plot_rows, write_metrics, write_plot_rows
+from vbench.stats.tidy import add_cells, read_campaign
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
 
@@ -114,14 +113,8 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
 def tidy(raw: Path, comparison: Comparison | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(samples, failures) of a campaign as flat tables: one row per record, metadata as columns;
     `comparison` (default: the campaign's design) says what `platform` holds."""
-    samples, failures = [], []
-    for r in read_records(raw / "samples.jsonl"):
-        if isinstance(r, Failure):
-            failures.append({"benchmark": r.benchmark, "reason": r.reason, **dict(r.metadata)})
-        else:
-            samples.append({"benchmark": r.benchmark, "metric": r.metric, "value": r.value, "unit": r.unit,
-                            "timestamp": r.timestamp, **dict(r.metadata)})
-    df = pd.DataFrame(samples)
+    campaign = read_campaign(raw)
+    df, failures = campaign.samples, campaign.failures
     if "size_mb" in df:
         df["size"] = df["size_mb"].map(lambda v: "" if pd.isna(v) else f"{int(v)}MB")
     comparison = comparison or comparison_of(raw)
@@ -130,7 +123,7 @@ def tidy(raw: Path, comparison: Comparison | None = None) -> tuple[pd.DataFrame,
         df = comparison_view(df, comparison.compare)
         size = df["size"].fillna("") if "size" in df else ""
         df = add_cells(df.assign(size_label=size)).drop(columns="size_label")
-    return df, pd.DataFrame(failures)
+    return df, failures
 
 
 def write_tidy(raw: Path, out: Path) -> Path:

@@ -31,16 +31,27 @@ def test_jsonl_from_append_records_flattens_metadata_and_skips_failures():
     assert len(df) == 12
     assert set(df["platform"]) == {"native", "kvm"}
     assert df.attrs["failures_skipped"] == 1
-    assert "kind" in df.columns and set(df["kind"]) == {"sample"}
+    assert "reason" not in df.columns  # no failure became a row
 
 
-def test_jsonl_torn_last_line_is_tolerated_but_torn_middle_is_not(tmp_path):
+def test_jsonl_torn_lines_follow_the_ledger_rule_and_are_counted(tmp_path):
+    # One rule with the campaign reader: a torn line is skipped wherever a crash and a later
+    # append left it (append_records starts a fresh line after a torn one), and counted.
     good = (DATA / "records.jsonl").read_text().splitlines()
     (tmp_path / "torn.jsonl").write_text("\n".join(good[:3]) + '\n{"benchmark": "ter')
-    assert len(read_samples(tmp_path / "torn.jsonl")) == 3
-    (tmp_path / "bad.jsonl").write_text(good[0] + '\n{"oops"\n' + good[1] + "\n")
-    with pytest.raises(ParamsError, match="line 2 is not valid JSON"):
-        read_samples(tmp_path / "bad.jsonl")
+    torn = read_samples(tmp_path / "torn.jsonl")
+    assert len(torn) == 3 and torn.attrs["lines_skipped"] == 1
+    (tmp_path / "bad.jsonl").write_text(good[0] + '\n{"benchmark": "ter\n' + good[1] + "\n")
+    bad = read_samples(tmp_path / "bad.jsonl")
+    assert len(bad) == 2 and bad.attrs["lines_skipped"] == 1
+
+
+def test_jsonl_rows_that_are_not_vbench_records_are_read_as_rows(tmp_path):
+    p = tmp_path / "rows.jsonl"
+    p.write_text('{"experiment": "e", "platform": "n", "benchmark": "b", "metric": "t", "unit": "s", '
+                 '"value": 1.5, "repetition": 1}\n')
+    df = read_samples(p)
+    assert list(df["value"]) == [1.5] and df.attrs["lines_skipped"] == 0
 
 
 def test_missing_column_is_named():

@@ -1,7 +1,7 @@
 """A campaign directory as the paper reads it: tidy samples, failures, host facts.
 
-`load_campaign` reads `samples.jsonl` with `vbench.samples.read_records` and returns one row
-per sample with the columns `vbench.stats` needs (experiment, platform, benchmark, metric,
+`load_campaign` reads `samples.jsonl` with `vbench.stats.tidy.read_campaign` (the one reader) and
+returns one row per sample with the columns `vbench.stats` needs (experiment, platform, benchmark, metric,
 unit, value, repetition, size) plus every metadata key. It fills what older campaigns lack,
 and says so in `Campaign.notes`:
 
@@ -22,21 +22,20 @@ within the same experiment, benchmark and metric (replication, stress, workers..
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
 import pandas as pd
 
 from vbench.campaign.compare import comparison_of, comparison_view
 from vbench.errors import ParamsError
-from vbench.samples import Failure, Sample, read_records
 from vbench.stats.keys import natural_key
+from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
 
-#: Benchmark parameter standing for "data size" when the runner gave no `size`.
-SIZE_PARAMS = {"terasort": "size_mb", "wordcount": "size_mb", "sort": "size_mb", "dfsio": "file_size_mb",
-               "pi_digits": "digits"}
-#: Design factors that make different cells when they vary within an experiment.
-FACTOR_COLUMNS = ("replication", "output_replication", "files", "stress", "workers", "vms_per_host", "interval")
+__all__ = ["FACTOR_COLUMNS", "SIZE_PARAMS", "Campaign", "add_cells", "load_campaign", "merge_campaigns", "select"]
+
 DEFAULT_EXPERIMENT = "campaign"
 
 
@@ -81,20 +80,19 @@ def _declared_metrics(benchmark: str) -> frozenset[str]:
         return frozenset()
 
 
-def _qualified_metric(s: Sample, declared: frozenset[str]) -> str:
+def _qualified_metric(row: Mapping[str, Any], declared: frozenset[str]) -> str:
     """The paper's name of a metric: `<step>.job_time`, `<step>.map_shuffle_time`,
     `<step>.attempt.reduce_merge_time`... Source names are distinct already
     (`terasort_job_time`, `terasort_map_shuffle_phase_time`, `reducer_merge_time`, see
     vbench.hadoop.history); older campaigns used bare names, which the step disambiguates."""
-    meta = s.metadata
-    step = str(meta.get("step") or "")
-    metric = s.metric
+    step = str(row.get("step") or "")
+    metric = row["metric"]
     if metric.startswith("counter."):
         return metric
-    if meta.get("attempt_id"):
+    if row.get("attempt_id"):
         if metric.startswith("reducer_"):
             metric = "reduce_" + metric[len("reducer_"):]
-        return f"{step or s.benchmark}.attempt.{metric}"
+        return f"{step or row['benchmark']}.attempt.{metric}"
     if step and metric.startswith(f"{step}_") and metric not in declared:
         rest = metric[len(step) + 1:]
         return f"{step}.{rest.replace('_phase_time', '_time')}"
@@ -118,28 +116,32 @@ def _read_facts(path: Path) -> list[dict]:
     return [{str(k): v for k, v in d.items()} for d in data]
 
 
+def _present(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A frame row without the cells its record did not have: the frame fills those with NaN, and
+    `_size_label` and `_qualified_metric` ask whether a key is there. (A sample's value is never NaN.)"""
+    return {k: v for k, v in row.items() if not (isinstance(v, float) and math.isnan(v))}
+
+
+def _paper_row(row: Mapping[str, Any], declared: dict[str, frozenset[str]]) -> dict[str, Any]:
+    """A tidy row as the paper reads it: step-qualified metric, size label, lists and dicts as JSON."""
+    r = _present(row)
+    benchmark = r["benchmark"]
+    out = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v) for k, v in r.items()}
+    out.update(raw_metric=r["metric"], size_label=_size_label(benchmark, r),
+               metric=_qualified_metric(r, declared.setdefault(benchmark, _declared_metrics(benchmark))))
+    return out
+
+
 def load_campaign(path: str | Path) -> Campaign:
     """Read `<path>/samples.jsonl` (and `facts.json` if present) into a `Campaign`."""
-    path = Path(path)
-    samples_file = path / "samples.jsonl" if path.is_dir() else path
-    if not samples_file.is_file():
-        raise ParamsError(str(samples_file), "no samples file (expected <campaign>/samples.jsonl)")
-    campaign_dir = samples_file.parent
-    rows, failures = [], []
+    tidy = read_campaign(path)
+    campaign_dir = tidy.path
+    failures = tidy.failures.to_dict("records")
     declared: dict[str, frozenset[str]] = {}
-    for rec in read_records(samples_file):
-        if isinstance(rec, Failure):
-            failures.append(rec.to_dict())
-            continue
-        if not isinstance(rec, Sample):
-            continue
-        meta = {k: v for k, v in rec.metadata.items()}
-        row = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v) for k, v in meta.items()
-               if k not in ("metric", "value", "unit", "benchmark")}
-        row.update(benchmark=rec.benchmark, raw_metric=rec.metric, metric=_qualified_metric(rec, declared.setdefault(rec.benchmark, _declared_metrics(rec.benchmark))), value=rec.value,
-                   unit=rec.unit, timestamp=rec.timestamp, size_label=_size_label(rec.benchmark, meta))
-        rows.append(row)
+    rows = [_paper_row(r, declared) for r in tidy.samples.to_dict("records")]
     notes: list[str] = []
+    if tidy.torn_bytes:
+        notes.append(f"the last {tidy.torn_bytes} bytes of samples.jsonl are an append that did not finish; not read")
     if not rows:
         df = pd.DataFrame(columns=["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition",
                                    "size", "size_label", "raw_metric", "timestamp", "run_id"])
@@ -189,31 +191,6 @@ def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
     return Campaign(main.path, main.name, samples, main.failures + [f for o in others for f in o.failures],
                     main.facts, main.notes + [f"{o.name}: {n}" for o in others for n in o.notes],
                     {**main.baselines, **{k: v for o in others for k, v in o.baselines.items()}})
-
-
-def add_cells(df: pd.DataFrame) -> pd.DataFrame:
-    """The `size` key: size label plus the factors varying within (experiment, benchmark, metric)."""
-    df = df.copy()
-    factors = [c for c in FACTOR_COLUMNS if c in df.columns]
-    # Environment factors and benchmark-parameter factors of a design (the runner's factor.*),
-    # except the data size, which is the size label already.
-    sizes = set(SIZE_PARAMS.values())
-    factors += [c for c in df.columns if c.startswith("factor.") and c[7:] not in sizes and c[7:] not in factors]
-    cells = []
-    for _, grp in df.groupby(["experiment", "benchmark", "metric"], sort=False):
-        varying = [c for c in factors if grp[c].dropna().astype(str).nunique() > 1]
-        for idx, row in grp.iterrows():
-            parts = [row["size_label"]] if row["size_label"] else []
-            parts += [f"{c.removeprefix('factor.')}={_plain(row[c])}" for c in varying if pd.notna(row[c])]
-            cells.append((idx, ", ".join(parts)))
-    df["size"] = pd.Series(dict(cells))
-    return df
-
-
-def _plain(v) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def _derive_repetitions(df: pd.DataFrame) -> pd.DataFrame:

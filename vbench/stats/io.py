@@ -1,13 +1,13 @@
 """Read tidy samples (CSV, JSON lines, Parquet) and check them before any statistics run.
 
-The JSON-lines reader also accepts what `vbench.samples.append_records` writes: records
-with `kind: failure` are skipped (they are not measurements) and the keys inside
-`metadata` (platform, repetition, ...) become columns. A campaign ledger (vbench.ledger) is
-read by its rules: only whole appends count, its marker and closing records are not samples.
+The JSON-lines reader also accepts what `vbench.samples.append_records` writes, through the
+campaign reader (`vbench.stats.tidy.frames`): records with `kind: failure` are skipped (they are
+not measurements) and the keys inside `metadata` (platform, repetition, ...) become columns.
+Every JSON-lines file is read by the ledger's rules (vbench.ledger): only whole appends count,
+its marker and closing records are not samples, an unreadable line (a torn one) is skipped.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -16,6 +16,10 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.ledger import read_ledger
 from vbench.stats.keys import REQUIRED_COLUMNS
+from vbench.stats.tidy import frames
+
+#: What vbench's own samples files hold (vbench.samples): read as the campaign reader reads them.
+_RECORD_KINDS = frozenset({"sample", "failure"})
 
 _TEXT_KEYS = ("experiment", "platform", "benchmark", "metric", "unit")
 _TRUE = {"true", "1", "yes", "y", "t"}
@@ -23,32 +27,27 @@ _FALSE = {"false", "0", "no", "n", "f", ""}
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
+    # One rule for a torn line, the ledger's (vbench.stats.tidy): what a crash leaves is skipped.
     ledger = read_ledger(path)
-    records = ledger.records if ledger.marked else _plain_jsonl(path)
-    failures = sum(1 for r in records if isinstance(r, dict) and r.get("kind") == "failure")
-    records = [r for r in records if not (isinstance(r, dict) and r.get("kind") == "failure")]
+    df = _jsonl_frame(ledger.records)
+    df.attrs["lines_skipped"] = ledger.skipped_lines
+    return df
+
+
+def _jsonl_frame(records: list[dict]) -> pd.DataFrame:
+    if records and all(r.get("kind") in _RECORD_KINDS for r in records):
+        samples, failures = frames(records)  # vbench's own records: the campaign reader's frames
+        df = samples
+        df.attrs["failures_skipped"] = len(failures)
+        return df
+    # Rows of someone else's tidy table as JSON lines: nested objects become dotted columns.
+    failures = sum(1 for r in records if r.get("kind") == "failure")
+    records = [r for r in records if r.get("kind") != "failure"]
     df = pd.json_normalize(records) if records else pd.DataFrame()
     renames = {c: c.split(".", 1)[1] for c in df.columns if c.startswith("metadata.") and c.split(".", 1)[1] not in df.columns}
     df = df.rename(columns=renames)
     df.attrs["failures_skipped"] = failures
     return df
-
-
-def _plain_jsonl(path: Path) -> list:
-    """Records of a JSON-lines file that is not a ledger: a torn last line is tolerated, a bad
-    line elsewhere is an error."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    records = []
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            if i == len(lines):  # a torn last line is what a crash mid-append leaves
-                continue
-            raise ParamsError(str(path), f"line {i} is not valid JSON ({exc.msg})") from None
-    return records
 
 
 def read_samples(path: str | Path) -> pd.DataFrame:

@@ -1,0 +1,109 @@
+"""A campaign directory as tidy frames: the one reader of samples.jsonl.
+
+`read_campaign(dir)` returns (samples, failures): one row per record, the record's fields
+(benchmark, metric, value, unit, timestamp; for failures benchmark, reason, stderr_tail,
+parameters, timestamp) beside every metadata key as a column. The pipeline's tidy stage, the
+statistics reader (`vbench.stats.io`) and the paper (`vbench.paper.data`) all start here, so a
+torn last line has one rule: the ledger's (`vbench.ledger.read_ledger`): only whole appends of a
+ledger count, and in an old file (no ledger marker) an unreadable line is skipped, because that
+is what a crash mid-append followed by a later append leaves.
+
+Also here: the statistics' *cell*, `add_cells`, which makes runs with different parameters
+(replication, stress, workers...) separate groups; the pipeline's tidy stage and the paper
+label cells the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vbench.errors import ParamsError
+from vbench.ledger import read_ledger
+from vbench.samples import Failure, Sample, record_from_dict
+
+#: Benchmark parameter standing for "data size" when the runner gave no `size`.
+SIZE_PARAMS = {"terasort": "size_mb", "wordcount": "size_mb", "sort": "size_mb", "dfsio": "file_size_mb",
+               "pi_digits": "digits"}
+#: Design factors that make different cells when they vary within an experiment.
+FACTOR_COLUMNS = ("replication", "output_replication", "files", "stress", "workers", "vms_per_host", "interval")
+
+
+@dataclass(frozen=True)
+class TidyCampaign:
+    """What one campaign directory holds, as tables."""
+
+    path: Path  # the campaign directory
+    samples: pd.DataFrame
+    failures: pd.DataFrame
+    #: Bytes past the last whole append (a torn tail): not read; the next append cuts them aside.
+    torn_bytes: int = 0
+
+
+def samples_file(path: str | Path) -> Path:
+    """`<path>/samples.jsonl`, or `path` itself when it names a file."""
+    path = Path(path)
+    f = path / "samples.jsonl" if path.is_dir() else path
+    if not f.is_file():
+        raise ParamsError(str(f), "no samples file (expected <campaign>/samples.jsonl)")
+    return f
+
+
+def sample_row(s: Sample) -> dict[str, Any]:
+    # The record's own fields win over a metadata key of the same name.
+    own = {"benchmark": s.benchmark, "metric": s.metric, "value": s.value, "unit": s.unit, "timestamp": s.timestamp}
+    return {**own, **{k: v for k, v in s.metadata.items() if k not in own}}
+
+
+def failure_row(f: Failure) -> dict[str, Any]:
+    own = {"benchmark": f.benchmark, "reason": f.reason, "stderr_tail": f.stderr_tail,
+           "parameters": dict(f.parameters), "timestamp": f.timestamp}
+    return {**own, **{k: v for k, v in f.metadata.items() if k not in own}}
+
+
+def frames(records: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(samples, failures) of record dicts as `Sample.to_dict` and `Failure.to_dict` write them."""
+    samples, failures = [], []
+    for d in records:
+        r = record_from_dict(d)
+        if isinstance(r, Failure):
+            failures.append(failure_row(r))
+        else:
+            samples.append(sample_row(r))
+    return pd.DataFrame(samples), pd.DataFrame(failures)
+
+
+def read_campaign(path: str | Path) -> TidyCampaign:
+    """The samples and failures of a campaign directory (or of a samples file), by the ledger's rules."""
+    f = samples_file(path)
+    view = read_ledger(f)
+    samples, failures = frames(view.records)
+    return TidyCampaign(f.parent, samples, failures, torn_bytes=view.size - view.end)
+
+
+def add_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """The `size` key: size label plus the factors varying within (experiment, benchmark, metric)."""
+    df = df.copy()
+    factors = [c for c in FACTOR_COLUMNS if c in df.columns]
+    # Environment factors and benchmark-parameter factors of a design (the runner's factor.*),
+    # except the data size, which is the size label already.
+    sizes = set(SIZE_PARAMS.values())
+    factors += [c for c in df.columns if c.startswith("factor.") and c[7:] not in sizes and c[7:] not in factors]
+    cells = []
+    for _, grp in df.groupby(["experiment", "benchmark", "metric"], sort=False):
+        varying = [c for c in factors if grp[c].dropna().astype(str).nunique() > 1]
+        for idx, row in grp.iterrows():
+            parts = [row["size_label"]] if row["size_label"] else []
+            parts += [f"{c.removeprefix('factor.')}={plain(row[c])}" for c in varying if pd.notna(row[c])]
+            cells.append((idx, ", ".join(parts)))
+    df["size"] = pd.Series(dict(cells))
+    return df
+
+
+def plain(v) -> str:
+    """A value as text, a whole float without its ".0" (1.0 and 1 are the same cell)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
