@@ -46,3 +46,9 @@ def test_format_then_parse_round_trips(n):
 @pytest.mark.parametrize("text", ["64MB", "1GB", "512KB", "3TB", "100B"])
 def test_parse_then_format_round_trips(text):
     assert format_size(parse_size(text)) == text
+
+
+@pytest.mark.parametrize("bad", [True, -5])
+def test_parse_size_refuses_booleans_and_negative_numbers(bad):
+    with pytest.raises(ValueError):
+        parse_size(bad)

@@ -1,8 +1,5 @@
-"""vbench.testbed.netcmd and vbench.testbed.sshd: pure builders of commands and files."""
-import pytest
-
+"""vbench.testbed.netcmd: pure builders of the namespace, veth and hosts-file commands."""
 from vbench.testbed import netcmd
-from vbench.testbed.sshd import sshd_config
 
 
 def test_veth_names_fit_the_15_byte_limit_for_the_longest_name_and_index():
@@ -76,29 +73,3 @@ def test_hosts_file_lists_localhost_and_every_host():
     assert "127.0.0.1\tlocalhost" in lines
     assert lines[-3:] == ["10.213.0.10\tmaster", "10.213.0.11\tworker1", "10.213.0.12\tworker2"]
     assert text.endswith("\n")
-
-
-@pytest.fixture
-def sshd_lines():
-    text = sshd_config("10.213.0.11", "/st/worker1/ssh_host_ed25519_key", "/st/authorized_keys", "/st/worker1/sshd.pid")
-    return text.splitlines()
-
-
-def test_sshd_config_listens_on_the_host_address_with_its_key(sshd_lines):
-    assert "ListenAddress 10.213.0.11" in sshd_lines
-    assert "HostKey /st/worker1/ssh_host_ed25519_key" in sshd_lines
-    assert "AuthorizedKeysFile /st/authorized_keys" in sshd_lines
-    assert "PidFile /st/worker1/sshd.pid" in sshd_lines
-    assert "Port 22" in sshd_lines
-
-
-def test_sshd_config_disables_passwords(sshd_lines):
-    assert "PasswordAuthentication no" in sshd_lines
-    assert "KbdInteractiveAuthentication no" in sshd_lines
-    assert "PubkeyAuthentication yes" in sshd_lines
-    assert "PermitRootLogin prohibit-password" in sshd_lines
-    assert not any(line.startswith("PasswordAuthentication yes") for line in sshd_lines)
-
-
-def test_sshd_config_other_port():
-    assert "Port 2222" in sshd_config("10.0.0.2", "/k", "/a", "/p", port=2222).splitlines()

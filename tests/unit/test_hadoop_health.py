@@ -77,3 +77,10 @@ def test_urls_point_at_the_masters_http_ports():
     )
     assert health.rm_nodes_url("master") == "http://master:8088/ws/v1/cluster/nodes"
     assert health.jhs_url("master") == "http://master:19888/ws/v1/history/info"
+
+
+@pytest.mark.parametrize("doc", ["null", "[]", "3"])
+def test_health_parsers_treat_non_objects_as_not_ready(doc):
+    assert health.parse_namenode_info(doc).live_datanodes == ()
+    assert health.parse_rm_nodes(doc) == ()
+    assert health.parse_jhs_info(doc) is False

@@ -189,3 +189,8 @@ def test_parse_alive_ignores_blank_lines():
 
 def test_parse_alive_of_nothing_is_empty():
     assert dm.parse_alive("") == {}
+
+
+def test_parse_alive_ignores_lines_it_did_not_print():
+    text = "Welcome to Debian\nnamenode up\nresourcemanager down\n"
+    assert dm.parse_alive(text) == {"namenode": True, "resourcemanager": False}

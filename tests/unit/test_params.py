@@ -321,3 +321,20 @@ def test_repository_params_load():
     assert tb.name == "vb" and tb.workers == 2 and str(tb.network.subnet) == "10.213.0.0/24"
     assert hp.version == "3.4.2" and hp.block_size == 32 * 1024**2 and hp.replication == 2
     check_cluster_fits(tb, hp, BIG_MACHINE)
+
+
+def test_link_local_subnet_is_refused():
+    with pytest.raises(ParamsError) as err:
+        make_testbed({"network": {"subnet": "169.254.0.0/24"}})
+    assert err.value.field == "testbed.network.subnet"
+
+
+def test_list_positions_are_spelled_with_brackets():
+    with pytest.raises(ParamsError) as err:
+        make_testbed({"hosts": [{"name": "m", "role": "master", "platform": "xen"}]})
+    assert err.value.field == "testbed.hosts[0].platform"
+
+
+def test_small_subnet_assigns_consecutive_addresses_after_the_controller():
+    tb = make_testbed({"workers": 1, "network": {"subnet": "10.1.0.0/29"}})
+    assert [str(h.address) for h in tb.resolved_hosts()] == ["10.1.0.2", "10.1.0.3"]
