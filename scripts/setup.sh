@@ -72,7 +72,7 @@ run_main_job() {
 }
 
 #: What `ruff check` lints (its rules: [tool.ruff] in pyproject.toml).
-LINTED=(vbench tests tasks.py)
+LINTED=(vbench tests tasks.py selfbench)
 
 run_lint() {
   # Before the suite: an undefined name or a stray import fails in seconds, not after half an hour.

@@ -29,7 +29,7 @@ USED_WITHOUT_IMPORT = {
 
 #: Declared for the tests, imported nowhere: commands the test run calls.
 TEST_COMMANDS = {
-    "ruff": "scripts/setup.sh test lints vbench/, tests/ and tasks.py with `ruff check` before pytest",
+    "ruff": "scripts/setup.sh test lints with `ruff check` before pytest",
 }
 
 #: Minimum versions that what vbench or its tests call need.

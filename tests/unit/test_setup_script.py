@@ -101,7 +101,7 @@ def test_a_lint_error_fails_the_run_before_the_suite_starts(tmp_path):
     assert "F401 unused" in proc.stdout
     assert "ruff check found the problems listed above" in proc.stderr
     assert not ran.exists()
-    assert (tmp_path / "ruff-args").read_text().split() == ["check", "vbench", "tests", "tasks.py"]
+    assert (tmp_path / "ruff-args").read_text().split() == ["check", "vbench", "tests", "tasks.py", "selfbench"]
 
 
 def test_a_clean_lint_goes_on_to_the_suite(tmp_path):

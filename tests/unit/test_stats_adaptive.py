@@ -71,7 +71,7 @@ def _benchmark_module():
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "adaptive_repetitions.py"
+    path = Path(__file__).resolve().parents[2] / "selfbench" / "adaptive_repetitions.py"
     spec = importlib.util.spec_from_file_location("adaptive_repetitions", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up there

@@ -19,7 +19,7 @@ true overhead, fixed seed. With --samples FILE (tidy samples, as `vbench stats` 
 recorded comparison with the baseline is replayed in random run orders (without
 replacement) and the recorded full-sample ratio stands in for the truth.
 
-    python3 benchmarks/adaptive_repetitions.py [--samples FILE] [--target-pct 2] [--campaigns 500]
+    python3 selfbench/adaptive_repetitions.py [--samples FILE] [--target-pct 2] [--campaigns 500]
 """
 from __future__ import annotations
 

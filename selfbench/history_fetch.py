@@ -7,7 +7,7 @@ TeraValidate once, then reads the history of each of its jobs `--rounds` times b
 alternating, and prints SSH calls and seconds per job for both, with the load average before
 and after. Root; a few minutes; tears everything down.
 
-    python3 benchmarks/history_fetch.py [--size-mb 32] [--rounds 5]
+    python3 selfbench/history_fetch.py [--size-mb 32] [--rounds 5]
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ Two measurements, both printed with their method:
    drift; the ratio of mean TeraSort job times (with / without) with its 95 % Fieller interval.
    On a machine shared with other work this is noisy; the interval says how noisy.
 
-    python3 benchmarks/sampler_overhead.py [--params-dir DIR] [--pairs 3] [--size-mb 32] [--interval 1]
-    python3 benchmarks/sampler_overhead.py --cpu-only
+    python3 selfbench/sampler_overhead.py [--params-dir DIR] [--pairs 3] [--size-mb 32] [--interval 1]
+    python3 selfbench/sampler_overhead.py --cpu-only
 """
 from __future__ import annotations
 
