@@ -35,7 +35,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("vbench.inventory.prepare", "hadoop"): "`vbench inventory prepare` pushes Hadoop's jars to the hosts",
     ("vbench.inventory.source", "hadoop"): "the inventory hosts source stops the Hadoop daemons a killed run left",
     ("vbench.isolation.degradation", "stats"): "the isolation slowdown is computed in the run layer (issue #17 item 2)",
-    ("vbench.pipeline", "paper"): "tidy uses the paper's cell labels; the DVC metrics quote its headlines (item 2)",
+    ("vbench.pipeline", "paper"): "the DVC metrics quote the paper's headline metrics (paper.macros.HEADLINES)",
 }
 
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
