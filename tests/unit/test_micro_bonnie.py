@@ -38,7 +38,7 @@ def test_command_small_defaults():
 
 
 def test_vasconcelos_preset_keeps_bonnies_defaults():
-    cmd = bonnie.command(bonnie.BonnieConfig.vasconcelos(), "/w")
+    cmd = bonnie.command(bonnie.PRESETS["vasconcelos"], "/w")
     assert " -q -n 16" in cmd
     for flag in (" -s ", " -r ", " -f", " -D", " -b"):
         assert flag not in cmd

@@ -26,7 +26,7 @@ def test_command_writes_with_fdatasync_and_repeats():
 
 
 def test_liu2012_preset_is_the_papers_scale():
-    cfg = dd.DdConfig.liu2012()
+    cfg = dd.PRESETS["liu2012"]
     assert (cfg.bs_mb, cfg.count, cfg.repeats) == (32, 100, 6)
     assert "bs=32M count=100 conv=fdatasync" in dd.command(cfg, "/w")
 

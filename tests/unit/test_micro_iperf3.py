@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from invoke import Result
 
+from vbench.benchmarks.base import replace
 from vbench.benchmarks.micro import iperf3
 from vbench.errors import JobFailed, ParamsError
 
@@ -33,7 +34,7 @@ def test_server_command_is_one_off():
 
 
 def test_vasconcelos_preset_is_ten_seconds_per_second():
-    cfg = iperf3.Iperf3Config.vasconcelos("slave1")
+    cfg = replace(iperf3.PRESETS["vasconcelos"], server="slave1")
     assert (cfg.server, cfg.duration_s, cfg.interval_s) == ("slave1", 10, 1)
 
 

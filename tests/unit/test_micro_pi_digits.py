@@ -23,7 +23,7 @@ def test_command_times_each_size_and_cleans_up():
 
 
 def test_vasconcelos_preset_is_table_5():
-    assert pi_digits.PiDigitsConfig.vasconcelos().digits == (1_000_000, 2_000_000, 4_000_000, 8_000_000)
+    assert pi_digits.PRESETS["vasconcelos"].digits == (1_000_000, 2_000_000, 4_000_000, 8_000_000)
 
 
 def test_config_accepts_one_size_or_a_list():

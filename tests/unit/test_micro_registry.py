@@ -1,14 +1,17 @@
 """The micro-benchmark registry: every module has the one shape, and describe() lists it."""
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 from invoke import Result
 
-from vbench.benchmarks.micro import MICRO_BENCHMARKS, describe
+from pydantic import ValidationError
+
+from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.micro import MICRO_BENCHMARKS
+from vbench.benchmarks.registry import describe_all
 from vbench.errors import JobFailed
 from vbench.samples import UNITS
 
@@ -35,12 +38,12 @@ def test_registry_names_the_eight_benchmarks():
 @pytest.mark.parametrize("name", sorted(CAPTURES))
 def test_every_module_has_the_one_shape(name):
     module = MICRO_BENCHMARKS[name]
-    for attr in ("command", "parse", "run", "Config", "METRICS"):
+    for attr in ("command", "parse", "run", "Config", "PRESETS", "METRICS"):
         assert hasattr(module, attr), attr
-    assert dataclasses.is_dataclass(module.Config) and module.Config.__dataclass_params__.frozen
+    assert issubclass(module.Config, BenchConfig) and module.Config.model_config["frozen"]
     assert set(module.METRICS.values()) <= UNITS
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(module.Config(), dataclasses.fields(module.Config)[0].name, None)
+    with pytest.raises(ValidationError, match="frozen"):
+        setattr(module.Config(), next(iter(module.Config.model_fields)), None)
     assert isinstance(module.command(module.Config(), "/w"), str)
 
 
@@ -78,7 +81,7 @@ def test_run_turns_unparseable_output_into_jobfailed(name, fake_context):
 
 
 def test_describe_lists_fields_defaults_and_metrics():
-    entries = {d["name"]: d for d in describe()}
+    entries = {d["name"]: d for d in describe_all() if d["kind"] == "micro"}
     assert set(entries) == set(CAPTURES)
     fio = entries["fio"]
     assert fio["config"] == "FioConfig"
@@ -86,4 +89,4 @@ def test_describe_lists_fields_defaults_and_metrics():
     assert {"metric": "randread_iops", "unit": "IOPS"} in fio["metrics"]
     assert "liu2012" in entries["dd"]["presets"] and "vasconcelos" in entries["bonnie"]["presets"]
     assert all(d["summary"] and d["metrics"] and d["fields"] for d in entries.values())
-    json.dumps(describe())  # printable by `vbench bench list --json`
+    json.dumps(describe_all())  # printable by `vbench bench list --json`

@@ -1,7 +1,6 @@
 """`--set KEY=VALUE` is typed by the field's declared type, not by its default (issue #24, item 1)."""
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 from typing import Literal, Optional
@@ -31,9 +30,9 @@ def _is_optional(hint) -> bool:
 
 
 def optional_fields() -> list[tuple[str, str]]:
-    return [(name, f.name) for name, module in ALL_BENCHMARKS.items()
-            for f in dataclasses.fields(module.Config)
-            if _is_optional(typing.get_type_hints(module.Config)[f.name])]
+    return [(name, f) for name, module in ALL_BENCHMARKS.items()
+            for f in module.Config.model_fields
+            if _is_optional(typing.get_type_hints(module.Config)[f])]
 
 
 def test_cpu_events_is_set_from_the_command_line():

@@ -1,17 +1,35 @@
-"""Every benchmark vbench knows, micro and Hadoop, with what it takes and what it measures."""
+"""Every benchmark vbench knows, micro and Hadoop, with what it takes and what it measures.
+
+Each module is checked against the contract (vbench.benchmarks.base) when this is imported, and a
+name may be taken once across both kinds: `find` must never have two answers.
+"""
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 from types import ModuleType
 from typing import Any
 
+from vbench.benchmarks.base import BenchConfig, ContractError, replace, require_contract
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.errors import ParamsError
+from vbench.params import message_of
 
-KINDS = {"micro": MICRO_BENCHMARKS, "hadoop": HADOOP_BENCHMARKS}
+
+def _kinds(**tables: dict[str, ModuleType]) -> dict[str, dict[str, ModuleType]]:
+    """The tables, each module checked against the contract, no name in two of them."""
+    seen: dict[str, str] = {}
+    for kind, table in tables.items():
+        require_contract(list(table.values()))
+        for name in table:
+            if name in seen:
+                raise ContractError(f"benchmark name {name!r} is both a {seen[name]} and a {kind} benchmark")
+            seen[name] = kind
+    return tables
+
+
+KINDS = _kinds(micro=MICRO_BENCHMARKS, hadoop=HADOOP_BENCHMARKS)
 
 
 def find(name: str) -> tuple[str, ModuleType]:
@@ -23,44 +41,48 @@ def find(name: str) -> tuple[str, ModuleType]:
 
 
 def describe(name: str, module: ModuleType, kind: str) -> dict[str, Any]:
-    config = module.Config
-    defaults = config() if not any(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-                                   for f in dataclasses.fields(config)) else None
+    config: type[BenchConfig] = module.Config
+    defaults = config()  # the contract: every field has a default
     return {
         "name": name,
         "kind": kind,
         "summary": (module.__doc__ or "").strip().splitlines()[0],
-        "fields": [{"name": f.name, "default": getattr(defaults, f.name, None)} for f in dataclasses.fields(config)],
+        "config": config.__name__,
+        "fields": [{"name": f, "type": _type_name(info.annotation), "default": getattr(defaults, f)}
+                   for f, info in config.model_fields.items()],
         "metrics": [{"metric": m, "unit": u} for m, u in module.METRICS.items()],
-        "presets": sorted(k for k, v in vars(config).items() if isinstance(v, classmethod)),
+        "presets": sorted(module.PRESETS),
     }
+
+
+def _type_name(hint: Any) -> str:
+    return hint.__name__ if isinstance(hint, type) else str(hint).replace("typing.", "")
 
 
 def describe_all() -> list[dict[str, Any]]:
     return [describe(n, m, kind) for kind, table in KINDS.items() for n, m in table.items()]
 
 
-def make_config(module: ModuleType, overrides: dict[str, str], preset: str | None = None) -> Any:
-    """A module's Config from `key=value` strings (typed by the field's declared type), or a preset."""
+def make_config(module: ModuleType, overrides: dict[str, str], preset: str | None = None) -> BenchConfig:
+    """A module's Config from `key=value` strings (typed by the field's declared type), on top of
+    the named preset or the defaults. Errors name `<benchmark>.<field>`."""
     config = module.Config
-    # Checked before it is called: any other attribute of the class is not a preset.
-    if preset and not isinstance(vars(config).get(preset), classmethod):
-        presets = sorted(k for k, v in vars(config).items() if isinstance(v, classmethod))
+    if preset and preset not in module.PRESETS:
         raise ParamsError("--preset", f"{module.NAME} has no preset {preset!r}; "
-                                      f"presets: {', '.join(presets) or 'none'}")
-    base = getattr(config, preset)() if preset else config()
+                                      f"presets: {', '.join(sorted(module.PRESETS)) or 'none'}")
+    base = module.PRESETS[preset] if preset else config()
     values = {}
     # The declared type, not the default's: a field defaulting to None must still take a value.
     hints = typing.get_type_hints(config)
-    fields = {f.name for f in dataclasses.fields(config)}
+    fields = tuple(config.model_fields)
     for key, text in overrides.items():
         if key not in fields:
             raise ParamsError(f"{module.NAME}.{key}", f"no such parameter; parameters: {', '.join(fields)}")
         values[key] = parse_value(hints[key], text, f"{module.NAME}.{key}")
     try:
-        return dataclasses.replace(base, **values)
-    except (TypeError, ValueError) as exc:
-        raise ParamsError(module.NAME, str(exc)) from None
+        return replace(base, **values)
+    except ParamsError as exc:
+        raise ParamsError(f"{module.NAME}.{exc.field}", message_of(exc)) from None
 
 
 #: What an Optional field reads as None: Python's and YAML's spellings, or nothing at all.

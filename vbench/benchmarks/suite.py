@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping
 
+from vbench.benchmarks.base import replace
 from vbench.benchmarks.hadoop.execute import BenchRun, execute, new_run_id
 from vbench.benchmarks.micro import iperf3
 from vbench.benchmarks.micro._common import params as config_params, tail
@@ -99,9 +100,7 @@ def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
 
 
 def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
-    import dataclasses
-
-    cfg = dataclasses.replace(cfg, server=server.address)
+    cfg = replace(cfg, server=server.address)
     run = BenchRun("iperf3", new_run_id(f"iperf3-{client.name}-{server.name}"), config_params(cfg))
     with connect(server) as s, connect(client) as c:
         # A one-off server (-1) that also dies by itself if the client never comes.

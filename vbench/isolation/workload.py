@@ -6,11 +6,10 @@ are `terasort` / `terasort_time` like the suite's and the paper's isolation tabl
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import Field
 
 from vbench.benchmarks.hadoop import terasort
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
-from vbench.benchmarks.micro._common import require_int
 from vbench.samples import Sample
 
 NAME = "terasort"
@@ -19,20 +18,13 @@ METRICS = {"terasort_time": "s", "teravalidate_time": "s", "terasort_throughput"
 INPUT_DIR = "/vbench/isolation-input"
 
 
-@dataclass(frozen=True)
-class Config:
-    size_mb: int = 32
-    maps: int = 2
-    reduces: int = 1
-    replication: int = 1
-    output_replication: int = 1
-    input_dir: str = INPUT_DIR
+class Config(terasort.Config):
+    """The suite's TeraSort parameters at the isolation experiment's scale, and where the input stays."""
 
-    def __post_init__(self) -> None:
-        require_int("terasort.size_mb", self.size_mb)
-        require_int("terasort.maps", self.maps)
-        require_int("terasort.reduces", self.reduces)
-        require_int("terasort.replication", self.replication, maximum=10)
+    size_mb: int = Field(32, ge=1)
+    reduces: int = Field(1, ge=1)
+    replication: int = Field(1, ge=1, le=10)
+    input_dir: str = INPUT_DIR
 
 
 def generate_step(cfg: Config) -> JavaStep:

@@ -6,11 +6,13 @@ are 2**20 bytes, hence MiB/s here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any, Literal
 
+from pydantic import Field, field_validator
+
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.parsing import labelled_values, number_of
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
-from vbench.benchmarks.micro._common import require_choice, require_int
 from vbench.samples import Sample
 
 NAME = "dfsio"
@@ -25,34 +27,28 @@ _REPORT = {  # label in TestDFSIO's report -> (metric suffix, unit)
 METRICS = {f"{op}_{m}": u for op in OPERATIONS for m, u in _REPORT.values()}
 
 
-@dataclass(frozen=True)
-class Config:
-    files: int = 2
-    file_size_mb: int = 16
-    replication: int = 2
-    operations: tuple[str, ...] = OPERATIONS
+class Config(BenchConfig):
+    files: int = Field(2, ge=1)
+    file_size_mb: int = Field(16, ge=1)
+    replication: int = Field(2, ge=1, le=10)
+    operations: tuple[Literal["write", "read"], ...] = Field(OPERATIONS, min_length=1)
 
-    def __post_init__(self) -> None:
-        require_int("dfsio.files", self.files)
-        require_int("dfsio.file_size_mb", self.file_size_mb)
-        require_int("dfsio.replication", self.replication, maximum=10)
-        if not self.operations:
-            raise ValueError("dfsio.operations must not be empty")
-        for op in self.operations:
-            require_choice("dfsio.operations", op, OPERATIONS)
-        if "read" in self.operations and "write" not in self.operations:
-            # read needs the files that write leaves; each run's directory is fresh
-            object.__setattr__(self, "operations", ("write", *self.operations))
-
+    @field_validator("operations", mode="before")
     @classmethod
-    def xavier2014(cls, file_size_mb: int = 1000, replication: int = 3) -> "Config":
-        """10 files of 100..3000 MB, replication 2 and 3."""
-        return cls(files=10, file_size_mb=file_size_mb, replication=replication)
+    def _as_tuple(cls, v: Any) -> Any:
+        return tuple(v) if isinstance(v, list) else v
 
+    @field_validator("operations")
     @classmethod
-    def vasconcelos(cls) -> "Config":
-        """10 x 100 MB."""
-        return cls(files=10, file_size_mb=100, replication=3)
+    def _read_needs_write(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        # read needs the files that write leaves; each run's directory is fresh
+        return ("write", *v) if "read" in v and "write" not in v else v
+
+
+PRESETS = {
+    "xavier2014": Config(files=10, file_size_mb=1000, replication=3),  # 10 files of 100..3000 MB, replication 2 and 3
+    "vasconcelos": Config(files=10, file_size_mb=100, replication=3),  # 10 x 100 MB
+}
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
-from vbench.benchmarks.micro._common import require_int
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -17,22 +18,14 @@ METRICS = {"avg_job_time": "s"}
 _ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", re.M)
 
 
-@dataclass(frozen=True)
-class Config:
-    runs: int = 3
-    maps: int = 2
-    reduces: int = 1
-    input_lines: int = 1
+class Config(BenchConfig):
+    runs: int = Field(3, ge=1)
+    maps: int = Field(2, ge=1)
+    reduces: int = Field(1, ge=1)
+    input_lines: int = Field(1, ge=1)
 
-    def __post_init__(self) -> None:
-        require_int("mrbench.runs", self.runs)
-        require_int("mrbench.maps", self.maps)
-        require_int("mrbench.reduces", self.reduces)
-        require_int("mrbench.input_lines", self.input_lines)
 
-    @classmethod
-    def xavier2014(cls) -> "Config":
-        return cls(runs=50, maps=24, reduces=8)
+PRESETS = {"xavier2014": Config(runs=50, maps=24, reduces=8)}
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:

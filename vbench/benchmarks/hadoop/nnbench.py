@@ -6,11 +6,11 @@ barrier must lie after the maps have started, which takes ~20 s on a small machi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import Field
 
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.parsing import labelled_values, number_of
 from vbench.benchmarks.hadoop.steps import START_TIME, JavaStep, Outputs, Step
-from vbench.benchmarks.micro._common import require_int
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -32,25 +32,16 @@ _REPORT = {
 METRICS = {metric: unit for labels in _REPORT.values() for metric, unit in labels.values()}
 
 
-@dataclass(frozen=True)
-class Config:
-    files: int = 100
-    maps: int = 2
-    reduces: int = 1
+class Config(BenchConfig):
+    files: int = Field(100, ge=1)
+    maps: int = Field(2, ge=1)
+    reduces: int = Field(1, ge=1)
     #: Must respect the NameNode's minimum block size (1 MB); NNBench's default of 1 byte does not.
-    block_size: int = 1024 * 1024
-    barrier_s: int = 30
+    block_size: int = Field(1024 * 1024, ge=1024 * 1024)
+    barrier_s: int = Field(30, ge=5)
 
-    def __post_init__(self) -> None:
-        require_int("nnbench.files", self.files)
-        require_int("nnbench.maps", self.maps)
-        require_int("nnbench.reduces", self.reduces)
-        require_int("nnbench.block_size", self.block_size, minimum=1024 * 1024)
-        require_int("nnbench.barrier_s", self.barrier_s, minimum=5)
 
-    @classmethod
-    def vasconcelos(cls) -> "Config":
-        return cls(files=1000, maps=6, reduces=2)
+PRESETS = {"vasconcelos": Config(files=1000, maps=6, reduces=2)}
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:

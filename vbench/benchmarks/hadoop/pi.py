@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, Step
-from vbench.benchmarks.micro._common import require_int
 from vbench.errors import JobFailed
 from vbench.hadoop import jobs
 from vbench.samples import Sample
@@ -17,20 +18,14 @@ _FINISHED = re.compile(r"Job Finished in ([0-9.]+) seconds")
 _ESTIMATE = re.compile(r"Estimated value of Pi is ([0-9.]+)")
 
 
-@dataclass(frozen=True)
-class Config:
-    maps: int = 2
-    samples: int = 100_000
+class Config(BenchConfig):
+    maps: int = Field(2, ge=1)
+    samples: int = Field(100_000, ge=1)
     #: An estimate further than this from pi means the job computed garbage.
-    max_abs_error: float = 0.01
+    max_abs_error: float = Field(0.01, gt=0)
 
-    def __post_init__(self) -> None:
-        require_int("pi.maps", self.maps)
-        require_int("pi.samples", self.samples)
 
-    @classmethod
-    def vasconcelos(cls) -> "Config":
-        return cls(maps=6, samples=1_000_000)
+PRESETS = {"vasconcelos": Config(maps=6, samples=1_000_000)}
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:

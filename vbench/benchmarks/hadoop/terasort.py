@@ -4,10 +4,10 @@ TeraValidate is a correctness gate: a TeraSort whose output does not validate is
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import Field
 
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, ReadStep, Step
-from vbench.benchmarks.micro._common import require_int
 from vbench.errors import JobFailed
 from vbench.hadoop import jobs
 from vbench.samples import Sample
@@ -19,26 +19,19 @@ METRICS = {
 }
 
 
-@dataclass(frozen=True)
-class Config:
-    size_mb: int = 64
-    maps: int = 2
-    reduces: int = 2
-    replication: int = 2
+class Config(BenchConfig):
+    size_mb: int = Field(64, ge=1)
+    maps: int = Field(2, ge=1)
+    reduces: int = Field(2, ge=1)
+    replication: int = Field(2, ge=1, le=10)
     #: TeraSort writes its output with replication 1 unless told (VMware Table 3: 1 vs 3).
-    output_replication: int = 1
+    output_replication: int = Field(1, ge=1, le=10)
 
-    def __post_init__(self) -> None:
-        require_int("terasort.size_mb", self.size_mb)
-        require_int("terasort.maps", self.maps)
-        require_int("terasort.reduces", self.reduces)
-        require_int("terasort.replication", self.replication, maximum=10)
-        require_int("terasort.output_replication", self.output_replication, maximum=10)
 
-    @classmethod
-    def vmware2015(cls, size_mb: int = 1024 * 1024) -> "Config":
-        """1 TB, triple replication of input and output (Table 3 compares 1 vs 3)."""
-        return cls(size_mb=size_mb, maps=64, reduces=64, replication=3, output_replication=3)
+PRESETS = {
+    # 1 TB, triple replication of input and output (Table 3 compares 1 vs 3).
+    "vmware2015": Config(size_mb=1024 * 1024, maps=64, reduces=64, replication=3, output_replication=3),
+}
 
 
 def teragen_step(size_mb: int, maps: int, replication: int, out: str, job_details: bool = True) -> JavaStep:

@@ -3,12 +3,13 @@ Jeong et al. Fig 6). The sum of the output's counts must equal the corpus's word
 WordCount that lost or invented words is a failed run."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.corpus import cached_corpus
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, ReadStep, Step, UploadStep
-from vbench.benchmarks.micro._common import require_int
 from vbench.errors import JobFailed
 from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import default_cache_dir
@@ -18,17 +19,14 @@ NAME = "wordcount"
 METRICS = {"job_wall_time": "s", "throughput": "MiB/s", "upload_time": "s"}
 
 
-@dataclass(frozen=True)
-class Config:
-    size_mb: int = 64
-    reduces: int = 2
+class Config(BenchConfig):
+    size_mb: int = Field(64, ge=1)
+    reduces: int = Field(2, ge=1)
     seed: int = 20141
-    vocab_size: int = 20_000
+    vocab_size: int = Field(20_000, ge=10)
 
-    def __post_init__(self) -> None:
-        require_int("wordcount.size_mb", self.size_mb)
-        require_int("wordcount.reduces", self.reduces)
-        require_int("wordcount.vocab_size", self.vocab_size, minimum=10)
+
+PRESETS: dict[str, Config] = {}  # the studies' sizes are design factors, not presets
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:

@@ -1,4 +1,6 @@
-"""Shared plumbing for the micro-benchmark modules: config validation and the run wrapper.
+"""Shared plumbing for the micro-benchmark modules: the run wrapper and sample stamping.
+
+Configs validate themselves (vbench.benchmarks.base.BenchConfig: pydantic field constraints).
 
 Every module keeps `command` and `parse` pure; only `run` touches a host, and it does so
 through `c.run(cmd, hide=True, warn=True, in_stream=False)`, so a fabric `Connection` and a
@@ -6,20 +8,14 @@ local `invoke.Context` are interchangeable.
 """
 from __future__ import annotations
 
-import dataclasses
-import re
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Protocol
 
-from vbench.errors import JobFailed, ParamsError
+from vbench.benchmarks.base import fields_of
+from vbench.errors import JobFailed
 from vbench.samples import Sample
 
 #: How much of a failing tool's output goes into the error (and so into the Failure record).
 TAIL_LINES = 20
-
-# Host names and addresses end up inside shell command lines; refusing anything but the
-# characters they can contain is simpler and safer than quoting them everywhere.
-_HOST_RE = re.compile(r"^[A-Za-z0-9._:%-]+$")
-
 
 #: How every module calls `c.run`. in_stream=False: a benchmark reads nothing, and invoke
 #: would otherwise forward our stdin, which fails under pytest/CI with no usable stdin.
@@ -32,40 +28,9 @@ class Runner(Protocol):
     def run(self, command: str, **kwargs: Any) -> Any: ...
 
 
-def require_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ParamsError(name, f"must be an integer, got {value!r}")
-    if value < minimum:
-        raise ParamsError(name, f"must be at least {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise ParamsError(name, f"must be at most {maximum}, got {value}")
-
-
-def require_bool(name: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ParamsError(name, f"must be true or false, got {value!r}")
-
-
-def require_choice(name: str, value: Any, choices: Iterable[str]) -> None:
-    choices = tuple(choices)
-    if value not in choices:
-        raise ParamsError(name, f"must be one of {', '.join(choices)}, got {value!r}")
-
-
-def require_host(name: str, value: Any) -> None:
-    if not isinstance(value, str) or not _HOST_RE.match(value):
-        raise ParamsError(name, f"must be a host name or IP address, got {value!r}")
-
-
-def require_path(name: str, value: Any) -> None:
-    # Paths are shell-quoted, but a newline or NUL would still break the one-line command.
-    if not isinstance(value, str) or not value.startswith("/") or any(ch in value for ch in "\n\0"):
-        raise ParamsError(name, f"must be an absolute path, got {value!r}")
-
-
 def params(cfg: Any) -> dict[str, Any]:
     """The config as plain data, stamped into every sample so a value explains itself."""
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(cfg).items()}
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields_of(cfg).items()}
 
 
 def tail(text: str, lines: int = TAIL_LINES) -> str:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from pydantic import Field, field_validator, model_validator
 
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
-from ._common import Runner, execute, number, require_bool, require_int, sample
+from ._common import Runner, execute, number, sample
 
 NAME = "bonnie"
 
@@ -49,41 +50,40 @@ METRICS = {
 }
 
 
-@dataclass(frozen=True)
-class BonnieConfig:
-    size_mb: int | None = 64  # None: bonnie++'s default, twice the host's RAM
-    ram_mb: int | None = 32  # bonnie++ refuses size_mb < 2 x RAM, so a small size needs this
-    files_k: int = 2  # -n: thousands of files for the metadata tests (1 is mostly too fast to time)
+class BonnieConfig(BenchConfig):
+    size_mb: int | None = Field(64, ge=1)  # None: bonnie++'s default, twice the host's RAM
+    ram_mb: int | None = Field(32, ge=1)  # bonnie++ refuses size_mb < 2 x RAM, so a small size needs this
+    files_k: int = Field(2, ge=0)  # -n: thousands of files for the metadata tests (1 is mostly too fast to time)
     fast: bool = True  # -f: skip the per-character tests the paper does not report
     direct: bool = True  # -D: O_DIRECT bulk I/O, or a small file is measured in the page cache
     sync_writes: bool = True  # -b: fsync after every write, so creates reach the disk
     user: str = "root"  # -u: bonnie++ refuses to run as root without it
 
-    def __post_init__(self) -> None:
+    @field_validator("user")
+    @classmethod
+    def _user(cls, v: str) -> str:
+        if not re.fullmatch(r"\w[\w.-]*(:\w[\w.-]*)?", v, re.ASCII):
+            raise ValueError(f"must be a user name (optionally user:group), got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _size_needs_ram(self) -> "BonnieConfig":
+        # bonnie++ refuses a size under twice the RAM it sees, so a small size needs -r.
         if self.size_mb is not None:
-            require_int("size_mb", self.size_mb)
-            # bonnie++ refuses a size under twice the RAM it sees, so a small size needs -r.
             if self.ram_mb is None:
                 raise ParamsError("size_mb", "a set size_mb needs ram_mb (bonnie++ wants size >= 2 x RAM)")
-            require_int("ram_mb", self.ram_mb)
             if self.size_mb < 2 * self.ram_mb:
                 raise ParamsError("size_mb", f"must be at least 2 x ram_mb = {2 * self.ram_mb}, got {self.size_mb}")
-        elif self.ram_mb is not None:
-            require_int("ram_mb", self.ram_mb)
-        require_int("files_k", self.files_k, minimum=0)
-        for name in ("fast", "direct", "sync_writes"):
-            require_bool(name, getattr(self, name))
-        if not re.fullmatch(r"\w[\w.-]*(:\w[\w.-]*)?", self.user or "", re.ASCII):
-            raise ParamsError("user", f"must be a user name (optionally user:group), got {self.user!r}")
-
-    @classmethod
-    def vasconcelos(cls) -> "BonnieConfig":
-        """The paper ran bonnie++ with its defaults: size twice the RAM, 16k files, all tests."""
-        return cls(size_mb=None, ram_mb=None, files_k=16, fast=False, direct=False, sync_writes=False)
+        return self
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = BonnieConfig
+PRESETS = {
+    # The paper ran bonnie++ with its defaults: size twice the RAM, 16k files, all tests.
+    "vasconcelos": BonnieConfig(size_mb=None, ram_mb=None, files_k=16, fast=False, direct=False,
+                                sync_writes=False),
+}
 
 
 def command(cfg: BonnieConfig, workdir: str) -> str:

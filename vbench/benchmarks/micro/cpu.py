@@ -5,39 +5,30 @@ Freitas (Table 5) with a throughput figure that does not depend on the problem s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import Field
 
+from vbench.benchmarks.base import BenchConfig
 from vbench.samples import Sample
 
 from . import _sysbench
-from ._common import Runner, execute, require_int, sample
+from ._common import Runner, execute, sample
 
 NAME = "cpu"
 METRICS = {"events_per_s": "events/s", "total_time": "s", "total_events": "count", "latency_avg": "ms"}
 
 
-@dataclass(frozen=True)
-class CpuConfig:
-    max_prime: int = 10000  # sysbench's default
-    threads: int = 1
-    time_s: int = 5  # run this long (ignored when events is set)
-    events: int | None = None  # fixed work instead: then total_time is the figure to compare
-
-    def __post_init__(self) -> None:
-        require_int("max_prime", self.max_prime, minimum=3)
-        require_int("threads", self.threads, maximum=1024)
-        require_int("time_s", self.time_s)
-        if self.events is not None:
-            require_int("events", self.events)
-
-    @classmethod
-    def cluster(cls, vcpus: int = 2) -> "CpuConfig":
-        """One thread per vCPU of the studies' 2-vCPU nodes, 30 s."""
-        return cls(max_prime=20000, threads=vcpus, time_s=30)
+class CpuConfig(BenchConfig):
+    max_prime: int = Field(10000, ge=3)  # sysbench's default
+    threads: int = Field(1, ge=1, le=1024)
+    time_s: int = Field(5, ge=1)  # run this long (ignored when events is set)
+    events: int | None = Field(None, ge=1)  # fixed work instead: then total_time is the figure to compare
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = CpuConfig
+PRESETS = {
+    "cluster": CpuConfig(max_prime=20000, threads=2, time_s=30),  # a thread per vCPU of the studies' 2-vCPU nodes
+}
 
 
 def command(cfg: CpuConfig, workdir: str = "") -> str:

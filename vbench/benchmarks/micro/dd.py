@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from pydantic import Field
 
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import Runner, execute, number, require_int, sample
+from ._common import Runner, execute, number, sample
 
 NAME = "dd"
 METRICS = {"write_bw": "MB/s", "write_time": "s"}
@@ -23,25 +24,17 @@ TEST_FILE = "vbench-dd.dat"
 _RESULT = re.compile(r"^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b", re.M)
 
 
-@dataclass(frozen=True)
-class DdConfig:
-    bs_mb: int = 4  # dd's M is MiB
-    count: int = 8
-    repeats: int = 3
-
-    def __post_init__(self) -> None:
-        require_int("bs_mb", self.bs_mb, maximum=1024)
-        require_int("count", self.count)
-        require_int("repeats", self.repeats, maximum=1000)
-
-    @classmethod
-    def liu2012(cls) -> "DdConfig":
-        """Liu et al.: 32 MB blocks written 100 times (3.2 GB), 6 consecutive runs per node."""
-        return cls(bs_mb=32, count=100, repeats=6)
+class DdConfig(BenchConfig):
+    bs_mb: int = Field(4, ge=1, le=1024)  # dd's M is MiB
+    count: int = Field(8, ge=1)
+    repeats: int = Field(3, ge=1, le=1000)
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = DdConfig
+PRESETS = {
+    "liu2012": DdConfig(bs_mb=32, count=100, repeats=6),  # 32 MB blocks x 100 (3.2 GB), 6 consecutive runs per node
+}
 
 
 def command(cfg: DdConfig, workdir: str) -> str:

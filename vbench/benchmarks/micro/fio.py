@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, replace
+from typing import Literal
 
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig, replace
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
 from ._common import (
-    RUN_KWARGS, Runner, check, execute, require_bool, require_choice, require_int, sample, tail,
+    RUN_KWARGS, Runner, check, execute, sample, tail,
 )
 
 NAME = "fio"
@@ -34,35 +37,23 @@ _DIRECT_UNSUPPORTED = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class FioConfig:
-    size_mb: int = 32  # one test file, shared by the three jobs
-    seq_bs_k: int = 1024
-    rand_bs_k: int = 4
-    runtime_s: int = 3  # cap per job; random read runs exactly this long
+class FioConfig(BenchConfig):
+    size_mb: int = Field(32, ge=1)  # one test file, shared by the three jobs
+    seq_bs_k: int = Field(1024, ge=1, le=1 << 20)
+    rand_bs_k: int = Field(4, ge=1, le=1 << 20)
+    runtime_s: int = Field(3, ge=1)  # cap per job; random read runs exactly this long
     direct: bool = True
     direct_fallback: bool = True  # retry buffered (metadata direct=False) if O_DIRECT is refused
-    ioengine: str = "psync"  # synchronous: present in every fio build, no libaio needed
-    iodepth: int = 1
-
-    def __post_init__(self) -> None:
-        require_int("size_mb", self.size_mb)
-        require_int("seq_bs_k", self.seq_bs_k, maximum=1 << 20)
-        require_int("rand_bs_k", self.rand_bs_k, maximum=1 << 20)
-        require_int("runtime_s", self.runtime_s)
-        require_bool("direct", self.direct)
-        require_bool("direct_fallback", self.direct_fallback)
-        require_choice("ioengine", self.ioengine, ("psync", "sync", "libaio", "io_uring", "posixaio"))
-        require_int("iodepth", self.iodepth, maximum=1024)
-
-    @classmethod
-    def cluster(cls) -> "FioConfig":
-        """Cluster scale: a file larger than a 2 GiB VM's memory, 30 s per job."""
-        return cls(size_mb=4096, runtime_s=30)
+    # psync, synchronous: present in every fio build, no libaio needed
+    ioengine: Literal["psync", "sync", "libaio", "io_uring", "posixaio"] = "psync"
+    iodepth: int = Field(1, ge=1, le=1024)
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = FioConfig
+PRESETS = {
+    "cluster": FioConfig(size_mb=4096, runtime_s=30),  # a file larger than a 2 GiB VM's memory, 30 s per job
+}
 
 
 def command(cfg: FioConfig, workdir: str) -> str:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from pydantic import Field, field_validator
 
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
 from ._common import (
-    RUN_KWARGS, Runner, check, number, require_bool, require_int, require_path, sample,
+    RUN_KWARGS, Runner, check, number, sample,
 )
 
 NAME = "hdparm"
@@ -32,26 +33,25 @@ _TIMING = re.compile(
 _DEVICE = re.compile(r"^(/\S+):\s*$", re.M)
 
 
-@dataclass(frozen=True)
-class HdparmConfig:
+class HdparmConfig(BenchConfig):
     device: str | None = None  # None: the block device holding the work dir
     direct: bool = False  # --direct: O_DIRECT reads, bypassing the page cache entirely
-    repeats: int = 3  # the hdparm man page asks for 2-3 runs; Liu et al. "several"
+    repeats: int = Field(3, ge=1, le=100)  # the hdparm man page asks for 2-3 runs; Liu et al. "several"
 
-    def __post_init__(self) -> None:
-        if self.device is not None:
-            require_path("device", self.device)
-        require_bool("direct", self.direct)
-        require_int("repeats", self.repeats, maximum=100)
-
+    @field_validator("device")
     @classmethod
-    def liu2012(cls) -> "HdparmConfig":
-        """Liu et al.: plain `hdparm -t` per node, repeated until stable (here 6, like dd)."""
-        return cls(repeats=6)
+    def _absolute(cls, v: str | None) -> str | None:
+        # Shell-quoted, but a newline or NUL would still break the one-line command.
+        if v is not None and (not v.startswith("/") or any(ch in v for ch in "\n\0")):
+            raise ValueError(f"must be an absolute path, got {v!r}")
+        return v
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = HdparmConfig
+PRESETS = {
+    "liu2012": HdparmConfig(repeats=6),  # plain `hdparm -t` per node, repeated until stable (6, like dd)
+}
 
 
 def command(cfg: HdparmConfig, workdir: str) -> str:

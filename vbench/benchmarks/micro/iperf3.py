@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass
 from typing import Callable
 
-from vbench.errors import JobFailed
+from pydantic import Field, field_validator, model_validator
+
+from vbench.benchmarks.base import BenchConfig, host_name
+from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
-from ._common import RUN_KWARGS, Runner, execute, require_bool, require_host, require_int, sample
+from ._common import RUN_KWARGS, Runner, execute, sample
 
 NAME = "iperf3"
 #: How long a server may take to listen once started: a software-emulated VM takes seconds to
@@ -35,38 +37,37 @@ METRICS = {
 }
 
 
-@dataclass(frozen=True)
-class Iperf3Config:
+class Iperf3Config(BenchConfig):
     server: str = "127.0.0.1"  # address the client connects to
-    port: int = 5201
-    duration_s: int = 10  # Vasconcelos & Freitas: a 10 s run, reported per second
-    interval_s: int = 1
-    parallel: int = 1  # -P streams
+    port: int = Field(5201, ge=1, le=65535)
+    duration_s: int = Field(10, ge=1, le=86400)  # Vasconcelos & Freitas: a 10 s run, reported per second
+    interval_s: int = Field(1, ge=1)
+    parallel: int = Field(1, ge=1, le=128)  # -P streams
     reverse: bool = False  # -R: server sends, client receives (Jeong et al.'s "receive")
-    omit_s: int = 0  # -O: leading seconds left out of the mean (TCP slow start)
+    omit_s: int = Field(0, ge=0)  # -O: leading seconds left out of the mean (TCP slow start)
     server_bind: str | None = None  # -B on the server; None: all addresses
-    connect_timeout_ms: int = 5000  # a missing server fails fast instead of hanging a campaign
+    connect_timeout_ms: int = Field(5000, ge=1)  # a missing server fails fast instead of hanging a campaign
 
-    def __post_init__(self) -> None:
-        require_host("server", self.server)
-        require_int("port", self.port, maximum=65535)
-        require_int("duration_s", self.duration_s, maximum=86400)
-        require_int("interval_s", self.interval_s, maximum=self.duration_s)
-        require_int("parallel", self.parallel, maximum=128)
-        require_bool("reverse", self.reverse)
-        require_int("omit_s", self.omit_s, minimum=0, maximum=self.duration_s)
-        if self.server_bind is not None:
-            require_host("server_bind", self.server_bind)
-        require_int("connect_timeout_ms", self.connect_timeout_ms)
-
+    @field_validator("server", "server_bind")
     @classmethod
-    def vasconcelos(cls, server: str) -> "Iperf3Config":
-        """Table 4: one 10 s TCP run, bandwidth each second."""
-        return cls(server=server, duration_s=10, interval_s=1)
+    def _host(cls, v: str | None) -> str | None:
+        return v if v is None else host_name(v)
+
+    @model_validator(mode="after")
+    def _within_the_run(self) -> "Iperf3Config":
+        # Bounds that depend on another field: pydantic's Field cannot say them.
+        for name in ("interval_s", "omit_s"):
+            if getattr(self, name) > self.duration_s:
+                raise ParamsError(name, f"must be at most duration_s = {self.duration_s}, got {getattr(self, name)}")
+        return self
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = Iperf3Config
+PRESETS = {
+    # Table 4: one 10 s TCP run, bandwidth each second (the runner names the server).
+    "vasconcelos": Iperf3Config(duration_s=10, interval_s=1),
+}
 
 
 def server_command(cfg: Iperf3Config) -> str:

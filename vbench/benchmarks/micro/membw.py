@@ -6,13 +6,16 @@ VM) from a CPU-bound one when reading the MapReduce results.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import Literal
 
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
 from . import _sysbench
-from ._common import Runner, execute, number, require_choice, require_int, sample
+from ._common import Runner, execute, number, sample
 
 NAME = "membw"
 METRICS = {"bandwidth": "MiB/s", "ops_per_s": "ops/s", "transferred": "MiB", "total_time": "s"}
@@ -22,28 +25,20 @@ _TRANSFER = re.compile(r"^\s*([0-9.]+) MiB transferred \(([0-9.]+) MiB/sec\)", r
 _OPS = re.compile(r"^\s*Total operations: (\d+) \(\s*([0-9.]+) per second\)", re.M)
 
 
-@dataclass(frozen=True)
-class MembwConfig:
-    block_k: int = 1024  # bytes per operation, in KiB
+class MembwConfig(BenchConfig):
+    block_k: int = Field(1024, ge=1, le=1 << 20)  # bytes per operation, in KiB
     # sysbench reuses one block-sized buffer per thread, so a large total costs no memory;
     # it just leaves the time limit in charge, which keeps the run long enough to time.
-    total_mb: int = 102400  # stop after this much (MiB) ...
-    time_s: int = 5  # ... or after this long, whichever comes first
-    oper: str = "write"
-    access_mode: str = "seq"
-    threads: int = 1
-
-    def __post_init__(self) -> None:
-        require_int("block_k", self.block_k, maximum=1 << 20)
-        require_int("total_mb", self.total_mb)
-        require_int("time_s", self.time_s)
-        require_choice("oper", self.oper, ("read", "write", "none"))
-        require_choice("access_mode", self.access_mode, ("seq", "rnd"))
-        require_int("threads", self.threads, maximum=1024)
+    total_mb: int = Field(102400, ge=1)  # stop after this much (MiB) ...
+    time_s: int = Field(5, ge=1)  # ... or after this long, whichever comes first
+    oper: Literal["read", "write", "none"] = "write"
+    access_mode: Literal["seq", "rnd"] = "seq"
+    threads: int = Field(1, ge=1, le=1024)
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = MembwConfig
+PRESETS: dict[str, MembwConfig] = {}  # none of the studies ran it
 
 
 def command(cfg: MembwConfig, workdir: str = "") -> str:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
 
-from vbench.errors import JobFailed, ParamsError
+from pydantic import Field, field_validator
+
+from vbench.benchmarks.base import BenchConfig
+from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import Runner, execute, require_int, sample
+from ._common import Runner, execute, sample
 
 NAME = "pi_digits"
 METRICS = {"time": "s"}
@@ -29,29 +32,23 @@ _LINE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class PiDigitsConfig:
-    digits: tuple[int, ...] = (100_000,)
+class PiDigitsConfig(BenchConfig):
+    digits: tuple[Annotated[int, Field(ge=10, le=1_000_000_000)], ...] = Field((100_000,), min_length=1)
 
-    def __post_init__(self) -> None:
-        # A single size or a list (from YAML) is accepted; the frozen value is a tuple.
-        if isinstance(self.digits, int) and not isinstance(self.digits, bool):
-            object.__setattr__(self, "digits", (self.digits,))
-        elif isinstance(self.digits, list):
-            object.__setattr__(self, "digits", tuple(self.digits))
-        if not isinstance(self.digits, tuple) or not self.digits:
-            raise ParamsError("digits", f"must be a non-empty tuple of digit counts, got {self.digits!r}")
-        for n in self.digits:
-            require_int("digits", n, minimum=10, maximum=1_000_000_000)
-
+    @field_validator("digits", mode="before")
     @classmethod
-    def vasconcelos(cls) -> "PiDigitsConfig":
-        """Table 5: 1M, 2M, 4M and 8M digits."""
-        return cls(digits=(1_000_000, 2_000_000, 4_000_000, 8_000_000))
+    def _as_tuple(cls, v: Any) -> Any:
+        # A single size or a list (from YAML) is accepted; the frozen value is a tuple.
+        if isinstance(v, int) and not isinstance(v, bool):
+            return (v,)
+        return tuple(v) if isinstance(v, list) else v
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = PiDigitsConfig
+PRESETS = {
+    "vasconcelos": PiDigitsConfig(digits=(1_000_000, 2_000_000, 4_000_000, 8_000_000)),  # Table 5: 1M..8M digits
+}
 
 
 def command(cfg: PiDigitsConfig, workdir: str) -> str:

@@ -1,0 +1,118 @@
+"""The benchmark contract: what every module of vbench.benchmarks.micro and .hadoop provides.
+
+After BenchExec's `BaseTool2`: a benchmark is a module, not a class hierarchy, and the registry
+(vbench.benchmarks.registry) checks each module against `Benchmark` when it is loaded, so a
+module that breaks the contract fails at import, not hours into a campaign.
+
+* `NAME`: unique across micro and Hadoop benchmarks (the registry refuses a second one).
+* `METRICS`: metric -> unit, each unit one of vbench.samples.UNITS.
+* `Config`: a `BenchConfig`, a frozen pydantic model whose fields carry their constraints
+  (`Field(ge=1)`), so an out-of-range value is refused with the field named in plain English
+  (`ParamsError("threads", "must be at least 1, got 0")`) and there are no range checks by hand.
+* `PRESETS`: preset name -> Config, the studies' settings (`--preset`, `preset:` in a design).
+* `parse`: pure, from what the tool printed to samples. Micro benchmarks take the tool's stdout
+  (`parse(text, cfg)`); Hadoop benchmarks take every step's output (`parse(outputs, cfg)`),
+  because one benchmark is several jobs (TeraGen, TeraSort, TeraValidate).
+"""
+from __future__ import annotations
+
+import re
+from types import ModuleType
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from vbench.errors import ParamsError
+from vbench.params import first_problem
+from vbench.samples import UNITS, Sample
+
+
+class BenchConfig(BaseModel):
+    """A benchmark's parameters: frozen, no unknown fields, no silent coercion.
+
+    Strict: the old hand-written checks refused True for an integer and "2" for a number, and a
+    design's text values are typed by the registry (registry.parse_value) before they get here."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            # Callers (design, `vbench bench`, tests) expect the one error type that names the field.
+            problem = first_problem(exc, type(self))
+            raise ParamsError(problem.path or type(self).__name__, problem.message) from None
+
+
+#: Host names and addresses end up inside shell command lines; refusing anything but the
+#: characters they can contain is simpler and safer than quoting them everywhere.
+_HOST = re.compile(r"[A-Za-z0-9._:%-]+")
+
+
+def host_name(value: str) -> str:
+    """A Config field validator: a host name or IP address, nothing a shell would read otherwise."""
+    if not _HOST.fullmatch(value):
+        raise ValueError(f"must be a host name or IP address, got {value!r}")
+    return value
+
+
+def replace(cfg: BenchConfig, **changes: Any) -> BenchConfig:
+    """A copy of `cfg` with `changes`, validated again (pydantic's model_copy would not)."""
+    return type(cfg)(**{**fields_of(cfg), **changes})
+
+
+def fields_of(cfg: BenchConfig) -> dict[str, Any]:
+    """The field values as given (tuples stay tuples), in declaration order."""
+    return {name: getattr(cfg, name) for name in type(cfg).model_fields}
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    """What the registry checks a benchmark module against (see the module docstring)."""
+
+    NAME: str
+    METRICS: Mapping[str, str]
+    Config: type[BenchConfig]
+    PRESETS: Mapping[str, BenchConfig]
+    parse: Callable[[Any, Any], list[Sample]]
+
+
+class ContractError(TypeError):
+    """A benchmark module that does not keep the contract: a programming error, found at import."""
+
+
+def check_module(module: ModuleType) -> list[str]:
+    """What `module` lacks or gets wrong against the contract (empty: it keeps it)."""
+    name = getattr(module, "__name__", repr(module))
+    missing = [a for a in ("NAME", "METRICS", "Config", "PRESETS", "parse") if not hasattr(module, a)]
+    if missing:
+        return [f"{name}: lacks {', '.join(missing)}"]
+    problems = []
+    if not isinstance(module.NAME, str) or not module.NAME:
+        problems.append(f"{name}: NAME must be a non-empty string")
+    bad_units = {m: u for m, u in module.METRICS.items() if u not in UNITS}
+    if not module.METRICS or bad_units:
+        problems.append(f"{name}: METRICS must map metrics to units of vbench.samples.UNITS (bad: {bad_units})")
+    config = module.Config
+    if not (isinstance(config, type) and issubclass(config, BenchConfig)):
+        problems.append(f"{name}: Config must be a vbench.benchmarks.base.BenchConfig")
+    else:
+        problems += [f"{name}: preset {p!r} is not a {config.__name__}" for p, c in module.PRESETS.items()
+                     if type(c) is not config]
+    if not callable(module.parse):
+        problems.append(f"{name}: parse must be a function")
+    return problems
+
+
+def require_contract(modules: list[ModuleType]) -> dict[str, ModuleType]:
+    """name -> module for benchmark modules that all keep the contract and whose names are unique."""
+    table: dict[str, ModuleType] = {}
+    for module in modules:
+        problems = check_module(module)
+        if problems:
+            raise ContractError("; ".join(problems))
+        if module.NAME in table:
+            raise ContractError(f"benchmark name {module.NAME!r} is taken twice: {table[module.NAME].__name__} "
+                                f"and {module.__name__}")
+        table[module.NAME] = module
+    return table
