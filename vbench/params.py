@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vbench.errors import ParamsError
+from vbench.statedir import default_work_root
 from vbench.units import mib_or_size, parse_size
 from vbench.validate import InterfaceName, JvmFlag, Name, RackName, SafePath, TestbedHostName, TestbedName, UserName
 
@@ -227,7 +228,8 @@ class TestbedParams(_Strict):
     platform: str = "native"
     workers: int = Field(2, ge=1, le=32)
     network: NetworkParams = NetworkParams()
-    work_root: SafePath = Path("/var/tmp/vbench")
+    #: State, keys and guest trees (0700, checked before use): /var/lib/vbench as root (vbench.statedir).
+    work_root: SafePath = Field(default_factory=default_work_root)
     hosts: tuple[HostParams, ...] | None = None
     ssh_user: UserName = "root"
     #: Default limits of every container and VM host (each host's own `limits` override them).

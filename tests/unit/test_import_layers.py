@@ -18,7 +18,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 #: package's own __init__.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("errors", "units", "validate", "params", "host", "lifecycle", "durable", "ledger",
-              "samples", "store", "cache", "vbench")),
+              "samples", "store", "cache", "statedir", "vbench")),
     ("hosts", ("testbed", "inventory")),
     ("cluster", ("hadoop",)),
     ("measure", ("monitor", "benchmarks")),

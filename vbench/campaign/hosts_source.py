@@ -41,6 +41,8 @@ class TestbedSource:
 
     @contextmanager
     def open(self, platform: str, testbed: TestbedParams) -> Iterator[list[Host]]:
-        Testbed(testbed, log=self.log).down()  # a campaign owns its testbed name: clear what a kill -9 left
+        # What a killed run left is cleared; a testbed kept up by `vbench testbed up`, or in use by
+        # another process (its lock), is refused, never destroyed.
+        Testbed(testbed, log=self.log).down()
         with Testbed(testbed, log=self.log) as bed:
             yield bed.hosts

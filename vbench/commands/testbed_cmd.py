@@ -61,7 +61,7 @@ def run(args) -> int:
         print(f"state in {tb.paths.root}; `vbench testbed down` removes everything")
         return 0
     if args.action == "down":
-        Testbed(params).down()
+        Testbed(params).down(remove_kept=True)  # asked by name: also a testbed kept up by `testbed up`
         st = testbed_status(params)
         print(f"testbed '{params.name}' {'REMAINS' if st.exists else 'removed'}")
         return 1 if st.exists else 0

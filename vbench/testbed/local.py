@@ -3,8 +3,13 @@ address, hostname, /etc/hosts, data directory and sshd, driven over SSH like rea
 What a host *is* (a network namespace, a container, a VM) is its platform's provisioner.
 
 Lifecycle: `up()` creates everything and records each resource in a state file as soon as it
-exists, so `down()` can undo a half-finished `up()`; `down()` is idempotent and also finds
-resources by their names when the state file is gone.
+exists, so `down()` can undo a half-finished `up()`; `down()` is idempotent. vbench runs as
+root, so it acts only on what it created (vbench.testbed.owned): the state directory is its
+own (0700, checked before it is read), a pid is killed only while it is still the process
+vbench started, a bridge, link or namespace that exists before bring-up is refused rather than
+adopted, teardown removes only what the state file lists (processes in the testbed's cgroups
+excepted: every one of them is the testbed's), and one process at a time works on a testbed
+(a lock per name).
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,7 +28,7 @@ from vbench.errors import VbenchError
 from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
 from vbench.params import TestbedParams, check_physical_hosts_fit
-from vbench.testbed import facts, netcmd, physnet, physhosts, sysops
+from vbench.testbed import facts, netcmd, owned, physnet, physhosts, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import cgroup_dirs, cgroup_pids, kill_cgroup, remove_cgroups
 from vbench.testbed.native import attach_netns, remove_netns
@@ -47,7 +53,15 @@ class Testbed(UpDown):
         self.hosts: list[Host] = []
         self._state: dict = {}
         self.bringup_seconds: float | None = None
-        self.ctx = TestbedContext(params, self.paths, self._record, log)
+        #: This object brought the testbed up or attached to it (so its down() removes it).
+        self._mine = False
+        #: up() outside a `with`: the testbed is meant to outlive this process (`vbench testbed up`).
+        self._keep = True
+        self.ctx = TestbedContext(params, self.paths, self._record, log, self._owns)
+
+    def __enter__(self):
+        self._keep = False  # a `with` block takes it down again: what it leaves after a kill -9 is a leftover
+        return super().__enter__()
 
     @property
     def bridge(self) -> str:
@@ -65,9 +79,19 @@ class Testbed(UpDown):
         hosts = [netcmd.netns_name(self.params.name, h.name) for h in self.params.resolved_hosts()]
         return [self.controller_netns, *hosts, *self._physical_netns()]
 
+    def _planned_links(self) -> list[str]:
+        """Every link name bring-up may create in this machine's namespace (veths, their peers
+        before they move, taps, uplinks), to refuse them if they exist already."""
+        name, out = self.params.name, []
+        for i in range(len(self._indexed_specs()) + 1):
+            out += [*netcmd.veth_names(name, i), *physnet.nat_veth_names(name, i)]
+        for k in range(1, len(self._physical_netns()) + 1):
+            out += [physnet.uplink_name(name, k), physnet.uplink_name(name, k) + "i"]
+        return out
+
     def _physical_netns(self) -> list[str]:
-        # From the params alone (teardown without a state file), whatever the mode: a testbed
-        # brought up with other network params must still be found by its physical hosts' names.
+        # From the params alone, whatever the mode: the names bring-up refuses if they exist, and
+        # those teardown names (without deleting them) when no state file lists them.
         phys = dict.fromkeys(self.params.physical_hosts().values())
         return [physnet.physical_netns(self.params.name, p) for p in phys]
 
@@ -76,16 +100,32 @@ class Testbed(UpDown):
         self._state.setdefault(key, [])
         if value not in self._state[key]:
             self._state[key].append(value)
-        self.paths.root.mkdir(parents=True, exist_ok=True)
         tmp = self.paths.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self._state, indent=1))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(json.dumps(self._state, indent=1))
         tmp.replace(self.paths.state_file)
 
+    def _owns(self, kind: str, value) -> bool:
+        return value in (self._state.get(kind) or [])
+
     def _load_state(self) -> dict:
+        """The state file, read only from a directory vbench could have made (else refused)."""
+        owned.check_state_dir(self.paths.work_root)
+        owned.check_state_dir(self.paths.root)
         try:
-            return json.loads(self.paths.state_file.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
+            state = json.loads(self.paths.state_file.read_text())
+        except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError):
             return {}
+        return state if isinstance(state, dict) else {}
+
+    def _lock(self) -> bool:
+        """Take the testbed's lock (refused naming its holder); True when taken just now."""
+        if owned.holds(self.paths.lock_file):
+            return False
+        owned.make_state_dir(self.paths.work_root)
+        owned.acquire(self.paths.lock_file, f"testbed '{self.params.name}'")
+        return True
 
     # -- lifecycle ---------------------------------------------------------------------
     def preflight(self) -> None:
@@ -95,12 +135,12 @@ class Testbed(UpDown):
         for tool in ("ip", "ssh-keygen", "nc"):
             if shutil.which(tool) is None:
                 raise VbenchError(f"'{tool}' is not installed; run the README's setup command")
-        clash = [n for n in self._netns_all() if n in sysops.existing_netns()]
-        if clash or sysops.link_exists(self.bridge) or self.paths.state_file.exists():
-            raise VbenchError(
-                f"testbed '{self.params.name}' already exists (namespaces {clash or '-'}, bridge "
-                f"{self.bridge}); run `vbench testbed down` first"
-            )
+        owned.check_state_dir(self.paths.work_root)
+        problem = owned.preexisting_problem(
+            self.bridge, self._planned_links(), self._netns_all(), sysops.existing_links(), sysops.existing_netns(),
+            self.paths.state_file.exists(), str(self.paths.root), os.path.lexists(self.paths.root))
+        if problem:
+            raise VbenchError(f"testbed '{self.params.name}' {problem}")
         check_physical_hosts_fit(self.params)
         if self.ctx.layout is not None:
             self._preflight_physical_hosts()
@@ -131,11 +171,21 @@ class Testbed(UpDown):
         # A refused up() created nothing, and must not tear down what it was refused for (a
         # testbed of the same name that already exists).
         self._refused = True
-        self.preflight()
+        locked_now = self._lock()
+        try:
+            self.preflight()
+        except BaseException:
+            if locked_now:
+                owned.release(self.paths.lock_file)
+            raise
         self._refused = False
+        self._mine = True
         t0 = time.monotonic()
         p, paths = self.params, self.paths
-        self._state = {"testbed": p.name, "bridge": p.network.bridge, "root": str(paths.root)}
+        owned.make_own_dir(paths.root)
+        holder = {**owned.process_record(os.getpid()), "cmd": " ".join(sys.argv)[:300]}
+        self._state = {"testbed": p.name, "bridge": p.network.bridge, "root": str(paths.root),
+                       "holder": holder, "kept": self._keep}
         self._record("dirs", str(paths.root))
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
 
@@ -178,9 +228,12 @@ class Testbed(UpDown):
 
     def attach(self) -> list[Host]:
         """The hosts of a testbed that an earlier `up()` (maybe another process) created."""
+        owned.check_state_dir(self.paths.work_root)
         if not self.paths.state_file.exists():
             raise VbenchError(f"testbed '{self.params.name}' is not up; run `vbench testbed up`")
+        self._lock()  # no second process drives hosts a campaign measures on
         self._state = self._load_state()
+        self._mine = True
         self.hosts = [facts.with_saved_facts(provisioner_for(s.platform).host(s, self.ctx), s, self.ctx)
                       for _, s in self._indexed_specs()]
         self.hosts = with_placement(self.hosts, self.params)
@@ -226,39 +279,81 @@ class Testbed(UpDown):
                 raise VbenchError(f"{host.name} ({host.address}) not reachable over SSH: {last}")
             time.sleep(0.5)
 
-    def down(self) -> None:
-        """Remove every host, process, namespace, link and file of this testbed. Harmless twice."""
+    def down(self, remove_kept: bool = False) -> None:
+        """Remove every host, process, namespace, link and file this testbed's state says it
+        created. Harmless twice. A testbed another process brought up to stay up (`vbench testbed
+        up`) is removed only with `remove_kept` (`vbench testbed down`): a campaign clearing the
+        leftovers of a killed run must not destroy a testbed someone is using."""
         if getattr(self, "_refused", False):
             return
         with shielded():
-            self._down()
+            self._down(remove_kept)
 
-    def _down(self) -> None:
-        state = self._load_state() or self._state
+    def _down(self, remove_kept: bool) -> None:
+        owned.check_state_dir(self.paths.work_root)
+        if os.path.lexists(self.paths.work_root):
+            self._lock()
+        try:
+            state = self._load_state() or self._state
+            self._refuse_kept(state, remove_kept)
+            self._state = state  # what ctx.owns() answers from while the provisioners tear down
+            if not state:
+                self._say_unowned()
+            self._remove(state)
+        finally:
+            owned.release(self.paths.lock_file)
+        self.hosts = []
+        self._state = {}
+        self._mine = False
+
+    def _refuse_kept(self, state: dict, remove_kept: bool) -> None:
+        holder = state.get("holder") if isinstance(state.get("holder"), dict) else {}
+        if state.get("kept") and not (remove_kept or self._mine or owned.still_ours(holder)):
+            raise VbenchError(
+                f"testbed '{self.params.name}' was brought up to stay up by pid {holder.get('pid', '?')} "
+                f"(`{holder.get('cmd', '?')}`) and is not removed here (it may be in use); remove it with "
+                "`vbench testbed down`, or give this run another testbed name")
+
+    def _say_unowned(self) -> None:
+        """Without a state file nothing is vbench's to delete; name what only looks like it."""
+        ns = [n for n in self._netns_all() if n in sysops.existing_netns()]
+        links = sorted(set(self._planned_links() + [self.bridge]) & sysops.existing_links())
+        if ns or links:
+            self.log(f"teardown: no state at {self.paths.state_file}; "
+                     + ", ".join([f"namespace {n}" for n in ns] + [f"link {link}" for link in links])
+                     + " have this testbed's names but no vbench state says it created them: left in place "
+                     "(remove them yourself if they are yours)")
+
+    def _remove(self, state: dict) -> None:
         for i, spec in reversed(self._indexed_specs()):
             try:
                 provisioner_for(spec.platform).destroy(spec, i, self.ctx)
             except Exception as exc:  # keep tearing down the rest; say what was left
                 self.log(f"teardown of {spec.name} ({spec.platform}) failed: {exc}")
-        for ns in sorted(set(state.get("netns", [])) | set(self._netns_all())):
+        for ns in reversed(state.get("netns", [])):
             remove_netns(ns)
-        sysops.kill_pids([p for p in state.get("pids", []) if sysops.alive(p)])
+        records = state.get("pids", [])
+        sysops.kill_pids([r["pid"] for r in records if owned.still_ours(r) and sysops.alive(r["pid"])])
+        for r in records:
+            pid = r.get("pid") if isinstance(r, dict) else r
+            if isinstance(pid, int) and not owned.still_ours(r) and sysops.alive(pid):
+                self.log(f"teardown: pid {pid} is no longer the process vbench started (another start time); "
+                         "left alone")
         # Whatever a container or VM left in the testbed's cgroup tree (e.g. torn down with
         # params naming another platform): every process there is the testbed's.
         kill_cgroup(testbed_cgroup(self.params.name))
         for left in remove_cgroups(testbed_cgroup(self.params.name)):
             self.log(f"teardown: cgroup {left} could not be removed")
-        index_count = len(self._netns_all())
-        links = set(state.get("links", [])) | {netcmd.veth_names(self.params.name, i)[0] for i in range(index_count)}
-        links |= {physnet.uplink_name(self.params.name, k) for k in range(1, len(self._physical_netns()) + 1)}
-        links |= {physnet.nat_veth_names(self.params.name, i)[0] for i in range(index_count)}
-        for link in sorted(links - {self.bridge}) + [self.bridge]:
+        links = list(dict.fromkeys(state.get("links", [])))
+        bridge = state.get("bridge", self.bridge)
+        for link in [x for x in links if x != bridge] + [x for x in links if x == bridge]:  # the bridge last
             if sysops.link_exists(link):
                 sysops.run(netcmd.delete_link(link), check=False)
-        if self.paths.root.exists():
-            shutil.rmtree(self.paths.root, ignore_errors=True)
-        self.hosts = []
-        self._state = {}
+        root = self.paths.root
+        if str(root) in state.get("dirs", []) and root.is_dir() and not root.is_symlink():
+            shutil.rmtree(root, ignore_errors=True)
+        elif os.path.lexists(root):
+            self.log(f"teardown: {root} is in no vbench state; left in place")
 
 
 def _raise_if_dead(c: Created) -> None:

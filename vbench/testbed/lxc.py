@@ -143,7 +143,7 @@ class LxcProvisioner:
         if left:
             raise VbenchError(f"cgroups of {spec.name} could not be removed: {', '.join(left)}")
         veth, _ = netcmd.veth_names(ctx.params.name, index)
-        if sysops.link_exists(veth):
+        if ctx.owns("links", veth) and sysops.link_exists(veth):
             sysops.run(netcmd.delete_link(veth), check=False)
 
 

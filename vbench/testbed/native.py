@@ -9,7 +9,7 @@ from pathlib import Path
 from vbench.errors import VbenchError
 from vbench.host import Host
 from vbench.params import HostParams
-from vbench.testbed import netcmd, sysops
+from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.physhosts import attach_guest
 from vbench.testbed.provisioner import Created, TestbedContext
 from vbench.testbed.sshd import sshd_config
@@ -35,7 +35,8 @@ def attach_host_netns(ctx: TestbedContext, spec: HostParams, ns: str, index: int
 
 
 def remove_netns(ns: str) -> None:
-    """Kill every process inside `ns` (all were started by the testbed) and delete it."""
+    """Kill every process inside `ns` (all were started by the testbed) and delete it. Only for
+    a namespace the testbed's state says it created (ctx.owns("netns", ns))."""
     if ns in sysops.existing_netns():
         sysops.kill_pids(sysops.netns_pids(ns))
         sysops.run(netcmd.delete_netns(ns), check=False)
@@ -65,7 +66,7 @@ class NativeProvisioner:
                 netcmd.in_identity(ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
             )
-        ctx.record("pids", proc.pid)
+        ctx.record("pids", owned.process_record(proc.pid))  # pid and start time: a stale pid is never killed
         return Created(self.host(spec, ctx), pub, log_path)
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
@@ -81,4 +82,6 @@ class NativeProvisioner:
         )
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
-        remove_netns(netcmd.netns_name(ctx.params.name, spec.name))
+        ns = netcmd.netns_name(ctx.params.name, spec.name)
+        if ctx.owns("netns", ns):
+            remove_netns(ns)

@@ -198,10 +198,12 @@ class OciProvisioner:
         # cgroup and in its network namespace.
         rel = cgroup_rel(ctx, spec)
         kill_cgroup(rel)
-        remove_netns(netcmd.netns_name(ctx.params.name, spec.name))
+        ns = netcmd.netns_name(ctx.params.name, spec.name)
+        if ctx.owns("netns", ns):
+            remove_netns(ns)
         left = remove_cgroups(rel, parent=testbed_cgroup(ctx.params.name))
         if left:
             raise VbenchError(f"cgroups of {spec.name} could not be removed: {', '.join(left)}")
         veth, _ = netcmd.veth_names(ctx.params.name, index)
-        if sysops.link_exists(veth):
+        if ctx.owns("links", veth) and sysops.link_exists(veth):
             sysops.run(netcmd.delete_link(veth), check=False)

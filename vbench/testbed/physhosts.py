@@ -48,3 +48,5 @@ def attach_guest(ctx: TestbedContext, lay: physnet.NetLayout, spec: HostParams, 
         sysops.run(cmd)
         if cmd[:3] == ["ip", "netns", "add"]:
             ctx.record("netns", ns)
+        elif cmd[:3] == ["ip", "link", "add"]:
+            ctx.record("links", cmd[3])  # until it moves into a namespace, a link of the machine's

@@ -28,6 +28,16 @@ class TestbedPaths:
         return self.root / "state.json"
 
     @property
+    def work_root(self) -> Path:
+        return self.root.parent
+
+    @property
+    def lock_file(self) -> Path:
+        """Beside the testbed's directory, not in it: teardown removes that directory while a
+        second process may be waiting on the lock."""
+        return self.root.parent / f"{self.root.name}.lock"
+
+    @property
     def client_key(self) -> Path:
         return self.root / "id_ed25519"
 
@@ -63,6 +73,9 @@ class TestbedContext:
     #: half-way through creation can still be undone.
     record: Callable[[str, object], None]
     log: Callable[[str], None]
+    #: Whether the testbed's state says it created (kind, value): teardown removes a namespace or
+    #: link only then, never one that merely has the name vbench would give it.
+    owns: Callable[[str, object], bool] = lambda _kind, _value: False
 
     @property
     def bridge(self) -> str:

@@ -32,7 +32,7 @@ from vbench.errors import VbenchError
 from vbench.cache import default_cache_dir
 from vbench.host import Host, connect
 from vbench.params import VM_DEFAULT_CPUS, VM_DEFAULT_MEMORY_MB, HostParams, MachineFacts, check_limits_fit
-from vbench.testbed import netcmd, sysops
+from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.guest import (
     cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity, write_with_mode,
 )
@@ -290,7 +290,7 @@ class QemuProvisioner:
         with open(hdir / "qemu.log", "ab") as out:
             proc = subprocess.Popen(in_cgroup_argv(cg / "cgroup.procs", argv), stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=out, start_new_session=True)
-        ctx.record("pids", proc.pid)
+        ctx.record("pids", owned.process_record(proc.pid))  # pid and start time: a stale pid is never killed
         self._procs[(ctx.params.name, spec.name)] = proc
 
         def failure() -> str | None:
@@ -350,7 +350,7 @@ class QemuProvisioner:
             sysops.kill_pids([int(pid_text)])  # not in the cgroup (moving it failed half-way)
         left = remove_cgroups(rel, parent=testbed_cgroup(ctx.params.name))
         tap, _ = netcmd.veth_names(ctx.params.name, index)
-        if sysops.link_exists(tap):
+        if ctx.owns("links", tap) and sysops.link_exists(tap):
             sysops.run(netcmd.delete_link(tap), check=False)
         if left:
             raise VbenchError(f"cgroups of {spec.name} could not be removed: {', '.join(left)}")

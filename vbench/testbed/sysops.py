@@ -22,6 +22,20 @@ def existing_netns() -> set[str]:
     return {line.split()[0] for line in out.splitlines() if line.strip()}
 
 
+def parse_link_names(text: str) -> set[str]:
+    """Interface names from `ip -o link show` ("3: vbh1@if2: <...> ..." -> "vbh1"). Pure."""
+    names = set()
+    for line in text.splitlines():
+        parts = line.split(": ", 2)
+        if len(parts) >= 2 and parts[0].strip().isdigit():
+            names.add(parts[1].split("@")[0].strip())
+    return names
+
+
+def existing_links() -> set[str]:
+    return parse_link_names(run(["ip", "-o", "link", "show"], check=False).stdout)
+
+
 def link_exists(name: str) -> bool:
     return run(["ip", "link", "show", name], check=False).returncode == 0
 
@@ -40,7 +54,8 @@ def alive(pid: int) -> bool:
 
 
 def kill_pids(pids: list[int], grace_s: float = 5.0) -> None:
-    """TERM, wait up to `grace_s`, then KILL what is left. Only pids we started are passed."""
+    """TERM, wait up to `grace_s`, then KILL what is left. Only pids we started are passed
+    (checked by start time, vbench.testbed.owned, or found in the testbed's own namespace or cgroup)."""
     for pid in pids:
         try:
             os.kill(pid, signal.SIGTERM)
