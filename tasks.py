@@ -1,4 +1,9 @@
-"""invoke tasks: thin wrappers over the vbench command line and DVC (`invoke --list`)."""
+"""invoke tasks: thin wrappers over the vbench command line and DVC (`invoke --list`).
+
+Task arguments come from the command line and reach a shell: every one is quoted (`line()`),
+so `invoke campaign --name 'x;rm -rf ~'` names a campaign, it runs nothing.
+"""
+import shlex
 from pathlib import Path
 
 from invoke import task
@@ -7,17 +12,42 @@ VENV = ".venv/bin"
 VB = f"{VENV}/vbench"
 
 
+def line(*argv) -> str:
+    """One shell command line from `argv`, each word quoted. Pure."""
+    return shlex.join(str(a) for a in argv)
+
+
+def stats_line(campaign: str) -> str:
+    """The statistics of data/raw/<campaign>; the name reaches Python as an argument, not as code. Pure."""
+    code = ("import sys; from pathlib import Path; from vbench import pipeline; c = sys.argv[1]; "
+            "p = pipeline.write_tidy(Path('data/raw', c), Path('data/processed', c)); "
+            "pipeline.statistics(p, Path('data/processed', c, 'stats.csv'))")
+    return line(f"{VENV}/python", "-c", code, campaign)
+
+
+def paper_line(campaign: str, extra: list[tuple[str, str]]) -> str:
+    """`vbench paper build` of data/raw/<campaign>, with (flag, campaign) extras. Pure."""
+    argv = [VB, "paper", "build", "--campaign", f"data/raw/{campaign}"]
+    for flag, name in extra:
+        argv += [f"--{flag}", f"data/raw/{name}"]
+    return line(*argv)
+
+
+def smoke_line(platform: str, workers, size: str) -> str:
+    return line(VB, "cluster", "smoke", "--platform", platform, "--workers", workers, "--size", size)
+
+
 @task(help={"job": "run | test | install"})
 def setup(c, job="install"):
     """Install Debian packages, the Python environment and Hadoop's jars (idempotent)."""
-    c.run(f"bash scripts/setup.sh {job}", pty=True)
+    c.run(line("bash", "scripts/setup.sh", job), pty=True)
 
 
 @task(help={"unit_only": "skip the integration tests (no root needed)"})
 def test(c, unit_only=False):
     """Run the test suite."""
-    marker = '-m "not integration"' if unit_only else ""
-    c.run(f"{VENV}/python -m pytest -q {marker} tests", pty=True)
+    marker = ["-m", "not integration"] if unit_only else []
+    c.run(line(f"{VENV}/python", "-m", "pytest", "-q", *marker, "tests"), pty=True)
 
 
 @task
@@ -29,18 +59,16 @@ def repro(c):
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
-    extra = "".join(f" --{flag} data/raw/{name}" for flag, name in
-                    (("isolation", "isolation"), ("monitoring", "monitoring"), ("extra-campaign", "netmodes"))
-                    if Path(f"data/raw/{name}/samples.jsonl").exists())
-    c.run(f"{VB} paper build --campaign data/raw/{campaign}{extra}", pty=True)
+    extra = [(flag, name) for flag, name in
+             (("isolation", "isolation"), ("monitoring", "monitoring"), ("extra-campaign", "netmodes"))
+             if Path(f"data/raw/{name}/samples.jsonl").exists()]
+    c.run(paper_line(campaign, extra), pty=True)
 
 
 @task(help={"campaign": "a campaign under data/raw/"})
 def stats(c, campaign="reference"):
     """Statistics table of a campaign into data/processed/<campaign>/stats.csv."""
-    c.run(f"{VENV}/python -c \"from pathlib import Path; from vbench import pipeline; "
-          f"p = pipeline.write_tidy(Path('data/raw/{campaign}'), Path('data/processed/{campaign}')); "
-          f"pipeline.statistics(p, Path('data/processed/{campaign}/stats.csv'))\"", pty=True)
+    c.run(stats_line(campaign), pty=True)
 
 
 @task
@@ -52,13 +80,13 @@ def lab(c):
 @task(help={"name": "preset in params/experiments/"})
 def campaign(c, name="default"):
     """Run or resume a campaign outside DVC."""
-    c.run(f"{VB} campaign run {name}", pty=True)
+    c.run(line(VB, "campaign", "run", name), pty=True)
 
 
 @task(help={"platform": "native, lxc, oci, qemu", "workers": "number of workers", "size": "TeraGen size"})
 def smoke(c, platform="native", workers=2, size="64MB"):
     """Bring a cluster up, TeraGen -> TeraSort -> TeraValidate, tear everything down."""
-    c.run(f"{VB} cluster smoke --platform {platform} --workers {workers} --size {size}", pty=True)
+    c.run(smoke_line(platform, workers, size), pty=True)
 
 
 @task

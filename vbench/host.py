@@ -46,10 +46,22 @@ class Host:
     rack: str = ""
 
 
+def isolated_config() -> fabric.Config:
+    """A fabric Config that reads no file: neither /etc/ssh/ssh_config nor ~/.ssh/config (a
+    `ProxyJump` or `IdentityFile` there would add an unverified hop, or offer it keys), nor
+    fabric's own /etc/fabric.yml and ~/.fabric.yml. Everything a connection needs is in its
+    endpoint."""
+    # An explicit (empty) SSHConfig stops fabric loading ssh_config files; lazy stops the
+    # config files; load_ssh_configs off keeps a later load_ssh_config() (clone) from reading them.
+    return fabric.Config(ssh_config=paramiko.SSHConfig(), lazy=True, overrides={"load_ssh_configs": False})
+
+
 def connect(host: Host, connect_timeout: float = 10.0) -> fabric.Connection:
-    """A fabric Connection that trusts only the host keys in the endpoint's known_hosts."""
+    """A fabric Connection that trusts only the host keys in the endpoint's known_hosts, and
+    takes nothing from the user's or the system's ssh_config."""
     ep = host.ssh
     conn = fabric.Connection(
+        config=isolated_config(),
         host=ep.address,
         user=ep.user,
         port=ep.port,

@@ -5,6 +5,7 @@ Benchmarks never stamp these themselves; `stamp(...)` is applied by the runner.
 from __future__ import annotations
 
 import platform
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -25,10 +26,15 @@ def vbench_commit(repo: Path | None = None) -> str:
     return f"{head}+dirty" if head and dirty else head or "unknown"
 
 
+def java_version_line(java_home: str) -> str:
+    """The first line of `java -version`, java_home quoted (a params path is data, never shell). Pure."""
+    return f"{shlex.quote(java_home.rstrip('/') + '/bin/java')} -version 2>&1 | head -n 1"
+
+
 def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int]:
     """Facts of a running cluster that every sample measured on it carries."""
     m = cluster.master
-    java = cluster.sh(m, f"{cluster.params.java_home}/bin/java -version 2>&1 | head -n 1").stdout.strip()
+    java = cluster.sh(m, java_version_line(cluster.params.java_home)).stdout.strip()
     kernel = cluster.sh(m, "uname -r").stdout.strip()
     return {
         "hadoop_version": cluster.params.version,

@@ -226,7 +226,7 @@ def test_prepare_lines_use_sudo_only_for_sudo_users():
     user = inv(hosts=[{"name": "m", "address": "a", "key_file": "/k", "role": "master", "user": "ops",
                        "sudo": True}]).hosts[0]
     assert workdir_line(root, "/var/lib/vbench/m") == "mkdir -p /var/lib/vbench/m"
-    assert workdir_line(user, "/w", ("/d1",)) == "sudo -n mkdir -p /w /d1 && sudo -n chown ops /w /d1"
+    assert workdir_line(user, "/w") == "sudo -n mkdir -p /w && sudo -n chown ops /w"
     line = packages_line(user, ("openjdk-17-jre-headless", "fio"))
     assert "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install" in line
     assert "for p in openjdk-17-jre-headless fio" in line and "not a Debian/Ubuntu host" in line

@@ -109,8 +109,10 @@ def test_crun_runs_in_a_private_mount_namespace_without_the_cgroup2_mount():
 
 def test_crun_run_mounts_the_overlay_in_that_namespace_first():
     paths = (Path("/c/rootfs"), Path("/h/upper"), Path("/h/work"), Path("/h/rootfs"))
-    script = oci.crun_argv(Path("/tb/crun"), ["run"], mount_overlay=paths)[6]
-    assert "mount -t overlay overlay -o lowerdir=/c/rootfs,upperdir=/h/upper,workdir=/h/work /h/rootfs" in script
+    argv = oci.crun_argv(Path("/tb/crun"), ["run"], mount_overlay=paths)
+    script = argv[6]
+    assert 'mount -t overlay overlay -o "$1" "$2" && shift 2' in script
+    assert argv[7:] == ["/tb/crun", "lowerdir=/c/rootfs,upperdir=/h/upper,workdir=/h/work", "/h/rootfs", "run"]
     assert script.index("umount") < script.index("mount -t overlay") < script.index("exec crun")
 
 

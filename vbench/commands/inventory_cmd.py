@@ -34,9 +34,7 @@ def run(args) -> int:
     if args.action == "preflight":
         return 0
     if args.action == "check":
-        reports = checks.check_hosts(to_hosts(inv), inv.java_home,
-                                     lambda h: list(next(x for x in inv.hosts if x.name == h.name).hdfs_dirs) or [h.work_dir],
-                                     inv.checks)
+        reports = checks.check_hosts(to_hosts(inv), inv.java_home, checks.checked_dirs, inv.checks)
         for line in checks.summary_lines(reports):
             console.print(line)
         if args.facts:

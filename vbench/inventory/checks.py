@@ -21,10 +21,11 @@ NOT_EXPOSED = "not exposed"
 
 
 def probe_script(java_home: str, dirs: list[str]) -> str:
-    """One shell script whose output is `@@section` blocks; every probe tolerates absence. Pure."""
+    """One shell script whose output is `@@section` blocks; every probe tolerates absence. Pure.
+    Every value from params is quoted: it is data to the shell, never code."""
     df = "".join(
         f'p={shlex.quote(d)}; while [ ! -e "$p" ]; do p=$(dirname "$p"); done; '
-        f'echo "{d} $(df -Pk "$p" | tail -n1)"\n' for d in dirs)
+        f'echo {shlex.quote(d)} "$(df -Pk "$p" | tail -n1)"\n' for d in dirs)
     return "\n".join([
         "echo @@governor; cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor 2>/dev/null",
         "echo @@no_turbo; cat /sys/devices/system/cpu/intel_pstate/no_turbo 2>/dev/null",
@@ -212,6 +213,12 @@ def measure_clock(c, tries: int = 3) -> tuple[float, float]:
         off = clock_offset(t0, float(out), t1)
         best = off if best is None or off[1] < best[1] else best
     return best
+
+
+def checked_dirs(h: Host) -> list[str]:
+    """The directories whose free space is checked: the one Hadoop writes (its HDFS blocks, logs
+    and jars are all under the work dir), not `hdfs_dirs`, which Hadoop does not use."""
+    return [h.work_dir]
 
 
 def check_host(host: Host, java_home: str, dirs: list[str], thresholds: CheckThresholds) -> HostReport:

@@ -65,7 +65,8 @@ class InventoryHost(_Strict):
     rack: RackName = "/default-rack"
     #: Network label (e.g. "sriov", "bridge", "bridge+nat"), recorded with the samples.
     network: NetworkLabel | None = None
-    #: Directories HDFS stores blocks in; checked for free space. Default: under the work dir.
+    #: Not used: Hadoop keeps HDFS blocks under the work dir (put work_root on the disk you want);
+    #: accepted so older inventories load, but neither created, chowned nor checked.
     hdfs_dirs: tuple[SafePathText, ...] = ()
     #: Whether the user must use sudo (non-root users); root needs none.
     sudo: bool = False

@@ -1,6 +1,7 @@
 """Preparing real hosts: idempotent, in parallel, with a progress display.
 
-Per host: the work directory (owned by the SSH user), the Debian packages that are missing
+Per host: the work directory (owned by the SSH user; Hadoop keeps everything there, HDFS
+blocks included, so nothing else is created or chowned), the Debian packages that are missing
 (the JDK and the benchmark tools; nothing is installed when all are there), and Hadoop's jars
 pushed from the controller's cache (vbench.hadoop.cluster pushes a tarball once, marked
 COMPLETE), so hosts need no internet for Hadoop. A second run changes nothing.
@@ -27,13 +28,16 @@ def sudo_prefix(h: InventoryHost) -> str:
     return "sudo -n " if h.sudo else ""
 
 
-def workdir_line(h: InventoryHost, path: str, extra_dirs: tuple[str, ...] = ()) -> str:
-    """Create the work (and HDFS) directories owned by the SSH user. Idempotent. Pure."""
-    dirs = " ".join(shlex.quote(d) for d in (path, *extra_dirs))
+def workdir_line(h: InventoryHost, path: str) -> str:
+    """Create the work directory owned by the SSH user. Idempotent. Pure.
+
+    Only the work directory: `hdfs_dirs` are not Hadoop's (its data is under the work dir),
+    and `sudo chown` of a path from params (`/var/lib`) would hand a system tree to the user."""
+    d = shlex.quote(path)
     s = sudo_prefix(h)
-    line = f"{s}mkdir -p {dirs}"
+    line = f"{s}mkdir -p {d}"
     if h.user != "root":
-        line += f" && {s}chown {shlex.quote(h.user)} {dirs}"
+        line += f" && {s}chown {shlex.quote(h.user)} {d}"
     return line
 
 
@@ -75,7 +79,7 @@ def prepare_host(inv: Inventory, h: InventoryHost, hadoop: HadoopParams | None, 
     host = to_host(inv, h)
     with connect(host) as c:
         step(h.name, "work directory")
-        r = c.run(workdir_line(h, work_dir(inv, h), h.hdfs_dirs), hide=True, warn=True, in_stream=False)
+        r = c.run(workdir_line(h, work_dir(inv, h)), hide=True, warn=True, in_stream=False)
         if r.exited:
             raise VbenchError(f"{h.name}: creating {work_dir(inv, h)} failed: {r.stderr.strip()[-300:]}")
         step(h.name, "packages")

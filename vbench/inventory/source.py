@@ -54,7 +54,7 @@ class InventorySource:
         require_usable(self.inv, self.timeout_s, ihosts)
         hosts = to_hosts(self.inv, platform)
         _stop_leftover_daemons(hosts)  # what a killed run left, as the testbed's down() would
-        reports = checks.check_hosts(hosts, self.inv.java_home, lambda h: _dirs(self.inv, h), self.inv.checks)
+        reports = checks.check_hosts(hosts, self.inv.java_home, checks.checked_dirs, self.inv.checks)
         self.reports[platform] = reports
         for line in checks.summary_lines(reports):
             self.log(line)
@@ -70,11 +70,6 @@ class InventorySource:
                 + " (fix the hosts, or run with --waive 'why' to measure anyway, recorded)")
         by_name = {r.check.host: r for r in reports}
         yield [dataclasses.replace(h, facts={**h.facts, **_fact_strings(by_name[h.name])}) for h in hosts]
-
-
-def _dirs(inv: Inventory, h: Host) -> list[str]:
-    ih = next(x for x in inv.hosts if x.name == h.name)
-    return list(ih.hdfs_dirs) or [h.work_dir]
 
 
 def _fact_strings(rep: checks.HostReport) -> dict[str, str]:

@@ -74,7 +74,7 @@ class Monitor:
     def start(self) -> "Monitor":
         def one(h: Host) -> None:
             out, pid = self._files(h)
-            r = self._sh(h, f"mkdir -p {h.work_dir} && " + sampler.start_line(out, pid, self.interval_s))
+            r = self._sh(h, sampler.start_in_line(h.work_dir, out, pid, self.interval_s))
             self.started[h.name] = r.exited == 0
             if r.exited != 0:
                 self.log(f"monitor: sampler did not start on {h.name}: {r.stderr.strip()[:200]}")
@@ -92,7 +92,7 @@ class Monitor:
             if not self.started.get(h.name):
                 return []
             self._sh(h, sampler.stop_line(pid))
-            r = self._sh(h, f"cat {out} && rm -f {out}")
+            r = self._sh(h, sampler.collect_line(out))
             try:
                 return guest_points(sampler.parse(r.stdout), h.name, h.platform)
             except ValueError as exc:

@@ -67,6 +67,17 @@ def start_line(out_file: str, pid_file: str, interval_s: float) -> str:
             f"do sleep 0.05; i=$((i+1)); done; cat {shlex.quote(pid_file)}")
 
 
+def start_in_line(work_dir: str, out_file: str, pid_file: str, interval_s: float) -> str:
+    """`start_line`, once the host's work directory exists (quoted: a path, never shell). Pure."""
+    return f"mkdir -p {shlex.quote(work_dir)} && " + start_line(out_file, pid_file, interval_s)
+
+
+def collect_line(out_file: str) -> str:
+    """Print the sampler's file and remove it. Pure."""
+    f = shlex.quote(out_file)
+    return f"cat {f} && rm -f {f}"
+
+
 def stop_line(pid_file: str) -> str:
     """Stop the sampler by its recorded pid (and its session: the `sleep` it may be in)."""
     p = shlex.quote(pid_file)

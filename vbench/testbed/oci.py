@@ -22,6 +22,7 @@ vanishes with the container. `crun delete` goes through the same wrapper.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -119,17 +120,21 @@ def crun_argv(state_root: Path, args: list[str], mount_overlay: tuple[Path, Path
     """crun `args` in a private mount namespace without the cgroup2 mount (see the module doc). Pure.
 
     With `mount_overlay` = (lower, upper, work, merged), the container's overlay root is mounted
-    there first (only that namespace, and then the container's, ever see it).
+    there first (only that namespace, and then the container's, ever see it). No path is
+    written into the script: they reach it as positional arguments ("$0", "$1", "$2"), so a
+    quote or `$(...)` in a path is data, never shell.
     """
-    script = f"if mountpoint -q {UNIFIED}; then umount {UNIFIED}; fi"
+    script = f"if mountpoint -q {shlex.quote(UNIFIED)}; then umount {shlex.quote(UNIFIED)}; fi"
+    overlay: list[str] = []
     if mount_overlay is not None:
         lower, upper, work, merged = mount_overlay
         for p in mount_overlay:
-            if any(c in str(p) for c in ",:= "):
-                raise VbenchError(f"overlay path {p} contains one of ',:= ', which mount options cannot carry")
-        script += f" && mount -t overlay overlay -o lowerdir={lower},upperdir={upper},workdir={work} {merged}"
+            if any(c in str(p) for c in ",:= \n"):
+                raise VbenchError(f"overlay path {p} contains one of ',:= ' or a newline, which mount options cannot carry")
+        overlay = [f"lowerdir={lower},upperdir={upper},workdir={work}", str(merged)]
+        script += ' && mount -t overlay overlay -o "$1" "$2" && shift 2'
     script += ' && exec crun --root "$0" --cgroup-manager=cgroupfs "$@"'
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(state_root), *args]
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(state_root), *overlay, *args]
 
 
 class OciProvisioner:
