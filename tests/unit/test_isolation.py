@@ -11,12 +11,12 @@ from vbench.isolation import params as P
 from vbench.isolation import pids as PI
 from vbench.isolation import stress as S
 from vbench.isolation import workload as W
-from vbench.isolation.degradation import degradation, times_by_stress
 from vbench.isolation.run import condition_stamp, plan, watch_samples
 from vbench.isolation.watch import summarise
 from vbench.params import MachineFacts, check_limits_fit
 from vbench.params import testbed_params as make_testbed
 from vbench.samples import Sample
+from vbench.stats.slowdown import slowdown_rows, slowdown_stats
 from vbench.testbed import limits as L
 from vbench.testbed.oci import oci_config
 
@@ -173,42 +173,39 @@ def test_watch_summary_and_samples():
     assert m["pids_peak"] == 256 and m["pids_max"] == 256 and m["responsive"] == 1.0 and m["refused_forks"] == 5000
 
 
-# -- degradation -----------------------------------------------------------------------------
-def _samples(times: dict[str, list[float]]) -> list[Sample]:
-    return [Sample("terasort", "terasort_time", v, "s", {"stress": k, "repetition": i + 1})
-            for k, vs in times.items() for i, v in enumerate(vs)]
+# -- the slowdown (vbench.stats.slowdown: one computation for `vbench isolation` and the paper) ---
+def _frame(times: dict[str, list[float]], platform: str = "lxc") -> pd.DataFrame:
+    return pd.DataFrame([{"experiment": "isolation", "platform": platform, "benchmark": "terasort",
+                          "metric": "terasort_time", "unit": "s", "value": v, "repetition": i + 1, "size": "16MB",
+                          "stress": k} for k, vs in times.items() for i, v in enumerate(vs)])
 
 
-def test_degradation_is_the_ratio_to_the_idle_neighbour_with_a_fieller_ci():
+def test_slowdown_is_the_ratio_to_the_idle_neighbour_with_a_fieller_ci():
     t = {"none": [40.0, 42.0, 41.0], "cpu": [41.0, 43.0, 42.0], "memory": [48.0, 50.0, 49.0]}
-    rows = {r.stress: r for r in degradation(times_by_stress(_samples(t)), n_resamples=2000)}
+    rows = {r.stress: r for r in slowdown_rows(slowdown_stats(_frame(t), n_resamples=2000), S.STRESSES)}
     assert list(rows) == ["none", "cpu", "memory"]
-    assert rows["none"].pct == pytest.approx(0.0)
+    assert rows["none"].pct is None and rows["none"].mean_s == pytest.approx(41.0) and rows["none"].n == 3
     assert rows["memory"].pct == pytest.approx((49.0 / 41.0 - 1) * 100)
-    f = rows["memory"].fieller
-    assert f.low < f.estimate < f.high and f.low > 1.0  # clearly slower
-    assert rows["cpu"].fieller.low < 1.0 < rows["cpu"].fieller.high  # not distinguishable
-    assert rows["memory"].bootstrap.bounded
+    low, high = rows["memory"].fieller
+    assert 0.0 < low < rows["memory"].pct < high  # clearly slower
+    assert rows["cpu"].fieller[0] < 0.0 < rows["cpu"].fieller[1]  # not distinguishable
+    assert not any(np.isnan(rows["memory"].bootstrap))
+    assert rows["memory"].text().startswith("+19.5 % [")
 
 
-def test_degradation_matches_the_paper_tables_statistics():
+def test_the_terminal_table_and_the_paper_table_are_one_computation():
+    from vbench.paper.results import StatsConfig
     from vbench.paper.tables import isolation_stats
-    t = {"none": [40.0, 42.0, 41.0, 40.5], "io": [44.0, 45.5, 43.0, 44.2]}
-    df = pd.DataFrame([{"experiment": "isolation", "platform": "lxc", "benchmark": "terasort", "metric": "terasort_time",
-                        "unit": "s", "value": v, "repetition": i + 1, "size_label": "16MB", "stress": k}
-                       for k, vs in t.items() for i, v in enumerate(vs)])
-    iso = isolation_stats(df)
-    paper = iso[(iso["platform"] == "io") & (iso["statistic"] == "overhead_pct") & (iso["method"] == "fieller")].iloc[0]
-    ours = {r.stress: r for r in degradation(t, n_resamples=500)}["io"]
-    assert ours.pct == pytest.approx(paper["estimate"])
-    assert (ours.fieller.low - 1) * 100 == pytest.approx(paper["ci_low"])
-    assert (ours.fieller.high - 1) * 100 == pytest.approx(paper["ci_high"])
+    df = _frame({"none": [40.0, 42.0, 41.0, 40.5], "io": [44.0, 45.5, 43.0, 44.2]})
+    # The paper's frame holds the cell in `size` (stress included) and the size in `size_label`.
+    paper = isolation_stats(df.assign(size="16MB, stress=x", size_label="16MB"), StatsConfig(n_resamples=500))
+    pd.testing.assert_frame_equal(paper, slowdown_stats(df, n_resamples=500))
 
 
-def test_degradation_with_one_run_says_why_there_is_no_interval():
-    rows = {r.stress: r for r in degradation({"none": [40.0], "cpu": [44.0]})}
-    assert rows["cpu"].pct == pytest.approx(10.0) and not rows["cpu"].fieller.bounded
-    assert "fewer than 2 runs" in rows["cpu"].fieller.note
+def test_a_slowdown_from_one_run_says_why_there_is_no_interval():
+    [none, cpu] = slowdown_rows(slowdown_stats(_frame({"none": [40.0], "cpu": [44.0]})), S.STRESSES)
+    assert cpu.pct == pytest.approx(10.0) and none.text() == "-"
+    assert cpu.text() == "+10.0 % (no CI: fewer than 2 runs of this stress or of the baseline)"
 
 
 # -- the paper reads the isolation campaign --------------------------------------------------

@@ -10,12 +10,14 @@ from vbench.commands.bench_cmd import _progress
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
 from vbench.hadoop.artifacts import fetch
 from vbench.isolation import params as P
-from vbench.isolation.degradation import degradation, times_by_stress
 from vbench.isolation.run import plan, run_isolation
+from vbench.isolation.stress import STRESSES
 from vbench.lifecycle import interrupts_unwind
 from vbench.params import MachineFacts, check_cluster_fits
 from vbench.provenance import vbench_commit
 from vbench.samples import Sample, read_records
+from vbench.stats.slowdown import slowdown_rows, slowdown_stats
+from vbench.stats.tidy import read_campaign
 from vbench.store import CampaignStore
 from vbench.validate import campaign_name
 
@@ -64,13 +66,17 @@ def run(args) -> int:
 
 
 def _table(store: CampaignStore) -> int:
-    samples = [r for r in read_records(store.samples_path) if isinstance(r, Sample)] if store.samples_path.exists() else []
-    rows = degradation(times_by_stress(samples))
+    if not store.samples_path.exists():
+        rows, samples = [], []
+    else:
+        # The paper's computation (vbench.stats.slowdown), so the terminal and Table III agree.
+        rows = slowdown_rows(slowdown_stats(read_campaign(store.root).samples), STRESSES)
+        samples = [r for r in read_records(store.samples_path) if isinstance(r, Sample)]
     t = Table(title=f"TeraSort beside a stressed neighbour ({store.root})")
-    for col in ("stress", "n", "mean TeraSort s", "degradation, 95 % Fieller CI", "95 % BCa bootstrap CI"):
+    for col in ("platform", "stress", "n", "mean TeraSort s", "slowdown, 95 % Fieller CI", "95 % BCa bootstrap CI"):
         t.add_column(col)
     for r in rows:
-        t.add_row(r.stress, str(r.n), f"{r.mean_s:.1f}", r.text(), r.text(r.bootstrap))
+        t.add_row(r.experiment.split("/", 1)[-1], r.stress, str(r.n), f"{r.mean_s:.1f}", r.text(), r.text(r.bootstrap))
     console.print(t)
     watch = _watch_summary(samples)
     if watch:

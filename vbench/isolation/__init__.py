@@ -3,5 +3,6 @@
 `stress` builds the stress commands, `pids` reads and enforces the fork-bomb guard (pids.max),
 `watch` records pids and the machine's responsiveness while a stress runs, `tenants` derives
 both tenants' testbeds from params, `workload` is TeraSort on input generated once,
-`degradation` turns samples into the table, `run` drives the experiment.
+`run` drives the experiment. The slowdown table is `vbench.stats.slowdown`'s, the paper's Table III
+computation, which `vbench isolation table` prints too.
 """

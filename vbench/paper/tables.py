@@ -18,6 +18,7 @@ import pandas as pd
 from vbench.params import PLATFORMS
 from vbench.stats.describe import t_interval
 from vbench.stats.keys import natural_key
+from vbench.stats.slowdown import slowdown_stats
 
 from vbench.paper import results as R
 from vbench.paper.fmt import (NOT_MEASURED, digits_display, interval_text, num_pm, size_display,
@@ -254,28 +255,12 @@ def table_mrbench(stats, samples, baseline="native") -> str:
         label="tab:mrbench", first_col="", prefer=("platforms",))
 
 
-#: The stress level that is the isolation experiment's baseline.
-ISOLATION_BASELINE = "none"
 ISOLATION_STRESSES = (("cpu", "CPU"), ("memory", "Memory"), ("io", "I/O"), ("forkbomb", "Fork bomb"))
 
 
 def isolation_stats(samples: pd.DataFrame, cfg: R.StatsConfig = R.StatsConfig()) -> pd.DataFrame:
-    """Statistics of TeraSort beside each stress, with the stress level as the 'platform' and
-    `none` as the baseline, per platform (experiment = "<experiment>/<platform>")."""
-    from vbench.stats import compute_stats
-    if samples is None or samples.empty or "stress" not in samples.columns:
-        return pd.DataFrame()
-    df = samples[(samples["benchmark"] == "terasort") & (samples["metric"] == "terasort_time") & samples["stress"].notna()]
-    if df.empty:
-        return pd.DataFrame()
-    tidy = pd.DataFrame({
-        "experiment": df["experiment"].astype(str) + "/" + df["platform"].astype(str),
-        "platform": df["stress"].astype(str), "benchmark": df["benchmark"], "metric": df["metric"],
-        "unit": df["unit"], "value": df["value"], "repetition": df["repetition"],
-        "size": df["size_label"].astype(str),
-    })
-    tidy.attrs["source"] = "isolation samples"
-    return compute_stats(tidy, baseline=ISOLATION_BASELINE, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed)
+    """The slowdown beside each stress (vbench.stats.slowdown, which `vbench isolation` prints too)."""
+    return slowdown_stats(samples, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed)
 
 
 def table_isolation(stats, samples, baseline="native", iso: pd.DataFrame | None = None) -> str:
