@@ -100,7 +100,7 @@ def test_interrupting_a_smoke_run_tears_everything_down(it_testbed, it_params_di
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-            Testbed(it_testbed).down()
+            Testbed(it_testbed).down(remove_kept=True)
 
 
 def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir):
@@ -123,7 +123,42 @@ def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir)
         down = vbench("cluster", "down", "--testbed")
         assert down.returncode == 0, down.stdout + down.stderr
     finally:
-        Testbed(it_testbed).down()
+        Testbed(it_testbed).down(remove_kept=True)
     assert leftovers(it_testbed) == []
     st = vbench("cluster", "status")
     assert "down" in st.stdout
+
+
+def test_what_vbench_did_not_create_survives_and_a_live_testbed_is_not_taken_twice(it_testbed, it_params_dir):
+    """Issue #22: a bridge that exists before bring-up (here with the testbed's own bridge name,
+    as `network.bridge: lxcbr0` would be) is refused, not adopted, and `testbed down` leaves it;
+    a process vbench did not start survives; a second `testbed up` on a live testbed is refused."""
+    def vbench(*args):
+        return subprocess.run([sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
+                              cwd=REPO, capture_output=True, text=True, timeout=300)
+
+    bridge = it_testbed.network.bridge
+    bridge_exists = lambda: subprocess.run(["ip", "link", "show", bridge], capture_output=True).returncode == 0  # noqa: E731
+    sleeper = subprocess.Popen(["sleep", "600"])
+    subprocess.run(["ip", "link", "add", bridge, "type", "bridge"], check=True)
+    try:
+        up = vbench("testbed", "up")
+        assert up.returncode != 0 and f"bridge {bridge}" in up.stderr and "did not create" in up.stderr, up.stderr
+        down = vbench("testbed", "down")
+        assert down.returncode == 0, down.stderr
+        assert bridge_exists() and sleeper.poll() is None
+        subprocess.run(["ip", "link", "del", bridge], check=True)
+
+        assert vbench("testbed", "up").returncode == 0
+        again = vbench("testbed", "up")
+        assert again.returncode != 0 and it_testbed.name in again.stderr, again.stdout + again.stderr
+        print("second testbed up:", again.stderr.strip().splitlines()[-1])
+        assert vbench("testbed", "down").returncode == 0
+        assert sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        if bridge_exists() and not leftovers(it_testbed)[1:]:
+            subprocess.run(["ip", "link", "del", bridge], check=False)
+        Testbed(it_testbed).down(remove_kept=True)
+    assert leftovers(it_testbed) == []

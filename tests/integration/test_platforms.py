@@ -8,6 +8,7 @@ The mixed-cluster smoke with a VM worker is marked slow (software-emulated VMs o
 from __future__ import annotations
 
 import shutil
+import subprocess
 import time
 
 import pytest
@@ -151,14 +152,32 @@ def test_a_failure_in_the_middle_of_creation_leaves_nothing(it_platform_testbed,
 
 
 @pytest.mark.parametrize("platform", ["lxc", "oci"])
-def test_teardown_from_the_names_alone_when_the_state_directory_is_gone(it_platform_testbed, platform):
+def test_with_its_state_directory_gone_teardown_deletes_nothing_by_name_and_says_so(it_platform_testbed, platform):
+    """Issue #22: names are not ownership. With the state file gone, the namespaces and links
+    that carry the testbed's names are left in place and named; the containers' processes, in
+    vbench's own cgroup, are stopped."""
     tbp = it_platform_testbed(platform, workers=1)
     tb = Testbed(tbp)
+    said: list[str] = []
     try:
         tb.up()
         shutil.rmtree(tb.paths.root)  # state file, LXC/crun state, keys: all gone
+        Testbed(tbp, log=said.append).down(remove_kept=True)
+        left = leftovers(tbp)
+        assert any(x.startswith("netns ") for x in left) and f"link {tbp.network.bridge}" in left, left
+        assert not any(x.startswith(("process ", "cgroup ")) for x in left), left
+        assert any("no vbench state says it created them: left in place" in m for m in said), said
     finally:
-        Testbed(tbp).down()
+        # What a user does with what they know is theirs: remove it by its names.
+        for entry in leftovers(tbp):
+            kind, _, name = entry.partition(" ")
+            if kind == "netns":
+                subprocess.run(["ip", "netns", "del", name], check=False)
+        for entry in leftovers(tbp):
+            kind, _, name = entry.partition(" ")
+            if kind == "link" and name != tbp.network.bridge:
+                subprocess.run(["ip", "link", "del", name], check=False)
+        subprocess.run(["ip", "link", "del", tbp.network.bridge], check=False, capture_output=True)
     assert leftovers(tbp) == []
 
 
