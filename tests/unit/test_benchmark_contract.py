@@ -10,7 +10,7 @@ import yaml
 from pydantic import Field
 
 from vbench.benchmarks import registry
-from vbench.benchmarks.base import BenchConfig, ContractError, check_module, replace, require_contract
+from vbench.benchmarks.base import BenchConfig, ContractError, StepOutput, check_module, replace, require_contract
 from vbench.benchmarks.micro import cpu
 from vbench.campaign.design import load_experiment
 from vbench.errors import ParamsError
@@ -66,7 +66,7 @@ def _module(name: str, **attrs) -> types.ModuleType:
         n: int = Field(1, ge=1)
 
     m = types.ModuleType(f"fake_{name}")
-    m.__dict__.update(NAME=name, METRICS={"t": "s"}, Config=C, PRESETS={"big": C(n=9)}, parse=lambda out, cfg: [])
+    m.__dict__.update(NAME=name, METRICS={"t": "s"}, Config=C, PRESETS={"big": C(n=9)}, parse=lambda outputs, cfg: [])
     m.__dict__.update(attrs)
     return m
 
@@ -81,6 +81,16 @@ def test_a_module_breaking_the_contract_is_named_with_what_it_gets_wrong():
         require_contract([_without(_module("a"), "PRESETS")])
     assert "units of vbench.samples.UNITS" in check_module(_module("b", METRICS={"t": "seconds"}))[0]
     assert "is not a C" in check_module(_module("c", PRESETS={"x": cpu.Config()}))[0]
+    assert "parse(outputs, cfg)" in check_module(_module("d", parse=lambda text, cfg: []))[0]
+
+
+def test_a_micro_benchmark_parses_one_output_named_after_it():
+    text = "sysbench 1.0.20\n" + "\n".join(f"    {k}: 1.5" for k in (
+        "events per second", "total time", "total number of events", "avg"))
+    def values(samples):  # timestamps differ between two parses
+        return [(s.metric, s.value, dict(s.metadata)) for s in samples]
+
+    assert values(cpu.parse({"cpu": StepOutput(text, "", 0.0)}, cpu.Config())) == values(cpu.parse_stdout(text, cpu.Config()))
 
 
 def _without(module: types.ModuleType, attr: str) -> types.ModuleType:

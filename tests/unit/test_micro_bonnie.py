@@ -57,7 +57,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 def test_parse_file_tests_capture():
     cfg = bonnie.BonnieConfig(files_k=4)
-    s = by_metric(bonnie.parse(read("bonnie_files.csv"), cfg))
+    s = by_metric(bonnie.parse_stdout(read("bonnie_files.csv"), cfg))
     r = row("bonnie_files.csv")
     # Read off the CSV line: block write 102535 KiB/s at 43 % CPU; the file tests.
     assert s["seq_write_bw"].value == 102535 == float(r[11])
@@ -80,7 +80,7 @@ def test_parse_agrees_with_bonnies_human_table_where_that_is_right():
     table = read("bonnie_files.stderr.txt")
     # "vbench          64M            100m  43 ..." : block write in MiB/s and its CPU %.
     mib, cpu = re.search(r"^vbench\s+64M\s+(\d+)m\s+(\d+)", table, re.M).groups()
-    s = by_metric(bonnie.parse(read("bonnie_files.csv"), bonnie.BonnieConfig(files_k=4)))
+    s = by_metric(bonnie.parse_stdout(read("bonnie_files.csv"), bonnie.BonnieConfig(files_k=4)))
     assert s["seq_write_bw"].value / 1024 == pytest.approx(float(mib), abs=0.5)
     assert s["seq_write_cpu"].value == float(cpu)
     # The table's file-test rates are the file count (4096), not a rate: the CSV is used.
@@ -89,7 +89,7 @@ def test_parse_agrees_with_bonnies_human_table_where_that_is_right():
 
 
 def test_parse_per_character_capture():
-    s = by_metric(bonnie.parse(read("bonnie_perchar.csv"), bonnie.BonnieConfig(fast=False)))
+    s = by_metric(bonnie.parse_stdout(read("bonnie_perchar.csv"), bonnie.BonnieConfig(fast=False)))
     assert s["seq_write_chr_bw"].value == 2561 and s["seq_write_chr_cpu"].value == 98
     assert s["seq_read_chr_bw"].value == 4458 and s["seq_read_chr_cpu"].value == 99
     assert "seq_write_bw" not in s  # +++++ in that run
@@ -97,7 +97,7 @@ def test_parse_per_character_capture():
 
 
 def test_parse_default_capture_and_units_are_declared():
-    samples = bonnie.parse(read("bonnie.csv"), bonnie.BonnieConfig(files_k=1))
+    samples = bonnie.parse_stdout(read("bonnie.csv"), bonnie.BonnieConfig(files_k=1))
     s = by_metric(samples)
     assert s["seq_write_bw"].value == 99684 and s["seq_write_cpu"].value == 44
     assert len([x for x in samples if x.metric.endswith("_latency")]) == 10  # 2 skipped by -f
@@ -108,7 +108,7 @@ def test_parse_default_capture_and_units_are_declared():
 
 def test_parse_converts_latency_units():
     line = read("bonnie.csv").replace("4398us", "2ms").replace("63us", "1s")
-    s = by_metric(bonnie.parse(line, bonnie.BonnieConfig()))
+    s = by_metric(bonnie.parse_stdout(line, bonnie.BonnieConfig()))
     assert s["seq_create_latency"].value == 2000 and s["seq_stat_latency"].value == 1_000_000
 
 
@@ -122,7 +122,7 @@ def test_parse_converts_latency_units():
 )
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        bonnie.parse(text, bonnie.BonnieConfig())
+        bonnie.parse_stdout(text, bonnie.BonnieConfig())
 
 
 @pytest.mark.integration

@@ -34,7 +34,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 
 def test_parse_captured_text():
-    s = {x.metric: x for x in cpu.parse(TEXT, CFG)}
+    s = {x.metric: x for x in cpu.parse_stdout(TEXT, CFG)}
     assert {m: x.unit for m, x in s.items()} == cpu.METRICS
     # Read off the file.
     assert s["events_per_s"].value == 2448.79
@@ -51,7 +51,7 @@ def test_parse_captured_text():
 @pytest.mark.parametrize("text", ["", "FATAL: invalid option", "events per second: many"])
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        cpu.parse(text, CFG)
+        cpu.parse_stdout(text, CFG)
 
 
 @pytest.mark.integration

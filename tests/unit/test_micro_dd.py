@@ -39,7 +39,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 
 def test_parse_captured_output():
-    samples = dd.parse(TEXT, CFG)
+    samples = dd.parse_stdout(TEXT, CFG)
     bw = [s for s in samples if s.metric == "write_bw"]
     times = [s for s in samples if s.metric == "write_time"]
     assert len(bw) == len(times) == 3
@@ -57,16 +57,16 @@ def test_parse_captured_output():
 @pytest.mark.parametrize("text", ["", "dd: failed to open '/x': Permission denied", "garbage\n1 2 3"])
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        dd.parse(text, CFG)
+        dd.parse_stdout(text, CFG)
 
 
 def test_parse_refuses_missing_repeats_and_short_writes():
     with pytest.raises(JobFailed, match="expected 6"):
-        dd.parse(TEXT, dd.DdConfig(bs_mb=4, count=4, repeats=6))
+        dd.parse_stdout(TEXT, dd.DdConfig(bs_mb=4, count=4, repeats=6))
     short = TEXT.replace("16777216 bytes (17 MB, 16 MiB) copied, 0.0633636",
                          "8388608 bytes (8.4 MB, 8.0 MiB) copied, 0.0633636")
     with pytest.raises(JobFailed, match="repeat 2 wrote 8388608"):
-        dd.parse(short, CFG)
+        dd.parse_stdout(short, CFG)
 
 
 def test_run_reports_the_tail_of_the_output_on_failure(fake_context):

@@ -45,7 +45,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 
 def test_parse_captured_json():
-    samples = {s.metric: s for s in fio.parse(TEXT, CFG)}
+    samples = {s.metric: s for s in fio.parse_stdout(TEXT, CFG)}
     assert set(samples) == set(fio.METRICS)
     assert {m: s.unit for m, s in samples.items()} == fio.METRICS
     # Numbers read off the captured file.
@@ -66,7 +66,7 @@ def test_parse_captured_json():
 
 
 def test_parse_takes_direct_from_what_fio_ran():
-    samples = fio.parse(TEXT.replace('"direct" : "1"', '"direct" : "0"'), CFG)
+    samples = fio.parse_stdout(TEXT.replace('"direct" : "1"', '"direct" : "0"'), CFG)
     assert all(s.metadata["direct"] is False for s in samples)
 
 
@@ -77,18 +77,18 @@ def test_parse_takes_direct_from_what_fio_ran():
 )
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        fio.parse(text, CFG)
+        fio.parse_stdout(text, CFG)
 
 
 def test_parse_refuses_a_job_that_errored():
     doc = json.loads(TEXT)
     doc["jobs"][2]["error"] = 5
     with pytest.raises(JobFailed, match="randread"):
-        fio.parse(json.dumps(doc), CFG)
+        fio.parse_stdout(json.dumps(doc), CFG)
 
 
 def test_parse_skips_notes_printed_before_the_json():
-    assert len(fio.parse("note: both iodepth >= 1 and synchronous I/O engine\n" + TEXT, CFG)) == 4
+    assert len(fio.parse_stdout("note: both iodepth >= 1 and synchronous I/O engine\n" + TEXT, CFG)) == 4
 
 
 def test_run_falls_back_to_buffered_when_direct_io_is_refused(fake_context):

@@ -40,7 +40,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 
 def test_parse_captured_output():
-    samples = hdparm.parse(TEXT, CFG)
+    samples = hdparm.parse_stdout(TEXT, CFG)
     assert [s.metric for s in samples] == ["buffered_read_bw"] * 2
     assert {s.unit for s in samples} == {"MiB/s"}
     # Read off the file: "64 MB in  0.39 seconds = 165.31 MB/sec", "... 0.16 seconds = 391.97 MB/sec".
@@ -53,7 +53,7 @@ def test_parse_captured_output():
 
 def test_parse_direct_capture_names_the_metric_apart():
     text = (DATA / "hdparm_direct_loop.txt").read_text()
-    [s] = hdparm.parse(text, hdparm.HdparmConfig(device="/dev/loop0", direct=True, repeats=1))
+    [s] = hdparm.parse_stdout(text, hdparm.HdparmConfig(device="/dev/loop0", direct=True, repeats=1))
     assert (s.metric, s.value, s.unit) == ("direct_read_bw", 291.29, "MiB/s")  # "= 291.29 MB/sec"
     assert s.metadata["device"] == "/dev/loop0"
 
@@ -62,14 +62,14 @@ def test_parse_converts_kb_per_sec_below_one_mib():
     # hdparm prints kB/sec (KiB) under 1 MiB/s: the format string in hdparm 9.65 is
     # "%3u MB in %5.2f seconds = %6.2f kB/sec".
     text = "\n/dev/sdz:\n Timing buffered disk reads:   2 MB in  3.20 seconds = 640.00 kB/sec\n"
-    [s] = hdparm.parse(text, hdparm.HdparmConfig(repeats=1))
+    [s] = hdparm.parse_stdout(text, hdparm.HdparmConfig(repeats=1))
     assert s.value == pytest.approx(0.625) and s.unit == "MiB/s"
 
 
 @pytest.mark.parametrize("text", ["", "/dev/vda: Operation not permitted\n", "Timing cached reads: lots"])
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        hdparm.parse(text, CFG)
+        hdparm.parse_stdout(text, CFG)
 
 
 def test_run_says_clearly_when_there_is_no_block_device(fake_context):

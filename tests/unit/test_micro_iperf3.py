@@ -51,7 +51,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 
 def test_parse_captured_json():
-    samples = iperf3.parse(TEXT, CFG)
+    samples = iperf3.parse_stdout(TEXT, CFG)
     per_second = [s for s in samples if s.metric == "throughput"]
     assert len(per_second) == 10
     assert [s.metadata["interval"] for s in per_second] == list(range(1, 11))
@@ -78,7 +78,7 @@ def test_parse_drops_a_trailing_sliver_and_omitted_intervals():
     sliver = dict(doc["intervals"][-1]["sum"], start=10.0, end=10.04, seconds=0.04)
     doc["intervals"].append({"streams": [], "sum": sliver})
     doc["intervals"][0]["sum"]["omitted"] = True
-    samples = iperf3.parse(json.dumps(doc), CFG)
+    samples = iperf3.parse_stdout(json.dumps(doc), CFG)
     per_second = [s for s in samples if s.metric == "throughput"]
     assert len(per_second) == 9 and per_second[0].metadata["start"] == doc["intervals"][1]["sum"]["start"]
     assert [s for s in samples if s.metric == "throughput_mean"][0].metadata["intervals_dropped"] == 1
@@ -87,13 +87,13 @@ def test_parse_drops_a_trailing_sliver_and_omitted_intervals():
 def test_parse_refused_connection_capture_raises_with_iperfs_message():
     # iperf3 -J exits 0 here: the JSON's "error" is the only sign of failure.
     with pytest.raises(JobFailed, match="unable to connect to server: Connection refused"):
-        iperf3.parse((DATA / "iperf3_refused.json").read_text(), CFG)
+        iperf3.parse_stdout((DATA / "iperf3_refused.json").read_text(), CFG)
 
 
 @pytest.mark.parametrize("text", ["", "iperf3: error - unable to connect", "[1, 2]", '{"start": {}}', "{bad"])
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        iperf3.parse(text, CFG)
+        iperf3.parse_stdout(text, CFG)
 
 
 def test_run_refused_connection_through_fake_context(fake_context):

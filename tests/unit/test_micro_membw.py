@@ -32,7 +32,7 @@ def test_config_refuses_bad_values_naming_the_field(kwargs, field):
 
 
 def test_parse_captured_text():
-    s = {x.metric: x for x in membw.parse(TEXT, CFG)}
+    s = {x.metric: x for x in membw.parse_stdout(TEXT, CFG)}
     assert {m: x.unit for m, x in s.items()} == membw.METRICS
     # Read off the file: "50621.00 MiB transferred (25290.56 MiB/sec)", "total time: 2.0001s".
     assert s["bandwidth"].value == 25290.56
@@ -47,7 +47,7 @@ def test_parse_captured_text():
 @pytest.mark.parametrize("text", ["", "FATAL: memory test failed", "1.00 MB transferred (3 MB/sec)"])
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        membw.parse(text, CFG)
+        membw.parse_stdout(text, CFG)
 
 
 @pytest.mark.integration

@@ -38,7 +38,7 @@ def test_config_refuses_bad_values_naming_the_field(digits):
 
 
 def test_parse_captured_output():
-    samples = pi_digits.parse(TEXT, CFG)
+    samples = pi_digits.parse_stdout(TEXT, CFG)
     assert [s.metadata["digits"] for s in samples] == [1000, 10000, 100000]
     assert {(s.metric, s.unit) for s in samples} == {("time", "s")}
     # end - start of each line, with plain string slicing on the fractional part (same second).
@@ -60,7 +60,7 @@ def test_parse_captured_output():
 )
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
-        pi_digits.parse(text, CFG)
+        pi_digits.parse_stdout(text, CFG)
 
 
 @pytest.mark.integration

@@ -10,13 +10,16 @@ module that breaks the contract fails at import, not hours into a campaign.
   (`Field(ge=1)`), so an out-of-range value is refused with the field named in plain English
   (`ParamsError("threads", "must be at least 1, got 0")`) and there are no range checks by hand.
 * `PRESETS`: preset name -> Config, the studies' settings (`--preset`, `preset:` in a design).
-* `parse`: pure, from what the tool printed to samples. Micro benchmarks take the tool's stdout
-  (`parse(text, cfg)`); Hadoop benchmarks take every step's output (`parse(outputs, cfg)`),
-  because one benchmark is several jobs (TeraGen, TeraSort, TeraValidate).
+* `parse(outputs, cfg) -> list[Sample]`: pure, from what the tool printed (`Outputs`: step name ->
+  `StepOutput`) to samples. A Hadoop benchmark has several steps (TeraGen, TeraSort,
+  TeraValidate); a micro benchmark one, named after it (its module's `parse_stdout(text, cfg)`
+  reads that step's stdout).
 """
 from __future__ import annotations
 
+import inspect
 import re
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
@@ -25,6 +28,25 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from vbench.errors import ParamsError
 from vbench.params import first_problem
 from vbench.samples import UNITS, Sample
+
+
+@dataclass(frozen=True)
+class StepOutput:
+    """What one step of a benchmark printed, and how long it took."""
+
+    stdout: str
+    stderr: str
+    seconds: float
+    #: What an UploadStep's generator reported (e.g. word count of a corpus).
+    info: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.stdout + self.stderr
+
+
+#: Every step's output by step name: what `parse` reads.
+Outputs = Mapping[str, StepOutput]
 
 
 class BenchConfig(BaseModel):
@@ -74,7 +96,7 @@ class Benchmark(Protocol):
     METRICS: Mapping[str, str]
     Config: type[BenchConfig]
     PRESETS: Mapping[str, BenchConfig]
-    parse: Callable[[Any, Any], list[Sample]]
+    parse: Callable[[Outputs, Any], list[Sample]]
 
 
 class ContractError(TypeError):
@@ -99,8 +121,8 @@ def check_module(module: ModuleType) -> list[str]:
     else:
         problems += [f"{name}: preset {p!r} is not a {config.__name__}" for p, c in module.PRESETS.items()
                      if type(c) is not config]
-    if not callable(module.parse):
-        problems.append(f"{name}: parse must be a function")
+    if not callable(module.parse) or list(inspect.signature(module.parse).parameters) != ["outputs", "cfg"]:
+        problems.append(f"{name}: parse must be a function parse(outputs, cfg)")
     return problems
 
 

@@ -92,7 +92,7 @@ def pairs(lay: NetLayout) -> list[Pair]:
 def parse_row(text: str, pair: Pair, lay: NetLayout, vms_per_host: int) -> MatrixRow:
     """A row from the client's `iperf3 -J` output (throughput via iperf3.parse)."""
     cfg = iperf3.Iperf3Config(server=pair.target)
-    mean = next(s.value for s in iperf3.parse(text, cfg) if s.metric == "throughput_mean")
+    mean = next(s.value for s in iperf3.parse_stdout(text, cfg) if s.metric == "throughput_mean")
     doc = iperf3._load(text)
     connected = (doc.get("start", {}).get("connected") or [{}])[0]
     streams = doc.get("end", {}).get("streams") or []

@@ -7,7 +7,12 @@ cluster. So every module is testable against captured outputs without a cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable
+
+# What a step printed: the contract's type (every benchmark's parse reads it), named here too.
+from vbench.benchmarks.base import Outputs, StepOutput
+
+__all__ = ["JavaStep", "Outputs", "ReadStep", "START_TIME", "Step", "StepOutput", "UploadStep"]
 
 #: In JavaStep args, replaced at run time by an epoch-seconds start time `barrier_s` ahead
 #: (NNBench's -startTime barrier must be in the future when the maps start).
@@ -47,18 +52,3 @@ class UploadStep:
 
 Step = JavaStep | ReadStep | UploadStep
 
-
-@dataclass(frozen=True)
-class StepOutput:
-    stdout: str
-    stderr: str
-    seconds: float
-    #: What an UploadStep's generator reported (e.g. word count of a corpus).
-    info: Mapping[str, object] = field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        return self.stdout + self.stderr
-
-
-Outputs = Mapping[str, StepOutput]

@@ -3,7 +3,8 @@
 Each module keeps the benchmark contract (vbench.benchmarks.base): `NAME`, `METRICS` (metric ->
 unit), a `Config` (a frozen pydantic model whose fields carry their constraints), `PRESETS` (the
 studies' settings by name), and three functions: `command(cfg, workdir) -> str` and
-`parse(text, cfg) -> list[Sample]`, both pure, and `run(c, cfg, workdir) -> (samples, raw_output)`, which executes through anything
+`parse(outputs, cfg) -> list[Sample]` (the contract's signature: one output, named after the
+benchmark; `parse_stdout(text, cfg)` reads its stdout), both pure, and `run(c, cfg, workdir) -> (samples, raw_output)`, which executes through anything
 with invoke's `Context.run` (a fabric `Connection`, or `invoke.Context()` locally) and
 raises `vbench.errors.JobFailed` on a non-zero exit or unparseable output. `workdir` must
 exist; the modules that write leave nothing behind in it.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from vbench.benchmarks.base import fields_of
+from vbench.benchmarks.base import Outputs, StepOutput, fields_of
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -53,10 +53,10 @@ def execute(
     c: Runner,
     benchmark: str,
     cmd: str,
-    parse: Callable[[str, Any], list[Sample]],
+    parse: Callable[[Outputs, Any], list[Sample]],
     cfg: Any,
 ) -> tuple[list[Sample], str]:
-    """Run `cmd`, parse stdout; a non-zero exit or unparseable output becomes JobFailed."""
+    """Run `cmd`, parse its output; a non-zero exit or unparseable output becomes JobFailed."""
     return check(benchmark, cmd, c.run(cmd, **RUN_KWARGS), parse, cfg)
 
 
@@ -64,10 +64,11 @@ def check(
     benchmark: str,
     cmd: str,
     result: Any,
-    parse: Callable[[str, Any], list[Sample]],
+    parse: Callable[[Outputs, Any], list[Sample]],
     cfg: Any,
 ) -> tuple[list[Sample], str]:
-    """Judge a finished run (anything with invoke's Result fields) and parse its stdout."""
+    """Judge a finished run (anything with invoke's Result fields) and parse its output: one step,
+    named after the benchmark (the contract's one parse signature, vbench.benchmarks.base)."""
     stdout, stderr = result.stdout or "", result.stderr or ""
     if result.exited != 0:
         # Some tools (iperf3 -J) report their error on stdout; show whichever has something.
@@ -75,7 +76,7 @@ def check(
             f"{benchmark}: command exited {result.exited}: {cmd}\n{tail(stderr) or tail(stdout)}"
         )
     try:
-        samples = parse(stdout, cfg)
+        samples = parse({benchmark: StepOutput(stdout, stderr, 0.0)}, cfg)
     except JobFailed as exc:
         raise JobFailed(f"{exc}\n{tail(stderr)}".rstrip()) from None
     return samples, stdout

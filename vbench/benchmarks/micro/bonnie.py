@@ -9,7 +9,7 @@ import re
 import shlex
 from pydantic import Field, field_validator, model_validator
 
-from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.base import BenchConfig, Outputs
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
@@ -116,7 +116,11 @@ def _measured(cell: str) -> bool:
     return bool(cell) and not cell.startswith("+")
 
 
-def parse(text: str, cfg: BonnieConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: BonnieConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: BonnieConfig) -> list[Sample]:
     cols = _csv_line(text)
     # Tests too fast to time yield no sample; say which, so a missing value is explained.
     too_fast = [test for col, test, _, _ in _TESTS if cols[col].startswith("+")]

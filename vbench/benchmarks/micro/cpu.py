@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.base import BenchConfig, Outputs
 from vbench.samples import Sample
 
 from . import _sysbench
@@ -37,7 +37,11 @@ def command(cfg: CpuConfig, workdir: str = "") -> str:
     return f"LC_ALL=C sysbench cpu --cpu-max-prime={cfg.max_prime} --threads={cfg.threads} {limit} run"
 
 
-def parse(text: str, cfg: CpuConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: CpuConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: CpuConfig) -> list[Sample]:
     meta = {"sysbench_version": _sysbench.version(text)}
     labels = {
         "events_per_s": "events per second",

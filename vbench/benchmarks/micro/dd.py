@@ -9,7 +9,7 @@ import re
 import shlex
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.base import BenchConfig, Outputs
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -48,7 +48,11 @@ def command(cfg: DdConfig, workdir: str) -> str:
     )
 
 
-def parse(text: str, cfg: DdConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: DdConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: DdConfig) -> list[Sample]:
     found = _RESULT.findall(text or "")
     if len(found) != cfg.repeats:
         raise JobFailed(f"dd: expected {cfg.repeats} result lines, found {len(found)}")

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig, replace
+from vbench.benchmarks.base import BenchConfig, Outputs, replace
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -85,7 +85,11 @@ def _load(text: str) -> dict:
     return doc
 
 
-def parse(text: str, cfg: FioConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: FioConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: FioConfig) -> list[Sample]:
     doc = _load(text)
     jobs = {j.get("jobname"): j for j in doc["jobs"]}
     # The truth about direct I/O is what fio ran with, not what was asked for.

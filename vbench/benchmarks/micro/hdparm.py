@@ -10,7 +10,7 @@ import re
 import shlex
 from pydantic import Field, field_validator
 
-from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.base import BenchConfig, Outputs
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -74,7 +74,11 @@ def command(cfg: HdparmConfig, workdir: str) -> str:
     )
 
 
-def parse(text: str, cfg: HdparmConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: HdparmConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: HdparmConfig) -> list[Sample]:
     found = _TIMING.findall(text or "")
     if len(found) != cfg.repeats:
         raise JobFailed(f"hdparm: expected {cfg.repeats} timing lines, found {len(found)}")

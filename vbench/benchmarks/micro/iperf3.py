@@ -16,7 +16,7 @@ from typing import Callable
 
 from pydantic import Field, field_validator, model_validator
 
-from vbench.benchmarks.base import BenchConfig, host_name
+from vbench.benchmarks.base import BenchConfig, Outputs, host_name
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
@@ -145,7 +145,11 @@ def _load(text: str) -> dict:
     return doc
 
 
-def parse(text: str, cfg: Iperf3Config) -> list[Sample]:
+def parse(outputs: Outputs, cfg: Iperf3Config) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: Iperf3Config) -> list[Sample]:
     doc = _load(text)
     try:
         intervals = [i["sum"] for i in doc["intervals"] if not i["sum"].get("omitted")]

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.base import BenchConfig, Outputs
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -49,7 +49,11 @@ def command(cfg: MembwConfig, workdir: str = "") -> str:
     )
 
 
-def parse(text: str, cfg: MembwConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: MembwConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: MembwConfig) -> list[Sample]:
     transfer, ops = _TRANSFER.search(text or ""), _OPS.search(text or "")
     if not transfer or not ops:
         raise JobFailed("membw: no 'MiB transferred' / 'Total operations' in sysbench output")

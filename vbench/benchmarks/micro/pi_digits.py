@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from vbench.benchmarks.base import BenchConfig
+from vbench.benchmarks.base import BenchConfig, Outputs
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -63,7 +63,11 @@ def command(cfg: PiDigitsConfig, workdir: str) -> str:
     )
 
 
-def parse(text: str, cfg: PiDigitsConfig) -> list[Sample]:
+def parse(outputs: Outputs, cfg: PiDigitsConfig) -> list[Sample]:
+    return parse_stdout(outputs[NAME].stdout, cfg)
+
+
+def parse_stdout(text: str, cfg: PiDigitsConfig) -> list[Sample]:
     found = _LINE.findall(text or "")
     got = [int(n) for n, *_ in found]
     if got != list(cfg.digits):
