@@ -33,6 +33,14 @@ def params(cfg: Any) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields_of(cfg).items()}
 
 
+def one_step(name: str, parse_stdout: Callable[[str, Any], list[Sample]]) -> Callable[[Outputs, Any], list[Sample]]:
+    """The contract's `parse(outputs, cfg)` of a micro benchmark (vbench.benchmarks.base): one step,
+    named after the benchmark, whose stdout `parse_stdout` reads."""
+    def parse(outputs: Outputs, cfg: Any) -> list[Sample]:
+        return parse_stdout(outputs[name].stdout, cfg)
+    return parse
+
+
 def tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join((text or "").strip().splitlines()[-lines:])
 

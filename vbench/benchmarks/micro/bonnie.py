@@ -9,11 +9,11 @@ import re
 import shlex
 from pydantic import Field, field_validator, model_validator
 
-from vbench.benchmarks.base import BenchConfig, Outputs
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
-from ._common import Runner, execute, number, sample
+from ._common import Runner, execute, number, one_step, sample
 
 NAME = "bonnie"
 
@@ -116,10 +116,6 @@ def _measured(cell: str) -> bool:
     return bool(cell) and not cell.startswith("+")
 
 
-def parse(outputs: Outputs, cfg: BonnieConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: BonnieConfig) -> list[Sample]:
     cols = _csv_line(text)
     # Tests too fast to time yield no sample; say which, so a missing value is explained.
@@ -140,6 +136,10 @@ def parse_stdout(text: str, cfg: BonnieConfig) -> list[Sample]:
     if not any(s.unit != "us" and not s.metric.endswith("_cpu") for s in samples):
         raise JobFailed("bonnie++: every test finished too fast to time (+++++); raise size_mb / files_k")
     return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: BonnieConfig, workdir: str) -> tuple[list[Sample], str]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig, Outputs
+from vbench.benchmarks.base import BenchConfig
 from vbench.samples import Sample
 
 from . import _sysbench
-from ._common import Runner, execute, sample
+from ._common import Runner, execute, one_step, sample
 
 NAME = "cpu"
 METRICS = {"events_per_s": "events/s", "total_time": "s", "total_events": "count", "latency_avg": "ms"}
@@ -37,10 +37,6 @@ def command(cfg: CpuConfig, workdir: str = "") -> str:
     return f"LC_ALL=C sysbench cpu --cpu-max-prime={cfg.max_prime} --threads={cfg.threads} {limit} run"
 
 
-def parse(outputs: Outputs, cfg: CpuConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: CpuConfig) -> list[Sample]:
     meta = {"sysbench_version": _sysbench.version(text)}
     labels = {
@@ -53,6 +49,10 @@ def parse_stdout(text: str, cfg: CpuConfig) -> list[Sample]:
         sample(NAME, metric, _sysbench.field(text, label, NAME), METRICS[metric], cfg, **meta)
         for metric, label in labels.items()
     ]
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: CpuConfig, workdir: str = "") -> tuple[list[Sample], str]:

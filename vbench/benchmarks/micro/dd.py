@@ -9,11 +9,11 @@ import re
 import shlex
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig, Outputs
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import Runner, execute, number, sample
+from ._common import Runner, execute, number, one_step, sample
 
 NAME = "dd"
 METRICS = {"write_bw": "MB/s", "write_time": "s"}
@@ -48,10 +48,6 @@ def command(cfg: DdConfig, workdir: str) -> str:
     )
 
 
-def parse(outputs: Outputs, cfg: DdConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: DdConfig) -> list[Sample]:
     found = _RESULT.findall(text or "")
     if len(found) != cfg.repeats:
@@ -69,6 +65,10 @@ def parse_stdout(text: str, cfg: DdConfig) -> list[Sample]:
         samples.append(sample(NAME, "write_bw", nbytes_i / seconds / 1e6, "MB/s", cfg, **meta))
         samples.append(sample(NAME, "write_time", seconds, "s", cfg, **meta))
     return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: DdConfig, workdir: str) -> tuple[list[Sample], str]:

@@ -13,13 +13,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig, Outputs, replace
+from vbench.benchmarks.base import BenchConfig, replace
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import (
-    RUN_KWARGS, Runner, check, execute, sample, tail,
-)
+from ._common import RUN_KWARGS, Runner, check, execute, one_step, sample, tail
 
 NAME = "fio"
 METRICS = {
@@ -85,10 +83,6 @@ def _load(text: str) -> dict:
     return doc
 
 
-def parse(outputs: Outputs, cfg: FioConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: FioConfig) -> list[Sample]:
     doc = _load(text)
     jobs = {j.get("jobname"): j for j in doc["jobs"]}
@@ -111,6 +105,10 @@ def parse_stdout(text: str, cfg: FioConfig) -> list[Sample]:
         ]
     except (KeyError, TypeError, ValueError) as exc:
         raise JobFailed(f"fio: unexpected JSON layout: {exc!r}") from None
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: FioConfig, workdir: str) -> tuple[list[Sample], str]:

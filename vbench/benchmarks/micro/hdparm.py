@@ -10,13 +10,11 @@ import re
 import shlex
 from pydantic import Field, field_validator
 
-from vbench.benchmarks.base import BenchConfig, Outputs
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import (
-    RUN_KWARGS, Runner, check, number, sample,
-)
+from ._common import RUN_KWARGS, Runner, check, number, one_step, sample
 
 NAME = "hdparm"
 METRICS = {"buffered_read_bw": "MiB/s", "direct_read_bw": "MiB/s"}  # the latter with --direct
@@ -74,10 +72,6 @@ def command(cfg: HdparmConfig, workdir: str) -> str:
     )
 
 
-def parse(outputs: Outputs, cfg: HdparmConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: HdparmConfig) -> list[Sample]:
     found = _TIMING.findall(text or "")
     if len(found) != cfg.repeats:
@@ -95,6 +89,10 @@ def parse_stdout(text: str, cfg: HdparmConfig) -> list[Sample]:
         metric = "direct_read_bw" if mode == "O_DIRECT" else "buffered_read_bw"
         samples.append(sample(NAME, metric, value, "MiB/s", cfg, **meta))
     return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: HdparmConfig, workdir: str) -> tuple[list[Sample], str]:

@@ -16,11 +16,11 @@ from typing import Callable
 
 from pydantic import Field, field_validator, model_validator
 
-from vbench.benchmarks.base import BenchConfig, Outputs, host_name
+from vbench.benchmarks.base import BenchConfig, host_name
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
-from ._common import RUN_KWARGS, Runner, execute, sample
+from ._common import RUN_KWARGS, Runner, execute, one_step, sample
 
 NAME = "iperf3"
 #: How long a server may take to listen once started: a software-emulated VM takes seconds to
@@ -145,10 +145,6 @@ def _load(text: str) -> dict:
     return doc
 
 
-def parse(outputs: Outputs, cfg: Iperf3Config) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: Iperf3Config) -> list[Sample]:
     doc = _load(text)
     try:
@@ -178,6 +174,10 @@ def parse_stdout(text: str, cfg: Iperf3Config) -> list[Sample]:
         if key in cpu:
             samples.append(sample(NAME, metric, cpu[key], "%", cfg))
     return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: Iperf3Config, workdir: str = "") -> tuple[list[Sample], str]:

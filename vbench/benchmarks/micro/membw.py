@@ -10,12 +10,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from vbench.benchmarks.base import BenchConfig, Outputs
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
 from . import _sysbench
-from ._common import Runner, execute, number, sample
+from ._common import Runner, execute, number, one_step, sample
 
 NAME = "membw"
 METRICS = {"bandwidth": "MiB/s", "ops_per_s": "ops/s", "transferred": "MiB", "total_time": "s"}
@@ -49,10 +49,6 @@ def command(cfg: MembwConfig, workdir: str = "") -> str:
     )
 
 
-def parse(outputs: Outputs, cfg: MembwConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: MembwConfig) -> list[Sample]:
     transfer, ops = _TRANSFER.search(text or ""), _OPS.search(text or "")
     if not transfer or not ops:
@@ -64,6 +60,10 @@ def parse_stdout(text: str, cfg: MembwConfig) -> list[Sample]:
         sample(NAME, "transferred", number("membw MiB", transfer[1]), "MiB", cfg, **meta),
         sample(NAME, "total_time", _sysbench.field(text, "total time", NAME), "s", cfg, **meta),
     ]
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: MembwConfig, workdir: str = "") -> tuple[list[Sample], str]:

@@ -15,11 +15,11 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from vbench.benchmarks.base import BenchConfig, Outputs
+from vbench.benchmarks.base import BenchConfig
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import Runner, execute, sample
+from ._common import Runner, execute, one_step, sample
 
 NAME = "pi_digits"
 METRICS = {"time": "s"}
@@ -63,10 +63,6 @@ def command(cfg: PiDigitsConfig, workdir: str) -> str:
     )
 
 
-def parse(outputs: Outputs, cfg: PiDigitsConfig) -> list[Sample]:
-    return parse_stdout(outputs[NAME].stdout, cfg)
-
-
 def parse_stdout(text: str, cfg: PiDigitsConfig) -> list[Sample]:
     found = _LINE.findall(text or "")
     got = [int(n) for n, *_ in found]
@@ -86,6 +82,10 @@ def parse_stdout(text: str, cfg: PiDigitsConfig) -> list[Sample]:
             raise JobFailed(f"pi_digits: clock went backwards for {n} digits")
         samples.append(sample(NAME, "time", seconds, "s", cfg, digits=int(n)))
     return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 def run(c: Runner, cfg: PiDigitsConfig, workdir: str) -> tuple[list[Sample], str]:
