@@ -47,6 +47,8 @@ class StepOutput:
 
 #: Every step's output by step name: what `parse` reads.
 Outputs = Mapping[str, StepOutput]
+#: The contract's parser: `parse(outputs, cfg) -> list[Sample]`.
+Parse = Callable[[Outputs, Any], list[Sample]]
 
 
 class BenchConfig(BaseModel):
@@ -96,7 +98,7 @@ class Benchmark(Protocol):
     METRICS: Mapping[str, str]
     Config: type[BenchConfig]
     PRESETS: Mapping[str, BenchConfig]
-    parse: Callable[[Outputs, Any], list[Sample]]
+    parse: Parse
 
 
 class ContractError(TypeError):

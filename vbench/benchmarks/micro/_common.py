@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from vbench.benchmarks.base import Outputs, StepOutput, fields_of
+from vbench.benchmarks.base import Outputs, Parse, StepOutput, fields_of
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
@@ -33,7 +33,7 @@ def params(cfg: Any) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields_of(cfg).items()}
 
 
-def one_step(name: str, parse_stdout: Callable[[str, Any], list[Sample]]) -> Callable[[Outputs, Any], list[Sample]]:
+def one_step(name: str, parse_stdout: Callable[[str, Any], list[Sample]]) -> Parse:
     """The contract's `parse(outputs, cfg)` of a micro benchmark (vbench.benchmarks.base): one step,
     named after the benchmark, whose stdout `parse_stdout` reads."""
     def parse(outputs: Outputs, cfg: Any) -> list[Sample]:
@@ -57,24 +57,12 @@ def number(name: str, text: str) -> float:
         raise JobFailed(f"{name}: expected a number, got {text!r}") from None
 
 
-def execute(
-    c: Runner,
-    benchmark: str,
-    cmd: str,
-    parse: Callable[[Outputs, Any], list[Sample]],
-    cfg: Any,
-) -> tuple[list[Sample], str]:
+def execute(c: Runner, benchmark: str, cmd: str, parse: Parse, cfg: Any) -> tuple[list[Sample], str]:
     """Run `cmd`, parse its output; a non-zero exit or unparseable output becomes JobFailed."""
     return check(benchmark, cmd, c.run(cmd, **RUN_KWARGS), parse, cfg)
 
 
-def check(
-    benchmark: str,
-    cmd: str,
-    result: Any,
-    parse: Callable[[Outputs, Any], list[Sample]],
-    cfg: Any,
-) -> tuple[list[Sample], str]:
+def check(benchmark: str, cmd: str, result: Any, parse: Parse, cfg: Any) -> tuple[list[Sample], str]:
     """Judge a finished run (anything with invoke's Result fields) and parse its output: one step,
     named after the benchmark (the contract's one parse signature, vbench.benchmarks.base)."""
     stdout, stderr = result.stdout or "", result.stderr or ""
