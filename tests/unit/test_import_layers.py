@@ -34,7 +34,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("vbench.inventory.prepare", "hadoop"): "`vbench inventory prepare` pushes Hadoop's jars to the hosts",
     ("vbench.inventory.source", "hadoop"): "the inventory hosts source stops the Hadoop daemons a killed run left",
-    ("vbench.isolation.degradation", "stats"): "the isolation slowdown is computed in the run layer (issue #17 item 2)",
     ("vbench.pipeline", "paper"): "the DVC metrics quote the paper's headline metrics (paper.macros.HEADLINES)",
 }
 
