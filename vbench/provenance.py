@@ -26,9 +26,9 @@ def vbench_commit(repo: Path | None = None) -> str:
     return f"{head}+dirty" if head and dirty else head or "unknown"
 
 
-def java_version_line(java_home: str) -> str:
+def java_version_line(java_home: str | Path) -> str:
     """The first line of `java -version`, java_home quoted (a params path is data, never shell). Pure."""
-    return f"{shlex.quote(java_home.rstrip('/') + '/bin/java')} -version 2>&1 | head -n 1"
+    return f"{shlex.quote(str(java_home).rstrip('/') + '/bin/java')} -version 2>&1 | head -n 1"
 
 
 def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int]:

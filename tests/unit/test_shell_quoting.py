@@ -116,3 +116,11 @@ def test_fabric_connections_ignore_the_users_ssh_config(tmp_path, monkeypatch):
     c = connect(h)
     assert c.gateway is None and c.user == "root" and c.port == 22
     assert "proxyjump" not in c.ssh_config and c.connect_kwargs["key_filename"] == ["/k"]
+
+
+def test_java_version_line_takes_the_params_path_as_it_is():
+    """HadoopParams.java_home is a Path: the runner passes it as it comes."""
+    from vbench.params import hadoop_params
+
+    java_home = hadoop_params({}).java_home
+    assert shlex.split(java_version_line(java_home))[0] == f"{java_home}/bin/java"
