@@ -11,11 +11,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from vbench.benchmarks.hadoop.execute import new_run_id
 from vbench.errors import JobFailed
 from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
+from vbench.provenance import vbench_commit
 from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
 from vbench.samples import Sample, append_records
 from vbench.testbed import Testbed
@@ -45,6 +47,9 @@ class SmokeResult:
     placement: str = ""
     placement_ok: bool = True
     blocks_sharing_a_physical_host: int = 0
+    #: What every other sample carries too: the run it belongs to and the code that measured it.
+    run_id: str = ""
+    vbench_commit: str = ""
 
     @property
     def blocks_on_every_worker(self) -> bool:
@@ -67,7 +72,7 @@ class SmokeResult:
         meta = {
             "platform": self.platform, "workers": self.workers, "size_bytes": self.size_bytes,
             "replication": self.replication, "config_hash": self.config_hash, "valid": self.valid,
-            "controller": _platform.node(),
+            "controller": _platform.node(), "run_id": self.run_id, "vbench_commit": self.vbench_commit,
         }
         return [
             Sample("smoke", "bringup_time", self.bringup_seconds, "s", meta),
@@ -128,6 +133,7 @@ def run_smoke(
         worker_addresses=tuple(h.address for h in cluster.workers), config_hash=cluster.config_hash,
         placement=checked.summary(), placement_ok=checked.ok,
         blocks_sharing_a_physical_host=checked.blocks_sharing_a_physical_host,
+        run_id=new_run_id("smoke"), vbench_commit=vbench_commit(),
     )
 
 

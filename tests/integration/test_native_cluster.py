@@ -40,6 +40,9 @@ def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_p
     bringup = [s for s in saved if s.metric == "bringup_time"]
     assert len(bringup) == 1 and bringup[0].value == pytest.approx(result.bringup_seconds)
     assert bringup[0].metadata["config_hash"] == result.config_hash
+    # Like every other sample: the run it belongs to and the code that measured it (#17).
+    assert len({s.metadata["run_id"] for s in saved}) == 1 and saved[0].metadata["run_id"].startswith("smoke-")
+    assert all(s.metadata["vbench_commit"] not in ("", "unknown") for s in saved)
 
     assert leftovers(it_testbed) == []
     Testbed(it_testbed).down()  # a second teardown is harmless
