@@ -127,8 +127,7 @@ class HadoopCluster(UpDown):
         lay = self.layout(self.master)
         line = dm.java_line(
             str(self.params.java_home), lay, self.params.heaps.namenode, dm.NAMENODE.main_class,
-            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"],
-            jvm_flags=self.params.daemon_jvm_flags, log_name="format",
+            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"], log_name="format",
         )
         r = self.sh(self.master, f"rm -rf {shlex.quote(lay.data)}/dfs/name && {line}", timeout=120)
         if not r.ok:
@@ -230,8 +229,15 @@ class HadoopCluster(UpDown):
         )
 
     def stop(self) -> None:
-        """Stop every daemon vbench started, on every host at once. Harmless when nothing runs."""
-        self._each(self.hosts, lambda h: self.sh(h, dm.stop_line(self.daemons_of(h), self.layout(h))))
+        """Stop every daemon vbench started: the workers' all at once, then the master's. Harmless
+        when nothing runs. Workers first: a NodeManager stopping unregisters from the
+        ResourceManager, and with the ResourceManager gone it retries for the whole grace period."""
+
+        def one(host: Host) -> None:
+            self.sh(host, dm.stop_line(self.daemons_of(host), self.layout(host)))
+
+        self._each(self.workers, one)
+        one(self.master)
 
     def wipe(self) -> None:
         self._each(self.hosts, lambda h: self.sh(h, f"rm -rf {shlex.quote(self.layout(h).data)}"))
