@@ -54,11 +54,51 @@ def test_start_line_backgrounds_only_the_java_command_and_records_its_pid():
     assert after.strip().startswith(f"echo $! > {LAYOUT.pid_file('namenode')};")
 
 
-def test_start_line_skips_a_daemon_whose_pid_file_names_a_live_process():
-    line = dm.start_line(dm.DATANODE, JAVA_HOME, LAYOUT, 192)
-    pid = LAYOUT.pid_file("datanode")
-    assert f"if [ -f {pid} ] && kill -0 $(cat {pid}) 2>/dev/null; then echo running; else " in line
-    assert line.index("then echo running") < line.index("nohup")
+def _fake_java_home(tmp_path: Path) -> tuple[str, Path]:
+    """A JAVA_HOME whose bin/java notes that it ran, then sleeps like a daemon."""
+    mark = tmp_path / "java-ran"
+    java = tmp_path / "jdk" / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    # It keeps its arguments in its command line, as the JVM would (stop_line checks them).
+    java.write_text(f"#!/bin/sh\necho \"$@\" > {mark}\nexec {sys.executable} -c 'import time; time.sleep(30)' \"$@\"\n")
+    java.chmod(0o755)
+    return str(tmp_path / "jdk"), mark
+
+
+def test_start_line_skips_a_daemon_whose_pid_file_names_the_jvm_vbench_started(tmp_path):
+    layout = HostLayout(work_dir=str(tmp_path / "work"), lib_dir="/nonexistent")
+    java_home, mark = _fake_java_home(tmp_path)
+    proc = _fake_daemon(layout, dm.DATANODE)
+    try:
+        r = subprocess.run(["bash", "-c", dm.start_line(dm.DATANODE, java_home, layout, 192)], capture_output=True, text=True)
+        assert r.stdout.strip() == "running" and not mark.exists()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_start_line_starts_a_daemon_whose_pid_file_names_someone_elses_process(tmp_path):
+    """A stale pid file whose pid is now another process's: the daemon is started (not skipped
+    as "running"), with its temporary files under the data directory."""
+    layout = HostLayout(work_dir=str(tmp_path / "work"), lib_dir="/nonexistent")
+    java_home, mark = _fake_java_home(tmp_path)
+    stranger = subprocess.Popen(["sleep", "30"])
+    _write_pid(layout, "datanode", stranger.pid)
+    try:
+        r = subprocess.run(["bash", "-c", dm.start_line(dm.DATANODE, java_home, layout, 192)], capture_output=True, text=True)
+        assert "running" not in r.stdout
+        deadline = time.monotonic() + 10
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert f"-Djava.io.tmpdir={dm.jvm_tmp_dir(layout)}" in mark.read_text().split()
+        assert os.path.isdir(dm.jvm_tmp_dir(layout)) and dm.jvm_tmp_dir(layout).startswith(layout.data)
+        started = int(Path(layout.pid_file("datanode")).read_text())
+        assert started != stranger.pid and stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
+        subprocess.run(["bash", "-c", dm.stop_line([dm.DATANODE], layout, grace_s=1)], check=True)
+        assert not os.path.exists(layout.pid_file("datanode"))
 
 
 def test_start_line_is_valid_shell():

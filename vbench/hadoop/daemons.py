@@ -43,14 +43,22 @@ def java_line(java_home: str, layout: HostLayout, heap_mb: int, main_class: str,
     return " ".join(shlex.quote(p) for p in parts)
 
 
+def jvm_tmp_dir(layout: HostLayout) -> str:
+    """The daemons' java.io.tmpdir: their web servers unpack webapps there (jetty-*), which in
+    /tmp outlived every cluster; under the data directory they go with the cluster's wipe."""
+    return f"{layout.data}/jvm-tmp"
+
+
 def start_line(daemon: Daemon, java_home: str, layout: HostLayout, heap_mb: int, extra_flags: tuple[str, ...] = ()) -> str:
-    """Start `daemon` in the background unless its pid file names a live process."""
+    """Start `daemon` in the background unless its pid file names the JVM vbench started for it."""
     pid = shlex.quote(layout.pid_file(daemon.name))
     log = shlex.quote(layout.log_file(daemon.name))
-    java = java_line(java_home, layout, heap_mb, daemon.main_class, jvm_flags=(*daemon.jvm_flags, *extra_flags), log_name=daemon.name)
+    tmp = jvm_tmp_dir(layout)
+    flags = (*daemon.jvm_flags, f"-Djava.io.tmpdir={tmp}", *extra_flags)
+    java = java_line(java_home, layout, heap_mb, daemon.main_class, jvm_flags=flags, log_name=daemon.name)
     return (
-        f"mkdir -p {shlex.quote(layout.logs)} {shlex.quote(layout.run)} && "
-        f"if [ -f {pid} ] && kill -0 $(cat {pid}) 2>/dev/null; then echo running; else "
+        f"mkdir -p {shlex.quote(layout.logs)} {shlex.quote(layout.run)} {shlex.quote(tmp)} && "
+        f"p=$(cat {pid} 2>/dev/null); if [ -n \"$p\" ] && {_is_ours(daemon, layout)}; then echo running; else "
         # Only the simple command is backgrounded, so $! is the JVM itself and no subshell
         # keeps the SSH channel's stdout open.
         f"cd {shlex.quote(layout.work_dir)}; nohup {java} >> {log} 2>&1 < /dev/null & "
