@@ -71,5 +71,8 @@ def test_the_statistics_table_does_not_collect_garbage(gc_collections):
                                value=v, repetition=i)
                           for platform, values in runs.items() for i, v in enumerate(values)])
     table = compute_stats(frame, n_resamples=200)
-    assert table["p_adjusted"].notna().sum() == 3  # the three pairs of platforms, Holm-adjusted
+    # The three pairs of platforms, Holm-adjusted; and the two equivalence tests, Holm over the campaign.
+    assert table.loc[table["statistic"] == "mean_difference", "p_adjusted"].notna().sum() == 3
+    assert table.loc[table["statistic"] == "equivalence", "p_adjusted"].notna().sum() == 2
+    assert table["p_adjusted"].notna().sum() == 5
     assert gc_collections == []

@@ -48,6 +48,8 @@ class StatRow:
     conf_level: float | None = None
     baseline: str = ""
     n_baseline: int | None = None
+    #: Pairs (block, and round when the design has rounds) behind a comparison row; empty when unpaired.
+    n_pairs: int | None = None
     p_value: float | None = None
     p_adjusted: float | None = None
     verdict: str = ""

@@ -24,10 +24,11 @@ from vbench.stats.bootstrap import DEFAULT_RESAMPLES, bca_ratio_interval
 from vbench.stats.describe import MIN_N_FOR_BOOTSTRAP, describe, shapiro_wilk
 from vbench.stats.direction import direction_label
 from vbench.stats.direction import higher_is_better as resolve_direction
-from vbench.stats.hypothesis import kruskal_wallis, pairwise_welch, tost_ratio, welch_anova
+from vbench.stats.hypothesis import holm, kruskal_wallis, pairwise_welch, tost_ratio, welch_anova
 from vbench.stats.io import validate_samples
 from vbench.stats.keys import COMPARISON_KEY, SAMPLE_KEY, natural_key
 from vbench.stats.outliers import DEFAULT_THRESHOLD, mad_outliers
+from vbench.stats.paired import HIERARCHICAL, PAIRED_METHODS, PAIRED_T, pair_runs, paired_ratio, paired_tost
 from vbench.stats.ratio import fieller_interval, overhead_pct
 from vbench.stats.records import Interval, StatRow
 from vbench.stats.warmup import ExclusionRule, apply_exclusions
@@ -40,16 +41,16 @@ ALL_PLATFORMS = "all"
 
 COLUMNS = StatRow.columns()
 # Methods that give point values by design; their empty CI needs no note.
-POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis"})
+POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis", "anova"})
 
 _STAT_ORDER = [
     "excluded_runs", "mean", "median", "std", "cv", "min", "max", "normality", "outliers",
     "mean_ci_halfwidth_pct", "ratio_to_baseline", "overhead_pct", "equivalence",
-    "ratio_ci_halfwidth_pct", "platform_effect", "mean_difference",
+    "ratio_ci_halfwidth_pct", "variance_between_blocks", "variance_within_block", "platform_effect", "mean_difference",
 ]
 _METHOD_ORDER = [
-    "rule", "t", "fieller", "bca_bootstrap", "order_statistic", "sample", "shapiro_wilk", "mad",
-    "tost_welch", "welch_anova", "kruskal_wallis", "welch_t",
+    "rule", "t", PAIRED_T, HIERARCHICAL, "fieller", "bca_bootstrap", "order_statistic", "sample", "shapiro_wilk", "mad",
+    "tost_welch", "anova", "welch_anova", "kruskal_wallis", "welch_t",
 ]
 
 
@@ -144,6 +145,48 @@ def _precision_note(a) -> str:
     return "; ".join(filter(None, [f"{head}: {tail}", a.note]))
 
 
+def _joined(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def equivalence_verdict(baseline: str, equivalence_pct: float, equivalent: bool) -> str:
+    who = "near-native" if baseline == "native" else f"equivalent to '{baseline}'"
+    return (f"{who} (TOST, {equivalence_pct:g} % bound)" if equivalent
+            else f"not shown within +/-{equivalence_pct:g} % (TOST)")
+
+
+def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
+    """Holm over the campaign's comparisons, one family per kind of claim.
+
+    A campaign makes many claims at once ("near-native on TeraSort, on DFSIO, ..."); without a
+    correction some are false by chance. Families: the equivalence claims (the preferred TOST of
+    each comparison; its verdict follows the adjusted p-value) and the paired tests of ratio = 1.
+    Rows that are not the comparison's preferred method keep their raw p-value only."""
+    def family(r: StatRow) -> str | None:
+        if r.p_value is None or r.preferred is False:
+            return None
+        if r.statistic == "equivalence":
+            return "equivalence"
+        if r.statistic == "ratio_to_baseline" and r.method in PAIRED_METHODS:
+            return "ratio"
+        return None
+    out = list(rows)
+    for fam in ("equivalence", "ratio"):
+        idx = [i for i, r in enumerate(out) if family(r) == fam]
+        if not idx:
+            continue
+        adjusted = holm([out[i].p_value for i in idx])
+        for i, adj in zip(idx, adjusted):
+            r = out[i]
+            holm_note = f"Holm over the {len(idx)} {'equivalence tests' if fam == 'equivalence' else 'paired ratio tests'}"
+            if fam == "equivalence":
+                verdict = equivalence_verdict(r.baseline, equivalence_pct, bool(adj < ALPHA))
+            else:
+                verdict = "differs from the baseline (Holm)" if adj < ALPHA else "no evidence of a difference (Holm)"
+            out[i] = replace(r, p_adjusted=float(adj), verdict=verdict, note=_joined(r.note, holm_note))
+    return out
+
+
 def _bad_comparison_rows(out: _Collector, g: _Group, baseline: str, n: int, n_base: int | None, direction: str,
                          note: str, equivalence_pct: float, conf: float) -> None:
     kw = dict(baseline=baseline, n_baseline=n_base, direction=direction, note=note)
@@ -199,30 +242,66 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
         fieller = fieller_interval(x, y, conf)
         boot = bca_ratio_interval(x, y, conf=conf, n_resamples=n_resamples,
                                   rng=_rng(seed, "ratio", experiment, benchmark, metric, size, unit, p, baseline))
+        # The design pairs runs by block (and round): then the within-block log ratios give the
+        # interval (stats/paired.py) and Fieller's, which counts block effects as noise, is kept
+        # beside it for comparison. Fewer than two pairs leave the comparison to Fieller.
+        pairs = pair_runs(kept[kept["platform"] == p], kept[kept["platform"] == baseline])
+        paired_rng = lambda: _rng(seed, "paired", experiment, benchmark, metric, size, unit, p, baseline)  # noqa: E731
+        paired = paired_ratio(pairs, conf=conf, n_resamples=n_resamples, rng=paired_rng())
+        why_unpaired = "" if paired else f"not paired: {pairs.note or f'{pairs.n_pairs} pair(s), needs 2'}"
         # Fieller assumes normal means; prefer the bootstrap only when normality is doubtful
         # and both samples are large enough for BCa to be trusted.
         doubtful = shapiro_wilk(x).doubtful or shapiro_wilk(y).doubtful
         big = min(n, y.size) >= MIN_N_FOR_BOOTSTRAP
-        pref_fieller = not (doubtful and big)
-        kw = dict(baseline=baseline, n_baseline=int(y.size), direction=direction, conf_level=conf)
+        pref_fieller = not (doubtful and big) and paired is None
+        pref_boot = doubtful and big and paired is None
+        kw = dict(baseline=baseline, n_baseline=int(y.size), direction=direction, conf_level=conf, n_pairs=pairs.n_pairs)
         for stat, conv in (("ratio_to_baseline", lambda iv: iv), ("overhead_pct", lambda iv: overhead_pct(iv, hib))):
-            out.add(_row(g, stat, "fieller", conv(fieller), n, preferred=pref_fieller, **kw))
-            out.add(_row(g, stat, "bca_bootstrap", conv(boot), n, preferred=not pref_fieller, **kw))
+            if paired is not None:
+                out.add(_row(g, stat, paired.method, conv(paired.ratio), n, preferred=True,
+                             p_value=paired.p_value if stat == "ratio_to_baseline" else None,
+                             note=conv(paired.ratio).note, **kw))
+            out.add(_row(g, stat, "fieller", conv(fieller), n, preferred=pref_fieller,
+                         note=_joined(conv(fieller).note, why_unpaired), **kw))
+            out.add(_row(g, stat, "bca_bootstrap", conv(boot), n, preferred=pref_boot, **kw))
+        if paired is not None and paired.variance is not None:
+            vc = paired.variance
+            base_kw = {k: v for k, v in kw.items() if k != "conf_level"}
+            out.add(_row(g, "variance_between_blocks", "anova", Interval(vc.between_blocks), n,
+                         note=_joined("variance of the log ratio between blocks (cluster instances)", vc.note), **base_kw))
+            out.add(_row(g, "variance_within_block", "anova", Interval(vc.within_block), n,
+                         note=_joined("variance of the log ratio between rounds of one block", vc.note), **base_kw))
 
         t = tost_ratio(x, y, equivalence_pct, ALPHA)
-        who = "near-native" if baseline == "native" else f"equivalent to '{baseline}'"
-        verdict = (f"{who} (TOST, {equivalence_pct:g} % bound)" if t.equivalent
-                   else f"not shown within +/-{equivalence_pct:g} % (TOST)")
         tnote = t.note or (f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}]; "
                            f"p_lower={t.p_lower:.4g}, p_upper={t.p_upper:.4g}; CI is the dual {1 - 2 * ALPHA:.0%} Fieller interval")
         if t.ratio.note:
             tnote = f"{tnote}; {t.ratio.note}"
-        out.add(_row(g, "equivalence", "tost_welch", t.ratio, n, p_value=t.p_value, verdict=verdict, note=tnote,
-                     **{**kw, "conf_level": 1 - 2 * ALPHA}))
+        eq_kw = {**kw, "conf_level": 1 - 2 * ALPHA}
+        if paired is not None:
+            pt = paired_tost(pairs, equivalence_pct, ALPHA, n_resamples=n_resamples, rng=paired_rng())
+            pnote = pt.note or (f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}] on the "
+                                f"paired log ratio; p_lower={pt.p_lower:.4g}, p_upper={pt.p_upper:.4g}; "
+                                f"CI is the dual {1 - 2 * ALPHA:.0%} {paired.method} interval")
+            out.add(_row(g, "equivalence", paired.method, pt.ratio, n, p_value=pt.p_value, preferred=True,
+                         verdict=equivalence_verdict(baseline, equivalence_pct, pt.equivalent), note=pnote, **eq_kw))
+        out.add(_row(g, "equivalence", "tost_welch", t.ratio, n, p_value=t.p_value,
+                     preferred=False if paired is not None else None,
+                     verdict=equivalence_verdict(baseline, equivalence_pct, t.equivalent),
+                     note=_joined(tnote, why_unpaired), **eq_kw))
         if precision_target_pct is not None:
+            base_kw = {k: v for k, v in kw.items() if k != "conf_level"}
+            if paired is not None:
+                hw = paired.ratio.relative_half_width()
+                hw_pct = None if hw is None else 100 * hw
+                reached = hw_pct is not None and hw_pct <= precision_target_pct
+                out.add(_row(g, "ratio_ci_halfwidth_pct", paired.method, Interval(hw_pct), n,
+                             verdict="stop_reached" if reached else "continue",
+                             note=f"target +/-{precision_target_pct:g} %: {'reached' if reached else 'not reached'}; "
+                                  "add blocks (or rounds, where the within-block variance dominates)", **base_kw))
             a = assess_ratio(x, y, precision_target_pct, conf=conf, max_runs=max_runs)
             out.add(_row(g, "ratio_ci_halfwidth_pct", "fieller", Interval(a.half_width_pct), n, verdict=a.decision,
-                         note=_precision_note(a), **{k: v for k, v in kw.items() if k != "conf_level"}))
+                         note=_precision_note(a), **base_kw))
 
     if len(platforms) < 2:
         return
@@ -303,9 +382,9 @@ def compute_stats(
     if strict and out.problems:
         more = f" (and {len(out.problems) - 1} more)" if len(out.problems) > 1 else ""
         raise VbenchError(f"{out.problems[0]}{more}")
-    rows = sorted(out.rows, key=lambda r: _sort_key(r, baseline))
+    rows = sorted(_holm_across(out.rows, equivalence_pct), key=lambda r: _sort_key(r, baseline))
     table = pd.DataFrame([r.__dict__ for r in rows], columns=COLUMNS)
-    for col in ("n", "n_baseline"):
+    for col in ("n", "n_baseline", "n_pairs"):
         table[col] = table[col].astype("Int64")
     for col in ("estimate", "ci_low", "ci_high", "conf_level", "p_value", "p_adjusted"):
         table[col] = table[col].astype(float)

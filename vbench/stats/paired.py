@@ -1,0 +1,254 @@
+"""Paired ratios to the baseline: within-block log ratios, blocks as the upper level.
+
+A blocked design runs every configuration in each block (a fresh cluster instance, taken at
+the same time on the same machine), so whatever slows a block down slows every platform in it.
+Treating the runs as independent (Fieller) puts that block-to-block variation into the ratio's
+interval; comparing each platform run with the baseline run of the same block removes it, as
+randomised multiple interleaved trials intend (Abedi & Brecht, ICPE 2017). Runs are therefore
+paired on `block` (and `round` when the design has rounds), and the ratio and its interval come
+from the within-pair log ratios d = log(platform / baseline):
+
+* one pair per block (or several runs per block without rounds, e.g. one per host, averaged
+  within the block first): Student-t on the mean of d across blocks, exponentiated
+  (`PAIRED_T`); the estimate is the geometric mean of the block ratios;
+* several rounds in a block: a hierarchical bootstrap (Kalibera & Jones, ISMM 2013: resample
+  blocks, then rounds within each chosen block, with replacement), percentile interval of the
+  mean of the block means, exponentiated (`HIERARCHICAL`), and the variance of d at each level
+  (between blocks, within a block) by one-way random-effects ANOVA, which says whether more
+  blocks or more rounds buy precision.
+
+Logs make the ratio symmetric (lxc/native and native/lxc have intervals that are reciprocals)
+and need positive values; a non-positive value, or fewer than two pairs, leaves the comparison
+to Fieller (`FIELLER`), and the caller says so in the note.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from vbench.stats.hypothesis import TostResult
+from vbench.stats.keys import natural_key
+from vbench.stats.records import Interval
+
+PAIRED_T = "paired-t (blocks)"
+HIERARCHICAL = "hierarchical bootstrap"
+FIELLER = "fieller"
+PAIRED_METHODS = (PAIRED_T, HIERARCHICAL)
+
+#: The design's columns that say which runs belong together, outermost first.
+BLOCK, ROUND = "block", "round"
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Within-pair log ratios, one per (block, round) that holds both platforms, by block."""
+
+    blocks: tuple[str, ...]  # the block of each pair, in the order of `log_ratios`
+    log_ratios: np.ndarray
+    has_rounds: bool  # the samples carry a round: pairs are (block, round), not whole blocks
+    unpaired_runs: int = 0  # runs left out: their block (or round) lacks the other platform
+    note: str = ""  # why there are no pairs, when there are none
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.log_ratios.size)
+
+    @property
+    def block_names(self) -> list[str]:
+        return list(dict.fromkeys(self.blocks))
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.block_names)
+
+    def by_block(self) -> list[np.ndarray]:
+        b = np.asarray(self.blocks, dtype=object)
+        return [self.log_ratios[b == name] for name in self.block_names]
+
+    @property
+    def several_rounds(self) -> bool:
+        """Whether some block has more than one pair: the case for the hierarchical bootstrap."""
+        return self.has_rounds and any(x.size > 1 for x in self.by_block())
+
+
+@dataclass(frozen=True)
+class VarianceComponents:
+    """Variance of the log ratio at each level (one-way random-effects ANOVA, method of moments)."""
+
+    between_blocks: float | None  # of the block's true mean log ratio (cluster instance)
+    within_block: float | None  # of one pair around its block's mean (round to round)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    """A paired ratio platform / baseline with its interval and what produced it."""
+
+    method: str  # PAIRED_T or HIERARCHICAL
+    ratio: Interval  # exp(mean log ratio) and its interval
+    n_pairs: int
+    n_blocks: int
+    p_value: float | None  # two-sided, H0: ratio = 1
+    variance: VarianceComponents | None  # when the design has rounds
+    note: str = ""
+
+
+def _label(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _pair_key(df: pd.DataFrame, with_round: bool) -> pd.Series:
+    cols = [BLOCK, ROUND] if with_round else [BLOCK]
+    return df[cols].apply(lambda r: "\x1f".join(_label(v) for v in r), axis=1)
+
+
+def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
+    """Pair the runs of `platform` with those of `baseline` (frames with `value`, `block`, optional `round`).
+
+    Several runs of one platform in one pair unit (the hosts of a micro benchmark) are averaged
+    first: they measured the same cluster instance, so they are one observation of it."""
+    empty = np.empty(0)
+    if BLOCK not in platform.columns or BLOCK not in baseline.columns:
+        return Pairs((), empty, False, len(platform) + len(baseline), "the samples carry no block: unpaired design")
+    x = platform[platform[BLOCK].notna()]
+    y = baseline[baseline[BLOCK].notna()]
+    unkeyed = (len(platform) - len(x)) + (len(baseline) - len(y))
+    if x.empty or y.empty:
+        return Pairs((), empty, False, len(platform) + len(baseline), "no run carries a block: unpaired design")
+    with_round = (ROUND in x.columns and ROUND in y.columns and x[ROUND].notna().all() and y[ROUND].notna().all())
+    kx, ky = _pair_key(x, with_round), _pair_key(y, with_round)
+    mx = x["value"].astype(float).groupby(kx.to_numpy(), sort=False).mean()
+    my = y["value"].astype(float).groupby(ky.to_numpy(), sort=False).mean()
+    both = [k for k in mx.index if k in my.index]
+    unpaired = unkeyed + int((~kx.isin(both)).sum()) + int((~ky.isin(both)).sum())
+    if not both:
+        return Pairs((), empty, with_round, unpaired, "no block holds both platforms: unpaired design")
+    if (mx[both] <= 0).any() or (my[both] <= 0).any():
+        return Pairs((), empty, with_round, unpaired, "a value is not positive: no log ratio")
+    # Blocks (then rounds) in their natural order, so the bootstrap's draws do not depend on file order.
+    both = sorted(both, key=lambda k: tuple(natural_key(p) for p in k.split("\x1f")))
+    d = np.log(mx[both].to_numpy() / my[both].to_numpy())
+    return Pairs(tuple(k.split("\x1f")[0] for k in both), d, with_round, unpaired)
+
+
+def variance_components(pairs: Pairs) -> VarianceComponents:
+    """Between-block and within-block variance of the log ratio (unbalanced one-way ANOVA)."""
+    groups = pairs.by_block()
+    n = pairs.n_pairs
+    k = len(groups)
+    if n - k < 1:
+        return VarianceComponents(None, None, "one pair per block: the levels cannot be separated")
+    grand = float(pairs.log_ratios.mean())
+    ssw = sum(float(((g - g.mean()) ** 2).sum()) for g in groups)
+    msw = ssw / (n - k)
+    if k < 2:
+        return VarianceComponents(None, msw, "one block: no between-block variance")
+    msb = sum(g.size * (float(g.mean()) - grand) ** 2 for g in groups) / (k - 1)
+    n0 = (n - sum(g.size**2 for g in groups) / n) / (k - 1)
+    between = max(0.0, (msb - msw) / n0)
+    note = "between-block estimate truncated at 0 (blocks agree more than rounds predict)" if msb < msw else ""
+    return VarianceComponents(between, msw, note)
+
+
+def _t_on_logs(d: np.ndarray, conf: float) -> tuple[Interval, float | None]:
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd == 0:
+        r = math.exp(mean)
+        return Interval(r, r, r, "all pairs give the same ratio: zero-width interval"), (0.0 if mean != 0 else 1.0)
+    se = sd / math.sqrt(d.size)
+    half = float(stats.t.ppf(0.5 + conf / 2, d.size - 1)) * se
+    p = float(2 * stats.t.sf(abs(mean) / se, d.size - 1))
+    return Interval(math.exp(mean), math.exp(mean - half), math.exp(mean + half)), p
+
+
+def hierarchical_means(pairs: Pairs, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Bootstrap distribution of the mean of block means of d: blocks resampled, then pairs within each."""
+    groups = pairs.by_block()
+    k = len(groups)
+    chosen = rng.integers(0, k, (n_resamples, k))
+    # For every block, its resampled mean in every (resample, slot); then take the chosen block's.
+    per_block = np.stack([g[rng.integers(0, g.size, (n_resamples, k, g.size))].mean(axis=-1) for g in groups])
+    slots = np.arange(k)
+    picked = per_block[chosen, np.arange(n_resamples)[:, None], slots[None, :]]
+    return picked.mean(axis=1)
+
+
+def _unpaired_note(pairs: Pairs) -> str:
+    return f"; {pairs.unpaired_runs} run(s) without a partner left out" if pairs.unpaired_runs else ""
+
+
+def _upper_level(pairs: Pairs) -> np.ndarray:
+    """What the t-interval treats as independent: the block means, or the rounds of a lone block."""
+    return np.array([g.mean() for g in pairs.by_block()]) if pairs.n_blocks >= 2 else pairs.log_ratios
+
+
+def _point(pairs: Pairs) -> float:
+    """Mean of the block means: every block (cluster instance) weighs the same, whatever its rounds."""
+    return float(np.mean([g.mean() for g in pairs.by_block()]))
+
+
+def paired_ratio(pairs: Pairs, *, conf: float = 0.95, n_resamples: int = 9999,
+                 rng: np.random.Generator | None = None) -> PairedRatio | None:
+    """The paired ratio and its interval; None when there are fewer than two pairs (Fieller's case)."""
+    if pairs.n_pairs < 2:
+        return None
+    variance = variance_components(pairs) if pairs.has_rounds else None
+    if pairs.several_rounds and pairs.n_blocks >= 2:
+        rng = np.random.default_rng(rng)
+        theta = _point(pairs)
+        boot = hierarchical_means(pairs, n_resamples, rng)
+        lo, hi = np.percentile(boot, [50 * (1 - conf), 50 * (1 + conf)])
+        # Two-sided bootstrap p-value of "mean log ratio = 0" (the percentile interval's dual).
+        tail = min(np.count_nonzero(boot <= 0), np.count_nonzero(boot >= 0))
+        p = min(1.0, 2 * (tail + 1) / (boot.size + 1))
+        note = (f"{pairs.n_pairs} pairs in {pairs.n_blocks} blocks; percentile interval of {n_resamples} resamples"
+                + ("; with few blocks a percentile interval is too narrow: add blocks" if pairs.n_blocks < 5 else "")
+                + _unpaired_note(pairs))
+        iv = Interval(math.exp(theta), math.exp(float(lo)), math.exp(float(hi)), note)
+        return PairedRatio(HIERARCHICAL, iv, pairs.n_pairs, pairs.n_blocks, p, variance, note)
+    # One pair per block, or one block with its rounds: t across the pairs.
+    d = _upper_level(pairs)
+    iv, p = _t_on_logs(d, conf)
+    note = (f"t on {d.size} block log ratios" if pairs.n_blocks >= 2 else
+            f"one block: t on its {d.size} rounds, cluster-instance variation not sampled")
+    note += _unpaired_note(pairs)
+    return PairedRatio(PAIRED_T, Interval(iv.estimate, iv.low, iv.high, "; ".join(filter(None, [iv.note, note]))),
+                       pairs.n_pairs, pairs.n_blocks, p, variance, note)
+
+
+def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05, *, n_resamples: int = 9999,
+                rng: np.random.Generator | None = None) -> TostResult:
+    """TOST of "ratio within [1 - X/100, 1 + X/100]" on the paired log ratio, same method as `paired_ratio`.
+
+    Paired-t: two one-sided t-tests of the mean block log ratio against log(1 -/+ X/100).
+    Hierarchical: the bootstrap distribution's tails beyond those bounds (dual to its
+    (1 - 2 alpha) percentile interval). The result's interval is that dual interval."""
+    lo, hi = math.log(1 - bound_pct / 100.0), math.log(1 + bound_pct / 100.0)
+    if pairs.n_pairs < 2:
+        return TostResult(Interval(None), None, None, None, False, bound_pct, "fewer than two pairs: no paired test")
+    if pairs.several_rounds and pairs.n_blocks >= 2:
+        boot = hierarchical_means(pairs, n_resamples, np.random.default_rng(rng))
+        q_lo, q_hi = np.percentile(boot, [100 * alpha, 100 * (1 - alpha)])
+        dual = Interval(math.exp(_point(pairs)), math.exp(float(q_lo)), math.exp(float(q_hi)))
+        p_lower = (np.count_nonzero(boot <= lo) + 1) / (boot.size + 1)
+        p_upper = (np.count_nonzero(boot >= hi) + 1) / (boot.size + 1)
+    else:
+        d = _upper_level(pairs)
+        dual, _ = _t_on_logs(d, 1 - 2 * alpha)
+        mean, sd = float(d.mean()), float(d.std(ddof=1))
+        if sd == 0:
+            inside = lo < mean < hi
+            p = 0.0 if inside else 1.0
+            return TostResult(dual, p, p, p, inside, bound_pct, "all pairs give the same ratio: decided without a test")
+        se = sd / math.sqrt(d.size)
+        p_lower = float(stats.t.sf((mean - lo) / se, d.size - 1))
+        p_upper = float(stats.t.cdf((mean - hi) / se, d.size - 1))
+    p = float(max(p_lower, p_upper))
+    return TostResult(dual, p, float(p_lower), float(p_upper), p < alpha, bound_pct)
