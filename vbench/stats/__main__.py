@@ -59,6 +59,16 @@ def _write(path: str, option: str, text: str) -> None:
         raise ParamsError(option, f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _methods_summary(table) -> str:
+    """How many comparisons each method answered (the preferred ratio row of each), for the terminal."""
+    ratios = table[(table["statistic"] == "ratio_to_baseline") & table["estimate"].notna()]
+    chosen = ratios[ratios["preferred"].fillna(False).astype(bool)]
+    if chosen.empty:
+        return ""
+    counts = chosen["method"].value_counts()
+    return "; ratios by " + ", ".join(f"{m}: {int(k)}" for m, k in sorted(counts.items()))
+
+
 def run(args) -> int:
     from vbench.stats import annotate_samples, compute_stats, format_table, read_samples
     from vbench.stats.bootstrap import DEFAULT_RESAMPLES
@@ -107,6 +117,7 @@ def run(args) -> int:
         summary += f"; {len(problems)} group(s) with notes instead of numbers (see the note column; --strict to fail)"
     if skipped:
         summary += f"; skipped {skipped} failure record(s)"
+    summary += _methods_summary(table)
     print(summary, file=sys.stderr)
     return 0
 

@@ -2,7 +2,9 @@
 
 `headline_metrics(table)` turns the statistics table's ratio rows into a nested dict, one entry per
 experiment, benchmark (with its cell, e.g. `terasort[32MB]`), metric and comparison
-(`lxc/native`): the ratio to the baseline, its 95 % interval, the interval's method and n per side.
+(`lxc/native`): the ratio to the baseline, its 95 % interval, the interval's method (paired by block
+where the design paired the runs, else Fieller's or the bootstrap's), n per side and the pairs behind
+a paired interval.
 `run_plot_rows(samples)` gives one row per sample of the same metrics, numbered per platform, for
 the DVC plot template `.dvc/plots/runs_by_platform.json`. Both are pure; `write_metrics` and
 `write_plot_rows` write them where dvc.yaml declares them.
@@ -18,6 +20,7 @@ import pandas as pd
 
 from vbench.stats.io import validate_samples
 from vbench.stats.keys import natural_key
+from vbench.stats.paired import PAIRED_METHODS
 
 #: (benchmark, metric) pairs to keep; None keeps every metric.
 Headlines = Collection[tuple[str, str]] | None
@@ -55,8 +58,9 @@ def _is_headline(benchmark: str, metric: str, headlines: Headlines) -> bool:
 
 
 def _chosen(rows: pd.DataFrame) -> pd.Series:
-    """The interval the table prefers for one comparison; Fieller (listed first) when it prefers none,
-    as for a comparison that has no numbers."""
+    """The interval the table prefers for one comparison (the paired one where runs are paired); the
+    first listed when it prefers none, as for a comparison that has no numbers (Fieller, listed first
+    when there is no paired row)."""
     preferred = rows[rows["preferred"].map(lambda v: _text(v).lower() == "true")]
     return (preferred if not preferred.empty else rows).iloc[0]
 
@@ -70,6 +74,8 @@ def comparison_entry(row: pd.Series) -> dict:
         "method": _text(row["method"]),
         "n": _count(row["n"]),
         "n_baseline": _count(row["n_baseline"]),
+        # Pairs behind a paired interval (block, round); None for Fieller's, which pairs nothing.
+        "n_pairs": _count(row["n_pairs"]) if str(row["method"]) in PAIRED_METHODS and "n_pairs" in row else None,
     }
 
 
