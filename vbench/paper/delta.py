@@ -4,7 +4,8 @@ Findings are data (`params/published.yaml`, read and validated by `load_publishe
 `evaluate` selects the samples of the two local stand-ins, compares them at one cell (same
 experiment, same data size and other factors), and computes the ratio of means with its
 Fieller interval (`vbench.stats.ratio.fieller_interval`, the interval the statistics table
-uses). The verdict rule, also stated at the top of published.yaml and in the paper:
+uses), or, where the two sides ran in the same blocks, the paired ratio of `vbench.stats.paired`
+(the table marks those rows). The verdict rule, also stated at the top of published.yaml and in the paper:
 
 * direction claims ("A faster than B", expect less/greater): reproduced when the CI of
   mean(A)/mean(B) excludes 1 on the published side, contradicted when it excludes 1 on the other
@@ -30,6 +31,8 @@ import yaml
 from vbench.errors import ParamsError
 from vbench.params import PLATFORMS
 from vbench.stats.keys import natural_key
+from vbench.stats import DEFAULT_SEED
+from vbench.stats.paired import FIELLER, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
 from vbench.paper.data import FACTOR_COLUMNS
@@ -245,6 +248,8 @@ class DeltaRow:
     experiment: str = ""
     cell: str = ""
     reason: str = ""
+    method: str = ""  # what gave the interval: paired by block where the two sides were paired, else Fieller
+    n_pairs: int = 0
 
 
 def _side_rows(samples: pd.DataFrame, f: Finding, side: Side) -> pd.DataFrame:
@@ -328,15 +333,22 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
             break
     if experiment is None:
         return DeltaRow(f, NOT_MEASURED_VERDICT, reason="the two sides were never measured in the same cell")
-    x = a.loc[(a["experiment"] == experiment) & (a["_key"] == key), "value"].to_numpy(dtype=float)
-    y = b.loc[(b["experiment"] == experiment) & (b["_key"] == key), "value"].to_numpy(dtype=float)
-    iv = fieller_interval(x, y, conf)
+    a_rows = a[(a["experiment"] == experiment) & (a["_key"] == key)]
+    b_rows = b[(b["experiment"] == experiment) & (b["_key"] == key)]
+    x, y = a_rows["value"].to_numpy(dtype=float), b_rows["value"].to_numpy(dtype=float)
+    # Two sides run in the same blocks are compared block by block, as the statistics table does
+    # (vbench.stats.paired); otherwise, or with fewer than two pairs, by Fieller's interval.
+    pairs = pair_runs(a_rows, b_rows)
+    paired = paired_ratio(pairs, conf=conf, rng=np.random.default_rng(DEFAULT_SEED))
+    iv = paired.ratio if paired is not None else fieller_interval(x, y, conf)
+    method = paired.method if paired is not None else FIELLER
     low, high = iv.low, iv.high
     if f.kind == "direction":
         verdict = verdict_direction(low, high, f.expect or "less")
     else:
         verdict = verdict_magnitude(low, high, f.published_ratio, f.tolerance_pct)
-    return DeltaRow(f, verdict, iv.estimate, low, high, int(x.size), int(y.size), str(experiment), key, iv.note or "")
+    return DeltaRow(f, verdict, iv.estimate, low, high, int(x.size), int(y.size), str(experiment), key, iv.note or "",
+                    method, pairs.n_pairs if paired is not None else 0)
 
 
 def reproduction_delta(published: Published, samples: pd.DataFrame, conf: float = 0.95) -> list[DeltaRow]:
@@ -391,7 +403,8 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
     conf_pct = plain_number(conf * 100)
     lines = [r"\begingroup\footnotesize", r"\setlength{\tabcolsep}{3pt}", rf"\begin{{longtable}}{{{cols}}}",
              rf"\caption{{Reproduction delta: each published finding beside this campaign's measurement of the local "
-             rf"stand-ins (ratio of means with its {conf_pct}\,\% Fieller interval) and the verdict of the rule in "
+             rf"stand-ins (ratio with its {conf_pct}\,\% interval: $^{{p}}$~paired by block, from the within-block "
+             rf"log ratios; otherwise Fieller's interval of the ratio of means) and the verdict of the rule in "
              rf"Section~\ref{{sec:delta}}.}}\label{{tab:delta}}\\",
              r"\toprule", head, r"\midrule", r"\endfirsthead", r"\toprule", head, r"\midrule", r"\endhead",
              r"\bottomrule", r"\endfoot"]
@@ -399,6 +412,8 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
         f = r.finding
         study = published.studies[f.study]
         ratio = NOT_MEASURED if r.ratio is None else interval_text(r.ratio, r.low, r.high)
+        if r.ratio is not None and r.method and r.method != FIELLER:
+            ratio += r"$^{p}$"
         verdict = _VERDICT_TEX[r.verdict]
         if r.reason:
             verdict += rf" \newline {{\scriptsize {tex_escape(r.reason)}}}"
@@ -417,4 +432,5 @@ def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
         "experiment": r.experiment, "cell": r.cell, "n_a": r.n_a, "n_b": r.n_b,
         "ratio": np.nan if r.ratio is None else r.ratio, "ci_low": np.nan if r.low is None else r.low,
         "ci_high": np.nan if r.high is None else r.high, "verdict": r.verdict, "reason": r.reason,
+        "method": r.method, "n_pairs": r.n_pairs,
     } for r in rows])

@@ -1,7 +1,8 @@
 """The paper's figures, one function each: `fig_<name>(stats, samples, out_dir) -> list[Path]`.
 
-Each draws from the statistics table (means with their Student-t intervals, ratios with their
-Fieller intervals: the same numbers as the tables), in the shared style of
+Each draws from the statistics table (means with their Student-t intervals, ratios with the
+comparison's interval, paired by block where the design paired the runs and Fieller's otherwise:
+the same numbers as the tables), in the shared style of
 `vbench.paper.style`, and writes `<name>.pdf` (vector, for LaTeX) and `<name>.png` (for
 notebooks). A figure whose data is absent from the campaign writes nothing and returns [];
 `build` then puts a "not measured" note where the figure would be.
@@ -24,9 +25,12 @@ BASELINE = "native"
 
 
 def _series(stats: pd.DataFrame, experiment: str, benchmark: str, metric: str, *, statistic: str = "mean",
-            method: str = "t") -> pd.DataFrame:
+            method: str | None = "t") -> pd.DataFrame:
     """Rows of one statistic for one metric, with a numeric x (data size in MB) when the size is one."""
-    r = R.rows(stats, experiment=experiment, benchmark=benchmark, metric=metric, statistic=statistic, method=method)
+    if method is None:  # a comparison: the paired row where the runs are paired, else Fieller's
+        r = R.comparison_rows(stats, statistic, experiment=experiment, benchmark=benchmark, metric=metric)
+    else:
+        r = R.rows(stats, experiment=experiment, benchmark=benchmark, metric=metric, statistic=statistic, method=method)
     if r.empty:
         return r
     r = r[r["estimate"].notna()].copy()
@@ -146,7 +150,7 @@ def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
 
 
 def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), Fieller 95 % CIs."""
+    """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), 95 % CIs of the ratio."""
     panels = [("terasort", "teragen_time", "TeraGen"), ("terasort", "terasort_time", "TeraSort"),
               ("wordcount", "job_wall_time", "WordCount")]
     data = []
@@ -154,7 +158,7 @@ def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) ->
         ex = _experiment(stats, bench, [metric])
         if not ex:
             continue
-        d = _series(stats, ex, bench, metric, statistic="ratio_to_baseline", method="fieller")
+        d = _series(stats, ex, bench, metric, statistic="ratio_to_baseline", method=None)
         if not d.empty:
             d = d[d["x"].notna()]
         if not d.empty:
@@ -178,8 +182,7 @@ def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     size = sizes[-1] if sizes else None
     bars = []
     for metric, name in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate")):
-        r = R.rows(stats, experiment=ex, benchmark="terasort", metric=metric, size=size,
-                   statistic="ratio_to_baseline", method="fieller")
+        r = R.comparison_rows(stats, experiment=ex, benchmark="terasort", metric=metric, size=size)
         for _, row in r.iterrows():
             if pd.notna(row["estimate"]):
                 bars.append((name, str(row["platform"]), row["estimate"], row["ci_low"], row["ci_high"]))
@@ -261,12 +264,14 @@ def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path, ti
 
 def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Time normalised to a factor level's baseline (e.g. network mode vs bridge) per cell of the
-    other factors (e.g. VMs per host), Fieller 95 % CIs (Jeong et al. Figs. 6 and 8, VMware's
+    other factors (e.g. VMs per host), 95 % CIs of the ratio (Jeong et al. Figs. 6 and 8, VMware's
     VMs per host): the studies whose design compares environment factors, not platforms."""
     if stats is None or stats.empty or "baseline" not in stats.columns:
         return []
-    r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")
-              & (stats["baseline"].astype(str) != BASELINE) & stats["estimate"].notna()]
+    r = R.comparison_rows(stats)
+    if r.empty:
+        return []
+    r = r[(r["baseline"].astype(str) != BASELINE) & r["estimate"].notna()]
     panels = [(m, t) for m, t in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"),
                                   ("job_wall_time", "WordCount")) if (r["metric"] == m).any()]
     if not panels:
@@ -312,16 +317,18 @@ FIGURES: dict[str, tuple[Callable, str, str, str]] = {
               r"bars are 95\,\% Student-$t$ intervals.",
               "Vasconcelos & Freitas Fig. 3; Xavier et al. Figs. 1-2"),
     "normalised": (fig_normalised, "fig:normalised",
-                   r"Execution time normalised to the native baseline against data size; bars are 95\,\% Fieller "
-                   r"intervals of the ratio of means. Below 1 is faster than native.",
+                   r"Execution time normalised to the native baseline against data size; bars are 95\,\% intervals of "
+                   r"the ratio (paired by block where the runs are paired, Fieller's otherwise). Below 1 is faster "
+                   r"than native.",
                    "Jeong et al. Fig. 6"),
     "ratio": (fig_ratio, "fig:ratio",
-              r"Ratio of elapsed time to native at the largest data size, with 95\,\% Fieller intervals. Lower is better.",
+              r"Ratio of elapsed time to native at the largest data size, with 95\,\% intervals (paired by block "
+              r"where the runs are paired, Fieller's otherwise). Lower is better.",
               "VMware Fig. 2"),
     "factors": (fig_factors, "fig:factors",
                 r"Execution time normalised to the baseline level of the compared factor (e.g.\ the bridged "
                 r"network) in each cell of the other factors (e.g.\ VMs per physical host, data size); bars are "
-                r"95\,\% Fieller intervals of the ratio of means; hatched bars have no interval (fewer than two "
+                r"95\,\% intervals of the ratio (paired by block where the runs are paired, Fieller's otherwise); hatched bars have no interval (fewer than two "
                 r"runs, or an interval unbounded because the baseline's runs vary too much).",
                 "Jeong et al. Figs. 6 and 8; VMware, VMs per host"),
     "timeseries": (fig_timeseries, "fig:timeseries",

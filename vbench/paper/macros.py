@@ -101,6 +101,9 @@ def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
                 interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]) + r"\,\%"
             out[macro_name(stem, "Ratio", p)] = NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else \
                 interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"])
+            # Which interval the ratio and overhead macros carry (paired by block, or Fieller).
+            out[macro_name(stem, "Method", p)] = NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else \
+                R.method_text(str(ra["method"]))
     return out
 
 
@@ -118,13 +121,14 @@ def overhead_sentence(stats: pd.DataFrame, baseline: str, stem: str = "TeraSort"
             continue
         ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct")
         if ov is not None and pd.notna(ov["estimate"]):
-            parts.append(rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}")
+            parts.append(rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}"
+                         rf" ({R.method_text(str(ov['method']))})")
     if not parts:
         return (rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign, "
                 "so no overhead can be estimated from it.")
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return (rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {joined} "
-            r"(estimate and 95\,\% Fieller interval; positive is slower).")
+            r"(estimate and 95\,\% interval, with the method that gave it; positive is slower).")
 
 
 def runs_per_cell(samples: pd.DataFrame) -> list[int]:

@@ -16,6 +16,7 @@ import pandas as pd
 from vbench.stats import DEFAULT_SEED, compute_stats
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.keys import natural_key
+from vbench.stats.paired import BLOCK, FIELLER, HIERARCHICAL, PAIRED_T, ROUND
 
 from vbench.paper.data import FACTOR_COLUMNS, Campaign
 
@@ -60,8 +61,9 @@ def paper_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.Data
     if df.empty:
         return pd.DataFrame()
     cols = ["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition", "size"]
-    if "warmup" in df.columns:
-        cols.append("warmup")
+    # The design's pairing (block, round) and warm-up mark: the statistics pair runs by them and
+    # exclude warm-ups by rule, so they must reach compute_stats.
+    cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
     tidy = df[cols].copy()
     tidy.attrs["source"] = str(campaign.path / "samples.jsonl")
     parts = []
@@ -142,9 +144,37 @@ def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series 
                statistic="mean", method="t")
 
 
+#: Methods of a comparison, preferred first: a paired interval where the design paired the runs
+#: (the statistics table writes a paired row only then), else Fieller's.
+COMPARISON_METHODS = (PAIRED_T, HIERARCHICAL, FIELLER)
+
+
 def ratio_row(stats, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline") -> pd.Series | None:
-    return one(stats, experiment=experiment, platform=platform, benchmark=benchmark, metric=metric, size=size,
-               statistic=statistic, method="fieller")
+    """The comparison the paper shows: the paired row where there is one, else Fieller's; `method` says which."""
+    for method in COMPARISON_METHODS:
+        row = one(stats, experiment=experiment, platform=platform, benchmark=benchmark, metric=metric, size=size,
+                  statistic=statistic, method=method)
+        if row is not None:
+            return row
+    return None
+
+
+def comparison_rows(stats: pd.DataFrame, statistic: str = "ratio_to_baseline", **where) -> pd.DataFrame:
+    """One row per comparison (experiment, platform, baseline, benchmark, metric, size) matching `where`,
+    by the same preference as `ratio_row`."""
+    r = rows(stats, statistic=statistic, **where)
+    if r.empty:
+        return r
+    r = r[r["method"].isin(COMPARISON_METHODS)]
+    rank = r["method"].map({m: i for i, m in enumerate(COMPARISON_METHODS)})
+    key = ["experiment", "platform", "baseline", "benchmark", "metric", "size"]
+    r = r.assign(_rank=rank.to_numpy()).sort_values("_rank", kind="stable")
+    return r.drop_duplicates(subset=[k for k in key if k in r.columns]).drop(columns="_rank").sort_index()
+
+
+def method_text(method: str) -> str:
+    """How the paper names a comparison's method."""
+    return {PAIRED_T: "paired by block", HIERARCHICAL: "hierarchical bootstrap", FIELLER: "Fieller"}.get(method, method)
 
 
 def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",)) -> list[str]:

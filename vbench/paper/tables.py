@@ -481,6 +481,66 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
                        "tab:tera-scaling", notes, size=r"\scriptsize", rules_after=tuple(rules)))
 
 
+# --- comparisons with the baseline -----------------------------------------------------------------
+
+#: (benchmark, metric, label): the comparisons the overhead table lists, when measured.
+_COMPARISONS = (
+    ("terasort", "terasort.job_time", "TeraSort job (JobHistory)"), ("terasort", "terasort_time", "TeraSort wall"),
+    ("terasort", "teragen_time", "TeraGen"), ("terasort", "teravalidate_time", "TeraValidate"),
+    ("wordcount", "job_wall_time", "WordCount"), ("sort", "sort_time", "Sort"),
+    ("dfsio", "write_throughput", "TestDFSIO write"), ("dfsio", "read_throughput", "TestDFSIO read"),
+    ("pi", "pi.job_time", "Pi job (JobHistory)"), ("pi", "job_wall_time", "Pi wall"),
+    ("nnbench", "create_write_avg_latency", "NNBench create/write"), ("mrbench", "avg_job_time", "MRBench"),
+)
+#: The method column's short names (the note spells them out).
+_METHOD_SHORT = {"paired-t (blocks)": "paired-$t$", "hierarchical bootstrap": "hier.\\ bootstrap", "fieller": "Fieller"}
+
+
+def _known(v) -> bool:
+    return v is not None and not pd.isna(v)
+
+
+def table_overheads(stats, samples, baseline="native") -> str:
+    """Every headline comparison with the baseline: ratio, interval, overhead and the method that gave them."""
+    body, methods = [], set()
+    for bench, metric, text in _COMPARISONS:
+        experiment = R.pick_experiment(stats, bench, [metric], ("platforms",))
+        if not experiment:
+            continue
+        sizes = R.sizes_for(stats, experiment, bench, metric)
+        size = sizes[-1] if sizes else None
+        for p in campaign_platforms(samples, baseline):
+            if p == baseline:
+                continue
+            ra = R.ratio_row(stats, experiment, p, bench, metric, size)
+            if ra is None or pd.isna(ra["estimate"]):
+                continue
+            ov = R.ratio_row(stats, experiment, p, bench, metric, size, "overhead_pct")
+            method = str(ra["method"])
+            methods.add(method)
+            pairs, n_plat, n_base = ra.get("n_pairs"), ra.get("n"), ra.get("n_baseline")
+            n = (str(int(pairs)) if method != "fieller" and _known(pairs)
+                 else f"{int(n_plat)}/{int(n_base)}" if _known(n_plat) and _known(n_base) else NOT_MEASURED)
+            body.append([tex_escape(text), tex_escape(p), interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"]),
+                         NOT_MEASURED if ov is None or pd.isna(ov["estimate"]) else
+                         interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]),
+                         _METHOD_SHORT.get(method, tex_escape(method)), n])
+    notes = []
+    if body:
+        notes.append(rf"Ratio platform/{tex_escape(baseline)} and overhead in \% (positive: worse), with 95\,\% intervals.")
+        if methods & {"paired-t (blocks)", "hierarchical bootstrap"}:
+            notes.append(r"Where the design ran every platform in each block, the interval comes from the within-block "
+                         r"log ratios: paired-$t$ over the blocks, or a hierarchical bootstrap (blocks, then rounds) "
+                         r"when blocks hold several rounds; $n$ is the number of pairs. A block effect that slows every "
+                         r"platform alike then cancels instead of widening the interval.")
+        if "fieller" in methods:
+            notes.append(r"Fieller: runs treated as independent (no block holds both platforms, or fewer than two "
+                         r"pairs); $n$ is platform/baseline runs.")
+    return render(Grid(["Comparison", "Platform", "Ratio [CI]", r"Overhead (\%) [CI]", "Method", "$n$"], body,
+                       "llcccc", r"Each platform against the baseline, with the method that gave the interval.",
+                       "tab:overheads", notes, size=r"\footnotesize"))
+
+
 # --- testbed ----------------------------------------------------------------------------------------
 
 _TESTBED_FROM_SAMPLES = (("Kernel", "kernel"), ("Java", "java_version"), ("Hadoop", "hadoop_version"),
@@ -577,6 +637,7 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
     "tera_elapsed": (table_tera_elapsed, "tab:tera-elapsed", "VMware, Table 2"),
     "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
     "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
+    "overheads": (table_overheads, "tab:overheads", "every headline comparison with its method"),
 }
 
 
