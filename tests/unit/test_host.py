@@ -1,6 +1,9 @@
 """vbench.host: pinned host keys, and a Connection that is built without connecting."""
+import os
 import shutil
+import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import paramiko
@@ -77,3 +80,50 @@ def test_connect_does_not_load_the_users_known_hosts(tmp_path, host_pub):
     conn = connect(_host(tmp_path, known))
     assert list(conn.client.get_host_keys().keys()) == ["10.213.0.11"]
     assert len(conn.client._system_host_keys) == 0
+
+
+def test_a_testbed_endpoint_connects_from_its_namespace_through_no_proxy_process(tmp_path, host_pub):
+    known = tmp_path / "known_hosts"
+    known.write_text(known_hosts_line(["10.213.0.11"], host_pub) + "\n")
+    ep = SshEndpoint(address="10.213.0.11", user="root", key_file=tmp_path / "id", known_hosts=known, netns="vb-ctl")
+    conn = connect(Host(name="worker1", role="worker", platform="native", address="10.213.0.11", work_dir="/w", ssh=ep))
+    assert conn.netns == "vb-ctl" and conn.gateway  # fabric opens a gateway only when one is set
+    proxied = SshEndpoint(address="h", user="root", key_file=tmp_path / "id", known_hosts=known, proxy_command="nc %h %p")
+    assert connect(Host(name="h", role="worker", platform="native", address="h", work_dir="/w", ssh=proxied)).netns is None
+
+
+def test_netns_socket_names_a_missing_namespace():
+    from vbench.host import netns_socket
+
+    with pytest.raises(FileNotFoundError):
+        netns_socket("vbench-no-such-namespace", "127.0.0.1", 22, 1.0)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2")
+def test_netns_socket_reaches_a_listener_that_only_the_namespace_has():
+    """A listener on 127.0.0.1 inside a namespace of its own: reached from the namespace, while
+    this process's own loopback has no such port."""
+    from vbench.host import netns_socket
+
+    ns = f"vbut{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    listener = None
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        code = ("import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); "
+                "print(s.getsockname()[1], flush=True); c, _ = s.accept(); c.sendall(b'hello from the namespace')")
+        listener = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        port = int(listener.stdout.readline())
+        here = os.stat("/proc/thread-self/ns/net").st_ino
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()  # not in this namespace
+        sock = netns_socket(ns, "127.0.0.1", port, 5.0)
+        with sock:
+            assert sock.recv(100) == b"hello from the namespace"
+        # Only the short-lived thread entered the namespace; this one is where it was.
+        assert os.stat("/proc/thread-self/ns/net").st_ino == here
+    finally:
+        if listener is not None:
+            listener.kill()
+            listener.wait()
+        subprocess.run(["ip", "netns", "del", ns], check=False)

@@ -106,7 +106,7 @@ class TestbedContext:
             user=self.params.ssh_user,
             key_file=self.paths.client_key,
             known_hosts=self.paths.known_hosts,
-            proxy_command=f"ip netns exec {netcmd.controller_netns(self.params.name)} nc %h %p",
+            netns=netcmd.controller_netns(self.params.name),
         )
 
 
