@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.integration.conftest import REPO, leftovers, it_hadoop
 from vbench.errors import ClusterNotReady
@@ -150,7 +151,20 @@ def test_what_vbench_did_not_create_survives_and_a_live_testbed_is_not_taken_twi
         down = vbench("testbed", "down")
         assert down.returncode == 0, down.stderr
         assert bridge_exists() and sleeper.poll() is None
+        # A campaign (which clears its testbed before each configuration) refuses it the same way.
+        design = it_params_dir / "foreign.yaml"
+        design.write_text(yaml.safe_dump({"experiment": {
+            "name": "foreign", "platforms": ["native"], "repetitions": 1, "workers": 1,
+            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}]}}))
+        data = it_params_dir / "data"
+        refused = vbench("campaign", "run", str(design), "--data", str(data))
+        assert f"bridge {bridge}" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+        assert bridge_exists() and sleeper.poll() is None
         subprocess.run(["ip", "link", "del", bridge], check=True)
+        # Without the foreign bridge the campaign runs, and what vbench did not start still runs.
+        ran = vbench("campaign", "run", str(design), "--data", str(data / "again"))
+        assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+        assert sleeper.poll() is None and leftovers(it_testbed) == []
 
         assert vbench("testbed", "up").returncode == 0
         again = vbench("testbed", "up")
