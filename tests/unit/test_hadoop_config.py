@@ -154,3 +154,13 @@ def test_config_hash_changes_when_a_param_changes(change):
 def test_config_hash_changes_with_the_master():
     hp = hadoop_params()
     assert config_hash(render_conf(hp, "master", LAYOUT)) != config_hash(render_conf(hp, "nn", LAYOUT))
+
+
+def test_every_local_directory_a_daemon_writes_is_under_the_hosts_data_or_logs():
+    """Nothing of a cluster's goes to /tmp, where it is shared by every cluster and outlives them."""
+    files = _render()
+    for name in ("core-site.xml", "hdfs-site.xml", "yarn-site.xml"):
+        for key, value in _props(files[name]).items():
+            if key.endswith(("dir", "dirs", "root-dir")) and "/" in value:
+                assert "/tmp/" not in value.replace(LAYOUT.work_dir, ""), (key, value)
+    assert _props(files["yarn-site.xml"])["yarn.node-attribute.fs-store.root-dir"].startswith(f"file://{LAYOUT.work_dir}")

@@ -123,6 +123,9 @@ def site_properties(hp: HadoopParams, master: str, layout: HostLayout,
         "yarn.scheduler.maximum-allocation-vcores": str(hp.nodemanager_vcores),
         "yarn.nodemanager.local-dirs": f"{d}/yarn/local",
         "yarn.nodemanager.log-dirs": f"{layout.logs}/userlogs",
+        # The ResourceManager's node-attribute store defaults to /tmp/hadoop-yarn-<user>, shared by
+        # every cluster on the machine and left behind by each.
+        "yarn.node-attribute.fs-store.root-dir": f"file://{d}/yarn/node-attribute",
         "yarn.application.classpath": app_cp,
         "yarn.nodemanager.env-whitelist": "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,"
         "CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ,HADOOP_MAPRED_HOME,"
