@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from vbench.campaign.design import deep_merge
 from vbench.params import HadoopParams, TestbedParams, hadoop_params, testbed_params
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ IT_SUBNET = f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"
 #: the C1 compiler only, which takes about a third off every bring-up and half the CPU off a short
 #: job here (HadoopParams.daemon_jvm_flags, job_jvm_flags). These tests check what vbench does, not
 #: how fast Hadoop is: no figure is quoted from them, and campaigns keep Hadoop's default JIT.
-IT_JVM_FLAGS = ("-XX:TieredStopAtLevel=1",)
+IT_JVM_FLAGS = ["-XX:TieredStopAtLevel=1"]
 #: A NodeManager asked to stop waits for its applications (process-kill-wait + sleep-delay + 1 s,
 #: ~7 s by default), then for its log handler's scheduled deletions (10 s, as long as any task
 #: log is retained): every teardown after a job took 11 s instead of 3. These tests read no task
@@ -38,8 +39,6 @@ IT_HADOOP = {"daemon_jvm_flags": IT_JVM_FLAGS, "job_jvm_flags": IT_JVM_FLAGS, "e
 def it_hadoop(params: dict | None = None) -> HadoopParams:
     """Hadoop params of a test cluster: the defaults (= params/hadoop.yaml), C1 JVMs, quick
     NodeManager shutdown, then `params`."""
-    from vbench.campaign.design import deep_merge
-
     return hadoop_params(deep_merge(IT_HADOOP, params or {}))
 
 
@@ -98,9 +97,7 @@ def it_params_dir(tmp_path, it_testbed):
     tb = it_testbed.model_dump(mode="json", exclude_none=True)
     (d / "testbed.yaml").write_text(yaml.safe_dump({"testbed": tb}))
     hadoop = yaml.safe_load((REPO / "params" / "hadoop.yaml").read_text())
-    from vbench.campaign.design import deep_merge
-
-    hadoop["hadoop"] = deep_merge(hadoop["hadoop"], {k: list(v) if isinstance(v, tuple) else v for k, v in IT_HADOOP.items()})
+    hadoop["hadoop"] = deep_merge(hadoop["hadoop"], IT_HADOOP)
     (d / "hadoop.yaml").write_text(yaml.safe_dump(hadoop))
     return d
 

@@ -58,7 +58,7 @@ def start_line(daemon: Daemon, java_home: str, layout: HostLayout, heap_mb: int,
     java = java_line(java_home, layout, heap_mb, daemon.main_class, jvm_flags=flags, log_name=daemon.name)
     return (
         f"mkdir -p {shlex.quote(layout.logs)} {shlex.quote(layout.run)} {shlex.quote(tmp)} && "
-        f"p=$(cat {pid} 2>/dev/null); if [ -n \"$p\" ] && {_is_ours(daemon, layout)}; then echo running; else "
+        f"{_read_pid(daemon, layout)}; if {_is_ours(daemon, layout)}; then echo running; else "
         # Only the simple command is backgrounded, so $! is the JVM itself and no subshell
         # keeps the SSH channel's stdout open.
         f"cd {shlex.quote(layout.work_dir)}; nohup {java} >> {log} 2>&1 < /dev/null & "
@@ -70,6 +70,11 @@ def identity(daemon: Daemon, layout: HostLayout) -> str:
     """What the command line of the JVM vbench started for `daemon` in `layout` contains, and no
     other process's does: its own log directory and file (java_line puts them side by side)."""
     return f"-Dhadoop.log.dir={layout.logs} -Dhadoop.log.file={daemon.name}.log"
+
+
+def _read_pid(daemon: Daemon, layout: HostLayout) -> str:
+    """Sets $p to the pid in the daemon's pid file ('' when there is none)."""
+    return f"p=$(cat {shlex.quote(layout.pid_file(daemon.name))} 2>/dev/null)"
 
 
 def _is_ours(daemon: Daemon, layout: HostLayout) -> str:
@@ -88,9 +93,8 @@ def stop_line(daemons: list[Daemon], layout: HostLayout, grace_s: int = 10) -> s
     other they made every teardown wait 10-18 s."""
     parts = ["pids=''"]
     for d in daemons:
-        pid = shlex.quote(layout.pid_file(d.name))
-        parts.append(f"if [ -f {pid} ]; then p=$(cat {pid}); if {_is_ours(d, layout)}; then "
-                     f"kill $p 2>/dev/null; pids=\"$pids $p:{d.name}\"; fi; fi")
+        parts.append(f"{_read_pid(d, layout)}; if {_is_ours(d, layout)}; then kill $p 2>/dev/null; "
+                     f"pids=\"$pids $p:{d.name}\"; fi")
     parts.append(
         f"for i in $(seq {grace_s * 10}); do left=''; for e in $pids; do "
         # A process that has exited but is not yet reaped keeps its pid with an empty command line.
@@ -106,8 +110,7 @@ def stop_line(daemons: list[Daemon], layout: HostLayout, grace_s: int = 10) -> s
 def alive_line(daemons: list[Daemon], layout: HostLayout) -> str:
     """Prints 'name up' or 'name down' per daemon: up only if its pid file names the JVM vbench started."""
     checks = [
-        f"p=$(cat {shlex.quote(layout.pid_file(d.name))} 2>/dev/null); "
-        f"if [ -n \"$p\" ] && {_is_ours(d, layout)}; then echo {d.name} up; else echo {d.name} down; fi"
+        f"{_read_pid(d, layout)}; if {_is_ours(d, layout)}; then echo {d.name} up; else echo {d.name} down; fi"
         for d in daemons
     ]
     return "; ".join(checks)
