@@ -6,10 +6,14 @@ class VbenchError(Exception):
 
 
 class ParamsError(VbenchError):
-    """Bad input, found before anything was started. Names the offending field."""
+    """Bad input, found before anything was started: `field` names what is wrong, `message` says how.
+
+    Both are kept apart so that a caller placing the error inside a file, a section or a
+    configuration (`vbench.params.prefixed`) never has to take the printed "<field>: <message>" apart again."""
 
     def __init__(self, field: str, message: str):
         self.field = field
+        self.message = message
         super().__init__(f"{field}: {message}")
 
 

@@ -17,7 +17,7 @@ from vbench.benchmarks import registry
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.campaign.study import load_study
 from vbench.errors import ParamsError
-from vbench.params import HadoopParams, TestbedParams, describe_validation_error, first_problem, load_yaml_section
+from vbench.params import HadoopParams, TestbedParams, describe_validation_error, first_problem, load_yaml_section, prefixed
 
 PARAMS = Path(__file__).resolve().parents[2] / "params"
 
@@ -272,6 +272,24 @@ def test_describe_validation_error_places_the_path_under_where():
     e = describe_validation_error(err.value, "params/hadoop.yaml: hadoop", HadoopParams)
     assert e.field == "params/hadoop.yaml: hadoop.heaps.namenode"
     assert str(e) == "params/hadoop.yaml: hadoop.heaps.namenode: expected an integer, got 'big'"
+
+
+def test_params_error_keeps_field_and_message_apart():
+    e = ParamsError("params/hadoop.yaml: hadoop.heaps", "expected a mapping (key: value), got a list")
+    assert (e.field, e.message) == ("params/hadoop.yaml: hadoop.heaps", "expected a mapping (key: value), got a list")
+    # Placing it inside a configuration keeps the message whole, though field and message hold ": "
+    # (taking str(e) apart at its first ": " used to cut the file name off into the message).
+    inner = prefixed(e, "configuration lxc")
+    assert (inner.field, inner.message) == ("configuration lxc: params/hadoop.yaml: hadoop.heaps", e.message)
+    assert str(inner) == f"configuration lxc: params/hadoop.yaml: hadoop.heaps: {e.message}"
+    assert prefixed(ParamsError("", "is empty"), "params/x.yaml").field == "params/x.yaml"
+
+
+def test_a_validation_error_with_no_path_and_no_where_is_named_by_its_model():
+    with pytest.raises(ValidationError) as err:
+        Choice.model_validate([1])
+    e = describe_validation_error(err.value, model=Choice)
+    assert (e.field, e.message) == ("Choice", "expected a mapping (key: value), got a list")
 
 
 def test_a_field_named_by_a_model_validator_is_the_path():

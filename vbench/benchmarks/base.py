@@ -25,8 +25,7 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from vbench.errors import ParamsError
-from vbench.params import first_problem
+from vbench.params import describe_validation_error
 from vbench.samples import UNITS, Sample
 
 
@@ -64,8 +63,7 @@ class BenchConfig(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             # Callers (design, `vbench bench`, tests) expect the one error type that names the field.
-            problem = first_problem(exc, type(self))
-            raise ParamsError(problem.path or type(self).__name__, problem.message) from None
+            raise describe_validation_error(exc, model=type(self)) from None
 
 
 #: Host names and addresses end up inside shell command lines; refusing anything but the

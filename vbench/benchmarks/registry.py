@@ -14,7 +14,7 @@ from vbench.benchmarks.base import BenchConfig, ContractError, replace, require_
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.errors import ParamsError
-from vbench.params import message_of
+from vbench.params import prefixed
 
 
 def _kinds(**tables: dict[str, ModuleType]) -> dict[str, dict[str, ModuleType]]:
@@ -82,7 +82,7 @@ def make_config(module: ModuleType, overrides: dict[str, str], preset: str | Non
     try:
         return replace(base, **values)
     except ParamsError as exc:
-        raise ParamsError(f"{module.NAME}.{exc.field}", message_of(exc)) from None
+        raise prefixed(exc, module.NAME, ".") from None
 
 
 #: What an Optional field reads as None: Python's and YAML's spellings, or nothing at all.

@@ -19,7 +19,7 @@ from vbench.errors import ParamsError
 from vbench.isolation.stress import STRESSES
 from vbench.params import (
     CONTAINER_PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, HostParams, LimitsParams, TestbedParams, _validate,
-    load_yaml_section,
+    load_yaml_section, prefixed,
 )
 from vbench.units import mib_or_size
 
@@ -103,7 +103,7 @@ def load_isolation(path: Path, **overrides) -> IsolationParams:
     try:
         return isolation_params(data)
     except ParamsError as exc:
-        raise ParamsError(f"{path}: {exc.field}", str(exc).split(": ", 1)[1]) from None
+        raise prefixed(exc, str(path)) from None
 
 
 def neighbour_name(testbed: str) -> str:
