@@ -18,7 +18,8 @@ from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.provenance import vbench_commit
-from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
+from vbench.machine_fit import MachineFacts, check_cluster_fits
+from vbench.params import HadoopParams, TestbedParams
 from vbench.samples import Sample, append_records
 from vbench.testbed import Testbed
 from vbench.units import format_size

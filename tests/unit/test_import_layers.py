@@ -17,7 +17,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 #: Lowest first: the top-level modules and packages of vbench/ in each layer. "vbench" is the
 #: package's own __init__.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("errors", "units", "validate", "params", "host", "lifecycle", "durable", "ledger",
+    ("core", ("errors", "units", "validate", "params", "machine_fit", "host", "lifecycle", "durable", "ledger",
               "samples", "store", "cache", "statedir", "vbench")),
     ("hosts", ("testbed", "inventory")),
     ("cluster", ("hadoop",)),

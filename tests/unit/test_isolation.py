@@ -13,7 +13,7 @@ from vbench.isolation import stress as S
 from vbench.isolation import workload as W
 from vbench.isolation.run import condition_stamp, plan, watch_samples
 from vbench.isolation.watch import summarise
-from vbench.params import MachineFacts, check_limits_fit
+from vbench.machine_fit import MachineFacts, check_limits_fit
 from vbench.params import testbed_params as make_testbed
 from vbench.samples import Sample
 from vbench.stats.slowdown import slowdown_rows, slowdown_stats

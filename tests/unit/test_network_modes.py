@@ -7,7 +7,8 @@ from vbench.benchmarks import netmatrix
 from vbench.commands.testbed_cmd import with_network
 from vbench.errors import ParamsError
 from vbench.hadoop.config import HostLayout, network_mode_properties, render_conf
-from vbench.params import MachineFacts, check_cluster_fits, check_physical_hosts_fit, hadoop_params
+from vbench.machine_fit import MachineFacts, check_cluster_fits, check_physical_hosts_fit
+from vbench.params import hadoop_params
 from vbench.params import testbed_params as make_testbed
 from vbench.testbed import physnet
 

@@ -5,9 +5,8 @@ from pathlib import Path
 import pytest
 
 from vbench.errors import ParamsError
+from vbench.machine_fit import MachineFacts, check_cluster_fits
 from vbench.params import (
-    MachineFacts,
-    check_cluster_fits,
     hadoop_params,
     load_hadoop,
     load_testbed,
@@ -215,29 +214,6 @@ def test_map_memory_larger_than_nodemanager_memory_is_refused():
 def test_extra_properties_for_an_unknown_file_are_refused():
     err = _refused(hadoop_params, {"extra": {"foo-site": {"a": "b"}}})
     assert err.field.startswith("hadoop.extra")
-
-
-# --- check_cluster_fits ------------------------------------------------------------------
-
-
-def test_cluster_larger_than_the_machines_memory_is_refused():
-    with pytest.raises(ParamsError) as info:
-        check_cluster_fits(make_testbed(), hadoop_params(), MachineFacts(mem_total_mb=4096, cpus=2))
-    assert info.value.field == "hadoop.nodemanager_memory_mb"
-    # Defaults: 384+384+192+256 on the master, 2 x (192+256+2048) on the workers.
-    assert "needs 6208 MiB" in str(info.value)
-    assert "4096 MiB" in str(info.value)
-
-
-def test_cluster_that_fits_is_accepted():
-    check_cluster_fits(make_testbed(), hadoop_params(), MachineFacts(mem_total_mb=6208, cpus=2))
-
-
-def test_replication_above_the_worker_count_is_refused():
-    with pytest.raises(ParamsError) as info:
-        check_cluster_fits(make_testbed({"workers": 2}), hadoop_params({"replication": 3}), BIG_MACHINE)
-    assert info.value.field == "hadoop.replication"
-    assert "3 replicas" in str(info.value) and "has 2" in str(info.value)
 
 
 # --- loading files -----------------------------------------------------------------------

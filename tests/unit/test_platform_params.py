@@ -2,12 +2,10 @@
 import pytest
 
 from vbench.errors import ParamsError
+from vbench.machine_fit import MachineFacts, check_cluster_fits, check_limits_fit
 from vbench.params import (
     DISK_WEIGHT_REFUSAL,
     VM_DEFAULT_MEMORY_MB,
-    MachineFacts,
-    check_cluster_fits,
-    check_limits_fit,
     hadoop_params,
     parse_cpuset,
     testbed_params as make_testbed,

@@ -30,7 +30,8 @@ from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.monitor.monitor import Monitor, finish_monitor
-from vbench.params import HadoopParams, MachineFacts, TestbedParams, check_cluster_fits
+from vbench.machine_fit import MachineFacts, check_cluster_fits
+from vbench.params import HadoopParams, TestbedParams
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.host import Host
 from vbench.ledger import read_ledger

@@ -16,7 +16,7 @@ from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.monitor.monitor import MonitorSpec
-from vbench.params import MachineFacts, check_cluster_fits
+from vbench.machine_fit import MachineFacts, check_cluster_fits
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed

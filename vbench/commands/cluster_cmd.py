@@ -8,7 +8,7 @@ from vbench.commands.common import add_params_options, hadoop_from_args, testbed
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
-from vbench.params import MachineFacts, check_cluster_fits
+from vbench.machine_fit import MachineFacts, check_cluster_fits
 from vbench.smoke import result_dict, run_smoke, save_smoke
 from vbench.testbed import Testbed
 from vbench.testbed.local import testbed_status

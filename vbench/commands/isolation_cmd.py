@@ -13,7 +13,7 @@ from vbench.isolation import params as P
 from vbench.isolation.run import plan, run_isolation
 from vbench.isolation.stress import STRESSES
 from vbench.lifecycle import interrupts_unwind
-from vbench.params import MachineFacts, check_cluster_fits
+from vbench.machine_fit import MachineFacts, check_cluster_fits
 from vbench.provenance import vbench_commit
 from vbench.samples import Sample, read_records
 from vbench.stats.slowdown import slowdown_rows, slowdown_stats

@@ -27,7 +27,8 @@ from typing import Callable
 from vbench.errors import VbenchError
 from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
-from vbench.params import TestbedParams, check_physical_hosts_fit
+from vbench.machine_fit import check_physical_hosts_fit
+from vbench.params import TestbedParams
 from vbench.testbed import facts, netcmd, owned, physnet, physhosts, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import cgroup_dirs, cgroup_pids, kill_cgroup, remove_cgroups

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from vbench.errors import VbenchError
 from vbench.host import Host
-from vbench.params import HostParams, MachineFacts, check_limits_fit
+from vbench.machine_fit import MachineFacts, check_limits_fit
+from vbench.params import HostParams
 from vbench.testbed import netcmd, sysops
 from vbench.testbed.guest import (
     CONTAINER_SSHD_LOG, cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity,

@@ -31,7 +31,8 @@ from pathlib import Path
 from vbench.errors import VbenchError
 from vbench.cache import default_cache_dir
 from vbench.host import Host, connect
-from vbench.params import VM_DEFAULT_CPUS, VM_DEFAULT_MEMORY_MB, HostParams, MachineFacts, check_limits_fit
+from vbench.machine_fit import MachineFacts, check_limits_fit
+from vbench.params import VM_DEFAULT_CPUS, VM_DEFAULT_MEMORY_MB, HostParams
 from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.guest import (
     cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity, write_with_mode,
