@@ -152,3 +152,146 @@ def test_params_for_applies_experiment_then_factor_levels_without_losing_the_net
     assert (tb.network.bridge, str(tb.network.subnet), tb.network.mode) == ("xbr", "10.9.0.0/24", "nat")
     assert tb.network.link.rate_mbit == 100
     assert (hp.topology, hp.replication) == ("rack", 1)
+
+
+# --- rounds: randomised multiple interleaved trials (issue #18) ----------------------------
+
+RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
+
+
+def _committed():
+    return sorted(p.parent.name for p in RAW.glob("*/campaign.json"))
+
+
+@pytest.mark.parametrize("campaign", _committed())
+def test_committed_campaigns_keep_their_design_hash_cell_ids_and_order(campaign):
+    # What a design without rounds expands to is pinned by the campaigns already measured: the
+    # hash they recorded, and the cells their ledgers hold, in the order each stage ran them.
+    import json
+
+    from vbench.ledger import read_ledger
+
+    recorded = json.loads((RAW / campaign / "campaign.json").read_text())
+    e = Experiment.model_validate(recorded["experiment"])
+    assert e.rounds == 1 and design_hash(e) == recorded["design_hash"]
+    records = read_ledger(RAW / campaign / "samples.jsonl").records
+    for kind in ("micro", "hadoop"):
+        ran = list(dict.fromkeys(r["metadata"]["cell_id"] for r in records
+                                 if r["metadata"].get("benchmark_kind") == kind))
+        assert ran == [c.cell_id for c in expand(e) if c.variant.kind == kind]
+
+
+def test_rounds_and_interleave_change_the_design_hash():
+    # At their defaults they leave it alone (test_campaign_faults.py); given, they make another design.
+    assert len({design_hash(exp()), design_hash(exp(rounds=2)),
+                design_hash(exp(rounds=2, interleave="alternating"))}) == 3
+
+
+def test_one_round_is_the_design_without_rounds():
+    assert expand(exp(rounds=1)) == expand(exp())
+    assert all(c.round is None and "/r" not in c.cell_id for c in expand(exp()))
+
+
+def _two_platforms(**kw) -> Experiment:
+    return exp(**{"platforms": ("native", "lxc"), "repetitions": 2, "rounds": 3, **kw})
+
+
+@pytest.mark.parametrize("interleave", ["concurrent", "alternating"])
+def test_every_cell_runs_once_per_round(interleave):
+    e = _two_platforms(interleave=interleave)
+    cells = expand(e)
+    ids = [c.cell_id for c in cells]
+    assert len(ids) == len(set(ids)) == 2 * 3 * 2 * 4
+    per_round = Counter((c.block, c.round) for c in cells)
+    assert per_round == {(b, r): 8 for b in range(2) for r in range(3)}
+    for b in range(2):
+        for r in range(3):
+            assert {(c.config.key, c.variant.key) for c in cells if (c.block, c.round) == (b, r)} == \
+                {(p, v) for p in ("native", "lxc") for v in ("cpu", "pi", "terasort[size_mb=16]", "terasort[size_mb=32]")}
+    assert ids[0] == f"b0/r0/{cells[0].config.key}/{cells[0].variant.key}"
+    assert [c.block for c in cells] == sorted(c.block for c in cells)
+
+
+def test_concurrent_rounds_are_seeded_permutations_of_every_configuration_and_benchmark():
+    def orders(seed):
+        cells = expand(_two_platforms(seed=seed, repetitions=4))
+        return {(b, r, k): [(c.config.key, c.variant.key) for c in cells if (c.block, c.round, c.variant.kind) == (b, r, k)]
+                for b in range(4) for r in range(3) for k in ("micro", "hadoop")}
+
+    a, again, other = orders(1), orders(1), orders(2)
+    assert a == again and a != other
+    hadoop = [tuple(v) for (b, r, k), v in a.items() if k == "hadoop"]
+    assert len(set(hadoop)) > len(hadoop) // 2  # a fresh order in (nearly) every round
+    # Platforms are interleaved within a round, not run one after the other.
+    assert any(len({p for p, _ in v[:len(v) // 2]}) == 2 for v in hadoop)
+
+
+def test_concurrent_blocks_calibrate_every_round_before_any_suite_round():
+    cells = expand(_two_platforms())
+    for b in range(2):
+        kinds = [c.variant.kind for c in cells if c.block == b]
+        assert kinds == sorted(kinds, key=lambda k: k != "micro")
+        rounds = [c.round for c in cells if c.block == b and c.variant.kind == "hadoop"]
+        assert rounds == sorted(rounds)
+
+
+def test_alternating_runs_one_configuration_at_a_time_in_reversed_order_every_other_round():
+    cells = expand(_two_platforms(interleave="alternating", rounds=4))
+    for b in range(2):
+        order = [tuple(dict.fromkeys(c.config.key for c in cells if (c.block, c.round) == (b, r))) for r in range(4)]
+        assert order[0] == order[2] and order[1] == order[3] == order[0][::-1] and len(order[0]) == 2
+        for r in range(4):
+            keys = [c.config.key for c in cells if (c.block, c.round) == (b, r)]
+            assert keys == sorted(keys, key=order[r].index)  # one configuration, then the other
+
+
+def test_alternating_needs_rounds():
+    with pytest.raises(ValueError, match="rounds > 1"):
+        exp(interleave="alternating")
+
+
+def test_sessions_without_rounds_are_one_per_block_and_configuration_without_warmup_runs():
+    from vbench.campaign.design import sessions
+
+    e = exp(platforms=("native", "lxc"))
+    ss = sessions(e, expand(e))
+    assert [(s.block, [c.key for c in s.configs]) for s in ss] == [(s.block, [s.runs[0].config.key]) for s in ss]
+    assert len(ss) == 3 * 2 and [r for s in ss for r in s.runs] == expand(e)
+
+
+def test_a_concurrent_session_holds_the_blocks_configurations_and_warms_each_benchmark_up_first():
+    from vbench.campaign.design import sessions
+
+    e = _two_platforms()
+    ss = sessions(e, expand(e))
+    assert [s.block for s in ss] == [0, 1] and all({c.key for c in s.configs} == {"native", "lxc"} for s in ss)
+    for s in ss:
+        assert [c for c in s.runs if not c.warms_up] == s.cells == [c for c in expand(e) if c.block == s.block]
+        for kind in ("micro", "hadoop"):
+            runs = [r for r in s.runs if r.variant.kind == kind]
+            n_warm = len({(r.config.key, r.variant.key) for r in runs})
+            assert all(r.warms_up and r.warmup for r in runs[:n_warm]) and not any(r.warms_up for r in runs[n_warm:])
+        warm = [r.cell_id for r in s.runs if r.warms_up]
+        assert len(warm) == len(set(warm)) == 2 * 4 and all(w.endswith("/warmup") and "/r0/" in w for w in warm)
+
+
+def test_alternating_sessions_are_one_configuration_per_round_each_warmed_up():
+    from vbench.campaign.design import sessions
+
+    e = _two_platforms(interleave="alternating")
+    ss = sessions(e, expand(e))
+    assert len(ss) == 2 * 3 * 2 and all(len(s.configs) == 1 for s in ss)
+    for s in ss:
+        warm = [r for r in s.runs if r.warms_up]
+        assert len(warm) == 4 and {r.round for r in s.runs} == {s.runs[0].round}
+
+
+def test_a_resumed_session_warms_up_only_what_it_still_runs():
+    from vbench.campaign.design import sessions
+
+    e = _two_platforms()
+    block0 = [c for c in expand(e) if c.block == 0]
+    todo = [c for c in block0 if c.variant.kind == "hadoop" and (c.round, c.config.key) != (0, "lxc")][5:]
+    (s,) = sessions(e, todo)
+    assert s.cells == todo
+    assert {(r.config.key, r.variant.key) for r in s.runs if r.warms_up} == {(c.config.key, c.variant.key) for c in todo}

@@ -33,6 +33,11 @@ def test_variant_key_drops_the_block():
     assert variant_key("b1/lxc[network.mode=nat]/terasort[size_mb=16]") == "lxc[network.mode=nat]/terasort[size_mb=16]"
 
 
+def test_variant_key_drops_the_round_too_but_keeps_a_warmup_run_apart():
+    assert variant_key("b12/r3/lxc/terasort[size_mb=16]") == "lxc/terasort[size_mb=16]"
+    assert variant_key("b0/r0/native/pi/warmup") == "native/pi/warmup"
+
+
 def test_lines_off_a_terminal_say_done_total_running_cell_elapsed_eta_and_each_verdict():
     out, clock = io.StringIO(), Clock()
     p = ProgressReport(stream=out, clock=clock)

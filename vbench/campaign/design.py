@@ -8,6 +8,19 @@ given as a list of levels (e.g. a TeraSort size sweep). Repetitions form blocks:
 runs every configuration once, in a seeded random order, with the benchmarks in a seeded
 random order inside each configuration, so that slow drift of the machine spreads over all
 configurations instead of masquerading as an effect (as ReBench and asv randomise against drift).
+
+Rounds (issue #18, randomised multiple interleaved trials: Abedi & Brecht, ICPE 2017): with
+`rounds: N` > 1 a block holds N rounds, and each round runs every (configuration, benchmark)
+cell once in a fresh seeded random order, so that the configurations compared are measured
+side by side, minutes apart, on the same cluster instances. With `interleave: concurrent` (the
+default) the clusters of every configuration are up together for the whole block (one
+*session*); with `interleave: alternating` one configuration is up at a time, a fresh testbed
+and cluster per round, in an order that is reversed every other round. Each session's first run
+of every benchmark is a warm-up run (JIT, page cache, HDFS placement on a fresh cluster): run
+before the session's first cell of that benchmark, recorded with `warmup: true`, excluded by
+the statistics' rule; warm-up runs belong to a cluster instance, not to the design, so a
+resumed session warms its fresh clusters again. `rounds: 1` is the design as it was: one
+configuration at a time, no warm-up runs, the same cell ids, order and design hash.
 """
 from __future__ import annotations
 
@@ -15,7 +28,7 @@ import hashlib
 import itertools
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -107,7 +120,12 @@ class Experiment(BaseModel):
     #: Recorded with every sample; a statistics group key.
     experiment: str = "platforms"
     platforms: tuple[str, ...] = ("native",)
+    #: Blocks: each a fresh testbed and cluster per configuration (cluster-level variation sampled).
     repetitions: int = Field(3, ge=1, le=1000)
+    #: Rounds per block (see the module doc); 1: configurations one after the other, as before.
+    rounds: int = Field(1, ge=1, le=1000)
+    #: With rounds: the clusters of a block up together, or one at a time in alternating order.
+    interleave: Literal["concurrent", "alternating"] = "concurrent"
     #: Leading blocks marked warm-up: run and stored, excluded by the statistics' rule.
     warmup_blocks: int = Field(0, ge=0)
     seed: int = 20141
@@ -139,6 +157,13 @@ class Experiment(BaseModel):
         for path, levels in v.items():
             _check_factor(path, levels)
         return v
+
+    @model_validator(mode="after")
+    def _interleaved(self) -> "Experiment":
+        if self.interleave != "concurrent" and self.rounds == 1:
+            raise ValueError("interleave: alternating needs rounds > 1 (with one round per block, "
+                             "configurations already run one at a time)")
+        return self
 
     @model_validator(mode="after")
     def _compared(self) -> "Experiment":
@@ -213,12 +238,18 @@ class Configuration:
 
 @dataclass(frozen=True)
 class Cell:
-    """The unit of work and of resumption: one variant in one configuration in one block."""
+    """The unit of work and of resumption: one variant in one configuration in one block (and
+    round, when the design has rounds). A warm-up run (`warms_up`) is a Cell too, but not one of
+    the design's: it opens a session and is run again whenever its session is."""
 
     block: int
     config: Configuration
     variant: Variant
+    #: Excluded by the statistics' warm-up rule (a warm-up block, or a warm-up run).
     warmup: bool
+    #: None in a design without rounds: its cell ids keep their old form.
+    round: int | None = None
+    warms_up: bool = False
 
     @property
     def platform(self) -> str:
@@ -226,7 +257,29 @@ class Cell:
 
     @property
     def cell_id(self) -> str:
-        return f"b{self.block}/{self.config.key}/{self.variant.key}"
+        r = "" if self.round is None else f"r{self.round}/"
+        return f"b{self.block}/{r}{self.config.key}/{self.variant.key}" + ("/warmup" if self.warms_up else "")
+
+    def repetition(self, rounds: int) -> int:
+        """The run's number among its variant's runs in one configuration, in run order (the
+        statistics' `repetition`): the block, or block x rounds + round."""
+        return self.block if self.round is None else self.block * rounds + self.round
+
+
+@dataclass(frozen=True)
+class Session:
+    """Configurations up at the same time, each on a fresh testbed and cluster of its own, and
+    the runs made on them in order: a design's cells with a warm-up run before the session's
+    first cell of each benchmark (designs with rounds)."""
+
+    block: int
+    configs: tuple[Configuration, ...]
+    runs: tuple[Cell, ...]
+
+    @property
+    def cells(self) -> list[Cell]:
+        """The design's cells among the runs (not the warm-up runs)."""
+        return [r for r in self.runs if not r.warms_up]
 
 
 def variants(specs: tuple[BenchmarkSpec, ...]) -> list[Variant]:
@@ -251,13 +304,16 @@ def _text(v: Any) -> str:
 
 def expand(exp: Experiment) -> list[Cell]:
     """Every cell of the design in run order: blocks in sequence, configurations and variants
-    shuffled within each block by a generator seeded from the experiment's seed and the block."""
+    shuffled within each block by a generator seeded from the experiment's seed and the block
+    (designs with rounds: `_expand_rounds`)."""
     micro = variants(exp.calibrate)
     hadoop = variants(exp.suite)
     labels = {factor_label(p) for p in exp.factors}
     clash = sorted(labels & {k for v in (*micro, *hadoop) for k, _ in v.levels})
     if clash:
         raise ParamsError("factors", f"{clash} is both an environment factor and a benchmark parameter factor")
+    if exp.rounds > 1:
+        return _expand_rounds(exp, micro, hadoop)
     cells = []
     for block in range(exp.repetitions):
         rng = random.Random(f"{exp.seed}:{block}")
@@ -272,10 +328,85 @@ def expand(exp: Experiment) -> list[Cell]:
     return cells
 
 
+def _expand_rounds(exp: Experiment, micro: list[Variant], hadoop: list[Variant]) -> list[Cell]:
+    """Blocks in sequence, each of `exp.rounds` rounds in which every (configuration, variant)
+    runs once, shuffled by a generator seeded from the seed, the block and the round.
+
+    concurrent: within a block the calibration's rounds come first (on the testbeds, before any
+    Hadoop daemon loads the machine), then the suite's; each round a permutation of every
+    configuration's variants. alternating: round by round, one configuration at a time, in an
+    order shuffled per block and reversed every other round (A B, B A, A B ...), calibration
+    before the suite within each configuration as in a design without rounds."""
+    cells: list[Cell] = []
+    for block in range(exp.repetitions):
+        warm = block < exp.warmup_blocks
+        configs = exp.configurations()
+        rngs = [random.Random(f"{exp.seed}:{block}:{r}") for r in range(exp.rounds)]
+
+        def cell(config: Configuration, v: Variant, r: int) -> Cell:
+            return Cell(block, config, v, warm, r)
+
+        if exp.interleave == "concurrent":
+            orders = [[[(c, v) for c in configs for v in group] for group in (micro, hadoop)] for _ in rngs]
+            for rng, per_round in zip(rngs, orders):
+                for order in per_round:
+                    rng.shuffle(order)
+            for g in range(2):
+                for r in range(exp.rounds):
+                    cells += [cell(c, v, r) for c, v in orders[r][g]]
+        else:
+            random.Random(f"{exp.seed}:{block}").shuffle(configs)
+            for r, rng in enumerate(rngs):
+                for config in configs if r % 2 == 0 else configs[::-1]:
+                    for group in (micro, hadoop):
+                        order = list(group)
+                        rng.shuffle(order)
+                        cells += [cell(config, v, r) for v in order]
+    return cells
+
+
+def sessions(exp: Experiment, cells: list[Cell]) -> list[Session]:
+    """`cells` (in expand's order; a resumed campaign's unfinished ones) grouped into sessions,
+    with their warm-up runs. Without rounds: one session per block and configuration, no
+    warm-up runs (as before). With rounds: one session per block holding every configuration
+    (concurrent), or one per round and configuration (alternating); before the session's first
+    cell of each kind (calibration, suite), a warm-up run of each (configuration, variant) of
+    that kind the session runs, in a seeded random order."""
+    def key(c: Cell) -> tuple:
+        if exp.rounds == 1:
+            return (c.block, c.config.key)
+        return (c.block,) if exp.interleave == "concurrent" else (c.block, c.round, c.config.key)
+
+    out = []
+    for k, group in itertools.groupby(cells, key=key):
+        group = list(group)
+        runs: list[Cell] = []
+        for _kind, phase in itertools.groupby(group, key=lambda c: c.variant.kind):
+            phase = list(phase)
+            if exp.rounds > 1:
+                runs += _warmup_runs(exp, phase)
+            runs += phase
+        configs = {c.config.key: c.config for c in group}  # in order of first run; levels may be unhashable
+        out.append(Session(k[0], tuple(configs.values()), tuple(runs)))
+    return out
+
+
+def _warmup_runs(exp: Experiment, phase: list[Cell]) -> list[Cell]:
+    """One warm-up run of each (configuration, variant) of `phase`, stamped with the round of
+    its first cell there, shuffled by a generator seeded from the seed, the block and that round."""
+    first: dict[tuple[str, str], Cell] = {}
+    for c in phase:
+        first.setdefault((c.config.key, c.variant.key), c)
+    runs = [replace(c, warmup=True, warms_up=True) for c in first.values()]
+    random.Random(f"{exp.seed}:{phase[0].block}:{phase[0].round}:warmup:{phase[0].variant.kind}").shuffle(runs)
+    return runs
+
+
 #: Fields added after campaigns were recorded: left out of the hash at their defaults, so that
 #: existing campaign directories still resume.
 _LATE_FIELDS = {"retries": 0, "on_failure": "continue", "job_timeout_s": None,
-                "factors": {}, "compare": ["platform"], "baseline": None, "monitor_interval_s": None}
+                "factors": {}, "compare": ["platform"], "baseline": None, "monitor_interval_s": None,
+                "rounds": 1, "interleave": "concurrent"}
 
 
 def design_hash(exp: Experiment) -> str:

@@ -7,6 +7,7 @@ ends, so the record stays readable and nothing depends on carriage returns.
 """
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -55,9 +56,13 @@ def clock_text(seconds: float | None) -> str:
     return f"{s}s"
 
 
+_BLOCK_ROUND = re.compile(r"b\d+/(?:r\d+/)?")
+
+
 def variant_key(cell_id: str) -> str:
-    """The part of a cell id that names what runs (configuration/benchmark), without the block."""
-    return cell_id.split("/", 1)[-1]
+    """The part of a cell id that names what runs (configuration/benchmark), without the block
+    and the round: the runs of one variant in every round take about as long."""
+    return _BLOCK_ROUND.sub("", cell_id, count=1) if _BLOCK_ROUND.match(cell_id) else cell_id.split("/", 1)[-1]
 
 
 @dataclass

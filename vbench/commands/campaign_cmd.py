@@ -5,7 +5,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from vbench.campaign.design import expand
+from vbench.campaign.design import expand, sessions
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignStore, done_cells, run_campaign
 from vbench.campaign.study import load_study
@@ -50,9 +50,15 @@ def run(args) -> int:
     campaign_dir = args.data / "raw" / (args.campaign or exp.name)
     cells = expand(exp)
     if args.action == "show":
-        for c in cells:
-            console.print(f"{c.cell_id}{'  (warm-up)' if c.warmup else ''}")
-        console.print(f"{len(cells)} cells")
+        plan = sessions(exp, cells)
+        for s in plan:
+            if exp.rounds > 1:
+                console.print(f"-- block {s.block}: {', '.join(c.key for c in s.configs)} up "
+                              + ("together" if len(s.configs) > 1 else "alone"))
+            for c in s.runs:
+                console.print(f"{c.cell_id}{'  (warm-up)' if c.warmup else ''}")
+        warm = sum(c.warms_up for s in plan for c in s.runs)
+        console.print(f"{len(cells)} cells" + (f" and {warm} warm-up runs" if warm else ""))
         return 0
     if args.action == "status":
         done = done_cells(CampaignStore(campaign_dir))
