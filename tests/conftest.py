@@ -7,14 +7,18 @@ N to every test (0: none, e.g. to debug a hang).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
+import types
 from pathlib import Path
 
 import pytest
 import pytest_timeout
 from invoke import MockContext
+
+from vbench.samples import Sample
 
 pytest_plugins = ["pytester"]  # tests/unit/test_test_config.py runs pytest on this configuration
 
@@ -89,3 +93,85 @@ def fake_context():
     more than there are results raises NotImplementedError rather than run anything.
     """
     return lambda *results: MockContext(run=list(results), repeat=False)
+
+
+class FakeHadoop:
+    """What `fake_hadoop` records: every command run on a host and every benchmark executed, in
+    order (`events`); `answer` (host name -> stdout of the page-cache drop) and `execute`
+    (module, cfg, run_dir -> samples, or raise JobFailed) say what the fakes answer."""
+
+    def __init__(self):
+        from vbench.host import Host, SshEndpoint
+
+        ssh = SshEndpoint("10.0.0.10", "root", Path("/k"), Path("/kh"))
+        self.hosts = [Host("master", "master", "native", "10.0.0.10", "/w", ssh),
+                      Host("worker1", "worker", "native", "10.0.0.11", "/w", ssh)]
+        self.events: list[str] = []
+        self.answer: dict[str, str] = {}
+        self.execute = lambda module, cfg, run_dir: [Sample(module.NAME, "job_time", 1.0, "s")]
+
+    def source(self):
+        """A hosts source (vbench.campaign.hosts_source) giving these hosts, starting nothing."""
+        fake = self
+
+        class Source:
+            local = False
+            ready_timeout_s = None
+
+            def check(self, platforms):
+                return None
+
+            @contextlib.contextmanager
+            def open(self, platform, testbed):
+                fake.events.append(f"hosts up ({platform})")
+                yield fake.hosts
+                fake.events.append("hosts down")
+
+        return Source()
+
+
+@pytest.fixture
+def fake_hadoop(monkeypatch) -> FakeHadoop:
+    """The campaign runner with a fake Hadoop cluster: nothing is downloaded, started or reached.
+    A Hadoop cell's benchmark gives `fake.execute(module, cfg, run_dir)`'s samples (JobFailed: a
+    failed run) and then the `inspect` the runner passed; `fake.events` is what happened, in order."""
+    from vbench.benchmarks.hadoop.execute import BenchRun, new_run_id
+    from vbench.campaign import measure, runner
+    from vbench.errors import JobFailed
+    from vbench.samples import Failure
+
+    fake = FakeHadoop()
+
+    class Cluster:
+        def __init__(self, hosts, params, dist, log=print):
+            self.hosts, self.params, self.bringup_seconds = hosts, params, 1.5
+
+        def up(self, timeout_s=None):
+            fake.events.append("cluster up")
+
+        def down(self):
+            fake.events.append("cluster down")
+
+        def sh(self, host, line):
+            fake.events.append(f"{host.name}: {line}")
+            return types.SimpleNamespace(stdout=fake.answer.get(host.name, "dropped\n"), ok=True)
+
+    def execute(cluster, module, cfg, *, log=print, timeout_s=None, inspect=None, **_kw):
+        run = BenchRun(module.NAME, new_run_id(module.NAME), {})
+        run_dir = f"/vbench/{run.run_id}"
+        fake.events.append(f"execute {module.NAME}")
+        try:
+            run.samples = list(fake.execute(module, cfg, run_dir))
+            if inspect is not None:
+                run.samples += inspect(cluster, run_dir)
+        except JobFailed as exc:
+            run.failure = Failure(module.NAME, str(exc), {})
+        return run
+
+    monkeypatch.setattr(runner, "fetch", lambda *_a, **_k: None)
+    monkeypatch.setattr(runner, "HadoopCluster", Cluster)
+    monkeypatch.setattr(runner, "cluster_provenance", lambda c: {"hadoop_version": "3.4.2",
+                                                                  "bringup_s": c.bringup_seconds})
+    monkeypatch.setattr(runner, "vbench_commit", lambda: "0123abcd")
+    monkeypatch.setattr(measure, "execute", execute)
+    return fake

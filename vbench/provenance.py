@@ -31,7 +31,7 @@ def java_version_line(java_home: str | Path) -> str:
     return f"{shlex.quote(str(java_home).rstrip('/') + '/bin/java')} -version 2>&1 | head -n 1"
 
 
-def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int]:
+def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int | float]:
     """Facts of a running cluster that every sample measured on it carries."""
     m = cluster.master
     java = cluster.sh(m, java_version_line(cluster.params.java_home)).stdout.strip()
@@ -45,6 +45,8 @@ def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int]:
         "java_version": java,
         "kernel": kernel,
         "hosts": ",".join(h.name for h in cluster.hosts),
+        # How long Hadoop took to come up on these hosts (the smoke's verdict reports it).
+        "bringup_s": round(cluster.bringup_seconds or 0.0, 2),
         "workers": len(cluster.workers),
         "platforms": ",".join(sorted({h.platform for h in cluster.hosts})),
         "image_hash": ",".join(sorted({str(h.facts.get("image_hash")) for h in cluster.hosts if h.facts.get("image_hash")})) or "none",

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.conftest import IT_NAME
-from vbench.benchmarks.hadoop import terasort
-from vbench.benchmarks.suite import Planned, suite
+from vbench.campaign.design import expand, make_experiment
+from vbench.campaign.measure import measure_hadoop, records_of
 from vbench.hadoop import jobs
 from vbench.monitor import volume
-from vbench.monitor.monitor import MonitorSpec, load_timeseries
+from vbench.monitor.monitor import Monitor, finish_monitor, load_timeseries
+from vbench.samples import read_records
 from vbench.store import CampaignStore
 
 pytestmark = pytest.mark.integration
@@ -36,9 +37,16 @@ def test_each_block_has_its_replicas_on_distinct_workers(it_running_cluster):
 def test_monitored_terasort_passes_its_data_volume_checks(it_running_cluster, tmp_path):
     cluster = it_running_cluster
     store = CampaignStore(tmp_path / "camp")
-    (run,) = suite(cluster, [Planned("terasort", terasort.Config(size_mb=16), terasort)], store, {"campaign": "it"},
-                   monitor=MonitorSpec(IT_NAME, 1.0))
+    (cell,) = expand(make_experiment({"name": "it", "repetitions": 1,
+                                      "suite": [{"benchmark": "terasort", "config": {"size_mb": 16}}]}))
+    # What the runner does for a monitored Hadoop cell, on the module's running cluster.
+    mon = Monitor(cluster.hosts, IT_NAME, 1.0).start()
+    run, stamp = measure_hadoop(cluster, cell, drop_caches=True)
+    store.save_runs([records_of(run)], {**stamp, **finish_monitor(mon, store.root, cell.cell_id), "campaign": "it"})
     assert run.ok, run.failure
+    # The testbed's hosts are network namespaces as root: the drop is permitted and recorded.
+    assert stamp == {"page_cache": "dropped"}
+    assert {r.metadata["page_cache"] for r in read_records(store.samples_path)} == {"dropped"}
     ts = load_timeseries(store.root)
     assert not ts.empty and set(ts["host"]) == {"master", "worker1", "worker2"}
     checks = volume.campaign_checks(store.root).set_index("check")

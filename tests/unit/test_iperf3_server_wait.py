@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from vbench.benchmarks import suite
+from vbench.campaign import measure
 from vbench.benchmarks.micro import iperf3
 from vbench.errors import JobFailed
 from vbench.host import Host, SshEndpoint
@@ -115,18 +115,18 @@ def host(name: str, address: str) -> Host:
 
 @pytest.fixture
 def two_hosts(monkeypatch):
-    """suite's `connect` gives fakes: s1 listens after two probes, c1 prints an iperf3 result."""
+    """measure's `connect` gives fakes: s1 listens after two probes, c1 prints an iperf3 result."""
     log: list = []
     fakes = {"s1": FakeHost("s1", log, silent_probes=2),
              "c1": FakeHost("c1", log, output=(DATA / "iperf3.json").read_text())}
-    monkeypatch.setattr(suite, "connect", lambda h: fakes[h.name])
+    monkeypatch.setattr(measure, "connect", lambda h: fakes[h.name])
     monkeypatch.setattr(iperf3, "SERVER_POLL_S", 0.01, raising=False)
     return log, fakes
 
 
 def test_the_suite_starts_the_client_once_the_server_listens(two_hosts):
     log, _ = two_hosts
-    run = suite._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(), print)
+    run = measure._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(), print)
     assert run.ok, run.failure
     assert [(h, cmd.split()[0]) for h, cmd in log] == [
         ("s1", "nohup"), ("s1", "ss"), ("s1", "ss"), ("s1", "ss"), ("c1", "iperf3")]
@@ -136,7 +136,7 @@ def test_the_suite_records_a_server_that_never_listens_as_the_runs_failure(two_h
     log, fakes = two_hosts
     fakes["s1"].silent_probes = 10**6
     monkeypatch.setattr(iperf3, "SERVER_START_TIMEOUT_S", 0.05, raising=False)
-    run = suite._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(), print)
+    run = measure._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(), print)
     assert not run.ok
     assert "the server on s1 (10.0.0.2) is not listening on TCP port 5201" in run.failure.reason
     assert not any(h == "c1" for h, _ in log)
@@ -144,7 +144,7 @@ def test_the_suite_records_a_server_that_never_listens_as_the_runs_failure(two_h
 
 def test_the_servers_own_time_limit_covers_the_wait(two_hosts):
     log, _ = two_hosts
-    suite._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(duration_s=10), print)
+    measure._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(duration_s=10), print)
     start = log[0][1]
     limit = int(start.split("timeout ")[1].split()[0])
     assert limit >= 10 + iperf3.SERVER_START_TIMEOUT_S

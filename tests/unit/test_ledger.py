@@ -15,10 +15,10 @@ import pytest
 
 from vbench import cli, pipeline
 from vbench.benchmarks.hadoop.execute import BenchRun
-from vbench.campaign import runner
+from vbench.campaign import hosts_source, runner
 from vbench.campaign.design import Experiment
 from vbench.campaign.runner import done_cells, run_campaign
-from vbench.commands import bench_cmd, isolation_cmd
+from vbench.commands import isolation_cmd
 from vbench.errors import VbenchError
 from vbench.params import HadoopParams, TestbedParams
 from vbench.samples import Failure, Sample, append_records, read_records
@@ -322,13 +322,21 @@ def test_bench_run_refuses_a_committed_campaign_and_append_lets_it_through(commi
     def testbed_reached(*_a, **_k):
         raise VbenchError("testbed reached")
 
-    monkeypatch.setattr(bench_cmd, "Testbed", testbed_reached)
-    argv = ["bench", "run", "cpu", "--params-dir", str(PARAMS), "--data", str(committed), "--campaign", "done"]
+    monkeypatch.setattr(hosts_source, "Testbed", testbed_reached)
+    camp = committed / "raw" / "done"
+    (camp / "campaign.json").unlink()  # samples of no known design: adopted when asked
+    argv = ["bench", "run", "cpu", "--params-dir", str(PARAMS), "--data", str(committed), "--campaign", "done",
+            "--repetitions", "2"]  # its old record is b0's: b1 runs
     rc = cli.main(argv)
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "committed campaign" in line and "--append" in line
+    assert not (camp / "campaign.json").exists()
     rc = cli.main([*argv, "--append"])
-    assert rc != 0 and "testbed reached" in _one_line(capsys.readouterr().err)
+    # Let through: the runner reached the testbed, whose failure is the cell's record.
+    assert rc == 1 and "testbed reached" in capsys.readouterr().err
+    assert json.loads((camp / "campaign.json").read_text())["experiment"]["experiment"] == "adhoc"
+    failures = [r for r in read_records(camp / "samples.jsonl") if isinstance(r, Failure)]
+    assert [f.reason for f in failures] == ["testbed reached"]
 
 
 def test_isolation_run_refuses_its_committed_default_campaign(committed, monkeypatch, capsys):

@@ -39,10 +39,8 @@ def nothing_starts(monkeypatch):
         raise AssertionError("went past validation and tried to start something")
 
     for target in ("vbench.testbed.Testbed", "vbench.testbed.local.Testbed", "vbench.campaign.hosts_source.Testbed",
-                   "vbench.pipeline.Testbed", "vbench.commands.bench_cmd.Testbed",
-                   "vbench.hadoop.cluster.HadoopCluster", "vbench.campaign.runner.HadoopCluster",
-                   "vbench.commands.bench_cmd.HadoopCluster",
-                   "vbench.campaign.runner.fetch", "vbench.commands.bench_cmd.fetch",
+                   "vbench.pipeline.Testbed", "vbench.hadoop.cluster.HadoopCluster",
+                   "vbench.campaign.runner.HadoopCluster", "vbench.campaign.runner.fetch",
                    "vbench.commands.isolation_cmd.fetch", "vbench.commands.isolation_cmd.run_isolation"):
         monkeypatch.setattr(target, must_not_run)
 

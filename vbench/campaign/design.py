@@ -111,6 +111,27 @@ class BenchmarkSpec(BaseModel):
         return v
 
 
+class Condition(BaseModel):
+    """Something a hook given to the runner in code sets up around each Hadoop run (the isolation
+    experiment's stressed neighbour, vbench.campaign.hooks): each level is a cell of its own,
+    recorded as `factor.<name>` like a benchmark parameter factor."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: PlainName
+    levels: tuple[PlainName, ...] = Field(min_length=1)
+    #: What the hook needs besides the level (e.g. the neighbour's limits): part of the design,
+    #: so of its hash, so that a campaign is never resumed under other settings.
+    settings: dict[str, Any] = {}
+
+    @field_validator("levels")
+    @classmethod
+    def _once(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise ValueError("each level once")
+        return v
+
+
 class Experiment(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -150,6 +171,9 @@ class Experiment(BaseModel):
     #: every other factor makes separate cells. `baseline` is the compared level to normalise to.
     compare: tuple[str, ...] = ("platform",)
     baseline: str | None = None
+    #: Set only in code, by a command that gives the runner the hook applying it (`vbench
+    #: isolation run`); a design file cannot name one (`load_experiment` refuses it).
+    condition: Condition | None = None
 
     @field_validator("factors")
     @classmethod
@@ -312,6 +336,7 @@ def expand(exp: Experiment) -> list[Cell]:
     clash = sorted(labels & {k for v in (*micro, *hadoop) for k, _ in v.levels})
     if clash:
         raise ParamsError("factors", f"{clash} is both an environment factor and a benchmark parameter factor")
+    hadoop = with_condition(hadoop, exp.condition, labels)
     if exp.rounds > 1:
         return _expand_rounds(exp, micro, hadoop)
     cells = []
@@ -402,11 +427,22 @@ def _warmup_runs(exp: Experiment, phase: list[Cell]) -> list[Cell]:
     return runs
 
 
+def with_condition(hadoop: list[Variant], condition: Condition | None, labels: set[str]) -> list[Variant]:
+    """Every Hadoop variant once per level of the design's condition."""
+    if condition is None:
+        return hadoop
+    taken = sorted(labels | {k for v in hadoop for k, _ in v.levels})
+    if condition.name in taken:
+        raise ParamsError("condition", f"{condition.name!r} is a factor of the design already ({', '.join(taken)})")
+    return [Variant(v.kind, v.benchmark, v.config, (*v.levels, (condition.name, level)))
+            for v in hadoop for level in condition.levels]
+
+
 #: Fields added after campaigns were recorded: left out of the hash at their defaults, so that
 #: existing campaign directories still resume.
 _LATE_FIELDS = {"retries": 0, "on_failure": "continue", "job_timeout_s": None,
                 "factors": {}, "compare": ["platform"], "baseline": None, "monitor_interval_s": None,
-                "rounds": 1, "interleave": "concurrent"}
+                "rounds": 1, "interleave": "concurrent", "condition": None}
 
 
 def design_hash(exp: Experiment) -> str:
@@ -424,6 +460,15 @@ def load_experiment(path: Path, platform_labels: tuple[str, ...] = ()) -> Experi
         raise ParamsError(str(path), "no such experiment file")
     where = f"{path}: experiment"
     data = load_yaml_section(path, "experiment", required=True, sections=STUDY_FILE_SECTIONS)
+    if isinstance(data, dict) and "condition" in data:
+        raise ParamsError(f"{where}.condition", "is set in code by the command that applies it (vbench isolation "
+                          "run), never in a design file")
+    return make_experiment(data, where, platform_labels)
+
+
+def make_experiment(data: Any, where: str = "experiment", platform_labels: tuple[str, ...] = ()) -> Experiment:
+    """A design from its fields (a file's section, or a command's preset built in code), checked
+    whole; errors name `where` and the field."""
     try:
         exp = Experiment.model_validate(data, context={"platform_labels": platform_labels})
     except ValidationError as exc:

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Callable
 
 from vbench import durable
-from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
-from vbench.benchmarks.hadoop.execute import execute
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
-from vbench.benchmarks.suite import Planned, drop_caches_line, failure_reason, measure_micro, records_of
 from vbench.campaign.design import Cell, Configuration, Experiment, deep_merge, design_hash, expand
+from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
+from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
+from vbench.campaign.pagecache import kept
 from vbench.campaign.progress import CampaignProgress, NoProgress
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
@@ -113,16 +113,19 @@ def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hado
 def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
                  log: Log = print, progress: CampaignProgress | None = None,
                  kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
-                 hosts_source: HostsSource | None = None, append: bool = False) -> CampaignResult:
+                 hosts_source: HostsSource | None = None, append: bool = False,
+                 hook: RunHook | None = None) -> CampaignResult:
     """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
     `progress` hears of every cell as it starts and ends. `hosts_source` gives each configuration's
     hosts: the local testbed (default) or an SSH inventory. `append`: the user said to add to a
-    committed campaign, or to adopt samples without a campaign.json."""
+    committed campaign, or to adopt samples without a campaign.json. `hook`: what the design
+    adds around each Hadoop run (vbench.campaign.hooks), from the command that runs it."""
     t0 = time.monotonic()
     store = CampaignStore(campaign_dir, append=append)
     source = hosts_source or TestbedSource(log)
     if exp.rounds > 1:  # the design expands them; the runner's sessions come with the next change (#18)
         raise ParamsError("experiment.rounds", "designs with rounds > 1 are not run yet")
+    check_hook(exp, hook)
     for config in exp.configurations():  # refuse what cannot run before anything starts
         try:
             if not source.local and config.overrides("testbed"):
@@ -180,7 +183,7 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
                                     provenance = cluster_provenance(cluster)
                                 c0 = time.monotonic()
                                 failed, why = _run_cell(cell, hosts, cluster, exp, _stamp(base, config, cell),
-                                                        provenance if cluster else {}, store, log, tb.name)
+                                                        provenance if cluster else {}, store, log, tb.name, hook)
                                 result.failures += failed
                                 durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
                                 result.ran.append(cell.cell_id)
@@ -234,7 +237,8 @@ def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: 
 
 
 def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
-              provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "") -> tuple[int, str | None]:
+              provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "",
+              hook: RunHook | None = None) -> tuple[int, str | None]:
     """Run one cell (again, up to `exp.retries` times, while it fails) and store all its attempts'
     records in one append, closed as the cell's, when it ends: a cell cut short between attempts
     is not done and runs again whole. Returns the number of failed runs of the last attempt and
@@ -243,7 +247,7 @@ def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp:
     try:
         for attempt in range(exp.retries + 1):
             runs, attempt_stamp = _attempt(cell, attempt, hosts, cluster, exp, stamp, provenance, store, log,
-                                           testbed_name)
+                                           testbed_name, hook)
             attempts.append(([records_of(r) for r in runs], attempt_stamp))
             failed = sum(not r.ok for r in runs)
             log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
@@ -262,20 +266,20 @@ def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp:
 
 
 def _attempt(cell: Cell, attempt: int, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment,
-             stamp: dict, provenance: dict, store: CampaignStore, log: Log, testbed_name: str) -> tuple[list, dict]:
+             stamp: dict, provenance: dict, store: CampaignStore, log: Log, testbed_name: str,
+             hook: RunHook | None = None) -> tuple[list, dict]:
     """One attempt at a cell: its runs and the stamp of their records (nothing stored yet)."""
     v = cell.variant
     mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
     if v.kind == "micro":
         runs = measure_micro(hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
-        kind_stamp = {"benchmark_kind": "micro"}
+        kind_stamp = {"benchmark_kind": "micro", **kept()}
     else:
         assert cluster is not None
-        if exp.drop_caches:
-            for h in cluster.hosts:
-                cluster.sh(h, drop_caches_line())
-        runs = [execute(cluster, HADOOP_BENCHMARKS[v.benchmark], v.config, log=log, timeout_s=exp.job_timeout_s)]
-        kind_stamp = {"benchmark_kind": "hadoop", **provenance}
+        run, run_stamp = measure_hadoop(cluster, cell, drop_caches=exp.drop_caches, hook=hook, log=log,
+                                        timeout_s=exp.job_timeout_s)
+        runs = [run]
+        kind_stamp = {"benchmark_kind": "hadoop", **provenance, **run_stamp}
     kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
                       host_platforms={h.name: h.platform for h in hosts})
     extra = {"attempt": attempt} if exp.retries else {}

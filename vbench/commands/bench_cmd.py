@@ -1,25 +1,21 @@
-"""`vbench bench list | run NAME | calibrate | suite`."""
+"""`vbench bench list | run NAME | calibrate | suite`: each run is a design built in code
+(vbench.campaign.adhoc) that the campaign runner executes."""
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from vbench.benchmarks import registry
-from vbench.benchmarks.suite import Planned, calibrate, default_calibration, default_suite, suite
+from vbench.campaign.adhoc import CALIBRATION, SUITE, adhoc_campaign, adhoc_experiment
+from vbench.campaign.design import BenchmarkSpec
+from vbench.campaign.progress import ProgressReport
+from vbench.campaign.runner import run_campaign
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
 from vbench.errors import ParamsError
-from vbench.hadoop.artifacts import fetch
-from vbench.hadoop.cluster import HadoopCluster
-from vbench.lifecycle import interrupts_unwind
-from vbench.monitor.monitor import MonitorSpec
-from vbench.machine_fit import MachineFacts, check_cluster_fits
-from vbench.provenance import cluster_provenance, vbench_commit
+from vbench.samples import Failure, Sample, read_records
 from vbench.store import CampaignStore
-from vbench.testbed import Testbed
 from vbench.validate import campaign_name
 
 # No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
@@ -32,14 +28,15 @@ def register(sub) -> None:
     p.add_argument("name", nargs="?", help="run: the benchmark")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="run: a benchmark parameter")
     p.add_argument("--preset", help="run: a study preset of the benchmark (see `bench list`)")
-    p.add_argument("--repetitions", type=int, default=1)
-    p.add_argument("--campaign", default="adhoc", help="samples go to DATA/raw/<campaign>/")
+    p.add_argument("--repetitions", type=int, default=1, help="blocks: each a fresh testbed (and cluster)")
+    p.add_argument("--campaign", help="samples go to DATA/raw/<campaign>/ (default: a new adhoc-<what>-<time>); "
+                                      "the same command with the same --campaign resumes it")
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--drop-caches", action="store_true", help="drop the page cache before each Hadoop run")
     p.add_argument("--append", action="store_true",
                    help="add to a committed campaign (tracked by git, or carrying a `frozen` mark file)")
     p.add_argument("--monitor", type=float, metavar="SECONDS", default=None,
-                   help="sample CPU, disk and network on every host at this interval during each Hadoop run "
+                   help="sample CPU, disk and network on every host at this interval during each run "
                         "(time series under DATA/raw/<campaign>/timeseries/)")
     add_params_options(p)
     p.set_defaults(func=run)
@@ -55,14 +52,15 @@ def run(args) -> int:
             raise ParamsError("name", "`bench run` needs a benchmark name (see `vbench bench list`)")
         kind, module = registry.find(args.name)
         overrides = dict(_kv(s) for s in args.set)
-        cfg = registry.make_config(module, overrides, args.preset)
-        plan = [Planned(args.name, cfg, module)] * args.repetitions
-        micro, hadoop = (plan, []) if kind == "micro" else ([], plan)
+        registry.make_config(module, overrides, args.preset)  # refused here, naming --set or --preset
+        spec = (BenchmarkSpec(benchmark=args.name, config=overrides, preset=args.preset),)
+        micro, hadoop = (spec, ()) if kind == "micro" else ((), spec)
+        what = args.name
     elif args.action == "calibrate":
-        micro, hadoop = default_calibration() * args.repetitions, []
+        micro, hadoop, what = CALIBRATION, (), "calibrate"
     else:
-        micro, hadoop = [], default_suite() * args.repetitions
-    return _measure(args, micro, hadoop)
+        micro, hadoop, what = (), SUITE, "suite"
+    return _measure(args, micro, hadoop, what)
 
 
 def _kv(text: str) -> tuple[str, str]:
@@ -87,53 +85,35 @@ def _list() -> int:
     return 0
 
 
-def _measure(args, micro: list[Planned], hadoop: list[Planned]) -> int:
-    campaign_name(args.campaign)  # a directory under DATA/raw/, never a path out of it
+def _measure(args, micro: tuple[BenchmarkSpec, ...], hadoop: tuple[BenchmarkSpec, ...], what: str) -> int:
+    name = campaign_name(args.campaign) if args.campaign else adhoc_campaign(what)
+    if args.monitor is not None and args.monitor <= 0:
+        raise ParamsError("--monitor", f"must be a positive number of seconds, got {args.monitor:g}")
     tbp = testbed_from_args(args)
     hp = hadoop_from_args(args)
-    if hadoop:
-        check_cluster_fits(tbp, hp, MachineFacts.local())
-    store = CampaignStore(args.data / "raw" / args.campaign, append=args.append)
-    store.check_appendable()  # before anything starts, not when the first run is stored
-    dist = fetch(hp.version, hp.examples_version, log=console.log) if hadoop else None
-    runs = []
-    with interrupts_unwind(), _progress(len(micro) + len(hadoop)) as advance:
-        log = console.log
-        with Testbed(tbp, log=log) as tb:
-            stamp = {"campaign": args.campaign, "platform": tbp.platform, "vbench_commit": vbench_commit()}
-            if micro:
-                runs += calibrate(tb.hosts, micro, store, stamp, log=log, progress=advance)
-            if hadoop:
-                with HadoopCluster(tb.hosts, hp, dist, log=log) as cluster:
-                    stamp = {**stamp, **cluster_provenance(cluster), "bringup_s": round(cluster.bringup_seconds, 2)}
-                    runs += suite(cluster, hadoop, store, stamp, log=log, progress=advance,
-                                  drop_caches=args.drop_caches,
-                                  monitor=MonitorSpec(tbp.name, args.monitor) if args.monitor else None)
-    _print_runs(runs)
+    exp = adhoc_experiment(name, tbp, calibrate=micro, suite=hadoop, repetitions=args.repetitions,
+                           drop_caches=args.drop_caches, monitor_interval_s=args.monitor)
+    store = CampaignStore(args.data / "raw" / name, append=args.append)
+    report = ProgressReport(title=f"bench {what}")
+    result = run_campaign(exp, tbp, hp, store.root, log=report.note, progress=report, append=args.append)
+    ran = set(result.ran)
+    _print_records([r for r in read_records(store.samples_path) if r.metadata.get("cell_id") in ran]
+                   if store.samples_path.exists() else [])
     console.print(f"samples appended to {store.samples_path}; raw outputs under {store.root / 'raw'}")
-    failed = [r for r in runs if not r.ok]
-    return 1 if failed else 0
+    return 1 if result.failures else 0
 
 
-@contextlib.contextmanager
-def _progress(total: int):
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False) as progress:
-        task = progress.add_task("runs", total=max(total, 1))
-        yield lambda label: progress.update(task, advance=1, description=label)
-
-
-def _print_runs(runs) -> None:
+def _print_records(records: list[Sample | Failure]) -> None:
     table = Table(title="samples")
     for col in ("run", "benchmark", "host", "metric", "value", "unit"):
         table.add_column(col)
-    for r in runs:
-        if not r.ok:
-            table.add_row(r.run_id, r.benchmark, str(r.failure.metadata.get("host", "")), "FAILED", r.failure.reason[:60], "")
+    for r in records:
+        m = r.metadata
+        if isinstance(r, Failure):
+            table.add_row(str(m.get("run_id", "")), r.benchmark, str(m.get("host", "")), "FAILED", r.reason[:60], "")
             continue
         # Headline metrics only: per-attempt and counter samples stay in the JSONL.
-        for s in r.samples:
-            if "attempt_id" in s.metadata or s.metric.startswith("counter.") or "interval" in s.metadata:
-                continue
-            table.add_row(r.run_id, s.benchmark, str(s.metadata.get("host", "")), s.metric, f"{s.value:.4g}", s.unit)
+        if "attempt_id" in m or r.metric.startswith("counter.") or "interval" in m:
+            continue
+        table.add_row(str(m.get("run_id", "")), r.benchmark, str(m.get("host", "")), r.metric, f"{r.value:.4g}", r.unit)
     console.print(table)

@@ -1,12 +1,13 @@
 """`vbench isolation run | table`: Xavier et al.'s performance isolation experiment (Table III)."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from vbench.commands.bench_cmd import _progress
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
 from vbench.hadoop.artifacts import fetch
 from vbench.isolation import params as P
@@ -63,6 +64,14 @@ def run(args) -> int:
             advance(label[:60])
         run_isolation(iso, tb_a, tb_b, hp, dist, store, stamp, log=console.log, progress=progress)
     return _table(store)
+
+
+@contextlib.contextmanager
+def _progress(total: int):
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False) as progress:
+        task = progress.add_task("runs", total=max(total, 1))
+        yield lambda label: progress.update(task, advance=1, description=label)
 
 
 def _table(store: CampaignStore) -> int:

@@ -34,7 +34,7 @@ class InventoryRefused(VbenchError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
-        # One line: it becomes the reason of failure records (vbench.benchmarks.suite.failure_reason).
+        # One line: it becomes the reason of failure records (vbench.campaign.measure.failure_reason).
         super().__init__("inventory preflight failed, nothing was touched: " +
                          "; ".join(f"{p.host}: {p.message}" for p in problems))
 

@@ -16,7 +16,6 @@ import csv
 import os
 import re
 import uuid
-from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable
@@ -37,14 +36,6 @@ TIMESERIES_DIR = "timeseries"
 def timeseries_name(key: str) -> str:
     """A file name for a cell or run id (cell ids carry brackets, commas and '=')."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_") + ".csv"
-
-
-@dataclass(frozen=True)
-class MonitorSpec:
-    """Monitoring switched on: which testbed's hosts (for their cgroups) and how often."""
-
-    testbed: str
-    interval_s: float = 1.0
 
 
 class Monitor:
@@ -153,12 +144,3 @@ def finish_monitor(mon: Monitor | None, campaign_dir: Path, key: str) -> dict:
     save_timeseries(Path(campaign_dir) / rel, mon.stop())
     return {"timeseries": rel, "monitor_interval_s": mon.interval_s}
 
-
-def monitored_run(hosts: list[Host], testbed_name: str, interval_s: float, out: Path, fn: Callable[[], object],
-                  log: Log = print, extra: dict | None = None):
-    """Run `fn()` with every host sampled; the time series goes to `out` even when `fn` raises."""
-    mon = Monitor(hosts, testbed_name, interval_s, log).start()
-    try:
-        return fn()
-    finally:
-        save_timeseries(out, mon.stop(), extra)

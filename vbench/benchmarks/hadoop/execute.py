@@ -34,6 +34,9 @@ class BenchRun:
     samples: list[Sample] = field(default_factory=list)
     failure: Failure | None = None
     outputs: dict[str, StepOutput] = field(default_factory=dict)
+    #: Samples of what ran beside the benchmark (a design's hook, e.g. the isolation
+    #: experiment's watch of its neighbour): stored with the run whether it passed or failed.
+    beside: list[Sample] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -140,10 +143,16 @@ def _retry(fn, tries: int = 10, pause_s: float = 1.0):
             time.sleep(pause_s)
 
 
+#: Reads what a run left in its HDFS directory: (cluster, that directory) -> samples.
+Inspect = Callable[[HadoopCluster, str], list[Sample]]
+
+
 def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details: bool = True,
-            log: Log = print, run_id: str | None = None, timeout_s: float | None = None) -> BenchRun:
+            log: Log = print, run_id: str | None = None, timeout_s: float | None = None,
+            inspect: Inspect | None = None) -> BenchRun:
     """Run the benchmark's steps; `timeout_s` bounds each Hadoop job step (the job is killed and
-    the run recorded as failed when it is exceeded)."""
+    the run recorded as failed when it is exceeded). `inspect`, when the steps passed, reads
+    the run's HDFS directory before it is removed; its samples join the run's."""
     run_id = run_id or new_run_id(module.NAME)
     run_dir = f"/vbench/{run_id}"
     run = BenchRun(module.NAME, run_id, config_params(cfg))
@@ -162,6 +171,8 @@ def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details
             log(f"{module.NAME}: JobHistory of {len({d.metadata['job_id'] for d in details})} job(s) read in "
                 f"{time.monotonic() - t0:.2f} s")
             samples += details
+        if inspect is not None:
+            samples += inspect(cluster, run_dir)
         run.samples = [s.with_metadata(**run.parameters, run_id=run_id) for s in samples]
     except _StepFailed as exc:
         run.outputs[exc.step] = exc.output

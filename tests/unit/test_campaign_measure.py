@@ -1,5 +1,5 @@
 """Failure records say why in one line."""
-from vbench.benchmarks.suite import default_iperf_pairs, failure_reason
+from vbench.campaign.measure import default_iperf_pairs, failure_reason
 from vbench.errors import JobFailed
 
 

@@ -1,0 +1,147 @@
+"""What the runner does to measure one cell: a micro-benchmark on every host (iperf3 between
+pairs of hosts), or a Hadoop benchmark on the cluster, with the page cache dropped first when the
+design says so and the design's hook around it. Nothing is stored here: the runner stores all of
+a cell's runs in one append.
+"""
+from __future__ import annotations
+
+import shlex
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable
+
+from vbench.benchmarks.base import replace
+from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
+from vbench.benchmarks.hadoop.execute import BenchRun, execute, new_run_id
+from vbench.benchmarks.micro import iperf3
+from vbench.benchmarks.micro._common import params as config_params, tail
+from vbench.campaign.design import Cell
+from vbench.campaign.hooks import RunHook
+from vbench.campaign.pagecache import drop_page_cache, kept
+from vbench.errors import JobFailed, VbenchError
+from vbench.hadoop.cluster import HadoopCluster
+from vbench.host import Host, connect
+from vbench.samples import Failure
+from vbench.store import Run
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One micro-benchmark with its config, to measure on every host."""
+
+    benchmark: str
+    config: Any
+    module: ModuleType = field(compare=False, repr=False)
+
+
+def failure_reason(exc: Exception) -> str:
+    """One line saying why: the tool's last words rather than the command line that failed."""
+    lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
+    if not lines:
+        return type(exc).__name__
+    head = lines[0].split(": command exited")[0]
+    if len(lines) > 1 and "command exited" in lines[0]:
+        code = lines[0].split("command exited", 1)[1].split(":")[0].strip()
+        return f"{head}: exit {code}: {lines[-1][:300]}"
+    return lines[0][:300]
+
+
+def default_iperf_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
+    """Each host sends to the next one (a ring): every host is measured once as client and server."""
+    if len(hosts) < 2:
+        return []
+    return [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))] if len(hosts) > 2 else [(hosts[0], hosts[1])]
+
+
+def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
+    run = BenchRun(item.benchmark, new_run_id(f"{item.benchmark}-{host.name}"), config_params(item.config))
+    workdir = f"{host.work_dir}/micro"
+    with connect(host) as c:
+        c.run(f"mkdir -p {shlex.quote(workdir)}", hide=True, in_stream=False)
+        try:
+            samples, raw = item.module.run(c, item.config, workdir)
+            run.outputs["output"] = raw
+            run.samples = [s.with_metadata(host=host.name, host_platform=host.platform) for s in samples]
+        except JobFailed as exc:
+            run.failure = Failure(item.benchmark, failure_reason(exc), run.parameters, tail(str(exc)),
+                                  {"host": host.name})
+    return run
+
+
+def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
+    cfg = replace(cfg, server=server.address)
+    run = BenchRun("iperf3", new_run_id(f"iperf3-{client.name}-{server.name}"), config_params(cfg))
+    with connect(server) as s, connect(client) as c:
+        # A one-off server (-1) that also dies by itself if the client never comes.
+        limit = int(cfg.duration_s + iperf3.SERVER_START_TIMEOUT_S) + 30
+        s.run(f"nohup timeout {limit} {iperf3.server_command(cfg)} > /dev/null 2>&1 < /dev/null &",
+              hide=True, in_stream=False)
+        try:
+            iperf3.wait_until_listening(s, cfg.port, f"{server.name} ({server.address})")
+            samples, raw = iperf3.run(c, cfg, "")
+            run.outputs["output"] = raw
+            run.samples = [x.with_metadata(host=client.name, client=client.name, server=server.name,
+                                           host_platform=client.platform) for x in samples]
+        except JobFailed as exc:
+            run.failure = Failure("iperf3", failure_reason(exc), run.parameters, tail(str(exc)),
+                                  {"client": client.name, "server": server.name})
+    return run
+
+
+def measure_micro(hosts: list[Host], item: Planned, log: Log = print,
+                  iperf_pairs: list[tuple[Host, Host]] | None = None) -> list[BenchRun]:
+    """One micro-benchmark on every host (iperf3: between pairs of hosts); nothing is stored."""
+    if item.benchmark == "iperf3":
+        jobs = [(lambda c=c, s=s: _run_iperf(c, s, item.config, log), f"{c.name}->{s.name}")
+                for c, s in (iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts))]
+    else:
+        jobs = [(lambda h=h: _run_micro(h, item, log), h.name) for h in hosts]
+    runs = []
+    for job, where in jobs:
+        log(f"{item.benchmark} on {where} ...")
+        run = job()
+        if not run.ok:
+            log(f"{item.benchmark} on {where}: FAILED: {run.failure.reason}")
+        runs.append(run)
+    return runs
+
+
+def measure_hadoop(cluster: HadoopCluster, cell: Cell, *, drop_caches: bool, hook: RunHook | None = None,
+                   log: Log = print, timeout_s: float | None = None) -> tuple[BenchRun, dict[str, Any]]:
+    """One Hadoop cell's run, nothing stored: the hook's set-up (if the design has one), the page
+    cache dropped on every host right before the benchmark when `drop_caches`, the benchmark, the
+    hook's tear-down. Returns the run (the hook's samples in `beside`, kept when the run failed)
+    and what its records are stamped with: what was done about the page cache, and the hook's.
+
+    A hook that cannot set up (VbenchError: the neighbour did not come up, the fork bomb was
+    refused) fails this run, not the configuration: the other cells still run."""
+    v = cell.variant
+    module = HADOOP_BENCHMARKS[v.benchmark]
+    inspect = (lambda c, run_dir: hook.inspect(cell, c, run_dir)) if hook is not None else None
+    with ExitStack() as stack:
+        beside = None
+        if hook is not None:
+            try:
+                beside = stack.enter_context(hook.around(cell, cluster, log))
+            except VbenchError as exc:
+                reason = f"set-up beside the run failed: {failure_reason(exc)}"
+                log(f"{v.benchmark}: {reason}")
+                run = BenchRun(module.NAME, new_run_id(module.NAME), config_params(v.config))
+                run.failure = Failure(module.NAME, reason, run.parameters, tail(str(exc)), {"step": "set-up"})
+                return run, kept()
+        page_cache = drop_page_cache(cluster.hosts, cluster.sh) if drop_caches else kept()
+        run = execute(cluster, module, v.config, log=log, timeout_s=timeout_s, inspect=inspect)
+    stamp = dict(page_cache)
+    if beside is not None:  # filled in as the hook tore down
+        run.beside += beside.samples
+        run.outputs.update(beside.raw)
+        stamp.update(beside.stamp)
+    return run, stamp
+
+
+def records_of(run: BenchRun) -> Run:
+    """A run as the store takes it: its samples (or its failure) and what ran beside it."""
+    return run.run_id, [*(run.samples if run.ok else [run.failure]), *run.beside], run.outputs
