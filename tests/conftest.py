@@ -8,6 +8,7 @@ N to every test (0: none, e.g. to debug a hang).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import threading
@@ -175,3 +176,123 @@ def fake_hadoop(monkeypatch) -> FakeHadoop:
     monkeypatch.setattr(runner, "vbench_commit", lambda: "0123abcd")
     monkeypatch.setattr(measure, "execute", execute)
     return fake
+
+
+class FakeMachine:
+    """Testbeds and Hadoop clusters that exist only as records, for the campaign runner's unit
+    tests (`fake_machine`): what is up now, what happened in order, and faults to inject.
+
+    `source` is a local hosts source (testbed names, subnets and machine-fit checks apply);
+    each run (micro or Hadoop) is recorded with the testbeds and clusters up at that moment.
+    Faults: `cannot_open` (platforms whose hosts cannot come up), `cannot_start` (testbed names
+    whose cluster fails to start), `raise_on_run` (n-th run, counted from 1 -> the exception it
+    raises)."""
+
+    def __init__(self):
+        self.testbeds: dict[str, object] = {}  # name -> TestbedParams, of the testbeds up now
+        self.clusters: set[str] = set()  # testbed names whose cluster is up now
+        self.events: list[tuple] = []  # ("open"|"close"|"cluster up"|"cluster down", testbed), ("run", ...)
+        self.runs: list[dict] = []  # kind, benchmark, testbed, testbeds and clusters up during the run
+        self.most_testbeds_up = 0
+        self.cannot_open: set[str] = set()
+        self.cannot_start: set[str] = set()
+        self.raise_on_run: dict[int, BaseException] = {}
+        self.source = _FakeSource(self)
+
+    def run(self, kind: str, benchmark: str, testbed: str) -> None:
+        self.runs.append({"kind": kind, "benchmark": benchmark, "testbed": testbed,
+                          "testbeds": frozenset(self.testbeds), "clusters": frozenset(self.clusters)})
+        self.events.append(("run", testbed, benchmark))
+        exc = self.raise_on_run.get(len(self.runs))
+        if exc is not None:
+            raise exc
+
+
+class _FakeSource:
+    local = True
+    ready_timeout_s = None
+
+    def __init__(self, machine: FakeMachine):
+        self.machine = machine
+
+    def check(self, platforms):
+        return None
+
+    @contextlib.contextmanager
+    def open(self, platform, testbed):
+        from vbench.errors import VbenchError
+
+        m = self.machine
+        if platform in m.cannot_open:
+            raise VbenchError(f"{platform} hosts unreachable")
+        assert testbed.name not in m.testbeds, f"testbed {testbed.name} is up already"
+        m.testbeds[testbed.name] = testbed
+        m.most_testbeds_up = max(m.most_testbeds_up, len(m.testbeds))
+        m.events.append(("open", testbed.name))
+        try:
+            yield [_FakeHost(f"{testbed.name}-{n}", r, platform, testbed.name) for n, r in (("master", "master"),
+                                                                                           ("worker1", "worker"))]
+        finally:
+            del m.testbeds[testbed.name]
+            m.events.append(("close", testbed.name))
+
+
+@dataclasses.dataclass(frozen=True)
+class _FakeHost:
+    name: str
+    role: str
+    platform: str
+    testbed: str
+
+
+@pytest.fixture
+def fake_machine(monkeypatch):
+    """A FakeMachine wired into vbench.campaign.runner: its clusters, Hadoop runs, micro runs,
+    provenance and Hadoop download are fakes; the machine has 64 GiB and 8 CPUs."""
+    from types import SimpleNamespace
+
+    from vbench.benchmarks.hadoop.execute import BenchRun
+    from vbench.campaign import measure, runner
+    from vbench.machine_fit import MachineFacts
+    from vbench.samples import Sample
+
+    m = FakeMachine()
+
+    class Cluster:
+        def __init__(self, hosts, params, dist, log=print):
+            self.hosts, self.params = hosts, params
+            self.testbed = hosts[0].testbed
+
+        def up(self, timeout_s=None):
+            if self.testbed in m.cannot_start:
+                raise RuntimeError(f"NameNode of {self.testbed} did not start")
+            m.clusters.add(self.testbed)
+            m.events.append(("cluster up", self.testbed))
+
+        def down(self):
+            if self.testbed in m.clusters:
+                m.clusters.discard(self.testbed)
+                m.events.append(("cluster down", self.testbed))
+
+        def sh(self, host, line):
+            return SimpleNamespace(stdout="dropped\n", ok=True)
+
+    def execute(cluster, module, cfg, log=print, timeout_s=None, **_kw):
+        assert cluster.testbed in m.clusters, "a job ran on a cluster that is not up"
+        m.run("hadoop", module.NAME, cluster.testbed)
+        return BenchRun(module.NAME, f"{module.NAME}-{len(m.runs)}", {},
+                        samples=[Sample(module.NAME, "time", float(len(m.runs)), "s")], hdfs_output_removed=True)
+
+    def measure_micro(hosts, item, log=print, iperf_pairs=None):
+        m.run("micro", item.benchmark, hosts[0].testbed)
+        return [BenchRun(item.benchmark, f"{item.benchmark}-{len(m.runs)}", {},
+                         samples=[Sample(item.benchmark, "events", float(len(m.runs)), "events/s")])]
+
+    monkeypatch.setattr(runner, "HadoopCluster", Cluster)
+    monkeypatch.setattr(measure, "execute", execute)
+    monkeypatch.setattr(runner, "measure_micro", measure_micro)
+    monkeypatch.setattr(runner, "cluster_provenance", lambda cluster: {"hadoop_version": "fake"})
+    monkeypatch.setattr(runner, "fetch", lambda *a, **k: None)
+    monkeypatch.setattr(runner, "vbench_commit", lambda: "fake")
+    monkeypatch.setattr(MachineFacts, "local", classmethod(lambda cls: MachineFacts(65536, 8, tuple(range(8)))))
+    return m

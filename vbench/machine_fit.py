@@ -116,6 +116,30 @@ def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: Hado
     check_physical_hosts_fit(testbed, hadoop)
 
 
+def testbed_memory_mb(testbed: TestbedParams, hadoop: HadoopParams | None) -> int:
+    """What a testbed takes from this machine, with its Hadoop cluster when `hadoop` is given:
+    each VM its whole memory, every other host what its Hadoop daemons (and YARN containers on
+    a worker) may use (a container's memory limit caps, it does not reserve)."""
+    return sum((host_memory_mb(s) or 0) if s.platform == "qemu" else (hadoop_memory_mb(s.role, hadoop) if hadoop else 0)
+               for s in testbed.resolved_hosts())
+
+
+def check_clusters_fit_together(clusters: list[tuple[str, TestbedParams, HadoopParams | None]],
+                                machine: MachineFacts) -> None:
+    """Refuse testbeds (with their clusters, where Hadoop params are given) that are to be up at
+    the same time, labelled by configuration, when together they need more memory than this
+    machine has: the design's concurrent rounds (issue #18), before anything starts."""
+    need = {key: testbed_memory_mb(tb, hp) for key, tb, hp in clusters}
+    total = sum(need.values())
+    if total > machine.mem_total_mb:
+        each = ", ".join(f"{key} {mb} MiB" for key, mb in need.items())
+        raise ParamsError("experiment.interleave",
+                          f"the {len(need)} configurations of a block are up at the same time (interleave: concurrent) "
+                          f"and need {total} MiB together ({each}), but this machine has {machine.mem_total_mb} MiB; "
+                          "set interleave: alternating to run one configuration at a time, or give each less memory "
+                          "(workers, hadoop.nodemanager_memory_mb, hadoop.heaps, VM memory_mb)")
+
+
 def guest_memory_mb(spec: HostParams, hadoop: HadoopParams | None) -> int:
     """What a guest takes from its physical host: its memory limit, else (unconfined hosts)
     what its Hadoop daemons may use, else nothing known (0)."""

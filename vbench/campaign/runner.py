@@ -2,6 +2,15 @@
 configuration) (a configuration: a platform with its environment factors' levels), and
 resumes an interrupted campaign (Ctrl-C, kill -9, a crash) where it stopped.
 
+Cells run in sessions (vbench.campaign.design.sessions): the configurations a session holds up
+at the same time (every configuration of a block when the design's rounds are concurrent, each
+on a testbed of its own name, bridge and subnet: `slot_testbed`; otherwise one) and the runs
+made on them, warm-up runs first. A session holds its testbeds and clusters in an ExitStack, so
+that every one of them is torn down on failure, Ctrl-C and SIGTERM; a configuration that fails
+has its remaining cells recorded as failed and is torn down at once while the others go on
+(or the campaign stops: `on_failure: stop`). `RoundHooks` are called before and after every
+round (the quiet-machine gate, adaptive stopping).
+
 The ledger is samples.jsonl itself (vbench.ledger): every record carries its `cell_id`, and one
 cell's records (all its attempts) are appended in a single fsync'd write that ends with the
 cell's closing record. A cell is done only when that record is there; on resume, an append that
@@ -10,16 +19,20 @@ resuming never loses, fakes or repeats a finished cell.
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Protocol
+
+from pydantic import ValidationError
 
 from vbench import durable
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
-from vbench.campaign.design import Cell, Configuration, Experiment, deep_merge, design_hash, expand
+from vbench.campaign.design import Cell, Configuration, Experiment, Session, deep_merge, design_hash, expand, sessions
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
 from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
@@ -30,8 +43,8 @@ from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.monitor.monitor import Monitor, finish_monitor
-from vbench.machine_fit import MachineFacts, check_cluster_fits
-from vbench.params import HadoopParams, TestbedParams
+from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
+from vbench.params import HadoopParams, TestbedParams, describe_validation_error, prefixed
 from vbench.provenance import cluster_provenance, vbench_commit
 from vbench.host import Host
 from vbench.ledger import read_ledger
@@ -46,9 +59,11 @@ class CampaignResult:
     ran: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     already_done: int = 0
+    #: Warm-up runs made (not cells of the design: each session's first run of a benchmark).
+    warmups: int = 0
     failures: int = 0
     seconds: float = 0.0
-    #: Why the campaign stopped early (design `on_failure: stop`), else None.
+    #: Why the campaign stopped early (design `on_failure: stop`, a round hook), else None.
     stopped: str | None = None
 
 
@@ -110,32 +125,314 @@ def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hado
     return testbed, hadoop_for(exp, config, hadoop, getattr(source, "hadoop_overrides", {}))
 
 
-def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
-                 log: Log = print, progress: CampaignProgress | None = None,
-                 kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
-                 hosts_source: HostsSource | None = None, append: bool = False,
-                 hook: RunHook | None = None) -> CampaignResult:
-    """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
-    `progress` hears of every cell as it starts and ends. `hosts_source` gives each configuration's
-    hosts: the local testbed (default) or an SSH inventory. `append`: the user said to add to a
-    committed campaign, or to adopt samples without a campaign.json. `hook`: what the design
-    adds around each Hadoop run (vbench.campaign.hooks), from the command that runs it."""
-    t0 = time.monotonic()
-    store = CampaignStore(campaign_dir, append=append)
-    source = hosts_source or TestbedSource(log)
-    if exp.rounds > 1:  # the design expands them; the runner's sessions come with the next change (#18)
-        raise ParamsError("experiment.rounds", "designs with rounds > 1 are not run yet")
-    check_hook(exp, hook)
-    for config in exp.configurations():  # refuse what cannot run before anything starts
+def concurrent(exp: Experiment) -> bool:
+    """Whether a block's configurations are up at the same time (rounds, interleave: concurrent)."""
+    return exp.rounds > 1 and exp.interleave == "concurrent" and len(exp.configurations()) > 1
+
+
+def slot_testbed(testbed: TestbedParams, slot: int) -> TestbedParams:
+    """The testbed of the `slot`-th configuration when a block's testbeds are up together: its own
+    name (`vb` -> `vb0`, `vb1`...: namespaces, links, state directory and lock derive from it), bridge
+    (`vbbr0-1`) and subnet (the `slot`-th next one of the same size, hosts named by address moved
+    along), so that they coexist. Refused (ParamsError naming the field) when a name gets too long."""
+    net = testbed.network.subnet
+    offset = slot * net.num_addresses
+    subnet = ipaddress.ip_network((int(net.network_address) + offset, net.prefixlen))
+    doc = testbed.model_dump(exclude_none=True)
+    doc["name"] = f"{testbed.name}{slot}"
+    doc["network"] = {**doc["network"], "bridge": f"{testbed.network.bridge}-{slot}", "subnet": str(subnet)}
+    if testbed.hosts is not None:
+        doc["hosts"] = [{**h, "address": str(ipaddress.ip_address(h["address"]) + offset)} if h.get("address") else h
+                        for h in doc["hosts"]]
+    try:
+        return testbed.model_validate(doc)
+    except ValidationError as exc:
+        raise describe_validation_error(exc, "testbed", TestbedParams) from None
+
+
+def configuration_params(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, source: HostsSource,
+                         kinds: frozenset[str], machine: MachineFacts | None = None
+                         ) -> dict[str, tuple[TestbedParams, HadoopParams]]:
+    """Every configuration's testbed and Hadoop params, by configuration key, after refusing what
+    cannot run, before anything starts: a configuration the machine cannot hold, and (clusters up
+    together) configurations that cannot coexist: together more memory than the machine has, or
+    an inventory's hosts shared by two of them."""
+    out: dict[str, tuple[TestbedParams, HadoopParams]] = {}
+    together = concurrent(exp)
+    suite = bool(exp.suite) and "hadoop" in kinds
+    for slot, config in enumerate(exp.configurations()):
         try:
             if not source.local and config.overrides("testbed"):
                 raise ParamsError("factors", "testbed factors (network mode, VMs per host...) describe the local "
                                   "testbed; an inventory's hosts are what they are: vary them in the inventory")
             tb, hp = _params(exp, config, testbed, hadoop, source)
-            if exp.suite and "hadoop" in kinds and source.local:
-                check_cluster_fits(tb, hp, MachineFacts.local())
+            if together and source.local:
+                tb = slot_testbed(tb, slot)
+            if suite and source.local:
+                machine = machine or MachineFacts.local()
+                check_cluster_fits(tb, hp, machine)
         except ParamsError as exc:
-            raise ParamsError(f"configuration {config.key}: {exc.field}", str(exc).split(": ", 1)[-1]) from None
+            raise prefixed(exc, f"configuration {config.key}") from None
+        out[config.key] = (tb, hp)
+    if together and source.local:
+        check_clusters_fit_together([(k, tb, hp if suite else None) for k, (tb, hp) in out.items()],
+                                    machine or MachineFacts.local())
+    elif together:
+        by_platform: dict[str, list[str]] = {}
+        for config in exp.configurations():
+            by_platform.setdefault(config.platform, []).append(config.key)
+        shared = next((keys for keys in by_platform.values() if len(keys) > 1), None)
+        if shared:
+            raise ParamsError("experiment.interleave", f"configurations {', '.join(shared)} run on the same hosts of "
+                              "the inventory, so they cannot be up at the same time; set interleave: alternating to "
+                              "run one configuration at a time")
+    return out
+
+
+class RoundHooks(Protocol):
+    """What the runner calls around every round (issue #18): the quiet-machine gate before it, the
+    adaptive stopping rule after it. A round here is a stretch of consecutive runs of one block
+    and round (in a design without rounds: a block); in a concurrent block the calibration's
+    rounds and the suite's are separate stretches, each heard of. Hooks hear only of rounds
+    that run something (not of rounds skipped by the time budget or lost with their configuration)."""
+
+    def before_round(self, info: RoundInfo) -> dict[str, Any]:
+        """Called before the round's first run; returns fields stamped on every sample of the round."""
+
+    def after_round(self, info: RoundInfo) -> str | None:
+        """Called after the round's last run; a reason to stop the campaign here, or None to go on."""
+
+
+@dataclass(frozen=True)
+class RoundInfo:
+    block: int
+    round: int
+    #: Every run of the round, in order (warm-up runs included: their ids end in /warmup).
+    cell_ids: tuple[str, ...]
+
+
+class NoHooks:
+    def before_round(self, info: RoundInfo) -> dict[str, Any]:
+        return {}
+
+    def after_round(self, info: RoundInfo) -> str | None:
+        return None
+
+
+class _Rounds:
+    """The runs of a campaign in order, cut into rounds, with the hooks called at their edges."""
+
+    def __init__(self, runs: list[Cell], hooks: RoundHooks):
+        self.hooks = hooks
+        self.round_of: list[int] = []  # run index -> round index
+        self.rounds: list[RoundInfo] = []
+        for key, group in groupby(runs, key=lambda c: (c.block, c.round or 0)):
+            ids = tuple(c.cell_id for c in group)
+            self.round_of += [len(self.rounds)] * len(ids)
+            self.rounds.append(RoundInfo(key[0], key[1], ids))
+        self.last = {self.round_of[i]: i for i in range(len(runs))}  # round index -> its last run
+        self.stamps: dict[int, dict[str, Any]] = {}
+
+    def enter(self, i: int) -> dict[str, Any]:
+        """Before run `i` runs: the round's stamp, opening the round first if it is not open yet."""
+        r = self.round_of[i]
+        if r not in self.stamps:
+            self.stamps[r] = dict(self.hooks.before_round(self.rounds[r]) or {})
+        return self.stamps[r]
+
+    def leave(self, i: int) -> str | None:
+        """After run `i` (run, skipped or lost): the after-round hook's verdict if it ended an open round."""
+        r = self.round_of[i]
+        if self.last[r] == i and r in self.stamps:
+            return self.hooks.after_round(self.rounds[r])
+        return None
+
+
+@dataclass
+class _Up:
+    """A configuration held up in a session: its hosts, its cluster once up, what tears it down."""
+
+    tb: TestbedParams
+    hp: HadoopParams
+    stack: ExitStack
+    hosts: list[Host] = field(default_factory=list)
+    cluster: HadoopCluster | None = None
+    provenance: dict = field(default_factory=dict)
+
+
+class _Campaign:
+    """One run of run_campaign: its sessions, in order, each holding its configurations up in an
+    ExitStack so that every testbed and cluster of a session is torn down on failure, Ctrl-C and
+    SIGTERM alike."""
+
+    def __init__(self, exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource,
+                 store: CampaignStore, log: Log, progress: CampaignProgress, round_hooks: RoundHooks,
+                 hook: RunHook | None, result: CampaignResult, base: dict, dist, t0: float):
+        self.exp, self.params, self.source, self.store, self.log = exp, params, source, store, log
+        self.progress, self.round_hooks, self.hook = progress, round_hooks, hook
+        self.result, self.base, self.dist, self.t0 = result, base, dist, t0
+        self.budget_s = exp.budget_minutes * 60 if exp.budget_minutes else None
+        self.budget_note = f"time budget of {exp.budget_minutes} min"
+        self.durations: dict[str, list[float]] = {}
+        self.rounds = _Rounds([], round_hooks)
+        self.teardown_failed: str | None = None
+
+    def run(self, plan: list[Session]) -> None:
+        self.rounds = _Rounds([r for s in plan for r in s.runs], self.round_hooks)
+        i = 0
+        for s in plan:
+            if not self.session(s, i):
+                return
+            i += len(s.runs)
+
+    def over_budget(self, cell: Cell) -> bool:
+        return self.budget_s is not None and _over_budget(self.t0, self.budget_s, cell, self.durations)
+
+    def skip(self, cell: Cell) -> None:
+        if not cell.warms_up:
+            self.result.skipped.append(cell.cell_id)
+        self.progress.cell_skipped(cell.cell_id, self.budget_note)
+
+    def session(self, s: Session, first: int) -> bool:
+        """Run a session's runs (run indices from `first`); False when the campaign stops here."""
+        handled: set[int] = set()  # positions in s.runs already accounted for (lost with their configuration)
+        if self.over_budget(s.runs[0]):  # not worth bringing anything up
+            for pos, cell in enumerate(s.runs):
+                self.skip(cell)
+                if stop := self.rounds.leave(first + pos):
+                    return self.stop(stop)
+            return True
+        self.teardown_failed = None
+        with ExitStack() as stack:
+            up: dict[str, _Up] = {}
+            for config in s.configs:
+                if not self.open(config, stack, up, s, 0, handled):
+                    return False
+            clusters_asked = False
+            for pos, cell in enumerate(s.runs):
+                i = first + pos
+                if pos in handled:
+                    pass
+                elif self.over_budget(cell):
+                    self.skip(cell)
+                else:
+                    if cell.variant.kind == "hadoop" and not clusters_asked:
+                        clusters_asked = True  # every cluster of the session comes up before its first job
+                        for key in list(up):
+                            if not self.cluster_up(key, up, s, pos, handled):
+                                return False
+                    if pos not in handled and not self.run_one(cell, up, s, pos, i, handled):
+                        return False
+                if stop := self.rounds.leave(i):
+                    return self.stop(stop)
+        if self.teardown_failed is not None and self.exp.on_failure == "stop":
+            return self.stop(self.teardown_failed, say=True)
+        return True
+
+    def open(self, config: Configuration, stack: ExitStack, up: dict[str, _Up], s: Session, pos: int,
+             handled: set[int]) -> bool:
+        tb, hp = self.params[config.key]
+        mine = ExitStack()
+        stack.callback(self.close, config, mine)  # before entering: a half-made configuration is undone too
+        try:
+            hosts = mine.enter_context(self.source.open(config.platform, tb))
+        except Exception as exc:  # the configuration could not be brought up
+            return self.lost(config, exc, up, s, pos, handled)
+        up[config.key] = _Up(tb, hp, mine, hosts)
+        return True
+
+    def cluster_up(self, key: str, up: dict[str, _Up], s: Session, pos: int, handled: set[int]) -> bool:
+        held = up[key]
+        config = next(c for c in s.configs if c.key == key)
+        if not any(c.variant.kind == "hadoop" and c.config.key == key for c in s.runs[pos:]):
+            return True
+        try:
+            cluster = HadoopCluster(held.hosts, held.hp, self.dist, log=self.log)
+            held.stack.callback(cluster.down)  # also when up() fails half-way
+            held.cluster = cluster
+            cluster.up(timeout_s=getattr(self.source, "ready_timeout_s", None))
+            held.provenance = cluster_provenance(cluster)
+        except Exception as exc:
+            return self.lost(config, exc, up, s, pos, handled)
+        return True
+
+    def run_one(self, cell: Cell, up: dict[str, _Up], s: Session, pos: int, i: int, handled: set[int]) -> bool:
+        held = up[cell.config.key]
+        stamp = {**self.rounds.enter(i), **_stamp(self.base, cell.config, cell, self.exp.rounds)}
+        self.progress.cell_started(cell.cell_id)
+        c0 = time.monotonic()
+        try:
+            failed, why = _run_cell(cell, held.hosts, held.cluster if cell.variant.kind == "hadoop" else None,
+                                    self.exp, stamp, held.provenance if held.cluster else {}, self.store, self.log,
+                                    held.tb.name, self.hook)
+        except Exception as exc:  # the configuration broke (lost its hosts...)
+            return self.lost(cell.config, exc, up, s, pos, handled)
+        self.durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
+        self.result.failures += failed
+        if cell.warms_up:
+            self.result.warmups += 1
+        else:
+            self.result.ran.append(cell.cell_id)
+        self.progress.cell_finished(cell.cell_id, why)
+        return True
+
+    def lost(self, config: Configuration, exc: Exception, up: dict[str, _Up], s: Session, pos: int,
+             handled: set[int]) -> bool:
+        """The configuration failed: its runs from `pos` on are recorded as failed (the design's
+        cells as failure records, which a resume runs again), it is torn down now, and the session
+        goes on with the others, unless the design says on_failure: stop. False: stop."""
+        reason = failure_reason(exc)
+        lost = [(p, c) for p, c in enumerate(s.runs) if p >= pos and p not in handled and c.config.key == config.key]
+        cells = [c for _, c in lost if not c.warms_up]
+        _record_unrun(cells, config, self.base, reason, self.store, self.exp.rounds)
+        self.result.failures += len(cells)
+        self.result.ran += [c.cell_id for c in cells]
+        handled.update(p for p, _ in lost)
+        for _, c in lost:  # the run that was running when it broke, then the ones never started
+            self.progress.cell_finished(c.cell_id, f"configuration failed: {reason}")
+        self.log(f"configuration b{s.block}/{config.key} failed: {reason}; {len(cells)} cells recorded as failed")
+        held = up.pop(config.key, None)
+        if held is not None:
+            self.close(config, held.stack)
+        if self.exp.on_failure == "stop":
+            return self.stop(reason, say=True)
+        return True
+
+    def close(self, config: Configuration, mine: ExitStack) -> None:
+        """Tear a configuration down (its cluster, then its hosts); a failure is said, and stops
+        the campaign after this session when the design says on_failure: stop."""
+        try:
+            mine.close()
+        except Exception as exc:
+            reason = failure_reason(exc)
+            self.log(f"configuration {config.key} failed on teardown: {reason}")
+            self.teardown_failed = reason
+
+    def stop(self, reason: str, say: bool = False) -> bool:
+        if say:
+            self.log("design says on_failure: stop; the campaign stops here (resume with `campaign run` again)")
+        else:
+            self.log(f"the campaign stops here: {reason}")
+        self.result.stopped = reason
+        return False
+
+
+def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
+                 log: Log = print, progress: CampaignProgress | None = None,
+                 kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
+                 hosts_source: HostsSource | None = None, append: bool = False,
+                 hook: RunHook | None = None, round_hooks: RoundHooks | None = None) -> CampaignResult:
+    """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
+    `progress` hears of every run (cells and warm-up runs) as it starts and ends. `hosts_source`
+    gives each configuration's hosts: the local testbed (default) or an SSH inventory. `append`:
+    the user said to add to a committed campaign, or to adopt samples without a campaign.json.
+    `hook`: what the design adds around each Hadoop run (vbench.campaign.hooks), from the command
+    that runs it; `round_hooks` are called before and after every round (RoundHooks)."""
+    t0 = time.monotonic()
+    store = CampaignStore(campaign_dir, append=append)
+    source = hosts_source or TestbedSource(log)
+    check_hook(exp, hook)
+    params = configuration_params(exp, testbed, hadoop, source, kinds)  # refuse what cannot run, before anything starts
     store.check_appendable()
     source.check(exp.platforms)
     _check_design(store, exp)
@@ -146,71 +443,25 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     cells = [c for c in expand(exp) if c.variant.kind in kinds]
     done = done_cells(store)
     todo = [c for c in cells if c.cell_id not in done]
+    plan = sessions(exp, todo)
     result = CampaignResult(already_done=len(cells) - len(todo))
     progress = progress or NoProgress()
-    log(f"campaign {campaign_dir.name}: {len(cells)} cells, {result.already_done} already done, {len(todo)} to run")
-    durations: dict[str, list[float]] = {}
-    budget_s = exp.budget_minutes * 60 if exp.budget_minutes else None
+    warm = sum(c.warms_up for s in plan for c in s.runs)
+    log(f"campaign {campaign_dir.name}: {len(cells)} cells, {result.already_done} already done, {len(todo)} to run"
+        + (f" (and {warm} warm-up runs)" if warm else ""))
     base = {"campaign": campaign_dir.name, "experiment": exp.experiment, "design_hash": design_hash(exp),
             "vbench_commit": vbench_commit()}
     dist = fetch(hadoop.version, hadoop.examples_version, log=log) if any(c.variant.kind == "hadoop" for c in todo) else None
-
-    budget_note = f"time budget of {exp.budget_minutes} min"
-    progress.begin([c.cell_id for c in todo])
+    run = _Campaign(exp, params, source, store, log, progress, round_hooks or NoHooks(), hook, result, base, dist, t0)
+    progress.begin([c.cell_id for s in plan for c in s.runs])
     try:
         with interrupts_unwind():
-            for (block, config), group in groupby(todo, key=lambda c: (c.block, c.config)):
-                group = list(group)
-                if budget_s is not None and _over_budget(t0, budget_s, group[0], durations):
-                    result.skipped += [c.cell_id for c in group]
-                    for c in group:
-                        progress.cell_skipped(c.cell_id, budget_note)
-                    continue
-                tb, hp = _params(exp, config, testbed, hadoop, source)
-                try:
-                    with source.open(config.platform, tb) as hosts:
-                        cluster = None
-                        try:
-                            for cell in group:
-                                if budget_s is not None and _over_budget(t0, budget_s, cell, durations):
-                                    result.skipped.append(cell.cell_id)
-                                    progress.cell_skipped(cell.cell_id, budget_note)
-                                    continue
-                                progress.cell_started(cell.cell_id)
-                                if cell.variant.kind == "hadoop" and cluster is None:
-                                    cluster = HadoopCluster(hosts, hp, dist, log=log)
-                                    cluster.up(timeout_s=getattr(source, "ready_timeout_s", None))
-                                    provenance = cluster_provenance(cluster)
-                                c0 = time.monotonic()
-                                failed, why = _run_cell(cell, hosts, cluster, exp, _stamp(base, config, cell),
-                                                        provenance if cluster else {}, store, log, tb.name, hook)
-                                result.failures += failed
-                                durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
-                                result.ran.append(cell.cell_id)
-                                progress.cell_finished(cell.cell_id, why)
-                        finally:
-                            if cluster is not None:
-                                cluster.down()
-                except (KeyboardInterrupt, SystemExit):  # Ctrl-C and SIGTERM (Terminated) unwind
-                    raise
-                except Exception as exc:  # the configuration could not be brought up (or lost its hosts)
-                    lost = [c for c in group if c.cell_id not in result.ran and c.cell_id not in result.skipped]
-                    reason = failure_reason(exc)
-                    _record_unrun(lost, config, base, reason, store)
-                    result.failures += len(lost)
-                    result.ran += [c.cell_id for c in lost]
-                    for c in lost:  # the cell that was running when it broke, then the ones never started
-                        progress.cell_finished(c.cell_id, f"configuration failed: {reason}")
-                    log(f"configuration b{block}/{config.key} failed: {reason}; {len(lost)} cells recorded as failed")
-                    if exp.on_failure == "stop":
-                        log("design says on_failure: stop; the campaign stops here (resume with `campaign run` again)")
-                        result.stopped = reason
-                        break
+            run.run(plan)
     finally:  # the bar is closed and the tally printed on Ctrl-C too
         progress.end()
     if result.skipped:
         (store.root / "skipped.json").write_text(json.dumps(
-            {"reason": budget_note, "cells": result.skipped}, indent=1))
+            {"reason": run.budget_note, "cells": result.skipped}, indent=1))
         log(f"time budget reached: {len(result.skipped)} cells skipped (listed in {store.root / 'skipped.json'})")
     result.seconds = time.monotonic() - t0
     return result
@@ -222,18 +473,20 @@ def _over_budget(t0: float, budget_s: float, cell: Cell, durations: dict[str, li
     return time.monotonic() - t0 + estimate > budget_s
 
 
-def _stamp(base: dict, config: Configuration, cell: Cell) -> dict:
-    return {**base, **config.stamp(), "block": cell.block, "repetition": cell.block, "warmup": cell.warmup,
-            "cell_id": cell.cell_id, **{f"factor.{k}": v for k, v in cell.variant.levels}}
+def _stamp(base: dict, config: Configuration, cell: Cell, rounds: int) -> dict:
+    return {**base, **config.stamp(), "block": cell.block, "round": cell.round or 0,
+            "repetition": cell.repetition(rounds), "warmup": cell.warmup, "cell_id": cell.cell_id,
+            **{f"factor.{k}": v for k, v in cell.variant.levels}}
 
 
-def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: str, store: CampaignStore) -> None:
+def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: str, store: CampaignStore,
+                  rounds: int) -> None:
     """Cells that could not run (their configuration failed) become failure records, so the
     campaign says what happened to every cell; a resumed run runs them again."""
     for cell in cells:
         f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True})
         store.save_runs([(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],
-                        {**_stamp(base, config, cell), "benchmark_kind": cell.variant.kind}, cell_done=False)
+                        {**_stamp(base, config, cell, rounds), "benchmark_kind": cell.variant.kind}, cell_done=False)
 
 
 def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
@@ -280,6 +533,7 @@ def _attempt(cell: Cell, attempt: int, hosts: list[Host], cluster: HadoopCluster
                                         timeout_s=exp.job_timeout_s)
         runs = [run]
         kind_stamp = {"benchmark_kind": "hadoop", **provenance, **run_stamp}
+        kind_stamp["hdfs_output_removed"] = run.hdfs_output_removed  # the run's HDFS directory, after it
     kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
                       host_platforms={h.name: h.platform for h in hosts})
     extra = {"attempt": attempt} if exp.retries else {}

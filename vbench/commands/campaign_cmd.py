@@ -78,6 +78,7 @@ def run(args) -> int:
                           hosts_source=source, append=args.append)
     if result.stopped:
         console.print(f"campaign stopped (on_failure: stop): {result.stopped}")
-    console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells ({result.failures} failed runs), "
+    warm = f" and {result.warmups} warm-up runs" if result.warmups else ""
+    console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells{warm} ({result.failures} failed runs), "
                   f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s")
     return 1 if result.failures else 0

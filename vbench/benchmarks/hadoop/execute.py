@@ -37,6 +37,8 @@ class BenchRun:
     #: Samples of what ran beside the benchmark (a design's hook, e.g. the isolation
     #: experiment's watch of its neighbour): stored with the run whether it passed or failed.
     beside: list[Sample] = field(default_factory=list)
+    #: Whether the run's HDFS directory (inputs and outputs) was removed after it (None: not tried).
+    hdfs_output_removed: bool | None = None
 
     @property
     def ok(self) -> bool:
@@ -183,5 +185,5 @@ def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details
         run.failure = Failure(module.NAME, str(exc), run.parameters, tail(last.stderr) if last else "",
                               {"run_id": run_id, "step": getattr(step, "name", "")})
     finally:
-        cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir)
+        run.hdfs_output_removed = cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir).ok
     return run
