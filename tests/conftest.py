@@ -98,17 +98,20 @@ def fake_context():
 
 class FakeHadoop:
     """What `fake_hadoop` records: every command run on a host and every benchmark executed, in
-    order (`events`); `answer` (host name -> stdout of the page-cache drop) and `execute`
-    (module, cfg, run_dir -> samples, or raise JobFailed) say what the fakes answer."""
+    order (`events`); `answer` (host name -> stdout of the page-cache drop), `fsck` and `execute`
+    (module, cfg, run_dir -> samples, or raise JobFailed) say what the fakes answer; `hosts` are
+    the cluster's (addresses as in tests/data/hadoop/fsck_teragen.txt)."""
 
     def __init__(self):
         from vbench.host import Host, SshEndpoint
 
-        ssh = SshEndpoint("10.0.0.10", "root", Path("/k"), Path("/kh"))
-        self.hosts = [Host("master", "master", "native", "10.0.0.10", "/w", ssh),
-                      Host("worker1", "worker", "native", "10.0.0.11", "/w", ssh)]
+        ssh = SshEndpoint("10.213.0.10", "root", Path("/k"), Path("/kh"))
+        self.hosts = [Host("master", "master", "native", "10.213.0.10", "/w", ssh),
+                      Host("worker1", "worker", "native", "10.213.0.11", "/w", ssh)]
         self.events: list[str] = []
         self.answer: dict[str, str] = {}
+        #: What `fsck` prints (None: it fails).
+        self.fsck: str | None = ""
         self.execute = lambda module, cfg, run_dir: [Sample(module.NAME, "job_time", 1.0, "s")]
 
     def source(self):
@@ -156,6 +159,12 @@ def fake_hadoop(monkeypatch) -> FakeHadoop:
         def sh(self, host, line):
             fake.events.append(f"{host.name}: {line}")
             return types.SimpleNamespace(stdout=fake.answer.get(host.name, "dropped\n"), ok=True)
+
+        def fsck(self, path):
+            fake.events.append(f"fsck {path}")
+            ok = fake.fsck is not None
+            return types.SimpleNamespace(ok=ok, stdout=fake.fsck or "", stderr="" if ok else "no such path",
+                                         exit_code=0 if ok else 1)
 
     def execute(cluster, module, cfg, *, log=print, timeout_s=None, inspect=None, **_kw):
         run = BenchRun(module.NAME, new_run_id(module.NAME), {})

@@ -16,7 +16,7 @@ from vbench.errors import ClusterNotReady
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.samples import read_records
-from vbench.smoke import run_smoke, save_smoke
+from vbench.smoke import run_smoke
 from vbench.testbed import Testbed
 
 pytestmark = pytest.mark.integration
@@ -24,26 +24,26 @@ pytestmark = pytest.mark.integration
 
 def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_path):
     hp = it_hadoop({"replication": 2, "block_size": "16MB"})
-    result = run_smoke(it_testbed, hp, size_bytes=32 * 1024**2, log=print)
+    result, camp = run_smoke(it_testbed, hp, 32, tmp_path / "smoke", log=print)
     print(result.summary())
 
+    assert result.failure is None, result.failure
     assert result.valid, result.verdict
     assert result.verdict.startswith("checksum ")
     assert result.workers == 2
     # Replication crossed the veth links: every worker stores replicas of the sorted output.
-    workers = set(result.worker_addresses)
-    assert set(result.replicas_per_node) == workers
-    assert all(n > 0 for n in result.replicas_per_node.values())
+    assert len(result.replicas_per_node) == 2 and all(n > 0 for n in result.replicas_per_node.values())
     assert result.ok
-    assert 0 < result.testbed_seconds < result.bringup_seconds
+    assert result.bringup_seconds > 0
 
-    saved = list(read_records(save_smoke(result, tmp_path)))
-    bringup = [s for s in saved if s.metric == "bringup_time"]
-    assert len(bringup) == 1 and bringup[0].value == pytest.approx(result.bringup_seconds)
-    assert bringup[0].metadata["config_hash"] == result.config_hash
-    # Like every other sample: the run it belongs to and the code that measured it (#17).
-    assert len({s.metadata["run_id"] for s in saved}) == 1 and saved[0].metadata["run_id"].startswith("smoke-")
+    saved = list(read_records(camp / "samples.jsonl"))
+    # Like every other sample (#17): the run, the code that measured it, the design, block and cell.
+    assert {s.metadata["run_id"] for s in saved} == {result.run_id} and result.run_id.startswith("terasort-")
     assert all(s.metadata["vbench_commit"] not in ("", "unknown") for s in saved)
+    assert {s.metadata["cell_id"] for s in saved} == {"b0/native/terasort"}
+    assert {s.metadata["hadoop_config_hash"] for s in saved} == {result.config_hash}
+    assert {s.metadata["bringup_s"] for s in saved} == {result.bringup_seconds}
+    assert {s.benchmark for s in saved} == {"terasort", "placement"}
 
     assert leftovers(it_testbed) == []
     Testbed(it_testbed).down()  # a second teardown is harmless

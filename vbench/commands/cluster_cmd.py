@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from vbench.campaign.progress import ProgressReport
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.machine_fit import MachineFacts, check_cluster_fits
-from vbench.smoke import result_dict, run_smoke, save_smoke
+from vbench.smoke import result_dict, run_smoke, smoke_size_mb
 from vbench.testbed import Testbed
 from vbench.testbed.local import testbed_status
 from vbench.units import parse_size
@@ -23,7 +24,7 @@ def register(sub) -> None:
     p.add_argument("--replication", type=int, help="override hadoop.replication")
     p.add_argument("--version", help="override hadoop.version")
     p.add_argument("--topology", choices=("flat", "rack", "nodegroup"), help="override hadoop.topology")
-    p.add_argument("--out", type=Path, default=Path("data/raw/smoke"), help="smoke: where timings are appended")
+    p.add_argument("--out", type=Path, default=Path("data/raw/smoke"), help="smoke: each smoke is a new campaign under this directory")
     p.add_argument("--testbed", action="store_true", help="down: also remove the testbed")
     p.set_defaults(func=run)
 
@@ -32,11 +33,11 @@ def run(args) -> int:
     tbp = testbed_from_args(args)
     hp = hadoop_from_args(args, replication=args.replication, version=args.version, topology=args.topology)
     if args.action == "smoke":
-        size = _size(args.size)
-        result = run_smoke(tbp, hp, size)
-        path = save_smoke(result, args.out)
+        size_mb = smoke_size_mb(_size(args.size))
+        report = ProgressReport(title="smoke")
+        result, camp = run_smoke(tbp, hp, size_mb, args.out, log=report.note, progress=report)
         print(json.dumps(result_dict(result), sort_keys=True))
-        print(f"timings appended to {path}")
+        print(f"timings appended to {camp / 'samples.jsonl'}")
         print(result.summary())
         return 0 if result.ok else 1
 

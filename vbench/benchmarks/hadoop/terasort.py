@@ -42,9 +42,14 @@ def teragen_step(size_mb: int, maps: int, replication: int, out: str, job_detail
         job_details=job_details)
 
 
+def output_dir(run_dir: str) -> str:
+    """Where a run's TeraSort writes its sorted output (the smoke checks its block placement). Pure."""
+    return f"{run_dir}/sorted"
+
+
 def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_details: bool = True) -> list[Step]:
     """TeraSort of `input_dir`, TeraValidate of its output and the validation report. Pure."""
-    out, val = f"{run_dir}/sorted", f"{run_dir}/validate"
+    out, val = output_dir(run_dir), f"{run_dir}/validate"
     return [
         JavaStep("terasort", jobs.EXAMPLES_DRIVER, (
             "terasort", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.reduces={cfg.reduces}",
