@@ -20,8 +20,8 @@ def line(*argv) -> str:
 def stats_line(campaign: str) -> str:
     """The statistics of data/raw/<campaign>; the name reaches Python as an argument, not as code. Pure."""
     code = ("import sys; from pathlib import Path; from vbench import pipeline; c = sys.argv[1]; "
-            "p = pipeline.write_tidy(Path('data/raw', c), Path('data/processed', c)); "
-            "pipeline.statistics(p, Path('data/processed', c, 'stats.csv'))")
+            "pipeline.write_tidy(Path('data/raw', c), Path('data/processed', c)); "
+            "pipeline.statistics(Path('data/raw', c), Path('data/processed', c))")
     return line(f"{VENV}/python", "-c", code, campaign)
 
 
@@ -67,7 +67,7 @@ def paper(c, campaign="reference"):
 
 @task(help={"campaign": "a campaign under data/raw/"})
 def stats(c, campaign="reference"):
-    """Statistics table of a campaign into data/processed/<campaign>/stats.csv."""
+    """Statistics table of a campaign into data/processed/<campaign>/ (stats.parquet, which the paper reads; stats.csv)."""
     c.run(stats_line(campaign), pty=True)
 
 

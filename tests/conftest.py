@@ -305,3 +305,19 @@ def fake_machine(monkeypatch):
     monkeypatch.setattr(runner, "vbench_commit", lambda: "fake")
     monkeypatch.setattr(MachineFacts, "local", classmethod(lambda cls: MachineFacts(65536, 8, tuple(range(8)))))
     return m
+
+
+#: The campaigns committed to the repository (data/raw/<name>/).
+COMMITTED_RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
+
+
+@pytest.fixture
+def fresh_clone_campaign(tmp_path):
+    """Copy a committed campaign into `tmp_path/data/raw/<name>` and return that directory: a data
+    tree as a fresh clone has it, with no data/processed/ (whatever the checkout's own holds, the
+    statistics stage's table of a `dvc repro` with other settings would be refused by the paper)."""
+    def copy(name: str) -> Path:
+        dest = tmp_path / "data" / "raw" / name
+        shutil.copytree(COMMITTED_RAW / name, dest)
+        return dest
+    return copy

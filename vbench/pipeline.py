@@ -1,7 +1,8 @@
 """The pipeline's stages as functions: what each notebook (a DVC stage) calls.
 
 provision -> calibrate -> suite (measurement: append to data/raw/<campaign>/)
-tidy -> statistics -> paper (analysis: data/processed/<campaign>/, paper/)
+tidy -> statistics -> paper (analysis: data/processed/<campaign>/, paper/); the paper reads the
+statistics stage's table (`processed_of` says where it lies for a campaign directory).
 """
 from __future__ import annotations
 
@@ -14,22 +15,25 @@ from typing import Callable
 import pandas as pd
 
 from vbench.campaign.design import Configuration, Experiment
-from vbench.campaign.compare import Comparison, comparison_of, comparison_view
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignResult, params_for, run_campaign
 from vbench.campaign.study import Study, load_study
-from vbench.paper.macros import HEADLINES
 from vbench.params import HadoopParams, TestbedParams
-from vbench.stats import compute_stats, write_table
+from vbench.stats import DEFAULT_SEED
+from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+from vbench.stats.campaign import load_campaign
+from vbench.stats.campaign_stats import StatsConfig, campaign_stats, write_campaign_stats
+from vbench.stats.compare import Comparison, comparison_of, comparison_view
 from vbench.stats.dvc_views import headline_metrics, run_plot_rows, write_metrics, write_plot_rows
+from vbench.stats.headlines import quoted_headlines
 from vbench.stats.tidy import add_cells, read_campaign
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
 
 Log = Callable[[str], None]
 
-#: Per-attempt timings and most counters are kept in the tidy data but left out of the
-#: statistics table, whose groups are the paper's comparisons.
+#: Per-attempt timings and counters: kept in the tidy data, left out of what the measurement
+#: notebooks show (the statistics table chooses its metrics by `vbench.stats.campaign_stats.wanted_metric`).
 DETAIL_METRIC_PREFIXES = ("map_attempt_", "reduce_attempt_", "reducer_", "counter.")
 #: What a measurement stage aimed at a committed campaign is told to do instead (no --append here:
 #: a pipeline run that rewrites the committed reference is a slip, never the intent).
@@ -142,41 +146,37 @@ def write_tidy(raw: Path, out: Path) -> Path:
 
 
 def headline(samples: pd.DataFrame) -> pd.DataFrame:
-    """The samples the statistics table compares: no per-attempt timings or counters."""
+    """The tidy samples worth a look after a measurement: no per-attempt timings or counters."""
     keep = ~samples["metric"].str.startswith(DETAIL_METRIC_PREFIXES)
     if "warmup" in samples:
         samples = samples.assign(warmup=samples["warmup"].fillna(False).astype(bool))
     return samples[keep].reset_index(drop=True)
 
 
-def headline_samples(tidy_path: Path) -> pd.DataFrame:
-    """The tidy samples the statistics compare, tagged with the file they came from."""
-    samples = headline(pd.read_parquet(tidy_path))
-    samples.attrs["source"] = str(tidy_path)
-    return samples
+def processed_of(raw: Path) -> Path | None:
+    """data/processed/<campaign> for data/raw/<campaign> (`Stage.processed`): where the statistics
+    stage writes; None for a campaign directory that is not in a data/raw/ directory."""
+    raw = Path(raw)
+    return raw.parent.parent / "processed" / raw.name if raw.parent.name == "raw" else None
 
 
-def statistics(tidy_path: Path, out: Path, baseline: str = "native", equivalence_pct: float = 5.0) -> pd.DataFrame:
-    declared = tidy_path.parent / "comparison.json"
-    if declared.is_file():  # a design comparing factor levels names its own baseline (e.g. bridge)
-        baseline = json.loads(declared.read_text()).get("baseline") or baseline
-    samples = headline_samples(tidy_path)
-    table = compute_stats(samples, baseline=baseline, equivalence_pct=equivalence_pct)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_table(table, out)
+def statistics(raw: Path, out: Path, baseline: str = "native", equivalence_pct: float = 5.0,
+               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """The campaign's statistics table (`vbench.stats.campaign_stats`: each experiment against its
+    baseline, which a factor study's design names itself, e.g. bridge), written into `out`
+    (stats.parquet, stats.csv, stats.json): the table the paper reads."""
+    cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
+    table = campaign_stats(load_campaign(raw), cfg)
+    write_campaign_stats(table, cfg, raw, out)
     return table
 
 
-def quoted_headlines() -> frozenset[tuple[str, str]]:
-    """The (benchmark, metric) pairs the paper's text quotes: the study's headline numbers."""
-    return frozenset((benchmark, metric) for benchmark, metric, *_ in HEADLINES)
-
-
-def dvc_views(tidy_path: Path, table: pd.DataFrame, metrics_path: Path, plots_path: Path) -> tuple[Path, Path]:
+def dvc_views(raw: Path, table: pd.DataFrame, metrics_path: Path, plots_path: Path) -> tuple[Path, Path]:
     """What `dvc metrics show|diff` and `dvc plots show` read: the headline comparisons of `table`
     (ratio, 95 % interval, method, n) and every run of the same metrics. Both files lie outside
     data/processed/<campaign>, which DVC owns whole as one output of the statistics stage."""
     pairs = quoted_headlines()
-    samples = headline_samples(tidy_path)
+    samples = load_campaign(raw).samples
+    samples.attrs["source"] = str(Path(raw) / "samples.jsonl")
     return (write_metrics(headline_metrics(table, pairs), metrics_path),
             write_plot_rows(run_plot_rows(samples, pairs), plots_path))

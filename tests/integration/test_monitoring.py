@@ -11,7 +11,7 @@ import pytest
 
 from tests.integration.conftest import leftovers
 from vbench.host import connect
-from vbench.monitor import volume
+from vbench.stats import volume
 from vbench.monitor.monitor import Monitor
 from vbench.monitor.series import METRICS
 from vbench.testbed import Testbed

@@ -9,9 +9,9 @@ from tests.integration.conftest import IT_NAME
 from vbench.campaign.design import expand, make_experiment
 from vbench.campaign.measure import measure_hadoop, records_of
 from vbench.hadoop import jobs
-from vbench.monitor import volume
 from vbench.monitor.monitor import Monitor, finish_monitor, load_timeseries
 from vbench.samples import read_records
+from vbench.stats import volume
 from vbench.store import CampaignStore
 
 pytestmark = pytest.mark.integration

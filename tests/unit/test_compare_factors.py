@@ -1,4 +1,5 @@
-"""Comparing environment-factor levels (network modes) instead of platforms, through the paper."""
+"""Comparing environment-factor levels (network modes) instead of platforms (vbench.stats.compare),
+through the statistics table and the paper."""
 from __future__ import annotations
 
 import json
@@ -7,12 +8,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vbench.campaign.compare import Comparison, comparison_of, comparison_view
 from vbench.errors import ParamsError
-from vbench.paper.data import load_campaign, merge_campaigns
 from vbench.paper.figures import fig_factors
-from vbench.paper.results import StatsConfig, paper_stats
+from vbench.paper.results import paper_statistics
 from vbench.samples import Sample, append_records
+from vbench.stats import format_table
+from vbench.stats.campaign import load_campaign, merge_campaigns
+from vbench.stats.campaign_stats import StatsConfig, campaign_stats
+from vbench.stats.compare import Comparison, comparison_of, comparison_view
 
 
 def _campaign(d: Path, experiment: str, compare=None, baseline=None, modes=("bridge", "nat")) -> Path:
@@ -51,7 +54,7 @@ def test_network_modes_are_compared_to_bridge_within_each_vms_per_host_cell(tmp_
     c = load_campaign(_campaign(tmp_path / "net", "netmodes", ["network.mode"], "bridge"))
     assert set(c.samples["platform"]) == {"bridge", "nat"}
     assert set(c.samples["size"]) == {"16MB, vms_per_host=1", "16MB, vms_per_host=2"}
-    stats = paper_stats(c, StatsConfig(n_resamples=200))
+    stats = campaign_stats(c, StatsConfig(n_resamples=200))
     r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")]
     assert set(r["baseline"]) == {"bridge"} and set(r["platform"]) == {"nat"}
     assert len(r) == 2 and r["estimate"].between(1.45, 1.55).all()  # nat is 1.5 x bridge in both cells
@@ -63,19 +66,26 @@ def test_merged_campaigns_keep_each_experiment_against_its_own_baseline(tmp_path
     main = load_campaign(_campaign(tmp_path / "main", "platforms"))  # compares platforms: one platform here
     net = load_campaign(_campaign(tmp_path / "net", "netmodes", ["network.mode"], "bridge"))
     both = merge_campaigns(main, [net])
-    stats = paper_stats(both, StatsConfig(n_resamples=200))
+    cfg = StatsConfig(n_resamples=200)
+    stats, sources = paper_statistics([main, net], cfg)
     bases = stats[stats["statistic"] == "ratio_to_baseline"].groupby("experiment")["baseline"].unique()
     assert list(bases["netmodes"]) == ["bridge"]
-    assert fig_factors(paper_stats(main, StatsConfig(n_resamples=200)), main.samples, tmp_path / "f2") == []
+    assert sources == ["net: statistics computed here (not under a data/raw/ directory)",
+                       "main: statistics computed here (not under a data/raw/ directory)"]
+    # Each campaign's table, joined, is the table of the merged campaigns: every row, column and
+    # factor cell ("" for a factor one campaign lacks), in the same order, whatever order they are given in.
+    assert format_table(stats) == format_table(campaign_stats(both, cfg))
+    assert format_table(paper_statistics([net, main], cfg)[0]) == format_table(stats)
+    assert fig_factors(campaign_stats(main, cfg), main.samples, tmp_path / "f2") == []
     with pytest.raises(ParamsError, match="more than one campaign"):
         merge_campaigns(main, [main])
 
 
 def test_the_pipeline_statistics_compare_modes_against_the_designs_baseline(tmp_path):
-    from vbench.pipeline import statistics, write_tidy
+    from vbench.pipeline import statistics
 
     raw = _campaign(tmp_path / "raw", "netmodes", ["network.mode"], "bridge")
-    table = statistics(write_tidy(raw, tmp_path / "processed"), tmp_path / "processed" / "stats.csv")
+    table = statistics(raw, tmp_path / "processed")
     r = table[(table["statistic"] == "ratio_to_baseline") & (table["method"] == "fieller")]
     assert set(r["baseline"]) == {"bridge"} and set(r["platform"]) == {"nat"}
     assert set(r["size"]) == {"16MB, vms_per_host=1", "16MB, vms_per_host=2"}

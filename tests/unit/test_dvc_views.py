@@ -11,9 +11,11 @@ import pytest
 import yaml
 
 from vbench.stats import compute_stats
+from vbench.stats.campaign_stats import STATS_FILE
 from vbench.stats.dvc_views import (
     PLOT_COLUMNS, benchmark_key, headline_metrics, rounded, run_plot_rows, write_metrics, write_plot_rows,
 )
+from vbench.stats.headlines import quoted_headlines
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "data" / "raw" / "reference"
@@ -160,9 +162,8 @@ def test_reference_campaign_gives_headline_ratios_with_intervals_and_their_runs(
     from vbench import pipeline
 
     processed = tmp_path / "processed" / "reference"
-    tidy = pipeline.write_tidy(REFERENCE, processed)
-    table = pipeline.statistics(tidy, processed / "stats.csv")
-    metrics_path, plots_path = pipeline.dvc_views(tidy, table, tmp_path / "metrics" / "reference.json",
+    table = pipeline.statistics(REFERENCE, processed)
+    metrics_path, plots_path = pipeline.dvc_views(REFERENCE, table, tmp_path / "metrics" / "reference.json",
                                                   tmp_path / "plots" / "reference.csv")
     metrics = json.loads(metrics_path.read_text())
     entries = dict(_entries(metrics))
@@ -171,7 +172,7 @@ def test_reference_campaign_gives_headline_ratios_with_intervals_and_their_runs(
     # Its three blocks each ran both platforms: the interval is the paired one (vbench.stats.paired).
     assert terasort["method"] == "paired-t (blocks)" and terasort["n"] == terasort["n_baseline"] == 3
     assert terasort["n_pairs"] == 3
-    assert all(key.split(".")[2] in {m for _, m in pipeline.quoted_headlines()} for key in entries)
+    assert all(key.split(".")[2] in {m for _, m in quoted_headlines()} for key in entries)
     assert all(list(e) == ENTRY_KEYS for e in entries.values())
     assert sum(e["ci_low"] is not None for e in entries.values()) >= len(entries) - 1
 
@@ -179,7 +180,7 @@ def test_reference_campaign_gives_headline_ratios_with_intervals_and_their_runs(
     runs = rows[rows.metric == "terasort_time"]
     assert sorted(runs.platform.unique()) == ["lxc", "native"]
     assert runs.groupby("platform")["run"].apply(list).tolist() == [[1, 2, 3], [1, 2, 3]]
-    assert set(zip(rows.benchmark, rows.metric)) <= pipeline.quoted_headlines()
+    assert set(zip(rows.benchmark, rows.metric)) <= quoted_headlines()
 
 
 # --- dvc.yaml declares what the stage writes ------------------------------------------------------
@@ -201,7 +202,28 @@ def _declared(stage: dict, kind: str) -> dict[str, dict]:
 
 
 def _statistics_stage() -> dict:
-    return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["statistics"]
+    return _stage("statistics")
+
+
+def _stage(name: str) -> dict:
+    return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"][name]
+
+
+def test_the_paper_stage_depends_on_the_table_it_reads_with_the_statistics_settings():
+    from vbench.pipeline import processed_of
+
+    campaign = _campaign()
+    paper, statistics = _stage("paper"), _stage("statistics")
+    deps = [_resolved(d, campaign) for d in paper["deps"]]
+    read = processed_of(ROOT / "data" / "raw" / campaign) / STATS_FILE
+    assert str(read.relative_to(ROOT)) in deps
+    # ... inside the directory the statistics stage writes
+    (out,) = [_resolved(o, campaign) for o in statistics["outs"]]
+    assert read.relative_to(ROOT).is_relative_to(out)
+    # The paper asks for the settings the table was computed with: the same params reach both notebooks.
+    for setting in ("baseline", "resamples", "seed", "equivalence_pct"):
+        flag = f"-p {setting} ${{pipeline.{setting}}}"
+        assert flag in statistics["cmd"] and flag in paper["cmd"], setting
 
 
 def _notebook_writes(monkeypatch, tmp_path, campaign: str) -> tuple[Path, Path]:
@@ -211,7 +233,7 @@ def _notebook_writes(monkeypatch, tmp_path, campaign: str) -> tuple[Path, Path]:
 
     seen = {}
 
-    def dvc_views(tidy_path, table, metrics_path, plots_path):
+    def dvc_views(raw, table, metrics_path, plots_path):
         seen["paths"] = (Path(metrics_path), Path(plots_path))
         (tmp_path / "m.json").write_text("{}")
         return tmp_path / "m.json", tmp_path / "p.csv"

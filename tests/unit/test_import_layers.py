@@ -34,7 +34,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("vbench.inventory.prepare", "hadoop"): "`vbench inventory prepare` pushes Hadoop's jars to the hosts",
     ("vbench.inventory.source", "hadoop"): "the inventory hosts source stops the Hadoop daemons a killed run left",
-    ("vbench.pipeline", "paper"): "the DVC metrics quote the paper's headline metrics (paper.macros.HEADLINES)",
 }
 
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}

@@ -194,8 +194,8 @@ def test_slowdown_is_the_ratio_to_the_idle_neighbour_with_a_fieller_ci():
 
 
 def test_the_terminal_table_and_the_paper_table_are_one_computation():
-    from vbench.paper.results import StatsConfig
     from vbench.paper.tables import isolation_stats
+    from vbench.stats.campaign_stats import StatsConfig
     df = _frame({"none": [40.0, 42.0, 41.0, 40.5], "io": [44.0, 45.5, 43.0, 44.2]})
     # The paper's frame holds the cell in `size` (stress included) and the size in `size_label`.
     paper = isolation_stats(df.assign(size="16MB, stress=x", size_label="16MB"), StatsConfig(n_resamples=500))
@@ -236,7 +236,7 @@ COMMITTED = Path(__file__).resolve().parents[2] / "data" / "raw"
 
 
 @pytest.mark.skipif(not (COMMITTED / "isolation" / "samples.jsonl").exists(), reason="no committed isolation campaign")
-def test_committed_isolation_run_fills_table_iii_without_hosts(tmp_path):
+def test_committed_isolation_run_fills_table_iii_without_hosts(tmp_path, fresh_clone_campaign):
     pytest.importorskip("matplotlib")
     from vbench.paper.build import generate
     from vbench.samples import read_records
@@ -246,5 +246,5 @@ def test_committed_isolation_run_fills_table_iii_without_hosts(tmp_path):
     m = {r.metric: r.value for r in bomb}
     # The committed fork bomb hit its limit and never passed it; the machine kept answering.
     assert m["pids_peak"] <= m["pids_max"] == 256 and m["refused_forks"] > 0 and m["responsive"] == 1.0
-    res = generate(COMMITTED / "reference", tmp_path, n_resamples=200, isolation_dir=COMMITTED / "isolation")
+    res = generate(fresh_clone_campaign("reference"), tmp_path, n_resamples=200, isolation_dir=COMMITTED / "isolation")
     assert "isolation" in res.tables_with_data

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vbench.monitor import machine, pernode, sampler, series, volume
+from vbench.monitor import machine, sampler, series
 from vbench.monitor.monitor import load_timeseries, save_timeseries, timeseries_name
 
 DATA = Path(__file__).parents[1] / "data" / "monitor"
@@ -156,118 +156,6 @@ def test_save_and_load_timeseries(tmp_path):
     assert "/" not in path.name and "[" not in path.name
 
 
-def _attempts(rows):
-    return pd.DataFrame([{"metric": f"{t}_attempt_time", "value": v, "node": n, "step": "terasort", "platform": "native",
-                          "host_platforms": '{"worker1": "native", "worker2": "qemu"}'} for t, n, v in rows])
-
-
-def test_node_table_and_straggler():
-    d = _attempts([("map", "worker1", 10), ("map", "worker1", 12), ("map", "worker1", 11),
-                   ("map", "worker2", 40), ("map", "worker2", 44), ("map", "worker2", 42),
-                   ("reduce", "worker1", 20), ("reduce", "worker2", 21)])
-    rows = pernode.node_table(d)
-    m2 = next(r for r in rows if r.node == "worker2" and r.task_type == "MAP")
-    assert (m2.platform, m2.tasks, m2.mean_s, m2.max_s) == ("qemu", 3, 42.0, 44.0)
-    assert m2.vs_others == pytest.approx(42 / 11)
-    verdicts = {v.task_type: v for v in pernode.stragglers(rows)}
-    assert verdicts["MAP"].node == "worker2" and "qemu" in verdicts["MAP"].verdict
-    assert verdicts["REDUCE"].node is None  # 1.05x is no straggler
-
-
-def _unsuccessful(rows, diagnostics=""):
-    return pd.DataFrame([{"metric": f"{t}_attempt_unsuccessful", "value": 1, "node": n, "step": "terasort",
-                          "platform": "native", "attempt_state": st, "diagnostics": diagnostics} for t, n, st in rows])
-
-
-def test_a_slow_node_with_one_task_and_lost_speculative_races_is_the_straggler():
-    # As measured on the mixed native + TCG VM cluster: one map finished on the VM in 270 s,
-    # three of its attempts were killed because speculative copies on worker1 finished first.
-    d = pd.concat([_attempts([("map", "worker1", 5.0), ("map", "worker1", 8.0), ("map", "worker1", 5.4),
-                              ("map", "worker2", 269.7)]),
-                   _unsuccessful([("map", "worker2", "KILLED")] * 3,
-                                 diagnostics="Speculation: attempt_1_0002_m_000002_1 succeeded first!")])
-    rows = {r.node: r for r in pernode.node_table(d)}
-    assert (rows["worker2"].killed, rows["worker2"].lost_races, rows["worker2"].slow_evidence) == (3, 3, 4)
-    (v,) = pernode.stragglers(list(rows.values()))
-    assert v.node == "worker2" and "3 attempt(s) lost the race to a speculative copy" in v.verdict
-    # Without the lost races, one task is too little to decide.
-    (u,) = pernode.stragglers(pernode.node_table(d[d["metric"] != "map_attempt_unsuccessful"]))
-    assert u.node is None and u.verdict.startswith("undecided")
-
-
-def test_a_node_that_finished_nothing_has_a_row_and_is_the_straggler():
-    d = pd.concat([_attempts([("map", "worker1", 10), ("map", "worker1", 12)]),
-                   _unsuccessful([("map", "worker2", "FAILED"), ("map", "worker2", "FAILED"),
-                                  ("map", "worker1", "KILLED")])])
-    rows = {r.node: r for r in pernode.node_table(d)}
-    w2 = rows["worker2"]
-    assert (w2.platform, w2.tasks, w2.mean_s, w2.failed, w2.killed) == ("qemu", 0, None, 2, 0)
-    assert (rows["worker1"].tasks, rows["worker1"].failed, rows["worker1"].killed) == (2, 0, 1)
-    (v,) = pernode.stragglers(list(rows.values()))
-    assert v.node == "worker2" and "finished no map task" in v.verdict and "2 attempt(s)" in v.verdict
-
-
-def test_killed_attempts_alone_make_no_straggler():
-    d = pd.concat([_attempts([("map", "worker1", 10), ("map", "worker2", 11)]),
-                   _unsuccessful([("map", "worker2", "KILLED")])])
-    (v,) = pernode.stragglers(pernode.node_table(d))
-    assert v.node is None
-
-
-def test_straggler_needs_enough_tasks():
-    d = _attempts([("map", "worker1", 10), ("map", "worker1", 10), ("map", "worker2", 40)])
-    (v,) = pernode.stragglers(pernode.node_table(d))
-    assert v.node is None and v.verdict.startswith("undecided")
-
-
-def _terasort_run(size_mb=1, spilled=None, gen_written=None, ts_start=1000.0):
-    D = 1024 * 1024 // 100 * 100
-    base = {"run_id": "r", "size_mb": size_mb, "replication": 2}
-    rec = [
-        ("counter.teragen.FileSystemCounter.HDFS_BYTES_WRITTEN", gen_written if gen_written is not None else D),
-        ("counter.terasort.FileSystemCounter.HDFS_BYTES_READ", D + 278),
-        ("counter.terasort.FileSystemCounter.HDFS_BYTES_WRITTEN", D),
-        ("counter.terasort.TaskCounter.SPILLED_RECORDS", spilled if spilled is not None else 2 * D // 100),
-        ("counter.terasort.TaskCounter.MAP_OUTPUT_RECORDS", D // 100),
-    ]
-    rows = [{**base, "metric": m, "value": v} for m, v in rec]
-    rows.append({**base, "metric": "teragen_job_time", "value": 10.0, "job_start_ms": ts_start * 1000,
-                 "job_finish_ms": (ts_start + 10) * 1000})
-    return pd.DataFrame(rows), D
-
-
-def _ts(rate_Bps: float, start: float, seconds: int, hosts=("master", "worker1")):
-    return pd.DataFrame([{"time": start + i, "host": h, "side": "guest", "scope": "machine", "metric": "disk_write_Bps",
-                          "value": rate_Bps} for h in hosts for i in range(seconds + 1)])
-
-
-def test_volume_checks_pass_on_consistent_run():
-    run, D = _terasort_run()
-    ts = _ts(2 * D / 20, 1000.0, 60)  # 2 x dataset spread over 20 s, then more
-    checks = {c.check: c for c in volume.terasort_checks(run, ts, flush_s=10)}
-    assert all(checks[k].ok for k in ("teragen_hdfs_written", "terasort_hdfs_read", "terasort_hdfs_written", "terasort_spills"))
-    disk = checks["teragen_disk_written"]
-    # window (1000, 1020]: 20 intervals of 1 s, counted once although two hosts show the machine counter
-    assert disk.ok and disk.measured == pytest.approx(2 * D) and "machine-wide" in disk.reason
-
-
-def test_volume_checks_flag_spills_short_writes_and_missing_data():
-    run, D = _terasort_run(spilled=3 * (1024 * 1024 // 100), gen_written=1000)
-    checks = {c.check: c for c in volume.terasort_checks(run, _ts(1.0, 1000.0, 60), flush_s=10)}
-    assert checks["terasort_spills"].ok is False and "unexpected spills" in checks["terasort_spills"].reason
-    assert checks["teragen_hdfs_written"].ok is False
-    assert checks["teragen_disk_written"].ok is False and "short" in checks["teragen_disk_written"].reason
-    unmonitored = {c.check: c for c in volume.terasort_checks(run, None)}
-    assert unmonitored["teragen_disk_written"].ok is None
-
-
-def test_disk_written_sums_guest_series_without_machine_scope():
-    ts = pd.DataFrame([{"time": float(t), "host": h, "side": "guest", "scope": "host", "metric": "disk_write_Bps",
-                        "value": 100.0} for h in ("vm1", "vm2") for t in range(5)])
-    total, how = volume.disk_written(ts, 0.0, 4.0)
-    assert total == pytest.approx(800.0) and "sum" in how
-
-
 def test_job_windows_and_caption_sentence():
     from vbench.paper.monitoring import checks_sentence, job_windows
 
@@ -299,17 +187,3 @@ def test_timeseries_figure_draws_machine_counter_once(tmp_path):
                            jobs=[("teragen", ts["time"].min(), ts["time"].max())])
     assert {p.suffix for p in paths} == {".pdf", ".png"} and all(p.stat().st_size > 0 for p in paths)
     assert fig_timeseries(pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=None) == []
-
-
-def test_reduce_merge_window_from_last_shuffle():
-    run, D = _terasort_run()
-    extra = pd.DataFrame([
-        {"run_id": "r", "size_mb": 1, "replication": 2, "output_replication": 1, "metric": "terasort_job_time",
-         "value": 30.0, "step": "terasort", "job_start_ms": 1_020_000, "job_finish_ms": 1_050_000},
-        {"run_id": "r", "metric": "reduce_attempt_time", "value": 20.0, "step": "terasort", "shuffle_finish_ms": 1_030_000},
-        {"run_id": "r", "metric": "reduce_attempt_time", "value": 20.0, "step": "terasort", "shuffle_finish_ms": 1_040_000},
-    ])
-    run = pd.concat([run, extra], ignore_index=True)
-    ts = _ts(D / 10, 1000.0, 80)  # D/10 per second: the window (1040, 1050 + 5] holds 15 s = 1.5 D
-    (c,) = [c for c in volume.terasort_checks(run, ts, flush_s=5) if c.check == "reduce_merge_disk_written"]
-    assert c.ok and c.measured == pytest.approx(1.5 * D) and c.expected == D

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.errors import ParamsError
-from vbench.monitor import pernode, volume
+from vbench.stats import pernode, volume
 
 
 def register(sub) -> None:

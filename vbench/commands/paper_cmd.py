@@ -11,7 +11,8 @@ def register(sub) -> None:
     p = sub.add_parser(
         "paper",
         help="generate the paper's tables, figures and numbers from a campaign and build the PDF",
-        description="Reads DATA/raw/<campaign>/samples.jsonl, computes the statistics, writes OUT/generated/ "
+        description="Reads DATA/raw/<campaign>/samples.jsonl and the statistics stage's table "
+        "DATA/processed/<campaign>/stats.parquet (computed here for a campaign that has none), writes OUT/generated/ "
         "(tables, figures, macros, reproduction delta) and runs latexmk on OUT/main.tex into OUT/build/paper.pdf.",
     )
     p.add_argument("action", choices=("build",))
@@ -27,6 +28,9 @@ def register(sub) -> None:
                    help="published findings (default: params/published.yaml)")
     p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
+    p.add_argument("--equivalence-pct", type=float, default=None,
+                   help="equivalence bound of TOST in %% (default: 5); resamples, seed, baseline and this must be "
+                   "the statistics stage's where the paper reads its table")
     p.add_argument("--extra-campaign", type=Path, action="append", default=[], metavar="DIR",
                    help="another campaign whose experiments the paper adds (e.g. network modes); repeatable")
     p.add_argument("--monitoring", type=Path, default=None, metavar="DIR",
@@ -44,9 +48,12 @@ def run(args) -> int:
         raise ParamsError("vbench paper", f"{exc.name} is not installed: pip install -e '.[pipeline]'") from None
     from vbench.stats import DEFAULT_SEED
     from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+    from vbench.stats.campaign_stats import StatsConfig
 
     if args.resamples is not None and args.resamples < 100:
         raise ParamsError("--resamples", f"must be at least 100, got {args.resamples}")
+    if args.equivalence_pct is not None and not args.equivalence_pct > 0:
+        raise ParamsError("--equivalence-pct", f"must be greater than 0, got {args.equivalence_pct:g}")
     campaign = args.campaign
     if not (campaign / "samples.jsonl").is_file():
         raise ParamsError("--campaign", f"{campaign}/samples.jsonl does not exist")
@@ -55,7 +62,9 @@ def run(args) -> int:
             raise ParamsError("--extra-campaign", f"{extra}/samples.jsonl does not exist")
     result = build_paper(campaign, args.out, baseline=args.baseline, pdf=not args.no_pdf,
                          n_resamples=args.resamples or DEFAULT_RESAMPLES,
-                         seed=DEFAULT_SEED if args.seed is None else args.seed, published_path=args.published,
+                         seed=DEFAULT_SEED if args.seed is None else args.seed,
+                         equivalence_pct=StatsConfig.equivalence_pct if args.equivalence_pct is None else args.equivalence_pct,
+                         published_path=args.published,
                          isolation_dir=args.isolation, extra_campaigns=args.extra_campaign,
                          monitoring_dir=args.monitoring, pernode_dir=args.pernode)
     for note in result.notes:

@@ -1,9 +1,10 @@
 """The paper stage: campaign data -> generated tables, figures, macros -> PDF.
 
-`build_paper(campaign_dir, out_dir)` reads `<campaign_dir>/samples.jsonl`, computes the
-statistics with `vbench.stats`, writes everything under `<out_dir>/generated/` (deleted and
-rewritten each time, never edited by hand) and, with `pdf=True`, runs latexmk on
-`<out_dir>/main.tex` into `<out_dir>/build/paper.pdf`:
+`build_paper(campaign_dir, out_dir)` reads `<campaign_dir>/samples.jsonl` and the statistics
+stage's table of the campaign (`data/processed/<campaign>/stats.parquet`; computed by the same
+function where a campaign has none, see `vbench.paper.results.campaign_statistics`), writes
+everything under `<out_dir>/generated/` (deleted and rewritten each time, never edited by hand)
+and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build/paper.pdf`:
 
     generated/macros.tex        every number the text quotes (vbench.paper.macros)
     generated/testbed.tex       the testbed table
@@ -31,15 +32,16 @@ import pandas as pd
 from vbench.errors import VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+from vbench.stats.campaign import load_campaign, merge_campaigns
+from vbench.stats.campaign_stats import StatsConfig
 
 from vbench.paper import delta as D
 from vbench.paper import figures as F
 from vbench.paper import tables as T
-from vbench.paper.data import load_campaign, merge_campaigns
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
-from vbench.paper.results import StatsConfig, paper_stats
+from vbench.paper.results import paper_statistics
 
 #: The manuscript sources (main.tex, references.bib) of the checkout.
 SOURCES = Path(__file__).resolve().parents[2] / "paper"
@@ -92,17 +94,20 @@ def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Pa
 
 
 def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
-             seed: int = DEFAULT_SEED, published_path: Path | None = None,
+             seed: int = DEFAULT_SEED, equivalence_pct: float = StatsConfig.equivalence_pct,
+             published_path: Path | None = None,
              isolation_dir: Path | None = None, extra_campaigns: Sequence[Path] = (),
              monitoring_dir: Path | None = None, pernode_dir: Path | None = None) -> BuildResult:
-    """Write `<out_dir>/generated/` from the campaign's data (no LaTeX run); `extra_campaigns`
-    add the experiments of other studies (e.g. network modes x VMs per host). The time-series
-    figure draws from `monitoring_dir` (a campaign with monitored runs; default: this one); the
-    per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone."""
+    """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
+    run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
+    host). The time-series figure draws from `monitoring_dir` (a campaign with monitored runs;
+    default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone."""
     t0 = time.perf_counter()
-    campaign = merge_campaigns(load_campaign(campaign_dir), [load_campaign(Path(c)) for c in extra_campaigns])
-    cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed)
-    stats = paper_stats(campaign, cfg)
+    main = load_campaign(campaign_dir)
+    extras = [load_campaign(Path(c)) for c in extra_campaigns]
+    campaign = merge_campaigns(main, extras)
+    cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
+    stats, sources = paper_statistics([main, *extras], cfg)
     samples = campaign.samples
     gen = out_dir / "generated"
     if gen.exists():
@@ -165,7 +170,7 @@ def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_r
         tables_with_data=[n for n, v in has_table.items() if v], tables_absent=[n for n, v in has_table.items() if not v],
         figures_with_data=[n for n, v in has_figure.items() if v],
         figures_absent=[n for n, v in has_figure.items() if not v],
-        delta_counts=D.counts(rows), generate_seconds=time.perf_counter() - t0, notes=list(campaign.notes),
+        delta_counts=D.counts(rows), generate_seconds=time.perf_counter() - t0, notes=[*campaign.notes, *sources],
         source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None)
 
 
@@ -221,7 +226,8 @@ def _ensure_sources(out_dir: Path, sources: Path) -> None:
 
 
 def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
-                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, published_path: Path | None = None,
+                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                equivalence_pct: float = StatsConfig.equivalence_pct, published_path: Path | None = None,
                 sources: Path = SOURCES, force: bool = True, isolation_dir: Path | None = None,
                 extra_campaigns: Sequence[Path] = (), monitoring_dir: Path | None = None,
                 pernode_dir: Path | None = None) -> BuildResult:
@@ -231,8 +237,8 @@ def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: 
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
     result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
-                      published_path=published_path, isolation_dir=isolation_dir, extra_campaigns=extra_campaigns,
-                      monitoring_dir=monitoring_dir, pernode_dir=pernode_dir)
+                      equivalence_pct=equivalence_pct, published_path=published_path, isolation_dir=isolation_dir,
+                      extra_campaigns=extra_campaigns, monitoring_dir=monitoring_dir, pernode_dir=pernode_dir)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

@@ -31,11 +31,11 @@ import yaml
 from vbench.errors import ParamsError
 from vbench.params import PLATFORMS
 from vbench.stats.keys import natural_key
+from vbench.stats.tidy import FACTOR_COLUMNS
 from vbench.stats import DEFAULT_SEED
 from vbench.stats.paired import FIELLER, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
-from vbench.paper.data import FACTOR_COLUMNS
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT = "reproduced", "contradicted", "inconclusive", "not measured"

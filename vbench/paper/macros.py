@@ -14,35 +14,15 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.params import PLATFORMS
+from vbench.stats.campaign import Campaign
+from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
 
 from vbench.paper import results as R
-from vbench.paper.data import Campaign
 from vbench.paper.delta import VERDICTS, DeltaRow, counts
 from vbench.paper.tables import java_short
 from vbench.paper.fmt import NOT_MEASURED_TEXT, digits_display, interval_text, macro_name, plain_number, qty_pm, \
     size_display, tex_escape
-
-#: (benchmark, metric, macro stem, preferred experiments): the numbers the text quotes per platform.
-HEADLINES = (
-    ("terasort", "terasort_time", "TeraSort", ("platforms",)),
-    ("terasort", "teragen_time", "TeraGen", ("platforms",)),
-    ("terasort", "teravalidate_time", "TeraValidate", ("platforms",)),
-    ("wordcount", "job_wall_time", "WordCount", ("platforms",)),
-    ("dfsio", "write_throughput", "DfsioWrite", ("platforms",)),
-    ("dfsio", "read_throughput", "DfsioRead", ("platforms",)),
-    ("nnbench", "create_write_avg_latency", "NNBenchCreate", ("platforms",)),
-    ("nnbench", "open_avg_latency", "NNBenchOpen", ("platforms",)),
-    ("mrbench", "avg_job_time", "MRBench", ("platforms",)),
-    ("pi", "job_wall_time", "Pi", ("platforms",)),
-    ("sort", "sort_time", "Sort", ("platforms",)),
-    ("pi_digits", "time", "PiDigits", ("micro", "platforms")),
-    ("iperf3", "throughput_mean", "Iperf", ("micro", "platforms")),
-    ("bonnie", "seq_write_bw", "BonnieWrite", ("micro", "platforms")),
-    ("bonnie", "seq_read_bw", "BonnieRead", ("micro", "platforms")),
-    ("dd", "write_bw", "DdWrite", ("micro", "platforms")),
-    ("hdparm", "buffered_read_bw", "HdparmRead", ("micro", "platforms")),
-)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.monitor.monitor import load_timeseries_file
-from vbench.monitor.volume import samples_frame, terasort_checks
+from vbench.stats.volume import samples_frame, terasort_checks
 
 
 @dataclass

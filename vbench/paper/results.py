@@ -1,116 +1,50 @@
-"""The statistics the paper shows: `vbench.stats.compute_stats` over the metrics it uses, and lookups.
+"""The statistics the paper shows: the statistics stage's table of each campaign, and lookups.
 
-The paper does not compute its own intervals for anything `vbench.stats` covers: every mean,
-CI, ratio and overhead in a table, figure or macro is a row of this table. (The reducer-phase
-table per node and the reproduction delta between two non-baseline platforms use the same
-Student-t and Fieller functions of `vbench.stats` directly, because their groupings are not
-the statistics table's.)
+The paper computes no intervals for anything `vbench.stats` covers: every mean, CI, ratio and
+overhead in a table, figure or macro is a row of the table `vbench.stats.campaign_stats` computes,
+which the statistics stage writes to data/processed/<campaign>/ and `campaign_statistics` reads.
+(The reducer-phase table per node and the reproduction delta between two non-baseline platforms
+use the same Student-t and Fieller functions of `vbench.stats` directly, because their groupings
+are not the statistics table's.)
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import pandas as pd
 
-from vbench.stats import DEFAULT_SEED, compute_stats
-from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+from vbench.pipeline import processed_of
+from vbench.stats.campaign import Campaign
+from vbench.stats.campaign_stats import (STATS_FILE, StatsConfig, baselines_of, campaign_stats, concat_stats,
+                                         read_campaign_stats)
 from vbench.stats.keys import natural_key
-from vbench.stats.paired import BLOCK, FIELLER, HIERARCHICAL, PAIRED_T, ROUND
-
-from vbench.paper.data import FACTOR_COLUMNS, Campaign
-
-#: Step-qualified job phases (VMware's map-shuffle and reduce-merge) and per-attempt reduce phases.
-_PHASE = re.compile(r"^[a-z_]+\.(job_time|map_shuffle_time|reduce_merge_time)$")
-_ATTEMPT_REDUCE = re.compile(r"^[a-z_]+\.attempt\.reduce_(shuffle|merge|reduce|attempt)_time$")
-#: Metrics whose unit does not say which way is better (vbench.stats.direction).
-_LOWER_IS_BETTER = re.compile(r"(_cpu|^cpu_host|^cpu_remote|^retransmits|^abs_error)$")
+from vbench.stats.paired import FIELLER, HIERARCHICAL, PAIRED_T
+from vbench.stats.tidy import plain as _plain
 
 
-def wanted_metric(metric: str) -> bool:
-    """Whether the paper uses a metric (counters, map attempts and bonnie latencies are left out)."""
-    if ".counter." in metric or metric.startswith("counter."):
-        return False
-    if ".attempt." in metric:
-        return bool(_ATTEMPT_REDUCE.match(metric))
-    if "." in metric:
-        return bool(_PHASE.match(metric))
-    return not metric.endswith("_latency") or metric in ("create_write_avg_latency", "open_avg_latency",
-                                                          "close_avg_latency")
+def campaign_statistics(campaign: Campaign, cfg: StatsConfig) -> tuple[pd.DataFrame, str]:
+    """The statistics table of one campaign and where it came from (a note for the build).
+
+    The statistics stage's output (`read_campaign_stats`) wherever the campaign has one; it is
+    refused, not recomputed, when it was computed with other settings or from other samples."""
+    processed = processed_of(campaign.path)
+    table = read_campaign_stats(processed, cfg, campaign.path) if processed is not None else None
+    if table is not None:
+        return table, f"{campaign.name}: statistics read from {processed / STATS_FILE}"
+    # No statistics-stage output: the stage analyses one campaign (pipeline.analysis_campaign), so
+    # the studies a build adds (--extra-campaign, e.g. netmodes), a campaign directory outside a
+    # data/raw/ tree and the small campaigns of the tests have none. Their table is computed here,
+    # once, by the function the stage runs, with the same settings.
+    where = f"no {processed / STATS_FILE}" if processed is not None else "not under a data/raw/ directory"
+    return campaign_stats(campaign, cfg), f"{campaign.name}: statistics computed here ({where})"
 
 
-def directions(metrics) -> dict[str, bool]:
-    return {m: False for m in sorted(set(metrics)) if _LOWER_IS_BETTER.search(m)}
+def paper_statistics(campaigns: list[Campaign], cfg: StatsConfig) -> tuple[pd.DataFrame, list[str]]:
+    """One table of several campaigns (their experiments are distinct), and where each part came from.
 
-
-@dataclass(frozen=True)
-class StatsConfig:
-    baseline: str = "native"
-    conf: float = 0.95
-    n_resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
-    equivalence_pct: float = 5.0
-
-
-def paper_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.DataFrame:
-    """compute_stats over the metrics the paper uses, with the cell's factors joined back as columns."""
-    df = campaign.samples
-    if df.empty:
-        return pd.DataFrame()
-    df = df[df["metric"].map(wanted_metric)]
-    if df.empty:
-        return pd.DataFrame()
-    cols = ["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition", "size"]
-    # The design's pairing (block, round) and warm-up mark: the statistics pair runs by them and
-    # exclude warm-ups by rule, so they must reach compute_stats.
-    cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
-    tidy = df[cols].copy()
-    tidy.attrs["source"] = str(campaign.path / "samples.jsonl")
-    parts = []
-    # Each experiment against its own baseline: native for platform studies, e.g. bridge for a
-    # network-mode study (seeds are per group, so splitting changes no number).
-    by_baseline: dict[str, list[str]] = {}
-    for e in sorted(tidy["experiment"].unique()):
-        by_baseline.setdefault(campaign.baselines.get(e, cfg.baseline), []).append(e)
-    for baseline, experiments in sorted(by_baseline.items()):
-        sub = tidy[tidy["experiment"].isin(experiments)]
-        sub.attrs["source"] = tidy.attrs["source"]
-        parts.append(compute_stats(sub, baseline=baseline, conf=cfg.conf, n_resamples=cfg.n_resamples,
-                                   seed=cfg.seed, equivalence_pct=cfg.equivalence_pct,
-                                   higher_is_better=directions(sub["metric"])))
-    stats = parts[0] if len(parts) == 1 else _concat_stats(parts)
-    cells = cell_table(df)
-    out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
-    out.attrs.update(stats.attrs)
-    return out
-
-
-def _concat_stats(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    out = pd.concat(parts, ignore_index=True)
-    out.attrs.update(parts[0].attrs)
-    out.attrs["problems"] = [p for part in parts for p in part.attrs.get("problems", [])]
-    return out
-
-
-def cell_table(samples: pd.DataFrame) -> pd.DataFrame:
-    """One row per (experiment, benchmark, metric, size) with its size label and factor values."""
-    factors = [c for c in FACTOR_COLUMNS if c in samples.columns]
-    keys = ["experiment", "benchmark", "metric", "size"]
-    rows = []
-    for key, grp in samples.groupby(keys, sort=False):
-        row = dict(zip(keys, key))
-        row["size_label"] = grp["size_label"].iloc[0]
-        for c in factors:
-            vals = grp[c].dropna()
-            row[c] = _plain(vals.iloc[0]) if len(vals) else ""
-        rows.append(row)
-    return pd.DataFrame(rows, columns=[*keys, "size_label", *factors])
-
-
-def _plain(v) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
+    Parts in the order of their baselines (then as given), as one computation over the merged
+    campaigns laid them out before each campaign's table came from the statistics stage."""
+    ordered = sorted(campaigns, key=lambda c: next(iter(baselines_of(c, cfg)), ""))
+    parts = [campaign_statistics(c, cfg) for c in ordered]
+    return concat_stats([table for table, _ in parts]), [note for _, note in parts]
 
 
 # --- lookups -------------------------------------------------------------------------------------

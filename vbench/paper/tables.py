@@ -1,6 +1,6 @@
 """The paper's tables, one function each, in the layouts of the studies they revisit.
 
-Every function takes the statistics table (`vbench.paper.results.paper_stats`), the tidy
+Every function takes the statistics table (`vbench.paper.results.paper_statistics`), the tidy
 samples and the baseline, and returns the LaTeX of one `table` environment (booktabs rules,
 siunitx numbers). Cells are "mean +/- half-width of the 95 % Student-t CI" from the statistics
 table; a cell with no data is an em dash, a cell with one run is the bare mean with a dagger,
@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from vbench.params import PLATFORMS
+from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.describe import t_interval
 from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
@@ -258,7 +259,7 @@ def table_mrbench(stats, samples, baseline="native") -> str:
 ISOLATION_STRESSES = (("cpu", "CPU"), ("memory", "Memory"), ("io", "I/O"), ("forkbomb", "Fork bomb"))
 
 
-def isolation_stats(samples: pd.DataFrame, cfg: R.StatsConfig = R.StatsConfig()) -> pd.DataFrame:
+def isolation_stats(samples: pd.DataFrame, cfg: StatsConfig = StatsConfig()) -> pd.DataFrame:
     """The slowdown beside each stress (vbench.stats.slowdown, which `vbench isolation` prints too)."""
     return slowdown_stats(samples, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed)
 
@@ -348,8 +349,8 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
 
 def table_pernode(stats, samples, baseline="native") -> str:
     """Per-node task times of a (mixed) cluster and its straggler (Liu et al.): from the task
-    attempts JobHistory recorded, succeeded and failed, by `vbench.monitor.pernode`."""
-    from vbench.monitor import pernode
+    attempts JobHistory recorded, succeeded and failed, by `vbench.stats.pernode`."""
+    from vbench.stats import pernode
     rows = pernode.node_table(samples) if samples is not None and not samples.empty else []
     body, rules = [], []
     previous = None

@@ -3,6 +3,11 @@
 Entry points: `read_samples` (CSV/JSONL/Parquet, validated) and `compute_stats`, which
 returns one tidy table; `vbench stats` (vbench.commands.stats_cmd) wraps both. The
 methods and when each is used are explained in docs/statistics.md.
+
+The analyses of a vbench campaign live here too: the campaign as the statistics name it
+(`campaign`), its statistics table as the statistics stage writes it and the paper reads it
+(`campaign_stats`), the comparison of factor levels (`compare`), the headline metrics
+(`headlines`), the per-node table (`pernode`) and the data-volume checks (`volume`).
 """
 from vbench.stats.adaptive import PrecisionAssessment, assess_mean, assess_ratio
 from vbench.stats.io import read_samples, validate_samples

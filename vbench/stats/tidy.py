@@ -3,7 +3,8 @@
 `read_campaign(dir)` returns (samples, failures): one row per record, the record's fields
 (benchmark, metric, value, unit, timestamp; for failures benchmark, reason, stderr_tail,
 parameters, timestamp) beside every metadata key as a column. The pipeline's tidy stage, the
-statistics reader (`vbench.stats.io`) and the paper (`vbench.paper.data`) all start here, so a
+statistics reader (`vbench.stats.io`), the campaign view of the statistics and the paper
+(`vbench.stats.campaign`) and the data-volume checks (`vbench.stats.volume`) all start here, so a
 torn last line has one rule: the ledger's (`vbench.ledger.read_ledger`): only whole appends of a
 ledger count, and in an old file (no ledger marker) an unreadable line is skipped, because that
 is what a crash mid-append followed by a later append leaves.

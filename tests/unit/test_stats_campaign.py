@@ -1,9 +1,9 @@
-"""Reading a campaign for the paper: metric qualification, cells, derived repetitions, facts."""
+"""vbench.stats.campaign: a campaign as the statistics read it: metric qualification, cells, derived repetitions, facts."""
 from __future__ import annotations
 
 import json
 
-from vbench.paper.data import load_campaign
+from vbench.stats.campaign import load_campaign
 from vbench.samples import Failure, Sample, append_records
 
 

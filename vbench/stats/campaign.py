@@ -1,9 +1,10 @@
-"""A campaign directory as the paper reads it: tidy samples, failures, host facts.
+"""A campaign directory as the statistics read it: tidy samples named for analysis, failures, host facts.
 
 `load_campaign` reads `samples.jsonl` with `vbench.stats.tidy.read_campaign` (the one reader) and
 returns one row per sample with the columns `vbench.stats` needs (experiment, platform, benchmark, metric,
-unit, value, repetition, size) plus every metadata key. It fills what older campaigns lack,
-and says so in `Campaign.notes`:
+unit, value, repetition, size) plus every metadata key. The campaign's statistics table
+(`vbench.stats.campaign_stats`, written by the statistics stage) and the paper both start from it.
+It fills what older campaigns lack, and says so in `Campaign.notes`:
 
 * `experiment`: the runner's, else "campaign".
 * `repetition`: the runner's, else the rank of the run (`run_id`, ordered by its first
@@ -29,8 +30,9 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from vbench.campaign.compare import comparison_of, comparison_view
+from vbench.benchmarks.registry import find
 from vbench.errors import ParamsError
+from vbench.stats.compare import comparison_of, comparison_view
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
 
@@ -41,7 +43,7 @@ DEFAULT_EXPERIMENT = "campaign"
 
 @dataclass
 class Campaign:
-    """What the paper stage reads from one campaign directory."""
+    """What the statistics and the paper read from one campaign directory."""
 
     path: Path
     name: str
@@ -74,14 +76,13 @@ def _size_label(benchmark: str, meta: dict) -> str:
 
 def _declared_metrics(benchmark: str) -> frozenset[str]:
     try:
-        from vbench.benchmarks.registry import find
         return frozenset(find(benchmark)[1].METRICS)
-    except Exception:  # an unknown benchmark (e.g. a future monitor) keeps its metric names
+    except ParamsError:  # an unknown benchmark (e.g. a future monitor) keeps its metric names
         return frozenset()
 
 
 def _qualified_metric(row: Mapping[str, Any], declared: frozenset[str]) -> str:
-    """The paper's name of a metric: `<step>.job_time`, `<step>.map_shuffle_time`,
+    """The statistics' (and the paper's) name of a metric: `<step>.job_time`, `<step>.map_shuffle_time`,
     `<step>.attempt.reduce_merge_time`... Source names are distinct already
     (`terasort_job_time`, `terasort_map_shuffle_phase_time`, `reducer_merge_time`, see
     vbench.hadoop.history); older campaigns used bare names, which the step disambiguates."""
@@ -122,8 +123,8 @@ def _present(row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if not (isinstance(v, float) and math.isnan(v))}
 
 
-def _paper_row(row: Mapping[str, Any], declared: dict[str, frozenset[str]]) -> dict[str, Any]:
-    """A tidy row as the paper reads it: step-qualified metric, size label, lists and dicts as JSON."""
+def _analysis_row(row: Mapping[str, Any], declared: dict[str, frozenset[str]]) -> dict[str, Any]:
+    """A tidy row as the statistics read it: step-qualified metric, size label, lists and dicts as JSON."""
     r = _present(row)
     benchmark = r["benchmark"]
     out = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v) for k, v in r.items()}
@@ -138,7 +139,7 @@ def load_campaign(path: str | Path) -> Campaign:
     campaign_dir = tidy.path
     failures = tidy.failures.to_dict("records")
     declared: dict[str, frozenset[str]] = {}
-    rows = [_paper_row(r, declared) for r in tidy.samples.to_dict("records")]
+    rows = [_analysis_row(r, declared) for r in tidy.samples.to_dict("records")]
     notes: list[str] = []
     if tidy.torn_bytes:
         notes.append(f"the last {tidy.torn_bytes} bytes of samples.jsonl are an append that did not finish; not read")
@@ -180,7 +181,7 @@ def load_campaign(path: str | Path) -> Campaign:
 
 
 def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
-    """One campaign of several (each keeps its experiments): the paper's main campaign plus
+    """One campaign of several (each keeps its experiments): e.g. the paper's main campaign plus
     the studies of other factors (network modes, VMs per host...). Facts are the main one's."""
     if not others:
         return main

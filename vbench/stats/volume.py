@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.hadoop.jobs import TERA_ROW_BYTES, teragen_rows
-from vbench.samples import Sample, read_records
+from vbench.stats.tidy import read_campaign
 
 #: How far a counter may be from its expected value (rounding of rows into maps, headers).
 COUNTER_TOLERANCE = 0.01
@@ -48,14 +48,10 @@ class VolumeCheck:
 
 
 def samples_frame(campaign_dir: Path) -> pd.DataFrame:
-    """A campaign's samples as one flat frame with the metric names as recorded (not the paper's)."""
-    rows = []
-    for r in read_records(Path(campaign_dir) / "samples.jsonl"):
-        if isinstance(r, Sample):
-            rows.append({**{k: (json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
-                            for k, v in r.metadata.items()},
-                         "benchmark": r.benchmark, "metric": r.metric, "value": r.value, "unit": r.unit})
-    return pd.DataFrame(rows)
+    """A campaign's samples as one flat frame with the metric names as recorded (not the
+    statistics' step-qualified ones), read by the one reader; lists and mappings as JSON text."""
+    samples = read_campaign(campaign_dir).samples
+    return samples.apply(lambda col: col.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v))
 
 
 def _counter(run: pd.DataFrame, step: str, name: str) -> float | None:

@@ -2,7 +2,7 @@
 
 Input: the task-attempt samples every Hadoop run records from JobHistory (`map_attempt_time`,
 `reduce_attempt_time`, each with its `node`, `step` and `run_id`), as a DataFrame of tidy
-samples (vbench.paper.data.load_campaign). Which platform each node is comes from the runs'
+samples (vbench.stats.campaign.load_campaign, or vbench.stats.volume.samples_frame). Which platform each node is comes from the runs'
 `host_platforms` stamp, or is passed in (runs recorded before that stamp existed).
 """
 from __future__ import annotations
