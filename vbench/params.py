@@ -458,11 +458,6 @@ def _validate(model: type[BaseModel], data: Any, where: str, context: dict[str, 
 # --- errors in plain English ---------------------------------------------------------------
 
 
-def message_of(exc: ParamsError) -> str:
-    """`exc.message`; kept only for vbench/campaign/design.py until it reads the attribute (issue #17)."""
-    return exc.message
-
-
 def prefixed(exc: ParamsError, prefix: str, sep: str = ": ") -> ParamsError:
     """The same error, its field placed inside `prefix` (a file, a section, a configuration)."""
     return ParamsError(f"{prefix}{sep}{exc.field}" if exc.field else prefix, exc.message)
@@ -513,12 +508,12 @@ def describe_validation_error(exc: ValidationError, where: str = "", model: type
     becomes vbench's error. Its field is `where` (e.g. "params/hadoop.yaml: hadoop") followed by
     the path inside, or the model's name when neither says more; `model` (the validated model)
     also lets an unknown field be answered with the known ones."""
-    problem = first_problem(exc, model)
+    problem = _first_problem(exc, model)
     field = ".".join(p for p in (where, problem.path) if p) or (model.__name__ if model is not None else "")
     return ParamsError(field, problem.message)
 
 
-def first_problem(exc: ValidationError, model: type[BaseModel] | None = None) -> Problem:
+def _first_problem(exc: ValidationError, model: type[BaseModel] | None = None) -> Problem:
     err = exc.errors()[0]
     # A dict key that is refused is reported at the key itself, not at pydantic's "[key]" marker.
     loc = tuple(p for p in err["loc"] if p != "[key]")

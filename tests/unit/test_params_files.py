@@ -17,7 +17,7 @@ from vbench.benchmarks import registry
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.campaign.study import load_study
 from vbench.errors import ParamsError
-from vbench.params import HadoopParams, TestbedParams, describe_validation_error, first_problem, load_yaml_section, prefixed
+from vbench.params import HadoopParams, TestbedParams, describe_validation_error, load_yaml_section, prefixed
 
 PARAMS = Path(__file__).resolve().parents[2] / "params"
 
@@ -226,8 +226,8 @@ class Sample(BaseModel):
 def _problem(model: type[BaseModel], data: dict) -> tuple[str, str]:
     with pytest.raises(ValidationError) as err:
         model.model_validate(data)
-    p = first_problem(err.value, model)
-    return p.path, p.message
+    p = describe_validation_error(err.value, model=model)
+    return p.field, p.message
 
 
 @pytest.mark.parametrize("data, path, message", [
@@ -293,7 +293,7 @@ def test_a_validation_error_with_no_path_and_no_where_is_named_by_its_model():
 def test_a_field_named_by_a_model_validator_is_the_path():
     with pytest.raises(ValidationError) as err:
         TestbedParams.model_validate({"network": {"nat_subnet": "10.213.0.0/24"}})
-    assert first_problem(err.value, TestbedParams).path == "network.nat_subnet"
+    assert describe_validation_error(err.value, model=TestbedParams).field == "network.nat_subnet"
 
 
 def test_malformed_yaml_is_one_line_with_line_and_column(tmp_path):

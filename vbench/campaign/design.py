@@ -37,8 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from vbench.benchmarks import registry
 from vbench.errors import ParamsError
 from vbench.params import (
-    PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, TestbedParams, describe_validation_error, first_problem,
-    load_yaml_section, message_of, prefixed,
+    PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, TestbedParams, describe_validation_error, load_yaml_section,
+    prefixed,
 )
 from vbench.validate import PlainName
 
@@ -88,9 +88,9 @@ def _check_factor(path: str, levels: Any) -> None:
         try:
             FACTOR_ROOTS[root].model_validate(nested(rest, level))
         except ValidationError as exc:
-            raise ValueError(f"factor {path!r} level {i} ({level!r}): {first_problem(exc).message}") from None
+            raise ValueError(f"factor {path!r} level {i} ({level!r}): {describe_validation_error(exc).message}") from None
         except ParamsError as exc:
-            raise ValueError(f"factor {path!r} level {i} ({level!r}): {message_of(exc)}") from None
+            raise ValueError(f"factor {path!r} level {i} ({level!r}): {exc.message}") from None
 
 
 class BenchmarkSpec(BaseModel):
@@ -107,7 +107,7 @@ class BenchmarkSpec(BaseModel):
         try:
             registry.find(v)
         except ParamsError as exc:  # as ValueError, pydantic adds where in the file it was
-            raise ValueError(message_of(exc)) from None
+            raise ValueError(exc.message) from None
         return v
 
 
@@ -491,7 +491,7 @@ def check_benchmarks(exp: Experiment, where: str = "experiment") -> None:
             try:
                 variants((spec,))
             except ParamsError as exc:
-                raise ParamsError(f"{where}.{section}[{i}].{_spec_field(spec, exc.field)}", message_of(exc)) from None
+                raise ParamsError(f"{where}.{section}[{i}].{_spec_field(spec, exc.field)}", exc.message) from None
 
 
 def _spec_field(spec: BenchmarkSpec, field: str) -> str:
