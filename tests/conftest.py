@@ -149,6 +149,7 @@ def fake_hadoop(monkeypatch) -> FakeHadoop:
     class Cluster:
         def __init__(self, hosts, params, dist, log=print):
             self.hosts, self.params, self.bringup_seconds = hosts, params, 1.5
+            self.master = hosts[0] if hosts else None
 
         def up(self, timeout_s=None):
             fake.events.append("cluster up")

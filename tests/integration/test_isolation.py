@@ -12,12 +12,10 @@ import pytest
 
 from tests.integration.conftest import leftovers, it_hadoop
 from vbench.errors import VbenchError
-from vbench.hadoop.artifacts import fetch
 from vbench.isolation import params as P
+from vbench.isolation.experiment import run_isolation
 from vbench.isolation.pids import PidsCgroup, require_pids_limit
-from vbench.isolation.run import run_isolation
 from vbench.samples import Failure, Sample, read_records
-from vbench.store import CampaignStore
 from vbench.testbed import Testbed
 from vbench.testbed.image import image_for
 from vbench.testbed.platforms import provisioner_for
@@ -43,27 +41,30 @@ def test_each_stress_beside_terasort_with_the_fork_bomb_contained_then_nothing_l
     iso = _small_iso()
     base = it_platform_testbed("lxc")
     tb_a, tb_b = P.tenant_a_testbed(base, iso), P.tenant_b_testbed(base, iso)
-    hp = P.tenant_a_hadoop(it_hadoop({"block_size": "16MB"}), iso)
-    store = CampaignStore(tmp_path / "data" / "isolation")
+    camp = tmp_path / "data" / "isolation"
     try:
-        results = run_isolation(iso, tb_a, tb_b, hp, fetch(hp.version, hp.examples_version), store,
-                                {"campaign": "it"}, log=print)
+        result = run_isolation(iso, base, it_hadoop({"block_size": "16MB"}), camp, log=print)
     finally:
         assert leftovers(tb_a) == [] and leftovers(tb_b) == []
-    records = list(read_records(store.samples_path))
+    records = list(read_records(camp / "samples.jsonl"))
     assert not [r for r in records if isinstance(r, Failure)], [r.reason for r in records if isinstance(r, Failure)]
+    assert result.failures == 0 and len(result.ran) == 5
     times = {r.metadata["stress"]: r.value for r in records if isinstance(r, Sample) and r.metric == "terasort_time"}
     assert set(times) == {"none", "cpu", "memory", "io", "forkbomb"}
-    by = {res.condition.stress: res for res in results}
+    watch = {(r.metadata["stress"], r.metric): r.value for r in records if r.benchmark == "isolation_watch"}
     for stress in ("cpu", "memory", "io", "forkbomb"):
-        assert by[stress].stress_tasks > 0, f"{stress} did not run in tenant B"
-    bomb = by["forkbomb"].watch
-    assert bomb.pids_max == 256
+        assert watch[(stress, "stress_tasks")] > 0, f"{stress} did not run in tenant B"
+    assert watch[("forkbomb", "pids_max")] == 256
     # The bomb ran into the limit (forks refused) and the count never passed it.
-    assert bomb.refused_forks > 0 and 0 < bomb.pids_peak <= 256
-    assert bomb.pids_samples > 10
+    assert watch[("forkbomb", "refused_forks")] > 0 and 0 < watch[("forkbomb", "pids_peak")] <= 256
+    assert watch[("forkbomb", "pids_samples")] > 10
     # The machine kept answering: every SSH session to tenant A completed, each within 15 s.
-    assert bomb.responsive(15.0), bomb.probe_latencies_s
+    assert watch[("forkbomb", "responsive")] == 1.0, watch[("forkbomb", "probe_max_time")]
+    # The runner's samples (#17): the registry's TeraSort, stamped like every campaign's.
+    for r in records:
+        m = r.metadata
+        assert m["cell_id"] == f"b0/lxc/terasort[stress={m['stress']}]" and m["factor.stress"] == m["stress"]
+        assert m["run_id"] and m["vbench_commit"] not in ("", "unknown") and m["design_hash"] and m["block"] == 0
 
 
 def test_fork_bomb_refused_when_the_neighbour_has_no_pids_limit(it_platform_testbed):

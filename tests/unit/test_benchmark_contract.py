@@ -14,7 +14,6 @@ from vbench.benchmarks.base import BenchConfig, ContractError, StepOutput, check
 from vbench.benchmarks.micro import cpu
 from vbench.campaign.design import load_experiment
 from vbench.errors import ParamsError
-from vbench.isolation import workload
 
 ALL = {name: module for table in registry.KINDS.values() for name, module in table.items()}
 
@@ -98,8 +97,3 @@ def _without(module: types.ModuleType, attr: str) -> types.ModuleType:
     return module
 
 
-def test_the_isolation_workload_is_terasort_at_its_own_scale():
-    cfg = workload.Config()
-    assert (cfg.size_mb, cfg.reduces, cfg.replication) == (32, 1, 1)
-    with pytest.raises(ParamsError, match="replication: must be at most 10"):
-        workload.Config(replication=11)

@@ -1,22 +1,29 @@
-"""vbench.isolation: stress builders, the pids guard, tenants, plan, watch, degradation."""
+"""vbench.isolation: stress builders, the pids guard, tenants, the design the runner runs, the
+neighbour hook, the watch, the slowdown."""
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from vbench.benchmarks.hadoop.steps import ReadStep, StepOutput
-from vbench.errors import JobFailed, ParamsError, VbenchError
+from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
+from vbench.campaign.design import design_hash, expand
+from vbench.campaign.hooks import condition_level
+from vbench.campaign.runner import params_for, run_campaign
+from vbench.errors import ParamsError, VbenchError
+from vbench.host import Host, SshEndpoint
 from vbench.isolation import params as P
 from vbench.isolation import pids as PI
 from vbench.isolation import stress as S
-from vbench.isolation import workload as W
-from vbench.isolation.run import condition_stamp, plan, watch_samples
+from vbench.isolation.experiment import isolation_experiment
+from vbench.isolation.neighbour import neighbour_stamp, watch_samples
 from vbench.isolation.watch import summarise
 from vbench.machine_fit import MachineFacts, check_limits_fit
 from vbench.params import testbed_params as make_testbed
-from vbench.samples import Sample
+from vbench.params import HadoopParams
+from vbench.samples import Failure, Sample, read_records
 from vbench.stats.slowdown import slowdown_rows, slowdown_stats
+from vbench.stats.tidy import read_campaign
 from vbench.testbed import limits as L
 from vbench.testbed.oci import oci_config
 
@@ -125,42 +132,53 @@ def test_tenants_get_their_own_testbeds_limits_and_subnets():
     assert P.neighbour_name("abcdef") == "abcden"
 
 
-# -- plan and stamps -------------------------------------------------------------------------
-def test_plan_runs_every_stress_once_per_repetition_in_a_seeded_order():
+# -- the design the runner runs ---------------------------------------------------------------
+def _cells(iso: P.IsolationParams, hadoop: HadoopParams | None = None):
+    return expand(isolation_experiment(iso, hadoop or HadoopParams()))
+
+
+def test_every_stress_runs_once_per_block_in_a_seeded_order():
     iso = P.IsolationParams(repetitions=3)
-    p = plan(iso)
-    assert len(p) == 15
-    for rep in (1, 2, 3):
-        assert sorted(c.stress for c in p if c.repetition == rep) == sorted(S.STRESSES)
-    assert p == plan(iso)
-    assert [c.stress for c in p] != [c.stress for c in plan(P.IsolationParams(repetitions=3, seed=1))]
+    cells = _cells(iso)
+    assert len(cells) == 15
+    for block in (0, 1, 2):
+        assert sorted(condition_level(c, "stress") for c in cells if c.block == block) == sorted(S.STRESSES)
+    order = [c.cell_id for c in cells]
+    assert order == [c.cell_id for c in _cells(iso)]
+    assert order != [c.cell_id for c in _cells(P.IsolationParams(repetitions=3, seed=1))]
+
+
+def test_the_workload_is_the_registrys_terasort_at_the_experiments_scale():
+    iso = P.IsolationParams(size_mb=16, maps=2, reduces=1, workers=1)
+    exp = isolation_experiment(iso, HadoopParams(replication=3))
+    cells = expand(exp)
+    assert {c.variant.benchmark for c in cells} == {"terasort"}
+    assert all(type(c.variant.config) is HADOOP_BENCHMARKS["terasort"].Config for c in cells)
+    cfg = cells[0].variant.config
+    # Replication cannot exceed tenant A's workers.
+    assert (cfg.size_mb, cfg.maps, cfg.reduces, cfg.replication) == (16, 2, 1, 1)
+    assert exp.hadoop == {"replication": 1} and exp.testbed["limits"] == iso.tenant_a.limits.as_dict()
+    assert exp.experiment == "isolation" and exp.platforms == ("lxc",) and exp.seed == iso.seed
+
+
+def test_the_neighbours_settings_are_part_of_the_design():
+    base = isolation_experiment(P.IsolationParams(), HadoopParams())
+    other = isolation_experiment(P.IsolationParams(warmup_s=9), HadoopParams())
+    assert design_hash(base) != design_hash(other)
+    assert other.condition.settings["warmup_s"] == 9 and "tenant_b" in other.condition.settings
+
+
+def test_tenant_a_is_the_runners_configuration_with_tenant_a_limits():
+    base = make_testbed({"name": "i4", "network": {"bridge": "i4br", "subnet": "10.204.0.0/24"}})
+    iso = P.IsolationParams(workers=1)
+    exp = isolation_experiment(iso, HadoopParams())
+    tb, _ = params_for(exp, exp.configurations()[0], P.tenant_a_testbed(base, iso), HadoopParams())
+    assert tb == P.tenant_a_testbed(base, iso)
 
 
 def test_stamp_carries_what_the_paper_table_groups_by():
-    st = condition_stamp(plan(P.IsolationParams())[0], P.IsolationParams(size_mb=16), "lxc")
-    assert st["experiment"] == "isolation" and st["size"] == "16MB" and st["stress"] in S.STRESSES
-    assert "pids_max=256" in st["tenant_b_limits"]
-
-
-# -- workload --------------------------------------------------------------------------------
-def test_workload_sorts_the_shared_input_and_validates():
-    cfg = W.Config(size_mb=16)
-    gen = W.generate_step(cfg)
-    assert gen.args[-1] == W.INPUT_DIR and gen.args[-2] == str(16 * 1024**2 // 100)
-    steps = W.steps(cfg, "/vbench/r1")
-    assert [s.name for s in steps] == ["terasort", "teravalidate", "report"]
-    assert steps[0].args[-2:] == (W.INPUT_DIR, "/vbench/r1/sorted")
-    assert isinstance(steps[2], ReadStep) and steps[2].hdfs_glob == "/vbench/r1/validate/part-r-*"
-
-
-def test_workload_parse_gates_on_teravalidate():
-    ok = (DATA / "hadoop" / "teravalidate_report_valid.txt").read_text()
-    bad = (DATA / "hadoop" / "teravalidate_report_misorder.txt").read_text()
-    outs = {"terasort": StepOutput("", "", 40.0), "teravalidate": StepOutput("", "", 20.0)}
-    samples = {s.metric: s for s in W.parse({**outs, "report": StepOutput(ok, "", 1.0)}, W.Config(size_mb=16))}
-    assert samples["terasort_time"].value == 40.0 and samples["terasort_throughput"].value == 0.4
-    with pytest.raises(JobFailed, match="misorder"):
-        W.parse({**outs, "report": StepOutput(bad, "", 1.0)}, W.Config())
+    st = neighbour_stamp("cpu", P.IsolationParams(size_mb=16))
+    assert st["stress"] == "cpu" and "pids_max=256" in st["tenant_b_limits"] and "cpuset=0" in st["tenant_a_limits"]
 
 
 # -- watch -----------------------------------------------------------------------------------
@@ -171,6 +189,150 @@ def test_watch_summary_and_samples():
     assert not summarise(256, [], 0, 0, [0.1], failures=1).responsive(10)
     m = {s.metric: s.value for s in watch_samples(w, stress_tasks=250, responsive_within_s=2.0)}
     assert m["pids_peak"] == 256 and m["pids_max"] == 256 and m["responsive"] == 1.0 and m["refused_forks"] == 5000
+    assert m["pids_samples"] == 4
+
+
+# -- the neighbour hook, run by the campaign runner ----------------------------------------------
+class FakeNeighbour:
+    """Tenant B without containers: its testbed, pids cgroup, stress and watch, all recorded in
+    `fake_hadoop.events` beside the runner's own events."""
+
+    def __init__(self, events: list[str], pids_limit: int | None = 256, silent: tuple[str, ...] = ()):
+        self.events, self.pids_limit, self.silent = events, pids_limit, silent
+        self.stress: str | None = None
+
+    def testbed(self, params, log=print):
+        fake = self
+
+        class Bed:
+            hosts = [Host("neighbour", "master", "lxc", "10.213.0.200", "/w",
+                          SshEndpoint("10.213.0.200", "root", Path("/k"), Path("/kh")))]
+            ctx = None
+
+            def down(self):
+                fake.events.append("B cleared")
+
+            def __enter__(self):
+                fake.events.append("B up")
+                return self
+
+            def __exit__(self, *exc):
+                fake.events.append("B down")
+                fake.stress = None
+
+        return Bed()
+
+    def cgroup(self, tenant_b, bed):
+        fake = self
+
+        class Cgroup:
+            path = Path("/sys/fs/cgroup/pids/vbench-i/neighbour")
+
+            def limit(self):
+                return fake.pids_limit
+
+            def current(self):
+                return 1 + (40 if fake.stress not in (None, "none", *fake.silent) else 0)
+
+            def refused_forks(self):
+                return 0
+
+        return Cgroup()
+
+    def start(self, host, kind, load):
+        self.stress = kind
+        self.events.append(f"B stress {kind}")
+        return "123"
+
+    def watch(self, cg, probe):
+        fake = self
+
+        class W:
+            def start(self):
+                return self
+
+            def stop(self):
+                fake.events.append("watch stopped")
+                return summarise(fake.pids_limit, [41, 41], 0, 0, [0.2], 0)
+
+        return W()
+
+
+@pytest.fixture
+def isolation(fake_hadoop, monkeypatch, tmp_path):
+    from vbench.isolation import neighbour as N
+
+    fake = FakeNeighbour(fake_hadoop.events)
+    monkeypatch.setattr(N, "Testbed", fake.testbed)
+    monkeypatch.setattr(N, "pids_cgroup", fake.cgroup)
+    monkeypatch.setattr(N, "start_stress", fake.start)
+    monkeypatch.setattr(N, "stress_log", lambda host: "stress-ng: info: successful run completed")
+    monkeypatch.setattr(N, "Watch", fake.watch)
+    monkeypatch.setattr(N.time, "sleep", lambda s: None)
+    times = {"none": 40.0, "cpu": 41.0, "memory": 49.0, "io": 44.0, "forkbomb": 40.5}
+
+    def terasort(module, cfg, run_dir):
+        return [Sample("terasort", "terasort_time", times[fake.stress], "s", {"verdict": "checksum 1"})]
+
+    fake_hadoop.execute = terasort
+    iso = P.IsolationParams(repetitions=2, warmup_s=0)
+    base = make_testbed({"name": "it", "network": {"bridge": "itbr", "subnet": "10.213.0.0/24"}})
+    tb_b = P.tenant_b_testbed(base, iso)
+
+    def run(**kw):
+        return run_campaign(isolation_experiment(iso, HadoopParams()), P.tenant_a_testbed(base, iso), HadoopParams(),
+                            tmp_path / "iso", log=lambda _l: None, hosts_source=fake_hadoop.source(),
+                            hook=N.Neighbour(iso, tb_b), **kw)
+
+    return fake, run, tmp_path / "iso"
+
+
+def test_each_terasort_runs_beside_a_fresh_neighbour_running_its_stress(isolation, fake_hadoop):
+    fake, run, camp = isolation
+    result = run()
+    assert result.failures == 0 and len(result.ran) == 10
+    ev = fake_hadoop.events
+    runs = [i for i, e in enumerate(ev) if e == "execute terasort"]
+    assert len(runs) == 10
+    for i in runs:  # B brought up with the stress started before, torn down after, every time
+        stress = ev[i - 1].removeprefix("B stress ")
+        assert ev[i - 3:i] == ["B cleared", "B up", f"B stress {stress}"]
+        assert ev[i + 1:i + 3] == ["watch stopped", "B down"]
+    records = list(read_records(camp / "samples.jsonl"))
+    sorts = [r for r in records if r.metric == "terasort_time"]
+    for r in sorts:
+        m = r.metadata
+        assert m["stress"] == m["factor.stress"] and m["experiment"] == "isolation" and m["platform"] == "lxc"
+        assert m["run_id"] and m["vbench_commit"] == "0123abcd" and m["design_hash"] and m["page_cache"] == "kept"
+        watch = {w.metric: w.value for w in records
+                 if w.benchmark == "isolation_watch" and w.metadata["run_id"] == m["run_id"]}
+        assert watch["stress_tasks"] == (0 if m["stress"] == "none" else 40) and watch["pids_max"] == 256
+    # The stress's log is kept with the run it stressed.
+    logs = list(camp.glob("raw/*/stress_log.txt"))
+    assert len(logs) == 2 * 3
+    # The terminal's table and the paper's come from these samples.
+    rows = {r.stress: r for r in slowdown_rows(slowdown_stats(read_campaign(camp).samples), S.STRESSES)}
+    assert rows["memory"].pct == pytest.approx((49.0 / 40.0 - 1) * 100) and rows["memory"].n == 2
+
+
+def test_a_bomb_without_a_limit_read_back_fails_its_run_only_and_b_is_torn_down(isolation, fake_hadoop):
+    fake, run, camp = isolation
+    fake.pids_limit = None  # the params asked for one; the cgroup says "max"
+    result = run()
+    failures = [r for r in read_records(camp / "samples.jsonl") if isinstance(r, Failure)]
+    assert result.failures == 2 and len(failures) == 2
+    assert all(f.metadata["factor.stress"] == "forkbomb" and "no limit in force" in f.reason for f in failures)
+    assert "B stress forkbomb" not in fake_hadoop.events
+    assert fake_hadoop.events.count("B up") == fake_hadoop.events.count("B down") == 10
+
+
+def test_a_stress_that_did_not_start_fails_its_run(isolation, fake_hadoop):
+    fake, run, camp = isolation
+    fake.silent = ("io",)
+    run()
+    (f1, f2) = [r for r in read_records(camp / "samples.jsonl") if isinstance(r, Failure)]
+    assert "the io stress is not running in neighbour" in f1.reason and f1.metadata["factor.stress"] == "io"
+    assert fake_hadoop.events.count("execute terasort") == 8
 
 
 # -- the slowdown (vbench.stats.slowdown: one computation for `vbench isolation` and the paper) ---

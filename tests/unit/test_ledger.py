@@ -344,8 +344,7 @@ def test_isolation_run_refuses_its_committed_default_campaign(committed, monkeyp
         raise AssertionError("isolation run went past the committed campaign")
 
     _commit_campaign(committed, "isolation")  # `isolation run`'s default campaign
-    monkeypatch.setattr(isolation_cmd, "check_cluster_fits", lambda *a, **k: None)
-    monkeypatch.setattr(isolation_cmd, "fetch", must_not_start)
+    monkeypatch.setattr(isolation_cmd, "run_isolation", must_not_start)
     rc = cli.main(["isolation", "run", "--preset", str(PARAMS / "experiments" / "xavier2014.yaml"),
                    "--params-dir", str(PARAMS), "--data", str(committed)])
     line = _one_line(capsys.readouterr().err)

@@ -41,7 +41,7 @@ def nothing_starts(monkeypatch):
     for target in ("vbench.testbed.Testbed", "vbench.testbed.local.Testbed", "vbench.campaign.hosts_source.Testbed",
                    "vbench.pipeline.Testbed", "vbench.hadoop.cluster.HadoopCluster",
                    "vbench.campaign.runner.HadoopCluster", "vbench.campaign.runner.fetch",
-                   "vbench.commands.isolation_cmd.fetch", "vbench.commands.isolation_cmd.run_isolation"):
+                   "vbench.commands.isolation_cmd.run_isolation"):
         monkeypatch.setattr(target, must_not_run)
 
 

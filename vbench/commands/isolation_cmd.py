@@ -1,21 +1,17 @@
-"""`vbench isolation run | table`: Xavier et al.'s performance isolation experiment (Table III)."""
+"""`vbench isolation run | table`: Xavier et al.'s performance isolation experiment (Table III),
+a design the campaign runner runs (vbench.isolation.experiment)."""
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from vbench.campaign.progress import ProgressReport
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
-from vbench.hadoop.artifacts import fetch
 from vbench.isolation import params as P
-from vbench.isolation.run import plan, run_isolation
+from vbench.isolation.experiment import isolation_experiment, run_isolation
 from vbench.isolation.stress import STRESSES
-from vbench.lifecycle import interrupts_unwind
-from vbench.machine_fit import MachineFacts, check_cluster_fits
-from vbench.provenance import vbench_commit
 from vbench.samples import Sample, read_records
 from vbench.stats.slowdown import slowdown_rows, slowdown_stats
 from vbench.stats.tidy import read_campaign
@@ -33,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--repetitions", type=int, help="override isolation.repetitions")
     p.add_argument("--size", help="override isolation.size_mb (e.g. 32MB)")
     p.add_argument("--stresses", help="override isolation.stresses, comma-separated (must include none)")
-    p.add_argument("--campaign", default="isolation", help="samples go to DATA/raw/<campaign>/")
+    p.add_argument("--campaign", default="isolation", help="samples go to DATA/raw/<campaign>/; run again to resume")
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--append", action="store_true",
                    help="run: add to a committed campaign (the default, data/raw/isolation, is one)")
@@ -49,29 +45,16 @@ def run(args) -> int:
                            workers=args.workers,
                            stresses=args.stresses.split(",") if args.stresses else None)
     base = testbed_from_args(args)
-    tb_a, tb_b = P.tenant_a_testbed(base, iso), P.tenant_b_testbed(base, iso)
-    hp = P.tenant_a_hadoop(hadoop_from_args(args), iso)
-    check_cluster_fits(tb_a, hp, MachineFacts.local())
+    hp = hadoop_from_args(args)
+    isolation_experiment(iso, hp)  # the design, checked whole before anything starts
     store.check_appendable()  # before anything starts, not when the first condition is stored
-    console.log(f"isolation: tenant A = testbed {tb_a.name} ({iso.workers} worker(s), {iso.platform}, "
+    tb_b = P.tenant_b_testbed(base, iso)
+    report = ProgressReport(title="isolation")
+    report.note(f"isolation: tenant A = testbed {base.name} ({iso.workers} worker(s), {iso.platform}, "
                 f"{iso.tenant_a.limits.as_dict()}); tenant B = testbed {tb_b.name} ({iso.tenant_b.limits.as_dict()}); "
-                f"{len(plan(iso))} conditions")
-    dist = fetch(hp.version, hp.examples_version, log=console.log)
-    stamp = {"campaign": args.campaign, "vbench_commit": vbench_commit()}
-    with interrupts_unwind(), _progress(len(plan(iso))) as advance:
-        def progress(label: str) -> None:
-            console.log(label)
-            advance(label[:60])
-        run_isolation(iso, tb_a, tb_b, hp, dist, store, stamp, log=console.log, progress=progress)
+                f"{iso.repetitions} block(s), each a TeraSort beside {', '.join(iso.stresses)}")
+    run_isolation(iso, base, hp, store.root, log=report.note, progress=report, append=args.append)
     return _table(store)
-
-
-@contextlib.contextmanager
-def _progress(total: int):
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False) as progress:
-        task = progress.add_task("runs", total=max(total, 1))
-        yield lambda label: progress.update(task, advance=1, description=label)
 
 
 def _table(store: CampaignStore) -> int:
