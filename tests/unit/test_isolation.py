@@ -313,6 +313,14 @@ def test_each_terasort_runs_beside_a_fresh_neighbour_running_its_stress(isolatio
     # The terminal's table and the paper's come from these samples.
     rows = {r.stress: r for r in slowdown_rows(slowdown_stats(read_campaign(camp).samples), S.STRESSES)}
     assert rows["memory"].pct == pytest.approx((49.0 / 40.0 - 1) * 100) and rows["memory"].n == 2
+    # The paper reads the same campaign to the same table (Table III).
+    from vbench.paper.tables import isolation_stats
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.campaign_stats import StatsConfig
+
+    paper = isolation_stats(load_campaign(camp).samples, StatsConfig(n_resamples=200))
+    terminal = slowdown_stats(read_campaign(camp).samples, n_resamples=200)
+    pd.testing.assert_frame_equal(paper, terminal)
 
 
 def test_a_bomb_without_a_limit_read_back_fails_its_run_only_and_b_is_torn_down(isolation, fake_hadoop):
