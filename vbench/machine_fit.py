@@ -97,6 +97,12 @@ def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: Hado
             raise ParamsError(_limits_field(testbed, i, "pids_max"),
                               f"{spec.name} is a VM: its processes are counted by the guest kernel, not a cgroup "
                               "of this machine; pids_max applies to lxc and oci hosts")
+        if spec.platform == "gvisor" and lim is not None and lim.pids_max is not None:
+            raise ParamsError(_limits_field(testbed, i, "pids_max"),
+                              f"{spec.name} is a gVisor sandbox: its guest's processes live in the Sentry, and the "
+                              "sandbox's cgroup counts the Sentry's threads, ptrace stubs and gofer instead, so "
+                              "pids.max would not cap the guest's processes one for one; pids_max applies to lxc "
+                              "and oci hosts")
         mem = host_memory_mb(spec)
         if mem is not None and mem > machine.mem_total_mb:
             raise ParamsError(_limits_field(testbed, i, "memory_mb"),

@@ -28,11 +28,14 @@ from vbench.validate import InterfaceName, JvmFlag, Name, RackName, SafePath, Te
 KNOWN_HADOOP_VERSIONS: dict[str, str] = {"3.4.2": "3.4.2"}
 
 #: Platforms a testbed host can be: a network namespace on the machine's kernel (the baseline),
-#: an LXC or OCI (crun) container, or a QEMU virtual machine.
-PLATFORMS = ("native", "lxc", "oci", "qemu")
+#: an LXC or OCI (crun) container, a gVisor sandbox (an OCI container run by runsc: a user-space
+#: kernel between the guest and the machine's), or a QEMU virtual machine.
+PLATFORMS = ("native", "lxc", "oci", "gvisor", "qemu")
+#: Containers whose processes are the machine's own tasks (what the isolation experiment's pids
+#: limit and fork bomb rely on; a gVisor guest's processes are the Sentry's, not the machine's).
 CONTAINER_PLATFORMS = ("lxc", "oci")
 #: Platforms whose hosts take resource limits; native hosts run unconfined (the baseline).
-LIMITED_PLATFORMS = ("lxc", "oci", "qemu")
+LIMITED_PLATFORMS = ("lxc", "oci", "gvisor", "qemu")
 #: A VM without explicit limits gets this much memory (MiB) and these vCPUs (capped at the machine's).
 VM_DEFAULT_MEMORY_MB = 3072
 VM_DEFAULT_CPUS = 2
@@ -195,6 +198,17 @@ class LimitsParams(_Strict):
         return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
+class GvisorParams(_Strict):
+    """How gVisor hosts run (runsc). Both fields may be factors of a design."""
+
+    #: sandbox: gVisor's own network stack (netstack) inside the Sentry, runsc's default; host: the
+    #: host's network namespace's stack, reached through the Sentry (runsc --network=host).
+    network: Literal["sandbox", "host"] = "sandbox"
+    #: How the Sentry intercepts the guest's system calls. auto: systrap where this runsc has it
+    #: (releases from mid-2023), else ptrace; kvm needs a /dev/kvm that runs guests.
+    platform: Literal["auto", "ptrace", "kvm", "systrap"] = "auto"
+
+
 class HostParams(_Strict):
     """One host of a testbed. Without an address, one is assigned from the subnet; without a
     platform, it is the testbed's; its limits override the testbed's `limits` field by field."""
@@ -236,6 +250,8 @@ class TestbedParams(_Strict):
     limits: LimitsParams | None = None
     #: QEMU accelerator: auto = KVM if /dev/kvm can actually boot a guest, else TCG.
     accelerator: Literal["auto", "kvm", "tcg"] = "auto"
+    #: gVisor hosts: network stack and platform (vbench.testbed.gvisor).
+    gvisor: GvisorParams = GvisorParams()
     #: Workers per emulated physical host (VMware's 1/2/4 VMs per host, Jeong's consolidation);
     #: the master is alone on its own. Hosts naming a physical_host override it.
     vms_per_host: int = Field(1, ge=1, le=32)

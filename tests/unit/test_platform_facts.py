@@ -29,6 +29,18 @@ def test_containers_are_containers_even_on_a_vm_hosted_machine(name, virt):
     assert f["memory_limit_mb"] == "1024" and f["vcpus"] == "1"
 
 
+def test_a_gvisor_guest_is_a_sandbox_found_by_its_kernel_log_not_by_what_pid_1_says():
+    f = _facts("gvisor")
+    assert (f["virt"], f["virt_kind"]) == ("gvisor", "sandbox")
+    # gVisor's own kernel: a fixed version string, no CPU model, MemTotal = the memory limit.
+    assert f["kernel"] == "4.4.0" and f["cpu_model"] == "unknown"
+    assert f["mem_total_mb"] == "1024" and f["vcpus"] == "1"
+    assert "memory_limit_mb" not in f  # no cgroupfs inside: the limit shows as MemTotal
+    # Its kernel log is what tells: the same container= without it would be a container.
+    raw = dict(line.split("=", 1) for line in (DATA / "facts_gvisor.txt").read_text().splitlines())
+    assert facts.classify({**raw, "gvisor": "0"}) == ("gvisor", "container")
+
+
 def test_a_native_host_reports_the_machine_as_it_is():
     f = _facts("native")
     # This project's machine runs in a container on a KVM guest; native hosts say so.

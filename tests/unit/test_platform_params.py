@@ -27,7 +27,7 @@ def _mixed(*platforms, **worker_extra):
     return {"hosts": hosts}
 
 
-@pytest.mark.parametrize("platform", ["native", "lxc", "oci", "qemu"])
+@pytest.mark.parametrize("platform", ["native", "lxc", "oci", "gvisor", "qemu"])
 def test_every_platform_is_known(platform):
     tb = make_testbed({"platform": platform})
     assert {h.platform for h in tb.resolved_hosts()} == {platform}
@@ -36,7 +36,7 @@ def test_every_platform_is_known(platform):
 def test_unknown_platform_lists_the_known_ones():
     err = _refused({"platform": "docker"})
     assert err.field == "testbed.platform"
-    assert "unknown platform 'docker'" in str(err) and "lxc, oci, qemu" in str(err)
+    assert "unknown platform 'docker'" in str(err) and "lxc, oci, gvisor, qemu" in str(err)
 
 
 def test_unknown_host_platform_names_the_host_field():

@@ -40,6 +40,17 @@ class CommandResult:
         return self.exit_code == 0
 
 
+def daemons_timeout_s(hosts: list[Host]) -> float:
+    """How long the daemons may take to come up. JVMs in a software-emulated (TCG) VM start
+    several times slower than anywhere else, and under gVisor's ptrace platform every system call
+    of a starting JVM is a round trip through the Sentry (a JVM's start-up ~3x slower here)."""
+    if any(h.facts.get("accelerator") == "tcg" for h in hosts):
+        return 900
+    if any(h.facts.get("gvisor_platform") == "ptrace" for h in hosts):
+        return 600
+    return 120
+
+
 class HadoopCluster(UpDown):
     """One master (NameNode, ResourceManager, JobHistoryServer) and N workers (DataNode, NodeManager)."""
 
@@ -215,8 +226,7 @@ class HadoopCluster(UpDown):
         return f"{daemon} on {host_name} exited during start-up; log {host_name}:{log} ends with:\n{tail}"
 
     def up(self, timeout_s: float | None = None) -> None:
-        # JVMs in a software-emulated (TCG) VM start several times slower than anywhere else.
-        timeout_s = timeout_s or (900 if any(h.facts.get("accelerator") == "tcg" for h in self.hosts) else 120)
+        timeout_s = timeout_s or daemons_timeout_s(self.hosts)
         t0 = time.monotonic()
         self.install()
         self.format()

@@ -21,7 +21,7 @@ from vbench.validate import (
 
 #: Platform labels the studies used; any other name is accepted too (a label is what the samples
 #: are grouped by, vbench does not act on it).
-KNOWN_LABELS = ("native", "kvm", "xen", "openvz", "vserver", "lxc", "oci", "qemu", "vmware", "opennebula",
+KNOWN_LABELS = ("native", "kvm", "xen", "openvz", "vserver", "lxc", "oci", "gvisor", "qemu", "vmware", "opennebula",
                 "docker", "sriov")
 
 

@@ -53,8 +53,9 @@ def guest_scopes(platform: str) -> dict[str, str]:
 
     Native hosts are network namespaces and containers share the machine's kernel: /proc/stat
     and /proc/diskstats are the machine's (no lxcfs here), /proc/net/dev is the host's own
-    network namespace. A VM has its own kernel, so everything it reads is its own."""
-    if platform == "qemu":
+    network namespace. A VM has its own kernel, so everything it reads is its own, and so has a
+    gVisor sandbox: its /proc is the Sentry's account of the sandbox."""
+    if platform in ("qemu", "gvisor"):
         return {"cpu": "host", "disk": "host", "net": "host"}
     return {"cpu": "machine", "disk": "machine", "net": "host"}
 

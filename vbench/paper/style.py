@@ -20,10 +20,10 @@ HEIGHT = 2.6
 PNG_DPI = 150
 
 #: Platforms always get the same colour and marker, whichever subset a figure shows.
-PLATFORM_ORDER = ("native", "lxc", "oci", "qemu")
+PLATFORM_ORDER = ("native", "lxc", "oci", "qemu", "gvisor")
 _PALETTE = sns.color_palette("colorblind", 8)
 _COLOURS = {p: _PALETTE[i] for i, p in enumerate(PLATFORM_ORDER)}
-_MARKERS = {"native": "o", "lxc": "s", "oci": "D", "qemu": "^"}
+_MARKERS = {"native": "o", "lxc": "s", "oci": "D", "gvisor": "h", "qemu": "^"}
 _EXTRA_MARKERS = ("v", "P", "X", "*")
 
 RC = {

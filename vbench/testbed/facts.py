@@ -5,11 +5,13 @@ Collected over SSH on every host once it answers, merged with what its provision
 `facts.json` in the testbed's state directory, so a runner can stamp them on results.
 
 Keys (all strings): platform, virt (systemd-detect-virt or a fallback: lxc, container-other,
-crun, qemu, kvm, none ...), virt_kind (container | vm | none), virt_vm (the hypervisor seen, which
+crun, gvisor, qemu, kvm, none ...), virt_kind (container | sandbox | vm | none; sandbox: a gVisor
+guest, whose kernel is the Sentry, found by its `dmesg`), virt_vm (the hypervisor seen, which
 on a VM-hosted machine is also seen by native hosts and containers), kernel, cpu_model, vcpus
 (CPUs usable by processes: nproc), mem_total_mb (MemTotal; containers see the machine's),
 memory_limit_mb (the cgroup limit seen from inside, if any), limits (what was applied and read
-back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH).
+back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH);
+gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor).
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ echo "vcpus=$(nproc)"
 echo "mem_total_kb=$(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo)"
 echo "cgroup_memory_limit=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max 2>/dev/null | head -n1)"
 echo "hostname=$(hostname)"
+echo "gvisor=$(dmesg 2>/dev/null | head -n 3 | grep -c 'Starting gVisor')"
 """
 
 _VM_PRODUCTS = {"qemu": "qemu", "kvm": "kvm", "standard pc": "qemu", "virtualbox": "oracle", "vmware": "vmware"}
@@ -75,8 +78,11 @@ def _vm_seen(raw: Mapping[str, str]) -> str:
 
 
 def classify(raw: Mapping[str, str]) -> tuple[str, str]:
-    """(virtualisation, kind) from raw facts: a container if PID 1 says so, else a VM if the CPU
-    or firmware says so, else none. The innermost layer wins: a container on a VM is a container."""
+    """(virtualisation, kind) from raw facts: a gVisor sandbox if its kernel log says so, a
+    container if PID 1 says so, else a VM if the CPU or firmware says so, else none. The innermost
+    layer wins: a container on a VM is a container."""
+    if raw.get("gvisor", "0") not in ("", "0"):
+        return "gvisor", "sandbox"
     container = raw.get("virt_container", "")
     env = raw.get("container_env", "")
     if container and container != "none":

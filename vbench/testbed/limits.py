@@ -131,6 +131,31 @@ def read_back(pid: int, keys: list[str]) -> dict[str, str]:
     return out
 
 
+def fill_cpuset_parent(rel: str) -> Path | None:
+    """Give the cpuset cgroup that holds `rel` (vbench-<tb> for vbench-<tb>/<host>) the CPUs and
+    memory nodes of the hierarchy's root when it has none, creating it if needed; returns it.
+
+    A new v1 cpuset cgroup starts with empty `cpuset.cpus` and `cpuset.mems`, and the kernel
+    refuses (EACCES) to give a child CPUs its parent does not have. crun and LXC fill the
+    parents they create; runsc 0.0~20221219 does not, so a cpuset limit of a gVisor host would
+    fail with "write .../cpuset.cpus: permission denied". `rel` itself is left to the runtime:
+    runsc applies limits only to the cgroup directories it creates itself.
+    """
+    mounts = parse_cgroup_mounts(Path("/proc/self/mountinfo").read_text())
+    parts = rel.strip("/").split("/")[:-1]
+    if "cpuset" not in mounts or not parts:
+        return None
+    above = mounts["cpuset"]
+    for part in parts:  # each level from the one above it, top down
+        level = above / part
+        level.mkdir(exist_ok=True)
+        for name in ("cpuset.cpus", "cpuset.mems"):
+            if not (level / name).read_text().strip():
+                (level / name).write_text((above / name).read_text().strip())
+        above = level
+    return above
+
+
 def verify_cgroup_limits(pid: int, expected: dict[str, str], what: str) -> dict[str, str]:
     """Fail unless the cgroups of `pid` hold `expected`; returns what was read."""
     actual = read_back(pid, list(expected))

@@ -18,6 +18,11 @@ is no state to undo, and running it twice is the same as once; the only thing gi
 hugetlb cgroup for the container, which vbench never limits. The overlay root is mounted in the
 same namespace just before `crun run`, so it exists only in the container's mount namespace and
 vanishes with the container. `crun delete` goes through the same wrapper.
+
+The runtime is a swappable part: `OciProvisioner`'s hooks (the runtime's command, the bundle,
+what the machine needs before `run`, the facts the runtime reports) are what
+vbench.testbed.gvisor overrides to run the same bundle, network namespace, overlay and cgroup
+under runsc; creation, the wait for sshd, the limits' read-back and teardown are this module's.
 """
 from __future__ import annotations
 
@@ -116,15 +121,17 @@ def oci_config(
     }
 
 
-def crun_argv(state_root: Path, args: list[str], mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
-    """crun `args` in a private mount namespace without the cgroup2 mount (see the module doc). Pure.
+def private_mounts_argv(prelude: str, runtime: str, state_root: Path, args: list[str],
+                        mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+    """An OCI runtime's command in a private mount namespace of its own. Pure.
 
-    With `mount_overlay` = (lower, upper, work, merged), the container's overlay root is mounted
-    there first (only that namespace, and then the container's, ever see it). No path is
-    written into the script: they reach it as positional arguments ("$0", "$1", "$2"), so a
-    quote or `$(...)` in a path is data, never shell.
+    `prelude` (fixed shell text) runs first; with `mount_overlay` = (lower, upper, work, merged)
+    the container's overlay root is then mounted (only that namespace, and then the
+    container's, ever see it); then `runtime` (fixed shell words, in which "$0" is `state_root`)
+    is exec'd with `args`. No path is written into the script: they reach it as positional
+    arguments ("$0", "$1", "$2"), so a quote or `$(...)` in a path is data, never shell.
     """
-    script = f"if mountpoint -q {shlex.quote(UNIFIED)}; then umount {shlex.quote(UNIFIED)}; fi"
+    script = prelude
     overlay: list[str] = []
     if mount_overlay is not None:
         lower, upper, work, merged = mount_overlay
@@ -133,21 +140,58 @@ def crun_argv(state_root: Path, args: list[str], mount_overlay: tuple[Path, Path
                 raise VbenchError(f"overlay path {p} contains one of ',:= ' or a newline, which mount options cannot carry")
         overlay = [f"lowerdir={lower},upperdir={upper},workdir={work}", str(merged)]
         script += ' && mount -t overlay overlay -o "$1" "$2" && shift 2'
-    script += ' && exec crun --root "$0" --cgroup-manager=cgroupfs "$@"'
+    script += f' && exec {runtime} "$@"'
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(state_root), *overlay, *args]
 
 
+def crun_argv(state_root: Path, args: list[str], mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+    """crun `args` in a private mount namespace without the cgroup2 mount (see the module doc). Pure."""
+    prelude = f"if mountpoint -q {shlex.quote(UNIFIED)}; then umount {shlex.quote(UNIFIED)}; fi"
+    return private_mounts_argv(prelude, 'crun --root "$0" --cgroup-manager=cgroupfs', state_root, args, mount_overlay)
+
+
 class OciProvisioner:
+    """Hosts that are OCI containers: a bundle from the guest image, run by an OCI runtime (crun
+    here; vbench.testbed.gvisor swaps in runsc through the hooks below)."""
+
     platform = "oci"
+    #: The OCI runtime: the name of its state directory in the testbed's and the host's `runtime` fact.
+    runtime = "crun"
+    #: What preflight requires on the PATH.
+    tools: tuple[str, ...] = ("crun", "unshare", "mountpoint")
 
     def state_root(self, ctx: TestbedContext) -> Path:
-        return ctx.paths.root / "crun"
+        return ctx.paths.root / self.runtime
 
     def preflight(self, specs: list[HostParams], ctx: TestbedContext) -> None:
-        container_preflight(specs, ctx, ("crun", "unshare", "mountpoint"), self.platform)
+        container_preflight(specs, ctx, self.tools, self.platform)
 
+    # -- the hooks a runtime swaps ----------------------------------------------------------
+    def runtime_argv(self, ctx: TestbedContext, args: list[str],
+                     mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+        """The runtime command running `args` (run, delete) for this testbed."""
+        return crun_argv(self.state_root(ctx), args, mount_overlay)
+
+    def bundle_config(self, spec: HostParams, ctx: TestbedContext, rootfs: Path, netns: str,
+                      disk: BlockDevice | None) -> dict:
+        return oci_config(hostname=spec.name, rootfs=rootfs, netns_path=f"/var/run/netns/{netns}",
+                          cgroups_path="/" + cgroup_rel(ctx, spec),
+                          limits_settings=cgroup_v1_settings(spec.limits, disk), disk=disk)
+
+    def before_run(self, spec: HostParams, ctx: TestbedContext) -> None:
+        """What the machine needs before the runtime creates the host's cgroup (crun: nothing)."""
+
+    def has_state(self, ctx: TestbedContext, name: str) -> bool:
+        """Whether the runtime keeps state for container `name` (crun: a directory of that name)."""
+        return (self.state_root(ctx) / name).exists()
+
+    def runtime_facts(self, spec: HostParams, host: Host, ctx: TestbedContext) -> dict[str, str]:
+        """Facts the runtime reports about a running host, checked against what was asked."""
+        return {}
+
+    # -- the host's life ----------------------------------------------------------------------
     def create(self, spec: HostParams, index: int, ctx: TestbedContext) -> Created:
-        img = require_image(f"oci host {spec.name}")
+        img = require_image(f"{self.platform} host {spec.name}")
         name = instance_name(ctx, spec)
         ns = netcmd.netns_name(ctx.params.name, spec.name)
         attach_host_netns(ctx, spec, ns, index)
@@ -156,49 +200,48 @@ class OciProvisioner:
         for d in (upper, work, merged, bundle, self.state_root(ctx)):
             d.mkdir(parents=True, exist_ok=True)
         pub = write_identity(upper, spec, ctx)
-        disk = disk_for(spec, ctx)
-        config = oci_config(
-            hostname=spec.name, rootfs=merged, netns_path=f"/var/run/netns/{ns}",
-            cgroups_path="/" + cgroup_rel(ctx, spec), limits_settings=cgroup_v1_settings(spec.limits, disk), disk=disk,
-        )
+        config = self.bundle_config(spec, ctx, merged, ns, disk_for(spec, ctx))
         (bundle / "config.json").write_text(json.dumps(config, indent=1))
-        ctx.record("oci", name)
-        # The container keeps crun's stdout and stderr: a file, not a pipe nobody would close.
+        ctx.record(self.platform, name)
+        self.before_run(spec, ctx)
+        # The container keeps the runtime's stdout and stderr: a file, not a pipe nobody would close.
         console = hdir / "console.log"
         with open(console, "ab") as out:
             r = subprocess.run(
-                crun_argv(self.state_root(ctx), ["run", "--detach", "--bundle", str(bundle), "--pid-file",
-                                                 str(hdir / "init.pid"), name],
-                          mount_overlay=(img.rootfs, upper, work, merged)),
+                self.runtime_argv(ctx, ["run", "--detach", "--bundle", str(bundle), "--pid-file",
+                                        str(hdir / "init.pid"), name],
+                                  mount_overlay=(img.rootfs, upper, work, merged)),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=out, timeout=60,
             )
         if r.returncode != 0:
             tail = "\n".join(sysops.read_text(console).strip().splitlines()[-8:])
-            raise VbenchError(f"crun run of {spec.name} failed ({r.returncode}): {tail}")
+            raise VbenchError(f"{self.runtime} run of {spec.name} failed ({r.returncode}): {tail}")
         return Created(self.host(spec, ctx), pub, upper / CONTAINER_SSHD_LOG.lstrip("/"),
                        failure=container_failure(self.init_pid(spec, ctx), hdir / "console.log",
                                                  upper / CONTAINER_SSHD_LOG.lstrip("/")))
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
-        return guest_host(spec, ctx, {"image_hash": image_for().hash, "container": instance_name(ctx, spec), "runtime": "crun"})
+        return guest_host(spec, ctx, {"image_hash": image_for().hash, "container": instance_name(ctx, spec),
+                                      "runtime": self.runtime})
 
     def init_pid(self, spec: HostParams, ctx: TestbedContext) -> int:
+        """The pid the runtime wrote: the container's init (crun), the sandbox (runsc)."""
         text = sysops.read_text(ctx.paths.host_dir(spec.name) / "init.pid").strip()
         if not text.isdigit() or not sysops.alive(int(text)):
-            raise VbenchError(f"oci host {spec.name} is not running (pid file: {text or 'missing'})")
+            raise VbenchError(f"{self.platform} host {spec.name} is not running (pid file: {text or 'missing'})")
         return int(text)
 
     def verify(self, spec: HostParams, host: Host, ctx: TestbedContext) -> dict[str, str]:
         """Read the limits back from the container's cgroup files; fail if they differ."""
         expected = cgroup_v1_settings(spec.limits, disk_for(spec, ctx))
-        verify_cgroup_limits(self.init_pid(spec, ctx), expected, f"oci host {spec.name}")
-        return {"limits": limits_fact(spec.limits), "cgroup": cgroup_rel(ctx, spec)}
+        verify_cgroup_limits(self.init_pid(spec, ctx), expected, f"{self.platform} host {spec.name}")
+        return {"limits": limits_fact(spec.limits), "cgroup": cgroup_rel(ctx, spec),
+                **self.runtime_facts(spec, host, ctx)}
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
         name = instance_name(ctx, spec)
-        root = self.state_root(ctx)
-        if (root / name).exists():
-            subprocess.run(crun_argv(root, ["delete", "--force", name]), capture_output=True, timeout=60)
+        if self.has_state(ctx, name):
+            subprocess.run(self.runtime_argv(ctx, ["delete", "--force", name]), capture_output=True, timeout=60)
         # Whatever is left (state lost, delete failed): the container's processes are those in its
         # cgroup and in its network namespace.
         rel = cgroup_rel(ctx, spec)

@@ -1,6 +1,7 @@
 """The provisioner of each platform a testbed host can be."""
 from __future__ import annotations
 
+from vbench.testbed.gvisor import GvisorProvisioner
 from vbench.testbed.lxc import LxcProvisioner
 from vbench.testbed.native import NativeProvisioner
 from vbench.testbed.oci import OciProvisioner
@@ -11,6 +12,7 @@ PROVISIONERS: dict[str, Provisioner] = {
     "native": NativeProvisioner(),
     "lxc": LxcProvisioner(),
     "oci": OciProvisioner(),
+    "gvisor": GvisorProvisioner(),
     "qemu": QemuProvisioner(),
 }
 
