@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from vbench.campaign import measure
-from vbench.benchmarks.micro import iperf3
+from vbench.benchmarks.micro import _common, iperf3
 from vbench.errors import JobFailed
 from vbench.host import Host, SshEndpoint
 
@@ -15,7 +15,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 
 
 def listening(probe: str) -> str:
-    """What `ss` prints for the port that `probe` (an iperf3.listening_command) asks about."""
+    """What `ss` prints for the port that `probe` (a _common.listening_command) asks about."""
     port = probe.rsplit(":", 1)[1].strip("'")
     return f"LISTEN 0      5      0.0.0.0:{port} 0.0.0.0:*\n"
 
@@ -62,7 +62,7 @@ class FakeClock:
 
 
 def test_the_probe_is_a_pure_ss_command():
-    assert iperf3.listening_command(5201) == "ss -Hltn 'sport = :5201'"
+    assert _common.listening_command(5201) == "ss -Hltn 'sport = :5201'"
 
 
 @pytest.mark.parametrize("output,port,expected", [
@@ -76,7 +76,7 @@ def test_the_probe_is_a_pure_ss_command():
     ("sh: 1: ss: not found\n", 5201, False),
 ])
 def test_ss_output_says_whether_the_port_listens(output, port, expected):
-    assert iperf3.is_listening(output, port) is expected
+    assert _common.is_listening(output, port) is expected
 
 
 def test_waits_until_the_server_listens():

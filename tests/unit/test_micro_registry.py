@@ -27,10 +27,11 @@ CAPTURES = {
     "cpu": ("cpu.txt", {"time_s": 2}),
     "pi_digits": ("pi_digits.txt", {"digits": (1000, 10000, 100000)}),
     "membw": ("membw.txt", {"time_s": 2}),
+    "latency": ("latency_native.json", {"server": "10.252.0.12", "duration_s": 3}),
 }
 
 
-def test_registry_names_the_eight_benchmarks():
+def test_registry_names_the_nine_benchmarks():
     assert set(MICRO_BENCHMARKS) == set(CAPTURES)
     assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
 

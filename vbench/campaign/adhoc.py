@@ -17,6 +17,7 @@ EXPERIMENT = "adhoc"
 CALIBRATION: tuple[BenchmarkSpec, ...] = (
     *(BenchmarkSpec(benchmark=n) for n in ("cpu", "membw", "pi_digits", "dd", "fio", "bonnie")),
     BenchmarkSpec(benchmark="iperf3", config={"duration_s": 5}),
+    BenchmarkSpec(benchmark="latency"),
 )
 #: `bench suite`: the Hadoop suite at sizes this machine runs in about ten minutes.
 SUITE: tuple[BenchmarkSpec, ...] = tuple(

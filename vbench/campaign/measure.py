@@ -1,10 +1,11 @@
-"""What the runner does to measure one cell: a micro-benchmark on every host (iperf3 between
-pairs of hosts), or a Hadoop benchmark on the cluster, with the page cache dropped first when the
+"""What the runner does to measure one cell: a micro-benchmark on every host (iperf3 and latency
+between pairs of hosts), or a Hadoop benchmark on the cluster, with the page cache dropped first when the
 design says so and the design's hook around it. Nothing is stored here: the runner stores all of
 a cell's runs in one append.
 """
 from __future__ import annotations
 
+import itertools
 import shlex
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -14,8 +15,8 @@ from typing import Any, Callable
 from vbench.benchmarks.base import replace
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.hadoop.execute import BenchRun, execute, new_run_id
-from vbench.benchmarks.micro import iperf3
-from vbench.benchmarks.micro._common import params as config_params, tail
+from vbench.benchmarks.micro import iperf3, latency
+from vbench.benchmarks.micro._common import params as config_params, tail, wait_until_listening
 from vbench.campaign.design import Cell
 from vbench.campaign.hooks import RunHook
 from vbench.campaign.pagecache import drop_page_cache, kept
@@ -56,6 +57,11 @@ def default_iperf_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
     return [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))] if len(hosts) > 2 else [(hosts[0], hosts[1])]
 
 
+def latency_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
+    """Every pair of hosts once, as (client, server): the host listed first is the client."""
+    return list(itertools.combinations(hosts, 2))
+
+
 def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
     run = BenchRun(item.benchmark, new_run_id(f"{item.benchmark}-{host.name}"), config_params(item.config))
     workdir = f"{host.work_dir}/micro"
@@ -91,12 +97,40 @@ def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
     return run
 
 
+def _run_latency(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
+    cfg = replace(cfg, server=server.address)
+    run = BenchRun(latency.NAME, new_run_id(f"latency-{client.name}-{server.name}"), config_params(cfg))
+    with connect(server) as s, connect(client) as c:
+        started = s.run(latency.server_start_line(cfg), hide=True, warn=True, in_stream=False).stdout.strip()
+        try:
+            if not started.isdigit():
+                raise JobFailed(f"latency: the server on {server.name} did not start: {started[-200:]!r}")
+            wait_until_listening(s, cfg.port, f"{server.name} ({server.address})", latency.NAME,
+                                 latency.SERVER_START_TIMEOUT_S, latency.SERVER_POLL_S)
+            samples, raw = latency.run(c, cfg, "")
+            run.outputs["output"] = raw
+            run.samples = [x.with_metadata(host=client.name, client=client.name, server=server.name,
+                                           host_platform=client.platform, server_platform=server.platform)
+                           for x in samples]
+        except JobFailed as exc:
+            run.failure = Failure(latency.NAME, failure_reason(exc), run.parameters, tail(str(exc)),
+                                  {"client": client.name, "server": server.name})
+        finally:
+            if started.isdigit():  # it serves one client and exits; this stops one that did not
+                s.run(latency.server_stop_line(int(started), cfg), hide=True, warn=True, in_stream=False)
+    return run
+
+
 def measure_micro(hosts: list[Host], item: Planned, log: Log = print,
                   iperf_pairs: list[tuple[Host, Host]] | None = None) -> list[BenchRun]:
-    """One micro-benchmark on every host (iperf3: between pairs of hosts); nothing is stored."""
+    """One micro-benchmark on every host (iperf3: between pairs of hosts, a ring by default;
+    latency: between every pair); nothing is stored."""
     if item.benchmark == "iperf3":
         jobs = [(lambda c=c, s=s: _run_iperf(c, s, item.config, log), f"{c.name}->{s.name}")
                 for c, s in (iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts))]
+    elif item.benchmark == latency.NAME:
+        jobs = [(lambda c=c, s=s: _run_latency(c, s, item.config, log), f"{c.name}->{s.name}")
+                for c, s in latency_pairs(hosts)]
     else:
         jobs = [(lambda h=h: _run_micro(h, item, log), h.name) for h in hosts]
     runs = []

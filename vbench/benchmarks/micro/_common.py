@@ -8,6 +8,7 @@ local `invoke.Context` are interchangeable.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Protocol
 
 from vbench.benchmarks.base import Outputs, Parse, StepOutput, fields_of
@@ -76,3 +77,42 @@ def check(benchmark: str, cmd: str, result: Any, parse: Parse, cfg: Any) -> tupl
     except JobFailed as exc:
         raise JobFailed(f"{exc}\n{tail(stderr)}".rstrip()) from None
     return samples, stdout
+
+
+# -- a server on another host (iperf3, latency): is it listening yet? -----------------------------
+def listening_command(port: int) -> str:
+    """Lists the TCP sockets listening on `port` on the host it runs on; nothing while none is."""
+    return f"ss -Hltn 'sport = :{port}'"
+
+
+def is_listening(ss_output: str, port: int) -> bool:
+    """Whether `listening_command(port)`'s output shows a listening socket on `port`."""
+    for line in ss_output.splitlines():
+        fields = line.split()  # state, recv-q, send-q, local address:port, peer address:port
+        if len(fields) >= 4 and fields[0] == "LISTEN" and fields[3].endswith(f":{port}"):
+            return True
+    return False
+
+
+def wait_until_listening(c: Runner, port: int, where: str, tool: str, timeout_s: float, poll_s: float, *,
+                         clock: Callable[[], float] = time.monotonic,
+                         sleep: Callable[[float], None] = time.sleep) -> float:
+    """Check on the server's host `c` until something listens on TCP `port`; the seconds it took.
+
+    Asked of the server's host, not tried by connecting: a server made for one client would
+    take the test connection for it. `where` names the host, `tool` the benchmark, in the error."""
+    start = clock()
+    while True:
+        probe = c.run(listening_command(port), **RUN_KWARGS)
+        if is_listening(probe.stdout or "", port):
+            return clock() - start
+        if clock() - start >= timeout_s:
+            raise JobFailed(f"{tool}: the server on {where} is not listening on TCP port {port} after {timeout_s:g} s"
+                            + _probe_complaint(probe))
+        sleep(poll_s)
+
+
+def _probe_complaint(probe) -> str:
+    """Why the check itself failed (ss missing, say), as a suffix for the error; "" if it ran."""
+    said = (probe.stderr or "").strip()
+    return f" (ss: {said.splitlines()[-1][:200]})" if said else ""

@@ -69,7 +69,7 @@ def command(cfg: FioConfig, workdir: str) -> str:
     return f"{' '.join(opts)}; rc=$?; rm -f {path}; exit $rc"
 
 
-def _load(text: str) -> dict:
+def load_json(text: str) -> dict:
     # fio may print notes before the JSON document; start at the first line opening it.
     m = re.search(r"^\{", text or "", re.M)
     if not m:
@@ -84,7 +84,7 @@ def _load(text: str) -> dict:
 
 
 def parse_stdout(text: str, cfg: FioConfig) -> list[Sample]:
-    doc = _load(text)
+    doc = load_json(text)
     jobs = {j.get("jobname"): j for j in doc["jobs"]}
     # The truth about direct I/O is what fio ran with, not what was asked for.
     direct = str(doc.get("global options", {}).get("direct", int(cfg.direct))) == "1"

@@ -20,7 +20,8 @@ from vbench.benchmarks.base import BenchConfig, host_name
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
-from ._common import RUN_KWARGS, Runner, execute, one_step, sample
+from ._common import Runner, execute, one_step, sample
+from ._common import wait_until_listening as _wait
 
 NAME = "iperf3"
 #: How long a server may take to listen once started: a software-emulated VM takes seconds to
@@ -75,44 +76,15 @@ def server_command(cfg: Iperf3Config) -> str:
     return f"iperf3 -s -1 -p {cfg.port}{bind}"
 
 
-def listening_command(port: int) -> str:
-    """Lists the TCP sockets listening on `port` on the host it runs on; nothing while none is."""
-    return f"ss -Hltn 'sport = :{port}'"
-
-
-def is_listening(ss_output: str, port: int) -> bool:
-    """Whether `listening_command(port)`'s output shows a listening socket on `port`."""
-    for line in ss_output.splitlines():
-        fields = line.split()  # state, recv-q, send-q, local address:port, peer address:port
-        if len(fields) >= 4 and fields[0] == "LISTEN" and fields[3].endswith(f":{port}"):
-            return True
-    return False
-
-
 def wait_until_listening(c: Runner, port: int, where: str, timeout_s: float | None = None,
                          poll_s: float | None = None, *, clock: Callable[[], float] = time.monotonic,
                          sleep: Callable[[float], None] = time.sleep) -> float:
-    """Check on the server's host `c` until something listens on TCP `port`; the seconds it took.
-
-    Asked of the server's host, not tried by connecting: a one-off server (-s -1) would take a
-    test connection for its one client and exit. `where` names the host in the error."""
-    timeout_s = SERVER_START_TIMEOUT_S if timeout_s is None else timeout_s
-    poll_s = SERVER_POLL_S if poll_s is None else poll_s
-    start = clock()
-    while True:
-        probe = c.run(listening_command(port), **RUN_KWARGS)
-        if is_listening(probe.stdout or "", port):
-            return clock() - start
-        if clock() - start >= timeout_s:
-            raise JobFailed(f"iperf3: the server on {where} is not listening on TCP port {port} after {timeout_s:g} s"
-                            + _probe_complaint(probe))
-        sleep(poll_s)
-
-
-def _probe_complaint(probe) -> str:
-    """Why the check itself failed (ss missing, say), as a suffix for the error; "" if it ran."""
-    said = (probe.stderr or "").strip()
-    return f" (ss: {said.splitlines()[-1][:200]})" if said else ""
+    """The iperf3 server's wait (vbench.benchmarks.micro._common.wait_until_listening), with this
+    module's timeout and poll interval. A one-off server (-s -1) would take a test connection
+    for its one client and exit, which is why the server's host is asked instead."""
+    return _wait(c, port, where, NAME,
+                 SERVER_START_TIMEOUT_S if timeout_s is None else timeout_s,
+                 SERVER_POLL_S if poll_s is None else poll_s, clock=clock, sleep=sleep)
 
 
 def command(cfg: Iperf3Config, workdir: str = "") -> str:
