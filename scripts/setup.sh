@@ -34,7 +34,7 @@ install_debian() {
     iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
     python3 python3-venv python3-pip
     fio iperf3 sysbench bonnie++ hdparm stress-ng pi
-    lxc crun qemu-system-x86 qemu-utils debootstrap e2fsprogs
+    lxc crun runsc qemu-system-x86 qemu-utils debootstrap e2fsprogs
     texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
   )
   local missing=() p

@@ -210,8 +210,8 @@ class GvisorProvisioner(OciProvisioner):
     tools = ("runsc", "unshare")
 
     def __init__(self) -> None:
-        #: testbed name -> (platform chosen in preflight, runsc version)
-        self._chosen: dict[str, tuple[str, str]] = {}
+        #: (testbed name, platform asked) -> (platform chosen in preflight, runsc version)
+        self._chosen: dict[tuple[str, str], tuple[str, str]] = {}
 
     def preflight(self, specs: list[HostParams], ctx: TestbedContext) -> None:
         super().preflight(specs, ctx)
@@ -219,7 +219,8 @@ class GvisorProvisioner(OciProvisioner):
 
     def choice(self, ctx: TestbedContext) -> tuple[str, str]:
         """(the gVisor platform to use, runsc's version), asked of runsc once per testbed."""
-        if ctx.params.name not in self._chosen:
+        key = (ctx.params.name, ctx.params.gvisor.platform)
+        if key not in self._chosen:
             if shutil.which(RUNSC) is None:
                 raise VbenchError("'runsc' is not installed (needed by gvisor hosts; Debian package runsc); "
                                   "run the README's setup command")
@@ -229,8 +230,8 @@ class GvisorProvisioner(OciProvisioner):
             kvm_ok, detail = (None, "not probed")
             if wanted == "kvm":  # the machine's KVM probe (QEMU's), cached per boot
                 kvm_ok, detail = kvm_verdict(require_image("gvisor hosts (the KVM probe boots its kernel)"), log=ctx.log)
-            self._chosen[ctx.params.name] = (choose_platform(wanted, known, version, kvm_ok, detail), version)
-        return self._chosen[ctx.params.name]
+            self._chosen[key] = (choose_platform(wanted, known, version, kvm_ok, detail), version)
+        return self._chosen[key]
 
     def runtime_argv(self, ctx: TestbedContext, args: list[str],
                      mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
