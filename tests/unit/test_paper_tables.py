@@ -73,7 +73,7 @@ def test_tera_elapsed_cells(stats, samples):
     assert cells[3] == r"\num{34.2}$^\dagger$"          # one run: no interval
     assert cells[4] == r"\textemdash" and cells[5] == r"\textemdash"  # phases not measured
     assert r"\label{tab:tera-elapsed}" in tex and r"\toprule" in tex and r"\bottomrule" in tex
-    assert "$^\\dagger$~one run only" in tex and "Not measured in this campaign: oci, qemu." in tex
+    assert "$^\\dagger$~one run only" in tex and "Not measured in this campaign: oci, gvisor, qemu." in tex
     lxc_row = next(line for line in tex.splitlines() if line.startswith("lxc &"))
     assert r"\num{57.4 \pm 2.0}" in lxc_row
 
