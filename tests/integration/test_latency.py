@@ -8,7 +8,7 @@ import pytest
 
 from tests.integration.conftest import leftovers
 from vbench.benchmarks.micro import latency
-from vbench.benchmarks.suite import Planned, measure_micro
+from vbench.campaign.measure import Planned, measure_micro
 from vbench.host import connect
 from vbench.testbed import Testbed
 

@@ -29,9 +29,9 @@ def test_calibrate_and_suite_are_every_benchmark_of_their_kind_once_per_block():
     tb = TestbedParams(platform="native", workers=1)
     exp = adhoc_experiment("x", tb, calibrate=CALIBRATION, suite=SUITE, repetitions=2)
     cells = expand(exp)
-    assert len(cells) == 2 * (7 + 7)
+    assert len(cells) == 2 * (8 + 7)
     assert {c.variant.benchmark for c in cells if c.variant.kind == "micro"} == {
-        "cpu", "membw", "pi_digits", "dd", "fio", "bonnie", "iperf3"}
+        "cpu", "membw", "pi_digits", "dd", "fio", "bonnie", "iperf3", "latency"}
     assert exp.platforms == ("native",) and exp.workers == 1 and exp.experiment == "adhoc"
 
 

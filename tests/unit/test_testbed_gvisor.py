@@ -9,7 +9,8 @@ import pytest
 
 from vbench.campaign.design import _check_factor
 from vbench.errors import ParamsError, VbenchError
-from vbench.params import MachineFacts, check_limits_fit, testbed_params as make_testbed
+from vbench.machine_fit import MachineFacts, check_limits_fit
+from vbench.params import testbed_params as make_testbed
 from vbench.testbed import gvisor as G
 from vbench.testbed import oci
 from vbench.testbed.platforms import PROVISIONERS
