@@ -3,6 +3,7 @@
 Task arguments come from the command line and reach a shell: every one is quoted (`line()`),
 so `invoke campaign --name 'x;rm -rf ~'` names a campaign, it runs nothing.
 """
+import os
 import shlex
 from pathlib import Path
 
@@ -71,10 +72,23 @@ def stats(c, campaign="reference"):
     c.run(stats_line(campaign), pty=True)
 
 
+#: The notebook `invoke lab` opens: one experiment, explored (docs/exploring.md).
+EXPLORE = "notebooks/explore.ipynb"
+
+
+def lab_argv(as_root: bool) -> list[str]:
+    """JupyterLab serving the repository, opened on explore.ipynb. Pure.
+
+    The root directory is the repository's, so its data and docs are in the file browser; the
+    kernel still starts in notebooks/, which the notebook allows for (vbench.explore.paths).
+    Jupyter refuses to run as root unless told; setup.sh runs everything as root."""
+    return [f"{VENV}/jupyter", "lab", "--ServerApp.root_dir=.", *(["--allow-root"] if as_root else []), EXPLORE]
+
+
 @task
 def lab(c):
-    """JupyterLab on the notebooks (explore.ipynb explores one experiment)."""
-    c.run(f"{VENV}/jupyter lab notebooks", pty=True)
+    """JupyterLab opened on notebooks/explore.ipynb (one experiment: campaign, benchmark, metric, run)."""
+    c.run(line(*lab_argv(os.geteuid() == 0)), pty=True)
 
 
 @task(help={"name": "preset in params/experiments/"})

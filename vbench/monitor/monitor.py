@@ -125,6 +125,18 @@ def load_timeseries_file(path: Path) -> pd.DataFrame | None:
     return d
 
 
+def one_per_counter(d: pd.DataFrame) -> pd.DataFrame:
+    """Rows of a monitored run with each real counter once: machine-scope series are the same
+    machine counter seen from every native host or container, so one host's (the first by name:
+    which one does not matter) stands for all, as host "machine"."""
+    d = d[d["value"].notna()]
+    machine = d[d["scope"] == "machine"]
+    if machine.empty:
+        return d
+    first = sorted(machine["host"].astype(str).unique())[0]
+    return pd.concat([machine[machine["host"] == first].assign(host="machine"), d[d["scope"] != "machine"]])
+
+
 def load_timeseries(campaign_dir: Path) -> pd.DataFrame:
     """Every time series of a campaign, with the file's key (cell or run id) as `series`."""
     frames = []

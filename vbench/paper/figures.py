@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from vbench.monitor.monitor import one_per_counter
 from vbench.stats.keys import natural_key
 
 from vbench.paper import results as R
@@ -216,17 +217,6 @@ _MONITOR_PANELS = (
 )
 
 
-def _one_per_counter(d: pd.DataFrame) -> pd.DataFrame:
-    """Rows of a monitored run with each real counter once: machine-scope series are the same
-    machine counter seen from every native host or container, so one host's stands for all."""
-    d = d[d["value"].notna()]
-    machine = d[d["scope"] == "machine"]
-    if machine.empty:
-        return d
-    first = sorted(machine["host"].astype(str).unique(), key=natural_key)[0]
-    return pd.concat([machine[machine["host"] == first].assign(host="machine"), d[d["scope"] != "machine"]])
-
-
 def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path, timeseries: pd.DataFrame | None = None,
                    jobs: list[tuple[str, float, float]] | None = None) -> list[Path]:
     """CPU, storage and network use over one monitored run (VMware Figs. 3-5): the first series of
@@ -235,7 +225,7 @@ def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path, ti
     if timeseries is None or timeseries.empty:
         return []
     series = sorted(timeseries["series"].astype(str).unique(), key=natural_key)[0]
-    d = _one_per_counter(timeseries[timeseries["series"] == series])
+    d = one_per_counter(timeseries[timeseries["series"] == series])
     if d.empty:
         return []
     t0 = float(d["time"].min())

@@ -1,0 +1,128 @@
+"""The comparison the notebook shows: the statistics stage's own table, not a plotting library's
+resampling, so the notebook, `data/processed/<campaign>/stats.csv` and the paper agree.
+
+`campaign_statistics` runs `vbench.pipeline.statistics_table` (what the statistics stage writes)
+over the whole campaign, once: Holm's correction of the equivalence verdicts spans every comparison
+of the campaign, so a table of one benchmark alone would give other verdicts. `ratios` reads one
+benchmark and metric's ratios to the baseline from it, one per cell and level, with the method the
+statistics preferred and why a number is missing when it is.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from vbench import pipeline
+from vbench.errors import VbenchError
+from vbench.explore.data import CampaignData
+from vbench.stats.keys import natural_key
+
+#: The TOST bound of params/pipeline.yaml's equivalence_pct, as the statistics stage uses it.
+EQUIVALENCE_PCT = 5.0
+
+
+@dataclass(frozen=True, eq=False)
+class CampaignStatistics:
+    #: The statistics stage's table of the campaign (None when the stage refuses its samples).
+    table: pd.DataFrame | None
+    #: Why there is no table: the stage's own message.
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One level against the baseline in one cell, as the statistics table says it."""
+
+    cell: str
+    level: str
+    baseline: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+    method: str
+    conf_level: float | None
+    n: int | None
+    n_baseline: int | None
+    n_pairs: int | None
+    #: TOST's verdict after Holm over the campaign's equivalence tests.
+    equivalence: str
+    direction: str
+    note: str
+
+    def text(self) -> str:
+        """e.g. "1.0173 [0.9850, 1.0790] (paired-t (blocks), 95 %)"; the note when there is no number."""
+        if self.estimate is None:
+            return f"no ratio: {self.note}"
+        interval = f" [{fmt(self.low)}, {fmt(self.high)}]" if self.low is not None and self.high is not None else " (no interval)"
+        conf = f", {self.conf_level * 100:g} %" if self.conf_level else ""
+        return f"{fmt(self.estimate)}{interval} ({self.method}{conf})"
+
+
+def fmt(x: float | None) -> str:
+    """A ratio as the notebook prints it (4 decimals), the same text for the same number."""
+    return "" if x is None else f"{x:.4f}"
+
+
+def campaign_statistics(data: CampaignData, equivalence_pct: float = EQUIVALENCE_PCT) -> CampaignStatistics:
+    try:
+        return CampaignStatistics(pipeline.statistics_table(data.samples, baseline=data.baseline,
+                                                            equivalence_pct=equivalence_pct))
+    except VbenchError as exc:
+        return CampaignStatistics(None, f"the statistics stage refuses this campaign's samples ({exc})")
+
+
+def _number(v) -> float | None:
+    return None if v is None or pd.isna(v) or not math.isfinite(float(v)) else float(v)
+
+
+def _count(v) -> int | None:
+    return None if v is None or pd.isna(v) else int(v)
+
+
+def _pick(rows: pd.DataFrame) -> pd.Series:
+    """The preferred row of a comparison; else its first (a comparison without a number has none)."""
+    preferred = rows[rows["preferred"].fillna(False).astype(bool)]
+    return (preferred if len(preferred) else rows).iloc[0]
+
+
+def ratios(table: pd.DataFrame, benchmark: str, metric: str) -> list[Ratio]:
+    """Each level's ratio to the baseline for `benchmark` and `metric`, per cell, in natural order."""
+    t = table[(table["benchmark"] == benchmark) & (table["metric"] == metric)]
+    ratio_rows = t[t["statistic"] == "ratio_to_baseline"]
+    equivalence = t[t["statistic"] == "equivalence"]
+    out = []
+    for (cell, level), rows in ratio_rows.groupby(["size", "platform"], sort=False):
+        r = _pick(rows)
+        eq = equivalence[(equivalence["size"] == cell) & (equivalence["platform"] == level)]
+        out.append(Ratio(
+            cell=str(cell), level=str(level), baseline=str(r["baseline"]), estimate=_number(r["estimate"]),
+            low=_number(r["ci_low"]), high=_number(r["ci_high"]), method=str(r["method"]),
+            conf_level=_number(r["conf_level"]), n=_count(r["n"]), n_baseline=_count(r["n_baseline"]),
+            n_pairs=_count(r["n_pairs"]), equivalence=str(_pick(eq)["verdict"]) if len(eq) else "",
+            direction=str(r["direction"] or ""), note=str(r["note"] or ""),
+        ))
+    return sorted(out, key=lambda x: (natural_key(x.cell), natural_key(x.level)))
+
+
+def ratio_frame(rs: list[Ratio]) -> pd.DataFrame:
+    """The ratios as a table to read."""
+    return pd.DataFrame([{
+        "cell": r.cell, "level": r.level, "baseline": r.baseline, "ratio": fmt(r.estimate),
+        "ci_low": fmt(r.low), "ci_high": fmt(r.high), "method": r.method, "n": r.n, "n_baseline": r.n_baseline,
+        "pairs": r.n_pairs, "equivalence": r.equivalence, "note": r.note,
+    } for r in rs], columns=["cell", "level", "baseline", "ratio", "ci_low", "ci_high", "method", "n", "n_baseline",
+                             "pairs", "equivalence", "note"])
+
+
+def level_values(data: CampaignData, benchmark: str, metric: str) -> pd.DataFrame:
+    """The samples behind the ratios: cell, level, value, unit, block, round, run_id (the
+    statistics' headline samples, warm-ups marked as the stage marks them)."""
+    s = pipeline.headline(data.samples) if len(data.samples) else data.samples
+    s = s[(s["benchmark"] == benchmark) & (s["metric"] == metric)] if len(s) else s
+    cols = {"cell": s["size"].fillna("").astype(str) if "size" in s.columns else "",
+            "level": s["platform"].astype(str) if len(s) else []}
+    out = s.assign(**cols)
+    keep = ["cell", "level", "value", "unit", "run_id", "timestamp"] + [c for c in ("block", "round", "warmup") if c in s.columns]
+    return out[keep].reset_index(drop=True) if len(out) else pd.DataFrame(columns=keep)
