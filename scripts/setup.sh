@@ -28,7 +28,8 @@ install_debian() {
   # The JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing (iproute2 and
   # nftables for network modes, util-linux's unshare, sshd, sudo for the inventory checks,
   # netcat for the SSH proxy, curl for health probes), git for DVC and the committed-campaign
-  # check, and the micro-benchmark tools.
+  # check, the micro-benchmark tools, and the headless browser (with its WebDriver) that the
+  # explore notebook's test opens JupyterLab in.
   local apt_packages=(
     openjdk-17-jre-headless maven git
     iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
@@ -36,6 +37,7 @@ install_debian() {
     fio iperf3 sysbench bonnie++ hdparm stress-ng pi
     lxc crun runsc qemu-system-x86 qemu-utils debootstrap e2fsprogs
     texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
+    chromium chromium-driver
   )
   local missing=() p
   for p in "${apt_packages[@]}"; do

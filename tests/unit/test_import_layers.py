@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("measure", ("monitor", "benchmarks")),
     ("run", ("campaign", "isolation", "smoke", "provenance")),
     ("statistics", ("stats",)),
-    ("stages", ("pipeline",)),
+    ("stages", ("pipeline", "explore")),
     ("paper", ("paper",)),
     ("interface", ("commands", "cli", "notebook_stage")),
 )

@@ -92,6 +92,17 @@ def test_invoke_tasks_run_the_quoted_line(monkeypatch):
     tasks.campaign(c, name="a;b")  # MockContext fails on any other command line
 
 
+def test_invoke_lab_opens_the_explore_notebook_from_the_repository_root(monkeypatch):
+    """Issue #23: JupyterLab serves the repository and opens explore.ipynb; as root it must be told."""
+    from invoke import MockContext
+
+    assert tasks.lab_argv(False) == [".venv/bin/jupyter", "lab", "--ServerApp.root_dir=.", "notebooks/explore.ipynb"]
+    assert "--allow-root" in tasks.lab_argv(True)
+    assert (Path(tasks.__file__).parent / tasks.EXPLORE).is_file()
+    monkeypatch.setattr(tasks.os, "geteuid", lambda: 1000)
+    tasks.lab(MockContext(run={tasks.line(*tasks.lab_argv(False)): ""}, repeat=False))
+
+
 @pytest.mark.parametrize("bad", HOSTILE)
 def test_the_work_dir_line_quotes_path_and_user(bad):
     # Built without validation: the quoting must hold even for a value params would refuse.

@@ -19,10 +19,6 @@ from vbench.errors import VbenchError
 from vbench.explore.data import CampaignData
 from vbench.stats.keys import natural_key
 
-#: The TOST bound of params/pipeline.yaml's equivalence_pct, as the statistics stage uses it.
-EQUIVALENCE_PCT = 5.0
-
-
 @dataclass(frozen=True, eq=False)
 class CampaignStatistics:
     #: The statistics stage's table of the campaign (None when the stage refuses its samples).
@@ -65,7 +61,8 @@ def fmt(x: float | None) -> str:
     return "" if x is None else f"{x:.4f}"
 
 
-def campaign_statistics(data: CampaignData, equivalence_pct: float = EQUIVALENCE_PCT) -> CampaignStatistics:
+def campaign_statistics(data: CampaignData, equivalence_pct: float) -> CampaignStatistics:
+    """The stage's table with the stage's TOST bound (`StageSettings.equivalence_pct`)."""
     try:
         return CampaignStatistics(pipeline.statistics_table(data.samples, baseline=data.baseline,
                                                             equivalence_pct=equivalence_pct))

@@ -13,11 +13,39 @@ from pathlib import Path
 import pandas as pd
 
 from vbench import pipeline
+from vbench.errors import ParamsError
 from vbench.campaign.compare import PLATFORM, Comparison, comparison_of, comparison_view
+from vbench.params import load_yaml_section
 from vbench.stats.keys import natural_key
 
 #: The baseline the statistics stage uses when the design names none (params/pipeline.yaml).
 DEFAULT_BASELINE = "native"
+#: Where dvc.yaml's statistics stage takes its baseline and TOST bound from, beside data/.
+STAGE_PARAMS = Path("params") / "pipeline.yaml"
+
+
+@dataclass(frozen=True)
+class StageSettings:
+    """The statistics stage's settings: the notebook's numbers are the stage's only with the same."""
+
+    baseline: str = DEFAULT_BASELINE
+    equivalence_pct: float = 5.0
+
+
+def stage_settings(data_dir: Path) -> StageSettings:
+    """`pipeline.baseline` and `pipeline.equivalence_pct` of the repository's params/pipeline.yaml
+    (what dvc.yaml passes the statistics stage); the stage's defaults when the file is absent."""
+    path = Path(data_dir).parent / STAGE_PARAMS
+    if not path.is_file():
+        return StageSettings()
+    section = load_yaml_section(path, "pipeline", required=True)
+    baseline = section.get("baseline", DEFAULT_BASELINE)
+    pct = section.get("equivalence_pct", StageSettings.equivalence_pct)
+    if not isinstance(baseline, str) or not baseline:
+        raise ParamsError(f"{path}: pipeline.baseline", f"must be a level's name, got {baseline!r}")
+    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not pct > 0:
+        raise ParamsError(f"{path}: pipeline.equivalence_pct", f"must be a positive number, got {pct!r}")
+    return StageSettings(baseline, float(pct))
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,20 +101,21 @@ def parse_label(text: str) -> tuple[str, ...]:
     return tuple(text.split("/"))
 
 
-def pick_baseline(levels: list[str], wanted: str | None) -> str:
-    """`wanted` when it is a level, else native when there is one, else the first level."""
-    for choice in (wanted, DEFAULT_BASELINE):
+def pick_baseline(levels: list[str], wanted: str | None, default: str = DEFAULT_BASELINE) -> str:
+    """`wanted` when it is a level, else `default` when it is one, else the first level."""
+    for choice in (wanted, default):
         if choice is not None and choice in levels:
             return choice
-    return levels[0] if levels else (wanted or DEFAULT_BASELINE)
+    return levels[0] if levels else (wanted or default)
 
 
-def load(raw: Path, compare: tuple[str, ...] | None = None, baseline: str | None = None) -> CampaignData:
+def load(raw: Path, compare: tuple[str, ...] | None = None, baseline: str | None = None,
+         settings: StageSettings = StageSettings()) -> CampaignData:
     """The campaign at `raw` with `compare` (default: the design's) as its levels.
 
     With the design's own comparison and no `baseline` given, the baseline is the statistics
-    stage's: the design's, else native, whether or not the samples hold it (then the stage, and
-    so the notebook, says there is no baseline)."""
+    stage's: the design's, else the stage's setting, whether or not the samples hold it (then the
+    stage, and so the notebook, says there is no baseline)."""
     raw = Path(raw)
     declared = comparison_of(raw)
     compare = tuple(compare) if compare else declared.compare
@@ -98,10 +127,10 @@ def load(raw: Path, compare: tuple[str, ...] | None = None, baseline: str | None
         if all(c == PLATFORM or f"factor.{c}" in failures.columns for c in compare):
             failures = comparison_view(failures, compare)
     if own and baseline is None:
-        chosen = declared.baseline_or(DEFAULT_BASELINE)
+        chosen = declared.baseline_or(settings.baseline)
     else:
         levels = sorted(samples["platform"].astype(str).unique(), key=natural_key) if len(samples) else []
-        chosen = pick_baseline(levels, baseline)
+        chosen = pick_baseline(levels, baseline, settings.baseline)
     return CampaignData(raw, samples, failures, Comparison(compare, chosen), chosen, declared)
 
 

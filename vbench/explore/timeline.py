@@ -45,6 +45,14 @@ class Timeline:
         return self.attempts[self.attempts["state"] != "SUCCEEDED"]
 
 
+def timed_runs(samples: pd.DataFrame) -> set[str]:
+    """The runs whose successful attempts carry start times: those with a real timeline."""
+    if "start_ms" not in samples.columns or "run_id" not in samples.columns:
+        return set()
+    timed = samples["metric"].isin(list(ATTEMPT_METRICS)) & samples["start_ms"].notna()
+    return set(samples.loc[timed, "run_id"].astype(str))
+
+
 def task_of(attempt_id: str) -> tuple[str, int]:
     """attempt_<job>_m_000002_1 -> (task_<job>_m_000002, 1)."""
     m = _ATTEMPT_ID.match(attempt_id)

@@ -15,7 +15,7 @@ import pandas as pd
 from IPython.display import HTML, Image, Markdown, display
 
 from vbench.explore import compare, design, figures, order, paths, run, timeline
-from vbench.explore.data import CampaignData, compare_choices, label, load, parse_label
+from vbench.explore.data import CampaignData, compare_choices, label, load, parse_label, stage_settings
 from vbench.stats.keys import natural_key
 
 WIDE = w.Layout(width="420px")
@@ -24,8 +24,13 @@ DESCRIPTION = {"description_width": "90px"}
 COUNTER_ROWS = 60
 
 
+def _number(x: float) -> str:
+    """Counts and bytes whole, with thousands separated; other values to 4 significant digits."""
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e18 else f"{x:.4g}"
+
+
 def _table(frame: pd.DataFrame, css: str, index: bool = True) -> HTML:
-    return HTML(frame.to_html(classes=css, index=index, na_rep="", float_format=lambda x: f"{x:.6g}"))
+    return HTML(frame.to_html(classes=css, index=index, na_rep="", float_format=_number))
 
 
 def _pre(text: str, css: str) -> HTML:
@@ -39,6 +44,8 @@ class Explorer:
     def __init__(self, data_dir: Path, campaign: str, benchmark: str, metric: str,
                  compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None):
         self.data_dir = Path(data_dir)
+        #: The statistics stage's baseline and TOST bound (params/pipeline.yaml), so its numbers are the stage's.
+        self.settings = stage_settings(self.data_dir)
         names = paths.campaigns(self.data_dir)
         paths.campaign_dir(self.data_dir, campaign)  # refuses an unknown campaign, listing those there
         self.notes: list[str] = []
@@ -74,12 +81,16 @@ class Explorer:
 
     @property
     def controls(self) -> w.Widget:
-        return w.VBox([w.HBox([self.campaign, self.benchmark]), w.HBox([self.compare, self.metric]),
-                       w.HBox([self.baseline])])
+        box = w.VBox([w.HBox([self.campaign, self.benchmark]), w.HBox([self.compare, self.metric]),
+                      w.HBox([self.baseline])])
+        box.add_class("vbench-controls")
+        return box
 
     @property
     def run_section(self) -> w.Widget:
-        return w.VBox([self.run, self.run_view])
+        box = w.VBox([self.run, self.run_view])
+        box.add_class("vbench-run-section")
+        return box
 
     # -- state changes ------------------------------------------------------------------------------
 
@@ -118,7 +129,7 @@ class Explorer:
             wanted = self.baseline.value
         else:  # another campaign or factor: its own default
             wanted = None
-        self.data = load(raw, parse_label(self.compare.value), wanted)
+        self.data = load(raw, parse_label(self.compare.value), wanted, self.settings)
         levels = self.data.levels()
         self.baseline.options = levels if self.data.baseline in levels else [*levels, self.data.baseline]
         self.baseline.value = self.data.baseline
@@ -143,7 +154,8 @@ class Explorer:
         choices = run.run_choices(self.data, self.benchmark.value) if self.benchmark.value else []
         ids = [r for _, r in choices]
         self.run.options = choices
-        first_timed = next((r for r in ids if timeline.timeline(self.data.samples, r).timed), ids[0] if ids else None)
+        timed = timeline.timed_runs(self.data.samples)
+        first_timed = next((r for r in ids if r in timed), ids[0] if ids else None)
         self.run.value = self._take("run", ids, first_timed)
         self._draw_metric()
         self._draw_run()
@@ -154,7 +166,7 @@ class Explorer:
         """The statistics table of the campaign as now compared, computed once per comparison."""
         key = (self.data.name, self.data.comparison.compare, self.data.baseline)
         if key not in self._stats:
-            self._stats[key] = compare.campaign_statistics(self.data)
+            self._stats[key] = compare.campaign_statistics(self.data, self.settings.equivalence_pct)
         return self._stats[key]
 
     def _draw_design(self) -> None:

@@ -1,0 +1,96 @@
+"""The notebook's comparison is the statistics stage's: the same ratio, interval and method as
+`vbench.pipeline.statistics` writes for the same committed campaign."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vbench import pipeline
+from vbench.explore import compare, data
+
+ROOT = Path(__file__).resolve().parents[2]
+RAW = ROOT / "data" / "raw"
+
+
+@pytest.fixture(scope="module")
+def stage_table(tmp_path_factory):
+    """What dvc.yaml's statistics stage writes for a campaign, with params/pipeline.yaml's settings."""
+    settings = yaml.safe_load((ROOT / "params" / "pipeline.yaml").read_text())["pipeline"]
+    tables = {}
+
+    def table(name: str):
+        if name not in tables:
+            out = tmp_path_factory.mktemp(name)
+            tidy = pipeline.write_tidy(RAW / name, out)
+            tables[name] = pipeline.statistics(tidy, out / "stats.csv", baseline=settings["baseline"],
+                                               equivalence_pct=settings["equivalence_pct"])
+        return tables[name]
+    return table
+
+
+@lru_cache(maxsize=None)
+def shown(name: str, metric: str) -> dict:
+    """The notebook's ratios of `name`'s TeraSort `metric`, by level."""
+    d = data.load(RAW / name, settings=data.stage_settings(ROOT / "data"))
+    return {r.level: r for r in compare.ratios(campaign_table(d), "terasort", metric)}
+
+
+_tables: dict = {}
+
+
+def campaign_table(d: data.CampaignData):
+    if d.name not in _tables:
+        _tables[d.name] = compare.campaign_statistics(d, data.stage_settings(ROOT / "data").equivalence_pct).table
+    return _tables[d.name]
+
+
+def preferred(table, benchmark: str, metric: str, level: str):
+    t = table[(table["benchmark"] == benchmark) & (table["metric"] == metric) & (table["platform"] == level)
+              & (table["statistic"] == "ratio_to_baseline") & table["preferred"].fillna(False).astype(bool)]
+    assert len(t) == 1
+    return t.iloc[0]
+
+
+@pytest.mark.parametrize(("name", "metric", "level"), [
+    ("reference", "terasort_time", "lxc"),
+    ("reference", "terasort_job_time", "lxc"),
+    ("poll-interval", "terasort_time", "100"),  # a factor design: the stage takes the design's baseline
+])
+def test_the_ratio_interval_and_method_are_the_stage_s(stage_table, name, metric, level):
+    r = shown(name, metric)[level]
+    stage = preferred(stage_table(name), "terasort", metric, level)
+    assert (r.estimate, r.low, r.high, r.method) == (
+        pytest.approx(stage["estimate"], rel=1e-12), pytest.approx(stage["ci_low"], rel=1e-12),
+        pytest.approx(stage["ci_high"], rel=1e-12), stage["method"])
+    assert (r.n, r.n_baseline, r.n_pairs, r.baseline) == (stage["n"], stage["n_baseline"], stage["n_pairs"],
+                                                          stage["baseline"])
+    assert r.text().startswith(f"{compare.fmt(stage['estimate'])} [{compare.fmt(stage['ci_low'])}, ")
+
+
+def test_a_comparison_without_a_number_says_why():
+    d = data.load(RAW / "isolation")  # LXC only: no native baseline
+    (r,) = compare.ratios(compare.campaign_statistics(d, 5.0).table, "terasort", "terasort_time")
+    assert r.estimate is None and "no baseline 'native'" in r.note and r.text().startswith("no ratio: ")
+
+
+def test_a_one_sided_level_gets_its_point_ratio_and_no_interval():
+    d = data.load(RAW / "netmodes")
+    nat = {(r.cell, r.level): r for r in compare.ratios(compare.campaign_statistics(d, 5.0).table, "terasort",
+                                                        "terasort_time")}[("16MB, vms_per_host=1", "nat")]
+    assert nat.n == 1 and nat.low is None and nat.method == "fieller" and "(no interval)" in nat.text()
+
+
+def test_a_campaign_the_stage_refuses_is_reported_not_raised():
+    st = compare.campaign_statistics(data.load(RAW / "monitoring"), 5.0)
+    assert st.table is None and "missing required column(s) 'experiment', 'repetition'" in st.problem
+
+
+def test_the_values_behind_the_ratio_are_the_headline_samples():
+    d = data.load(RAW / "reference", settings=data.stage_settings(ROOT / "data"))
+    v = compare.level_values(d, "terasort", "terasort_time")
+    assert sorted(v["level"].value_counts().items()) == [("lxc", 3), ("native", 3)]
+    assert set(v["block"]) == {0, 1, 2} and (v["unit"] == "s").all()
+    assert compare.ratio_frame(compare.ratios(campaign_table(d), "terasort", "terasort_time"))["level"].tolist() == ["lxc"]
