@@ -340,7 +340,7 @@ def test_papermill_runs_it_from_notebooks_and_from_the_root(tmp_path):
     for name in ("from-notebooks.ipynb", "from-root.ipynb"):
         views = _assert_no_errors(tmp_path / name)
         html_tables = [o["data"]["text/html"] for o in views["vbench-comparison"] if "text/html" in o.get("data", {})]
-        assert ratio_row(html_tables[0], "lxc") == stage_ratio(tmp_path / name, "reference", "terasort",
+        assert ratio_row(html_tables[0], "lxc") == stage_ratio(tmp_path / f"stage-{name}", "reference", "terasort",
                                                                "terasort_time", "lxc")
 
 
