@@ -2,20 +2,21 @@
 failures, and the quiet-machine verdicts once samples carry them."""
 from __future__ import annotations
 
+import dataclasses
 import json
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
 from vbench.explore import data, design
 
+from tests.unit.explore_campaigns import committed
+
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 
 
-@lru_cache(maxsize=None)
-def campaign(name: str, compare: tuple[str, ...] | None = None) -> data.CampaignData:
-    return data.load(RAW / name, compare)
+def campaign(name: str) -> data.CampaignData:
+    return committed(name)
 
 
 def raw_runs(name: str) -> dict[str, dict]:
@@ -83,7 +84,7 @@ def test_quiet_verdicts_flat_or_nested_are_counted_per_run_and_level():
         got = design.quiet_verdicts(frame).set_index(["level", "verdict"])["runs"].sort_index()
         assert dict(got) == dict(expected)
     assert design.quiet_verdicts(s).empty
-    d = data.CampaignData(RAW / "reference", flat, campaign("reference").failures, campaign("reference").comparison,
-                          "native", campaign("reference").declared)
+    ref = campaign("reference")
+    d = dataclasses.replace(ref, campaign=dataclasses.replace(ref.campaign, samples=flat))
     line = next(x for x in design.design_summary(d).lines() if x.startswith("- quiet-machine"))
     assert f"flagged: {sum(v == 'flagged' for v in verdict.values())} run(s)" in line

@@ -6,7 +6,9 @@ from pathlib import Path
 
 from matplotlib.collections import PathCollection, PolyCollection
 
-from vbench.explore import compare, data, figures, order, run, timeline
+from vbench.explore import compare, figures, order, run, timeline
+
+from tests.unit.explore_campaigns import committed
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 
@@ -16,7 +18,7 @@ def _bars(ax) -> list:
 
 
 def test_the_gantt_has_a_bar_per_attempt_phase_and_a_mark_per_node_with_unsuccessful_ones():
-    d = data.load(RAW / "liu2012-terasort")
+    d = committed("liu2012-terasort")
     tl = timeline.timeline(d.samples, d.samples["run_id"].iloc[0])
     fig = figures.timeline_figure(tl)
     gantt, side = fig.axes
@@ -34,7 +36,7 @@ def test_the_gantt_has_a_bar_per_attempt_phase_and_a_mark_per_node_with_unsucces
 
 
 def test_without_start_times_the_chart_says_it_shows_durations_only():
-    d = data.load(RAW / "reference")
+    d = committed("reference")
     tl = timeline.timeline(d.samples, d.samples.loc[d.samples["benchmark"] == "terasort", "run_id"].iloc[0])
     fig = figures.timeline_figure(tl)
     assert "durations only" in fig.get_suptitle()
@@ -42,8 +44,8 @@ def test_without_start_times_the_chart_says_it_shows_durations_only():
 
 
 def test_the_comparison_figure_plots_each_ratio_with_its_interval():
-    d = data.load(RAW / "netmodes")
-    rs = compare.ratios(compare.campaign_statistics(d, 5.0).table, "terasort", "terasort_time")
+    d = committed("netmodes")
+    rs = compare.ratios(compare.campaign_statistics(d).table, "terasort", "terasort_time")
     fig = figures.comparison_figure(compare.level_values(d, "terasort", "terasort_time"), rs, "terasort_time", "bridge")
     left, right = fig.axes
     assert len([c for c in left.collections if isinstance(c, PathCollection)]) == len(d.levels()) * 2  # per (cell, level)
@@ -52,7 +54,7 @@ def test_the_comparison_figure_plots_each_ratio_with_its_interval():
 
 
 def test_order_and_time_series_figures_draw_from_the_frames():
-    d = data.load(RAW / "monitoring")
+    d = committed("monitoring")
     run_id = d.samples["run_id"].iloc[0]
     frame = order.run_order(d, "terasort", "terasort_time")
     assert len(figures.order_figure(frame, "terasort_time").axes[0].lines) == 1

@@ -5,13 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from vbench.explore import data, order
+from vbench.explore import order
+
+from tests.unit.explore_campaigns import committed
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 
 
 def test_values_in_run_order_with_their_block():
-    d = data.load(RAW / "reference")
+    d = committed("reference")
     f = order.run_order(d, "terasort", "terasort_time")
     s = d.samples[(d.samples["benchmark"] == "terasort") & (d.samples["metric"] == "terasort_time")]
     assert len(f) == len(s) == 6
@@ -24,7 +26,7 @@ def test_values_in_run_order_with_their_block():
 
 
 def test_per_block_means_are_the_block_values():
-    d = data.load(RAW / "poll-interval")
+    d = committed("poll-interval")
     f = order.run_order(d, "terasort", "terasort_time")
     t = order.per_block(f)
     assert list(t.columns) == ["100", "5000"] and list(t.index.get_level_values("block")) == ["0", "1", "2", "3"]

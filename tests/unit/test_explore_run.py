@@ -7,7 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vbench.explore import data, run
+from vbench.explore import run
+
+from tests.unit.explore_campaigns import committed
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 
@@ -18,7 +20,7 @@ def failure_records(name: str) -> list[dict]:
 
 
 def test_a_failed_run_gives_its_reason_and_the_log_lines_that_say_why():
-    d = data.load(RAW / "netmodes")
+    d = committed("netmodes")
     (f,) = failure_records("netmodes")
     run_id = f["metadata"]["run_id"]
     choices = dict((r, label) for label, r in run.run_choices(d, "terasort"))
@@ -33,7 +35,7 @@ def test_a_failed_run_gives_its_reason_and_the_log_lines_that_say_why():
 
 
 def test_runs_are_offered_in_run_order():
-    d = data.load(RAW / "poll-interval")
+    d = committed("poll-interval")
     choices = run.run_choices(d, "terasort")
     starts = d.samples.groupby("run_id")["timestamp"].min()
     assert [r for _, r in choices] == list(starts.sort_values().index)
@@ -41,17 +43,17 @@ def test_runs_are_offered_in_run_order():
 
 
 def test_a_monitored_run_carries_its_time_series():
-    d = data.load(RAW / "monitoring")
+    d = committed("monitoring")
     (label, run_id), = run.run_choices(d, "terasort")
     detail = run.run_detail(d, run_id)
     assert detail.monitored and detail.timeseries_file == f"timeseries/{run_id}.csv"
     on_disk = pd.read_csv(RAW / "monitoring" / detail.timeseries_file)
     assert len(detail.timeseries) == len(on_disk) and set(detail.timeseries["host"]) == set(on_disk["host"])
-    assert not run.run_detail(data.load(RAW / "reference"), d.samples["run_id"].iloc[0]).monitored
+    assert not run.run_detail(committed("reference"), d.samples["run_id"].iloc[0]).monitored
 
 
 def test_counters_sit_beside_every_other_run_of_the_benchmark():
-    d = data.load(RAW / "reference")
+    d = committed("reference")
     s = d.samples
     runs = sorted(s.loc[s["benchmark"] == "terasort", "run_id"].unique())
     mine = runs[2]

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from vbench.explore import data, timeline
+from vbench.explore import timeline
+
+from tests.unit.explore_campaigns import committed
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 LIU_RUN = "terasort-20261122T092623-47b599"  # native master and worker, a QEMU worker: speculation
@@ -24,7 +26,7 @@ def raw_attempts(name: str, run_id: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def liu():
-    return timeline.timeline(data.load(RAW / "liu2012-terasort").samples, LIU_RUN)
+    return timeline.timeline(committed("liu2012-terasort").samples, LIU_RUN)
 
 
 def test_every_recorded_attempt_is_there_with_its_node_and_times(liu):
@@ -73,7 +75,7 @@ def test_speculative_races_mark_every_attempt_of_their_task(liu):
 
 
 def test_runs_recorded_before_attempt_times_give_durations_only():
-    d = data.load(RAW / "reference")
+    d = committed("reference")
     run_id = sorted(d.samples.loc[d.samples["benchmark"] == "terasort", "run_id"].unique())[0]
     tl = timeline.timeline(d.samples, run_id)
     raw = raw_attempts("reference", run_id)
@@ -84,14 +86,14 @@ def test_runs_recorded_before_attempt_times_give_durations_only():
 
 def test_timed_runs_are_those_with_a_real_timeline():
     for name in ("liu2012-terasort", "reference", "poll-interval"):
-        s = data.load(RAW / name).samples
+        s = committed(name).samples
         runs = s.loc[s["benchmark"] == "terasort", "run_id"].unique()
         assert timeline.timed_runs(s) == {r for r in runs if timeline.timeline(s, r).timed}
-    assert timeline.timed_runs(data.load(RAW / "reference").samples) == set()
+    assert timeline.timed_runs(committed("reference").samples) == set()
 
 
 def test_a_run_without_attempts_has_an_empty_timeline():
-    d = data.load(RAW / "reference")
+    d = committed("reference")
     cpu = d.samples.loc[d.samples["benchmark"] == "cpu", "run_id"].iloc[0]
     tl = timeline.timeline(d.samples, cpu)
     assert tl.attempts.empty and tl.jobs.empty and not tl.timed

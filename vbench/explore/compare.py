@@ -1,9 +1,10 @@
 """The comparison the notebook shows: the statistics stage's own table, not a plotting library's
 resampling, so the notebook, `data/processed/<campaign>/stats.csv` and the paper agree.
 
-`campaign_statistics` runs `vbench.pipeline.statistics_table` (what the statistics stage writes)
-over the whole campaign, once: Holm's correction of the equivalence verdicts spans every comparison
-of the campaign, so a table of one benchmark alone would give other verdicts. `ratios` reads one
+`campaign_statistics` calls `vbench.stats.campaign_stats.campaign_stats`, the function the
+statistics stage (`vbench.pipeline.statistics`) writes its table with, on the whole campaign and
+with the stage's settings: Holm's correction of the verdicts spans every comparison of the
+campaign, so a table of one benchmark alone would give other verdicts. `ratios` reads one
 benchmark and metric's ratios to the baseline from it, one per cell and level, with the method the
 statistics preferred and why a number is missing when it is.
 """
@@ -14,10 +15,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from vbench import pipeline
 from vbench.errors import VbenchError
 from vbench.explore.data import CampaignData
+from vbench.stats.campaign_stats import campaign_stats
 from vbench.stats.keys import natural_key
+
 
 @dataclass(frozen=True, eq=False)
 class CampaignStatistics:
@@ -61,13 +63,15 @@ def fmt(x: float | None) -> str:
     return "" if x is None else f"{x:.4f}"
 
 
-def campaign_statistics(data: CampaignData, equivalence_pct: float) -> CampaignStatistics:
-    """The stage's table with the stage's TOST bound (`StageSettings.equivalence_pct`)."""
+def campaign_statistics(data: CampaignData) -> CampaignStatistics:
+    """The stage's table of the campaign as `data` compares it, with `data.config`'s settings."""
     try:
-        return CampaignStatistics(pipeline.statistics_table(data.samples, baseline=data.baseline,
-                                                            equivalence_pct=equivalence_pct))
+        table = campaign_stats(data.campaign, data.config)
     except VbenchError as exc:
-        return CampaignStatistics(None, f"the statistics stage refuses this campaign's samples ({exc})")
+        return CampaignStatistics(None, f"the statistics refuse this campaign's samples ({exc})")
+    if table.empty:
+        return CampaignStatistics(None, "the campaign has no samples of a metric the statistics compare")
+    return CampaignStatistics(table)
 
 
 def _number(v) -> float | None:
@@ -114,12 +118,13 @@ def ratio_frame(rs: list[Ratio]) -> pd.DataFrame:
 
 
 def level_values(data: CampaignData, benchmark: str, metric: str) -> pd.DataFrame:
-    """The samples behind the ratios: cell, level, value, unit, block, round, run_id (the
-    statistics' headline samples, warm-ups marked as the stage marks them)."""
-    s = pipeline.headline(data.samples) if len(data.samples) else data.samples
+    """The samples behind the ratios: cell, level, value, unit, run_id, timestamp, and block,
+    round and warm-up mark where the design records them."""
+    s = data.samples
     s = s[(s["benchmark"] == benchmark) & (s["metric"] == metric)] if len(s) else s
-    cols = {"cell": s["size"].fillna("").astype(str) if "size" in s.columns else "",
-            "level": s["platform"].astype(str) if len(s) else []}
-    out = s.assign(**cols)
-    keep = ["cell", "level", "value", "unit", "run_id", "timestamp"] + [c for c in ("block", "round", "warmup") if c in s.columns]
-    return out[keep].reset_index(drop=True) if len(out) else pd.DataFrame(columns=keep)
+    keep = ["cell", "level", "value", "unit", "run_id", "timestamp"] + [c for c in ("block", "round", "warmup")
+                                                                          if c in s.columns]
+    if s.empty:
+        return pd.DataFrame(columns=keep)
+    out = s.assign(cell=s["size"].fillna("").astype(str), level=s["platform"].astype(str))
+    return out[keep].reset_index(drop=True)

@@ -131,11 +131,11 @@ def _factors(data: CampaignData) -> tuple[Factor, ...]:
 
 
 def run_table(samples: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: run_id, benchmark, level, cell, block, round, start (its first sample's
-    time), in run order."""
+    """One row per run: run_id, benchmark (its first sample's: a run may also record a watcher's,
+    e.g. isolation_watch), level, cell, block, round, start (its first sample's time), in run order."""
     if samples.empty:
         return pd.DataFrame(columns=["run_id", "benchmark", "level", "cell", "block", "round", "start"])
-    s = samples.assign(
+    s = samples.sort_values("timestamp", kind="stable").assign(
         level=samples["platform"].astype(str),
         cell=samples["size"].fillna("").astype(str) if "size" in samples.columns else "",
         block=samples["block"].map(lambda v: "" if _missing(v) else _plain(v)) if "block" in samples.columns else "",
@@ -162,7 +162,7 @@ def quiet_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
         verdicts = samples["quiet"].map(_verdict_of)
     else:
         return pd.DataFrame(columns=["level", "verdict", "runs"])
-    s = samples.assign(verdict=verdicts)
+    s = samples.sort_values("timestamp", kind="stable").assign(verdict=verdicts)
     s = s[s["verdict"].map(lambda v: not _missing(v) and str(v) != "")]
     if s.empty:
         return pd.DataFrame(columns=["level", "verdict", "runs"])

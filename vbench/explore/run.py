@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from vbench import pipeline
 from vbench.explore.data import CampaignData, sort_naturally
 from vbench.explore.design import run_table
 from vbench.monitor.monitor import load_timeseries_file
+from vbench.stats.campaign_stats import wanted_metric
 from vbench.stats.keys import natural_key
 from vbench.store import CampaignStore
 
@@ -42,7 +42,8 @@ class RunDetail:
     round: str
     #: The run's position among the campaign's runs, 1 = first (0 for a failed run without samples).
     order: int
-    #: benchmark, metric, value, unit: the headline metrics the run gave.
+    #: benchmark, metric, value, unit: what the run gave of the metrics the statistics compare
+    #: (per-attempt times are in the timeline).
     values: pd.DataFrame
     failure: RunFailure | None = None
     #: The log lines that say what went wrong (or the log's end), from the raw directory.
@@ -69,7 +70,8 @@ def run_choices(data: CampaignData, benchmark: str) -> list[tuple[str, str]]:
     """(label, run_id) of every run of `benchmark`, failed ones too, in run order."""
     runs = run_table(data.samples)
     runs = runs.assign(order=range(1, len(runs) + 1))
-    runs = runs[runs["benchmark"] == benchmark]
+    s = data.samples
+    runs = runs[runs["run_id"].isin(set(s.loc[s["benchmark"] == benchmark, "run_id"]))]
     out = [(float(r.start), f"#{r.order} {r.level}{' ' + r.cell if r.cell else ''} block {r.block or '-'}"
                             f"{' round ' + r.round if r.round else ''}: {r.run_id}", r.run_id)
            for r in runs.itertuples()]
@@ -120,7 +122,7 @@ def run_detail(data: CampaignData, run_id: str) -> RunDetail:
     order = {r: i + 1 for i, r in enumerate(runs["run_id"])}
     if len(mine):
         first = mine.iloc[0]
-        head = pipeline.headline(mine)
+        head = mine[mine["metric"].map(lambda m: wanted_metric(m) and ".attempt." not in m)]
         values = head[["benchmark", "metric", "value", "unit"]].sort_values(
             ["benchmark", "metric"], key=lambda c: c.map(natural_key)).reset_index(drop=True)
         cell = _text(head["size"].iloc[0]) if "size" in head.columns and len(head) else ""

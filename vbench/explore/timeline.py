@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from vbench.monitor.pernode import ATTEMPT_METRICS, SPECULATION_LOST, UNSUCCESSFUL_METRICS, platforms_from_samples
+from vbench.stats.pernode import ATTEMPT_METRICS, SPECULATION_LOST, UNSUCCESSFUL_METRICS, platforms_from_samples
 from vbench.stats.keys import natural_key
 
 ATTEMPT_COLUMNS = ["step", "task_type", "node", "platform", "attempt_id", "task_id", "attempt", "state", "start_s",
@@ -45,11 +45,17 @@ class Timeline:
         return self.attempts[self.attempts["state"] != "SUCCEEDED"]
 
 
+def _source_metric(samples: pd.DataFrame) -> pd.Series:
+    """The metric as JobHistory's samples name it (`raw_metric`: the statistics rename them)."""
+    col = "raw_metric" if "raw_metric" in samples.columns else "metric"
+    return samples[col].astype(str) if len(samples) else pd.Series([], dtype=str)
+
+
 def timed_runs(samples: pd.DataFrame) -> set[str]:
     """The runs whose successful attempts carry start times: those with a real timeline."""
     if "start_ms" not in samples.columns or "run_id" not in samples.columns:
         return set()
-    timed = samples["metric"].isin(list(ATTEMPT_METRICS)) & samples["start_ms"].notna()
+    timed = _source_metric(samples).isin(list(ATTEMPT_METRICS)) & samples["start_ms"].notna()
     return set(samples.loc[timed, "run_id"].astype(str))
 
 
@@ -72,7 +78,7 @@ def _seconds(ms, t0: float | None) -> float | None:
 def timeline(samples: pd.DataFrame, run_id: str) -> Timeline:
     """The attempts and jobs of run `run_id` among tidy `samples`."""
     run = samples[samples["run_id"] == run_id] if "run_id" in samples.columns else samples.iloc[0:0]
-    metric = run["metric"].astype(str) if len(run) else pd.Series([], dtype=str)
+    metric = _source_metric(run)
     jobs_rows = run[metric.str.endswith("_job_time")]
     start_ms = pd.to_numeric(_col(jobs_rows, "job_start_ms"), errors="coerce")
     ok = run[metric.isin(list(ATTEMPT_METRICS))]

@@ -16,6 +16,7 @@ from IPython.display import HTML, Image, Markdown, display
 
 from vbench.explore import compare, design, figures, order, paths, run, timeline
 from vbench.explore.data import CampaignData, compare_choices, label, load, parse_label, stage_settings
+from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.keys import natural_key
 
 WIDE = w.Layout(width="420px")
@@ -42,10 +43,11 @@ class Explorer:
     parameters, each falling back (with a note in the design view) when the campaign lacks it."""
 
     def __init__(self, data_dir: Path, campaign: str, benchmark: str, metric: str,
-                 compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None):
+                 compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None,
+                 settings: StatsConfig | None = None):
         self.data_dir = Path(data_dir)
-        #: The statistics stage's baseline and TOST bound (params/pipeline.yaml), so its numbers are the stage's.
-        self.settings = stage_settings(self.data_dir)
+        #: The statistics stage's settings (params/pipeline.yaml), so its numbers are the stage's.
+        self.settings = stage_settings(self.data_dir) if settings is None else settings
         names = paths.campaigns(self.data_dir)
         paths.campaign_dir(self.data_dir, campaign)  # refuses an unknown campaign, listing those there
         self.notes: list[str] = []
@@ -166,7 +168,7 @@ class Explorer:
         """The statistics table of the campaign as now compared, computed once per comparison."""
         key = (self.data.name, self.data.comparison.compare, self.data.baseline)
         if key not in self._stats:
-            self._stats[key] = compare.campaign_statistics(self.data, self.settings.equivalence_pct)
+            self._stats[key] = compare.campaign_statistics(self.data)
         return self._stats[key]
 
     def _draw_design(self) -> None:
@@ -196,11 +198,13 @@ class Explorer:
                 display(Markdown(f"{bench} has no metric the statistics compare."))
                 return
             display(Markdown(f"**{metric}** of **{bench}**: each {' / '.join(self.data.comparison.compare)} level "
-                             f"against **{baseline}**, from `vbench.pipeline.statistics_table`, the statistics "
+                             f"against **{baseline}**, from `vbench.stats.campaign_stats`, the statistics "
                              "stage's own call (its preferred method per row; docs/statistics.md says which and why)."))
-            if not self.data.is_declared:
-                display(Markdown("*This is not the design's comparison: the statistics stage does not write it; the "
-                                 "numbers come from the same function over the samples seen this way.*"))
+            if not self.data.is_stage_comparison:
+                display(Markdown(f"*Not the statistics stage's comparison (the design compares "
+                                 f"{' / '.join(self.data.declared.compare)} against {self.data.stage_baseline}): the "
+                                 "stage does not write these numbers; the same function computes them over the "
+                                 "samples seen this way.*"))
             if stats.problem:
                 display(Markdown(f"No statistics: {stats.problem}"))
             elif self.ratios:
@@ -256,14 +260,16 @@ class Explorer:
 
 def _headline_metric(benchmark: str | None, metrics: list[str]) -> str | None:
     """A benchmark's time when it has one (terasort_time), else its first metric."""
-    for name in (f"{benchmark}_time", f"{benchmark}_job_time"):
+    for name in (f"{benchmark}_time", f"{benchmark}.job_time"):
         if name in metrics:
             return name
     return sorted(metrics, key=natural_key)[0] if metrics else None
 
 
 def explore(data_dir: str | Path | None, campaign: str, benchmark: str, metric: str,
-            compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None) -> Explorer:
-    """The notebook's one call: an Explorer on the repository's data (found from any directory)."""
+            compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None,
+            settings: StatsConfig | None = None) -> Explorer:
+    """The notebook's one call: an Explorer on the repository's data (found from any directory),
+    with the statistics stage's settings unless `settings` says otherwise."""
     return Explorer(paths.data_dir() if data_dir is None else Path(data_dir), campaign, benchmark, metric,
-                    compare_by, baseline, run_id)
+                    compare_by, baseline, run_id, settings)

@@ -32,7 +32,7 @@ import pandas as pd
 
 from vbench.benchmarks.registry import find
 from vbench.errors import ParamsError
-from vbench.stats.compare import comparison_of, comparison_view
+from vbench.stats.compare import Comparison, comparison_of, comparison_view
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
 
@@ -133,8 +133,10 @@ def _analysis_row(row: Mapping[str, Any], declared: dict[str, frozenset[str]]) -
     return out
 
 
-def load_campaign(path: str | Path) -> Campaign:
-    """Read `<path>/samples.jsonl` (and `facts.json` if present) into a `Campaign`."""
+def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Campaign:
+    """Read `<path>/samples.jsonl` (and `facts.json` if present) into a `Campaign`; `comparison`
+    (default: the campaign's design, campaign.json) says what `platform` holds and its baseline:
+    the explore notebook (vbench.explore) lets a reader compare another factor of the design."""
     tidy = read_campaign(path)
     campaign_dir = tidy.path
     failures = tidy.failures.to_dict("records")
@@ -162,7 +164,7 @@ def load_campaign(path: str | Path) -> Campaign:
     if "run_id" not in df.columns:
         df["run_id"] = ""
     df["run_id"] = df["run_id"].fillna("").astype(str)
-    comparison = comparison_of(campaign_dir)
+    comparison = comparison or comparison_of(campaign_dir)
     baselines: dict[str, str] = {}
     if not comparison.is_platforms:
         df = comparison_view(df, comparison.compare)

@@ -63,8 +63,7 @@ def platforms_from_samples(samples: pd.DataFrame) -> dict[str, str]:
     out: dict[str, str] = {}
     if "host_platforms" not in samples.columns:
         return out
-    # Not .unique(): straight from the campaign reader the stamps are dicts, which do not hash.
-    for v in samples["host_platforms"].dropna():
+    for v in samples["host_platforms"].dropna().unique():
         out.update(json.loads(v) if isinstance(v, str) else dict(v))
     return out
 
