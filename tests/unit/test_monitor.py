@@ -174,12 +174,13 @@ def test_job_windows_and_caption_sentence():
 
 
 def test_timeseries_figure_draws_machine_counter_once(tmp_path):
-    from vbench.paper.figures import _one_per_counter, fig_timeseries
+    from vbench.monitor.monitor import one_per_counter
+    from vbench.paper.figures import fig_timeseries
 
     out = sampler.parse(native_text())
     pts = series.guest_points(out, "master", "native") + series.guest_points(out, "worker1", "native")
     ts = pd.DataFrame(series.to_records(pts)).assign(series="r1")
-    once = _one_per_counter(ts)
+    once = one_per_counter(ts)
     cpu_hosts = set(once[once["metric"] == "cpu_user_pct"]["host"])
     assert cpu_hosts == {"machine"}  # not master and worker1 both
     assert set(once[once["metric"] == "net_rx_Bps"]["host"]) == {"master", "worker1"}
