@@ -97,7 +97,8 @@ class PairedRatio:
     note: str = ""
 
 
-def _label(v) -> str:
+def level_text(v) -> str:
+    """A block or round as text: 2.0 (a float column with gaps) and 2 are the same level."""
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
@@ -105,7 +106,7 @@ def _label(v) -> str:
 
 def _pair_key(df: pd.DataFrame, with_round: bool) -> pd.Series:
     cols = [BLOCK, ROUND] if with_round else [BLOCK]
-    return df[cols].apply(lambda r: "\x1f".join(_label(v) for v in r), axis=1)
+    return df[cols].apply(lambda r: "\x1f".join(level_text(v) for v in r), axis=1)
 
 
 def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:

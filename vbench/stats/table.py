@@ -27,8 +27,9 @@ from vbench.stats.direction import higher_is_better as resolve_direction
 from vbench.stats.hypothesis import holm, kruskal_wallis, pairwise_welch, tost_ratio, welch_anova
 from vbench.stats.io import validate_samples
 from vbench.stats.keys import COMPARISON_KEY, SAMPLE_KEY, natural_key
+from vbench.stats.mixed import MIXED, MixedFit, NoFit, fit_mixed
 from vbench.stats.outliers import DEFAULT_THRESHOLD, mad_outliers
-from vbench.stats.paired import HIERARCHICAL, PAIRED_METHODS, PAIRED_T, pair_runs, paired_ratio, paired_tost
+from vbench.stats.paired import BLOCK, HIERARCHICAL, PAIRED_METHODS, PAIRED_T, pair_runs, paired_ratio, paired_tost
 from vbench.stats.ratio import fieller_interval, overhead_pct
 from vbench.stats.records import Interval, StatRow
 from vbench.stats.warmup import ExclusionRule, apply_exclusions
@@ -46,10 +47,11 @@ POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova
 _STAT_ORDER = [
     "excluded_runs", "mean", "median", "std", "cv", "min", "max", "normality", "outliers",
     "mean_ci_halfwidth_pct", "ratio_to_baseline", "overhead_pct", "equivalence",
-    "ratio_ci_halfwidth_pct", "variance_between_blocks", "variance_within_block", "platform_effect", "mean_difference",
+    "ratio_ci_halfwidth_pct", "variance_between_blocks", "variance_within_block",
+    "variance_block", "variance_cluster_instance", "variance_residual", "platform_effect", "mean_difference",
 ]
 _METHOD_ORDER = [
-    "rule", "t", PAIRED_T, HIERARCHICAL, "fieller", "bca_bootstrap", "order_statistic", "sample", "shapiro_wilk", "mad",
+    "rule", "t", PAIRED_T, HIERARCHICAL, "fieller", "bca_bootstrap", MIXED, "order_statistic", "sample", "shapiro_wilk", "mad",
     "tost_welch", "anova", "welch_anova", "kruskal_wallis", "welch_t",
 ]
 
@@ -207,6 +209,11 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
     values = {p: kept.loc[kept["platform"] == p, "value"].to_numpy(dtype=float) for p in platforms}
     all_units = sorted({u for us in units.values() for u in us})
     base_units = units.get(baseline, [])
+    # The mixed model describes the whole metric (every platform, blocks random); its rows sit
+    # beside the paired and Fieller ones, never preferred, so they change no other row.
+    blocked = BLOCK in kept.columns and bool(kept[BLOCK].notna().any())
+    mixed = (fit_mixed(kept, baseline, conf=conf)
+             if blocked and baseline in values and len(all_units) == 1 and len(platforms) > 1 else None)
 
     for p in platforms:
         if p == baseline:
@@ -264,6 +271,8 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
             out.add(_row(g, stat, "fieller", conv(fieller), n, preferred=pref_fieller,
                          note=_joined(conv(fieller).note, why_unpaired), **kw))
             out.add(_row(g, stat, "bca_bootstrap", conv(boot), n, preferred=pref_boot, **kw))
+            if mixed is not None:
+                _mixed_ratio_row(out, g, stat, conv, mixed, n, kw)
         if paired is not None and paired.variance is not None:
             vc = paired.variance
             base_kw = {k: v for k, v in kw.items() if k != "conf_level"}
@@ -306,6 +315,8 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
     if len(platforms) < 2:
         return
     g = _Group(experiment, benchmark, metric, size, all_units[0] if len(all_units) == 1 else ",".join(all_units), ALL_PLATFORMS)
+    if isinstance(mixed, MixedFit):
+        _mixed_variance_rows(out, g, mixed, baseline, direction_label(resolve_direction(metric, all_units[0], overrides)))
     direction = direction_label(resolve_direction(metric, all_units[0], overrides)) if len(all_units) == 1 else "unknown"
     total = int(sum(v.size for v in values.values()))
     if len(all_units) > 1:
@@ -324,6 +335,40 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
         out.add(_row(pg, "mean_difference", "welch_t", pr.difference, int(values[pr.first].size),
                      baseline=pr.second, n_baseline=int(values[pr.second].size), conf_level=conf, p_value=pr.p_value,
                      p_adjusted=pr.p_adjusted, verdict=verdict, direction=direction, note=pr.note))
+
+
+def _mixed_ratio_row(out: _Collector, g: _Group, stat: str, conv, mixed: MixedFit | NoFit, n: int, kw: dict) -> None:
+    """The mixed model's ratio (or overhead) of `g.platform`, or an empty row saying why there is none."""
+    if isinstance(mixed, NoFit) or g.platform not in mixed.ratios:
+        why = mixed.reason if isinstance(mixed, NoFit) else mixed.left_out.get(g.platform, "not in the mixed model")
+        out.add(_row(g, stat, MIXED, Interval(None), n, preferred=False, note=why, **kw))
+        return
+    mr = mixed.ratios[g.platform]
+    iv = conv(mr.ratio)
+    out.add(_row(g, stat, MIXED, iv, n, preferred=False, p_value=mr.p_value if stat == "ratio_to_baseline" else None,
+                 note=_joined(iv.note, _mixed_note(mixed, mr.n_blocks)), **kw))
+
+
+def _mixed_note(fit: MixedFit, n_blocks: int) -> str:
+    levels = "block and cluster instance random" if fit.variance.instance is not None else "block random"
+    return _joined(f"log metric, platform fixed, {levels}; {fit.n_units} observations in {fit.n_blocks} blocks; "
+                   f"Wald interval with t on {n_blocks - 1} df", fit.note)
+
+
+def _mixed_variance_rows(out: _Collector, g: _Group, fit: MixedFit, baseline: str, direction: str) -> None:
+    """The variance of the log metric at each level of the design, from the mixed model."""
+    v, share = fit.variance, fit.variance.shares()
+    residual = ("between rounds of one cluster instance" if v.instance is not None
+                else "between runs of one platform in one block (cluster instance and run together: no rounds)")
+    levels = [("variance_block", v.block, "block", "shared by every platform of a block (cancels in the ratio)")]
+    if v.instance is not None:
+        levels.append(("variance_cluster_instance", v.instance, "instance",
+                       "a platform's cluster in one block, beyond the block's shared part"))
+    levels.append(("variance_residual", v.residual, "residual", residual))
+    for stat, value, part, what in levels:
+        out.add(_row(g, stat, MIXED, Interval(value), fit.n_units, baseline=baseline, direction=direction,
+                     note=_joined(f"variance of the log metric {what}; {100 * share[part]:.0f} % of the total",
+                                  fit.note)))
 
 
 def _sort_key(row: StatRow, baseline: str) -> tuple:
