@@ -19,7 +19,16 @@ true overhead, fixed seed. With --samples FILE (tidy samples, as `vbench stats` 
 recorded comparison with the baseline is replayed in random run orders (without
 replacement) and the recorded full-sample ratio stands in for the truth.
 
+The second part plays the campaign runner's stopping rule (vbench.stats.stopping, issue #18) on
+simulated paired campaigns: blocks of `rounds` rounds, every platform in every round, log run
+times = a block effect every platform shares + a cluster-instance effect per (block, platform) +
+noise per round. After each round the paired interval is computed by `vbench.stats.paired` (what
+the statistics table prefers for such runs: paired-t over blocks, the hierarchical bootstrap when
+blocks hold several rounds) on the pairs `pair_runs` would make, and `stopping.decide` says stop or
+go on. Coverage: the share of campaigns whose final interval holds the true ratio.
+
     python3 selfbench/adaptive_repetitions.py [--samples FILE] [--target-pct 2] [--campaigns 500]
+    python3 selfbench/adaptive_repetitions.py --rule [--rule-campaigns 2000]
 """
 from __future__ import annotations
 
@@ -30,11 +39,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vbench.stats.adaptive import assess_ratio  # noqa: E402
+from vbench.stats.paired import Pairs, paired_ratio  # noqa: E402
 from vbench.stats.ratio import MeanSummary, fieller_from_summary  # noqa: E402
+from vbench.stats.records import Interval  # noqa: E402
+from vbench.campaign.design import PRECISION_EXTRA_ROUNDS, PRECISION_MIN_BLOCKS  # noqa: E402
+from vbench.stats.stopping import ComparisonWidth, decide  # noqa: E402
 
 SEED = 20141
 
@@ -205,6 +219,125 @@ def run_recorded(args) -> None:
         print("no comparison with enough recorded runs")
 
 
+# --- the campaign runner's stopping rule on paired, rounds-based campaigns ----------------------
+
+@dataclass(frozen=True)
+class RuleScenario:
+    name: str
+    rounds: int  # per block
+    truth: float  # true ratio platform / baseline
+    block_sd: float  # shared by both platforms of a block (cancels in the ratio)
+    instance_sd: float  # per (block, platform): a fresh cluster's own luck
+    round_sd: float  # per run
+
+
+#: (~N): about how many blocks a fixed design needs for the +/-3 % target.
+RULE_SCENARIOS = [
+    RuleScenario("1 round/block, quiet (~8)", 1, 1.00, 0.15, 0.02, 0.02),
+    RuleScenario("1 round/block, TeraSort-like (~12)", 1, 1.05, 0.10, 0.03, 0.02),
+    RuleScenario("1 round/block, noisy (~20)", 1, 1.10, 0.05, 0.04, 0.025),
+    RuleScenario("1 round/block, noisier (~30)", 1, 1.10, 0.05, 0.05, 0.03),
+    RuleScenario("3 rounds/block, TeraSort-like (~8)", 3, 1.05, 0.10, 0.03, 0.02),
+]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    min_rounds: int
+    extra_rounds: int
+
+
+def rule_campaign_logs(rng, sc: RuleScenario, max_rounds: int) -> np.ndarray:
+    """Within-pair log ratios of one campaign, round by round in run order (blocks in sequence)."""
+    blocks = -(-max_rounds // sc.rounds)
+    instance = rng.normal(0, sc.instance_sd, (blocks, 1, 2))
+    noise = rng.normal(0, sc.round_sd, (blocks, sc.rounds, 2))
+    logs = instance + noise  # the shared block effect is added to both platforms and cancels exactly
+    return (math.log(sc.truth) + logs[..., 1] - logs[..., 0]).reshape(-1)[:max_rounds]
+
+
+def interval_after(d: np.ndarray, k: int, rounds: int, method: str, rng, n_resamples: int) -> Interval:
+    """The paired interval after `k` rounds: vbench.stats.paired on the pairs pair_runs would make
+    (method "preferred"), or t over the block means (the mixed model's interval on balanced blocks)."""
+    blocks = tuple(str(j // rounds) for j in range(k))
+    pairs = Pairs(blocks, d[:k], rounds > 1)
+    if method == "preferred":
+        r = paired_ratio(pairs, n_resamples=n_resamples, rng=rng)
+        return r.ratio if r is not None else Interval(None)
+    means = np.array([g.mean() for g in pairs.by_block()])
+    if means.size < 2:
+        return Interval(None)
+    half = stats.t.ppf(0.975, means.size - 1) * means.std(ddof=1) / math.sqrt(means.size)
+    return Interval(math.exp(means.mean()), math.exp(means.mean() - half), math.exp(means.mean() + half))
+
+
+def play_rule(ivs: list, rule: Rule, target: float, max_rounds: int) -> int:
+    """The round after which the runner stops, by `stopping.decide` on the intervals so far."""
+    reached = None
+    for k in range(1, max_rounds + 1):
+        iv = ivs[k]
+        w = ComparisonWidth("sim", "time", "", "platform", "paired", iv.estimate,
+                            None if iv.relative_half_width() is None else 100 * iv.relative_half_width())
+        d = decide([w], rounds_done=k, target_pct=target, min_rounds=rule.min_rounds, max_rounds=max_rounds,
+                   extra_rounds=rule.extra_rounds, reached_at=reached)
+        reached = d.reached_at
+        if d.stop:
+            return k
+    return max_rounds
+
+
+def rules_for(sc: RuleScenario, args) -> list[Rule]:
+    """The rules compared: stopping at the first narrow interval after 3 or 10 blocks, and the
+    default (`min_blocks` blocks' worth of rounds, then `extra_rounds` more)."""
+    r = sc.rounds
+    return [Rule(f"min {3 * r}, no extra rounds", 3 * r, 0), Rule(f"min {10 * r}, no extra rounds", 10 * r, 0),
+            Rule(f"min {args.min_blocks * r}, +{args.extra_rounds} (default)", args.min_blocks * r, args.extra_rounds)]
+
+
+def run_rule(args) -> list[tuple[str, str, float]]:
+    """Coverage of the stopping rule per scenario and rule; returns (scenario, rule, coverage)."""
+    print(f"Stopping rule (vbench.stats.stopping.decide) on simulated paired campaigns: target +/-{args.rule_target_pct:g} % "
+          f"(95 % paired interval of the ratio), at most {args.max_blocks} blocks; {args.rule_campaigns} campaigns per "
+          f"scenario ({args.rule_campaigns // 10} with several rounds per block: the bootstrap is slow), seed {args.seed}")
+    head = f"  {'scenario':<36}{'method':<26}{'rule':<24}{'rounds mean':>12}{'reached %':>11}{'coverage %':>12}"
+    print(head)
+    print("  " + "-" * (len(head) - 2))
+    out = []
+    for k, sc in enumerate(RULE_SCENARIOS):
+        rng = np.random.default_rng([args.seed, 100 + k])
+        methods = ["preferred"] if sc.rounds == 1 else ["preferred", "block means"]
+        n = args.rule_campaigns if sc.rounds == 1 else args.rule_campaigns // 10
+        max_rounds = args.max_blocks * sc.rounds
+        rules = [*rules_for(sc, args), Rule("fixed at max", max_rounds, 0)]
+        for method in methods:
+            label = ("paired-t (blocks)" if sc.rounds == 1 else "hierarchical bootstrap") if method == "preferred" \
+                else "t on block means (mixed)"
+            stats_ = {r.name: ([], [], []) for r in rules}
+            for _ in range(n):
+                d = rule_campaign_logs(rng, sc, max_rounds)
+                ivs = [None] + [interval_after(d, j, sc.rounds, method, rng, args.rule_resamples)
+                                for j in range(1, max_rounds + 1)]
+                for r in rules:
+                    stop = play_rule(ivs, r, args.rule_target_pct, max_rounds)
+                    iv = ivs[stop]
+                    rhw = iv.relative_half_width()
+                    runs, reached, covered = stats_[r.name]
+                    runs.append(stop)
+                    reached.append(rhw is not None and 100 * rhw <= args.rule_target_pct)
+                    covered.append(iv.bounded and iv.low <= sc.truth <= iv.high)
+            for name, (runs, reached, covered) in stats_.items():
+                cov = 100 * float(np.mean(covered))
+                print(f"  {sc.name:<36}{label:<26}{name:<24}{np.mean(runs):>12.1f}{100 * np.mean(reached):>11.1f}{cov:>12.1f}")
+                out.append((sc.name, f"{label}: {name}", cov))
+    for what, pick in (("paired-t (one round per block)", "paired-t"), ("hierarchical bootstrap", "hierarchical"),
+                       ("t on block means", "block means")):
+        covs = [c for _s, r, c in out if "(default)" in r and pick in r]
+        if covs:
+            print(f"  default rule, {what}: lowest coverage {min(covs):.1f} % (nominal 95 %)")
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--samples", help="tidy samples file to replay instead of synthetic campaigns")
@@ -214,8 +347,17 @@ def main(argv=None) -> int:
     p.add_argument("--min-runs", type=int, default=3)
     p.add_argument("--max-runs", type=int, default=100, help="budget: runs per platform (synthetic only)")
     p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--rule", action="store_true", help="simulate the campaign runner's stopping rule instead")
+    p.add_argument("--rule-campaigns", type=int, default=2000)
+    p.add_argument("--rule-target-pct", type=float, default=3.0)
+    p.add_argument("--max-blocks", type=int, default=40, help="the stopping rule's max_rounds, in blocks")
+    p.add_argument("--extra-rounds", type=int, default=PRECISION_EXTRA_ROUNDS, help="the stopping rule's extra_rounds")
+    p.add_argument("--min-blocks", type=int, default=PRECISION_MIN_BLOCKS, help="the rule's min_rounds, in blocks' worth of rounds")
+    p.add_argument("--rule-resamples", type=int, default=999, help="bootstrap resamples in the rule's simulation")
     args = p.parse_args(argv)
-    if args.samples:
+    if args.rule:
+        run_rule(args)
+    elif args.samples:
         run_recorded(args)
     else:
         run_synthetic(args)

@@ -207,7 +207,22 @@ class FakeMachine:
         self.cannot_open: set[str] = set()
         self.cannot_start: set[str] = set()
         self.raise_on_run: dict[int, BaseException] = {}
+        self.gated: list[tuple] = []  # (block, round, testbed names) the quiet gate was asked about
         self.source = _FakeSource(self)
+
+    def gate_hook(self, exp, params, source, log):
+        """The runner's quiet gate, faked: records the rounds it is asked about and the testbeds
+        it would count as the measurement's own; every sample gets quiet.verdict ok."""
+        machine = self
+
+        class Gate:
+            def before_round(self, info):
+                machine.gated.append((info.block, info.round, tuple(sorted(tb.name for tb, _ in params.values()))))
+                return {"quiet.verdict": "ok"}
+
+            def after_round(self, info):
+                return None
+        return Gate()
 
     def run(self, kind: str, benchmark: str, testbed: str) -> None:
         self.runs.append({"kind": kind, "benchmark": benchmark, "testbed": testbed,
@@ -305,6 +320,8 @@ def fake_machine(monkeypatch):
     monkeypatch.setattr(runner, "fetch", lambda *a, **k: None)
     monkeypatch.setattr(runner, "vbench_commit", lambda: "fake")
     monkeypatch.setattr(MachineFacts, "local", classmethod(lambda cls: MachineFacts(65536, 8, tuple(range(8)))))
+    # The quiet-machine gate reads no real machine here: it hears of each round and says "ok".
+    monkeypatch.setattr(runner, "gate_hook", m.gate_hook)
     return m
 
 

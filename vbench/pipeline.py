@@ -7,6 +7,7 @@ statistics stage's table (`processed_of` says where it lies for a campaign direc
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Callable
 
 import pandas as pd
 
+from vbench import durable
 from vbench.campaign.design import Configuration, Experiment
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignResult, params_for, run_campaign
@@ -26,6 +28,7 @@ from vbench.stats.campaign_stats import StatsConfig, campaign_stats, write_campa
 from vbench.stats.compare import Comparison, comparison_of, comparison_view
 from vbench.stats.dvc_views import headline_metrics, run_plot_rows, write_metrics, write_plot_rows
 from vbench.stats.headlines import quoted_headlines
+from vbench.stats.stopping import precision_decision
 from vbench.stats.tidy import add_cells, read_campaign
 from vbench.store import CampaignStore
 from vbench.testbed import Testbed
@@ -110,8 +113,96 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
     progress goes to stderr, which `vbench stage` copies to the terminal of `dvc repro`."""
     exp = stage.experiment  # a broken params file is reported before a committed campaign is
     CampaignStore(stage.raw).check_appendable(COMMITTED_HINT)
+    stopped = stopped_by_precision(stage.raw)
+    if stopped is not None and kind == "hadoop":
+        log(f"campaign {stage.raw.name} was stopped by its precision rule: {stopped}")
+        return CampaignResult(stopped=stopped)
     return run_campaign(exp, stage.testbed(), stage.hadoop(), stage.raw, log=log,
-                        kinds=frozenset({kind}), progress=ProgressReport())
+                        kinds=frozenset({kind}), progress=ProgressReport(), round_hooks=precision_hook(exp, stage.raw, log))
+
+
+#: The campaign's record of the adaptive stopping rule's decisions (one per round it judged).
+PRECISION_RECORD = "precision.json"
+
+
+def stopped_by_precision(raw: Path) -> str | None:
+    """Why the campaign's precision rule stopped it earlier, or None: a stopped campaign is not
+    resumed into the rounds the rule decided not to run."""
+    path = raw / PRECISION_RECORD
+    if not path.is_file():
+        return None
+    final = json.loads(path.read_text()).get("stopped")
+    return None if final is None else f"{final['verdict']}: {final['reason']}"
+
+
+def primary_comparisons(exp: Experiment) -> tuple[tuple[str, str], ...]:
+    """The (benchmark, metric) pairs a design's precision target is about: its own list, else the
+    paper's headline metrics of the design's benchmarks."""
+    assert exp.precision is not None
+    benchmarks = {spec.benchmark for spec in (*exp.calibrate, *exp.suite)}
+    return exp.precision.primary() or tuple(sorted(p for p in quoted_headlines() if p[0] in benchmarks))
+
+
+class PrecisionHook:
+    """The runner's RoundHooks for adaptive stopping: after each round that ran a primary
+    comparison's benchmark, the campaign's samples so far go through the statistics
+    (vbench.stats.stopping.precision_decision); the decision is said on the terminal and kept in
+    <campaign>/precision.json, and a stop ends the campaign there."""
+
+    def __init__(self, exp: Experiment, raw: Path, log: Log = print, clock: Callable[[], float] = time.monotonic):
+        assert exp.precision is not None
+        self.exp, self.raw, self.log, self.clock = exp, raw, log, clock
+        self.primary = primary_comparisons(exp)
+        self.t0 = clock()
+        path = raw / PRECISION_RECORD
+        self.record = json.loads(path.read_text()) if path.is_file() else {
+            "target_pct": exp.precision.target_pct, "primary": [f"{b}:{m}" for b, m in self.primary],
+            "decisions": [], "stopped": None}
+        last = self.record["decisions"][-1] if self.record["decisions"] else {}
+        self.reached_at = last.get("reached_at")
+
+    def before_round(self, info) -> dict:
+        return {}
+
+    def after_round(self, info) -> str | None:
+        benchmarks = {b for b, _ in self.primary}
+        if not any(any(f"/{b}" in cid for b in benchmarks) for cid in info.cell_ids):
+            return None
+        p = self.exp.precision
+        samples, _ = tidy(self.raw)
+        samples = headline(samples) if not samples.empty else samples
+        decision = precision_decision(
+            samples, comparison_of(self.raw).baseline_or("native"), self.primary,
+            rounds_done=rounds_done(samples, self.primary), target_pct=p.target_pct, min_rounds=self.exp.precision_min_rounds,
+            max_rounds=p.max_rounds or self.exp.repetitions * self.exp.rounds, extra_rounds=p.extra_rounds,
+            reached_at=self.reached_at,
+            over_budget=bool(self.exp.budget_minutes) and self.clock() - self.t0 >= 60 * self.exp.budget_minutes)
+        self.reached_at = decision.reached_at
+        self.log(decision.line())
+        self.record["decisions"].append({"block": info.block, "round": info.round, **decision.record()})
+        if decision.stop:
+            self.record["stopped"] = {"verdict": decision.verdict, "reason": decision.reason,
+                                      "rounds_done": decision.rounds_done}
+        self.raw.mkdir(parents=True, exist_ok=True)
+        durable.write_text(self.raw / PRECISION_RECORD, json.dumps(self.record, indent=1, sort_keys=True) + "\n")
+        return f"precision rule: {decision.verdict}: {decision.reason}" if decision.stop else None
+
+
+def rounds_done(samples: pd.DataFrame, primary) -> int:
+    """How many (block, round) units hold a measured (not warm-up) run of a primary comparison."""
+    if samples.empty:
+        return 0
+    keep = pd.Series([(b, m) in set(primary) for b, m in zip(samples["benchmark"], samples["metric"])],
+                     index=samples.index)
+    if "warmup" in samples:
+        keep &= ~samples["warmup"].fillna(False).astype(bool)
+    cols = [c for c in ("block", "round") if c in samples.columns]
+    return int(samples.loc[keep, cols].drop_duplicates().shape[0]) if cols else 0
+
+
+def precision_hook(exp: Experiment, raw: Path, log: Log = print) -> PrecisionHook | None:
+    """The adaptive stopping rule for the runner, when the design states a precision target."""
+    return PrecisionHook(exp, raw, log) if exp.precision is not None else None
 
 
 def tidy(raw: Path, comparison: Comparison | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -29,6 +29,21 @@ UNITS = frozenset(
     }
 )
 
+#: The A/A self-check (issue #18) runs the baseline platform twice, as two configurations; the
+#: second copy's samples and statistics say `<platform>~aa` where the platform goes.
+AA_SUFFIX = "~aa"
+#: Sample fields the quiet-machine gate stamps (vbench.campaign.quiet.stamp): its verdict.
+QUIET_VERDICT = "quiet.verdict"
+
+
+def aa_label(platform: str) -> str:
+    return platform + AA_SUFFIX
+
+
+def is_aa(label: object) -> bool:
+    """Whether a platform label is the A/A self-check's copy of a platform."""
+    return isinstance(label, str) and label.endswith(AA_SUFFIX)
+
 
 def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))

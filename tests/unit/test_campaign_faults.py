@@ -20,7 +20,7 @@ def test_new_fields_at_their_defaults_leave_the_design_hash_alone():
 
     d = exp().model_dump(mode="json")
     for k in ("retries", "on_failure", "job_timeout_s", "factors", "compare", "baseline", "monitor_interval_s",
-              "rounds", "interleave", "condition"):
+              "rounds", "interleave", "condition", "quiet", "precision", "aa"):
         d.pop(k)
     assert design_hash(exp()) == hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
     assert design_hash(exp(retries=2)) != design_hash(exp())

@@ -92,6 +92,14 @@ def test_benchmark_script_synthetic_and_recorded_smoke(capsys):
     assert "terasort/job_time/10GB: kvm vs native (recorded n=5" in out
 
 
+def test_benchmark_script_plays_the_runners_stopping_rule(capsys):
+    mod = _benchmark_module()
+    mod.main(["--rule", "--rule-campaigns", "20", "--max-blocks", "12", "--rule-resamples", "200"])
+    out = capsys.readouterr().out
+    assert "min 10, +8 (default)" in out and "fixed at max" in out and "hierarchical bootstrap" in out
+    assert "default rule, paired-t (one round per block): lowest coverage" in out
+
+
 def test_lognormal_generator_has_requested_mean_and_cv():
     mod = _benchmark_module()
     x = mod.lognormal_runs(np.random.default_rng(0), 100.0, 0.05, 400_000)

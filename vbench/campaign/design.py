@@ -35,11 +35,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from vbench.benchmarks import registry
+from vbench.campaign.quiet import QuietParams
 from vbench.errors import ParamsError
 from vbench.params import (
     PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, TestbedParams, describe_validation_error, load_yaml_section,
     prefixed,
 )
+from vbench.samples import AA_SUFFIX
 from vbench.validate import PlainName
 
 #: Where an environment factor's path may point, and the params model it is checked against.
@@ -132,6 +134,52 @@ class Condition(BaseModel):
         return v
 
 
+#: The stopping rule's defaults, chosen by simulation (selfbench/adaptive_repetitions.py --rule):
+#: the target counts from 10 blocks' worth of rounds on, and 8 more rounds run once it is
+#: reached. Stopping at the first narrow interval after 3 blocks, the final 95 % interval covers
+#: the true ratio about 90 % of the time; these defaults keep it at 94 % or more.
+PRECISION_MIN_BLOCKS = 10
+PRECISION_EXTRA_ROUNDS = 8
+
+
+class PrecisionParams(BaseModel):
+    """`precision:` in an experiment: stop adding rounds once the primary comparisons are precise
+    enough (vbench.stats.stopping; the rule and its coverage: docs/campaigns.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: Half-width of every primary comparison's 95 % interval of the ratio, % of the ratio.
+    target_pct: float = Field(gt=0, le=100)
+    #: Rounds before the target counts (None: 10 blocks' worth, PRECISION_MIN_BLOCKS x rounds).
+    #: Fewer make the final interval cover the true ratio less often than it claims.
+    min_rounds: int | None = Field(None, ge=2)
+    #: At most this many rounds (None: every round of the design).
+    max_rounds: int | None = Field(None, ge=2)
+    #: Rounds run after the target is first reached, before stopping (see docs/campaigns.md).
+    extra_rounds: int = Field(PRECISION_EXTRA_ROUNDS, ge=0)
+    #: The primary comparisons, as "benchmark:metric" (e.g. "terasort:terasort.job_time");
+    #: none: the paper's headline metrics of the design's benchmarks.
+    metrics: tuple[str, ...] = ()
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for m in v:
+            bench, sep, metric = m.partition(":")
+            if not sep or not bench or not metric:
+                raise ValueError(f"{m!r}: write benchmark:metric, e.g. terasort:terasort.job_time")
+        return v
+
+    @model_validator(mode="after")
+    def _order(self) -> "PrecisionParams":
+        if self.max_rounds is not None and self.min_rounds is not None and self.max_rounds < self.min_rounds:
+            raise ValueError(f"max_rounds: {self.max_rounds} is below min_rounds ({self.min_rounds})")
+        return self
+
+    def primary(self) -> tuple[tuple[str, str], ...]:
+        return tuple(tuple(m.split(":", 1)) for m in self.metrics)  # type: ignore[misc]
+
+
 class Experiment(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -174,6 +222,13 @@ class Experiment(BaseModel):
     #: Set only in code, by a command that gives the runner the hook applying it (`vbench
     #: isolation run`); a design file cannot name one (`load_experiment` refuses it).
     condition: Condition | None = None
+    #: The quiet-machine gate before every round (vbench.campaign.quiet).
+    quiet: QuietParams = QuietParams()
+    #: Adaptive stopping to a precision target (vbench.stats.stopping); None: every round runs.
+    precision: PrecisionParams | None = None
+    #: The A/A self-check: the baseline platform runs twice, as two configurations, the second
+    #: labelled <platform>~aa, which the statistics compare with the baseline like any platform.
+    aa: bool = False
 
     @field_validator("factors")
     @classmethod
@@ -197,11 +252,56 @@ class Experiment(BaseModel):
             raise ValueError(f"compare: {unknown or 'nothing'} is not among the design's factors {known}")
         return self
 
+    @model_validator(mode="after")
+    def _precision(self) -> "Experiment":
+        p = self.precision
+        if p is None:
+            return self
+        total = self.repetitions * self.rounds
+        if self.precision_min_rounds > total:
+            raise ValueError(f"precision.min_rounds: {self.precision_min_rounds} rounds"
+                             + ("" if p.min_rounds else f" ({PRECISION_MIN_BLOCKS} blocks' worth, the default)")
+                             + f", but the design has {total} (repetitions {self.repetitions} x rounds {self.rounds})")
+        if p.max_rounds is not None and p.max_rounds > total:
+            raise ValueError(f"precision.max_rounds: {p.max_rounds} rounds, but the design has {total} "
+                             f"(repetitions {self.repetitions} x rounds {self.rounds}); raise repetitions")
+        benchmarks = {s.benchmark for s in (*self.calibrate, *self.suite)}
+        unknown = sorted({b for b, _ in p.primary()} - benchmarks)
+        if unknown:
+            raise ValueError(f"precision.metrics: {unknown} not among the design's benchmarks {sorted(benchmarks)}")
+        return self
+
+    @model_validator(mode="after")
+    def _aa(self) -> "Experiment":
+        if not self.aa:
+            return self
+        if self.compare != ("platform",):
+            raise ValueError("aa: the A/A self-check repeats the baseline platform; it needs compare: [platform]")
+        if self.aa_platform not in self.platforms:
+            raise ValueError(f"aa: the baseline platform {self.aa_platform!r} is not among the platforms "
+                             f"{list(self.platforms)}")
+        return self
+
+    @property
+    def precision_min_rounds(self) -> int:
+        """Rounds before the precision target counts: the design's, or 10 blocks' worth."""
+        given = self.precision.min_rounds if self.precision is not None else None
+        return given if given is not None else PRECISION_MIN_BLOCKS * self.rounds
+
+    @property
+    def aa_platform(self) -> str:
+        """The platform the A/A self-check runs twice: the baseline."""
+        return self.baseline or "native"
+
     def configurations(self) -> list["Configuration"]:
-        """Every platform x environment-factor combination, in a fixed order."""
+        """Every platform x environment-factor combination, in a fixed order (the A/A copy of the
+        baseline last)."""
         paths = sorted(self.factors)
         combos = list(itertools.product(*(self.factors[p] for p in paths))) if paths else [()]
-        return [Configuration(p, tuple(zip(paths, combo))) for p in self.platforms for combo in combos]
+        out = [Configuration(p, tuple(zip(paths, combo))) for p in self.platforms for combo in combos]
+        if self.aa:
+            out += [Configuration(self.aa_platform, tuple(zip(paths, combo)), replica=AA_SUFFIX[1:]) for combo in combos]
+        return out
     #: Sample CPU, disk and network on every host at this interval (s) during each cell; None: off.
     #: Time series go to <campaign>/timeseries/<cell>.csv (vbench.monitor).
     monitor_interval_s: float | None = Field(None, gt=0)
@@ -240,11 +340,19 @@ class Configuration:
 
     platform: str
     levels: tuple[tuple[str, Any], ...] = ()  # (factor path, level)
+    #: A second configuration of the same platform (the A/A self-check: "aa"); its hosts are
+    #: `platform`'s, its samples say `label`.
+    replica: str = ""
+
+    @property
+    def label(self) -> str:
+        """What the samples say the platform is: `platform`, or `platform~replica`."""
+        return f"{self.platform}~{self.replica}" if self.replica else self.platform
 
     @property
     def key(self) -> str:
         lv = ",".join(f"{factor_label(k)}={_text(v)}" for k, v in self.levels)
-        return f"{self.platform}[{lv}]" if lv else self.platform
+        return f"{self.label}[{lv}]" if lv else self.label
 
     def overrides(self, root: str) -> dict[str, Any]:
         """The nested params overrides of this configuration for "testbed" or "hadoop"."""
@@ -257,7 +365,7 @@ class Configuration:
 
     def stamp(self) -> dict[str, Any]:
         """What every sample of this configuration records (factor.<label> per factor)."""
-        return {"platform": self.platform, **{f"factor.{factor_label(k)}": v for k, v in self.levels}}
+        return {"platform": self.label, **{f"factor.{factor_label(k)}": v for k, v in self.levels}}
 
 
 @dataclass(frozen=True)
@@ -442,7 +550,8 @@ def with_condition(hadoop: list[Variant], condition: Condition | None, labels: s
 #: existing campaign directories still resume.
 _LATE_FIELDS = {"retries": 0, "on_failure": "continue", "job_timeout_s": None,
                 "factors": {}, "compare": ["platform"], "baseline": None, "monitor_interval_s": None,
-                "rounds": 1, "interleave": "concurrent", "condition": None}
+                "rounds": 1, "interleave": "concurrent", "condition": None,
+                "quiet": QuietParams().model_dump(mode="json"), "precision": None, "aa": False}
 
 
 def design_hash(exp: Experiment) -> str:

@@ -38,6 +38,7 @@ from vbench.campaign.hosts_source import HostsSource, TestbedSource
 from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
 from vbench.campaign.pagecache import kept
 from vbench.campaign.progress import CampaignProgress, NoProgress
+from vbench.campaign.quiet import QuietHook, controller_and_testbeds
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
@@ -217,6 +218,34 @@ class NoHooks:
 
     def after_round(self, info: RoundInfo) -> str | None:
         return None
+
+
+class AllHooks:
+    """Several RoundHooks in order: their stamps merged, the first reason to stop wins (every
+    hook still hears of the round's end)."""
+
+    def __init__(self, *hooks: RoundHooks):
+        self.hooks = hooks
+
+    def before_round(self, info: RoundInfo) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for h in self.hooks:
+            out.update(h.before_round(info) or {})
+        return out
+
+    def after_round(self, info: RoundInfo) -> str | None:
+        reasons = [h.after_round(info) for h in self.hooks]
+        return next((r for r in reasons if r), None)
+
+
+def gate_hook(exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource,
+              log: Log) -> RoundHooks:
+    """The quiet-machine gate before every round (vbench.campaign.quiet) on the local testbed: this
+    machine, with the controller and the testbeds' processes as the measurement's own. An
+    inventory's hosts are other machines: `vbench inventory check` (and --block-unfit) judge them."""
+    if not source.local or exp.quiet.mode == "off":
+        return NoHooks()
+    return QuietHook(exp.quiet, controller_and_testbeds(tb for tb, _ in params.values()), log)
 
 
 class _Rounds:
@@ -432,6 +461,9 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     store = CampaignStore(campaign_dir, append=append)
     source = hosts_source or TestbedSource(log)
     check_hook(exp, hook)
+    if exp.precision is not None and round_hooks is None:
+        raise ParamsError("experiment.precision", "adaptive stopping needs the statistics after each round: run "
+                          "this design with `vbench campaign run` or `dvc repro`, which give the runner its rule")
     params = configuration_params(exp, testbed, hadoop, source, kinds)  # refuse what cannot run, before anything starts
     store.check_appendable()
     source.check(exp.platforms)
@@ -452,7 +484,8 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     base = {"campaign": campaign_dir.name, "experiment": exp.experiment, "design_hash": design_hash(exp),
             "vbench_commit": vbench_commit()}
     dist = fetch(hadoop.version, hadoop.examples_version, log=log) if any(c.variant.kind == "hadoop" for c in todo) else None
-    run = _Campaign(exp, params, source, store, log, progress, round_hooks or NoHooks(), hook, result, base, dist, t0)
+    hooks = AllHooks(gate_hook(exp, params, source, log), round_hooks or NoHooks())
+    run = _Campaign(exp, params, source, store, log, progress, hooks, hook, result, base, dist, t0)
     progress.begin([c.cell_id for s in plan for c in s.runs])
     try:
         with interrupts_unwind():

@@ -74,10 +74,18 @@ def run(args) -> int:
         source = InventorySource(inv, facts_dir=campaign_dir / "inventory", block_unfit=args.block_unfit,
                                  waiver=args.waive, log=report.note)
     kinds = {"calibrate": {"micro"}, "suite": {"hadoop"}}.get(args.only or "", {"micro", "hadoop"})
+    from vbench.pipeline import PRECISION_RECORD, precision_hook, stopped_by_precision  # the statistics: seconds
+
+    stopped = stopped_by_precision(campaign_dir)
+    if stopped is not None:
+        console.print(f"campaign {campaign_dir} was stopped by its precision rule: {stopped} "
+                      f"(its decisions: {campaign_dir / PRECISION_RECORD})")
+        return 0
     result = run_campaign(exp, tb, hp, campaign_dir, log=report.note, progress=report, kinds=frozenset(kinds),
-                          hosts_source=source, append=args.append)
+                          hosts_source=source, append=args.append,
+                          round_hooks=precision_hook(exp, campaign_dir, report.note))
     if result.stopped:
-        console.print(f"campaign stopped (on_failure: stop): {result.stopped}")
+        console.print(f"campaign stopped: {result.stopped}")
     warm = f" and {result.warmups} warm-up runs" if result.warmups else ""
     console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells{warm} ({result.failures} failed runs), "
                   f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s")

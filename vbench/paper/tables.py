@@ -17,9 +17,11 @@ import pandas as pd
 
 from vbench.params import PLATFORMS
 from vbench.stats.campaign_stats import StatsConfig
+from vbench.samples import aa_label, is_aa
 from vbench.stats.describe import t_interval
 from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
+from vbench.stats.table import quiet_counts
 
 from vbench.paper import results as R
 from vbench.paper.fmt import (NOT_MEASURED, digits_display, interval_text, num_pm, size_display,
@@ -501,9 +503,21 @@ def _known(v) -> bool:
     return v is not None and not pd.isna(v)
 
 
+def _aa_text(stats, experiment, baseline, bench, metric, size) -> tuple[str, bool]:
+    """The A/A self-check's ratio for a comparison (text, whether its interval misses 1)."""
+    aa = R.ratio_row(stats, experiment, aa_label(baseline), bench, metric, size)
+    if aa is None or pd.isna(aa["estimate"]):
+        return NOT_MEASURED, False
+    missed = _known(aa["ci_low"]) and _known(aa["ci_high"]) and not aa["ci_low"] <= 1.0 <= aa["ci_high"]
+    return interval_text(aa["estimate"], aa["ci_low"], aa["ci_high"]) + (r"\textsuperscript{\dag}" if missed else ""), missed
+
+
 def table_overheads(stats, samples, baseline="native") -> str:
-    """Every headline comparison with the baseline: ratio, interval, overhead and the method that gave them."""
+    """Every headline comparison with the baseline: ratio, interval, overhead and the method that
+    gave them; with an A/A self-check in the campaign, its ratio beside every comparison."""
     body, methods = [], set()
+    with_aa = aa_label(baseline) in campaign_platforms(samples, baseline)
+    aa_missed = False
     for bench, metric, text in _COMPARISONS:
         experiment = R.pick_experiment(stats, bench, [metric], ("platforms",))
         if not experiment:
@@ -511,7 +525,7 @@ def table_overheads(stats, samples, baseline="native") -> str:
         sizes = R.sizes_for(stats, experiment, bench, metric)
         size = sizes[-1] if sizes else None
         for p in campaign_platforms(samples, baseline):
-            if p == baseline:
+            if p == baseline or is_aa(p):
                 continue
             ra = R.ratio_row(stats, experiment, p, bench, metric, size)
             if ra is None or pd.isna(ra["estimate"]):
@@ -522,10 +536,15 @@ def table_overheads(stats, samples, baseline="native") -> str:
             pairs, n_plat, n_base = ra.get("n_pairs"), ra.get("n"), ra.get("n_baseline")
             n = (str(int(pairs)) if method != "fieller" and _known(pairs)
                  else f"{int(n_plat)}/{int(n_base)}" if _known(n_plat) and _known(n_base) else NOT_MEASURED)
-            body.append([tex_escape(text), tex_escape(p), interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"]),
-                         NOT_MEASURED if ov is None or pd.isna(ov["estimate"]) else
-                         interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]),
-                         _METHOD_SHORT.get(method, tex_escape(method)), n])
+            row = [tex_escape(text), tex_escape(p), interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"]),
+                   NOT_MEASURED if ov is None or pd.isna(ov["estimate"]) else
+                   interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]),
+                   _METHOD_SHORT.get(method, tex_escape(method)), n]
+            if with_aa:
+                aa_text, missed = _aa_text(stats, experiment, baseline, bench, metric, size)
+                aa_missed |= missed
+                row.append(aa_text)
+            body.append(row)
     notes = []
     if body:
         notes.append(rf"Ratio platform/{tex_escape(baseline)} and overhead in \% (positive: worse), with 95\,\% intervals.")
@@ -537,8 +556,18 @@ def table_overheads(stats, samples, baseline="native") -> str:
         if "fieller" in methods:
             notes.append(r"Fieller: runs treated as independent (no block holds both platforms, or fewer than two "
                          r"pairs); $n$ is platform/baseline runs.")
-    return render(Grid(["Comparison", "Platform", "Ratio [CI]", r"Overhead (\%) [CI]", "Method", "$n$"], body,
-                       "llcccc", r"Each platform against the baseline, with the method that gave the interval.",
+        if with_aa:
+            notes.append(rf"A/A: {tex_escape(baseline)} run twice, as two configurations of the same design, and "
+                         r"compared like any platform; its ratio must hold 1, so it is the campaign's own "
+                         r"false-positive check beside every comparison."
+                         + (r" \textsuperscript{\dag}The A/A interval misses 1: read that comparison with care."
+                            if aa_missed else ""))
+        quiet = quiet_counts(samples)
+        if quiet is not None:
+            notes.append(rf"Quiet-machine gate: {tex_escape(quiet.text())}.")
+    head = ["Comparison", "Platform", "Ratio [CI]", r"Overhead (\%) [CI]", "Method", "$n$"] + (["A/A [CI]"] if with_aa else [])
+    return render(Grid(head, body, "llcccc" + ("c" if with_aa else ""),
+                       r"Each platform against the baseline, with the method that gave the interval.",
                        "tab:overheads", notes, size=r"\footnotesize"))
 
 

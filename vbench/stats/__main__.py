@@ -73,7 +73,7 @@ def run(args) -> int:
     from vbench.stats import annotate_samples, compute_stats, format_table, read_samples
     from vbench.stats.bootstrap import DEFAULT_RESAMPLES
     from vbench.stats.outliers import DEFAULT_THRESHOLD
-    from vbench.stats.table import DEFAULT_SEED
+    from vbench.stats.table import DEFAULT_SEED, quiet_counts
 
     if not 0 < args.confidence < 1:
         raise ParamsError("--confidence", f"must be between 0 and 1, got {args.confidence}")
@@ -118,6 +118,9 @@ def run(args) -> int:
     if skipped:
         summary += f"; skipped {skipped} failure record(s)"
     summary += _methods_summary(table)
+    quiet = quiet_counts(samples)
+    if quiet is not None:
+        summary += f"; {quiet.flagged} of {quiet.runs} runs measured on a machine the quiet gate flagged"
     print(summary, file=sys.stderr)
     return 0
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.errors import ParamsError
+from vbench.samples import QUIET_VERDICT
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
 from vbench.stats.paired import BLOCK, ROUND
@@ -97,6 +98,8 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     # The design's pairing (block, round) and warm-up mark: the statistics pair runs by them and
     # exclude warm-ups by rule, so they must reach compute_stats.
     cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
+    # The quiet-machine gate's verdict, to count the runs measured on a flagged machine (by run).
+    cols += [c for c in (QUIET_VERDICT, "run_id") if QUIET_VERDICT in df.columns and c in df.columns]
     tidy = df[cols].copy()
     tidy.attrs["source"] = str(campaign.path / "samples.jsonl")
     parts = []

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from vbench.errors import VbenchError
+from vbench.samples import QUIET_VERDICT, aa_label
 from vbench.stats.adaptive import assess_mean, assess_ratio
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES, bca_ratio_interval
 from vbench.stats.describe import MIN_N_FOR_BOOTSTRAP, describe, shapiro_wilk
@@ -42,17 +43,20 @@ ALL_PLATFORMS = "all"
 
 COLUMNS = StatRow.columns()
 # Methods that give point values by design; their empty CI needs no note.
-POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis", "anova"})
+POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis", "anova",
+                           "quiet_gate"})
+#: The quiet-machine gate's verdicts (vbench.campaign.quiet) that mean the machine was checked.
+QUIET_CHECKED = ("ok", "waited", "flagged")
 
 _STAT_ORDER = [
-    "excluded_runs", "mean", "median", "std", "cv", "min", "max", "normality", "outliers",
+    "excluded_runs", "flagged_runs", "mean", "median", "std", "cv", "min", "max", "normality", "outliers",
     "mean_ci_halfwidth_pct", "ratio_to_baseline", "overhead_pct", "equivalence",
-    "ratio_ci_halfwidth_pct", "variance_between_blocks", "variance_within_block",
+    "ratio_ci_halfwidth_pct", "aa_check", "variance_between_blocks", "variance_within_block",
     "variance_block", "variance_cluster_instance", "variance_residual", "platform_effect", "mean_difference",
 ]
 _METHOD_ORDER = [
     "rule", "t", PAIRED_T, HIERARCHICAL, "fieller", "bca_bootstrap", MIXED, "order_statistic", "sample", "shapiro_wilk", "mad",
-    "tost_welch", "anova", "welch_anova", "kruskal_wallis", "welch_t",
+    "tost_welch", "anova", "quiet_gate", "welch_anova", "kruskal_wallis", "welch_t",
 ]
 
 
@@ -109,6 +113,9 @@ def _describe_group(out: _Collector, g: _Group, kept: pd.DataFrame, excluded: pd
         reps = ", ".join(str(r) for r in sorted(excluded["repetition"].unique(), key=natural_key)) or "none"
         out.add(_row(g, "excluded_runs", "rule", Interval(float(len(excluded))), n, **common,
                      note=f"{rule.describe()}; excluded repetitions: {reps}"))
+    q = quiet_counts(kept)
+    if q is not None:
+        out.add(_row(g, "flagged_runs", "quiet_gate", Interval(float(q.flagged)), n, **common, note=q.text()))
     if n == 0:
         out.add(_row(g, "mean", "t", Interval(None), 0, **common, note="n=0: every run was excluded by the rule"))
         out.problem(g, "n=0 after exclusions")
@@ -139,6 +146,38 @@ def _describe_group(out: _Collector, g: _Group, kept: pd.DataFrame, excluded: pd
         a = assess_mean(x, precision_target_pct, conf=conf, max_runs=max_runs)
         out.add(_row(g, "mean_ci_halfwidth_pct", "t", Interval(a.half_width_pct), n, verdict=a.decision, **common,
                      note=_precision_note(a)))
+
+
+@dataclass(frozen=True)
+class QuietCounts:
+    """How many runs the quiet-machine gate saw on a flagged machine (vbench.campaign.quiet)."""
+
+    runs: int
+    flagged: int
+    waited: int
+    unchecked: int  # no verdict (a campaign from before the gate, an inventory's hosts) or gate off
+
+    def text(self) -> str:
+        parts = [f"{self.flagged} of {self.runs} run(s) measured while the quiet-machine gate flagged the machine"]
+        if self.waited:
+            parts.append(f"{self.waited} after waiting for it to be quiet")
+        if self.unchecked:
+            parts.append(f"{self.unchecked} not checked")
+        return "; ".join(parts)
+
+
+def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
+    """The gate's verdicts over the runs of `samples` (a run's rows counted once, by `run_id`
+    where the samples carry it), or None when no row carries a verdict."""
+    if QUIET_VERDICT not in samples.columns:
+        return None
+    runs = samples
+    if "run_id" in samples.columns:
+        ids = samples["run_id"]
+        runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
+    v = runs[QUIET_VERDICT].fillna("").astype(str)
+    return QuietCounts(int(v.size), int((v == "flagged").sum()), int((v == "waited").sum()),
+                       int((~v.isin(QUIET_CHECKED)).sum()))
 
 
 def _precision_note(a) -> str:
@@ -273,6 +312,10 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
             out.add(_row(g, stat, "bca_bootstrap", conv(boot), n, preferred=pref_boot, **kw))
             if mixed is not None:
                 _mixed_ratio_row(out, g, stat, conv, mixed, n, kw)
+        if p == aa_label(baseline):
+            chosen = paired.ratio if paired is not None else (boot if pref_boot else fieller)
+            method = paired.method if paired is not None else ("bca_bootstrap" if pref_boot else "fieller")
+            out.add(_aa_row(g, chosen, method, n, kw))
         if paired is not None and paired.variance is not None:
             vc = paired.variance
             base_kw = {k: v for k, v in kw.items() if k != "conf_level"}
@@ -335,6 +378,21 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
         out.add(_row(pg, "mean_difference", "welch_t", pr.difference, int(values[pr.first].size),
                      baseline=pr.second, n_baseline=int(values[pr.second].size), conf_level=conf, p_value=pr.p_value,
                      p_adjusted=pr.p_adjusted, verdict=verdict, direction=direction, note=pr.note))
+
+
+def _aa_row(g: _Group, ratio: Interval, method: str, n: int, kw: dict) -> StatRow:
+    """The A/A self-check: the baseline measured twice, as two configurations, must not differ
+    from itself; a ratio whose interval misses 1 says the campaign finds differences that are not
+    there (a false positive at the 5 % level, or a machine that drifted)."""
+    if not ratio.bounded:
+        verdict, note = "A/A: no interval", ratio.note or "no interval for the A/A ratio"
+    elif ratio.low <= 1.0 <= ratio.high:
+        verdict, note = "A/A passes: 1 is inside the interval", ""
+    else:
+        verdict, note = "A/A FAILS: the baseline differs from itself", ("the campaign's own false-positive check: "
+                                                                        "read every comparison with care")
+    return _row(g, "aa_check", method, ratio, n, verdict=verdict,
+                note=_joined(f"the baseline run twice, as two configurations; {method} interval", note), **kw)
 
 
 def _mixed_ratio_row(out: _Collector, g: _Group, stat: str, conv, mixed: MixedFit | NoFit, n: int, kw: dict) -> None:

@@ -374,11 +374,18 @@ class TestbedStatus:
     processes: int
 
 
+def testbed_pids(params: TestbedParams) -> set[int]:
+    """The processes of a testbed: those in its network namespaces (native hosts, the
+    controller's) and those in its cgroup vbench-<testbed> (containers and VMs, not all in
+    namespaces of their own)."""
+    tb = Testbed(params, log=lambda _m: None)
+    ns = tuple(n for n in tb._netns_all() if n in sysops.existing_netns())
+    return {p for n in ns for p in sysops.netns_pids(n)} | cgroup_pids(testbed_cgroup(params.name))
+
+
 def testbed_status(params: TestbedParams) -> TestbedStatus:
     tb = Testbed(params, log=lambda _m: None)
     ns = tuple(n for n in tb._netns_all() if n in sysops.existing_netns())
-    # Containers and VMs live in the cgroup vbench-<testbed> (not all in namespaces of their own).
     cgroup = testbed_cgroup(params.name)
-    procs = {p for n in ns for p in sysops.netns_pids(n)} | cgroup_pids(cgroup)
     exists = bool(ns) or bool(cgroup_dirs(cgroup)) or tb.paths.state_file.exists()
-    return TestbedStatus(params.name, exists, ns, sysops.link_exists(tb.bridge), len(procs))
+    return TestbedStatus(params.name, exists, ns, sysops.link_exists(tb.bridge), len(testbed_pids(params)))

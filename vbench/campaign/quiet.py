@@ -1,0 +1,373 @@
+"""The quiet-machine gate (issue #18): before each round, is this machine fit to measure on?
+
+A campaign measured while other work loads the machine reports that work as platform overhead
+or as noise (the committed reference campaign: sysbench CPU CV 16-28 % under load, 1-3 % idle).
+Before each round the gate reads what the inventory checks read (vbench.inventory.checks: load,
+swap, governor, transparent huge pages, with their parsers), CPU steal over a short window (the
+/proc/stat cpu line, with the monitor's parser), the memory available, and the CPU used over the
+same window by every process that is not the caller's (`own`: the controller and the testbed's
+processes, which the runner knows): a busy neighbour is the usual reason a laptop or a shared
+server measures badly, and the load average cannot tell it from the testbed's own last round.
+
+The design says what to do (`quiet:` in the experiment): `flag` (the default) records the
+readings and a verdict on every sample of the round; `wait` re-checks every `retry_s` until the
+machine is quiet or `max_wait_s` have passed (then it flags); `off` reads nothing. Verdicts:
+`ok`, `waited` (quiet after waiting), `flagged`, `off`. The statistics count the runs taken on a
+flagged machine.
+
+It reads the machine it runs on: the local testbed's hosts share this kernel. An inventory's
+hosts are checked by `vbench inventory check` before a campaign, not by this gate.
+The parsing and judging are pure functions over /proc text; `read_state` and `measure` are the
+thin part that reads the machine.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from vbench.inventory.checks import NOT_EXPOSED, parse_governor, parse_loadavg, parse_swaps, parse_thp
+from vbench.monitor.sampler import parse_cpu_line
+from vbench.samples import QUIET_VERDICT
+from vbench.testbed.local import testbed_pids
+from vbench.testbed.owned import parse_start_time
+
+OK, WAITED, FLAGGED, OFF = "ok", "waited", "flagged", "off"
+#: How many of the busiest outside processes a record names.
+TOP_OUTSIDE = 3
+
+
+class QuietParams(BaseModel):
+    """`quiet:` in an experiment: when the machine counts as quiet, and what to do when it is not."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["flag", "wait", "off"] = "flag"
+    #: Length of the window over which CPU use (outside processes, steal) is measured, s.
+    window_s: float = Field(2.0, gt=0, le=60)
+    #: CPU used by processes outside the testbed and the controller, in % of one CPU (as top
+    #: counts: two busy cores are 200).
+    max_outside_cpu_pct: float = Field(25.0, ge=0)
+    #: CPU time stolen by a hypervisor from this machine, % of its CPU time in the window.
+    max_steal_pct: float = Field(5.0, ge=0, le=100)
+    #: 1-minute load average per CPU. Off by default: the load average still holds the
+    #: testbed's own previous round for a minute or more, so it cannot say who loads the machine.
+    max_load_per_cpu: float | None = Field(None, ge=0)
+    #: Swap in use, MiB (None: recorded, not judged).
+    max_swap_used_mb: int | None = Field(None, ge=0)
+    #: MemAvailable below this is a reason (the page cache a run needs is gone).
+    min_free_memory_mb: int = Field(512, ge=0)
+    #: Accepted CPU frequency governors / THP settings (None: recorded, not judged).
+    governors: tuple[str, ...] | None = None
+    thp: tuple[str, ...] | None = None
+    #: mode wait: give up (and flag) after this long; re-check every retry_s.
+    max_wait_s: float = Field(300.0, ge=0)
+    retry_s: float = Field(10.0, gt=0)
+
+    @model_validator(mode="after")
+    def _wait_limit(self) -> "QuietParams":
+        if self.mode == "wait" and self.max_wait_s <= 0:
+            raise ValueError("max_wait_s: mode wait needs a positive limit (or use mode flag)")
+        return self
+
+
+@dataclass(frozen=True)
+class ProcTimes:
+    """One process as /proc/<pid>/stat gives it."""
+
+    comm: str
+    ppid: int
+    cpu_ticks: int  # utime + stime, clock ticks (all threads)
+    start: int  # start time, clock ticks after boot: tells a reused pid apart
+
+
+@dataclass(frozen=True)
+class MachineState:
+    """The text of the files the gate reads, at one moment."""
+
+    loadavg: str
+    swaps: str
+    meminfo: str
+    governor: str
+    thp: str
+    cpu_line: str  # the aggregate line of /proc/stat
+    procs: str  # every /proc/<pid>/stat, one per line
+    cpus: int
+
+
+@dataclass(frozen=True)
+class Readings:
+    load1: float
+    cpus: int
+    steal_pct: float | None
+    busy_pct: float | None  # the whole machine's non-idle CPU in the window
+    swap_used_mb: int
+    swap_total_mb: int
+    mem_available_mb: int | None
+    governor: str
+    thp: str
+    outside_cpu_pct: float
+    #: The busiest outside processes: (pid, name, % of one CPU).
+    top_outside: tuple[tuple[int, str, float], ...]
+    window_s: float
+
+
+@dataclass(frozen=True)
+class QuietRecord:
+    """What the gate found before a round, and what it did."""
+
+    verdict: str  # OK, WAITED, FLAGGED or OFF
+    readings: Readings | None = None
+    reasons: tuple[str, ...] = ()
+    waited_s: float = 0.0
+    checks: int = 0
+    history: tuple[tuple[str, ...], ...] = field(default=(), repr=False)  # reasons of every check
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        if self.verdict == OFF:
+            return "quiet gate: off"
+        r = self.readings
+        head = f"quiet gate: {self.verdict}"
+        if self.verdict == WAITED:
+            head += f" after {self.waited_s:.0f} s"
+        facts = (f"load {r.load1:.2f}, outside CPU {r.outside_cpu_pct:.0f} %, steal {_pct(r.steal_pct)}, "
+                 f"available {r.mem_available_mb} MiB") if r else ""
+        why = f"; {'; '.join(self.reasons)}" if self.reasons else ""
+        return f"{head} ({facts}){why}"
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f} %"
+
+
+# -- pure parsing and judging ------------------------------------------------------------------
+
+def parse_meminfo(text: str) -> dict[str, int]:
+    """/proc/meminfo as {field: kB}. Pure."""
+    out = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            out[name.strip()] = int(parts[0])
+    return out
+
+
+def parse_proc_stats(text: str) -> dict[int, ProcTimes]:
+    """Every process of a concatenation of /proc/<pid>/stat lines. Pure.
+
+    The name (field 2) is in parentheses and may hold spaces and ')': fields are counted after
+    the last ')'. A line cut short (the process ended while it was read) is skipped."""
+    out = {}
+    for line in text.splitlines():
+        head, sep, rest = line.rpartition(")")
+        if not sep or "(" not in head:
+            continue
+        pid_text, _, comm = head.partition(" (")
+        f = rest.split()
+        try:
+            out[int(pid_text)] = ProcTimes(comm, int(f[1]), int(f[11]) + int(f[12]), parse_start_time(line))
+        except (ValueError, IndexError):
+            continue
+    return out
+
+
+def descendants(roots: Iterable[int], procs: dict[int, ProcTimes]) -> set[int]:
+    """`roots` and every process below them. Pure."""
+    children: dict[int, list[int]] = {}
+    for pid, p in procs.items():
+        children.setdefault(p.ppid, []).append(pid)
+    found, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid in found:
+            continue
+        found.add(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def outside_cpu(before: dict[int, ProcTimes], after: dict[int, ProcTimes], own: Iterable[int], window_s: float,
+                clk_tck: int) -> tuple[float, tuple[tuple[int, str, float], ...]]:
+    """(% of one CPU used in the window by processes outside `own` and their descendants, the
+    busiest of them). A process that started in the window counts whole; one that ended in it
+    is not seen (its last moments are lost, a small undercount). Pure."""
+    mine = descendants(own, after) | descendants(own, before)
+    used = []
+    for pid, p in after.items():
+        if pid in mine:
+            continue
+        old = before.get(pid)
+        ticks = p.cpu_ticks - old.cpu_ticks if old is not None and old.start == p.start else p.cpu_ticks
+        if ticks > 0:
+            used.append((pid, p.comm, 100.0 * ticks / clk_tck / window_s))
+    used.sort(key=lambda u: (-u[2], u[0]))
+    return sum(u[2] for u in used), tuple((pid, comm, round(pct, 1)) for pid, comm, pct in used[:TOP_OUTSIDE])
+
+
+def cpu_shares(before_line: str, after_line: str) -> tuple[float | None, float | None]:
+    """(steal %, busy %) of the machine's CPU time between two /proc/stat cpu lines. Pure."""
+    a, b = parse_cpu_line(before_line), parse_cpu_line(after_line)
+    d = {k: b[k] - a[k] for k in a}
+    total = sum(d.values())
+    if total <= 0:
+        return None, None
+    return 100.0 * d["steal"] / total, 100.0 * (total - d["idle"] - d["iowait"]) / total
+
+
+def readings_of(before: MachineState, after: MachineState, own: Iterable[int], window_s: float,
+                clk_tck: int) -> Readings:
+    """The readings from two states `window_s` apart. Pure."""
+    total, used = parse_swaps(after.swaps)
+    mem = parse_meminfo(after.meminfo)
+    steal, busy = cpu_shares(before.cpu_line, after.cpu_line)
+    outside, top = outside_cpu(parse_proc_stats(before.procs), parse_proc_stats(after.procs), own, window_s, clk_tck)
+    return Readings(
+        load1=parse_loadavg(after.loadavg), cpus=after.cpus, steal_pct=steal, busy_pct=busy,
+        swap_used_mb=used, swap_total_mb=total,
+        mem_available_mb=mem["MemAvailable"] // 1024 if "MemAvailable" in mem else None,
+        governor=parse_governor(after.governor), thp=parse_thp(after.thp),
+        outside_cpu_pct=outside, top_outside=top, window_s=window_s,
+    )
+
+
+def judge(r: Readings, p: QuietParams) -> tuple[str, ...]:
+    """Every reason the machine is not quiet (none: it is). Pure."""
+    reasons = []
+    if r.outside_cpu_pct > p.max_outside_cpu_pct:
+        who = ", ".join(f"{name}[{pid}] {pct:.0f} %" for pid, name, pct in r.top_outside)
+        reasons.append(f"processes outside the testbed used {r.outside_cpu_pct:.0f} % of a CPU over {r.window_s:g} s "
+                       f"(max {p.max_outside_cpu_pct:g}): {who}")
+    if r.steal_pct is not None and r.steal_pct > p.max_steal_pct:
+        reasons.append(f"CPU steal {r.steal_pct:.1f} % (max {p.max_steal_pct:g})")
+    if p.max_load_per_cpu is not None and r.load1 / max(1, r.cpus) > p.max_load_per_cpu:
+        reasons.append(f"load average {r.load1:.2f} on {r.cpus} CPUs (max {p.max_load_per_cpu:g}/CPU)")
+    if p.max_swap_used_mb is not None and r.swap_used_mb > p.max_swap_used_mb:
+        reasons.append(f"{r.swap_used_mb} MiB of swap in use (max {p.max_swap_used_mb})")
+    if r.mem_available_mb is not None and r.mem_available_mb < p.min_free_memory_mb:
+        reasons.append(f"{r.mem_available_mb} MiB of memory available (min {p.min_free_memory_mb})")
+    if p.governors is not None and r.governor != NOT_EXPOSED and any(g not in p.governors for g in r.governor.split(",")):
+        reasons.append(f"CPU frequency governor {r.governor} (accepted: {', '.join(p.governors)})")
+    if p.thp is not None and r.thp != NOT_EXPOSED and r.thp not in p.thp:
+        reasons.append(f"transparent huge pages '{r.thp}' (accepted: {', '.join(p.thp)})")
+    return tuple(reasons)
+
+
+def stamp(record: QuietRecord) -> dict[str, object]:
+    """The flat fields every sample of the round carries (`quiet.verdict`, `quiet.load1`, ...). Pure."""
+    out: dict[str, object] = {QUIET_VERDICT: record.verdict}
+    r = record.readings
+    if r is None:
+        return out
+    out.update({
+        "quiet.load1": r.load1, "quiet.outside_cpu_pct": round(r.outside_cpu_pct, 1),
+        "quiet.top_outside": ", ".join(f"{name}[{pid}] {pct:g} %" for pid, name, pct in r.top_outside),
+        "quiet.steal_pct": None if r.steal_pct is None else round(r.steal_pct, 2),
+        "quiet.busy_pct": None if r.busy_pct is None else round(r.busy_pct, 1),
+        "quiet.mem_available_mb": r.mem_available_mb, "quiet.swap_used_mb": r.swap_used_mb,
+        "quiet.governor": r.governor, "quiet.thp": r.thp, "quiet.window_s": r.window_s,
+        "quiet.waited_s": round(record.waited_s, 1), "quiet.reasons": "; ".join(record.reasons),
+    })
+    return out
+
+
+# -- reading the machine -----------------------------------------------------------------------
+
+def _read(path: str | Path) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:  # absent (a VM hides cpufreq), or a process gone between listing and reading
+        return ""
+
+
+def read_state(proc: Path = Path("/proc"), sys: Path = Path("/sys")) -> MachineState:
+    """The files the gate reads, now."""
+    governors = sorted((sys / "devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor"))
+    stat = _read(proc / "stat")
+    procs = [_read(proc / name / "stat") for name in os.listdir(proc) if name.isdigit()]
+    return MachineState(
+        loadavg=_read(proc / "loadavg"), swaps=_read(proc / "swaps"), meminfo=_read(proc / "meminfo"),
+        governor="".join(_read(g) for g in governors), thp=_read(sys / "kernel/mm/transparent_hugepage/enabled"),
+        cpu_line=stat.splitlines()[0] if stat else "cpu 0 0 0 0", procs="".join(p for p in procs if p),
+        cpus=os.cpu_count() or 1,
+    )
+
+
+def measure(window_s: float, own: Iterable[int], sleep: Callable[[float], None] = time.sleep) -> Readings:
+    """Read the machine, wait `window_s`, read it again."""
+    before = read_state()
+    sleep(window_s)
+    after = read_state()
+    return readings_of(before, after, own, window_s, os.sysconf("SC_CLK_TCK"))
+
+
+def gate(params: QuietParams, own: Iterable[int], log: Callable[[str], None] = print,
+         measure: Callable[[float, Iterable[int]], Readings] = measure,
+         sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> QuietRecord:
+    """Check the machine before a round, waiting for it to be quiet if the design says so.
+
+    `own`: the pids that are the measurement's own (the controller, the testbed's hosts and
+    daemons); their descendants count as own too."""
+    if params.mode == OFF:
+        return QuietRecord(OFF)
+    own = frozenset(own)
+    t0 = clock()
+    r = measure(params.window_s, own)
+    reasons = judge(r, params)
+    history = [reasons]
+    if not reasons:
+        return QuietRecord(OK, r, (), 0.0, 1, tuple(history))
+    if params.mode == "flag":
+        return QuietRecord(FLAGGED, r, reasons, 0.0, 1, tuple(history))
+    log(f"quiet gate: waiting up to {params.max_wait_s:g} s: {'; '.join(reasons)}")
+    while clock() - t0 + params.retry_s <= params.max_wait_s:
+        sleep(params.retry_s)
+        r = measure(params.window_s, own)
+        reasons = judge(r, params)
+        history.append(reasons)
+        if not reasons:
+            return QuietRecord(WAITED, r, (), clock() - t0, len(history), tuple(history))
+    waited = clock() - t0
+    return QuietRecord(FLAGGED, r, (*reasons, f"still not quiet after waiting {waited:.0f} s"), waited, len(history),
+                       tuple(history))
+
+
+# -- the gate as the runner's before-round hook --------------------------------------------------
+
+def controller_and_testbeds(testbeds: Iterable) -> Callable[[], set[int]]:
+    """The pids that are the measurement's own, read afresh before each round: this process (the
+    controller; its descendants count too) and every process of the testbeds (their network
+    namespaces and cgroups: vbench.testbed.local.testbed_pids)."""
+    testbeds = list(testbeds)
+
+    def own() -> set[int]:
+        pids = {os.getpid()}
+        for tb in testbeds:
+            pids |= testbed_pids(tb)
+        return pids
+    return own
+
+
+class QuietHook:
+    """The runner's RoundHooks for the gate: before each round, check the machine (waiting if
+    the design says so), say the verdict, and give the fields every sample of the round carries."""
+
+    def __init__(self, params: QuietParams, own: Callable[[], set[int]], log: Callable[[str], None] = print,
+                 gate: Callable[..., QuietRecord] = gate):
+        self.params, self.own, self.log, self._gate = params, own, log, gate
+        self.records: list[tuple[int, int, QuietRecord]] = []
+
+    def before_round(self, info) -> dict[str, object]:
+        rec = self._gate(self.params, self.own(), log=self.log)
+        self.records.append((info.block, info.round, rec))
+        if rec.verdict != OFF:
+            self.log(f"b{info.block}/r{info.round}: {rec.line()}")
+        return stamp(rec)
+
+    def after_round(self, info) -> str | None:
+        return None
