@@ -348,6 +348,7 @@ def test_papermill_runs_it_from_notebooks_and_from_the_root(tmp_path):
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.slow  # the browser test and the fresh clone cover reference in CI (docs/testing.md)
 @pytest.mark.parametrize("campaign", committed_campaigns())
 def test_papermill_runs_it_on_every_committed_campaign(tmp_path, campaign):
     _papermill(REPO, "notebooks/explore.ipynb", tmp_path / "out.ipynb", "-p", "campaign", campaign)

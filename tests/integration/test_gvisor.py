@@ -122,17 +122,16 @@ def test_a_sandbox_killed_behind_vbenchs_back_fails_the_wait_and_leaves_nothing(
     assert leftovers(tbp) == []
 
 
-@pytest.mark.slow
-def test_smoke_on_gvisor_workers_next_to_a_native_master(it_platform_testbed, tmp_path):
-    """A mixed cluster (native master, gVisor workers): TeraGen, TeraSort, TeraValidate valid,
-    blocks on both workers, nothing left."""
+def test_hadoop_on_gvisor_workers_is_refused_before_anything_starts(it_platform_testbed, tmp_path):
+    """runsc 0.0~20221219 answers statx(2) with EINVAL, so the NodeManager's `ls -ld` fails and it
+    exits at start-up (seen here on a gVisor worker, docs/platforms.md). A cluster with gVisor
+    hosts is refused before a testbed is made, naming the host's platform field and the cause."""
     tbp = it_platform_testbed("native", hosts=[
         {"name": "master", "role": "master"},
         {"name": "worker1", "role": "worker", "platform": "gvisor"},
         {"name": "worker2", "role": "worker", "platform": "gvisor"},
     ])
-    result, _ = run_smoke(tbp, it_hadoop({"replication": 2, "block_size": "16MB"}), 16, tmp_path / "smoke",
-                          log=print, job_timeout_s=1800)
-    print(result.summary())
-    assert result.ok, result
+    with pytest.raises(ParamsError, match="statx") as err:
+        run_smoke(tbp, it_hadoop({"replication": 2, "block_size": "16MB"}), 16, tmp_path / "smoke", log=print)
+    assert err.value.field.endswith("testbed.hosts[1].platform"), err.value.field
     assert leftovers(tbp) == []
