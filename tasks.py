@@ -3,6 +3,7 @@
 Task arguments come from the command line and reach a shell: every one is quoted (`line()`),
 so `invoke campaign --name 'x;rm -rf ~'` names a campaign, it runs nothing.
 """
+
 import os
 import shlex
 from pathlib import Path
@@ -20,9 +21,11 @@ def line(*argv) -> str:
 
 def stats_line(campaign: str) -> str:
     """The statistics of data/raw/<campaign>; the name reaches Python as an argument, not as code. Pure."""
-    code = ("import sys; from pathlib import Path; from vbench import pipeline; c = sys.argv[1]; "
-            "pipeline.write_tidy(Path('data/raw', c), Path('data/processed', c)); "
-            "pipeline.statistics(Path('data/raw', c), Path('data/processed', c))")
+    code = (
+        "import sys; from pathlib import Path; from vbench import pipeline; c = sys.argv[1]; "
+        "pipeline.write_tidy(Path('data/raw', c), Path('data/processed', c)); "
+        "pipeline.statistics(Path('data/raw', c), Path('data/processed', c))"
+    )
     return line(f"{VENV}/python", "-c", code, campaign)
 
 
@@ -60,9 +63,11 @@ def repro(c):
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
-    extra = [(flag, name) for flag, name in
-             (("isolation", "isolation"), ("monitoring", "monitoring"), ("extra-campaign", "netmodes"))
-             if Path(f"data/raw/{name}/samples.jsonl").exists()]
+    extra = [
+        (flag, name)
+        for flag, name in (("isolation", "isolation"), ("monitoring", "monitoring"), ("extra-campaign", "netmodes"))
+        if Path(f"data/raw/{name}/samples.jsonl").exists()
+    ]
     c.run(paper_line(campaign, extra), pty=True)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything vbench needs on a Debian machine, then run one job:
 #   bash scripts/setup.sh run    the main job: `dvc repro`, the default campaign ending in the paper PDF
-#   bash scripts/setup.sh test   ruff check, then the test suite (unit + integration), with its time and slowest tests
+#   bash scripts/setup.sh test   ruff check and ruff format --check, then the test suite (unit + integration), with its time and slowest tests
 #   bash scripts/setup.sh install
 # Idempotent: what is already installed is kept. Run as root, or as a user with sudo: the
 # script escalates only when it is not root (a root-only Debian image has no sudo at all).
@@ -81,6 +81,11 @@ run_lint() {
   if ! .venv/bin/ruff check "${LINTED[@]}"; then
     echo "setup: FAILED: ruff check found the problems listed above; fix them (many are fixed by" \
          "\`.venv/bin/ruff check --fix ${LINTED[*]}\`). The tests did not run." >&2
+    return 1
+  fi
+  if ! .venv/bin/ruff format --check "${LINTED[@]}"; then
+    echo "setup: FAILED: ruff format would change the files listed above; run" \
+         "\`.venv/bin/ruff format ${LINTED[*]}\`. The tests did not run." >&2
     return 1
   fi
 }

@@ -30,6 +30,7 @@ go on. Coverage: the share of campaigns whose final interval holds the true rati
     python3 selfbench/adaptive_repetitions.py [--samples FILE] [--target-pct 2] [--campaigns 500]
     python3 selfbench/adaptive_repetitions.py --rule [--rule-campaigns 2000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -141,8 +142,17 @@ def summarise(results, fixed_ns, target, max_runs):
         if not o.runs:
             continue
         r = np.array(o.runs)
-        rows.append((name, r.mean(), np.median(r), np.percentile(r, 90), np.mean(o.rounds),
-                     100 * np.mean(o.reached), 100 * np.mean(o.covered)))
+        rows.append(
+            (
+                name,
+                r.mean(),
+                np.median(r),
+                np.percentile(r, 90),
+                np.mean(o.rounds),
+                100 * np.mean(o.reached),
+                100 * np.mean(o.covered),
+            )
+        )
     label = f"fixed-for-95% (N={n95})" if n95 else f"fixed-for-95% (N>{max_runs})"
     n_eff = n95 or max_runs
     rows.insert(len(fixed_ns), (label, n_eff, n_eff, n_eff, 1.0, 100 * share[n_eff], float("nan")))
@@ -161,8 +171,10 @@ def print_table(title, rows) -> None:
 
 def run_synthetic(args) -> None:
     fixed_ns = [5, 10, 20, 30]
-    print(f"Synthetic campaigns: {args.campaigns} per scenario, target +/-{args.target_pct:g} % "
-          f"(95 % Fieller CI on the ratio), min {args.min_runs}, budget {args.max_runs} runs per platform, seed {args.seed}")
+    print(
+        f"Synthetic campaigns: {args.campaigns} per scenario, target +/-{args.target_pct:g} % "
+        f"(95 % Fieller CI on the ratio), min {args.min_runs}, budget {args.max_runs} runs per platform, seed {args.seed}"
+    )
     summary = []
     for k, sc in enumerate(SCENARIOS):
         rng = np.random.default_rng([args.seed, k])
@@ -178,7 +190,9 @@ def run_synthetic(args) -> None:
         a1 = next(r for r in rows if r[0] == "adaptive-1")
         summary.append((sc.name, a1[2], a1[1], a1[5], n95))
     print(f"\nSummary: runs per platform to reach +/-{args.target_pct:g} % on the overhead ratio")
-    print(f"  {'scenario':<22}{'adaptive median':>16}{'adaptive mean':>15}{'adaptive reached %':>20}{'fixed for 95 %':>16}")
+    print(
+        f"  {'scenario':<22}{'adaptive median':>16}{'adaptive mean':>15}{'adaptive reached %':>20}{'fixed for 95 %':>16}"
+    )
     for name, med, mean, reached, n95 in summary:
         fixed = str(n95) if n95 else f">{args.max_runs}"
         print(f"  {name:<22}{med:>16.0f}{mean:>15.1f}{reached:>20.1f}{fixed:>16}")
@@ -191,8 +205,10 @@ def run_recorded(args) -> None:
     df = read_samples(args.samples)
     if "warmup" in df.columns:
         df = df[~df["warmup"]]
-    print(f"Replaying recorded samples from {args.samples}: {args.campaigns} random run orders per comparison, "
-          f"target +/-{args.target_pct:g} %, baseline {args.baseline!r}, min {args.min_runs} runs")
+    print(
+        f"Replaying recorded samples from {args.samples}: {args.campaigns} random run orders per comparison, "
+        f"target +/-{args.target_pct:g} %, baseline {args.baseline!r}, min {args.min_runs} runs"
+    )
     rng = np.random.default_rng(args.seed)
     found = False
     for key, grp in df.groupby(COMPARISON_KEY, sort=True):
@@ -213,13 +229,17 @@ def run_recorded(args) -> None:
                 x, y = rng.permutation(plat)[:n_max], rng.permutation(base)[:n_max]
                 simulate_campaign(x, y, truth, args.target_pct, args.min_runs, n_max, fixed_ns, results)
             rows, _ = summarise(results, fixed_ns, args.target_pct, n_max)
-            print_table(f"{'/'.join(map(str, key))}: {platform} vs {args.baseline} "
-                        f"(recorded n={n_max}, ratio {truth:.4f}, half-width with all runs {_hw(full):.2f} %)", rows)
+            print_table(
+                f"{'/'.join(map(str, key))}: {platform} vs {args.baseline} "
+                f"(recorded n={n_max}, ratio {truth:.4f}, half-width with all runs {_hw(full):.2f} %)",
+                rows,
+            )
     if not found:
         print("no comparison with enough recorded runs")
 
 
 # --- the campaign runner's stopping rule on paired, rounds-based campaigns ----------------------
+
 
 @dataclass(frozen=True)
 class RuleScenario:
@@ -277,10 +297,24 @@ def play_rule(ivs: list, rule: Rule, target: float, max_rounds: int) -> int:
     reached = None
     for k in range(1, max_rounds + 1):
         iv = ivs[k]
-        w = ComparisonWidth("sim", "time", "", "platform", "paired", iv.estimate,
-                            None if iv.relative_half_width() is None else 100 * iv.relative_half_width())
-        d = decide([w], rounds_done=k, target_pct=target, min_rounds=rule.min_rounds, max_rounds=max_rounds,
-                   extra_rounds=rule.extra_rounds, reached_at=reached)
+        w = ComparisonWidth(
+            "sim",
+            "time",
+            "",
+            "platform",
+            "paired",
+            iv.estimate,
+            None if iv.relative_half_width() is None else 100 * iv.relative_half_width(),
+        )
+        d = decide(
+            [w],
+            rounds_done=k,
+            target_pct=target,
+            min_rounds=rule.min_rounds,
+            max_rounds=max_rounds,
+            extra_rounds=rule.extra_rounds,
+            reached_at=reached,
+        )
         reached = d.reached_at
         if d.stop:
             return k
@@ -291,15 +325,20 @@ def rules_for(sc: RuleScenario, args) -> list[Rule]:
     """The rules compared: stopping at the first narrow interval after 3 or 10 blocks, and the
     default (`min_blocks` blocks' worth of rounds, then `extra_rounds` more)."""
     r = sc.rounds
-    return [Rule(f"min {3 * r}, no extra rounds", 3 * r, 0), Rule(f"min {10 * r}, no extra rounds", 10 * r, 0),
-            Rule(f"min {args.min_blocks * r}, +{args.extra_rounds} (default)", args.min_blocks * r, args.extra_rounds)]
+    return [
+        Rule(f"min {3 * r}, no extra rounds", 3 * r, 0),
+        Rule(f"min {10 * r}, no extra rounds", 10 * r, 0),
+        Rule(f"min {args.min_blocks * r}, +{args.extra_rounds} (default)", args.min_blocks * r, args.extra_rounds),
+    ]
 
 
 def run_rule(args) -> list[tuple[str, str, float]]:
     """Coverage of the stopping rule per scenario and rule; returns (scenario, rule, coverage)."""
-    print(f"Stopping rule (vbench.stats.stopping.decide) on simulated paired campaigns: target +/-{args.rule_target_pct:g} % "
-          f"(95 % paired interval of the ratio), at most {args.max_blocks} blocks; {args.rule_campaigns} campaigns per "
-          f"scenario ({args.rule_campaigns // 10} with several rounds per block: the bootstrap is slow), seed {args.seed}")
+    print(
+        f"Stopping rule (vbench.stats.stopping.decide) on simulated paired campaigns: target +/-{args.rule_target_pct:g} % "
+        f"(95 % paired interval of the ratio), at most {args.max_blocks} blocks; {args.rule_campaigns} campaigns per "
+        f"scenario ({args.rule_campaigns // 10} with several rounds per block: the bootstrap is slow), seed {args.seed}"
+    )
     head = f"  {'scenario':<36}{'method':<26}{'rule':<24}{'rounds mean':>12}{'reached %':>11}{'coverage %':>12}"
     print(head)
     print("  " + "-" * (len(head) - 2))
@@ -311,13 +350,17 @@ def run_rule(args) -> list[tuple[str, str, float]]:
         max_rounds = args.max_blocks * sc.rounds
         rules = [*rules_for(sc, args), Rule("fixed at max", max_rounds, 0)]
         for method in methods:
-            label = ("paired-t (blocks)" if sc.rounds == 1 else "hierarchical bootstrap") if method == "preferred" \
+            label = (
+                ("paired-t (blocks)" if sc.rounds == 1 else "hierarchical bootstrap")
+                if method == "preferred"
                 else "t on block means (mixed)"
+            )
             stats_ = {r.name: ([], [], []) for r in rules}
             for _ in range(n):
                 d = rule_campaign_logs(rng, sc, max_rounds)
-                ivs = [None] + [interval_after(d, j, sc.rounds, method, rng, args.rule_resamples)
-                                for j in range(1, max_rounds + 1)]
+                ivs = [None] + [
+                    interval_after(d, j, sc.rounds, method, rng, args.rule_resamples) for j in range(1, max_rounds + 1)
+                ]
                 for r in rules:
                     stop = play_rule(ivs, r, args.rule_target_pct, max_rounds)
                     iv = ivs[stop]
@@ -328,10 +371,15 @@ def run_rule(args) -> list[tuple[str, str, float]]:
                     covered.append(iv.bounded and iv.low <= sc.truth <= iv.high)
             for name, (runs, reached, covered) in stats_.items():
                 cov = 100 * float(np.mean(covered))
-                print(f"  {sc.name:<36}{label:<26}{name:<24}{np.mean(runs):>12.1f}{100 * np.mean(reached):>11.1f}{cov:>12.1f}")
+                print(
+                    f"  {sc.name:<36}{label:<26}{name:<24}{np.mean(runs):>12.1f}{100 * np.mean(reached):>11.1f}{cov:>12.1f}"
+                )
                 out.append((sc.name, f"{label}: {name}", cov))
-    for what, pick in (("paired-t (one round per block)", "paired-t"), ("hierarchical bootstrap", "hierarchical"),
-                       ("t on block means", "block means")):
+    for what, pick in (
+        ("paired-t (one round per block)", "paired-t"),
+        ("hierarchical bootstrap", "hierarchical"),
+        ("t on block means", "block means"),
+    ):
         covs = [c for _s, r, c in out if "(default)" in r and pick in r]
         if covs:
             print(f"  default rule, {what}: lowest coverage {min(covs):.1f} % (nominal 95 %)")
@@ -352,7 +400,9 @@ def main(argv=None) -> int:
     p.add_argument("--rule-target-pct", type=float, default=3.0)
     p.add_argument("--max-blocks", type=int, default=40, help="the stopping rule's max_rounds, in blocks")
     p.add_argument("--extra-rounds", type=int, default=PRECISION_EXTRA_ROUNDS, help="the stopping rule's extra_rounds")
-    p.add_argument("--min-blocks", type=int, default=PRECISION_MIN_BLOCKS, help="the rule's min_rounds, in blocks' worth of rounds")
+    p.add_argument(
+        "--min-blocks", type=int, default=PRECISION_MIN_BLOCKS, help="the rule's min_rounds, in blocks' worth of rounds"
+    )
     p.add_argument("--rule-resamples", type=int, default=999, help="bootstrap resamples in the rule's simulation")
     args = p.parse_args(argv)
     if args.rule:

@@ -9,6 +9,7 @@ and after. Root; a few minutes; tears everything down.
 
     python3 selfbench/history_fetch.py [--size-mb 32] [--rounds 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,11 @@ class CountingCluster:
 
 def per_resource(cluster, job_id: str) -> None:
     """The replaced path: one curl per SSH call for each resource."""
+
     def get(suffix: str) -> str:
-        r = cluster.sh(cluster.master, f"curl -sf --max-time 10 '{history.job_url(cluster.master.name, job_id, suffix)}'")
+        r = cluster.sh(
+            cluster.master, f"curl -sf --max-time 10 '{history.job_url(cluster.master.name, job_id, suffix)}'"
+        )
         assert r.ok, f"no {suffix or 'record'} for {job_id}"
         return r.stdout
 
@@ -63,8 +67,14 @@ def main() -> int:
     args = ap.parse_args()
     load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="vbench-hist-"))
-    tb = testbed_params({"name": "vbhist", "workers": 2, "work_root": str(work),
-                         "network": {"bridge": "vbhistbr", "subnet": "10.213.7.0/24"}})
+    tb = testbed_params(
+        {
+            "name": "vbhist",
+            "workers": 2,
+            "work_root": str(work),
+            "network": {"bridge": "vbhistbr", "subnet": "10.213.7.0/24"},
+        }
+    )
     hp = hadoop_params({"replication": 2})
     with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, fetch(hp.version, hp.examples_version)) as cluster:
         run = execute(cluster, terasort, terasort.Config(size_mb=args.size_mb), job_details=False)
@@ -82,8 +92,10 @@ def main() -> int:
     for name, rows in results.items():
         calls = statistics.mean(c for c, _ in rows)
         secs = [s for _, s in rows]
-        print(f"  {name:13s} {calls:5.1f} SSH calls/job  {statistics.mean(secs):6.3f} s/job "
-              f"(median {statistics.median(secs):.3f}, max {max(secs):.3f})")
+        print(
+            f"  {name:13s} {calls:5.1f} SSH calls/job  {statistics.mean(secs):6.3f} s/job "
+            f"(median {statistics.median(secs):.3f}, max {max(secs):.3f})"
+        )
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f}")
     work.rmdir()  # the testbed removed its own directory inside
     return 0

@@ -14,6 +14,7 @@ Two measurements, both printed with their method:
     python3 selfbench/sampler_overhead.py [--params-dir DIR] [--pairs 3] [--size-mb 32] [--interval 1]
     python3 selfbench/sampler_overhead.py --cpu-only
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,7 @@ HZ = os.sysconf("SC_CLK_TCK")
 
 
 def session_cpu_s(pid: int) -> float:
-    """CPU seconds of a process and its reaped children, from /proc/<pid>/stat. """
+    """CPU seconds of a process and its reaped children, from /proc/<pid>/stat."""
     rest = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     utime, stime, cutime, cstime = (int(x) for x in rest[11:15])
     return (utime + stime + cutime + cstime) / HZ
@@ -75,12 +76,16 @@ def job_effect(params_dir: Path, pairs: int, size_mb: int, interval: float) -> N
             cluster.down()
     ratio = fieller_interval(times[True], times[False])
     mean = lambda x: sum(x) / len(x)  # noqa: E731
-    print(f"TeraSort job time without: mean {mean(times[False]):.1f} s (n={len(times[False])}), "
-          f"with: {mean(times[True]):.1f} s (n={len(times[True])})")
+    print(
+        f"TeraSort job time without: mean {mean(times[False]):.1f} s (n={len(times[False])}), "
+        f"with: {mean(times[True]):.1f} s (n={len(times[True])})"
+    )
     lo = f"{(ratio.low - 1) * 100:+.1f}" if ratio.low is not None else "?"
     hi = f"{(ratio.high - 1) * 100:+.1f}" if ratio.high is not None else "?"
-    print(f"effect of monitoring on the job time: {(ratio.estimate - 1) * 100:+.1f} % (95 % Fieller interval {lo} .. {hi} %)"
-          + (f"; {ratio.note}" if ratio.note else ""))
+    print(
+        f"effect of monitoring on the job time: {(ratio.estimate - 1) * 100:+.1f} % (95 % Fieller interval {lo} .. {hi} %)"
+        + (f"; {ratio.note}" if ratio.note else "")
+    )
 
 
 def _pairs(cluster, bed, tb, pairs, cfg, interval, times, quiet) -> None:
@@ -112,8 +117,10 @@ def main() -> int:
     ap.add_argument("--cpu-only", action="store_true")
     args = ap.parse_args()
     pct, n = sampler_cpu(args.seconds, args.interval)
-    print(f"sampler CPU cost: {pct:.3f} % of one CPU per sampled host at {args.interval:g} s "
-          f"({n} snapshots in {args.seconds:g} s; loop + cat/sleep children, from /proc/<pid>/stat)")
+    print(
+        f"sampler CPU cost: {pct:.3f} % of one CPU per sampled host at {args.interval:g} s "
+        f"({n} snapshots in {args.seconds:g} s; loop + cat/sleep children, from /proc/<pid>/stat)"
+    )
     if not args.cpu_only:
         job_effect(args.params_dir, args.pairs, args.size_mb, args.interval)
     return 0

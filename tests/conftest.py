@@ -5,6 +5,7 @@ Per-test timeouts (pytest-timeout, configured in pyproject.toml): every test get
 that knows better says `@pytest.mark.timeout(N)`, and `--timeout N` on the command line applies
 N to every test (0: none, e.g. to debug a hang).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -76,7 +77,9 @@ def pytest_timeout_set_timer(item, settings):
             capture = item.config.pluginmanager.getplugin("capturemanager")
             if capture:  # else the line would land among the test's captured output
                 capture.suspend_global_capture()
-            item.config.get_terminal_writer().line(f"\nTimeout: {item.nodeid} still running after {settings.timeout:g} s")
+            item.config.get_terminal_writer().line(
+                f"\nTimeout: {item.nodeid} still running after {settings.timeout:g} s"
+            )
         pytest_timeout.timeout_timer(item, settings)  # dumps every thread's stack, then exits
 
     timer = threading.Timer(settings.timeout, expire)
@@ -106,8 +109,10 @@ class FakeHadoop:
         from vbench.host import Host, SshEndpoint
 
         ssh = SshEndpoint("10.213.0.10", "root", Path("/k"), Path("/kh"))
-        self.hosts = [Host("master", "master", "native", "10.213.0.10", "/w", ssh),
-                      Host("worker1", "worker", "native", "10.213.0.11", "/w", ssh)]
+        self.hosts = [
+            Host("master", "master", "native", "10.213.0.10", "/w", ssh),
+            Host("worker1", "worker", "native", "10.213.0.11", "/w", ssh),
+        ]
         self.events: list[str] = []
         self.answer: dict[str, str] = {}
         #: What `fsck` prints (None: it fails).
@@ -164,8 +169,9 @@ def fake_hadoop(monkeypatch) -> FakeHadoop:
         def fsck(self, path):
             fake.events.append(f"fsck {path}")
             ok = fake.fsck is not None
-            return types.SimpleNamespace(ok=ok, stdout=fake.fsck or "", stderr="" if ok else "no such path",
-                                         exit_code=0 if ok else 1)
+            return types.SimpleNamespace(
+                ok=ok, stdout=fake.fsck or "", stderr="" if ok else "no such path", exit_code=0 if ok else 1
+            )
 
     def execute(cluster, module, cfg, *, log=print, timeout_s=None, inspect=None, **_kw):
         run = BenchRun(module.NAME, new_run_id(module.NAME), {})
@@ -181,8 +187,9 @@ def fake_hadoop(monkeypatch) -> FakeHadoop:
 
     monkeypatch.setattr(runner, "fetch", lambda *_a, **_k: None)
     monkeypatch.setattr(runner, "HadoopCluster", Cluster)
-    monkeypatch.setattr(runner, "cluster_provenance", lambda c: {"hadoop_version": "3.4.2",
-                                                                  "bringup_s": c.bringup_seconds})
+    monkeypatch.setattr(
+        runner, "cluster_provenance", lambda c: {"hadoop_version": "3.4.2", "bringup_s": c.bringup_seconds}
+    )
     monkeypatch.setattr(runner, "vbench_commit", lambda: "0123abcd")
     monkeypatch.setattr(measure, "execute", execute)
     return fake
@@ -222,11 +229,19 @@ class FakeMachine:
 
             def after_round(self, info):
                 return None
+
         return Gate()
 
     def run(self, kind: str, benchmark: str, testbed: str) -> None:
-        self.runs.append({"kind": kind, "benchmark": benchmark, "testbed": testbed,
-                          "testbeds": frozenset(self.testbeds), "clusters": frozenset(self.clusters)})
+        self.runs.append(
+            {
+                "kind": kind,
+                "benchmark": benchmark,
+                "testbed": testbed,
+                "testbeds": frozenset(self.testbeds),
+                "clusters": frozenset(self.clusters),
+            }
+        )
         self.events.append(("run", testbed, benchmark))
         exc = self.raise_on_run.get(len(self.runs))
         if exc is not None:
@@ -255,8 +270,10 @@ class _FakeSource:
         m.most_testbeds_up = max(m.most_testbeds_up, len(m.testbeds))
         m.events.append(("open", testbed.name))
         try:
-            yield [_FakeHost(f"{testbed.name}-{n}", r, platform, testbed.name) for n, r in (("master", "master"),
-                                                                                           ("worker1", "worker"))]
+            yield [
+                _FakeHost(f"{testbed.name}-{n}", r, platform, testbed.name)
+                for n, r in (("master", "master"), ("worker1", "worker"))
+            ]
         finally:
             del m.testbeds[testbed.name]
             m.events.append(("close", testbed.name))
@@ -305,13 +322,24 @@ def fake_machine(monkeypatch):
     def execute(cluster, module, cfg, log=print, timeout_s=None, **_kw):
         assert cluster.testbed in m.clusters, "a job ran on a cluster that is not up"
         m.run("hadoop", module.NAME, cluster.testbed)
-        return BenchRun(module.NAME, f"{module.NAME}-{len(m.runs)}", {},
-                        samples=[Sample(module.NAME, "time", float(len(m.runs)), "s")], hdfs_output_removed=True)
+        return BenchRun(
+            module.NAME,
+            f"{module.NAME}-{len(m.runs)}",
+            {},
+            samples=[Sample(module.NAME, "time", float(len(m.runs)), "s")],
+            hdfs_output_removed=True,
+        )
 
     def measure_micro(hosts, item, log=print, iperf_pairs=None):
         m.run("micro", item.benchmark, hosts[0].testbed)
-        return [BenchRun(item.benchmark, f"{item.benchmark}-{len(m.runs)}", {},
-                         samples=[Sample(item.benchmark, "events", float(len(m.runs)), "events/s")])]
+        return [
+            BenchRun(
+                item.benchmark,
+                f"{item.benchmark}-{len(m.runs)}",
+                {},
+                samples=[Sample(item.benchmark, "events", float(len(m.runs)), "events/s")],
+            )
+        ]
 
     monkeypatch.setattr(runner, "HadoopCluster", Cluster)
     monkeypatch.setattr(measure, "execute", execute)
@@ -334,8 +362,10 @@ def fresh_clone_campaign(tmp_path):
     """Copy a committed campaign into `tmp_path/data/raw/<name>` and return that directory: a data
     tree as a fresh clone has it, with no data/processed/ (whatever the checkout's own holds, the
     statistics stage's table of a `dvc repro` with other settings would be refused by the paper)."""
+
     def copy(name: str) -> Path:
         dest = tmp_path / "data" / "raw" / name
         shutil.copytree(COMMITTED_RAW / name, dest)
         return dest
+
     return copy

@@ -3,6 +3,7 @@
 A core module of its own because hosts (testbed images), the cluster (Hadoop's jars) and the
 benchmarks (corpora) all keep things there, and none of them may import the others for it.
 """
+
 from __future__ import annotations
 
 import os

@@ -3,6 +3,7 @@
 Each command group lives in its own module and exposes `register(subparsers)`,
 which adds its sub-parser and sets `func` on it; `main` only dispatches.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,13 +13,37 @@ from vbench.errors import VbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from vbench.commands import (bench_cmd, campaign_cmd, cluster_cmd, hadoop_cmd, image_cmd, inventory_cmd,
-                                 isolation_cmd, monitor_cmd, paper_cmd, stage_cmd, stats_cmd, testbed_cmd)
+    from vbench.commands import (
+        bench_cmd,
+        campaign_cmd,
+        cluster_cmd,
+        hadoop_cmd,
+        image_cmd,
+        inventory_cmd,
+        isolation_cmd,
+        monitor_cmd,
+        paper_cmd,
+        stage_cmd,
+        stats_cmd,
+        testbed_cmd,
+    )
 
     parser = argparse.ArgumentParser(prog="vbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (testbed_cmd, cluster_cmd, hadoop_cmd, image_cmd, bench_cmd, campaign_cmd, inventory_cmd,
-                   isolation_cmd, monitor_cmd, stats_cmd, paper_cmd, stage_cmd):
+    for module in (
+        testbed_cmd,
+        cluster_cmd,
+        hadoop_cmd,
+        image_cmd,
+        bench_cmd,
+        campaign_cmd,
+        inventory_cmd,
+        isolation_cmd,
+        monitor_cmd,
+        stats_cmd,
+        paper_cmd,
+        stage_cmd,
+    ):
         module.register(sub)
     return parser
 

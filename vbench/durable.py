@@ -4,6 +4,7 @@
 fsync of the file, and a new file's (or directory's) name is in its parent directory, which
 needs an fsync of its own. A campaign's raw outputs and ledger are worth hours of measurement.
 """
+
 from __future__ import annotations
 
 import os

@@ -3,6 +3,7 @@
 The cluster code only sees `Host` records and fabric `Connection`s: a network-namespace
 host of the local testbed, a container, a VM or a remote machine look the same.
 """
+
 from __future__ import annotations
 
 import ctypes

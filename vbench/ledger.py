@@ -24,6 +24,7 @@ appended to (`--append`) gets the marker after its old lines; from there on the 
 The closing and marker records have kinds other than "sample" and "failure": readers that go
 through `read_ledger` (vbench.samples.read_records, vbench.stats.io) never see them.
 """
+
 from __future__ import annotations
 
 import json
@@ -166,8 +167,9 @@ def _cut(path: Path, view: LedgerView) -> Path:
     return aside
 
 
-def append_unit(path: Path, records: list[dict[str, Any]], cell_id: str | None = None,
-                cell_done: bool = True) -> Path | None:
+def append_unit(
+    path: Path, records: list[dict[str, Any]], cell_id: str | None = None, cell_done: bool = True
+) -> Path | None:
     """Append `records` and their closing record as one fsync'd write. A torn tail left by an
     earlier append is cut off first (its path is returned), so that no closing record ever
     vouches for lines it did not write."""
@@ -175,8 +177,13 @@ def append_unit(path: Path, records: list[dict[str, Any]], cell_id: str | None =
     aside = _cut(path, view) if view.end < view.size else None
     if not view.marked:
         _append_bytes(path, _json_line({"kind": MARKER_KIND, "format": FORMAT, "timestamp": time.time()}))
-    commit = {"kind": COMMIT_KIND, "records": len(records), "cell_id": cell_id, "cell_done": cell_done,
-              "timestamp": time.time()}
+    commit = {
+        "kind": COMMIT_KIND,
+        "records": len(records),
+        "cell_id": cell_id,
+        "cell_done": cell_done,
+        "timestamp": time.time(),
+    }
     _append_bytes(path, b"".join(_json_line(r) for r in [*records, commit]))
     return aside
 
@@ -208,7 +215,7 @@ def _append_bytes(path: Path, data: bytes) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _take_back(fd: int, start: int) -> None:

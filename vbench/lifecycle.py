@@ -1,4 +1,5 @@
 """Teardown that happens after success, failure, Ctrl-C and SIGTERM alike."""
+
 from __future__ import annotations
 
 import contextlib

@@ -4,6 +4,7 @@ Kept apart from `vbench.params`, which validates params files on their own: thes
 need what the machine offers (`MachineFacts`, read from /proc/meminfo and the CPU affinity by
 `MachineFacts.local()`, or passed in by tests), and the Hadoop memory each host will use.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,7 +42,10 @@ def check_cluster_fits(testbed: TestbedParams, hadoop: HadoopParams, machine: Ma
         )
     heaps = hadoop.heaps
     need = (
-        heaps.namenode + heaps.resourcemanager + heaps.historyserver + heaps.client
+        heaps.namenode
+        + heaps.resourcemanager
+        + heaps.historyserver
+        + heaps.client
         + len(workers) * (heaps.datanode + heaps.nodemanager + hadoop.nodemanager_memory_mb)
     )
     if need > machine.mem_total_mb:
@@ -102,41 +106,57 @@ def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: Hado
     for i, spec in enumerate(testbed.resolved_hosts()):
         lim = spec.limits
         if lim is not None and lim.cpus is not None and lim.cpus > machine.cpus:
-            raise ParamsError(_limits_field(testbed, i, "cpus"),
-                              f"{lim.cpus} vCPUs asked for {spec.name}, but this machine has {machine.cpus} CPUs")
+            raise ParamsError(
+                _limits_field(testbed, i, "cpus"),
+                f"{lim.cpus} vCPUs asked for {spec.name}, but this machine has {machine.cpus} CPUs",
+            )
         if lim is not None and lim.cpuset is not None and not set(lim.cpuset_cpus) <= cpu_ids:
-            raise ParamsError(_limits_field(testbed, i, "cpuset"),
-                              f"cpuset {lim.cpuset!r} of {spec.name} names CPUs this machine does not have "
-                              f"(online: {_cpu_list(cpu_ids)})")
+            raise ParamsError(
+                _limits_field(testbed, i, "cpuset"),
+                f"cpuset {lim.cpuset!r} of {spec.name} names CPUs this machine does not have "
+                f"(online: {_cpu_list(cpu_ids)})",
+            )
         if lim is not None and lim.cpus is not None and lim.cpuset is not None and lim.cpus > len(lim.cpuset_cpus):
-            raise ParamsError(_limits_field(testbed, i, "cpus"),
-                              f"{lim.cpus} vCPUs of {spec.name} do not fit in its cpuset {lim.cpuset!r}")
+            raise ParamsError(
+                _limits_field(testbed, i, "cpus"),
+                f"{lim.cpus} vCPUs of {spec.name} do not fit in its cpuset {lim.cpuset!r}",
+            )
         if spec.platform == "qemu" and lim is not None and lim.pids_max is not None:
-            raise ParamsError(_limits_field(testbed, i, "pids_max"),
-                              f"{spec.name} is a VM: its processes are counted by the guest kernel, not a cgroup "
-                              "of this machine; pids_max applies to lxc and oci hosts")
+            raise ParamsError(
+                _limits_field(testbed, i, "pids_max"),
+                f"{spec.name} is a VM: its processes are counted by the guest kernel, not a cgroup "
+                "of this machine; pids_max applies to lxc and oci hosts",
+            )
         if spec.platform == "gvisor" and lim is not None and lim.pids_max is not None:
-            raise ParamsError(_limits_field(testbed, i, "pids_max"),
-                              f"{spec.name} is a gVisor sandbox: its guest's processes live in the Sentry, and the "
-                              "sandbox's cgroup counts the Sentry's threads, ptrace stubs and gofer instead, so "
-                              "pids.max would not cap the guest's processes one for one; pids_max applies to lxc "
-                              "and oci hosts")
+            raise ParamsError(
+                _limits_field(testbed, i, "pids_max"),
+                f"{spec.name} is a gVisor sandbox: its guest's processes live in the Sentry, and the "
+                "sandbox's cgroup counts the Sentry's threads, ptrace stubs and gofer instead, so "
+                "pids.max would not cap the guest's processes one for one; pids_max applies to lxc "
+                "and oci hosts",
+            )
         mem = host_memory_mb(spec)
         if mem is not None and mem > machine.mem_total_mb:
-            raise ParamsError(_limits_field(testbed, i, "memory_mb"),
-                              f"{mem} MiB asked for {spec.name}, but this machine has {machine.mem_total_mb} MiB")
+            raise ParamsError(
+                _limits_field(testbed, i, "memory_mb"),
+                f"{mem} MiB asked for {spec.name}, but this machine has {machine.mem_total_mb} MiB",
+            )
         if spec.platform == "qemu":
             vm_memory += mem or 0
         if hadoop is not None and mem is not None:
             need = hadoop_memory_mb(spec.role, hadoop) + (VM_OS_OVERHEAD_MB if spec.platform == "qemu" else 0)
             if need > mem:
-                raise ParamsError(_limits_field(testbed, i, "memory_mb"),
-                                  f"{spec.name} ({spec.role}, {spec.platform}) is limited to {mem} MiB, but its Hadoop "
-                                  f"daemons{' and YARN containers' if spec.role == 'worker' else ''} may use {need} MiB "
-                                  f"(hadoop.heaps{', hadoop.nodemanager_memory_mb' if spec.role == 'worker' else ''}"
-                                  f"{', guest OS' if spec.platform == 'qemu' else ''}); raise the limit or lower Hadoop's")
+                raise ParamsError(
+                    _limits_field(testbed, i, "memory_mb"),
+                    f"{spec.name} ({spec.role}, {spec.platform}) is limited to {mem} MiB, but its Hadoop "
+                    f"daemons{' and YARN containers' if spec.role == 'worker' else ''} may use {need} MiB "
+                    f"(hadoop.heaps{', hadoop.nodemanager_memory_mb' if spec.role == 'worker' else ''}"
+                    f"{', guest OS' if spec.platform == 'qemu' else ''}); raise the limit or lower Hadoop's",
+                )
     if vm_memory > machine.mem_total_mb:
-        raise ParamsError("testbed.hosts", f"the VMs need {vm_memory} MiB together, this machine has {machine.mem_total_mb} MiB")
+        raise ParamsError(
+            "testbed.hosts", f"the VMs need {vm_memory} MiB together, this machine has {machine.mem_total_mb} MiB"
+        )
     check_physical_hosts_fit(testbed, hadoop)
 
 
@@ -144,12 +164,15 @@ def testbed_memory_mb(testbed: TestbedParams, hadoop: HadoopParams | None) -> in
     """What a testbed takes from this machine, with its Hadoop cluster when `hadoop` is given:
     each VM its whole memory, every other host what its Hadoop daemons (and YARN containers on
     a worker) may use (a container's memory limit caps, it does not reserve)."""
-    return sum((host_memory_mb(s) or 0) if s.platform == "qemu" else (hadoop_memory_mb(s.role, hadoop) if hadoop else 0)
-               for s in testbed.resolved_hosts())
+    return sum(
+        (host_memory_mb(s) or 0) if s.platform == "qemu" else (hadoop_memory_mb(s.role, hadoop) if hadoop else 0)
+        for s in testbed.resolved_hosts()
+    )
 
 
-def check_clusters_fit_together(clusters: list[tuple[str, TestbedParams, HadoopParams | None]],
-                                machine: MachineFacts) -> None:
+def check_clusters_fit_together(
+    clusters: list[tuple[str, TestbedParams, HadoopParams | None]], machine: MachineFacts
+) -> None:
     """Refuse testbeds (with their clusters, where Hadoop params are given) that are to be up at
     the same time, labelled by configuration, when together they need more memory than this
     machine has: the design's concurrent rounds (issue #18), before anything starts."""
@@ -157,11 +180,13 @@ def check_clusters_fit_together(clusters: list[tuple[str, TestbedParams, HadoopP
     total = sum(need.values())
     if total > machine.mem_total_mb:
         each = ", ".join(f"{key} {mb} MiB" for key, mb in need.items())
-        raise ParamsError("experiment.interleave",
-                          f"the {len(need)} configurations of a block are up at the same time (interleave: concurrent) "
-                          f"and need {total} MiB together ({each}), but this machine has {machine.mem_total_mb} MiB; "
-                          "set interleave: alternating to run one configuration at a time, or give each less memory "
-                          "(workers, hadoop.nodemanager_memory_mb, hadoop.heaps, VM memory_mb)")
+        raise ParamsError(
+            "experiment.interleave",
+            f"the {len(need)} configurations of a block are up at the same time (interleave: concurrent) "
+            f"and need {total} MiB together ({each}), but this machine has {machine.mem_total_mb} MiB; "
+            "set interleave: alternating to run one configuration at a time, or give each less memory "
+            "(workers, hadoop.nodemanager_memory_mb, hadoop.heaps, VM memory_mb)",
+        )
 
 
 def guest_memory_mb(spec: HostParams, hadoop: HadoopParams | None) -> int:
@@ -185,9 +210,11 @@ def check_physical_hosts_fit(testbed: TestbedParams, hadoop: HadoopParams | None
     for phys, specs in per.items():
         need = sum(guest_memory_mb(s, hadoop) for s in specs)
         if need > cap:
-            raise ParamsError("testbed.physical_host_memory_mb",
-                              f"physical host {phys} holds {len(specs)} guests ({', '.join(s.name for s in specs)}) "
-                              f"needing {need} MiB, but has {cap} MiB; lower testbed.vms_per_host or the guests' memory")
+            raise ParamsError(
+                "testbed.physical_host_memory_mb",
+                f"physical host {phys} holds {len(specs)} guests ({', '.join(s.name for s in specs)}) "
+                f"needing {need} MiB, but has {cap} MiB; lower testbed.vms_per_host or the guests' memory",
+            )
 
 
 def _cpu_list(ids: set[int]) -> str:

@@ -8,6 +8,7 @@ Two things differ from a bare `papermill` call, both for the person at the termi
   localhost, so no port of a root-run kernel is open to other users of the machine, and the
   kernel has no cause for its "running over TCP without encryption" warning at every stage.
 """
+
 from __future__ import annotations
 
 import logging
@@ -60,8 +61,9 @@ def parameter_value(text: str) -> Any:
     return text
 
 
-def run_stage(notebook: Path, executed: Path, parameters: dict[str, Any], *, html: bool = True,
-              stream: TextIO = sys.stderr) -> Path:
+def run_stage(
+    notebook: Path, executed: Path, parameters: dict[str, Any], *, html: bool = True, stream: TextIO = sys.stderr
+) -> Path:
     """Execute `notebook` into `executed` (and its .html beside it); returns the executed path.
 
     A failing cell raises papermill's PapermillExecutionError after the executed notebook,
@@ -71,8 +73,14 @@ def run_stage(notebook: Path, executed: Path, parameters: dict[str, Any], *, htm
     executed.parent.mkdir(parents=True, exist_ok=True)
     print(f"stage {notebook.stem}: executing {notebook} -> {executed}", file=stream, flush=True)
     t0 = time.monotonic()
-    papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, progress_bar=False,
-                               stderr_file=stream, kernel_manager_class=IpcKernelManager)
+    papermill.execute_notebook(
+        str(notebook),
+        str(executed),
+        parameters=parameters,
+        progress_bar=False,
+        stderr_file=stream,
+        kernel_manager_class=IpcKernelManager,
+    )
     if html:
         render_html(executed)
     print(f"stage {notebook.stem}: done in {time.monotonic() - t0:.0f} s", file=stream, flush=True)

@@ -4,6 +4,7 @@ params/*.yaml are the single source of truth; these models check them on load an
 error names the file and the field (e.g. ``params/hadoop.yaml: hadoop.block_size: ...``),
 before anything is started.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -178,7 +179,10 @@ class LimitsParams(_Strict):
     @model_validator(mode="after")
     def _cpus_fit_cpuset(self) -> "LimitsParams":
         if self.cpus is not None and self.cpuset is not None and self.cpus > len(parse_cpuset(self.cpuset)):
-            raise _FieldError("cpus", f"{self.cpus} vCPUs do not fit in cpuset {self.cpuset!r} ({len(parse_cpuset(self.cpuset))} CPUs)")
+            raise _FieldError(
+                "cpus",
+                f"{self.cpus} vCPUs do not fit in cpuset {self.cpuset!r} ({len(parse_cpuset(self.cpuset))} CPUs)",
+            )
         return self
 
     @property
@@ -228,8 +232,12 @@ class HostParams(_Strict):
     @model_validator(mode="after")
     def _limits_need_a_confined_platform(self) -> "HostParams":
         if self.platform == "native" and self.limits is not None and not self.limits.is_empty():
-            raise _FieldError("limits", "native hosts run unconfined (the baseline); limits apply to "
-                              + ", ".join(LIMITED_PLATFORMS) + " hosts")
+            raise _FieldError(
+                "limits",
+                "native hosts run unconfined (the baseline); limits apply to "
+                + ", ".join(LIMITED_PLATFORMS)
+                + " hosts",
+            )
         return self
 
 
@@ -284,9 +292,12 @@ class TestbedParams(_Strict):
         if [h.role for h in hosts].count("master") != 1:
             raise _FieldError("hosts", "exactly one host must have role 'master'")
         if self.network.mode not in LOCAL_NETWORK_MODES:
-            raise _FieldError("network.mode", f"{self.network.mode!r} (SR-IOV) cannot exist on the local testbed (no NIC with "
-                              "virtual functions to pass to guests); it is accepted as a label of an SSH inventory; "
-                              f"local modes: {', '.join(LOCAL_NETWORK_MODES)}")
+            raise _FieldError(
+                "network.mode",
+                f"{self.network.mode!r} (SR-IOV) cannot exist on the local testbed (no NIC with "
+                "virtual functions to pass to guests); it is accepted as a label of an SSH inventory; "
+                f"local modes: {', '.join(LOCAL_NETWORK_MODES)}",
+            )
         self._physical_hosts_fit(usable, seen)
         self._physical_host_names_apart()
         return self
@@ -298,9 +309,11 @@ class TestbedParams(_Strict):
         generated = {placement[h.name] for h in self.hosts or () if not h.physical_host}
         for i, h in enumerate(self.hosts or ()):
             if h.physical_host in generated:
-                raise _FieldError(f"hosts[{i}].physical_host",
-                                  f"{h.physical_host!r} is the name vbench gives the physical host of hosts that name "
-                                  "none (the master's pm, the workers' p1, p2...); choose another name")
+                raise _FieldError(
+                    f"hosts[{i}].physical_host",
+                    f"{h.physical_host!r} is the name vbench gives the physical host of hosts that name "
+                    "none (the master's pm, the workers' p1, p2...); choose another name",
+                )
 
     def _physical_hosts_fit(self, usable: list, taken: dict[str, str]) -> None:
         """Physical hosts take testbed addresses from the top of the subnet down, and their guests
@@ -312,12 +325,17 @@ class TestbedParams(_Strict):
         for k, name in enumerate(phys):
             addr = str(usable[-1 - k])
             if addr in taken:
-                raise _FieldError("network.subnet", f"{self.network.subnet} has no room for physical host {name} "
-                                  f"(its address {addr} is used by {taken[addr]}); use a larger subnet")
+                raise _FieldError(
+                    "network.subnet",
+                    f"{self.network.subnet} has no room for physical host {name} "
+                    f"(its address {addr} is used by {taken[addr]}); use a larger subnet",
+                )
         most = max(list(placement.values()).count(p) for p in phys)
         room = len(list(self.network.nat_subnet.hosts())) - 9
         if self.network.mode != "bridge" and most > room:
-            raise _FieldError("network.nat_subnet", f"{self.network.nat_subnet} holds {room} guests per physical host, {most} asked")
+            raise _FieldError(
+                "network.nat_subnet", f"{self.network.nat_subnet} holds {room} guests per physical host, {most} asked"
+            )
 
     def resolved_hosts(self) -> tuple[HostParams, ...]:
         """The hosts with addresses: explicit ones, else master + worker1..N.
@@ -446,7 +464,9 @@ class HadoopParams(_Strict):
             raise _FieldError("block_size", "must be at least 1MB (dfs.namenode.fs-limits.min-block-size)")
         for f in ("am_memory_mb", "map_memory_mb", "reduce_memory_mb"):
             if getattr(self, f) > self.nodemanager_memory_mb:
-                raise _FieldError(f, f"{getattr(self, f)} MiB exceeds nodemanager_memory_mb={self.nodemanager_memory_mb}")
+                raise _FieldError(
+                    f, f"{getattr(self, f)} MiB exceeds nodemanager_memory_mb={self.nodemanager_memory_mb}"
+                )
             if getattr(self, f) < self.scheduler_min_memory_mb:
                 raise _FieldError(f, f"is below scheduler_min_memory_mb={self.scheduler_min_memory_mb}")
         return self
@@ -490,18 +510,33 @@ class Problem:
 
 #: Pydantic error type -> what a YAML value should have been.
 _EXPECTED = {
-    "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
     "int_parsing_size": "an integer",
-    "float_type": "a number", "float_parsing": "a number", "decimal_type": "a number", "decimal_parsing": "a number",
-    "bool_type": "true or false", "bool_parsing": "true or false",
-    "string_type": "a string", "bytes_type": "a string",
-    "dict_type": "a mapping (key: value)", "model_type": "a mapping (key: value)",
-    "model_attributes_type": "a mapping (key: value)", "dataclass_type": "a mapping (key: value)",
-    "list_type": "a list", "tuple_type": "a list", "set_type": "a list", "frozen_set_type": "a list",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "decimal_type": "a number",
+    "decimal_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "bytes_type": "a string",
+    "dict_type": "a mapping (key: value)",
+    "model_type": "a mapping (key: value)",
+    "model_attributes_type": "a mapping (key: value)",
+    "dataclass_type": "a mapping (key: value)",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "set_type": "a list",
+    "frozen_set_type": "a list",
     "iterable_type": "a list",
-    "path_type": "a path", "none_required": "nothing (null)",
-    "ip_v4_address": "an IPv4 address such as 10.0.0.5", "ip_any_address": "an IP address such as 10.0.0.5",
-    "ip_v4_network": "an IPv4 network such as 10.0.0.0/24", "ip_any_network": "an IP network such as 10.0.0.0/24",
+    "path_type": "a path",
+    "none_required": "nothing (null)",
+    "ip_v4_address": "an IPv4 address such as 10.0.0.5",
+    "ip_any_address": "an IP address such as 10.0.0.5",
+    "ip_v4_network": "an IPv4 network such as 10.0.0.0/24",
+    "ip_any_network": "an IP network such as 10.0.0.0/24",
     "ip_v4_interface": "an IPv4 interface such as 10.0.0.5/24",
 }
 
@@ -519,7 +554,9 @@ _BOUNDS = {
 }
 
 
-def describe_validation_error(exc: ValidationError, where: str = "", model: type[BaseModel] | None = None) -> ParamsError:
+def describe_validation_error(
+    exc: ValidationError, where: str = "", model: type[BaseModel] | None = None
+) -> ParamsError:
     """Pydantic's first error as one plain-English ParamsError: the one way a ValidationError
     becomes vbench's error. Its field is `where` (e.g. "params/hadoop.yaml: hadoop") followed by
     the path inside, or the model's name when neither says more; `model` (the validated model)
@@ -681,8 +718,7 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
 STUDY_FILE_SECTIONS = ("experiment", "isolation")
 
 
-def load_yaml_section(path: Path, section: str, required: bool = False,
-                      sections: tuple[str, ...] | None = None) -> Any:
+def load_yaml_section(path: Path, section: str, required: bool = False, sections: tuple[str, ...] | None = None) -> Any:
     """The `section` mapping of a params YAML file (empty if the file lacks it, unless `required`).
     `sections`: every top-level key this kind of file may hold (default: `section` alone); any other
     is refused, since a misspelled section would otherwise silently mean the built-in defaults."""

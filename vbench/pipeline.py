@@ -4,6 +4,7 @@ provision -> calibrate -> suite (measurement: append to data/raw/<campaign>/)
 tidy -> statistics -> paper (analysis: data/processed/<campaign>/, paper/); the paper reads the
 statistics stage's table (`processed_of` says where it lies for a campaign directory).
 """
+
 from __future__ import annotations
 
 import json
@@ -97,9 +98,19 @@ def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
             Testbed(tb, log=log).down()
             with Testbed(tb, log=log) as bed:
                 for h in bed.hosts:
-                    rows.append({"platform": config.platform, "config": config.key, "host": h.name, "role": h.role,
-                                 "address": h.address, "physical_host": h.physical_host, "rack": h.rack,
-                                 "testbed_up_s": round(bed.bringup_seconds or 0.0, 2), **dict(h.facts)})
+                    rows.append(
+                        {
+                            "platform": config.platform,
+                            "config": config.key,
+                            "host": h.name,
+                            "role": h.role,
+                            "address": h.address,
+                            "physical_host": h.physical_host,
+                            "rack": h.rack,
+                            "testbed_up_s": round(bed.bringup_seconds or 0.0, 2),
+                            **dict(h.facts),
+                        }
+                    )
             report.cell_finished(config.key, None)
     finally:
         report.end()
@@ -117,8 +128,16 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
     if stopped is not None and kind == "hadoop":
         log(f"campaign {stage.raw.name} was stopped by its precision rule: {stopped}")
         return CampaignResult(stopped=stopped)
-    return run_campaign(exp, stage.testbed(), stage.hadoop(), stage.raw, log=log,
-                        kinds=frozenset({kind}), progress=ProgressReport(), round_hooks=precision_hook(exp, stage.raw, log))
+    return run_campaign(
+        exp,
+        stage.testbed(),
+        stage.hadoop(),
+        stage.raw,
+        log=log,
+        kinds=frozenset({kind}),
+        progress=ProgressReport(),
+        round_hooks=precision_hook(exp, stage.raw, log),
+    )
 
 
 #: The campaign's record of the adaptive stopping rule's decisions (one per round it judged).
@@ -155,9 +174,16 @@ class PrecisionHook:
         self.primary = primary_comparisons(exp)
         self.t0 = clock()
         path = raw / PRECISION_RECORD
-        self.record = json.loads(path.read_text()) if path.is_file() else {
-            "target_pct": exp.precision.target_pct, "primary": [f"{b}:{m}" for b, m in self.primary],
-            "decisions": [], "stopped": None}
+        self.record = (
+            json.loads(path.read_text())
+            if path.is_file()
+            else {
+                "target_pct": exp.precision.target_pct,
+                "primary": [f"{b}:{m}" for b, m in self.primary],
+                "decisions": [],
+                "stopped": None,
+            }
+        )
         last = self.record["decisions"][-1] if self.record["decisions"] else {}
         self.reached_at = last.get("reached_at")
 
@@ -172,17 +198,26 @@ class PrecisionHook:
         samples, _ = tidy(self.raw)
         samples = headline(samples) if not samples.empty else samples
         decision = precision_decision(
-            samples, comparison_of(self.raw).baseline_or("native"), self.primary,
-            rounds_done=rounds_done(samples, self.primary), target_pct=p.target_pct, min_rounds=self.exp.precision_min_rounds,
-            max_rounds=p.max_rounds or self.exp.repetitions * self.exp.rounds, extra_rounds=p.extra_rounds,
+            samples,
+            comparison_of(self.raw).baseline_or("native"),
+            self.primary,
+            rounds_done=rounds_done(samples, self.primary),
+            target_pct=p.target_pct,
+            min_rounds=self.exp.precision_min_rounds,
+            max_rounds=p.max_rounds or self.exp.repetitions * self.exp.rounds,
+            extra_rounds=p.extra_rounds,
             reached_at=self.reached_at,
-            over_budget=bool(self.exp.budget_minutes) and self.clock() - self.t0 >= 60 * self.exp.budget_minutes)
+            over_budget=bool(self.exp.budget_minutes) and self.clock() - self.t0 >= 60 * self.exp.budget_minutes,
+        )
         self.reached_at = decision.reached_at
         self.log(decision.line())
         self.record["decisions"].append({"block": info.block, "round": info.round, **decision.record()})
         if decision.stop:
-            self.record["stopped"] = {"verdict": decision.verdict, "reason": decision.reason,
-                                      "rounds_done": decision.rounds_done}
+            self.record["stopped"] = {
+                "verdict": decision.verdict,
+                "reason": decision.reason,
+                "rounds_done": decision.rounds_done,
+            }
         self.raw.mkdir(parents=True, exist_ok=True)
         durable.write_text(self.raw / PRECISION_RECORD, json.dumps(self.record, indent=1, sort_keys=True) + "\n")
         return f"precision rule: {decision.verdict}: {decision.reason}" if decision.stop else None
@@ -192,8 +227,9 @@ def rounds_done(samples: pd.DataFrame, primary) -> int:
     """How many (block, round) units hold a measured (not warm-up) run of a primary comparison."""
     if samples.empty:
         return 0
-    keep = pd.Series([(b, m) in set(primary) for b, m in zip(samples["benchmark"], samples["metric"])],
-                     index=samples.index)
+    keep = pd.Series(
+        [(b, m) in set(primary) for b, m in zip(samples["benchmark"], samples["metric"])], index=samples.index
+    )
     if "warmup" in samples:
         keep &= ~samples["warmup"].fillna(False).astype(bool)
     cols = [c for c in ("block", "round") if c in samples.columns]
@@ -251,8 +287,14 @@ def processed_of(raw: Path) -> Path | None:
     return raw.parent.parent / "processed" / raw.name if raw.parent.name == "raw" else None
 
 
-def statistics(raw: Path, out: Path, baseline: str = "native", equivalence_pct: float = 5.0,
-               n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def statistics(
+    raw: Path,
+    out: Path,
+    baseline: str = "native",
+    equivalence_pct: float = 5.0,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
     """The campaign's statistics table (`vbench.stats.campaign_stats`: each experiment against its
     baseline, which a factor study's design names itself, e.g. bridge), written into `out`
     (stats.parquet, stats.csv, stats.json): the table the paper reads."""
@@ -269,5 +311,7 @@ def dvc_views(raw: Path, table: pd.DataFrame, metrics_path: Path, plots_path: Pa
     pairs = quoted_headlines()
     samples = load_campaign(raw).samples
     samples.attrs["source"] = str(Path(raw) / "samples.jsonl")
-    return (write_metrics(headline_metrics(table, pairs), metrics_path),
-            write_plot_rows(run_plot_rows(samples, pairs), plots_path))
+    return (
+        write_metrics(headline_metrics(table, pairs), metrics_path),
+        write_plot_rows(run_plot_rows(samples, pairs), plots_path),
+    )

@@ -2,6 +2,7 @@
 
 Benchmarks never stamp these themselves; `stamp(...)` is applied by the runner.
 """
+
 from __future__ import annotations
 
 import platform
@@ -17,10 +18,15 @@ def vbench_commit(repo: Path | None = None) -> str:
     """The git commit of the vbench checkout that ran (with '+dirty' if it had local changes)."""
     repo = repo or Path(__file__).resolve().parents[1]
     try:
-        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"],
-                              capture_output=True, text=True, timeout=5).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{head}+dirty" if head and dirty else head or "unknown"
@@ -49,7 +55,10 @@ def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int | float]:
         "bringup_s": round(cluster.bringup_seconds or 0.0, 2),
         "workers": len(cluster.workers),
         "platforms": ",".join(sorted({h.platform for h in cluster.hosts})),
-        "image_hash": ",".join(sorted({str(h.facts.get("image_hash")) for h in cluster.hosts if h.facts.get("image_hash")})) or "none",
+        "image_hash": ",".join(
+            sorted({str(h.facts.get("image_hash")) for h in cluster.hosts if h.facts.get("image_hash")})
+        )
+        or "none",
         "vbench_version": vbench.__version__,
         "vbench_commit": vbench_commit(),
         "controller": platform.node(),

@@ -4,6 +4,7 @@ Benchmarks return samples carrying only what they measured (benchmark, metric, v
 unit, benchmark parameters); the runner stamps identity and provenance (platform, hosts,
 repetition, campaign, versions, config hash) into `metadata` centrally via `with_metadata`.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,31 @@ from vbench.ledger import read_ledger
 #: Units a sample may carry. Keeping the list closed catches "MB/s" vs "MiB/s" slips.
 UNITS = frozenset(
     {
-        "s", "ms", "us", "ns",
-        "B", "KiB", "MiB", "GiB",
-        "B/s", "KiB/s", "MiB/s", "GiB/s", "MB/s", "GB/s",
-        "bit/s", "Mbit/s", "Gbit/s",
-        "ops/s", "IOPS", "events/s", "files/s", "tps",
-        "%", "count", "ratio",
+        "s",
+        "ms",
+        "us",
+        "ns",
+        "B",
+        "KiB",
+        "MiB",
+        "GiB",
+        "B/s",
+        "KiB/s",
+        "MiB/s",
+        "GiB/s",
+        "MB/s",
+        "GB/s",
+        "bit/s",
+        "Mbit/s",
+        "Gbit/s",
+        "ops/s",
+        "IOPS",
+        "events/s",
+        "files/s",
+        "tps",
+        "%",
+        "count",
+        "ratio",
     }
 )
 

@@ -7,6 +7,7 @@ Users run it to check that a platform works before a campaign; it is also the fo
 integration check (replication crossed the links: blocks on every worker). Each smoke is a
 campaign of its own under the output directory, stamped like every campaign's samples.
 """
+
 from __future__ import annotations
 
 import time
@@ -49,17 +50,27 @@ def platform_label(testbed: TestbedParams) -> str:
     return "+".join(dict.fromkeys(str(h.platform) for h in testbed.resolved_hosts()))
 
 
-def smoke_experiment(testbed: TestbedParams, hadoop: HadoopParams, size_mb: int,
-                     job_timeout_s: float = 900) -> Experiment:
+def smoke_experiment(
+    testbed: TestbedParams, hadoop: HadoopParams, size_mb: int, job_timeout_s: float = 900
+) -> Experiment:
     """One block, one configuration (the testbed params' platform and hosts), one TeraSort with
     one map and one reduce per worker, replicated as the cluster is."""
     workers = sum(h.role == "worker" for h in testbed.resolved_hosts())
     config = {"size_mb": size_mb, "maps": workers, "reduces": workers, "replication": hadoop.replication}
     hosts = {"hosts": [h.model_dump(mode="json", exclude_none=True) for h in testbed.hosts]} if testbed.hosts else {}
-    return make_experiment({
-        "name": "smoke", "experiment": EXPERIMENT, "platforms": [testbed.platform], "repetitions": 1,
-        "workers": testbed.workers, "testbed": hosts, "suite": [{"benchmark": "terasort", "config": config}],
-        "job_timeout_s": job_timeout_s}, "smoke")
+    return make_experiment(
+        {
+            "name": "smoke",
+            "experiment": EXPERIMENT,
+            "platforms": [testbed.platform],
+            "repetitions": 1,
+            "workers": testbed.workers,
+            "testbed": hosts,
+            "suite": [{"benchmark": "terasort", "config": config}],
+            "job_timeout_s": job_timeout_s,
+        },
+        "smoke",
+    )
 
 
 def placement_samples(fsck_output: str, hosts: Sequence[Host], topology: str) -> list[Sample]:
@@ -68,10 +79,20 @@ def placement_samples(fsck_output: str, hosts: Sequence[Host], topology: str) ->
     blocks = jobs.block_locations(fsck_output)
     per_node = jobs.replicas_per_node(blocks)
     report = check_placement(blocks, hosts, topology)
-    out = [Sample(PLACEMENT, "replicas", per_node.get(h.address, 0), "count", {"datanode": h.address, "node": h.name})
-           for h in hosts if h.role == "worker"]
-    out.append(Sample(PLACEMENT, "blocks_sharing_a_physical_host", report.blocks_sharing_a_physical_host, "count",
-                      {"placement": report.summary(), "placement_ok": report.ok, "topology": topology}))
+    out = [
+        Sample(PLACEMENT, "replicas", per_node.get(h.address, 0), "count", {"datanode": h.address, "node": h.name})
+        for h in hosts
+        if h.role == "worker"
+    ]
+    out.append(
+        Sample(
+            PLACEMENT,
+            "blocks_sharing_a_physical_host",
+            report.blocks_sharing_a_physical_host,
+            "count",
+            {"placement": report.summary(), "placement_ok": report.ok, "topology": topology},
+        )
+    )
     return out
 
 
@@ -142,23 +163,35 @@ def smoke_result(records: Iterable[Sample | Failure], platform: str, size_mb: in
     # TeraSort's own timings; JobHistory's per-job samples carry the step they came from.
     timed = [s for s in samples if s.benchmark == "terasort" and s.metric in TIMINGS and "step" not in s.metadata]
     times = {s.metric: s.value for s in timed}
-    replicas = {str(s.metadata["datanode"]): int(s.value) for s in samples
-                if s.benchmark == PLACEMENT and s.metric == "replicas"}
-    check = next((s for s in samples if s.benchmark == PLACEMENT and s.metric == "blocks_sharing_a_physical_host"),
-                 None)
+    replicas = {
+        str(s.metadata["datanode"]): int(s.value)
+        for s in samples
+        if s.benchmark == PLACEMENT and s.metric == "replicas"
+    }
+    check = next(
+        (s for s in samples if s.benchmark == PLACEMENT and s.metric == "blocks_sharing_a_physical_host"), None
+    )
     first = next(iter(timed), None) or (samples[0] if samples else failure)
     meta = first.metadata if first is not None else {}
     return SmokeResult(
-        platform=platform, size_bytes=size_mb * MIB, workers=int(meta.get("workers", 0)),
-        replication=int(meta.get("replication", 0)), bringup_seconds=meta.get("bringup_s"),
-        teragen_seconds=times.get("teragen_time"), terasort_seconds=times.get("terasort_time"),
-        teravalidate_seconds=times.get("teravalidate_time"), valid="terasort_time" in times,
-        verdict=str(meta.get("verdict", "")), replicas_per_node=replicas,
+        platform=platform,
+        size_bytes=size_mb * MIB,
+        workers=int(meta.get("workers", 0)),
+        replication=int(meta.get("replication", 0)),
+        bringup_seconds=meta.get("bringup_s"),
+        teragen_seconds=times.get("teragen_time"),
+        terasort_seconds=times.get("terasort_time"),
+        teravalidate_seconds=times.get("teravalidate_time"),
+        valid="terasort_time" in times,
+        verdict=str(meta.get("verdict", "")),
+        replicas_per_node=replicas,
         placement=str(check.metadata["placement"]) if check else "",
         placement_ok=bool(check.metadata["placement_ok"]) if check else False,
         blocks_sharing_a_physical_host=int(check.value) if check else 0,
-        config_hash=str(meta.get("hadoop_config_hash", "")), run_id=str(meta.get("run_id", "")),
-        vbench_commit=str(meta.get("vbench_commit", "")), failure=failure.reason if failure else None,
+        config_hash=str(meta.get("hadoop_config_hash", "")),
+        run_id=str(meta.get("run_id", "")),
+        vbench_commit=str(meta.get("vbench_commit", "")),
+        failure=failure.reason if failure else None,
     )
 
 
@@ -168,8 +201,16 @@ def smoke_campaign_dir(out_dir: Path, testbed: TestbedParams, now: float | None 
     return Path(out_dir) / f"{stamp}-{platform_label(testbed).replace('+', '-')}-{uuid.uuid4().hex[:4]}"
 
 
-def run_smoke(testbed: TestbedParams, hadoop: HadoopParams, size_mb: int, out_dir: Path, *, log: Log = print,
-              progress: CampaignProgress | None = None, job_timeout_s: float = 900) -> tuple[SmokeResult, Path]:
+def run_smoke(
+    testbed: TestbedParams,
+    hadoop: HadoopParams,
+    size_mb: int,
+    out_dir: Path,
+    *,
+    log: Log = print,
+    progress: CampaignProgress | None = None,
+    job_timeout_s: float = 900,
+) -> tuple[SmokeResult, Path]:
     """The smoke as a campaign under `out_dir`; everything it started is torn down whatever
     happens. Returns the verdict and the campaign directory."""
     exp = smoke_experiment(testbed, hadoop, size_mb, job_timeout_s)

@@ -1,4 +1,5 @@
 """Where the local testbed keeps its state, keys and guest trees by default (issue #22)."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """Where runs go: data/raw/<campaign>/samples.jsonl (the ledger, append-only: vbench.ledger) and
 raw tool output beside it, all fsync'd; committed campaigns are only added to when asked."""
+
 from __future__ import annotations
 
 import subprocess
@@ -27,8 +28,7 @@ def tracked_by_git(root: Path) -> bool:
     index; fsmonitor, the one hook it could start, is switched off."""
     if not root.is_dir():
         return False
-    argv = ["git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", "-C", str(root),
-            "ls-files", "-z", "--", "."]
+    argv = ["git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", "-C", str(root), "ls-files", "-z", "--", "."]
     try:
         out = subprocess.run(argv, capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
@@ -64,8 +64,9 @@ class CampaignStore:
             return
         reason = committed_reason(self.root)
         if reason:
-            raise VbenchError(f"{self.root} is a committed campaign ({reason}): vbench adds nothing to it unless "
-                              f"asked; {hint}")
+            raise VbenchError(
+                f"{self.root} is a committed campaign ({reason}): vbench adds nothing to it unless asked; {hint}"
+            )
 
     def holds_samples(self) -> bool:
         return self.samples_path.exists() and self.samples_path.stat().st_size > 0
@@ -75,15 +76,18 @@ class CampaignStore:
         self.check_appendable()
         return ledger.cut_torn_tail(self.samples_path)
 
-    def save(self, run_id: str, records: Iterable[Sample | Failure], raw: Mapping[str, Any], stamp: Mapping[str, Any]) -> None:
+    def save(
+        self, run_id: str, records: Iterable[Sample | Failure], raw: Mapping[str, Any], stamp: Mapping[str, Any]
+    ) -> None:
         self.save_runs([(run_id, records, raw)], stamp)
 
     def save_runs(self, runs: Iterable[Run], stamp: Mapping[str, Any], cell_done: bool = True) -> None:
         """Store runs stamped with `stamp` as one ledger append (a cell's, if the stamp names one)."""
         self.save_attempts([(runs, stamp)], stamp.get("cell_id"), cell_done)
 
-    def save_attempts(self, attempts: Sequence[tuple[Iterable[Run], Mapping[str, Any]]], cell_id: str | None,
-                      cell_done: bool = True) -> None:
+    def save_attempts(
+        self, attempts: Sequence[tuple[Iterable[Run], Mapping[str, Any]]], cell_id: str | None, cell_done: bool = True
+    ) -> None:
         """Raw outputs first, then every attempt's records and the closing record in one append:
         a record never points at missing output, and the cell is done only once it is all there."""
         self.check_appendable()
@@ -116,5 +120,6 @@ def _raw_files(raw: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
 def _stamped(r: Sample | Failure, stamp: Mapping[str, Any], run_id: str) -> Sample | Failure:
     if isinstance(r, Sample):
         return r.with_metadata(**stamp, run_id=run_id)
-    return Failure(r.benchmark, r.reason, r.parameters, r.stderr_tail, {**r.metadata, **stamp, "run_id": run_id},
-                   r.timestamp)
+    return Failure(
+        r.benchmark, r.reason, r.parameters, r.stderr_tail, {**r.metadata, **stamp, "run_id": run_id}, r.timestamp
+    )

@@ -1,15 +1,25 @@
 """Parsing of human sizes ("64MB", "1GiB") into bytes. Pure."""
+
 from __future__ import annotations
 
 import re
 from typing import Any
 
 _FACTORS = {
-    "": 1, "B": 1,
-    "K": 1024, "KB": 1024, "KIB": 1024,
-    "M": 1024**2, "MB": 1024**2, "MIB": 1024**2,
-    "G": 1024**3, "GB": 1024**3, "GIB": 1024**3,
-    "T": 1024**4, "TB": 1024**4, "TIB": 1024**4,
+    "": 1,
+    "B": 1,
+    "K": 1024,
+    "KB": 1024,
+    "KIB": 1024,
+    "M": 1024**2,
+    "MB": 1024**2,
+    "MIB": 1024**2,
+    "G": 1024**3,
+    "GB": 1024**3,
+    "GIB": 1024**3,
+    "T": 1024**4,
+    "TB": 1024**4,
+    "TIB": 1024**4,
 }
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 

@@ -7,6 +7,7 @@ shell lines run on remote hosts, and ssh command lines (`%` is an ssh token, `=`
 option). Rather than escape each use, every params model admits only values that are harmless
 in all of them, through the Annotated types below: what is not explicitly allowed is refused.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -57,7 +58,7 @@ PLAIN_NAME_MAX_LEN = 64
 def shown(value: Any, limit: int = 60) -> str:
     """A refused value on one line (repr escapes newlines), shortened when long."""
     text = repr(str(value))
-    return text if len(text) <= limit else text[:limit - 4] + "...'"
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 # --- paths ------------------------------------------------------------------------------------
@@ -71,8 +72,9 @@ def check_path(value: Any) -> Any:
         raise ValueError(f"must be an absolute path (starting with /), got {shown(text)}")
     bad = sorted({c for c in text if not _PATH_CHARS.fullmatch(c)})
     if bad:
-        raise ValueError(f"must hold only letters, digits and / . _ + -, got {shown(text)} "
-                         f"(with {', '.join(repr(c) for c in bad)})")
+        raise ValueError(
+            f"must hold only letters, digits and / . _ + -, got {shown(text)} (with {', '.join(repr(c) for c in bad)})"
+        )
     if ".." in PurePosixPath(text).parts:
         raise ValueError(f"must not go up with '..', got {shown(text)}")
     if len(text) > PATH_MAX_LEN:
@@ -117,9 +119,11 @@ def _name_check(max_len: int):
 
 def _not_reserved(value: str) -> str:
     if value in RESERVED_HOST_NAMES or value.startswith(RESERVED_HOST_PREFIXES):
-        raise ValueError(f"{value!r} is reserved: its namespace would be vbench's own "
-                         f"({', '.join(RESERVED_HOST_NAMES)} and {', '.join(p + '...' for p in RESERVED_HOST_PREFIXES)}"
-                         " are the controller's and the physical hosts')")
+        raise ValueError(
+            f"{value!r} is reserved: its namespace would be vbench's own "
+            f"({', '.join(RESERVED_HOST_NAMES)} and {', '.join(p + '...' for p in RESERVED_HOST_PREFIXES)}"
+            " are the controller's and the physical hosts')"
+        )
     return value
 
 
@@ -166,8 +170,12 @@ def _matching(pattern: re.Pattern, max_len: int, what: str) -> Callable[[str], s
     return check
 
 
-check_user = _matching(_USER, USER_MAX_LEN, "a user name (lower-case letters, digits, '_' and '-', starting with "
-                       f"a letter or '_', at most {USER_MAX_LEN} characters)")
+check_user = _matching(
+    _USER,
+    USER_MAX_LEN,
+    "a user name (lower-case letters, digits, '_' and '-', starting with "
+    f"a letter or '_', at most {USER_MAX_LEN} characters)",
+)
 
 
 def check_address(value: str) -> str:
@@ -206,8 +214,12 @@ def _one_line(value: str) -> str:
     return value
 
 
-_package = _matching(_PACKAGE, PACKAGE_MAX_LEN, "a Debian package name (lower-case letters, digits, + . -, "
-                     f"starting with a letter or digit, at most {PACKAGE_MAX_LEN})")
+_package = _matching(
+    _PACKAGE,
+    PACKAGE_MAX_LEN,
+    "a Debian package name (lower-case letters, digits, + . -, "
+    f"starting with a letter or digit, at most {PACKAGE_MAX_LEN})",
+)
 
 
 UserName = Annotated[str, AfterValidator(check_user)]
@@ -222,8 +234,9 @@ PackageName = Annotated[str, AfterValidator(_package)]
 
 
 #: A name that is one directory under data/raw/: never a path ('/', '..').
-check_plain_name = _matching(_PLAIN_NAME, PLAIN_NAME_MAX_LEN,
-                             f"lower-case letters, digits, '_' and '-' (at most {PLAIN_NAME_MAX_LEN})")
+check_plain_name = _matching(
+    _PLAIN_NAME, PLAIN_NAME_MAX_LEN, f"lower-case letters, digits, '_' and '-' (at most {PLAIN_NAME_MAX_LEN})"
+)
 
 
 PlainName = Annotated[str, AfterValidator(check_plain_name)]
@@ -243,6 +256,9 @@ def campaign_name(value: str, option: str = "--campaign") -> str:
 #: space splits it and a shell metacharacter runs as a command there.
 _JVM_FLAG = re.compile(r"-[A-Za-z0-9][A-Za-z0-9:+=._/,-]*")
 JVM_FLAG_MAX_LEN = 256
-check_jvm_flag = _matching(_JVM_FLAG, JVM_FLAG_MAX_LEN, "one JVM option: '-' then letters, digits and : + = . _ / , - "
-                           "(no spaces, quotes or shell characters)")
+check_jvm_flag = _matching(
+    _JVM_FLAG,
+    JVM_FLAG_MAX_LEN,
+    "one JVM option: '-' then letters, digits and : + = . _ / , - (no spaces, quotes or shell characters)",
+)
 JvmFlag = Annotated[str, AfterValidator(check_jvm_flag)]

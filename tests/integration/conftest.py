@@ -1,4 +1,5 @@
 """Integration tests start real testbeds and Hadoop daemons: root, iproute2, sshd, Java."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,11 @@ IT_JVM_FLAGS = ["-XX:TieredStopAtLevel=1"]
 #: ~7 s by default), then for its log handler's scheduled deletions (10 s, as long as any task
 #: log is retained): every teardown after a job took 11 s instead of 3. These tests read no task
 #: logs, and their hosts are deleted after; campaigns keep Hadoop's defaults.
-IT_YARN_SITE = {"yarn.nodemanager.process-kill-wait.ms": "500", "yarn.nodemanager.sleep-delay-before-sigkill.ms": "100",
-                "yarn.nodemanager.log.retain-seconds": "1"}
+IT_YARN_SITE = {
+    "yarn.nodemanager.process-kill-wait.ms": "500",
+    "yarn.nodemanager.sleep-delay-before-sigkill.ms": "100",
+    "yarn.nodemanager.log.retain-seconds": "1",
+}
 IT_HADOOP = {"daemon_jvm_flags": IT_JVM_FLAGS, "job_jvm_flags": IT_JVM_FLAGS, "extra": {"yarn-site": IT_YARN_SITE}}
 
 
@@ -44,8 +48,15 @@ def it_hadoop(params: dict | None = None) -> HadoopParams:
 
 def it_testbed_params(work_root: Path, **extra) -> TestbedParams:
     """A testbed whose names cannot clash with a user's default one (1 master + 2 workers)."""
-    return testbed_params({"name": IT_NAME, "workers": 2, "work_root": str(work_root),
-                           "network": {"bridge": IT_BRIDGE, "subnet": IT_SUBNET}, **extra})
+    return testbed_params(
+        {
+            "name": IT_NAME,
+            "workers": 2,
+            "work_root": str(work_root),
+            "network": {"bridge": IT_BRIDGE, "subnet": IT_SUBNET},
+            **extra,
+        }
+    )
 
 
 @pytest.fixture
@@ -108,9 +119,12 @@ def leftovers(params) -> list[str]:
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     found += [f"netns {line.split()[0]}" for line in ns.splitlines() if line.startswith(f"{params.name}-")]
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
-    found += [f"link {l.split(':')[1].strip()}" for l in links.splitlines()
-              if l.split(":")[1].strip().split("@")[0] == params.network.bridge
-              or l.split(":")[1].strip().startswith(tuple(f"{params.name}{k}" for k in "hpunq"))]
+    found += [
+        f"link {l.split(':')[1].strip()}"
+        for l in links.splitlines()
+        if l.split(":")[1].strip().split("@")[0] == params.network.bridge
+        or l.split(":")[1].strip().startswith(tuple(f"{params.name}{k}" for k in "hpunq"))
+    ]
     root = str(params.work_root)
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:

@@ -2,6 +2,7 @@
 self-check and two rounds. Native and its A/A copy come up together in each block, every sample
 carries its block, round and the quiet-machine gate's verdict and readings, the statistics mark
 the A/A row, and nothing is left on the machine afterwards."""
+
 from __future__ import annotations
 
 import shutil
@@ -23,11 +24,17 @@ def test_quick_design_with_aa_and_two_rounds_stamps_block_round_and_the_gates_ve
     if shutil.which("ip") is None:
         pytest.skip("needs iproute2")
     quick = load_experiment(REPO / "params" / "experiments" / "quick.yaml")
-    exp = Experiment.model_validate({**quick.model_dump(mode="json"), "aa": True, "rounds": 2,
-                                     "repetitions": 1})  # one block: the rounds are what is tested
-    tb = TestbedParams.model_validate({"name": f"q{_RUN:04d}", "workers": 2, "work_root": str(tmp_path / "tb"),
-                                       "network": {"bridge": f"q{_RUN:04d}br",
-                                                   "subnet": f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"}})
+    exp = Experiment.model_validate(
+        {**quick.model_dump(mode="json"), "aa": True, "rounds": 2, "repetitions": 1}
+    )  # one block: the rounds are what is tested
+    tb = TestbedParams.model_validate(
+        {
+            "name": f"q{_RUN:04d}",
+            "workers": 2,
+            "work_root": str(tmp_path / "tb"),
+            "network": {"bridge": f"q{_RUN:04d}br", "subnet": f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"},
+        }
+    )
     camp = tmp_path / "aa"
     log: list[str] = []
     result = run_campaign(exp, tb, it_hadoop(), camp, log=log.append)

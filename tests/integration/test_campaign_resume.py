@@ -1,4 +1,5 @@
 """A campaign killed with SIGKILL mid-run resumes with no finished sample lost or repeated."""
+
 from __future__ import annotations
 
 import json
@@ -21,15 +22,36 @@ pytestmark = pytest.mark.integration
 
 def _design(tmp_path, **extra):
     path = tmp_path / "resume.yaml"
-    path.write_text(yaml.safe_dump({"experiment": {
-        "name": "resume", "platforms": ["native"], "repetitions": 4, "workers": 1,
-        "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}], **extra}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "experiment": {
+                    "name": "resume",
+                    "platforms": ["native"],
+                    "repetitions": 4,
+                    "workers": 1,
+                    "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}],
+                    **extra,
+                }
+            }
+        )
+    )
     return path
 
 
 def _campaign(params_dir, design, data, wait=True):
-    cmd = [sys.executable, "-m", "vbench.cli", "campaign", "run", str(design), "--params-dir", str(params_dir),
-           "--data", str(data)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vbench.cli",
+        "campaign",
+        "run",
+        str(design),
+        "--params-dir",
+        str(params_dir),
+        "--data",
+        str(data),
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     if wait:
         return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=env, timeout=600)
@@ -43,7 +65,7 @@ def _lines(path):
 def _whole_lines(path):
     """The ledger's lines through its last closing record: what a resume keeps (a kill -9
     mid-write leaves a torn tail, which the resume cuts off and runs again)."""
-    return path.read_bytes()[:read_ledger(path).end].decode().splitlines() if path.exists() else []
+    return path.read_bytes()[: read_ledger(path).end].decode().splitlines() if path.exists() else []
 
 
 def _done(path):

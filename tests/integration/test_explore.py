@@ -11,6 +11,7 @@ websocket would need a client of our own for each of them.
 Screenshots go to the test's tmp directory; with VBENCH_EXPLORE_SCREENSHOTS=<dir> they are copied
 there too (docs/images/ holds the ones docs/exploring.md shows).
 """
+
 from __future__ import annotations
 
 import html.parser
@@ -54,8 +55,12 @@ def _load_tasks():
 
 def committed_campaigns() -> list[str]:
     """Campaigns git tracks under data/raw/: what a fresh clone has."""
-    out = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(REPO), "ls-files", "data/raw/*/samples.jsonl"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-c", "safe.directory=*", "-C", str(REPO), "ls-files", "data/raw/*/samples.jsonl"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return sorted(Path(line).parent.name for line in out.splitlines())
 
 
@@ -64,12 +69,22 @@ def stage_ratio(tmp: Path, campaign: str, benchmark: str, metric: str, level: st
     baseline and TOST bound dvc.yaml passes it (params/pipeline.yaml), formatted as the notebook does."""
     settings = yaml.safe_load((REPO / "params" / "pipeline.yaml").read_text())["pipeline"]
     out = tmp / "processed" / campaign
-    pipeline.statistics(REPO / "data" / "raw" / campaign, out, baseline=settings["baseline"],
-                        equivalence_pct=settings["equivalence_pct"], n_resamples=settings["resamples"],
-                        seed=settings["seed"])
+    pipeline.statistics(
+        REPO / "data" / "raw" / campaign,
+        out,
+        baseline=settings["baseline"],
+        equivalence_pct=settings["equivalence_pct"],
+        n_resamples=settings["resamples"],
+        seed=settings["seed"],
+    )
     table = pd.read_parquet(out / "stats.parquet")  # what the stage wrote, read back
-    row = table[(table["benchmark"] == benchmark) & (table["metric"] == metric) & (table["platform"] == level)
-                & (table["statistic"] == "ratio_to_baseline") & table["preferred"].fillna(False).astype(bool)]
+    row = table[
+        (table["benchmark"] == benchmark)
+        & (table["metric"] == metric)
+        & (table["platform"] == level)
+        & (table["statistic"] == "ratio_to_baseline")
+        & table["preferred"].fillna(False).astype(bool)
+    ]
     assert len(row) == 1, row
     r = row.iloc[0]
     return fmt(r["estimate"]), fmt(r["ci_low"]), fmt(r["ci_high"]), str(r["method"])
@@ -127,8 +142,7 @@ def save_screenshots(shots: list[Path]) -> None:
 LAB_SETTINGS = {
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
-                                                                         "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
 
 
@@ -151,9 +165,17 @@ def lab(tmp_path_factory):
         (settings / name).write_text(json.dumps(value))
     port, token = _free_port(), secrets.token_hex(16)
     argv = _load_tasks().lab_argv(os.geteuid() == 0)
-    argv = [str(BIN / "jupyter"), *argv[1:], "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-            f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}"]
+    argv = [
+        str(BIN / "jupyter"),
+        *argv[1:],
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
     before = NOTEBOOK.read_bytes()
     log = (tmp / "lab.log").open("w")
@@ -192,7 +214,13 @@ def browser():
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
     # --no-sandbox: Chromium's sandbox refuses to start as root, which the test suite runs as.
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,2000"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,2000",
+    ):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     try:
@@ -220,8 +248,10 @@ def _menu(driver, menu: str, item: str) -> None:
     from selenium.webdriver.common.by import By
 
     next(m for m in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel") if m.text == menu).click()
-    _wait(f"menu item {item!r}", lambda: [i for i in driver.find_elements(By.CSS_SELECTOR, ".lm-Menu-itemLabel")
-                                          if i.text == item])[0].click()
+    _wait(
+        f"menu item {item!r}",
+        lambda: [i for i in driver.find_elements(By.CSS_SELECTOR, ".lm-Menu-itemLabel") if i.text == item],
+    )[0].click()
 
 
 def _dropdown(driver, label: str):
@@ -239,8 +269,10 @@ def _images(driver, view: str) -> list[str]:
 
 
 def _ratios_html(driver) -> str:
-    return _js(driver, "const t = document.querySelector('.vbench-comparison table.vbench-ratios');"
-                       "return t ? t.outerHTML : '';")
+    return _js(
+        driver,
+        "const t = document.querySelector('.vbench-comparison table.vbench-ratios');return t ? t.outerHTML : '';",
+    )
 
 
 def _screenshot(driver, view: str, path: Path) -> Path:
@@ -256,50 +288,81 @@ def test_explore_runs_in_jupyterlab_and_redraws_when_a_control_changes(lab, brow
 
     base, token = lab
     browser.get(f"{base}/lab/tree/notebooks/explore.ipynb?token={token}")
-    _wait("the kernel to be idle", lambda: any(
-        "Idle" in t for t in _js(browser, "return Array.from(document.querySelectorAll('.jp-StatusBar-TextItem'))"
-                                          ".map(e => e.textContent)")))
+    _wait(
+        "the kernel to be idle",
+        lambda: any(
+            "Idle" in t
+            for t in _js(
+                browser,
+                "return Array.from(document.querySelectorAll('.jp-StatusBar-TextItem')).map(e => e.textContent)",
+            )
+        ),
+    )
     # The file browser folded away, as a reader of one notebook would: the views get the width.
     from selenium.webdriver.common.by import By
+
     browser.find_element(By.CSS_SELECTOR, ".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").click()
     _menu(browser, "Run", "Run All Cells")
-    prompts = _wait("every code cell to have run", lambda: (lambda p: p if p and all(
-        x.strip() not in ("[ ]:", "[*]:", "") for x in p) else None)(
-        _js(browser, "return Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')).map(e => e.textContent)")))
+    prompts = _wait(
+        "every code cell to have run",
+        lambda: (lambda p: p if p and all(x.strip() not in ("[ ]:", "[*]:", "") for x in p) else None)(
+            _js(
+                browser,
+                "return Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')).map(e => e.textContent)",
+            )
+        ),
+    )
     _wait("the comparison's figure", lambda: _images(browser, "vbench-comparison"))
 
     # No cell, and no view a widget drew, shows an error (or anything on stderr).
-    errors = _js(browser, "return Array.from(document.querySelectorAll("
-                          "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]'))"
-                          ".map(e => e.textContent)")
+    errors = _js(
+        browser,
+        "return Array.from(document.querySelectorAll("
+        "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]'))"
+        ".map(e => e.textContent)",
+    )
     assert errors == [], errors
     assert len(prompts) == len([c for c in nbformat.read(NOTEBOOK, 4).cells if c.cell_type == "code"])
-    labels = _js(browser, "return Array.from(document.querySelectorAll('.widget-dropdown label')).map(e => e.textContent)")
+    labels = _js(
+        browser, "return Array.from(document.querySelectorAll('.widget-dropdown label')).map(e => e.textContent)"
+    )
     assert sorted(labels) == sorted(CONTROLS)
     for view in ("vbench-design", "vbench-comparison", "vbench-order", "vbench-run"):
         assert _js(browser, f"return document.querySelector('.{view}').textContent.length") > 0, view
 
     # The ratio shown for LXC against native is the statistics stage's, to the digit shown.
-    assert ratio_row(_ratios_html(browser), "lxc") == stage_ratio(tmp_path, "reference", "terasort", "terasort_time", "lxc")
-    shots = [_screenshot(browser, "vbench-controls", tmp_path / "explore-reference.png"),
-             _screenshot(browser, "vbench-run-section", tmp_path / "explore-reference-run.png")]
+    assert ratio_row(_ratios_html(browser), "lxc") == stage_ratio(
+        tmp_path, "reference", "terasort", "terasort_time", "lxc"
+    )
+    shots = [
+        _screenshot(browser, "vbench-controls", tmp_path / "explore-reference.png"),
+        _screenshot(browser, "vbench-run-section", tmp_path / "explore-reference-run.png"),
+    ]
 
     # Another metric: the figure is drawn again, and the ratio is the stage's for that metric.
     before = _images(browser, "vbench-comparison")
     Select(_dropdown(browser, "metric")).select_by_visible_text("terasort.job_time")
-    after = _wait("the comparison's figure to be redrawn",
-                  lambda: (lambda imgs: imgs if imgs and imgs != before else None)(_images(browser, "vbench-comparison")))
+    after = _wait(
+        "the comparison's figure to be redrawn",
+        lambda: (lambda imgs: imgs if imgs and imgs != before else None)(_images(browser, "vbench-comparison")),
+    )
     assert after != before
     job = stage_ratio(tmp_path / "job", "reference", "terasort", "terasort.job_time", "lxc")
     _wait("the ratio of terasort.job_time", lambda: ratio_row(_ratios_html(browser), "lxc") == job, timeout=60)
 
     # Another campaign: a monitored run with per-node attempt times (a mixed native + VM cluster).
     Select(_dropdown(browser, "campaign")).select_by_visible_text("liu2012-terasort")
-    _wait("the run view of liu2012-terasort", lambda: "Time series" in _js(
-        browser, "return document.querySelector('.vbench-run').textContent"), timeout=60)
+    _wait(
+        "the run view of liu2012-terasort",
+        lambda: "Time series" in _js(browser, "return document.querySelector('.vbench-run').textContent"),
+        timeout=60,
+    )
     _wait("the timeline and time series", lambda: len(_images(browser, "vbench-run")) >= 2, timeout=60)
-    errors = _js(browser, "return document.querySelectorAll("
-                          "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]').length")
+    errors = _js(
+        browser,
+        "return document.querySelectorAll("
+        "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]').length",
+    )
     assert errors == 0
     shots.append(_screenshot(browser, "vbench-run-section", tmp_path / "explore-timeline.png"))
     assert all(s.stat().st_size > 10_000 for s in shots)
@@ -308,10 +371,14 @@ def test_explore_runs_in_jupyterlab_and_redraws_when_a_control_changes(lab, brow
 
 # -- papermill, headless --------------------------------------------------------------------------
 
-def _papermill(cwd: Path, notebook: str, out: Path, *params: str, pythonpath: Path = REPO) -> subprocess.CompletedProcess:
+
+def _papermill(
+    cwd: Path, notebook: str, out: Path, *params: str, pythonpath: Path = REPO
+) -> subprocess.CompletedProcess:
     argv = [str(BIN / "papermill"), notebook, str(out), *params]
-    r = subprocess.run(argv, cwd=cwd, env={**os.environ, "PYTHONPATH": str(pythonpath)}, capture_output=True,
-                       text=True, timeout=600)
+    r = subprocess.run(
+        argv, cwd=cwd, env={**os.environ, "PYTHONPATH": str(pythonpath)}, capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return r
 
@@ -320,8 +387,12 @@ def _output_views(executed: Path) -> dict[str, list[dict]]:
     """The outputs each Output widget (by its class, e.g. vbench-comparison) held when the run ended."""
     nb = json.loads(executed.read_text())
     state = nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    return {c: m["state"].get("outputs", []) for m in state.values() if m["model_name"] == "OutputModel"
-            for c in m["state"].get("_dom_classes", [])}
+    return {
+        c: m["state"].get("outputs", [])
+        for m in state.values()
+        if m["model_name"] == "OutputModel"
+        for c in m["state"].get("_dom_classes", [])
+    }
 
 
 def _assert_no_errors(executed: Path) -> dict[str, list[dict]]:
@@ -343,8 +414,9 @@ def test_papermill_runs_it_from_notebooks_and_from_the_root(tmp_path):
     for name in ("from-notebooks.ipynb", "from-root.ipynb"):
         views = _assert_no_errors(tmp_path / name)
         html_tables = [o["data"]["text/html"] for o in views["vbench-comparison"] if "text/html" in o.get("data", {})]
-        assert ratio_row(html_tables[0], "lxc") == stage_ratio(tmp_path / f"stage-{name}", "reference", "terasort",
-                                                               "terasort_time", "lxc")
+        assert ratio_row(html_tables[0], "lxc") == stage_ratio(
+            tmp_path / f"stage-{name}", "reference", "terasort", "terasort_time", "lxc"
+        )
 
 
 @pytest.mark.timeout(900)
@@ -361,6 +433,8 @@ def test_papermill_runs_it_on_every_committed_campaign(tmp_path, campaign):
 def test_papermill_runs_it_on_a_fresh_clone(tmp_path):
     """What git holds suffices: no data/processed, no generated file, no editable install of it."""
     clone = tmp_path / "clone"
-    subprocess.run(["git", "-c", "safe.directory=*", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)], check=True)
+    subprocess.run(
+        ["git", "-c", "safe.directory=*", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)], check=True
+    )
     _papermill(clone / "notebooks", "explore.ipynb", tmp_path / "out.ipynb", pythonpath=clone)
     _assert_no_errors(tmp_path / "out.ipynb")

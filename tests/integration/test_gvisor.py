@@ -7,6 +7,7 @@ test_platforms.py (`-k gvisor`). The Hadoop smoke on gVisor workers is marked sl
 system call of six JVMs through the ptrace platform):
 `VBENCH_SLOW=1 python3 -m pytest tests/integration/test_gvisor.py -k smoke`.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,10 +40,14 @@ def _runsc_and_image():
 
 
 def _native_master_gvisor_worker(it_platform_testbed, **extra):
-    return it_platform_testbed("native", hosts=[
-        {"name": "master", "role": "master"},
-        {"name": "worker1", "role": "worker", "platform": "gvisor", "limits": LIMITS},
-    ], **extra)
+    return it_platform_testbed(
+        "native",
+        hosts=[
+            {"name": "master", "role": "master"},
+            {"name": "worker1", "role": "worker", "platform": "gvisor", "limits": LIMITS},
+        ],
+        **extra,
+    )
 
 
 @pytest.mark.parametrize("network", ["sandbox", "host"])
@@ -51,8 +56,10 @@ def test_a_gvisor_host_answers_ssh_from_inside_gvisor_with_its_limits_read_back(
     t0 = time.monotonic()
     with Testbed(tbp) as tb:
         master, g = tb.hosts
-        print(f"gVisor host SSH-ready in {g.facts['ssh_ready_s']} s (testbed up in {time.monotonic() - t0:.1f} s); "
-              f"facts: { {k: g.facts[k] for k in ('virt', 'runsc_version', 'gvisor_platform', 'gvisor_network')} }")
+        print(
+            f"gVisor host SSH-ready in {g.facts['ssh_ready_s']} s (testbed up in {time.monotonic() - t0:.1f} s); "
+            f"facts: { {k: g.facts[k] for k in ('virt', 'runsc_version', 'gvisor_platform', 'gvisor_network')} }"
+        )
         # What the testbed recorded: detected on the running sandbox, not copied from the params.
         assert (g.platform, g.facts["virt"], g.facts["virt_kind"]) == ("gvisor", "gvisor", "sandbox")
         assert g.facts["gvisor_platform"] == "ptrace" and g.facts["gvisor_network"] == network
@@ -60,13 +67,19 @@ def test_a_gvisor_host_answers_ssh_from_inside_gvisor_with_its_limits_read_back(
         assert g.facts["limits"] == "cpus=1,cpuset=0,memory_mb=1024"
         # Inside: gVisor's kernel, not the machine's, and the limits as the guest sees them.
         with connect(g) as c:
-            out = c.run("dmesg | head -n 1; cat /proc/version; nproc; sed -n 's/^MemTotal: *//p' /proc/meminfo; hostname",
-                        hide=True, in_stream=False).stdout.splitlines()
+            out = c.run(
+                "dmesg | head -n 1; cat /proc/version; nproc; sed -n 's/^MemTotal: *//p' /proc/meminfo; hostname",
+                hide=True,
+                in_stream=False,
+            ).stdout.splitlines()
         with connect(master) as c:
             machine_version = c.run("cat /proc/version", hide=True, in_stream=False).stdout.strip()
             # The native master reaches the sandbox by name, on the testbed bridge.
-            reach = c.run("getent hosts worker1 && timeout 5 bash -c 'exec 3<>/dev/tcp/worker1/22 && head -c 7 <&3'",
-                          hide=True, in_stream=False).stdout
+            reach = c.run(
+                "getent hosts worker1 && timeout 5 bash -c 'exec 3<>/dev/tcp/worker1/22 && head -c 7 <&3'",
+                hide=True,
+                in_stream=False,
+            ).stdout
         assert "Starting gVisor" in out[0], out
         assert out[1] != machine_version and out[1].startswith("Linux version 4.4.0"), out
         assert out[2] == "1"  # the cpuset's one CPU
@@ -126,11 +139,14 @@ def test_hadoop_on_gvisor_workers_is_refused_before_anything_starts(it_platform_
     """runsc 0.0~20221219 answers statx(2) with EINVAL, so the NodeManager's `ls -ld` fails and it
     exits at start-up (seen here on a gVisor worker, docs/platforms.md). A cluster with gVisor
     hosts is refused before a testbed is made, naming the host's platform field and the cause."""
-    tbp = it_platform_testbed("native", hosts=[
-        {"name": "master", "role": "master"},
-        {"name": "worker1", "role": "worker", "platform": "gvisor"},
-        {"name": "worker2", "role": "worker", "platform": "gvisor"},
-    ])
+    tbp = it_platform_testbed(
+        "native",
+        hosts=[
+            {"name": "master", "role": "master"},
+            {"name": "worker1", "role": "worker", "platform": "gvisor"},
+            {"name": "worker2", "role": "worker", "platform": "gvisor"},
+        ],
+    )
     with pytest.raises(ParamsError, match="statx") as err:
         run_smoke(tbp, it_hadoop({"replication": 2, "block_size": "16MB"}), 16, tmp_path / "smoke", log=print)
     assert err.value.field.endswith("testbed.hosts[1].platform"), err.value.field

@@ -1,6 +1,7 @@
 """Interleaved rounds for real (issue #18): the `quick` design with two platforms and two rounds,
 both testbeds and clusters up together for each block, every sample stamped with its block and
 round, each fresh cluster warmed up, and nothing left on the machine afterwards."""
+
 from __future__ import annotations
 
 import shutil
@@ -25,8 +26,14 @@ def test_quick_design_with_two_platforms_and_two_rounds_stamps_block_and_round_o
     quick = load_experiment(REPO / "params" / "experiments" / "quick.yaml")
     exp = Experiment.model_validate({**quick.model_dump(mode="json"), "platforms": ["native", "lxc"], "rounds": 2})
     # Five characters: the runner names the testbeds of a block <name>0, <name>1 (at most six).
-    tb = TestbedParams.model_validate({"name": f"r{_RUN:04d}", "workers": 2, "work_root": str(tmp_path / "tb"),
-                         "network": {"bridge": f"r{_RUN:04d}br", "subnet": f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"}})
+    tb = TestbedParams.model_validate(
+        {
+            "name": f"r{_RUN:04d}",
+            "workers": 2,
+            "work_root": str(tmp_path / "tb"),
+            "network": {"bridge": f"r{_RUN:04d}br", "subnet": f"10.{214 + _RUN // 250}.{_RUN % 250}.0/24"},
+        }
+    )
     camp = tmp_path / "rounds"
     log: list[str] = []
     result = run_campaign(exp, tb, it_hadoop(), camp, log=log.append)
@@ -35,14 +42,18 @@ def test_quick_design_with_two_platforms_and_two_rounds_stamps_block_and_round_o
     records = list(read_records(camp / "samples.jsonl"))
     assert records and all(isinstance(r, Sample) for r in records)
     assert all({"block", "round", "warmup"} <= r.metadata.keys() for r in records)
-    measured = Counter((r.metadata["block"], r.metadata["round"], r.metadata["platform"], r.benchmark)
-                       for r in records if not r.metadata["warmup"] and r.metadata["benchmark_kind"] == "hadoop")
+    measured = Counter(
+        (r.metadata["block"], r.metadata["round"], r.metadata["platform"], r.benchmark)
+        for r in records
+        if not r.metadata["warmup"] and r.metadata["benchmark_kind"] == "hadoop"
+    )
     assert set(measured) == {(b, r, p, "pi") for b in range(2) for r in range(2) for p in ("native", "lxc")}
     warm = {r.metadata["cell_id"] for r in records if r.metadata["warmup"]}
     assert len(warm) == 2 * 2 * 2 and all(c.endswith("/warmup") for c in warm)  # blocks x platforms x benchmarks
     # The two clusters of a block were up together: both came up before the block's first job.
-    events = "".join("U" if "NodeManagers running in" in line else "J" if line.startswith("pi: pi ...") else ""
-                     for line in log)
+    events = "".join(
+        "U" if "NodeManagers running in" in line else "J" if line.startswith("pi: pi ...") else "" for line in log
+    )
     assert events == ("UU" + "J" * 6) * 2, log
     assert all(r.metadata["hdfs_output_removed"] is True for r in records if r.metadata["benchmark_kind"] == "hadoop")
     for slot in range(2):

@@ -2,6 +2,7 @@
 their own sshd) are driven from an SSH inventory as if they were remote machines, reached
 through the testbed's controller namespace with a ProxyCommand. No testbed provisioner is used
 on the inventory path: only addresses, a key file, a known_hosts file and SSH."""
+
 from __future__ import annotations
 
 import shutil
@@ -35,11 +36,23 @@ def inventory_of(bed: Testbed, work_root: Path, **host_changes) -> dict:
     """An inventory file's content pointing at a running testbed's hosts (what a user would write)."""
     hosts = []
     for h in bed.hosts:
-        hosts.append({"name": h.name, "address": h.address, "key_file": str(bed.paths.client_key),
-                      "role": h.role, "platform": h.platform, "physical_host": "this-machine",
-                      **host_changes.get(h.name, {})})
-    return {"known_hosts": str(bed.paths.known_hosts), "work_root": str(work_root), "hosts": hosts,
-            "proxy_command": f"ip netns exec {bed.controller_netns} nc %h %p"}
+        hosts.append(
+            {
+                "name": h.name,
+                "address": h.address,
+                "key_file": str(bed.paths.client_key),
+                "role": h.role,
+                "platform": h.platform,
+                "physical_host": "this-machine",
+                **host_changes.get(h.name, {}),
+            }
+        )
+    return {
+        "known_hosts": str(bed.paths.known_hosts),
+        "work_root": str(work_root),
+        "hosts": hosts,
+        "proxy_command": f"ip netns exec {bed.controller_netns} nc %h %p",
+    }
 
 
 @pytest.fixture
@@ -66,20 +79,28 @@ def test_preflight_passes_then_refuses_each_fault_clearly_and_touches_nothing(be
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
     lines = bed.paths.known_hosts.read_text().splitlines()
     kh_changed = tmp_path / "kh_changed"
-    kh_changed.write_text("\n".join([known_hosts_line(lines[0].split()[0].split(","), other.with_suffix(".pub").read_text()),
-                                     *lines[1:]]) + "\n")
+    kh_changed.write_text(
+        "\n".join([known_hosts_line(lines[0].split()[0].split(","), other.with_suffix(".pub").read_text()), *lines[1:]])
+        + "\n"
+    )
     kh_unknown = tmp_path / "kh_unknown"
     kh_unknown.write_text("\n".join(lines[1:]) + "\n")
     master = bed.hosts[0]
     assert master.role == "master"
     cases = {
         "changed_key": ({**good, "known_hosts": str(kh_changed)}, [f"{master.address}:22 CHANGED", f"{kh_changed}:1"]),
-        "unknown_key": ({**good, "known_hosts": str(kh_unknown)},
-                        [f"ip netns exec {bed.controller_netns} ssh-keyscan -p 22 {master.address} >> {kh_unknown}"]),
-        "key_file": (inventory_of(bed, work, master={"key_file": str(tmp_path / "no-such-key")}),
-                     ["inventory.hosts[0].key_file", "does not exist"]),
-        "unreachable": (inventory_of(bed, work, master={"address": str(bed.params.network.subnet[250])}),
-                        [f"root@{bed.params.network.subnet[250]}:22 unreachable", "no SSH answer within"]),
+        "unknown_key": (
+            {**good, "known_hosts": str(kh_unknown)},
+            [f"ip netns exec {bed.controller_netns} ssh-keyscan -p 22 {master.address} >> {kh_unknown}"],
+        ),
+        "key_file": (
+            inventory_of(bed, work, master={"key_file": str(tmp_path / "no-such-key")}),
+            ["inventory.hosts[0].key_file", "does not exist"],
+        ),
+        "unreachable": (
+            inventory_of(bed, work, master={"address": str(bed.params.network.subnet[250])}),
+            [f"root@{bed.params.network.subnet[250]}:22 unreachable", "no SSH answer within"],
+        ),
     }
     for kind, (inv, words) in cases.items():
         t0 = time.monotonic()
@@ -126,15 +147,33 @@ def test_a_user_without_sudo_is_refused(bed, tmp_path):
     shutil.copy(bed.paths.authorized_keys, auth)
     auth.chmod(0o644)
     cfg = tmp_path / "sshd_config"
-    cfg.write_text(sshd_config(master.address, str(hdir / "ssh_host_ed25519_key"), str(auth),
-                               str(tmp_path / "sshd.pid"), port=2222))
+    cfg.write_text(
+        sshd_config(
+            master.address, str(hdir / "ssh_host_ed25519_key"), str(auth), str(tmp_path / "sshd.pid"), port=2222
+        )
+    )
     log = tmp_path / "sshd.log"
     ns = netcmd.netns_name(bed.params.name, master.name)
     with open(log, "ab") as out:
         proc = subprocess.Popen(
-            ["ip", "netns", "exec", ns, "unshare", "--mount", "--propagation", "private", "sh", "-c",
-             f"mount --bind {passwd} /etc/passwd && mount --bind {shadow} /etc/shadow && "
-             f"exec /usr/sbin/sshd -D -e -f {cfg}"], stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+            [
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                f"mount --bind {passwd} /etc/passwd && mount --bind {shadow} /etc/shadow && "
+                f"exec /usr/sbin/sshd -D -e -f {cfg}",
+            ],
+            stdout=out,
+            stderr=out,
+            stdin=subprocess.DEVNULL,
+        )
     try:
         deadline = time.monotonic() + 30
         while "Server listening" not in log.read_text(errors="replace"):
@@ -144,7 +183,10 @@ def test_a_user_without_sudo_is_refused(bed, tmp_path):
         pub = (hdir / "ssh_host_ed25519_key.pub").read_text()
         kh.write_text(bed.paths.known_hosts.read_text() + known_hosts_line([master.address], pub, port=2222) + "\n")
         work = tmp_path / "inv-work"
-        inv = {**inventory_of(bed, work, master={"user": "vbnosudo", "sudo": True, "port": 2222}), "known_hosts": str(kh)}
+        inv = {
+            **inventory_of(bed, work, master={"user": "vbnosudo", "sudo": True, "port": 2222}),
+            "known_hosts": str(kh),
+        }
         problems = preflight(inventory(inv), timeout_s=8)
         assert [p.kind for p in problems] == ["sudo"], (problems, log.read_text()[-1500:])
         assert "user vbnosudo" in problems[0].message and "sudo -n true" in problems[0].message
@@ -163,12 +205,31 @@ def test_an_unreachable_configuration_is_recorded_and_the_campaign_goes_on_or_st
     on the testbed's hosts. Micro-benchmarks only, so no Hadoop is needed to show the runner's part."""
     good = inventory_of(bed, tmp_path / "inv-work")
     dead = str(bed.params.network.subnet[250])
-    ghost = {"name": "ghost", "address": dead, "key_file": str(bed.paths.client_key), "role": "master", "platform": "kvm"}
+    ghost = {
+        "name": "ghost",
+        "address": dead,
+        "key_file": str(bed.paths.client_key),
+        "role": "master",
+        "platform": "kvm",
+    }
     inv = inventory({**good, "hosts": [ghost, *good["hosts"]]})
-    spec = {"name": "faults", "platforms": ["kvm", "native"], "repetitions": 1, "workers": 2, "seed": 1,
-            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}]}
-    seed = next(s for s in range(50) if [c.platform for c in expand(Experiment.model_validate(
-        {**spec, "seed": s}, context={"platform_labels": ("kvm",)}))] == ["kvm", "native"])
+    spec = {
+        "name": "faults",
+        "platforms": ["kvm", "native"],
+        "repetitions": 1,
+        "workers": 2,
+        "seed": 1,
+        "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}],
+    }
+    seed = next(
+        s
+        for s in range(50)
+        if [
+            c.platform
+            for c in expand(Experiment.model_validate({**spec, "seed": s}, context={"platform_labels": ("kvm",)}))
+        ]
+        == ["kvm", "native"]
+    )
     exp = Experiment.model_validate({**spec, "seed": seed}, context={"platform_labels": ("kvm",)})
     hp = it_hadoop()
 
@@ -176,21 +237,30 @@ def test_an_unreachable_configuration_is_recorded_and_the_campaign_goes_on_or_st
     r = run_campaign(exp, bed.params, hp, go_on, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
     recs = {x.metadata["cell_id"]: x for x in read_records(go_on / "samples.jsonl")}
     fail = recs["b0/kvm/cpu"]
-    assert isinstance(fail, Failure) and f"root@{dead}:22 unreachable" in fail.reason and fail.metadata["configuration_failed"]
+    assert (
+        isinstance(fail, Failure)
+        and f"root@{dead}:22 unreachable" in fail.reason
+        and fail.metadata["configuration_failed"]
+    )
     assert isinstance(recs["b0/native/cpu"], Sample) and recs["b0/native/cpu"].metadata["platform"] == "native"
     assert r.failures == 1 and r.stopped is None
 
     stop = tmp_path / "data" / "stop"
     exp_stop = exp.model_copy(update={"on_failure": "stop"})
-    r = run_campaign(exp_stop, bed.params, hp, stop, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
+    r = run_campaign(
+        exp_stop, bed.params, hp, stop, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5)
+    )
     cells = [x.metadata["cell_id"] for x in read_records(stop / "samples.jsonl")]
     assert cells == ["b0/kvm/cpu"] and "unreachable" in r.stopped
     # Resuming runs what never ran (the failed configuration included), and loses nothing.
-    r = run_campaign(exp_stop, bed.params, hp, stop, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5))
+    r = run_campaign(
+        exp_stop, bed.params, hp, stop, log=print, hosts_source=InventorySource(inv, log=print, timeout_s=5)
+    )
     cells = [x.metadata["cell_id"] for x in read_records(stop / "samples.jsonl")]
     assert cells == ["b0/kvm/cpu", "b0/kvm/cpu"] and "unreachable" in r.stopped  # still down: stops again
-    assert not (tmp_path / "inv-work").exists() or all(p.name in ("master", "worker1", "worker2")
-                                                       for p in (tmp_path / "inv-work").iterdir())
+    assert not (tmp_path / "inv-work").exists() or all(
+        p.name in ("master", "worker1", "worker2") for p in (tmp_path / "inv-work").iterdir()
+    )
 
 
 def _shape(campaign: Path) -> dict:
@@ -202,19 +272,29 @@ def _shape(campaign: Path) -> dict:
         if isinstance(r, Failure):
             shape.setdefault(cell, []).append(("failure", r.benchmark, r.reason))
         else:
-            shape.setdefault(cell, []).append(("sample", r.benchmark, r.metric, r.unit, r.metadata["platform"],
-                                               r.metadata.get("host_platform", "")))
+            shape.setdefault(cell, []).append(
+                ("sample", r.benchmark, r.metric, r.unit, r.metadata["platform"], r.metadata.get("host_platform", ""))
+            )
     return {k: sorted(v) for k, v in shape.items()}
 
 
 def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_testbed, tmp_path):
-    exp = Experiment.model_validate({"name": "inv", "platforms": ["native"], "repetitions": 1, "workers": 2,
-                                     "calibrate": [{"benchmark": "cpu", "config": {"time_s": 2}}],
-                                     "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}]})
+    exp = Experiment.model_validate(
+        {
+            "name": "inv",
+            "platforms": ["native"],
+            "repetitions": 1,
+            "workers": 2,
+            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 2}}],
+            "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}],
+        }
+    )
     hp = it_hadoop()
     provisioned = tmp_path / "data" / "provisioned"
     # The machine is shared with other clusters: give Hadoop the same time to come up on both paths.
-    r1 = run_campaign(exp, it_testbed, hp, provisioned, log=print, hosts_source=TestbedSource(print, ready_timeout_s=600))
+    r1 = run_campaign(
+        exp, it_testbed, hp, provisioned, log=print, hosts_source=TestbedSource(print, ready_timeout_s=600)
+    )
     assert r1.failures == 0
     # The same design on the same kind of hosts, found through an inventory file instead.
     tb = it_testbed.model_copy(update={"workers": 2})
@@ -222,14 +302,21 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
         inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
         from_inventory = tmp_path / "data" / "inventory"
         inv = inv.model_copy(update={"ready_timeout_s": 600.0})
-        r2 = run_campaign(exp, tb, hp, from_inventory, log=print,
-                          hosts_source=InventorySource(inv, facts_dir=from_inventory / "inventory", log=print))
+        r2 = run_campaign(
+            exp,
+            tb,
+            hp,
+            from_inventory,
+            log=print,
+            hosts_source=InventorySource(inv, facts_dir=from_inventory / "inventory", log=print),
+        )
     assert r2.failures == 0
     assert _shape(from_inventory) == _shape(provisioned)
     assert set(_shape(provisioned)) == {c.cell_id for c in expand(exp)}
     # Hadoop's jars were pushed (inventory hosts are remote), and each host's checks were recorded.
-    assert (tmp_path / "inv-work" / "master" / f"hadoop-{hp.version}" / "COMPLETE").exists() or \
-        any((tmp_path / "inv-work" / "master").glob("hadoop-*/COMPLETE"))
+    assert (tmp_path / "inv-work" / "master" / f"hadoop-{hp.version}" / "COMPLETE").exists() or any(
+        (tmp_path / "inv-work" / "master").glob("hadoop-*/COMPLETE")
+    )
     for h in ("master", "worker1", "worker2"):
         assert (from_inventory / "inventory" / "native" / "hosts" / h / "facts.json").exists()
     assert leftovers(it_testbed) == []
@@ -237,18 +324,30 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
 
 def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(it_platform_testbed, tmp_path):
     tb = it_platform_testbed("native", workers=3)
-    spec = {"name": "dnkill", "platforms": ["native"], "repetitions": 1, "workers": 3,
-            "hadoop": {"replication": 2},
-            "suite": [{"benchmark": "terasort", "config": {"size_mb": 32}},
-                      {"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}]}
+    spec = {
+        "name": "dnkill",
+        "platforms": ["native"],
+        "repetitions": 1,
+        "workers": 3,
+        "hadoop": {"replication": 2},
+        "suite": [
+            {"benchmark": "terasort", "config": {"size_mb": 32}},
+            {"benchmark": "pi", "config": {"maps": 2, "samples": 1000}},
+        ],
+    }
     # A seed whose run order puts TeraSort first, so "the next cell" comes after the kill.
-    seed = next(s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.benchmark == "terasort")
+    seed = next(
+        s
+        for s in range(100)
+        if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.benchmark == "terasort"
+    )
     exp = Experiment.model_validate({**spec, "seed": seed})
     hp = it_hadoop()
     killed: list[str] = []
     with Testbed(tb, log=print) as bed:
-        inv = load_inventory(_write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"),
-                                                                  "ready_timeout_s": 600}))
+        inv = load_inventory(
+            _write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"), "ready_timeout_s": 600})
+        )
         pid_file = f"{tmp_path / 'inv-work' / 'worker3'}/run/datanode.pid"
 
         def kill_datanode() -> None:
@@ -257,8 +356,12 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
             with connect(_host(inv, "master")) as m:
                 deadline = time.monotonic() + 600
                 while time.monotonic() < deadline:
-                    r = m.run(f"curl -sf --max-time 5 '{yarn_apps.active_apps_url('master')}'", hide=True, warn=True,
-                              in_stream=False)
+                    r = m.run(
+                        f"curl -sf --max-time 5 '{yarn_apps.active_apps_url('master')}'",
+                        hide=True,
+                        warn=True,
+                        in_stream=False,
+                    )
                     if '"state":"RUNNING"' in r.stdout:
                         break
                     time.sleep(1)
@@ -294,22 +397,33 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
 def test_a_job_over_its_timeout_is_killed_in_yarn_and_recorded(it_platform_testbed, tmp_path):
     tb = it_platform_testbed("native", workers=1)
     # A Pi with far more samples than the timeout allows; the next cell (a short Pi) must run.
-    spec = {"name": "timeout", "platforms": ["native"], "repetitions": 1, "workers": 1, "job_timeout_s": 180,
-            "hadoop": {"replication": 1},
-            "suite": [{"benchmark": "pi", "config": {"maps": 1, "samples": [200000000000, 1000]}}]}
-    seed = next(s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.config.samples > 1000)
+    spec = {
+        "name": "timeout",
+        "platforms": ["native"],
+        "repetitions": 1,
+        "workers": 1,
+        "job_timeout_s": 180,
+        "hadoop": {"replication": 1},
+        "suite": [{"benchmark": "pi", "config": {"maps": 1, "samples": [200000000000, 1000]}}],
+    }
+    seed = next(
+        s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.config.samples > 1000
+    )
     exp = Experiment.model_validate({**spec, "seed": seed})
     hp = it_hadoop()
     with Testbed(tb, log=print) as bed:
-        inv = load_inventory(_write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"),
-                                                                  "ready_timeout_s": 600}))
+        inv = load_inventory(
+            _write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"), "ready_timeout_s": 600})
+        )
         campaign = tmp_path / "data" / "timeout"
         result = run_campaign(exp, tb, hp, campaign, log=print, hosts_source=InventorySource(inv, log=print))
     recs = list(read_records(campaign / "samples.jsonl"))
     long_cell, short_cell = [c.cell_id for c in expand(exp)]
     failed = [r for r in recs if r.metadata["cell_id"] == long_cell]
     assert len(failed) == 1 and isinstance(failed[0], Failure), failed
-    assert "exceeded its timeout of 180 s" in failed[0].reason and "killed: application_" in failed[0].reason, failed[0].reason
+    assert "exceeded its timeout of 180 s" in failed[0].reason and "killed: application_" in failed[0].reason, failed[
+        0
+    ].reason
     # The campaign went on: the next cell ran (on an idle machine a short Pi finishes well inside
     # the limit; on a machine as loaded as this one it may exceed it too, and is recorded so).
     short = [r for r in recs if r.metadata["cell_id"] == short_cell]

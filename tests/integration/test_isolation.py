@@ -4,6 +4,7 @@ answering, and nothing of either tenant is left. ~4 min on an idle 2-core machin
 
     python3 -m pytest tests/integration/test_isolation.py
 """
+
 from __future__ import annotations
 
 import shutil
@@ -32,8 +33,18 @@ def _lxc_ready():
 
 
 def _small_iso(**extra) -> P.IsolationParams:
-    return P.isolation_params({"workers": 1, "size_mb": 16, "maps": 1, "repetitions": 1, "warmup_s": 3,
-                               "stress_timeout_s": 300, "responsive_within_s": 15, **extra})
+    return P.isolation_params(
+        {
+            "workers": 1,
+            "size_mb": 16,
+            "maps": 1,
+            "repetitions": 1,
+            "warmup_s": 3,
+            "stress_timeout_s": 300,
+            "responsive_within_s": 15,
+            **extra,
+        }
+    )
 
 
 @pytest.mark.slow  # five TeraSorts beside five stresses: 20+ minutes here (docs/testing.md)

@@ -1,5 +1,6 @@
 """The round-trip latency benchmark for real, between the two hosts of a native testbed: every
 pair measured once, figures that make sense, no server left behind."""
+
 from __future__ import annotations
 
 import shutil

@@ -2,6 +2,7 @@
 container, hidden counters said in the data, and a monitored TeraSort whose data-volume checks
 pass (test_running_cluster.py). Native hosts (and one LXC host when LXC and the guest image are there); the VM path is
 exercised by the slow mixed-cluster run (docs/monitoring.md)."""
+
 from __future__ import annotations
 
 import shutil
@@ -24,8 +25,12 @@ def _write_and_talk(hosts, writer: str) -> None:
     """16 MiB of direct writes on `writer` (so a cgroup's blkio sees them) and traffic to it."""
     by = {h.name: h for h in hosts}
     with connect(by[writer]) as c:
-        c.run(f"dd if=/dev/zero of={by[writer].work_dir}/mon.bin bs=1M count=16 oflag=direct status=none && "
-              f"rm -f {by[writer].work_dir}/mon.bin && sleep 3", hide=True, in_stream=False)
+        c.run(
+            f"dd if=/dev/zero of={by[writer].work_dir}/mon.bin bs=1M count=16 oflag=direct status=none && "
+            f"rm -f {by[writer].work_dir}/mon.bin && sleep 3",
+            hide=True,
+            in_stream=False,
+        )
     with connect(by["master"]) as c:
         c.run(f"ping -c 3 -i 0.3 {by[writer].address} >/dev/null; sleep 2", hide=True, warn=True, in_stream=False)
 
@@ -61,8 +66,9 @@ def test_sampler_on_native_hosts(it_testbed):
 def test_sampler_on_a_container_host_has_a_machine_side(it_platform_testbed):
     if shutil.which("lxc-start") is None or not image_for().exists():
         pytest.skip("needs LXC and the guest image (`vbench image build`)")
-    tbp = it_platform_testbed("native", hosts=[{"name": "master", "role": "master"},
-                                               {"name": "worker1", "role": "worker", "platform": "lxc"}])
+    tbp = it_platform_testbed(
+        "native", hosts=[{"name": "master", "role": "master"}, {"name": "worker1", "role": "worker", "platform": "lxc"}]
+    )
     with Testbed(tbp) as tb:
         mon = Monitor(tb.hosts, tbp.name, interval_s=0.5).start()
         _write_and_talk(tb.hosts, "worker1")

@@ -1,4 +1,5 @@
 """The foundation, for real: a 1 master + 2 worker native cluster on the local testbed."""
+
 from __future__ import annotations
 
 import os
@@ -80,10 +81,23 @@ def _as_at_a_terminal() -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupting_a_smoke_run_tears_everything_down(it_testbed, it_params_dir, sig):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vbench.cli", "cluster", "smoke", "--params-dir", str(it_params_dir),
-         "--out", str(it_params_dir / "out")],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=_as_at_a_terminal,
+        [
+            sys.executable,
+            "-m",
+            "vbench.cli",
+            "cluster",
+            "smoke",
+            "--params-dir",
+            str(it_params_dir),
+            "--out",
+            str(it_params_dir / "out"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        preexec_fn=_as_at_a_terminal,
     )
     try:
         state = Path(it_testbed.work_root, it_testbed.name, "state.json")
@@ -111,7 +125,11 @@ def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir)
     def vbench(*args):
         return subprocess.run(
             [sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
-            cwd=REPO, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            timeout=300,
         )
 
     try:
@@ -137,9 +155,15 @@ def test_what_vbench_did_not_create_survives_and_a_live_testbed_is_not_taken_twi
     """Issue #22: a bridge that exists before bring-up (here with the testbed's own bridge name,
     as `network.bridge: lxcbr0` would be) is refused, not adopted, and `testbed down` leaves it;
     a process vbench did not start survives; a second `testbed up` on a live testbed is refused."""
+
     def vbench(*args):
-        return subprocess.run([sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
-                              cwd=REPO, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     bridge = it_testbed.network.bridge
     bridge_exists = lambda: subprocess.run(["ip", "link", "show", bridge], capture_output=True).returncode == 0  # noqa: E731
@@ -153,9 +177,19 @@ def test_what_vbench_did_not_create_survives_and_a_live_testbed_is_not_taken_twi
         assert bridge_exists() and sleeper.poll() is None
         # A campaign (which clears its testbed before each configuration) refuses it the same way.
         design = it_params_dir / "foreign.yaml"
-        design.write_text(yaml.safe_dump({"experiment": {
-            "name": "foreign", "platforms": ["native"], "repetitions": 1, "workers": 1,
-            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}]}}))
+        design.write_text(
+            yaml.safe_dump(
+                {
+                    "experiment": {
+                        "name": "foreign",
+                        "platforms": ["native"],
+                        "repetitions": 1,
+                        "workers": 1,
+                        "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}],
+                    }
+                }
+            )
+        )
         data = it_params_dir / "data"
         refused = vbench("campaign", "run", str(design), "--data", str(data))
         assert f"bridge {bridge}" in refused.stdout + refused.stderr, refused.stdout + refused.stderr

@@ -1,6 +1,7 @@
 """Issue #8 part 1, for real: every network mode with native hosts on emulated physical hosts,
 SSH to every guest, the iperf3 matrix, a shaped uplink within 10 % of its rate, refusals before
 anything starts, Hadoop behind NAT, and nothing left afterwards."""
+
 from __future__ import annotations
 
 import shutil
@@ -28,8 +29,16 @@ def params(tmp_path, mode: str, workers: int = 3, vms: int = 2, rate: float | No
     net = {"bridge": IT_BRIDGE, "subnet": IT_SUBNET, "mode": mode}
     if rate is not None:
         net["link"] = {"rate_mbit": rate}
-    return make_testbed({"name": IT_NAME, "workers": workers, "vms_per_host": vms,
-                           "work_root": str(tmp_path / "tb"), "network": net, **extra})
+    return make_testbed(
+        {
+            "name": IT_NAME,
+            "workers": workers,
+            "vms_per_host": vms,
+            "work_root": str(tmp_path / "tb"),
+            "network": net,
+            **extra,
+        }
+    )
 
 
 @pytest.mark.parametrize("mode", ["bridge", "nat", "bridge+nat"])
@@ -81,8 +90,9 @@ def test_bad_network_input_is_refused_before_anything_starts(tmp_path):
         params(tmp_path, "sriov")
     with pytest.raises(ParamsError, match="network.mode"):
         params(tmp_path, "vlan")
-    p = params(tmp_path, "nat", workers=2, vms=2, physical_host_memory_mb=1024, platform="oci",
-               limits={"memory_mb": 768})
+    p = params(
+        tmp_path, "nat", workers=2, vms=2, physical_host_memory_mb=1024, platform="oci", limits={"memory_mb": 768}
+    )
     with pytest.raises(ParamsError, match="physical_host_memory_mb"):
         Testbed(p).up()
     assert leftovers(p) == []

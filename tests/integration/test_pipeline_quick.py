@@ -1,6 +1,7 @@
 """The `quick` preset end to end through the notebooks, as DVC runs them (`vbench stage`, which
 executes each notebook with papermill) against a test testbed and a temporary data directory;
 the campaign's progress lines reach the terminal (stderr) while the notebook keeps its record."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,16 @@ pytestmark = pytest.mark.integration
 
 def _stage(nb: str, out_dir: Path, **params) -> str:
     """Runs one stage as dvc.yaml does; returns what it printed on stderr (the terminal)."""
-    args = [sys.executable, "-m", "vbench.cli", "stage", str(REPO / "notebooks" / nb), "--executed-dir", str(out_dir),
-            "--no-html"]
+    args = [
+        sys.executable,
+        "-m",
+        "vbench.cli",
+        "stage",
+        str(REPO / "notebooks" / nb),
+        "--executed-dir",
+        str(out_dir),
+        "--no-html",
+    ]
     for k, v in params.items():
         args += ["-p", k, str(v)]
     r = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=1200)
@@ -67,7 +76,6 @@ def test_quick_campaign_runs_every_notebook(tmp_path, it_testbed, it_params_dir)
     assert (means.ci_low < means.estimate).all() and (means.estimate < means.ci_high).all()
 
     if (REPO / "vbench" / "paper" / "build.py").exists() and shutil.which("latexmk"):
-        _stage("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper",
-                   resamples=999)
+        _stage("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper", resamples=999)
         assert (tmp_path / "paper" / "build" / "paper.pdf").stat().st_size > 10_000
     assert leftovers(it_testbed) == []

@@ -6,6 +6,7 @@ One parametrised test per behaviour, run on every platform it applies to (DESIGN
 The mixed-cluster smoke with a VM worker is marked slow (software-emulated VMs on 2 cores):
 `VBENCH_SLOW=1 python3 -m pytest tests/integration/test_platforms.py -k mixed`.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -34,7 +35,7 @@ TOOLS = {"lxc": "lxc-start", "oci": "crun", "gvisor": "runsc", "qemu": "qemu-sys
 def _platform_ready(request):
     callspec = getattr(request.node, "callspec", None)
     platform = callspec.params.get("platform") if callspec else None
-    for tool in ([TOOLS[platform]] if platform in TOOLS else list(TOOLS.values())):
+    for tool in [TOOLS[platform]] if platform in TOOLS else list(TOOLS.values()):
         if shutil.which(tool) is None:
             pytest.skip(f"needs {tool}; run the README's test command, which installs it")
     if not image_for().exists():
@@ -50,8 +51,9 @@ def _small_hadoop(**extra):
 
 
 @pytest.mark.parametrize("platform", ["lxc", "oci"])
-def test_smoke_on_containers_passes_with_blocks_on_both_workers_then_nothing_left(it_platform_testbed, platform,
-                                                                                   tmp_path):
+def test_smoke_on_containers_passes_with_blocks_on_both_workers_then_nothing_left(
+    it_platform_testbed, platform, tmp_path
+):
     tbp = it_platform_testbed(platform)
     result, _ = run_smoke(tbp, _small_hadoop(), 32, tmp_path / "smoke", log=print)
     print(result.summary())
@@ -75,8 +77,10 @@ def test_one_vcpu_and_one_gib_are_read_back_from_the_cgroup_files(it_platform_te
             pid = PROVISIONERS[platform].init_pid(spec, tb.ctx)
             dirs = cgroup_dirs_of(pid)
             assert dirs["memory"].name == spec.name and dirs["memory"].parent.name == f"vbench-{IT_NAME}"
-            got = read_back(pid, ["cpu.cfs_quota_us", "cpu.cfs_period_us", "memory.limit_in_bytes",
-                                  "blkio.throttle.write_bps_device"])
+            got = read_back(
+                pid,
+                ["cpu.cfs_quota_us", "cpu.cfs_period_us", "memory.limit_in_bytes", "blkio.throttle.write_bps_device"],
+            )
             assert int(got["cpu.cfs_quota_us"]) == int(got["cpu.cfs_period_us"])  # one vCPU
             assert int(got["memory.limit_in_bytes"]) == 1024**3
             assert got["blkio.throttle.write_bps_device"].split()[1] == str(20 * 1024**2)
@@ -119,11 +123,14 @@ def test_limits_larger_than_the_machine_are_refused_before_anything_starts(it_pl
 
 
 @pytest.mark.parametrize("platform", ["qemu", "lxc"])
-def test_a_host_without_the_guest_image_is_refused_before_anything_starts(it_platform_testbed, platform,
-                                                                          tmp_path, monkeypatch):
+def test_a_host_without_the_guest_image_is_refused_before_anything_starts(
+    it_platform_testbed, platform, tmp_path, monkeypatch
+):
     monkeypatch.setenv("VBENCH_CACHE", str(tmp_path / "empty-cache"))
-    tbp = it_platform_testbed("native", hosts=[{"name": "master", "role": "master"},
-                                               {"name": "worker1", "role": "worker", "platform": platform}])
+    tbp = it_platform_testbed(
+        "native",
+        hosts=[{"name": "master", "role": "master"}, {"name": "worker1", "role": "worker", "platform": platform}],
+    )
     with pytest.raises(VbenchError) as err:
         Testbed(tbp).up()
     assert f"{platform} host worker1 needs the guest image" in str(err.value)
@@ -202,16 +209,25 @@ def test_teardown_with_params_naming_another_platform_still_removes_everything(i
 
 
 def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed):
-    tbp = it_platform_testbed("native", hosts=[
-        {"name": "master", "role": "master"},
-        {"name": "worker1", "role": "worker", "platform": "qemu",
-         "limits": {"cpus": 1, "memory_mb": 1024, "disk_read_bps": "100MB"}},
-    ])
+    tbp = it_platform_testbed(
+        "native",
+        hosts=[
+            {"name": "master", "role": "master"},
+            {
+                "name": "worker1",
+                "role": "worker",
+                "platform": "qemu",
+                "limits": {"cpus": 1, "memory_mb": 1024, "disk_read_bps": "100MB"},
+            },
+        ],
+    )
     t0 = time.monotonic()
     with Testbed(tbp) as tb:
         vm = tb.hosts[1]
-        print(f"VM SSH-ready in {vm.facts['ssh_ready_s']} s (testbed up in {time.monotonic() - t0:.1f} s), "
-              f"accelerator {vm.facts['accelerator']}")
+        print(
+            f"VM SSH-ready in {vm.facts['ssh_ready_s']} s (testbed up in {time.monotonic() - t0:.1f} s), "
+            f"accelerator {vm.facts['accelerator']}"
+        )
         assert vm.facts["platform"] == "qemu"
         assert vm.facts["virt_kind"] == "vm" and vm.facts["virt"] in ("qemu", "kvm")
         assert vm.facts["accelerator"] in ("tcg", "kvm")
@@ -221,8 +237,11 @@ def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed)
         assert vm.facts["image_hash"] == image_for().hash
         assert not vm.shares_controller_fs and vm.work_dir == "/var/lib/vbench"
         with connect(vm) as c:
-            out = c.run("hostname; df -m --output=avail /var/lib/vbench | tail -1; test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java && echo java",
-                        hide=True, in_stream=False).stdout.split()
+            out = c.run(
+                "hostname; df -m --output=avail /var/lib/vbench | tail -1; test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java && echo java",
+                hide=True,
+                in_stream=False,
+            ).stdout.split()
         assert out[0] == "worker1" and int(out[1]) > 4000 and out[2] == "java"
         # The controller reaches it like any other host; the native master sees it by name.
         with connect(tb.hosts[0]) as c:
@@ -233,11 +252,14 @@ def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed)
 @pytest.mark.slow
 def test_mixed_cluster_with_a_vm_worker_runs_a_small_smoke(it_platform_testbed, tmp_path):
     """Two native hosts and one VM worker (the heterogeneous setup of the Liu et al. study)."""
-    tbp = it_platform_testbed("native", hosts=[
-        {"name": "master", "role": "master"},
-        {"name": "worker1", "role": "worker"},
-        {"name": "worker2", "role": "worker", "platform": "qemu"},
-    ])
+    tbp = it_platform_testbed(
+        "native",
+        hosts=[
+            {"name": "master", "role": "master"},
+            {"name": "worker1", "role": "worker"},
+            {"name": "worker2", "role": "worker", "platform": "qemu"},
+        ],
+    )
     result, _ = run_smoke(tbp, _small_hadoop(), 16, tmp_path / "smoke", log=print, job_timeout_s=1800)
     print(result.summary())
     assert result.ok, result
@@ -246,11 +268,14 @@ def test_mixed_cluster_with_a_vm_worker_runs_a_small_smoke(it_platform_testbed, 
 
 def test_hadoop_runs_unchanged_on_an_lxc_host_next_to_native_ones(it_platform_testbed):
     """The lifecycle needs nothing platform-specific: jars pushed, daemons up, a job runs."""
-    tbp = it_platform_testbed("native", hosts=[
-        {"name": "master", "role": "master", "platform": "lxc"},
-        {"name": "worker1", "role": "worker", "platform": "oci"},
-        {"name": "worker2", "role": "worker"},
-    ])
+    tbp = it_platform_testbed(
+        "native",
+        hosts=[
+            {"name": "master", "role": "master", "platform": "lxc"},
+            {"name": "worker1", "role": "worker", "platform": "oci"},
+            {"name": "worker2", "role": "worker"},
+        ],
+    )
     hp = _small_hadoop()
     dist = fetch(hp.version, hp.examples_version)
     with Testbed(tbp) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:

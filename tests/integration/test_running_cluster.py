@@ -1,6 +1,7 @@
 """What needs only a running native cluster, on one cluster brought up once for the module
 (`it_running_cluster`): block placement seen by fsck, and a monitored TeraSort whose
 data-volume checks pass."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,8 +38,11 @@ def test_each_block_has_its_replicas_on_distinct_workers(it_running_cluster):
 def test_monitored_terasort_passes_its_data_volume_checks(it_running_cluster, tmp_path):
     cluster = it_running_cluster
     store = CampaignStore(tmp_path / "camp")
-    (cell,) = expand(make_experiment({"name": "it", "repetitions": 1,
-                                      "suite": [{"benchmark": "terasort", "config": {"size_mb": 16}}]}))
+    (cell,) = expand(
+        make_experiment(
+            {"name": "it", "repetitions": 1, "suite": [{"benchmark": "terasort", "config": {"size_mb": 16}}]}
+        )
+    )
     # What the runner does for a monitored Hadoop cell, on the module's running cluster.
     mon = Monitor(cluster.hosts, IT_NAME, 1.0).start()
     run, stamp = measure_hadoop(cluster, cell, drop_caches=True)

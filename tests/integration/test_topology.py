@@ -1,4 +1,5 @@
 """Rack grouping and node groups for real: fsck shows replicas placed as the policy says."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,7 +23,11 @@ def test_replicas_leave_the_physical_host_when_the_topology_says_so(it_platform_
     dist = fetch(hp.version, hp.examples_version)
     with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, dist) as cluster:
         assert {h.name: h.physical_host for h in bed.hosts} == {
-            "master": "pm", "worker1": "p1", "worker2": "p1", "worker3": "p2"}
+            "master": "pm",
+            "worker1": "p1",
+            "worker2": "p1",
+            "worker3": "p2",
+        }
         r = cluster.java(jobs.EXAMPLES_DRIVER, jobs.teragen_args(100_000, "/placed", maps=2), timeout=600)
         assert r.ok, r.stderr[-2000:]
         # A block may be written with one replica when the policy finds no allowed second node

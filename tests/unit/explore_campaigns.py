@@ -1,5 +1,6 @@
 """The committed campaigns as vbench.explore loads them, each once per test session: loading the
 reference campaign takes seconds, and every test file of vbench.explore reads it. Read only."""
+
 from __future__ import annotations
 
 from functools import lru_cache

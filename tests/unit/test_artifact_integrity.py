@@ -1,5 +1,6 @@
 """Verified artifacts (issue #22, item 5): Maven fails on a checksum mismatch instead of warning,
 and a guest's private host key is never readable by others, not even for a moment."""
+
 from __future__ import annotations
 
 import os
@@ -32,6 +33,7 @@ def test_maven_fetches_with_strict_checksums(tmp_path, monkeypatch):
 
 # -- the guest's copy of the host key ------------------------------------------------------------
 
+
 class _ModeWatch:
     """Every mode `path` had whenever Python touched a file (open, chmod, copy: audit events),
     so a copy that is world-readable until its chmod is seen. Audit hooks cannot be removed:
@@ -61,8 +63,10 @@ def identity(tmp_path):
     key.with_suffix(".pub").write_text("ssh-ed25519 AAAA w1\n")
     (tmp_path / "hosts").write_text("10.0.0.2 w1\n")
     (tmp_path / "authorized_keys").write_text("ssh-ed25519 BBBB vbench\n")
-    ctx = SimpleNamespace(paths=SimpleNamespace(host_dir=lambda _n: hdir, authorized_keys=tmp_path / "authorized_keys"),
-                          hosts_file=lambda _s: tmp_path / "hosts")
+    ctx = SimpleNamespace(
+        paths=SimpleNamespace(host_dir=lambda _n: hdir, authorized_keys=tmp_path / "authorized_keys"),
+        hosts_file=lambda _s: tmp_path / "hosts",
+    )
     return tmp_path / "guest", SimpleNamespace(name="w1"), ctx
 
 

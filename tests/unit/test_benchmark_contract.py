@@ -1,5 +1,6 @@
 """The written benchmark contract (vbench.benchmarks.base): every module keeps it, the registry
 refuses one that does not or that takes a name twice, and Configs validate by field constraints."""
+
 from __future__ import annotations
 
 import inspect
@@ -53,8 +54,11 @@ def test_replace_validates_again():
 
 def test_a_design_names_the_benchmark_field_where_it_is_written(tmp_path):
     path = tmp_path / "e.yaml"
-    path.write_text(yaml.safe_dump({"experiment": {"name": "x", "suite": [
-        {"benchmark": "terasort", "config": {"replication": 11}}]}}))
+    path.write_text(
+        yaml.safe_dump(
+            {"experiment": {"name": "x", "suite": [{"benchmark": "terasort", "config": {"replication": 11}}]}}
+        )
+    )
     with pytest.raises(ParamsError) as err:
         load_experiment(path)
     assert str(err.value) == f"{path}: experiment.suite[0].config.replication: must be at most 10, got 11"
@@ -84,16 +88,18 @@ def test_a_module_breaking_the_contract_is_named_with_what_it_gets_wrong():
 
 
 def test_a_micro_benchmark_parses_one_output_named_after_it():
-    text = "sysbench 1.0.20\n" + "\n".join(f"    {k}: 1.5" for k in (
-        "events per second", "total time", "total number of events", "avg"))
+    text = "sysbench 1.0.20\n" + "\n".join(
+        f"    {k}: 1.5" for k in ("events per second", "total time", "total number of events", "avg")
+    )
+
     def values(samples):  # timestamps differ between two parses
         return [(s.metric, s.value, dict(s.metadata)) for s in samples]
 
-    assert values(cpu.parse({"cpu": StepOutput(text, "", 0.0)}, cpu.Config())) == values(cpu.parse_stdout(text, cpu.Config()))
+    assert values(cpu.parse({"cpu": StepOutput(text, "", 0.0)}, cpu.Config())) == values(
+        cpu.parse_stdout(text, cpu.Config())
+    )
 
 
 def _without(module: types.ModuleType, attr: str) -> types.ModuleType:
     delattr(module, attr)
     return module
-
-

@@ -1,6 +1,7 @@
 """The A/A self-check (issue #18 item 5): the design runs the baseline twice as two configurations,
 the runner measures the second copy on the baseline's hosts under its own label, the statistics
 mark its row, and the paper prints it beside every comparison."""
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,17 @@ PARAMS = Path(__file__).resolve().parents[2] / "params"
 
 
 def design(**kw) -> Experiment:
-    return Experiment.model_validate({"name": "t", "platforms": ["native", "lxc"], "repetitions": 2, "seed": 7,
-                                      "suite": [{"benchmark": "pi"}], "aa": True, **kw})
+    return Experiment.model_validate(
+        {
+            "name": "t",
+            "platforms": ["native", "lxc"],
+            "repetitions": 2,
+            "seed": 7,
+            "suite": [{"benchmark": "pi"}],
+            "aa": True,
+            **kw,
+        }
+    )
 
 
 def test_the_baseline_runs_twice_as_two_configurations_with_their_own_label():
@@ -36,16 +46,22 @@ def test_the_baseline_runs_twice_as_two_configurations_with_their_own_label():
 
 
 def test_aa_off_leaves_a_design_and_its_hash_as_they_were():
-    plain = Experiment.model_validate({"name": "t", "platforms": ["native", "lxc"], "repetitions": 2, "seed": 7,
-                                       "suite": [{"benchmark": "pi"}]})
-    assert design_hash(plain) == design_hash(design(aa=False)) and [c.key for c in plain.configurations()] == \
-        ["native", "lxc"]
+    plain = Experiment.model_validate(
+        {"name": "t", "platforms": ["native", "lxc"], "repetitions": 2, "seed": 7, "suite": [{"benchmark": "pi"}]}
+    )
+    assert design_hash(plain) == design_hash(design(aa=False)) and [c.key for c in plain.configurations()] == [
+        "native",
+        "lxc",
+    ]
 
 
-@pytest.mark.parametrize("kw, words", [
-    ({"baseline": "lxc", "platforms": ["native"]}, "aa: the baseline platform 'lxc' is not among the platforms"),
-    ({"factors": {"hadoop.replication": [1, 2]}, "compare": ["replication"]}, "aa: the A/A self-check repeats"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"baseline": "lxc", "platforms": ["native"]}, "aa: the baseline platform 'lxc' is not among the platforms"),
+        ({"factors": {"hadoop.replication": [1, 2]}, "compare": ["replication"]}, "aa: the A/A self-check repeats"),
+    ],
+)
 def test_a_design_the_check_cannot_apply_to_is_refused_naming_aa(kw, words):
     with pytest.raises(Exception) as exc:
         design(**kw)
@@ -59,7 +75,10 @@ def test_the_default_campaign_includes_the_check_and_the_reference_is_untouched(
     import json
 
     ref = json.loads((PARAMS.parent / "data" / "raw" / "reference" / "campaign.json").read_text())
-    assert "aa" not in ref["experiment"] and design_hash(Experiment.model_validate(ref["experiment"])) == ref["design_hash"]
+    assert (
+        "aa" not in ref["experiment"]
+        and design_hash(Experiment.model_validate(ref["experiment"])) == ref["design_hash"]
+    )
 
 
 def test_the_runner_measures_the_copy_on_the_baselines_hosts_under_its_label(tmp_path, fake_machine):
@@ -72,8 +91,9 @@ def test_the_runner_measures_the_copy_on_the_baselines_hosts_under_its_label(tmp
 
     fake_machine.source.open = recording_open
     e = design(rounds=2)
-    run_campaign(e, TestbedParams(), HadoopParams(), tmp_path / "c", log=lambda _l: None,
-                 hosts_source=fake_machine.source)
+    run_campaign(
+        e, TestbedParams(), HadoopParams(), tmp_path / "c", log=lambda _l: None, hosts_source=fake_machine.source
+    )
     recs = [r for r in read_ledger(tmp_path / "c" / "samples.jsonl").records if r.get("kind") == "sample"]
     assert {r["metadata"]["platform"] for r in recs} == {"native", "lxc", "native~aa"}
     # Three clusters up together in each block; the copy on native hosts, a testbed of its own.
@@ -89,8 +109,18 @@ def _samples(ratio_aa: float, n_blocks: int = 6, seed: int = 1) -> pd.DataFrame:
     for b in range(n_blocks):
         shared = rng.normal(0, 0.05)
         for p, r in (("native", 1.0), ("lxc", 1.08), ("native~aa", ratio_aa)):
-            rows.append(dict(experiment="platforms", platform=p, benchmark="terasort", metric="terasort_time", unit="s",
-                             value=100 * r * math.exp(shared + rng.normal(0, 0.01)), repetition=b, block=b))
+            rows.append(
+                dict(
+                    experiment="platforms",
+                    platform=p,
+                    benchmark="terasort",
+                    metric="terasort_time",
+                    unit="s",
+                    value=100 * r * math.exp(shared + rng.normal(0, 0.01)),
+                    repetition=b,
+                    block=b,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -103,8 +133,9 @@ def test_the_statistics_mark_the_aa_row_with_its_verdict():
     assert ((t.platform == "native~aa") & (t.statistic == "ratio_to_baseline")).any()
     bad = compute_stats(_samples(1.10), n_resamples=500)
     assert bad[bad.statistic == "aa_check"].iloc[0].verdict.startswith("A/A FAILS")
-    assert not (compute_stats(_samples(1.0)[lambda d: d.platform != "native~aa"], n_resamples=500).statistic
-                == "aa_check").any()
+    assert not (
+        compute_stats(_samples(1.0)[lambda d: d.platform != "native~aa"], n_resamples=500).statistic == "aa_check"
+    ).any()
 
 
 def test_the_paper_prints_the_aa_ratio_beside_every_comparison():

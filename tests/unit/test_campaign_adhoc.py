@@ -1,6 +1,7 @@
 """`vbench bench run|calibrate|suite` are designs built in code (vbench.campaign.adhoc) that the
 campaign runner executes: the runner's provenance, failure records, resume and page-cache record
 on every sample, and the command's table and summary line."""
+
 from __future__ import annotations
 
 import re
@@ -31,7 +32,15 @@ def test_calibrate_and_suite_are_every_benchmark_of_their_kind_once_per_block():
     cells = expand(exp)
     assert len(cells) == 2 * (8 + 7)
     assert {c.variant.benchmark for c in cells if c.variant.kind == "micro"} == {
-        "cpu", "membw", "pi_digits", "dd", "fio", "bonnie", "iperf3", "latency"}
+        "cpu",
+        "membw",
+        "pi_digits",
+        "dd",
+        "fio",
+        "bonnie",
+        "iperf3",
+        "latency",
+    }
     assert exp.platforms == ("native",) and exp.workers == 1 and exp.experiment == "adhoc"
 
 

@@ -1,4 +1,5 @@
 """Experiment designs: validation, expansion into cells, blocked and seeded randomised order."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -14,9 +15,13 @@ PRESETS = Path(__file__).resolve().parents[2] / "params" / "experiments"
 
 
 def exp(**kw) -> Experiment:
-    base = dict(name="t", platforms=("native",), repetitions=3,
-                calibrate=(BenchmarkSpec(benchmark="cpu"),),
-                suite=(BenchmarkSpec(benchmark="terasort", config={"size_mb": [16, 32]}), BenchmarkSpec(benchmark="pi")))
+    base = dict(
+        name="t",
+        platforms=("native",),
+        repetitions=3,
+        calibrate=(BenchmarkSpec(benchmark="cpu"),),
+        suite=(BenchmarkSpec(benchmark="terasort", config={"size_mb": [16, 32]}), BenchmarkSpec(benchmark="pi")),
+    )
     return Experiment(**{**base, **kw})
 
 
@@ -61,13 +66,16 @@ def test_design_hash_changes_with_the_design():
     assert design_hash(exp()) != design_hash(exp(repetitions=4))
 
 
-@pytest.mark.parametrize("data, field", [
-    ({"name": "x", "platforms": ["xen"]}, "experiment.platforms"),
-    ({"name": "x", "repetitions": 0}, "experiment.repetitions"),
-    ({"name": "x", "suite": [{"benchmark": "nosuch"}]}, "experiment.suite[0].benchmark"),
-    ({"name": "x", "suite": [{"benchmark": "pi", "config": {"maps": 0}}]}, "experiment.suite[0].config.maps"),
-    ({"name": "x", "suite": [{"benchmark": "pi", "config": {"bogus": 1}}]}, "experiment.suite[0].config.bogus"),
-])
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ({"name": "x", "platforms": ["xen"]}, "experiment.platforms"),
+        ({"name": "x", "repetitions": 0}, "experiment.repetitions"),
+        ({"name": "x", "suite": [{"benchmark": "nosuch"}]}, "experiment.suite[0].benchmark"),
+        ({"name": "x", "suite": [{"benchmark": "pi", "config": {"maps": 0}}]}, "experiment.suite[0].config.maps"),
+        ({"name": "x", "suite": [{"benchmark": "pi", "config": {"bogus": 1}}]}, "experiment.suite[0].config.bogus"),
+    ],
+)
 def test_bad_designs_name_the_file_and_field(tmp_path, data, field):
     path = tmp_path / "e.yaml"
     path.write_text(yaml.safe_dump({"experiment": data}))
@@ -89,8 +97,12 @@ def test_every_preset_validates_and_expands(preset):
 def test_environment_factors_make_configurations_each_with_its_own_cells():
     e = exp(factors={"testbed.network.mode": ["bridge", "nat"], "hadoop.replication": [1, 2]}, repetitions=2)
     keys = {c.config.key for c in expand(e)}
-    assert keys == {"native[replication=1,network.mode=bridge]", "native[replication=1,network.mode=nat]",
-                    "native[replication=2,network.mode=bridge]", "native[replication=2,network.mode=nat]"}
+    assert keys == {
+        "native[replication=1,network.mode=bridge]",
+        "native[replication=1,network.mode=nat]",
+        "native[replication=2,network.mode=bridge]",
+        "native[replication=2,network.mode=nat]",
+    }
     cells = expand(e)
     assert len(cells) == 2 * 4 * 4 and len({c.cell_id for c in cells}) == len(cells)
     one = next(c for c in cells if c.config.key == "native[replication=2,network.mode=nat]")
@@ -115,19 +127,21 @@ def test_configurations_are_shuffled_within_blocks_and_every_block_has_all():
     assert len(orders) > 1
 
 
-@pytest.mark.parametrize("factors, field, words", [
-    ({"testbed.network.mode": ["bridge", "sriov"]}, "factors", "SR-IOV"),
-    ({"testbed.network.mode": ["bridge", "wifi"]}, "factors", "level 1"),
-    ({"testbed.nosuch": [1]}, "factors", "no field"),
-    ({"replication": [1]}, "factors", "testbed or Hadoop"),
-    ({"testbed.platform": ["lxc"]}, "factors", "platforms"),
-    ({"hadoop.replication": []}, "factors", "non-empty"),
-    ({"testbed.vms_per_host": [0]}, "factors", "level 0"),
-])
+@pytest.mark.parametrize(
+    "factors, field, words",
+    [
+        ({"testbed.network.mode": ["bridge", "sriov"]}, "factors", "SR-IOV"),
+        ({"testbed.network.mode": ["bridge", "wifi"]}, "factors", "level 1"),
+        ({"testbed.nosuch": [1]}, "factors", "no field"),
+        ({"replication": [1]}, "factors", "testbed or Hadoop"),
+        ({"testbed.platform": ["lxc"]}, "factors", "platforms"),
+        ({"hadoop.replication": []}, "factors", "non-empty"),
+        ({"testbed.vms_per_host": [0]}, "factors", "level 0"),
+    ],
+)
 def test_bad_factors_are_refused_naming_the_field(tmp_path, factors, field, words):
     f = tmp_path / "e.yaml"
-    f.write_text(yaml.safe_dump({"experiment": {"name": "x", "factors": factors,
-                                                "suite": [{"benchmark": "pi"}]}}))
+    f.write_text(yaml.safe_dump({"experiment": {"name": "x", "factors": factors, "suite": [{"benchmark": "pi"}]}}))
     with pytest.raises(ParamsError) as err:
         load_experiment(f)
     assert f"experiment.{field}" in str(err.value) and words.lower() in str(err.value).lower(), str(err.value)
@@ -144,11 +158,15 @@ def test_params_for_applies_experiment_then_factor_levels_without_losing_the_net
     from vbench.campaign.runner import params_for
     from vbench.params import hadoop_params, testbed_params
 
-    e = exp(factors={"testbed.network.mode": ["nat"], "hadoop.topology": ["rack"]},
-            testbed={"network": {"link": {"rate_mbit": 100}}}, hadoop={"replication": 1})
+    e = exp(
+        factors={"testbed.network.mode": ["nat"], "hadoop.topology": ["rack"]},
+        testbed={"network": {"link": {"rate_mbit": 100}}},
+        hadoop={"replication": 1},
+    )
     config = e.configurations()[0]
-    tb, hp = params_for(e, config, testbed_params({"network": {"bridge": "xbr", "subnet": "10.9.0.0/24"}}),
-                        hadoop_params({}))
+    tb, hp = params_for(
+        e, config, testbed_params({"network": {"bridge": "xbr", "subnet": "10.9.0.0/24"}}), hadoop_params({})
+    )
     assert (tb.network.bridge, str(tb.network.subnet), tb.network.mode) == ("xbr", "10.9.0.0/24", "nat")
     assert tb.network.link.rate_mbit == 100
     assert (hp.topology, hp.replication) == ("rack", 1)
@@ -176,15 +194,17 @@ def test_committed_campaigns_keep_their_design_hash_cell_ids_and_order(campaign)
     assert e.rounds == 1 and design_hash(e) == recorded["design_hash"]
     records = read_ledger(RAW / campaign / "samples.jsonl").records
     for kind in ("micro", "hadoop"):
-        ran = list(dict.fromkeys(r["metadata"]["cell_id"] for r in records
-                                 if r["metadata"].get("benchmark_kind") == kind))
+        ran = list(
+            dict.fromkeys(r["metadata"]["cell_id"] for r in records if r["metadata"].get("benchmark_kind") == kind)
+        )
         assert ran == [c.cell_id for c in expand(e) if c.variant.kind == kind]
 
 
 def test_rounds_and_interleave_change_the_design_hash():
     # At their defaults they leave it alone (test_campaign_faults.py); given, they make another design.
-    assert len({design_hash(exp()), design_hash(exp(rounds=2)),
-                design_hash(exp(rounds=2, interleave="alternating"))}) == 3
+    assert (
+        len({design_hash(exp()), design_hash(exp(rounds=2)), design_hash(exp(rounds=2, interleave="alternating"))}) == 3
+    )
 
 
 def test_one_round_is_the_design_without_rounds():
@@ -206,8 +226,9 @@ def test_every_cell_runs_once_per_round(interleave):
     assert per_round == {(b, r): 8 for b in range(2) for r in range(3)}
     for b in range(2):
         for r in range(3):
-            assert {(c.config.key, c.variant.key) for c in cells if (c.block, c.round) == (b, r)} == \
-                {(p, v) for p in ("native", "lxc") for v in ("cpu", "pi", "terasort[size_mb=16]", "terasort[size_mb=32]")}
+            assert {(c.config.key, c.variant.key) for c in cells if (c.block, c.round) == (b, r)} == {
+                (p, v) for p in ("native", "lxc") for v in ("cpu", "pi", "terasort[size_mb=16]", "terasort[size_mb=32]")
+            }
     assert ids[0] == f"b0/r0/{cells[0].config.key}/{cells[0].variant.key}"
     assert [c.block for c in cells] == sorted(c.block for c in cells)
 
@@ -215,15 +236,19 @@ def test_every_cell_runs_once_per_round(interleave):
 def test_concurrent_rounds_are_seeded_permutations_of_every_configuration_and_benchmark():
     def orders(seed):
         cells = expand(_two_platforms(seed=seed, repetitions=4))
-        return {(b, r, k): [(c.config.key, c.variant.key) for c in cells if (c.block, c.round, c.variant.kind) == (b, r, k)]
-                for b in range(4) for r in range(3) for k in ("micro", "hadoop")}
+        return {
+            (b, r, k): [(c.config.key, c.variant.key) for c in cells if (c.block, c.round, c.variant.kind) == (b, r, k)]
+            for b in range(4)
+            for r in range(3)
+            for k in ("micro", "hadoop")
+        }
 
     a, again, other = orders(1), orders(1), orders(2)
     assert a == again and a != other
     hadoop = [tuple(v) for (b, r, k), v in a.items() if k == "hadoop"]
     assert len(set(hadoop)) > len(hadoop) // 2  # a fresh order in (nearly) every round
     # Platforms are interleaved within a round, not run one after the other.
-    assert any(len({p for p, _ in v[:len(v) // 2]}) == 2 for v in hadoop)
+    assert any(len({p for p, _ in v[: len(v) // 2]}) == 2 for v in hadoop)
 
 
 def test_concurrent_blocks_calibrate_every_round_before_any_suite_round():
@@ -294,4 +319,6 @@ def test_a_resumed_session_warms_up_only_what_it_still_runs():
     todo = [c for c in block0 if c.variant.kind == "hadoop" and (c.round, c.config.key) != (0, "lxc")][5:]
     (s,) = sessions(e, todo)
     assert s.cells == todo
-    assert {(r.config.key, r.variant.key) for r in s.runs if r.warms_up} == {(c.config.key, c.variant.key) for c in todo}
+    assert {(r.config.key, r.variant.key) for r in s.runs if r.warms_up} == {
+        (c.config.key, c.variant.key) for c in todo
+    }

@@ -1,4 +1,5 @@
 """Design fields of issue #10 (retries, on_failure, job_timeout_s, inventory platform labels)."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,8 +20,21 @@ def test_new_fields_at_their_defaults_leave_the_design_hash_alone():
     import json
 
     d = exp().model_dump(mode="json")
-    for k in ("retries", "on_failure", "job_timeout_s", "factors", "compare", "baseline", "monitor_interval_s",
-              "rounds", "interleave", "condition", "quiet", "precision", "aa"):
+    for k in (
+        "retries",
+        "on_failure",
+        "job_timeout_s",
+        "factors",
+        "compare",
+        "baseline",
+        "monitor_interval_s",
+        "rounds",
+        "interleave",
+        "condition",
+        "quiet",
+        "precision",
+        "aa",
+    ):
         d.pop(k)
     assert design_hash(exp()) == hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
     assert design_hash(exp(retries=2)) != design_hash(exp())
@@ -35,8 +49,9 @@ def test_fault_fields_are_bounded(kw):
 
 def test_inventory_labels_are_platforms_only_when_an_inventory_is_given(tmp_path):
     p = tmp_path / "d.yaml"
-    p.write_text(yaml.safe_dump({"experiment": {"name": "x", "platforms": ["native", "xen"],
-                                                "suite": [{"benchmark": "pi"}]}}))
+    p.write_text(
+        yaml.safe_dump({"experiment": {"name": "x", "platforms": ["native", "xen"], "suite": [{"benchmark": "pi"}]}})
+    )
     with pytest.raises(ParamsError) as err:
         load_experiment(p)
     assert err.value.field == f"{p}: experiment.platforms" and "unknown platform(s) ['xen']" in str(err.value)

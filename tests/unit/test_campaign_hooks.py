@@ -1,5 +1,6 @@
 """The runner's hook (vbench.campaign.hooks): what a design adds around each Hadoop run, run by
 the one loop with the same provenance, failure records and page-cache record as every cell."""
+
 from __future__ import annotations
 
 import contextlib
@@ -45,8 +46,16 @@ class Noise(RunHook):
 
 
 def _run(tmp_path, fake, exp, hook=None, **kw):
-    return run_campaign(exp, TestbedParams(), HadoopParams(), tmp_path / "camp", log=lambda _l: None,
-                        hosts_source=fake.source(), hook=hook, **kw)
+    return run_campaign(
+        exp,
+        TestbedParams(),
+        HadoopParams(),
+        tmp_path / "camp",
+        log=lambda _l: None,
+        hosts_source=fake.source(),
+        hook=hook,
+        **kw,
+    )
 
 
 def _records(tmp_path):
@@ -92,9 +101,13 @@ def test_the_hook_wraps_each_run_and_its_samples_share_the_runs_provenance(tmp_p
     # Per cell: the neighbour set up, then the page cache dropped on every host, the run, the tear-down.
     first = events.index("execute pi")
     level = events[first - 3].removeprefix("start ")
-    assert events[first - 3:first + 2] == [f"start {level}", "master: " + drop_caches_line(),
-                                           "worker1: " + drop_caches_line(),
-                                           "execute pi", f"stop {level}"]
+    assert events[first - 3 : first + 2] == [
+        f"start {level}",
+        "master: " + drop_caches_line(),
+        "worker1: " + drop_caches_line(),
+        "execute pi",
+        f"stop {level}",
+    ]
     records = _records(tmp_path)
     for r in records:
         m = r.metadata
@@ -129,7 +142,8 @@ def test_a_hook_that_cannot_set_up_fails_its_run_not_the_other_cells(tmp_path, f
     assert failure.metadata["cell_id"] == "b0/native/pi[noise=loud]" and "configuration_failed" not in failure.metadata
     assert failure.reason == "set-up beside the run failed: cannot play loud"
     assert [r.metadata["cell_id"] for r in records if isinstance(r, Sample) and r.benchmark == "pi"] == [
-        "b0/native/pi[noise=none]"]
+        "b0/native/pi[noise=none]"
+    ]
     assert fake_hadoop.events.count("execute pi") == 1 and fake_hadoop.events[-1] == "hosts down"
 
 
@@ -151,9 +165,17 @@ def test_micro_samples_say_the_page_cache_was_kept(tmp_path, fake_hadoop, monkey
     from vbench.benchmarks.hadoop.execute import BenchRun
     from vbench.campaign import runner
 
-    monkeypatch.setattr(runner, "measure_micro", lambda hosts, item, log=print: [
-        BenchRun("cpu", "cpu-1", {}, samples=[Sample("cpu", "events", 1.0, "events/s")])])
-    _run(tmp_path, fake_hadoop, make_experiment({"name": "m", "repetitions": 1, "drop_caches": True,
-                                                 "calibrate": [{"benchmark": "cpu"}]}))
+    monkeypatch.setattr(
+        runner,
+        "measure_micro",
+        lambda hosts, item, log=print: [
+            BenchRun("cpu", "cpu-1", {}, samples=[Sample("cpu", "events", 1.0, "events/s")])
+        ],
+    )
+    _run(
+        tmp_path,
+        fake_hadoop,
+        make_experiment({"name": "m", "repetitions": 1, "drop_caches": True, "calibrate": [{"benchmark": "cpu"}]}),
+    )
     (s,) = _records(tmp_path)
     assert s.metadata["page_cache"] == "kept" and s.metadata["benchmark_kind"] == "micro"

@@ -1,10 +1,13 @@
 """Failure records say why in one line."""
+
 from vbench.campaign.measure import default_iperf_pairs, failure_reason
 from vbench.errors import JobFailed
 
 
 def test_reason_is_the_tools_last_words_not_the_command_line():
-    exc = JobFailed("hdparm: command exited 1: wd=/x; dev=$(findmnt ...); hdparm -t \"$dev\"\n/dev/vda: Operation not permitted")
+    exc = JobFailed(
+        'hdparm: command exited 1: wd=/x; dev=$(findmnt ...); hdparm -t "$dev"\n/dev/vda: Operation not permitted'
+    )
     assert failure_reason(exc) == "hdparm: exit 1: /dev/vda: Operation not permitted"
 
 

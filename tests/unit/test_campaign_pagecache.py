@@ -1,4 +1,5 @@
 """What was done about the page cache is recorded, host by host, never assumed."""
+
 from types import SimpleNamespace
 
 from vbench.campaign.pagecache import drop_caches_line, drop_page_cache, kept, page_cache_stamp
@@ -9,7 +10,9 @@ def test_every_host_dropped():
 
 
 def test_no_host_could():
-    assert page_cache_stamp({"master": "not-permitted\n", "worker1": "not-permitted"}) == {"page_cache": "not-permitted"}
+    assert page_cache_stamp({"master": "not-permitted\n", "worker1": "not-permitted"}) == {
+        "page_cache": "not-permitted"
+    }
 
 
 def test_some_hosts_could_not_and_are_named():

@@ -1,4 +1,5 @@
 """The campaign's progress: ETA from the cells already run, lines off a terminal, a bar on one."""
+
 from __future__ import annotations
 
 import io

@@ -1,5 +1,6 @@
 """The quiet-machine gate (vbench.campaign.quiet): parsers on captured /proc text, the verdicts,
 the stamp, the params, and a real CPU hog flagged."""
+
 from __future__ import annotations
 
 import os
@@ -22,9 +23,16 @@ def _text(name: str) -> str:
 
 
 def _state(which: str) -> Q.MachineState:
-    return Q.MachineState(loadavg="3.10 2.80 2.50 4/500 1234\n", swaps="Filename Type Size Used Priority\n",
-                          meminfo=_text("meminfo.txt"), governor="", thp="always [madvise] never\n",
-                          cpu_line=_text(f"stat_{which}.txt").strip(), procs=_text(f"procs_{which}.txt"), cpus=2)
+    return Q.MachineState(
+        loadavg="3.10 2.80 2.50 4/500 1234\n",
+        swaps="Filename Type Size Used Priority\n",
+        meminfo=_text("meminfo.txt"),
+        governor="",
+        thp="always [madvise] never\n",
+        cpu_line=_text(f"stat_{which}.txt").strip(),
+        procs=_text(f"procs_{which}.txt"),
+        cpus=2,
+    )
 
 
 def test_parses_every_process_of_captured_proc_text_including_a_name_with_parentheses():
@@ -77,8 +85,9 @@ def test_readings_and_judgement_from_two_captured_states():
     reasons = Q.judge(r, Q.QuietParams(max_outside_cpu_pct=50))
     assert len(reasons) == 1 and "hog) R 1 (x[29374]" in reasons[0]
     assert Q.judge(r, Q.QuietParams(max_outside_cpu_pct=10_000)) == ()
-    loaded = Q.judge(r, Q.QuietParams(max_outside_cpu_pct=10_000, max_load_per_cpu=1.0, thp=("never",),
-                                      min_free_memory_mb=10**9))
+    loaded = Q.judge(
+        r, Q.QuietParams(max_outside_cpu_pct=10_000, max_load_per_cpu=1.0, thp=("never",), min_free_memory_mb=10**9)
+    )
     assert len(loaded) == 3 and "load average 3.10" in loaded[0] and "memory available" in loaded[1]
     assert "transparent huge pages 'madvise'" in loaded[2]
 
@@ -89,6 +98,7 @@ def _fake_measure(outside: list[float]):
 
     def measure(window_s, own):
         return Q.Readings(0.1, 2, 0.0, 5.0, 0, 0, 4000, "performance", "madvise", next(calls), (), window_s)
+
     return measure
 
 
@@ -110,15 +120,27 @@ def test_flag_mode_records_and_goes_on():
 
 def test_wait_mode_waits_until_quiet():
     clock = _Clock()
-    rec = Q.gate(Q.QuietParams(mode="wait", retry_s=10, max_wait_s=60), own=(), measure=_fake_measure([90.0, 80.0, 3.0]),
-                 sleep=clock.sleep, clock=clock, log=lambda _m: None)
+    rec = Q.gate(
+        Q.QuietParams(mode="wait", retry_s=10, max_wait_s=60),
+        own=(),
+        measure=_fake_measure([90.0, 80.0, 3.0]),
+        sleep=clock.sleep,
+        clock=clock,
+        log=lambda _m: None,
+    )
     assert rec.verdict == Q.WAITED and rec.checks == 3 and rec.waited_s == 20 and rec.reasons == ()
 
 
 def test_wait_mode_gives_up_and_flags_at_its_limit():
     clock = _Clock()
-    rec = Q.gate(Q.QuietParams(mode="wait", retry_s=10, max_wait_s=25), own=(), measure=_fake_measure([90.0] * 10),
-                 sleep=clock.sleep, clock=clock, log=lambda _m: None)
+    rec = Q.gate(
+        Q.QuietParams(mode="wait", retry_s=10, max_wait_s=25),
+        own=(),
+        measure=_fake_measure([90.0] * 10),
+        sleep=clock.sleep,
+        clock=clock,
+        log=lambda _m: None,
+    )
     assert rec.verdict == Q.FLAGGED and rec.checks == 3 and "after waiting 20 s" in rec.reasons[-1]
 
 
@@ -134,10 +156,16 @@ def test_stamp_is_flat_and_names_the_readings():
     assert all(k.startswith("quiet.") and not isinstance(v, (dict, list)) for k, v in s.items())
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"mode": "sometimes"}, "mode"), ({"window_s": 0}, "window_s"), ({"max_outside_cpu_pct": -1}, "max_outside_cpu_pct"),
-    ({"mode": "wait", "max_wait_s": 0}, "max_wait_s"), ({"max_load": 1}, "max_load"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"mode": "sometimes"}, "mode"),
+        ({"window_s": 0}, "window_s"),
+        ({"max_outside_cpu_pct": -1}, "max_outside_cpu_pct"),
+        ({"mode": "wait", "max_wait_s": 0}, "max_wait_s"),
+        ({"max_load": 1}, "max_load"),
+    ],
+)
 def test_params_are_refused_naming_the_field(bad, field):
     with pytest.raises(ValidationError) as exc:
         Q.QuietParams(**bad)
@@ -189,11 +217,21 @@ def test_a_real_cpu_hog_is_flagged_and_named():
 
 # -- the gate in the runner, the statistics and the paper ----------------------------------------
 
+
 def _design(**kw):
     from vbench.campaign.design import Experiment
 
-    return Experiment.model_validate({"name": "t", "platforms": ["native", "lxc"], "repetitions": 2, "rounds": 2,
-                                      "seed": 7, "suite": [{"benchmark": "pi"}], **kw})
+    return Experiment.model_validate(
+        {
+            "name": "t",
+            "platforms": ["native", "lxc"],
+            "repetitions": 2,
+            "rounds": 2,
+            "seed": 7,
+            "suite": [{"benchmark": "pi"}],
+            **kw,
+        }
+    )
 
 
 def test_the_runner_gates_every_round_with_the_testbeds_up_and_stamps_every_sample(tmp_path, fake_machine):
@@ -201,8 +239,14 @@ def test_the_runner_gates_every_round_with_the_testbeds_up_and_stamps_every_samp
     from vbench.ledger import read_ledger
     from vbench.params import HadoopParams, TestbedParams
 
-    run_campaign(_design(), TestbedParams(), HadoopParams(), tmp_path / "c", log=lambda _l: None,
-                 hosts_source=fake_machine.source)
+    run_campaign(
+        _design(),
+        TestbedParams(),
+        HadoopParams(),
+        tmp_path / "c",
+        log=lambda _l: None,
+        hosts_source=fake_machine.source,
+    )
     assert [(b, r) for b, r, _ in fake_machine.gated] == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert all(len(names) == 2 for _, _, names in fake_machine.gated)  # both testbeds of the block are own
     recs = [r for r in read_ledger(tmp_path / "c" / "samples.jsonl").records if r.get("kind") == "sample"]
@@ -226,14 +270,19 @@ def test_gate_hook_counts_the_controller_and_the_testbeds_processes_as_own(monke
         local = False
 
     assert isinstance(runner.gate_hook(_design(), params, Remote(), log=lambda _l: None), runner.NoHooks)
-    assert isinstance(runner.gate_hook(_design(quiet={"mode": "off"}), params, Local(), log=lambda _l: None),
-                      runner.NoHooks)
+    assert isinstance(
+        runner.gate_hook(_design(quiet={"mode": "off"}), params, Local(), log=lambda _l: None), runner.NoHooks
+    )
 
 
 def test_the_hook_says_the_verdict_and_returns_the_stamp():
     said = []
-    hook = Q.QuietHook(Q.QuietParams(), own=lambda: {1}, log=said.append,
-                       gate=lambda params, own, log: Q.gate(params, own, log=log, measure=_fake_measure([90.0])))
+    hook = Q.QuietHook(
+        Q.QuietParams(),
+        own=lambda: {1},
+        log=said.append,
+        gate=lambda params, own, log: Q.gate(params, own, log=log, measure=_fake_measure([90.0])),
+    )
 
     class Info:
         block, round = 1, 0
@@ -249,8 +298,19 @@ def _tidy(verdicts):
     rows = []
     for i, v in enumerate(verdicts):
         for metric in ("t", "u"):  # two metrics per run: a run is counted once
-            rows.append(dict(experiment="e", platform="native", benchmark="pi", metric=metric, unit="s", value=1.0 + i,
-                             repetition=i, run_id=f"run{i}", **({"quiet.verdict": v} if v is not None else {})))
+            rows.append(
+                dict(
+                    experiment="e",
+                    platform="native",
+                    benchmark="pi",
+                    metric=metric,
+                    unit="s",
+                    value=1.0 + i,
+                    repetition=i,
+                    run_id=f"run{i}",
+                    **({"quiet.verdict": v} if v is not None else {}),
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -274,8 +334,13 @@ def test_the_paper_says_how_many_runs_were_taken_on_a_flagged_machine():
     from vbench.paper.tables import table_overheads
     from vbench.stats import compute_stats
 
-    df = pd.concat([_tidy(["ok", "flagged", "ok"]).assign(platform=p, benchmark="terasort", metric="terasort_time",
-                                                          run_id=lambda d, p=p: p + d.run_id)
-                    for p in ("native", "lxc")]).drop_duplicates(["platform", "run_id"])
+    df = pd.concat(
+        [
+            _tidy(["ok", "flagged", "ok"]).assign(
+                platform=p, benchmark="terasort", metric="terasort_time", run_id=lambda d, p=p: p + d.run_id
+            )
+            for p in ("native", "lxc")
+        ]
+    ).drop_duplicates(["platform", "run_id"])
     tex = table_overheads(compute_stats(df, n_resamples=200), df)
     assert "Quiet-machine gate: 2 of 6 run(s) measured while the quiet-machine gate flagged the machine." in tex

@@ -2,6 +2,7 @@
 at a time, warm-up runs, teardown of every configuration on failure and Ctrl-C, the machine-fit
 refusal, resumption mid-block, and the hooks around every round. Testbeds and clusters are
 records (`fake_machine`, tests/conftest.py)."""
+
 from __future__ import annotations
 
 import json
@@ -20,15 +21,30 @@ from vbench.store import CampaignStore
 
 
 def design(**kw) -> Experiment:
-    return Experiment.model_validate({
-        "name": "t", "platforms": ["native", "lxc"], "repetitions": 2, "rounds": 2, "seed": 7,
-        "calibrate": [{"benchmark": "cpu"}],
-        "suite": [{"benchmark": "pi"}, {"benchmark": "terasort", "config": {"size_mb": 16}}], **kw})
+    return Experiment.model_validate(
+        {
+            "name": "t",
+            "platforms": ["native", "lxc"],
+            "repetitions": 2,
+            "rounds": 2,
+            "seed": 7,
+            "calibrate": [{"benchmark": "cpu"}],
+            "suite": [{"benchmark": "pi"}, {"benchmark": "terasort", "config": {"size_mb": 16}}],
+            **kw,
+        }
+    )
 
 
 def run(e: Experiment, camp: Path, machine, log: list[str] | None = None, **kw):
-    return run_campaign(e, TestbedParams(), HadoopParams(), camp, log=(log.append if log is not None else lambda _l: None),
-                        hosts_source=machine.source, **kw)
+    return run_campaign(
+        e,
+        TestbedParams(),
+        HadoopParams(),
+        camp,
+        log=(log.append if log is not None else lambda _l: None),
+        hosts_source=machine.source,
+        **kw,
+    )
 
 
 def records(camp: Path) -> list[dict]:
@@ -82,12 +98,18 @@ def test_testbeds_up_together_each_get_their_own_name_bridge_and_subnet(tmp_path
     run(design(repetitions=1), tmp_path / "c", fake_machine)
     nets = {p: (tb.name, tb.network.bridge, str(tb.network.subnet)) for p, tb in seen.items()}
     assert nets == {"native": ("vb0", "vbbr0-0", "10.213.0.0/24"), "lxc": ("vb1", "vbbr0-1", "10.213.1.0/24")}
-    assert seen["lxc"].platform == "lxc" and all(str(h.address).startswith("10.213.1.") for h in seen["lxc"].resolved_hosts())
+    assert seen["lxc"].platform == "lxc" and all(
+        str(h.address).startswith("10.213.1.") for h in seen["lxc"].resolved_hosts()
+    )
 
 
 def test_slot_testbeds_move_named_hosts_along_and_refuse_a_name_too_long():
-    tb = TestbedParams.model_validate({"name": "vb", "hosts": [{"name": "m", "role": "master", "address": "10.213.0.20"},
-                                                               {"name": "w", "role": "worker"}]})
+    tb = TestbedParams.model_validate(
+        {
+            "name": "vb",
+            "hosts": [{"name": "m", "role": "master", "address": "10.213.0.20"}, {"name": "w", "role": "worker"}],
+        }
+    )
     moved = slot_testbed(tb, 2)
     assert [str(h.address) for h in moved.hosts][:1] == ["10.213.2.20"] and moved.hosts[1].address is None
     with pytest.raises(ParamsError) as err:
@@ -104,7 +126,7 @@ def test_a_configuration_that_breaks_mid_block_is_recorded_and_torn_down_and_the
     log: list[str] = []
     result = run(e, tmp_path / "c", fake_machine, log)
     failed = [r["metadata"]["cell_id"] for r in records(tmp_path / "c") if r["metadata"].get("configuration_failed")]
-    lost = [c.cell_id for c in plan[lxc_jobs[1] - 1:] if c.platform == "lxc" and not c.warms_up]
+    lost = [c.cell_id for c in plan[lxc_jobs[1] - 1 :] if c.platform == "lxc" and not c.warms_up]
     assert failed == lost and result.failures == len(lost) and not result.stopped
     assert any("configuration b0/lxc failed: worker1 unreachable" in line for line in log)
     # lxc was torn down at once; native ran all its cells after it.
@@ -123,8 +145,11 @@ def test_every_configuration_is_torn_down_when_the_campaign_stops_or_is_interrup
     e = design(**({"on_failure": "stop"} if fault == "on_failure stop" else {}))
     plan = [c for s in sessions(e, expand(e)) for c in s.runs]
     n = next(i for i, c in enumerate(plan, 1) if c.variant.kind == "hadoop" and c.round == 1)
-    exc = {"on_failure stop": RuntimeError("DataNode lost"), "ctrl-c": KeyboardInterrupt(),
-           "sigterm": Terminated("received signal SIGTERM")}[fault]
+    exc = {
+        "on_failure stop": RuntimeError("DataNode lost"),
+        "ctrl-c": KeyboardInterrupt(),
+        "sigterm": Terminated("received signal SIGTERM"),
+    }[fault]
     fake_machine.raise_on_run[n] = exc
     if fault == "on_failure stop":
         result = run(e, tmp_path / "c", fake_machine)
@@ -135,7 +160,11 @@ def test_every_configuration_is_torn_down_when_the_campaign_stops_or_is_interrup
     assert len(fake_machine.runs) == n  # nothing ran after it
     assert not fake_machine.testbeds and not fake_machine.clusters
     assert Counter(x for x in fake_machine.events if x[0] in ("cluster up", "cluster down")) == {
-        ("cluster up", "vb0"): 1, ("cluster up", "vb1"): 1, ("cluster down", "vb0"): 1, ("cluster down", "vb1"): 1}
+        ("cluster up", "vb0"): 1,
+        ("cluster up", "vb1"): 1,
+        ("cluster down", "vb0"): 1,
+        ("cluster down", "vb1"): 1,
+    }
 
 
 def test_a_configuration_that_cannot_come_up_has_its_cells_recorded_as_failed(tmp_path, fake_machine):
@@ -157,7 +186,9 @@ def test_a_cluster_that_does_not_start_loses_only_its_own_suite_runs(tmp_path, f
     assert not fake_machine.testbeds
 
 
-def test_clusters_that_do_not_fit_the_machine_together_are_refused_naming_the_reason(tmp_path, fake_machine, monkeypatch):
+def test_clusters_that_do_not_fit_the_machine_together_are_refused_naming_the_reason(
+    tmp_path, fake_machine, monkeypatch
+):
     one = 6208  # MiB of one default two-worker cluster (daemon heaps and YARN memory)
     monkeypatch.setattr(MachineFacts, "local", classmethod(lambda cls: MachineFacts(one + 1000, 2, (0, 1))))
     with pytest.raises(ParamsError) as err:
@@ -190,7 +221,7 @@ def test_a_resumed_campaign_continues_mid_block_without_repeating_a_finished_cel
     with pytest.raises(KeyboardInterrupt):
         run(e, tmp_path / "c", fake_machine)
     first = set(closed_cells(tmp_path / "c"))
-    assert {c.cell_id for c in plan[:stop_at - 1]} == first  # up to the interrupted run
+    assert {c.cell_id for c in plan[: stop_at - 1]} == first  # up to the interrupted run
     fake_machine.raise_on_run.clear()
     again = run(e, tmp_path / "c", fake_machine)
     assert again.already_done == len([c for c in first if not c.endswith("/warmup")])
@@ -198,10 +229,11 @@ def test_a_resumed_campaign_continues_mid_block_without_repeating_a_finished_cel
     cells = [c for c in closed_cells(tmp_path / "c") if not c.endswith("/warmup")]
     assert sorted(cells) == sorted(c.cell_id for c in expand(e))  # each cell closed exactly once
     # Block 0 resumed in its second suite round: its fresh clusters were warmed up again first.
-    resumed = closed_cells(tmp_path / "c")[len(first):]
+    resumed = closed_cells(tmp_path / "c")[len(first) :]
     warm_again = [c for c in resumed if c.startswith("b0/") and c.endswith("/warmup")]
-    assert len(warm_again) == len({(c.config.key, c.variant.key) for c in plan[stop_at - 1:]
-                                   if c.block == 0 and not c.warms_up})
+    assert len(warm_again) == len(
+        {(c.config.key, c.variant.key) for c in plan[stop_at - 1 :] if c.block == 0 and not c.warms_up}
+    )
 
 
 def test_rounds_hooks_hear_every_round_stamp_its_samples_and_can_stop_the_campaign(tmp_path, fake_machine):
@@ -221,12 +253,26 @@ def test_rounds_hooks_hear_every_round_stamp_its_samples_and_can_stop_the_campai
     result = run(e, tmp_path / "c", fake_machine, round_hooks=Hooks())
     assert result.stopped == "precision reached"
     # block 0: calibration rounds 0, 1 (warm-ups in round 0), suite rounds 0, 1; block 1: ... stopped after suite round 0
-    assert heard == [("before", 0, 0, 4), ("after", 0, 0), ("before", 0, 1, 2), ("after", 0, 1),
-                     ("before", 0, 0, 8), ("after", 0, 0), ("before", 0, 1, 4), ("after", 0, 1),
-                     ("before", 1, 0, 4), ("after", 1, 0), ("before", 1, 1, 2), ("after", 1, 1),
-                     ("before", 1, 0, 8), ("after", 1, 0)]
+    assert heard == [
+        ("before", 0, 0, 4),
+        ("after", 0, 0),
+        ("before", 0, 1, 2),
+        ("after", 0, 1),
+        ("before", 0, 0, 8),
+        ("after", 0, 0),
+        ("before", 0, 1, 4),
+        ("after", 0, 1),
+        ("before", 1, 0, 4),
+        ("after", 1, 0),
+        ("before", 1, 1, 2),
+        ("after", 1, 1),
+        ("before", 1, 0, 8),
+        ("after", 1, 0),
+    ]
     recs = records(tmp_path / "c")
-    assert all(r["metadata"]["gate.verdict"] == f"quiet-{r['metadata']['block']}-{r['metadata']['round']}" for r in recs)
+    assert all(
+        r["metadata"]["gate.verdict"] == f"quiet-{r['metadata']['block']}-{r['metadata']['round']}" for r in recs
+    )
     assert not any(r["metadata"]["cell_id"].startswith("b1/r1/") and r["benchmark"] != "cpu" for r in recs)
     assert not fake_machine.testbeds
 
@@ -236,8 +282,12 @@ def test_a_design_without_rounds_runs_one_configuration_at_a_time_without_warmup
     result = run(e, tmp_path / "c", fake_machine)
     assert closed_cells(tmp_path / "c") == [c.cell_id for c in expand(e)] == result.ran
     assert fake_machine.most_testbeds_up == 1 and {r["testbed"] for r in fake_machine.runs} == {"vb"}
-    assert all(not r["metadata"]["warmup"] and r["metadata"]["round"] == 0
-               and r["metadata"]["repetition"] == r["metadata"]["block"] for r in records(tmp_path / "c"))
+    assert all(
+        not r["metadata"]["warmup"]
+        and r["metadata"]["round"] == 0
+        and r["metadata"]["repetition"] == r["metadata"]["block"]
+        for r in records(tmp_path / "c")
+    )
 
 
 def test_what_was_done_between_runs_is_on_every_suite_sample(tmp_path, fake_machine):

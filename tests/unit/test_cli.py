@@ -1,4 +1,5 @@
 """The command line refuses bad input with one line naming the field, before starting anything."""
+
 import shutil
 import subprocess
 from pathlib import Path

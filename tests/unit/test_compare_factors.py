@@ -1,5 +1,6 @@
 """Comparing environment-factor levels (network modes) instead of platforms (vbench.stats.compare),
 through the statistics table and the paper."""
+
 from __future__ import annotations
 
 import json
@@ -27,9 +28,23 @@ def _campaign(d: Path, experiment: str, compare=None, baseline=None, modes=("bri
         for vms in (1, 2):
             for i, mode in enumerate(modes):
                 t = 30.0 * (1 + 0.5 * i) * (1 + 0.1 * (vms - 1)) + rep * 0.3
-                recs.append(Sample("terasort", "terasort_time", t, "s", metadata={
-                    "experiment": experiment, "platform": "native", "repetition": rep, "size_mb": 16,
-                    "factor.network.mode": mode, "factor.vms_per_host": vms, "run_id": f"{rep}{vms}{mode}"}))
+                recs.append(
+                    Sample(
+                        "terasort",
+                        "terasort_time",
+                        t,
+                        "s",
+                        metadata={
+                            "experiment": experiment,
+                            "platform": "native",
+                            "repetition": rep,
+                            "size_mb": 16,
+                            "factor.network.mode": mode,
+                            "factor.vms_per_host": vms,
+                            "run_id": f"{rep}{vms}{mode}",
+                        },
+                    )
+                )
     append_records(d / "samples.jsonl", recs)
     return d
 
@@ -70,8 +85,10 @@ def test_merged_campaigns_keep_each_experiment_against_its_own_baseline(tmp_path
     stats, sources = paper_statistics([main, net], cfg)
     bases = stats[stats["statistic"] == "ratio_to_baseline"].groupby("experiment")["baseline"].unique()
     assert list(bases["netmodes"]) == ["bridge"]
-    assert sources == ["net: statistics computed here (not under a data/raw/ directory)",
-                       "main: statistics computed here (not under a data/raw/ directory)"]
+    assert sources == [
+        "net: statistics computed here (not under a data/raw/ directory)",
+        "main: statistics computed here (not under a data/raw/ directory)",
+    ]
     # Each campaign's table, joined, is the table of the merged campaigns: every row, column and
     # factor cell ("" for a factor one campaign lacks), in the same order, whatever order they are given in.
     assert format_table(stats) == format_table(campaign_stats(both, cfg))

@@ -3,6 +3,7 @@ that reaches every page of docs/, and the paper map names everything the paper s
 
 Links are what rots first when files move (issue #17: a paper map linked but never written, a
 notebooks README saying the notebooks did not exist yet), and nothing else would notice."""
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,13 @@ EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")  # http:, https:, mailto:, .
 
 
 def markdown_files() -> list[Path]:
-    return [README, *sorted(DOCS.glob("*.md")), ROOT / "paper" / "README.md",
-            ROOT / "notebooks" / "README.md", ROOT / "data" / "README.md"]
+    return [
+        README,
+        *sorted(DOCS.glob("*.md")),
+        ROOT / "paper" / "README.md",
+        ROOT / "notebooks" / "README.md",
+        ROOT / "data" / "README.md",
+    ]
 
 
 def prose(text: str) -> str:
@@ -78,15 +84,17 @@ def test_the_pages_checked_exist_and_have_links():
     assert len(relative_links()) > 50  # the parser finds the links (a broken regex would pass all)
 
 
-@pytest.mark.parametrize("source,target", relative_links(),
-                         ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, Path) else v)
+@pytest.mark.parametrize(
+    "source,target", relative_links(), ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, Path) else v
+)
 def test_relative_link_resolves(source: Path, target: str):
     path, anchor = resolve(source, target)
     assert path.exists(), f"{source.relative_to(ROOT)}: link target {target} does not exist"
     assert ROOT in path.parents or path == ROOT, f"{source.relative_to(ROOT)}: {target} leaves the repository"
     if anchor and path.suffix == ".md":
-        assert anchor in anchors(path), \
+        assert anchor in anchors(path), (
             f"{source.relative_to(ROOT)}: {target}: no heading with anchor #{anchor} in {path.relative_to(ROOT)}"
+        )
 
 
 def test_slug_follows_github():

@@ -1,5 +1,6 @@
 """DVC's own views of the results: the metrics file (`dvc metrics show|diff`), the plot rows
 (`dvc plots show`), and dvc.yaml declaring what the statistics stage writes."""
+
 import json
 import re
 import sys
@@ -13,7 +14,13 @@ import yaml
 from vbench.stats import compute_stats
 from vbench.stats.campaign_stats import STATS_FILE
 from vbench.stats.dvc_views import (
-    PLOT_COLUMNS, benchmark_key, headline_metrics, rounded, run_plot_rows, write_metrics, write_plot_rows,
+    PLOT_COLUMNS,
+    benchmark_key,
+    headline_metrics,
+    rounded,
+    run_plot_rows,
+    write_metrics,
+    write_plot_rows,
 )
 from vbench.stats.headlines import quoted_headlines
 
@@ -30,8 +37,19 @@ def _samples(groups, metric="job_time", benchmark="terasort", unit="s", **extra)
     rows = []
     for platform, values in groups.items():
         for rep, v in enumerate(values):
-            rows.append(dict(experiment="platforms", platform=platform, benchmark=benchmark, metric=metric, unit=unit,
-                             value=v, repetition=rep, block=rep, **extra))
+            rows.append(
+                dict(
+                    experiment="platforms",
+                    platform=platform,
+                    benchmark=benchmark,
+                    metric=metric,
+                    unit=unit,
+                    value=v,
+                    repetition=rep,
+                    block=rep,
+                    **extra,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -45,6 +63,7 @@ def _entries(metrics):
 
 
 # --- the metrics file ---------------------------------------------------------------------------
+
 
 def test_rounded_keeps_four_significant_digits_and_drops_what_json_cannot_hold():
     assert rounded(1.040025) == 1.04
@@ -64,7 +83,9 @@ def test_headline_metrics_gives_ratio_interval_method_and_n_per_side():
     row = table[(table.statistic == "ratio_to_baseline") & (table.preferred == True)].iloc[0]  # noqa: E712
     assert entry["method"] == row.method
     assert entry["ratio"] == pytest.approx(row.estimate, rel=5e-4)
-    assert entry["ci_low"] == pytest.approx(row.ci_low, rel=5e-4) and entry["ci_high"] == pytest.approx(row.ci_high, rel=5e-4)
+    assert entry["ci_low"] == pytest.approx(row.ci_low, rel=5e-4) and entry["ci_high"] == pytest.approx(
+        row.ci_high, rel=5e-4
+    )
     assert entry["ci_low"] < entry["ratio"] < entry["ci_high"]
     assert (entry["n"], entry["n_baseline"]) == (6, 6)
     for value in (entry["ratio"], entry["ci_low"], entry["ci_high"]):
@@ -73,8 +94,9 @@ def test_headline_metrics_gives_ratio_interval_method_and_n_per_side():
 
 def test_every_entry_has_the_same_keys_and_the_file_is_strict_json(tmp_path):
     # A comparison without a baseline still appears, with its numbers null rather than NaN.
-    samples = pd.concat([_samples({"native": NATIVE, "kvm": KVM}),
-                         _samples({"kvm": KVM}, benchmark="pi", metric="job_wall_time")])
+    samples = pd.concat(
+        [_samples({"native": NATIVE, "kvm": KVM}), _samples({"kvm": KVM}, benchmark="pi", metric="job_wall_time")]
+    )
     metrics = headline_metrics(compute_stats(samples))
     entries = dict(_entries(metrics))
     assert set(entries) == {"platforms.terasort.job_time.kvm/native", "platforms.pi.job_wall_time.kvm/native"}
@@ -103,8 +125,9 @@ def test_the_cell_belongs_to_the_benchmark_key():
 
 
 def test_headlines_select_benchmark_metric_pairs():
-    samples = pd.concat([_samples({"native": NATIVE, "kvm": KVM}),
-                         _samples({"native": NATIVE, "kvm": KVM}, metric="map_time")])
+    samples = pd.concat(
+        [_samples({"native": NATIVE, "kvm": KVM}), _samples({"native": NATIVE, "kvm": KVM}, metric="map_time")]
+    )
     table = compute_stats(samples)
     assert set(headline_metrics(table)["platforms"]["terasort"]) == {"job_time", "map_time"}
     kept = headline_metrics(table, {("terasort", "job_time")})
@@ -129,6 +152,7 @@ def test_a_table_read_back_from_csv_gives_the_same_metrics(tmp_path):
 
 # --- the plot rows ------------------------------------------------------------------------------
 
+
 def test_run_plot_rows_number_each_platforms_runs_in_the_order_they_ran(tmp_path):
     samples = _samples({"native": NATIVE[:3], "kvm": KVM[:3]})
     samples = samples.iloc[::-1].reset_index(drop=True)  # file order must not matter
@@ -146,9 +170,13 @@ def test_run_plot_rows_number_each_platforms_runs_in_the_order_they_ran(tmp_path
 
 
 def test_run_plot_rows_keep_only_headlines_and_name_cells_and_experiments():
-    samples = pd.concat([_samples({"native": NATIVE[:2]}, size="32MB"),
-                         _samples({"native": NATIVE[:2]}, metric="map_time", size="32MB"),
-                         _samples({"native": NATIVE[:2]}, benchmark="pi", metric="job_wall_time").assign(experiment="micro")])
+    samples = pd.concat(
+        [
+            _samples({"native": NATIVE[:2]}, size="32MB"),
+            _samples({"native": NATIVE[:2]}, metric="map_time", size="32MB"),
+            _samples({"native": NATIVE[:2]}, benchmark="pi", metric="job_wall_time").assign(experiment="micro"),
+        ]
+    )
     rows = run_plot_rows(samples, {("terasort", "job_time"), ("pi", "job_wall_time")})
     assert set(rows["metric"]) == {"job_time", "job_wall_time"}
     assert set(rows["panel"]) == {"platforms: terasort[32MB] job_time (s)", "micro: pi job_wall_time (s)"}
@@ -157,14 +185,16 @@ def test_run_plot_rows_keep_only_headlines_and_name_cells_and_experiments():
 
 # --- the committed reference campaign through the real statistics stage -------------------------
 
+
 @pytest.mark.skipif(not (REFERENCE / "samples.jsonl").exists(), reason="no committed reference campaign")
 def test_reference_campaign_gives_headline_ratios_with_intervals_and_their_runs(tmp_path):
     from vbench import pipeline
 
     processed = tmp_path / "processed" / "reference"
     table = pipeline.statistics(REFERENCE, processed)
-    metrics_path, plots_path = pipeline.dvc_views(REFERENCE, table, tmp_path / "metrics" / "reference.json",
-                                                  tmp_path / "plots" / "reference.csv")
+    metrics_path, plots_path = pipeline.dvc_views(
+        REFERENCE, table, tmp_path / "metrics" / "reference.json", tmp_path / "plots" / "reference.csv"
+    )
     metrics = json.loads(metrics_path.read_text())
     entries = dict(_entries(metrics))
     terasort = entries["platforms.terasort[32MB].terasort_time.lxc/native"]
@@ -184,6 +214,7 @@ def test_reference_campaign_gives_headline_ratios_with_intervals_and_their_runs(
 
 
 # --- dvc.yaml declares what the stage writes ------------------------------------------------------
+
 
 def _campaign() -> str:
     return yaml.safe_load((ROOT / "params" / "pipeline.yaml").read_text())["pipeline"]["analysis_campaign"]

@@ -1,5 +1,6 @@
 """The notebook's comparison is the statistics stage's: the same ratio, interval and method as
 `vbench.pipeline.statistics` writes for the same committed campaign."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -28,10 +29,17 @@ def stage_table(tmp_path_factory):
     def table(name: str):
         if name not in tables:
             out = tmp_path_factory.mktemp(name)
-            pipeline.statistics(RAW / name, out, baseline=settings["baseline"], equivalence_pct=settings["equivalence_pct"],
-                                n_resamples=settings["resamples"], seed=settings["seed"])
+            pipeline.statistics(
+                RAW / name,
+                out,
+                baseline=settings["baseline"],
+                equivalence_pct=settings["equivalence_pct"],
+                n_resamples=settings["resamples"],
+                seed=settings["seed"],
+            )
             tables[name] = pd.read_parquet(out / "stats.parquet")
         return tables[name]
+
     return table
 
 
@@ -52,25 +60,40 @@ def campaign_table(d: data.CampaignData):
 
 
 def preferred(table, benchmark: str, metric: str, level: str):
-    t = table[(table["benchmark"] == benchmark) & (table["metric"] == metric) & (table["platform"] == level)
-              & (table["statistic"] == "ratio_to_baseline") & table["preferred"].fillna(False).astype(bool)]
+    t = table[
+        (table["benchmark"] == benchmark)
+        & (table["metric"] == metric)
+        & (table["platform"] == level)
+        & (table["statistic"] == "ratio_to_baseline")
+        & table["preferred"].fillna(False).astype(bool)
+    ]
     assert len(t) == 1
     return t.iloc[0]
 
 
-@pytest.mark.parametrize(("name", "metric", "level"), [
-    ("reference", "terasort_time", "lxc"),
-    ("reference", "terasort.job_time", "lxc"),
-    ("poll-interval", "terasort_time", "100"),  # a factor design: the stage takes the design's baseline
-])
+@pytest.mark.parametrize(
+    ("name", "metric", "level"),
+    [
+        ("reference", "terasort_time", "lxc"),
+        ("reference", "terasort.job_time", "lxc"),
+        ("poll-interval", "terasort_time", "100"),  # a factor design: the stage takes the design's baseline
+    ],
+)
 def test_the_ratio_interval_and_method_are_the_stage_s(stage_table, name, metric, level):
     r = shown(name, metric)[level]
     stage = preferred(stage_table(name), "terasort", metric, level)
     assert (r.estimate, r.low, r.high, r.method) == (
-        pytest.approx(stage["estimate"], rel=1e-12), pytest.approx(stage["ci_low"], rel=1e-12),
-        pytest.approx(stage["ci_high"], rel=1e-12), stage["method"])
-    assert (r.n, r.n_baseline, r.n_pairs, r.baseline) == (stage["n"], stage["n_baseline"], stage["n_pairs"],
-                                                          stage["baseline"])
+        pytest.approx(stage["estimate"], rel=1e-12),
+        pytest.approx(stage["ci_low"], rel=1e-12),
+        pytest.approx(stage["ci_high"], rel=1e-12),
+        stage["method"],
+    )
+    assert (r.n, r.n_baseline, r.n_pairs, r.baseline) == (
+        stage["n"],
+        stage["n_baseline"],
+        stage["n_pairs"],
+        stage["baseline"],
+    )
     assert r.text().startswith(f"{compare.fmt(stage['estimate'])} [{compare.fmt(stage['ci_low'])}, ")
 
 
@@ -84,8 +107,9 @@ def test_a_comparison_without_a_number_says_why():
 
 def test_a_one_sided_level_gets_its_point_ratio_and_no_interval():
     d = committed("netmodes")
-    nat = {(r.cell, r.level): r for r in compare.ratios(compare.campaign_statistics(d).table, "terasort",
-                                                        "terasort_time")}[("16MB, vms_per_host=1", "nat")]
+    nat = {
+        (r.cell, r.level): r for r in compare.ratios(compare.campaign_statistics(d).table, "terasort", "terasort_time")
+    }[("16MB, vms_per_host=1", "nat")]
     assert nat.n == 1 and nat.low is None and nat.method == "fieller" and "(no interval)" in nat.text()
 
 
@@ -95,8 +119,10 @@ def test_a_campaign_with_one_level_has_nothing_to_compare():
 
 
 def test_a_campaign_the_statistics_refuse_is_reported_not_raised(tmp_path):
-    (tmp_path / "samples.jsonl").write_text('{"kind": "sample", "benchmark": "b", "metric": "m", "value": 1, '
-                                            '"unit": "s", "timestamp": 1.0, "metadata": {"platform": "", "run_id": "r"}}\n')
+    (tmp_path / "samples.jsonl").write_text(
+        '{"kind": "sample", "benchmark": "b", "metric": "m", "value": 1, '
+        '"unit": "s", "timestamp": 1.0, "metadata": {"platform": "", "run_id": "r"}}\n'
+    )
     st = compare.campaign_statistics(data.load(tmp_path))
     assert st.table is None and st.problem.startswith("the statistics refuse this campaign's samples (platform: ")
 
@@ -106,4 +132,6 @@ def test_the_values_behind_the_ratio_are_the_headline_samples():
     v = compare.level_values(d, "terasort", "terasort_time")
     assert sorted(v["level"].value_counts().items()) == [("lxc", 3), ("native", 3)]
     assert set(v["block"]) == {0, 1, 2} and (v["unit"] == "s").all()
-    assert compare.ratio_frame(compare.ratios(campaign_table(d), "terasort", "terasort_time"))["level"].tolist() == ["lxc"]
+    assert compare.ratio_frame(compare.ratios(campaign_table(d), "terasort", "terasort_time"))["level"].tolist() == [
+        "lxc"
+    ]

@@ -1,4 +1,5 @@
 """vbench.explore.data: a committed campaign seen through the design's comparison or another."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,7 +40,11 @@ def test_another_factor_becomes_the_levels_and_the_design_factor_a_cell():
     d = committed("netmodes", ("vms_per_host",))
     assert not d.is_stage_comparison and d.levels() == ["1", "2"] and d.baseline == "1"
     terasort = d.samples[(d.samples["benchmark"] == "terasort") & (d.samples["metric"] == "terasort_time")]
-    assert set(terasort["size"]) == {"16MB, network.mode=bridge", "16MB, network.mode=bridge+nat", "16MB, network.mode=nat"}
+    assert set(terasort["size"]) == {
+        "16MB, network.mode=bridge",
+        "16MB, network.mode=bridge+nat",
+        "16MB, network.mode=nat",
+    }
     assert committed("netmodes", ("vms_per_host",), "2").baseline == "2"
 
 
@@ -68,9 +73,15 @@ def test_stage_settings_come_from_params_pipeline_yaml(tmp_path):
         data.stage_settings(tmp_path / "data")
 
 
-@pytest.mark.parametrize(("levels", "wanted", "expected"), [
-    (["lxc", "native"], None, "native"), (["lxc", "native"], "lxc", "lxc"), (["1", "2"], "7", "1"), ([], "x", "x"),
-])
+@pytest.mark.parametrize(
+    ("levels", "wanted", "expected"),
+    [
+        (["lxc", "native"], None, "native"),
+        (["lxc", "native"], "lxc", "lxc"),
+        (["1", "2"], "7", "1"),
+        ([], "x", "x"),
+    ],
+)
 def test_pick_baseline(levels, wanted, expected):
     assert data.pick_baseline(levels, wanted, "native") == expected
 

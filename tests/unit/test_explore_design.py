@@ -1,5 +1,6 @@
 """vbench.explore.design on the committed campaigns: factors and levels, blocks, runs per cell,
 failures, and the quiet-machine verdicts once samples carry them."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,7 +39,9 @@ def test_the_reference_design():
     assert s.runs == len(runs)
     table = s.runs_per_cell()
     for bench in ("terasort", "cpu"):
-        expected = pd.Series([m["platform"] for m in runs.values() if m["run_id"].startswith(bench + "-")]).value_counts()
+        expected = pd.Series(
+            [m["platform"] for m in runs.values() if m["run_id"].startswith(bench + "-")]
+        ).value_counts()
         assert dict(table.xs(bench, level="benchmark").sum()) == dict(expected)
     assert any("rounds: none recorded" in line for line in s.lines())
 
@@ -59,8 +62,10 @@ def test_a_factor_design_with_a_failure():
 
 def test_a_campaign_without_a_design_file_lists_what_varies():
     s = design.design_summary(campaign("isolation"))
-    assert {f.name: f.levels for f in s.factors} == {"platform": ("lxc",),
-                                                     "stress": ("cpu", "forkbomb", "io", "memory", "none")}
+    assert {f.name: f.levels for f in s.factors} == {
+        "platform": ("lxc",),
+        "stress": ("cpu", "forkbomb", "io", "memory", "none"),
+    }
     assert s.blocks == ("1", "2", "3") and s.description == ""
 
 

@@ -1,5 +1,6 @@
 """vbench.explore.figures draw what the frames hold: one bar per timed attempt, a mark per
 unsuccessful one, a point and interval per ratio."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,8 +25,15 @@ def test_the_gantt_has_a_bar_per_attempt_phase_and_a_mark_per_node_with_unsucces
     gantt, side = fig.axes
     ok = tl.attempts[tl.attempts["state"] == "SUCCEEDED"]
     reduces = ok[ok["task_type"] == "REDUCE"]
-    phases = sum(int(x1 > x0) for _, r in reduces.iterrows() for x0, x1 in (
-        (r["start_s"], r["shuffle_end_s"]), (r["shuffle_end_s"], r["merge_end_s"]), (r["merge_end_s"], r["finish_s"])))
+    phases = sum(
+        int(x1 > x0)
+        for _, r in reduces.iterrows()
+        for x0, x1 in (
+            (r["start_s"], r["shuffle_end_s"]),
+            (r["shuffle_end_s"], r["merge_end_s"]),
+            (r["merge_end_s"], r["finish_s"]),
+        )
+    )
     assert len(_bars(gantt)) == (len(ok) - len(reduces)) + phases
     hatched = [c for c in _bars(gantt) if c.get_hatch()]
     assert len(hatched) >= ok["speculation"].sum()
@@ -48,7 +56,9 @@ def test_the_comparison_figure_plots_each_ratio_with_its_interval():
     rs = compare.ratios(compare.campaign_statistics(d).table, "terasort", "terasort_time")
     fig = figures.comparison_figure(compare.level_values(d, "terasort", "terasort_time"), rs, "terasort_time", "bridge")
     left, right = fig.axes
-    assert len([c for c in left.collections if isinstance(c, PathCollection)]) == len(d.levels()) * 2  # per (cell, level)
+    assert (
+        len([c for c in left.collections if isinstance(c, PathCollection)]) == len(d.levels()) * 2
+    )  # per (cell, level)
     assert len(right.get_yticklabels()) == len([r for r in rs if r.estimate is not None]) == 4
     assert right.get_xlabel() == "ratio to bridge (95 % interval)"
 

@@ -1,4 +1,5 @@
 """vbench.explore.order: values in the order the campaign made its runs, per block."""
+
 from __future__ import annotations
 
 from pathlib import Path

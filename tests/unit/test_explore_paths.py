@@ -1,4 +1,5 @@
 """vbench.explore.paths: the repository's data found from notebooks/, the root, or elsewhere."""
+
 from __future__ import annotations
 
 from pathlib import Path

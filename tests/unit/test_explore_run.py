@@ -1,4 +1,5 @@
 """vbench.explore.run: one execution in depth, on committed runs (a failure, a monitored run)."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,11 @@ RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
 
 
 def failure_records(name: str) -> list[dict]:
-    return [r for r in map(json.loads, (RAW / name / "samples.jsonl").read_text().splitlines())
-            if r.get("kind") == "failure"]
+    return [
+        r
+        for r in map(json.loads, (RAW / name / "samples.jsonl").read_text().splitlines())
+        if r.get("kind") == "failure"
+    ]
 
 
 def test_a_failed_run_gives_its_reason_and_the_log_lines_that_say_why():
@@ -44,7 +48,7 @@ def test_runs_are_offered_in_run_order():
 
 def test_a_monitored_run_carries_its_time_series():
     d = committed("monitoring")
-    (label, run_id), = run.run_choices(d, "terasort")
+    ((label, run_id),) = run.run_choices(d, "terasort")
     detail = run.run_detail(d, run_id)
     assert detail.monitored and detail.timeseries_file == f"timeseries/{run_id}.csv"
     on_disk = pd.read_csv(RAW / "monitoring" / detail.timeseries_file)
@@ -69,10 +73,13 @@ def test_counters_sit_beside_every_other_run_of_the_benchmark():
     assert sorted(t.loc[name].iloc[2:]) == sorted(others)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("a\nb\nc\nERROR boom\nd\ne\nf\ng", "b\nc\nERROR boom\nd\ne"),
-    ("one\ntwo", "one\ntwo"),  # nothing went wrong: the end of the log
-    ("x1\nCaused by: y\nx2\nx3\nx4\nx5\nx6\nJob failed\nz", "x1\nCaused by: y\nx2\nx3\n...\nx5\nx6\nJob failed\nz"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a\nb\nc\nERROR boom\nd\ne\nf\ng", "b\nc\nERROR boom\nd\ne"),
+        ("one\ntwo", "one\ntwo"),  # nothing went wrong: the end of the log
+        ("x1\nCaused by: y\nx2\nx3\nx4\nx5\nx6\nJob failed\nz", "x1\nCaused by: y\nx2\nx3\n...\nx5\nx6\nJob failed\nz"),
+    ],
+)
 def test_log_excerpt(text, expected):
     assert run.log_excerpt(text) == expected

@@ -1,4 +1,5 @@
 """vbench.explore.timeline on committed runs: attempts per node with their times where recorded."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,12 @@ def raw_attempts(name: str, run_id: str) -> list[dict]:
     out = []
     for line in (RAW / name / "samples.jsonl").read_text().splitlines():
         r = json.loads(line)
-        if r.get("kind") == "sample" and r["metadata"].get("run_id") == run_id and "attempt_id" in r["metadata"] \
-                and r["metric"].endswith(("_attempt_time", "_attempt_unsuccessful")):
+        if (
+            r.get("kind") == "sample"
+            and r["metadata"].get("run_id") == run_id
+            and "attempt_id" in r["metadata"]
+            and r["metric"].endswith(("_attempt_time", "_attempt_unsuccessful"))
+        ):
             out.append(r)
     return out
 
@@ -33,8 +38,11 @@ def test_every_recorded_attempt_is_there_with_its_node_and_times(liu):
     raw = raw_attempts("liu2012-terasort", LIU_RUN)
     assert liu.timed and len(liu.attempts) == len(raw) == 18
     jobs = [json.loads(x) for x in (RAW / "liu2012-terasort" / "samples.jsonl").read_text().splitlines()]
-    first_job = min(r["metadata"]["job_start_ms"] for r in jobs if r.get("metadata", {}).get("run_id") == LIU_RUN
-                    and r["metric"].endswith("_job_time"))
+    first_job = min(
+        r["metadata"]["job_start_ms"]
+        for r in jobs
+        if r.get("metadata", {}).get("run_id") == LIU_RUN and r["metric"].endswith("_job_time")
+    )
     assert liu.t0 == first_job / 1000
     by_id = liu.attempts.set_index("attempt_id")
     for r in raw:
@@ -59,8 +67,11 @@ def test_attempts_lie_within_their_job_and_reducer_phases_in_order(liu):
         assert jobs.loc[a["step"], "start_s"] <= a["start_s"] < a["finish_s"] <= jobs.loc[a["step"], "finish_s"]
     reduces = ok[ok["task_type"] == "REDUCE"]
     assert len(reduces) == 3
-    assert ((reduces["start_s"] <= reduces["shuffle_end_s"]) & (reduces["shuffle_end_s"] <= reduces["merge_end_s"])
-            & (reduces["merge_end_s"] <= reduces["finish_s"])).all()
+    assert (
+        (reduces["start_s"] <= reduces["shuffle_end_s"])
+        & (reduces["shuffle_end_s"] <= reduces["merge_end_s"])
+        & (reduces["merge_end_s"] <= reduces["finish_s"])
+    ).all()
 
 
 def test_speculative_races_mark_every_attempt_of_their_task(liu):
@@ -70,7 +81,9 @@ def test_speculative_races_mark_every_attempt_of_their_task(liu):
     for task, group in raced.groupby("task_id"):
         assert (group["state"] == "SUCCEEDED").sum() == 1, task  # the winner, and the copy that lost
     # A kill that was not a lost race (state missing from history) marks nothing.
-    other = liu.attempts[(liu.attempts["state"] == "KILLED") & ~liu.attempts["diagnostics"].str.startswith("Speculation:")]
+    other = liu.attempts[
+        (liu.attempts["state"] == "KILLED") & ~liu.attempts["diagnostics"].str.startswith("Speculation:")
+    ]
     assert len(other) == 1 and not other["speculation"].any()
 
 
@@ -99,10 +112,13 @@ def test_a_run_without_attempts_has_an_empty_timeline():
     assert tl.attempts.empty and tl.jobs.empty and not tl.timed
 
 
-@pytest.mark.parametrize(("attempt", "task"), [
-    ("attempt_1795339400193_0002_m_000001_1", ("task_1795339400193_0002_m_000001", 1)),
-    ("attempt_17_0001_r_000000_0", ("task_17_0001_r_000000", 0)),
-    ("odd", ("odd", 0)),
-])
+@pytest.mark.parametrize(
+    ("attempt", "task"),
+    [
+        ("attempt_1795339400193_0002_m_000001_1", ("task_1795339400193_0002_m_000001", 1)),
+        ("attempt_17_0001_r_000000_0", ("task_17_0001_r_000000", 0)),
+        ("odd", ("odd", 0)),
+    ],
+)
 def test_task_of(attempt, task):
     assert timeline.task_of(attempt) == task

@@ -1,6 +1,7 @@
 """The explore notebook's controls (vbench.explore.widgets) without a browser: what each change
 reloads, and the parameters that fall back. The browser test (tests/integration/test_explore.py)
 checks what JupyterLab shows."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,7 +38,10 @@ def explorer(no_rendering):
 
 def test_the_parameters_become_the_controls_values(explorer):
     assert (explorer.campaign.value, explorer.benchmark.value, explorer.metric.value) == (
-        "reference", "terasort", "terasort_time")
+        "reference",
+        "terasort",
+        "terasort_time",
+    )
     assert explorer.compare.options == ("platform",) and explorer.baseline.value == "native"
     assert [r.level for r in explorer.ratios] == ["lxc"] and explorer.notes == []
     assert explorer.run.value in {r for _, r in explorer.run.options}

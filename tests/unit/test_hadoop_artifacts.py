@@ -1,4 +1,5 @@
 """vbench.hadoop.artifacts: the POM that assembles Hadoop, and finding jars in it. No Maven run."""
+
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,8 +13,12 @@ NS = {"m": "http://maven.apache.org/POM/4.0.0"}
 def _deps(pom: str) -> list[tuple[str, str, str, str | None]]:
     root = ET.fromstring(pom)
     return [
-        (d.findtext("m:groupId", namespaces=NS), d.findtext("m:artifactId", namespaces=NS),
-         d.findtext("m:version", namespaces=NS), d.findtext("m:classifier", namespaces=NS))
+        (
+            d.findtext("m:groupId", namespaces=NS),
+            d.findtext("m:artifactId", namespaces=NS),
+            d.findtext("m:version", namespaces=NS),
+            d.findtext("m:classifier", namespaces=NS),
+        )
         for d in root.findall("m:dependencies/m:dependency", NS)
     ]
 
@@ -61,11 +66,15 @@ def test_dist_for_is_stable(tmp_path):
 def dist(tmp_path) -> HadoopDist:
     d = HadoopDist(version="3.4.2", home=tmp_path / "h")
     d.lib.mkdir(parents=True)
-    for name in ("hadoop-mapreduce-examples-3.4.2.jar",
-                 "hadoop-mapreduce-client-jobclient-3.4.2.jar",
-                 "hadoop-mapreduce-client-jobclient-3.4.2-tests.jar",
-                 "hadoop-hdfs-3.4.2.jar", "hadoop-hdfs-3.4.2-tests.jar", "hadoop-hdfs-client-3.4.2.jar",
-                 "junit-4.13.2.jar"):
+    for name in (
+        "hadoop-mapreduce-examples-3.4.2.jar",
+        "hadoop-mapreduce-client-jobclient-3.4.2.jar",
+        "hadoop-mapreduce-client-jobclient-3.4.2-tests.jar",
+        "hadoop-hdfs-3.4.2.jar",
+        "hadoop-hdfs-3.4.2-tests.jar",
+        "hadoop-hdfs-client-3.4.2.jar",
+        "junit-4.13.2.jar",
+    ):
         (d.lib / name).write_bytes(b"")
     return d
 

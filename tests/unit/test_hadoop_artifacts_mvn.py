@@ -1,4 +1,5 @@
 """Fetching Hadoop's jars runs Maven with a time limit (issue #24, item 4), against a fake `mvn`."""
+
 from __future__ import annotations
 
 import os
@@ -94,7 +95,10 @@ def test_a_failing_mvn_shows_its_last_lines_and_its_log(tmp_path, bin_dir):
 
 def test_a_finished_mvn_gives_a_complete_dist(tmp_path, bin_dir):
     # Maven's copy-dependencies writes the jars to -DoutputDirectory=...
-    fake_mvn(bin_dir, 'for a in "$@"; do case "$a" in -DoutputDirectory=*) out="${a#*=}";; esac; done\n'
-                      'mkdir -p "$out" && touch "$out/hadoop-common-3.3.6.jar"')
+    fake_mvn(
+        bin_dir,
+        'for a in "$@"; do case "$a" in -DoutputDirectory=*) out="${a#*=}";; esac; done\n'
+        'mkdir -p "$out" && touch "$out/hadoop-common-3.3.6.jar"',
+    )
     dist = artifacts.fetch(VERSION, EXAMPLES, cache=tmp_path / "cache", log=lambda _: None, timeout_s=30)
     assert dist.marker.exists() and dist.jars() == ["hadoop-common-3.3.6.jar"]

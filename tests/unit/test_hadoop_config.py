@@ -1,4 +1,5 @@
 """vbench.hadoop.config: the rendered conf/ directory of a host."""
+
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -27,8 +28,12 @@ def conf() -> dict[str, dict[str, str]]:
 
 def test_render_conf_gives_every_file():
     assert set(_render()) == {
-        "core-site.xml", "hdfs-site.xml", "yarn-site.xml", "mapred-site.xml",
-        "capacity-scheduler.xml", "log4j.properties",
+        "core-site.xml",
+        "hdfs-site.xml",
+        "yarn-site.xml",
+        "mapred-site.xml",
+        "capacity-scheduler.xml",
+        "log4j.properties",
     }
 
 
@@ -55,8 +60,10 @@ def test_data_directories_are_under_the_hosts_work_dir(conf):
     assert conf["core-site.xml"]["hadoop.tmp.dir"] == f"{LAYOUT.work_dir}/data/tmp"
 
 
-@pytest.mark.parametrize("file, prop", [("yarn-site.xml", "yarn.application.classpath"),
-                                        ("mapred-site.xml", "mapreduce.application.classpath")])
+@pytest.mark.parametrize(
+    "file, prop",
+    [("yarn-site.xml", "yarn.application.classpath"), ("mapred-site.xml", "mapreduce.application.classpath")],
+)
 def test_application_classpaths_name_the_running_nodes_dirs_not_the_submitters(conf, file, prop):
     # A mixed cluster's hosts keep Hadoop in different places: a literal path of the
     # submitting host made tasks on an LXC worker die with ClassNotFoundException YarnChild.
@@ -71,8 +78,9 @@ def test_node_managers_pass_the_classpath_variables_to_task_containers(conf):
 
 
 def test_task_heaps_are_the_fraction_of_the_container_memory():
-    mapred = _props(_render(map_memory_mb=1000, reduce_memory_mb=768, am_memory_mb=640,
-                            task_heap_fraction=0.8)["mapred-site.xml"])
+    mapred = _props(
+        _render(map_memory_mb=1000, reduce_memory_mb=768, am_memory_mb=640, task_heap_fraction=0.8)["mapred-site.xml"]
+    )
     assert mapred["mapreduce.map.memory.mb"] == "1000"
     assert mapred["mapreduce.map.java.opts"] == "-Xmx800m"
     assert mapred["mapreduce.reduce.java.opts"] == "-Xmx614m"  # 768 x 0.8 = 614.4
@@ -111,8 +119,13 @@ def test_log4j_properties_logs_to_stderr():
 
 
 def test_extra_properties_override_and_merge():
-    files = _render(replication=2, extra={"hdfs-site": {"dfs.replication": "1", "dfs.custom.key": "v"},
-                                          "mapred-site": {"mapreduce.task.io.sort.mb": "100"}})
+    files = _render(
+        replication=2,
+        extra={
+            "hdfs-site": {"dfs.replication": "1", "dfs.custom.key": "v"},
+            "mapred-site": {"mapreduce.task.io.sort.mb": "100"},
+        },
+    )
     hdfs = _props(files["hdfs-site.xml"])
     assert hdfs["dfs.replication"] == "1"
     assert hdfs["dfs.custom.key"] == "v"
@@ -145,8 +158,10 @@ def test_config_hash_is_stable_for_the_same_params():
     assert len(config_hash(_render())) == 16
 
 
-@pytest.mark.parametrize("change", [{"block_size": "64MB"}, {"replication": 1}, {"task_heap_fraction": 0.5},
-                                    {"extra": {"yarn-site": {"a": "b"}}}])
+@pytest.mark.parametrize(
+    "change",
+    [{"block_size": "64MB"}, {"replication": 1}, {"task_heap_fraction": 0.5}, {"extra": {"yarn-site": {"a": "b"}}}],
+)
 def test_config_hash_changes_when_a_param_changes(change):
     assert config_hash(_render(**change)) != config_hash(_render())
 
@@ -163,4 +178,6 @@ def test_every_local_directory_a_daemon_writes_is_under_the_hosts_data_or_logs()
         for key, value in _props(files[name]).items():
             if key.endswith(("dir", "dirs", "root-dir")) and "/" in value:
                 assert "/tmp/" not in value.replace(LAYOUT.work_dir, ""), (key, value)
-    assert _props(files["yarn-site.xml"])["yarn.node-attribute.fs-store.root-dir"].startswith(f"file://{LAYOUT.work_dir}")
+    assert _props(files["yarn-site.xml"])["yarn.node-attribute.fs-store.root-dir"].startswith(
+        f"file://{LAYOUT.work_dir}"
+    )

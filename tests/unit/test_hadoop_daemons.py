@@ -1,4 +1,5 @@
 """vbench.hadoop.daemons: the shell lines that start, stop and probe the daemons."""
+
 import os
 import re
 import shlex
@@ -46,9 +47,9 @@ def test_start_line_backgrounds_only_the_java_command_and_records_its_pid():
     line = dm.start_line(dm.NAMENODE, JAVA_HOME, LAYOUT, 384)
     amps = _lone_ampersands(line)
     assert len(amps) == 1
-    before, after = line[: amps[0]], line[amps[0] + 1:]
+    before, after = line[: amps[0]], line[amps[0] + 1 :]
     # The backgrounded simple command is `nohup <java> >> log 2>&1 < /dev/null`.
-    simple = before[before.rindex("; ") + 2:]
+    simple = before[before.rindex("; ") + 2 :]
     assert simple.startswith("nohup env ")
     assert simple.rstrip().endswith(f">> {LAYOUT.log_file('namenode')} 2>&1 < /dev/null")
     assert after.strip().startswith(f"echo $! > {LAYOUT.pid_file('namenode')};")
@@ -60,7 +61,7 @@ def _fake_java_home(tmp_path: Path) -> tuple[str, Path]:
     java = tmp_path / "jdk" / "bin" / "java"
     java.parent.mkdir(parents=True)
     # It keeps its arguments in its command line, as the JVM would (stop_line checks them).
-    java.write_text(f"#!/bin/sh\necho \"$@\" > {mark}\nexec {sys.executable} -c 'import time; time.sleep(30)' \"$@\"\n")
+    java.write_text(f'#!/bin/sh\necho "$@" > {mark}\nexec {sys.executable} -c \'import time; time.sleep(30)\' "$@"\n')
     java.chmod(0o755)
     return str(tmp_path / "jdk"), mark
 
@@ -70,7 +71,9 @@ def test_start_line_skips_a_daemon_whose_pid_file_names_the_jvm_vbench_started(t
     java_home, mark = _fake_java_home(tmp_path)
     proc = _fake_daemon(layout, dm.DATANODE)
     try:
-        r = subprocess.run(["bash", "-c", dm.start_line(dm.DATANODE, java_home, layout, 192)], capture_output=True, text=True)
+        r = subprocess.run(
+            ["bash", "-c", dm.start_line(dm.DATANODE, java_home, layout, 192)], capture_output=True, text=True
+        )
         assert r.stdout.strip() == "running" and not mark.exists()
     finally:
         proc.kill()
@@ -85,7 +88,9 @@ def test_start_line_starts_a_daemon_whose_pid_file_names_someone_elses_process(t
     stranger = subprocess.Popen(["sleep", "30"])
     _write_pid(layout, "datanode", stranger.pid)
     try:
-        r = subprocess.run(["bash", "-c", dm.start_line(dm.DATANODE, java_home, layout, 192)], capture_output=True, text=True)
+        r = subprocess.run(
+            ["bash", "-c", dm.start_line(dm.DATANODE, java_home, layout, 192)], capture_output=True, text=True
+        )
         assert "running" not in r.stdout
         deadline = time.monotonic() + 10
         while not mark.exists() and time.monotonic() < deadline:
@@ -107,7 +112,7 @@ def test_start_line_is_valid_shell():
 
 
 def _java_words(line: str) -> list[str]:
-    simple = line[line.index("nohup ") + len("nohup "): line.index(" >> ")]
+    simple = line[line.index("nohup ") + len("nohup ") : line.index(" >> ")]
     return shlex.split(simple)
 
 
@@ -141,10 +146,14 @@ def _write_pid(layout: HostLayout, daemon: str, pid: int) -> None:
 
 def _fake_daemon(layout: HostLayout, daemon: dm.Daemon, ignore_term: bool = False) -> subprocess.Popen:
     """A process whose command line carries what java_line gives `daemon` in `layout`."""
-    code = "import signal, time\n" + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else "") + \
-        "print('ready', flush=True)\ntime.sleep(60)"
-    proc = subprocess.Popen([sys.executable, "-c", code, *dm.identity(daemon, layout).split(" ")],
-                            stdout=subprocess.PIPE, text=True)
+    code = (
+        "import signal, time\n"
+        + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else "")
+        + "print('ready', flush=True)\ntime.sleep(60)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *dm.identity(daemon, layout).split(" ")], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "ready"
     _write_pid(layout, daemon.name, proc.pid)
     return proc
@@ -154,7 +163,9 @@ def test_stop_line_terms_every_daemon_at_once_and_removes_the_pid_files(tmp_path
     layout = HostLayout(work_dir=str(tmp_path / "my work"), lib_dir="/nonexistent")
     procs = [_fake_daemon(layout, d) for d in (dm.DATANODE, dm.NODEMANAGER)]
     t0 = time.monotonic()
-    r = subprocess.run(["bash", "-c", dm.stop_line([dm.DATANODE, dm.NODEMANAGER], layout)], capture_output=True, text=True)
+    r = subprocess.run(
+        ["bash", "-c", dm.stop_line([dm.DATANODE, dm.NODEMANAGER], layout)], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert [p.wait(timeout=5) for p in procs] == [-signal.SIGTERM] * 2
     assert time.monotonic() - t0 < 3
@@ -216,8 +227,12 @@ def test_alive_line_reports_live_dead_missing_and_foreign_pids(tmp_path):
         _write_pid(layout, "resourcemanager", os.getpid())  # alive, but not the daemon vbench started
         line = dm.alive_line([dm.NAMENODE, dm.DATANODE, dm.NODEMANAGER, dm.RESOURCEMANAGER], layout)
         r = subprocess.run(["bash", "-c", line], capture_output=True, text=True, check=True)
-        assert dm.parse_alive(r.stdout) == {"namenode": True, "datanode": False, "nodemanager": False,
-                                            "resourcemanager": False}
+        assert dm.parse_alive(r.stdout) == {
+            "namenode": True,
+            "datanode": False,
+            "nodemanager": False,
+            "resourcemanager": False,
+        }
     finally:
         proc.kill()
         proc.wait()

@@ -1,4 +1,5 @@
 """vbench.hadoop.health on real endpoint outputs captured from Hadoop 3.4.2 (tests/data/hadoop)."""
+
 import json
 from pathlib import Path
 
@@ -72,9 +73,7 @@ def test_empty_or_garbage_output_raises_value_error(parse, text):
 
 
 def test_urls_point_at_the_masters_http_ports():
-    assert health.namenode_url("master") == (
-        "http://master:9870/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
-    )
+    assert health.namenode_url("master") == ("http://master:9870/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo")
     assert health.rm_nodes_url("master") == "http://master:8088/ws/v1/cluster/nodes"
     assert health.jhs_url("master") == "http://master:19888/ws/v1/history/info"
 

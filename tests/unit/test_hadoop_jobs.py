@@ -1,4 +1,5 @@
 """vbench.hadoop.jobs: job arguments, and parsers run on real Hadoop 3.4.2 outputs."""
+
 import re
 from pathlib import Path
 
@@ -53,11 +54,14 @@ def test_teravalidate_verdict_without_checksum_is_invalid():
     assert jobs.teravalidate_verdict("") == (False, "no checksum in the TeraValidate report")
 
 
-@pytest.mark.parametrize("log, expected", [
-    ("teragen_client.log", "job_1795308525332_0001"),
-    ("terasort_client.log", "job_1795308525332_0002"),
-    ("teravalidate_client.log", "job_1795308525332_0003"),
-])
+@pytest.mark.parametrize(
+    "log, expected",
+    [
+        ("teragen_client.log", "job_1795308525332_0001"),
+        ("terasort_client.log", "job_1795308525332_0002"),
+        ("teravalidate_client.log", "job_1795308525332_0003"),
+    ],
+)
 def test_job_id_from_client_logs(log, expected):
     assert jobs.job_id(_text(log)) == expected
 

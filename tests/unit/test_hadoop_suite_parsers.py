@@ -1,5 +1,6 @@
 """The Hadoop suite's pure parts against real outputs captured on this project's testbed
 (tests/data/hadoop/suite/README.md says how each was made)."""
+
 from __future__ import annotations
 
 import json
@@ -58,15 +59,20 @@ def test_nnbench_with_exceptions_is_a_failed_run():
     # Captured with NNBench's default block size of 1 byte, which the NameNode refuses:
     # 2000 exceptions, 0 successful operations. Such a run must never become samples.
     with pytest.raises(JobFailed, match="2000 exceptions"):
-        nnbench.parse({"create_write": out("nnbench_create_write"), "open_read": out("nnbench_open_read")},
-                      nnbench.Config())
+        nnbench.parse(
+            {"create_write": out("nnbench_create_write"), "open_read": out("nnbench_open_read")}, nnbench.Config()
+        )
 
 
 def test_nnbench_parses_a_successful_report():
     text = (DATA / "nnbench_ok_create_write.stderr").read_text()
     text_r = (DATA / "nnbench_ok_open_read.stderr").read_text()
-    samples = {s.metric: s for s in nnbench.parse({"create_write": StepOutput("", text, 1),
-                                                    "open_read": StepOutput("", text_r, 1)}, nnbench.Config())}
+    samples = {
+        s.metric: s
+        for s in nnbench.parse(
+            {"create_write": StepOutput("", text, 1), "open_read": StepOutput("", text_r, 1)}, nnbench.Config()
+        )
+    }
     assert set(samples) == set(nnbench.METRICS)
     tps = float(re.search(r"TPS: Create/Write/Close: ([0-9.]+)", text).group(1))
     assert samples["create_write_tps"].value == tps
@@ -108,7 +114,11 @@ def test_pi_wrong_estimate_fails():
 
 # -- Sort -----------------------------------------------------------------------------------
 def test_sort_is_valid_only_with_sortvalidators_success():
-    outputs = {"randomwriter": out("randomwriter", 27.7), "sort": out("sort", 34.0), "validate": out("sortvalidate", 20.0)}
+    outputs = {
+        "randomwriter": out("randomwriter", 27.7),
+        "sort": out("sort", 34.0),
+        "validate": out("sortvalidate", 20.0),
+    }
     samples = {s.metric: s.value for s in sort.parse(outputs, sort.Config(size_mb=8))}
     assert samples["sort_time"] == 34.0 and samples["sort_throughput"] == pytest.approx(8 / 34.0)
     broken = {**outputs, "validate": StepOutput("", "java.io.IOException: Mismatch", 5.0)}
@@ -129,8 +139,11 @@ def test_wordcount_counts_must_add_up_to_the_corpus():
     counts = (DATA / "wordcount_output.stdout").read_text()
     # The captured input was 2000 lines of an 11-word sentence.
     assert wordcount.total_count(counts) == 22000
-    outputs = {"upload": StepOutput("", "", 2.0, {"words": 22000, "bytes": 104000}),
-               "wordcount": StepOutput("", "", 24.0), "counts": StepOutput(counts, "", 1.0)}
+    outputs = {
+        "upload": StepOutput("", "", 2.0, {"words": 22000, "bytes": 104000}),
+        "wordcount": StepOutput("", "", 24.0),
+        "counts": StepOutput(counts, "", 1.0),
+    }
     samples = {s.metric: s.value for s in wordcount.parse(outputs, wordcount.Config(size_mb=1))}
     assert samples["job_wall_time"] == 24.0
     lost = {**outputs, "upload": StepOutput("", "", 2.0, {"words": 22001, "bytes": 104000})}
@@ -147,8 +160,12 @@ def test_wordcount_steps_upload_then_count_then_read():
 # -- TeraSort -------------------------------------------------------------------------------
 def test_terasort_gate_and_throughput():
     valid = StepOutput((DATA.parent / "teravalidate_report_valid.txt").read_text(), "", 3.0)
-    outputs = {"teragen": StepOutput("", "", 20.0), "terasort": StepOutput("", "", 32.0),
-               "teravalidate": StepOutput("", "", 15.0), "report": valid}
+    outputs = {
+        "teragen": StepOutput("", "", 20.0),
+        "terasort": StepOutput("", "", 32.0),
+        "teravalidate": StepOutput("", "", 15.0),
+        "report": valid,
+    }
     samples = {s.metric: s.value for s in terasort.parse(outputs, terasort.Config(size_mb=64))}
     assert samples["terasort_time"] == 32.0 and samples["terasort_throughput"] == 2.0
     bad = {**outputs, "report": StepOutput((DATA.parent / "teravalidate_report_misorder.txt").read_text(), "", 1)}
@@ -174,16 +191,20 @@ def test_history_job_counters_and_reducer_phases():
     (r,) = attempts
     a = json.loads((DATA / "jh_attempts_reduce.json").read_text())["taskAttempts"]["taskAttempt"][0]
     assert r.node == a["nodeHttpAddress"].split(":")[0]
-    assert r.phases_s == {"shuffle": a["elapsedShuffleTime"] / 1000, "merge": a["elapsedMergeTime"] / 1000,
-                          "reduce": a["elapsedReduceTime"] / 1000}
+    assert r.phases_s == {
+        "shuffle": a["elapsedShuffleTime"] / 1000,
+        "merge": a["elapsedMergeTime"] / 1000,
+        "reduce": a["elapsedReduceTime"] / 1000,
+    }
     split = history.phase_split(job, attempts)
     assert split["map_shuffle"] + split["reduce_merge"] == pytest.approx(job.elapsed_s)
 
 
 def test_history_samples_name_the_node_of_each_attempt():
     job = history.parse_job((DATA / "jh_job.json").read_text())
-    attempts = history.parse_attempts((DATA / "jh_attempts_map.json").read_text()) + \
-        history.parse_attempts((DATA / "jh_attempts_reduce.json").read_text())
+    attempts = history.parse_attempts((DATA / "jh_attempts_map.json").read_text()) + history.parse_attempts(
+        (DATA / "jh_attempts_reduce.json").read_text()
+    )
     samples = history.job_samples("wordcount", "wordcount", job, {}, attempts, {})
     per_attempt = [s for s in samples if "attempt_id" in s.metadata]
     assert {s.metadata["node"] for s in per_attempt} <= {"worker1", "worker2"}
@@ -199,8 +220,10 @@ def test_unsuccessful_attempts_are_counted_against_their_node_with_why():
     assert [a.state for a in attempts] == ["FAILED", "SUCCEEDED", "KILLED"]
     samples = history.job_samples("terasort", "teragen", job, {}, attempts, {})
     bad = [s for s in samples if s.metric == "map_attempt_unsuccessful"]
-    assert [(s.metadata["node"], s.metadata["attempt_state"], s.value, s.unit) for s in bad] == \
-        [("worker2", "FAILED", 1, "count"), ("worker1", "KILLED", 1, "count")]
+    assert [(s.metadata["node"], s.metadata["attempt_state"], s.value, s.unit) for s in bad] == [
+        ("worker2", "FAILED", 1, "count"),
+        ("worker1", "KILLED", 1, "count"),
+    ]
     assert "socket timeout" in bad[0].metadata["diagnostics"]
     assert len(bad[0].metadata["diagnostics"]) <= history.DIAGNOSTICS_CHARS
     # The failed attempt never started: no time is made up for it.

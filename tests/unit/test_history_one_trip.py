@@ -4,6 +4,7 @@ answers in tests/data/hadoop/suite (jh_*.json), grown into a job of several maps
 The fake cluster counts its `sh` calls and runs each line on this machine with the real `sh` and
 `curl`, against a small HTTP server standing in for the history server on the master: the
 remote script itself is exercised, not a model of it."""
+
 from __future__ import annotations
 
 import shutil
@@ -37,21 +38,32 @@ def task_id(kind: str, i: int) -> str:
 def captured_job() -> dict[str, str]:
     """REST path -> JSON of a WordCount job grown to 3 maps and 2 reduces; the second map's
     attempts are the captured failed/succeeded/killed trio."""
-    job = (DATA / "jh_job.json").read_text().replace('"mapsTotal":1', f'"mapsTotal":{MAPS}') \
+    job = (
+        (DATA / "jh_job.json")
+        .read_text()
+        .replace('"mapsTotal":1', f'"mapsTotal":{MAPS}')
         .replace('"reducesTotal":1', f'"reducesTotal":{REDUCES}')
+    )
     tasks_doc = (DATA / "jh_tasks.json").read_text()
-    reduce_task, map_task = tasks_doc[len('{"tasks":{"task":['):-len("]}}")].split("},{")
+    reduce_task, map_task = tasks_doc[len('{"tasks":{"task":[') : -len("]}}")].split("},{")
     reduce_task, map_task = reduce_task + "}", "{" + map_task
     entries = [reduce_task.replace("_r_000000", f"_r_{i:06d}") for i in range(REDUCES)]
     entries += [map_task.replace("_m_000000", f"_m_{i:06d}") for i in range(MAPS)]
-    out = {PATH: job, f"{PATH}/counters": (DATA / "jh_counters.json").read_text(),
-           f"{PATH}/tasks": '{"tasks":{"task":[' + ",".join(entries) + "]}}"}
+    out = {
+        PATH: job,
+        f"{PATH}/counters": (DATA / "jh_counters.json").read_text(),
+        f"{PATH}/tasks": '{"tasks":{"task":[' + ",".join(entries) + "]}}",
+    }
     for i in range(REDUCES):
-        out[f"{PATH}/tasks/{task_id('r', i)}/attempts"] = \
+        out[f"{PATH}/tasks/{task_id('r', i)}/attempts"] = (
             (DATA / "jh_attempts_reduce.json").read_text().replace("_r_000000", f"_r_{i:06d}")
+        )
     for i in range(MAPS):
-        text = (DATA / "jh_attempts_map.json").read_text() if i != 1 else \
-            (DATA / "jh_attempts_failed.json").read_text().replace("0012_m_000001", "0011_m_000001")
+        text = (
+            (DATA / "jh_attempts_map.json").read_text()
+            if i != 1
+            else (DATA / "jh_attempts_failed.json").read_text().replace("0012_m_000001", "0011_m_000001")
+        )
         out[f"{PATH}/tasks/{task_id('m', i)}/attempts"] = text.replace("_m_000000", f"_m_{i:06d}")
     return out
 
@@ -128,8 +140,11 @@ def served():
 def per_resource_path(cluster, job_id: str):
     """The path this replaced (execute.job_detail_samples before issue #24), kept as the reference:
     one curl per SSH call for the job, its counters, its tasks, then each task's attempts."""
+
     def get(suffix: str) -> str:
-        r = cluster.sh(cluster.master, f"curl -sf --max-time 10 '{history.job_url(cluster.master.name, job_id, suffix)}'")
+        r = cluster.sh(
+            cluster.master, f"curl -sf --max-time 10 '{history.job_url(cluster.master.name, job_id, suffix)}'"
+        )
         if not r.ok:
             raise JobFailed(f"JobHistory has no {suffix or 'record'} for {job_id}")
         return r.stdout
@@ -173,8 +188,14 @@ def test_the_same_samples_as_the_per_resource_path(served):
     # Everything recorded before is still there: unsuccessful attempts with node, state and why;
     # reducer phases; counters; the job's start and finish.
     metrics = {s.metric for s in new}
-    assert {"map_attempt_unsuccessful", "reducer_shuffle_time", "reducer_merge_time", "reducer_reduce_time",
-            "wordcount_map_shuffle_phase_time", "counter.wordcount.TaskCounter.REDUCE_SHUFFLE_BYTES"} <= metrics
+    assert {
+        "map_attempt_unsuccessful",
+        "reducer_shuffle_time",
+        "reducer_merge_time",
+        "reducer_reduce_time",
+        "wordcount_map_shuffle_phase_time",
+        "counter.wordcount.TaskCounter.REDUCE_SHUFFLE_BYTES",
+    } <= metrics
     bad = [s.metadata for s in new if s.metric == "map_attempt_unsuccessful"]
     assert [(m["node"], m["attempt_state"]) for m in bad] == [("worker2", "FAILED"), ("worker1", "KILLED")]
     assert "socket timeout" in bad[0]["diagnostics"]
@@ -202,8 +223,11 @@ def test_a_missing_resource_is_named_with_its_http_status(served):
     gone = f"{PATH}/tasks/{task_id('m', 2)}/attempts"
     del resources[gone]
     _, cluster = served(resources)
-    with pytest.raises(JobFailed, match=rf"JobHistory has no /tasks/{task_id('m', 2)}/attempts for {JOB} "
-                                        rf"\(HTTP 404 from http://\S+{gone}\)"):
+    with pytest.raises(
+        JobFailed,
+        match=rf"JobHistory has no /tasks/{task_id('m', 2)}/attempts for {JOB} "
+        rf"\(HTTP 404 from http://\S+{gone}\)",
+    ):
         execute.job_detail_samples(cluster, "wordcount", "wordcount", CLIENT_LOG)
     assert len(cluster.calls) == 1
 
@@ -222,14 +246,16 @@ def test_a_history_server_that_does_not_answer_is_said_so(served, monkeypatch):
 def stream(resources: dict[str, str], statuses: dict[str, int] | None = None) -> str:
     """What the remote script prints: each body, then curl's trailer line."""
     statuses = statuses or {}
-    return "".join(f"{body}\n{history_fetch.MARKER} {statuses.get(p, 200):03d} http://master:19888{p}\n"
-                   for p, body in resources.items())
+    return "".join(
+        f"{body}\n{history_fetch.MARKER} {statuses.get(p, 200):03d} http://master:19888{p}\n"
+        for p, body in resources.items()
+    )
 
 
 def test_split_stream_gives_back_each_resource_by_its_suffix():
     resources = captured_job()
     split = history_fetch.split_stream(stream(resources), JOB)
-    assert {s: r.body for s, r in split.items()} == {p[len(PATH):]: b.strip() for p, b in resources.items()}
+    assert {s: r.body for s, r in split.items()} == {p[len(PATH) :]: b.strip() for p, b in resources.items()}
     assert {r.status for r in split.values()} == {200}
     # Another job's resources (an id this one's is a prefix of) are not taken for this job's.
     assert history_fetch.split_stream(stream({PATH + "0/counters": "{}"}), JOB) == {}
@@ -254,13 +280,16 @@ def test_pretty_printed_json_and_a_body_ending_in_a_newline_split_alike():
 
 
 def test_errors_say_which_resource_and_why():
-    split = history_fetch.split_stream(stream({PATH: "", f"{PATH}/counters": ""}, {PATH: 0, f"{PATH}/counters": 404}),
-                                       JOB)
+    split = history_fetch.split_stream(
+        stream({PATH: "", f"{PATH}/counters": ""}, {PATH: 0, f"{PATH}/counters": 404}), JOB
+    )
     with pytest.raises(JobFailed, match=rf"^JobHistory has no record for {JOB} \(no answer from http://master"):
         history_fetch.parse_job(split, JOB)
     with pytest.raises(JobFailed, match=rf"^JobHistory has no /counters for {JOB} \(HTTP 404 from "):
         history_fetch.body(split, "/counters", JOB)
-    with pytest.raises(JobFailed, match=rf"^JobHistory has no /tasks for {JOB} \(not fetched: the fetch stopped before it\)$"):
+    with pytest.raises(
+        JobFailed, match=rf"^JobHistory has no /tasks for {JOB} \(not fetched: the fetch stopped before it\)$"
+    ):
         history_fetch.body(split, "/tasks", JOB)
 
 

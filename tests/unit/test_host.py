@@ -1,4 +1,5 @@
 """vbench.host: pinned host keys, and a Connection that is built without connecting."""
+
 import os
 import shutil
 import socket
@@ -88,8 +89,12 @@ def test_a_testbed_endpoint_connects_from_its_namespace_through_no_proxy_process
     ep = SshEndpoint(address="10.213.0.11", user="root", key_file=tmp_path / "id", known_hosts=known, netns="vb-ctl")
     conn = connect(Host(name="worker1", role="worker", platform="native", address="10.213.0.11", work_dir="/w", ssh=ep))
     assert conn.netns == "vb-ctl" and conn.gateway  # fabric opens a gateway only when one is set
-    proxied = SshEndpoint(address="h", user="root", key_file=tmp_path / "id", known_hosts=known, proxy_command="nc %h %p")
-    assert connect(Host(name="h", role="worker", platform="native", address="h", work_dir="/w", ssh=proxied)).netns is None
+    proxied = SshEndpoint(
+        address="h", user="root", key_file=tmp_path / "id", known_hosts=known, proxy_command="nc %h %p"
+    )
+    assert (
+        connect(Host(name="h", role="worker", platform="native", address="h", work_dir="/w", ssh=proxied)).netns is None
+    )
 
 
 def test_netns_socket_names_a_missing_namespace():
@@ -110,9 +115,13 @@ def test_netns_socket_reaches_a_listener_that_only_the_namespace_has():
     listener = None
     try:
         subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
-        code = ("import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); "
-                "print(s.getsockname()[1], flush=True); c, _ = s.accept(); c.sendall(b'hello from the namespace')")
-        listener = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        code = (
+            "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); "
+            "print(s.getsockname()[1], flush=True); c, _ = s.accept(); c.sendall(b'hello from the namespace')"
+        )
+        listener = subprocess.Popen(
+            ["ip", "netns", "exec", ns, sys.executable, "-c", code], stdout=subprocess.PIPE, text=True
+        )
         port = int(listener.stdout.readline())
         here = os.stat("/proc/thread-self/ns/net").st_ino
         with pytest.raises(OSError):

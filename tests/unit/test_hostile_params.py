@@ -7,6 +7,7 @@ invoke and fabric fail the test if called). Then the whole-file rules: unknown s
 experiment and campaign names, unknown benchmark presets. Last, every params file of the
 repository still loads through the loaders vbench uses.
 """
+
 from __future__ import annotations
 
 import os
@@ -45,11 +46,23 @@ def _must_not_run(*_a, **_k):
 @pytest.fixture
 def no_shell(monkeypatch):
     """Every way vbench runs a command, locally or over SSH, fails the test if called."""
-    for module, name in ((subprocess, "run"), (subprocess, "Popen"), (subprocess, "call"),
-                         (subprocess, "check_call"), (subprocess, "check_output"), (os, "system"),
-                         (os, "popen"), (invoke, "run"), (invoke, "sudo"), (invoke.Context, "run"),
-                         (invoke.Context, "sudo"), (fabric.Connection, "run"), (fabric.Connection, "sudo"),
-                         (fabric.Connection, "open"), (fabric.Connection, "local")):
+    for module, name in (
+        (subprocess, "run"),
+        (subprocess, "Popen"),
+        (subprocess, "call"),
+        (subprocess, "check_call"),
+        (subprocess, "check_output"),
+        (os, "system"),
+        (os, "popen"),
+        (invoke, "run"),
+        (invoke, "sudo"),
+        (invoke.Context, "run"),
+        (invoke.Context, "sudo"),
+        (fabric.Connection, "run"),
+        (fabric.Connection, "sudo"),
+        (fabric.Connection, "open"),
+        (fabric.Connection, "local"),
+    ):
         monkeypatch.setattr(module, name, _must_not_run)
 
 
@@ -59,9 +72,11 @@ def params(tmp_path) -> Path:
     and racks are there to break) and the example inventory beside it."""
     copy = Path(shutil.copytree(PARAMS, tmp_path / "params"))
     testbed = yaml.safe_load((copy / "testbed.yaml").read_text())
-    testbed["testbed"]["hosts"] = [{"name": "master", "role": "master"},
-                                   {"name": "worker1", "role": "worker", "physical_host": "box1", "rack": "r1"},
-                                   {"name": "worker2", "role": "worker", "physical_host": "box2", "rack": "r2"}]
+    testbed["testbed"]["hosts"] = [
+        {"name": "master", "role": "master"},
+        {"name": "worker1", "role": "worker", "physical_host": "box1", "rack": "r1"},
+        {"name": "worker2", "role": "worker", "physical_host": "box2", "rack": "r2"},
+    ]
     (copy / "testbed.yaml").write_text(yaml.safe_dump(testbed))
     shutil.copy(PARAMS / "examples" / "inventory.yaml", copy / "inventory.yaml")
     return copy
@@ -181,8 +196,12 @@ FIELDS = [
 ]
 
 #: A valid value for the fields the repository's files leave unset.
-UNSET_OK = {("testbed", "ssh_user"): "root", ("hadoop", "topology_script"): "/etc/hadoop/topology.sh",
-            ("inventory", "jump_key_file"): "/root/.ssh/bastion_ed25519", ("inventory", "hosts", 1, "network"): "sriov"}
+UNSET_OK = {
+    ("testbed", "ssh_user"): "root",
+    ("hadoop", "topology_script"): "/etc/hadoop/topology.sh",
+    ("inventory", "jump_key_file"): "/root/.ssh/bastion_ed25519",
+    ("inventory", "hosts", 1, "network"): "sriov",
+}
 
 
 def _valid_value(doc: Any, field: Field) -> str:
@@ -192,8 +211,9 @@ def _valid_value(doc: Any, field: Field) -> str:
         return UNSET_OK[field.where]
 
 
-CASES = [pytest.param(f, case, id=f"{f.file}:{f.name}:{case}")
-         for f in FIELDS for case in HOSTILE if case not in f.exempt]
+CASES = [
+    pytest.param(f, case, id=f"{f.file}:{f.name}:{case}") for f in FIELDS for case in HOSTILE if case not in f.exempt
+]
 
 
 @pytest.mark.parametrize("field, case", CASES)
@@ -216,11 +236,14 @@ def test_the_untouched_copy_passes_with_and_without_the_inventory(vbench, params
     assert rc == 0, err
 
 
-@pytest.mark.parametrize("name, words", [
-    ("ctl", "reserved"),  # the controller's namespace is <testbed>-ctl
-    ("phy-box1", "reserved"),  # physical hosts' namespaces are <testbed>-phy-<name>
-    ("w" * 21, "at most 20 characters"),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("ctl", "reserved"),  # the controller's namespace is <testbed>-ctl
+        ("phy-box1", "reserved"),  # physical hosts' namespaces are <testbed>-phy-<name>
+        ("w" * 21, "at most 20 characters"),
+    ],
+)
 def test_testbed_host_names_that_collide_with_vbench_names_are_refused(vbench, params, name, words):
     path = params / "testbed.yaml"
     set_in_file(path, ("testbed", "hosts", 2, "name"), name)
@@ -252,8 +275,21 @@ def test_inventory_addresses_are_ip_addresses_or_host_names(vbench, params, addr
 
 @pytest.mark.parametrize("address", ["192.0.2.10", "2001:db8::10", "node-1.example.org", "a"])
 def test_inventory_addresses_and_names_that_are_fine_pass(address):
-    inv = inventory({"known_hosts": "/kh", "hosts": [{"name": "m", "address": address, "key_file": "/k",
-                                                      "role": "master", "rack": "/r1", "network": "bridge+nat"}]})
+    inv = inventory(
+        {
+            "known_hosts": "/kh",
+            "hosts": [
+                {
+                    "name": "m",
+                    "address": address,
+                    "key_file": "/k",
+                    "role": "master",
+                    "rack": "/r1",
+                    "network": "bridge+nat",
+                }
+            ],
+        }
+    )
     assert inv.hosts[0].address == address
 
 
@@ -262,8 +298,12 @@ def test_inventory_ports_are_in_range(port):
     from vbench.errors import ParamsError
 
     with pytest.raises(ParamsError) as err:
-        inventory({"known_hosts": "/kh", "hosts": [{"name": "m", "address": "a", "key_file": "/k",
-                                                    "role": "master", "port": port}]})
+        inventory(
+            {
+                "known_hosts": "/kh",
+                "hosts": [{"name": "m", "address": "a", "key_file": "/k", "role": "master", "port": port}],
+            }
+        )
     assert err.value.field == "inventory.hosts[0].port"
 
 
@@ -286,8 +326,16 @@ def test_proxy_command_is_a_command_by_design_but_one_line(vbench, params):
 def test_relative_key_paths_are_resolved_beside_the_inventory_then_checked(tmp_path):
     where = tmp_path / "inv dir"  # a space: the resolved path is what is checked
     where.mkdir()
-    (where / "inventory.yaml").write_text(yaml.safe_dump({"inventory": {
-        "known_hosts": "../kh", "hosts": [{"name": "m", "address": "a", "key_file": "k", "role": "master"}]}}))
+    (where / "inventory.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "inventory": {
+                    "known_hosts": "../kh",
+                    "hosts": [{"name": "m", "address": "a", "key_file": "k", "role": "master"}],
+                }
+            }
+        )
+    )
     from vbench.errors import ParamsError
 
     with pytest.raises(ParamsError) as err:
@@ -303,17 +351,28 @@ def test_relative_key_paths_are_resolved_beside_the_inventory_then_checked(tmp_p
 # --- whole files: sections, names, presets -------------------------------------------------
 
 
-@pytest.mark.parametrize("file, text, field, words", [
-    ("testbed.yaml", "testbd:\n  name: x\n", "testbd", "is not a section of this file; did you mean testbed?"),
-    ("testbed.yaml", "testbed: []\n", "testbed", "must be a mapping (key: value), got a list"),
-    ("testbed.yaml", "testbed: {name: vb}\nhadoop: {replication: 1}\n", "hadoop",
-     "is not a section of this file; its sections: testbed"),
-    ("hadoop.yaml", "hadop:\n  replication: 1\n", "hadop", "did you mean hadoop?"),
-    ("hadoop.yaml", "hadoop: {replication: 1}\nextra: 1\n", "extra", "its sections: hadoop"),
-    (f"experiments/{DESIGN}.yaml", "experimnt: {name: default}\n", "experimnt", "did you mean experiment?"),
-    (f"experiments/{DESIGN}.yaml", "experiment: {name: default}\nisolaton: {}\n", "isolaton",
-     "did you mean isolation?"),
-])
+@pytest.mark.parametrize(
+    "file, text, field, words",
+    [
+        ("testbed.yaml", "testbd:\n  name: x\n", "testbd", "is not a section of this file; did you mean testbed?"),
+        ("testbed.yaml", "testbed: []\n", "testbed", "must be a mapping (key: value), got a list"),
+        (
+            "testbed.yaml",
+            "testbed: {name: vb}\nhadoop: {replication: 1}\n",
+            "hadoop",
+            "is not a section of this file; its sections: testbed",
+        ),
+        ("hadoop.yaml", "hadop:\n  replication: 1\n", "hadop", "did you mean hadoop?"),
+        ("hadoop.yaml", "hadoop: {replication: 1}\nextra: 1\n", "extra", "its sections: hadoop"),
+        (f"experiments/{DESIGN}.yaml", "experimnt: {name: default}\n", "experimnt", "did you mean experiment?"),
+        (
+            f"experiments/{DESIGN}.yaml",
+            "experiment: {name: default}\nisolaton: {}\n",
+            "isolaton",
+            "did you mean isolation?",
+        ),
+    ],
+)
 def test_an_unknown_or_misspelled_section_is_refused(vbench, params, file, text, field, words):
     path = params / file
     path.write_text(text)
@@ -359,8 +418,17 @@ def test_an_experiment_name_is_a_plain_name(vbench, params, name):
 @pytest.mark.parametrize("action", ["show", "status", "run"])
 @pytest.mark.parametrize("campaign", ["../../x", "/abs", "a/b", "..", "x;y"])
 def test_a_campaign_name_is_a_plain_name(vbench, params, tmp_path, action, campaign):
-    rc, err = vbench("campaign", action, DESIGN, "--params-dir", str(params), "--data", str(tmp_path / "data"),
-                     "--campaign", campaign)
+    rc, err = vbench(
+        "campaign",
+        action,
+        DESIGN,
+        "--params-dir",
+        str(params),
+        "--data",
+        str(tmp_path / "data"),
+        "--campaign",
+        campaign,
+    )
     assert rc == 2
     assert one_error_line(err).startswith("vbench: error: --campaign: must be lower-case letters")
     assert not (tmp_path / "data").exists() and not (tmp_path / "x").exists()
@@ -369,8 +437,9 @@ def test_a_campaign_name_is_a_plain_name(vbench, params, tmp_path, action, campa
 @pytest.mark.parametrize("argv", [("bench", "run", "cpu"), ("isolation", "run")])
 def test_bench_and_isolation_refuse_a_campaign_name_that_is_a_path(vbench, params, tmp_path, argv):
     extra = ("--preset", str(params / "experiments" / "xavier2014.yaml")) if argv[0] == "isolation" else ()
-    rc, err = vbench(*argv, *extra, "--params-dir", str(params), "--data", str(tmp_path / "data"),
-                     "--campaign", "../../x")
+    rc, err = vbench(
+        *argv, *extra, "--params-dir", str(params), "--data", str(tmp_path / "data"), "--campaign", "../../x"
+    )
     assert rc == 2
     assert one_error_line(err).startswith("vbench: error: --campaign: ")
 
@@ -437,8 +506,12 @@ def test_the_example_params_dir_loads_as_a_study():
 
 
 JVM_FLAG_FIELDS = [("hadoop", "daemon_jvm_flags"), ("hadoop", "job_jvm_flags")]
-JVM_FLAG_CASES = [pytest.param(where, case, id=f"{where[-1]}:{case}")
-                  for where in JVM_FLAG_FIELDS for case in HOSTILE if case not in ("comma", "colon")]
+JVM_FLAG_CASES = [
+    pytest.param(where, case, id=f"{where[-1]}:{case}")
+    for where in JVM_FLAG_FIELDS
+    for case in HOSTILE
+    if case not in ("comma", "colon")
+]
 
 
 @pytest.mark.parametrize("where, case", JVM_FLAG_CASES)

@@ -4,6 +4,7 @@ LAYERS is the one written order; the docs' table is checked against it, so the t
 Imports inside functions and under TYPE_CHECKING count: they still tie a lower layer to a
 higher one's code.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -17,8 +18,25 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 #: Lowest first: the top-level modules and packages of vbench/ in each layer. "vbench" is the
 #: package's own __init__.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("errors", "units", "validate", "params", "machine_fit", "host", "lifecycle", "durable", "ledger",
-              "samples", "store", "cache", "statedir", "vbench")),
+    (
+        "core",
+        (
+            "errors",
+            "units",
+            "validate",
+            "params",
+            "machine_fit",
+            "host",
+            "lifecycle",
+            "durable",
+            "ledger",
+            "samples",
+            "store",
+            "cache",
+            "statedir",
+            "vbench",
+        ),
+    ),
     ("hosts", ("testbed", "inventory")),
     ("cluster", ("hadoop",)),
     ("measure", ("monitor", "benchmarks")),
@@ -131,26 +149,29 @@ def _docs_section(title: str) -> str:
 def test_docs_layer_table_matches_layers():
     rows = re.findall(r"^\| (\d+)\. (\w+) \| ([^|]+) \|", _docs_section("## The layers"), re.M)
     documented = [(name, tuple(re.findall(r"`([\w.]+)`", modules))) for _, name, modules in rows]
-    assert [(name, tuple(sorted(ms))) for name, ms in documented] == [
-        (name, tuple(sorted(ms))) for name, ms in LAYERS
-    ]
+    assert [(name, tuple(sorted(ms))) for name, ms in documented] == [(name, tuple(sorted(ms))) for name, ms in LAYERS]
 
 
 def test_docs_list_the_allowed_upward_imports():
     section = _docs_section("## The layers")
-    exceptions = section[section.index("Known exceptions"):]
-    documented = {m.replace("/", ".").removesuffix(".py") for m in re.findall(r"^\| `(vbench/[\w/]+\.py)`", exceptions, re.M)}
+    exceptions = section[section.index("Known exceptions") :]
+    documented = {
+        m.replace("/", ".").removesuffix(".py") for m in re.findall(r"^\| `(vbench/[\w/]+\.py)`", exceptions, re.M)
+    }
     assert documented == {importer for importer, _ in ALLOWED_UPWARD}
 
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("from vbench.paper import data", ["vbench.paper"]),
-    ("from vbench import stats, __version__", ["vbench.stats", "vbench.__version__"]),
-    ("def f():\n    import vbench.cli", ["vbench.cli"]),
-    ("from ..commands import stats_cmd", ["vbench.commands"]),
-    ("from . import io", ["vbench.stats"]),
-    ("import os", []),
-])
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from vbench.paper import data", ["vbench.paper"]),
+        ("from vbench import stats, __version__", ["vbench.stats", "vbench.__version__"]),
+        ("def f():\n    import vbench.cli", ["vbench.cli"]),
+        ("from ..commands import stats_cmd", ["vbench.commands"]),
+        ("from . import io", ["vbench.stats"]),
+        ("import os", []),
+    ],
+)
 def test_imports_are_found_wherever_and_however_written(tmp_path, monkeypatch, source, expected):
     fake_root = tmp_path / "vbench"
     path = fake_root / "stats" / "x.py"

@@ -1,4 +1,5 @@
 """The iperf3 client starts once its server listens, not after a fixed head start (issue #24, item 3)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,7 +30,13 @@ class FakeHost:
     "listening"; any other command answers `output`. Every call goes to the shared `log`."""
 
     def __init__(self, name: str, log: list, silent_probes: int = 0, output: str = "", ss_stderr: str = ""):
-        self.name, self.log, self.silent_probes, self.output, self.ss_stderr = name, log, silent_probes, output, ss_stderr
+        self.name, self.log, self.silent_probes, self.output, self.ss_stderr = (
+            name,
+            log,
+            silent_probes,
+            output,
+            ss_stderr,
+        )
 
     def run(self, command: str, **kwargs):
         self.log.append((self.name, command))
@@ -65,16 +72,19 @@ def test_the_probe_is_a_pure_ss_command():
     assert _common.listening_command(5201) == "ss -Hltn 'sport = :5201'"
 
 
-@pytest.mark.parametrize("output,port,expected", [
-    ("LISTEN 0      5      0.0.0.0:5201 0.0.0.0:*\n", 5201, True),
-    ("LISTEN 0      128    *:5201 *:*\n", 5201, True),
-    ("LISTEN 0      128    [::]:5201 [::]:*\n", 5201, True),
-    ("LISTEN 0      128    10.0.0.2%eth0:5201 0.0.0.0:*\n", 5201, True),
-    ("LISTEN 0      5      0.0.0.0:15201 0.0.0.0:*\n", 5201, False),
-    ("LISTEN 0      5      0.0.0.0:5201 0.0.0.0:*\n", 520, False),
-    ("", 5201, False),
-    ("sh: 1: ss: not found\n", 5201, False),
-])
+@pytest.mark.parametrize(
+    "output,port,expected",
+    [
+        ("LISTEN 0      5      0.0.0.0:5201 0.0.0.0:*\n", 5201, True),
+        ("LISTEN 0      128    *:5201 *:*\n", 5201, True),
+        ("LISTEN 0      128    [::]:5201 [::]:*\n", 5201, True),
+        ("LISTEN 0      128    10.0.0.2%eth0:5201 0.0.0.0:*\n", 5201, True),
+        ("LISTEN 0      5      0.0.0.0:15201 0.0.0.0:*\n", 5201, False),
+        ("LISTEN 0      5      0.0.0.0:5201 0.0.0.0:*\n", 520, False),
+        ("", 5201, False),
+        ("sh: 1: ss: not found\n", 5201, False),
+    ],
+)
 def test_ss_output_says_whether_the_port_listens(output, port, expected):
     assert _common.is_listening(output, port) is expected
 
@@ -82,8 +92,9 @@ def test_ss_output_says_whether_the_port_listens(output, port, expected):
 def test_waits_until_the_server_listens():
     log, clock = [], FakeClock()
     server = FakeHost("s1", log, silent_probes=2)
-    waited = iperf3.wait_until_listening(server, 5201, "s1 (10.0.0.2)", timeout_s=5, poll_s=0.1,
-                                         clock=clock.monotonic, sleep=clock.sleep)
+    waited = iperf3.wait_until_listening(
+        server, 5201, "s1 (10.0.0.2)", timeout_s=5, poll_s=0.1, clock=clock.monotonic, sleep=clock.sleep
+    )
     assert log == [("s1", "ss -Hltn 'sport = :5201'")] * 3
     assert clock.sleeps == [0.1, 0.1]
     assert waited == pytest.approx(0.2)
@@ -92,10 +103,14 @@ def test_waits_until_the_server_listens():
 def test_a_server_that_never_listens_is_named_with_its_port():
     log, clock = [], FakeClock()
     server = FakeHost("s1", log, silent_probes=10**6)
-    with pytest.raises(JobFailed, match=r"^iperf3: the server on s1 \(10.0.0.2\) is not listening on TCP port 5201 "
-                                        r"after 2 s$"):
-        iperf3.wait_until_listening(server, 5201, "s1 (10.0.0.2)", timeout_s=2, poll_s=0.5,
-                                    clock=clock.monotonic, sleep=clock.sleep)
+    with pytest.raises(
+        JobFailed,
+        match=r"^iperf3: the server on s1 \(10.0.0.2\) is not listening on TCP port 5201 "
+        r"after 2 s$",
+    ):
+        iperf3.wait_until_listening(
+            server, 5201, "s1 (10.0.0.2)", timeout_s=2, poll_s=0.5, clock=clock.monotonic, sleep=clock.sleep
+        )
     assert sum(clock.sleeps) == pytest.approx(2.0)
     assert len(log) == 5  # at 0, 0.5, 1, 1.5 and 2 s
 
@@ -104,8 +119,9 @@ def test_a_failing_probe_says_why():
     clock = FakeClock()
     server = FakeHost("s1", [], ss_stderr="bash: line 1: ss: command not found")
     with pytest.raises(JobFailed, match=r"after 1 s \(ss: bash: line 1: ss: command not found\)"):
-        iperf3.wait_until_listening(server, 5201, "s1", timeout_s=1, poll_s=0.5,
-                                    clock=clock.monotonic, sleep=clock.sleep)
+        iperf3.wait_until_listening(
+            server, 5201, "s1", timeout_s=1, poll_s=0.5, clock=clock.monotonic, sleep=clock.sleep
+        )
 
 
 def host(name: str, address: str) -> Host:
@@ -117,8 +133,10 @@ def host(name: str, address: str) -> Host:
 def two_hosts(monkeypatch):
     """measure's `connect` gives fakes: s1 listens after two probes, c1 prints an iperf3 result."""
     log: list = []
-    fakes = {"s1": FakeHost("s1", log, silent_probes=2),
-             "c1": FakeHost("c1", log, output=(DATA / "iperf3.json").read_text())}
+    fakes = {
+        "s1": FakeHost("s1", log, silent_probes=2),
+        "c1": FakeHost("c1", log, output=(DATA / "iperf3.json").read_text()),
+    }
     monkeypatch.setattr(measure, "connect", lambda h: fakes[h.name])
     monkeypatch.setattr(iperf3, "SERVER_POLL_S", 0.01, raising=False)
     return log, fakes
@@ -129,7 +147,12 @@ def test_the_suite_starts_the_client_once_the_server_listens(two_hosts):
     run = measure._run_iperf(host("c1", "10.0.0.1"), host("s1", "10.0.0.2"), iperf3.Iperf3Config(), print)
     assert run.ok, run.failure
     assert [(h, cmd.split()[0]) for h, cmd in log] == [
-        ("s1", "nohup"), ("s1", "ss"), ("s1", "ss"), ("s1", "ss"), ("c1", "iperf3")]
+        ("s1", "nohup"),
+        ("s1", "ss"),
+        ("s1", "ss"),
+        ("s1", "ss"),
+        ("c1", "iperf3"),
+    ]
 
 
 def test_the_suite_records_a_server_that_never_listens_as_the_runs_failure(two_hosts, monkeypatch):
@@ -152,6 +175,7 @@ def test_the_servers_own_time_limit_covers_the_wait(two_hosts):
 
 # -- the network matrix: servers on guests over SSH, on physical hosts in their namespace ---------
 
+
 @pytest.fixture
 def matrix(monkeypatch):
     """A bridge testbed with fakes for SSH, for `ip netns exec` and for the local server process:
@@ -160,8 +184,16 @@ def matrix(monkeypatch):
     from vbench.params import testbed_params
     from vbench.testbed import physnet
 
-    lay = physnet.layout(testbed_params({"name": "n1", "workers": 3, "vms_per_host": 2,
-                                         "network": {"bridge": "n1br", "subnet": "10.201.0.0/24", "mode": "bridge"}}))
+    lay = physnet.layout(
+        testbed_params(
+            {
+                "name": "n1",
+                "workers": 3,
+                "vms_per_host": 2,
+                "network": {"bridge": "n1br", "subnet": "10.201.0.0/24", "mode": "bridge"},
+            }
+        )
+    )
     log: list = []
     output = (DATA / "iperf3.json").read_text()
     fakes = {g.name: FakeHost(g.name, log, silent_probes=1, output=output) for g in lay.guests}
@@ -175,9 +207,13 @@ def matrix(monkeypatch):
         return result(listening(command) if silent[netns] < 0 else "")
 
     monkeypatch.setattr(netmatrix.sysops, "run", in_netns)
-    monkeypatch.setattr(netmatrix.subprocess, "Popen",
-                        lambda argv, **kw: log.append((f"netns:{argv[3]}", "start " + " ".join(argv[4:])))
-                        or SimpleNamespace(pid=-1, wait=lambda: 0))
+    monkeypatch.setattr(
+        netmatrix.subprocess,
+        "Popen",
+        lambda argv, **kw: (
+            log.append((f"netns:{argv[3]}", "start " + " ".join(argv[4:]))) or SimpleNamespace(pid=-1, wait=lambda: 0)
+        ),
+    )
     monkeypatch.setattr(netmatrix.sysops, "kill_pids", lambda pids, grace_s: log.append(("here", "stop")))
     monkeypatch.setattr(iperf3, "SERVER_POLL_S", 0.01, raising=False)
     hosts = [host(g.name, g.name) for g in lay.guests]
@@ -208,6 +244,7 @@ def test_the_matrix_stops_at_a_server_that_never_listens(matrix, monkeypatch):
     monkeypatch.setattr(iperf3, "SERVER_START_TIMEOUT_S", 0.05, raising=False)
     first = netmatrix.pairs(lay)[0]
     monkeypatch.setattr(FakeHost, "run", lambda self, command, **kw: result())  # nothing ever listens
-    with pytest.raises(JobFailed, match=f"the server on {first.server} \\({first.target}\\) is not listening "
-                                        f"on TCP port 5211"):
+    with pytest.raises(
+        JobFailed, match=f"the server on {first.server} \\({first.target}\\) is not listening on TCP port 5211"
+    ):
         netmatrix.measure(hosts, lay, 2, duration_s=2, omit_s=0, log=lambda _: None)

@@ -1,5 +1,6 @@
 """vbench.isolation: stress builders, the pids guard, tenants, the design the runner runs, the
 neighbour hook, the watch, the slowdown."""
+
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,11 @@ def test_each_stress_builds_its_stress_ng_command_and_the_baseline_none():
     assert S.command("cpu", load) == "stress-ng --cpu 2 --cpu-method all --timeout 60s --metrics-brief"
     assert "--vm 2 --vm-bytes 629145600 --vm-keep" in S.command("memory", load)
     io = S.command("io", load)
-    assert "--hdd 2 --hdd-bytes 134217728" in io and "--hdd-opts dsync" in io and "--temp-path /var/tmp/vbench-stress" in io
+    assert (
+        "--hdd 2 --hdd-bytes 134217728" in io
+        and "--hdd-opts dsync" in io
+        and "--temp-path /var/tmp/vbench-stress" in io
+    )
 
 
 def test_fork_bomb_is_a_real_unbounded_fork_bomb():
@@ -53,7 +58,9 @@ def test_unknown_stress_is_refused():
 
 def test_launch_line_detaches_and_prints_the_pid():
     line = S.launch_line("stress-ng --cpu 1 --timeout 5s")
-    assert line.startswith("setsid sh -c 'stress-ng --cpu 1 --timeout 5s' > /var/tmp/vbench-stress.log 2>&1 < /dev/null &")
+    assert line.startswith(
+        "setsid sh -c 'stress-ng --cpu 1 --timeout 5s' > /var/tmp/vbench-stress.log 2>&1 < /dev/null &"
+    )
     assert line.endswith("echo $!")
 
 
@@ -96,12 +103,19 @@ def test_require_pids_limit_reads_the_cgroup_file(tmp_path):
 def test_pids_max_is_a_cgroup_setting_an_oci_limit_and_refused_for_vms():
     lim = make_testbed({"platform": "lxc", "limits": {"pids_max": 256}}).resolved_hosts()[0].limits
     assert L.cgroup_v1_settings(lim, None) == {"pids.max": "256"}
-    spec = oci_config(hostname="h", rootfs=Path("/r"), netns_path="/n", cgroups_path="/c",
-                      limits_settings={"pids.max": "256"}, disk=None)
+    spec = oci_config(
+        hostname="h",
+        rootfs=Path("/r"),
+        netns_path="/n",
+        cgroups_path="/c",
+        limits_settings={"pids.max": "256"},
+        disk=None,
+    )
     assert spec["linux"]["resources"]["pids"] == {"limit": 256}
     with pytest.raises(ParamsError, match="pids_max applies to lxc and oci"):
-        check_limits_fit(make_testbed({"platform": "qemu", "limits": {"pids_max": 256}}),
-                         MachineFacts(mem_total_mb=24000, cpus=2))
+        check_limits_fit(
+            make_testbed({"platform": "qemu", "limits": {"pids_max": 256}}), MachineFacts(mem_total_mb=24000, cpus=2)
+        )
 
 
 # -- params and tenants ----------------------------------------------------------------------
@@ -205,8 +219,16 @@ class FakeNeighbour:
         fake = self
 
         class Bed:
-            hosts = [Host("neighbour", "master", "lxc", "10.213.0.200", "/w",
-                          SshEndpoint("10.213.0.200", "root", Path("/k"), Path("/kh")))]
+            hosts = [
+                Host(
+                    "neighbour",
+                    "master",
+                    "lxc",
+                    "10.213.0.200",
+                    "/w",
+                    SshEndpoint("10.213.0.200", "root", Path("/k"), Path("/kh")),
+                )
+            ]
             ctx = None
 
             def down(self):
@@ -280,9 +302,16 @@ def isolation(fake_hadoop, monkeypatch, tmp_path):
     tb_b = P.tenant_b_testbed(base, iso)
 
     def run(**kw):
-        return run_campaign(isolation_experiment(iso, HadoopParams()), P.tenant_a_testbed(base, iso), HadoopParams(),
-                            tmp_path / "iso", log=lambda _l: None, hosts_source=fake_hadoop.source(),
-                            hook=N.Neighbour(iso, tb_b), **kw)
+        return run_campaign(
+            isolation_experiment(iso, HadoopParams()),
+            P.tenant_a_testbed(base, iso),
+            HadoopParams(),
+            tmp_path / "iso",
+            log=lambda _l: None,
+            hosts_source=fake_hadoop.source(),
+            hook=N.Neighbour(iso, tb_b),
+            **kw,
+        )
 
     return fake, run, tmp_path / "iso"
 
@@ -296,16 +325,19 @@ def test_each_terasort_runs_beside_a_fresh_neighbour_running_its_stress(isolatio
     assert len(runs) == 10
     for i in runs:  # B brought up with the stress started before, torn down after, every time
         stress = ev[i - 1].removeprefix("B stress ")
-        assert ev[i - 3:i] == ["B cleared", "B up", f"B stress {stress}"]
-        assert ev[i + 1:i + 3] == ["watch stopped", "B down"]
+        assert ev[i - 3 : i] == ["B cleared", "B up", f"B stress {stress}"]
+        assert ev[i + 1 : i + 3] == ["watch stopped", "B down"]
     records = list(read_records(camp / "samples.jsonl"))
     sorts = [r for r in records if r.metric == "terasort_time"]
     for r in sorts:
         m = r.metadata
         assert m["stress"] == m["factor.stress"] and m["experiment"] == "isolation" and m["platform"] == "lxc"
         assert m["run_id"] and m["vbench_commit"] == "0123abcd" and m["design_hash"] and m["page_cache"] == "kept"
-        watch = {w.metric: w.value for w in records
-                 if w.benchmark == "isolation_watch" and w.metadata["run_id"] == m["run_id"]}
+        watch = {
+            w.metric: w.value
+            for w in records
+            if w.benchmark == "isolation_watch" and w.metadata["run_id"] == m["run_id"]
+        }
         assert watch["stress_tasks"] == (0 if m["stress"] == "none" else 40) and watch["pids_max"] == 256
     # The stress's log is kept with the run it stressed.
     logs = list(camp.glob("raw/*/stress_log.txt"))
@@ -345,9 +377,23 @@ def test_a_stress_that_did_not_start_fails_its_run(isolation, fake_hadoop):
 
 # -- the slowdown (vbench.stats.slowdown: one computation for `vbench isolation` and the paper) ---
 def _frame(times: dict[str, list[float]], platform: str = "lxc") -> pd.DataFrame:
-    return pd.DataFrame([{"experiment": "isolation", "platform": platform, "benchmark": "terasort",
-                          "metric": "terasort_time", "unit": "s", "value": v, "repetition": i + 1, "size": "16MB",
-                          "stress": k} for k, vs in times.items() for i, v in enumerate(vs)])
+    return pd.DataFrame(
+        [
+            {
+                "experiment": "isolation",
+                "platform": platform,
+                "benchmark": "terasort",
+                "metric": "terasort_time",
+                "unit": "s",
+                "value": v,
+                "repetition": i + 1,
+                "size": "16MB",
+                "stress": k,
+            }
+            for k, vs in times.items()
+            for i, v in enumerate(vs)
+        ]
+    )
 
 
 def test_slowdown_is_the_ratio_to_the_idle_neighbour_with_a_fieller_ci():
@@ -366,6 +412,7 @@ def test_slowdown_is_the_ratio_to_the_idle_neighbour_with_a_fieller_ci():
 def test_the_terminal_table_and_the_paper_table_are_one_computation():
     from vbench.paper.tables import isolation_stats
     from vbench.stats.campaign_stats import StatsConfig
+
     df = _frame({"none": [40.0, 42.0, 41.0, 40.5], "io": [44.0, 45.5, 43.0, 44.2]})
     # The paper's frame holds the cell in `size` (stress included) and the size in `size_label`.
     paper = isolation_stats(df.assign(size="16MB, stress=x", size_label="16MB"), StatsConfig(n_resamples=500))
@@ -387,10 +434,17 @@ def test_paper_table_iii_comes_from_the_isolation_campaign(tmp_path):
 
     main = write_synthetic_campaign(tmp_path / "main", platforms=("native", "lxc"), with_isolation=False)
     rng = np.random.default_rng(3)
-    recs = [Sample("terasort", "terasort_time", float(40 * k * (1 + 0.02 * rng.standard_normal())), "s",
-                   {"experiment": "isolation", "platform": "lxc", "stress": stress, "repetition": rep, "size": "16MB"})
-            for stress, k in (("none", 1.0), ("cpu", 1.0), ("memory", 1.2), ("io", 1.1), ("forkbomb", 1.0))
-            for rep in (1, 2, 3)]
+    recs = [
+        Sample(
+            "terasort",
+            "terasort_time",
+            float(40 * k * (1 + 0.02 * rng.standard_normal())),
+            "s",
+            {"experiment": "isolation", "platform": "lxc", "stress": stress, "repetition": rep, "size": "16MB"},
+        )
+        for stress, k in (("none", 1.0), ("cpu", 1.0), ("memory", 1.2), ("io", 1.1), ("forkbomb", 1.0))
+        for rep in (1, 2, 3)
+    ]
     (tmp_path / "iso").mkdir()
     append_records(tmp_path / "iso" / "samples.jsonl", recs)
     without = generate(main, tmp_path / "a", n_resamples=200)
@@ -399,7 +453,9 @@ def test_paper_table_iii_comes_from_the_isolation_campaign(tmp_path):
     tex = (tmp_path / "b" / "generated" / "tables" / "isolation.tex").read_text()
     assert "lxc" in tex and "not measured" not in tex
     # The isolation samples do not leak into the platform statistics.
-    assert (tmp_path / "a" / "generated" / "stats.csv").read_text() == (tmp_path / "b" / "generated" / "stats.csv").read_text()
+    assert (tmp_path / "a" / "generated" / "stats.csv").read_text() == (
+        tmp_path / "b" / "generated" / "stats.csv"
+    ).read_text()
 
 
 COMMITTED = Path(__file__).resolve().parents[2] / "data" / "raw"

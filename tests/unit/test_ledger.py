@@ -1,6 +1,7 @@
 """The campaign ledger never loses or fakes a cell (issue #22, item 4): a cell is done only when
 its closing record is there, a torn tail is cut back (and kept aside) on resume, raw outputs and
 new directories are fsync'd, and committed campaigns are only added to when asked (--append)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -52,6 +53,7 @@ def _cells_of(path: Path) -> Counter:
 
 # -- a cell is done only when its closing record is there ---------------------------------------
 
+
 def test_a_torn_tail_after_complete_lines_of_a_cell_leaves_that_cell_not_done(tmp_path):
     store = CampaignStore(tmp_path / "camp")
     _save_cell(store, "b0/native/cpu")
@@ -83,6 +85,7 @@ def test_a_configuration_failure_is_recorded_but_its_cell_is_not_done(tmp_path):
 
 # -- a resume cuts the torn tail back, keeps it aside, and runs the cell again -----------------
 
+
 class _NoHosts:
     """A hosts source with nothing to start: the runner's cells run against fake measurements."""
 
@@ -108,17 +111,30 @@ def fake_micro(monkeypatch):
 
     def measure(hosts, item, log=print, iperf_pairs=None):
         ran.append(item.benchmark)
-        return [BenchRun("cpu", f"cpu-{len(ran)}", {}, samples=[Sample("cpu", "events", 1.0 + len(ran), "events/s"),
-                                                               Sample("cpu", "latency", 2.0, "ms")])]
+        return [
+            BenchRun(
+                "cpu",
+                f"cpu-{len(ran)}",
+                {},
+                samples=[Sample("cpu", "events", 1.0 + len(ran), "events/s"), Sample("cpu", "latency", 2.0, "ms")],
+            )
+        ]
 
     monkeypatch.setattr(runner, "measure_micro", measure)
     return ran
 
 
 def _run(camp: Path, log: list[str] | None = None, **kw):
-    return run_campaign(_two_cell_design(), TestbedParams(), HadoopParams(), camp,
-                        log=log.append if log is not None else (lambda _line: None),
-                        kinds=frozenset({"micro"}), hosts_source=_NoHosts(), **kw)
+    return run_campaign(
+        _two_cell_design(),
+        TestbedParams(),
+        HadoopParams(),
+        camp,
+        log=log.append if log is not None else (lambda _line: None),
+        kinds=frozenset({"micro"}),
+        hosts_source=_NoHosts(),
+        **kw,
+    )
 
 
 def test_resume_cuts_the_torn_tail_keeps_it_aside_and_runs_the_cell_again_once(tmp_path, fake_micro):
@@ -146,8 +162,7 @@ def test_resume_cuts_the_torn_tail_keeps_it_aside_and_runs_the_cell_again_once(t
 
 
 def _retried_design() -> Experiment:
-    return Experiment.model_validate({"name": "r", "repetitions": 1, "retries": 1,
-                                      "calibrate": [{"benchmark": "cpu"}]})
+    return Experiment.model_validate({"name": "r", "repetitions": 1, "retries": 1, "calibrate": [{"benchmark": "cpu"}]})
 
 
 def _failing_then(monkeypatch, second):
@@ -164,11 +179,19 @@ def _failing_then(monkeypatch, second):
 
 
 def test_a_retried_cell_is_one_append_closed_once(tmp_path, monkeypatch):
-    _failing_then(monkeypatch, lambda: [BenchRun("cpu", "cpu-a1", {},
-                                                 samples=[Sample("cpu", "events", 5.0, "events/s")])])
+    _failing_then(
+        monkeypatch, lambda: [BenchRun("cpu", "cpu-a1", {}, samples=[Sample("cpu", "events", 5.0, "events/s")])]
+    )
     camp = tmp_path / "camp"
-    run_campaign(_retried_design(), TestbedParams(), HadoopParams(), camp, log=lambda _l: None,
-                 kinds=frozenset({"micro"}), hosts_source=_NoHosts())
+    run_campaign(
+        _retried_design(),
+        TestbedParams(),
+        HadoopParams(),
+        camp,
+        log=lambda _l: None,
+        kinds=frozenset({"micro"}),
+        hosts_source=_NoHosts(),
+    )
     kinds = [json.loads(line)["kind"] for line in (camp / "samples.jsonl").read_text().splitlines()]
     assert kinds == ["ledger", "failure", "sample", "commit"]
     assert [r.metadata["attempt"] for r in read_records(camp / "samples.jsonl")] == [0, 1]
@@ -181,16 +204,26 @@ def test_a_cell_interrupted_between_attempts_is_not_done(tmp_path, monkeypatch):
     _failing_then(monkeypatch, interrupted)
     camp = tmp_path / "camp"
     with pytest.raises(KeyboardInterrupt):
-        run_campaign(_retried_design(), TestbedParams(), HadoopParams(), camp, log=lambda _l: None,
-                     kinds=frozenset({"micro"}), hosts_source=_NoHosts())
+        run_campaign(
+            _retried_design(),
+            TestbedParams(),
+            HadoopParams(),
+            camp,
+            log=lambda _l: None,
+            kinds=frozenset({"micro"}),
+            hosts_source=_NoHosts(),
+        )
     # Its first attempt's failure alone must not pass for the finished cell.
     assert done_cells(CampaignStore(camp)) == set()
 
 
 def test_a_torn_last_line_of_an_old_campaign_is_cut_aside_and_its_cells_stay_done(tmp_path):
     camp = tmp_path / "old"
-    old = [_sample("b0/native/cpu"), _sample("b1/native/cpu"),
-           Failure("cpu", "no testbed", {}, "", {"cell_id": "b2/native/cpu", "configuration_failed": True})]
+    old = [
+        _sample("b0/native/cpu"),
+        _sample("b1/native/cpu"),
+        Failure("cpu", "no testbed", {}, "", {"cell_id": "b2/native/cpu", "configuration_failed": True}),
+    ]
     append_records(camp / "samples.jsonl", old)  # the old format: no marker, no closing records
     with open(camp / "samples.jsonl", "a") as fh:
         fh.write('{"benchmark": "cpu", "kind": "sam')
@@ -217,6 +250,7 @@ def test_the_stats_reader_sees_only_whole_appends_and_no_ledger_records(tmp_path
 
 
 # -- raw outputs and new directories are fsync'd ------------------------------------------------
+
 
 @pytest.fixture
 def fsynced(monkeypatch):
@@ -248,9 +282,15 @@ def test_raw_outputs_new_directories_and_the_ledger_are_fsynced(tmp_path, fsynce
 
 # -- committed campaigns are only added to when asked -------------------------------------------
 
+
 def _git(repo: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
 
 
@@ -301,8 +341,21 @@ def test_a_frozen_mark_refuses_appends_without_git(tmp_path):
 
 
 def test_campaign_run_refuses_a_committed_campaign_before_anything_starts(committed, fake_micro, capsys):
-    rc = cli.main(["campaign", "run", "default", "--only", "calibrate", "--params-dir", str(PARAMS),
-                   "--data", str(committed), "--campaign", "done"])
+    rc = cli.main(
+        [
+            "campaign",
+            "run",
+            "default",
+            "--only",
+            "calibrate",
+            "--params-dir",
+            str(PARAMS),
+            "--data",
+            str(committed),
+            "--campaign",
+            "done",
+        ]
+    )
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "committed campaign" in line and "--append" in line
     assert fake_micro == []
@@ -325,8 +378,19 @@ def test_bench_run_refuses_a_committed_campaign_and_append_lets_it_through(commi
     monkeypatch.setattr(hosts_source, "Testbed", testbed_reached)
     camp = committed / "raw" / "done"
     (camp / "campaign.json").unlink()  # samples of no known design: adopted when asked
-    argv = ["bench", "run", "cpu", "--params-dir", str(PARAMS), "--data", str(committed), "--campaign", "done",
-            "--repetitions", "2"]  # its old record is b0's: b1 runs
+    argv = [
+        "bench",
+        "run",
+        "cpu",
+        "--params-dir",
+        str(PARAMS),
+        "--data",
+        str(committed),
+        "--campaign",
+        "done",
+        "--repetitions",
+        "2",
+    ]  # its old record is b0's: b1 runs
     rc = cli.main(argv)
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "committed campaign" in line and "--append" in line
@@ -345,8 +409,18 @@ def test_isolation_run_refuses_its_committed_default_campaign(committed, monkeyp
 
     _commit_campaign(committed, "isolation")  # `isolation run`'s default campaign
     monkeypatch.setattr(isolation_cmd, "run_isolation", must_not_start)
-    rc = cli.main(["isolation", "run", "--preset", str(PARAMS / "experiments" / "xavier2014.yaml"),
-                   "--params-dir", str(PARAMS), "--data", str(committed)])
+    rc = cli.main(
+        [
+            "isolation",
+            "run",
+            "--preset",
+            str(PARAMS / "experiments" / "xavier2014.yaml"),
+            "--params-dir",
+            str(PARAMS),
+            "--data",
+            str(committed),
+        ]
+    )
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "isolation is a committed campaign" in line and "--append" in line
 
@@ -363,6 +437,7 @@ def test_pipeline_provision_refuses_to_overwrite_a_committed_campaigns_facts(com
 
 
 # -- a directory of samples without a design is not adopted silently ----------------------------
+
 
 def test_samples_without_campaign_json_are_refused_unless_append(tmp_path, fake_micro):
     camp = tmp_path / "adhoc"

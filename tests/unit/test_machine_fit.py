@@ -1,4 +1,5 @@
 """vbench.machine_fit: a testbed this machine cannot hold is refused before anything starts, naming the field."""
+
 import os
 
 import pytest
@@ -46,8 +47,15 @@ def test_a_hadoop_cluster_on_gvisor_hosts_is_refused_with_the_cause():
     with pytest.raises(ParamsError, match="statx") as err:
         check_hadoop_runs_on(TestbedParams.model_validate({"platform": "gvisor"}))
     assert err.value.field == "testbed.platform"
-    mixed = TestbedParams.model_validate({"platform": "native", "hosts": [
-        {"name": "master", "role": "master"}, {"name": "worker1", "role": "worker", "platform": "gvisor"}]})
+    mixed = TestbedParams.model_validate(
+        {
+            "platform": "native",
+            "hosts": [
+                {"name": "master", "role": "master"},
+                {"name": "worker1", "role": "worker", "platform": "gvisor"},
+            ],
+        }
+    )
     with pytest.raises(ParamsError) as err:
         check_hadoop_runs_on(mixed)
     assert err.value.field == "testbed.hosts[1].platform"

@@ -1,4 +1,5 @@
 """bonnie module: command line, parse of captured CSV lines (bonnie++ 2.00a), real run."""
+
 from __future__ import annotations
 
 import csv
@@ -46,9 +47,15 @@ def test_vasconcelos_preset_keeps_bonnies_defaults():
 
 @pytest.mark.parametrize(
     "kwargs, field",
-    [({"size_mb": 60, "ram_mb": 32}, "size_mb"), ({"size_mb": 64, "ram_mb": None}, "size_mb"),
-     ({"size_mb": 0}, "size_mb"), ({"files_k": -1}, "files_k"), ({"user": "root; rm -rf /"}, "user"),
-     ({"fast": "no"}, "fast"), ({"size_mb": None, "ram_mb": 0}, "ram_mb")],
+    [
+        ({"size_mb": 60, "ram_mb": 32}, "size_mb"),
+        ({"size_mb": 64, "ram_mb": None}, "size_mb"),
+        ({"size_mb": 0}, "size_mb"),
+        ({"files_k": -1}, "files_k"),
+        ({"user": "root; rm -rf /"}, "user"),
+        ({"fast": "no"}, "fast"),
+        ({"size_mb": None, "ram_mb": 0}, "ram_mb"),
+    ],
 )
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
@@ -114,11 +121,15 @@ def test_parse_converts_latency_units():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "Can't write() - disk full?\n", "1.98,2.00a,vbench\n",
-     read("bonnie.csv").replace("1.98,2.00a", "1.93c,1.93c"),
-     read("bonnie.csv").replace("99684,44", "+++++,+++"),  # nothing timed at all
-     read("bonnie.csv").replace("99684,44", "fast,44"),
-     read("bonnie.csv").replace("2995us", "soon")],
+    [
+        "",
+        "Can't write() - disk full?\n",
+        "1.98,2.00a,vbench\n",
+        read("bonnie.csv").replace("1.98,2.00a", "1.93c,1.93c"),
+        read("bonnie.csv").replace("99684,44", "+++++,+++"),  # nothing timed at all
+        read("bonnie.csv").replace("99684,44", "fast,44"),
+        read("bonnie.csv").replace("2995us", "soon"),
+    ],
 )
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):

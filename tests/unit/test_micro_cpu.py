@@ -1,4 +1,5 @@
 """cpu module (sysbench cpu): command line, parse of captured text, real run."""
+
 from __future__ import annotations
 
 import re
@@ -25,9 +26,16 @@ def test_command_fixed_work_lifts_the_time_limit():
     assert "--events=5000 --time=0" in cmd and "--threads=2" in cmd and "--cpu-max-prime=20000" in cmd
 
 
-@pytest.mark.parametrize("kwargs, field", [({"max_prime": 1}, "max_prime"), ({"threads": 0}, "threads"),
-                                           ({"time_s": 0}, "time_s"), ({"events": 0}, "events"),
-                                           ({"threads": True}, "threads")])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"max_prime": 1}, "max_prime"),
+        ({"threads": 0}, "threads"),
+        ({"time_s": 0}, "time_s"),
+        ({"events": 0}, "events"),
+        ({"threads": True}, "threads"),
+    ],
+)
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
         cpu.CpuConfig(**kwargs)

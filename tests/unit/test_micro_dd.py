@@ -1,4 +1,5 @@
 """dd module: command line, parse of captured output, run through a fake and a real context."""
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,10 @@ def test_liu2012_preset_is_the_papers_scale():
     assert "bs=32M count=100 conv=fdatasync" in dd.command(cfg, "/w")
 
 
-@pytest.mark.parametrize("kwargs, field", [({"bs_mb": 0}, "bs_mb"), ({"count": -3}, "count"),
-                                           ({"repeats": "6"}, "repeats"), ({"bs_mb": 4096}, "bs_mb")])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [({"bs_mb": 0}, "bs_mb"), ({"count": -3}, "count"), ({"repeats": "6"}, "repeats"), ({"bs_mb": 4096}, "bs_mb")],
+)
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
         dd.DdConfig(**kwargs)
@@ -63,8 +66,9 @@ def test_parse_garbage_raises_jobfailed(text):
 def test_parse_refuses_missing_repeats_and_short_writes():
     with pytest.raises(JobFailed, match="expected 6"):
         dd.parse_stdout(TEXT, dd.DdConfig(bs_mb=4, count=4, repeats=6))
-    short = TEXT.replace("16777216 bytes (17 MB, 16 MiB) copied, 0.0633636",
-                         "8388608 bytes (8.4 MB, 8.0 MiB) copied, 0.0633636")
+    short = TEXT.replace(
+        "16777216 bytes (17 MB, 16 MiB) copied, 0.0633636", "8388608 bytes (8.4 MB, 8.0 MiB) copied, 0.0633636"
+    )
     with pytest.raises(JobFailed, match="repeat 2 wrote 8388608"):
         dd.parse_stdout(short, CFG)
 

@@ -1,4 +1,5 @@
 """fio module: command line, parse of captured JSON, run through a fake and a real context."""
+
 from __future__ import annotations
 
 import json
@@ -20,10 +21,15 @@ CFG = fio.FioConfig(size_mb=16, runtime_s=2)  # what the capture was made with
 def test_command_has_three_stonewalled_jobs_with_json_output():
     cmd = fio.command(fio.FioConfig(), "/data/work dir")
     assert cmd.startswith("fio --output-format=json ")
-    for flag in ("--direct=1", "--size=32M", "--ioengine=psync", "--runtime=3",
-                 "--name=seq_write --rw=write --bs=1024k --end_fsync=1",
-                 "--name=seq_read --stonewall --rw=read",
-                 "--name=randread --stonewall --rw=randread --bs=4k --time_based"):
+    for flag in (
+        "--direct=1",
+        "--size=32M",
+        "--ioengine=psync",
+        "--runtime=3",
+        "--name=seq_write --rw=write --bs=1024k --end_fsync=1",
+        "--name=seq_read --stonewall --rw=read",
+        "--name=randread --stonewall --rw=randread --bs=4k --time_based",
+    ):
         assert flag in cmd
     assert "--filename='/data/work dir/vbench-fio.dat'" in cmd
     assert cmd.endswith("rm -f '/data/work dir/vbench-fio.dat'; exit $rc")
@@ -35,8 +41,14 @@ def test_command_buffered_when_direct_off():
 
 @pytest.mark.parametrize(
     "kwargs, field",
-    [({"size_mb": 0}, "size_mb"), ({"runtime_s": -1}, "runtime_s"), ({"ioengine": "dpdk"}, "ioengine"),
-     ({"direct": "yes"}, "direct"), ({"rand_bs_k": 1.5}, "rand_bs_k"), ({"iodepth": 0}, "iodepth")],
+    [
+        ({"size_mb": 0}, "size_mb"),
+        ({"runtime_s": -1}, "runtime_s"),
+        ({"ioengine": "dpdk"}, "ioengine"),
+        ({"direct": "yes"}, "direct"),
+        ({"rand_bs_k": 1.5}, "rand_bs_k"),
+        ({"iodepth": 0}, "iodepth"),
+    ],
 )
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field) as info:
@@ -72,8 +84,13 @@ def test_parse_takes_direct_from_what_fio_ran():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "fio: pid=1, err=5/file:io_u.c", "{not json", '{"fio version": "fio-3.33"}',
-     '{"jobs": [{"jobname": "seq_write", "error": 0}]}'],
+    [
+        "",
+        "fio: pid=1, err=5/file:io_u.c",
+        "{not json",
+        '{"fio version": "fio-3.33"}',
+        '{"jobs": [{"jobname": "seq_write", "error": 0}]}',
+    ],
 )
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):
@@ -92,8 +109,11 @@ def test_parse_skips_notes_printed_before_the_json():
 
 
 def test_run_falls_back_to_buffered_when_direct_io_is_refused(fake_context):
-    refused = Result(stderr="fio: looks like your file system does not support direct=1/buffered=0\n"
-                            "fio: destination does not support O_DIRECT\n", exited=1)
+    refused = Result(
+        stderr="fio: looks like your file system does not support direct=1/buffered=0\n"
+        "fio: destination does not support O_DIRECT\n",
+        exited=1,
+    )
     ok = Result(stdout=TEXT.replace('"direct" : "1"', '"direct" : "0"'))
     c = fake_context(refused, ok)
     samples, raw = fio.run(c, CFG, "/w")

@@ -1,4 +1,5 @@
 """hdparm module: command line, parse of captured output, the no-block-device error."""
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,15 @@ def test_command_without_device_finds_the_one_under_the_workdir():
     assert cmd.endswith('hdparm -t "$dev"')
 
 
-@pytest.mark.parametrize("kwargs, field", [({"device": "sda"}, "device"), ({"device": "/dev/x\n"}, "device"),
-                                           ({"repeats": 0}, "repeats"), ({"direct": 1}, "direct")])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"device": "sda"}, "device"),
+        ({"device": "/dev/x\n"}, "device"),
+        ({"repeats": 0}, "repeats"),
+        ({"direct": 1}, "direct"),
+    ],
+)
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
         hdparm.HdparmConfig(**kwargs)

@@ -1,4 +1,5 @@
 """iperf3 module: client/server command lines, parse of captured JSON, real loopback run."""
+
 from __future__ import annotations
 
 import json
@@ -40,10 +41,17 @@ def test_vasconcelos_preset_is_ten_seconds_per_second():
 
 @pytest.mark.parametrize(
     "kwargs, field",
-    [({"server": "host; rm -rf /"}, "server"), ({"server": ""}, "server"), ({"port": 70000}, "port"),
-     ({"duration_s": 0}, "duration_s"), ({"duration_s": 2, "interval_s": 5}, "interval_s"),
-     ({"parallel": 0}, "parallel"), ({"reverse": "yes"}, "reverse"), ({"omit_s": -1}, "omit_s"),
-     ({"server_bind": "a b"}, "server_bind")],
+    [
+        ({"server": "host; rm -rf /"}, "server"),
+        ({"server": ""}, "server"),
+        ({"port": 70000}, "port"),
+        ({"duration_s": 0}, "duration_s"),
+        ({"duration_s": 2, "interval_s": 5}, "interval_s"),
+        ({"parallel": 0}, "parallel"),
+        ({"reverse": "yes"}, "reverse"),
+        ({"omit_s": -1}, "omit_s"),
+        ({"server_bind": "a b"}, "server_bind"),
+    ],
 )
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
@@ -121,8 +129,9 @@ def iperf3_server():
     if shutil.which("iperf3") is None:
         pytest.skip("iperf3 not installed")
     cfg = iperf3.Iperf3Config(server="127.0.0.1", port=free_port(), server_bind="127.0.0.1", duration_s=2)
-    server = subprocess.Popen(shlex.split(iperf3.server_command(cfg)), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        shlex.split(iperf3.server_command(cfg)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 5
         while not listening(cfg.port) and time.monotonic() < deadline:

@@ -1,5 +1,6 @@
 """latency module: fio ping-pong command lines, the parse of outputs captured on this machine
 (native hosts, a gVisor client, a gVisor server, a refused connection), and the suite's pairs."""
+
 from __future__ import annotations
 
 import json
@@ -18,14 +19,19 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 
 def _capture(name: str) -> tuple[str, dict]:
     text = (DATA / f"latency_{name}.json").read_text()
-    return text, json.loads(text[text.index("{"):])
+    return text, json.loads(text[text.index("{") :])
 
 
 def _cfg(doc: dict) -> L.LatencyConfig:
     """The config a capture was made with (from fio's own record of its options)."""
     opts = doc["jobs"][0]["job options"]
-    return L.LatencyConfig(server=opts["hostname"], port=int(opts["port"]), message_bytes=int(opts["bs"]),
-                           duration_s=int(opts["runtime"]), warmup_s=int(opts["ramp_time"]))
+    return L.LatencyConfig(
+        server=opts["hostname"],
+        port=int(opts["port"]),
+        message_bytes=int(opts["bs"]),
+        duration_s=int(opts["runtime"]),
+        warmup_s=int(opts["ramp_time"]),
+    )
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -33,9 +39,20 @@ def test_the_client_pings_for_the_duration_after_the_warm_up_and_asks_for_the_pe
     cmd = L.command(L.LatencyConfig(server="10.0.0.5", port=9000, message_bytes=128, duration_s=7, warmup_s=2))
     args = cmd.split()
     assert args[:2] == ["fio", "--output-format=json"]
-    for a in ("--ioengine=net", "--protocol=tcp", "--hostname=10.0.0.5", "--port=9000", "--bs=128", "--rw=write",
-              "--pingpong=1", "--time_based", "--runtime=7", "--ramp_time=2", "--lat_percentiles=1",
-              "--percentile_list=50:99"):
+    for a in (
+        "--ioengine=net",
+        "--protocol=tcp",
+        "--hostname=10.0.0.5",
+        "--port=9000",
+        "--bs=128",
+        "--rw=write",
+        "--pingpong=1",
+        "--time_based",
+        "--runtime=7",
+        "--ramp_time=2",
+        "--lat_percentiles=1",
+        "--percentile_list=50:99",
+    ):
         assert a in args, a
 
 
@@ -59,10 +76,17 @@ def test_the_server_is_stopped_only_while_its_pid_is_still_that_server():
     assert needle not in L.server_start_line(L.LatencyConfig(port=9001))
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"server": "a; reboot"}, "server"), ({"port": 0}, "port"), ({"message_bytes": 0}, "message_bytes"),
-    ({"message_bytes": 10**6}, "message_bytes"), ({"duration_s": 0}, "duration_s"), ({"warmup_s": -1}, "warmup_s"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"server": "a; reboot"}, "server"),
+        ({"port": 0}, "port"),
+        ({"message_bytes": 0}, "message_bytes"),
+        ({"message_bytes": 10**6}, "message_bytes"),
+        ({"duration_s": 0}, "duration_s"),
+        ({"warmup_s": -1}, "warmup_s"),
+    ],
+)
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
         L.LatencyConfig(**kwargs)
@@ -87,8 +111,10 @@ def test_the_figures_are_fios_total_latencies_in_microseconds(name):
 
 def test_a_round_trip_through_gvisor_takes_longer_than_between_native_hosts():
     """What the captures say (gVisor's ptrace platform and its own network stack, on this machine)."""
-    p50 = {n: next(s.value for s in L.parse_stdout(_capture(n)[0], _cfg(_capture(n)[1])) if s.metric == "rtt_p50")
-           for n in ("native", "gvisor_client", "gvisor_server")}
+    p50 = {
+        n: next(s.value for s in L.parse_stdout(_capture(n)[0], _cfg(_capture(n)[1])) if s.metric == "rtt_p50")
+        for n in ("native", "gvisor_client", "gvisor_server")
+    }
     assert p50["gvisor_client"] > 5 * p50["native"] and p50["gvisor_server"] > 5 * p50["native"]
 
 
@@ -157,7 +183,13 @@ def test_the_suite_starts_the_server_waits_runs_the_client_then_stops_the_server
     client, server = _host("w1", "10.252.0.11"), _host("m", "10.252.0.10", "gvisor")
     run = measure._run_latency(client, server, L.LatencyConfig(duration_s=3), print)
     assert run.ok, run.failure
-    assert [(h, cmd.split()[0]) for h, cmd in log] == [("m", "nohup"), ("m", "ss"), ("m", "ss"), ("w1", "fio"), ("m", "tr")]
+    assert [(h, cmd.split()[0]) for h, cmd in log] == [
+        ("m", "nohup"),
+        ("m", "ss"),
+        ("m", "ss"),
+        ("w1", "fio"),
+        ("m", "tr"),
+    ]
     assert "--hostname=10.252.0.10" in log[3][1]  # the client talks to the pair's server
     assert "kill 4242" in log[4][1]
     s = run.samples[0]
@@ -172,11 +204,13 @@ def test_a_client_that_fails_is_the_runs_failure_and_the_server_is_still_stopped
     monkeypatch.setattr(L, "SERVER_POLL_S", 0.01)
     run = measure._run_latency(_host("w1", "10.252.0.11"), _host("m", "10.252.0.12"), L.LatencyConfig(port=8799), print)
     assert not run.ok
-    assert run.failure.reason == ("latency: the client failed with error 111 (Connection refused) talking to "
-                                  "10.252.0.12:8799 (fio exited 1)")
+    assert run.failure.reason == (
+        "latency: the client failed with error 111 (Connection refused) talking to 10.252.0.12:8799 (fio exited 1)"
+    )
     assert log[-1][0] == "m" and "kill 4242" in log[-1][1]
 
 
 def test_latency_is_in_the_calibration_set():
     from vbench.campaign.adhoc import CALIBRATION
+
     assert "latency" in [b.benchmark for b in CALIBRATION]

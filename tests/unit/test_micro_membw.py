@@ -1,4 +1,5 @@
 """membw module (sysbench memory): command line, parse of captured text, real run."""
+
 from __future__ import annotations
 
 import re
@@ -18,14 +19,28 @@ CFG = membw.MembwConfig(time_s=2)  # what the capture was made with
 def test_command():
     cmd = membw.command(membw.MembwConfig(block_k=64, oper="read", access_mode="rnd", threads=2))
     assert cmd.startswith("LC_ALL=C sysbench memory ")
-    for flag in ("--memory-block-size=64K", "--memory-total-size=102400M", "--memory-oper=read",
-                 "--memory-access-mode=rnd", "--threads=2", "--time=5", " run"):
+    for flag in (
+        "--memory-block-size=64K",
+        "--memory-total-size=102400M",
+        "--memory-oper=read",
+        "--memory-access-mode=rnd",
+        "--threads=2",
+        "--time=5",
+        " run",
+    ):
         assert flag in cmd
 
 
-@pytest.mark.parametrize("kwargs, field", [({"block_k": 0}, "block_k"), ({"oper": "copy"}, "oper"),
-                                           ({"access_mode": "random"}, "access_mode"),
-                                           ({"total_mb": -1}, "total_mb"), ({"time_s": 0}, "time_s")])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"block_k": 0}, "block_k"),
+        ({"oper": "copy"}, "oper"),
+        ({"access_mode": "random"}, "access_mode"),
+        ({"total_mb": -1}, "total_mb"),
+        ({"time_s": 0}, "time_s"),
+    ],
+)
 def test_config_refuses_bad_values_naming_the_field(kwargs, field):
     with pytest.raises(ParamsError, match=field):
         membw.MembwConfig(**kwargs)

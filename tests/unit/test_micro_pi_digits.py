@@ -1,4 +1,5 @@
 """pi_digits module (Debian `pi`, CLN): command line, parse of captured output, real run."""
+
 from __future__ import annotations
 
 import shutil
@@ -53,10 +54,13 @@ def test_parse_captured_output():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "pi: command not found",
-     TEXT.replace("count=10000\n", "count=9999\n"),  # truncated output
-     TEXT.replace("head=3.14159265358979 count=1000\n", "head=2.71828182845904 count=1000\n"),  # not pi
-     "\n".join(TEXT.splitlines()[:2])],  # a size missing
+    [
+        "",
+        "pi: command not found",
+        TEXT.replace("count=10000\n", "count=9999\n"),  # truncated output
+        TEXT.replace("head=3.14159265358979 count=1000\n", "head=2.71828182845904 count=1000\n"),  # not pi
+        "\n".join(TEXT.splitlines()[:2]),
+    ],  # a size missing
 )
 def test_parse_garbage_raises_jobfailed(text):
     with pytest.raises(JobFailed):

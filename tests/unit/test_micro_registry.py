@@ -1,4 +1,5 @@
 """The micro-benchmark registry: every module has the one shape, and describe() lists it."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Monitoring: the sampler's command and parser, rates, machine-side parsers, per-node table,
 data-volume checks. Sampler text is real output captured on this machine (tests/data/monitor/)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -47,17 +48,21 @@ def test_whole_disks_only():
 
 
 def test_net_dev_skips_loopback():
-    lines = ["Inter-|   Receive", " face |bytes packets",
-             "    lo: 1000 1 0 0 0 0 0 0 1000 1 0 0 0 0 0 0",
-             "  eth0: 300 2 0 0 0 0 0 0 700 3 0 0 0 0 0 0"]
+    lines = [
+        "Inter-|   Receive",
+        " face |bytes packets",
+        "    lo: 1000 1 0 0 0 0 0 0 1000 1 0 0 0 0 0 0",
+        "  eth0: 300 2 0 0 0 0 0 0 700 3 0 0 0 0 0 0",
+    ]
     assert sampler.parse_net_dev(lines) == (300, 700)
 
 
 def test_start_returns_with_the_first_snapshot_written(tmp_path):
     # The baseline must exist before the monitored work starts, however late the loop runs.
     out, pid = tmp_path / "s.txt", tmp_path / "s.pid"
-    r = subprocess.run(["sh", "-c", sampler.start_line(str(out), str(pid), 5)], check=True, capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        ["sh", "-c", sampler.start_line(str(out), str(pid), 5)], check=True, capture_output=True, text=True
+    )
     try:
         assert len(sampler.parse(out.read_text()).snapshots) == 1
         assert r.stdout.strip() == pid.read_text().strip()
@@ -71,6 +76,7 @@ def test_machine_sampler_start_returns_with_its_baseline(monkeypatch):
     def slow_read(rel):
         time.sleep(0.3)
         return machine.MachineSnap(time.time(), None, None, "", "")
+
     monkeypatch.setattr(machine, "read_host", slow_read)
     ms = machine.MachineSampler({"worker1": "x"}, interval_s=5)
     ms.start()
@@ -109,7 +115,8 @@ def test_hidden_counter_is_said_not_zeroed():
     # a host without /proc/diskstats: every snapshot says so
     hidden = "".join(
         chunk.split("@disk\n")[0] + "@disk\n@missing disk\n@net\n" + chunk.split("@net\n", 1)[1]
-        if "@disk\n" in chunk else chunk
+        if "@disk\n" in chunk
+        else chunk
         for chunk in text.split("@t ")[0:1] + ["@t " + c for c in text.split("@t ")[1:]]
     )
     out = sampler.parse(hidden)
@@ -129,15 +136,22 @@ def test_counter_reset_gives_no_rate():
 
 def test_machine_side_parsers():
     assert machine.parse_cpuacct_stat("user 120\nsystem 30\n") == (120, 30)
-    assert machine.parse_blkio_bytes("8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 0\n8:0 Total 12288\nTotal 12288\n") == (4096, 8192)
+    assert machine.parse_blkio_bytes("8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 0\n8:0 Total 12288\nTotal 12288\n") == (
+        4096,
+        8192,
+    )
     stat = "1234 (qemu-system-x86 (x)) S 1 1234 1234 0 -1 4194560 100 0 0 0 700 250 0 0 20 0 3 0 100 1 1"
     assert machine.parse_pid_stat(stat) == (700, 250)
     assert machine.parse_pid_io("rchar: 1\nwchar: 2\nread_bytes: 4096\nwrite_bytes: 512\n") == (4096, 512)
 
 
 def test_machine_points_percent_of_machine_and_hidden_rows():
-    snaps = [machine.MachineSnap(0.0, (0, 0), (0, 0), "cgroup cpuacct.stat", "cgroup blkio.throttle.io_service_bytes"),
-             machine.MachineSnap(1.0, (100, 50), (0, 1 << 20), "cgroup cpuacct.stat", "cgroup blkio.throttle.io_service_bytes")]
+    snaps = [
+        machine.MachineSnap(0.0, (0, 0), (0, 0), "cgroup cpuacct.stat", "cgroup blkio.throttle.io_service_bytes"),
+        machine.MachineSnap(
+            1.0, (100, 50), (0, 1 << 20), "cgroup cpuacct.stat", "cgroup blkio.throttle.io_service_bytes"
+        ),
+    ]
     pts = machine.machine_points(snaps, "c1", ncpu=2, hz=100)
     val = {p.metric: p for p in pts if p.value is not None}
     assert val["cpu_user_pct"].value == pytest.approx(50.0)  # 1 CPU-second of 2 CPUs in 1 s
@@ -159,16 +173,21 @@ def test_save_and_load_timeseries(tmp_path):
 def test_job_windows_and_caption_sentence():
     from vbench.paper.monitoring import checks_sentence, job_windows
 
-    run = pd.DataFrame([
-        {"metric": "terasort_job_time", "step": "terasort", "job_start_ms": 20_000, "job_finish_ms": 50_000},
-        {"metric": "teragen_job_time", "step": "teragen", "job_start_ms": 1_000, "job_finish_ms": 15_000},
-        {"metric": "counter.teragen.x", "step": "teragen", "job_start_ms": 1_000, "job_finish_ms": 15_000},
-    ])
+    run = pd.DataFrame(
+        [
+            {"metric": "terasort_job_time", "step": "terasort", "job_start_ms": 20_000, "job_finish_ms": 50_000},
+            {"metric": "teragen_job_time", "step": "teragen", "job_start_ms": 1_000, "job_finish_ms": 15_000},
+            {"metric": "counter.teragen.x", "step": "teragen", "job_start_ms": 1_000, "job_finish_ms": 15_000},
+        ]
+    )
     assert job_windows(run) == [("teragen", 1.0, 15.0), ("terasort", 20.0, 50.0)]
-    checks = pd.DataFrame([
-        {"check": "a", "ok": True, "ratio": 1.0}, {"check": "terasort_spills", "ok": False, "ratio": 3.0},
-        {"check": "teragen_disk_written", "ok": None, "ratio": None},
-    ])
+    checks = pd.DataFrame(
+        [
+            {"check": "a", "ok": True, "ratio": 1.0},
+            {"check": "terasort_spills", "ok": False, "ratio": 3.0},
+            {"check": "teragen_disk_written", "ok": None, "ratio": None},
+        ]
+    )
     s = checks_sentence(checks)
     assert "1 of 2 pass" in s and "terasort_spills" in s
 
@@ -184,7 +203,8 @@ def test_timeseries_figure_draws_machine_counter_once(tmp_path):
     cpu_hosts = set(once[once["metric"] == "cpu_user_pct"]["host"])
     assert cpu_hosts == {"machine"}  # not master and worker1 both
     assert set(once[once["metric"] == "net_rx_Bps"]["host"]) == {"master", "worker1"}
-    paths = fig_timeseries(pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=ts,
-                           jobs=[("teragen", ts["time"].min(), ts["time"].max())])
+    paths = fig_timeseries(
+        pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=ts, jobs=[("teragen", ts["time"].min(), ts["time"].max())]
+    )
     assert {p.suffix for p in paths} == {".pdf", ".png"} and all(p.stat().st_size > 0 for p in paths)
     assert fig_timeseries(pd.DataFrame(), pd.DataFrame(), tmp_path, timeseries=None) == []

@@ -1,4 +1,5 @@
 """Issue #8 part 1: network modes, emulated physical hosts and shaped links, without hosts."""
+
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ def refused(data) -> ParamsError:
 
 # -- params ---------------------------------------------------------------------------------------
 
+
 def test_sriov_is_refused_locally_naming_network_mode():
     err = refused({"network": {"mode": "sriov"}})
     assert err.field == "testbed.network.mode" and "SSH inventory" in str(err)
@@ -41,9 +43,16 @@ def test_unknown_mode_is_refused_naming_network_mode():
     assert err.field == "testbed.network.mode"
 
 
-@pytest.mark.parametrize("link, field", [({"rate_mbit": 0}, "rate_mbit"), ({"rate_mbit": -5}, "rate_mbit"),
-                                         ({"rate_mbit": 1e9}, "rate_mbit"), ({"delay_ms": -1}, "delay_ms"),
-                                         ({"rate_mbit": "fast"}, "rate_mbit")])
+@pytest.mark.parametrize(
+    "link, field",
+    [
+        ({"rate_mbit": 0}, "rate_mbit"),
+        ({"rate_mbit": -5}, "rate_mbit"),
+        ({"rate_mbit": 1e9}, "rate_mbit"),
+        ({"delay_ms": -1}, "delay_ms"),
+        ({"rate_mbit": "fast"}, "rate_mbit"),
+    ],
+)
 def test_link_nonsense_is_refused_naming_the_field(link, field):
     assert refused({"network": {"link": link}}).field == f"testbed.network.link.{field}"
 
@@ -66,8 +75,15 @@ def test_more_guests_than_the_nat_network_holds_are_refused():
 
 
 def test_more_vms_per_host_than_memory_allows_is_refused_naming_the_field():
-    p = make_testbed({"platform": "lxc", "workers": 4, "vms_per_host": 4, "physical_host_memory_mb": 4096,
-                        "limits": {"memory_mb": 1536}})
+    p = make_testbed(
+        {
+            "platform": "lxc",
+            "workers": 4,
+            "vms_per_host": 4,
+            "physical_host_memory_mb": 4096,
+            "limits": {"memory_mb": 1536},
+        }
+    )
     with pytest.raises(ParamsError) as info:
         check_physical_hosts_fit(p)
     assert info.value.field == "testbed.physical_host_memory_mb"
@@ -90,6 +106,7 @@ def test_physical_host_memory_must_be_sane():
 
 
 # -- layout ---------------------------------------------------------------------------------------
+
 
 def test_default_testbed_keeps_the_direct_attachment():
     assert physnet.layout(make_testbed({})) is None
@@ -149,10 +166,27 @@ def test_bridge_hosts_view_is_the_testbed_one():
 
 # -- command builders -----------------------------------------------------------------------------
 
+
 def test_shape_is_tbf_on_egress_with_a_burst_of_a_hundredth_of_a_second():
     assert physnet.shape("n1u2", 1000, 0) == [
-        ["tc", "qdisc", "add", "dev", "n1u2", "root", "handle", "1:", "tbf", "rate", "1000mbit", "burst", "1250000",
-         "latency", "100ms"]]
+        [
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            "n1u2",
+            "root",
+            "handle",
+            "1:",
+            "tbf",
+            "rate",
+            "1000mbit",
+            "burst",
+            "1250000",
+            "latency",
+            "100ms",
+        ]
+    ]
     small = physnet.shape("uplink", 10, 0, netns="n1-phy-p1")[0]
     assert small[:4] == ["ip", "netns", "exec", "n1-phy-p1"] and small[small.index("burst") + 1] == str(64 * 1024)
 
@@ -160,7 +194,7 @@ def test_shape_is_tbf_on_egress_with_a_burst_of_a_hundredth_of_a_second():
 def test_shape_puts_netem_above_tbf_for_a_delay():
     cmds = physnet.shape("x", 200, 5)
     assert cmds[0][-3:] == ["netem", "delay", "5ms"]
-    assert cmds[1][cmds[1].index("dev") + 2:cmds[1].index("tbf")] == ["parent", "1:", "handle", "2:"]
+    assert cmds[1][cmds[1].index("dev") + 2 : cmds[1].index("tbf")] == ["parent", "1:", "handle", "2:"]
     assert physnet.shape("x", None, 0) == []
 
 
@@ -203,12 +237,14 @@ def test_guest_nics_go_on_the_bridges_of_its_mode(mode, nics):
     lay = physnet.layout(tb(mode))
     cmds = physnet.attach_guest(lay, lay.guest("worker2"), "n1-worker2", "n1h3", "n1p3", "n1n3", "n1q3")
     assert [c[-2] for c in cmds if c[-3:-1] == ["master", c[-2]]] == nics
-    has_default = any(c[-4:-1] == ["default", "via", "192.168.122.1"] or c[-3:] == ["default", "via", "192.168.122.1"]
-                      for c in cmds)
+    has_default = any(
+        c[-4:-1] == ["default", "via", "192.168.122.1"] or c[-3:] == ["default", "via", "192.168.122.1"] for c in cmds
+    )
     assert has_default == (mode == "nat")
 
 
 # -- Hadoop --------------------------------------------------------------------------------------
+
 
 def test_hadoop_uses_datanode_hostnames_behind_nat_only():
     assert network_mode_properties("bridge") == {}
@@ -217,10 +253,13 @@ def test_hadoop_uses_datanode_hostnames_behind_nat_only():
         assert props == {"dfs.client.use.datanode.hostname": "true", "dfs.datanode.use.datanode.hostname": "true"}
         hdfs = render_conf(hadoop_params({}), "master", HostLayout("/w", "/l"), network_mode=mode)["hdfs-site.xml"]
         assert "dfs.datanode.use.datanode.hostname" in hdfs
-    assert "use.datanode.hostname" not in render_conf(hadoop_params({}), "master", HostLayout("/w", "/l"))["hdfs-site.xml"]
+    assert (
+        "use.datanode.hostname" not in render_conf(hadoop_params({}), "master", HostLayout("/w", "/l"))["hdfs-site.xml"]
+    )
 
 
 # -- the matrix ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("mode", ["bridge", "nat", "bridge+nat"])
 def test_matrix_pairs_each_kind_with_the_address_the_client_would_use(mode):

@@ -1,5 +1,6 @@
 """`vbench stage`: a notebook executed by papermill on a real kernel, its stderr copied to the
 terminal while the executed notebook keeps it, over IPC sockets (no TCP warning)."""
+
 from __future__ import annotations
 
 import io
@@ -11,8 +12,9 @@ import pytest
 from vbench.notebook_stage import parameter_value, run_stage
 
 
-@pytest.mark.parametrize("text, value", [("3", 3), ("5.0", 5.0), ("True", True), ("None", None),
-                                         ("reference", "reference"), ("", "")])
+@pytest.mark.parametrize(
+    "text, value", [("3", 3), ("5.0", 5.0), ("True", True), ("None", None), ("reference", "reference"), ("", "")]
+)
 def test_parameters_are_typed_as_papermill_types_them(text, value):
     assert parameter_value(text) == value
 
@@ -22,10 +24,14 @@ def test_stderr_reaches_the_terminal_and_stays_in_the_notebook_and_no_tcp(tmp_pa
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     params = nbformat.v4.new_code_cell('campaign = "x"')
     params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, nbformat.v4.new_code_cell(
-        'import sys, os\nprint("[1/2 cells] running", campaign, file=sys.stderr)\nprint("to the notebook only")\n'
-        'from ipykernel.kernelapp import IPKernelApp\n'
-        'open("transport.txt", "w").write(IPKernelApp.instance().transport)')]
+    nb.cells = [
+        params,
+        nbformat.v4.new_code_cell(
+            'import sys, os\nprint("[1/2 cells] running", campaign, file=sys.stderr)\nprint("to the notebook only")\n'
+            "from ipykernel.kernelapp import IPKernelApp\n"
+            'open("transport.txt", "w").write(IPKernelApp.instance().transport)'
+        ),
+    ]
     src = tmp_path / "stage.ipynb"
     nbformat.write(nb, src)
     terminal = io.StringIO()

@@ -1,5 +1,6 @@
 """pyproject.toml declares what vbench imports, at the versions it needs, and nothing else
 (issue #24, item 7). Imports are read with ast, so nothing here depends on what is installed."""
+
 from __future__ import annotations
 
 import ast
@@ -70,6 +71,7 @@ def is_third_party(top: str) -> bool:
 
 # -- reading imports ----------------------------------------------------------------------------
 
+
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -82,7 +84,7 @@ def absolute(node: ast.ImportFrom, path: Path) -> str:
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
-    package = package[:len(package) - (node.level - 1)]
+    package = package[: len(package) - (node.level - 1)]
     return ".".join(package + ([node.module] if node.module else []))
 
 
@@ -104,6 +106,7 @@ def all_imports(path: Path) -> set[str]:
 
 def import_time_imports(path: Path) -> set[str]:
     """What importing the module runs: its body's imports, also under if/try, not those in functions."""
+
     def body(statements):
         for node in statements:
             yield node
@@ -111,6 +114,7 @@ def import_time_imports(path: Path) -> set[str]:
                 yield from body(node.body + node.orelse + getattr(node, "finalbody", []))
                 for handler in getattr(node, "handlers", []):
                     yield from body(handler.body)
+
     return imported_names(body(ast.parse(path.read_text()).body), path)
 
 
@@ -150,6 +154,7 @@ def command_line_modules() -> dict[str, Path]:
 
 # -- the tests ------------------------------------------------------------------------------------
 
+
 def test_every_third_party_import_of_vbench_is_declared():
     undeclared = {d: files for d, files in imports_of("vbench").items() if d not in declared("core", "pipeline")}
     assert undeclared == {}
@@ -165,8 +170,7 @@ def test_what_the_command_line_imports_is_a_core_dependency():
 
 
 def test_the_tests_import_only_declared_distributions():
-    undeclared = {d: files for d, files in imports_of("tests").items()
-                  if d not in declared("core", "pipeline", "test")}
+    undeclared = {d: files for d, files in imports_of("tests").items() if d not in declared("core", "pipeline", "test")}
     assert undeclared == {}
 
 
@@ -200,17 +204,28 @@ def test_every_requirement_has_a_minimum_version():
 
 
 def test_package_data_names_files_that_exist():
-    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text()).get("tool", {}).get("setuptools", {}).get(
-        "package-data", {})
-    missing = [f"{pkg}/{pattern}" for pkg, patterns in package_data.items() for pattern in patterns
-               if not any(p.is_file() for p in (ROOT / pkg.replace(".", "/")).glob(pattern))]
+    package_data = (
+        tomllib.loads((ROOT / "pyproject.toml").read_text())
+        .get("tool", {})
+        .get("setuptools", {})
+        .get("package-data", {})
+    )
+    missing = [
+        f"{pkg}/{pattern}"
+        for pkg, patterns in package_data.items()
+        for pattern in patterns
+        if not any(p.is_file() for p in (ROOT / pkg.replace(".", "/")).glob(pattern))
+    ]
     assert missing == []
 
 
 def test_the_conda_environment_asks_for_the_same_distributions():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
-    conda = {requirement_name(s): s.replace(" ", "") for s in env if isinstance(s, str) and s not in ("pip",)
-             and not s.startswith("python")}
+    conda = {
+        requirement_name(s): s.replace(" ", "")
+        for s in env
+        if isinstance(s, str) and s not in ("pip",) and not s.startswith("python")
+    }
     pip = {n: s.replace(" ", "") for n, s in declared("core", "pipeline", "test").items()}
     assert conda == pip
 
@@ -219,8 +234,12 @@ def test_import_names_map_to_the_distributions_that_provide_them():
     """Checked against what is installed here, for the names that are."""
     provided = importlib.metadata.packages_distributions()
     names = set(imports_of("vbench")) | set(imports_of("tests"))
-    by_import = {t: distribution(t) for p in [*sources("vbench"), *sources("tests")]
-                 for t in third_party(all_imports(p))}
-    wrong = {t: (d, provided[t]) for t, d in by_import.items()
-             if t in provided and d not in {normalized(x) for x in provided[t]}}
+    by_import = {
+        t: distribution(t) for p in [*sources("vbench"), *sources("tests")] for t in third_party(all_imports(p))
+    }
+    wrong = {
+        t: (d, provided[t])
+        for t, d in by_import.items()
+        if t in provided and d not in {normalized(x) for x in provided[t]}
+    }
     assert names and wrong == {}

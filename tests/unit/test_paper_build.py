@@ -1,4 +1,5 @@
 """The paper stage end to end on a small synthetic campaign: same data, same bytes; the PDF builds."""
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,9 @@ RESAMPLES = 200  # enough for the code paths; the byte-identity does not depend 
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory) -> Path:
-    return write_synthetic_campaign(tmp_path_factory.mktemp("campaign") / "synthetic", platforms=("native", "lxc", "qemu"),
-                                    repetitions=2)
+    return write_synthetic_campaign(
+        tmp_path_factory.mktemp("campaign") / "synthetic", platforms=("native", "lxc", "qemu"), repetitions=2
+    )
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,9 @@ def test_cell_of_a_known_table(first):
     assert 1.4 < ratio < 1.8
 
 
-@pytest.mark.skipif(not latex_available(), reason="latexmk/pdflatex/bibtex not installed (scripts/setup.sh installs TeX)")
+@pytest.mark.skipif(
+    not latex_available(), reason="latexmk/pdflatex/bibtex not installed (scripts/setup.sh installs TeX)"
+)
 def test_pdf_builds_with_latexmk(first):
     for name in ("main.tex", "references.bib"):
         shutil.copyfile(SOURCES / name, first.out_dir / name)

@@ -1,4 +1,5 @@
 """The reproduction delta: published.yaml validates, the verdict rule on synthetic cases."""
+
 from __future__ import annotations
 
 import copy
@@ -33,17 +34,23 @@ def _doc():
     return yaml.safe_load(D.default_published_path().read_text())
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda d: d["findings"][0].pop("source"), "missing required key(s): source"),
-    (lambda d: d["findings"][0].update(kind="vibes"), ".kind"),
-    (lambda d: d["findings"][0].update(study="nobody"), ".study"),
-    (lambda d: d["findings"][0].update(compare=[{"published": "Hyper-V"}, {"published": "native"}]), "not in platform_map"),
-    (lambda d: d["platform_map"].update(OpenVZ="docker"), "platform_map.OpenVZ"),
-    (lambda d: d["findings"][0].update(expect=None), ".expect"),
-    (lambda d: d["findings"][10].pop("tolerance_pct"), ".tolerance_pct"),
-    (lambda d: d["findings"][0].update(metric="nonsense"), ".metric"),
-    (lambda d: d["findings"][1].update(id=d["findings"][0]["id"]), "duplicate id"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d["findings"][0].pop("source"), "missing required key(s): source"),
+        (lambda d: d["findings"][0].update(kind="vibes"), ".kind"),
+        (lambda d: d["findings"][0].update(study="nobody"), ".study"),
+        (
+            lambda d: d["findings"][0].update(compare=[{"published": "Hyper-V"}, {"published": "native"}]),
+            "not in platform_map",
+        ),
+        (lambda d: d["platform_map"].update(OpenVZ="docker"), "platform_map.OpenVZ"),
+        (lambda d: d["findings"][0].update(expect=None), ".expect"),
+        (lambda d: d["findings"][10].pop("tolerance_pct"), ".tolerance_pct"),
+        (lambda d: d["findings"][0].update(metric="nonsense"), ".metric"),
+        (lambda d: d["findings"][1].update(id=d["findings"][0]["id"]), "duplicate id"),
+    ],
+)
 def test_published_yaml_errors_name_the_field(mutate, field):
     doc = copy.deepcopy(_doc())
     mutate(doc)
@@ -72,14 +79,36 @@ def _samples(a_values, b_values, a="lxc", b="qemu", benchmark="pi", metric="job_
     rows = []
     for platform, values in ((a, a_values), (b, b_values)):
         for i, v in enumerate(values):
-            rows.append({"experiment": "platforms", "platform": platform, "benchmark": benchmark, "metric": metric,
-                         "unit": "s", "value": float(v), "repetition": i + 1, "size_label": "", "size": "", **extra})
+            rows.append(
+                {
+                    "experiment": "platforms",
+                    "platform": platform,
+                    "benchmark": benchmark,
+                    "metric": metric,
+                    "unit": "s",
+                    "value": float(v),
+                    "repetition": i + 1,
+                    "size_label": "",
+                    "size": "",
+                    **extra,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def _finding(kind="direction", **kw):
-    base = dict(id="T1", study="s", source="Table 1", claim="A faster than B", benchmark="pi", metric="job_wall_time",
-                kind=kind, a=D.Side("OpenVZ", "lxc"), b=D.Side("KVM", "qemu"), expect="less")
+    base = dict(
+        id="T1",
+        study="s",
+        source="Table 1",
+        claim="A faster than B",
+        benchmark="pi",
+        metric="job_wall_time",
+        kind=kind,
+        a=D.Side("OpenVZ", "lxc"),
+        b=D.Side("KVM", "qemu"),
+        expect="less",
+    )
     base.update(kw)
     return D.Finding(**base)
 
@@ -99,14 +128,21 @@ def test_evaluate_gives_each_verdict():
 def test_evaluate_not_measured_cases():
     s = _samples([30, 31, 32], [40, 41, 42])
     assert D.evaluate(_finding(b=D.Side("BRNAT", None)), s).verdict == D.NOT_MEASURED_VERDICT
-    assert D.evaluate(_finding(a=D.Side("OpenVZ", "lxc"), b=D.Side("LXC", "lxc")), s).reason == "both sides are lxc here"
+    assert (
+        D.evaluate(_finding(a=D.Side("OpenVZ", "lxc"), b=D.Side("LXC", "lxc")), s).reason == "both sides are lxc here"
+    )
     r = D.evaluate(_finding(a=D.Side("x", "oci")), s)
     assert r.verdict == D.NOT_MEASURED_VERDICT and "no samples for oci" in r.reason
 
 
 def test_evaluate_where_selects_within_one_platform():
-    s = pd.concat([_samples([30, 31, 30.5], [], a="native", b="native", replication=1),
-                   _samples([40, 41, 40.5], [], a="native", b="native", replication=3)], ignore_index=True)
+    s = pd.concat(
+        [
+            _samples([30, 31, 30.5], [], a="native", b="native", replication=1),
+            _samples([40, 41, 40.5], [], a="native", b="native", replication=3),
+        ],
+        ignore_index=True,
+    )
     f = _finding(a=D.Side("native", "native", {"replication": 1}), b=D.Side("native", "native", {"replication": 3}))
     r = D.evaluate(f, s)
     assert r.verdict == D.REPRODUCED and r.n_a == 3 and r.n_b == 3

@@ -1,4 +1,5 @@
 """The paper shows the paired comparison where the runs are paired, and names the method per row."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -7,28 +8,74 @@ from vbench.paper import results as R
 from vbench.paper import tables as T
 from vbench.paper.macros import headline_macros, overhead_sentence
 
-COLS = ["experiment", "platform", "baseline", "benchmark", "metric", "unit", "size", "statistic", "method", "estimate",
-        "ci_low", "ci_high", "n", "n_baseline", "n_pairs", "preferred", "size_label"]
+COLS = [
+    "experiment",
+    "platform",
+    "baseline",
+    "benchmark",
+    "metric",
+    "unit",
+    "size",
+    "statistic",
+    "method",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "n",
+    "n_baseline",
+    "n_pairs",
+    "preferred",
+    "size_label",
+]
 
 
 def _row(platform, metric, statistic, method, est, lo, hi, *, bench="terasort", preferred=None, n_pairs=3):
-    return ["platforms", platform, "native", bench, metric, "s", "32MB", statistic, method, est, lo, hi, 3, 3, n_pairs,
-            preferred, "32MB"]
+    return [
+        "platforms",
+        platform,
+        "native",
+        bench,
+        metric,
+        "s",
+        "32MB",
+        statistic,
+        method,
+        est,
+        lo,
+        hi,
+        3,
+        3,
+        n_pairs,
+        preferred,
+        "32MB",
+    ]
 
 
 def _stats(paired: bool) -> pd.DataFrame:
-    rows = [_row("native", "terasort_time", "mean", "t", 56.0, 50.0, 62.0),
-            _row("lxc", "terasort_time", "mean", "t", 58.0, 52.0, 64.0)]
+    rows = [
+        _row("native", "terasort_time", "mean", "t", 56.0, 50.0, 62.0),
+        _row("lxc", "terasort_time", "mean", "t", 58.0, 52.0, 64.0),
+    ]
     if paired:
-        rows += [_row("lxc", "terasort_time", "ratio_to_baseline", "paired-t (blocks)", 1.031, 0.985, 1.079, preferred=True),
-                 _row("lxc", "terasort_time", "overhead_pct", "paired-t (blocks)", 3.1, -1.5, 7.9, preferred=True)]
-    rows += [_row("lxc", "terasort_time", "ratio_to_baseline", "fieller", 1.03, 0.78, 1.34, preferred=not paired),
-             _row("lxc", "terasort_time", "overhead_pct", "fieller", 3.0, -22.0, 34.0, preferred=not paired)]
+        rows += [
+            _row("lxc", "terasort_time", "ratio_to_baseline", "paired-t (blocks)", 1.031, 0.985, 1.079, preferred=True),
+            _row("lxc", "terasort_time", "overhead_pct", "paired-t (blocks)", 3.1, -1.5, 7.9, preferred=True),
+        ]
+    rows += [
+        _row("lxc", "terasort_time", "ratio_to_baseline", "fieller", 1.03, 0.78, 1.34, preferred=not paired),
+        _row("lxc", "terasort_time", "overhead_pct", "fieller", 3.0, -22.0, 34.0, preferred=not paired),
+    ]
     return pd.DataFrame(rows, columns=COLS)
 
 
-SAMPLES = pd.DataFrame({"platform": ["native", "lxc"], "benchmark": ["terasort"] * 2,
-                        "metric": ["terasort_time"] * 2, "value": [56.0, 58.0]})
+SAMPLES = pd.DataFrame(
+    {
+        "platform": ["native", "lxc"],
+        "benchmark": ["terasort"] * 2,
+        "metric": ["terasort_time"] * 2,
+        "value": [56.0, 58.0],
+    }
+)
 
 
 def test_the_paired_row_is_the_comparison_the_paper_shows():

@@ -1,4 +1,5 @@
 """Tables and number formatting of the paper stage, from small hand-made statistics frames."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,22 @@ from vbench.paper import fmt
 from vbench.paper import tables as T
 from vbench.paper.macros import overhead_sentence
 
-COLS = ["experiment", "platform", "benchmark", "metric", "unit", "size", "statistic", "method", "estimate", "ci_low",
-        "ci_high", "n", "size_label", "replication"]
+COLS = [
+    "experiment",
+    "platform",
+    "benchmark",
+    "metric",
+    "unit",
+    "size",
+    "statistic",
+    "method",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "n",
+    "size_label",
+    "replication",
+]
 
 
 def _mean(platform, metric, est, half, n=3, size="64MB", unit="s", bench="terasort", experiment="platforms"):
@@ -40,8 +55,14 @@ def stats():
 
 @pytest.fixture
 def samples():
-    return pd.DataFrame({"platform": ["native", "lxc"], "benchmark": ["terasort", "terasort"],
-                         "metric": ["terasort_time", "terasort_time"], "value": [56.0, 57.0]})
+    return pd.DataFrame(
+        {
+            "platform": ["native", "lxc"],
+            "benchmark": ["terasort", "terasort"],
+            "metric": ["terasort_time", "terasort_time"],
+            "value": [56.0, 57.0],
+        }
+    )
 
 
 def test_pm_rounds_to_two_significant_digits_of_the_half_width():
@@ -61,16 +82,20 @@ def test_units_interval_and_names():
     assert fmt.macro_name("x", "64MB") == "vbXSixFourMB"
     assert fmt.tex_escape("a_b & 5%") == r"a\_b \& 5\%"
     assert fmt.size_display("2048MB") == "2 GB" and fmt.size_display("1000000") == "1000000"
-    assert fmt.plain_number(43.795) == "43.795" and fmt.plain_number(1.02) == "1.02" and fmt.plain_number(251367) == "251367"
+    assert (
+        fmt.plain_number(43.795) == "43.795"
+        and fmt.plain_number(1.02) == "1.02"
+        and fmt.plain_number(251367) == "251367"
+    )
 
 
 def test_tera_elapsed_cells(stats, samples):
     tex = T.table_tera_elapsed(stats, samples, "native")
     native_row = next(line for line in tex.splitlines() if line.startswith("native &"))
     cells = [c.strip() for c in native_row.rstrip("\\ ").split("&")]
-    assert cells[1] == r"\num{24.9 \pm 1.2}"            # TeraGen
-    assert cells[2] == r"\num{56.2 \pm 3.1}"            # TeraSort
-    assert cells[3] == r"\num{34.2}$^\dagger$"          # one run: no interval
+    assert cells[1] == r"\num{24.9 \pm 1.2}"  # TeraGen
+    assert cells[2] == r"\num{56.2 \pm 3.1}"  # TeraSort
+    assert cells[3] == r"\num{34.2}$^\dagger$"  # one run: no interval
     assert cells[4] == r"\textemdash" and cells[5] == r"\textemdash"  # phases not measured
     assert r"\label{tab:tera-elapsed}" in tex and r"\toprule" in tex and r"\bottomrule" in tex
     assert "$^\\dagger$~one run only" in tex and "Not measured in this campaign: oci, gvisor, qemu." in tex
@@ -103,8 +128,14 @@ def test_overhead_sentence(stats):
 
 
 def test_testbed_table_from_provenance_and_facts():
-    samples = pd.DataFrame({"platform": ["native", "qemu"], "kernel": ["6.1.0", "6.1.0"],
-                            "java_version": ['openjdk version "17.0.15" 2025-04-15'] * 2, "hadoop_version": ["3.4.2"] * 2})
+    samples = pd.DataFrame(
+        {
+            "platform": ["native", "qemu"],
+            "kernel": ["6.1.0", "6.1.0"],
+            "java_version": ['openjdk version "17.0.15" 2025-04-15'] * 2,
+            "hadoop_version": ["3.4.2"] * 2,
+        }
+    )
     facts = [{"platform": "qemu", "cpu_model": "Some CPU", "vcpus": "2", "accelerator": "tcg"}]
     tex = T.table_testbed(None, samples, "native", facts=facts)
     assert r"Java & OpenJDK 17.0.15 & OpenJDK 17.0.15 \\" in tex
@@ -128,10 +159,32 @@ def test_paper_map_lists_every_artifact():
 
 def test_pernode_table_shows_a_node_that_finished_nothing_and_names_the_straggler():
     hp = '{"worker1": "native", "worker2": "qemu"}'
-    rows = [{"platform": "native", "benchmark": "terasort", "raw_metric": "map_attempt_time", "metric": "terasort.attempt.x",
-             "value": v, "node": "worker1", "step": "terasort", "host_platforms": hp} for v in (10.0, 12.0, 14.0)]
-    rows += [{"platform": "native", "benchmark": "terasort", "raw_metric": "map_attempt_unsuccessful", "metric": "y",
-              "value": 1, "node": "worker2", "step": "terasort", "attempt_state": "FAILED", "host_platforms": hp}] * 3
+    rows = [
+        {
+            "platform": "native",
+            "benchmark": "terasort",
+            "raw_metric": "map_attempt_time",
+            "metric": "terasort.attempt.x",
+            "value": v,
+            "node": "worker1",
+            "step": "terasort",
+            "host_platforms": hp,
+        }
+        for v in (10.0, 12.0, 14.0)
+    ]
+    rows += [
+        {
+            "platform": "native",
+            "benchmark": "terasort",
+            "raw_metric": "map_attempt_unsuccessful",
+            "metric": "y",
+            "value": 1,
+            "node": "worker2",
+            "step": "terasort",
+            "attempt_state": "FAILED",
+            "host_platforms": hp,
+        }
+    ] * 3
     tex = T.table_pernode(None, pd.DataFrame(rows), "native")
     assert T.has_data(tex) and r"\label{tab:pernode}" in tex
     w1 = next(line for line in tex.splitlines() if " & worker1 & " in line)

@@ -1,4 +1,5 @@
 """vbench.params: every bad input is refused before anything starts, naming the field."""
+
 from ipaddress import IPv4Address
 from pathlib import Path
 
@@ -142,7 +143,10 @@ def test_hosts_without_address_get_free_ones_skipping_explicit_addresses():
     hosts = _hosts(("m", "master", "10.213.0.10"), ("w1", "worker"), ("w2", "worker", "10.213.0.11"), ("w3", "worker"))
     resolved = make_testbed({"hosts": hosts}).resolved_hosts()
     assert {h.name: str(h.address) for h in resolved} == {
-        "m": "10.213.0.10", "w1": "10.213.0.12", "w2": "10.213.0.11", "w3": "10.213.0.13",
+        "m": "10.213.0.10",
+        "w1": "10.213.0.12",
+        "w2": "10.213.0.11",
+        "w3": "10.213.0.13",
     }
 
 

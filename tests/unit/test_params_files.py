@@ -1,6 +1,7 @@
 """Every params file a design reads (testbed.yaml, hadoop.yaml, the experiment) is checked whole
 before anything starts: a bad value or malformed YAML is one plain-English line naming the file
 and the field, and nothing is brought up or written."""
+
 from __future__ import annotations
 
 import shutil
@@ -38,10 +39,16 @@ def nothing_starts(monkeypatch):
     def must_not_run(*_a, **_k):
         raise AssertionError("went past validation and tried to start something")
 
-    for target in ("vbench.testbed.Testbed", "vbench.testbed.local.Testbed", "vbench.campaign.hosts_source.Testbed",
-                   "vbench.pipeline.Testbed", "vbench.hadoop.cluster.HadoopCluster",
-                   "vbench.campaign.runner.HadoopCluster", "vbench.campaign.runner.fetch",
-                   "vbench.commands.isolation_cmd.run_isolation"):
+    for target in (
+        "vbench.testbed.Testbed",
+        "vbench.testbed.local.Testbed",
+        "vbench.campaign.hosts_source.Testbed",
+        "vbench.pipeline.Testbed",
+        "vbench.hadoop.cluster.HadoopCluster",
+        "vbench.campaign.runner.HadoopCluster",
+        "vbench.campaign.runner.fetch",
+        "vbench.commands.isolation_cmd.run_isolation",
+    ):
         monkeypatch.setattr(target, must_not_run)
 
 
@@ -95,30 +102,49 @@ def _bogus_cpu_param(doc):
 
 EXPERIMENT = "experiments/default.yaml"
 BREAKAGES = {
-    "hadoop bad size": Breakage("hadoop.yaml", _set("hadoop", block_size="32XB"), "hadoop.block_size", "not a size: '32XB'"),
-    "hadoop not an integer": Breakage("hadoop.yaml", _set("hadoop", replication="two"), "hadoop.replication",
-                                      "expected an integer, got 'two'"),
-    "hadoop unknown field": Breakage("hadoop.yaml", _set("hadoop", blocksize="64MB"), "hadoop.blocksize",
-                                     "is not a known field; did you mean block_size?"),
+    "hadoop bad size": Breakage(
+        "hadoop.yaml", _set("hadoop", block_size="32XB"), "hadoop.block_size", "not a size: '32XB'"
+    ),
+    "hadoop not an integer": Breakage(
+        "hadoop.yaml", _set("hadoop", replication="two"), "hadoop.replication", "expected an integer, got 'two'"
+    ),
+    "hadoop unknown field": Breakage(
+        "hadoop.yaml",
+        _set("hadoop", blocksize="64MB"),
+        "hadoop.blocksize",
+        "is not a known field; did you mean block_size?",
+    ),
     "hadoop malformed": Breakage("hadoop.yaml", "hadoop: {block_size: [\n", "", "is not valid YAML (line "),
     "hadoop a list": Breakage("hadoop.yaml", "- block_size: 32MB\n", "", "must be a YAML mapping"),
-    "testbed not an integer": Breakage("testbed.yaml", _set("testbed", workers="two"), "testbed.workers",
-                                       "expected an integer, got 'two'"),
-    "testbed malformed": Breakage("testbed.yaml", "testbed:\n  workers: 2\n network: {}\n", "", "is not valid YAML (line 3, column 2)"),
-    "experiment bound": Breakage(EXPERIMENT, _set("experiment", repetitions=-1), "experiment.repetitions",
-                                 "must be at least 1, got -1"),
-    "experiment unknown benchmark parameter": Breakage(EXPERIMENT, _bogus_cpu_param, "experiment.calibrate[0].config.bogus",
-                                                       "no such parameter"),
-    "experiment malformed": Breakage(EXPERIMENT, "experiment: {name: default, platforms: [native\n", "",
-                                     "is not valid YAML (line "),
-    "experiment configuration": Breakage(EXPERIMENT, _set("experiment", testbed={"network": {"subnet": "8.8.8.0/24"}}),
-                                         "configuration native: testbed.network.subnet", "private RFC 1918 range"),
+    "testbed not an integer": Breakage(
+        "testbed.yaml", _set("testbed", workers="two"), "testbed.workers", "expected an integer, got 'two'"
+    ),
+    "testbed malformed": Breakage(
+        "testbed.yaml", "testbed:\n  workers: 2\n network: {}\n", "", "is not valid YAML (line 3, column 2)"
+    ),
+    "experiment bound": Breakage(
+        EXPERIMENT, _set("experiment", repetitions=-1), "experiment.repetitions", "must be at least 1, got -1"
+    ),
+    "experiment unknown benchmark parameter": Breakage(
+        EXPERIMENT, _bogus_cpu_param, "experiment.calibrate[0].config.bogus", "no such parameter"
+    ),
+    "experiment malformed": Breakage(
+        EXPERIMENT, "experiment: {name: default, platforms: [native\n", "", "is not valid YAML (line "
+    ),
+    "experiment configuration": Breakage(
+        EXPERIMENT,
+        _set("experiment", testbed={"network": {"subnet": "8.8.8.0/24"}}),
+        "configuration native: testbed.network.subnet",
+        "private RFC 1918 range",
+    ),
 }
 
 
 @pytest.mark.parametrize("action", ["show", "status", "run"])
 @pytest.mark.parametrize("case", list(BREAKAGES))
-def test_a_broken_params_file_is_one_line_naming_file_and_field_and_nothing_starts(vbench, params, tmp_path, action, case):
+def test_a_broken_params_file_is_one_line_naming_file_and_field_and_nothing_starts(
+    vbench, params, tmp_path, action, case
+):
     breakage = BREAKAGES[case]
     path = breakage.apply(params)
     data = tmp_path / "data"
@@ -172,8 +198,9 @@ def test_bench_run_refuses_a_broken_hadoop_file_before_starting(vbench, params):
 
 def test_isolation_run_refuses_a_broken_testbed_file_before_starting(vbench, params):
     path = BREAKAGES["testbed malformed"].apply(params)
-    rc, err = vbench("isolation", "run", "--preset", str(params / "experiments" / "xavier2014.yaml"),
-                     "--params-dir", str(params))
+    rc, err = vbench(
+        "isolation", "run", "--preset", str(params / "experiments" / "xavier2014.yaml"), "--params-dir", str(params)
+    )
     assert rc == 2
     assert f"{path}: is not valid YAML (line 3, column 2)" in one_error_line(err)
 
@@ -189,8 +216,18 @@ def test_load_study_checks_every_configuration(params):
 
 def test_an_inventory_study_checks_only_the_hadoop_params_of_its_configurations(params):
     exp = params / "experiments" / "inv.yaml"
-    exp.write_text(yaml.safe_dump({"experiment": {"name": "inv", "platforms": ["kvm"], "suite": [{"benchmark": "pi"}],
-                                                  "hadoop": {"replication": 0}}}))
+    exp.write_text(
+        yaml.safe_dump(
+            {
+                "experiment": {
+                    "name": "inv",
+                    "platforms": ["kvm"],
+                    "suite": [{"benchmark": "pi"}],
+                    "hadoop": {"replication": 0},
+                }
+            }
+        )
+    )
     with pytest.raises(ParamsError) as err:
         load_study(params, exp, ("kvm",))
     assert err.value.field == f"{exp}: configuration kvm: hadoop.replication"
@@ -230,24 +267,27 @@ def _problem(model: type[BaseModel], data: dict) -> tuple[str, str]:
     return p.field, p.message
 
 
-@pytest.mark.parametrize("data, path, message", [
-    ({"count": "many"}, "count", "expected an integer, got 'many'"),
-    ({"count": 2.5}, "count", "expected an integer, got 2.5"),
-    ({"count": 0}, "count", "must be at least 1, got 0"),
-    ({"count": 11}, "count", "must be at most 10, got 11"),
-    ({"ratio": "half"}, "ratio", "expected a number, got 'half'"),
-    ({"ratio": 0}, "ratio", "must be greater than 0, got 0"),
-    ({"on": "maybe"}, "on", "expected true or false, got 'maybe'"),
-    ({"label": 3}, "label", "expected a string, got 3"),
-    ({"inner": [1]}, "inner", "expected a mapping (key: value), got a list"),
-    ({"inner": {"size": None}}, "inner.size", "expected an integer, got nothing (an empty value)"),
-    ({"items": "1,2"}, "items", "expected a list, got '1,2'"),
-    ({"items": [1, "b"]}, "items[1]", "expected an integer, got 'b'"),
-    ({"table": [1]}, "table", "expected a mapping (key: value), got a list"),
-    ({"inner": {"sise": 1}}, "inner.sise", "is not a known field; did you mean size?"),
-    ({"zzz": 1}, "zzz", "is not a known field; known fields: count, ratio, on"),
-    ({"even": 3}, "even", "3 is odd; give an even number"),  # our own validators' words are kept
-])
+@pytest.mark.parametrize(
+    "data, path, message",
+    [
+        ({"count": "many"}, "count", "expected an integer, got 'many'"),
+        ({"count": 2.5}, "count", "expected an integer, got 2.5"),
+        ({"count": 0}, "count", "must be at least 1, got 0"),
+        ({"count": 11}, "count", "must be at most 10, got 11"),
+        ({"ratio": "half"}, "ratio", "expected a number, got 'half'"),
+        ({"ratio": 0}, "ratio", "must be greater than 0, got 0"),
+        ({"on": "maybe"}, "on", "expected true or false, got 'maybe'"),
+        ({"label": 3}, "label", "expected a string, got 3"),
+        ({"inner": [1]}, "inner", "expected a mapping (key: value), got a list"),
+        ({"inner": {"size": None}}, "inner.size", "expected an integer, got nothing (an empty value)"),
+        ({"items": "1,2"}, "items", "expected a list, got '1,2'"),
+        ({"items": [1, "b"]}, "items[1]", "expected an integer, got 'b'"),
+        ({"table": [1]}, "table", "expected a mapping (key: value), got a list"),
+        ({"inner": {"sise": 1}}, "inner.sise", "is not a known field; did you mean size?"),
+        ({"zzz": 1}, "zzz", "is not a known field; known fields: count, ratio, on"),
+        ({"even": 3}, "even", "3 is odd; give an even number"),  # our own validators' words are kept
+    ],
+)
 def test_pydantic_errors_read_as_plain_english(data, path, message):
     got_path, got = _problem(Sample, data)
     assert got_path == path
@@ -261,7 +301,10 @@ class Choice(BaseModel):
 
 def test_missing_and_choices_read_as_plain_english():
     assert _problem(Choice, {"mode": "flat"}) == ("name", "is required")
-    assert _problem(Choice, {"mode": "star", "name": "n"}) == ("mode", "expected one of flat, rack, nodegroup, got 'star'")
+    assert _problem(Choice, {"mode": "star", "name": "n"}) == (
+        "mode",
+        "expected one of flat, rack, nodegroup, got 'star'",
+    )
 
 
 def test_describe_validation_error_places_the_path_under_where():

@@ -1,6 +1,7 @@
 """Adaptive stopping in the measurement stage (vbench.pipeline.PrecisionHook): after each round the
 campaign's samples so far go through the statistics, the decision is said and recorded, a stop
 ends the campaign and is not resumed past."""
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,22 @@ from vbench.params import HadoopParams, TestbedParams
 
 
 def design(**precision) -> Experiment:
-    return Experiment.model_validate({
-        "name": "t", "platforms": ["native", "lxc"], "repetitions": 30, "seed": 7,
-        "suite": [{"benchmark": "terasort", "config": {"size_mb": 16}}, {"benchmark": "pi"}],
-        "precision": {"target_pct": 2.5, "min_rounds": 4, "extra_rounds": 2, "metrics": ["terasort:terasort_time"],
-                      **precision}})
+    return Experiment.model_validate(
+        {
+            "name": "t",
+            "platforms": ["native", "lxc"],
+            "repetitions": 30,
+            "seed": 7,
+            "suite": [{"benchmark": "terasort", "config": {"size_mb": 16}}, {"benchmark": "pi"}],
+            "precision": {
+                "target_pct": 2.5,
+                "min_rounds": 4,
+                "extra_rounds": 2,
+                "metrics": ["terasort:terasort_time"],
+                **precision,
+            },
+        }
+    )
 
 
 def samples(n_blocks: int, seed: int = 5) -> pd.DataFrame:
@@ -33,9 +45,21 @@ def samples(n_blocks: int, seed: int = 5) -> pd.DataFrame:
         shared = rng.normal(0, 0.1)
         for p, mu in (("native", 0.0), ("lxc", math.log(1.05))):
             for warm in (True, False):  # a warm-up run of each, excluded by the rule
-                rows.append(dict(experiment="platforms", platform=p, benchmark="terasort", metric="terasort_time",
-                                 unit="s", value=math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)) * (1.3 if warm else 1),
-                                 repetition=b, block=b, round=0, warmup=warm, size="16MB"))
+                rows.append(
+                    dict(
+                        experiment="platforms",
+                        platform=p,
+                        benchmark="terasort",
+                        metric="terasort_time",
+                        unit="s",
+                        value=math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)) * (1.3 if warm else 1),
+                        repetition=b,
+                        block=b,
+                        round=0,
+                        warmup=warm,
+                        size="16MB",
+                    )
+                )
     return pd.DataFrame(rows)
 
 
@@ -80,10 +104,21 @@ def test_rounds_without_a_primary_benchmark_are_not_judged(tmp_path, monkeypatch
 
 
 def test_the_default_primary_comparisons_are_the_papers_headlines_of_the_designs_benchmarks():
-    e = Experiment.model_validate({"name": "t", "platforms": ["native", "lxc"], "repetitions": 10, "seed": 7,
-                                   "suite": [{"benchmark": "terasort"}], "precision": {"target_pct": 3}})
-    assert set(pipeline.primary_comparisons(e)) == {("terasort", "terasort_time"), ("terasort", "teragen_time"),
-                                                    ("terasort", "teravalidate_time")}
+    e = Experiment.model_validate(
+        {
+            "name": "t",
+            "platforms": ["native", "lxc"],
+            "repetitions": 10,
+            "seed": 7,
+            "suite": [{"benchmark": "terasort"}],
+            "precision": {"target_pct": 3},
+        }
+    )
+    assert set(pipeline.primary_comparisons(e)) == {
+        ("terasort", "terasort_time"),
+        ("terasort", "teragen_time"),
+        ("terasort", "teravalidate_time"),
+    }
     assert e.precision_min_rounds == 10 and e.precision.extra_rounds == 8
 
 
@@ -94,9 +129,18 @@ def test_a_design_with_a_precision_target_needs_the_rule(tmp_path):
 
 
 def test_a_stopped_campaign_is_not_resumed(tmp_path, monkeypatch):
-    (tmp_path / pipeline.PRECISION_RECORD).write_text(json.dumps(
-        {"decisions": [], "stopped": {"verdict": "target_reached", "reason": "every primary comparison within +/-3 %",
-                                      "rounds_done": 12}}))
+    (tmp_path / pipeline.PRECISION_RECORD).write_text(
+        json.dumps(
+            {
+                "decisions": [],
+                "stopped": {
+                    "verdict": "target_reached",
+                    "reason": "every primary comparison within +/-3 %",
+                    "rounds_done": 12,
+                },
+            }
+        )
+    )
 
     class FakeStage:
         experiment = design()

@@ -1,4 +1,5 @@
 """Pure builders of the platform provisioners: LXC config, OCI spec and crun command, QEMU command."""
+
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,17 @@ def _limits(**kw):
 
 def _lxc_config(settings):
     return lxc.lxc_config(
-        name="vbp-worker1", hostname="worker1", lower=Path("/cache/rootfs"), upper=Path("/tb/hosts/worker1/upper"),
-        bridge="vbpbr0", veth="vbph2", address_cidr="10.213.5.11/24", cgroup_dir="vbench-vbp/worker1",
-        settings=settings, log_file=Path("/tb/lxc.log"), console_log=Path("/tb/console.log"),
+        name="vbp-worker1",
+        hostname="worker1",
+        lower=Path("/cache/rootfs"),
+        upper=Path("/tb/hosts/worker1/upper"),
+        bridge="vbpbr0",
+        veth="vbph2",
+        address_cidr="10.213.5.11/24",
+        cgroup_dir="vbench-vbp/worker1",
+        settings=settings,
+        log_file=Path("/tb/lxc.log"),
+        console_log=Path("/tb/console.log"),
     )
 
 
@@ -62,8 +71,12 @@ def test_lxc_limits_are_cgroup_v1_keys():
 
 def _oci(settings=None):
     return oci.oci_config(
-        hostname="worker1", rootfs=Path("/tb/hosts/worker1/rootfs"), netns_path="/var/run/netns/vbp-worker1",
-        cgroups_path="/vbench-vbp/worker1", limits_settings=settings or {}, disk=DISK,
+        hostname="worker1",
+        rootfs=Path("/tb/hosts/worker1/rootfs"),
+        netns_path="/var/run/netns/vbp-worker1",
+        cgroups_path="/vbench-vbp/worker1",
+        limits_settings=settings or {},
+        disk=DISK,
     )
 
 
@@ -126,9 +139,20 @@ def test_overlay_paths_that_mount_options_cannot_carry_are_refused():
 
 def _qemu(**kw):
     args = dict(
-        name="vbp-worker2", accel="tcg", cpus=1, memory_mb=1024, kernel=Path("/img/vmlinuz"), initrd=Path("/img/initrd.img"),
-        append=qemu.KERNEL_APPEND, disk=Path("/h/disk.qcow2"), seed=Path("/h/seed.img"), tap="vbph3", mac="52:54:00:0d:05:0c",
-        qmp=Path("/h/qmp.sock"), pidfile=Path("/h/qemu.pid"), console=Path("/h/console.log"),
+        name="vbp-worker2",
+        accel="tcg",
+        cpus=1,
+        memory_mb=1024,
+        kernel=Path("/img/vmlinuz"),
+        initrd=Path("/img/initrd.img"),
+        append=qemu.KERNEL_APPEND,
+        disk=Path("/h/disk.qcow2"),
+        seed=Path("/h/seed.img"),
+        tap="vbph3",
+        mac="52:54:00:0d:05:0c",
+        qmp=Path("/h/qmp.sock"),
+        pidfile=Path("/h/qemu.pid"),
+        console=Path("/h/console.log"),
     )
     args.update(kw)
     return qemu.qemu_argv(**args)
@@ -185,11 +209,16 @@ def test_mac_addresses_follow_the_ip_address():
 
 
 def test_vm_shape_defaults_and_limits():
-    tb = make_testbed({"platform": "qemu", "hosts": [
-        {"name": "m", "role": "master"},
-        {"name": "a", "role": "worker", "limits": {"cpus": 1, "memory_mb": 2048}},
-        {"name": "b", "role": "worker", "limits": {"cpuset": "0-1"}},
-    ]})
+    tb = make_testbed(
+        {
+            "platform": "qemu",
+            "hosts": [
+                {"name": "m", "role": "master"},
+                {"name": "a", "role": "worker", "limits": {"cpus": 1, "memory_mb": 2048}},
+                {"name": "b", "role": "worker", "limits": {"cpuset": "0-1"}},
+            ],
+        }
+    )
     m, a, b = tb.resolved_hosts()
     assert qemu.vm_shape(m, 2) == (2, VM_DEFAULT_MEMORY_MB)
     assert qemu.vm_shape(m, 1) == (1, VM_DEFAULT_MEMORY_MB)

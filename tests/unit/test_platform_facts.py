@@ -1,4 +1,5 @@
 """vbench.testbed.facts: parsing what hosts say about themselves (outputs captured on this machine)."""
+
 from pathlib import Path
 
 import pytest
@@ -49,12 +50,20 @@ def test_a_native_host_reports_the_machine_as_it_is():
 
 
 def test_fallbacks_without_systemd_detect_virt():
-    text = "virt_container=\nvirt_vm=\ncontainer_env=lxc\nhypervisor_flag=1\nkernel=6.1\nvcpus=2\nmem_total_kb=2048000\n"
+    text = (
+        "virt_container=\nvirt_vm=\ncontainer_env=lxc\nhypervisor_flag=1\nkernel=6.1\nvcpus=2\nmem_total_kb=2048000\n"
+    )
     assert facts.classify(dict(line.split("=", 1) for line in text.splitlines())) == ("lxc", "container")
     assert facts.parse_facts(text)["virt"] == "lxc"
     vm = {"virt_container": "", "virt_vm": "", "container_env": "", "hypervisor_flag": "1", "dmi_product": "KVM"}
     assert facts.classify(vm) == ("kvm", "vm")
-    bare = {"virt_container": "none", "virt_vm": "none", "container_env": "", "hypervisor_flag": "0", "dmi_product": "X11SSL"}
+    bare = {
+        "virt_container": "none",
+        "virt_vm": "none",
+        "container_env": "",
+        "hypervisor_flag": "0",
+        "dmi_product": "X11SSL",
+    }
     assert facts.classify(bare) == ("none", "none")
     other = {"virt_container": "container-other", "container_env": "oci"}
     assert facts.classify(other) == ("oci", "container")

@@ -1,4 +1,5 @@
 """vbench.testbed.image: the recipe hash, the apt mirror, the chroot script."""
+
 import dataclasses
 
 import pytest
@@ -106,20 +107,24 @@ def test_images_live_in_the_cache_under_their_hash(tmp_path):
     assert not img.exists()
 
 
-APT_DUMP = '''Acquire "";
+APT_DUMP = """Acquire "";
 Acquire::Check-Valid-Until "false";
 Acquire::Check-Date "false";
 Acquire::http "";
 Acquire::http::Proxy "http://proxy.example:3142";
 Acquire::https::Proxy "DIRECT";
 APT::Architecture "amd64";
-'''
+"""
 
 
 def test_the_hosts_proxy_and_date_checks_are_carried_into_the_build():
     settings = image.apt_settings_from_dump(APT_DUMP)
-    assert settings == {"Acquire::Check-Valid-Until": "false", "Acquire::Check-Date": "false",
-                        "Acquire::http::Proxy": "http://proxy.example:3142", "Acquire::https::Proxy": "DIRECT"}
+    assert settings == {
+        "Acquire::Check-Valid-Until": "false",
+        "Acquire::Check-Date": "false",
+        "Acquire::http::Proxy": "http://proxy.example:3142",
+        "Acquire::https::Proxy": "DIRECT",
+    }
     conf = image.apt_conf_text(settings)
     assert 'Acquire::http::Proxy "http://proxy.example:3142";\n' in conf
     assert 'Acquire::Check-Valid-Until "false";\n' in conf

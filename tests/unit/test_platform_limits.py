@@ -1,4 +1,5 @@
 """vbench.testbed.limits: cgroup v1 settings from limits, and parsing what is read back."""
+
 from pathlib import Path
 
 import pytest
@@ -42,16 +43,24 @@ def test_disk_limits_need_a_device():
 
 
 def test_read_back_values_are_compared_normalised():
-    expected = {"cpuset.cpus": "0,1", "memory.limit_in_bytes": "1073741824",
-                "blkio.throttle.read_bps_device": "254:0 52428800"}
-    actual = {"cpuset.cpus": "0-1\n", "memory.limit_in_bytes": "1073741824\n",
-              "blkio.throttle.read_bps_device": "254:0 52428800\n"}
+    expected = {
+        "cpuset.cpus": "0,1",
+        "memory.limit_in_bytes": "1073741824",
+        "blkio.throttle.read_bps_device": "254:0 52428800",
+    }
+    actual = {
+        "cpuset.cpus": "0-1\n",
+        "memory.limit_in_bytes": "1073741824\n",
+        "blkio.throttle.read_bps_device": "254:0 52428800\n",
+    }
     assert L.mismatches(expected, actual) == []
 
 
 def test_mismatches_say_what_differs_and_what_is_missing():
-    bad = L.mismatches({"memory.limit_in_bytes": "1073741824", "cpu.cfs_quota_us": "100000"},
-                       {"memory.limit_in_bytes": "9223372036854771712\n"})
+    bad = L.mismatches(
+        {"memory.limit_in_bytes": "1073741824", "cpu.cfs_quota_us": "100000"},
+        {"memory.limit_in_bytes": "9223372036854771712\n"},
+    )
     assert "cpu.cfs_quota_us: not readable (wanted '100000')" in bad
     assert "memory.limit_in_bytes is '9223372036854771712', wanted '1073741824'" in bad
 
@@ -59,7 +68,10 @@ def test_mismatches_say_what_differs_and_what_is_missing():
 def test_proc_cgroup_parsing_splits_joined_controllers_and_skips_v2():
     text = "9:name=systemd:/\n4:memory:/vbench-vbp/worker1\n2:cpu,cpuacct:/vbench-vbp/worker1\n0::/\n"
     assert L.parse_proc_cgroup(text) == {
-        "name=systemd": "/", "memory": "/vbench-vbp/worker1", "cpu": "/vbench-vbp/worker1", "cpuacct": "/vbench-vbp/worker1",
+        "name=systemd": "/",
+        "memory": "/vbench-vbp/worker1",
+        "cpu": "/vbench-vbp/worker1",
+        "cpuacct": "/vbench-vbp/worker1",
     }
 
 

@@ -1,4 +1,5 @@
 """Platforms and limits in params: validation names the field, refusals come before anything starts."""
+
 import pytest
 
 from vbench.errors import ParamsError
@@ -23,7 +24,9 @@ def _refused(data) -> ParamsError:
 
 def _mixed(*platforms, **worker_extra):
     hosts = [{"name": "master", "role": "master", "platform": "native"}]
-    hosts += [{"name": f"worker{i}", "role": "worker", "platform": p, **worker_extra} for i, p in enumerate(platforms, 1)]
+    hosts += [
+        {"name": f"worker{i}", "role": "worker", "platform": p, **worker_extra} for i, p in enumerate(platforms, 1)
+    ]
     return {"hosts": hosts}
 
 
@@ -46,15 +49,22 @@ def test_unknown_host_platform_names_the_host_field():
 
 def test_explicit_hosts_without_platform_take_the_testbeds():
     tb = make_testbed({"platform": "lxc", **_mixed("qemu")})
-    tb = make_testbed({"platform": "oci", "hosts": [{"name": "m", "role": "master"},
-                                                      {"name": "w", "role": "worker", "platform": "qemu"}]})
+    tb = make_testbed(
+        {
+            "platform": "oci",
+            "hosts": [{"name": "m", "role": "master"}, {"name": "w", "role": "worker", "platform": "qemu"}],
+        }
+    )
     assert [h.platform for h in tb.resolved_hosts()] == ["oci", "qemu"]
 
 
 def test_mixed_cluster_keeps_each_hosts_platform():
     tb = make_testbed(_mixed("native", "qemu"))
     assert [(h.name, h.platform) for h in tb.resolved_hosts()] == [
-        ("master", "native"), ("worker1", "native"), ("worker2", "qemu")]
+        ("master", "native"),
+        ("worker1", "native"),
+        ("worker2", "qemu"),
+    ]
 
 
 def test_testbed_limits_apply_to_containers_and_vms_and_hosts_override_them_field_by_field():
@@ -68,7 +78,9 @@ def test_testbed_limits_apply_to_containers_and_vms_and_hosts_override_them_fiel
 
 
 def test_sizes_are_accepted_for_memory_and_disk_bandwidth():
-    tb = make_testbed({"platform": "lxc", "limits": {"memory_mb": "1GB", "disk_read_bps": "50MB", "disk_write_bps": 1000}})
+    tb = make_testbed(
+        {"platform": "lxc", "limits": {"memory_mb": "1GB", "disk_read_bps": "50MB", "disk_write_bps": 1000}}
+    )
     lim = tb.resolved_hosts()[0].limits
     assert lim.memory_mb == 1024
     assert lim.disk_read_bps == 50 * 1024**2 and lim.disk_write_bps == 1000
@@ -89,16 +101,19 @@ def test_limits_on_a_native_host_are_refused():
     assert "native hosts run unconfined" in str(err)
 
 
-@pytest.mark.parametrize("limits,field,words", [
-    ({"cpus": 0}, "testbed.limits.cpus", "must be at least 1, got 0"),
-    ({"cpuset": "0-"}, "testbed.limits.cpuset", "not a CPU list"),
-    ({"cpuset": "3-1"}, "testbed.limits.cpuset", "reversed"),
-    ({"memory_mb": 10}, "testbed.limits.memory_mb", "must be at least 64, got 10"),
-    ({"memory_mb": "1.5KB"}, "testbed.limits.memory_mb", "whole number of MiB"),
-    ({"disk_read_bps": "fast"}, "testbed.limits.disk_read_bps", "not a size"),
-    ({"cpus": 2, "cpuset": "0"}, "testbed.limits.cpus", "do not fit in cpuset"),
-    ({"swap": 1}, "testbed.limits.swap", "is not a known field"),
-])
+@pytest.mark.parametrize(
+    "limits,field,words",
+    [
+        ({"cpus": 0}, "testbed.limits.cpus", "must be at least 1, got 0"),
+        ({"cpuset": "0-"}, "testbed.limits.cpuset", "not a CPU list"),
+        ({"cpuset": "3-1"}, "testbed.limits.cpuset", "reversed"),
+        ({"memory_mb": 10}, "testbed.limits.memory_mb", "must be at least 64, got 10"),
+        ({"memory_mb": "1.5KB"}, "testbed.limits.memory_mb", "whole number of MiB"),
+        ({"disk_read_bps": "fast"}, "testbed.limits.disk_read_bps", "not a size"),
+        ({"cpus": 2, "cpuset": "0"}, "testbed.limits.cpus", "do not fit in cpuset"),
+        ({"swap": 1}, "testbed.limits.swap", "is not a known field"),
+    ],
+)
 def test_bad_limits_name_the_field(limits, field, words):
     err = _refused({"platform": "oci", "limits": limits})
     assert err.field == field
@@ -163,7 +178,9 @@ def test_a_worker_limit_too_small_for_hadoop_is_refused_by_check_cluster_fits():
     assert "worker1 (worker, lxc) is limited to 1024 MiB" in str(err.value)
     assert "2496 MiB" in str(err.value) and "nodemanager_memory_mb" in str(err.value)
     # Shrinking YARN's share makes it fit.
-    hp = hadoop_params({"nodemanager_memory_mb": 512, "am_memory_mb": 256, "map_memory_mb": 256, "reduce_memory_mb": 256})
+    hp = hadoop_params(
+        {"nodemanager_memory_mb": 512, "am_memory_mb": 256, "map_memory_mb": 256, "reduce_memory_mb": 256}
+    )
     check_cluster_fits(tb, hp, BIG)
 
 

@@ -1,6 +1,7 @@
 """A fresh clone rebuilds the paper's artifacts from the committed reference campaign without
 starting any host, and the paper reading the statistics stage's table gives the same bytes as
 the table computed by the paper build itself."""
+
 from __future__ import annotations
 
 import filecmp
@@ -12,8 +13,7 @@ REFERENCE = Path(__file__).resolve().parents[2] / "data" / "raw" / "reference"
 
 
 @pytest.mark.skipif(not (REFERENCE / "samples.jsonl").exists(), reason="no committed reference campaign")
-def test_reference_rebuilds_without_hosts_from_the_statistics_stages_table(tmp_path, monkeypatch,
-                                                                           fresh_clone_campaign):
+def test_reference_rebuilds_without_hosts_from_the_statistics_stages_table(tmp_path, monkeypatch, fresh_clone_campaign):
     pytest.importorskip("matplotlib")
     from vbench import pipeline
     from vbench.hadoop.cluster import HadoopCluster

@@ -1,4 +1,5 @@
 """`--set KEY=VALUE` is typed by the field's declared type, not by its default (issue #24, item 1)."""
+
 from __future__ import annotations
 
 import types
@@ -30,9 +31,12 @@ def _is_optional(hint) -> bool:
 
 
 def optional_fields() -> list[tuple[str, str]]:
-    return [(name, f) for name, module in ALL_BENCHMARKS.items()
-            for f in module.Config.model_fields
-            if _is_optional(typing.get_type_hints(module.Config)[f])]
+    return [
+        (name, f)
+        for name, module in ALL_BENCHMARKS.items()
+        for f in module.Config.model_fields
+        if _is_optional(typing.get_type_hints(module.Config)[f])
+    ]
 
 
 def test_cpu_events_is_set_from_the_command_line():
@@ -77,34 +81,40 @@ def test_defaults_keep_their_types():
     assert cfg.direct is False
 
 
-@pytest.mark.parametrize("hint,text,value", [
-    (int | None, "7", 7),
-    (Optional[float], "2.5", 2.5),
-    (Optional[float], "NULL", None),
-    (tuple[int, ...], "1,2,3", (1, 2, 3)),
-    (tuple[str, ...], "", ()),
-    (tuple[int, str], "1,a", (1, "a")),
-    (list[float], "1,2.5", [1.0, 2.5]),
-    (bool, "Yes", True),
-    (Optional[bool], "0", False),
-    (Literal["seq", "rand"], "rand", "rand"),
-    (Literal[1, 2], "2", 2),
-    (str, "none", "none"),  # only an Optional field reads "none" as None
-    (typing.Any, "x", "x"),
-])
+@pytest.mark.parametrize(
+    "hint,text,value",
+    [
+        (int | None, "7", 7),
+        (Optional[float], "2.5", 2.5),
+        (Optional[float], "NULL", None),
+        (tuple[int, ...], "1,2,3", (1, 2, 3)),
+        (tuple[str, ...], "", ()),
+        (tuple[int, str], "1,a", (1, "a")),
+        (list[float], "1,2.5", [1.0, 2.5]),
+        (bool, "Yes", True),
+        (Optional[bool], "0", False),
+        (Literal["seq", "rand"], "rand", "rand"),
+        (Literal[1, 2], "2", 2),
+        (str, "none", "none"),  # only an Optional field reads "none" as None
+        (typing.Any, "x", "x"),
+    ],
+)
 def test_text_is_parsed_by_the_declared_type(hint, text, value):
     parsed = registry.parse_value(hint, text, "f")
     assert parsed == value and type(parsed) is type(value)
 
 
-@pytest.mark.parametrize("hint,text,expected", [
-    (int, "1.5", "an integer"),
-    (bool, "maybe", "true or false"),
-    (tuple[int, ...], "1,x", "a comma-separated list of integers"),
-    (tuple[int, str], "1", "a comma-separated list of an integer, a string"),
-    (Literal["seq", "rand"], "random", "one of 'seq', 'rand'"),
-    (Optional[float], "fast", "a number or none"),
-])
+@pytest.mark.parametrize(
+    "hint,text,expected",
+    [
+        (int, "1.5", "an integer"),
+        (bool, "maybe", "true or false"),
+        (tuple[int, ...], "1,x", "a comma-separated list of integers"),
+        (tuple[int, str], "1", "a comma-separated list of an integer, a string"),
+        (Literal["seq", "rand"], "random", "one of 'seq', 'rand'"),
+        (Optional[float], "fast", "a number or none"),
+    ],
+)
 def test_a_bad_value_names_the_type_in_english(hint, text, expected):
     with pytest.raises(ParamsError) as err:
         registry.parse_value(hint, text, "f")

@@ -1,4 +1,5 @@
 """vbench.samples: validated immutable samples, failures, and their JSON-lines store."""
+
 import dataclasses
 import json
 import math
@@ -9,8 +10,14 @@ from vbench.samples import Failure, Sample, append_records, read_records
 
 
 def _sample(**kw) -> Sample:
-    base = dict(benchmark="smoke", metric="terasort_time", value=12.5, unit="s", metadata={"platform": "native"},
-                timestamp=1_795_308_600.0)
+    base = dict(
+        benchmark="smoke",
+        metric="terasort_time",
+        value=12.5,
+        unit="s",
+        metadata={"platform": "native"},
+        timestamp=1_795_308_600.0,
+    )
     return Sample(**{**base, **kw})
 
 
@@ -66,7 +73,13 @@ def test_with_metadata_merges_into_a_new_sample():
     t = s.with_metadata(rep=2, campaign="c1")
     assert dict(t.metadata) == {"platform": "native", "rep": 2, "campaign": "c1"}
     assert dict(s.metadata) == {"platform": "native", "rep": 1}
-    assert (t.benchmark, t.metric, t.value, t.unit, t.timestamp) == (s.benchmark, s.metric, s.value, s.unit, s.timestamp)
+    assert (t.benchmark, t.metric, t.value, t.unit, t.timestamp) == (
+        s.benchmark,
+        s.metric,
+        s.value,
+        s.unit,
+        s.timestamp,
+    )
     with pytest.raises(TypeError):
         t.metadata["rep"] = 3
 
@@ -81,8 +94,14 @@ def test_append_then_read_round_trips_samples_and_failures(tmp_path):
     path = tmp_path / "raw" / "samples.jsonl"
     records = [
         _sample(),
-        Failure(benchmark="smoke", reason="TeraSort failed (exit 1)", parameters={"size_bytes": 67108864},
-                stderr_tail="java.io.IOException: boom", metadata={"platform": "native"}, timestamp=1.5),
+        Failure(
+            benchmark="smoke",
+            reason="TeraSort failed (exit 1)",
+            parameters={"size_bytes": 67108864},
+            stderr_tail="java.io.IOException: boom",
+            metadata={"platform": "native"},
+            timestamp=1.5,
+        ),
         _sample(metric="bringup_time", value=40, metadata={"workers": 2, "valid": True}),
     ]
     append_records(path, records[:2])

@@ -3,6 +3,7 @@
 The script is sourced with its installation steps replaced by stubs that record their
 names, on a PATH of a temporary directory that holds only what the escalation needs (so a
 `sudo` installed on this machine cannot be found by accident)."""
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,9 @@ SETUP = Path(__file__).resolve().parents[2] / "scripts" / "setup.sh"
 STEPS = ("install_debian", "install_python", "install_hadoop", "install_image", "run_main_job", "run_tests")
 
 
-def run_setup(tmp_path: Path, *, uid: int, sudo: bool, job: str = "test") -> tuple[subprocess.CompletedProcess, list[str], str]:
+def run_setup(
+    tmp_path: Path, *, uid: int, sudo: bool, job: str = "test"
+) -> tuple[subprocess.CompletedProcess, list[str], str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("bash", "dirname", "basename"):
@@ -30,8 +33,9 @@ def run_setup(tmp_path: Path, *, uid: int, sudo: bool, job: str = "test") -> tup
     steps_log = tmp_path / "steps"
     stubs = "".join(f"{s}() {{ echo {s} >> {steps_log}; }}; " for s in STEPS)
     driver = f"source {SETUP}; {stubs} main {job}"
-    proc = subprocess.run([str(bin_dir / "bash"), "-c", driver], env={"PATH": str(bin_dir)},
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [str(bin_dir / "bash"), "-c", driver], env={"PATH": str(bin_dir)}, capture_output=True, text=True, timeout=30
+    )
     steps = steps_log.read_text().split() if steps_log.exists() else []
     return proc, steps, sudo_log.read_text().strip() if sudo_log.exists() else ""
 
@@ -95,8 +99,9 @@ def test_the_suite_time_limit_turns_a_slow_green_run_red(tmp_path):
 def test_a_lint_error_fails_the_run_before_the_suite_starts(tmp_path):
     ran = tmp_path / "pytest-ran"
     repo = fake_venv(tmp_path, python=f"touch {ran}", ruff='echo "$@" > ../ruff-args; echo "F401 unused"; exit 1')
-    proc = subprocess.run(["bash", "-c", f"source {SETUP}; cd {repo}; run_tests"],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        ["bash", "-c", f"source {SETUP}; cd {repo}; run_tests"], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 1
     assert "F401 unused" in proc.stdout
     assert "ruff check found the problems listed above" in proc.stderr
@@ -107,7 +112,8 @@ def test_a_lint_error_fails_the_run_before_the_suite_starts(tmp_path):
 def test_a_clean_lint_goes_on_to_the_suite(tmp_path):
     ran = tmp_path / "pytest-ran"
     repo = fake_venv(tmp_path, python=f"touch {ran}")
-    proc = subprocess.run(["bash", "-c", f"source {SETUP}; cd {repo}; run_tests"],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        ["bash", "-c", f"source {SETUP}; cd {repo}; run_tests"], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
     assert ran.exists()

@@ -1,6 +1,7 @@
 """Issue #22, item 2: every value interpolated into a shell line is quoted, and fabric reads no
 ssh_config. Each builder gets hostile values; a value must come back as one word, intact,
 and where cheap the line is run by a real `sh` to show nothing in the value ran."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -17,6 +18,7 @@ from vbench.inventory.prepare import workdir_line
 from vbench.monitor import sampler
 from vbench.provenance import java_version_line
 from vbench.testbed import oci
+
 
 def _load_tasks():
     # tasks.py is the repository's invoke file, not a package module: loaded from its path.
@@ -44,8 +46,9 @@ def test_the_free_space_probe_treats_a_directory_as_data(tmp_path, bad):
 
 
 def test_the_free_space_check_reads_the_work_dir_hadoop_writes():
-    h = Host("w1", "worker", "native", "192.0.2.1", "/srv/vb/w1",
-             SshEndpoint("192.0.2.1", "root", Path("/k"), Path("/kh")))
+    h = Host(
+        "w1", "worker", "native", "192.0.2.1", "/srv/vb/w1", SshEndpoint("192.0.2.1", "root", Path("/k"), Path("/kh"))
+    )
     assert checks.checked_dirs(h) == ["/srv/vb/w1"]
 
 
@@ -77,10 +80,22 @@ def test_overlay_paths_reach_crun_as_arguments_not_as_script(bad):
 @pytest.mark.parametrize("bad", HOSTILE)
 def test_invoke_task_arguments_are_quoted(bad):
     assert shlex.split(tasks.line(".venv/bin/vbench", "campaign", "run", bad))[-1] == bad
-    assert shlex.split(tasks.smoke_line(bad, 2, bad)) == [tasks.VB, "cluster", "smoke", "--platform", bad,
-                                                         "--workers", "2", "--size", bad]
-    assert shlex.split(tasks.paper_line(bad, [("isolation", bad)]))[-3:] == [f"data/raw/{bad}", "--isolation",
-                                                                              f"data/raw/{bad}"]
+    assert shlex.split(tasks.smoke_line(bad, 2, bad)) == [
+        tasks.VB,
+        "cluster",
+        "smoke",
+        "--platform",
+        bad,
+        "--workers",
+        "2",
+        "--size",
+        bad,
+    ]
+    assert shlex.split(tasks.paper_line(bad, [("isolation", bad)]))[-3:] == [
+        f"data/raw/{bad}",
+        "--isolation",
+        f"data/raw/{bad}",
+    ]
     words = shlex.split(tasks.stats_line(bad))
     assert words[-1] == bad and bad not in words[2]  # the campaign is an argument, never Python code
 
@@ -118,12 +133,19 @@ def test_prepare_creates_and_chowns_only_the_work_dir():
 
 def test_fabric_connections_ignore_the_users_ssh_config(tmp_path, monkeypatch):
     (tmp_path / ".ssh").mkdir()
-    (tmp_path / ".ssh" / "config").write_text("Host *\n  ProxyJump evil@198.51.100.9\n  User mallory\n  Port 2222\n"
-                                              "  IdentityFile /tmp/other-key\n")
+    (tmp_path / ".ssh" / "config").write_text(
+        "Host *\n  ProxyJump evil@198.51.100.9\n  User mallory\n  Port 2222\n  IdentityFile /tmp/other-key\n"
+    )
     (tmp_path / "known_hosts").write_text("")
     monkeypatch.setenv("HOME", str(tmp_path))
-    h = Host("m", "master", "native", "192.0.2.5", "/w",
-             SshEndpoint("192.0.2.5", "root", Path("/k"), tmp_path / "known_hosts"))
+    h = Host(
+        "m",
+        "master",
+        "native",
+        "192.0.2.5",
+        "/w",
+        SshEndpoint("192.0.2.5", "root", Path("/k"), tmp_path / "known_hosts"),
+    )
     c = connect(h)
     assert c.gateway is None and c.user == "root" and c.port == 22
     assert "proxyjump" not in c.ssh_config and c.connect_kwargs["key_filename"] == ["/k"]

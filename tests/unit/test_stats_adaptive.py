@@ -1,4 +1,5 @@
 """Adaptive repetitions: precision checks and run projections, verified by brute force."""
+
 import math
 
 import numpy as np

@@ -1,4 +1,5 @@
 """vbench.stats.campaign: a campaign as the statistics read it: metric qualification, cells, derived repetitions, facts."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,14 @@ def test_job_phases_and_attempts_are_not_pooled(tmp_path):
         records += [
             Sample("terasort", "terasort_time", 56.0 + i, "s", _meta(run), timestamp=t),
             Sample("terasort", "reduce_merge_time", 4.0, "s", _meta(run, step="terasort", job_id="j"), timestamp=t + 1),
-            Sample("terasort", "reduce_merge_time", 0.8, "s",
-                   _meta(run, step="terasort", node="worker1", attempt_id=f"a{i}", task_type="REDUCE"), timestamp=t + 2),
+            Sample(
+                "terasort",
+                "reduce_merge_time",
+                0.8,
+                "s",
+                _meta(run, step="terasort", node="worker1", attempt_id=f"a{i}", task_type="REDUCE"),
+                timestamp=t + 2,
+            ),
         ]
     records.append(Failure("terasort", "boom", metadata={"platform": "native"}, timestamp=2000.0))
     append_records(tmp_path / "samples.jsonl", records)
@@ -36,10 +43,18 @@ def test_job_phases_and_attempts_are_not_pooled(tmp_path):
 
 
 def test_varying_factor_enters_the_cell(tmp_path):
-    records = [Sample("terasort", "teragen_time", 20.0 + r, "s",
-                      {"platform": "native", "experiment": "replication", "repetition": k, "size_mb": 128,
-                       "replication": r}, timestamp=1000.0 + 10 * r + k)
-               for r in (1, 3) for k in (1, 2)]
+    records = [
+        Sample(
+            "terasort",
+            "teragen_time",
+            20.0 + r,
+            "s",
+            {"platform": "native", "experiment": "replication", "repetition": k, "size_mb": 128, "replication": r},
+            timestamp=1000.0 + 10 * r + k,
+        )
+        for r in (1, 3)
+        for k in (1, 2)
+    ]
     append_records(tmp_path / "samples.jsonl", records)
     c = load_campaign(tmp_path)
     assert sorted(set(c.samples["size"])) == ["128MB, replication=1", "128MB, replication=3"]

@@ -1,5 +1,6 @@
 """vbench.stats.campaign_stats: the campaign's statistics table, written once by the statistics
 stage and read back by the paper only when it is the table of these samples and these settings."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,16 @@ from vbench.errors import ParamsError
 from vbench.samples import Sample, append_records
 from vbench.stats import format_table
 from vbench.stats.campaign import load_campaign
-from vbench.stats.campaign_stats import (STATS_CSV, STATS_META, StatsConfig, campaign_stats, concat_stats,
-                                         read_campaign_stats, wanted_metric, write_campaign_stats)
+from vbench.stats.campaign_stats import (
+    STATS_CSV,
+    STATS_META,
+    StatsConfig,
+    campaign_stats,
+    concat_stats,
+    read_campaign_stats,
+    wanted_metric,
+    write_campaign_stats,
+)
 
 CFG = StatsConfig(n_resamples=200)
 
@@ -22,10 +31,18 @@ def _campaign(d: Path, times=(10.0, 10.4, 9.8, 10.1), slower=1.2) -> Path:
     recs = []
     for rep, t in enumerate(times):
         for platform, factor in (("native", 1.0), ("lxc", slower)):
-            meta = {"experiment": "platforms", "platform": platform, "repetition": rep, "size_mb": 16,
-                    "run_id": f"{platform}{rep}", "replication": 2}
-            recs += [Sample("terasort", "terasort_time", t * factor, "s", meta, timestamp=1000.0 + rep),
-                     Sample("terasort", "counter.terasort.x", 5.0, "count", meta, timestamp=1000.0 + rep)]
+            meta = {
+                "experiment": "platforms",
+                "platform": platform,
+                "repetition": rep,
+                "size_mb": 16,
+                "run_id": f"{platform}{rep}",
+                "replication": 2,
+            }
+            recs += [
+                Sample("terasort", "terasort_time", t * factor, "s", meta, timestamp=1000.0 + rep),
+                Sample("terasort", "counter.terasort.x", 5.0, "count", meta, timestamp=1000.0 + rep),
+            ]
     d.mkdir(parents=True)
     append_records(d / "samples.jsonl", recs)
     return d
@@ -37,7 +54,9 @@ def test_the_table_compares_the_wanted_metrics_with_the_cells_factors(tmp_path):
     ratio = table[(table["statistic"] == "ratio_to_baseline") & (table["method"] == "fieller")].iloc[0]
     assert (ratio["platform"], ratio["baseline"]) == ("lxc", "native") and ratio["estimate"] == pytest.approx(1.2)
     assert set(table["size_label"]) == {"16MB"} and set(table["replication"]) == {"2"}
-    assert not wanted_metric("terasort.attempt.map_attempt_time") and wanted_metric("terasort.attempt.reduce_merge_time")
+    assert not wanted_metric("terasort.attempt.map_attempt_time") and wanted_metric(
+        "terasort.attempt.reduce_merge_time"
+    )
 
 
 def test_written_and_read_back_the_table_is_the_same_table(tmp_path):
@@ -67,8 +86,10 @@ def test_other_settings_or_other_samples_are_refused_naming_the_file(tmp_path):
         read_campaign_stats(out, StatsConfig(n_resamples=999, seed=7), raw)
     assert err.value.field == str(out / STATS_META)
     assert "n_resamples=200 (asked: 999), seed=20141 (asked: 7)" in err.value.message
-    append_records(raw / "samples.jsonl", [Sample("terasort", "terasort_time", 11.0, "s",
-                                                  {"platform": "native", "experiment": "platforms"})])
+    append_records(
+        raw / "samples.jsonl",
+        [Sample("terasort", "terasort_time", 11.0, "s", {"platform": "native", "experiment": "platforms"})],
+    )
     with pytest.raises(ParamsError, match=r"computed from another samples.jsonl than .* holds now; re-run"):
         read_campaign_stats(out, CFG, raw)
     (raw / "campaign.json").write_text("{}")  # a design that appeared since: another input too

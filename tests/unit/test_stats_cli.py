@@ -1,4 +1,5 @@
 """`vbench stats` command: argparse wiring, output file, strict mode, one-line errors."""
+
 import argparse
 import subprocess
 import sys
@@ -27,8 +28,19 @@ def test_run_writes_table_and_is_deterministic(tmp_path):
     assert stats_cmd.run(_args(str(DATA / "samples.csv"), "--out", str(out2))) == 0
     assert out1.read_bytes() == out2.read_bytes()
     t = pd.read_csv(out1)
-    assert {"experiment", "platform", "benchmark", "metric", "unit", "statistic", "method", "estimate",
-            "ci_low", "ci_high", "n"} <= set(t.columns)
+    assert {
+        "experiment",
+        "platform",
+        "benchmark",
+        "metric",
+        "unit",
+        "statistic",
+        "method",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "n",
+    } <= set(t.columns)
     lxc = t[(t.platform == "lxc") & (t.statistic == "equivalence")].iloc[0]
     assert lxc.verdict == "near-native (TOST, 5 % bound)"
     warm = t[t.statistic == "excluded_runs"]
@@ -37,8 +49,19 @@ def test_run_writes_table_and_is_deterministic(tmp_path):
 
 def test_directions_and_drop_first(tmp_path, capsys):
     out = tmp_path / "o.csv"
-    stats_cmd.run(_args(str(DATA / "samples.csv"), "--out", str(out), "--drop-first", "2",
-                        "--lower-is-better", "write_throughput", "--equivalence-pct", "2"))
+    stats_cmd.run(
+        _args(
+            str(DATA / "samples.csv"),
+            "--out",
+            str(out),
+            "--drop-first",
+            "2",
+            "--lower-is-better",
+            "write_throughput",
+            "--equivalence-pct",
+            "2",
+        )
+    )
     t = pd.read_csv(out)
     dfsio = t[(t.benchmark == "dfsio") & (t.statistic == "mean") & (t.method == "t")]
     assert (dfsio.n == 3).all()
@@ -49,8 +72,7 @@ def test_directions_and_drop_first(tmp_path, capsys):
 
 def test_strict_raises_vbench_error(tmp_path):
     p = tmp_path / "s.csv"
-    p.write_text("experiment,platform,benchmark,metric,unit,value,repetition\n"
-                 "e,kvm,b,t,s,1.0,0\ne,kvm,b,t,s,1.1,1\n")
+    p.write_text("experiment,platform,benchmark,metric,unit,value,repetition\ne,kvm,b,t,s,1.0,0\ne,kvm,b,t,s,1.1,1\n")
     assert stats_cmd.run(_args(str(p), "--out", str(tmp_path / "o.csv"))) == 0
     with pytest.raises(VbenchError, match="no baseline 'native' for this group"):
         stats_cmd.run(_args(str(p), "--strict", "--out", str(tmp_path / "o.csv")))
@@ -62,16 +84,21 @@ def test_conflicting_directions_rejected():
 
 
 def test_module_entry_point_prints_one_line_error():
-    proc = subprocess.run([sys.executable, "-m", "vbench.stats", str(DATA / "missing_unit.csv")],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "vbench.stats", str(DATA / "missing_unit.csv")], capture_output=True, text=True, cwd=ROOT
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
     assert "missing required column(s) 'unit'" in proc.stderr
 
 
 def test_module_entry_point_writes_stdout():
-    proc = subprocess.run([sys.executable, "-m", "vbench.stats", str(DATA / "records.jsonl"), "--resamples", "500"],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "vbench.stats", str(DATA / "records.jsonl"), "--resamples", "500"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("experiment,platform,benchmark,metric,unit,size,statistic,method,estimate")
     assert "skipped 1 failure record(s)" in proc.stderr

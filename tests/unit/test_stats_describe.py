@@ -1,4 +1,5 @@
 """Per-group description: each interval checked against an independent implementation or table."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -85,7 +86,13 @@ def test_bca_degenerate_statistic_gets_note_not_nan():
 # Ranks of the distribution-free 95 % CI for the median, as tabulated by Campbell & Gardner
 # (BMJ 1988, "Calculating confidence intervals for some non-parametric analyses")
 # and Conover (Practical Nonparametric Statistics): n -> (lower rank, upper rank, coverage).
-PUBLISHED_MEDIAN_RANKS = {6: (1, 6, 0.969), 10: (2, 9, 0.979), 20: (6, 15, 0.959), 30: (10, 21, 0.957), 50: (18, 33, 0.967)}
+PUBLISHED_MEDIAN_RANKS = {
+    6: (1, 6, 0.969),
+    10: (2, 9, 0.979),
+    20: (6, 15, 0.959),
+    30: (10, 21, 0.957),
+    50: (18, 33, 0.967),
+}
 
 
 @pytest.mark.parametrize("n", sorted(PUBLISHED_MEDIAN_RANKS))

@@ -1,5 +1,6 @@
 """Holm's step-down adjustment, written in numpy: the same numbers as statsmodels' `multipletests`
 without its `gc.collect()` on every call (issue #24, item 6)."""
+
 from __future__ import annotations
 
 import gc
@@ -66,10 +67,26 @@ def test_holm_does_not_collect_garbage(gc_collections):
 
 def test_the_statistics_table_does_not_collect_garbage(gc_collections):
     # `vbench stats` and the statistics notebook: every Holm family used to walk the whole heap.
-    runs = {"native": [100.2, 98.7, 101.5, 99.9], "kvm": [108.9, 110.4, 107.6, 109.8], "lxc": [101.0, 102.2, 100.4, 101.9]}
-    frame = pd.DataFrame([dict(experiment="e", platform=platform, benchmark="terasort", metric="job_time", unit="s",
-                               value=v, repetition=i)
-                          for platform, values in runs.items() for i, v in enumerate(values)])
+    runs = {
+        "native": [100.2, 98.7, 101.5, 99.9],
+        "kvm": [108.9, 110.4, 107.6, 109.8],
+        "lxc": [101.0, 102.2, 100.4, 101.9],
+    }
+    frame = pd.DataFrame(
+        [
+            dict(
+                experiment="e",
+                platform=platform,
+                benchmark="terasort",
+                metric="job_time",
+                unit="s",
+                value=v,
+                repetition=i,
+            )
+            for platform, values in runs.items()
+            for i, v in enumerate(values)
+        ]
+    )
     table = compute_stats(frame, n_resamples=200)
     # The three pairs of platforms, Holm-adjusted; and the two equivalence tests, Holm over the campaign.
     assert table.loc[table["statistic"] == "mean_difference", "p_adjusted"].notna().sum() == 3

@@ -1,4 +1,5 @@
 """Tests across platforms, each checked against a hand computation or a second library."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -51,7 +52,7 @@ def test_kruskal_matches_hand_formula_with_ties():
     n = allv.size
     h, start = 0.0, 0
     for g in groups.values():
-        r = ranks[start:start + g.size]
+        r = ranks[start : start + g.size]
         h += r.sum() ** 2 / g.size
         start += g.size
     h = 12 / (n * (n + 1)) * h - 3 * (n + 1)
@@ -81,8 +82,10 @@ def test_welch_difference_matches_statsmodels():
 def test_pairwise_welch_is_holm_adjusted_over_all_pairs():
     pairs = pairwise_welch(GROUPS)
     assert [(p.first, p.second) for p in pairs] == [("kvm", "lxc"), ("kvm", "native"), ("lxc", "native")]
-    raw = [stats.ttest_ind(GROUPS[a], GROUPS[b], equal_var=False).pvalue for a, b in
-           [("kvm", "lxc"), ("kvm", "native"), ("lxc", "native")]]
+    raw = [
+        stats.ttest_ind(GROUPS[a], GROUPS[b], equal_var=False).pvalue
+        for a, b in [("kvm", "lxc"), ("kvm", "native"), ("lxc", "native")]
+    ]
     assert [p.p_value for p in pairs] == pytest.approx(raw)
     assert [p.p_adjusted for p in pairs] == pytest.approx(holm(raw))
     assert pairs[1].difference.estimate == pytest.approx(GROUPS["kvm"].mean() - GROUPS["native"].mean())

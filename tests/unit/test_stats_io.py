@@ -1,4 +1,5 @@
 """Reading samples: three formats, vbench's own records, and errors that name the problem."""
+
 from pathlib import Path
 
 import pandas as pd
@@ -48,8 +49,10 @@ def test_jsonl_torn_lines_follow_the_ledger_rule_and_are_counted(tmp_path):
 
 def test_jsonl_rows_that_are_not_vbench_records_are_read_as_rows(tmp_path):
     p = tmp_path / "rows.jsonl"
-    p.write_text('{"experiment": "e", "platform": "n", "benchmark": "b", "metric": "t", "unit": "s", '
-                 '"value": 1.5, "repetition": 1}\n')
+    p.write_text(
+        '{"experiment": "e", "platform": "n", "benchmark": "b", "metric": "t", "unit": "s", '
+        '"value": 1.5, "repetition": 1}\n'
+    )
     df = read_samples(p)
     assert list(df["value"]) == [1.5] and df.attrs["lines_skipped"] == 0
 
@@ -61,8 +64,10 @@ def test_missing_column_is_named():
 
 def test_non_numeric_value_is_reported_with_row(tmp_path):
     p = tmp_path / "s.csv"
-    p.write_text("experiment,platform,benchmark,metric,unit,value,repetition\n"
-                 "e,native,b,t,s,1.0,0\ne,native,b,t,s,,1\ne,native,b,t,s,abc,2\n")
+    p.write_text(
+        "experiment,platform,benchmark,metric,unit,value,repetition\n"
+        "e,native,b,t,s,1.0,0\ne,native,b,t,s,,1\ne,native,b,t,s,abc,2\n"
+    )
     with pytest.raises(ParamsError, match=r"value: 2 value\(s\) .* not finite numbers, first at data row 2"):
         read_samples(p)
 
@@ -87,6 +92,7 @@ def test_unknown_format_and_missing_file(tmp_path):
 
 def test_numeric_size_is_text_without_trailing_zero(tmp_path):
     p = tmp_path / "s.csv"
-    p.write_text("experiment,platform,benchmark,metric,unit,value,repetition,size\n"
-                 "e,n,b,t,s,1.0,0,10\ne,n,b,t,s,1.0,1,\n")
+    p.write_text(
+        "experiment,platform,benchmark,metric,unit,value,repetition,size\ne,n,b,t,s,1.0,0,10\ne,n,b,t,s,1.0,1,\n"
+    )
     assert read_samples(p)["size"].tolist() == ["10", ""]

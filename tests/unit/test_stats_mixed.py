@@ -1,4 +1,5 @@
 """The mixed model on the log metric (vbench.stats.mixed) and its rows in the statistics table."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,17 @@ from vbench.stats import table as table_module
 from vbench.stats.mixed import MIXED, MixedFit, NoFit, fit_mixed
 
 
-def _campaign(rng, *, blocks: int, rounds: int, truth: float, block_sd: float, instance_sd: float,
-              round_sd: float, platforms=("native", "lxc")) -> pd.DataFrame:
+def _campaign(
+    rng,
+    *,
+    blocks: int,
+    rounds: int,
+    truth: float,
+    block_sd: float,
+    instance_sd: float,
+    round_sd: float,
+    platforms=("native", "lxc"),
+) -> pd.DataFrame:
     """Tidy samples drawn from the model: a block effect every platform shares, an instance effect
     per (block, platform), noise per round; `truth` is the second platform's ratio to the first."""
     rows = []
@@ -24,8 +34,16 @@ def _campaign(rng, *, blocks: int, rounds: int, truth: float, block_sd: float, i
             inst = rng.normal(0, instance_sd)
             for r in range(rounds):
                 mu = math.log(100.0) + (math.log(truth) if k == 1 else 0.0)
-                row = dict(experiment="platforms", platform=p, benchmark="terasort", metric="terasort_time", unit="s",
-                           value=math.exp(mu + shared + inst + rng.normal(0, round_sd)), repetition=b, block=b)
+                row = dict(
+                    experiment="platforms",
+                    platform=p,
+                    benchmark="terasort",
+                    metric="terasort_time",
+                    unit="s",
+                    value=math.exp(mu + shared + inst + rng.normal(0, round_sd)),
+                    repetition=b,
+                    block=b,
+                )
                 if rounds > 1:
                     row["round"] = r
                 rows.append(row)
@@ -49,15 +67,18 @@ def test_recovers_the_ratio_and_the_variance_at_each_level_of_a_known_design():
     # The shared block effect cancels: the interval is far narrower than one that ignores the blocks.
     lx = np.log(df.loc[df.platform == "lxc", "value"])
     ln = np.log(df.loc[df.platform == "native", "value"])
-    half_ignoring_blocks = stats.t.ppf(0.975, lx.size + ln.size - 2) * math.sqrt(lx.var() / lx.size + ln.var() / ln.size)
+    half_ignoring_blocks = stats.t.ppf(0.975, lx.size + ln.size - 2) * math.sqrt(
+        lx.var() / lx.size + ln.var() / ln.size
+    )
     assert math.log(r.high / r.low) / 2 < 0.6 * half_ignoring_blocks
 
 
 def test_one_run_per_block_and_platform_gives_exactly_the_paired_t_interval():
     native = [100.0, 131.0, 98.0, 112.0, 120.0]
     lxc = [104.0, 133.5, 101.0, 117.0, 121.0]
-    df = pd.DataFrame([dict(platform=p, value=v, block=i) for p, xs in (("native", native), ("lxc", lxc))
-                       for i, v in enumerate(xs)])
+    df = pd.DataFrame(
+        [dict(platform=p, value=v, block=i) for p, xs in (("native", native), ("lxc", lxc)) for i, v in enumerate(xs)]
+    )
     fit = fit_mixed(df, "native")
     assert isinstance(fit, MixedFit) and not fit.has_rounds and fit.variance.instance is None
     d = np.log(np.array(lxc) / np.array(native))  # the paired-t over blocks, computed here
@@ -80,11 +101,17 @@ def test_interval_covers_the_true_ratio_at_its_level_with_few_blocks():
     assert hits / trials >= 0.88  # 95 % nominal; the t on blocks - 1 df keeps it near
 
 
-@pytest.mark.parametrize("frame, reason", [
-    (pd.DataFrame(dict(platform=["native", "lxc"], value=[1.0, 2.0])), "no block"),
-    (pd.DataFrame(dict(platform=["native", "lxc"] * 2, value=[1.0, 0.0, 2.0, 2.0], block=[0, 0, 1, 1])), "not positive"),
-    (pd.DataFrame(dict(platform=["native", "lxc", "lxc"], value=[1.0, 2.0, 2.0], block=[0, 0, 1])), "needs 2"),
-])
+@pytest.mark.parametrize(
+    "frame, reason",
+    [
+        (pd.DataFrame(dict(platform=["native", "lxc"], value=[1.0, 2.0])), "no block"),
+        (
+            pd.DataFrame(dict(platform=["native", "lxc"] * 2, value=[1.0, 0.0, 2.0, 2.0], block=[0, 0, 1, 1])),
+            "not positive",
+        ),
+        (pd.DataFrame(dict(platform=["native", "lxc", "lxc"], value=[1.0, 2.0, 2.0], block=[0, 0, 1])), "needs 2"),
+    ],
+)
 def test_says_why_there_is_no_model(frame, reason):
     got = fit_mixed(frame, "native")
     assert isinstance(got, NoFit) and reason in got.reason
@@ -92,8 +119,9 @@ def test_says_why_there_is_no_model(frame, reason):
 
 def test_a_platform_in_one_block_is_left_out_with_the_reason():
     rng = np.random.default_rng(3)
-    df = _campaign(rng, blocks=4, rounds=1, truth=1.1, block_sd=0.1, instance_sd=0.0, round_sd=0.02,
-                   platforms=("native", "lxc"))
+    df = _campaign(
+        rng, blocks=4, rounds=1, truth=1.1, block_sd=0.1, instance_sd=0.0, round_sd=0.02, platforms=("native", "lxc")
+    )
     lone = df[(df.platform == "lxc") & (df.block == 0)].assign(platform="kvm")
     fit = fit_mixed(pd.concat([df, lone]), "native")
     assert "lxc" in fit.ratios and "kvm" not in fit.ratios and "1 block" in fit.left_out["kvm"]
@@ -106,8 +134,13 @@ def test_table_rows_sit_beside_the_others_and_change_none_of_them(monkeypatch):
     monkeypatch.setattr(table_module, "fit_mixed", lambda *a, **k: None)
     without = compute_stats(df, n_resamples=999)
     ours = with_mixed["method"] == MIXED
-    assert set(with_mixed.loc[ours, "statistic"]) == {"ratio_to_baseline", "overhead_pct", "variance_block",
-                                                      "variance_cluster_instance", "variance_residual"}
+    assert set(with_mixed.loc[ours, "statistic"]) == {
+        "ratio_to_baseline",
+        "overhead_pct",
+        "variance_block",
+        "variance_cluster_instance",
+        "variance_residual",
+    }
     assert not with_mixed.loc[ours, "preferred"].fillna(False).any()  # never the comparison's answer
     pd.testing.assert_frame_equal(with_mixed[~ours].reset_index(drop=True), without.reset_index(drop=True))
     ratio = with_mixed[ours & (with_mixed.statistic == "ratio_to_baseline")].iloc[0]
@@ -117,14 +150,33 @@ def test_table_rows_sit_beside_the_others_and_change_none_of_them(monkeypatch):
 
 
 def test_table_says_why_a_blocked_comparison_has_no_model():
-    df = pd.DataFrame(dict(experiment="platforms", platform=["native", "lxc"] * 2, benchmark="pi", metric="t", unit="s",
-                           value=[1.0, 1.1, 1.2, 1.3], repetition=[0, 0, 1, 1], block=[0, 0, 0, 0]))
+    df = pd.DataFrame(
+        dict(
+            experiment="platforms",
+            platform=["native", "lxc"] * 2,
+            benchmark="pi",
+            metric="t",
+            unit="s",
+            value=[1.0, 1.1, 1.2, 1.3],
+            repetition=[0, 0, 1, 1],
+            block=[0, 0, 0, 0],
+        )
+    )
     t = compute_stats(df, n_resamples=999)
     row = t[(t.method == MIXED) & (t.statistic == "ratio_to_baseline")].iloc[0]
     assert pd.isna(row.estimate) and "1 block" in row.note
 
 
 def test_unblocked_samples_get_no_mixed_rows():
-    df = pd.DataFrame(dict(experiment="platforms", platform=["native", "lxc"] * 3, benchmark="pi", metric="t", unit="s",
-                           value=[1.0, 1.1, 1.2, 1.3, 1.1, 1.2], repetition=[0, 0, 1, 1, 2, 2]))
+    df = pd.DataFrame(
+        dict(
+            experiment="platforms",
+            platform=["native", "lxc"] * 3,
+            benchmark="pi",
+            metric="t",
+            unit="s",
+            value=[1.0, 1.1, 1.2, 1.3, 1.1, 1.2],
+            repetition=[0, 0, 1, 1, 2, 2],
+        )
+    )
     assert not (compute_stats(df, n_resamples=999)["method"] == MIXED).any()

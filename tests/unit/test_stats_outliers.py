@@ -1,4 +1,5 @@
 """Outliers are flagged by MAD, never removed; warm-up runs are excluded by a recorded rule."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,8 +25,17 @@ def test_mad_zero_flags_every_differing_value_with_note():
 
 
 def _samples(values, platform="native", warmup=None):
-    d = pd.DataFrame({"experiment": "e", "platform": platform, "benchmark": "b", "metric": "t", "unit": "s",
-                      "value": values, "repetition": range(len(values))})
+    d = pd.DataFrame(
+        {
+            "experiment": "e",
+            "platform": platform,
+            "benchmark": "b",
+            "metric": "t",
+            "unit": "s",
+            "value": values,
+            "repetition": range(len(values)),
+        }
+    )
     if warmup is not None:
         d["warmup"] = warmup
     return d

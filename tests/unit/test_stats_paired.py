@@ -1,4 +1,5 @@
 """Paired ratios to the baseline (vbench.stats.paired) and their place in the statistics table."""
+
 from __future__ import annotations
 
 import math
@@ -11,20 +12,42 @@ from scipy import stats
 from vbench.stats import compute_stats
 from vbench.stats.dvc_views import headline_metrics
 from vbench.stats.hypothesis import holm
-from vbench.stats.paired import (FIELLER, HIERARCHICAL, PAIRED_T, pair_runs, paired_ratio, paired_tost,
-                                 variance_components)
+from vbench.stats.paired import (
+    FIELLER,
+    HIERARCHICAL,
+    PAIRED_T,
+    pair_runs,
+    paired_ratio,
+    paired_tost,
+    variance_components,
+)
 
 RESAMPLES = 2000
 
 
-def _frame(values: dict[str, list[float]], *, blocks=None, rounds=None, benchmark="terasort",
-           metric="terasort_time", unit="s", warmup=None) -> pd.DataFrame:
+def _frame(
+    values: dict[str, list[float]],
+    *,
+    blocks=None,
+    rounds=None,
+    benchmark="terasort",
+    metric="terasort_time",
+    unit="s",
+    warmup=None,
+) -> pd.DataFrame:
     """Tidy samples: values[platform][i] ran in blocks[i] (and rounds[i])."""
     rows = []
     for platform, xs in values.items():
         for i, v in enumerate(xs):
-            row = dict(experiment="platforms", platform=platform, benchmark=benchmark, metric=metric, unit=unit,
-                       value=float(v), repetition=i)
+            row = dict(
+                experiment="platforms",
+                platform=platform,
+                benchmark=benchmark,
+                metric=metric,
+                unit=unit,
+                value=float(v),
+                repetition=i,
+            )
             if blocks is not None:
                 row["block"] = blocks[i]
             if rounds is not None:
@@ -98,14 +121,19 @@ def test_unpaired_data_falls_back_to_fieller():
     fieller = _one(table, platform="lxc", statistic="ratio_to_baseline", method=FIELLER)
     assert bool(fieller["preferred"]) and fieller["n_pairs"] == 0 and "not paired" in fieller["note"]
     # Blocks that never hold both platforms.
-    apart = compute_stats(_frame({"native": NATIVE, "lxc": LXC}, blocks=[0, 1, 2, 3]).assign(
-        block=lambda d: np.where(d["platform"] == "lxc", d["block"] + 10, d["block"])), n_resamples=RESAMPLES)
+    apart = compute_stats(
+        _frame({"native": NATIVE, "lxc": LXC}, blocks=[0, 1, 2, 3]).assign(
+            block=lambda d: np.where(d["platform"] == "lxc", d["block"] + 10, d["block"])
+        ),
+        n_resamples=RESAMPLES,
+    )
     row = _one(apart, platform="lxc", statistic="ratio_to_baseline", method=FIELLER)
     assert bool(row["preferred"]) and "no block holds both platforms" in row["note"]
     assert not (apart["method"] == PAIRED_T).any()
     # One pair only.
-    one = compute_stats(_frame({"native": NATIVE[:2], "lxc": LXC[:2]}, blocks=[0, 5]).assign(
-        block=[0, 5, 0, 6]), n_resamples=RESAMPLES)
+    one = compute_stats(
+        _frame({"native": NATIVE[:2], "lxc": LXC[:2]}, blocks=[0, 5]).assign(block=[0, 5, 0, 6]), n_resamples=RESAMPLES
+    )
     assert bool(_one(one, platform="lxc", statistic="ratio_to_baseline", method=FIELLER)["preferred"])
     entry = headline_metrics(table)["platforms"]["terasort"]["terasort_time"]["lxc/native"]
     assert entry["method"] == FIELLER and entry["n_pairs"] is None
@@ -178,8 +206,12 @@ def test_several_runs_of_one_side_in_a_block_are_averaged_before_pairing():
 
 def test_holm_runs_over_the_campaigns_equivalence_tests():
     a = _frame({"native": NATIVE, "lxc": LXC}, blocks=[0, 1, 2, 3])
-    b = _frame({"native": [50, 52, 49, 51], "lxc": [50.2, 52.1, 49.1, 51.3]}, blocks=[0, 1, 2, 3],
-               benchmark="pi", metric="job_wall_time")
+    b = _frame(
+        {"native": [50, 52, 49, 51], "lxc": [50.2, 52.1, 49.1, 51.3]},
+        blocks=[0, 1, 2, 3],
+        benchmark="pi",
+        metric="job_wall_time",
+    )
     table = compute_stats(pd.concat([a, b], ignore_index=True), n_resamples=RESAMPLES)
     eq = table[(table["statistic"] == "equivalence") & (table["method"] == PAIRED_T)]
     assert len(eq) == 2
@@ -187,7 +219,9 @@ def test_holm_runs_over_the_campaigns_equivalence_tests():
     for _, r in eq.iterrows():
         assert ("near-native" in r["verdict"]) == (r["p_adjusted"] < 0.05)
     # The unpaired TOST beside a paired one is not one of the family.
-    assert table.loc[(table["statistic"] == "equivalence") & (table["method"] == "tost_welch"), "p_adjusted"].isna().all()
+    assert (
+        table.loc[(table["statistic"] == "equivalence") & (table["method"] == "tost_welch"), "p_adjusted"].isna().all()
+    )
 
 
 def test_the_dvc_metrics_carry_the_paired_method_and_its_pairs():

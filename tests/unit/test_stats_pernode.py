@@ -1,4 +1,5 @@
 """vbench.stats.pernode: per-node task times and the straggler verdict, from task-attempt samples."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -8,14 +9,34 @@ from vbench.stats import pernode
 
 
 def _attempts(rows):
-    return pd.DataFrame([{"metric": f"{t}_attempt_time", "value": v, "node": n, "step": "terasort", "platform": "native",
-                          "host_platforms": '{"worker1": "native", "worker2": "qemu"}'} for t, n, v in rows])
+    return pd.DataFrame(
+        [
+            {
+                "metric": f"{t}_attempt_time",
+                "value": v,
+                "node": n,
+                "step": "terasort",
+                "platform": "native",
+                "host_platforms": '{"worker1": "native", "worker2": "qemu"}',
+            }
+            for t, n, v in rows
+        ]
+    )
 
 
 def test_node_table_and_straggler():
-    d = _attempts([("map", "worker1", 10), ("map", "worker1", 12), ("map", "worker1", 11),
-                   ("map", "worker2", 40), ("map", "worker2", 44), ("map", "worker2", 42),
-                   ("reduce", "worker1", 20), ("reduce", "worker2", 21)])
+    d = _attempts(
+        [
+            ("map", "worker1", 10),
+            ("map", "worker1", 12),
+            ("map", "worker1", 11),
+            ("map", "worker2", 40),
+            ("map", "worker2", 44),
+            ("map", "worker2", 42),
+            ("reduce", "worker1", 20),
+            ("reduce", "worker2", 21),
+        ]
+    )
     rows = pernode.node_table(d)
     m2 = next(r for r in rows if r.node == "worker2" and r.task_type == "MAP")
     assert (m2.platform, m2.tasks, m2.mean_s, m2.max_s) == ("qemu", 3, 42.0, 44.0)
@@ -26,17 +47,36 @@ def test_node_table_and_straggler():
 
 
 def _unsuccessful(rows, diagnostics=""):
-    return pd.DataFrame([{"metric": f"{t}_attempt_unsuccessful", "value": 1, "node": n, "step": "terasort",
-                          "platform": "native", "attempt_state": st, "diagnostics": diagnostics} for t, n, st in rows])
+    return pd.DataFrame(
+        [
+            {
+                "metric": f"{t}_attempt_unsuccessful",
+                "value": 1,
+                "node": n,
+                "step": "terasort",
+                "platform": "native",
+                "attempt_state": st,
+                "diagnostics": diagnostics,
+            }
+            for t, n, st in rows
+        ]
+    )
 
 
 def test_a_slow_node_with_one_task_and_lost_speculative_races_is_the_straggler():
     # As measured on the mixed native + TCG VM cluster: one map finished on the VM in 270 s,
     # three of its attempts were killed because speculative copies on worker1 finished first.
-    d = pd.concat([_attempts([("map", "worker1", 5.0), ("map", "worker1", 8.0), ("map", "worker1", 5.4),
-                              ("map", "worker2", 269.7)]),
-                   _unsuccessful([("map", "worker2", "KILLED")] * 3,
-                                 diagnostics="Speculation: attempt_1_0002_m_000002_1 succeeded first!")])
+    d = pd.concat(
+        [
+            _attempts(
+                [("map", "worker1", 5.0), ("map", "worker1", 8.0), ("map", "worker1", 5.4), ("map", "worker2", 269.7)]
+            ),
+            _unsuccessful(
+                [("map", "worker2", "KILLED")] * 3,
+                diagnostics="Speculation: attempt_1_0002_m_000002_1 succeeded first!",
+            ),
+        ]
+    )
     rows = {r.node: r for r in pernode.node_table(d)}
     assert (rows["worker2"].killed, rows["worker2"].lost_races, rows["worker2"].slow_evidence) == (3, 3, 4)
     (v,) = pernode.stragglers(list(rows.values()))
@@ -47,9 +87,12 @@ def test_a_slow_node_with_one_task_and_lost_speculative_races_is_the_straggler()
 
 
 def test_a_node_that_finished_nothing_has_a_row_and_is_the_straggler():
-    d = pd.concat([_attempts([("map", "worker1", 10), ("map", "worker1", 12)]),
-                   _unsuccessful([("map", "worker2", "FAILED"), ("map", "worker2", "FAILED"),
-                                  ("map", "worker1", "KILLED")])])
+    d = pd.concat(
+        [
+            _attempts([("map", "worker1", 10), ("map", "worker1", 12)]),
+            _unsuccessful([("map", "worker2", "FAILED"), ("map", "worker2", "FAILED"), ("map", "worker1", "KILLED")]),
+        ]
+    )
     rows = {r.node: r for r in pernode.node_table(d)}
     w2 = rows["worker2"]
     assert (w2.platform, w2.tasks, w2.mean_s, w2.failed, w2.killed) == ("qemu", 0, None, 2, 0)
@@ -59,8 +102,9 @@ def test_a_node_that_finished_nothing_has_a_row_and_is_the_straggler():
 
 
 def test_killed_attempts_alone_make_no_straggler():
-    d = pd.concat([_attempts([("map", "worker1", 10), ("map", "worker2", 11)]),
-                   _unsuccessful([("map", "worker2", "KILLED")])])
+    d = pd.concat(
+        [_attempts([("map", "worker1", 10), ("map", "worker2", 11)]), _unsuccessful([("map", "worker2", "KILLED")])]
+    )
     (v,) = pernode.stragglers(pernode.node_table(d))
     assert v.node is None
 

@@ -1,4 +1,5 @@
 """Ratio to baseline: Fieller's interval by test inversion, bootstrap against SciPy, overhead signs."""
+
 import math
 
 import numpy as np
@@ -76,7 +77,9 @@ def test_fieller_unbounded_when_baseline_not_significant():
 
 
 def test_fieller_zero_baseline_and_small_n():
-    assert fieller_interval(np.array([1.0, 2.0]), np.array([-1.0, 1.0])).note == "baseline mean is zero: ratio undefined"
+    assert (
+        fieller_interval(np.array([1.0, 2.0]), np.array([-1.0, 1.0])).note == "baseline mean is zero: ratio undefined"
+    )
     small = fieller_interval(np.array([5.0]), np.array([4.0, 4.2]))
     assert small.estimate == pytest.approx(5 / 4.1) and small.low is None
     assert small.note == "n=1 (platform), n=2 (baseline): no CI"

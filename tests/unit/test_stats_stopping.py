@@ -1,5 +1,6 @@
 """Adaptive stopping (vbench.stats.stopping): the pure rule, and the rule on a simulated campaign's
 samples through the statistics table's own code."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from vbench.stats.stopping import (BUDGET, CONTINUE, MAX_ROUNDS, TARGET_REACHED, ComparisonWidth, comparison_widths,
-                                   decide, precision_decision)
+from vbench.stats.stopping import (
+    BUDGET,
+    CONTINUE,
+    MAX_ROUNDS,
+    TARGET_REACHED,
+    ComparisonWidth,
+    comparison_widths,
+    decide,
+    precision_decision,
+)
 
 
 def _w(hw, platform="lxc"):
@@ -29,8 +38,14 @@ def _play(widths_by_round, **kw):
 
 
 def test_stops_when_every_comparison_is_within_target_and_not_before():
-    rounds = [[_w(None), _w(None, "kvm")], [_w(9.0), _w(12.0, "kvm")], [_w(4.0), _w(6.0, "kvm")],
-              [_w(2.5), _w(3.5, "kvm")], [_w(2.4), _w(2.9, "kvm")], [_w(2.0), _w(2.5, "kvm")]]
+    rounds = [
+        [_w(None), _w(None, "kvm")],
+        [_w(9.0), _w(12.0, "kvm")],
+        [_w(4.0), _w(6.0, "kvm")],
+        [_w(2.5), _w(3.5, "kvm")],
+        [_w(2.4), _w(2.9, "kvm")],
+        [_w(2.0), _w(2.5, "kvm")],
+    ]
     stop, d = _play(rounds, target_pct=3.0, min_rounds=2, max_rounds=None)
     assert stop == 5 and d.verdict == TARGET_REACHED and d.reached_at == 5
     assert "kvm" in d.reason and "+/-2.9 %" in d.reason  # the widest is named
@@ -60,8 +75,10 @@ def test_max_rounds_and_budget_stop_with_the_status_said():
     assert d.verdict == BUDGET and d.stop
     d = decide([], rounds_done=5, target_pct=3.0, min_rounds=3, max_rounds=10)
     assert d.verdict == CONTINUE and "no primary comparison" in d.reason
-    assert decide([_w(2.0), _w(None, "kvm")], rounds_done=5, target_pct=3.0, min_rounds=3,
-                  max_rounds=None).verdict == CONTINUE  # a comparison without an interval is not precise
+    assert (
+        decide([_w(2.0), _w(None, "kvm")], rounds_done=5, target_pct=3.0, min_rounds=3, max_rounds=None).verdict
+        == CONTINUE
+    )  # a comparison without an interval is not precise
 
 
 def _campaign(n_blocks: int, seed: int = 3) -> pd.DataFrame:
@@ -71,11 +88,34 @@ def _campaign(n_blocks: int, seed: int = 3) -> pd.DataFrame:
     for b in range(n_blocks):
         shared = rng.normal(0, 0.1)
         for p, mu in (("native", 0.0), ("lxc", math.log(1.05))):
-            rows.append(dict(experiment="platforms", platform=p, benchmark="terasort", metric="terasort_time", unit="s",
-                             value=math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)), repetition=b, block=b,
-                             round=0, warmup=False))
-            rows.append(dict(experiment="platforms", platform=p, benchmark="pi", metric="job_wall_time", unit="s",
-                             value=float(rng.normal(30, 3)), repetition=b, block=b, round=0, warmup=False))
+            rows.append(
+                dict(
+                    experiment="platforms",
+                    platform=p,
+                    benchmark="terasort",
+                    metric="terasort_time",
+                    unit="s",
+                    value=math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)),
+                    repetition=b,
+                    block=b,
+                    round=0,
+                    warmup=False,
+                )
+            )
+            rows.append(
+                dict(
+                    experiment="platforms",
+                    platform=p,
+                    benchmark="pi",
+                    metric="job_wall_time",
+                    unit="s",
+                    value=float(rng.normal(30, 3)),
+                    repetition=b,
+                    block=b,
+                    round=0,
+                    warmup=False,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -95,9 +135,17 @@ def test_on_a_simulated_campaign_the_rule_stops_at_the_first_round_the_paired_in
     assert expected is not None and expected > min_rounds  # the case the test is about: not reached at once
     reached, stopped = None, None
     for k in range(1, 41):
-        dec = precision_decision(full[full.block < k], "native", [("terasort", "terasort_time")], rounds_done=k,
-                                 target_pct=target, min_rounds=min_rounds, max_rounds=40, reached_at=reached,
-                                 n_resamples=200)
+        dec = precision_decision(
+            full[full.block < k],
+            "native",
+            [("terasort", "terasort_time")],
+            rounds_done=k,
+            target_pct=target,
+            min_rounds=min_rounds,
+            max_rounds=40,
+            reached_at=reached,
+            n_resamples=200,
+        )
         reached = dec.reached_at
         if dec.stop:
             stopped = k

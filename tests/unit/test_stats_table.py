@@ -1,4 +1,5 @@
 """The tidy table: shape, direction, bad input made visible, determinism."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,15 +13,37 @@ from vbench.stats.table import POINT_METHODS
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "stats"
-REQUIRED = ["experiment", "platform", "benchmark", "metric", "unit", "statistic", "method", "estimate", "ci_low", "ci_high", "n"]
+REQUIRED = [
+    "experiment",
+    "platform",
+    "benchmark",
+    "metric",
+    "unit",
+    "statistic",
+    "method",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "n",
+]
 
 
 def _frame(groups, unit="s", metric="job_time", benchmark="terasort", **extra):
     rows = []
     for platform, values in groups.items():
         for rep, v in enumerate(values):
-            rows.append(dict(experiment="e", platform=platform, benchmark=benchmark, metric=metric, unit=unit,
-                             value=v, repetition=rep, **extra))
+            rows.append(
+                dict(
+                    experiment="e",
+                    platform=platform,
+                    benchmark=benchmark,
+                    metric=metric,
+                    unit=unit,
+                    value=v,
+                    repetition=rep,
+                    **extra,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -40,8 +63,19 @@ def test_columns_and_required_columns_present():
     t = compute_stats(_frame({"native": NATIVE, "kvm": KVM}))
     assert list(t.columns) == COLUMNS
     assert set(REQUIRED) <= set(t.columns)
-    assert {"mean", "median", "std", "cv", "min", "max", "ratio_to_baseline", "overhead_pct", "equivalence",
-            "platform_effect", "mean_difference"} <= set(t.statistic)
+    assert {
+        "mean",
+        "median",
+        "std",
+        "cv",
+        "min",
+        "max",
+        "ratio_to_baseline",
+        "overhead_pct",
+        "equivalence",
+        "platform_effect",
+        "mean_difference",
+    } <= set(t.statistic)
 
 
 def test_ratio_rows_equal_the_underlying_estimators():
@@ -51,14 +85,21 @@ def test_ratio_rows_equal_the_underlying_estimators():
     assert (row.estimate, row.ci_low, row.ci_high) == pytest.approx((f.estimate, f.low, f.high))
     assert row.baseline == "native" and row.n == 6 and row.n_baseline == 6 and row.direction == "lower_is_better"
     over = _one(t, platform="kvm", statistic="overhead_pct", method="fieller")
-    assert (over.estimate, over.ci_low, over.ci_high) == pytest.approx(((f.estimate - 1) * 100, (f.low - 1) * 100, (f.high - 1) * 100))
+    assert (over.estimate, over.ci_low, over.ci_high) == pytest.approx(
+        ((f.estimate - 1) * 100, (f.low - 1) * 100, (f.high - 1) * 100)
+    )
     boot = _one(t, platform="kvm", statistic="ratio_to_baseline", method="bca_bootstrap")
     assert boot.ci_low < boot.estimate < boot.ci_high
 
 
 def test_throughput_overhead_is_positive_when_platform_is_slower():
-    t = compute_stats(_frame({"native": [85.0, 84.1, 86.2, 85.5], "kvm": [71.2, 72.5, 70.9, 71.8]},
-                             unit="MB/s", metric="write_throughput"))
+    t = compute_stats(
+        _frame(
+            {"native": [85.0, 84.1, 86.2, 85.5], "kvm": [71.2, 72.5, 70.9, 71.8]},
+            unit="MB/s",
+            metric="write_throughput",
+        )
+    )
     ratio = _one(t, platform="kvm", statistic="ratio_to_baseline", method="fieller")
     over = _one(t, platform="kvm", statistic="overhead_pct", method="fieller")
     assert ratio.estimate < 1 and over.estimate > 0 and over.direction == "higher_is_better"
@@ -118,11 +159,13 @@ def test_unit_mismatch_between_platforms_is_a_note():
 
 
 def test_no_empty_number_without_a_note():
-    d = pd.concat([
-        _frame({"native": NATIVE, "kvm": [109.0], "lxc": [5.0, 5.0, 5.0]}),
-        _frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0]}, benchmark="zero"),
-        _frame({"kvm": KVM}, benchmark="orphan"),
-    ])
+    d = pd.concat(
+        [
+            _frame({"native": NATIVE, "kvm": [109.0], "lxc": [5.0, 5.0, 5.0]}),
+            _frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0]}, benchmark="zero"),
+            _frame({"kvm": KVM}, benchmark="orphan"),
+        ]
+    )
     t = compute_stats(d)
     needs_ci = ~t.method.isin(POINT_METHODS)
     silent = t[(t.estimate.isna() | (needs_ci & (t.ci_low.isna() | t.ci_high.isna()))) & (t.note == "")]

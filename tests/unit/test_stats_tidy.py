@@ -1,4 +1,5 @@
 """The one reader of a campaign directory: samples and failures as frames, the ledger's torn-tail rule."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,10 +11,19 @@ from vbench.stats.tidy import read_campaign
 
 
 def _records():
-    return [Sample("cpu", "events_per_s", 100.0, "events/s", {"platform": "native", "repetition": 1,
-                                                               "metric": "shadowed"}, timestamp=10.0),
-            Failure("cpu", "boom", parameters={"threads": 2}, stderr_tail="oops",
-                    metadata={"platform": "kvm"}, timestamp=11.0)]
+    return [
+        Sample(
+            "cpu",
+            "events_per_s",
+            100.0,
+            "events/s",
+            {"platform": "native", "repetition": 1, "metric": "shadowed"},
+            timestamp=10.0,
+        ),
+        Failure(
+            "cpu", "boom", parameters={"threads": 2}, stderr_tail="oops", metadata={"platform": "kvm"}, timestamp=11.0
+        ),
+    ]
 
 
 def test_samples_and_failures_become_rows_with_metadata_as_columns(tmp_path):
@@ -22,11 +32,24 @@ def test_samples_and_failures_become_rows_with_metadata_as_columns(tmp_path):
     assert c.path == tmp_path and c.torn_bytes == 0
     row = c.samples.iloc[0].to_dict()
     # The record's own field wins over a metadata key of the same name.
-    assert row == {"benchmark": "cpu", "metric": "events_per_s", "value": 100.0, "unit": "events/s",
-                   "timestamp": 10.0, "platform": "native", "repetition": 1}
+    assert row == {
+        "benchmark": "cpu",
+        "metric": "events_per_s",
+        "value": 100.0,
+        "unit": "events/s",
+        "timestamp": 10.0,
+        "platform": "native",
+        "repetition": 1,
+    }
     f = c.failures.iloc[0].to_dict()
-    assert f == {"benchmark": "cpu", "reason": "boom", "stderr_tail": "oops", "parameters": {"threads": 2},
-                 "timestamp": 11.0, "platform": "kvm"}
+    assert f == {
+        "benchmark": "cpu",
+        "reason": "boom",
+        "stderr_tail": "oops",
+        "parameters": {"threads": 2},
+        "timestamp": 11.0,
+        "platform": "kvm",
+    }
 
 
 def test_a_ledger_torn_tail_is_not_read_and_is_measured(tmp_path):

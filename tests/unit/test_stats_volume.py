@@ -1,4 +1,5 @@
 """vbench.stats.volume: do the bytes a TeraSort run moved add up (counters and disk-write series)?"""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -18,21 +19,42 @@ def _terasort_run(size_mb=1, spilled=None, gen_written=None, ts_start=1000.0):
         ("counter.terasort.TaskCounter.MAP_OUTPUT_RECORDS", D // 100),
     ]
     rows = [{**base, "metric": m, "value": v} for m, v in rec]
-    rows.append({**base, "metric": "teragen_job_time", "value": 10.0, "job_start_ms": ts_start * 1000,
-                 "job_finish_ms": (ts_start + 10) * 1000})
+    rows.append(
+        {
+            **base,
+            "metric": "teragen_job_time",
+            "value": 10.0,
+            "job_start_ms": ts_start * 1000,
+            "job_finish_ms": (ts_start + 10) * 1000,
+        }
+    )
     return pd.DataFrame(rows), D
 
 
 def _ts(rate_Bps: float, start: float, seconds: int, hosts=("master", "worker1")):
-    return pd.DataFrame([{"time": start + i, "host": h, "side": "guest", "scope": "machine", "metric": "disk_write_Bps",
-                          "value": rate_Bps} for h in hosts for i in range(seconds + 1)])
+    return pd.DataFrame(
+        [
+            {
+                "time": start + i,
+                "host": h,
+                "side": "guest",
+                "scope": "machine",
+                "metric": "disk_write_Bps",
+                "value": rate_Bps,
+            }
+            for h in hosts
+            for i in range(seconds + 1)
+        ]
+    )
 
 
 def test_volume_checks_pass_on_consistent_run():
     run, D = _terasort_run()
     ts = _ts(2 * D / 20, 1000.0, 60)  # 2 x dataset spread over 20 s, then more
     checks = {c.check: c for c in volume.terasort_checks(run, ts, flush_s=10)}
-    assert all(checks[k].ok for k in ("teragen_hdfs_written", "terasort_hdfs_read", "terasort_hdfs_written", "terasort_spills"))
+    assert all(
+        checks[k].ok for k in ("teragen_hdfs_written", "terasort_hdfs_read", "terasort_hdfs_written", "terasort_spills")
+    )
     disk = checks["teragen_disk_written"]
     # window (1000, 1020]: 20 intervals of 1 s, counted once although two hosts show the machine counter
     assert disk.ok and disk.measured == pytest.approx(2 * D) and "machine-wide" in disk.reason
@@ -49,20 +71,48 @@ def test_volume_checks_flag_spills_short_writes_and_missing_data():
 
 
 def test_disk_written_sums_guest_series_without_machine_scope():
-    ts = pd.DataFrame([{"time": float(t), "host": h, "side": "guest", "scope": "host", "metric": "disk_write_Bps",
-                        "value": 100.0} for h in ("vm1", "vm2") for t in range(5)])
+    ts = pd.DataFrame(
+        [
+            {"time": float(t), "host": h, "side": "guest", "scope": "host", "metric": "disk_write_Bps", "value": 100.0}
+            for h in ("vm1", "vm2")
+            for t in range(5)
+        ]
+    )
     total, how = volume.disk_written(ts, 0.0, 4.0)
     assert total == pytest.approx(800.0) and "sum" in how
 
 
 def test_reduce_merge_window_from_last_shuffle():
     run, D = _terasort_run()
-    extra = pd.DataFrame([
-        {"run_id": "r", "size_mb": 1, "replication": 2, "output_replication": 1, "metric": "terasort_job_time",
-         "value": 30.0, "step": "terasort", "job_start_ms": 1_020_000, "job_finish_ms": 1_050_000},
-        {"run_id": "r", "metric": "reduce_attempt_time", "value": 20.0, "step": "terasort", "shuffle_finish_ms": 1_030_000},
-        {"run_id": "r", "metric": "reduce_attempt_time", "value": 20.0, "step": "terasort", "shuffle_finish_ms": 1_040_000},
-    ])
+    extra = pd.DataFrame(
+        [
+            {
+                "run_id": "r",
+                "size_mb": 1,
+                "replication": 2,
+                "output_replication": 1,
+                "metric": "terasort_job_time",
+                "value": 30.0,
+                "step": "terasort",
+                "job_start_ms": 1_020_000,
+                "job_finish_ms": 1_050_000,
+            },
+            {
+                "run_id": "r",
+                "metric": "reduce_attempt_time",
+                "value": 20.0,
+                "step": "terasort",
+                "shuffle_finish_ms": 1_030_000,
+            },
+            {
+                "run_id": "r",
+                "metric": "reduce_attempt_time",
+                "value": 20.0,
+                "step": "terasort",
+                "shuffle_finish_ms": 1_040_000,
+            },
+        ]
+    )
     run = pd.concat([run, extra], ignore_index=True)
     ts = _ts(D / 10, 1000.0, 80)  # D/10 per second: the window (1040, 1050 + 5] holds 15 s = 1.5 D
     (c,) = [c for c in volume.terasort_checks(run, ts, flush_s=5) if c.check == "reduce_merge_disk_written"]

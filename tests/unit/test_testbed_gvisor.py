@@ -1,6 +1,7 @@
 """gVisor hosts (vbench.testbed.gvisor): runsc's answers parsed, the platform chosen or refused
 before anything starts, runsc's command, the spec adapted from the OCI hosts', and what a running
 sandbox shows read back."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,7 +36,7 @@ def test_the_platforms_this_runsc_knows_come_from_its_flag_help():
 
 
 def test_a_later_runsc_listing_systrap_first_is_read_too():
-    later = "  -platform string\n    \tspecifies which platform to use: systrap (default), ptrace, kvm. (default \"systrap\")\n"
+    later = '  -platform string\n    \tspecifies which platform to use: systrap (default), ptrace, kvm. (default "systrap")\n'
     assert G.parse_platforms(later) == ("systrap", "ptrace", "kvm")
 
 
@@ -93,15 +94,22 @@ def test_gvisor_hosts_take_limits_but_not_pids_max():
     tb = make_testbed({"platform": "gvisor", "limits": {"cpus": 1, "memory_mb": 1024}})
     assert tb.resolved_hosts()[1].limits.memory_mb == 1024
     with pytest.raises(ParamsError) as err:
-        check_limits_fit(make_testbed({"platform": "gvisor", "limits": {"pids_max": 512}}),
-                         MachineFacts(mem_total_mb=24000, cpus=2))
+        check_limits_fit(
+            make_testbed({"platform": "gvisor", "limits": {"pids_max": 512}}), MachineFacts(mem_total_mb=24000, cpus=2)
+        )
     assert err.value.field == "testbed.limits.pids_max" and "Sentry" in str(err.value)
 
 
 def test_a_mixed_cluster_of_a_native_master_and_gvisor_workers_is_valid():
-    tb = make_testbed({"hosts": [{"name": "master", "role": "master", "platform": "native"},
-                                   {"name": "worker1", "role": "worker", "platform": "gvisor"},
-                                   {"name": "worker2", "role": "worker", "platform": "gvisor"}]})
+    tb = make_testbed(
+        {
+            "hosts": [
+                {"name": "master", "role": "master", "platform": "native"},
+                {"name": "worker1", "role": "worker", "platform": "gvisor"},
+                {"name": "worker2", "role": "worker", "platform": "gvisor"},
+            ]
+        }
+    )
     assert [h.platform for h in tb.resolved_hosts()] == ["native", "gvisor", "gvisor"]
 
 
@@ -113,10 +121,21 @@ def test_runsc_run_covers_proc_sys_net_for_the_sandbox_network_then_mounts_the_o
     argv = G.runsc_argv(Path("/tb/runsc"), ["run", "--detach", "vb-w1"], "ptrace", "sandbox", OVERLAY)
     assert argv[:6] == ["unshare", "--mount", "--propagation", "private", "sh", "-c"]
     script = argv[6]
-    assert script.index("mount -t tmpfs -o ro,size=4k,mode=555 vbench-mask /proc/sys/net") \
-        < script.index("mount -t overlay") < script.index('exec runsc --root "$0" "$@"')
-    assert argv[7:] == ["/tb/runsc", "lowerdir=/c/rootfs,upperdir=/h/upper,workdir=/h/work", "/h/rootfs",
-                        "--platform=ptrace", "--network=sandbox", "run", "--detach", "vb-w1"]
+    assert (
+        script.index("mount -t tmpfs -o ro,size=4k,mode=555 vbench-mask /proc/sys/net")
+        < script.index("mount -t overlay")
+        < script.index('exec runsc --root "$0" "$@"')
+    )
+    assert argv[7:] == [
+        "/tb/runsc",
+        "lowerdir=/c/rootfs,upperdir=/h/upper,workdir=/h/work",
+        "/h/rootfs",
+        "--platform=ptrace",
+        "--network=sandbox",
+        "run",
+        "--detach",
+        "vb-w1",
+    ]
 
 
 def test_runsc_run_on_the_hosts_network_leaves_proc_sys_net_alone():
@@ -140,9 +159,14 @@ def test_a_path_with_shell_in_it_reaches_runsc_as_an_argument():
 
 # -- the spec: the OCI hosts', adapted ------------------------------------------------------------
 def _spec():
-    return oci.oci_config(hostname="worker1", rootfs=Path("/h/rootfs"), netns_path="/var/run/netns/vb-worker1",
-                          cgroups_path="/vbench-vb/worker1", limits_settings={"memory.limit_in_bytes": str(1024**3)},
-                          disk=None)
+    return oci.oci_config(
+        hostname="worker1",
+        rootfs=Path("/h/rootfs"),
+        netns_path="/var/run/netns/vb-worker1",
+        cgroups_path="/vbench-vb/worker1",
+        limits_settings={"memory.limit_in_bytes": str(1024**3)},
+        disk=None,
+    )
 
 
 def test_the_gvisor_spec_is_the_oci_hosts_with_its_own_container_name_and_no_cgroupfs():

@@ -1,4 +1,5 @@
 """vbench.testbed.netcmd: pure builders of the namespace, veth and hosts-file commands."""
+
 from vbench.testbed import netcmd
 
 
@@ -50,7 +51,7 @@ def test_in_identity_passes_hostname_and_hosts_file_as_positional_arguments():
     assert cmd[4] == "unshare" and "--uts" in cmd and "--mount" in cmd
     i = cmd.index("-c")
     assert cmd[i - 1] == "sh"
-    script, arg0, hostname, hosts, *rest = cmd[i + 1:]
+    script, arg0, hostname, hosts, *rest = cmd[i + 1 :]
     assert (arg0, hostname, hosts) == ("vbench-host", "worker1", "/var/tmp/vb/hosts")
     # argv follows as separate words, untouched: spaces survive without any quoting.
     assert rest == argv

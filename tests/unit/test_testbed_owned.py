@@ -5,6 +5,7 @@ before bring-up is refused (and never deleted later), one process at a time hold
 No bridge, namespace or testbed is created here: teardown runs against a hand-written state
 file with the machine-facing calls replaced, and the only processes started are `sleep`s and a
 Python that holds a lock."""
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,9 @@ def params(work_root: Path, **extra) -> TestbedParams:
 def quiet_machine(monkeypatch):
     """Teardown with every call that would touch the machine's network or cgroups recorded, not run."""
     ran: list[list[str]] = []
-    monkeypatch.setattr(sysops, "run", lambda cmd, check=True: ran.append(cmd) or subprocess.CompletedProcess(cmd, 0, "", ""))
+    monkeypatch.setattr(
+        sysops, "run", lambda cmd, check=True: ran.append(cmd) or subprocess.CompletedProcess(cmd, 0, "", "")
+    )
     monkeypatch.setattr(sysops, "existing_netns", lambda: set())
     monkeypatch.setattr(sysops, "existing_links", lambda: set())
     monkeypatch.setattr(sysops, "link_exists", lambda name: True)  # as if every link named existed
@@ -61,18 +64,22 @@ def sleeper():
 
 # -- the state directory ------------------------------------------------------------------------
 
+
 def fake_stat(mode: int, uid: int = 0) -> os.stat_result:
     return os.stat_result((mode, 0, 0, 1, uid, 0, 0, 0, 0, 0))
 
 
-@pytest.mark.parametrize("st, why", [
-    (fake_stat(stat.S_IFDIR | 0o700, uid=4242), "owned by uid 4242"),
-    (fake_stat(stat.S_IFDIR | 0o777), "writable by its group or by others (mode 0777)"),
-    (fake_stat(stat.S_IFDIR | 0o1777), "writable by its group or by others"),  # sticky /var/tmp style
-    (fake_stat(stat.S_IFDIR | 0o770), "writable by its group"),
-    (fake_stat(stat.S_IFLNK | 0o777), "symbolic link"),
-    (fake_stat(stat.S_IFREG | 0o600), "not a directory"),
-])
+@pytest.mark.parametrize(
+    "st, why",
+    [
+        (fake_stat(stat.S_IFDIR | 0o700, uid=4242), "owned by uid 4242"),
+        (fake_stat(stat.S_IFDIR | 0o777), "writable by its group or by others (mode 0777)"),
+        (fake_stat(stat.S_IFDIR | 0o1777), "writable by its group or by others"),  # sticky /var/tmp style
+        (fake_stat(stat.S_IFDIR | 0o770), "writable by its group"),
+        (fake_stat(stat.S_IFLNK | 0o777), "symbolic link"),
+        (fake_stat(stat.S_IFREG | 0o600), "not a directory"),
+    ],
+)
 def test_a_state_dir_vbench_could_not_have_made_is_refused(st, why):
     assert why in owned.state_dir_problem(st, frozenset({0}))
 
@@ -95,7 +102,9 @@ def test_a_world_writable_state_dir_is_refused_before_teardown_reads_it(tmp_path
     tb = Testbed(params(tmp_path / "vb"), log=lambda _m: None)
     write_state(tb, pids=[owned.process_record(sleeper.pid)], links=["lxcbr0"])
     os.chmod(tb.paths.work_root, 0o777)
-    with pytest.raises(VbenchError, match=f"state directory {tb.paths.work_root} is writable by its group or by others"):
+    with pytest.raises(
+        VbenchError, match=f"state directory {tb.paths.work_root} is writable by its group or by others"
+    ):
         tb.down(remove_kept=True)
     with pytest.raises(VbenchError, match="state directory"):
         Testbed(params(tmp_path / "vb")).attach()
@@ -135,20 +144,24 @@ def test_the_default_work_root_is_out_of_world_writable_trees():
 
 # -- pids ----------------------------------------------------------------------------------------
 
+
 def test_the_start_time_is_field_22_even_with_spaces_and_parentheses_in_the_name():
     fields = " ".join(str(n) for n in range(4, 53))  # field 3 is the state; 4..52 hold their own numbers
     assert owned.parse_start_time(f"123 (a) b (c)) S {fields}") == 22
     assert owned.start_time(os.getpid()) == owned.parse_start_time(Path("/proc/self/stat").read_text())
 
 
-@pytest.mark.parametrize("record, now, same", [
-    ({"pid": 7, "start": 100, "boot": "b1"}, (100, "b1"), True),
-    ({"pid": 7, "start": 100, "boot": "b1"}, (101, "b1"), False),  # the number was reused
-    ({"pid": 7, "start": 100, "boot": "b1"}, (100, "b2"), False),  # after a reboot
-    ({"pid": 7, "start": 100, "boot": "b1"}, (None, "b1"), False),  # gone
-    ({"pid": 7, "start": None, "boot": "b1"}, (100, "b1"), False),
-    (7, (100, "b1"), False),  # a bare pid (old state files): unverifiable, never killed
-])
+@pytest.mark.parametrize(
+    "record, now, same",
+    [
+        ({"pid": 7, "start": 100, "boot": "b1"}, (100, "b1"), True),
+        ({"pid": 7, "start": 100, "boot": "b1"}, (101, "b1"), False),  # the number was reused
+        ({"pid": 7, "start": 100, "boot": "b1"}, (100, "b2"), False),  # after a reboot
+        ({"pid": 7, "start": 100, "boot": "b1"}, (None, "b1"), False),  # gone
+        ({"pid": 7, "start": None, "boot": "b1"}, (100, "b1"), False),
+        (7, (100, "b1"), False),  # a bare pid (old state files): unverifiable, never killed
+    ],
+)
 def test_a_pid_is_ours_only_with_the_same_start_time_and_boot(record, now, same):
     assert owned.is_same_process(record, *now) is same
 
@@ -174,6 +187,7 @@ def test_the_process_vbench_started_is_killed(tmp_path, quiet_machine, sleeper):
 
 # -- links, bridges, namespaces ---------------------------------------------------------------
 
+
 def test_a_bridge_that_exists_before_bring_up_is_refused():
     why = owned.preexisting_problem("lxcbr0", ["vbh1"], ["vb-ctl"], {"lo", "lxcbr0"}, set(), False, "/r/vb", False)
     assert "cannot use bridge lxcbr0: it exists already and vbench did not create it" in why
@@ -181,8 +195,9 @@ def test_a_bridge_that_exists_before_bring_up_is_refused():
 
 
 def test_links_namespaces_and_a_directory_in_the_way_are_refused_by_name():
-    why = owned.preexisting_problem("vbbr", ["vbh1", "vbp1"], ["vb-ctl", "vb-master"], {"vbp1"}, {"vb-master"},
-                                    False, "/r/vb", True)
+    why = owned.preexisting_problem(
+        "vbbr", ["vbh1", "vbp1"], ["vb-ctl", "vb-master"], {"vbp1"}, {"vb-master"}, False, "/r/vb", True
+    )
     assert "namespace vb-master, link vbp1, directory /r/vb" in why
     assert owned.preexisting_problem("vbbr", ["vbh1"], ["vb-ctl"], {"lo"}, {"x"}, False, "/r/vb", False) is None
     assert "up already" in owned.preexisting_problem("vbbr", [], [], set(), set(), True, "/r/vb", True)
@@ -238,6 +253,7 @@ def test_the_sysops_link_parser_strips_peer_suffixes():
 
 # -- a testbed kept up, and the lock ---------------------------------------------------------------
 
+
 def test_a_testbed_kept_up_by_another_process_is_not_cleared_by_a_campaign(tmp_path, quiet_machine, sleeper):
     tb = Testbed(params(tmp_path / "vb"), log=lambda _m: None)
     gone = {"pid": 999999, "start": 1, "boot": owned.boot_id(), "cmd": "vbench testbed up"}
@@ -264,8 +280,12 @@ def held_lock(tmp_path):
     work_root = tmp_path / "vb"
     owned.make_state_dir(work_root)
     lock = work_root / f"{NAME}.lock"
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), "--campaign-x"], stdout=subprocess.PIPE,
-                            text=True, cwd=Path(__file__).resolve().parents[2])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(lock), "--campaign-x"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert proc.stdout.readline().strip() == "held"
     yield proc, work_root, lock
     proc.kill()

@@ -1,4 +1,5 @@
 """vbench.testbed.sshd: the sshd_config of a host, a pure builder."""
+
 import pytest
 
 from vbench.testbed.sshd import sshd_config

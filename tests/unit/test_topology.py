@@ -1,4 +1,5 @@
 """Physical hosts, racks and Hadoop's topology generated from them; block placement checks."""
+
 from pathlib import Path
 
 import pytest
@@ -15,21 +16,36 @@ from vbench.testbed.placement import with_placement
 
 def _hosts(tb) -> list[Host]:
     ep = SshEndpoint("x", "root", Path("/k"), Path("/kh"))
-    plain = [Host(name=h.name, role=h.role, platform="native", address=str(h.address), work_dir="/w", ssh=ep)
-             for h in tb.resolved_hosts()]
+    plain = [
+        Host(name=h.name, role=h.role, platform="native", address=str(h.address), work_dir="/w", ssh=ep)
+        for h in tb.resolved_hosts()
+    ]
     return with_placement(plain, tb)
 
 
 def test_workers_are_grouped_vms_per_host_to_a_physical_host_and_the_master_is_alone():
     tb = tb_params({"workers": 5, "vms_per_host": 2})
-    assert tb.physical_hosts() == {"master": "pm", "worker1": "p1", "worker2": "p1", "worker3": "p2",
-                                   "worker4": "p2", "worker5": "p3"}
+    assert tb.physical_hosts() == {
+        "master": "pm",
+        "worker1": "p1",
+        "worker2": "p1",
+        "worker3": "p2",
+        "worker4": "p2",
+        "worker5": "p3",
+    }
 
 
 def test_explicit_physical_hosts_and_racks_win():
-    tb = tb_params({"hosts": [{"name": "m", "role": "master"},
-                                   {"name": "a", "role": "worker", "physical_host": "big", "rack": "r2"},
-                                   {"name": "b", "role": "worker"}], "vms_per_host": 4})
+    tb = tb_params(
+        {
+            "hosts": [
+                {"name": "m", "role": "master"},
+                {"name": "a", "role": "worker", "physical_host": "big", "rack": "r2"},
+                {"name": "b", "role": "worker"},
+            ],
+            "vms_per_host": 4,
+        }
+    )
     assert tb.physical_hosts() == {"m": "pm", "a": "big", "b": "p1"}
     assert tb.racks() == {"m": "rack1", "a": "r2", "b": "rack1"}
 
@@ -98,10 +114,16 @@ def test_inventory_hosts_carry_their_physical_host_and_rack_into_the_topology(tm
 
     key = tmp_path / "id"
     key.write_text("k")
-    inv = inventory({"known_hosts": str(tmp_path / "kh"), "hosts": [
-        {"name": "m", "address": "192.0.2.1", "key_file": str(key), "role": "master"},
-        {"name": "w1", "address": "192.0.2.2", "key_file": str(key), "physical_host": "esx1", "rack": "/r2"},
-        {"name": "w2", "address": "192.0.2.3", "key_file": str(key)}]})
+    inv = inventory(
+        {
+            "known_hosts": str(tmp_path / "kh"),
+            "hosts": [
+                {"name": "m", "address": "192.0.2.1", "key_file": str(key), "role": "master"},
+                {"name": "w1", "address": "192.0.2.2", "key_file": str(key), "physical_host": "esx1", "rack": "/r2"},
+                {"name": "w2", "address": "192.0.2.3", "key_file": str(key)},
+            ],
+        }
+    )
     hosts = to_hosts(inv)
     assert network_locations(hosts, "nodegroup") == {"m": "/default-rack/m", "w1": "/r2/esx1", "w2": "/default-rack/w2"}
     assert network_locations(hosts, "rack")["w1"] == "/esx1"

@@ -1,4 +1,5 @@
 """vbench.units: human sizes <-> bytes, binary multiples."""
+
 import pytest
 
 from vbench.units import format_size, parse_size
@@ -31,14 +32,25 @@ def test_parse_size_refuses_what_is_not_a_size(text):
 
 @pytest.mark.parametrize(
     "n, text",
-    [(0, "0B"), (1, "1B"), (1023, "1023B"), (1024, "1KB"), (1536, "1536B"), (64 * 1024**2, "64MB"),
-     (1024**3, "1GB"), (3 * 1024**4, "3TB"), (1024**5, "1024TB")],
+    [
+        (0, "0B"),
+        (1, "1B"),
+        (1023, "1023B"),
+        (1024, "1KB"),
+        (1536, "1536B"),
+        (64 * 1024**2, "64MB"),
+        (1024**3, "1GB"),
+        (3 * 1024**4, "3TB"),
+        (1024**5, "1024TB"),
+    ],
 )
 def test_format_size_is_the_shortest_exact_spelling(n, text):
     assert format_size(n) == text
 
 
-@pytest.mark.parametrize("n", [0, 1, 100, 1536, 300_000 * 100, 16 * 1024**2, 32 * 1024**2 + 512, 5 * 1024**3, 7 * 1024**4])
+@pytest.mark.parametrize(
+    "n", [0, 1, 100, 1536, 300_000 * 100, 16 * 1024**2, 32 * 1024**2 + 512, 5 * 1024**3, 7 * 1024**4]
+)
 def test_format_then_parse_round_trips(n):
     assert parse_size(format_size(n)) == n
 

@@ -15,6 +15,7 @@ module that breaks the contract fails at import, not hours into a campaign.
   TeraValidate); a micro benchmark one, named after it (its module's `parse_stdout(text, cfg)`
   reads that step's stdout).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -119,8 +120,11 @@ def check_module(module: ModuleType) -> list[str]:
     if not (isinstance(config, type) and issubclass(config, BenchConfig)):
         problems.append(f"{name}: Config must be a vbench.benchmarks.base.BenchConfig")
     else:
-        problems += [f"{name}: preset {p!r} is not a {config.__name__}" for p, c in module.PRESETS.items()
-                     if type(c) is not config]
+        problems += [
+            f"{name}: preset {p!r} is not a {config.__name__}"
+            for p, c in module.PRESETS.items()
+            if type(c) is not config
+        ]
     if not callable(module.parse) or list(inspect.signature(module.parse).parameters) != ["outputs", "cfg"]:
         problems.append(f"{name}: parse must be a function parse(outputs, cfg)")
     return problems
@@ -134,7 +138,8 @@ def require_contract(modules: list[ModuleType]) -> dict[str, ModuleType]:
         if problems:
             raise ContractError("; ".join(problems))
         if module.NAME in table:
-            raise ContractError(f"benchmark name {module.NAME!r} is taken twice: {table[module.NAME].__name__} "
-                                f"and {module.__name__}")
+            raise ContractError(
+                f"benchmark name {module.NAME!r} is taken twice: {table[module.NAME].__name__} and {module.__name__}"
+            )
         table[module.NAME] = module
     return table

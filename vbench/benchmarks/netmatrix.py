@@ -6,6 +6,7 @@ runs iperf3 servers on guests over SSH and on physical hosts with `ip netns exec
 started here, by pid, stopped here), and, once a server listens, its client on a guest over
 SSH, one pair at a time so that pairs do not share the machine's two cores.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -99,24 +100,35 @@ def parse_row(text: str, pair: Pair, lay: NetLayout, vms_per_host: int) -> Matri
     rtts = [s["sender"]["mean_rtt"] for s in streams if "mean_rtt" in s.get("sender", {})]
     retr = doc.get("end", {}).get("sum_sent", {}).get("retransmits")
     return MatrixRow(
-        mode=lay.mode, vms_per_host=vms_per_host, kind=pair.kind, client=pair.client, server=pair.server,
-        target=pair.target, source=str(connected.get("local_host", "?")), throughput_mbit=round(mean, 1),
+        mode=lay.mode,
+        vms_per_host=vms_per_host,
+        kind=pair.kind,
+        client=pair.client,
+        server=pair.server,
+        target=pair.target,
+        source=str(connected.get("local_host", "?")),
+        throughput_mbit=round(mean, 1),
         rtt_ms=round(sum(rtts) / len(rtts) / 1000, 3) if rtts else None,  # iperf3 reports microseconds
-        retransmits=retr, configured_mbit=lay.rate_mbit if pair.shaped else None,
+        retransmits=retr,
+        configured_mbit=lay.rate_mbit if pair.shaped else None,
     )
 
 
 def table(rows: list[MatrixRow]) -> str:
     """A Markdown table of the rows."""
-    head = ("| mode | VMs/host | pair | client -> server | target (source) | Mbit/s | configured | dev. | RTT ms |\n"
-            "|---|---|---|---|---|---:|---:|---:|---:|\n")
+    head = (
+        "| mode | VMs/host | pair | client -> server | target (source) | Mbit/s | configured | dev. | RTT ms |\n"
+        "|---|---|---|---|---|---:|---:|---:|---:|\n"
+    )
     lines = []
     for r in rows:
         dev = f"{r.deviation:+.1%}" if r.deviation is not None else "-"
         conf = f"{r.configured_mbit:g}" if r.configured_mbit else "unshaped"
         rtt = f"{r.rtt_ms:.3f}" if r.rtt_ms is not None else "-"
-        lines.append(f"| {r.mode} | {r.vms_per_host} | {r.kind} | {r.client} -> {r.server} | {r.target} ({r.source}) "
-                     f"| {r.throughput_mbit:.1f} | {conf} | {dev} | {rtt} |")
+        lines.append(
+            f"| {r.mode} | {r.vms_per_host} | {r.kind} | {r.client} -> {r.server} | {r.target} ({r.source}) "
+            f"| {r.throughput_mbit:.1f} | {conf} | {dev} | {rtt} |"
+        )
     return head + "\n".join(lines) + "\n"
 
 
@@ -124,8 +136,15 @@ def server_argv(port: int) -> list[str]:
     return ["iperf3", "-s", "-1", "-p", str(port)]
 
 
-def measure(hosts: list[Host], lay: NetLayout, vms_per_host: int, duration_s: int = 5, omit_s: int = 1,
-            port: int = 5211, log: Log = print) -> list[MatrixRow]:
+def measure(
+    hosts: list[Host],
+    lay: NetLayout,
+    vms_per_host: int,
+    duration_s: int = 5,
+    omit_s: int = 1,
+    port: int = 5211,
+    log: Log = print,
+) -> list[MatrixRow]:
     """Run every pair of `pairs(lay)`; a failed pair raises (the matrix is a check, not a survey)."""
     by_name = {h.name: h for h in hosts}
     rows = []
@@ -144,16 +163,22 @@ def measure(hosts: list[Host], lay: NetLayout, vms_per_host: int, duration_s: in
 
 
 @contextlib.contextmanager
-def _iperf3_server(pair: Pair, lay: NetLayout, by_name: dict[str, Host], port: int,
-                   duration_s: int) -> Iterator[Runner]:
+def _iperf3_server(
+    pair: Pair, lay: NetLayout, by_name: dict[str, Host], port: int, duration_s: int
+) -> Iterator[Runner]:
     """A one-off iperf3 server on the pair's server; yields a Runner of commands on that side.
 
     A physical host's server runs here in its network namespace (started here, stopped here by
     pid); a guest's over SSH, where it exits after its one test or its time limit."""
     if pair.server.startswith("host:"):
         netns = lay.physical(pair.server.split(":", 1)[1]).netns
-        proc = subprocess.Popen(["ip", "netns", "exec", netns, *server_argv(port)], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", netns, *server_argv(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             yield InNetns(netns)
         finally:
@@ -162,8 +187,11 @@ def _iperf3_server(pair: Pair, lay: NetLayout, by_name: dict[str, Host], port: i
         return
     with connect(by_name[pair.server]) as s:
         limit = duration_s + int(iperf3.SERVER_START_TIMEOUT_S) + 30
-        s.run(f"nohup timeout {limit} {shlex.join(server_argv(port))} > /dev/null 2>&1 < /dev/null &",
-              hide=True, in_stream=False)
+        s.run(
+            f"nohup timeout {limit} {shlex.join(server_argv(port))} > /dev/null 2>&1 < /dev/null &",
+            hide=True,
+            in_stream=False,
+        )
         yield s
 
 

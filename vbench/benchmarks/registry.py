@@ -3,6 +3,7 @@
 Each module is checked against the contract (vbench.benchmarks.base) when this is imported, and a
 name may be taken once across both kinds: `find` must never have two answers.
 """
+
 from __future__ import annotations
 
 import types
@@ -48,8 +49,10 @@ def describe(name: str, module: ModuleType, kind: str) -> dict[str, Any]:
         "kind": kind,
         "summary": (module.__doc__ or "").strip().splitlines()[0],
         "config": config.__name__,
-        "fields": [{"name": f, "type": _type_name(info.annotation), "default": getattr(defaults, f)}
-                   for f, info in config.model_fields.items()],
+        "fields": [
+            {"name": f, "type": _type_name(info.annotation), "default": getattr(defaults, f)}
+            for f, info in config.model_fields.items()
+        ],
         "metrics": [{"metric": m, "unit": u} for m, u in module.METRICS.items()],
         "presets": sorted(module.PRESETS),
     }
@@ -68,8 +71,10 @@ def make_config(module: ModuleType, overrides: dict[str, str], preset: str | Non
     the named preset or the defaults. Errors name `<benchmark>.<field>`."""
     config = module.Config
     if preset and preset not in module.PRESETS:
-        raise ParamsError("--preset", f"{module.NAME} has no preset {preset!r}; "
-                                      f"presets: {', '.join(sorted(module.PRESETS)) or 'none'}")
+        raise ParamsError(
+            "--preset",
+            f"{module.NAME} has no preset {preset!r}; presets: {', '.join(sorted(module.PRESETS)) or 'none'}",
+        )
     base = module.PRESETS[preset] if preset else config()
     values = {}
     # The declared type, not the default's: a field defaulting to None must still take a value.

@@ -2,6 +2,7 @@
 the campaign runner executes like any design (provenance, failure records, resume, page cache,
 monitoring). One configuration: the testbed params' platform, workers and hosts as given.
 """
+
 from __future__ import annotations
 
 import time
@@ -21,7 +22,8 @@ CALIBRATION: tuple[BenchmarkSpec, ...] = (
 )
 #: `bench suite`: the Hadoop suite at sizes this machine runs in about ten minutes.
 SUITE: tuple[BenchmarkSpec, ...] = tuple(
-    BenchmarkSpec(benchmark=n) for n in ("terasort", "dfsio", "nnbench", "mrbench", "wordcount", "pi", "sort"))
+    BenchmarkSpec(benchmark=n) for n in ("terasort", "dfsio", "nnbench", "mrbench", "wordcount", "pi", "sort")
+)
 
 
 def adhoc_campaign(what: str, now: float | None = None) -> str:
@@ -37,12 +39,30 @@ def hosts_override(testbed: TestbedParams) -> dict[str, Any]:
     return {"hosts": [h.model_dump(mode="json", exclude_none=True) for h in testbed.hosts]}
 
 
-def adhoc_experiment(name: str, testbed: TestbedParams, *, calibrate: tuple[BenchmarkSpec, ...] = (),
-                     suite: tuple[BenchmarkSpec, ...] = (), repetitions: int = 1, drop_caches: bool = False,
-                     monitor_interval_s: float | None = None) -> Experiment:
+def adhoc_experiment(
+    name: str,
+    testbed: TestbedParams,
+    *,
+    calibrate: tuple[BenchmarkSpec, ...] = (),
+    suite: tuple[BenchmarkSpec, ...] = (),
+    repetitions: int = 1,
+    drop_caches: bool = False,
+    monitor_interval_s: float | None = None,
+) -> Experiment:
     """One configuration (the testbed's platform), `repetitions` blocks, each a fresh testbed
     and cluster."""
-    return make_experiment({
-        "name": name, "experiment": EXPERIMENT, "platforms": (testbed.platform,), "repetitions": repetitions,
-        "workers": testbed.workers, "testbed": hosts_override(testbed), "calibrate": calibrate, "suite": suite,
-        "drop_caches": drop_caches, "monitor_interval_s": monitor_interval_s}, "bench")
+    return make_experiment(
+        {
+            "name": name,
+            "experiment": EXPERIMENT,
+            "platforms": (testbed.platform,),
+            "repetitions": repetitions,
+            "workers": testbed.workers,
+            "testbed": hosts_override(testbed),
+            "calibrate": calibrate,
+            "suite": suite,
+            "drop_caches": drop_caches,
+            "monitor_interval_s": monitor_interval_s,
+        },
+        "bench",
+    )

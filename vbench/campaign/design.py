@@ -22,6 +22,7 @@ the statistics' rule; warm-up runs belong to a cluster instance, not to the desi
 resumed session warms its fresh clusters again. `rounds: 1` is the design as it was: one
 configuration at a time, no warm-up runs, the same cell ids, order and design hash.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,7 +39,12 @@ from vbench.benchmarks import registry
 from vbench.campaign.quiet import QuietParams
 from vbench.errors import ParamsError
 from vbench.params import (
-    PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, TestbedParams, describe_validation_error, load_yaml_section,
+    PLATFORMS,
+    STUDY_FILE_SECTIONS,
+    HadoopParams,
+    TestbedParams,
+    describe_validation_error,
+    load_yaml_section,
     prefixed,
 )
 from vbench.samples import AA_SUFFIX
@@ -47,8 +53,17 @@ from vbench.validate import PlainName
 #: Where an environment factor's path may point, and the params model it is checked against.
 FACTOR_ROOTS = {"testbed": TestbedParams, "hadoop": HadoopParams}
 #: Testbed params that identify a testbed rather than describe it: not factors.
-NOT_FACTORS = frozenset({"testbed.name", "testbed.platform", "testbed.hosts", "testbed.work_root",
-                         "testbed.network.bridge", "testbed.network.subnet", "testbed.workers"})
+NOT_FACTORS = frozenset(
+    {
+        "testbed.name",
+        "testbed.platform",
+        "testbed.hosts",
+        "testbed.work_root",
+        "testbed.network.bridge",
+        "testbed.network.subnet",
+        "testbed.workers",
+    }
+)
 
 
 def factor_label(path: str) -> str:
@@ -57,7 +72,7 @@ def factor_label(path: str) -> str:
 
 
 def nested(path: str, value: Any) -> dict[str, Any]:
-    """"network.mode", "nat" -> {"network": {"mode": "nat"}}."""
+    """ "network.mode", "nat" -> {"network": {"mode": "nat"}}."""
     out: Any = value
     for part in reversed(path.split(".")):
         out = {part: out}
@@ -74,10 +89,14 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def _check_factor(path: str, levels: Any) -> None:
     root, _, rest = path.partition(".")
     if root not in FACTOR_ROOTS or not rest:
-        raise ValueError(f"factor {path!r}: name a testbed or Hadoop param, e.g. testbed.network.mode, "
-                         "testbed.vms_per_host, hadoop.replication, hadoop.topology, hadoop.block_size")
+        raise ValueError(
+            f"factor {path!r}: name a testbed or Hadoop param, e.g. testbed.network.mode, "
+            "testbed.vms_per_host, hadoop.replication, hadoop.topology, hadoop.block_size"
+        )
     if path in NOT_FACTORS:
-        raise ValueError(f"factor {path!r}: {'use `platforms`' if path == 'testbed.platform' else 'use `workers`' if path == 'testbed.workers' else 'identifies the testbed'}, not a factor")
+        raise ValueError(
+            f"factor {path!r}: {'use `platforms`' if path == 'testbed.platform' else 'use `workers`' if path == 'testbed.workers' else 'identifies the testbed'}, not a factor"
+        )
     model: Any = FACTOR_ROOTS[root]
     for part in rest.split("."):
         fields = getattr(model, "model_fields", None)
@@ -90,7 +109,9 @@ def _check_factor(path: str, levels: Any) -> None:
         try:
             FACTOR_ROOTS[root].model_validate(nested(rest, level))
         except ValidationError as exc:
-            raise ValueError(f"factor {path!r} level {i} ({level!r}): {describe_validation_error(exc).message}") from None
+            raise ValueError(
+                f"factor {path!r} level {i} ({level!r}): {describe_validation_error(exc).message}"
+            ) from None
         except ParamsError as exc:
             raise ValueError(f"factor {path!r} level {i} ({level!r}): {exc.message}") from None
 
@@ -240,8 +261,10 @@ class Experiment(BaseModel):
     @model_validator(mode="after")
     def _interleaved(self) -> "Experiment":
         if self.interleave != "concurrent" and self.rounds == 1:
-            raise ValueError("interleave: alternating needs rounds > 1 (with one round per block, "
-                             "configurations already run one at a time)")
+            raise ValueError(
+                "interleave: alternating needs rounds > 1 (with one round per block, "
+                "configurations already run one at a time)"
+            )
         return self
 
     @model_validator(mode="after")
@@ -259,12 +282,16 @@ class Experiment(BaseModel):
             return self
         total = self.repetitions * self.rounds
         if self.precision_min_rounds > total:
-            raise ValueError(f"precision.min_rounds: {self.precision_min_rounds} rounds"
-                             + ("" if p.min_rounds else f" ({PRECISION_MIN_BLOCKS} blocks' worth, the default)")
-                             + f", but the design has {total} (repetitions {self.repetitions} x rounds {self.rounds})")
+            raise ValueError(
+                f"precision.min_rounds: {self.precision_min_rounds} rounds"
+                + ("" if p.min_rounds else f" ({PRECISION_MIN_BLOCKS} blocks' worth, the default)")
+                + f", but the design has {total} (repetitions {self.repetitions} x rounds {self.rounds})"
+            )
         if p.max_rounds is not None and p.max_rounds > total:
-            raise ValueError(f"precision.max_rounds: {p.max_rounds} rounds, but the design has {total} "
-                             f"(repetitions {self.repetitions} x rounds {self.rounds}); raise repetitions")
+            raise ValueError(
+                f"precision.max_rounds: {p.max_rounds} rounds, but the design has {total} "
+                f"(repetitions {self.repetitions} x rounds {self.rounds}); raise repetitions"
+            )
         benchmarks = {s.benchmark for s in (*self.calibrate, *self.suite)}
         unknown = sorted({b for b, _ in p.primary()} - benchmarks)
         if unknown:
@@ -278,8 +305,9 @@ class Experiment(BaseModel):
         if self.compare != ("platform",):
             raise ValueError("aa: the A/A self-check repeats the baseline platform; it needs compare: [platform]")
         if self.aa_platform not in self.platforms:
-            raise ValueError(f"aa: the baseline platform {self.aa_platform!r} is not among the platforms "
-                             f"{list(self.platforms)}")
+            raise ValueError(
+                f"aa: the baseline platform {self.aa_platform!r} is not among the platforms {list(self.platforms)}"
+            )
         return self
 
     @property
@@ -300,8 +328,11 @@ class Experiment(BaseModel):
         combos = list(itertools.product(*(self.factors[p] for p in paths))) if paths else [()]
         out = [Configuration(p, tuple(zip(paths, combo))) for p in self.platforms for combo in combos]
         if self.aa:
-            out += [Configuration(self.aa_platform, tuple(zip(paths, combo)), replica=AA_SUFFIX[1:]) for combo in combos]
+            out += [
+                Configuration(self.aa_platform, tuple(zip(paths, combo)), replica=AA_SUFFIX[1:]) for combo in combos
+            ]
         return out
+
     #: Sample CPU, disk and network on every host at this interval (s) during each cell; None: off.
     #: Time series go to <campaign>/timeseries/<cell>.csv (vbench.monitor).
     monitor_interval_s: float | None = Field(None, gt=0)
@@ -505,6 +536,7 @@ def sessions(exp: Experiment, cells: list[Cell]) -> list[Session]:
     (concurrent), or one per round and configuration (alternating); before the session's first
     cell of each kind (calibration, suite), a warm-up run of each (configuration, variant) of
     that kind the session runs, in a seeded random order."""
+
     def key(c: Cell) -> tuple:
         if exp.rounds == 1:
             return (c.block, c.config.key)
@@ -542,16 +574,30 @@ def with_condition(hadoop: list[Variant], condition: Condition | None, labels: s
     taken = sorted(labels | {k for v in hadoop for k, _ in v.levels})
     if condition.name in taken:
         raise ParamsError("condition", f"{condition.name!r} is a factor of the design already ({', '.join(taken)})")
-    return [Variant(v.kind, v.benchmark, v.config, (*v.levels, (condition.name, level)))
-            for v in hadoop for level in condition.levels]
+    return [
+        Variant(v.kind, v.benchmark, v.config, (*v.levels, (condition.name, level)))
+        for v in hadoop
+        for level in condition.levels
+    ]
 
 
 #: Fields added after campaigns were recorded: left out of the hash at their defaults, so that
 #: existing campaign directories still resume.
-_LATE_FIELDS = {"retries": 0, "on_failure": "continue", "job_timeout_s": None,
-                "factors": {}, "compare": ["platform"], "baseline": None, "monitor_interval_s": None,
-                "rounds": 1, "interleave": "concurrent", "condition": None,
-                "quiet": QuietParams().model_dump(mode="json"), "precision": None, "aa": False}
+_LATE_FIELDS = {
+    "retries": 0,
+    "on_failure": "continue",
+    "job_timeout_s": None,
+    "factors": {},
+    "compare": ["platform"],
+    "baseline": None,
+    "monitor_interval_s": None,
+    "rounds": 1,
+    "interleave": "concurrent",
+    "condition": None,
+    "quiet": QuietParams().model_dump(mode="json"),
+    "precision": None,
+    "aa": False,
+}
 
 
 def design_hash(exp: Experiment) -> str:
@@ -570,8 +616,10 @@ def load_experiment(path: Path, platform_labels: tuple[str, ...] = ()) -> Experi
     where = f"{path}: experiment"
     data = load_yaml_section(path, "experiment", required=True, sections=STUDY_FILE_SECTIONS)
     if isinstance(data, dict) and "condition" in data:
-        raise ParamsError(f"{where}.condition", "is set in code by the command that applies it (vbench isolation "
-                          "run), never in a design file")
+        raise ParamsError(
+            f"{where}.condition",
+            "is set in code by the command that applies it (vbench isolation run), never in a design file",
+        )
     return make_experiment(data, where, platform_labels)
 
 

@@ -8,6 +8,7 @@ A design whose cells a hook tells apart declares it (`Experiment.condition`: the
 name and levels, each level a cell of its own); the runner refuses to start such a design
 without a hook for that condition, and a hook for a condition the design does not declare.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -57,10 +58,14 @@ def check_hook(exp: Experiment, hook: RunHook | None) -> None:
     given = hook.condition if hook is not None else None
     if wanted != given:
         if given is None:
-            raise ParamsError("experiment.condition", f"{wanted!r} is applied by a hook that only the command "
-                              "made for it gives the runner (e.g. `vbench isolation run`); it cannot run here")
-        raise ParamsError("experiment.condition", f"the hook applies {given!r}, the design declares "
-                          f"{wanted or 'no condition'}")
+            raise ParamsError(
+                "experiment.condition",
+                f"{wanted!r} is applied by a hook that only the command "
+                "made for it gives the runner (e.g. `vbench isolation run`); it cannot run here",
+            )
+        raise ParamsError(
+            "experiment.condition", f"the hook applies {given!r}, the design declares {wanted or 'no condition'}"
+        )
 
 
 def condition_level(cell: Cell, condition: str) -> str:

@@ -1,6 +1,7 @@
 """Where a configuration's hosts come from: the hook between the campaign runner and the
 machines. Today's source is the local testbed (made and removed per configuration); a real
 cluster's is an SSH inventory (vbench.inventory.source). The runner sees only `Host` records."""
+
 from __future__ import annotations
 
 from contextlib import contextmanager

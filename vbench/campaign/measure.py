@@ -3,6 +3,7 @@ between pairs of hosts), or a Hadoop benchmark on the cluster, with the page cac
 design says so and the design's hook around it. Nothing is stored here: the runner stores all of
 a cell's runs in one append.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -54,7 +55,11 @@ def default_iperf_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
     """Each host sends to the next one (a ring): every host is measured once as client and server."""
     if len(hosts) < 2:
         return []
-    return [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))] if len(hosts) > 2 else [(hosts[0], hosts[1])]
+    return (
+        [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))]
+        if len(hosts) > 2
+        else [(hosts[0], hosts[1])]
+    )
 
 
 def latency_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
@@ -72,8 +77,9 @@ def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
             run.outputs["output"] = raw
             run.samples = [s.with_metadata(host=host.name, host_platform=host.platform) for s in samples]
         except JobFailed as exc:
-            run.failure = Failure(item.benchmark, failure_reason(exc), run.parameters, tail(str(exc)),
-                                  {"host": host.name})
+            run.failure = Failure(
+                item.benchmark, failure_reason(exc), run.parameters, tail(str(exc)), {"host": host.name}
+            )
     return run
 
 
@@ -83,17 +89,27 @@ def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
     with connect(server) as s, connect(client) as c:
         # A one-off server (-1) that also dies by itself if the client never comes.
         limit = int(cfg.duration_s + iperf3.SERVER_START_TIMEOUT_S) + 30
-        s.run(f"nohup timeout {limit} {iperf3.server_command(cfg)} > /dev/null 2>&1 < /dev/null &",
-              hide=True, in_stream=False)
+        s.run(
+            f"nohup timeout {limit} {iperf3.server_command(cfg)} > /dev/null 2>&1 < /dev/null &",
+            hide=True,
+            in_stream=False,
+        )
         try:
             iperf3.wait_until_listening(s, cfg.port, f"{server.name} ({server.address})")
             samples, raw = iperf3.run(c, cfg, "")
             run.outputs["output"] = raw
-            run.samples = [x.with_metadata(host=client.name, client=client.name, server=server.name,
-                                           host_platform=client.platform) for x in samples]
+            run.samples = [
+                x.with_metadata(host=client.name, client=client.name, server=server.name, host_platform=client.platform)
+                for x in samples
+            ]
         except JobFailed as exc:
-            run.failure = Failure("iperf3", failure_reason(exc), run.parameters, tail(str(exc)),
-                                  {"client": client.name, "server": server.name})
+            run.failure = Failure(
+                "iperf3",
+                failure_reason(exc),
+                run.parameters,
+                tail(str(exc)),
+                {"client": client.name, "server": server.name},
+            )
     return run
 
 
@@ -105,32 +121,55 @@ def _run_latency(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
         try:
             if not started.isdigit():
                 raise JobFailed(f"latency: the server on {server.name} did not start: {started[-200:]!r}")
-            wait_until_listening(s, cfg.port, f"{server.name} ({server.address})", latency.NAME,
-                                 latency.SERVER_START_TIMEOUT_S, latency.SERVER_POLL_S)
+            wait_until_listening(
+                s,
+                cfg.port,
+                f"{server.name} ({server.address})",
+                latency.NAME,
+                latency.SERVER_START_TIMEOUT_S,
+                latency.SERVER_POLL_S,
+            )
             samples, raw = latency.run(c, cfg, "")
             run.outputs["output"] = raw
-            run.samples = [x.with_metadata(host=client.name, client=client.name, server=server.name,
-                                           host_platform=client.platform, server_platform=server.platform)
-                           for x in samples]
+            run.samples = [
+                x.with_metadata(
+                    host=client.name,
+                    client=client.name,
+                    server=server.name,
+                    host_platform=client.platform,
+                    server_platform=server.platform,
+                )
+                for x in samples
+            ]
         except JobFailed as exc:
-            run.failure = Failure(latency.NAME, failure_reason(exc), run.parameters, tail(str(exc)),
-                                  {"client": client.name, "server": server.name})
+            run.failure = Failure(
+                latency.NAME,
+                failure_reason(exc),
+                run.parameters,
+                tail(str(exc)),
+                {"client": client.name, "server": server.name},
+            )
         finally:
             if started.isdigit():  # it serves one client and exits; this stops one that did not
                 s.run(latency.server_stop_line(int(started), cfg), hide=True, warn=True, in_stream=False)
     return run
 
 
-def measure_micro(hosts: list[Host], item: Planned, log: Log = print,
-                  iperf_pairs: list[tuple[Host, Host]] | None = None) -> list[BenchRun]:
+def measure_micro(
+    hosts: list[Host], item: Planned, log: Log = print, iperf_pairs: list[tuple[Host, Host]] | None = None
+) -> list[BenchRun]:
     """One micro-benchmark on every host (iperf3: between pairs of hosts, a ring by default;
     latency: between every pair); nothing is stored."""
     if item.benchmark == "iperf3":
-        jobs = [(lambda c=c, s=s: _run_iperf(c, s, item.config, log), f"{c.name}->{s.name}")
-                for c, s in (iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts))]
+        jobs = [
+            (lambda c=c, s=s: _run_iperf(c, s, item.config, log), f"{c.name}->{s.name}")
+            for c, s in (iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts))
+        ]
     elif item.benchmark == latency.NAME:
-        jobs = [(lambda c=c, s=s: _run_latency(c, s, item.config, log), f"{c.name}->{s.name}")
-                for c, s in latency_pairs(hosts)]
+        jobs = [
+            (lambda c=c, s=s: _run_latency(c, s, item.config, log), f"{c.name}->{s.name}")
+            for c, s in latency_pairs(hosts)
+        ]
     else:
         jobs = [(lambda h=h: _run_micro(h, item, log), h.name) for h in hosts]
     runs = []
@@ -143,8 +182,15 @@ def measure_micro(hosts: list[Host], item: Planned, log: Log = print,
     return runs
 
 
-def measure_hadoop(cluster: HadoopCluster, cell: Cell, *, drop_caches: bool, hook: RunHook | None = None,
-                   log: Log = print, timeout_s: float | None = None) -> tuple[BenchRun, dict[str, Any]]:
+def measure_hadoop(
+    cluster: HadoopCluster,
+    cell: Cell,
+    *,
+    drop_caches: bool,
+    hook: RunHook | None = None,
+    log: Log = print,
+    timeout_s: float | None = None,
+) -> tuple[BenchRun, dict[str, Any]]:
     """One Hadoop cell's run, nothing stored: the hook's set-up (if the design has one), the page
     cache dropped on every host right before the benchmark when `drop_caches`, the benchmark, the
     hook's tear-down. Returns the run (the hook's samples in `beside`, kept when the run failed)

@@ -9,6 +9,7 @@ and what was done recorded on every sample the runner stores (`page_cache`):
 Hosts that share the kernel (namespaces, containers) share one page cache, so one host's drop
 empties it for all of them; the record still says which hosts refused.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence

@@ -5,6 +5,7 @@ On a terminal it is a live tqdm bar; anywhere else (a notebook executed by paper
 `dvc repro`, a CI log, a pipe) it is plain lines, one when a cell starts and one when it
 ends, so the record stays readable and nothing depends on carriage returns.
 """
+
 from __future__ import annotations
 
 import re
@@ -74,7 +75,7 @@ class ProgressReport:
     live: bool | None = None  # None: a bar when the stream is a terminal
     title: str = "campaign"
     unit: str = "cells"
-    _keys: dict[str, str] = field(default_factory=dict)   # cell id -> variant key, of the cells to run
+    _keys: dict[str, str] = field(default_factory=dict)  # cell id -> variant key, of the cells to run
     _finished: list[tuple[str, float]] = field(default_factory=list)
     _failed: int = 0
     _t0: float = 0.0
@@ -85,8 +86,12 @@ class ProgressReport:
         self._keys = {c: variant_key(c) for c in cell_ids}
         self._t0 = self.clock()
         if self.live if self.live is not None else _is_terminal(self.stream):
-            self._bar = tqdm(total=len(cell_ids), file=self.stream, dynamic_ncols=True,
-                             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
+            self._bar = tqdm(
+                total=len(cell_ids),
+                file=self.stream,
+                dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]",
+            )
         self._say(f"{self.title}: {len(cell_ids)} {self.unit} to run")
 
     @property
@@ -96,8 +101,10 @@ class ProgressReport:
     def status(self) -> str:
         """`3/12 cells, 2m10s elapsed, ETA 6m30s`. The ETA counts every cell not finished yet."""
         eta = eta_seconds(self._finished, self._remaining())
-        return (f"{self.done}/{len(self._keys)} {self.unit}, {clock_text(self.clock() - self._t0)} elapsed, "
-                f"ETA {clock_text(eta)}")
+        return (
+            f"{self.done}/{len(self._keys)} {self.unit}, {clock_text(self.clock() - self._t0)} elapsed, "
+            f"ETA {clock_text(eta)}"
+        )
 
     def cell_started(self, cell_id: str) -> None:
         self._cell_t0 = self.clock()
@@ -128,15 +135,17 @@ class ProgressReport:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        self._say(f"{self.title}: {self.done} {self.unit} run ({self._failed} failed) in "
-                  f"{clock_text(self.clock() - self._t0)}")
+        self._say(
+            f"{self.title}: {self.done} {self.unit} run ({self._failed} failed) in "
+            f"{clock_text(self.clock() - self._t0)}"
+        )
 
     def note(self, line: str) -> None:
         """A log line of the campaign, timestamped, printed above the bar when there is one."""
         self._say(f"{time.strftime('%H:%M:%S')} {line}")
 
     def _remaining(self) -> list[str]:
-        return list(self._keys.values())[self.done:]
+        return list(self._keys.values())[self.done :]
 
     def _say(self, line: str) -> None:
         if self._bar is not None:

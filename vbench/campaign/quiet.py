@@ -20,6 +20,7 @@ hosts are checked by `vbench inventory check` before a campaign, not by this gat
 The parsing and judging are pure functions over /proc text; `read_state` and `measure` are the
 thin part that reads the machine.
 """
+
 from __future__ import annotations
 
 import os
@@ -135,8 +136,14 @@ class QuietRecord:
         head = f"quiet gate: {self.verdict}"
         if self.verdict == WAITED:
             head += f" after {self.waited_s:.0f} s"
-        facts = (f"load {r.load1:.2f}, outside CPU {r.outside_cpu_pct:.0f} %, steal {_pct(r.steal_pct)}, "
-                 f"available {r.mem_available_mb} MiB") if r else ""
+        facts = (
+            (
+                f"load {r.load1:.2f}, outside CPU {r.outside_cpu_pct:.0f} %, steal {_pct(r.steal_pct)}, "
+                f"available {r.mem_available_mb} MiB"
+            )
+            if r
+            else ""
+        )
         why = f"; {'; '.join(self.reasons)}" if self.reasons else ""
         return f"{head} ({facts}){why}"
 
@@ -146,6 +153,7 @@ def _pct(v: float | None) -> str:
 
 
 # -- pure parsing and judging ------------------------------------------------------------------
+
 
 def parse_meminfo(text: str) -> dict[str, int]:
     """/proc/meminfo as {field: kB}. Pure."""
@@ -192,8 +200,9 @@ def descendants(roots: Iterable[int], procs: dict[int, ProcTimes]) -> set[int]:
     return found
 
 
-def outside_cpu(before: dict[int, ProcTimes], after: dict[int, ProcTimes], own: Iterable[int], window_s: float,
-                clk_tck: int) -> tuple[float, tuple[tuple[int, str, float], ...]]:
+def outside_cpu(
+    before: dict[int, ProcTimes], after: dict[int, ProcTimes], own: Iterable[int], window_s: float, clk_tck: int
+) -> tuple[float, tuple[tuple[int, str, float], ...]]:
     """(% of one CPU used in the window by processes outside `own` and their descendants, the
     busiest of them). A process that started in the window counts whole; one that ended in it
     is not seen (its last moments are lost, a small undercount). Pure."""
@@ -220,19 +229,27 @@ def cpu_shares(before_line: str, after_line: str) -> tuple[float | None, float |
     return 100.0 * d["steal"] / total, 100.0 * (total - d["idle"] - d["iowait"]) / total
 
 
-def readings_of(before: MachineState, after: MachineState, own: Iterable[int], window_s: float,
-                clk_tck: int) -> Readings:
+def readings_of(
+    before: MachineState, after: MachineState, own: Iterable[int], window_s: float, clk_tck: int
+) -> Readings:
     """The readings from two states `window_s` apart. Pure."""
     total, used = parse_swaps(after.swaps)
     mem = parse_meminfo(after.meminfo)
     steal, busy = cpu_shares(before.cpu_line, after.cpu_line)
     outside, top = outside_cpu(parse_proc_stats(before.procs), parse_proc_stats(after.procs), own, window_s, clk_tck)
     return Readings(
-        load1=parse_loadavg(after.loadavg), cpus=after.cpus, steal_pct=steal, busy_pct=busy,
-        swap_used_mb=used, swap_total_mb=total,
+        load1=parse_loadavg(after.loadavg),
+        cpus=after.cpus,
+        steal_pct=steal,
+        busy_pct=busy,
+        swap_used_mb=used,
+        swap_total_mb=total,
         mem_available_mb=mem["MemAvailable"] // 1024 if "MemAvailable" in mem else None,
-        governor=parse_governor(after.governor), thp=parse_thp(after.thp),
-        outside_cpu_pct=outside, top_outside=top, window_s=window_s,
+        governor=parse_governor(after.governor),
+        thp=parse_thp(after.thp),
+        outside_cpu_pct=outside,
+        top_outside=top,
+        window_s=window_s,
     )
 
 
@@ -241,8 +258,10 @@ def judge(r: Readings, p: QuietParams) -> tuple[str, ...]:
     reasons = []
     if r.outside_cpu_pct > p.max_outside_cpu_pct:
         who = ", ".join(f"{name}[{pid}] {pct:.0f} %" for pid, name, pct in r.top_outside)
-        reasons.append(f"processes outside the testbed used {r.outside_cpu_pct:.0f} % of a CPU over {r.window_s:g} s "
-                       f"(max {p.max_outside_cpu_pct:g}): {who}")
+        reasons.append(
+            f"processes outside the testbed used {r.outside_cpu_pct:.0f} % of a CPU over {r.window_s:g} s "
+            f"(max {p.max_outside_cpu_pct:g}): {who}"
+        )
     if r.steal_pct is not None and r.steal_pct > p.max_steal_pct:
         reasons.append(f"CPU steal {r.steal_pct:.1f} % (max {p.max_steal_pct:g})")
     if p.max_load_per_cpu is not None and r.load1 / max(1, r.cpus) > p.max_load_per_cpu:
@@ -251,7 +270,11 @@ def judge(r: Readings, p: QuietParams) -> tuple[str, ...]:
         reasons.append(f"{r.swap_used_mb} MiB of swap in use (max {p.max_swap_used_mb})")
     if r.mem_available_mb is not None and r.mem_available_mb < p.min_free_memory_mb:
         reasons.append(f"{r.mem_available_mb} MiB of memory available (min {p.min_free_memory_mb})")
-    if p.governors is not None and r.governor != NOT_EXPOSED and any(g not in p.governors for g in r.governor.split(",")):
+    if (
+        p.governors is not None
+        and r.governor != NOT_EXPOSED
+        and any(g not in p.governors for g in r.governor.split(","))
+    ):
         reasons.append(f"CPU frequency governor {r.governor} (accepted: {', '.join(p.governors)})")
     if p.thp is not None and r.thp != NOT_EXPOSED and r.thp not in p.thp:
         reasons.append(f"transparent huge pages '{r.thp}' (accepted: {', '.join(p.thp)})")
@@ -264,19 +287,27 @@ def stamp(record: QuietRecord) -> dict[str, object]:
     r = record.readings
     if r is None:
         return out
-    out.update({
-        "quiet.load1": r.load1, "quiet.outside_cpu_pct": round(r.outside_cpu_pct, 1),
-        "quiet.top_outside": ", ".join(f"{name}[{pid}] {pct:g} %" for pid, name, pct in r.top_outside),
-        "quiet.steal_pct": None if r.steal_pct is None else round(r.steal_pct, 2),
-        "quiet.busy_pct": None if r.busy_pct is None else round(r.busy_pct, 1),
-        "quiet.mem_available_mb": r.mem_available_mb, "quiet.swap_used_mb": r.swap_used_mb,
-        "quiet.governor": r.governor, "quiet.thp": r.thp, "quiet.window_s": r.window_s,
-        "quiet.waited_s": round(record.waited_s, 1), "quiet.reasons": "; ".join(record.reasons),
-    })
+    out.update(
+        {
+            "quiet.load1": r.load1,
+            "quiet.outside_cpu_pct": round(r.outside_cpu_pct, 1),
+            "quiet.top_outside": ", ".join(f"{name}[{pid}] {pct:g} %" for pid, name, pct in r.top_outside),
+            "quiet.steal_pct": None if r.steal_pct is None else round(r.steal_pct, 2),
+            "quiet.busy_pct": None if r.busy_pct is None else round(r.busy_pct, 1),
+            "quiet.mem_available_mb": r.mem_available_mb,
+            "quiet.swap_used_mb": r.swap_used_mb,
+            "quiet.governor": r.governor,
+            "quiet.thp": r.thp,
+            "quiet.window_s": r.window_s,
+            "quiet.waited_s": round(record.waited_s, 1),
+            "quiet.reasons": "; ".join(record.reasons),
+        }
+    )
     return out
 
 
 # -- reading the machine -----------------------------------------------------------------------
+
 
 def _read(path: str | Path) -> str:
     try:
@@ -291,9 +322,13 @@ def read_state(proc: Path = Path("/proc"), sys: Path = Path("/sys")) -> MachineS
     stat = _read(proc / "stat")
     procs = [_read(proc / name / "stat") for name in os.listdir(proc) if name.isdigit()]
     return MachineState(
-        loadavg=_read(proc / "loadavg"), swaps=_read(proc / "swaps"), meminfo=_read(proc / "meminfo"),
-        governor="".join(_read(g) for g in governors), thp=_read(sys / "kernel/mm/transparent_hugepage/enabled"),
-        cpu_line=stat.splitlines()[0] if stat else "cpu 0 0 0 0", procs="".join(p for p in procs if p),
+        loadavg=_read(proc / "loadavg"),
+        swaps=_read(proc / "swaps"),
+        meminfo=_read(proc / "meminfo"),
+        governor="".join(_read(g) for g in governors),
+        thp=_read(sys / "kernel/mm/transparent_hugepage/enabled"),
+        cpu_line=stat.splitlines()[0] if stat else "cpu 0 0 0 0",
+        procs="".join(p for p in procs if p),
         cpus=os.cpu_count() or 1,
     )
 
@@ -306,9 +341,14 @@ def measure(window_s: float, own: Iterable[int], sleep: Callable[[float], None] 
     return readings_of(before, after, own, window_s, os.sysconf("SC_CLK_TCK"))
 
 
-def gate(params: QuietParams, own: Iterable[int], log: Callable[[str], None] = print,
-         measure: Callable[[float, Iterable[int]], Readings] = measure,
-         sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> QuietRecord:
+def gate(
+    params: QuietParams,
+    own: Iterable[int],
+    log: Callable[[str], None] = print,
+    measure: Callable[[float, Iterable[int]], Readings] = measure,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> QuietRecord:
     """Check the machine before a round, waiting for it to be quiet if the design says so.
 
     `own`: the pids that are the measurement's own (the controller, the testbed's hosts and
@@ -333,11 +373,13 @@ def gate(params: QuietParams, own: Iterable[int], log: Callable[[str], None] = p
         if not reasons:
             return QuietRecord(WAITED, r, (), clock() - t0, len(history), tuple(history))
     waited = clock() - t0
-    return QuietRecord(FLAGGED, r, (*reasons, f"still not quiet after waiting {waited:.0f} s"), waited, len(history),
-                       tuple(history))
+    return QuietRecord(
+        FLAGGED, r, (*reasons, f"still not quiet after waiting {waited:.0f} s"), waited, len(history), tuple(history)
+    )
 
 
 # -- the gate as the runner's before-round hook --------------------------------------------------
+
 
 def controller_and_testbeds(testbeds: Iterable) -> Callable[[], set[int]]:
     """The pids that are the measurement's own, read afresh before each round: this process (the
@@ -350,6 +392,7 @@ def controller_and_testbeds(testbeds: Iterable) -> Callable[[], set[int]]:
         for tb in testbeds:
             pids |= testbed_pids(tb)
         return pids
+
     return own
 
 
@@ -357,8 +400,13 @@ class QuietHook:
     """The runner's RoundHooks for the gate: before each round, check the machine (waiting if
     the design says so), say the verdict, and give the fields every sample of the round carries."""
 
-    def __init__(self, params: QuietParams, own: Callable[[], set[int]], log: Callable[[str], None] = print,
-                 gate: Callable[..., QuietRecord] = gate):
+    def __init__(
+        self,
+        params: QuietParams,
+        own: Callable[[], set[int]],
+        log: Callable[[str], None] = print,
+        gate: Callable[..., QuietRecord] = gate,
+    ):
         self.params, self.own, self.log, self._gate = params, own, log, gate
         self.records: list[tuple[int, int, QuietRecord]] = []
 

@@ -17,6 +17,7 @@ cell's closing record. A cell is done only when that record is there; on resume,
 did not finish is cut off (kept aside in samples.jsonl.torn-<time>) and its cell runs again, so
 resuming never loses, fakes or repeats a finished cell.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -90,36 +91,43 @@ def _check_design(store: CampaignStore, exp: Experiment) -> None:
             )
         return
     if store.holds_samples() and not store.append:
-        raise VbenchError(f"{store.root} holds samples but no campaign.json, so their design is unknown; use another "
-                          f"campaign name, or pass --append to adopt them into this design")
+        raise VbenchError(
+            f"{store.root} holds samples but no campaign.json, so their design is unknown; use another "
+            f"campaign name, or pass --append to adopt them into this design"
+        )
     durable.make_dirs(store.root)
-    durable.write_text(meta, json.dumps({"design_hash": h, "experiment": exp.model_dump(mode="json")}, indent=1,
-                                        sort_keys=True))
+    durable.write_text(
+        meta, json.dumps({"design_hash": h, "experiment": exp.model_dump(mode="json")}, indent=1, sort_keys=True)
+    )
     durable.fsync_dir(store.root)
 
 
-def params_for(exp: Experiment, config: Configuration | str, testbed: TestbedParams,
-               hadoop: HadoopParams) -> tuple[TestbedParams, HadoopParams]:
+def params_for(
+    exp: Experiment, config: Configuration | str, testbed: TestbedParams, hadoop: HadoopParams
+) -> tuple[TestbedParams, HadoopParams]:
     """The testbed and Hadoop params of one configuration: the files', then the experiment's
     overrides, then the configuration's factor levels."""
     config = Configuration(config) if isinstance(config, str) else config
     tb_doc = deep_merge(deep_merge(testbed.model_dump(exclude_none=True), exp.testbed), config.overrides("testbed"))
     # An experiment may name its hosts (a mixed cluster: Liu et al.); else master + N workers.
-    tb = testbed.model_validate({**tb_doc, "platform": config.platform, "workers": exp.workers,
-                                 "hosts": exp.testbed.get("hosts")})
+    tb = testbed.model_validate(
+        {**tb_doc, "platform": config.platform, "workers": exp.workers, "hosts": exp.testbed.get("hosts")}
+    )
     return tb, hadoop_for(exp, config, hadoop)
 
 
-def hadoop_for(exp: Experiment, config: Configuration, hadoop: HadoopParams,
-               overrides: dict | None = None) -> HadoopParams:
+def hadoop_for(
+    exp: Experiment, config: Configuration, hadoop: HadoopParams, overrides: dict | None = None
+) -> HadoopParams:
     """The Hadoop params of one configuration: the file's, the experiment's overrides, the
     configuration's factor levels, then `overrides` (what a hosts source sets, e.g. java_home)."""
     doc = deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop"))
     return hadoop.model_validate(deep_merge(doc, overrides or {}))
 
 
-def _params(exp: Experiment, config: Configuration, testbed: TestbedParams, hadoop: HadoopParams,
-            source: HostsSource) -> tuple[TestbedParams, HadoopParams]:
+def _params(
+    exp: Experiment, config: Configuration, testbed: TestbedParams, hadoop: HadoopParams, source: HostsSource
+) -> tuple[TestbedParams, HadoopParams]:
     if source.local:
         return params_for(exp, config, testbed, hadoop)
     # Hosts from elsewhere: the testbed params do not apply; the source may set e.g. java_home.
@@ -143,17 +151,24 @@ def slot_testbed(testbed: TestbedParams, slot: int) -> TestbedParams:
     doc["name"] = f"{testbed.name}{slot}"
     doc["network"] = {**doc["network"], "bridge": f"{testbed.network.bridge}-{slot}", "subnet": str(subnet)}
     if testbed.hosts is not None:
-        doc["hosts"] = [{**h, "address": str(ipaddress.ip_address(h["address"]) + offset)} if h.get("address") else h
-                        for h in doc["hosts"]]
+        doc["hosts"] = [
+            {**h, "address": str(ipaddress.ip_address(h["address"]) + offset)} if h.get("address") else h
+            for h in doc["hosts"]
+        ]
     try:
         return testbed.model_validate(doc)
     except ValidationError as exc:
         raise describe_validation_error(exc, "testbed", TestbedParams) from None
 
 
-def configuration_params(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, source: HostsSource,
-                         kinds: frozenset[str], machine: MachineFacts | None = None
-                         ) -> dict[str, tuple[TestbedParams, HadoopParams]]:
+def configuration_params(
+    exp: Experiment,
+    testbed: TestbedParams,
+    hadoop: HadoopParams,
+    source: HostsSource,
+    kinds: frozenset[str],
+    machine: MachineFacts | None = None,
+) -> dict[str, tuple[TestbedParams, HadoopParams]]:
     """Every configuration's testbed and Hadoop params, by configuration key, after refusing what
     cannot run, before anything starts: a configuration the machine cannot hold, and (clusters up
     together) configurations that cannot coexist: together more memory than the machine has, or
@@ -164,8 +179,11 @@ def configuration_params(exp: Experiment, testbed: TestbedParams, hadoop: Hadoop
     for slot, config in enumerate(exp.configurations()):
         try:
             if not source.local and config.overrides("testbed"):
-                raise ParamsError("factors", "testbed factors (network mode, VMs per host...) describe the local "
-                                  "testbed; an inventory's hosts are what they are: vary them in the inventory")
+                raise ParamsError(
+                    "factors",
+                    "testbed factors (network mode, VMs per host...) describe the local "
+                    "testbed; an inventory's hosts are what they are: vary them in the inventory",
+                )
             tb, hp = _params(exp, config, testbed, hadoop, source)
             if together and source.local:
                 tb = slot_testbed(tb, slot)
@@ -176,17 +194,21 @@ def configuration_params(exp: Experiment, testbed: TestbedParams, hadoop: Hadoop
             raise prefixed(exc, f"configuration {config.key}") from None
         out[config.key] = (tb, hp)
     if together and source.local:
-        check_clusters_fit_together([(k, tb, hp if suite else None) for k, (tb, hp) in out.items()],
-                                    machine or MachineFacts.local())
+        check_clusters_fit_together(
+            [(k, tb, hp if suite else None) for k, (tb, hp) in out.items()], machine or MachineFacts.local()
+        )
     elif together:
         by_platform: dict[str, list[str]] = {}
         for config in exp.configurations():
             by_platform.setdefault(config.platform, []).append(config.key)
         shared = next((keys for keys in by_platform.values() if len(keys) > 1), None)
         if shared:
-            raise ParamsError("experiment.interleave", f"configurations {', '.join(shared)} run on the same hosts of "
-                              "the inventory, so they cannot be up at the same time; set interleave: alternating to "
-                              "run one configuration at a time")
+            raise ParamsError(
+                "experiment.interleave",
+                f"configurations {', '.join(shared)} run on the same hosts of "
+                "the inventory, so they cannot be up at the same time; set interleave: alternating to "
+                "run one configuration at a time",
+            )
     return out
 
 
@@ -238,8 +260,9 @@ class AllHooks:
         return next((r for r in reasons if r), None)
 
 
-def gate_hook(exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource,
-              log: Log) -> RoundHooks:
+def gate_hook(
+    exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource, log: Log
+) -> RoundHooks:
     """The quiet-machine gate before every round (vbench.campaign.quiet) on the local testbed: this
     machine, with the controller and the testbeds' processes as the measurement's own. An
     inventory's hosts are other machines: `vbench inventory check` (and --block-unfit) judge them."""
@@ -294,9 +317,21 @@ class _Campaign:
     ExitStack so that every testbed and cluster of a session is torn down on failure, Ctrl-C and
     SIGTERM alike."""
 
-    def __init__(self, exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource,
-                 store: CampaignStore, log: Log, progress: CampaignProgress, round_hooks: RoundHooks,
-                 hook: RunHook | None, result: CampaignResult, base: dict, dist, t0: float):
+    def __init__(
+        self,
+        exp: Experiment,
+        params: dict[str, tuple[TestbedParams, HadoopParams]],
+        source: HostsSource,
+        store: CampaignStore,
+        log: Log,
+        progress: CampaignProgress,
+        round_hooks: RoundHooks,
+        hook: RunHook | None,
+        result: CampaignResult,
+        base: dict,
+        dist,
+        t0: float,
+    ):
         self.exp, self.params, self.source, self.store, self.log = exp, params, source, store, log
         self.progress, self.round_hooks, self.hook = progress, round_hooks, hook
         self.result, self.base, self.dist, self.t0 = result, base, dist, t0
@@ -358,8 +393,9 @@ class _Campaign:
             return self.stop(self.teardown_failed, say=True)
         return True
 
-    def open(self, config: Configuration, stack: ExitStack, up: dict[str, _Up], s: Session, pos: int,
-             handled: set[int]) -> bool:
+    def open(
+        self, config: Configuration, stack: ExitStack, up: dict[str, _Up], s: Session, pos: int, handled: set[int]
+    ) -> bool:
         tb, hp = self.params[config.key]
         mine = ExitStack()
         stack.callback(self.close, config, mine)  # before entering: a half-made configuration is undone too
@@ -391,9 +427,18 @@ class _Campaign:
         self.progress.cell_started(cell.cell_id)
         c0 = time.monotonic()
         try:
-            failed, why = _run_cell(cell, held.hosts, held.cluster if cell.variant.kind == "hadoop" else None,
-                                    self.exp, stamp, held.provenance if held.cluster else {}, self.store, self.log,
-                                    held.tb.name, self.hook)
+            failed, why = _run_cell(
+                cell,
+                held.hosts,
+                held.cluster if cell.variant.kind == "hadoop" else None,
+                self.exp,
+                stamp,
+                held.provenance if held.cluster else {},
+                self.store,
+                self.log,
+                held.tb.name,
+                self.hook,
+            )
         except Exception as exc:  # the configuration broke (lost its hosts...)
             return self.lost(cell.config, exc, up, s, pos, handled)
         self.durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
@@ -405,8 +450,9 @@ class _Campaign:
         self.progress.cell_finished(cell.cell_id, why)
         return True
 
-    def lost(self, config: Configuration, exc: Exception, up: dict[str, _Up], s: Session, pos: int,
-             handled: set[int]) -> bool:
+    def lost(
+        self, config: Configuration, exc: Exception, up: dict[str, _Up], s: Session, pos: int, handled: set[int]
+    ) -> bool:
         """The configuration failed: its runs from `pos` on are recorded as failed (the design's
         cells as failure records, which a resume runs again), it is torn down now, and the session
         goes on with the others, unless the design says on_failure: stop. False: stop."""
@@ -446,11 +492,19 @@ class _Campaign:
         return False
 
 
-def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path,
-                 log: Log = print, progress: CampaignProgress | None = None,
-                 kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
-                 hosts_source: HostsSource | None = None, append: bool = False,
-                 hook: RunHook | None = None, round_hooks: RoundHooks | None = None) -> CampaignResult:
+def run_campaign(
+    exp: Experiment,
+    testbed: TestbedParams,
+    hadoop: HadoopParams,
+    campaign_dir: Path,
+    log: Log = print,
+    progress: CampaignProgress | None = None,
+    kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
+    hosts_source: HostsSource | None = None,
+    append: bool = False,
+    hook: RunHook | None = None,
+    round_hooks: RoundHooks | None = None,
+) -> CampaignResult:
     """Run (or resume) the campaign's cells of `kinds` ("micro" = calibration, "hadoop" = suite);
     `progress` hears of every run (cells and warm-up runs) as it starts and ends. `hosts_source`
     gives each configuration's hosts: the local testbed (default) or an SSH inventory. `append`:
@@ -462,16 +516,21 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     source = hosts_source or TestbedSource(log)
     check_hook(exp, hook)
     if exp.precision is not None and round_hooks is None:
-        raise ParamsError("experiment.precision", "adaptive stopping needs the statistics after each round: run "
-                          "this design with `vbench campaign run` or `dvc repro`, which give the runner its rule")
+        raise ParamsError(
+            "experiment.precision",
+            "adaptive stopping needs the statistics after each round: run "
+            "this design with `vbench campaign run` or `dvc repro`, which give the runner its rule",
+        )
     params = configuration_params(exp, testbed, hadoop, source, kinds)  # refuse what cannot run, before anything starts
     store.check_appendable()
     source.check(exp.platforms)
     _check_design(store, exp)
     aside = store.cut_torn_tail()
     if aside is not None:
-        log(f"campaign {campaign_dir.name}: an append that did not finish was cut off the ledger (kept in {aside}); "
-            "its cell runs again")
+        log(
+            f"campaign {campaign_dir.name}: an append that did not finish was cut off the ledger (kept in {aside}); "
+            "its cell runs again"
+        )
     cells = [c for c in expand(exp) if c.variant.kind in kinds]
     done = done_cells(store)
     todo = [c for c in cells if c.cell_id not in done]
@@ -479,11 +538,21 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     result = CampaignResult(already_done=len(cells) - len(todo))
     progress = progress or NoProgress()
     warm = sum(c.warms_up for s in plan for c in s.runs)
-    log(f"campaign {campaign_dir.name}: {len(cells)} cells, {result.already_done} already done, {len(todo)} to run"
-        + (f" (and {warm} warm-up runs)" if warm else ""))
-    base = {"campaign": campaign_dir.name, "experiment": exp.experiment, "design_hash": design_hash(exp),
-            "vbench_commit": vbench_commit()}
-    dist = fetch(hadoop.version, hadoop.examples_version, log=log) if any(c.variant.kind == "hadoop" for c in todo) else None
+    log(
+        f"campaign {campaign_dir.name}: {len(cells)} cells, {result.already_done} already done, {len(todo)} to run"
+        + (f" (and {warm} warm-up runs)" if warm else "")
+    )
+    base = {
+        "campaign": campaign_dir.name,
+        "experiment": exp.experiment,
+        "design_hash": design_hash(exp),
+        "vbench_commit": vbench_commit(),
+    }
+    dist = (
+        fetch(hadoop.version, hadoop.examples_version, log=log)
+        if any(c.variant.kind == "hadoop" for c in todo)
+        else None
+    )
     hooks = AllHooks(gate_hook(exp, params, source, log), round_hooks or NoHooks())
     run = _Campaign(exp, params, source, store, log, progress, hooks, hook, result, base, dist, t0)
     progress.begin([c.cell_id for s in plan for c in s.runs])
@@ -493,8 +562,9 @@ def run_campaign(exp: Experiment, testbed: TestbedParams, hadoop: HadoopParams, 
     finally:  # the bar is closed and the tally printed on Ctrl-C too
         progress.end()
     if result.skipped:
-        (store.root / "skipped.json").write_text(json.dumps(
-            {"reason": run.budget_note, "cells": result.skipped}, indent=1))
+        (store.root / "skipped.json").write_text(
+            json.dumps({"reason": run.budget_note, "cells": result.skipped}, indent=1)
+        )
         log(f"time budget reached: {len(result.skipped)} cells skipped (listed in {store.root / 'skipped.json'})")
     result.seconds = time.monotonic() - t0
     return result
@@ -507,24 +577,44 @@ def _over_budget(t0: float, budget_s: float, cell: Cell, durations: dict[str, li
 
 
 def _stamp(base: dict, config: Configuration, cell: Cell, rounds: int) -> dict:
-    return {**base, **config.stamp(), "block": cell.block, "round": cell.round or 0,
-            "repetition": cell.repetition(rounds), "warmup": cell.warmup, "cell_id": cell.cell_id,
-            **{f"factor.{k}": v for k, v in cell.variant.levels}}
+    return {
+        **base,
+        **config.stamp(),
+        "block": cell.block,
+        "round": cell.round or 0,
+        "repetition": cell.repetition(rounds),
+        "warmup": cell.warmup,
+        "cell_id": cell.cell_id,
+        **{f"factor.{k}": v for k, v in cell.variant.levels},
+    }
 
 
-def _record_unrun(cells: list[Cell], config: Configuration, base: dict, reason: str, store: CampaignStore,
-                  rounds: int) -> None:
+def _record_unrun(
+    cells: list[Cell], config: Configuration, base: dict, reason: str, store: CampaignStore, rounds: int
+) -> None:
     """Cells that could not run (their configuration failed) become failure records, so the
     campaign says what happened to every cell; a resumed run runs them again."""
     for cell in cells:
         f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True})
-        store.save_runs([(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],
-                        {**_stamp(base, config, cell, rounds), "benchmark_kind": cell.variant.kind}, cell_done=False)
+        store.save_runs(
+            [(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],
+            {**_stamp(base, config, cell, rounds), "benchmark_kind": cell.variant.kind},
+            cell_done=False,
+        )
 
 
-def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment, stamp: dict,
-              provenance: dict, store: CampaignStore, log: Log, testbed_name: str = "",
-              hook: RunHook | None = None) -> tuple[int, str | None]:
+def _run_cell(
+    cell: Cell,
+    hosts: list[Host],
+    cluster: HadoopCluster | None,
+    exp: Experiment,
+    stamp: dict,
+    provenance: dict,
+    store: CampaignStore,
+    log: Log,
+    testbed_name: str = "",
+    hook: RunHook | None = None,
+) -> tuple[int, str | None]:
     """Run one cell (again, up to `exp.retries` times, while it fails) and store all its attempts'
     records in one append, closed as the cell's, when it ends: a cell cut short between attempts
     is not done and runs again whole. Returns the number of failed runs of the last attempt and
@@ -532,12 +622,15 @@ def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp:
     attempts: list[tuple[list, dict]] = []
     try:
         for attempt in range(exp.retries + 1):
-            runs, attempt_stamp = _attempt(cell, attempt, hosts, cluster, exp, stamp, provenance, store, log,
-                                           testbed_name, hook)
+            runs, attempt_stamp = _attempt(
+                cell, attempt, hosts, cluster, exp, stamp, provenance, store, log, testbed_name, hook
+            )
             attempts.append(([records_of(r) for r in runs], attempt_stamp))
             failed = sum(not r.ok for r in runs)
-            log(f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
-                + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else ""))
+            log(
+                f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
+                + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else "")
+            )
             if not failed:
                 break
     except Exception:
@@ -551,9 +644,19 @@ def _run_cell(cell: Cell, hosts: list[Host], cluster: HadoopCluster | None, exp:
     return failed, reason
 
 
-def _attempt(cell: Cell, attempt: int, hosts: list[Host], cluster: HadoopCluster | None, exp: Experiment,
-             stamp: dict, provenance: dict, store: CampaignStore, log: Log, testbed_name: str,
-             hook: RunHook | None = None) -> tuple[list, dict]:
+def _attempt(
+    cell: Cell,
+    attempt: int,
+    hosts: list[Host],
+    cluster: HadoopCluster | None,
+    exp: Experiment,
+    stamp: dict,
+    provenance: dict,
+    store: CampaignStore,
+    log: Log,
+    testbed_name: str,
+    hook: RunHook | None = None,
+) -> tuple[list, dict]:
     """One attempt at a cell: its runs and the stamp of their records (nothing stored yet)."""
     v = cell.variant
     mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
@@ -562,12 +665,15 @@ def _attempt(cell: Cell, attempt: int, hosts: list[Host], cluster: HadoopCluster
         kind_stamp = {"benchmark_kind": "micro", **kept()}
     else:
         assert cluster is not None
-        run, run_stamp = measure_hadoop(cluster, cell, drop_caches=exp.drop_caches, hook=hook, log=log,
-                                        timeout_s=exp.job_timeout_s)
+        run, run_stamp = measure_hadoop(
+            cluster, cell, drop_caches=exp.drop_caches, hook=hook, log=log, timeout_s=exp.job_timeout_s
+        )
         runs = [run]
         kind_stamp = {"benchmark_kind": "hadoop", **provenance, **run_stamp}
         kind_stamp["hdfs_output_removed"] = run.hdfs_output_removed  # the run's HDFS directory, after it
-    kind_stamp.update(finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
-                      host_platforms={h.name: h.platform for h in hosts})
+    kind_stamp.update(
+        finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
+        host_platforms={h.name: h.platform for h in hosts},
+    )
     extra = {"attempt": attempt} if exp.retries else {}
     return runs, {**stamp, **kind_stamp, **extra}

@@ -1,6 +1,7 @@
 """A study: an experiment design with the testbed and Hadoop params it runs on, all loaded and
 checked before anything starts, so that a typo in any params file is one clear line naming the
 file and the field instead of a failure an hour into a campaign."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,11 +14,19 @@ from vbench.campaign.design import Configuration, Experiment, load_experiment
 from vbench.campaign.runner import hadoop_for, params_for
 from vbench.errors import ParamsError
 from vbench.params import (
-    HadoopParams, TestbedParams, describe_validation_error, load_hadoop, load_testbed, params_file, prefixed,
+    HadoopParams,
+    TestbedParams,
+    describe_validation_error,
+    load_hadoop,
+    load_testbed,
+    params_file,
+    prefixed,
 )
 
 #: Model name (a ValidationError's title) -> the params section it validates, and the model.
-_SECTIONS = {model.__name__: (section, model) for section, model in (("testbed", TestbedParams), ("hadoop", HadoopParams))}
+_SECTIONS = {
+    model.__name__: (section, model) for section, model in (("testbed", TestbedParams), ("hadoop", HadoopParams))
+}
 
 
 @dataclass(frozen=True)
@@ -30,10 +39,16 @@ class Study:
     experiment_path: Path
 
 
-def load_study(params_dir: Path, experiment: str | Path, platform_labels: tuple[str, ...] = (), *,
-               local: bool | None = None, testbed_overrides: Mapping[str, Any] | None = None,
-               hadoop_overrides: Mapping[str, Any] | None = None,
-               note: Callable[[str], None] | None = None) -> Study:
+def load_study(
+    params_dir: Path,
+    experiment: str | Path,
+    platform_labels: tuple[str, ...] = (),
+    *,
+    local: bool | None = None,
+    testbed_overrides: Mapping[str, Any] | None = None,
+    hadoop_overrides: Mapping[str, Any] | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Study:
     """Load and check params_dir/testbed.yaml, params_dir/hadoop.yaml and the experiment (a preset
     name in params_dir/experiments/ or a path), then every configuration of the design.
 
@@ -58,8 +73,9 @@ def experiment_path(params_dir: Path, name: str | Path) -> Path:
     return path if path.suffix in (".yaml", ".yml") else params_dir / "experiments" / f"{name}.yaml"
 
 
-def _check_configuration(exp: Experiment, config: Configuration, testbed: TestbedParams, hadoop: HadoopParams,
-                         on_testbed: bool, path: Path) -> None:
+def _check_configuration(
+    exp: Experiment, config: Configuration, testbed: TestbedParams, hadoop: HadoopParams, on_testbed: bool, path: Path
+) -> None:
     """Refuse a configuration whose merged params are invalid (a factor level or an experiment
     override that does not fit the files' params), naming the experiment file and the configuration."""
     where = f"{path}: configuration {config.key}"

@@ -1,5 +1,6 @@
 """`vbench bench list | run NAME | calibrate | suite`: each run is a design built in code
 (vbench.campaign.adhoc) that the campaign runner executes."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,15 +30,26 @@ def register(sub) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="run: a benchmark parameter")
     p.add_argument("--preset", help="run: a study preset of the benchmark (see `bench list`)")
     p.add_argument("--repetitions", type=int, default=1, help="blocks: each a fresh testbed (and cluster)")
-    p.add_argument("--campaign", help="samples go to DATA/raw/<campaign>/ (default: a new adhoc-<what>-<time>); "
-                                      "the same command with the same --campaign resumes it")
+    p.add_argument(
+        "--campaign",
+        help="samples go to DATA/raw/<campaign>/ (default: a new adhoc-<what>-<time>); "
+        "the same command with the same --campaign resumes it",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument("--drop-caches", action="store_true", help="drop the page cache before each Hadoop run")
-    p.add_argument("--append", action="store_true",
-                   help="add to a committed campaign (tracked by git, or carrying a `frozen` mark file)")
-    p.add_argument("--monitor", type=float, metavar="SECONDS", default=None,
-                   help="sample CPU, disk and network on every host at this interval during each run "
-                        "(time series under DATA/raw/<campaign>/timeseries/)")
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="add to a committed campaign (tracked by git, or carrying a `frozen` mark file)",
+    )
+    p.add_argument(
+        "--monitor",
+        type=float,
+        metavar="SECONDS",
+        default=None,
+        help="sample CPU, disk and network on every host at this interval during each run "
+        "(time series under DATA/raw/<campaign>/timeseries/)",
+    )
     add_params_options(p)
     p.set_defaults(func=run)
 
@@ -76,7 +88,8 @@ def _list() -> int:
         table.add_column(col, overflow="fold")
     for d in registry.describe_all():
         table.add_row(
-            d["name"], d["kind"],
+            d["name"],
+            d["kind"],
             ", ".join(f"{f['name']}={f['default']}" for f in d["fields"]),
             ", ".join(f"{m['metric']} [{m['unit']}]" for m in d["metrics"]),
             ", ".join(d["presets"]) or "-",
@@ -91,14 +104,24 @@ def _measure(args, micro: tuple[BenchmarkSpec, ...], hadoop: tuple[BenchmarkSpec
         raise ParamsError("--monitor", f"must be a positive number of seconds, got {args.monitor:g}")
     tbp = testbed_from_args(args)
     hp = hadoop_from_args(args)
-    exp = adhoc_experiment(name, tbp, calibrate=micro, suite=hadoop, repetitions=args.repetitions,
-                           drop_caches=args.drop_caches, monitor_interval_s=args.monitor)
+    exp = adhoc_experiment(
+        name,
+        tbp,
+        calibrate=micro,
+        suite=hadoop,
+        repetitions=args.repetitions,
+        drop_caches=args.drop_caches,
+        monitor_interval_s=args.monitor,
+    )
     store = CampaignStore(args.data / "raw" / name, append=args.append)
     report = ProgressReport(title=f"bench {what}")
     result = run_campaign(exp, tbp, hp, store.root, log=report.note, progress=report, append=args.append)
     ran = set(result.ran)
-    _print_records([r for r in read_records(store.samples_path) if r.metadata.get("cell_id") in ran]
-                   if store.samples_path.exists() else [])
+    _print_records(
+        [r for r in read_records(store.samples_path) if r.metadata.get("cell_id") in ran]
+        if store.samples_path.exists()
+        else []
+    )
     console.print(f"samples appended to {store.samples_path}; raw outputs under {store.root / 'raw'}")
     return 1 if result.failures else 0
 

@@ -1,4 +1,5 @@
 """`vbench campaign run|status|show NAME`: experiment designs from params/experiments/."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,15 +23,26 @@ def register(sub) -> None:
     p.add_argument("name", help="preset name in params/experiments/, or a path to a YAML file")
     p.add_argument("--campaign", help="campaign directory name under DATA/raw/ (default: the preset name)")
     p.add_argument("--data", type=Path, default=Path("data"))
-    p.add_argument("--only", choices=("calibrate", "suite"), help="run: only the micro-benchmarks or only the Hadoop suite")
-    p.add_argument("--inventory", type=Path,
-                   help="run on the hosts of this SSH inventory instead of the local testbed (docs/inventory.md)")
-    p.add_argument("--block-unfit", action="store_true",
-                   help="with --inventory: a host not fit to measure (checks before measuring) fails its configuration")
+    p.add_argument(
+        "--only", choices=("calibrate", "suite"), help="run: only the micro-benchmarks or only the Hadoop suite"
+    )
+    p.add_argument(
+        "--inventory",
+        type=Path,
+        help="run on the hosts of this SSH inventory instead of the local testbed (docs/inventory.md)",
+    )
+    p.add_argument(
+        "--block-unfit",
+        action="store_true",
+        help="with --inventory: a host not fit to measure (checks before measuring) fails its configuration",
+    )
     p.add_argument("--waive", metavar="WHY", help="with --block-unfit: measure anyway; the reason is recorded")
-    p.add_argument("--append", action="store_true",
-                   help="run: add to a committed campaign (tracked by git, or carrying a `frozen` mark file), "
-                        "or adopt a directory of samples that has no campaign.json into this design")
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="run: add to a committed campaign (tracked by git, or carrying a `frozen` mark file), "
+        "or adopt a directory of samples that has no campaign.json into this design",
+    )
     add_params_options(p)
     p.set_defaults(func=run)
 
@@ -44,8 +56,13 @@ def run(args) -> int:
 
         inv = load_inventory(args.inventory)
     # Every params file the design reads, and every configuration, is checked before anything starts.
-    study = load_study(args.params_dir, args.name, inv.platforms() if inv else (),
-                       local=inv is None, testbed_overrides={"platform": args.platform, "workers": args.workers})
+    study = load_study(
+        args.params_dir,
+        args.name,
+        inv.platforms() if inv else (),
+        local=inv is None,
+        testbed_overrides={"platform": args.platform, "workers": args.workers},
+    )
     exp = study.experiment
     campaign_dir = args.data / "raw" / (args.campaign or exp.name)
     cells = expand(exp)
@@ -53,8 +70,10 @@ def run(args) -> int:
         plan = sessions(exp, cells)
         for s in plan:
             if exp.rounds > 1:
-                console.print(f"-- block {s.block}: {', '.join(c.key for c in s.configs)} up "
-                              + ("together" if len(s.configs) > 1 else "alone"))
+                console.print(
+                    f"-- block {s.block}: {', '.join(c.key for c in s.configs)} up "
+                    + ("together" if len(s.configs) > 1 else "alone")
+                )
             for c in s.runs:
                 console.print(f"{c.cell_id}{'  (warm-up)' if c.warmup else ''}")
         warm = sum(c.warms_up for s in plan for c in s.runs)
@@ -71,22 +90,36 @@ def run(args) -> int:
     if inv is not None:
         from vbench.inventory.source import InventorySource
 
-        source = InventorySource(inv, facts_dir=campaign_dir / "inventory", block_unfit=args.block_unfit,
-                                 waiver=args.waive, log=report.note)
+        source = InventorySource(
+            inv, facts_dir=campaign_dir / "inventory", block_unfit=args.block_unfit, waiver=args.waive, log=report.note
+        )
     kinds = {"calibrate": {"micro"}, "suite": {"hadoop"}}.get(args.only or "", {"micro", "hadoop"})
     from vbench.pipeline import PRECISION_RECORD, precision_hook, stopped_by_precision  # the statistics: seconds
 
     stopped = stopped_by_precision(campaign_dir)
     if stopped is not None:
-        console.print(f"campaign {campaign_dir} was stopped by its precision rule: {stopped} "
-                      f"(its decisions: {campaign_dir / PRECISION_RECORD})")
+        console.print(
+            f"campaign {campaign_dir} was stopped by its precision rule: {stopped} "
+            f"(its decisions: {campaign_dir / PRECISION_RECORD})"
+        )
         return 0
-    result = run_campaign(exp, tb, hp, campaign_dir, log=report.note, progress=report, kinds=frozenset(kinds),
-                          hosts_source=source, append=args.append,
-                          round_hooks=precision_hook(exp, campaign_dir, report.note))
+    result = run_campaign(
+        exp,
+        tb,
+        hp,
+        campaign_dir,
+        log=report.note,
+        progress=report,
+        kinds=frozenset(kinds),
+        hosts_source=source,
+        append=args.append,
+        round_hooks=precision_hook(exp, campaign_dir, report.note),
+    )
     if result.stopped:
         console.print(f"campaign stopped: {result.stopped}")
     warm = f" and {result.warmups} warm-up runs" if result.warmups else ""
-    console.print(f"campaign {campaign_dir}: ran {len(result.ran)} cells{warm} ({result.failures} failed runs), "
-                  f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s")
+    console.print(
+        f"campaign {campaign_dir}: ran {len(result.ran)} cells{warm} ({result.failures} failed runs), "
+        f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s"
+    )
     return 1 if result.failures else 0

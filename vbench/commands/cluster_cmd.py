@@ -1,4 +1,5 @@
 """`vbench cluster up|down|status|smoke`."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,12 @@ def register(sub) -> None:
     p.add_argument("--replication", type=int, help="override hadoop.replication")
     p.add_argument("--version", help="override hadoop.version")
     p.add_argument("--topology", choices=("flat", "rack", "nodegroup"), help="override hadoop.topology")
-    p.add_argument("--out", type=Path, default=Path("data/raw/smoke"), help="smoke: each smoke is a new campaign under this directory")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data/raw/smoke"),
+        help="smoke: each smoke is a new campaign under this directory",
+    )
     p.add_argument("--testbed", action="store_true", help="down: also remove the testbed")
     p.set_defaults(func=run)
 
@@ -57,8 +63,10 @@ def run(args) -> int:
                     tb.down()
                 raise
             cluster.close()
-        print(f"NameNode http://{cluster.master.name}:9870  ResourceManager http://{cluster.master.name}:8088 "
-              f"(inside the testbed network); `vbench cluster down --testbed` removes everything")
+        print(
+            f"NameNode http://{cluster.master.name}:9870  ResourceManager http://{cluster.master.name}:8088 "
+            f"(inside the testbed network); `vbench cluster down --testbed` removes everything"
+        )
         return 0
 
     if not testbed_status(tbp).exists:
@@ -77,8 +85,10 @@ def run(args) -> int:
     cluster.close()
     for (host, daemon), up in sorted(states.items()):
         print(f"{host:10s} {daemon:16s} {'up' if up else 'down'}")
-    print(f"live DataNodes: {', '.join(hdfs.live_datanodes) or '-'}; safe mode: {'on' if hdfs.safemode else 'off'}; "
-          f"NodeManagers: {', '.join(nms) or '-'}; history server: {'up' if jhs else 'down'}")
+    print(
+        f"live DataNodes: {', '.join(hdfs.live_datanodes) or '-'}; safe mode: {'on' if hdfs.safemode else 'off'}; "
+        f"NodeManagers: {', '.join(nms) or '-'}; history server: {'up' if jhs else 'down'}"
+    )
     return 0 if all(states.values()) else 1
 
 

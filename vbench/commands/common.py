@@ -1,4 +1,5 @@
 """Options shared by the command groups: where params live and per-run overrides."""
+
 from __future__ import annotations
 
 import argparse

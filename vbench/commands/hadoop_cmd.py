@@ -1,4 +1,5 @@
 """`vbench hadoop fetch`: assemble Hadoop's jars from Maven Central into the cache."""
+
 from __future__ import annotations
 
 from vbench.commands.common import add_params_options, hadoop_from_args

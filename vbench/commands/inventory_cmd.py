@@ -1,5 +1,6 @@
 """`vbench inventory preflight|check|prepare --inventory params/inventory.yaml`: a real cluster's
 hosts, reached over SSH (see docs/inventory.md)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,8 +30,10 @@ def register(sub) -> None:
 def run(args) -> int:
     inv = load_inventory(args.inventory)
     require_usable(inv, args.timeout)  # every action starts with it; nothing is touched if it fails
-    console.print(f"preflight: {len(inv.hosts)} hosts reachable, host keys pinned, keys accepted"
-                  + (", sudo works" if any(h.sudo for h in inv.hosts) else ""))
+    console.print(
+        f"preflight: {len(inv.hosts)} hosts reachable, host keys pinned, keys accepted"
+        + (", sudo works" if any(h.sudo for h in inv.hosts) else "")
+    )
     if args.action == "preflight":
         return 0
     if args.action == "check":
@@ -45,8 +48,9 @@ def run(args) -> int:
 
     hp = hadoop_from_args(args, java_home=inv.java_home)
     dist = None if args.no_hadoop else fetch(hp.version, hp.examples_version, log=console.log)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as progress:
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
         task = progress.add_task("preparing", total=len(inv.hosts))
 
         def step(host: str, what: str) -> None:
@@ -56,6 +60,8 @@ def run(args) -> int:
 
         done = prepare(inv, hp, dist, step)
     for p in done:
-        console.print(f"{p.host}: installed {', '.join(p.installed) or 'nothing (all present)'}; "
-                      f"Hadoop jars {'pushed' if p.jars_pushed else 'already there' if dist else 'skipped'}")
+        console.print(
+            f"{p.host}: installed {', '.join(p.installed) or 'nothing (all present)'}; "
+            f"Hadoop jars {'pushed' if p.jars_pushed else 'already there' if dist else 'skipped'}"
+        )
     return 0

@@ -1,5 +1,6 @@
 """`vbench isolation run | table`: Xavier et al.'s performance isolation experiment (Table III),
 a design the campaign runner runs (vbench.isolation.experiment)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,8 +32,11 @@ def register(sub) -> None:
     p.add_argument("--stresses", help="override isolation.stresses, comma-separated (must include none)")
     p.add_argument("--campaign", default="isolation", help="samples go to DATA/raw/<campaign>/; run again to resume")
     p.add_argument("--data", type=Path, default=Path("data"))
-    p.add_argument("--append", action="store_true",
-                   help="run: add to a committed campaign (the default, data/raw/isolation, is one)")
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="run: add to a committed campaign (the default, data/raw/isolation, is one)",
+    )
     add_params_options(p)
     p.set_defaults(func=run)
 
@@ -41,18 +45,25 @@ def run(args) -> int:
     store = CampaignStore(args.data / "raw" / campaign_name(args.campaign), append=args.append)
     if args.action == "table":
         return _table(store)
-    iso = P.load_isolation(args.preset, repetitions=args.repetitions, size_mb=args.size, platform=args.platform,
-                           workers=args.workers,
-                           stresses=args.stresses.split(",") if args.stresses else None)
+    iso = P.load_isolation(
+        args.preset,
+        repetitions=args.repetitions,
+        size_mb=args.size,
+        platform=args.platform,
+        workers=args.workers,
+        stresses=args.stresses.split(",") if args.stresses else None,
+    )
     base = testbed_from_args(args)
     hp = hadoop_from_args(args)
     isolation_experiment(iso, hp)  # the design, checked whole before anything starts
     store.check_appendable()  # before anything starts, not when the first condition is stored
     tb_b = P.tenant_b_testbed(base, iso)
     report = ProgressReport(title="isolation")
-    report.note(f"isolation: tenant A = testbed {base.name} ({iso.workers} worker(s), {iso.platform}, "
-                f"{iso.tenant_a.limits.as_dict()}); tenant B = testbed {tb_b.name} ({iso.tenant_b.limits.as_dict()}); "
-                f"{iso.repetitions} block(s), each a TeraSort beside {', '.join(iso.stresses)}")
+    report.note(
+        f"isolation: tenant A = testbed {base.name} ({iso.workers} worker(s), {iso.platform}, "
+        f"{iso.tenant_a.limits.as_dict()}); tenant B = testbed {tb_b.name} ({iso.tenant_b.limits.as_dict()}); "
+        f"{iso.repetitions} block(s), each a TeraSort beside {', '.join(iso.stresses)}"
+    )
     run_isolation(iso, base, hp, store.root, log=report.note, progress=report, append=args.append)
     return _table(store)
 
@@ -84,7 +95,9 @@ def _watch_summary(samples: list[Sample]) -> list[str]:
             by.setdefault(str(s.metadata.get("stress")), {}).setdefault(s.metric, []).append(s.value)
     out = []
     for stress, m in sorted(by.items()):
-        out.append(f"{stress}: tasks peak {max(m.get('pids_peak', [0])):.0f}/{max(m.get('pids_max', [0])):.0f}, "
-                   f"refused forks {max(m.get('refused_forks', [0])):.0f}, probe max {max(m.get('probe_max_time', [0])):.2f}s, "
-                   f"responsive {sum(m.get('responsive', [])):.0f}/{len(m.get('responsive', []))}")
+        out.append(
+            f"{stress}: tasks peak {max(m.get('pids_peak', [0])):.0f}/{max(m.get('pids_max', [0])):.0f}, "
+            f"refused forks {max(m.get('refused_forks', [0])):.0f}, probe max {max(m.get('probe_max_time', [0])):.2f}s, "
+            f"responsive {sum(m.get('responsive', [])):.0f}/{len(m.get('responsive', []))}"
+        )
     return out

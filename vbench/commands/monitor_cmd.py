@@ -1,4 +1,5 @@
 """`vbench monitor check | nodes CAMPAIGN_DIR`: data-volume checks and the per-node task table."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +15,13 @@ def register(sub) -> None:
     p.add_argument("action", choices=("check", "nodes"))
     p.add_argument("campaign", type=Path, help="a campaign directory, e.g. data/raw/monitoring")
     p.add_argument("--step", default=None, help="nodes: only this step (e.g. terasort)")
-    p.add_argument("--platform", action="append", default=[], metavar="NODE=PLATFORM",
-                   help="nodes: a node's platform, for runs recorded without the host_platforms stamp")
+    p.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        metavar="NODE=PLATFORM",
+        help="nodes: a node's platform, for runs recorded without the host_platforms stamp",
+    )
     p.add_argument("--out", type=Path, help="also write the table as CSV here")
     p.set_defaults(func=run)
 

@@ -1,4 +1,5 @@
 """`vbench paper build --campaign data/raw/<name> [--out paper]`: tables, figures, macros and the PDF."""
+
 from __future__ import annotations
 
 import sys
@@ -16,27 +17,67 @@ def register(sub) -> None:
         "(tables, figures, macros, reproduction delta) and runs latexmk on OUT/main.tex into OUT/build/paper.pdf.",
     )
     p.add_argument("action", choices=("build",))
-    p.add_argument("--campaign", type=Path, required=True, metavar="DIR",
-                   help="campaign directory holding samples.jsonl (e.g. data/raw/dev)")
-    p.add_argument("--out", type=Path, default=Path("paper"), metavar="DIR",
-                   help="paper directory: main.tex and references.bib (copied in when absent), generated/, build/ "
-                   "(default: paper)")
-    p.add_argument("--isolation", type=Path, default=None, metavar="DIR",
-                   help="campaign of `vbench isolation run` for Table III (e.g. data/raw/isolation)")
+    p.add_argument(
+        "--campaign",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="campaign directory holding samples.jsonl (e.g. data/raw/dev)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("paper"),
+        metavar="DIR",
+        help="paper directory: main.tex and references.bib (copied in when absent), generated/, build/ "
+        "(default: paper)",
+    )
+    p.add_argument(
+        "--isolation",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="campaign of `vbench isolation run` for Table III (e.g. data/raw/isolation)",
+    )
     p.add_argument("--baseline", default="native", help="platform the others are compared with (default: native)")
-    p.add_argument("--published", type=Path, default=None, metavar="YAML",
-                   help="published findings (default: params/published.yaml)")
+    p.add_argument(
+        "--published",
+        type=Path,
+        default=None,
+        metavar="YAML",
+        help="published findings (default: params/published.yaml)",
+    )
     p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
-    p.add_argument("--equivalence-pct", type=float, default=None,
-                   help="equivalence bound of TOST in %% (default: 5); resamples, seed, baseline and this must be "
-                   "the statistics stage's where the paper reads its table")
-    p.add_argument("--extra-campaign", type=Path, action="append", default=[], metavar="DIR",
-                   help="another campaign whose experiments the paper adds (e.g. network modes); repeatable")
-    p.add_argument("--monitoring", type=Path, default=None, metavar="DIR",
-                   help="campaign with a monitored TeraSort run for the time-series figure (default: --campaign)")
-    p.add_argument("--pernode", type=Path, default=None, metavar="DIR",
-                   help="campaign of a heterogeneous cluster for the per-node table (e.g. data/raw/liu2012-terasort)")
+    p.add_argument(
+        "--equivalence-pct",
+        type=float,
+        default=None,
+        help="equivalence bound of TOST in %% (default: 5); resamples, seed, baseline and this must be "
+        "the statistics stage's where the paper reads its table",
+    )
+    p.add_argument(
+        "--extra-campaign",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another campaign whose experiments the paper adds (e.g. network modes); repeatable",
+    )
+    p.add_argument(
+        "--monitoring",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="campaign with a monitored TeraSort run for the time-series figure (default: --campaign)",
+    )
+    p.add_argument(
+        "--pernode",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="campaign of a heterogeneous cluster for the per-node table (e.g. data/raw/liu2012-terasort)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -60,18 +101,27 @@ def run(args) -> int:
     for extra in args.extra_campaign:
         if not (extra / "samples.jsonl").is_file():
             raise ParamsError("--extra-campaign", f"{extra}/samples.jsonl does not exist")
-    result = build_paper(campaign, args.out, baseline=args.baseline, pdf=not args.no_pdf,
-                         n_resamples=args.resamples or DEFAULT_RESAMPLES,
-                         seed=DEFAULT_SEED if args.seed is None else args.seed,
-                         equivalence_pct=StatsConfig.equivalence_pct if args.equivalence_pct is None else args.equivalence_pct,
-                         published_path=args.published,
-                         isolation_dir=args.isolation, extra_campaigns=args.extra_campaign,
-                         monitoring_dir=args.monitoring, pernode_dir=args.pernode)
+    result = build_paper(
+        campaign,
+        args.out,
+        baseline=args.baseline,
+        pdf=not args.no_pdf,
+        n_resamples=args.resamples or DEFAULT_RESAMPLES,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        equivalence_pct=StatsConfig.equivalence_pct if args.equivalence_pct is None else args.equivalence_pct,
+        published_path=args.published,
+        isolation_dir=args.isolation,
+        extra_campaigns=args.extra_campaign,
+        monitoring_dir=args.monitoring,
+        pernode_dir=args.pernode,
+    )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)
     if result.tables_absent or result.figures_absent:
-        print("vbench paper: not measured in this campaign: "
-              + ", ".join([f"table {t}" for t in result.tables_absent] + [f"figure {f}" for f in result.figures_absent]),
-              file=sys.stderr)
+        print(
+            "vbench paper: not measured in this campaign: "
+            + ", ".join([f"table {t}" for t in result.tables_absent] + [f"figure {f}" for f in result.figures_absent]),
+            file=sys.stderr,
+        )
     print(result.summary())
     return 0

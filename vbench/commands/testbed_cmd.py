@@ -1,4 +1,5 @@
 """`vbench testbed up|down|status|netmatrix`."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,11 @@ from vbench.testbed import Testbed, testbed_status
 
 def register(sub) -> None:
     p = sub.add_parser("testbed", help="emulated hosts on this machine, reached over SSH")
-    p.add_argument("action", choices=("up", "down", "status", "netmatrix"),
-                   help="netmatrix: bring the testbed up, measure the iperf3 matrix, tear it down")
+    p.add_argument(
+        "action",
+        choices=("up", "down", "status", "netmatrix"),
+        help="netmatrix: bring the testbed up, measure the iperf3 matrix, tear it down",
+    )
     add_params_options(p)
     g = p.add_argument_group("network (override params: network.mode, vms_per_host, network.link)")
     g.add_argument("--mode", help="network.mode: bridge, nat, bridge+nat (sriov: SSH inventories only)")
@@ -26,8 +30,13 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def with_network(params: TestbedParams, mode: str | None = None, vms_per_host: int | None = None,
-                 rate_mbit: float | None = None, delay_ms: float | None = None) -> TestbedParams:
+def with_network(
+    params: TestbedParams,
+    mode: str | None = None,
+    vms_per_host: int | None = None,
+    rate_mbit: float | None = None,
+    delay_ms: float | None = None,
+) -> TestbedParams:
     """`params` with the network options of the command line applied, validated again. Pure."""
     data = params.model_dump(mode="json", exclude_none=True)
     net = data.setdefault("network", {})
@@ -56,8 +65,10 @@ def run(args) -> int:
                 tb.down()
                 raise
         for h in hosts:
-            print(f"{h.name:10s} {h.role:7s} {h.platform:8s} {h.address:15s} ssh {h.ssh.user}@{h.address}"
-                  f"  physical host {h.facts.get('physical_host', '-')}")
+            print(
+                f"{h.name:10s} {h.role:7s} {h.platform:8s} {h.address:15s} ssh {h.ssh.user}@{h.address}"
+                f"  physical host {h.facts.get('physical_host', '-')}"
+            )
         print(f"state in {tb.paths.root}; `vbench testbed down` removes everything")
         return 0
     if args.action == "down":
@@ -78,8 +89,9 @@ def _netmatrix(tb: Testbed, hosts, args) -> int:
 
     lay = tb.ctx.layout
     if lay is None:
-        raise VbenchError("netmatrix needs emulated physical hosts: set --mode nat/bridge+nat, --vms-per-host > 1 "
-                          "or --rate-mbit")
+        raise VbenchError(
+            "netmatrix needs emulated physical hosts: set --mode nat/bridge+nat, --vms-per-host > 1 or --rate-mbit"
+        )
     try:
         rows = netmatrix.measure(hosts, lay, tb.params.vms_per_host, duration_s=args.duration)
     finally:

@@ -8,6 +8,7 @@ campaign, so a table of one benchmark alone would give other verdicts. `ratios` 
 benchmark and metric's ratios to the baseline from it, one per cell and level, with the method the
 statistics preferred and why a number is missing when it is.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,7 +54,11 @@ class Ratio:
         """e.g. "1.0173 [0.9850, 1.0790] (paired-t (blocks), 95 %)"; the note when there is no number."""
         if self.estimate is None:
             return f"no ratio: {self.note}"
-        interval = f" [{fmt(self.low)}, {fmt(self.high)}]" if self.low is not None and self.high is not None else " (no interval)"
+        interval = (
+            f" [{fmt(self.low)}, {fmt(self.high)}]"
+            if self.low is not None and self.high is not None
+            else " (no interval)"
+        )
         conf = f", {self.conf_level * 100:g} %" if self.conf_level else ""
         return f"{fmt(self.estimate)}{interval} ({self.method}{conf})"
 
@@ -97,24 +102,62 @@ def ratios(table: pd.DataFrame, benchmark: str, metric: str) -> list[Ratio]:
     for (cell, level), rows in ratio_rows.groupby(["size", "platform"], sort=False):
         r = _pick(rows)
         eq = equivalence[(equivalence["size"] == cell) & (equivalence["platform"] == level)]
-        out.append(Ratio(
-            cell=str(cell), level=str(level), baseline=str(r["baseline"]), estimate=_number(r["estimate"]),
-            low=_number(r["ci_low"]), high=_number(r["ci_high"]), method=str(r["method"]),
-            conf_level=_number(r["conf_level"]), n=_count(r["n"]), n_baseline=_count(r["n_baseline"]),
-            n_pairs=_count(r["n_pairs"]), equivalence=str(_pick(eq)["verdict"]) if len(eq) else "",
-            direction=str(r["direction"] or ""), note=str(r["note"] or ""),
-        ))
+        out.append(
+            Ratio(
+                cell=str(cell),
+                level=str(level),
+                baseline=str(r["baseline"]),
+                estimate=_number(r["estimate"]),
+                low=_number(r["ci_low"]),
+                high=_number(r["ci_high"]),
+                method=str(r["method"]),
+                conf_level=_number(r["conf_level"]),
+                n=_count(r["n"]),
+                n_baseline=_count(r["n_baseline"]),
+                n_pairs=_count(r["n_pairs"]),
+                equivalence=str(_pick(eq)["verdict"]) if len(eq) else "",
+                direction=str(r["direction"] or ""),
+                note=str(r["note"] or ""),
+            )
+        )
     return sorted(out, key=lambda x: (natural_key(x.cell), natural_key(x.level)))
 
 
 def ratio_frame(rs: list[Ratio]) -> pd.DataFrame:
     """The ratios as a table to read."""
-    return pd.DataFrame([{
-        "cell": r.cell, "level": r.level, "baseline": r.baseline, "ratio": fmt(r.estimate),
-        "ci_low": fmt(r.low), "ci_high": fmt(r.high), "method": r.method, "n": r.n, "n_baseline": r.n_baseline,
-        "pairs": r.n_pairs, "equivalence": r.equivalence, "note": r.note,
-    } for r in rs], columns=["cell", "level", "baseline", "ratio", "ci_low", "ci_high", "method", "n", "n_baseline",
-                             "pairs", "equivalence", "note"])
+    return pd.DataFrame(
+        [
+            {
+                "cell": r.cell,
+                "level": r.level,
+                "baseline": r.baseline,
+                "ratio": fmt(r.estimate),
+                "ci_low": fmt(r.low),
+                "ci_high": fmt(r.high),
+                "method": r.method,
+                "n": r.n,
+                "n_baseline": r.n_baseline,
+                "pairs": r.n_pairs,
+                "equivalence": r.equivalence,
+                "note": r.note,
+            }
+            for r in rs
+        ],
+        columns=[
+            "cell",
+            "level",
+            "baseline",
+            "ratio",
+            "ci_low",
+            "ci_high",
+            "method",
+            "n",
+            "n_baseline",
+            "pairs",
+            "equivalence",
+            "note",
+        ],
+    )
 
 
 def level_values(data: CampaignData, benchmark: str, metric: str) -> pd.DataFrame:
@@ -122,8 +165,9 @@ def level_values(data: CampaignData, benchmark: str, metric: str) -> pd.DataFram
     round and warm-up mark where the design records them."""
     s = data.samples
     s = s[(s["benchmark"] == benchmark) & (s["metric"] == metric)] if len(s) else s
-    keep = ["cell", "level", "value", "unit", "run_id", "timestamp"] + [c for c in ("block", "round", "warmup")
-                                                                          if c in s.columns]
+    keep = ["cell", "level", "value", "unit", "run_id", "timestamp"] + [
+        c for c in ("block", "round", "warmup") if c in s.columns
+    ]
     if s.empty:
         return pd.DataFrame(columns=keep)
     out = s.assign(cell=s["size"].fillna("").astype(str), level=s["platform"].astype(str))

@@ -6,6 +6,7 @@ level in `platform` (the real platform in `host_platform`), the other varying fa
 cell (`size`). Which factor is compared is the design's choice (campaign.json) unless the reader
 picks another; the statistics settings are the stage's (params/pipeline.yaml).
 """
+
 from __future__ import annotations
 
 import json
@@ -103,8 +104,10 @@ class CampaignData:
 
 def sort_naturally(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows in the natural order of their index ("2" before "10"), one level or several."""
+
     def key(k) -> tuple:
         return tuple(natural_key(x) for x in (k if isinstance(k, tuple) else (k,)))
+
     return frame.reindex(sorted(frame.index, key=key))
 
 
@@ -126,8 +129,10 @@ def pick_baseline(levels: list[str], wanted: str | None, default: str) -> str:
 
 def _stamp(raw: Path) -> tuple:
     """What says a campaign's files changed: size and modification time of its inputs."""
-    return tuple((f.stat().st_size, f.stat().st_mtime_ns) if f.is_file() else None
-                 for f in (raw / "samples.jsonl", raw / "campaign.json"))
+    return tuple(
+        (f.stat().st_size, f.stat().st_mtime_ns) if f.is_file() else None
+        for f in (raw / "samples.jsonl", raw / "campaign.json")
+    )
 
 
 @lru_cache(maxsize=16)
@@ -146,14 +151,21 @@ def read(raw: Path, comparison: Comparison | None = None) -> Campaign:
 def _failures(campaign: Campaign, comparison: Comparison) -> pd.DataFrame:
     f = pd.DataFrame(campaign.failures)
     # A failed run is a level of the compared factor too (its record carries the factors).
-    if len(f) and not comparison.is_platforms and all(
-            c == PLATFORM or f"factor.{c}" in f.columns for c in comparison.compare):
+    if (
+        len(f)
+        and not comparison.is_platforms
+        and all(c == PLATFORM or f"factor.{c}" in f.columns for c in comparison.compare)
+    ):
         f = comparison_view(f, comparison.compare)
     return f
 
 
-def load(raw: Path, compare: tuple[str, ...] | None = None, baseline: str | None = None,
-         settings: StatsConfig = StatsConfig()) -> CampaignData:
+def load(
+    raw: Path,
+    compare: tuple[str, ...] | None = None,
+    baseline: str | None = None,
+    settings: StatsConfig = StatsConfig(),
+) -> CampaignData:
     """The campaign at `raw` with `compare` (default: the design's) as its levels.
 
     With the design's own comparison and no `baseline` given, everything is as the statistics
@@ -169,15 +181,28 @@ def load(raw: Path, compare: tuple[str, ...] | None = None, baseline: str | None
         chosen = declared.baseline_or(settings.baseline)
     else:
         campaign = read(raw, Comparison(compare))
-        chosen = pick_baseline(campaign.platforms, baseline,
-                               declared.baseline_or(settings.baseline) if own else settings.baseline)
+        chosen = pick_baseline(
+            campaign.platforms, baseline, declared.baseline_or(settings.baseline) if own else settings.baseline
+        )
         # Every experiment against the chosen level (campaign_stats falls back to config.baseline).
         campaign = replace(campaign, baselines={})
     comparison = Comparison(compare, chosen)
-    config = StatsConfig(baseline=chosen, conf=settings.conf, n_resamples=settings.n_resamples, seed=settings.seed,
-                         equivalence_pct=settings.equivalence_pct)
-    return CampaignData(raw, campaign, _failures(campaign, comparison), comparison, config, declared,
-                        declared.baseline_or(settings.baseline))
+    config = StatsConfig(
+        baseline=chosen,
+        conf=settings.conf,
+        n_resamples=settings.n_resamples,
+        seed=settings.seed,
+        equivalence_pct=settings.equivalence_pct,
+    )
+    return CampaignData(
+        raw,
+        campaign,
+        _failures(campaign, comparison),
+        comparison,
+        config,
+        declared,
+        declared.baseline_or(settings.baseline),
+    )
 
 
 def compare_choices(raw: Path) -> list[tuple[str, ...]]:

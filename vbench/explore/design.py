@@ -1,5 +1,6 @@
 """What a campaign is, before any number: its factors and levels, blocks and rounds, runs per
 cell, failures and, where the samples carry them, the quiet-machine verdicts. Pure."""
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,9 @@ class DesignSummary:
         """Runs per (benchmark, cell) and level, as a table to read."""
         if self.cells.empty:
             return self.cells
-        t = self.cells.pivot_table(index=["benchmark", "cell"], columns="level", values="runs", aggfunc="sum",
-                                   fill_value=0)
+        t = self.cells.pivot_table(
+            index=["benchmark", "cell"], columns="level", values="runs", aggfunc="sum", fill_value=0
+        )
         t = t[sorted(t.columns, key=natural_key)]
         t.columns.name = " / ".join(self.compare)
         return sort_naturally(t)
@@ -71,8 +73,11 @@ class DesignSummary:
                 text += f" (designed but without samples: {', '.join(f.missing)})"
             out.append(text)
         out.append(f"- blocks: {len(self.blocks)} ({', '.join(self.blocks) or 'none recorded'})")
-        out.append(f"- rounds: {len(self.rounds)} ({', '.join(self.rounds)})" if self.rounds
-                   else "- rounds: none recorded (one run of each cell per block)")
+        out.append(
+            f"- rounds: {len(self.rounds)} ({', '.join(self.rounds)})"
+            if self.rounds
+            else "- rounds: none recorded (one run of each cell per block)"
+        )
         when = ""
         if self.first_run is not None and self.last_run is not None:
             start = datetime.fromtimestamp(self.first_run, timezone.utc)
@@ -110,12 +115,22 @@ def _factors(data: CampaignData) -> tuple[Factor, ...]:
     design = data.design()
     s = data.samples
     platforms_col = "host_platform" if "host_platform" in s.columns else "platform"
-    out = [Factor("platform", _sorted_text(s[platforms_col]) if len(s) else (),
-                  tuple(str(p) for p in design.get("platforms", [])))]
-    declared = {factor_label(path): tuple(_plain(v) for v in levels) for path, levels in design.get("factors", {}).items()}
+    out = [
+        Factor(
+            "platform",
+            _sorted_text(s[platforms_col]) if len(s) else (),
+            tuple(str(p) for p in design.get("platforms", [])),
+        )
+    ]
+    declared = {
+        factor_label(path): tuple(_plain(v) for v in levels) for path, levels in design.get("factors", {}).items()
+    }
     names = list(declared)
-    names += [c.removeprefix("factor.") for c in s.columns
-              if c.startswith("factor.") and c != "factor.platform" and c.removeprefix("factor.") not in names]
+    names += [
+        c.removeprefix("factor.")
+        for c in s.columns
+        if c.startswith("factor.") and c != "factor.platform" and c.removeprefix("factor.") not in names
+    ]
     if not design:
         names += [c for c in FACTOR_COLUMNS if c in s.columns and s[c].dropna().astype(str).nunique() > 1]
     for name in names:
@@ -142,9 +157,14 @@ def run_table(samples: pd.DataFrame) -> pd.DataFrame:
         round=samples["round"].map(lambda v: "" if _missing(v) else _plain(v)) if "round" in samples.columns else "",
     )
     # The headline metrics' cell: per-attempt rows of the same run carry the same one.
-    runs = s.groupby("run_id", sort=False).agg(benchmark=("benchmark", "first"), level=("level", "first"),
-                                              cell=("cell", _most_common), block=("block", "first"),
-                                              round=("round", "first"), start=("timestamp", "min"))
+    runs = s.groupby("run_id", sort=False).agg(
+        benchmark=("benchmark", "first"),
+        level=("level", "first"),
+        cell=("cell", _most_common),
+        block=("block", "first"),
+        round=("round", "first"),
+        start=("timestamp", "min"),
+    )
     return runs.reset_index().sort_values("start", kind="stable").reset_index(drop=True)
 
 
@@ -185,17 +205,26 @@ def design_summary(data: CampaignData) -> DesignSummary:
     runs = run_table(s)
     cells = pd.DataFrame(columns=["benchmark", "cell", "level", "runs", "blocks", "rounds"])
     if len(runs):
-        cells = (runs.groupby(["benchmark", "cell", "level"])
-                 .agg(runs=("run_id", "nunique"), blocks=("block", "nunique"), rounds=("round", "nunique"))
-                 .reset_index())
+        cells = (
+            runs.groupby(["benchmark", "cell", "level"])
+            .agg(runs=("run_id", "nunique"), blocks=("block", "nunique"), rounds=("round", "nunique"))
+            .reset_index()
+        )
     commits = _sorted_text(s["vbench_commit"]) if "vbench_commit" in s.columns else ()
     design = data.design()
     return DesignSummary(
-        campaign=data.name, description=str(design.get("description", "")), compare=data.comparison.compare,
-        baseline=data.baseline, factors=_factors(data),
-        blocks=tuple(b for b in _sorted_text(runs["block"]) if b), rounds=tuple(r for r in _sorted_text(runs["round"]) if r),
-        runs=len(runs), failures=len(data.failures),
+        campaign=data.name,
+        description=str(design.get("description", "")),
+        compare=data.comparison.compare,
+        baseline=data.baseline,
+        factors=_factors(data),
+        blocks=tuple(b for b in _sorted_text(runs["block"]) if b),
+        rounds=tuple(r for r in _sorted_text(runs["round"]) if r),
+        runs=len(runs),
+        failures=len(data.failures),
         first_run=float(runs["start"].min()) if len(runs) else None,
         last_run=float(runs["start"].max()) if len(runs) else None,
-        commits=commits, cells=cells, quiet=quiet_verdicts(s),
+        commits=commits,
+        cells=cells,
+        quiet=quiet_verdicts(s),
     )

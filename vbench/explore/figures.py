@@ -2,6 +2,7 @@
 its own. Figures are made without pyplot: a widget's callback that used pyplot would leave its
 figure to the inline backend, which shows it again under whichever cell runs next. `png` renders
 one for display."""
+
 from __future__ import annotations
 
 import io
@@ -22,8 +23,11 @@ TASK_COLOURS = {"MAP": "C0", "REDUCE": "C1"}
 PHASE_ALPHA = {"shuffle": 0.35, "merge": 0.65, "reduce": 1.0}
 UNSUCCESSFUL_MARKERS = {"FAILED": ("x", "red"), "KILLED": ("D", "darkorange")}
 #: The time series' panels: title, metrics (vbench.monitor.series), y label, scale.
-MONITOR_PANELS = (("CPU", METRICS["cpu"], "% of CPUs", 1.0), ("storage", METRICS["disk"], "MiB/s", 1 / 2**20),
-                  ("network", METRICS["net"], "MiB/s", 1 / 2**20))
+MONITOR_PANELS = (
+    ("CPU", METRICS["cpu"], "% of CPUs", 1.0),
+    ("storage", METRICS["disk"], "MiB/s", 1 / 2**20),
+    ("network", METRICS["net"], "MiB/s", 1 / 2**20),
+)
 
 
 def _colours(levels: list[str]) -> dict[str, str]:
@@ -54,8 +58,10 @@ def comparison_figure(values: pd.DataFrame, ratios: list[Ratio], metric: str, ba
     if values.empty:
         return _empty(f"no samples of {metric}")
     unit = str(values["unit"].iloc[0])
-    keys = sorted({(c, lv) for c, lv in zip(values["cell"], values["level"])},
-                  key=lambda k: (natural_key(k[0]), natural_key(k[1])))
+    keys = sorted(
+        {(c, lv) for c, lv in zip(values["cell"], values["level"])},
+        key=lambda k: (natural_key(k[0]), natural_key(k[1])),
+    )
     levels = sorted({lv for _, lv in keys}, key=natural_key)
     colour = _colours(levels)
     fig = _figure(11, 3.8)
@@ -77,8 +83,14 @@ def comparison_figure(values: pd.DataFrame, ratios: list[Ratio], metric: str, ba
             if r.low is not None and r.high is not None:
                 err = [[r.estimate - r.low], [r.high - r.estimate]]
             right.errorbar(r.estimate, y, xerr=err, fmt="o", color=colour.get(r.level, "black"), capsize=4)
-            right.annotate(f"{r.estimate:.3f} ({r.method})", (r.estimate, y), textcoords="offset points",
-                           xytext=(0, 7), ha="center", fontsize=8)
+            right.annotate(
+                f"{r.estimate:.3f} ({r.method})",
+                (r.estimate, y),
+                textcoords="offset points",
+                xytext=(0, 7),
+                ha="center",
+                fontsize=8,
+            )
         right.axvline(1.0, color="black", linestyle="--", linewidth=0.8)
         right.set_yticks(range(len(shown)))
         right.set_yticklabels([f"{r.level}\n{r.cell}" if r.cell else r.level for r in shown], fontsize=8)
@@ -107,14 +119,29 @@ def order_figure(frame: pd.DataFrame, metric: str) -> Figure:
         b = frame[frame["block"].astype(str) == block]
         if block:
             ax.axvspan(b["order"].min() - 0.5, b["order"].max() + 0.5, color="0.9" if i % 2 == 0 else "0.97", zorder=0)
-            ax.text(b["order"].mean(), 1.0, f"block {block}", transform=ax.get_xaxis_transform(), ha="center",
-                    va="bottom", fontsize=8)
+            ax.text(
+                b["order"].mean(),
+                1.0,
+                f"block {block}",
+                transform=ax.get_xaxis_transform(),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
     for (level, cell), g in frame.groupby(["level", "cell"], sort=False):
-        ax.plot(g["order"], g["value"], linestyle="", marker=markers.get(str(cell), "o"), color=colour[str(level)],
-                label=f"{level} {cell}".strip())
+        ax.plot(
+            g["order"],
+            g["value"],
+            linestyle="",
+            marker=markers.get(str(cell), "o"),
+            color=colour[str(level)],
+            label=f"{level} {cell}".strip(),
+        )
     if frame["round"].astype(str).ne("").any():
         for _, r in frame.iterrows():
-            ax.annotate(f"r{r['round']}", (r["order"], r["value"]), textcoords="offset points", xytext=(4, 3), fontsize=7)
+            ax.annotate(
+                f"r{r['round']}", (r["order"], r["value"]), textcoords="offset points", xytext=(4, 3), fontsize=7
+            )
     ax.set_xlabel("run, in the order the campaign made them (gaps: other benchmarks ran)")
     ax.set_ylabel(f"{metric} [{frame['unit'].iloc[0]}]")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -166,26 +193,51 @@ def timeline_figure(tl: Timeline, title: str = "") -> Figure:
             hatch = "///" if a["speculation"] else None
             if a["task_type"] == "REDUCE" and pd.notna(a["shuffle_end_s"]):
                 merge_end = a["merge_end_s"] if pd.notna(a["merge_end_s"]) else a["shuffle_end_s"]
-                for phase, x0, x1 in (("shuffle", a["start_s"], a["shuffle_end_s"]),
-                                      ("merge", a["shuffle_end_s"], merge_end), ("reduce", merge_end, a["finish_s"])):
+                for phase, x0, x1 in (
+                    ("shuffle", a["start_s"], a["shuffle_end_s"]),
+                    ("merge", a["shuffle_end_s"], merge_end),
+                    ("reduce", merge_end, a["finish_s"]),
+                ):
                     if x1 > x0:
-                        ax.broken_barh([(x0, x1 - x0)], (y, height * 0.9), facecolors=colour, alpha=PHASE_ALPHA[phase],
-                                       hatch=hatch, edgecolor="black", linewidth=0.3)
+                        ax.broken_barh(
+                            [(x0, x1 - x0)],
+                            (y, height * 0.9),
+                            facecolors=colour,
+                            alpha=PHASE_ALPHA[phase],
+                            hatch=hatch,
+                            edgecolor="black",
+                            linewidth=0.3,
+                        )
             else:
-                ax.broken_barh([(a["start_s"], a["finish_s"] - a["start_s"])], (y, height * 0.9), facecolors=colour,
-                               hatch=hatch, edgecolor="black", linewidth=0.3)
+                ax.broken_barh(
+                    [(a["start_s"], a["finish_s"] - a["start_s"])],
+                    (y, height * 0.9),
+                    facecolors=colour,
+                    hatch=hatch,
+                    edgecolor="black",
+                    linewidth=0.3,
+                )
     for i, j in tl.jobs.dropna(subset=["start_s"]).reset_index(drop=True).iterrows():
         ax.axvspan(j["start_s"], j["finish_s"], color="0.9" if i % 2 == 0 else "0.96", zorder=0)
-        ax.text((j["start_s"] + j["finish_s"]) / 2, 1.0, j["step"], transform=ax.get_xaxis_transform(), ha="center",
-                va="bottom", fontsize=8)
+        ax.text(
+            (j["start_s"] + j["finish_s"]) / 2,
+            1.0,
+            j["step"],
+            transform=ax.get_xaxis_transform(),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
     ax.set_yticks(range(len(nodes)))
     ax.set_yticklabels([_node_label(tl, n) for n in nodes])
     ax.set_ylim(-0.6, len(nodes) - 0.4)
     ax.set_xlabel("seconds since the run's first job started")
     handles = [Patch(color=c, label=t.lower()) for t, c in TASK_COLOURS.items()]
-    handles += [Patch(facecolor="C1", alpha=PHASE_ALPHA["shuffle"], label="reduce: shuffle"),
-                Patch(facecolor="C1", alpha=PHASE_ALPHA["merge"], label="reduce: merge"),
-                Patch(facecolor="white", edgecolor="black", hatch="///", label="raced a speculative copy")]
+    handles += [
+        Patch(facecolor="C1", alpha=PHASE_ALPHA["shuffle"], label="reduce: shuffle"),
+        Patch(facecolor="C1", alpha=PHASE_ALPHA["merge"], label="reduce: merge"),
+        Patch(facecolor="white", edgecolor="black", hatch="///", label="raced a speculative copy"),
+    ]
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(0, -0.25), ncol=5, frameon=False)
     if title:
         ax.set_title(title, fontsize=10, pad=14)
@@ -195,9 +247,16 @@ def timeline_figure(tl: Timeline, title: str = "") -> Figure:
         if len(b):
             counts = b.groupby("node").size()
             for node, n in counts.items():
-                side.scatter(0.3 if state == "FAILED" else 0.7, y_of.get(str(node), -1), marker=marker, color=colour, s=40)
-                side.annotate(str(n), (0.3 if state == "FAILED" else 0.7, y_of.get(str(node), -1)),
-                              textcoords="offset points", xytext=(6, 4), fontsize=8)
+                side.scatter(
+                    0.3 if state == "FAILED" else 0.7, y_of.get(str(node), -1), marker=marker, color=colour, s=40
+                )
+                side.annotate(
+                    str(n),
+                    (0.3 if state == "FAILED" else 0.7, y_of.get(str(node), -1)),
+                    textcoords="offset points",
+                    xytext=(6, 4),
+                    fontsize=8,
+                )
     side.set_xlim(0, 1)
     side.set_xticks([0.3, 0.7])
     side.set_xticklabels(["failed", "killed"], fontsize=8)
@@ -221,8 +280,15 @@ def durations_figure(tl: Timeline, title: str = "") -> Figure:
             n = max(len(mine), 1)
             for i, (_, r) in enumerate(mine.iterrows()):
                 y = k - 0.4 + i * 0.8 / n
-                ax.barh(y, r["elapsed_s"], height=0.8 / n * 0.9, align="edge",
-                        color=TASK_COLOURS.get(r["task_type"], "C2"), edgecolor="black", linewidth=0.3)
+                ax.barh(
+                    y,
+                    r["elapsed_s"],
+                    height=0.8 / n * 0.9,
+                    align="edge",
+                    color=TASK_COLOURS.get(r["task_type"], "C2"),
+                    edgecolor="black",
+                    linewidth=0.3,
+                )
         job = tl.jobs[tl.jobs["step"] == step]
         ax.set_title(f"{step}" + (f" (job {job['elapsed_s'].iloc[0]:.1f} s)" if len(job) else ""), fontsize=9)
         ax.set_xlabel("attempt duration (s)")
@@ -230,8 +296,11 @@ def durations_figure(tl: Timeline, title: str = "") -> Figure:
     axes[0][0].set_yticklabels([_node_label(tl, n) for n in nodes])
     handles = [Patch(color=c, label=t.lower()) for t, c in TASK_COLOURS.items()]
     axes[0][-1].legend(handles=handles, fontsize=7, loc="upper right")
-    fig.suptitle((title + "\n" if title else "") + "durations only: this run's samples carry no start or finish "
-                 "times (recorded from vbench a06a173 on), so when each attempt ran is unknown", fontsize=9)
+    fig.suptitle(
+        (title + "\n" if title else "") + "durations only: this run's samples carry no start or finish "
+        "times (recorded from vbench a06a173 on), so when each attempt ran is unknown",
+        fontsize=9,
+    )
     return fig
 
 
@@ -252,8 +321,14 @@ def timeseries_figure(ts: pd.DataFrame, tl: Timeline | None = None, title: str =
                 for side, g in d[(d["metric"] == metric) & (d["host"] == host)].groupby("side"):
                     g = g.sort_values("time")
                     label = f"{host}{'' if side == 'guest' else ' (machine side)'} {metric.split('_')[1]}"
-                    ax.plot(g["time"] - t0, g["value"] * scale, color=f"C{i}", linestyle=styles[j % 4], linewidth=0.9,
-                            label=label)
+                    ax.plot(
+                        g["time"] - t0,
+                        g["value"] * scale,
+                        color=f"C{i}",
+                        linestyle=styles[j % 4],
+                        linewidth=0.9,
+                        label=label,
+                    )
         if tl is not None:
             for k, job in tl.jobs.dropna(subset=["start_s"]).reset_index(drop=True).iterrows():
                 ax.axvspan(job["start_s"], job["finish_s"], color="0.88" if k % 2 == 0 else "0.95", zorder=0)

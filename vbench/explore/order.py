@@ -1,6 +1,7 @@
 """Drift and order: one metric's values in the order the runs were made, with their block and
 round, so a reader sees whether the machine drifted during the campaign and whether the design's
 interleaving spread that drift over every level instead of one. Pure."""
+
 from __future__ import annotations
 
 import pandas as pd

@@ -5,6 +5,7 @@ a path relative to the working directory works for one and not the other. The re
 first directory, from the working directory upwards, that holds `dvc.yaml` and `data/raw/`;
 failing that, the checkout vbench itself is imported from (an editable install).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,8 +29,11 @@ def data_dir(start: Path | None = None, package_dir: Path | None = None) -> Path
     for path in candidates:
         if is_repository(path):
             return path / "data"
-    raise ParamsError("data_dir", f"no vbench repository (a directory with {' and '.join(ROOT_MARKERS)}) "
-                                  f"at or above {start} nor at {package_dir.parent}: pass data_dir")
+    raise ParamsError(
+        "data_dir",
+        f"no vbench repository (a directory with {' and '.join(ROOT_MARKERS)}) "
+        f"at or above {start} nor at {package_dir.parent}: pass data_dir",
+    )
 
 
 def campaigns(data: Path) -> list[str]:

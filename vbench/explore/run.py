@@ -2,6 +2,7 @@
 benchmark's other runs, its monitoring time series when it was monitored and, for a failure, the
 reason and an excerpt of the log kept with it (data/raw/<campaign>/raw/<run id>/). Pure but for
 reading those files."""
+
 from __future__ import annotations
 
 import re
@@ -72,16 +73,27 @@ def run_choices(data: CampaignData, benchmark: str) -> list[tuple[str, str]]:
     runs = runs.assign(order=range(1, len(runs) + 1))
     s = data.samples
     runs = runs[runs["run_id"].isin(set(s.loc[s["benchmark"] == benchmark, "run_id"]))]
-    out = [(float(r.start), f"#{r.order} {r.level}{' ' + r.cell if r.cell else ''} block {r.block or '-'}"
-                            f"{' round ' + r.round if r.round else ''}: {r.run_id}", r.run_id)
-           for r in runs.itertuples()]
+    out = [
+        (
+            float(r.start),
+            f"#{r.order} {r.level}{' ' + r.cell if r.cell else ''} block {r.block or '-'}"
+            f"{' round ' + r.round if r.round else ''}: {r.run_id}",
+            r.run_id,
+        )
+        for r in runs.itertuples()
+    ]
     f = data.failures
     if len(f) and "run_id" in f.columns:
         for r in f[f["benchmark"] == benchmark].itertuples():
             if r.run_id not in set(runs["run_id"]):
                 block = _text(getattr(r, "block", ""))
-                out.append((float(r.timestamp), f"FAILED {_text(getattr(r, 'platform', ''))} block {block or '-'}: "
-                                                f"{r.run_id}", r.run_id))
+                out.append(
+                    (
+                        float(r.timestamp),
+                        f"FAILED {_text(getattr(r, 'platform', ''))} block {block or '-'}: {r.run_id}",
+                        r.run_id,
+                    )
+                )
     return [(label, run_id) for _, label, run_id in sorted(out, key=lambda x: x[0])]
 
 
@@ -90,7 +102,7 @@ def log_excerpt(text: str) -> str:
     lines = text.splitlines()
     hits = [i for i, line in enumerate(lines) if PROBLEM.search(line)]
     if not hits:
-        return "\n".join(lines[-EXCERPT_LINES // 2:])
+        return "\n".join(lines[-EXCERPT_LINES // 2 :])
     keep: list[int] = []
     for i in hits:
         keep += [j for j in range(max(0, i - CONTEXT_LINES), min(len(lines), i + CONTEXT_LINES + 1)) if j not in keep]
@@ -123,8 +135,11 @@ def run_detail(data: CampaignData, run_id: str) -> RunDetail:
     if len(mine):
         first = mine.iloc[0]
         head = mine[mine["metric"].map(lambda m: wanted_metric(m) and ".attempt." not in m)]
-        values = head[["benchmark", "metric", "value", "unit"]].sort_values(
-            ["benchmark", "metric"], key=lambda c: c.map(natural_key)).reset_index(drop=True)
+        values = (
+            head[["benchmark", "metric", "value", "unit"]]
+            .sort_values(["benchmark", "metric"], key=lambda c: c.map(natural_key))
+            .reset_index(drop=True)
+        )
         cell = _text(head["size"].iloc[0]) if "size" in head.columns and len(head) else ""
     else:
         first = failed_row if failed_row is not None else pd.Series(dtype=object)
@@ -145,9 +160,20 @@ def run_detail(data: CampaignData, run_id: str) -> RunDetail:
         ts_file = str(mine["timeseries"].dropna().iloc[0])
         ts = load_timeseries_file(Path(data.raw) / ts_file)
     return RunDetail(
-        run_id=run_id, benchmark=_text(first.get("benchmark")), level=_text(first.get("platform")), cell=cell,
-        block=_text(first.get("block")), round=_text(first.get("round")), order=order.get(run_id, 0), values=values,
-        failure=failure, log_excerpt=excerpt, log_file=log_file, files=files, timeseries=ts, timeseries_file=ts_file,
+        run_id=run_id,
+        benchmark=_text(first.get("benchmark")),
+        level=_text(first.get("platform")),
+        cell=cell,
+        block=_text(first.get("block")),
+        round=_text(first.get("round")),
+        order=order.get(run_id, 0),
+        values=values,
+        failure=failure,
+        log_excerpt=excerpt,
+        log_file=log_file,
+        files=files,
+        timeseries=ts,
+        timeseries_file=ts_file,
     )
 
 
@@ -166,8 +192,7 @@ def counters_beside(data: CampaignData, run_id: str) -> pd.DataFrame:
     runs = run_table(s)
     runs = runs[runs["run_id"].isin(set(c["run_id"]))]
     ordered = [run_id] + [r for r in runs["run_id"] if r != run_id]
-    names = {r.run_id: f"{r.level} b{r.block or '-'}{' r' + r.round if r.round else ''}"
-             for r in runs.itertuples()}
+    names = {r.run_id: f"{r.level} b{r.block or '-'}{' r' + r.round if r.round else ''}" for r in runs.itertuples()}
     wide = c.pivot_table(index="metric", columns="run_id", values="value", aggfunc="first")
     wide = wide[[r for r in ordered if r in wide.columns]]
     others = wide.drop(columns=[run_id], errors="ignore")

@@ -8,6 +8,7 @@ started has none, so the chart lists them beside the timeline instead of inventi
 recorded before attempts carried times (before commit a06a173, e.g. the committed reference and
 netmodes campaigns) give durations only: `Timeline.timed` is False.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,23 @@ import pandas as pd
 from vbench.stats.pernode import ATTEMPT_METRICS, SPECULATION_LOST, UNSUCCESSFUL_METRICS, platforms_from_samples
 from vbench.stats.keys import natural_key
 
-ATTEMPT_COLUMNS = ["step", "task_type", "node", "platform", "attempt_id", "task_id", "attempt", "state", "start_s",
-                   "finish_s", "elapsed_s", "shuffle_end_s", "merge_end_s", "speculation", "diagnostics"]
+ATTEMPT_COLUMNS = [
+    "step",
+    "task_type",
+    "node",
+    "platform",
+    "attempt_id",
+    "task_id",
+    "attempt",
+    "state",
+    "start_s",
+    "finish_s",
+    "elapsed_s",
+    "shuffle_end_s",
+    "merge_end_s",
+    "speculation",
+    "diagnostics",
+]
 JOB_COLUMNS = ["step", "job_id", "start_s", "finish_s", "elapsed_s"]
 _ATTEMPT_ID = re.compile(r"^attempt_(.+)_(\d+)$")
 
@@ -95,31 +111,74 @@ def timeline(samples: pd.DataFrame, run_id: str) -> Timeline:
         aid = str(a["attempt_id"])
         task, number = task_of(aid)
         shuffle_end = _seconds(a.get("shuffle_finish_ms"), t0)
-        rows.append({"step": str(a.get("step", "")), "task_type": str(a["task_type"]), "node": str(a["node"]),
-                     "attempt_id": aid, "task_id": task, "attempt": number, "state": "SUCCEEDED",
-                     "start_s": _seconds(a.get("start_ms"), t0), "finish_s": _seconds(a.get("finish_ms"), t0),
-                     "elapsed_s": float(a["value"]), "shuffle_end_s": shuffle_end,
-                     "merge_end_s": shuffle_end + merge_s[aid] if shuffle_end is not None and aid in merge_s else None,
-                     "diagnostics": ""})
+        rows.append(
+            {
+                "step": str(a.get("step", "")),
+                "task_type": str(a["task_type"]),
+                "node": str(a["node"]),
+                "attempt_id": aid,
+                "task_id": task,
+                "attempt": number,
+                "state": "SUCCEEDED",
+                "start_s": _seconds(a.get("start_ms"), t0),
+                "finish_s": _seconds(a.get("finish_ms"), t0),
+                "elapsed_s": float(a["value"]),
+                "shuffle_end_s": shuffle_end,
+                "merge_end_s": shuffle_end + merge_s[aid] if shuffle_end is not None and aid in merge_s else None,
+                "diagnostics": "",
+            }
+        )
     for _, a in bad.iterrows():
         aid = str(a["attempt_id"])
         task, number = task_of(aid)
-        rows.append({"step": str(a.get("step", "")), "task_type": str(a["task_type"]), "node": str(a["node"]),
-                     "attempt_id": aid, "task_id": task, "attempt": number, "state": str(a.get("attempt_state", "FAILED")),
-                     "start_s": None, "finish_s": None, "elapsed_s": None, "shuffle_end_s": None, "merge_end_s": None,
-                     "diagnostics": str(a.get("diagnostics") or "")})
+        rows.append(
+            {
+                "step": str(a.get("step", "")),
+                "task_type": str(a["task_type"]),
+                "node": str(a["node"]),
+                "attempt_id": aid,
+                "task_id": task,
+                "attempt": number,
+                "state": str(a.get("attempt_state", "FAILED")),
+                "start_s": None,
+                "finish_s": None,
+                "elapsed_s": None,
+                "shuffle_end_s": None,
+                "merge_end_s": None,
+                "diagnostics": str(a.get("diagnostics") or ""),
+            }
+        )
     attempts = pd.DataFrame(rows, columns=[c for c in ATTEMPT_COLUMNS if c not in ("platform", "speculation")])
     raced = {r["task_id"] for r in rows if r["state"] == "KILLED" and r["diagnostics"].startswith(SPECULATION_LOST)}
     attempts["speculation"] = attempts["task_id"].isin(raced)
     attempts["platform"] = attempts["node"].map(lambda n: platforms.get(n, ""))
     for c in ("start_s", "finish_s", "elapsed_s", "shuffle_end_s", "merge_end_s"):
         attempts[c] = attempts[c].astype(float)
-    attempts = attempts[ATTEMPT_COLUMNS].sort_values(
-        ["start_s", "step", "task_type", "attempt_id"], key=lambda s: s if s.dtype == float else s.map(natural_key),
-        na_position="last", kind="stable").reset_index(drop=True)
+    attempts = (
+        attempts[ATTEMPT_COLUMNS]
+        .sort_values(
+            ["start_s", "step", "task_type", "attempt_id"],
+            key=lambda s: s if s.dtype == float else s.map(natural_key),
+            na_position="last",
+            kind="stable",
+        )
+        .reset_index(drop=True)
+    )
 
-    jobs = pd.DataFrame([{"step": str(j.get("step", "")), "job_id": str(j.get("job_id", "")),
-                          "start_s": _seconds(j.get("job_start_ms"), t0), "finish_s": _seconds(j.get("job_finish_ms"), t0),
-                          "elapsed_s": float(j["value"])} for _, j in jobs_rows.iterrows()], columns=JOB_COLUMNS)
-    jobs = jobs.astype({"start_s": float, "finish_s": float}).sort_values("start_s", kind="stable").reset_index(drop=True)
+    jobs = pd.DataFrame(
+        [
+            {
+                "step": str(j.get("step", "")),
+                "job_id": str(j.get("job_id", "")),
+                "start_s": _seconds(j.get("job_start_ms"), t0),
+                "finish_s": _seconds(j.get("job_finish_ms"), t0),
+                "elapsed_s": float(j["value"]),
+            }
+            for _, j in jobs_rows.iterrows()
+        ],
+        columns=JOB_COLUMNS,
+    )
+    jobs = (
+        jobs.astype({"start_s": float, "finish_s": float}).sort_values("start_s", kind="stable").reset_index(drop=True)
+    )
     return Timeline(str(run_id), attempts, jobs, t0)

@@ -5,6 +5,7 @@ and its baseline, a benchmark, a metric and a run; every view redraws from vbenc
 run (papermill, nbclient) keeps what they showed in the notebook's widget state, and JupyterLab
 redraws them when a control changes. Errors inside a view show in that view, as a cell's would.
 """
+
 from __future__ import annotations
 
 import html
@@ -42,17 +43,30 @@ class Explorer:
     """Controls and views over the campaigns of `data_dir`; the arguments are the notebook's
     parameters, each falling back (with a note in the design view) when the campaign lacks it."""
 
-    def __init__(self, data_dir: Path, campaign: str, benchmark: str, metric: str,
-                 compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None,
-                 settings: StatsConfig | None = None):
+    def __init__(
+        self,
+        data_dir: Path,
+        campaign: str,
+        benchmark: str,
+        metric: str,
+        compare_by: str | None = None,
+        baseline: str | None = None,
+        run_id: str | None = None,
+        settings: StatsConfig | None = None,
+    ):
         self.data_dir = Path(data_dir)
         #: The statistics stage's settings (params/pipeline.yaml), so its numbers are the stage's.
         self.settings = stage_settings(self.data_dir) if settings is None else settings
         names = paths.campaigns(self.data_dir)
         paths.campaign_dir(self.data_dir, campaign)  # refuses an unknown campaign, listing those there
         self.notes: list[str] = []
-        self._wanted = {"benchmark": benchmark, "metric": metric, "compare": compare_by, "baseline": baseline,
-                        "run": run_id}
+        self._wanted = {
+            "benchmark": benchmark,
+            "metric": metric,
+            "compare": compare_by,
+            "baseline": baseline,
+            "run": run_id,
+        }
         self._busy = False
         self._stats: dict[tuple, compare.CampaignStatistics] = {}
         self.data: CampaignData | None = None
@@ -60,15 +74,21 @@ class Explorer:
         self.ratios: list[compare.Ratio] = []
         self.redraws = 0
 
-        self.campaign = w.Dropdown(options=names, value=campaign, description="campaign", layout=WIDE, style=DESCRIPTION)
+        self.campaign = w.Dropdown(
+            options=names, value=campaign, description="campaign", layout=WIDE, style=DESCRIPTION
+        )
         self.compare = w.Dropdown(description="compare", layout=WIDE, style=DESCRIPTION)
         self.baseline = w.Dropdown(description="baseline", layout=WIDE, style=DESCRIPTION)
         self.benchmark = w.Dropdown(description="benchmark", layout=WIDE, style=DESCRIPTION)
         self.metric = w.Dropdown(description="metric", layout=WIDE, style=DESCRIPTION)
         self.run = w.Dropdown(description="run", layout=w.Layout(width="760px"), style=DESCRIPTION)
         self.design_view, self.comparison_view, self.order_view, self.run_view = (w.Output() for _ in range(4))
-        for view, css in ((self.design_view, "vbench-design"), (self.comparison_view, "vbench-comparison"),
-                          (self.order_view, "vbench-order"), (self.run_view, "vbench-run")):
+        for view, css in (
+            (self.design_view, "vbench-design"),
+            (self.comparison_view, "vbench-comparison"),
+            (self.order_view, "vbench-order"),
+            (self.run_view, "vbench-run"),
+        ):
             view.add_class(css)
 
         self._load_campaign()
@@ -83,8 +103,9 @@ class Explorer:
 
     @property
     def controls(self) -> w.Widget:
-        box = w.VBox([w.HBox([self.campaign, self.benchmark]), w.HBox([self.compare, self.metric]),
-                      w.HBox([self.baseline])])
+        box = w.VBox(
+            [w.HBox([self.campaign, self.benchmark]), w.HBox([self.compare, self.metric]), w.HBox([self.baseline])]
+        )
         box.add_class("vbench-controls")
         return box
 
@@ -110,8 +131,10 @@ class Explorer:
         """The notebook's parameter for `key` the first time when it is an option, else `default`."""
         wanted = self._wanted.pop(key, None)
         if wanted is not None and wanted not in options:
-            self.notes.append(f"{key} {wanted!r} is not in campaign {self.campaign.value}: showing "
-                              f"{default!r} (choices: {', '.join(options) or 'none'})")
+            self.notes.append(
+                f"{key} {wanted!r} is not in campaign {self.campaign.value}: showing "
+                f"{default!r} (choices: {', '.join(options) or 'none'})"
+            )
             return default
         return wanted if wanted is not None else default
 
@@ -136,7 +159,9 @@ class Explorer:
         self.baseline.options = levels if self.data.baseline in levels else [*levels, self.data.baseline]
         self.baseline.value = self.data.baseline
         if wanted is not None and wanted != self.data.baseline:
-            self.notes.append(f"baseline {wanted!r} is not a level of {self.compare.value}: using {self.data.baseline!r}")
+            self.notes.append(
+                f"baseline {wanted!r} is not a level of {self.compare.value}: using {self.data.baseline!r}"
+            )
         benchmarks = self.data.benchmarks()
         keep = self.benchmark.value if self.benchmark.value in benchmarks else (benchmarks[0] if benchmarks else None)
         self.benchmark.options = benchmarks
@@ -179,12 +204,20 @@ class Explorer:
             display(Markdown("Runs per cell and level:"))
             display(_table(summary.runs_per_cell(), "vbench-cells"))
             if len(self.data.failures):
-                cols = [c for c in ("benchmark", "platform", "cell_id", "run_id", "reason") if c in self.data.failures.columns]
+                cols = [
+                    c
+                    for c in ("benchmark", "platform", "cell_id", "run_id", "reason")
+                    if c in self.data.failures.columns
+                ]
                 display(Markdown(f"Failed runs ({len(self.data.failures)}); see one in depth below:"))
                 display(_table(self.data.failures[cols], "vbench-failures", index=False))
             if not summary.quiet.empty:
-                display(_table(summary.quiet.pivot_table(index="verdict", columns="level", values="runs", fill_value=0),
-                               "vbench-quiet"))
+                display(
+                    _table(
+                        summary.quiet.pivot_table(index="verdict", columns="level", values="runs", fill_value=0),
+                        "vbench-quiet",
+                    )
+                )
 
     def _draw_metric(self) -> None:
         self.redraws += 1
@@ -197,14 +230,22 @@ class Explorer:
             if not metric:
                 display(Markdown(f"{bench} has no metric the statistics compare."))
                 return
-            display(Markdown(f"**{metric}** of **{bench}**: each {' / '.join(self.data.comparison.compare)} level "
-                             f"against **{baseline}**, from `vbench.stats.campaign_stats`, the statistics "
-                             "stage's own call (its preferred method per row; docs/statistics.md says which and why)."))
+            display(
+                Markdown(
+                    f"**{metric}** of **{bench}**: each {' / '.join(self.data.comparison.compare)} level "
+                    f"against **{baseline}**, from `vbench.stats.campaign_stats`, the statistics "
+                    "stage's own call (its preferred method per row; docs/statistics.md says which and why)."
+                )
+            )
             if not self.data.is_stage_comparison:
-                display(Markdown(f"*Not the statistics stage's comparison (the design compares "
-                                 f"{' / '.join(self.data.declared.compare)} against {self.data.stage_baseline}): the "
-                                 "stage does not write these numbers; the same function computes them over the "
-                                 "samples seen this way.*"))
+                display(
+                    Markdown(
+                        f"*Not the statistics stage's comparison (the design compares "
+                        f"{' / '.join(self.data.declared.compare)} against {self.data.stage_baseline}): the "
+                        "stage does not write these numbers; the same function computes them over the "
+                        "samples seen this way.*"
+                    )
+                )
             if stats.problem:
                 display(Markdown(f"No statistics: {stats.problem}"))
             elif self.ratios:
@@ -219,8 +260,11 @@ class Explorer:
                 display(Markdown("No values to order."))
                 return
             display(Image(figures.png(figures.order_figure(frame, metric))))
-            display(Markdown("Mean per block" + (" and round" if frame["round"].astype(str).ne("").any() else "")
-                             + " and level:"))
+            display(
+                Markdown(
+                    "Mean per block" + (" and round" if frame["round"].astype(str).ne("").any() else "") + " and level:"
+                )
+            )
             display(_table(order.per_block(frame), "vbench-blocks"))
 
     def _draw_run(self) -> None:
@@ -231,13 +275,24 @@ class Explorer:
                 display(Markdown("No run of this benchmark."))
                 return
             d = run.run_detail(self.data, run_id)
-            where = ", ".join(x for x in (d.level, d.cell, f"block {d.block}" if d.block else "",
-                                          f"round {d.round}" if d.round else "") if x)
-            display(Markdown(f"**{run_id}** ({where}; run #{d.order} of the campaign). Files kept: "
-                             + (", ".join(f"`{n}` ({s} B)" for n, s in d.files.items()) or "none")))
+            where = ", ".join(
+                x
+                for x in (d.level, d.cell, f"block {d.block}" if d.block else "", f"round {d.round}" if d.round else "")
+                if x
+            )
+            display(
+                Markdown(
+                    f"**{run_id}** ({where}; run #{d.order} of the campaign). Files kept: "
+                    + (", ".join(f"`{n}` ({s} B)" for n, s in d.files.items()) or "none")
+                )
+            )
             if d.failure is not None:
-                display(Markdown(f"**Failed**: {d.failure.reason} (step `{d.failure.step or '?'}`). "
-                                 f"Log excerpt{' from `' + d.log_file + '`' if d.log_file else ''}:"))
+                display(
+                    Markdown(
+                        f"**Failed**: {d.failure.reason} (step `{d.failure.step or '?'}`). "
+                        f"Log excerpt{' from `' + d.log_file + '`' if d.log_file else ''}:"
+                    )
+                )
                 display(_pre(d.log_excerpt, "vbench-log"))
             if len(d.values):
                 display(_table(d.values, "vbench-values", index=False))
@@ -246,7 +301,9 @@ class Explorer:
             display(Image(figures.png(figures.timeline_figure(tl, run_id))))
             bad = tl.unsuccessful()
             if len(bad):
-                display(_table(bad[["step", "node", "attempt_id", "state", "diagnostics"]], "vbench-attempts", index=False))
+                display(
+                    _table(bad[["step", "node", "attempt_id", "state", "diagnostics"]], "vbench-attempts", index=False)
+                )
             if d.monitored:
                 display(Markdown(f"**Time series** (`{d.timeseries_file}`)"))
                 display(Image(figures.png(figures.timeseries_figure(d.timeseries, tl, run_id))))
@@ -266,10 +323,25 @@ def _headline_metric(benchmark: str | None, metrics: list[str]) -> str | None:
     return sorted(metrics, key=natural_key)[0] if metrics else None
 
 
-def explore(data_dir: str | Path | None, campaign: str, benchmark: str, metric: str,
-            compare_by: str | None = None, baseline: str | None = None, run_id: str | None = None,
-            settings: StatsConfig | None = None) -> Explorer:
+def explore(
+    data_dir: str | Path | None,
+    campaign: str,
+    benchmark: str,
+    metric: str,
+    compare_by: str | None = None,
+    baseline: str | None = None,
+    run_id: str | None = None,
+    settings: StatsConfig | None = None,
+) -> Explorer:
     """The notebook's one call: an Explorer on the repository's data (found from any directory),
     with the statistics stage's settings unless `settings` says otherwise."""
-    return Explorer(paths.data_dir() if data_dir is None else Path(data_dir), campaign, benchmark, metric,
-                    compare_by, baseline, run_id, settings)
+    return Explorer(
+        paths.data_dir() if data_dir is None else Path(data_dir),
+        campaign,
+        benchmark,
+        metric,
+        compare_by,
+        baseline,
+        run_id,
+        settings,
+    )

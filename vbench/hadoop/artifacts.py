@@ -3,6 +3,7 @@
 Maven Central has no binary tarball, so the daemons run as `java -cp conf:lib/* <main>` over
 the jars that `dependency:copy-dependencies` collects from a generated POM.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -108,7 +109,6 @@ class HadoopDist:
             raise VbenchError(f"expected one jar {pattern} in {self.lib}, found {[h.name for h in hits]}")
         return hits[0]
 
-
     def tarball(self) -> Path:
         """lib/ as one uncompressed tar (jars are already compressed), made once, for pushing to hosts."""
         path = self.home / "lib.tar"
@@ -144,8 +144,9 @@ def mvn_log(dist: HadoopDist) -> Path:
     return dist.home.with_name(f"{dist.home.name}.mvn.log")
 
 
-def fetch(version: str, examples_version: str, cache: Path | None = None, log=print,
-          timeout_s: float | None = None) -> HadoopDist:
+def fetch(
+    version: str, examples_version: str, cache: Path | None = None, log=print, timeout_s: float | None = None
+) -> HadoopDist:
     """Assemble Hadoop `version` into the cache (idempotent: a complete one is reused).
 
     Maven is stopped after `timeout_s` (default `mvn_timeout_s()`): a stalled download would
@@ -164,17 +165,29 @@ def fetch(version: str, examples_version: str, cache: Path | None = None, log=pr
         (staging / "pom.xml").write_text(render_pom(version, examples_version))
         # --strict-checksums: a jar whose checksum does not match fails the fetch (Maven's
         # default only warns, and the jars run as root on every host).
-        argv = ["mvn", "-B", "-q", "--strict-checksums", "-f", str(staging / "pom.xml"),
-                "dependency:copy-dependencies", f"-DoutputDirectory={staging / 'lib'}", "-DincludeScope=runtime"]
+        argv = [
+            "mvn",
+            "-B",
+            "-q",
+            "--strict-checksums",
+            "-f",
+            str(staging / "pom.xml"),
+            "dependency:copy-dependencies",
+            f"-DoutputDirectory={staging / 'lib'}",
+            "-DincludeScope=runtime",
+        ]
         code = _run_logged(argv, mvn_log(dist), timeout_s)
         if code is None:
             raise VbenchError(
                 f"Maven did not finish in {timeout_s:g} s fetching Hadoop {version}: "
                 f"{', '.join(coordinates(version, examples_version))}. "
-                f"Its log: {mvn_log(dist)}; its last lines:\n{_tail(mvn_log(dist))}")
+                f"Its log: {mvn_log(dist)}; its last lines:\n{_tail(mvn_log(dist))}"
+            )
         if code != 0:
-            raise VbenchError(f"Maven could not fetch Hadoop {version} (exit {code}); its log: {mvn_log(dist)}; "
-                              f"its last lines:\n{_tail(mvn_log(dist))}")
+            raise VbenchError(
+                f"Maven could not fetch Hadoop {version} (exit {code}); its log: {mvn_log(dist)}; "
+                f"its last lines:\n{_tail(mvn_log(dist))}"
+            )
         (staging / "pom.xml").rename(staging / "lib" / "vbench-runtime.pom")
         if dist.home.exists():
             shutil.rmtree(dist.home)
@@ -191,8 +204,9 @@ def _run_logged(argv: list[str], log_path: Path, timeout_s: float) -> int | None
     The output goes to a file, not a pipe: a child left holding a pipe (Maven's JVM) would keep
     a reader waiting past the limit. Its own session lets every process of it be stopped."""
     with open(log_path, "w") as out:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             return proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:

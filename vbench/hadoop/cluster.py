@@ -2,6 +2,7 @@
 
 The hosts may come from any provisioner; this module only runs shell lines over SSH.
 """
+
 from __future__ import annotations
 
 import io
@@ -71,8 +72,15 @@ class HadoopCluster(UpDown):
         self.network_mode = self.master.facts.get("network_mode", "bridge")
         self.locations = network_locations(self.hosts, params.topology)
         self.topology_table = topology_table(self.hosts, self.locations)
-        self.config_hash = config_hash(render_conf(params, self.master.name, HostLayout("$WORK", "$LIB"),
-                                                   topology=self.topology_table, network_mode=self.network_mode))
+        self.config_hash = config_hash(
+            render_conf(
+                params,
+                self.master.name,
+                HostLayout("$WORK", "$LIB"),
+                topology=self.topology_table,
+                network_mode=self.network_mode,
+            )
+        )
 
     # -- plumbing ------------------------------------------------------------------------
     def layout(self, host: Host) -> HostLayout:
@@ -110,8 +118,9 @@ class HadoopCluster(UpDown):
             self.sh(host, f"mkdir -p {shlex.quote(lay.conf)} {shlex.quote(lay.logs)} {shlex.quote(lay.run)}")
             if not host.shares_controller_fs:
                 self._push_jars(host, lay)
-            for name, text in render_conf(self.params, self.master.name, lay, topology=self.topology_table,
-                                          network_mode=self.network_mode).items():
+            for name, text in render_conf(
+                self.params, self.master.name, lay, topology=self.topology_table, network_mode=self.network_mode
+            ).items():
                 self.conn(host).put(io.BytesIO(text.encode()), f"{lay.conf}/{name}")
 
         self._each(self.hosts, one)
@@ -137,8 +146,12 @@ class HadoopCluster(UpDown):
     def format(self) -> None:
         lay = self.layout(self.master)
         line = dm.java_line(
-            str(self.params.java_home), lay, self.params.heaps.namenode, dm.NAMENODE.main_class,
-            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"], log_name="format",
+            str(self.params.java_home),
+            lay,
+            self.params.heaps.namenode,
+            dm.NAMENODE.main_class,
+            ["-format", "-force", "-nonInteractive", "-clusterid", "vbench"],
+            log_name="format",
         )
         r = self.sh(self.master, f"rm -rf {shlex.quote(lay.data)}/dfs/name && {line}", timeout=120)
         if not r.ok:
@@ -270,8 +283,14 @@ class HadoopCluster(UpDown):
     def java(self, main_class: str, args: list[str], timeout: float | None = None, extra_cp: str = "") -> CommandResult:
         """Run a Hadoop client class on the master host (where a user would submit jobs)."""
         lay = self.layout(self.master)
-        line = dm.java_line(str(self.params.java_home), lay, self.params.heaps.client, main_class, list(args),
-                            jvm_flags=self.params.job_jvm_flags)
+        line = dm.java_line(
+            str(self.params.java_home),
+            lay,
+            self.params.heaps.client,
+            main_class,
+            list(args),
+            jvm_flags=self.params.job_jvm_flags,
+        )
         if extra_cp:
             line = line.replace(shlex.quote(lay.classpath), shlex.quote(f"{lay.classpath}:{extra_cp}"), 1)
         return self.sh(self.master, line, timeout=timeout)

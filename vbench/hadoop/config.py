@@ -3,6 +3,7 @@
 Every host gets the same files except for paths under its own work directory; the hash of
 the rendered files goes into each sample's provenance.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -84,8 +85,9 @@ def network_mode_properties(mode: str) -> dict[str, str]:
     return {}
 
 
-def site_properties(hp: HadoopParams, master: str, layout: HostLayout,
-                    network_mode: str = "bridge") -> dict[str, dict[str, str]]:
+def site_properties(
+    hp: HadoopParams, master: str, layout: HostLayout, network_mode: str = "bridge"
+) -> dict[str, dict[str, str]]:
     """Properties of each *-site file for a cluster whose master host is `master`."""
     d = layout.data
     # Task classpaths are written by the submitting client but expanded by the launch script on
@@ -179,12 +181,14 @@ log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
 """
 
 
-def render_conf(hp: HadoopParams, master: str, layout: HostLayout, topology: str = "",
-                network_mode: str = "bridge") -> dict[str, str]:
+def render_conf(
+    hp: HadoopParams, master: str, layout: HostLayout, topology: str = "", network_mode: str = "bridge"
+) -> dict[str, str]:
     """file name -> text of everything in a host's conf/ directory; `topology` is the text of
     the topology table (vbench.hadoop.topology), needed unless hadoop.topology is flat."""
-    files = {f"{name}.xml": site_xml(props)
-             for name, props in site_properties(hp, master, layout, network_mode).items()}
+    files = {
+        f"{name}.xml": site_xml(props) for name, props in site_properties(hp, master, layout, network_mode).items()
+    }
     if hp.topology != "flat":
         files[TABLE_FILE] = topology
     files["capacity-scheduler.xml"] = site_xml(CAPACITY_SCHEDULER)

@@ -1,4 +1,5 @@
 """Hadoop's daemons and the shell lines that start, stop and probe them. Pure."""
+
 from __future__ import annotations
 
 import shlex
@@ -22,23 +23,37 @@ NAMENODE = Daemon("namenode", "org.apache.hadoop.hdfs.server.namenode.NameNode",
 RESOURCEMANAGER = Daemon(
     "resourcemanager", "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager", "master", _YARN_OPENS
 )
-HISTORYSERVER = Daemon(
-    "historyserver", "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer", "master", _YARN_OPENS
-)
+HISTORYSERVER = Daemon("historyserver", "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer", "master", _YARN_OPENS)
 DATANODE = Daemon("datanode", "org.apache.hadoop.hdfs.server.datanode.DataNode", "worker")
 NODEMANAGER = Daemon("nodemanager", "org.apache.hadoop.yarn.server.nodemanager.NodeManager", "worker", _YARN_OPENS)
 
 DAEMONS = (NAMENODE, RESOURCEMANAGER, HISTORYSERVER, DATANODE, NODEMANAGER)
 
 
-def java_line(java_home: str, layout: HostLayout, heap_mb: int, main_class: str, args: list[str] = (),
-              jvm_flags: tuple[str, ...] = (), log_name: str = "client") -> str:
+def java_line(
+    java_home: str,
+    layout: HostLayout,
+    heap_mb: int,
+    main_class: str,
+    args: list[str] = (),
+    jvm_flags: tuple[str, ...] = (),
+    log_name: str = "client",
+) -> str:
     """The foreground `java` command line for `main_class` on a host with `layout`."""
     parts = [
-        "env", f"JAVA_HOME={java_home}", f"{CONF_DIR_ENV}={layout.conf}", f"{LIB_DIR_ENV}={layout.lib_dir}",
-        f"{java_home}/bin/java", f"-Xmx{heap_mb}m", *jvm_flags,
-        f"-Dhadoop.log.dir={layout.logs}", f"-Dhadoop.log.file={log_name}.log",
-        "-cp", layout.classpath, main_class, *args,
+        "env",
+        f"JAVA_HOME={java_home}",
+        f"{CONF_DIR_ENV}={layout.conf}",
+        f"{LIB_DIR_ENV}={layout.lib_dir}",
+        f"{java_home}/bin/java",
+        f"-Xmx{heap_mb}m",
+        *jvm_flags,
+        f"-Dhadoop.log.dir={layout.logs}",
+        f"-Dhadoop.log.file={log_name}.log",
+        "-cp",
+        layout.classpath,
+        main_class,
+        *args,
     ]
     return " ".join(shlex.quote(p) for p in parts)
 
@@ -49,7 +64,9 @@ def jvm_tmp_dir(layout: HostLayout) -> str:
     return f"{layout.data}/jvm-tmp"
 
 
-def start_line(daemon: Daemon, java_home: str, layout: HostLayout, heap_mb: int, extra_flags: tuple[str, ...] = ()) -> str:
+def start_line(
+    daemon: Daemon, java_home: str, layout: HostLayout, heap_mb: int, extra_flags: tuple[str, ...] = ()
+) -> str:
     """Start `daemon` in the background unless its pid file names the JVM vbench started for it."""
     pid = shlex.quote(layout.pid_file(daemon.name))
     log = shlex.quote(layout.log_file(daemon.name))
@@ -81,8 +98,10 @@ def _is_ours(daemon: Daemon, layout: HostLayout) -> str:
     """A shell test: is pid $p still the JVM vbench started? A pid file outlives its process (a
     crash, a reboot), and the pid may since belong to someone else's process, which vbench, often
     root, must never signal."""
-    return (f"[ \"$p\" -gt 0 ] 2>/dev/null && tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -qF -- "
-            f"{shlex.quote(identity(daemon, layout))}")
+    return (
+        f"[ \"$p\" -gt 0 ] 2>/dev/null && tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -qF -- "
+        f"{shlex.quote(identity(daemon, layout))}"
+    )
 
 
 def stop_line(daemons: list[Daemon], layout: HostLayout, grace_s: int = 10) -> str:
@@ -93,16 +112,20 @@ def stop_line(daemons: list[Daemon], layout: HostLayout, grace_s: int = 10) -> s
     other they made every teardown wait 10-18 s."""
     parts = ["pids=''"]
     for d in daemons:
-        parts.append(f"{_read_pid(d, layout)}; if {_is_ours(d, layout)}; then kill $p 2>/dev/null; "
-                     f"pids=\"$pids $p:{d.name}\"; fi")
+        parts.append(
+            f'{_read_pid(d, layout)}; if {_is_ours(d, layout)}; then kill $p 2>/dev/null; pids="$pids $p:{d.name}"; fi'
+        )
     parts.append(
         f"for i in $(seq {grace_s * 10}); do left=''; for e in $pids; do "
         # A process that has exited but is not yet reaped keeps its pid with an empty command line.
-        f"[ -n \"$(tr -d '\\0' < /proc/${{e%%:*}}/cmdline 2>/dev/null)\" ] && left=\"$left $e\"; done; pids=$left; [ -z \"$pids\" ] && break; sleep 0.1; done")
+        f'[ -n "$(tr -d \'\\0\' < /proc/${{e%%:*}}/cmdline 2>/dev/null)" ] && left="$left $e"; done; pids=$left; [ -z "$pids" ] && break; sleep 0.1; done'
+    )
     for d in daemons:
         # Still running after the grace period: KILL it, after checking again that it is ours.
-        parts.append(f"for e in $pids; do p=${{e%%:*}}; [ \"${{e#*:}}\" = {d.name} ] && {_is_ours(d, layout)} && "
-                     f"kill -9 $p 2>/dev/null; done")
+        parts.append(
+            f'for e in $pids; do p=${{e%%:*}}; [ "${{e#*:}}" = {d.name} ] && {_is_ours(d, layout)} && '
+            f"kill -9 $p 2>/dev/null; done"
+        )
     parts.append("rm -f " + " ".join(shlex.quote(layout.pid_file(d.name)) for d in daemons) + "; true")
     return "; ".join(parts)
 

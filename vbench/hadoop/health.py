@@ -1,4 +1,5 @@
 """Readiness of a cluster from the daemons' own HTTP endpoints. Pure parsers."""
+
 from __future__ import annotations
 
 import json

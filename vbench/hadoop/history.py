@@ -4,6 +4,7 @@ Counters (bytes read/written, spills, shuffle bytes, data-local maps) and every 
 with the node it ran on and, for reducers, its shuffle, merge/sort and reduce phases (Liu et
 al. Tables 1-2); TeraSort's map-shuffle vs reduce-merge split (VMware Table 2) follows from them.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,13 @@ class Attempt:
 def parse_job(text: str) -> JobInfo:
     j = json.loads(text)["job"]
     return JobInfo(
-        job_id=j["id"], name=j.get("name", ""), state=j["state"], start_ms=int(j["startTime"]),
-        finish_ms=int(j["finishTime"]), maps=int(j.get("mapsTotal", 0)), reduces=int(j.get("reducesTotal", 0)),
+        job_id=j["id"],
+        name=j.get("name", ""),
+        state=j["state"],
+        start_ms=int(j["startTime"]),
+        finish_ms=int(j["finishTime"]),
+        maps=int(j.get("mapsTotal", 0)),
+        reduces=int(j.get("reducesTotal", 0)),
     )
 
 
@@ -89,8 +95,12 @@ def parse_attempts(text: str) -> list[Attempt]:
     for a in (json.loads(text)["taskAttempts"] or {}).get("taskAttempt") or []:
         out.append(
             Attempt(
-                attempt_id=a["id"], task_type=a["type"], node=a.get("nodeHttpAddress", "").split(":")[0],
-                state=a["state"], start_ms=int(a["startTime"]), finish_ms=int(a["finishTime"]),
+                attempt_id=a["id"],
+                task_type=a["type"],
+                node=a.get("nodeHttpAddress", "").split(":")[0],
+                state=a["state"],
+                start_ms=int(a["startTime"]),
+                finish_ms=int(a["finishTime"]),
                 shuffle_finish_ms=int(a["shuffleFinishTime"]) if "shuffleFinishTime" in a else None,
                 merge_finish_ms=int(a["mergeFinishTime"]) if "mergeFinishTime" in a else None,
                 diagnostics=a.get("diagnostics") or "",
@@ -102,8 +112,11 @@ def parse_attempts(text: str) -> list[Attempt]:
 def phase_split(job: JobInfo, attempts: list[Attempt]) -> dict[str, float]:
     """VMware's TeraSort phases: map-shuffle ends when the last reducer finishes shuffling;
     reduce-merge is the rest of the job. Empty for map-only jobs."""
-    shuffles = [a.shuffle_finish_ms for a in attempts if a.task_type == "REDUCE" and a.state == "SUCCEEDED"
-                and a.shuffle_finish_ms is not None]
+    shuffles = [
+        a.shuffle_finish_ms
+        for a in attempts
+        if a.task_type == "REDUCE" and a.state == "SUCCEEDED" and a.shuffle_finish_ms is not None
+    ]
     if not shuffles:
         return {}
     end = max(shuffles)
@@ -131,8 +144,9 @@ COUNTERS = {
 }
 
 
-def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int], attempts: list[Attempt],
-                meta: dict) -> list[Sample]:
+def job_samples(
+    benchmark: str, step: str, job: JobInfo, counters: dict[str, int], attempts: list[Attempt], meta: dict
+) -> list[Sample]:
     """Samples describing one job: its time, phases, counters and every attempt's timings.
 
     Job-level metrics are named after the step that submitted the job (`terasort_job_time`,
@@ -140,17 +154,27 @@ def job_samples(benchmark: str, step: str, job: JobInfo, counters: dict[str, int
     # Start and finish times let a job be placed on a monitoring time series (data-volume checks).
     base = {**meta, "step": step, "job_id": job.job_id, "job_start_ms": job.start_ms, "job_finish_ms": job.finish_ms}
     out = [Sample(benchmark, f"{step}_job_time", job.elapsed_s, "s", base)]
-    out += [Sample(benchmark, f"{step}_{name}_phase_time", v, "s", base)
-            for name, v in phase_split(job, attempts).items()]
-    out += [Sample(benchmark, f"counter.{step}.{name}", counters[name], unit, base) for name, unit in COUNTERS.items()
-            if name in counters]
+    out += [
+        Sample(benchmark, f"{step}_{name}_phase_time", v, "s", base) for name, v in phase_split(job, attempts).items()
+    ]
+    out += [
+        Sample(benchmark, f"counter.{step}.{name}", counters[name], unit, base)
+        for name, unit in COUNTERS.items()
+        if name in counters
+    ]
     for a in attempts:
         if a.state != "SUCCEEDED":
             out.append(unsuccessful_attempt_sample(benchmark, a, base))
             continue
-        am = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type,
-              "start_ms": a.start_ms, "finish_ms": a.finish_ms,
-              **({"shuffle_finish_ms": a.shuffle_finish_ms} if a.shuffle_finish_ms is not None else {})}
+        am = {
+            **base,
+            "node": a.node,
+            "attempt_id": a.attempt_id,
+            "task_type": a.task_type,
+            "start_ms": a.start_ms,
+            "finish_ms": a.finish_ms,
+            **({"shuffle_finish_ms": a.shuffle_finish_ms} if a.shuffle_finish_ms is not None else {}),
+        }
         out.append(Sample(benchmark, f"{a.task_type.lower()}_attempt_time", a.elapsed_s, "s", am))
         out += [Sample(benchmark, f"reducer_{p}_time", v, "s", am) for p, v in a.phases_s.items()]
     return out
@@ -166,6 +190,12 @@ def unsuccessful_attempt_sample(benchmark: str, a: Attempt, base: dict) -> Sampl
     A node too slow to launch a container (a software-emulated VM) has its attempts fail and
     re-run elsewhere: it then finishes no task, and only these samples show it was tried. The
     value is a count (1), not a time: an attempt whose container never started has no start."""
-    meta = {**base, "node": a.node, "attempt_id": a.attempt_id, "task_type": a.task_type,
-            "attempt_state": a.state, "diagnostics": a.diagnostics[:DIAGNOSTICS_CHARS]}
+    meta = {
+        **base,
+        "node": a.node,
+        "attempt_id": a.attempt_id,
+        "task_type": a.task_type,
+        "attempt_state": a.state,
+        "diagnostics": a.diagnostics[:DIAGNOSTICS_CHARS],
+    }
     return Sample(benchmark, f"{a.task_type.lower()}_attempt_unsuccessful", 1, "count", meta)

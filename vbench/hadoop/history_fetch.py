@@ -13,6 +13,7 @@ written by curl's `--write-out` (status 000: no answer). A resource with no trai
 fetched: curl stops at the first failure (`--fail-early`), as the per-resource path did, so a
 history server that does not answer costs one timeout, not one per resource.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -44,16 +45,21 @@ def fetch_script(base_url: str) -> str:
     """POSIX sh fetching the job at `base_url` (its REST URL), its counters, tasks and attempts."""
     q = shlex.quote
     head = " ".join(f'"$base{s}"' for s in HEAD)
-    return "\n".join([
-        f"base={q(base_url)}",
-        f"w={q(_WRITE_OUT)}",
-        f'head=$({CURL} -w "$w" {head})',
-        'printf \'%s\\n\' "$head"',
-        f"""ids=$(printf '%s\\n' "$head" | grep -o {q(_TASK_ID_GREP)} | sed {q(_TASK_ID_SED)})""",
-        # The attempts' URLs go to curl as a config on stdin (-K -), not as arguments: a large
-        # job's thousands of tasks would pass the limit on an argument list's length.
-        f'[ -z "$ids" ] || {_ATTEMPT_URLS} | {CURL} -w "$w" -K -',
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                f"base={q(base_url)}",
+                f"w={q(_WRITE_OUT)}",
+                f'head=$({CURL} -w "$w" {head})',
+                "printf '%s\\n' \"$head\"",
+                f"""ids=$(printf '%s\\n' "$head" | grep -o {q(_TASK_ID_GREP)} | sed {q(_TASK_ID_SED)})""",
+                # The attempts' URLs go to curl as a config on stdin (-K -), not as arguments: a large
+                # job's thousands of tasks would pass the limit on an argument list's length.
+                f'[ -z "$ids" ] || {_ATTEMPT_URLS} | {CURL} -w "$w" -K -',
+            ]
+        )
+        + "\n"
+    )
 
 
 def fetch_command(master: str, job_id: str) -> str:
@@ -78,7 +84,7 @@ def split_stream(text: str, job_id: str) -> dict[str, Resource]:
             # A JSON body cannot hold such a line: raw newlines in JSON sit between tokens only.
             lines.append(line)
             continue
-        status, _, url = line[len(MARKER) + 1:].partition(" ")
+        status, _, url = line[len(MARKER) + 1 :].partition(" ")
         suffix = url.split(anchor, 1)[1] if anchor in url else None
         if suffix is not None and (suffix == "" or suffix.startswith("/")):
             out[suffix] = Resource(url, int(status) if status.isdigit() else 0, "\n".join(lines).strip())
@@ -116,4 +122,3 @@ def parse_detail(resources: dict[str, Resource], job_id: str) -> JobDetail:
     for task in history.parse_task_ids(body(resources, "/tasks", job_id)):
         attempts += history.parse_attempts(body(resources, attempts_suffix(task), job_id))
     return JobDetail(counters, attempts)
-

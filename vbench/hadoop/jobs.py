@@ -1,4 +1,5 @@
 """Command lines and output parsers of the Hadoop jobs vbench submits. Pure."""
+
 from __future__ import annotations
 
 import re

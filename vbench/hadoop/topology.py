@@ -13,6 +13,7 @@ Three topologies, a factor of a design (`hadoop.topology`):
 The mapping is a TableMapping file (host name and address -> location), not a script: it
 needs no interpreter on the master and is one more config file whose bytes are hashed.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -62,7 +63,8 @@ def topology_properties(topology: str, conf_dir: str) -> dict[str, dict[str, str
         core["net.topology.impl"] = "org.apache.hadoop.net.NetworkTopologyWithNodeGroup"
         core["net.topology.nodegroup.aware"] = "true"
         hdfs["dfs.block.replicator.classname"] = (
-            "org.apache.hadoop.hdfs.server.blockmanagement.BlockPlacementPolicyWithNodeGroup")
+            "org.apache.hadoop.hdfs.server.blockmanagement.BlockPlacementPolicyWithNodeGroup"
+        )
         # Hadoop 3's DFSNetworkTopology (the default) knows no node groups and would
         # replace NetworkTopologyWithNodeGroup.
         hdfs["dfs.use.dfs.network.topology"] = "false"
@@ -89,9 +91,11 @@ class PlacementReport:
 
     def summary(self) -> str:
         verdict = "as the policy says" if self.ok else "; ".join((*self.violations, *self.unknown_nodes))
-        return (f"{self.blocks} blocks, {self.replicas} replicas, topology {self.topology}: "
-                f"{self.blocks_sharing_a_physical_host} with replicas sharing a physical host, "
-                f"{self.blocks_in_one_rack} in one rack; {verdict}")
+        return (
+            f"{self.blocks} blocks, {self.replicas} replicas, topology {self.topology}: "
+            f"{self.blocks_sharing_a_physical_host} with replicas sharing a physical host, "
+            f"{self.blocks_in_one_rack} in one rack; {verdict}"
+        )
 
 
 def check_placement(blocks: Mapping[str, Sequence[str]], hosts: Sequence[Host], topology: str) -> PlacementReport:
@@ -106,8 +110,11 @@ def check_placement(blocks: Mapping[str, Sequence[str]], hosts: Sequence[Host], 
     physical_count = len({h.physical_host for h in workers})
     # A host's rack as Hadoop sees it: its location, less the node group under nodegroup.
     locations = network_locations(hosts, topology)
-    rack_of = {h.name: loc.rsplit("/", 1)[0] if topology == "nodegroup" else loc for h in hosts
-               for loc in [locations.get(h.name, "")]}
+    rack_of = {
+        h.name: loc.rsplit("/", 1)[0] if topology == "nodegroup" else loc
+        for h in hosts
+        for loc in [locations.get(h.name, "")]
+    }
     sharing = one_rack = replicas = 0
     violations: list[str] = []
     unknown = sorted({a for nodes in blocks.values() for a in nodes if a not in by_address})
@@ -124,5 +131,12 @@ def check_placement(blocks: Mapping[str, Sequence[str]], hosts: Sequence[Host], 
         if topology == "nodegroup" and 1 < len(known) <= physical_count and len(per_physical) < len(known):
             shared = sorted(p for p, c in per_physical.items() if c > 1)
             violations.append(f"{block}: two replicas in node group {', '.join(shared)}")
-    return PlacementReport(topology, len(blocks), replicas, sharing, one_rack, tuple(violations),
-                           tuple(f"unknown DataNode {a}" for a in unknown))
+    return PlacementReport(
+        topology,
+        len(blocks),
+        replicas,
+        sharing,
+        one_rack,
+        tuple(violations),
+        tuple(f"unknown DataNode {a}" for a in unknown),
+    )

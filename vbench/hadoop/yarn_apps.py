@@ -1,5 +1,6 @@
 """Finding and killing a cluster's active YARN applications: what a job timeout does, so a job
 that ran too long stops consuming the cluster before the next cell. Pure builders/parsers."""
+
 from __future__ import annotations
 
 import json

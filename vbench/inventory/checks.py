@@ -2,6 +2,7 @@
 spoils a measurement, read in one SSH round trip, parsed by pure functions, judged against
 thresholds from params, and recorded as host facts with a verdict "fit to measure" or not.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,19 +26,25 @@ def probe_script(java_home: str, dirs: list[str]) -> str:
     Every value from params is quoted: it is data to the shell, never code."""
     df = "".join(
         f'p={shlex.quote(d)}; while [ ! -e "$p" ]; do p=$(dirname "$p"); done; '
-        f'echo {shlex.quote(d)} "$(df -Pk "$p" | tail -n1)"\n' for d in dirs)
-    return "\n".join([
-        "echo @@governor; cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor 2>/dev/null",
-        "echo @@no_turbo; cat /sys/devices/system/cpu/intel_pstate/no_turbo 2>/dev/null",
-        "echo @@boost; cat /sys/devices/system/cpu/cpufreq/boost 2>/dev/null",
-        "echo @@thp; cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null",
-        "echo @@swaps; cat /proc/swaps 2>/dev/null",
-        "echo @@loadavg; cat /proc/loadavg",
-        "echo @@nproc; nproc",
-        "echo @@df", df.rstrip("\n"),
-        f"echo @@java; {shlex.quote(java_home + '/bin/java')} -version 2>&1 || echo 'java: not found'",
-        "echo @@facts", FACTS_SCRIPT.strip(),
-    ])
+        f'echo {shlex.quote(d)} "$(df -Pk "$p" | tail -n1)"\n'
+        for d in dirs
+    )
+    return "\n".join(
+        [
+            "echo @@governor; cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor 2>/dev/null",
+            "echo @@no_turbo; cat /sys/devices/system/cpu/intel_pstate/no_turbo 2>/dev/null",
+            "echo @@boost; cat /sys/devices/system/cpu/cpufreq/boost 2>/dev/null",
+            "echo @@thp; cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null",
+            "echo @@swaps; cat /proc/swaps 2>/dev/null",
+            "echo @@loadavg; cat /proc/loadavg",
+            "echo @@nproc; nproc",
+            "echo @@df",
+            df.rstrip("\n"),
+            f"echo @@java; {shlex.quote(java_home + '/bin/java')} -version 2>&1 || echo 'java: not found'",
+            "echo @@facts",
+            FACTS_SCRIPT.strip(),
+        ]
+    )
 
 
 def sections(text: str) -> dict[str, str]:
@@ -59,7 +66,7 @@ def parse_governor(text: str) -> str:
 
 
 def parse_turbo(no_turbo: str, boost: str) -> str:
-    """"on", "off" or not exposed: intel_pstate's no_turbo (1 = off) first, else cpufreq boost."""
+    """ "on", "off" or not exposed: intel_pstate's no_turbo (1 = off) first, else cpufreq boost."""
     if no_turbo.strip() in ("0", "1"):
         return "off" if no_turbo.strip() == "1" else "on"
     if boost.strip() in ("0", "1"):
@@ -150,11 +157,19 @@ def parse_probe(host: str, text: str) -> HostCheck:
     facts = parse_facts(s.get("facts", ""))
     nproc = s.get("nproc", "1").strip()
     return HostCheck(
-        host=host, governor=parse_governor(s.get("governor", "")),
-        turbo=parse_turbo(s.get("no_turbo", ""), s.get("boost", "")), thp=parse_thp(s.get("thp", "")),
-        swap_total_mb=total, swap_used_mb=used, load_1m=parse_loadavg(s.get("loadavg", "0")),
-        cpus=int(nproc) if nproc.isdigit() else 1, free_disk_gb=parse_df(s.get("df", "")),
-        java_version=jv, java_major=jmajor, kernel=facts.get("kernel", ""), virt=facts.get("virt", ""),
+        host=host,
+        governor=parse_governor(s.get("governor", "")),
+        turbo=parse_turbo(s.get("no_turbo", ""), s.get("boost", "")),
+        thp=parse_thp(s.get("thp", "")),
+        swap_total_mb=total,
+        swap_used_mb=used,
+        load_1m=parse_loadavg(s.get("loadavg", "0")),
+        cpus=int(nproc) if nproc.isdigit() else 1,
+        free_disk_gb=parse_df(s.get("df", "")),
+        java_version=jv,
+        java_major=jmajor,
+        kernel=facts.get("kernel", ""),
+        virt=facts.get("virt", ""),
         virt_kind=facts.get("virt_kind", ""),
     )
 
@@ -199,8 +214,12 @@ class HostReport:
     raw: str = field(repr=False, default="")
 
     def facts(self) -> dict:
-        return {**asdict(self.check), "fit": self.verdict.fit, "reasons": list(self.verdict.reasons),
-                "notes": list(self.verdict.notes)}
+        return {
+            **asdict(self.check),
+            "fit": self.verdict.fit,
+            "reasons": list(self.verdict.reasons),
+            "notes": list(self.verdict.notes),
+        }
 
 
 def measure_clock(c, tries: int = 3) -> tuple[float, float]:
@@ -230,8 +249,9 @@ def check_host(host: Host, java_home: str, dirs: list[str], thresholds: CheckThr
     return HostReport(check, judge(check, thresholds), r.stdout)
 
 
-def check_hosts(hosts: list[Host], java_home: str, dirs_of: Callable[[Host], list[str]],
-                thresholds: CheckThresholds) -> list[HostReport]:
+def check_hosts(
+    hosts: list[Host], java_home: str, dirs_of: Callable[[Host], list[str]], thresholds: CheckThresholds
+) -> list[HostReport]:
     with ThreadPoolExecutor(max_workers=max(1, min(16, len(hosts)))) as pool:
         return list(pool.map(lambda h: check_host(h, java_home, dirs_of(h), thresholds), hosts))
 
@@ -253,8 +273,10 @@ def summary_lines(reports: list[HostReport]) -> list[str]:
     for rep in reports:
         c, v = rep.check, rep.verdict
         head = "fit" if v.fit else "NOT FIT to measure"
-        out.append(f"{c.host}: {head}: governor={c.governor} turbo={c.turbo} thp={c.thp} swap={c.swap_used_mb}/"
-                   f"{c.swap_total_mb}MiB load={c.load_1m} clock={c.clock_offset_ms:+.1f}±{c.clock_uncertainty_ms:.1f}ms "
-                   f"java={c.java_version or '-'} kernel={c.kernel} virt={c.virt}")
+        out.append(
+            f"{c.host}: {head}: governor={c.governor} turbo={c.turbo} thp={c.thp} swap={c.swap_used_mb}/"
+            f"{c.swap_total_mb}MiB load={c.load_1m} clock={c.clock_offset_ms:+.1f}±{c.clock_uncertainty_ms:.1f}ms "
+            f"java={c.java_version or '-'} kernel={c.kernel} virt={c.virt}"
+        )
         out += [f"  reason: {r}" for r in v.reasons] + [f"  note: {n}" for n in v.notes]
     return out

@@ -4,6 +4,7 @@ made (bare metal, KVM, Xen, OpenVZ, VMware, a cloud), described by how to reach 
 Only paths to keys are stored, never keys. Validation is strict (unknown fields are errors) and
 errors name the file and the field, as for every params file.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,14 +16,35 @@ from vbench.errors import ParamsError
 from vbench.host import Host, SshEndpoint
 from vbench.params import _FieldError, _validate, load_yaml_section, prefixed
 from vbench.validate import (
-    HostAddress, JumpHost, LocalFilePath, Name, NetworkLabel, OneLineCommand, PackageName, RackName, SafePathText,
+    HostAddress,
+    JumpHost,
+    LocalFilePath,
+    Name,
+    NetworkLabel,
+    OneLineCommand,
+    PackageName,
+    RackName,
+    SafePathText,
     UserName,
 )
 
 #: Platform labels the studies used; any other name is accepted too (a label is what the samples
 #: are grouped by, vbench does not act on it).
-KNOWN_LABELS = ("native", "kvm", "xen", "openvz", "vserver", "lxc", "oci", "gvisor", "qemu", "vmware", "opennebula",
-                "docker", "sriov")
+KNOWN_LABELS = (
+    "native",
+    "kvm",
+    "xen",
+    "openvz",
+    "vserver",
+    "lxc",
+    "oci",
+    "gvisor",
+    "qemu",
+    "vmware",
+    "opennebula",
+    "docker",
+    "sriov",
+)
 
 
 class _Strict(BaseModel):
@@ -99,8 +121,16 @@ class Inventory(_Strict):
     ready_timeout_s: float = Field(300.0, gt=0)
     #: Debian/Ubuntu packages `vbench inventory prepare` installs when missing: the JDK Hadoop
     #: runs on and the micro-benchmarks' tools. Hadoop's jars are pushed from the controller.
-    packages: tuple[PackageName, ...] = ("openjdk-17-jre-headless", "curl", "tar", "fio", "iperf3", "sysbench",
-                                         "bonnie++", "hdparm")
+    packages: tuple[PackageName, ...] = (
+        "openjdk-17-jre-headless",
+        "curl",
+        "tar",
+        "fio",
+        "iperf3",
+        "sysbench",
+        "bonnie++",
+        "hdparm",
+    )
 
     @field_validator("hosts")
     @classmethod
@@ -150,8 +180,10 @@ def _jump_proxy(inv: Inventory, h: InventoryHost) -> str | None:
     target, _, port = inv.jump_host.partition(":")
     key = inv.jump_key_file or h.key_file
     # The jump host's own key is checked against the same known_hosts, never trusted blindly.
-    return (f"ssh -i {key} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes "
-            f"-o UserKnownHostsFile={inv.known_hosts} -p {port or 22} -W %h:%p {target}")
+    return (
+        f"ssh -i {key} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes "
+        f"-o UserKnownHostsFile={inv.known_hosts} -p {port or 22} -W %h:%p {target}"
+    )
 
 
 def work_dir(inv: Inventory, h: InventoryHost) -> str:
@@ -166,11 +198,17 @@ def to_host(inv: Inventory, h: InventoryHost) -> Host:
     if h.network:
         facts["network"] = h.network
     return Host(
-        name=h.name, role=h.role, platform=h.platform, address=h.address, work_dir=work_dir(inv, h),
+        name=h.name,
+        role=h.role,
+        platform=h.platform,
+        address=h.address,
+        work_dir=work_dir(inv, h),
         ssh=SshEndpoint(h.address, h.user, h.key_file, inv.known_hosts, h.port, proxy_for(inv, h)),
-        shares_controller_fs=False, facts=facts,
+        shares_controller_fs=False,
+        facts=facts,
         # A host that names no physical host is one (bare metal); hadoop.topology groups by these.
-        physical_host=h.physical_host or h.name, rack=h.rack,
+        physical_host=h.physical_host or h.name,
+        rack=h.rack,
     )
 
 

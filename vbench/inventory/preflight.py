@@ -5,6 +5,7 @@ pinned in known_hosts (a new key is refused with the command that accepts it, a 
 the known_hosts line that disagrees), the host answers in time, the key is accepted, and a user
 that needs sudo has it without a password. Only `true` and `sudo -n true` are run.
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,8 +36,9 @@ class InventoryRefused(VbenchError):
     def __init__(self, problems: list[Problem]):
         self.problems = problems
         # One line: it becomes the reason of failure records (vbench.campaign.measure.failure_reason).
-        super().__init__("inventory preflight failed, nothing was touched: " +
-                         "; ".join(f"{p.host}: {p.message}" for p in problems))
+        super().__init__(
+            "inventory preflight failed, nothing was touched: " + "; ".join(f"{p.host}: {p.message}" for p in problems)
+        )
 
 
 def host_pattern(address: str, port: int) -> str:
@@ -83,9 +85,14 @@ def check_files(inv: Inventory) -> list[Problem]:
         elif not os.access(h.key_file, os.R_OK):
             problems.append(Problem(h.name, "key_file", f"inventory.hosts[{i}].key_file: {h.key_file} is not readable"))
     if not inv.known_hosts.is_file():
-        problems.append(Problem("*", "known_hosts",
-                                f"inventory.known_hosts: {inv.known_hosts} does not exist; create it with "
-                                f"ssh-keyscan (see docs/inventory.md) after checking the hosts' fingerprints"))
+        problems.append(
+            Problem(
+                "*",
+                "known_hosts",
+                f"inventory.known_hosts: {inv.known_hosts} does not exist; create it with "
+                f"ssh-keyscan (see docs/inventory.md) after checking the hosts' fingerprints",
+            )
+        )
     return problems
 
 
@@ -99,21 +106,30 @@ def describe_error(exc: BaseException, inv: Inventory, h: InventoryHost, timeout
         except OSError:
             lines = []
         at = ", ".join(f"{inv.known_hosts}:{n}" for n in lines) or str(inv.known_hosts)
-        return Problem(h.name, "changed_key",
-                       f"host key of {h.address}:{h.port} CHANGED: it offers {exc.key.get_name()} "
-                       f"{exc.key.get_base64()[:24]}..., known_hosts has another ({at}). Either the host was "
-                       f"reinstalled or someone is in between; check, then remove that line and accept the new key")
+        return Problem(
+            h.name,
+            "changed_key",
+            f"host key of {h.address}:{h.port} CHANGED: it offers {exc.key.get_name()} "
+            f"{exc.key.get_base64()[:24]}..., known_hosts has another ({at}). Either the host was "
+            f"reinstalled or someone is in between; check, then remove that line and accept the new key",
+        )
     if isinstance(exc, paramiko.SSHException) and "not found in known_hosts" in str(exc):
-        return Problem(h.name, "unknown_key",
-                       f"host {h.address}:{h.port} is not in {inv.known_hosts} and new keys are never trusted "
-                       f"automatically; check its fingerprint, then accept it with: {accept_command(h, inv.known_hosts, proxy)}")
+        return Problem(
+            h.name,
+            "unknown_key",
+            f"host {h.address}:{h.port} is not in {inv.known_hosts} and new keys are never trusted "
+            f"automatically; check its fingerprint, then accept it with: {accept_command(h, inv.known_hosts, proxy)}",
+        )
     if isinstance(exc, paramiko.AuthenticationException):
         return Problem(h.name, "auth", f"{where} did not accept the key {h.key_file}: {exc}")
     via = f" through `{proxy}`" if proxy else ""
     detail = str(exc) or type(exc).__name__
     # Behind a proxy a dead address shows up as a closed or silent stream, not a socket error.
-    return Problem(h.name, "unreachable", f"{where} unreachable{via}: no SSH answer within {timeout_s:.0f} s "
-                                          f"({type(exc).__name__}: {detail})")
+    return Problem(
+        h.name,
+        "unreachable",
+        f"{where} unreachable{via}: no SSH answer within {timeout_s:.0f} s ({type(exc).__name__}: {detail})",
+    )
 
 
 def check_host(inv: Inventory, h: InventoryHost, timeout_s: float = 10.0) -> Problem | None:
@@ -128,14 +144,22 @@ def check_host(inv: Inventory, h: InventoryHost, timeout_s: float = 10.0) -> Pro
             return describe_error(exc, inv, h, timeout_s)
         r = conn.run("true", hide=True, warn=True, in_stream=False, timeout=timeout_s)
         if r.exited != 0:
-            return Problem(h.name, "auth", f"{h.user}@{h.address}: logged in but `true` exited {r.exited}: {r.stderr.strip()[:200]}")
+            return Problem(
+                h.name,
+                "auth",
+                f"{h.user}@{h.address}: logged in but `true` exited {r.exited}: {r.stderr.strip()[:200]}",
+            )
         if h.sudo:
             r = conn.run("sudo -n true", hide=True, warn=True, in_stream=False, timeout=timeout_s)
             if r.exited != 0:
                 why = (r.stderr.strip() or r.stdout.strip() or f"exit {r.exited}").splitlines()[-1][:200]
-                return Problem(h.name, "sudo", f"user {h.user} on {h.address} cannot use sudo without a password "
-                                               f"(`sudo -n true`: {why}); vbench needs it to install packages and "
-                                               f"drop caches: grant NOPASSWD sudo or log in as root")
+                return Problem(
+                    h.name,
+                    "sudo",
+                    f"user {h.user} on {h.address} cannot use sudo without a password "
+                    f"(`sudo -n true`: {why}); vbench needs it to install packages and "
+                    f"drop caches: grant NOPASSWD sudo or log in as root",
+                )
         return None
     finally:
         conn.close()

@@ -6,6 +6,7 @@ blocks included, so nothing else is created or chowned), the Debian packages tha
 pushed from the controller's cache (vbench.hadoop.cluster pushes a tarball once, marked
 COMPLETE), so hosts need no internet for Hadoop. A second run changes nothing.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -74,8 +75,13 @@ class Prepared:
     jars_pushed: bool
 
 
-def prepare_host(inv: Inventory, h: InventoryHost, hadoop: HadoopParams | None, dist: HadoopDist | None,
-                 step: Step = lambda _h, _w: None) -> Prepared:
+def prepare_host(
+    inv: Inventory,
+    h: InventoryHost,
+    hadoop: HadoopParams | None,
+    dist: HadoopDist | None,
+    step: Step = lambda _h, _w: None,
+) -> Prepared:
     host = to_host(inv, h)
     with connect(host) as c:
         step(h.name, "work directory")
@@ -112,8 +118,9 @@ def push_hadoop(host: Host, hadoop: HadoopParams, dist: HadoopDist) -> bool:
         cluster.close()
 
 
-def prepare(inv: Inventory, hadoop: HadoopParams | None, dist: HadoopDist | None,
-            step: Step = lambda _h, _w: None) -> list[Prepared]:
+def prepare(
+    inv: Inventory, hadoop: HadoopParams | None, dist: HadoopDist | None, step: Step = lambda _h, _w: None
+) -> list[Prepared]:
     """Every host in parallel (one thread per host, as a fabric ThreadingGroup would)."""
     with ThreadPoolExecutor(max_workers=max(1, min(16, len(inv.hosts)))) as pool:
         return list(pool.map(lambda h: prepare_host(inv, h, hadoop, dist, step), inv.hosts))

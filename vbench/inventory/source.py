@@ -2,6 +2,7 @@
 inventory's hosts of that label, after the preflight (nothing touched when it fails) and the
 checks before measuring (which block the configuration when the campaign asks for it, unless a
 waiver is recorded). Nothing is torn down afterwards: the hosts are not ours to remove."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,8 +31,15 @@ class NotFitToMeasure(VbenchError):
 class InventorySource:
     local = False
 
-    def __init__(self, inv: Inventory, facts_dir: Path | None = None, block_unfit: bool = False,
-                 waiver: str | None = None, log: Log = print, timeout_s: float = 10.0):
+    def __init__(
+        self,
+        inv: Inventory,
+        facts_dir: Path | None = None,
+        block_unfit: bool = False,
+        waiver: str | None = None,
+        log: Log = print,
+        timeout_s: float = 10.0,
+    ):
         self.inv = inv
         self.facts_dir = facts_dir
         self.block_unfit = block_unfit
@@ -45,8 +53,10 @@ class InventorySource:
     def check(self, platforms: tuple[str, ...]) -> None:
         missing = [p for p in platforms if not self.inv.of_platform(p)]
         if missing:
-            raise VbenchError(f"the inventory has no hosts labelled {', '.join(missing)} "
-                              f"(its platforms: {', '.join(self.inv.platforms())})")
+            raise VbenchError(
+                f"the inventory has no hosts labelled {', '.join(missing)} "
+                f"(its platforms: {', '.join(self.inv.platforms())})"
+            )
 
     @contextmanager
     def open(self, platform: str, testbed: TestbedParams | None = None) -> Iterator[list[Host]]:
@@ -65,9 +75,11 @@ class InventorySource:
             if unfit and self.waiver:
                 _record_waiver(out, self.waiver, unfit)
         if unfit and self.block_unfit and not self.waiver:
-            raise NotFitToMeasure("not fit to measure: " + "; ".join(
-                f"{r.check.host}: {', '.join(r.verdict.reasons)}" for r in unfit)
-                + " (fix the hosts, or run with --waive 'why' to measure anyway, recorded)")
+            raise NotFitToMeasure(
+                "not fit to measure: "
+                + "; ".join(f"{r.check.host}: {', '.join(r.verdict.reasons)}" for r in unfit)
+                + " (fix the hosts, or run with --waive 'why' to measure anyway, recorded)"
+            )
         by_name = {r.check.host: r for r in reports}
         yield [dataclasses.replace(h, facts={**h.facts, **_fact_strings(by_name[h.name])}) for h in hosts]
 
@@ -81,8 +93,7 @@ def _fact_strings(rep: checks.HostReport) -> dict[str, str]:
 def _record_waiver(out: Path, why: str, unfit: list[checks.HostReport]) -> None:
     path = out / "waivers.json"
     old = json.loads(path.read_text()) if path.exists() else []
-    old.append({"time": time.time(), "waiver": why,
-                "hosts": {r.check.host: list(r.verdict.reasons) for r in unfit}})
+    old.append({"time": time.time(), "waiver": why, "hosts": {r.check.host: list(r.verdict.reasons) for r in unfit}})
     path.write_text(json.dumps(old, indent=1) + "\n")
 
 

@@ -5,6 +5,7 @@ TeraSort once per stress level per block, in a seeded random order within each b
 (testbed and cluster); the samples carry `stress` and `factor.stress`, the block, the cell and the
 runner's provenance, and `vbench.stats.slowdown` turns them into the slowdown table.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,23 +28,60 @@ NEIGHBOUR_SETTINGS = {"tenant_b", "warmup_s", "stress_timeout_s", "responsive_wi
 def isolation_experiment(iso: IsolationParams, hadoop: HadoopParams) -> Experiment:
     """The design: `iso.repetitions` blocks of every stress once, TeraSort at the experiment's scale."""
     replication = tenant_a_hadoop(hadoop, iso).replication
-    return make_experiment({
-        "name": EXPERIMENT, "experiment": EXPERIMENT, "platforms": [iso.platform], "repetitions": iso.repetitions,
-        "seed": iso.seed, "workers": iso.workers,
-        "testbed": {"limits": iso.tenant_a.limits.as_dict()}, "hadoop": {"replication": replication},
-        "suite": [{"benchmark": "terasort", "config": {"size_mb": iso.size_mb, "maps": iso.maps,
-                                                       "reduces": iso.reduces, "replication": replication}}],
-        "condition": {"name": CONDITION, "levels": list(iso.stresses),
-                      "settings": iso.model_dump(mode="json", include=NEIGHBOUR_SETTINGS)},
-    }, "isolation")
+    return make_experiment(
+        {
+            "name": EXPERIMENT,
+            "experiment": EXPERIMENT,
+            "platforms": [iso.platform],
+            "repetitions": iso.repetitions,
+            "seed": iso.seed,
+            "workers": iso.workers,
+            "testbed": {"limits": iso.tenant_a.limits.as_dict()},
+            "hadoop": {"replication": replication},
+            "suite": [
+                {
+                    "benchmark": "terasort",
+                    "config": {
+                        "size_mb": iso.size_mb,
+                        "maps": iso.maps,
+                        "reduces": iso.reduces,
+                        "replication": replication,
+                    },
+                }
+            ],
+            "condition": {
+                "name": CONDITION,
+                "levels": list(iso.stresses),
+                "settings": iso.model_dump(mode="json", include=NEIGHBOUR_SETTINGS),
+            },
+        },
+        "isolation",
+    )
 
 
-def run_isolation(iso: IsolationParams, testbed: TestbedParams, hadoop: HadoopParams, campaign_dir: Path, *,
-                  log: Log = print, progress: CampaignProgress | None = None, append: bool = False) -> CampaignResult:
+def run_isolation(
+    iso: IsolationParams,
+    testbed: TestbedParams,
+    hadoop: HadoopParams,
+    campaign_dir: Path,
+    *,
+    log: Log = print,
+    progress: CampaignProgress | None = None,
+    append: bool = False,
+) -> CampaignResult:
     """Run (or resume) the experiment into `campaign_dir`; `testbed` is the params' (tenant A and
     B are derived from it, B in the upper half of A's subnet)."""
     tb_a, tb_b = tenant_a_testbed(testbed, iso), tenant_b_testbed(testbed, iso)
     # Tenant A's daemons share one CPU (and a busy machine): they get longer than the default to come up.
     source = TestbedSource(log, ready_timeout_s=iso.ready_timeout_s)
-    return run_campaign(isolation_experiment(iso, hadoop), tb_a, tenant_a_hadoop(hadoop, iso), campaign_dir,
-                        log=log, progress=progress, hosts_source=source, append=append, hook=Neighbour(iso, tb_b))
+    return run_campaign(
+        isolation_experiment(iso, hadoop),
+        tb_a,
+        tenant_a_hadoop(hadoop, iso),
+        campaign_dir,
+        log=log,
+        progress=progress,
+        hosts_source=source,
+        append=append,
+        hook=Neighbour(iso, tb_b),
+    )

@@ -8,6 +8,7 @@ Tenant B lives only as long as one run: destroying its container (lxc-stop -k / 
 then the cgroup emptied) is what stops every stress, a fork bomb included, also after a
 failure, Ctrl-C or SIGTERM (`Testbed` is an UpDown; signals unwind through `finally`).
 """
+
 from __future__ import annotations
 
 import time
@@ -45,14 +46,21 @@ def watch_samples(w: WatchSummary, stress_tasks: int, responsive_within_s: float
         Sample(WATCH_BENCHMARK, "stress_tasks", stress_tasks, "count"),
         Sample(WATCH_BENCHMARK, "probe_failures", w.probe_failures, "count"),
         Sample(WATCH_BENCHMARK, "probes", len(w.probe_latencies_s), "count"),
-        Sample(WATCH_BENCHMARK, "responsive", 1.0 if w.responsive(responsive_within_s) else 0.0, "ratio",
-               {"responsive_within_s": responsive_within_s}),
+        Sample(
+            WATCH_BENCHMARK,
+            "responsive",
+            1.0 if w.responsive(responsive_within_s) else 0.0,
+            "ratio",
+            {"responsive_within_s": responsive_within_s},
+        ),
     ]
     if w.pids_max is not None:
         out.append(Sample(WATCH_BENCHMARK, "pids_max", w.pids_max, "count"))
     if w.probe_max_s is not None:
-        out += [Sample(WATCH_BENCHMARK, "probe_max_time", w.probe_max_s, "s"),
-                Sample(WATCH_BENCHMARK, "probe_median_time", w.probe_median_s, "s")]
+        out += [
+            Sample(WATCH_BENCHMARK, "probe_max_time", w.probe_max_s, "s"),
+            Sample(WATCH_BENCHMARK, "probe_median_time", w.probe_median_s, "s"),
+        ]
     return out
 
 
@@ -63,8 +71,11 @@ def limits_text(lim: LimitsParams) -> str:
 def neighbour_stamp(stress: str, iso: IsolationParams) -> dict[str, str]:
     """What every record of a run beside `stress` carries: what the paper's isolation table
     groups by (`stress`) and both tenants' limits. Pure."""
-    return {"stress": stress, "tenant_a_limits": limits_text(iso.tenant_a.limits),
-            "tenant_b_limits": limits_text(iso.tenant_b.limits)}
+    return {
+        "stress": stress,
+        "tenant_a_limits": limits_text(iso.tenant_a.limits),
+        "tenant_b_limits": limits_text(iso.tenant_b.limits),
+    }
 
 
 def start_stress(neighbour: Host, kind: str, load: S.StressLoad) -> str:
@@ -82,7 +93,9 @@ def start_stress(neighbour: Host, kind: str, load: S.StressLoad) -> str:
 def stress_log(neighbour: Host) -> str:
     try:
         with connect(neighbour, connect_timeout=5) as c:
-            return c.run("tail -n 5 /var/tmp/vbench-stress.log", hide=True, in_stream=False, warn=True, timeout=10).stdout
+            return c.run(
+                "tail -n 5 /var/tmp/vbench-stress.log", hide=True, in_stream=False, warn=True, timeout=10
+            ).stdout
     except Exception as exc:  # the neighbour may be saturated (fork bomb): the log is a nicety
         return f"(log unreadable: {type(exc).__name__})"
 
@@ -116,8 +129,11 @@ class Neighbour(RunHook):
                 log(f"pids.max of {neighbour.name} is {limit} ({cg.path}); starting the fork bomb")
             resident = cg.current()
             lim = iso.tenant_b.limits
-            start_stress(neighbour, stress, S.load_for(len(lim.cpuset_cpus) or lim.cpus or 1, lim.memory_mb,
-                                                       iso.stress_timeout_s))
+            start_stress(
+                neighbour,
+                stress,
+                S.load_for(len(lim.cpuset_cpus) or lim.cpus or 1, lim.memory_mb, iso.stress_timeout_s),
+            )
             if stress != "none":
                 time.sleep(iso.warmup_s)
             stress_tasks = max(0, cg.current() - resident)
@@ -131,5 +147,7 @@ class Neighbour(RunHook):
                 beside.samples += watch_samples(w, stress_tasks, iso.responsive_within_s)
                 if stress in LOGGED:
                     beside.raw["stress_log"] = stress_log(neighbour)
-                log(f"beside {stress}: B tasks peak {w.pids_peak}/{w.pids_max or '-'}, refused forks "
-                    f"{w.refused_forks}, probe max " + (f"{w.probe_max_s:.2f}s" if w.probe_max_s is not None else "-"))
+                log(
+                    f"beside {stress}: B tasks peak {w.pids_peak}/{w.pids_max or '-'}, refused forks "
+                    f"{w.refused_forks}, probe max " + (f"{w.probe_max_s:.2f}s" if w.probe_max_s is not None else "-")
+                )

@@ -8,6 +8,7 @@ a pids limit on B. The controller (vbench, SSH, probes) stays unconfined, as the
 in the paper. Memory bandwidth, caches, the page cache, the disk and the kernel stay shared:
 that is what the experiment measures.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -18,8 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from vbench.errors import ParamsError
 from vbench.isolation.stress import STRESSES
 from vbench.params import (
-    CONTAINER_PLATFORMS, STUDY_FILE_SECTIONS, HadoopParams, HostParams, LimitsParams, TestbedParams, _validate,
-    load_yaml_section, prefixed,
+    CONTAINER_PLATFORMS,
+    STUDY_FILE_SECTIONS,
+    HadoopParams,
+    HostParams,
+    LimitsParams,
+    TestbedParams,
+    _validate,
+    load_yaml_section,
+    prefixed,
 )
 from vbench.units import mib_or_size
 
@@ -65,8 +73,9 @@ class IsolationParams(_Strict):
     @classmethod
     def _container(cls, v: str) -> str:
         if v not in CONTAINER_PLATFORMS:
-            raise ValueError(f"the isolation experiment needs container tenants ({', '.join(CONTAINER_PLATFORMS)}); "
-                             f"got {v!r}")
+            raise ValueError(
+                f"the isolation experiment needs container tenants ({', '.join(CONTAINER_PLATFORMS)}); got {v!r}"
+            )
         return v
 
     @field_validator("stresses")
@@ -98,8 +107,10 @@ def isolation_params(data=None) -> IsolationParams:
 
 
 def load_isolation(path: Path, **overrides) -> IsolationParams:
-    data = {**load_yaml_section(path, "isolation", sections=STUDY_FILE_SECTIONS),
-            **{k: v for k, v in overrides.items() if v is not None}}
+    data = {
+        **load_yaml_section(path, "isolation", sections=STUDY_FILE_SECTIONS),
+        **{k: v for k, v in overrides.items() if v is not None},
+    }
     try:
         return isolation_params(data)
     except ParamsError as exc:
@@ -129,10 +140,18 @@ def tenant_b_testbed(base: TestbedParams, iso: IsolationParams) -> TestbedParams
     testbed model needs one 'master': it only names the single host, no Hadoop runs there)."""
     name = neighbour_name(base.name)
     data = base.model_dump(mode="json", exclude_none=True)
-    data.update(name=name, platform=iso.platform, workers=1, limits=None,
-                network={"bridge": f"{name}br", "subnet": str(neighbour_subnet(base.network.subnet))},
-                hosts=[HostParams(name="neighbour", role="master",
-                                  limits=iso.tenant_b.limits).model_dump(mode="json", exclude_none=True)])
+    data.update(
+        name=name,
+        platform=iso.platform,
+        workers=1,
+        limits=None,
+        network={"bridge": f"{name}br", "subnet": str(neighbour_subnet(base.network.subnet))},
+        hosts=[
+            HostParams(name="neighbour", role="master", limits=iso.tenant_b.limits).model_dump(
+                mode="json", exclude_none=True
+            )
+        ],
+    )
     return _validate(TestbedParams, data, "testbed")
 
 

@@ -3,6 +3,7 @@
 cgroup v1 pids controller files (here at /sys/fs/cgroup/pids/<cgroup>): `pids.max` ("max" or a
 number), `pids.current` (tasks now), `pids.events` ("max N": forks refused by the limit so far).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

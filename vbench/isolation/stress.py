@@ -4,6 +4,7 @@ Each load runs in tenant B, detached from the SSH session (setsid, all descripto
 so the command returns at once; it is stopped by destroying tenant B's container, which kills
 everything in its PID namespace at once (even a fork bomb that keeps forking).
 """
+
 from __future__ import annotations
 
 import shlex
@@ -36,8 +37,7 @@ def load_for(cpus: int, memory_mb: int | None, timeout_s: int, vm_fraction: floa
     neighbour thrashes its memory without its own OOM killer ending the stress). Pure."""
     workers = max(1, cpus)
     mem = (memory_mb or 1024) * 1024**2
-    return StressLoad(workers=workers, vm_bytes=int(mem * vm_fraction / workers) // 4096 * 4096,
-                      timeout_s=timeout_s)
+    return StressLoad(workers=workers, vm_bytes=int(mem * vm_fraction / workers) // 4096 * 4096, timeout_s=timeout_s)
 
 
 def command(kind: str, load: StressLoad) -> str | None:
@@ -52,8 +52,10 @@ def command(kind: str, load: StressLoad) -> str | None:
     if kind == "io":
         # dsync: every write is synchronous, so cgroup v1's blkio throttle applies to it (v1
         # cannot attribute buffered write-back to a cgroup).
-        return (f"mkdir -p {shlex.quote(load.temp_dir)} && stress-ng --hdd {load.workers} --hdd-bytes {load.hdd_bytes} "
-                f"--hdd-opts dsync --temp-path {shlex.quote(load.temp_dir)} {t}")
+        return (
+            f"mkdir -p {shlex.quote(load.temp_dir)} && stress-ng --hdd {load.workers} --hdd-bytes {load.hdd_bytes} "
+            f"--hdd-opts dsync --temp-path {shlex.quote(load.temp_dir)} {t}"
+        )
     if kind == "forkbomb":
         return f"bash -c {shlex.quote(FORK_BOMB)}"
     raise ValueError(f"unknown stress {kind!r}; known: {', '.join(STRESSES)}")

@@ -4,6 +4,7 @@ responsiveness (can the controller still open an SSH session to tenant A and run
 Both are recorded as data for every stress, not only the fork bomb, so the baseline shows
 what "responsive" means on this (shared, noisy) machine.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -39,11 +40,23 @@ class WatchSummary:
         return self.probe_failures == 0 and bool(self.probe_latencies_s) and self.probe_max_s <= within_s
 
 
-def summarise(pids_max: int | None, counts: list[int], refused_before: int, refused_after: int,
-              latencies: list[float], failures: int) -> WatchSummary:
+def summarise(
+    pids_max: int | None,
+    counts: list[int],
+    refused_before: int,
+    refused_after: int,
+    latencies: list[float],
+    failures: int,
+) -> WatchSummary:
     """Pure."""
-    return WatchSummary(pids_max, max(counts, default=0), len(counts), max(0, refused_after - refused_before),
-                        tuple(round(x, 3) for x in latencies), failures)
+    return WatchSummary(
+        pids_max,
+        max(counts, default=0),
+        len(counts),
+        max(0, refused_after - refused_before),
+        tuple(round(x, 3) for x in latencies),
+        failures,
+    )
 
 
 @dataclass
@@ -84,8 +97,14 @@ class Watch:
                 limit, refused = cg.limit(), cg.refused_forks()
             except OSError:  # the tenant is already gone
                 pass
-        return summarise(limit, self._counts, self._refused0, refused if refused is not None else self._refused0,
-                         self._latencies, self._failures)
+        return summarise(
+            limit,
+            self._counts,
+            self._refused0,
+            refused if refused is not None else self._refused0,
+            self._latencies,
+            self._failures,
+        )
 
     def _sample_pids(self) -> None:
         while not self._stop.is_set():

@@ -11,6 +11,7 @@ Native hosts have no machine side: they are network namespaces whose processes a
 machine's own, and their guest-side /proc already is the machine's (scope `machine`).
 The parsers and the rate computation are pure; `MachineSampler` is the loop.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,7 +59,7 @@ def parse_pid_io(text: str) -> tuple[int, int]:
 class MachineSnap:
     time: float
     cpu: tuple[int, int] | None  # user, system ticks
-    io: tuple[int, int] | None   # read, write bytes
+    io: tuple[int, int] | None  # read, write bytes
     cpu_source: str
     io_source: str
 
@@ -73,8 +74,18 @@ def machine_points(snaps: list[MachineSnap], host: str, ncpu: int, hz: int = USE
         if a.cpu and b.cpu and a.cpu_source == b.cpu_source:
             for name, x, y in zip(("user", "system"), a.cpu, b.cpu):
                 if y >= x:
-                    rows.append(Point(b.time, host, "machine", "host", f"cpu_{name}_pct",
-                                      100.0 * (y - x) / (hz * dt * ncpu), "%", b.cpu_source))
+                    rows.append(
+                        Point(
+                            b.time,
+                            host,
+                            "machine",
+                            "host",
+                            f"cpu_{name}_pct",
+                            100.0 * (y - x) / (hz * dt * ncpu),
+                            "%",
+                            b.cpu_source,
+                        )
+                    )
         if a.io and b.io and a.io_source == b.io_source:
             note = BLKIO_NOTE if "blkio" in b.io_source else ""
             for name, x, y in zip(("disk_read_Bps", "disk_write_Bps"), a.io, b.io):
@@ -84,17 +95,55 @@ def machine_points(snaps: list[MachineSnap], host: str, ncpu: int, hz: int = USE
         t0 = snaps[0].time
         # Said in the data, not left for a reader to wonder about: what the machine side cannot give.
         for k in ("iowait", "steal"):
-            rows.append(Point(t0, host, "machine", "host", f"cpu_{k}_pct", None, "%", snaps[0].cpu_source,
-                              "hidden: not accounted per cgroup or process (see the guest side)"))
+            rows.append(
+                Point(
+                    t0,
+                    host,
+                    "machine",
+                    "host",
+                    f"cpu_{k}_pct",
+                    None,
+                    "%",
+                    snaps[0].cpu_source,
+                    "hidden: not accounted per cgroup or process (see the guest side)",
+                )
+            )
         for m in ("net_rx_Bps", "net_tx_Bps"):
-            rows.append(Point(t0, host, "machine", "host", m, None, "B/s", "",
-                              "not sampled on the machine side: the guest side's /proc/net/dev is the host's own"))
+            rows.append(
+                Point(
+                    t0,
+                    host,
+                    "machine",
+                    "host",
+                    m,
+                    None,
+                    "B/s",
+                    "",
+                    "not sampled on the machine side: the guest side's /proc/net/dev is the host's own",
+                )
+            )
         if all(s.cpu is None for s in snaps):
-            rows += [Point(t0, host, "machine", "host", f"cpu_{k}_pct", None, "%", "", "hidden: no cpuacct cgroup or process")
-                     for k in ("user", "system")]
+            rows += [
+                Point(
+                    t0, host, "machine", "host", f"cpu_{k}_pct", None, "%", "", "hidden: no cpuacct cgroup or process"
+                )
+                for k in ("user", "system")
+            ]
         if all(s.io is None for s in snaps):
-            rows += [Point(t0, host, "machine", "host", m, None, "B/s", "", "hidden: no blkio cgroup or readable /proc/<pid>/io")
-                     for m in ("disk_read_Bps", "disk_write_Bps")]
+            rows += [
+                Point(
+                    t0,
+                    host,
+                    "machine",
+                    "host",
+                    m,
+                    None,
+                    "B/s",
+                    "",
+                    "hidden: no blkio cgroup or readable /proc/<pid>/io",
+                )
+                for m in ("disk_read_Bps", "disk_write_Bps")
+            ]
     return rows
 
 

@@ -10,6 +10,7 @@ hosts also get the machine side (vbench.monitor.machine). A sampler left behind 
 dies with its host at teardown (native hosts' processes are killed by namespace, containers
 and VMs are stopped), so nothing outlives the testbed.
 """
+
 from __future__ import annotations
 
 import csv
@@ -109,8 +110,15 @@ def save_timeseries(path: Path, points: Iterable[Point], extra: dict | None = No
         w = csv.writer(f)
         w.writerow([*COLUMNS, *extra])
         for p in sorted(points, key=lambda p: (p.time, p.host, p.side, p.metric)):
-            w.writerow([*("" if v is None else (f"{v:.6g}" if isinstance(v, float) and k != "time" else v)
-                          for k, v in zip(COLUMNS, (getattr(p, c) for c in COLUMNS))), *extra.values()])
+            w.writerow(
+                [
+                    *(
+                        "" if v is None else (f"{v:.6g}" if isinstance(v, float) and k != "time" else v)
+                        for k, v in zip(COLUMNS, (getattr(p, c) for c in COLUMNS))
+                    ),
+                    *extra.values(),
+                ]
+            )
         f.flush()
         os.fsync(f.fileno())
     tmp.replace(path)
@@ -155,4 +163,3 @@ def finish_monitor(mon: Monitor | None, campaign_dir: Path, key: str) -> dict:
     rel = f"{TIMESERIES_DIR}/{timeseries_name(key)}"
     save_timeseries(Path(campaign_dir) / rel, mon.stop())
     return {"timeseries": rel, "monitor_interval_s": mon.interval_s}
-

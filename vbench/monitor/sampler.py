@@ -18,6 +18,7 @@ Output format (one snapshot per interval):
     <the whole of /proc/net/dev>        or   @missing net
     @end
 """
+
 from __future__ import annotations
 
 import re
@@ -38,10 +39,10 @@ def script(out_file: str, interval_s: float) -> str:
     f = shlex.quote(out_file)
     return (
         f"exec >>{f} 2>/dev/null; "
-        f"read up _ </proc/uptime; echo \"@start $(date +%s.%N) $up {interval_s:g}\"; "
+        f'read up _ </proc/uptime; echo "@start $(date +%s.%N) $up {interval_s:g}"; '
         "while :; do "
-        "read up _ </proc/uptime; echo \"@t $up\"; "
-        "echo @stat; read l </proc/stat; echo \"$l\"; "
+        'read up _ </proc/uptime; echo "@t $up"; '
+        'echo @stat; read l </proc/stat; echo "$l"; '
         "echo @disk; cat /proc/diskstats || echo '@missing disk'; "
         "echo @net; cat /proc/net/dev || echo '@missing net'; "
         "echo @end; "
@@ -61,10 +62,12 @@ def start_line(out_file: str, pid_file: str, interval_s: float) -> str:
     the loop could otherwise take its first reading after the job had begun)."""
     inner = shlex.quote(script(out_file, interval_s))
     f = shlex.quote(out_file)
-    return (f"rm -f {f}; setsid sh -c {inner} </dev/null >/dev/null 2>&1 & "
-            f"echo $! > {shlex.quote(pid_file)}; "
-            f"i=0; while [ $i -lt {FIRST_SNAPSHOT_WAIT_S * 20} ] && ! grep -q '^@end' {f} 2>/dev/null; "
-            f"do sleep 0.05; i=$((i+1)); done; cat {shlex.quote(pid_file)}")
+    return (
+        f"rm -f {f}; setsid sh -c {inner} </dev/null >/dev/null 2>&1 & "
+        f"echo $! > {shlex.quote(pid_file)}; "
+        f"i=0; while [ $i -lt {FIRST_SNAPSHOT_WAIT_S * 20} ] && ! grep -q '^@end' {f} 2>/dev/null; "
+        f"do sleep 0.05; i=$((i+1)); done; cat {shlex.quote(pid_file)}"
+    )
 
 
 def start_in_line(work_dir: str, out_file: str, pid_file: str, interval_s: float) -> str:
@@ -81,8 +84,10 @@ def collect_line(out_file: str) -> str:
 def stop_line(pid_file: str) -> str:
     """Stop the sampler by its recorded pid (and its session: the `sleep` it may be in)."""
     p = shlex.quote(pid_file)
-    return (f"if [ -f {p} ]; then pid=$(cat {p}); kill -TERM -- -$pid 2>/dev/null || kill -TERM $pid 2>/dev/null; "
-            f"rm -f {p}; fi; true")
+    return (
+        f"if [ -f {p} ]; then pid=$(cat {p}); kill -TERM -- -$pid 2>/dev/null || kill -TERM $pid 2>/dev/null; "
+        f"rm -f {p}; fi; true"
+    )
 
 
 @dataclass

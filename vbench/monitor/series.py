@@ -15,6 +15,7 @@ Columns, and why each is there:
   source    the file the counter came from
   note      why a value is missing, or what the counter leaves out
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -82,8 +83,18 @@ def guest_points(out: SamplerOutput, host: str, platform: str) -> list[Point]:
                 for k in CPU_METRICS:
                     d = _counter_delta(prev.cpu[k], cur.cpu[k])
                     if d is not None:
-                        rows.append(Point(t, host, "guest", scopes["cpu"], f"cpu_{k}_pct", 100.0 * d / total, "%",
-                                          GUEST_SOURCE["cpu"]))
+                        rows.append(
+                            Point(
+                                t,
+                                host,
+                                "guest",
+                                scopes["cpu"],
+                                f"cpu_{k}_pct",
+                                100.0 * d / total,
+                                "%",
+                                GUEST_SOURCE["cpu"],
+                            )
+                        )
         for group in ("disk", "net"):
             a, b = getattr(prev, group), getattr(cur, group)
             if a is None or b is None:
@@ -99,15 +110,34 @@ def guest_points(out: SamplerOutput, host: str, platform: str) -> list[Point]:
 def hidden_points(out: SamplerOutput, host: str, scopes: Mapping[str, str]) -> list[Point]:
     """One row with no value per metric whose counter the host never showed the sampler."""
     if not out.snapshots:
-        return [Point(out.start_epoch, host, "guest", scopes[g], m, None, UNIT[g], GUEST_SOURCE[g],
-                      "no complete snapshot: the run was shorter than one interval") for g in GROUPS for m in METRICS[g]]
+        return [
+            Point(
+                out.start_epoch,
+                host,
+                "guest",
+                scopes[g],
+                m,
+                None,
+                UNIT[g],
+                GUEST_SOURCE[g],
+                "no complete snapshot: the run was shorter than one interval",
+            )
+            for g in GROUPS
+            for m in METRICS[g]
+        ]
     rows = []
     for g in GROUPS:
         if all(getattr(s, g) is None for s in out.snapshots):
-            why = next((f"hidden: {GUEST_SOURCE[g]} not readable on this host" for s in out.snapshots if g in s.missing),
-                       f"hidden: {GUEST_SOURCE[g]} gave no usable counter")
-            rows += [Point(out.epoch(out.snapshots[0].uptime), host, "guest", scopes[g], m, None, UNIT[g],
-                           GUEST_SOURCE[g], why) for m in METRICS[g]]
+            why = next(
+                (f"hidden: {GUEST_SOURCE[g]} not readable on this host" for s in out.snapshots if g in s.missing),
+                f"hidden: {GUEST_SOURCE[g]} gave no usable counter",
+            )
+            rows += [
+                Point(
+                    out.epoch(out.snapshots[0].uptime), host, "guest", scopes[g], m, None, UNIT[g], GUEST_SOURCE[g], why
+                )
+                for m in METRICS[g]
+            ]
     return rows
 
 

@@ -7,6 +7,7 @@ wraps it. Modules: `data` (campaign -> tidy samples), `results` (statistics via 
 
 Importing the package does not import matplotlib; only `figures`, `style` and `build` need it.
 """
+
 from __future__ import annotations
 
 __all__ = ["BuildResult", "build_paper", "generate"]
@@ -15,5 +16,6 @@ __all__ = ["BuildResult", "build_paper", "generate"]
 def __getattr__(name: str):
     if name in __all__:
         from vbench.paper import build
+
         return getattr(build, name)
     raise AttributeError(f"module 'vbench.paper' has no attribute {name!r}")

@@ -16,6 +16,7 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
+
 from __future__ import annotations
 
 import os
@@ -66,10 +67,12 @@ class BuildResult:
     notes: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        parts = [f"tables {len(self.tables_with_data)}/{len(self.tables_with_data) + len(self.tables_absent)} with data",
-                 f"figures {len(self.figures_with_data)}/{len(self.figures_with_data) + len(self.figures_absent)} with data",
-                 "delta " + ", ".join(f"{k} {v}" for k, v in self.delta_counts.items()),
-                 f"generated in {self.generate_seconds:.1f}s"]
+        parts = [
+            f"tables {len(self.tables_with_data)}/{len(self.tables_with_data) + len(self.tables_absent)} with data",
+            f"figures {len(self.figures_with_data)}/{len(self.figures_with_data) + len(self.figures_absent)} with data",
+            "delta " + ", ".join(f"{k} {v}" for k, v in self.delta_counts.items()),
+            f"generated in {self.generate_seconds:.1f}s",
+        ]
         if self.pdf:
             parts.append(f"pdf {self.pdf} ({self.pages} pages, LaTeX {self.latex_seconds:.1f}s)")
         return "paper: " + "; ".join(parts)
@@ -84,20 +87,49 @@ def _write(path: Path, text: str, written: list[Path]) -> None:
 def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Path], data_note: str) -> str:
     cap = rf"{caption} After {tex_escape(source)}.{data_note}"
     if paths:
-        return "\n".join([r"\begin{figure}[htbp]", r"\centering",
-                          rf"\includegraphics{{generated/figures/{name}.pdf}}",
-                          rf"\caption{{{cap}}}", rf"\label{{{label}}}", r"\end{figure}"]) + "\n"
-    return "\n".join([r"\begin{figure}[htbp]", r"\centering",
-                      r"\fbox{\parbox{0.9\linewidth}{\centering\small\emph{Not measured in this campaign:} "
-                      r"the data this figure needs are absent.}}",
-                      rf"\caption{{{cap}}}", rf"\label{{{label}}}", r"\end{figure}"]) + "\n"
+        return (
+            "\n".join(
+                [
+                    r"\begin{figure}[htbp]",
+                    r"\centering",
+                    rf"\includegraphics{{generated/figures/{name}.pdf}}",
+                    rf"\caption{{{cap}}}",
+                    rf"\label{{{label}}}",
+                    r"\end{figure}",
+                ]
+            )
+            + "\n"
+        )
+    return (
+        "\n".join(
+            [
+                r"\begin{figure}[htbp]",
+                r"\centering",
+                r"\fbox{\parbox{0.9\linewidth}{\centering\small\emph{Not measured in this campaign:} "
+                r"the data this figure needs are absent.}}",
+                rf"\caption{{{cap}}}",
+                rf"\label{{{label}}}",
+                r"\end{figure}",
+            ]
+        )
+        + "\n"
+    )
 
 
-def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_resamples: int = DEFAULT_RESAMPLES,
-             seed: int = DEFAULT_SEED, equivalence_pct: float = StatsConfig.equivalence_pct,
-             published_path: Path | None = None,
-             isolation_dir: Path | None = None, extra_campaigns: Sequence[Path] = (),
-             monitoring_dir: Path | None = None, pernode_dir: Path | None = None) -> BuildResult:
+def generate(
+    campaign_dir: Path,
+    out_dir: Path,
+    *,
+    baseline: str = "native",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    equivalence_pct: float = StatsConfig.equivalence_pct,
+    published_path: Path | None = None,
+    isolation_dir: Path | None = None,
+    extra_campaigns: Sequence[Path] = (),
+    monitoring_dir: Path | None = None,
+    pernode_dir: Path | None = None,
+) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
     host). The time-series figure draws from `monitoring_dir` (a campaign with monitored runs;
@@ -156,22 +188,38 @@ def generate(campaign_dir: Path, out_dir: Path, *, baseline: str = "native", n_r
     published = D.load_published(published_path)
     rows = D.reproduction_delta(published, iso_samples, cfg.conf)
     _write(gen / "delta.tex", D.delta_table_tex(rows, published, cfg.conf), written)
-    _write(gen / "delta.csv", D.delta_frame(rows).to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
+    _write(
+        gen / "delta.csv", D.delta_frame(rows).to_csv(index=False, float_format="%.10g", lineterminator="\n"), written
+    )
     if not stats.empty:
         _write(gen / "stats.csv", format_table(stats), written)
 
-    ctx = MacroContext(campaign=campaign, stats=stats, baseline=baseline, conf=cfg.conf, n_resamples=n_resamples,
-                       seed=seed, equivalence_pct=cfg.equivalence_pct, delta=rows,
-                       n_findings_studies=len({f.study for f in published.findings}),
-                       has_table=has_table, has_figure=has_figure)
+    ctx = MacroContext(
+        campaign=campaign,
+        stats=stats,
+        baseline=baseline,
+        conf=cfg.conf,
+        n_resamples=n_resamples,
+        seed=seed,
+        equivalence_pct=cfg.equivalence_pct,
+        delta=rows,
+        n_findings_studies=len({f.study for f in published.findings}),
+        has_table=has_table,
+        has_figure=has_figure,
+    )
     _write(gen / "macros.tex", macros_tex(ctx), written)
     return BuildResult(
-        out_dir=out_dir, generated=sorted(written),
-        tables_with_data=[n for n, v in has_table.items() if v], tables_absent=[n for n, v in has_table.items() if not v],
+        out_dir=out_dir,
+        generated=sorted(written),
+        tables_with_data=[n for n, v in has_table.items() if v],
+        tables_absent=[n for n, v in has_table.items() if not v],
         figures_with_data=[n for n, v in has_figure.items() if v],
         figures_absent=[n for n, v in has_figure.items() if not v],
-        delta_counts=D.counts(rows), generate_seconds=time.perf_counter() - t0, notes=[*campaign.notes, *sources],
-        source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None)
+        delta_counts=D.counts(rows),
+        generate_seconds=time.perf_counter() - t0,
+        notes=[*campaign.notes, *sources],
+        source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None,
+    )
 
 
 def latex_available() -> bool:
@@ -181,13 +229,23 @@ def latex_available() -> bool:
 def run_latex(out_dir: Path, source_date_epoch: int | None = None, force: bool = False) -> tuple[Path, float]:
     """latexmk main.tex -> build/paper.pdf in `out_dir`; returns (pdf, seconds)."""
     if not latex_available():
-        raise VbenchError("latexmk/pdflatex/bibtex not found: install TeX (scripts/setup.sh installs "
-                          "texlive-latex-base, texlive-latex-recommended, texlive-fonts-recommended, texlive-science, latexmk)")
+        raise VbenchError(
+            "latexmk/pdflatex/bibtex not found: install TeX (scripts/setup.sh installs "
+            "texlive-latex-base, texlive-latex-recommended, texlive-fonts-recommended, texlive-science, latexmk)"
+        )
     env = dict(os.environ)
     if source_date_epoch is not None:
         env.update(SOURCE_DATE_EPOCH=str(int(source_date_epoch)), FORCE_SOURCE_DATE="1")
-    cmd = ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
-           "-outdir=build", "-jobname=paper", "main.tex"]
+    cmd = [
+        "latexmk",
+        "-pdf",
+        "-interaction=nonstopmode",
+        "-halt-on-error",
+        "-file-line-error",
+        "-outdir=build",
+        "-jobname=paper",
+        "main.tex",
+    ]
     if force:
         cmd.insert(1, "-g")
     t0 = time.perf_counter()
@@ -225,20 +283,41 @@ def _ensure_sources(out_dir: Path, sources: Path) -> None:
             shutil.copyfile(src, dst)
 
 
-def build_paper(campaign_dir: Path, out_dir: Path = Path("paper"), *, baseline: str = "native", pdf: bool = True,
-                n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                equivalence_pct: float = StatsConfig.equivalence_pct, published_path: Path | None = None,
-                sources: Path = SOURCES, force: bool = True, isolation_dir: Path | None = None,
-                extra_campaigns: Sequence[Path] = (), monitoring_dir: Path | None = None,
-                pernode_dir: Path | None = None) -> BuildResult:
+def build_paper(
+    campaign_dir: Path,
+    out_dir: Path = Path("paper"),
+    *,
+    baseline: str = "native",
+    pdf: bool = True,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    equivalence_pct: float = StatsConfig.equivalence_pct,
+    published_path: Path | None = None,
+    sources: Path = SOURCES,
+    force: bool = True,
+    isolation_dir: Path | None = None,
+    extra_campaigns: Sequence[Path] = (),
+    monitoring_dir: Path | None = None,
+    pernode_dir: Path | None = None,
+) -> BuildResult:
     """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
 
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
-    result = generate(campaign_dir, out_dir, baseline=baseline, n_resamples=n_resamples, seed=seed,
-                      equivalence_pct=equivalence_pct, published_path=published_path, isolation_dir=isolation_dir,
-                      extra_campaigns=extra_campaigns, monitoring_dir=monitoring_dir, pernode_dir=pernode_dir)
+    result = generate(
+        campaign_dir,
+        out_dir,
+        baseline=baseline,
+        n_resamples=n_resamples,
+        seed=seed,
+        equivalence_pct=equivalence_pct,
+        published_path=published_path,
+        isolation_dir=isolation_dir,
+        extra_campaigns=extra_campaigns,
+        monitoring_dir=monitoring_dir,
+        pernode_dir=pernode_dir,
+    )
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

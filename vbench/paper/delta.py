@@ -17,6 +17,7 @@ uses), or, where the two sides ran in the same blocks, the paired ratio of `vben
 * not measured: a side has no samples or no local stand-in, or both sides are the same local
   platform with the same selection, so there is nothing to compare.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,12 @@ from vbench.stats.ratio import fieller_interval
 
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
 
-REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT = "reproduced", "contradicted", "inconclusive", "not measured"
+REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT = (
+    "reproduced",
+    "contradicted",
+    "inconclusive",
+    "not measured",
+)
 VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT)
 KINDS = ("direction", "magnitude")
 REQUIRED = ("id", "study", "source", "claim", "benchmark", "metric", "compare", "kind")
@@ -107,7 +113,9 @@ def parse_published(doc: Any, source: str = "published.yaml") -> Published:
         raise ParamsError(f"{source}: platform_map", "must be a non-empty mapping of published name -> local platform")
     for name, local in pmap.items():
         if local is not None and local not in PLATFORMS:
-            raise ParamsError(f"{source}: platform_map.{name}", f"unknown local platform {local!r}; known: {', '.join(PLATFORMS)}")
+            raise ParamsError(
+                f"{source}: platform_map.{name}", f"unknown local platform {local!r}; known: {', '.join(PLATFORMS)}"
+            )
     studies = doc.get("studies")
     if not isinstance(studies, dict) or not studies:
         raise ParamsError(f"{source}: studies", "must be a non-empty mapping")
@@ -161,24 +169,41 @@ def _finding(f: Any, i: int, pmap: dict, studies: dict, source: str) -> Finding:
     exps = f.get("experiment") or ()
     if isinstance(exps, str):
         exps = (exps,)
-    return Finding(id=str(f["id"]), study=str(f["study"]), source=str(f["source"]), claim=str(f["claim"]),
-                   benchmark=str(f["benchmark"]), metric=str(f["metric"]), kind=str(f["kind"]), a=sides[0], b=sides[1],
-                   expect=expect, published_ratio=float(ratio) if ratio is not None else None,
-                   tolerance_pct=float(tol) if tol is not None else None, published_values=values,
-                   published_unit=str(f.get("published_unit", "")), size=str(f["size"]) if f.get("size") else None,
-                   experiments=tuple(str(e) for e in exps), note=str(f.get("note", "")))
+    return Finding(
+        id=str(f["id"]),
+        study=str(f["study"]),
+        source=str(f["source"]),
+        claim=str(f["claim"]),
+        benchmark=str(f["benchmark"]),
+        metric=str(f["metric"]),
+        kind=str(f["kind"]),
+        a=sides[0],
+        b=sides[1],
+        expect=expect,
+        published_ratio=float(ratio) if ratio is not None else None,
+        tolerance_pct=float(tol) if tol is not None else None,
+        published_values=values,
+        published_unit=str(f.get("published_unit", "")),
+        size=str(f["size"]) if f.get("size") else None,
+        experiments=tuple(str(e) for e in exps),
+        note=str(f.get("note", "")),
+    )
 
 
 def _check_benchmark_metric(benchmark: str, metric: str, where: str) -> None:
     from vbench.benchmarks.registry import find
+
     try:
         _, module = find(benchmark)
     except ParamsError:
         raise ParamsError(f"{where}.benchmark", f"unknown benchmark {benchmark!r}") from None
     base = metric.split(".")[-1]
     if metric not in module.METRICS and not ("." in metric and base.endswith("_time")):
-        raise ParamsError(f"{where}.metric", f"{benchmark} has no metric {metric!r}; metrics: {', '.join(module.METRICS)}"
-                          " (or a step-qualified phase such as terasort.map_shuffle_time)")
+        raise ParamsError(
+            f"{where}.metric",
+            f"{benchmark} has no metric {metric!r}; metrics: {', '.join(module.METRICS)}"
+            " (or a step-qualified phase such as terasort.map_shuffle_time)",
+        )
 
 
 def _side(s: Any, pmap: dict, where: str) -> Side:
@@ -211,6 +236,7 @@ def _positive(x) -> bool:
 
 # --- verdicts ---------------------------------------------------------------------------------------
 
+
 def verdict_direction(low: float | None, high: float | None, expect: str) -> str:
     """Rule for "A less/greater than B" on the CI [low, high] of mean(A)/mean(B)."""
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
@@ -236,6 +262,7 @@ def verdict_magnitude(low: float | None, high: float | None, published_ratio: fl
 
 # --- evaluation -------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class DeltaRow:
     finding: Finding
@@ -255,8 +282,11 @@ class DeltaRow:
 def _side_rows(samples: pd.DataFrame, f: Finding, side: Side) -> pd.DataFrame:
     if samples is None or samples.empty:
         return pd.DataFrame()
-    m = (samples["platform"].astype(str) == side.local) & (samples["benchmark"] == f.benchmark) \
+    m = (
+        (samples["platform"].astype(str) == side.local)
+        & (samples["benchmark"] == f.benchmark)
         & (samples["metric"] == f.metric)
+    )
     for k, v in side.where.items():
         if k not in samples.columns:
             return samples.iloc[0:0]
@@ -289,8 +319,14 @@ def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple
     def key(df: pd.DataFrame) -> pd.Series:
         if df.empty:
             return pd.Series(dtype=str)
-        return df.apply(lambda row: ", ".join(([str(row["size_label"])] if row.get("size_label") else [])
-                                              + [f"{c}={_text(row[c])}" for c in cols if _text(row[c])]), axis=1)
+        return df.apply(
+            lambda row: ", ".join(
+                ([str(row["size_label"])] if row.get("size_label") else [])
+                + [f"{c}={_text(row[c])}" for c in cols if _text(row[c])]
+            ),
+            axis=1,
+        )
+
     return key(a), key(b)
 
 
@@ -318,8 +354,10 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
     if not common:
         return DeltaRow(f, NOT_MEASURED_VERDICT, reason="the two sides were never measured in the same experiment")
     preferred = [e for e in (f.experiments or DEFAULT_EXPERIMENTS) if e in common]
-    rest = sorted((e for e in common if e not in preferred),
-                  key=lambda e: (-min(int((a["experiment"] == e).sum()), int((b["experiment"] == e).sum())), natural_key(e)))
+    rest = sorted(
+        (e for e in common if e not in preferred),
+        key=lambda e: (-min(int((a["experiment"] == e).sum()), int((b["experiment"] == e).sum())), natural_key(e)),
+    )
     experiment = key = None
     for e in preferred + rest:
         ae, be = a[a["experiment"] == e], b[b["experiment"] == e]
@@ -347,8 +385,20 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
         verdict = verdict_direction(low, high, f.expect or "less")
     else:
         verdict = verdict_magnitude(low, high, f.published_ratio, f.tolerance_pct)
-    return DeltaRow(f, verdict, iv.estimate, low, high, int(x.size), int(y.size), str(experiment), key, iv.note or "",
-                    method, pairs.n_pairs if paired is not None else 0)
+    return DeltaRow(
+        f,
+        verdict,
+        iv.estimate,
+        low,
+        high,
+        int(x.size),
+        int(y.size),
+        str(experiment),
+        key,
+        iv.note or "",
+        method,
+        pairs.n_pairs if paired is not None else 0,
+    )
 
 
 def reproduction_delta(published: Published, samples: pd.DataFrame, conf: float = 0.95) -> list[DeltaRow]:
@@ -360,6 +410,7 @@ def counts(rows: list[DeltaRow]) -> dict[str, int]:
 
 
 # --- LaTeX ------------------------------------------------------------------------------------------
+
 
 def _published_text(f: Finding) -> str:
     parts = []
@@ -391,8 +442,12 @@ def _here_text(r: DeltaRow) -> str:
     return text
 
 
-_VERDICT_TEX = {REPRODUCED: r"\textbf{reproduced}", CONTRADICTED: r"\textbf{contradicted}",
-                INCONCLUSIVE: "inconclusive", NOT_MEASURED_VERDICT: r"\emph{not measured}"}
+_VERDICT_TEX = {
+    REPRODUCED: r"\textbf{reproduced}",
+    CONTRADICTED: r"\textbf{contradicted}",
+    INCONCLUSIVE: "inconclusive",
+    NOT_MEASURED_VERDICT: r"\emph{not measured}",
+}
 
 
 def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.95) -> str:
@@ -401,13 +456,25 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
     cols = "".join(rf">{{\raggedright\arraybackslash}}p{{{w}\linewidth}}" for w in widths)
     head = r"ID & Study, source & Published finding & Published value & Here: A / B, cell & Ratio A/B [CI] & Verdict \\"
     conf_pct = plain_number(conf * 100)
-    lines = [r"\begingroup\footnotesize", r"\setlength{\tabcolsep}{3pt}", rf"\begin{{longtable}}{{{cols}}}",
-             rf"\caption{{Reproduction delta: each published finding beside this campaign's measurement of the local "
-             rf"stand-ins (ratio with its {conf_pct}\,\% interval: $^{{p}}$~paired by block, from the within-block "
-             rf"log ratios; otherwise Fieller's interval of the ratio of means) and the verdict of the rule in "
-             rf"Section~\ref{{sec:delta}}.}}\label{{tab:delta}}\\",
-             r"\toprule", head, r"\midrule", r"\endfirsthead", r"\toprule", head, r"\midrule", r"\endhead",
-             r"\bottomrule", r"\endfoot"]
+    lines = [
+        r"\begingroup\footnotesize",
+        r"\setlength{\tabcolsep}{3pt}",
+        rf"\begin{{longtable}}{{{cols}}}",
+        rf"\caption{{Reproduction delta: each published finding beside this campaign's measurement of the local "
+        rf"stand-ins (ratio with its {conf_pct}\,\% interval: $^{{p}}$~paired by block, from the within-block "
+        rf"log ratios; otherwise Fieller's interval of the ratio of means) and the verdict of the rule in "
+        rf"Section~\ref{{sec:delta}}.}}\label{{tab:delta}}\\",
+        r"\toprule",
+        head,
+        r"\midrule",
+        r"\endfirsthead",
+        r"\toprule",
+        head,
+        r"\midrule",
+        r"\endhead",
+        r"\bottomrule",
+        r"\endfoot",
+    ]
     for r in rows:
         f = r.finding
         study = published.studies[f.study]
@@ -417,20 +484,48 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
         verdict = _VERDICT_TEX[r.verdict]
         if r.reason:
             verdict += rf" \newline {{\scriptsize {tex_escape(r.reason)}}}"
-        lines.append(" & ".join([
-            tex_escape(f.id), rf"{tex_escape(study['short'])} \citep{{{study['bibkey']}}}, {tex_escape(f.source)}",
-            tex_escape(f.claim), _published_text(f), _here_text(r), ratio, verdict]) + r" \\")
+        lines.append(
+            " & ".join(
+                [
+                    tex_escape(f.id),
+                    rf"{tex_escape(study['short'])} \citep{{{study['bibkey']}}}, {tex_escape(f.source)}",
+                    tex_escape(f.claim),
+                    _published_text(f),
+                    _here_text(r),
+                    ratio,
+                    verdict,
+                ]
+            )
+            + r" \\"
+        )
     lines += [r"\end{longtable}", r"\endgroup"]
     return "\n".join(lines) + "\n"
 
 
 def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
     """The delta as data (for notebooks and tests)."""
-    return pd.DataFrame([{
-        "id": r.finding.id, "study": r.finding.study, "source": r.finding.source, "claim": r.finding.claim,
-        "kind": r.finding.kind, "a": r.finding.a.describe(), "b": r.finding.b.describe(),
-        "experiment": r.experiment, "cell": r.cell, "n_a": r.n_a, "n_b": r.n_b,
-        "ratio": np.nan if r.ratio is None else r.ratio, "ci_low": np.nan if r.low is None else r.low,
-        "ci_high": np.nan if r.high is None else r.high, "verdict": r.verdict, "reason": r.reason,
-        "method": r.method, "n_pairs": r.n_pairs,
-    } for r in rows])
+    return pd.DataFrame(
+        [
+            {
+                "id": r.finding.id,
+                "study": r.finding.study,
+                "source": r.finding.source,
+                "claim": r.finding.claim,
+                "kind": r.finding.kind,
+                "a": r.finding.a.describe(),
+                "b": r.finding.b.describe(),
+                "experiment": r.experiment,
+                "cell": r.cell,
+                "n_a": r.n_a,
+                "n_b": r.n_b,
+                "ratio": np.nan if r.ratio is None else r.ratio,
+                "ci_low": np.nan if r.low is None else r.low,
+                "ci_high": np.nan if r.high is None else r.high,
+                "verdict": r.verdict,
+                "reason": r.reason,
+                "method": r.method,
+                "n_pairs": r.n_pairs,
+            }
+            for r in rows
+        ]
+    )

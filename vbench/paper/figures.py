@@ -7,6 +7,7 @@ the same numbers as the tables), in the shared style of
 notebooks). A figure whose data is absent from the campaign writes nothing and returns [];
 `build` then puts a "not measured" note where the figure would be.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,8 +26,15 @@ from vbench.paper.fmt import size_display, size_mb
 BASELINE = "native"
 
 
-def _series(stats: pd.DataFrame, experiment: str, benchmark: str, metric: str, *, statistic: str = "mean",
-            method: str | None = "t") -> pd.DataFrame:
+def _series(
+    stats: pd.DataFrame,
+    experiment: str,
+    benchmark: str,
+    metric: str,
+    *,
+    statistic: str = "mean",
+    method: str | None = "t",
+) -> pd.DataFrame:
     """Rows of one statistic for one metric, with a numeric x (data size in MB) when the size is one."""
     if method is None:  # a comparison: the paired row where the runs are paired, else Fieller's
         r = R.comparison_rows(stats, statistic, experiment=experiment, benchmark=benchmark, metric=metric)
@@ -60,8 +68,9 @@ def _platforms(d: pd.DataFrame, baseline: str = BASELINE) -> list[str]:
     return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline and p != "all"]
 
 
-def _plot_vs_size(ax, d: pd.DataFrame, ylabel: str, title: str, group_col: str | None = None,
-                  baseline: str = BASELINE) -> bool:
+def _plot_vs_size(
+    ax, d: pd.DataFrame, ylabel: str, title: str, group_col: str | None = None, baseline: str = BASELINE
+) -> bool:
     d = d[d["x"].notna()]
     if d.empty:
         return False
@@ -76,8 +85,15 @@ def _plot_vs_size(ax, d: pd.DataFrame, ylabel: str, title: str, group_col: str |
             if s.empty:
                 continue
             label = p if g is None else f"{p}, {group_col}={g}"
-            ax.errorbar(s["x"], s["estimate"], yerr=_errs(s), color=style.colour(p, i), marker=style.marker(p, i),
-                        linestyle=styles[j % len(styles)], label=label)
+            ax.errorbar(
+                s["x"],
+                s["estimate"],
+                yerr=_errs(s),
+                color=style.colour(p, i),
+                marker=style.marker(p, i),
+                linestyle=styles[j % len(styles)],
+                label=label,
+            )
     _size_axis(ax, list(d["x"]))
     ax.set_xlabel("data size")
     ax.set_ylabel(ylabel)
@@ -136,8 +152,10 @@ def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     ex = _experiment(stats, "dfsio", ["write_throughput", "read_throughput"])
     if not ex:
         return []
-    data = [(_series(stats, ex, "dfsio", m), t) for m, t in (("write_throughput", "TestDFSIO write"),
-                                                               ("read_throughput", "TestDFSIO read"))]
+    data = [
+        (_series(stats, ex, "dfsio", m), t)
+        for m, t in (("write_throughput", "TestDFSIO write"), ("read_throughput", "TestDFSIO read"))
+    ]
     data = [(d[d["x"].notna()], t) for d, t in data if not d.empty]
     data = [(d, t) for d, t in data if not d.empty]
     if not data:
@@ -152,8 +170,11 @@ def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
 
 def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), 95 % CIs of the ratio."""
-    panels = [("terasort", "teragen_time", "TeraGen"), ("terasort", "terasort_time", "TeraSort"),
-              ("wordcount", "job_wall_time", "WordCount")]
+    panels = [
+        ("terasort", "teragen_time", "TeraGen"),
+        ("terasort", "terasort_time", "TeraSort"),
+        ("wordcount", "job_wall_time", "WordCount"),
+    ]
     data = []
     for bench, metric, title in panels:
         ex = _experiment(stats, bench, [metric])
@@ -182,7 +203,11 @@ def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     sizes = R.sizes_for(stats, ex, "terasort", "terasort_time")
     size = sizes[-1] if sizes else None
     bars = []
-    for metric, name in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate")):
+    for metric, name in (
+        ("teragen_time", "TeraGen"),
+        ("terasort_time", "TeraSort"),
+        ("teravalidate_time", "TeraValidate"),
+    ):
         r = R.comparison_rows(stats, experiment=ex, benchmark="terasort", metric=metric, size=size)
         for _, row in r.iterrows():
             if pd.notna(row["estimate"]):
@@ -198,8 +223,15 @@ def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     for i, p in enumerate(platforms):
         s = d[d["platform"] == p].set_index("benchmark").reindex(names).dropna(subset=["estimate"])
         xs = [names.index(n) + (i - (len(platforms) - 1) / 2) * width for n in s.index]
-        ax.bar(xs, s["estimate"], width=width * 0.9, color=style.colour(p, i), label=p, yerr=_errs(s.reset_index()),
-               error_kw={"elinewidth": 0.8, "capsize": 2})
+        ax.bar(
+            xs,
+            s["estimate"],
+            width=width * 0.9,
+            color=style.colour(p, i),
+            label=p,
+            yerr=_errs(s.reset_index()),
+            error_kw={"elinewidth": 0.8, "capsize": 2},
+        )
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names)
@@ -217,8 +249,13 @@ _MONITOR_PANELS = (
 )
 
 
-def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path, timeseries: pd.DataFrame | None = None,
-                   jobs: list[tuple[str, float, float]] | None = None) -> list[Path]:
+def fig_timeseries(
+    stats: pd.DataFrame,
+    samples: pd.DataFrame,
+    out_dir: Path,
+    timeseries: pd.DataFrame | None = None,
+    jobs: list[tuple[str, float, float]] | None = None,
+) -> list[Path]:
     """CPU, storage and network use over one monitored run (VMware Figs. 3-5): the first series of
     `timeseries` (vbench.monitor tidy rows), with the run's jobs shaded when `jobs` gives their
     (name, start, finish) in epoch seconds."""
@@ -239,13 +276,26 @@ def fig_timeseries(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path, ti
                 for side, g in d[(d["metric"] == metric) & (d["host"] == host)].groupby("side"):
                     g = g.sort_values("time")
                     label = f"{host}{'' if side == 'guest' else ' (machine side)'} {metric.split('_')[1]}"
-                    ax.plot(g["time"] - t0, g["value"] * scale, color=f"C{i}", linestyle=styles[j % 4],
-                            linewidth=0.9, label=label)
+                    ax.plot(
+                        g["time"] - t0,
+                        g["value"] * scale,
+                        color=f"C{i}",
+                        linestyle=styles[j % 4],
+                        linewidth=0.9,
+                        label=label,
+                    )
         for k, (name, start, finish) in enumerate(jobs or []):
             ax.axvspan(start - t0, finish - t0, color="0.85" if k % 2 == 0 else "0.93", zorder=0)
             if ax is axes[0]:
-                ax.text((start + finish) / 2 - t0, 1.0, name.replace("tera", ""), transform=ax.get_xaxis_transform(),
-                        ha="center", va="bottom", fontsize=6)
+                ax.text(
+                    (start + finish) / 2 - t0,
+                    1.0,
+                    name.replace("tera", ""),
+                    transform=ax.get_xaxis_transform(),
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                )
         ax.set_title(title, pad=9)
         ax.set_xlabel("time since start (s)")
         ax.set_ylabel(ylabel)
@@ -262,8 +312,11 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
     if r.empty:
         return []
     r = r[(r["baseline"].astype(str) != BASELINE) & r["estimate"].notna()]
-    panels = [(m, t) for m, t in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"),
-                                  ("job_wall_time", "WordCount")) if (r["metric"] == m).any()]
+    panels = [
+        (m, t)
+        for m, t in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("job_wall_time", "WordCount"))
+        if (r["metric"] == m).any()
+    ]
     if not panels:
         return []
     style.apply()
@@ -275,17 +328,32 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
         base = str(d["baseline"].iloc[0])
         width = 0.8 / max(len(levels), 1)
         for i, level in enumerate(levels):
-            s = d[d["platform"].astype(str) == level].set_index(d[d["platform"].astype(str) == level]["size"].astype(str))
+            s = d[d["platform"].astype(str) == level].set_index(
+                d[d["platform"].astype(str) == level]["size"].astype(str)
+            )
             s = s.reindex(cells).dropna(subset=["estimate"])
             xs = np.array([cells.index(c) + (i - (len(levels) - 1) / 2) * width for c in s.index])
             has_ci = (s["ci_low"].notna() & s["ci_high"].notna()).to_numpy()
-            ax.bar(xs[has_ci], s["estimate"][has_ci], width=width * 0.9, color=style.colour(level, i),
-                   label=level if has_ci.any() else None,
-                   yerr=_errs(s[has_ci].reset_index(drop=True)), error_kw={"elinewidth": 0.8, "capsize": 2})
+            ax.bar(
+                xs[has_ci],
+                s["estimate"][has_ci],
+                width=width * 0.9,
+                color=style.colour(level, i),
+                label=level if has_ci.any() else None,
+                yerr=_errs(s[has_ci].reset_index(drop=True)),
+                error_kw={"elinewidth": 0.8, "capsize": 2},
+            )
             # No interval (n < 2, or a Fieller interval unbounded by noise): hatched, no error bar,
             # so a point estimate is never drawn as if it were precise.
-            ax.bar(xs[~has_ci], s["estimate"][~has_ci], width=width * 0.9, color=style.colour(level, i),
-                   hatch="///", edgecolor="white", label=level if not has_ci.any() else None)
+            ax.bar(
+                xs[~has_ci],
+                s["estimate"][~has_ci],
+                width=width * 0.9,
+                color=style.colour(level, i),
+                hatch="///",
+                edgecolor="white",
+                label=level if not has_ci.any() else None,
+            )
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(cells)))
         ax.set_xticklabels([c.replace(", ", "\n") for c in cells], fontsize=6)
@@ -296,34 +364,55 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
 
 #: Every figure: name -> (function, label, caption, what it follows).
 FIGURES: dict[str, tuple[Callable, str, str, str]] = {
-    "wordcount": (fig_wordcount, "fig:wordcount",
-                  r"WordCount job time against input size per platform; bars are 95\,\% Student-$t$ intervals.",
-                  "Vasconcelos & Freitas Fig. 1; Xavier et al. Fig. 3"),
-    "terasort": (fig_terasort, "fig:terasort",
-                 r"TeraGen, TeraSort and TeraValidate elapsed time against data size; bars are 95\,\% Student-$t$ intervals.",
-                 "Vasconcelos & Freitas Fig. 2; Xavier et al. Fig. 4"),
-    "dfsio": (fig_dfsio, "fig:dfsio",
-              r"TestDFSIO write and read throughput against file size (line style: HDFS replication); "
-              r"bars are 95\,\% Student-$t$ intervals.",
-              "Vasconcelos & Freitas Fig. 3; Xavier et al. Figs. 1-2"),
-    "normalised": (fig_normalised, "fig:normalised",
-                   r"Execution time normalised to the native baseline against data size; bars are 95\,\% intervals of "
-                   r"the ratio (paired by block where the runs are paired, Fieller's otherwise). Below 1 is faster "
-                   r"than native.",
-                   "Jeong et al. Fig. 6"),
-    "ratio": (fig_ratio, "fig:ratio",
-              r"Ratio of elapsed time to native at the largest data size, with 95\,\% intervals (paired by block "
-              r"where the runs are paired, Fieller's otherwise). Lower is better.",
-              "VMware Fig. 2"),
-    "factors": (fig_factors, "fig:factors",
-                r"Execution time normalised to the baseline level of the compared factor (e.g.\ the bridged "
-                r"network) in each cell of the other factors (e.g.\ VMs per physical host, data size); bars are "
-                r"95\,\% intervals of the ratio (paired by block where the runs are paired, Fieller's otherwise); hatched bars have no interval (fewer than two "
-                r"runs, or an interval unbounded because the baseline's runs vary too much).",
-                "Jeong et al. Figs. 6 and 8; VMware, VMs per host"),
-    "timeseries": (fig_timeseries, "fig:timeseries",
-                   r"CPU, storage and network use during one monitored TeraSort run (TeraGen, TeraSort, TeraValidate "
-                   r"shaded), sampled every second on every host. Native hosts share the machine's kernel, so their "
-                   r"CPU and disk counters are the machine's (shown once, as \emph{machine}); network is per host.",
-                   "VMware Figs. 3-5"),
+    "wordcount": (
+        fig_wordcount,
+        "fig:wordcount",
+        r"WordCount job time against input size per platform; bars are 95\,\% Student-$t$ intervals.",
+        "Vasconcelos & Freitas Fig. 1; Xavier et al. Fig. 3",
+    ),
+    "terasort": (
+        fig_terasort,
+        "fig:terasort",
+        r"TeraGen, TeraSort and TeraValidate elapsed time against data size; bars are 95\,\% Student-$t$ intervals.",
+        "Vasconcelos & Freitas Fig. 2; Xavier et al. Fig. 4",
+    ),
+    "dfsio": (
+        fig_dfsio,
+        "fig:dfsio",
+        r"TestDFSIO write and read throughput against file size (line style: HDFS replication); "
+        r"bars are 95\,\% Student-$t$ intervals.",
+        "Vasconcelos & Freitas Fig. 3; Xavier et al. Figs. 1-2",
+    ),
+    "normalised": (
+        fig_normalised,
+        "fig:normalised",
+        r"Execution time normalised to the native baseline against data size; bars are 95\,\% intervals of "
+        r"the ratio (paired by block where the runs are paired, Fieller's otherwise). Below 1 is faster "
+        r"than native.",
+        "Jeong et al. Fig. 6",
+    ),
+    "ratio": (
+        fig_ratio,
+        "fig:ratio",
+        r"Ratio of elapsed time to native at the largest data size, with 95\,\% intervals (paired by block "
+        r"where the runs are paired, Fieller's otherwise). Lower is better.",
+        "VMware Fig. 2",
+    ),
+    "factors": (
+        fig_factors,
+        "fig:factors",
+        r"Execution time normalised to the baseline level of the compared factor (e.g.\ the bridged "
+        r"network) in each cell of the other factors (e.g.\ VMs per physical host, data size); bars are "
+        r"95\,\% intervals of the ratio (paired by block where the runs are paired, Fieller's otherwise); hatched bars have no interval (fewer than two "
+        r"runs, or an interval unbounded because the baseline's runs vary too much).",
+        "Jeong et al. Figs. 6 and 8; VMware, VMs per host",
+    ),
+    "timeseries": (
+        fig_timeseries,
+        "fig:timeseries",
+        r"CPU, storage and network use during one monitored TeraSort run (TeraGen, TeraSort, TeraValidate "
+        r"shaded), sampled every second on every host. Native hosts share the machine's kernel, so their "
+        r"CPU and disk counters are the machine's (shown once, as \emph{machine}); network is per host.",
+        "VMware Figs. 3-5",
+    ),
 }

@@ -6,6 +6,7 @@ of the CI half-width and the mean to the same decimal place (the usual reporting
 a value without one keeps three significant digits. Formatting uses Python's `format`, never
 locale-dependent code, and "-0" is written as "0".
 """
+
 from __future__ import annotations
 
 import math
@@ -17,19 +18,44 @@ NOT_MEASURED_TEXT = r"\emph{not measured}"
 
 #: siunitx spelling of vbench's units (vbench.samples.UNITS); "" means a plain number.
 SI_UNITS = {
-    "s": r"\second", "ms": r"\milli\second", "us": r"\micro\second", "ns": r"\nano\second",
-    "B": r"\byte", "KiB": r"\kibi\byte", "MiB": r"\mebi\byte", "GiB": r"\gibi\byte",
-    "B/s": r"\byte\per\second", "KiB/s": r"\kibi\byte\per\second", "MiB/s": r"\mebi\byte\per\second",
-    "GiB/s": r"\gibi\byte\per\second", "MB/s": r"\mega\byte\per\second", "GB/s": r"\giga\byte\per\second",
-    "bit/s": r"\bit\per\second", "Mbit/s": r"\mega\bit\per\second", "Gbit/s": r"\giga\bit\per\second",
-    "ops/s": r"ops\per\second", "IOPS": r"IOPS", "events/s": r"events\per\second",
-    "files/s": r"files\per\second", "tps": r"ops\per\second", "%": r"\percent",
-    "count": "", "ratio": "",
+    "s": r"\second",
+    "ms": r"\milli\second",
+    "us": r"\micro\second",
+    "ns": r"\nano\second",
+    "B": r"\byte",
+    "KiB": r"\kibi\byte",
+    "MiB": r"\mebi\byte",
+    "GiB": r"\gibi\byte",
+    "B/s": r"\byte\per\second",
+    "KiB/s": r"\kibi\byte\per\second",
+    "MiB/s": r"\mebi\byte\per\second",
+    "GiB/s": r"\gibi\byte\per\second",
+    "MB/s": r"\mega\byte\per\second",
+    "GB/s": r"\giga\byte\per\second",
+    "bit/s": r"\bit\per\second",
+    "Mbit/s": r"\mega\bit\per\second",
+    "Gbit/s": r"\giga\bit\per\second",
+    "ops/s": r"ops\per\second",
+    "IOPS": r"IOPS",
+    "events/s": r"events\per\second",
+    "files/s": r"files\per\second",
+    "tps": r"ops\per\second",
+    "%": r"\percent",
+    "count": "",
+    "ratio": "",
 }
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 _DIGIT_WORDS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine"]
 
@@ -134,7 +160,7 @@ def unit_tex(unit: str) -> str:
 
 
 def interval_text(estimate, low, high, *, scale: float = 1.0, offset: float = 0.0, sig: int = 2) -> str:
-    """"est [low, high]" for asymmetric intervals (ratios); numbers rounded to a common decimal place.
+    """ "est [low, high]" for asymmetric intervals (ratios); numbers rounded to a common decimal place.
 
     `scale`/`offset` convert (e.g. ratio -> percent: scale 100, offset -100)."""
     if not _is_number(estimate):
@@ -165,7 +191,7 @@ _SCALE_MB = {"KB": 1 / 1024, "KIB": 1 / 1024, "MB": 1, "MIB": 1, "GB": 1024, "GI
 
 
 def size_mb(label: str) -> float | None:
-    """"64MB" -> 64, "2GB" -> 2048, "64" -> 64 (a bare number is taken as MB); None if not a size."""
+    """ "64MB" -> 64, "2GB" -> 2048, "64" -> 64 (a bare number is taken as MB); None if not a size."""
     m = _SIZE.match(str(label))
     if not m:
         return None

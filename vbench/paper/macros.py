@@ -6,6 +6,7 @@ name, values formatted by `vbench.paper.fmt`. Names are `vb` + CamelCase parts, 
 text compiles whatever the campaign holds; an unmeasured one reads "not measured". Flags
 `\\vbHasTable<Name>` / `\\vbHasFigure<Name>` are 1 or 0 for text that depends on data.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -21,8 +22,16 @@ from vbench.stats.keys import natural_key
 from vbench.paper import results as R
 from vbench.paper.delta import VERDICTS, DeltaRow, counts
 from vbench.paper.tables import java_short
-from vbench.paper.fmt import NOT_MEASURED_TEXT, digits_display, interval_text, macro_name, plain_number, qty_pm, \
-    size_display, tex_escape
+from vbench.paper.fmt import (
+    NOT_MEASURED_TEXT,
+    digits_display,
+    interval_text,
+    macro_name,
+    plain_number,
+    qty_pm,
+    size_display,
+    tex_escape,
+)
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,14 @@ def _date(ts: float) -> str:
 def _distinct(samples: pd.DataFrame, col: str) -> list[str]:
     if samples.empty or col not in samples.columns:
         return []
-    return sorted({str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-                   for v in samples[col].dropna() if str(v) not in ("", "nan")}, key=natural_key)
+    return sorted(
+        {
+            str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+            for v in samples[col].dropna()
+            if str(v) not in ("", "nan")
+        },
+        key=natural_key,
+    )
 
 
 def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
@@ -71,24 +86,35 @@ def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
         out[macro_name(stem, "Cell")] = _cell_text(bench, cell) if ex else NOT_MEASURED_TEXT
         for p in PLATFORMS:
             row = R.mean_row(stats, ex, p, bench, metric, cell) if ex else None
-            out[macro_name(stem, p)] = NOT_MEASURED_TEXT if row is None else \
-                qty_pm(row["estimate"], row["ci_low"], row["ci_high"], str(row["unit"]), single=" (one run)")
+            out[macro_name(stem, p)] = (
+                NOT_MEASURED_TEXT
+                if row is None
+                else qty_pm(row["estimate"], row["ci_low"], row["ci_high"], str(row["unit"]), single=" (one run)")
+            )
             if p == baseline:
                 continue
             ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct") if ex else None
             ra = R.ratio_row(stats, ex, p, bench, metric, cell) if ex else None
-            out[macro_name(stem, "Overhead", p)] = NOT_MEASURED_TEXT if ov is None or pd.isna(ov["estimate"]) else \
-                interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]) + r"\,\%"
-            out[macro_name(stem, "Ratio", p)] = NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else \
-                interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"])
+            out[macro_name(stem, "Overhead", p)] = (
+                NOT_MEASURED_TEXT
+                if ov is None or pd.isna(ov["estimate"])
+                else interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]) + r"\,\%"
+            )
+            out[macro_name(stem, "Ratio", p)] = (
+                NOT_MEASURED_TEXT
+                if ra is None or pd.isna(ra["estimate"])
+                else interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"])
+            )
             # Which interval the ratio and overhead macros carry (paired by block, or Fieller).
-            out[macro_name(stem, "Method", p)] = NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else \
-                R.method_text(str(ra["method"]))
+            out[macro_name(stem, "Method", p)] = (
+                NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else R.method_text(str(ra["method"]))
+            )
     return out
 
 
-def overhead_sentence(stats: pd.DataFrame, baseline: str, stem: str = "TeraSort", bench: str = "terasort",
-                      metric: str = "terasort_time") -> str:
+def overhead_sentence(
+    stats: pd.DataFrame, baseline: str, stem: str = "TeraSort", bench: str = "terasort", metric: str = "terasort_time"
+) -> str:
     """One generated sentence on the overheads of one benchmark, whatever platforms were measured."""
     ex = R.pick_experiment(stats, bench, [metric], ("platforms",))
     if not ex:
@@ -101,14 +127,20 @@ def overhead_sentence(stats: pd.DataFrame, baseline: str, stem: str = "TeraSort"
             continue
         ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct")
         if ov is not None and pd.notna(ov["estimate"]):
-            parts.append(rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}"
-                         rf" ({R.method_text(str(ov['method']))})")
+            parts.append(
+                rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}"
+                rf" ({R.method_text(str(ov['method']))})"
+            )
     if not parts:
-        return (rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign, "
-                "so no overhead can be estimated from it.")
+        return (
+            rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign, "
+            "so no overhead can be estimated from it."
+        )
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return (rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {joined} "
-            r"(estimate and 95\,\% interval, with the method that gave it; positive is slower).")
+    return (
+        rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {joined} "
+        r"(estimate and 95\,\% interval, with the method that gave it; positive is slower)."
+    )
 
 
 def runs_per_cell(samples: pd.DataFrame) -> list[int]:
@@ -134,8 +166,10 @@ def runs_sentence(ns: list[int]) -> str:
     if not ns:
         return "No configuration was measured in this campaign."
     if max(ns) == 1:
-        return (r"Each configuration ran once in this campaign; a result without repeated samples carries no "
-                r"confidence interval (marked $^\dagger$ in the tables).")
+        return (
+            r"Each configuration ran once in this campaign; a result without repeated samples carries no "
+            r"confidence interval (marked $^\dagger$ in the tables)."
+        )
     if min(ns) == max(ns):
         return f"Each configuration ran {max(ns)} times."
     return f"Each configuration ran {min(ns)} to {max(ns)} times."
@@ -185,17 +219,27 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbResamples"] = str(int(ctx.n_resamples))
     m["vbSeed"] = str(int(ctx.seed))
     m["vbEquivalencePct"] = plain_number(ctx.equivalence_pct)
-    for name, col in (("vbHadoopVersion", "hadoop_version"), ("vbKernel", "kernel"), ("vbWorkers", "workers"),
-                      ("vbConfigHash", "hadoop_config_hash"), ("vbCommit", "vbench_commit")):
+    for name, col in (
+        ("vbHadoopVersion", "hadoop_version"),
+        ("vbKernel", "kernel"),
+        ("vbWorkers", "workers"),
+        ("vbConfigHash", "hadoop_config_hash"),
+        ("vbCommit", "vbench_commit"),
+    ):
         vals = _distinct(s, col)
         m[name] = tex_escape(", ".join(vals)) if vals else r"\emph{not recorded}"
     javas = _distinct(s, "java_version")
-    m["vbJavaVersion"] = tex_escape(", ".join(sorted({java_short(j) for j in javas}))) if javas else r"\emph{not recorded}"
+    m["vbJavaVersion"] = (
+        tex_escape(", ".join(sorted({java_short(j) for j in javas}))) if javas else r"\emph{not recorded}"
+    )
     m["vbMachine"] = machine_sentence(c)
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
     m["vbSynthetic"] = "1" if synthetic else "0"
-    m["vbDataNote"] = (r"\textbf{Synthetic data generated for testing vbench, not a measurement.}" if synthetic
-                       else rf"Measured data, campaign \texttt{{{tex_escape(c.name)}}}.")
+    m["vbDataNote"] = (
+        r"\textbf{Synthetic data generated for testing vbench, not a measurement.}"
+        if synthetic
+        else rf"Measured data, campaign \texttt{{{tex_escape(c.name)}}}."
+    )
     m.update(headline_macros(ctx.stats, ctx.baseline))
     m["vbTeraSortSentence"] = overhead_sentence(ctx.stats, ctx.baseline)
     m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")

@@ -1,6 +1,7 @@
 """What the paper takes from a monitored campaign: one TeraSort run's time series, the windows of
 its jobs, and its data-volume checks in one sentence. Absent data gives empty values, so the
 paper still builds (the figure becomes a "not measured" box)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -7,14 +7,21 @@ which the statistics stage writes to data/processed/<campaign>/ and `campaign_st
 use the same Student-t and Fieller functions of `vbench.stats` directly, because their groupings
 are not the statistics table's.)
 """
+
 from __future__ import annotations
 
 import pandas as pd
 
 from vbench.pipeline import processed_of
 from vbench.stats.campaign import Campaign
-from vbench.stats.campaign_stats import (STATS_FILE, StatsConfig, baselines_of, campaign_stats, concat_stats,
-                                         read_campaign_stats)
+from vbench.stats.campaign_stats import (
+    STATS_FILE,
+    StatsConfig,
+    baselines_of,
+    campaign_stats,
+    concat_stats,
+    read_campaign_stats,
+)
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import FIELLER, HIERARCHICAL, PAIRED_T
 from vbench.stats.tidy import plain as _plain
@@ -49,6 +56,7 @@ def paper_statistics(campaigns: list[Campaign], cfg: StatsConfig) -> tuple[pd.Da
 
 # --- lookups -------------------------------------------------------------------------------------
 
+
 def rows(stats: pd.DataFrame, **where) -> pd.DataFrame:
     """Rows of the statistics table matching every given column (values compared as text)."""
     if stats is None or stats.empty:
@@ -74,8 +82,16 @@ def one(stats: pd.DataFrame, **where) -> pd.Series | None:
 
 
 def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
-    return one(stats, experiment=experiment, platform=platform, benchmark=benchmark, metric=metric, size=size,
-               statistic="mean", method="t")
+    return one(
+        stats,
+        experiment=experiment,
+        platform=platform,
+        benchmark=benchmark,
+        metric=metric,
+        size=size,
+        statistic="mean",
+        method="t",
+    )
 
 
 #: Methods of a comparison, preferred first: a paired interval where the design paired the runs
@@ -86,8 +102,16 @@ COMPARISON_METHODS = (PAIRED_T, HIERARCHICAL, FIELLER)
 def ratio_row(stats, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline") -> pd.Series | None:
     """The comparison the paper shows: the paired row where there is one, else Fieller's; `method` says which."""
     for method in COMPARISON_METHODS:
-        row = one(stats, experiment=experiment, platform=platform, benchmark=benchmark, metric=metric, size=size,
-                  statistic=statistic, method=method)
+        row = one(
+            stats,
+            experiment=experiment,
+            platform=platform,
+            benchmark=benchmark,
+            metric=metric,
+            size=size,
+            statistic=statistic,
+            method=method,
+        )
         if row is not None:
             return row
     return None
@@ -120,8 +144,10 @@ def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platf
     if r.empty:
         return []
     counts = r.groupby("experiment")["platform"].nunique()
-    order = sorted(counts.index, key=lambda e: (e not in prefer, prefer.index(e) if e in prefer else 0,
-                                                -int(counts[e]), natural_key(e)))
+    order = sorted(
+        counts.index,
+        key=lambda e: (e not in prefer, prefer.index(e) if e in prefer else 0, -int(counts[e]), natural_key(e)),
+    )
     return order
 
 

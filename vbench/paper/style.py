@@ -4,6 +4,7 @@ Call `apply()` once before drawing (each `fig_*` function does). `save(fig, out_
 a vector PDF (for LaTeX) and a PNG (for notebooks and the HTML report) with the metadata that
 changes from run to run removed, so the same data gives the same bytes.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -67,8 +68,9 @@ def save(fig, out_dir: Path, name: str) -> list[Path]:
     """Write `<name>.pdf` and `<name>.png` into `out_dir`, without timestamps; close the figure."""
     out_dir.mkdir(parents=True, exist_ok=True)
     pdf, png = out_dir / f"{name}.pdf", out_dir / f"{name}.png"
-    fig.savefig(pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None,
-                                             "Creator": "vbench"})
+    fig.savefig(
+        pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None, "Creator": "vbench"}
+    )
     fig.savefig(png, format="png", dpi=PNG_DPI, metadata={"Software": None})
     plt.close(fig)
     return [pdf, png]

@@ -5,6 +5,7 @@ says "synthetic data" on its title page and in every figure's caption: it is not
 and must never be committed under data/raw as if it were one. Values come from a seeded
 generator, so the same call writes the same records (timestamps included).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,11 +31,22 @@ class _Writer:
 
     def base(self, platform: str, experiment: str, rep: int, benchmark: str, **params) -> dict:
         self.run += 1
-        return {"campaign": "synthetic", "synthetic": True, "platform": platform, "experiment": experiment,
-                "repetition": rep, "run_id": f"{benchmark}-{self.run:05d}", "hadoop_version": "3.4.2",
-                "java_version": 'openjdk version "17.0.15"', "kernel": "6.1.0-synthetic",
-                "hadoop_config_hash": "0000synthetic", "hosts": "master,worker1,worker2", "workers": 2,
-                "vbench_version": "0.1.0", **params}
+        return {
+            "campaign": "synthetic",
+            "synthetic": True,
+            "platform": platform,
+            "experiment": experiment,
+            "repetition": rep,
+            "run_id": f"{benchmark}-{self.run:05d}",
+            "hadoop_version": "3.4.2",
+            "java_version": 'openjdk version "17.0.15"',
+            "kernel": "6.1.0-synthetic",
+            "hadoop_config_hash": "0000synthetic",
+            "hosts": "master,worker1,worker2",
+            "workers": 2,
+            "vbench_version": "0.1.0",
+            **params,
+        }
 
     def add(self, benchmark: str, metric: str, value: float, unit: str, meta: dict) -> None:
         self.t += 1.0
@@ -44,8 +56,9 @@ class _Writer:
         return float(mean * (1.0 + cv * self.rng.standard_normal()))
 
 
-def write_synthetic_campaign(path: Path, *, platforms=("native", "lxc", "qemu"), repetitions: int = 3,
-                             seed: int = 7, with_isolation: bool = True) -> Path:
+def write_synthetic_campaign(
+    path: Path, *, platforms=("native", "lxc", "qemu"), repetitions: int = 3, seed: int = 7, with_isolation: bool = True
+) -> Path:
     """Write `<path>/samples.jsonl` (and `facts.json`); returns the campaign directory."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -60,28 +73,55 @@ def write_synthetic_campaign(path: Path, *, platforms=("native", "lxc", "qemu"),
             for stress, extra in (("none", 1.0), ("cpu", 1.0), ("memory", 1.08), ("io", 1.05), ("forkbomb", 1.0)):
                 meta = w.base("lxc", "isolation", rep, "terasort", size_mb=64, replication=2, stress=stress)
                 w.add("terasort", "terasort_time", w.noisy(40.0 * 1.03 * extra), "s", meta)
-    w.records.append(Failure("wordcount", "synthetic failure record", {"size_mb": 64},
-                             metadata={"campaign": "synthetic", "synthetic": True, "platform": platforms[-1]},
-                             timestamp=w.t + 1))
+    w.records.append(
+        Failure(
+            "wordcount",
+            "synthetic failure record",
+            {"size_mb": 64},
+            metadata={"campaign": "synthetic", "synthetic": True, "platform": platforms[-1]},
+            timestamp=w.t + 1,
+        )
+    )
     out = path / "samples.jsonl"
     if out.exists():
         out.unlink()
     append_records(out, w.records)
-    facts = [{"host": f"{p}-worker1", "platform": p, "virt": {"native": "none", "qemu": "qemu"}.get(p, p),
-              "kernel": "6.1.0-synthetic", "cpu_model": "Synthetic CPU @ 2.0GHz", "vcpus": "2",
-              "mem_total_mb": "4096", "accelerator": "tcg" if p == "qemu" else ""} for p in platforms]
+    facts = [
+        {
+            "host": f"{p}-worker1",
+            "platform": p,
+            "virt": {"native": "none", "qemu": "qemu"}.get(p, p),
+            "kernel": "6.1.0-synthetic",
+            "cpu_model": "Synthetic CPU @ 2.0GHz",
+            "vcpus": "2",
+            "mem_total_mb": "4096",
+            "accelerator": "tcg" if p == "qemu" else "",
+        }
+        for p in platforms
+    ]
     (path / "facts.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path
 
 
 def _micro(w: _Writer, p: str, rep: int, k: float) -> None:
     meta = w.base(p, "micro", rep, "bonnie", host="worker1", size_mb=64)
-    for metric, v in (("seq_write_bw", 150000), ("rewrite_bw", 90000), ("seq_read_bw", 400000),
-                      ("seq_write_chr_bw", 1000), ("seq_read_chr_bw", 2000)):
+    for metric, v in (
+        ("seq_write_bw", 150000),
+        ("rewrite_bw", 90000),
+        ("seq_read_bw", 400000),
+        ("seq_write_chr_bw", 1000),
+        ("seq_read_chr_bw", 2000),
+    ):
         w.add("bonnie", metric, w.noisy(v / k), "KiB/s", meta)
     w.add("bonnie", "random_seeks", w.noisy(900 / k), "ops/s", meta)
-    for metric, v in (("seq_create", 30000), ("seq_stat", 90000), ("seq_delete", 40000), ("random_create", 28000),
-                      ("random_stat", 85000), ("random_delete", 35000)):
+    for metric, v in (
+        ("seq_create", 30000),
+        ("seq_stat", 90000),
+        ("seq_delete", 40000),
+        ("random_create", 28000),
+        ("random_stat", 85000),
+        ("random_delete", 35000),
+    ):
         w.add("bonnie", metric, w.noisy(v / k), "files/s", meta)
     for metric, v in (("seq_write_cpu", 30), ("rewrite_cpu", 20), ("seq_read_cpu", 25), ("random_seeks_cpu", 10)):
         w.add("bonnie", metric, w.noisy(v * k, 0.1), "%", meta)
@@ -129,7 +169,9 @@ def _hadoop(w: _Writer, p: str, rep: int, k: float) -> None:
         w.add("wordcount", "job_wall_time", wc, "s", meta)
         w.add("wordcount", "throughput", size / wc, "MiB/s", meta)
     for replication in (1, 3):
-        meta = w.base(p, "replication", rep, "terasort", size_mb=128, replication=replication, output_replication=replication)
+        meta = w.base(
+            p, "replication", rep, "terasort", size_mb=128, replication=replication, output_replication=replication
+        )
         f = 1.0 if replication == 1 else 1.25
         w.add("terasort", "teragen_time", w.noisy(30 * f * k), "s", meta)
         w.add("terasort", "terasort_time", w.noisy(60 * f * k), "s", meta)

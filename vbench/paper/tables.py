@@ -7,6 +7,7 @@ table; a cell with no data is an em dash, a cell with one run is the bare mean w
 and a table with no data at all still compiles, as one "not measured in this campaign" row.
 Nothing here formats a number by hand: `vbench.paper.fmt` does.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,11 +25,11 @@ from vbench.stats.slowdown import slowdown_stats
 from vbench.stats.table import quiet_counts
 
 from vbench.paper import results as R
-from vbench.paper.fmt import (NOT_MEASURED, digits_display, interval_text, num_pm, size_display,
-                              tex_escape, unit_tex)
+from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, num_pm, size_display, tex_escape, unit_tex
 
 
 # --- rendering --------------------------------------------------------------------------------------
+
 
 @dataclass
 class Grid:
@@ -50,9 +51,17 @@ class Grid:
 
 def render(g: Grid) -> str:
     ncols = len(g.header)
-    lines = [r"\begin{table}[htbp]", r"\centering", g.size,
-             rf"\caption{{{g.caption}}}", rf"\label{{{g.label}}}",
-             rf"\begin{{tabular}}{{{g.colspec}}}", r"\toprule", " & ".join(g.header) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{table}[htbp]",
+        r"\centering",
+        g.size,
+        rf"\caption{{{g.caption}}}",
+        rf"\label{{{g.label}}}",
+        rf"\begin{{tabular}}{{{g.colspec}}}",
+        r"\toprule",
+        " & ".join(g.header) + r" \\",
+        r"\midrule",
+    ]
     if g.empty:
         lines.append(rf"\multicolumn{{{ncols}}}{{c}}{{\emph{{not measured in this campaign}}}} \\")
     for i, row in enumerate(g.rows):
@@ -125,9 +134,19 @@ class _Cells:
         return _cell_notes(self.ns, self.missing, self.single)
 
 
-def _metric_rows_table(stats, samples, baseline, *, benchmark: str, metrics: Sequence[tuple[str, str]],
-                       caption: str, label: str, first_col: str, prefer=("micro", "platforms"),
-                       size_pick: Callable[[list[str]], str | None] | None = None) -> str:
+def _metric_rows_table(
+    stats,
+    samples,
+    baseline,
+    *,
+    benchmark: str,
+    metrics: Sequence[tuple[str, str]],
+    caption: str,
+    label: str,
+    first_col: str,
+    prefer=("micro", "platforms"),
+    size_pick: Callable[[list[str]], str | None] | None = None,
+) -> str:
     """Rows = metrics (label, metric), columns = platforms: the layout of most of the studies' tables."""
     platforms = campaign_platforms(samples, baseline)
     names = [m for _, m in metrics]
@@ -146,7 +165,11 @@ def _metric_rows_table(stats, samples, baseline, *, benchmark: str, metrics: Seq
     if not cells.any_value:
         body = []
     header = [first_col] + [tex_escape(p) for p in platforms]
-    notes = [cells.notes() if body else "", _where(experiment, size_used) if body else "", _absent_note(samples, baseline)]
+    notes = [
+        cells.notes() if body else "",
+        _where(experiment, size_used) if body else "",
+        _absent_note(samples, baseline),
+    ]
     return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes))
 
 
@@ -164,33 +187,57 @@ def _where(experiment, size) -> str:
 
 # --- Vasconcelos & Freitas, Tables 1-5 ------------------------------------------------------------
 
+
 def table_bonnie_block(stats, samples, baseline="native") -> str:
     """Block I/O of bonnie++ (Vasconcelos & Freitas, Table 1)."""
     return _metric_rows_table(
-        stats, samples, baseline, benchmark="bonnie",
+        stats,
+        samples,
+        baseline,
+        benchmark="bonnie",
         metrics=[("Sequential write", "seq_write_bw"), ("Rewrite", "rewrite_bw"), ("Sequential read", "seq_read_bw")],
         caption=r"Block I/O of bonnie++ per platform (after Vasconcelos \& Freitas, Table~1). Higher is better.",
-        label="tab:bonnie-block", first_col="Test")
+        label="tab:bonnie-block",
+        first_col="Test",
+    )
 
 
 def table_bonnie_metadata(stats, samples, baseline="native") -> str:
     """File metadata operations of bonnie++ (Vasconcelos & Freitas, Table 2)."""
     return _metric_rows_table(
-        stats, samples, baseline, benchmark="bonnie",
-        metrics=[("Sequential create", "seq_create"), ("Sequential delete", "seq_delete"),
-                 ("Random create", "random_create"), ("Random delete", "random_delete")],
+        stats,
+        samples,
+        baseline,
+        benchmark="bonnie",
+        metrics=[
+            ("Sequential create", "seq_create"),
+            ("Sequential delete", "seq_delete"),
+            ("Random create", "random_create"),
+            ("Random delete", "random_delete"),
+        ],
         caption=r"File metadata operations of bonnie++ (after Vasconcelos \& Freitas, Table~2). Higher is better.",
-        label="tab:bonnie-metadata", first_col="Test")
+        label="tab:bonnie-metadata",
+        first_col="Test",
+    )
 
 
 def table_bonnie_cpu(stats, samples, baseline="native") -> str:
     """CPU use during the bonnie++ tests (Vasconcelos & Freitas, Table 3)."""
     return _metric_rows_table(
-        stats, samples, baseline, benchmark="bonnie",
-        metrics=[("Sequential write CPU", "seq_write_cpu"), ("Rewrite CPU", "rewrite_cpu"),
-                 ("Read CPU", "seq_read_cpu"), ("Random seek CPU", "random_seeks_cpu")],
+        stats,
+        samples,
+        baseline,
+        benchmark="bonnie",
+        metrics=[
+            ("Sequential write CPU", "seq_write_cpu"),
+            ("Rewrite CPU", "rewrite_cpu"),
+            ("Read CPU", "seq_read_cpu"),
+            ("Random seek CPU", "random_seeks_cpu"),
+        ],
         caption=r"CPU use during the bonnie++ tests (after Vasconcelos \& Freitas, Table~3). Lower is better.",
-        label="tab:bonnie-cpu", first_col="Test")
+        label="tab:bonnie-cpu",
+        first_col="Test",
+    )
 
 
 def table_iperf(stats, samples, baseline="native") -> str:
@@ -203,20 +250,35 @@ def table_iperf(stats, samples, baseline="native") -> str:
         sizes = R.sizes_for(stats, experiment, "iperf3", "throughput")
         for size in sizes:
             interval = size.split("interval=")[-1].split(",")[0] if "interval=" in size else size or "all"
-            body.append([tex_escape(interval)] + [cells.mean(experiment, p, "iperf3", "throughput", size) for p in platforms])
+            body.append(
+                [tex_escape(interval)] + [cells.mean(experiment, p, "iperf3", "throughput", size) for p in platforms]
+            )
         mean_sizes = R.sizes_for(stats, experiment, "iperf3", "throughput_mean")
         if mean_sizes:
-            body.append([r"whole run"] + [cells.mean(experiment, p, "iperf3", "throughput_mean", mean_sizes[-1])
-                                           for p in platforms])
+            body.append(
+                [r"whole run"]
+                + [cells.mean(experiment, p, "iperf3", "throughput_mean", mean_sizes[-1]) for p in platforms]
+            )
     if not cells.any_value:
         body = []
     header = [r"Second"] + [tex_escape(p) for p in platforms]
-    notes = [cells.notes() if body else "",
-             r"Throughput in \unit{\mega\bit\per\second}, one row per reporting interval." if body else "",
-             _where(experiment, None) if body else "", _absent_note(samples, baseline)]
-    return render(Grid(header, body, "l" + "c" * len(platforms),
-                       r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4).",
-                       "tab:iperf", notes, rules_after=(len(body) - 2,)))
+    notes = [
+        cells.notes() if body else "",
+        r"Throughput in \unit{\mega\bit\per\second}, one row per reporting interval." if body else "",
+        _where(experiment, None) if body else "",
+        _absent_note(samples, baseline),
+    ]
+    return render(
+        Grid(
+            header,
+            body,
+            "l" + "c" * len(platforms),
+            r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4).",
+            "tab:iperf",
+            notes,
+            rules_after=(len(body) - 2,),
+        )
+    )
 
 
 def table_pi_digits(stats, samples, baseline="native") -> str:
@@ -232,30 +294,55 @@ def table_pi_digits(stats, samples, baseline="native") -> str:
     if not cells.any_value:
         body = []
     header = [r"Pi digits"] + [tex_escape(p) for p in platforms]
-    notes = [cells.notes() if body else "", r"Times in \unit{\second}." if body else "", _where(experiment, None) if body else "",
-             _absent_note(samples, baseline)]
-    return render(Grid(header, body, "l" + "c" * len(platforms),
-                       r"Time to compute digits of pi (after Vasconcelos \& Freitas, Table~5). Lower is better.",
-                       "tab:pi-digits", notes))
+    notes = [
+        cells.notes() if body else "",
+        r"Times in \unit{\second}." if body else "",
+        _where(experiment, None) if body else "",
+        _absent_note(samples, baseline),
+    ]
+    return render(
+        Grid(
+            header,
+            body,
+            "l" + "c" * len(platforms),
+            r"Time to compute digits of pi (after Vasconcelos \& Freitas, Table~5). Lower is better.",
+            "tab:pi-digits",
+            notes,
+        )
+    )
 
 
 # --- Xavier et al., Tables I-III --------------------------------------------------------------------
 
+
 def table_nnbench(stats, samples, baseline="native") -> str:
     """NNBench latencies per platform (Xavier et al., Table I)."""
     return _metric_rows_table(
-        stats, samples, baseline, benchmark="nnbench",
+        stats,
+        samples,
+        baseline,
+        benchmark="nnbench",
         metrics=[("Open/read", "open_avg_latency"), ("Create/write", "create_write_avg_latency")],
         caption=r"NameNode latency measured by NNBench (after Xavier et al., Table~I). Lower is better.",
-        label="tab:nnbench", first_col="Operation", prefer=("platforms",))
+        label="tab:nnbench",
+        first_col="Operation",
+        prefer=("platforms",),
+    )
 
 
 def table_mrbench(stats, samples, baseline="native") -> str:
     """MRBench average job time per platform (Xavier et al., Table II)."""
     return _metric_rows_table(
-        stats, samples, baseline, benchmark="mrbench", metrics=[("Execution time", "avg_job_time")],
+        stats,
+        samples,
+        baseline,
+        benchmark="mrbench",
+        metrics=[("Execution time", "avg_job_time")],
         caption=r"Average job time of MRBench's small jobs (after Xavier et al., Table~II). Lower is better.",
-        label="tab:mrbench", first_col="", prefer=("platforms",))
+        label="tab:mrbench",
+        first_col="",
+        prefer=("platforms",),
+    )
 
 
 ISOLATION_STRESSES = (("cpu", "CPU"), ("memory", "Memory"), ("io", "I/O"), ("forkbomb", "Fork bomb"))
@@ -286,14 +373,26 @@ def table_isolation(stats, samples, baseline="native", iso: pd.DataFrame | None 
     if not any_value:
         body = []
     header = ["Platform"] + [name for _, name in ISOLATION_STRESSES]
-    notes = [r"Slowdown of TeraSort in \% (positive: slower) beside a container running the stress, relative to"
-             r" TeraSort beside an idle one; estimate and 95\,\% Fieller interval of the ratio of means."
-             if body else "", r"\textemdash~not measured." if body and any(NOT_MEASURED in c for r_ in body for c in r_) else "",
-             r"$^\dagger$~fewer than two runs of the stress or of the baseline: no interval."
-             if any(r"$^\dagger$" in c for r_ in body for c in r_) else ""]
-    return render(Grid(header, body, "l" + "c" * len(ISOLATION_STRESSES),
-                       r"Performance isolation (after Xavier et al., Table~III). Lower is better.",
-                       "tab:isolation", notes))
+    notes = [
+        r"Slowdown of TeraSort in \% (positive: slower) beside a container running the stress, relative to"
+        r" TeraSort beside an idle one; estimate and 95\,\% Fieller interval of the ratio of means."
+        if body
+        else "",
+        r"\textemdash~not measured." if body and any(NOT_MEASURED in c for r_ in body for c in r_) else "",
+        r"$^\dagger$~fewer than two runs of the stress or of the baseline: no interval."
+        if any(r"$^\dagger$" in c for r_ in body for c in r_)
+        else "",
+    ]
+    return render(
+        Grid(
+            header,
+            body,
+            "l" + "c" * len(ISOLATION_STRESSES),
+            r"Performance isolation (after Xavier et al., Table~III). Lower is better.",
+            "tab:isolation",
+            notes,
+        )
+    )
 
 
 # --- Liu et al., Tables 1-2 -------------------------------------------------------------------------
@@ -307,8 +406,11 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
     single = missing = False
     bench = None
     for candidate in ("sort", "terasort"):
-        if samples is not None and not samples.empty and \
-                samples["metric"].astype(str).str.startswith(f"{candidate}.attempt.reduce_").any():
+        if (
+            samples is not None
+            and not samples.empty
+            and samples["metric"].astype(str).str.startswith(f"{candidate}.attempt.reduce_").any()
+        ):
             bench = candidate
             break
     if bench:
@@ -321,8 +423,11 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
             for node in sorted(df.loc[df["platform"] == p, "node"].unique(), key=natural_key):
                 row = [tex_escape(p), tex_escape(node)]
                 for phase, _ in _PHASES:
-                    x = df[(df["platform"] == p) & (df["node"] == node)
-                           & (df["metric"] == f"{bench}.attempt.reduce_{phase}_time")]["value"].to_numpy(dtype=float)
+                    x = df[
+                        (df["platform"] == p)
+                        & (df["node"] == node)
+                        & (df["metric"] == f"{bench}.attempt.reduce_{phase}_time")
+                    ]["value"].to_numpy(dtype=float)
                     if x.size == 0:
                         missing = True
                         row.append(NOT_MEASURED)
@@ -335,24 +440,36 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
     header = ["Platform", "Node"] + [f"{name}" for _, name in _PHASES]
     notes = []
     if body:
-        notes.append(rf"Reduce attempts of \texttt{{{bench}}} (all repetitions and sizes pooled), times in \unit{{\second}}; "
-                     r"mean $\pm$ half-width of the 95\,\% Student-$t$ interval over the node's "
-                     + (f"$n={min(ns)}$--${max(ns)}$" if ns and min(ns) != max(ns) else f"$n={ns[0] if ns else 0}$")
-                     + " attempts. Sort is Hadoop's merge phase.")
+        notes.append(
+            rf"Reduce attempts of \texttt{{{bench}}} (all repetitions and sizes pooled), times in \unit{{\second}}; "
+            r"mean $\pm$ half-width of the 95\,\% Student-$t$ interval over the node's "
+            + (f"$n={min(ns)}$--${max(ns)}$" if ns and min(ns) != max(ns) else f"$n={ns[0] if ns else 0}$")
+            + " attempts. Sort is Hadoop's merge phase."
+        )
         if single:
             notes.append(r"$^\dagger$~one attempt only.")
         if missing:
             notes.append(r"\textemdash~not measured.")
-    return render(Grid(header, body, "ll" + "c" * len(_PHASES),
-                       r"Reduce-task phases per node (after Liu et al., Tables~1--2).", "tab:reducer-phases", notes))
+    return render(
+        Grid(
+            header,
+            body,
+            "ll" + "c" * len(_PHASES),
+            r"Reduce-task phases per node (after Liu et al., Tables~1--2).",
+            "tab:reducer-phases",
+            notes,
+        )
+    )
 
 
 # --- Liu et al.: the heterogeneous cluster's straggler ---------------------------------------------
+
 
 def table_pernode(stats, samples, baseline="native") -> str:
     """Per-node task times of a (mixed) cluster and its straggler (Liu et al.): from the task
     attempts JobHistory recorded, succeeded and failed, by `vbench.stats.pernode`."""
     from vbench.stats import pernode
+
     rows = pernode.node_table(samples) if samples is not None and not samples.empty else []
     body, rules = [], []
     previous = None
@@ -361,32 +478,61 @@ def table_pernode(stats, samples, baseline="native") -> str:
         if previous is not None and key != previous:
             rules.append(len(body) - 1)
         previous = key
-        body.append([tex_escape(r.step), r.task_type.lower(), tex_escape(r.node), tex_escape(r.platform), str(r.tasks),
-                     NOT_MEASURED if r.mean_s is None else rf"\num{{{r.mean_s:.1f}}}",
-                     NOT_MEASURED if r.max_s is None else rf"\num{{{r.max_s:.1f}}}",
-                     NOT_MEASURED if r.vs_others is None else rf"\num{{{r.vs_others:.2f}}}",
-                     str(r.failed), str(r.lost_races)])
+        body.append(
+            [
+                tex_escape(r.step),
+                r.task_type.lower(),
+                tex_escape(r.node),
+                tex_escape(r.platform),
+                str(r.tasks),
+                NOT_MEASURED if r.mean_s is None else rf"\num{{{r.mean_s:.1f}}}",
+                NOT_MEASURED if r.max_s is None else rf"\num{{{r.max_s:.1f}}}",
+                NOT_MEASURED if r.vs_others is None else rf"\num{{{r.vs_others:.2f}}}",
+                str(r.failed),
+                str(r.lost_races),
+            ]
+        )
     notes = []
     if body:
         verdicts = [v for v in pernode.stragglers(rows) if v.node]
-        notes.append(r"Task attempts per node from JobHistory (all runs pooled), times in \unit{\second}; "
-                     r"``vs others'': the node's mean over the median of the other nodes' means; "
-                     r"``failed'': attempts sent to the node that failed (and were re-run elsewhere); "
-                     r"``outrun'': its attempts killed because a speculative copy of the task finished first.")
-        notes.append("Straggler: " + ("; ".join(tex_escape(f"{v.step} {v.task_type.lower()}: {v.verdict}")
-                                                for v in verdicts) + "." if verdicts else "none found (a node at "
-                                                "1.5x the others' median with 3 or more tasks, or one that finished none)."))
+        notes.append(
+            r"Task attempts per node from JobHistory (all runs pooled), times in \unit{\second}; "
+            r"``vs others'': the node's mean over the median of the other nodes' means; "
+            r"``failed'': attempts sent to the node that failed (and were re-run elsewhere); "
+            r"``outrun'': its attempts killed because a speculative copy of the task finished first."
+        )
+        notes.append(
+            "Straggler: "
+            + (
+                "; ".join(tex_escape(f"{v.step} {v.task_type.lower()}: {v.verdict}") for v in verdicts) + "."
+                if verdicts
+                else "none found (a node at 1.5x the others' median with 3 or more tasks, or one that finished none)."
+            )
+        )
         if any(NOT_MEASURED in c for r_ in body for c in r_):
             notes.append(r"\textemdash~no attempt succeeded on this node.")
-    return render(Grid(["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed", "Outrun"],
-                       body, "llllrrrrrr", r"Task times per node of a heterogeneous cluster (after Liu et al.).",
-                       "tab:pernode", notes, rules_after=tuple(rules)))
+    return render(
+        Grid(
+            ["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed", "Outrun"],
+            body,
+            "llllrrrrrr",
+            r"Task times per node of a heterogeneous cluster (after Liu et al.).",
+            "tab:pernode",
+            notes,
+            rules_after=tuple(rules),
+        )
+    )
 
 
 # --- VMware, Tables 2-4 -----------------------------------------------------------------------------
 
-_TERA = (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate"),
-         ("terasort.map_shuffle_time", "map-shuffle"), ("terasort.reduce_merge_time", "reduce-merge"))
+_TERA = (
+    ("teragen_time", "TeraGen"),
+    ("terasort_time", "TeraSort"),
+    ("teravalidate_time", "TeraValidate"),
+    ("terasort.map_shuffle_time", "map-shuffle"),
+    ("terasort.reduce_merge_time", "reduce-merge"),
+)
 _TERA_HEADER = ["TeraGen", "TeraSort", "TeraValidate", "map-shuffle", "reduce-merge"]
 
 
@@ -408,12 +554,26 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
             body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
     if not cells.any_value:
         body = []
-    notes = [cells.notes() if body else "", r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
-             r" TeraSort job's phases from the job history." if body else "", _where(experiment, size) if body else "",
-             _absent_note(samples, baseline)]
-    return render(Grid(["Platform"] + _TERA_HEADER, body, "l" + "c" * 5,
-                       r"Elapsed times of the TeraSort suite per platform (after VMware, Table~2). Lower is better.",
-                       "tab:tera-elapsed", notes, size=r"\footnotesize"))
+    notes = [
+        cells.notes() if body else "",
+        r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
+        r" TeraSort job's phases from the job history."
+        if body
+        else "",
+        _where(experiment, size) if body else "",
+        _absent_note(samples, baseline),
+    ]
+    return render(
+        Grid(
+            ["Platform"] + _TERA_HEADER,
+            body,
+            "l" + "c" * 5,
+            r"Elapsed times of the TeraSort suite per platform (after VMware, Table~2). Lower is better.",
+            "tab:tera-elapsed",
+            notes,
+            size=r"\footnotesize",
+        )
+    )
 
 
 def _replication_cells(stats) -> list[tuple[str, str, str]]:
@@ -426,7 +586,10 @@ def _replication_cells(stats) -> list[tuple[str, str, str]]:
         reps = grp["replication"].astype(str)
         if reps.nunique() < 2:
             continue
-        for size, rep in sorted({(s, x) for s, x in zip(grp["size"].astype(str), reps)}, key=lambda t: (natural_key(t[1]), natural_key(t[0]))):
+        for size, rep in sorted(
+            {(s, x) for s, x in zip(grp["size"].astype(str), reps)},
+            key=lambda t: (natural_key(t[1]), natural_key(t[0])),
+        ):
             out.append((str(experiment), size, rep))
     return out
 
@@ -444,12 +607,24 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
         rules.append(len(body) - 1)
     if not cells.any_value:
         body = []
-    notes = [cells.notes() if body else "", r"Elapsed times in \unit{\second}." if body else "",
-             (", ".join(sorted({f"Experiment \\texttt{{{tex_escape(e)}}}" for e, _, _ in combos})) + ".") if body else "",
-             "" if body else r"No experiment of this campaign varied the HDFS replication."]
-    return render(Grid(["Replicas", "Platform"] + _TERA_HEADER, body, "ll" + "c" * 5,
-                       r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3).",
-                       "tab:tera-replication", notes, size=r"\footnotesize", rules_after=tuple(rules)))
+    notes = [
+        cells.notes() if body else "",
+        r"Elapsed times in \unit{\second}." if body else "",
+        (", ".join(sorted({f"Experiment \\texttt{{{tex_escape(e)}}}" for e, _, _ in combos})) + ".") if body else "",
+        "" if body else r"No experiment of this campaign varied the HDFS replication.",
+    ]
+    return render(
+        Grid(
+            ["Replicas", "Platform"] + _TERA_HEADER,
+            body,
+            "ll" + "c" * 5,
+            r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3).",
+            "tab:tera-replication",
+            notes,
+            size=r"\footnotesize",
+            rules_after=tuple(rules),
+        )
+    )
 
 
 def table_tera_scaling(stats, samples, baseline="native") -> str:
@@ -468,32 +643,54 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
             for size in sizes:
                 if R.mean_row(stats, experiment, p, "terasort", "terasort_time", size) is None:
                     continue
-                body.append([tex_escape(p), tex_escape(size_display(size))]
-                            + _tera_cells(cells, stats, experiment, p, size, extra=("terasort_throughput",)))
+                body.append(
+                    [tex_escape(p), tex_escape(size_display(size))]
+                    + _tera_cells(cells, stats, experiment, p, size, extra=("terasort_throughput",))
+                )
                 added = True
             if added:
                 rules.append(len(body) - 1)
     if not cells.any_value:
         body = []
-    notes = [cells.notes() if body else "",
-             r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
-             r" in \unit{\mebi\byte\per\second}." if body else "", _where(experiment, None) if body else "",
-             "" if body else r"No experiment of this campaign ran TeraSort at two or more sizes."]
-    return render(Grid(["Platform", "Size"] + _TERA_HEADER + ["Throughput"], body, "ll" + "c" * 6,
-                       r"TeraSort suite against data size, with throughput (after VMware, Table~4).",
-                       "tab:tera-scaling", notes, size=r"\scriptsize", rules_after=tuple(rules)))
+    notes = [
+        cells.notes() if body else "",
+        r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
+        r" in \unit{\mebi\byte\per\second}."
+        if body
+        else "",
+        _where(experiment, None) if body else "",
+        "" if body else r"No experiment of this campaign ran TeraSort at two or more sizes.",
+    ]
+    return render(
+        Grid(
+            ["Platform", "Size"] + _TERA_HEADER + ["Throughput"],
+            body,
+            "ll" + "c" * 6,
+            r"TeraSort suite against data size, with throughput (after VMware, Table~4).",
+            "tab:tera-scaling",
+            notes,
+            size=r"\scriptsize",
+            rules_after=tuple(rules),
+        )
+    )
 
 
 # --- comparisons with the baseline -----------------------------------------------------------------
 
 #: (benchmark, metric, label): the comparisons the overhead table lists, when measured.
 _COMPARISONS = (
-    ("terasort", "terasort.job_time", "TeraSort job (JobHistory)"), ("terasort", "terasort_time", "TeraSort wall"),
-    ("terasort", "teragen_time", "TeraGen"), ("terasort", "teravalidate_time", "TeraValidate"),
-    ("wordcount", "job_wall_time", "WordCount"), ("sort", "sort_time", "Sort"),
-    ("dfsio", "write_throughput", "TestDFSIO write"), ("dfsio", "read_throughput", "TestDFSIO read"),
-    ("pi", "pi.job_time", "Pi job (JobHistory)"), ("pi", "job_wall_time", "Pi wall"),
-    ("nnbench", "create_write_avg_latency", "NNBench create/write"), ("mrbench", "avg_job_time", "MRBench"),
+    ("terasort", "terasort.job_time", "TeraSort job (JobHistory)"),
+    ("terasort", "terasort_time", "TeraSort wall"),
+    ("terasort", "teragen_time", "TeraGen"),
+    ("terasort", "teravalidate_time", "TeraValidate"),
+    ("wordcount", "job_wall_time", "WordCount"),
+    ("sort", "sort_time", "Sort"),
+    ("dfsio", "write_throughput", "TestDFSIO write"),
+    ("dfsio", "read_throughput", "TestDFSIO read"),
+    ("pi", "pi.job_time", "Pi job (JobHistory)"),
+    ("pi", "job_wall_time", "Pi wall"),
+    ("nnbench", "create_write_avg_latency", "NNBench create/write"),
+    ("mrbench", "avg_job_time", "MRBench"),
 )
 #: The method column's short names (the note spells them out).
 _METHOD_SHORT = {"paired-t (blocks)": "paired-$t$", "hierarchical bootstrap": "hier.\\ bootstrap", "fieller": "Fieller"}
@@ -509,7 +706,9 @@ def _aa_text(stats, experiment, baseline, bench, metric, size) -> tuple[str, boo
     if aa is None or pd.isna(aa["estimate"]):
         return NOT_MEASURED, False
     missed = _known(aa["ci_low"]) and _known(aa["ci_high"]) and not aa["ci_low"] <= 1.0 <= aa["ci_high"]
-    return interval_text(aa["estimate"], aa["ci_low"], aa["ci_high"]) + (r"\textsuperscript{\dag}" if missed else ""), missed
+    return interval_text(aa["estimate"], aa["ci_low"], aa["ci_high"]) + (
+        r"\textsuperscript{\dag}" if missed else ""
+    ), missed
 
 
 def table_overheads(stats, samples, baseline="native") -> str:
@@ -534,12 +733,23 @@ def table_overheads(stats, samples, baseline="native") -> str:
             method = str(ra["method"])
             methods.add(method)
             pairs, n_plat, n_base = ra.get("n_pairs"), ra.get("n"), ra.get("n_baseline")
-            n = (str(int(pairs)) if method != "fieller" and _known(pairs)
-                 else f"{int(n_plat)}/{int(n_base)}" if _known(n_plat) and _known(n_base) else NOT_MEASURED)
-            row = [tex_escape(text), tex_escape(p), interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"]),
-                   NOT_MEASURED if ov is None or pd.isna(ov["estimate"]) else
-                   interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]),
-                   _METHOD_SHORT.get(method, tex_escape(method)), n]
+            n = (
+                str(int(pairs))
+                if method != "fieller" and _known(pairs)
+                else f"{int(n_plat)}/{int(n_base)}"
+                if _known(n_plat) and _known(n_base)
+                else NOT_MEASURED
+            )
+            row = [
+                tex_escape(text),
+                tex_escape(p),
+                interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"]),
+                NOT_MEASURED
+                if ov is None or pd.isna(ov["estimate"])
+                else interval_text(ov["estimate"], ov["ci_low"], ov["ci_high"]),
+                _METHOD_SHORT.get(method, tex_escape(method)),
+                n,
+            ]
             if with_aa:
                 aa_text, missed = _aa_text(stats, experiment, baseline, bench, metric, size)
                 aa_missed |= missed
@@ -547,46 +757,84 @@ def table_overheads(stats, samples, baseline="native") -> str:
             body.append(row)
     notes = []
     if body:
-        notes.append(rf"Ratio platform/{tex_escape(baseline)} and overhead in \% (positive: worse), with 95\,\% intervals.")
+        notes.append(
+            rf"Ratio platform/{tex_escape(baseline)} and overhead in \% (positive: worse), with 95\,\% intervals."
+        )
         if methods & {"paired-t (blocks)", "hierarchical bootstrap"}:
-            notes.append(r"Where the design ran every platform in each block, the interval comes from the within-block "
-                         r"log ratios: paired-$t$ over the blocks, or a hierarchical bootstrap (blocks, then rounds) "
-                         r"when blocks hold several rounds; $n$ is the number of pairs. A block effect that slows every "
-                         r"platform alike then cancels instead of widening the interval.")
+            notes.append(
+                r"Where the design ran every platform in each block, the interval comes from the within-block "
+                r"log ratios: paired-$t$ over the blocks, or a hierarchical bootstrap (blocks, then rounds) "
+                r"when blocks hold several rounds; $n$ is the number of pairs. A block effect that slows every "
+                r"platform alike then cancels instead of widening the interval."
+            )
         if "fieller" in methods:
-            notes.append(r"Fieller: runs treated as independent (no block holds both platforms, or fewer than two "
-                         r"pairs); $n$ is platform/baseline runs.")
+            notes.append(
+                r"Fieller: runs treated as independent (no block holds both platforms, or fewer than two "
+                r"pairs); $n$ is platform/baseline runs."
+            )
         if with_aa:
-            notes.append(rf"A/A: {tex_escape(baseline)} run twice, as two configurations of the same design, and "
-                         r"compared like any platform; its ratio must hold 1, so it is the campaign's own "
-                         r"false-positive check beside every comparison."
-                         + (r" \textsuperscript{\dag}The A/A interval misses 1: read that comparison with care."
-                            if aa_missed else ""))
+            notes.append(
+                rf"A/A: {tex_escape(baseline)} run twice, as two configurations of the same design, and "
+                r"compared like any platform; its ratio must hold 1, so it is the campaign's own "
+                r"false-positive check beside every comparison."
+                + (
+                    r" \textsuperscript{\dag}The A/A interval misses 1: read that comparison with care."
+                    if aa_missed
+                    else ""
+                )
+            )
         quiet = quiet_counts(samples)
         if quiet is not None:
             notes.append(rf"Quiet-machine gate: {tex_escape(quiet.text())}.")
-    head = ["Comparison", "Platform", "Ratio [CI]", r"Overhead (\%) [CI]", "Method", "$n$"] + (["A/A [CI]"] if with_aa else [])
-    return render(Grid(head, body, "llcccc" + ("c" if with_aa else ""),
-                       r"Each platform against the baseline, with the method that gave the interval.",
-                       "tab:overheads", notes, size=r"\footnotesize"))
+    head = ["Comparison", "Platform", "Ratio [CI]", r"Overhead (\%) [CI]", "Method", "$n$"] + (
+        ["A/A [CI]"] if with_aa else []
+    )
+    return render(
+        Grid(
+            head,
+            body,
+            "llcccc" + ("c" if with_aa else ""),
+            r"Each platform against the baseline, with the method that gave the interval.",
+            "tab:overheads",
+            notes,
+            size=r"\footnotesize",
+        )
+    )
 
 
 # --- testbed ----------------------------------------------------------------------------------------
 
-_TESTBED_FROM_SAMPLES = (("Kernel", "kernel"), ("Java", "java_version"), ("Hadoop", "hadoop_version"),
-                         ("Hadoop config hash", "hadoop_config_hash"), ("Hosts", "hosts"), ("Workers", "workers"),
-                         ("Image hash", "image_hash"), ("vbench commit", "vbench_commit"))
-_TESTBED_FROM_FACTS = (("Virtualisation seen", "virt"), ("Accelerator", "accelerator"), ("CPU model", "cpu_model"),
-                       ("vCPUs", "vcpus"), ("Memory (MiB)", "mem_total_mb"), ("Memory limit (MiB)", "memory_limit_mb"),
-                       ("Limits", "limits"))
+_TESTBED_FROM_SAMPLES = (
+    ("Kernel", "kernel"),
+    ("Java", "java_version"),
+    ("Hadoop", "hadoop_version"),
+    ("Hadoop config hash", "hadoop_config_hash"),
+    ("Hosts", "hosts"),
+    ("Workers", "workers"),
+    ("Image hash", "image_hash"),
+    ("vbench commit", "vbench_commit"),
+)
+_TESTBED_FROM_FACTS = (
+    ("Virtualisation seen", "virt"),
+    ("Accelerator", "accelerator"),
+    ("CPU model", "cpu_model"),
+    ("vCPUs", "vcpus"),
+    ("Memory (MiB)", "mem_total_mb"),
+    ("Memory limit (MiB)", "memory_limit_mb"),
+    ("Limits", "limits"),
+)
 
 
 def _distinct(values) -> str:
-    vals = sorted({_plain_text(v) for v in values if v is not None and str(v) not in ("", "nan", "None")}, key=natural_key)
+    vals = sorted(
+        {_plain_text(v) for v in values if v is not None and str(v) not in ("", "nan", "None")}, key=natural_key
+    )
     return ", ".join(vals)
 
 
-def testbed_rows(samples: pd.DataFrame, facts: list[dict], baseline: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
+def testbed_rows(
+    samples: pd.DataFrame, facts: list[dict], baseline: str
+) -> tuple[list[str], list[tuple[str, list[str]]]]:
     """(platforms, [(attribute, value per platform)]) from the samples' provenance and host facts."""
     platforms = campaign_platforms(samples, baseline)
     for f in facts:
@@ -595,17 +843,47 @@ def testbed_rows(samples: pd.DataFrame, facts: list[dict], baseline: str) -> tup
             platforms.append(p)
     out = []
     for name, key in _TESTBED_FROM_FACTS[:2]:
-        out.append((name, [_distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
-                           or _from_samples(samples, p, key) for p in platforms]))
+        out.append(
+            (
+                name,
+                [
+                    _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
+                    or _from_samples(samples, p, key)
+                    for p in platforms
+                ],
+            )
+        )
     for name, key in _TESTBED_FROM_SAMPLES:
-        out.append((name, [_from_samples(samples, p, key) or _distinct(f.get(key) for f in facts
-                                                                        if str(f.get("platform", "")) == p)
-                           for p in platforms]))
+        out.append(
+            (
+                name,
+                [
+                    _from_samples(samples, p, key)
+                    or _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
+                    for p in platforms
+                ],
+            )
+        )
     for name, key in _TESTBED_FROM_FACTS[2:]:
-        out.append((name, [_distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
-                           or _from_samples(samples, p, key) for p in platforms]))
-    out.append(("Samples", [str(int((samples["platform"] == p).sum())) if samples is not None and not samples.empty else "0"
-                            for p in platforms]))
+        out.append(
+            (
+                name,
+                [
+                    _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
+                    or _from_samples(samples, p, key)
+                    for p in platforms
+                ],
+            )
+        )
+    out.append(
+        (
+            "Samples",
+            [
+                str(int((samples["platform"] == p).sum())) if samples is not None and not samples.empty else "0"
+                for p in platforms
+            ],
+        )
+    )
     out = [(n, v) for n, v in out if any(v)]
     return platforms, out
 
@@ -637,18 +915,32 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
     body = [[tex_escape(name)] + [_breakable(v) if v else NOT_MEASURED for v in vals] for name, vals in attrs]
     width = max(len(platforms), 1)
     colspec = "l" + (r">{\raggedright\arraybackslash}p{%.2f\linewidth}" % (0.72 / width)) * len(platforms)
-    notes = ["From the provenance every sample carries" + (" and the hosts' facts (facts.json)." if facts else
-             "; no host facts (facts.json) in this campaign."), r"\textemdash~not recorded.",
-             _absent_note(samples, baseline)]
-    return render(Grid(["Attribute"] + [tex_escape(p) for p in platforms], body, colspec,
-                       "Testbed per platform, as recorded with the samples.", "tab:testbed", notes,
-                       size=r"\footnotesize"))
+    notes = [
+        "From the provenance every sample carries"
+        + (" and the hosts' facts (facts.json)." if facts else "; no host facts (facts.json) in this campaign."),
+        r"\textemdash~not recorded.",
+        _absent_note(samples, baseline),
+    ]
+    return render(
+        Grid(
+            ["Attribute"] + [tex_escape(p) for p in platforms],
+            body,
+            colspec,
+            "Testbed per platform, as recorded with the samples.",
+            "tab:testbed",
+            notes,
+            size=r"\footnotesize",
+        )
+    )
 
 
 def _breakable(v: str) -> str:
     """Escaped text that may break after commas and inside long hashes."""
-    return r"\texttt{" + tex_escape(v).replace(",", r",\allowbreak ") + "}" if len(v) > 24 and " " not in v \
+    return (
+        r"\texttt{" + tex_escape(v).replace(",", r",\allowbreak ") + "}"
+        if len(v) > 24 and " " not in v
         else tex_escape(v).replace(",", r",\allowbreak ")
+    )
 
 
 #: Every table: name -> (function, label, what it follows). docs/paper-map.md follows it (a test checks).
@@ -674,4 +966,3 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
 def has_data(tex: str) -> bool:
     """Whether a rendered table has any measured row."""
     return "not measured in this campaign}" not in tex
-

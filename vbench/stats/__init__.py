@@ -9,6 +9,7 @@ The analyses of a vbench campaign live here too: the campaign as the statistics 
 (`campaign_stats`), the comparison of factor levels (`compare`), the headline metrics
 (`headlines`), the per-node table (`pernode`) and the data-volume checks (`volume`).
 """
+
 from vbench.stats.adaptive import PrecisionAssessment, assess_mean, assess_ratio
 from vbench.stats.io import read_samples, validate_samples
 from vbench.stats.table import COLUMNS, DEFAULT_SEED, annotate_samples, compute_stats, format_table, write_table

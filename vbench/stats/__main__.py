@@ -4,6 +4,7 @@ The command's parser lives here, in the statistics layer, so that the module ent
 nothing from the interface layer (vbench.commands); `vbench stats` registers it from here.
 See vbench.stats and docs/statistics.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,24 +25,59 @@ def register(sub) -> None:
     p.add_argument("--baseline", default="native", help="platform the others are compared with (default: native)")
     p.add_argument("--out", metavar="PATH", help="where to write the table (CSV); default: standard output")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
-    p.add_argument("--equivalence-pct", type=float, default=5.0, metavar="X",
-                   help="TOST equivalence bound: within +/- X %% of the baseline (default: 5)")
+    p.add_argument(
+        "--equivalence-pct",
+        type=float,
+        default=5.0,
+        metavar="X",
+        help="TOST equivalence bound: within +/- X %% of the baseline (default: 5)",
+    )
     p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
-    p.add_argument("--drop-first", type=int, default=0, metavar="N",
-                   help="exclude the first N repetitions of every group as warm-up (recorded in the table)")
-    p.add_argument("--higher-is-better", action="append", default=[], metavar="METRIC",
-                   help="treat METRIC as higher-is-better (repeatable; overrides the unit)")
-    p.add_argument("--lower-is-better", action="append", default=[], metavar="METRIC",
-                   help="treat METRIC as lower-is-better (repeatable; overrides the unit)")
-    p.add_argument("--outlier-threshold", type=float, default=None, metavar="Z",
-                   help="flag runs with |modified z| above Z (default: 3.5); runs are never removed")
-    p.add_argument("--precision-target", type=float, default=None, metavar="PCT",
-                   help="add rows saying whether the CI half-width is within +/- PCT %% and how many more runs are likely needed")
+    p.add_argument(
+        "--drop-first",
+        type=int,
+        default=0,
+        metavar="N",
+        help="exclude the first N repetitions of every group as warm-up (recorded in the table)",
+    )
+    p.add_argument(
+        "--higher-is-better",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help="treat METRIC as higher-is-better (repeatable; overrides the unit)",
+    )
+    p.add_argument(
+        "--lower-is-better",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help="treat METRIC as lower-is-better (repeatable; overrides the unit)",
+    )
+    p.add_argument(
+        "--outlier-threshold",
+        type=float,
+        default=None,
+        metavar="Z",
+        help="flag runs with |modified z| above Z (default: 3.5); runs are never removed",
+    )
+    p.add_argument(
+        "--precision-target",
+        type=float,
+        default=None,
+        metavar="PCT",
+        help="add rows saying whether the CI half-width is within +/- PCT %% and how many more runs are likely needed",
+    )
     p.add_argument("--max-runs", type=int, default=None, help="run budget per platform for --precision-target")
-    p.add_argument("--samples-out", metavar="PATH", help="also write the samples with exclusion and outlier flags (CSV)")
-    p.add_argument("--strict", action="store_true",
-                   help="fail instead of writing notes for bad input (n < 2, missing or zero baseline, unknown direction)")
+    p.add_argument(
+        "--samples-out", metavar="PATH", help="also write the samples with exclusion and outlier flags (CSV)"
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail instead of writing notes for bad input (n < 2, missing or zero baseline, unknown direction)",
+    )
     p.set_defaults(func=run)
 
 
@@ -109,7 +145,9 @@ def run(args) -> int:
         sys.stdout.write(text)
     if args.samples_out:
         annotated = annotate_samples(samples, args.drop_first, threshold)
-        _write(args.samples_out, "--samples-out", annotated.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
+        _write(
+            args.samples_out, "--samples-out", annotated.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        )
     problems = table.attrs.get("problems", [])
     skipped = samples.attrs.get("failures_skipped", 0)
     summary = f"vbench stats: {len(table)} rows" + (f" written to {args.out}" if args.out else "")

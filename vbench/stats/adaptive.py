@@ -13,6 +13,7 @@ Stopping as soon as the interval is narrow enough makes the final interval sligh
 optimistic (its coverage falls below nominal); benchmarks/adaptive_repetitions.py measures
 by how much.
 """
+
 from __future__ import annotations
 
 import math
@@ -55,6 +56,7 @@ def _half_width_pct(iv: Interval) -> float | None:
 
 def _first_reaching(hw_after: Callable[[int], float | None], target_pct: float) -> int | None:
     """Smallest m >= 0 with hw_after(m) <= target, assuming hw_after decreases with m."""
+
     def ok(m: int) -> bool:
         hw = hw_after(m)
         return hw is not None and hw <= target_pct
@@ -81,26 +83,54 @@ def _decide(statistic, method, n, iv, target_pct, more, min_runs, max_runs, note
     if more is not None:
         more = max(more, min_runs - n, 1)
     if max_runs is not None and n >= max_runs:
-        return PrecisionAssessment(statistic, method, n, iv, hw, target_pct, False, more, STOP_BUDGET,
-                                   (note + "; " if note else "") + f"budget of {max_runs} runs used")
+        return PrecisionAssessment(
+            statistic,
+            method,
+            n,
+            iv,
+            hw,
+            target_pct,
+            False,
+            more,
+            STOP_BUDGET,
+            (note + "; " if note else "") + f"budget of {max_runs} runs used",
+        )
     if more is None:
-        note = (note + "; " if note else "") + f"target not reachable within {MAX_PROJECTION} more runs at the current spread"
+        note = (
+            note + "; " if note else ""
+        ) + f"target not reachable within {MAX_PROJECTION} more runs at the current spread"
     elif max_runs is not None and n + more > max_runs:
-        note = (note + "; " if note else "") + f"target unlikely within the budget of {max_runs} runs (about {n + more} needed)"
+        note = (
+            note + "; " if note else ""
+        ) + f"target unlikely within the budget of {max_runs} runs (about {n + more} needed)"
     return PrecisionAssessment(statistic, method, n, iv, hw, target_pct, False, more, CONTINUE, note)
 
 
-def assess_mean(x, target_pct: float = 2.0, *, conf: float = 0.95, min_runs: int = 3,
-                max_runs: int | None = None) -> PrecisionAssessment:
+def assess_mean(
+    x, target_pct: float = 2.0, *, conf: float = 0.95, min_runs: int = 3, max_runs: int | None = None
+) -> PrecisionAssessment:
     """Relative half-width of the t-interval of the mean against `target_pct` (percent)."""
     x = np.asarray(x, dtype=float)
     n = x.size
     iv = t_interval(x, conf) if n else Interval(None, note="no runs yet")
     if n < 2:
-        return _decide("mean", "t", n, iv, target_pct, max(min_runs - n, 2 - n), min_runs, max_runs, "fewer than 2 runs: no interval yet")
+        return _decide(
+            "mean",
+            "t",
+            n,
+            iv,
+            target_pct,
+            max(min_runs - n, 2 - n),
+            min_runs,
+            max_runs,
+            "fewer than 2 runs: no interval yet",
+        )
     mean, sd = float(x.mean()), float(x.std(ddof=1))
     if mean == 0:
-        return _decide("mean", "t", n, iv, target_pct, None, min_runs, max_runs, "mean is zero: relative precision undefined")
+        return _decide(
+            "mean", "t", n, iv, target_pct, None, min_runs, max_runs, "mean is zero: relative precision undefined"
+        )
+
     def hw_after(m: int) -> float:
         k = n + m
         return 100.0 * float(stats.t.ppf(0.5 + conf / 2, k - 1)) * sd / math.sqrt(k) / abs(mean)
@@ -108,8 +138,9 @@ def assess_mean(x, target_pct: float = 2.0, *, conf: float = 0.95, min_runs: int
     return _decide("mean", "t", n, iv, target_pct, _first_reaching(hw_after, target_pct), min_runs, max_runs)
 
 
-def assess_ratio(x, y, target_pct: float = 2.0, *, conf: float = 0.95, min_runs: int = 3,
-                 max_runs: int | None = None) -> PrecisionAssessment:
+def assess_ratio(
+    x, y, target_pct: float = 2.0, *, conf: float = 0.95, min_runs: int = 3, max_runs: int | None = None
+) -> PrecisionAssessment:
     """Relative half-width of the Fieller interval of mean(x)/mean(y) against `target_pct`.
 
     More runs are projected for both platforms alike (a campaign repeats every platform).
@@ -119,14 +150,38 @@ def assess_ratio(x, y, target_pct: float = 2.0, *, conf: float = 0.95, min_runs:
     n = int(min(x.size, y.size))
     if n < 2:
         iv = Interval(None, note="fewer than 2 runs: no interval yet")
-        return _decide("ratio_to_baseline", "fieller", n, iv, target_pct, max(min_runs - n, 2 - n), min_runs, max_runs, iv.note)
+        return _decide(
+            "ratio_to_baseline", "fieller", n, iv, target_pct, max(min_runs - n, 2 - n), min_runs, max_runs, iv.note
+        )
     num, den = MeanSummary.of(x), MeanSummary.of(y)
     iv = fieller_from_summary(num, den, conf)
     if den.mean == 0 or num.mean == 0:
-        return _decide("ratio_to_baseline", "fieller", n, iv, target_pct, None, min_runs, max_runs, "a mean is zero: relative precision undefined")
+        return _decide(
+            "ratio_to_baseline",
+            "fieller",
+            n,
+            iv,
+            target_pct,
+            None,
+            min_runs,
+            max_runs,
+            "a mean is zero: relative precision undefined",
+        )
 
     def hw_after(m: int) -> float | None:
-        grown = fieller_from_summary(MeanSummary(num.mean, num.sd, num.n + m), MeanSummary(den.mean, den.sd, den.n + m), conf)
+        grown = fieller_from_summary(
+            MeanSummary(num.mean, num.sd, num.n + m), MeanSummary(den.mean, den.sd, den.n + m), conf
+        )
         return _half_width_pct(grown)
 
-    return _decide("ratio_to_baseline", "fieller", n, iv, target_pct, _first_reaching(hw_after, target_pct), min_runs, max_runs, iv.note)
+    return _decide(
+        "ratio_to_baseline",
+        "fieller",
+        n,
+        iv,
+        target_pct,
+        _first_reaching(hw_after, target_pct),
+        min_runs,
+        max_runs,
+        iv.note,
+    )

@@ -8,6 +8,7 @@ order mirrors SciPy's (one `rng.integers(0, n, (B, n))` draw per sample, in orde
 the same seed the result equals `scipy.stats.bootstrap(..., method='BCa')`; the unit tests
 hold us to that. Reference: Efron & Tibshirani (1993), sections 14.3 and 22.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -63,12 +64,16 @@ def bca_interval(
     gen = np.random.default_rng(rng)
     theta_b = np.asarray(statistic(*[_resampled_means(x, n_resamples, gen) for x in xs]), dtype=float)
     if not np.all(np.isfinite(theta_b)):
-        return Interval(theta_hat, note="bootstrap: a resampled statistic is not finite (denominator mean hit zero): no CI")
+        return Interval(
+            theta_hat, note="bootstrap: a resampled statistic is not finite (denominator mean hit zero): no CI"
+        )
 
     # Bias correction: share of resampled statistics below the estimate (ties count half).
     share = (np.count_nonzero(theta_b < theta_hat) + np.count_nonzero(theta_b <= theta_hat)) / (2.0 * theta_b.size)
     if share <= 0.0 or share >= 1.0:
-        return Interval(theta_hat, note="bootstrap degenerate: all resampled statistics on one side of the estimate: no CI")
+        return Interval(
+            theta_hat, note="bootstrap degenerate: all resampled statistics on one side of the estimate: no CI"
+        )
     z0 = float(ndtri(share))
 
     # Acceleration from the jackknife, one sample at a time (as SciPy does for k samples).

@@ -20,6 +20,7 @@ It fills what older campaigns lack, and says so in `Campaign.notes`:
 within the same experiment, benchmark and metric (replication, stress, workers...), e.g.
 "64MB, replication=1", so that runs with different parameters are never pooled.
 """
+
 from __future__ import annotations
 
 import json
@@ -92,10 +93,10 @@ def _qualified_metric(row: Mapping[str, Any], declared: frozenset[str]) -> str:
         return metric
     if row.get("attempt_id"):
         if metric.startswith("reducer_"):
-            metric = "reduce_" + metric[len("reducer_"):]
+            metric = "reduce_" + metric[len("reducer_") :]
         return f"{step or row['benchmark']}.attempt.{metric}"
     if step and metric.startswith(f"{step}_") and metric not in declared:
-        rest = metric[len(step) + 1:]
+        rest = metric[len(step) + 1 :]
         return f"{step}.{rest.replace('_phase_time', '_time')}"
     if step and metric not in declared:
         return f"{step}.{metric}"
@@ -128,8 +129,11 @@ def _analysis_row(row: Mapping[str, Any], declared: dict[str, frozenset[str]]) -
     r = _present(row)
     benchmark = r["benchmark"]
     out = {k: (json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v) for k, v in r.items()}
-    out.update(raw_metric=r["metric"], size_label=_size_label(benchmark, r),
-               metric=_qualified_metric(r, declared.setdefault(benchmark, _declared_metrics(benchmark))))
+    out.update(
+        raw_metric=r["metric"],
+        size_label=_size_label(benchmark, r),
+        metric=_qualified_metric(r, declared.setdefault(benchmark, _declared_metrics(benchmark))),
+    )
     return out
 
 
@@ -146,8 +150,22 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     if tidy.torn_bytes:
         notes.append(f"the last {tidy.torn_bytes} bytes of samples.jsonl are an append that did not finish; not read")
     if not rows:
-        df = pd.DataFrame(columns=["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition",
-                                   "size", "size_label", "raw_metric", "timestamp", "run_id"])
+        df = pd.DataFrame(
+            columns=[
+                "experiment",
+                "platform",
+                "benchmark",
+                "metric",
+                "unit",
+                "value",
+                "repetition",
+                "size",
+                "size_label",
+                "raw_metric",
+                "timestamp",
+                "run_id",
+            ]
+        )
         notes.append("the campaign has no samples")
         return Campaign(campaign_dir, campaign_dir.name, df, failures, _read_facts(campaign_dir), notes)
     df = pd.DataFrame(rows)
@@ -178,8 +196,15 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     keys = ["experiment", "platform", "benchmark", "metric", "size", "repetition"]
     order = sorted(df.index, key=lambda i: (*(natural_key(df.at[i, k]) for k in keys), float(df.at[i, "timestamp"]), i))
     df = df.loc[order]
-    return Campaign(campaign_dir, campaign_dir.name, df.reset_index(drop=True), failures, _read_facts(campaign_dir), notes,
-                    baselines)
+    return Campaign(
+        campaign_dir,
+        campaign_dir.name,
+        df.reset_index(drop=True),
+        failures,
+        _read_facts(campaign_dir),
+        notes,
+        baselines,
+    )
 
 
 def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
@@ -191,9 +216,15 @@ def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
     if clash:
         raise ParamsError("paper.extra_campaigns", f"experiment(s) {sorted(clash)} appear in more than one campaign")
     samples = pd.concat([main.samples, *(o.samples for o in others)], ignore_index=True)
-    return Campaign(main.path, main.name, samples, main.failures + [f for o in others for f in o.failures],
-                    main.facts, main.notes + [f"{o.name}: {n}" for o in others for n in o.notes],
-                    {**main.baselines, **{k: v for o in others for k, v in o.baselines.items()}})
+    return Campaign(
+        main.path,
+        main.name,
+        samples,
+        main.failures + [f for o in others for f in o.failures],
+        main.facts,
+        main.notes + [f"{o.name}: {n}" for o in others for n in o.notes],
+        {**main.baselines, **{k: v for o in others for k, v in o.baselines.items()}},
+    )
 
 
 def _derive_repetitions(df: pd.DataFrame) -> pd.DataFrame:

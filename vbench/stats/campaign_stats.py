@@ -15,6 +15,7 @@ label and factor values joined back as columns. The statistics stage
 Every row of a table, figure or macro of the paper is a row of this table (see
 `vbench.paper.results`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -54,8 +55,11 @@ def wanted_metric(metric: str) -> bool:
         return bool(_ATTEMPT_REDUCE.match(metric))
     if "." in metric:
         return bool(_PHASE.match(metric))
-    return not metric.endswith("_latency") or metric in ("create_write_avg_latency", "open_avg_latency",
-                                                          "close_avg_latency")
+    return not metric.endswith("_latency") or metric in (
+        "create_write_avg_latency",
+        "open_avg_latency",
+        "close_avg_latency",
+    )
 
 
 def directions(metrics) -> dict[str, bool]:
@@ -107,9 +111,17 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     for baseline, experiments in baselines_of(campaign, cfg).items():
         sub = tidy[tidy["experiment"].isin(experiments)]
         sub.attrs["source"] = tidy.attrs["source"]
-        parts.append(compute_stats(sub, baseline=baseline, conf=cfg.conf, n_resamples=cfg.n_resamples,
-                                   seed=cfg.seed, equivalence_pct=cfg.equivalence_pct,
-                                   higher_is_better=directions(sub["metric"])))
+        parts.append(
+            compute_stats(
+                sub,
+                baseline=baseline,
+                conf=cfg.conf,
+                n_resamples=cfg.n_resamples,
+                seed=cfg.seed,
+                equivalence_pct=cfg.equivalence_pct,
+                higher_is_better=directions(sub["metric"]),
+            )
+        )
     stats = parts[0] if len(parts) == 1 else _concat(parts)
     cells = cell_table(df)
     out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
@@ -157,6 +169,7 @@ def cell_table(samples: pd.DataFrame) -> pd.DataFrame:
 
 # --- the statistics stage's output -------------------------------------------------------------
 
+
 def inputs_digest(campaign_dir: Path) -> dict[str, str]:
     """sha256 of each input file the campaign directory holds (see INPUT_FILES)."""
     out = {}
@@ -172,8 +185,12 @@ def write_campaign_stats(table: pd.DataFrame, cfg: StatsConfig, campaign_dir: Pa
     out.mkdir(parents=True, exist_ok=True)
     table.to_parquet(out / STATS_FILE, index=False)
     write_table(table, out / STATS_CSV)
-    meta = {"settings": asdict(cfg), "inputs": inputs_digest(campaign_dir),
-            "exclusion_rule": table.attrs.get("exclusion_rule", ""), "problems": table.attrs.get("problems", [])}
+    meta = {
+        "settings": asdict(cfg),
+        "inputs": inputs_digest(campaign_dir),
+        "exclusion_rule": table.attrs.get("exclusion_rule", ""),
+        "problems": table.attrs.get("problems", []),
+    }
     (out / STATS_META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out / STATS_FILE
 
@@ -189,16 +206,24 @@ def read_campaign_stats(out: Path, cfg: StatsConfig, campaign_dir: Path) -> pd.D
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
         settings, inputs = meta["settings"], meta["inputs"]
     except (json.JSONDecodeError, KeyError, TypeError):
-        raise ParamsError(str(meta_file), "not the statistics stage's record (settings, inputs); re-run the "
-                                          "statistics stage (dvc repro statistics)") from None
+        raise ParamsError(
+            str(meta_file),
+            "not the statistics stage's record (settings, inputs); re-run the statistics stage (dvc repro statistics)",
+        ) from None
     wanted = asdict(cfg)
     differ = [f"{k}={settings.get(k)!r} (asked: {v!r})" for k, v in wanted.items() if settings.get(k) != v]
     if differ:
-        raise ParamsError(str(meta_file), f"the statistics were computed with {', '.join(differ)}; re-run the "
-                                          "statistics stage with these settings, or ask for its settings")
+        raise ParamsError(
+            str(meta_file),
+            f"the statistics were computed with {', '.join(differ)}; re-run the "
+            "statistics stage with these settings, or ask for its settings",
+        )
     now = inputs_digest(campaign_dir)
     if inputs != now:
         changed = sorted(k for k in set(inputs) | set(now) if inputs.get(k) != now.get(k))
-        raise ParamsError(str(meta_file), f"the statistics were computed from another {' and '.join(changed)} than "
-                                          f"{campaign_dir} holds now; re-run the statistics stage (dvc repro statistics)")
+        raise ParamsError(
+            str(meta_file),
+            f"the statistics were computed from another {' and '.join(changed)} than "
+            f"{campaign_dir} holds now; re-run the statistics stage (dvc repro statistics)",
+        )
     return pd.read_parquet(table)

@@ -7,6 +7,7 @@ platforms against `native`. The statistics and the paper only know a compared co
 compared level(s), the real platform is kept as `host_platform` and, when not compared, becomes
 a factor (`factor.platform`) like any other.
 """
+
 from __future__ import annotations
 
 import json

@@ -6,6 +6,7 @@ normality and there are enough runs for the bootstrap to be trusted (n >= 10; wi
 runs BCa intervals are too narrow). The median gets a distribution-free interval from
 order statistics, which needs no normality at all but at least 6 runs at 95 %.
 """
+
 from __future__ import annotations
 
 import math
@@ -91,7 +92,9 @@ def median_order_statistic_interval(x, conf: float = 0.95) -> Interval:
         return Interval(med, note=f"n={n}: an order-statistic CI at {conf:.0%} needs n >= {need}")
     k = int(ok.max())
     coverage = 1.0 - 2.0 * float(stats.binom.cdf(k - 1, n, 0.5))
-    return Interval(med, float(x[k - 1]), float(x[n - k]), f"ranks {k} and {n - k + 1} of {n}; exact coverage {coverage:.4f}")
+    return Interval(
+        med, float(x[k - 1]), float(x[n - k]), f"ranks {k} and {n - k + 1} of {n}; exact coverage {coverage:.4f}"
+    )
 
 
 def shapiro_wilk(x) -> Normality:
@@ -104,9 +107,7 @@ def shapiro_wilk(x) -> Normality:
     return Normality(float(w), float(p), bool(p < NORMALITY_ALPHA))
 
 
-def describe(
-    x, *, conf: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES, rng=None
-) -> Description:
+def describe(x, *, conf: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES, rng=None) -> Description:
     """Everything the table reports for one group of repeated measurements."""
     x = np.asarray(x, dtype=float)
     normality = shapiro_wilk(x)
@@ -116,8 +117,10 @@ def describe(
             preferred = "bca_bootstrap"
             why = f"normality doubtful (Shapiro-Wilk p={normality.p_value:.3g}): BCa preferred"
         else:
-            why = (f"normality doubtful (Shapiro-Wilk p={normality.p_value:.3g}) but n={x.size} < "
-                   f"{MIN_N_FOR_BOOTSTRAP} is too few for a reliable bootstrap: collect more runs")
+            why = (
+                f"normality doubtful (Shapiro-Wilk p={normality.p_value:.3g}) but n={x.size} < "
+                f"{MIN_N_FOR_BOOTSTRAP} is too few for a reliable bootstrap: collect more runs"
+            )
     return Description(
         summary=summarise(x),
         t=t_interval(x, conf),

@@ -4,6 +4,7 @@ Only units whose direction is unambiguous are mapped: a size in MiB or a "%" cou
 memory used (lower is better) or cache hit rate (higher is better), so those need an
 explicit override rather than a guess that would flip the sign of an overhead.
 """
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -11,9 +12,20 @@ from typing import Mapping
 LOWER_IS_BETTER_UNITS = frozenset({"s", "ms", "us", "ns"})
 HIGHER_IS_BETTER_UNITS = frozenset(
     {
-        "B/s", "KiB/s", "MiB/s", "GiB/s", "MB/s", "GB/s",
-        "bit/s", "Mbit/s", "Gbit/s",
-        "ops/s", "IOPS", "events/s", "files/s", "tps",
+        "B/s",
+        "KiB/s",
+        "MiB/s",
+        "GiB/s",
+        "MB/s",
+        "GB/s",
+        "bit/s",
+        "Mbit/s",
+        "Gbit/s",
+        "ops/s",
+        "IOPS",
+        "events/s",
+        "files/s",
+        "tps",
     }
 )
 

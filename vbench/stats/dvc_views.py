@@ -9,6 +9,7 @@ a paired interval.
 the DVC plot template `.dvc/plots/runs_by_platform.json`. Both are pure; `write_metrics` and
 `write_plot_rows` write them where dvc.yaml declares them.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,20 @@ Headlines = Collection[tuple[str, str]] | None
 SIGNIFICANT_DIGITS = 4
 
 RATIO = "ratio_to_baseline"
-PLOT_COLUMNS = ["panel", "experiment", "benchmark", "cell", "metric", "unit", "platform", "run", "block",
-                "repetition", "run_id", "value"]
+PLOT_COLUMNS = [
+    "panel",
+    "experiment",
+    "benchmark",
+    "cell",
+    "metric",
+    "unit",
+    "platform",
+    "run",
+    "block",
+    "repetition",
+    "run_id",
+    "value",
+]
 
 
 def rounded(value, digits: int = SIGNIFICANT_DIGITS) -> float | None:
@@ -118,8 +131,11 @@ def run_plot_rows(samples: pd.DataFrame, headlines: Headlines = None) -> pd.Data
             df[col] = ""
     if df.empty:
         return pd.DataFrame(columns=PLOT_COLUMNS)
-    df = df.sort_values(["experiment", "benchmark", "cell", "metric", "platform", *_run_order(df)],
-                        key=lambda s: s.map(natural_key), kind="stable")
+    df = df.sort_values(
+        ["experiment", "benchmark", "cell", "metric", "platform", *_run_order(df)],
+        key=lambda s: s.map(natural_key),
+        kind="stable",
+    )
     series = ["experiment", "benchmark", "cell", "metric", "platform"]
     df["run"] = df.groupby(series, sort=False).cumcount() + 1
     several = df["experiment"].nunique() > 1

@@ -4,6 +4,7 @@ Defined here, on the statistics side, because two stages use them: the statistic
 comparisons of DVC's metrics and plots files by them (`vbench.pipeline.dvc_views`), and the paper
 writes a macro family per entry (`vbench.paper.macros`). Both import them downwards.
 """
+
 from __future__ import annotations
 
 #: (benchmark, metric, macro stem, preferred experiments): the numbers the text quotes per platform.

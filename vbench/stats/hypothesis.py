@@ -13,6 +13,7 @@
   This carries the baseline's own uncertainty, which a TOST with the margin fixed at
   X % of the *observed* baseline mean would ignore.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -156,7 +157,9 @@ def tost_ratio(x, y, bound_pct: float = 5.0, alpha: float = 0.05) -> TostResult:
     lo_t, hi_t = 1 - bound_pct / 100.0, 1 + bound_pct / 100.0
     ci = fieller_interval(x, y, conf=1 - 2 * alpha)
     if x.size < 2 or y.size < 2:
-        return TostResult(ci, None, None, None, False, bound_pct, f"n={x.size} (platform), n={y.size} (baseline): no test")
+        return TostResult(
+            ci, None, None, None, False, bound_pct, f"n={x.size} (platform), n={y.size} (baseline): no test"
+        )
     if y.mean() <= 0:
         return TostResult(ci, None, None, None, False, bound_pct, "baseline mean is not positive: ratio TOST undefined")
     if np.ptp(x) == 0 and np.ptp(y) == 0:

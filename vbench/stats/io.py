@@ -6,6 +6,7 @@ not measurements) and the keys inside `metadata` (platform, repetition, ...) bec
 Every JSON-lines file is read by the ledger's rules (vbench.ledger): only whole appends count,
 its marker and closing records are not samples, an unreadable line (a torn one) is skipped.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,7 +45,9 @@ def _jsonl_frame(records: list[dict]) -> pd.DataFrame:
     failures = sum(1 for r in records if r.get("kind") == "failure")
     records = [r for r in records if r.get("kind") != "failure"]
     df = pd.json_normalize(records) if records else pd.DataFrame()
-    renames = {c: c.split(".", 1)[1] for c in df.columns if c.startswith("metadata.") and c.split(".", 1)[1] not in df.columns}
+    renames = {
+        c: c.split(".", 1)[1] for c in df.columns if c.startswith("metadata.") and c.split(".", 1)[1] not in df.columns
+    }
     df = df.rename(columns=renames)
     df.attrs["failures_skipped"] = failures
     return df
@@ -82,6 +85,7 @@ def _as_bool(series: pd.Series, source: str) -> pd.Series:
         if s in _FALSE:
             return False
         raise ParamsError("warmup", f"{v!r} in {source} is not true/false")
+
     return series.map(one).astype(bool)
 
 
@@ -105,7 +109,10 @@ def validate_samples(df: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
     for col in (*_TEXT_KEYS, "repetition"):
         empty = out[col].isna() | (out[col].astype(str).str.strip() == "")
         if empty.any():
-            raise ParamsError(col, f"{int(empty.sum())} empty value(s) in {source}, first at data row {int(empty.to_numpy().argmax()) + 1}")
+            raise ParamsError(
+                col,
+                f"{int(empty.sum())} empty value(s) in {source}, first at data row {int(empty.to_numpy().argmax()) + 1}",
+            )
     for col in _TEXT_KEYS:
         out[col] = out[col].astype(str)
     values = pd.to_numeric(out["value"], errors="coerce")

@@ -1,4 +1,5 @@
 """Column names, group keys and a deterministic ordering shared by the statistics modules."""
+
 from __future__ import annotations
 
 import re

@@ -25,6 +25,7 @@ Runs of one platform in one (block, round), e.g. the hosts of a micro benchmark,
 first, as the paired methods do. Non-positive values, fewer than two blocks holding the baseline,
 or a fit that fails leave no mixed rows, and the reason is returned.
 """
+
 from __future__ import annotations
 
 import math
@@ -101,8 +102,11 @@ def model_units(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool] | NoFit:
     keys = {"platform": x["platform"].astype(str), BLOCK: x[BLOCK].map(level_text)}
     if with_round:
         keys[ROUND] = x[ROUND].map(level_text)
-    units = (pd.DataFrame({**keys, "value": x["value"].astype(float)})
-             .groupby(list(keys), sort=False, as_index=False)["value"].mean())
+    units = (
+        pd.DataFrame({**keys, "value": x["value"].astype(float)})
+        .groupby(list(keys), sort=False, as_index=False)["value"]
+        .mean()
+    )
     if (units["value"] <= 0).any():
         return NoFit("a value is not positive: no log metric")
     order = units.apply(lambda r: tuple(natural_key(r[k]) for k in keys), axis=1)
@@ -134,8 +138,13 @@ def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> Mixe
     units = units[units[BLOCK].isin(base_blocks)].reset_index(drop=True)
     # Columns of the model named by position: platform labels (native~aa, kvm-2) are not formula names.
     code = {p: f"p{i}" for i, p in enumerate([baseline, *kept])}
-    data = pd.DataFrame({"y": np.log(units["value"].to_numpy()), "g": units[BLOCK].to_numpy(),
-                         "inst": units["platform"].map(code).to_numpy()})
+    data = pd.DataFrame(
+        {
+            "y": np.log(units["value"].to_numpy()),
+            "g": units[BLOCK].to_numpy(),
+            "inst": units["platform"].map(code).to_numpy(),
+        }
+    )
     for p in kept:
         data[code[p]] = (units["platform"] == p).astype(float).to_numpy()
     several = with_round and bool(units.groupby(["platform", BLOCK]).size().gt(1).any())
@@ -151,12 +160,14 @@ def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> Mixe
         beta, se = float(fit.fe_params[code[p]]), float(fit.bse_fe[code[p]])
         blocks_p = len(base_blocks & set(units.loc[units["platform"] == p, BLOCK]))
         if not math.isfinite(se) or se < 0:
-            ratios[p] = MixedRatio(Interval(math.exp(beta), note="the fit gave no standard error: no interval"),
-                                   None, blocks_p)
+            ratios[p] = MixedRatio(
+                Interval(math.exp(beta), note="the fit gave no standard error: no interval"), None, blocks_p
+            )
             continue
         pval = float(2 * stats.t.sf(abs(beta) / se, df)) if se > 0 else (0.0 if beta else 1.0)
-        ratios[p] = MixedRatio(Interval(math.exp(beta), math.exp(beta - q * se), math.exp(beta + q * se)), pval,
-                               blocks_p)
+        ratios[p] = MixedRatio(
+            Interval(math.exp(beta), math.exp(beta - q * se), math.exp(beta + q * se)), pval, blocks_p
+        )
     block_var = float(np.asarray(fit.cov_re)[0, 0])
     instance = float(np.asarray(fit.vcomp)[0]) if several else None
     variance = MixedVariance(max(0.0, block_var), None if instance is None else max(0.0, instance), float(fit.scale))
@@ -189,11 +200,16 @@ def _fit(data: pd.DataFrame, platform_cols: list[str], instance_term: bool):
             break
     texts = [str(w.message) for w in caught]
     boundary = any("boundary" in t or "covariance is singular" in t for t in texts)
-    notes = [n for n in (
-        "a variance component is on the boundary (estimated as 0)" if boundary else "",
-        how,
-        "the optimiser did not converge: read the interval with care" if not fit.converged else "",
-        "the Hessian is not positive definite: the standard error is approximate"
-        if not boundary and any("Hessian" in t for t in texts) else "",
-    ) if n]
+    notes = [
+        n
+        for n in (
+            "a variance component is on the boundary (estimated as 0)" if boundary else "",
+            how,
+            "the optimiser did not converge: read the interval with care" if not fit.converged else "",
+            "the Hessian is not positive definite: the standard error is approximate"
+            if not boundary and any("Hessian" in t for t in texts)
+            else "",
+        )
+        if n
+    ]
     return fit, notes

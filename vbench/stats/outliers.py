@@ -4,6 +4,7 @@ The modified z-score 0.6745 * (x - median) / MAD with cut-off 3.5 is the rule of
 Iglewicz & Hoaglin (1993); it is robust, unlike mean +/- k sd, because a single
 pathological run (a straggler task, a GC storm) cannot inflate the scale it is judged by.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,7 +32,9 @@ class OutlierFlags:
 def mad_outliers(x, threshold: float = DEFAULT_THRESHOLD) -> OutlierFlags:
     x = np.asarray(x, dtype=float)
     if x.size < 3:
-        return OutlierFlags(np.zeros(x.size, bool), np.zeros(x.size), threshold, f"n={x.size}: too few runs to judge outliers")
+        return OutlierFlags(
+            np.zeros(x.size, bool), np.zeros(x.size), threshold, f"n={x.size}: too few runs to judge outliers"
+        )
     med = np.median(x)
     mad = np.median(np.abs(x - med))
     if mad == 0:

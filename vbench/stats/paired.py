@@ -21,6 +21,7 @@ Logs make the ratio symmetric (lxc/native and native/lxc have intervals that are
 and need positive values; a non-positive value, or fewer than two pairs, leaves the comparison
 to Fieller (`FIELLER`), and the caller says so in the note.
 """
+
 from __future__ import annotations
 
 import math
@@ -122,7 +123,7 @@ def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
     unkeyed = (len(platform) - len(x)) + (len(baseline) - len(y))
     if x.empty or y.empty:
         return Pairs((), empty, False, len(platform) + len(baseline), "no run carries a block: unpaired design")
-    with_round = (ROUND in x.columns and ROUND in y.columns and x[ROUND].notna().all() and y[ROUND].notna().all())
+    with_round = ROUND in x.columns and ROUND in y.columns and x[ROUND].notna().all() and y[ROUND].notna().all()
     kx, ky = _pair_key(x, with_round), _pair_key(y, with_round)
     mx = x["value"].astype(float).groupby(kx.to_numpy(), sort=False).mean()
     my = y["value"].astype(float).groupby(ky.to_numpy(), sort=False).mean()
@@ -195,8 +196,9 @@ def _point(pairs: Pairs) -> float:
     return float(np.mean([g.mean() for g in pairs.by_block()]))
 
 
-def paired_ratio(pairs: Pairs, *, conf: float = 0.95, n_resamples: int = 9999,
-                 rng: np.random.Generator | None = None) -> PairedRatio | None:
+def paired_ratio(
+    pairs: Pairs, *, conf: float = 0.95, n_resamples: int = 9999, rng: np.random.Generator | None = None
+) -> PairedRatio | None:
     """The paired ratio and its interval; None when there are fewer than two pairs (Fieller's case)."""
     if pairs.n_pairs < 2:
         return None
@@ -209,23 +211,41 @@ def paired_ratio(pairs: Pairs, *, conf: float = 0.95, n_resamples: int = 9999,
         # Two-sided bootstrap p-value of "mean log ratio = 0" (the percentile interval's dual).
         tail = min(np.count_nonzero(boot <= 0), np.count_nonzero(boot >= 0))
         p = min(1.0, 2 * (tail + 1) / (boot.size + 1))
-        note = (f"{pairs.n_pairs} pairs in {pairs.n_blocks} blocks; percentile interval of {n_resamples} resamples"
-                + ("; with few blocks a percentile interval is too narrow: add blocks" if pairs.n_blocks < 5 else "")
-                + _unpaired_note(pairs))
+        note = (
+            f"{pairs.n_pairs} pairs in {pairs.n_blocks} blocks; percentile interval of {n_resamples} resamples"
+            + ("; with few blocks a percentile interval is too narrow: add blocks" if pairs.n_blocks < 5 else "")
+            + _unpaired_note(pairs)
+        )
         iv = Interval(math.exp(theta), math.exp(float(lo)), math.exp(float(hi)), note)
         return PairedRatio(HIERARCHICAL, iv, pairs.n_pairs, pairs.n_blocks, p, variance, note)
     # One pair per block, or one block with its rounds: t across the pairs.
     d = _upper_level(pairs)
     iv, p = _t_on_logs(d, conf)
-    note = (f"t on {d.size} block log ratios" if pairs.n_blocks >= 2 else
-            f"one block: t on its {d.size} rounds, cluster-instance variation not sampled")
+    note = (
+        f"t on {d.size} block log ratios"
+        if pairs.n_blocks >= 2
+        else f"one block: t on its {d.size} rounds, cluster-instance variation not sampled"
+    )
     note += _unpaired_note(pairs)
-    return PairedRatio(PAIRED_T, Interval(iv.estimate, iv.low, iv.high, "; ".join(filter(None, [iv.note, note]))),
-                       pairs.n_pairs, pairs.n_blocks, p, variance, note)
+    return PairedRatio(
+        PAIRED_T,
+        Interval(iv.estimate, iv.low, iv.high, "; ".join(filter(None, [iv.note, note]))),
+        pairs.n_pairs,
+        pairs.n_blocks,
+        p,
+        variance,
+        note,
+    )
 
 
-def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05, *, n_resamples: int = 9999,
-                rng: np.random.Generator | None = None) -> TostResult:
+def paired_tost(
+    pairs: Pairs,
+    bound_pct: float,
+    alpha: float = 0.05,
+    *,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+) -> TostResult:
     """TOST of "ratio within [1 - X/100, 1 + X/100]" on the paired log ratio, same method as `paired_ratio`.
 
     Paired-t: two one-sided t-tests of the mean block log ratio against log(1 -/+ X/100).

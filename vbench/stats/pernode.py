@@ -5,6 +5,7 @@ Input: the task-attempt samples every Hadoop run records from JobHistory (`map_a
 samples (vbench.stats.campaign.load_campaign, or vbench.stats.volume.samples_frame). Which platform each node is comes from the runs'
 `host_platforms` stamp, or is passed in (runs recorded before that stamp existed).
 """
+
 from __future__ import annotations
 
 import json
@@ -81,10 +82,14 @@ def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None
     blank = pd.Series("", index=d.index)
     state = d.get("attempt_state", blank).fillna("")
     why = d.get("diagnostics", blank).fillna("").astype(str)
-    d = d.assign(task_type=d[col].map(kinds), step=d.get("step", blank).fillna(""),
-                 cluster=d.get("platform", blank).fillna("").astype(str),
-                 ok=d[col].isin(list(ATTEMPT_METRICS)), state=state,
-                 outrun=state.eq("KILLED") & why.str.startswith(SPECULATION_LOST))
+    d = d.assign(
+        task_type=d[col].map(kinds),
+        step=d.get("step", blank).fillna(""),
+        cluster=d.get("platform", blank).fillna("").astype(str),
+        ok=d[col].isin(list(ATTEMPT_METRICS)),
+        state=state,
+        outrun=state.eq("KILLED") & why.str.startswith(SPECULATION_LOST),
+    )
     rows: list[NodeRow] = []
     for (cluster, step, tt), g in d.groupby(["cluster", "step", "task_type"], sort=True):
         per = g[g["ok"]].groupby("node")["value"].agg(["count", "mean", "max"])
@@ -101,8 +106,22 @@ def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None
             else:
                 count, mean, mx, vs = 0, None, None, None
             # Without a per-host stamp, a node is of its cluster's platform (true unless mixed).
-            rows.append(NodeRow(str(cluster), str(step), str(tt), node, plat.get(node, str(cluster) or "unknown"),
-                                count, mean, mx, vs, failed, killed, lost))
+            rows.append(
+                NodeRow(
+                    str(cluster),
+                    str(step),
+                    str(tt),
+                    node,
+                    plat.get(node, str(cluster) or "unknown"),
+                    count,
+                    mean,
+                    mx,
+                    vs,
+                    failed,
+                    killed,
+                    lost,
+                )
+            )
     return rows
 
 
@@ -121,9 +140,18 @@ def stragglers(rows: list[NodeRow], factor: float = 1.5, min_tasks: int = 3) -> 
         routed = [r for r in everyone if r.tasks == 0 and r.failed + r.lost_races > 0]
         if routed and any(r.tasks > 0 for r in everyone):
             worst = max(routed, key=lambda r: r.failed + r.lost_races)
-            out.append(Straggler(cluster, step, tt, worst.node, worst.platform, None,
-                                 f"{worst.node} ({worst.platform}) is the straggler: it finished no "
-                                 f"{tt.lower()} task; {_why(worst)}"))
+            out.append(
+                Straggler(
+                    cluster,
+                    step,
+                    tt,
+                    worst.node,
+                    worst.platform,
+                    None,
+                    f"{worst.node} ({worst.platform}) is the straggler: it finished no "
+                    f"{tt.lower()} task; {_why(worst)}",
+                )
+            )
             continue
         group = [r for r in everyone if r.vs_others is not None]
         if not group:
@@ -131,18 +159,44 @@ def stragglers(rows: list[NodeRow], factor: float = 1.5, min_tasks: int = 3) -> 
             continue
         worst = max(group, key=lambda r: r.vs_others)
         if worst.vs_others >= factor and worst.slow_evidence < min_tasks:
-            out.append(Straggler(cluster, step, tt, None, "", worst.vs_others,
-                                 f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) "
-                                 f"(< {min_tasks})"))
+            out.append(
+                Straggler(
+                    cluster,
+                    step,
+                    tt,
+                    None,
+                    "",
+                    worst.vs_others,
+                    f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) (< {min_tasks})",
+                )
+            )
         elif worst.vs_others >= factor:
             extra = f"; {_why(worst)}" if worst.failed + worst.lost_races else ""
-            out.append(Straggler(cluster, step, tt, worst.node, worst.platform, worst.vs_others,
-                                 f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
-                                 f"{worst.mean_s:.1f} s over {worst.tasks} task(s), {worst.vs_others:.2f}x the "
-                                 f"other nodes' median{extra}"))
+            out.append(
+                Straggler(
+                    cluster,
+                    step,
+                    tt,
+                    worst.node,
+                    worst.platform,
+                    worst.vs_others,
+                    f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
+                    f"{worst.mean_s:.1f} s over {worst.tasks} task(s), {worst.vs_others:.2f}x the "
+                    f"other nodes' median{extra}",
+                )
+            )
         else:
-            out.append(Straggler(cluster, step, tt, None, "", worst.vs_others,
-                                 f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)"))
+            out.append(
+                Straggler(
+                    cluster,
+                    step,
+                    tt,
+                    None,
+                    "",
+                    worst.vs_others,
+                    f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)",
+                )
+            )
     return out
 
 

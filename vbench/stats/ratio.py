@@ -13,6 +13,7 @@ For lower-is-better metrics (times) it is (ratio - 1) * 100. For higher-is-bette
 (throughputs) it is (1 / ratio - 1) * 100, i.e. the extra time per unit of work, so that a
 throughput that halves reads as 100 % overhead, exactly like a run time that doubles.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,7 +61,9 @@ def fieller_from_summary(num: MeanSummary, den: MeanSummary, conf: float = 0.95)
     t = float(stats.t.ppf(0.5 + conf / 2, welch_df_for_ratio(num, den, r)))
     g = t**2 * v22 / den.mean**2
     if g >= 1:
-        return Interval(r, note=f"Fieller interval unbounded: baseline mean not significantly different from zero (g={g:.3g} >= 1)")
+        return Interval(
+            r, note=f"Fieller interval unbounded: baseline mean not significantly different from zero (g={g:.3g} >= 1)"
+        )
     half = t / abs(den.mean) * math.sqrt(v11 * (1 - g) + r**2 * v22)
     return Interval(r, (r - half) / (1 - g), (r + half) / (1 - g))
 

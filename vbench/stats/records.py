@@ -4,6 +4,7 @@ An `Interval` is what every estimator returns; a `StatRow` is one line of the ti
 table. Missing numbers are `None` and always come with a `note`, so that nothing reaches a
 paper as an unexplained NaN.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields

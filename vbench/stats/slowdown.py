@@ -5,6 +5,7 @@ a row of `compute_stats` with the stress level as the "platform" and `none` as t
 intervals are the statistics table's: Fieller's (the paper's; honest with 3 runs) and the two-sample
 BCa bootstrap (docs/statistics.md: too narrow below ~10 runs, shown for contrast).
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,9 @@ BASELINE = "none"
 METRIC = "terasort_time"
 
 
-def slowdown_stats(samples: pd.DataFrame, *, conf: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def slowdown_stats(
+    samples: pd.DataFrame, *, conf: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> pd.DataFrame:
     """Statistics of TeraSort beside each stress, per platform (experiment = "<experiment>/<platform>").
 
     `samples`: tidy rows (vbench.stats.tidy) carrying `stress`; rows of other metrics are ignored.
@@ -34,12 +36,18 @@ def slowdown_stats(samples: pd.DataFrame, *, conf: float = 0.95, n_resamples: in
     if df.empty:
         return pd.DataFrame()
     size = df["size_label"] if "size_label" in df.columns else df["size"] if "size" in df.columns else ""
-    tidy = pd.DataFrame({
-        "experiment": df["experiment"].astype(str) + "/" + df["platform"].astype(str),
-        "platform": df["stress"].astype(str), "benchmark": df["benchmark"], "metric": df["metric"],
-        "unit": df["unit"], "value": df["value"], "repetition": df["repetition"],
-        "size": pd.Series(size, index=df.index).astype(str),
-    })
+    tidy = pd.DataFrame(
+        {
+            "experiment": df["experiment"].astype(str) + "/" + df["platform"].astype(str),
+            "platform": df["stress"].astype(str),
+            "benchmark": df["benchmark"],
+            "metric": df["metric"],
+            "unit": df["unit"],
+            "value": df["value"],
+            "repetition": df["repetition"],
+            "size": pd.Series(size, index=df.index).astype(str),
+        }
+    )
     tidy.attrs["source"] = "isolation samples"
     return compute_stats(tidy, baseline=BASELINE, conf=conf, n_resamples=n_resamples, seed=seed)
 
@@ -80,8 +88,17 @@ def slowdown_rows(stats: pd.DataFrame, stress_order: tuple[str, ...] = ()) -> li
             rows = here[here["platform"] == stress]
             mean = rows[(rows["statistic"] == "mean") & (rows["method"] == "t")].iloc[0]
             fieller, boot = (_interval(rows, m) for m in ("fieller", "bca_bootstrap"))
-            out.append(Slowdown(experiment, stress, int(mean["n"]), float(mean["estimate"]),
-                                None if stress == BASELINE else fieller[0], fieller[1:], boot[1:]))
+            out.append(
+                Slowdown(
+                    experiment,
+                    stress,
+                    int(mean["n"]),
+                    float(mean["estimate"]),
+                    None if stress == BASELINE else fieller[0],
+                    fieller[1:],
+                    boot[1:],
+                )
+            )
     return out
 
 

@@ -11,6 +11,7 @@ The decision itself (`decide`) is a pure function of the half-widths, so the sim
 selfbench/adaptive_repetitions.py plays exactly this rule. Stopping on a narrow interval makes
 the final interval slightly optimistic; that simulation measures the coverage under the rule.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -66,10 +67,16 @@ class StopDecision:
 
     def record(self) -> dict:
         """What the campaign's record keeps of it."""
-        return {"verdict": self.verdict, "reason": self.reason, "rounds_done": self.rounds_done,
-                "reached_at": self.reached_at,
-                "widths": [{"comparison": w.label, "method": w.method, "ratio": w.ratio,
-                            "half_width_pct": w.half_width_pct} for w in self.widths]}
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "rounds_done": self.rounds_done,
+            "reached_at": self.reached_at,
+            "widths": [
+                {"comparison": w.label, "method": w.method, "ratio": w.ratio, "half_width_pct": w.half_width_pct}
+                for w in self.widths
+            ],
+        }
 
 
 def _fmt(w: ComparisonWidth) -> str:
@@ -77,9 +84,17 @@ def _fmt(w: ComparisonWidth) -> str:
     return f"{w.label} {hw} ({w.method})"
 
 
-def decide(widths: Iterable[ComparisonWidth], *, rounds_done: int, target_pct: float, min_rounds: int,
-           max_rounds: int | None, extra_rounds: int = 0, reached_at: int | None = None,
-           over_budget: bool = False) -> StopDecision:
+def decide(
+    widths: Iterable[ComparisonWidth],
+    *,
+    rounds_done: int,
+    target_pct: float,
+    min_rounds: int,
+    max_rounds: int | None,
+    extra_rounds: int = 0,
+    reached_at: int | None = None,
+    over_budget: bool = False,
+) -> StopDecision:
     """Stop (target reached, max rounds, budget) or go on, with the reason. Pure.
 
     The target counts from `min_rounds` on. Once every primary comparison is within it (first
@@ -89,25 +104,33 @@ def decide(widths: Iterable[ComparisonWidth], *, rounds_done: int, target_pct: f
     after the decision dilute that (selfbench/adaptive_repetitions.py measures the coverage)."""
     widths = tuple(widths)
     missing = [w for w in widths if w.half_width_pct is None]
-    wide = sorted((w for w in widths if w.half_width_pct is not None and w.half_width_pct > target_pct),
-                  key=lambda w: -w.half_width_pct)
+    wide = sorted(
+        (w for w in widths if w.half_width_pct is not None and w.half_width_pct > target_pct),
+        key=lambda w: -w.half_width_pct,
+    )
     within = bool(widths) and not missing and not wide
     if reached_at is None and within and rounds_done >= min_rounds:
         reached_at = rounds_done
     if not widths:
         status = "no primary comparison measured yet"
     elif missing or wide:
-        status = (f"{len(missing) + len(wide)} of {len(widths)} not within +/-{target_pct:g} %, widest: "
-                  + _fmt((wide or missing)[0]))
+        status = f"{len(missing) + len(wide)} of {len(widths)} not within +/-{target_pct:g} %, widest: " + _fmt(
+            (wide or missing)[0]
+        )
     else:
         status = f"every primary comparison within +/-{target_pct:g} % (widest: {_fmt(max(widths, key=_hw))})"
     if reached_at is not None and rounds_done >= reached_at + extra_rounds:
-        extra = f"; {extra_rounds} more round(s) run after the target was reached in round {reached_at}" \
-            if extra_rounds else ""
+        extra = (
+            f"; {extra_rounds} more round(s) run after the target was reached in round {reached_at}"
+            if extra_rounds
+            else ""
+        )
         return StopDecision(TARGET_REACHED, status + extra, rounds_done, widths, reached_at)
     if reached_at is not None:
-        status = (f"target reached in round {reached_at}; {reached_at + extra_rounds - rounds_done} more round(s) "
-                  f"before stopping; {status}")
+        status = (
+            f"target reached in round {reached_at}; {reached_at + extra_rounds - rounds_done} more round(s) "
+            f"before stopping; {status}"
+        )
     elif within:
         status = f"{status}, but only {rounds_done} of at least {min_rounds} rounds done"
     if max_rounds is not None and rounds_done >= max_rounds:
@@ -121,9 +144,15 @@ def _hw(w: ComparisonWidth) -> float:
     return -1.0 if w.half_width_pct is None else w.half_width_pct
 
 
-def comparison_widths(samples: pd.DataFrame, baseline: str, primary: Iterable[tuple[str, str]], *,
-                      conf: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES,
-                      seed: int | None = None) -> list[ComparisonWidth]:
+def comparison_widths(
+    samples: pd.DataFrame,
+    baseline: str,
+    primary: Iterable[tuple[str, str]],
+    *,
+    conf: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = None,
+) -> list[ComparisonWidth]:
     """The primary (benchmark, metric) comparisons' preferred ratio intervals, by `compute_stats`.
 
     `samples`: the campaign's tidy samples so far (warm-up runs are excluded by its rule)."""
@@ -139,17 +168,46 @@ def comparison_widths(samples: pd.DataFrame, baseline: str, primary: Iterable[tu
     for r in rows.itertuples(index=False):
         est, lo, hi = r.estimate, r.ci_low, r.ci_high
         bounded = pd.notna(est) and pd.notna(lo) and pd.notna(hi) and est != 0
-        out.append(ComparisonWidth(r.benchmark, r.metric, r.size, r.platform, r.method,
-                                   None if pd.isna(est) else float(est),
-                                   100 * (hi - lo) / 2 / abs(est) if bounded else None))
+        out.append(
+            ComparisonWidth(
+                r.benchmark,
+                r.metric,
+                r.size,
+                r.platform,
+                r.method,
+                None if pd.isna(est) else float(est),
+                100 * (hi - lo) / 2 / abs(est) if bounded else None,
+            )
+        )
     return out
 
 
-def precision_decision(samples: pd.DataFrame, baseline: str, primary: Iterable[tuple[str, str]], *,
-                       rounds_done: int, target_pct: float, min_rounds: int, max_rounds: int | None,
-                       extra_rounds: int = 0, reached_at: int | None = None, over_budget: bool = False,
-                       conf: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES) -> StopDecision:
+def precision_decision(
+    samples: pd.DataFrame,
+    baseline: str,
+    primary: Iterable[tuple[str, str]],
+    *,
+    rounds_done: int,
+    target_pct: float,
+    min_rounds: int,
+    max_rounds: int | None,
+    extra_rounds: int = 0,
+    reached_at: int | None = None,
+    over_budget: bool = False,
+    conf: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+) -> StopDecision:
     """`decide` on the half-widths of the campaign's samples so far."""
-    widths = comparison_widths(samples, baseline, primary, conf=conf, n_resamples=n_resamples) if not samples.empty else []
-    return decide(widths, rounds_done=rounds_done, target_pct=target_pct, min_rounds=min_rounds,
-                  max_rounds=max_rounds, extra_rounds=extra_rounds, reached_at=reached_at, over_budget=over_budget)
+    widths = (
+        comparison_widths(samples, baseline, primary, conf=conf, n_resamples=n_resamples) if not samples.empty else []
+    )
+    return decide(
+        widths,
+        rounds_done=rounds_done,
+        target_pct=target_pct,
+        min_rounds=min_rounds,
+        max_rounds=max_rounds,
+        extra_rounds=extra_rounds,
+        reached_at=reached_at,
+        over_budget=over_budget,
+    )

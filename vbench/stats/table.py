@@ -7,6 +7,7 @@ direction) still appears, with the number left empty and the reason in `note`; w
 group's own key, so a group's numbers do not change when other groups are added or removed,
 and the CSV is byte-identical across runs.
 """
+
 from __future__ import annotations
 
 import io
@@ -43,20 +44,55 @@ ALL_PLATFORMS = "all"
 
 COLUMNS = StatRow.columns()
 # Methods that give point values by design; their empty CI needs no note.
-POINT_METHODS = frozenset({"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis", "anova",
-                           "quiet_gate"})
+POINT_METHODS = frozenset(
+    {"sample", "shapiro_wilk", "mad", "rule", "welch_anova", "kruskal_wallis", "anova", "quiet_gate"}
+)
 #: The quiet-machine gate's verdicts (vbench.campaign.quiet) that mean the machine was checked.
 QUIET_CHECKED = ("ok", "waited", "flagged")
 
 _STAT_ORDER = [
-    "excluded_runs", "flagged_runs", "mean", "median", "std", "cv", "min", "max", "normality", "outliers",
-    "mean_ci_halfwidth_pct", "ratio_to_baseline", "overhead_pct", "equivalence",
-    "ratio_ci_halfwidth_pct", "aa_check", "variance_between_blocks", "variance_within_block",
-    "variance_block", "variance_cluster_instance", "variance_residual", "platform_effect", "mean_difference",
+    "excluded_runs",
+    "flagged_runs",
+    "mean",
+    "median",
+    "std",
+    "cv",
+    "min",
+    "max",
+    "normality",
+    "outliers",
+    "mean_ci_halfwidth_pct",
+    "ratio_to_baseline",
+    "overhead_pct",
+    "equivalence",
+    "ratio_ci_halfwidth_pct",
+    "aa_check",
+    "variance_between_blocks",
+    "variance_within_block",
+    "variance_block",
+    "variance_cluster_instance",
+    "variance_residual",
+    "platform_effect",
+    "mean_difference",
 ]
 _METHOD_ORDER = [
-    "rule", "t", PAIRED_T, HIERARCHICAL, "fieller", "bca_bootstrap", MIXED, "order_statistic", "sample", "shapiro_wilk", "mad",
-    "tost_welch", "anova", "quiet_gate", "welch_anova", "kruskal_wallis", "welch_t",
+    "rule",
+    "t",
+    PAIRED_T,
+    HIERARCHICAL,
+    "fieller",
+    "bca_bootstrap",
+    MIXED,
+    "order_statistic",
+    "sample",
+    "shapiro_wilk",
+    "mad",
+    "tost_welch",
+    "anova",
+    "quiet_gate",
+    "welch_anova",
+    "kruskal_wallis",
+    "welch_t",
 ]
 
 
@@ -82,10 +118,20 @@ def _rng(seed: int, *parts: str) -> np.random.Generator:
 
 def _row(g: _Group, statistic: str, method: str, iv: Interval, n: int | None, **kw) -> StatRow:
     return StatRow(
-        experiment=g.experiment, platform=kw.pop("platform", g.platform), benchmark=g.benchmark,
-        metric=g.metric, unit=g.unit, size=g.size, statistic=statistic, method=method,
-        estimate=iv.estimate, ci_low=iv.low, ci_high=iv.high, n=n,
-        note=kw.pop("note", iv.note), **kw,
+        experiment=g.experiment,
+        platform=kw.pop("platform", g.platform),
+        benchmark=g.benchmark,
+        metric=g.metric,
+        unit=g.unit,
+        size=g.size,
+        statistic=statistic,
+        method=method,
+        estimate=iv.estimate,
+        ci_low=iv.low,
+        ci_high=iv.high,
+        n=n,
+        note=kw.pop("note", iv.note),
+        **kw,
     )
 
 
@@ -103,16 +149,36 @@ class _Collector:
         self.problems.append(f"{g.label()}: {message}")
 
 
-def _describe_group(out: _Collector, g: _Group, kept: pd.DataFrame, excluded: pd.DataFrame,
-                    rule: ExclusionRule, direction: str, conf: float, n_resamples: int, seed: int,
-                    outlier_threshold: float, precision_target_pct: float | None, max_runs: int | None) -> None:
+def _describe_group(
+    out: _Collector,
+    g: _Group,
+    kept: pd.DataFrame,
+    excluded: pd.DataFrame,
+    rule: ExclusionRule,
+    direction: str,
+    conf: float,
+    n_resamples: int,
+    seed: int,
+    outlier_threshold: float,
+    precision_target_pct: float | None,
+    max_runs: int | None,
+) -> None:
     x = kept["value"].to_numpy(dtype=float)
     n = int(x.size)
     common = dict(direction=direction)
     if rule.active:
         reps = ", ".join(str(r) for r in sorted(excluded["repetition"].unique(), key=natural_key)) or "none"
-        out.add(_row(g, "excluded_runs", "rule", Interval(float(len(excluded))), n, **common,
-                     note=f"{rule.describe()}; excluded repetitions: {reps}"))
+        out.add(
+            _row(
+                g,
+                "excluded_runs",
+                "rule",
+                Interval(float(len(excluded))),
+                n,
+                **common,
+                note=f"{rule.describe()}; excluded repetitions: {reps}",
+            )
+        )
     q = quiet_counts(kept)
     if q is not None:
         out.add(_row(g, "flagged_runs", "quiet_gate", Interval(float(q.flagged)), n, **common, note=q.text()))
@@ -126,26 +192,77 @@ def _describe_group(out: _Collector, g: _Group, kept: pd.DataFrame, excluded: pd
     s = d.summary
     pref_t = d.preferred_mean_method == "t"
     ci = dict(conf_level=conf, **common)
-    out.add(_row(g, "mean", "t", d.t, n, preferred=pref_t, note="; ".join(filter(None, [d.t.note, d.preference_note])), **ci))
+    out.add(
+        _row(
+            g, "mean", "t", d.t, n, preferred=pref_t, note="; ".join(filter(None, [d.t.note, d.preference_note])), **ci
+        )
+    )
     out.add(_row(g, "mean", "bca_bootstrap", d.bca, n, preferred=not pref_t, **ci))
     out.add(_row(g, "median", "order_statistic", d.median, n, **ci))
-    out.add(_row(g, "std", "sample", Interval(s.std), n, **common, note="" if s.std is not None else f"n={n}: no standard deviation"))
-    cv_note = "" if s.cv is not None else (f"n={n}: no standard deviation" if s.std is None else "mean is zero: cv undefined")
+    out.add(
+        _row(
+            g,
+            "std",
+            "sample",
+            Interval(s.std),
+            n,
+            **common,
+            note="" if s.std is not None else f"n={n}: no standard deviation",
+        )
+    )
+    cv_note = (
+        "" if s.cv is not None else (f"n={n}: no standard deviation" if s.std is None else "mean is zero: cv undefined")
+    )
     out.add(_row(g, "cv", "sample", Interval(s.cv), n, **common, note=cv_note))
     out.add(_row(g, "min", "sample", Interval(s.min), n, **common))
     out.add(_row(g, "max", "sample", Interval(s.max), n, **common))
     nm = d.normality
     verdict = "" if nm.p_value is None else ("normality doubtful" if nm.doubtful else "no evidence against normality")
-    out.add(_row(g, "normality", "shapiro_wilk", Interval(nm.w), n, p_value=nm.p_value, verdict=verdict, **common, note=nm.note))
+    out.add(
+        _row(
+            g,
+            "normality",
+            "shapiro_wilk",
+            Interval(nm.w),
+            n,
+            p_value=nm.p_value,
+            verdict=verdict,
+            **common,
+            note=nm.note,
+        )
+    )
     flags = mad_outliers(x, outlier_threshold)
     flagged = ", ".join(str(r) for r in sorted(kept["repetition"].to_numpy()[flags.flags], key=natural_key))
-    onote = f"repetition(s) {flagged} flagged (|modified z| > {outlier_threshold:g}); kept in all statistics" if flagged else ""
-    out.add(_row(g, "outliers", "mad", Interval(float(flags.count)), n, **common,
-                 note="; ".join(filter(None, [flags.note, onote]))))
+    onote = (
+        f"repetition(s) {flagged} flagged (|modified z| > {outlier_threshold:g}); kept in all statistics"
+        if flagged
+        else ""
+    )
+    out.add(
+        _row(
+            g,
+            "outliers",
+            "mad",
+            Interval(float(flags.count)),
+            n,
+            **common,
+            note="; ".join(filter(None, [flags.note, onote])),
+        )
+    )
     if precision_target_pct is not None:
         a = assess_mean(x, precision_target_pct, conf=conf, max_runs=max_runs)
-        out.add(_row(g, "mean_ci_halfwidth_pct", "t", Interval(a.half_width_pct), n, verdict=a.decision, **common,
-                     note=_precision_note(a)))
+        out.add(
+            _row(
+                g,
+                "mean_ci_halfwidth_pct",
+                "t",
+                Interval(a.half_width_pct),
+                n,
+                verdict=a.decision,
+                **common,
+                note=_precision_note(a),
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -176,13 +293,18 @@ def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
         ids = samples["run_id"]
         runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
     v = runs[QUIET_VERDICT].fillna("").astype(str)
-    return QuietCounts(int(v.size), int((v == "flagged").sum()), int((v == "waited").sum()),
-                       int((~v.isin(QUIET_CHECKED)).sum()))
+    return QuietCounts(
+        int(v.size), int((v == "flagged").sum()), int((v == "waited").sum()), int((~v.isin(QUIET_CHECKED)).sum())
+    )
 
 
 def _precision_note(a) -> str:
     head = f"target +/-{a.target_pct:g} %"
-    tail = "reached" if a.reached else (f"about {a.more_runs} more run(s) per platform" if a.more_runs is not None else "not reachable")
+    tail = (
+        "reached"
+        if a.reached
+        else (f"about {a.more_runs} more run(s) per platform" if a.more_runs is not None else "not reachable")
+    )
     return "; ".join(filter(None, [f"{head}: {tail}", a.note]))
 
 
@@ -192,8 +314,11 @@ def _joined(*parts: str) -> str:
 
 def equivalence_verdict(baseline: str, equivalence_pct: float, equivalent: bool) -> str:
     who = "near-native" if baseline == "native" else f"equivalent to '{baseline}'"
-    return (f"{who} (TOST, {equivalence_pct:g} % bound)" if equivalent
-            else f"not shown within +/-{equivalence_pct:g} % (TOST)")
+    return (
+        f"{who} (TOST, {equivalence_pct:g} % bound)"
+        if equivalent
+        else f"not shown within +/-{equivalence_pct:g} % (TOST)"
+    )
 
 
 def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
@@ -203,6 +328,7 @@ def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
     correction some are false by chance. Families: the equivalence claims (the preferred TOST of
     each comparison; its verdict follows the adjusted p-value) and the paired tests of ratio = 1.
     Rows that are not the comparison's preferred method keep their raw p-value only."""
+
     def family(r: StatRow) -> str | None:
         if r.p_value is None or r.preferred is False:
             return None
@@ -211,6 +337,7 @@ def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
         if r.statistic == "ratio_to_baseline" and r.method in PAIRED_METHODS:
             return "ratio"
         return None
+
     out = list(rows)
     for fam in ("equivalence", "ratio"):
         idx = [i for i, r in enumerate(out) if family(r) == fam]
@@ -219,7 +346,9 @@ def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
         adjusted = holm([out[i].p_value for i in idx])
         for i, adj in zip(idx, adjusted):
             r = out[i]
-            holm_note = f"Holm over the {len(idx)} {'equivalence tests' if fam == 'equivalence' else 'paired ratio tests'}"
+            holm_note = (
+                f"Holm over the {len(idx)} {'equivalence tests' if fam == 'equivalence' else 'paired ratio tests'}"
+            )
             if fam == "equivalence":
                 verdict = equivalence_verdict(r.baseline, equivalence_pct, bool(adj < ALPHA))
             else:
@@ -228,20 +357,50 @@ def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
     return out
 
 
-def _bad_comparison_rows(out: _Collector, g: _Group, baseline: str, n: int, n_base: int | None, direction: str,
-                         note: str, equivalence_pct: float, conf: float) -> None:
+def _bad_comparison_rows(
+    out: _Collector,
+    g: _Group,
+    baseline: str,
+    n: int,
+    n_base: int | None,
+    direction: str,
+    note: str,
+    equivalence_pct: float,
+    conf: float,
+) -> None:
     kw = dict(baseline=baseline, n_baseline=n_base, direction=direction, note=note)
     for stat in ("ratio_to_baseline", "overhead_pct"):
         for method in ("fieller", "bca_bootstrap"):
             out.add(_row(g, stat, method, Interval(None), n, conf_level=conf, **kw))
-    out.add(_row(g, "equivalence", "tost_welch", Interval(None), n, conf_level=1 - 2 * ALPHA,
-                 verdict=f"not shown within +/-{equivalence_pct:g} % (no test)", **kw))
+    out.add(
+        _row(
+            g,
+            "equivalence",
+            "tost_welch",
+            Interval(None),
+            n,
+            conf_level=1 - 2 * ALPHA,
+            verdict=f"not shown within +/-{equivalence_pct:g} % (no test)",
+            **kw,
+        )
+    )
     out.problem(g, note)
 
 
-def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.DataFrame, baseline: str,
-                   overrides: Mapping[str, bool] | None, conf: float, equivalence_pct: float, n_resamples: int,
-                   seed: int, precision_target_pct: float | None, max_runs: int | None) -> None:
+def _compare_group(
+    out: _Collector,
+    key: tuple,
+    grp_all: pd.DataFrame,
+    kept: pd.DataFrame,
+    baseline: str,
+    overrides: Mapping[str, bool] | None,
+    conf: float,
+    equivalence_pct: float,
+    n_resamples: int,
+    seed: int,
+    precision_target_pct: float | None,
+    max_runs: int | None,
+) -> None:
     experiment, benchmark, metric, size = key
     platforms = sorted(grp_all["platform"].unique(), key=natural_key)
     units = {p: sorted(grp_all.loc[grp_all["platform"] == p, "unit"].unique()) for p in platforms}
@@ -251,8 +410,11 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
     # The mixed model describes the whole metric (every platform, blocks random); its rows sit
     # beside the paired and Fieller ones, never preferred, so they change no other row.
     blocked = BLOCK in kept.columns and bool(kept[BLOCK].notna().any())
-    mixed = (fit_mixed(kept, baseline, conf=conf)
-             if blocked and baseline in values and len(all_units) == 1 and len(platforms) > 1 else None)
+    mixed = (
+        fit_mixed(kept, baseline, conf=conf)
+        if blocked and baseline in values and len(all_units) == 1 and len(platforms) > 1
+        else None
+    )
 
     for p in platforms:
         if p == baseline:
@@ -264,21 +426,49 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
         x = values[p]
         n = int(x.size)
         if baseline not in values:
-            _bad_comparison_rows(out, g, baseline, n, None, direction, f"no baseline '{baseline}' for this group",
-                                 equivalence_pct, conf)
+            _bad_comparison_rows(
+                out, g, baseline, n, None, direction, f"no baseline '{baseline}' for this group", equivalence_pct, conf
+            )
             continue
         y = values[baseline]
         if len(units[p]) > 1 or base_units != [unit]:
-            _bad_comparison_rows(out, g, baseline, n, int(y.size), direction,
-                                 f"units differ across platforms ({', '.join(all_units)}): ratio meaningless", equivalence_pct, conf)
+            _bad_comparison_rows(
+                out,
+                g,
+                baseline,
+                n,
+                int(y.size),
+                direction,
+                f"units differ across platforms ({', '.join(all_units)}): ratio meaningless",
+                equivalence_pct,
+                conf,
+            )
             continue
         if y.size == 0 or n == 0:
-            _bad_comparison_rows(out, g, baseline, n, int(y.size), direction,
-                                 f"n={n} (platform), n={y.size} (baseline) after exclusions: no ratio", equivalence_pct, conf)
+            _bad_comparison_rows(
+                out,
+                g,
+                baseline,
+                n,
+                int(y.size),
+                direction,
+                f"n={n} (platform), n={y.size} (baseline) after exclusions: no ratio",
+                equivalence_pct,
+                conf,
+            )
             continue
         if float(y.mean()) == 0.0:
-            _bad_comparison_rows(out, g, baseline, n, int(y.size), direction, "baseline mean is zero: ratio undefined",
-                                 equivalence_pct, conf)
+            _bad_comparison_rows(
+                out,
+                g,
+                baseline,
+                n,
+                int(y.size),
+                direction,
+                "baseline mean is zero: ratio undefined",
+                equivalence_pct,
+                conf,
+            )
             continue
         if n < 2 or y.size < 2:
             out.problem(g, f"n={n} (platform), n={y.size} (baseline): no CI for the ratio")
@@ -286,8 +476,13 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
             out.problem(g, f"direction unknown for unit '{unit}': say whether higher is better for metric '{metric}'")
 
         fieller = fieller_interval(x, y, conf)
-        boot = bca_ratio_interval(x, y, conf=conf, n_resamples=n_resamples,
-                                  rng=_rng(seed, "ratio", experiment, benchmark, metric, size, unit, p, baseline))
+        boot = bca_ratio_interval(
+            x,
+            y,
+            conf=conf,
+            n_resamples=n_resamples,
+            rng=_rng(seed, "ratio", experiment, benchmark, metric, size, unit, p, baseline),
+        )
         # The design pairs runs by block (and round): then the within-block log ratios give the
         # interval (stats/paired.py) and Fieller's, which counts block effects as noise, is kept
         # beside it for comparison. Fewer than two pairs leave the comparison to Fieller.
@@ -301,14 +496,36 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
         big = min(n, y.size) >= MIN_N_FOR_BOOTSTRAP
         pref_fieller = not (doubtful and big) and paired is None
         pref_boot = doubtful and big and paired is None
-        kw = dict(baseline=baseline, n_baseline=int(y.size), direction=direction, conf_level=conf, n_pairs=pairs.n_pairs)
+        kw = dict(
+            baseline=baseline, n_baseline=int(y.size), direction=direction, conf_level=conf, n_pairs=pairs.n_pairs
+        )
         for stat, conv in (("ratio_to_baseline", lambda iv: iv), ("overhead_pct", lambda iv: overhead_pct(iv, hib))):
             if paired is not None:
-                out.add(_row(g, stat, paired.method, conv(paired.ratio), n, preferred=True,
-                             p_value=paired.p_value if stat == "ratio_to_baseline" else None,
-                             note=conv(paired.ratio).note, **kw))
-            out.add(_row(g, stat, "fieller", conv(fieller), n, preferred=pref_fieller,
-                         note=_joined(conv(fieller).note, why_unpaired), **kw))
+                out.add(
+                    _row(
+                        g,
+                        stat,
+                        paired.method,
+                        conv(paired.ratio),
+                        n,
+                        preferred=True,
+                        p_value=paired.p_value if stat == "ratio_to_baseline" else None,
+                        note=conv(paired.ratio).note,
+                        **kw,
+                    )
+                )
+            out.add(
+                _row(
+                    g,
+                    stat,
+                    "fieller",
+                    conv(fieller),
+                    n,
+                    preferred=pref_fieller,
+                    note=_joined(conv(fieller).note, why_unpaired),
+                    **kw,
+                )
+            )
             out.add(_row(g, stat, "bca_bootstrap", conv(boot), n, preferred=pref_boot, **kw))
             if mixed is not None:
                 _mixed_ratio_row(out, g, stat, conv, mixed, n, kw)
@@ -319,48 +536,117 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
         if paired is not None and paired.variance is not None:
             vc = paired.variance
             base_kw = {k: v for k, v in kw.items() if k != "conf_level"}
-            out.add(_row(g, "variance_between_blocks", "anova", Interval(vc.between_blocks), n,
-                         note=_joined("variance of the log ratio between blocks (cluster instances)", vc.note), **base_kw))
-            out.add(_row(g, "variance_within_block", "anova", Interval(vc.within_block), n,
-                         note=_joined("variance of the log ratio between rounds of one block", vc.note), **base_kw))
+            out.add(
+                _row(
+                    g,
+                    "variance_between_blocks",
+                    "anova",
+                    Interval(vc.between_blocks),
+                    n,
+                    note=_joined("variance of the log ratio between blocks (cluster instances)", vc.note),
+                    **base_kw,
+                )
+            )
+            out.add(
+                _row(
+                    g,
+                    "variance_within_block",
+                    "anova",
+                    Interval(vc.within_block),
+                    n,
+                    note=_joined("variance of the log ratio between rounds of one block", vc.note),
+                    **base_kw,
+                )
+            )
 
         t = tost_ratio(x, y, equivalence_pct, ALPHA)
-        tnote = t.note or (f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}]; "
-                           f"p_lower={t.p_lower:.4g}, p_upper={t.p_upper:.4g}; CI is the dual {1 - 2 * ALPHA:.0%} Fieller interval")
+        tnote = t.note or (
+            f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}]; "
+            f"p_lower={t.p_lower:.4g}, p_upper={t.p_upper:.4g}; CI is the dual {1 - 2 * ALPHA:.0%} Fieller interval"
+        )
         if t.ratio.note:
             tnote = f"{tnote}; {t.ratio.note}"
         eq_kw = {**kw, "conf_level": 1 - 2 * ALPHA}
         if paired is not None:
             pt = paired_tost(pairs, equivalence_pct, ALPHA, n_resamples=n_resamples, rng=paired_rng())
-            pnote = pt.note or (f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}] on the "
-                                f"paired log ratio; p_lower={pt.p_lower:.4g}, p_upper={pt.p_upper:.4g}; "
-                                f"CI is the dual {1 - 2 * ALPHA:.0%} {paired.method} interval")
-            out.add(_row(g, "equivalence", paired.method, pt.ratio, n, p_value=pt.p_value, preferred=True,
-                         verdict=equivalence_verdict(baseline, equivalence_pct, pt.equivalent), note=pnote, **eq_kw))
-        out.add(_row(g, "equivalence", "tost_welch", t.ratio, n, p_value=t.p_value,
-                     preferred=False if paired is not None else None,
-                     verdict=equivalence_verdict(baseline, equivalence_pct, t.equivalent),
-                     note=_joined(tnote, why_unpaired), **eq_kw))
+            pnote = pt.note or (
+                f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}] on the "
+                f"paired log ratio; p_lower={pt.p_lower:.4g}, p_upper={pt.p_upper:.4g}; "
+                f"CI is the dual {1 - 2 * ALPHA:.0%} {paired.method} interval"
+            )
+            out.add(
+                _row(
+                    g,
+                    "equivalence",
+                    paired.method,
+                    pt.ratio,
+                    n,
+                    p_value=pt.p_value,
+                    preferred=True,
+                    verdict=equivalence_verdict(baseline, equivalence_pct, pt.equivalent),
+                    note=pnote,
+                    **eq_kw,
+                )
+            )
+        out.add(
+            _row(
+                g,
+                "equivalence",
+                "tost_welch",
+                t.ratio,
+                n,
+                p_value=t.p_value,
+                preferred=False if paired is not None else None,
+                verdict=equivalence_verdict(baseline, equivalence_pct, t.equivalent),
+                note=_joined(tnote, why_unpaired),
+                **eq_kw,
+            )
+        )
         if precision_target_pct is not None:
             base_kw = {k: v for k, v in kw.items() if k != "conf_level"}
             if paired is not None:
                 hw = paired.ratio.relative_half_width()
                 hw_pct = None if hw is None else 100 * hw
                 reached = hw_pct is not None and hw_pct <= precision_target_pct
-                out.add(_row(g, "ratio_ci_halfwidth_pct", paired.method, Interval(hw_pct), n,
-                             verdict="stop_reached" if reached else "continue",
-                             note=f"target +/-{precision_target_pct:g} %: {'reached' if reached else 'not reached'}; "
-                                  "add blocks (or rounds, where the within-block variance dominates)", **base_kw))
+                out.add(
+                    _row(
+                        g,
+                        "ratio_ci_halfwidth_pct",
+                        paired.method,
+                        Interval(hw_pct),
+                        n,
+                        verdict="stop_reached" if reached else "continue",
+                        note=f"target +/-{precision_target_pct:g} %: {'reached' if reached else 'not reached'}; "
+                        "add blocks (or rounds, where the within-block variance dominates)",
+                        **base_kw,
+                    )
+                )
             a = assess_ratio(x, y, precision_target_pct, conf=conf, max_runs=max_runs)
-            out.add(_row(g, "ratio_ci_halfwidth_pct", "fieller", Interval(a.half_width_pct), n, verdict=a.decision,
-                         note=_precision_note(a), **base_kw))
+            out.add(
+                _row(
+                    g,
+                    "ratio_ci_halfwidth_pct",
+                    "fieller",
+                    Interval(a.half_width_pct),
+                    n,
+                    verdict=a.decision,
+                    note=_precision_note(a),
+                    **base_kw,
+                )
+            )
 
     if len(platforms) < 2:
         return
-    g = _Group(experiment, benchmark, metric, size, all_units[0] if len(all_units) == 1 else ",".join(all_units), ALL_PLATFORMS)
+    g = _Group(
+        experiment, benchmark, metric, size, all_units[0] if len(all_units) == 1 else ",".join(all_units), ALL_PLATFORMS
+    )
     if isinstance(mixed, MixedFit):
-        _mixed_variance_rows(out, g, mixed, baseline, direction_label(resolve_direction(metric, all_units[0], overrides)))
-    direction = direction_label(resolve_direction(metric, all_units[0], overrides)) if len(all_units) == 1 else "unknown"
+        _mixed_variance_rows(
+            out, g, mixed, baseline, direction_label(resolve_direction(metric, all_units[0], overrides))
+        )
+    direction = (
+        direction_label(resolve_direction(metric, all_units[0], overrides)) if len(all_units) == 1 else "unknown"
+    )
     total = int(sum(v.size for v in values.values()))
     if len(all_units) > 1:
         note = f"units differ across platforms ({', '.join(all_units)}): no test"
@@ -368,16 +654,49 @@ def _compare_group(out: _Collector, key: tuple, grp_all: pd.DataFrame, kept: pd.
             out.add(_row(g, "platform_effect", method, Interval(None), total, direction=direction, note=note))
         return
     for method, res in (("welch_anova", welch_anova(values)), ("kruskal_wallis", kruskal_wallis(values))):
-        verdict = "" if res.p_value is None else (f"platforms differ (p < {ALPHA:g})" if res.p_value < ALPHA else "no evidence platforms differ")
+        verdict = (
+            ""
+            if res.p_value is None
+            else (f"platforms differ (p < {ALPHA:g})" if res.p_value < ALPHA else "no evidence platforms differ")
+        )
         dfs = "df=" + ", ".join(f"{d:.4g}" for d in res.df) if res.df else ""
-        out.add(_row(g, "platform_effect", method, Interval(res.statistic), total, p_value=res.p_value, verdict=verdict,
-                     direction=direction, note=res.note or dfs))
+        out.add(
+            _row(
+                g,
+                "platform_effect",
+                method,
+                Interval(res.statistic),
+                total,
+                p_value=res.p_value,
+                verdict=verdict,
+                direction=direction,
+                note=res.note or dfs,
+            )
+        )
     for pr in pairwise_welch(values, conf):
         pg = replace(g, platform=pr.first)
-        verdict = "" if pr.p_adjusted is None else ("differ (Holm)" if pr.p_adjusted < ALPHA else "no evidence of a difference")
-        out.add(_row(pg, "mean_difference", "welch_t", pr.difference, int(values[pr.first].size),
-                     baseline=pr.second, n_baseline=int(values[pr.second].size), conf_level=conf, p_value=pr.p_value,
-                     p_adjusted=pr.p_adjusted, verdict=verdict, direction=direction, note=pr.note))
+        verdict = (
+            ""
+            if pr.p_adjusted is None
+            else ("differ (Holm)" if pr.p_adjusted < ALPHA else "no evidence of a difference")
+        )
+        out.add(
+            _row(
+                pg,
+                "mean_difference",
+                "welch_t",
+                pr.difference,
+                int(values[pr.first].size),
+                baseline=pr.second,
+                n_baseline=int(values[pr.second].size),
+                conf_level=conf,
+                p_value=pr.p_value,
+                p_adjusted=pr.p_adjusted,
+                verdict=verdict,
+                direction=direction,
+                note=pr.note,
+            )
+        )
 
 
 def _aa_row(g: _Group, ratio: Interval, method: str, n: int, kw: dict) -> StatRow:
@@ -389,10 +708,20 @@ def _aa_row(g: _Group, ratio: Interval, method: str, n: int, kw: dict) -> StatRo
     elif ratio.low <= 1.0 <= ratio.high:
         verdict, note = "A/A passes: 1 is inside the interval", ""
     else:
-        verdict, note = "A/A FAILS: the baseline differs from itself", ("the campaign's own false-positive check: "
-                                                                        "read every comparison with care")
-    return _row(g, "aa_check", method, ratio, n, verdict=verdict,
-                note=_joined(f"the baseline run twice, as two configurations; {method} interval", note), **kw)
+        verdict, note = (
+            "A/A FAILS: the baseline differs from itself",
+            ("the campaign's own false-positive check: read every comparison with care"),
+        )
+    return _row(
+        g,
+        "aa_check",
+        method,
+        ratio,
+        n,
+        verdict=verdict,
+        note=_joined(f"the baseline run twice, as two configurations; {method} interval", note),
+        **kw,
+    )
 
 
 def _mixed_ratio_row(out: _Collector, g: _Group, stat: str, conv, mixed: MixedFit | NoFit, n: int, kw: dict) -> None:
@@ -403,30 +732,62 @@ def _mixed_ratio_row(out: _Collector, g: _Group, stat: str, conv, mixed: MixedFi
         return
     mr = mixed.ratios[g.platform]
     iv = conv(mr.ratio)
-    out.add(_row(g, stat, MIXED, iv, n, preferred=False, p_value=mr.p_value if stat == "ratio_to_baseline" else None,
-                 note=_joined(iv.note, _mixed_note(mixed, mr.n_blocks)), **kw))
+    out.add(
+        _row(
+            g,
+            stat,
+            MIXED,
+            iv,
+            n,
+            preferred=False,
+            p_value=mr.p_value if stat == "ratio_to_baseline" else None,
+            note=_joined(iv.note, _mixed_note(mixed, mr.n_blocks)),
+            **kw,
+        )
+    )
 
 
 def _mixed_note(fit: MixedFit, n_blocks: int) -> str:
     levels = "block and cluster instance random" if fit.variance.instance is not None else "block random"
-    return _joined(f"log metric, platform fixed, {levels}; {fit.n_units} observations in {fit.n_blocks} blocks; "
-                   f"Wald interval with t on {n_blocks - 1} df", fit.note)
+    return _joined(
+        f"log metric, platform fixed, {levels}; {fit.n_units} observations in {fit.n_blocks} blocks; "
+        f"Wald interval with t on {n_blocks - 1} df",
+        fit.note,
+    )
 
 
 def _mixed_variance_rows(out: _Collector, g: _Group, fit: MixedFit, baseline: str, direction: str) -> None:
     """The variance of the log metric at each level of the design, from the mixed model."""
     v, share = fit.variance, fit.variance.shares()
-    residual = ("between rounds of one cluster instance" if v.instance is not None
-                else "between runs of one platform in one block (cluster instance and run together: no rounds)")
+    residual = (
+        "between rounds of one cluster instance"
+        if v.instance is not None
+        else "between runs of one platform in one block (cluster instance and run together: no rounds)"
+    )
     levels = [("variance_block", v.block, "block", "shared by every platform of a block (cancels in the ratio)")]
     if v.instance is not None:
-        levels.append(("variance_cluster_instance", v.instance, "instance",
-                       "a platform's cluster in one block, beyond the block's shared part"))
+        levels.append(
+            (
+                "variance_cluster_instance",
+                v.instance,
+                "instance",
+                "a platform's cluster in one block, beyond the block's shared part",
+            )
+        )
     levels.append(("variance_residual", v.residual, "residual", residual))
     for stat, value, part, what in levels:
-        out.add(_row(g, stat, MIXED, Interval(value), fit.n_units, baseline=baseline, direction=direction,
-                     note=_joined(f"variance of the log metric {what}; {100 * share[part]:.0f} % of the total",
-                                  fit.note)))
+        out.add(
+            _row(
+                g,
+                stat,
+                MIXED,
+                Interval(value),
+                fit.n_units,
+                baseline=baseline,
+                direction=direction,
+                note=_joined(f"variance of the log metric {what}; {100 * share[part]:.0f} % of the total", fit.note),
+            )
+        )
 
 
 def _sort_key(row: StatRow, baseline: str) -> tuple:
@@ -434,9 +795,19 @@ def _sort_key(row: StatRow, baseline: str) -> tuple:
     stat = _STAT_ORDER.index(row.statistic) if row.statistic in _STAT_ORDER else len(_STAT_ORDER)
     meth = _METHOD_ORDER.index(row.method) if row.method in _METHOD_ORDER else len(_METHOD_ORDER)
     return (
-        natural_key(row.experiment), natural_key(row.benchmark), natural_key(row.metric), natural_key(row.size),
+        natural_key(row.experiment),
+        natural_key(row.benchmark),
+        natural_key(row.metric),
+        natural_key(row.size),
         stat >= _STAT_ORDER.index("ratio_to_baseline"),  # descriptive rows first, then comparisons
-        plat_rank, natural_key(row.platform), stat, row.statistic, natural_key(row.baseline), natural_key(row.unit), meth, row.method,
+        plat_rank,
+        natural_key(row.platform),
+        stat,
+        row.statistic,
+        natural_key(row.baseline),
+        natural_key(row.unit),
+        meth,
+        row.method,
     )
 
 
@@ -474,13 +845,36 @@ def compute_stats(
         experiment, platform, benchmark, metric, unit, size = key
         g = _Group(experiment, benchmark, metric, size, unit, platform)
         in_kept = grp_all.index.isin(kept.index)
-        _describe_group(out, g, grp_all[in_kept], grp_all[~in_kept], rule,
-                        direction_label(resolve_direction(metric, unit, higher_is_better)), conf, n_resamples,
-                        seed, outlier_threshold, precision_target_pct, max_runs)
+        _describe_group(
+            out,
+            g,
+            grp_all[in_kept],
+            grp_all[~in_kept],
+            rule,
+            direction_label(resolve_direction(metric, unit, higher_is_better)),
+            conf,
+            n_resamples,
+            seed,
+            outlier_threshold,
+            precision_target_pct,
+            max_runs,
+        )
 
     for key, grp_all in df.groupby(COMPARISON_KEY, sort=False):
-        _compare_group(out, key, grp_all, grp_all[grp_all.index.isin(kept.index)], baseline, higher_is_better, conf,
-                       equivalence_pct, n_resamples, seed, precision_target_pct, max_runs)
+        _compare_group(
+            out,
+            key,
+            grp_all,
+            grp_all[grp_all.index.isin(kept.index)],
+            baseline,
+            higher_is_better,
+            conf,
+            equivalence_pct,
+            n_resamples,
+            seed,
+            precision_target_pct,
+            max_runs,
+        )
 
     if strict and out.problems:
         more = f" (and {len(out.problems) - 1} more)" if len(out.problems) > 1 else ""
@@ -497,7 +891,9 @@ def compute_stats(
     return table
 
 
-def annotate_samples(samples: pd.DataFrame, drop_first_n: int = 0, outlier_threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+def annotate_samples(
+    samples: pd.DataFrame, drop_first_n: int = 0, outlier_threshold: float = DEFAULT_THRESHOLD
+) -> pd.DataFrame:
     """The samples with `excluded_by` (the rule that dropped the row, or empty) and `outlier` columns."""
     df = validate_samples(samples, source=samples.attrs.get("source", "samples"))
     kept, excluded, _ = apply_exclusions(df, drop_first_n)

@@ -13,6 +13,7 @@ Also here: the statistics' *cell*, `add_cells`, which makes runs with different 
 (replication, stress, workers...) separate groups; the pipeline's tidy stage and the paper
 label cells the same way.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,8 +27,13 @@ from vbench.ledger import read_ledger
 from vbench.samples import Failure, Sample, record_from_dict
 
 #: Benchmark parameter standing for "data size" when the runner gave no `size`.
-SIZE_PARAMS = {"terasort": "size_mb", "wordcount": "size_mb", "sort": "size_mb", "dfsio": "file_size_mb",
-               "pi_digits": "digits"}
+SIZE_PARAMS = {
+    "terasort": "size_mb",
+    "wordcount": "size_mb",
+    "sort": "size_mb",
+    "dfsio": "file_size_mb",
+    "pi_digits": "digits",
+}
 #: Design factors that make different cells when they vary within an experiment.
 FACTOR_COLUMNS = ("replication", "output_replication", "files", "stress", "workers", "vms_per_host", "interval")
 
@@ -59,8 +65,13 @@ def sample_row(s: Sample) -> dict[str, Any]:
 
 
 def failure_row(f: Failure) -> dict[str, Any]:
-    own = {"benchmark": f.benchmark, "reason": f.reason, "stderr_tail": f.stderr_tail,
-           "parameters": dict(f.parameters), "timestamp": f.timestamp}
+    own = {
+        "benchmark": f.benchmark,
+        "reason": f.reason,
+        "stderr_tail": f.stderr_tail,
+        "parameters": dict(f.parameters),
+        "timestamp": f.timestamp,
+    }
     return {**own, **{k: v for k, v in f.metadata.items() if k not in own}}
 
 

@@ -18,6 +18,7 @@ From the disk-write time series (physical bytes):
 
 A check that lacks its inputs says so (`ok` None) instead of passing.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,7 +52,9 @@ def samples_frame(campaign_dir: Path) -> pd.DataFrame:
     """A campaign's samples as one flat frame with the metric names as recorded (not the
     statistics' step-qualified ones), read by the one reader; lists and mappings as JSON text."""
     samples = read_campaign(campaign_dir).samples
-    return samples.apply(lambda col: col.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v))
+    return samples.apply(
+        lambda col: col.map(lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v)
+    )
 
 
 def _counter(run: pd.DataFrame, step: str, name: str) -> float | None:
@@ -71,7 +74,9 @@ def _equal(run_id: str, check: str, expected: float, measured: float | None, wha
         return VolumeCheck(run_id, check, expected, None, None, None, f"no {what} counter recorded")
     ratio = measured / expected
     ok = abs(ratio - 1) <= COUNTER_TOLERANCE
-    why = f"{what} {measured:.0f} B = {ratio:.3f}x the dataset" + ("" if ok else f" (beyond +/-{COUNTER_TOLERANCE:.0%})")
+    why = f"{what} {measured:.0f} B = {ratio:.3f}x the dataset" + (
+        "" if ok else f" (beyond +/-{COUNTER_TOLERANCE:.0%})"
+    )
     return VolumeCheck(run_id, check, expected, measured, ratio, ok, why)
 
 
@@ -109,54 +114,110 @@ def terasort_checks(run: pd.DataFrame, ts: pd.DataFrame | None = None, flush_s: 
     dataset = teragen_rows(int(size_mb) * 1024**2) * TERA_ROW_BYTES
     replication = int(_meta(run, "replication") or 1)
     out = [
-        _equal(run_id, "teragen_hdfs_written", dataset, _counter(run, "teragen", "FileSystemCounter.HDFS_BYTES_WRITTEN"),
-               "TeraGen HDFS_BYTES_WRITTEN"),
-        _equal(run_id, "terasort_hdfs_read", dataset, _counter(run, "terasort", "FileSystemCounter.HDFS_BYTES_READ"),
-               "TeraSort HDFS_BYTES_READ"),
-        _equal(run_id, "terasort_hdfs_written", dataset, _counter(run, "terasort", "FileSystemCounter.HDFS_BYTES_WRITTEN"),
-               "TeraSort HDFS_BYTES_WRITTEN"),
+        _equal(
+            run_id,
+            "teragen_hdfs_written",
+            dataset,
+            _counter(run, "teragen", "FileSystemCounter.HDFS_BYTES_WRITTEN"),
+            "TeraGen HDFS_BYTES_WRITTEN",
+        ),
+        _equal(
+            run_id,
+            "terasort_hdfs_read",
+            dataset,
+            _counter(run, "terasort", "FileSystemCounter.HDFS_BYTES_READ"),
+            "TeraSort HDFS_BYTES_READ",
+        ),
+        _equal(
+            run_id,
+            "terasort_hdfs_written",
+            dataset,
+            _counter(run, "terasort", "FileSystemCounter.HDFS_BYTES_WRITTEN"),
+            "TeraSort HDFS_BYTES_WRITTEN",
+        ),
     ]
     spilled = _counter(run, "terasort", "TaskCounter.SPILLED_RECORDS")
     records = _counter(run, "terasort", "TaskCounter.MAP_OUTPUT_RECORDS") or float(dataset // TERA_ROW_BYTES)
     if spilled is None:
-        out.append(VolumeCheck(run_id, "terasort_spills", MAX_SPILL_RATIO, None, None, None, "no SPILLED_RECORDS counter"))
+        out.append(
+            VolumeCheck(run_id, "terasort_spills", MAX_SPILL_RATIO, None, None, None, "no SPILLED_RECORDS counter")
+        )
     else:
         ratio = spilled / records
         ok = ratio <= MAX_SPILL_RATIO + 1e-9
-        out.append(VolumeCheck(run_id, "terasort_spills", MAX_SPILL_RATIO, ratio, ratio, ok,
-                               f"each record spilled {ratio:.2f} times" +
-                               ("" if ok else " (unexpected spills: sort buffer or reduce merge went to disk again)")))
+        out.append(
+            VolumeCheck(
+                run_id,
+                "terasort_spills",
+                MAX_SPILL_RATIO,
+                ratio,
+                ratio,
+                ok,
+                f"each record spilled {ratio:.2f} times"
+                + ("" if ok else " (unexpected spills: sort buffer or reduce merge went to disk again)"),
+            )
+        )
     out.append(_teragen_disk(run, run_id, dataset, replication, ts, flush_s))
     out.append(_reduce_merge_disk(run, run_id, dataset, int(_meta(run, "output_replication") or 1), ts, flush_s))
     return out
 
 
-def _teragen_disk(run: pd.DataFrame, run_id: str, dataset: int, replication: int, ts: pd.DataFrame | None,
-                  flush_s: float) -> VolumeCheck:
+def _teragen_disk(
+    run: pd.DataFrame, run_id: str, dataset: int, replication: int, ts: pd.DataFrame | None, flush_s: float
+) -> VolumeCheck:
     job = run[(run["metric"] == "teragen_job_time")]
     window = None
     if not job.empty and "job_start_ms" in job.columns and pd.notna(job["job_start_ms"].iloc[0]):
         window = (job["job_start_ms"].iloc[0] / 1000, job["job_finish_ms"].iloc[0] / 1000)
-    return _disk_check(run_id, "teragen_disk_written", "TeraGen", float(replication * dataset),
-                       f"replication ({replication}) x dataset", window, ts, flush_s)
+    return _disk_check(
+        run_id,
+        "teragen_disk_written",
+        "TeraGen",
+        float(replication * dataset),
+        f"replication ({replication}) x dataset",
+        window,
+        ts,
+        flush_s,
+    )
 
 
-def _reduce_merge_disk(run: pd.DataFrame, run_id: str, dataset: int, out_replication: int, ts: pd.DataFrame | None,
-                       flush_s: float) -> VolumeCheck:
+def _reduce_merge_disk(
+    run: pd.DataFrame, run_id: str, dataset: int, out_replication: int, ts: pd.DataFrame | None, flush_s: float
+) -> VolumeCheck:
     """VMware's reduce-merge phase (after the last reducer finished shuffling) writes the sorted
     output: output replication x dataset."""
     window = None
     job = run[run["metric"] == "terasort_job_time"]
     red = run[(run["metric"] == "reduce_attempt_time") & (run.get("step", pd.Series(dtype=str)) == "terasort")]
-    if (not job.empty and "job_finish_ms" in job.columns and "shuffle_finish_ms" in red.columns
-            and red["shuffle_finish_ms"].notna().any()):
+    if (
+        not job.empty
+        and "job_finish_ms" in job.columns
+        and "shuffle_finish_ms" in red.columns
+        and red["shuffle_finish_ms"].notna().any()
+    ):
         window = (red["shuffle_finish_ms"].max() / 1000, job["job_finish_ms"].iloc[0] / 1000)
-    return _disk_check(run_id, "reduce_merge_disk_written", "reduce-merge", float(out_replication * dataset),
-                       f"output replication ({out_replication}) x dataset", window, ts, flush_s)
+    return _disk_check(
+        run_id,
+        "reduce_merge_disk_written",
+        "reduce-merge",
+        float(out_replication * dataset),
+        f"output replication ({out_replication}) x dataset",
+        window,
+        ts,
+        flush_s,
+    )
 
 
-def _disk_check(run_id: str, check: str, phase: str, expected: float, expected_text: str,
-                window: tuple[float, float] | None, ts: pd.DataFrame | None, flush_s: float) -> VolumeCheck:
+def _disk_check(
+    run_id: str,
+    check: str,
+    phase: str,
+    expected: float,
+    expected_text: str,
+    window: tuple[float, float] | None,
+    ts: pd.DataFrame | None,
+    flush_s: float,
+) -> VolumeCheck:
     if ts is None or ts.empty:
         return VolumeCheck(run_id, check, expected, None, None, None, "run not monitored: no time series")
     if window is None:

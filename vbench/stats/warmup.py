@@ -5,6 +5,7 @@ looking at the values: either the input marks them (`warmup` column, true/false)
 caller asks to drop the first N repetitions of every group. Excluded rows are returned
 beside the kept ones so the table can say exactly what was dropped and why.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -13,6 +13,7 @@ memory_limit_mb (the cgroup limit seen from inside, if any), limits (what was ap
 back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH);
 gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor).
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -4,6 +4,7 @@ Hostname, the testbed's /etc/hosts, a host key generated on the controller (so i
 pinned before the first connection) and the testbed's client key as root's authorized key.
 Containers get these files in their overlay's upper directory; VMs on a small seed disk.
 """
+
 from __future__ import annotations
 
 import os
@@ -68,7 +69,7 @@ def write_with_mode(dest: Path, data: bytes, mode: int) -> None:
         os.fchmod(fd, mode)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 

@@ -30,6 +30,7 @@ What this runsc (Debian's 0.0~20221219) needs on this machine, each found by try
   the same verdict as QEMU's KVM probe), and systrap does not exist in this release: both are
   refused before anything starts, with that explanation.
 """
+
 from __future__ import annotations
 
 import os
@@ -73,7 +74,7 @@ def parse_platforms(flags_text: str) -> tuple[str, ...]:
     lines = flags_text.splitlines()
     for i, line in enumerate(lines):
         if line.strip().split()[:1] == ["-platform"]:
-            text = " ".join(x.strip() for x in lines[i + 1:i + 3])
+            text = " ".join(x.strip() for x in lines[i + 1 : i + 3])
             _, sep, listed = text.partition("to use:")
             if not sep:
                 return ()
@@ -92,18 +93,28 @@ def choose_platform(wanted: str, known: tuple[str, ...], version: str, kvm_ok: b
         return "systrap" if "systrap" in known else "ptrace"
     if known and wanted not in known:
         later = " (systrap came with runsc releases from mid-2023)" if wanted == "systrap" else ""
-        raise ParamsError(field, f"{wanted} is not a platform of runsc {version}, which knows "
-                                 f"{', '.join(known)}{later}; use auto or ptrace")
+        raise ParamsError(
+            field,
+            f"{wanted} is not a platform of runsc {version}, which knows {', '.join(known)}{later}; use auto or ptrace",
+        )
     if wanted == "kvm" and not kvm_ok:
-        raise ParamsError(field, f"kvm was asked for, but KVM cannot run a guest here ({kvm_detail}); runsc's "
-                                 "KVM platform hangs at start-up on such a machine (tried here: `runsc "
-                                 "--platform=kvm --network=none do /bin/true` had not returned after 30 s); "
-                                 "use auto or ptrace")
+        raise ParamsError(
+            field,
+            f"kvm was asked for, but KVM cannot run a guest here ({kvm_detail}); runsc's "
+            "KVM platform hangs at start-up on such a machine (tried here: `runsc "
+            "--platform=kvm --network=none do /bin/true` had not returned after 30 s); "
+            "use auto or ptrace",
+        )
     return wanted
 
 
-def runsc_argv(state_root: Path, args: list[str], platform: str | None = None, network: str | None = None,
-               mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+def runsc_argv(
+    state_root: Path,
+    args: list[str],
+    platform: str | None = None,
+    network: str | None = None,
+    mount_overlay: tuple[Path, Path, Path, Path] | None = None,
+) -> list[str]:
     """runsc `args` in a private mount namespace. Pure.
 
     `runsc run` gets the platform and network flags, the overlay root and, for the sandbox's own
@@ -222,26 +233,32 @@ class GvisorProvisioner(OciProvisioner):
         key = (ctx.params.name, ctx.params.gvisor.platform)
         if key not in self._chosen:
             if shutil.which(RUNSC) is None:
-                raise VbenchError("'runsc' is not installed (needed by gvisor hosts; Debian package runsc); "
-                                  "run the README's setup command")
+                raise VbenchError(
+                    "'runsc' is not installed (needed by gvisor hosts; Debian package runsc); "
+                    "run the README's setup command"
+                )
             version = parse_version(runsc_query("--version"))
             known = parse_platforms(runsc_query("flags"))
             wanted = ctx.params.gvisor.platform
             kvm_ok, detail = (None, "not probed")
             if wanted == "kvm":  # the machine's KVM probe (QEMU's), cached per boot
-                kvm_ok, detail = kvm_verdict(require_image("gvisor hosts (the KVM probe boots its kernel)"), log=ctx.log)
+                kvm_ok, detail = kvm_verdict(
+                    require_image("gvisor hosts (the KVM probe boots its kernel)"), log=ctx.log
+                )
             self._chosen[key] = (choose_platform(wanted, known, version, kvm_ok, detail), version)
         return self._chosen[key]
 
-    def runtime_argv(self, ctx: TestbedContext, args: list[str],
-                     mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+    def runtime_argv(
+        self, ctx: TestbedContext, args: list[str], mount_overlay: tuple[Path, Path, Path, Path] | None = None
+    ) -> list[str]:
         if args[:1] != ["run"]:
             return runsc_argv(self.state_root(ctx), args)
         platform, _ = self.choice(ctx)
         return runsc_argv(self.state_root(ctx), args, platform, ctx.params.gvisor.network, mount_overlay)
 
-    def bundle_config(self, spec: HostParams, ctx: TestbedContext, rootfs: Path, netns: str,
-                      disk: BlockDevice | None) -> dict:
+    def bundle_config(
+        self, spec: HostParams, ctx: TestbedContext, rootfs: Path, netns: str, disk: BlockDevice | None
+    ) -> dict:
         return gvisor_config(super().bundle_config(spec, ctx, rootfs, netns, disk))
 
     def before_run(self, spec: HostParams, ctx: TestbedContext) -> None:
@@ -260,9 +277,14 @@ class GvisorProvisioner(OciProvisioner):
         ns = netcmd.netns_name(ctx.params.name, spec.name)
         addr = sysops.run(["ip", "-n", ns, "-o", "-4", "addr", "show", "dev", "eth0"], check=False).stdout
         seen_network = detect_network(addr, ctx.own_address(spec))
-        bad = [f"{what} is {seen}, {asked} was asked" for what, seen, asked in
-               (("platform", seen_platform, platform), ("network", seen_network, ctx.params.gvisor.network))
-               if seen not in (asked, "unknown")]
+        bad = [
+            f"{what} is {seen}, {asked} was asked"
+            for what, seen, asked in (
+                ("platform", seen_platform, platform),
+                ("network", seen_network, ctx.params.gvisor.network),
+            )
+            if seen not in (asked, "unknown")
+        ]
         if bad:
             raise VbenchError(f"gvisor host {spec.name}: the sandbox does not run as asked: " + "; ".join(bad))
         return {"runsc_version": version, "gvisor_platform": seen_platform, "gvisor_network": seen_network}

@@ -12,6 +12,7 @@ Containers run `tini` -> `sshd` (no init system); VMs boot systemd, and `vbench-
 copies the per-instance identity (hostname, /etc/hosts, host key, authorized key, address) from
 a small second disk before sshd starts.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,10 +38,29 @@ RECIPE_VERSION = 2
 #: What every host needs: Java for Hadoop, sshd, iproute2, curl (health probes), tar (jar push),
 #: an init for containers (tini) and VMs (systemd), the kernel for VMs, and the micro-benchmarks.
 PACKAGES: tuple[str, ...] = (
-    "openjdk-17-jre-headless", "openssh-server", "iproute2", "procps", "curl", "ca-certificates",
-    "tar", "gzip", "netbase", "kmod", "tini", "systemd-sysv", "linux-image-amd64", "initramfs-tools",
-    "e2fsprogs", "util-linux",
-    "fio", "iperf3", "sysbench", "bonnie++", "hdparm", "stress-ng", "pi",
+    "openjdk-17-jre-headless",
+    "openssh-server",
+    "iproute2",
+    "procps",
+    "curl",
+    "ca-certificates",
+    "tar",
+    "gzip",
+    "netbase",
+    "kmod",
+    "tini",
+    "systemd-sysv",
+    "linux-image-amd64",
+    "initramfs-tools",
+    "e2fsprogs",
+    "util-linux",
+    "fio",
+    "iperf3",
+    "sysbench",
+    "bonnie++",
+    "hdparm",
+    "stress-ng",
+    "pi",
 )
 
 #: Where the guest's own sshd reads what vbench writes per instance.
@@ -110,11 +130,22 @@ FILES: dict[str, str] = {
 #: In VMs, udev is not needed either: the initramfs loads the virtio drivers, the seed unit
 #: configures eth0, and no unit waits for a device. Under TCG each unit costs seconds of boot.
 MASKED_UNITS = (
-    "apt-daily.timer", "apt-daily-upgrade.timer", "dpkg-db-backup.timer", "e2scrub_all.timer",
-    "e2scrub_reap.service", "fstrim.timer", "systemd-timesyncd.service",
-    "getty-static.service", "getty@.service", "serial-getty@.service",
-    "systemd-udevd.service", "systemd-udevd-control.socket", "systemd-udevd-kernel.socket",
-    "systemd-udev-trigger.service", "systemd-udev-settle.service", "systemd-hwdb-update.service",
+    "apt-daily.timer",
+    "apt-daily-upgrade.timer",
+    "dpkg-db-backup.timer",
+    "e2scrub_all.timer",
+    "e2scrub_reap.service",
+    "fstrim.timer",
+    "systemd-timesyncd.service",
+    "getty-static.service",
+    "getty@.service",
+    "serial-getty@.service",
+    "systemd-udevd.service",
+    "systemd-udevd-control.socket",
+    "systemd-udevd-kernel.socket",
+    "systemd-udev-trigger.service",
+    "systemd-udev-settle.service",
+    "systemd-hwdb-update.service",
 )
 
 
@@ -234,8 +265,12 @@ def mirror_from_sources(texts: dict[str, str], suite: str = "bookworm") -> str |
 
 #: The host's apt settings a build in the chroot must share to reach the same mirror: a
 #: proxy, and the date checks a snapshot mirror needs switched off.
-CARRIED_APT_SETTINGS = ("Acquire::http::Proxy", "Acquire::https::Proxy", "Acquire::Check-Valid-Until",
-                        "Acquire::Check-Date")
+CARRIED_APT_SETTINGS = (
+    "Acquire::http::Proxy",
+    "Acquire::https::Proxy",
+    "Acquire::Check-Valid-Until",
+    "Acquire::Check-Date",
+)
 
 
 def apt_settings_from_dump(dump: str) -> dict[str, str]:
@@ -314,22 +349,35 @@ umount "$R/dev" "$R/sys" "$R/proc"
 
 def _run(cmd: list[str], log: Log, what: str, env: dict[str, str] | None = None) -> None:
     """Run a long build step, relaying its output to `log` a line at a time."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL,
-                            env={**os.environ, **env} if env else None)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **env} if env else None,
+    )
     tail: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
         line = line.rstrip()
         tail = (tail + [line])[-20:]
-        if line and (line.startswith(("I: Retrieving", "I: Extracting", "I: Installing", "I: Configuring", "I: Base"))
-                     or line.startswith(("Setting up ", "Unpacking ", "update-initramfs", "Get:", "Fetched"))):
+        if line and (
+            line.startswith(("I: Retrieving", "I: Extracting", "I: Installing", "I: Configuring", "I: Base"))
+            or line.startswith(("Setting up ", "Unpacking ", "update-initramfs", "Get:", "Fetched"))
+        ):
             log(f"  {line[:150]}")
     if proc.wait() != 0:
         raise VbenchError(f"image build: {what} failed (exit {proc.returncode}):\n" + "\n".join(tail))
 
 
-def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None, force: bool = False,
-                log: Log = print, mirror: str | None = None) -> GuestImage:
+def build_image(
+    recipe: ImageRecipe = DEFAULT_RECIPE,
+    cache: Path | None = None,
+    force: bool = False,
+    log: Log = print,
+    mirror: str | None = None,
+) -> GuestImage:
     """Build the image unless the cache already holds it; returns it. Root only; minutes.
 
     The Debian mirror, its proxy and date checks are the host's own apt configuration's, so a
@@ -353,8 +401,12 @@ def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None,
     root = img.home / "build"
     try:
         log("[1/5] debootstrap ...")
-        _run(["debootstrap", f"--variant={recipe.variant}", recipe.suite, str(root), mirror], log, "debootstrap",
-             env=proxy_environment(apt_settings))
+        _run(
+            ["debootstrap", f"--variant={recipe.variant}", recipe.suite, str(root), mirror],
+            log,
+            "debootstrap",
+            env=proxy_environment(apt_settings),
+        )
         host_conf = root / "etc/apt/apt.conf.d" / HOST_APT_CONF
         host_conf.write_text(apt_conf_text(apt_settings))  # removed again by the install script
         for path, text in recipe.files.items():
@@ -362,8 +414,21 @@ def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None,
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(text)
         log(f"[2/5] installing {len(recipe.packages)} packages in the chroot ...")
-        _run(["unshare", "--mount", "--propagation", "private", "bash", "-c", chroot_install_script(recipe), "build", str(root)],
-             log, "package installation")
+        _run(
+            [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "bash",
+                "-c",
+                chroot_install_script(recipe),
+                "build",
+                str(root),
+            ],
+            log,
+            "package installation",
+        )
         log("[3/5] kernel and initramfs ...")
         kernels = sorted((root / "boot").glob("vmlinuz-*"))
         initrds = sorted((root / "boot").glob("initrd.img-*"))
@@ -383,8 +448,12 @@ def build_image(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None,
         shutil.rmtree(img.home, ignore_errors=True)
         raise
     info = {
-        "hash": img.hash, "suite": recipe.suite, "variant": recipe.variant, "mirror": mirror,
-        "packages": list(recipe.packages), "kernel": kernels[-1].name,
+        "hash": img.hash,
+        "suite": recipe.suite,
+        "variant": recipe.variant,
+        "mirror": mirror,
+        "packages": list(recipe.packages),
+        "kernel": kernels[-1].name,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "build_seconds": round(time.monotonic() - t0, 1),
         "tarball_bytes": img.tarball.stat().st_size,

@@ -10,6 +10,7 @@ testbed's work root); cgroup v1 cannot attribute buffered write-back to a cgroup
 writes are throttled only when they are flushed synchronously. `blkio.weight` does not exist
 here (mq-deadline), hence `disk_weight` is refused in params.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,7 +50,10 @@ def cgroup_v1_settings(limits: LimitsParams | None, disk: BlockDevice | None) ->
         out["memory.limit_in_bytes"] = str(limits.memory_mb * 1024**2)
     if limits.pids_max is not None:
         out["pids.max"] = str(limits.pids_max)
-    for field, key in (("disk_read_bps", "blkio.throttle.read_bps_device"), ("disk_write_bps", "blkio.throttle.write_bps_device")):
+    for field, key in (
+        ("disk_read_bps", "blkio.throttle.read_bps_device"),
+        ("disk_write_bps", "blkio.throttle.write_bps_device"),
+    ):
         rate = getattr(limits, field)
         if rate is not None:
             if disk is None:

@@ -11,6 +11,7 @@ adopted, teardown removes only what the state file lists (processes in the testb
 excepted: every one of them is the testbed's), and one process at a time works on a testbed
 (a lock per name).
 """
+
 from __future__ import annotations
 
 import json
@@ -138,8 +139,15 @@ class Testbed(UpDown):
                 raise VbenchError(f"'{tool}' is not installed; run the README's setup command")
         owned.check_state_dir(self.paths.work_root)
         problem = owned.preexisting_problem(
-            self.bridge, self._planned_links(), self._netns_all(), sysops.existing_links(), sysops.existing_netns(),
-            self.paths.state_file.exists(), str(self.paths.root), os.path.lexists(self.paths.root))
+            self.bridge,
+            self._planned_links(),
+            self._netns_all(),
+            sysops.existing_links(),
+            sysops.existing_netns(),
+            self.paths.state_file.exists(),
+            str(self.paths.root),
+            os.path.lexists(self.paths.root),
+        )
         if problem:
             raise VbenchError(f"testbed '{self.params.name}' {problem}")
         check_physical_hosts_fit(self.params)
@@ -161,12 +169,16 @@ class Testbed(UpDown):
         # reach a bridge inside a physical host's namespace (yet); say so rather than half-work.
         odd = sorted({h.platform for h in p.resolved_hosts()} - {"native", "oci"})
         if odd:
-            raise VbenchError(f"emulated physical hosts (network.mode {p.network.mode!r}, vms_per_host={p.vms_per_host}, "
-                              f"link shaping) work with native and oci hosts; not yet with {', '.join(odd)} "
-                              "(use network.mode bridge, vms_per_host 1, no network.link)")
+            raise VbenchError(
+                f"emulated physical hosts (network.mode {p.network.mode!r}, vms_per_host={p.vms_per_host}, "
+                f"link shaping) work with native and oci hosts; not yet with {', '.join(odd)} "
+                "(use network.mode bridge, vms_per_host 1, no network.link)"
+            )
         if p.network.link.delay_ms > 0 and not physhosts.netem_available():
-            raise VbenchError("network.link.delay_ms: this kernel has no netem qdisc (sch_netem), so no delay can be "
-                              "emulated here; set delay_ms to 0 (rate shaping with tbf works)")
+            raise VbenchError(
+                "network.link.delay_ms: this kernel has no netem qdisc (sch_netem), so no delay can be "
+                "emulated here; set delay_ms to 0 (rate shaping with tbf works)"
+            )
 
     def up(self) -> list[Host]:
         # A refused up() created nothing, and must not tear down what it was refused for (a
@@ -185,8 +197,13 @@ class Testbed(UpDown):
         p, paths = self.params, self.paths
         owned.make_own_dir(paths.root)
         holder = {**owned.process_record(os.getpid()), "cmd": " ".join(sys.argv)[:300]}
-        self._state = {"testbed": p.name, "bridge": p.network.bridge, "root": str(paths.root),
-                       "holder": holder, "kept": self._keep}
+        self._state = {
+            "testbed": p.name,
+            "bridge": p.network.bridge,
+            "root": str(paths.root),
+            "holder": holder,
+            "kept": self._keep,
+        }
         self._record("dirs", str(paths.root))
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
 
@@ -223,8 +240,11 @@ class Testbed(UpDown):
         ]
         self.hosts = with_placement(self.hosts, p)
         self.bringup_seconds = time.monotonic() - t0
-        self.log(f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s ("
-                 + ", ".join(f"{h.name} {h.platform} {h.facts['ssh_ready_s']} s" for h in self.hosts) + ")")
+        self.log(
+            f"testbed '{p.name}': {len(self.hosts)} hosts reachable over SSH in {self.bringup_seconds:.1f} s ("
+            + ", ".join(f"{h.name} {h.platform} {h.facts['ssh_ready_s']} s" for h in self.hosts)
+            + ")"
+        )
         return self.hosts
 
     def attach(self) -> list[Host]:
@@ -235,8 +255,10 @@ class Testbed(UpDown):
         self._lock()  # no second process drives hosts a campaign measures on
         self._state = self._load_state()
         self._mine = True
-        self.hosts = [facts.with_saved_facts(provisioner_for(s.platform).host(s, self.ctx), s, self.ctx)
-                      for _, s in self._indexed_specs()]
+        self.hosts = [
+            facts.with_saved_facts(provisioner_for(s.platform).host(s, self.ctx), s, self.ctx)
+            for _, s in self._indexed_specs()
+        ]
         self.hosts = with_placement(self.hosts, self.params)
         return self.hosts
 
@@ -253,7 +275,9 @@ class Testbed(UpDown):
             while c.sshd_log is not None and "Server listening" not in sysops.read_text(c.sshd_log):
                 _raise_if_dead(c)
                 if time.monotonic() > deadline:
-                    raise VbenchError(f"sshd on {host.name} ({host.address}) did not start in {timeout_s:.0f} s; log: {c.sshd_log}")
+                    raise VbenchError(
+                        f"sshd on {host.name} ({host.address}) did not start in {timeout_s:.0f} s; log: {c.sshd_log}"
+                    )
                 time.sleep(0.05)
             name = self._hostname_when_reachable(host, deadline, c)
             if name != host.name:
@@ -313,17 +337,20 @@ class Testbed(UpDown):
             raise VbenchError(
                 f"testbed '{self.params.name}' was brought up to stay up by pid {holder.get('pid', '?')} "
                 f"(`{holder.get('cmd', '?')}`) and is not removed here (it may be in use); remove it with "
-                "`vbench testbed down`, or give this run another testbed name")
+                "`vbench testbed down`, or give this run another testbed name"
+            )
 
     def _say_unowned(self) -> None:
         """Without a state file nothing is vbench's to delete; name what only looks like it."""
         ns = [n for n in self._netns_all() if n in sysops.existing_netns()]
         links = sorted(set(self._planned_links() + [self.bridge]) & sysops.existing_links())
         if ns or links:
-            self.log(f"teardown: no state at {self.paths.state_file}; "
-                     + ", ".join([f"namespace {n}" for n in ns] + [f"link {link}" for link in links])
-                     + " have this testbed's names but no vbench state says it created them: left in place "
-                     "(remove them yourself if they are yours)")
+            self.log(
+                f"teardown: no state at {self.paths.state_file}; "
+                + ", ".join([f"namespace {n}" for n in ns] + [f"link {link}" for link in links])
+                + " have this testbed's names but no vbench state says it created them: left in place "
+                "(remove them yourself if they are yours)"
+            )
 
     def _remove(self, state: dict) -> None:
         for i, spec in reversed(self._indexed_specs()):
@@ -338,8 +365,9 @@ class Testbed(UpDown):
         for r in records:
             pid = r.get("pid") if isinstance(r, dict) else r
             if isinstance(pid, int) and not owned.still_ours(r) and sysops.alive(pid):
-                self.log(f"teardown: pid {pid} is no longer the process vbench started (another start time); "
-                         "left alone")
+                self.log(
+                    f"teardown: pid {pid} is no longer the process vbench started (another start time); left alone"
+                )
         # Whatever a container or VM left in the testbed's cgroup tree (e.g. torn down with
         # params naming another platform): every process there is the testbed's.
         kill_cgroup(testbed_cgroup(self.params.name))

@@ -7,6 +7,7 @@ and the overlay disappears with the container. LXC creates the veth (`<tb>h<i>` 
 bridge, `eth0` inside with the host's address), sets the hostname and the cgroup v1 limits
 (`vbench-<tb>/<host>`), and runs tini -> sshd as the container's init.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -18,11 +19,22 @@ from vbench.machine_fit import MachineFacts, check_limits_fit
 from vbench.params import HostParams
 from vbench.testbed import netcmd, sysops
 from vbench.testbed.guest import (
-    CONTAINER_SSHD_LOG, cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity,
+    CONTAINER_SSHD_LOG,
+    cgroup_rel,
+    guest_host,
+    instance_name,
+    testbed_cgroup,
+    write_identity,
 )
 from vbench.testbed.image import GuestImage, image_for, require_image
 from vbench.testbed.limits import (
-    BlockDevice, block_device_of, cgroup_v1_settings, kill_cgroup, limits_fact, remove_cgroups, verify_cgroup_limits,
+    BlockDevice,
+    block_device_of,
+    cgroup_v1_settings,
+    kill_cgroup,
+    limits_fact,
+    remove_cgroups,
+    verify_cgroup_limits,
 )
 from vbench.testbed.provisioner import Created, TestbedContext
 
@@ -30,8 +42,18 @@ CONTAINER_INIT = "/usr/bin/tini -- /usr/local/sbin/vbench-init"
 
 
 def lxc_config(
-    *, name: str, hostname: str, lower: Path, upper: Path, bridge: str, veth: str, address_cidr: str,
-    cgroup_dir: str, settings: dict[str, str], log_file: Path, console_log: Path,
+    *,
+    name: str,
+    hostname: str,
+    lower: Path,
+    upper: Path,
+    bridge: str,
+    veth: str,
+    address_cidr: str,
+    cgroup_dir: str,
+    settings: dict[str, str],
+    log_file: Path,
+    console_log: Path,
 ) -> str:
     """The LXC config of one host. Pure."""
     lines = [
@@ -68,7 +90,9 @@ def disk_for(spec: HostParams, ctx: TestbedContext) -> BlockDevice | None:
     return block_device_of(ctx.params.work_root)
 
 
-def container_preflight(specs: list[HostParams], ctx: TestbedContext, tools: tuple[str, ...], platform: str) -> GuestImage:
+def container_preflight(
+    specs: list[HostParams], ctx: TestbedContext, tools: tuple[str, ...], platform: str
+) -> GuestImage:
     """Checks shared by the container platforms; nothing is created."""
     for tool in tools:
         if shutil.which(tool) is None:
@@ -99,11 +123,21 @@ class LxcProvisioner:
         cdir.mkdir(parents=True, exist_ok=True)
         veth, _ = netcmd.veth_names(ctx.params.name, index)
         settings = cgroup_v1_settings(spec.limits, disk_for(spec, ctx))
-        (cdir / "config").write_text(lxc_config(
-            name=name, hostname=spec.name, lower=img.rootfs, upper=upper, bridge=ctx.bridge, veth=veth,
-            address_cidr=f"{spec.address}/{ctx.prefixlen}", cgroup_dir=cgroup_rel(ctx, spec), settings=settings,
-            log_file=hdir / "lxc.log", console_log=hdir / "console.log",
-        ))
+        (cdir / "config").write_text(
+            lxc_config(
+                name=name,
+                hostname=spec.name,
+                lower=img.rootfs,
+                upper=upper,
+                bridge=ctx.bridge,
+                veth=veth,
+                address_cidr=f"{spec.address}/{ctx.prefixlen}",
+                cgroup_dir=cgroup_rel(ctx, spec),
+                settings=settings,
+                log_file=hdir / "lxc.log",
+                console_log=hdir / "console.log",
+            )
+        )
         ctx.record("lxc", name)
         ctx.record("links", veth)
         r = sysops.run(["lxc-start", "-P", str(self.lxcpath(ctx)), "-n", name], check=False)
@@ -113,14 +147,20 @@ class LxcProvisioner:
                 + _tail(sysops.read_text(hdir / "lxc.log"))
             )
         pid = self.init_pid(spec, ctx)
-        return Created(self.host(spec, ctx), pub, upper / CONTAINER_SSHD_LOG.lstrip("/"),
-                       failure=container_failure(pid, hdir / "console.log", upper / CONTAINER_SSHD_LOG.lstrip("/")))
+        return Created(
+            self.host(spec, ctx),
+            pub,
+            upper / CONTAINER_SSHD_LOG.lstrip("/"),
+            failure=container_failure(pid, hdir / "console.log", upper / CONTAINER_SSHD_LOG.lstrip("/")),
+        )
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
         return guest_host(spec, ctx, {"image_hash": image_for().hash, "container": instance_name(ctx, spec)})
 
     def init_pid(self, spec: HostParams, ctx: TestbedContext) -> int:
-        r = sysops.run(["lxc-info", "-P", str(self.lxcpath(ctx)), "-n", instance_name(ctx, spec), "-p", "-H"], check=False)
+        r = sysops.run(
+            ["lxc-info", "-P", str(self.lxcpath(ctx)), "-n", instance_name(ctx, spec), "-p", "-H"], check=False
+        )
         if r.returncode != 0 or not r.stdout.strip().isdigit():
             raise VbenchError(f"lxc host {spec.name} is not running: {r.stderr.strip() or r.stdout.strip()}")
         return int(r.stdout.strip())

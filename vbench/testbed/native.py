@@ -1,5 +1,6 @@
 """Native hosts: a network namespace with its own hostname, /etc/hosts and sshd, sharing the
 machine's kernel and filesystem (the bare-metal baseline of every study)."""
+
 from __future__ import annotations
 
 import shutil
@@ -59,12 +60,19 @@ class NativeProvisioner:
         key = hdir / "ssh_host_ed25519_key"
         pub = sysops.ssh_keygen(key, spec.name)
         cfg = hdir / "sshd_config"
-        cfg.write_text(sshd_config(ctx.own_address(spec), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid")))
+        cfg.write_text(
+            sshd_config(ctx.own_address(spec), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid"))
+        )
         log_path = hdir / "sshd.log"
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
-                netcmd.in_identity(ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                netcmd.in_identity(
+                    ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]
+                ),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
             )
         ctx.record("pids", owned.process_record(proc.pid))  # pid and start time: a stale pid is never killed
         return Created(self.host(spec, ctx), pub, log_path)

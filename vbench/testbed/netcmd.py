@@ -3,6 +3,7 @@
 Every resource is named from the testbed name, so teardown can find it from the params
 alone even when the state file was lost.
 """
+
 from __future__ import annotations
 
 Cmd = list[str]
@@ -64,9 +65,22 @@ def in_identity(netns: str, hostname: str, hosts_file: str, argv: list[str]) -> 
     """
     script = 'hostname "$1" && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"'
     return [
-        "ip", "netns", "exec", netns,
-        "unshare", "--uts", "--mount", "--propagation", "private",
-        "sh", "-c", script, "vbench-host", hostname, hosts_file, *argv,
+        "ip",
+        "netns",
+        "exec",
+        netns,
+        "unshare",
+        "--uts",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        script,
+        "vbench-host",
+        hostname,
+        hosts_file,
+        *argv,
     ]
 
 

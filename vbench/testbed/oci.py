@@ -24,6 +24,7 @@ what the machine needs before `run`, the facts the runtime reports) are what
 vbench.testbed.gvisor overrides to run the same bundle, network namespace, overlay and cgroup
 under runsc; creation, the wait for sshd, the limits' read-back and teardown are this module's.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,11 +37,21 @@ from vbench.host import Host
 from vbench.params import HostParams
 from vbench.testbed import netcmd, sysops
 from vbench.testbed.guest import (
-    CONTAINER_SSHD_LOG, cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity,
+    CONTAINER_SSHD_LOG,
+    cgroup_rel,
+    guest_host,
+    instance_name,
+    testbed_cgroup,
+    write_identity,
 )
 from vbench.testbed.image import image_for, require_image
 from vbench.testbed.limits import (
-    BlockDevice, cgroup_v1_settings, kill_cgroup, limits_fact, remove_cgroups, verify_cgroup_limits,
+    BlockDevice,
+    cgroup_v1_settings,
+    kill_cgroup,
+    limits_fact,
+    remove_cgroups,
+    verify_cgroup_limits,
 )
 from vbench.testbed.lxc import container_failure, container_preflight, disk_for
 from vbench.testbed.native import attach_host_netns, remove_netns
@@ -49,14 +60,30 @@ from vbench.testbed.provisioner import Created, TestbedContext
 UNIFIED = "/sys/fs/cgroup/unified"
 #: Docker's default capability set: enough for sshd (setuid, chroot) and Hadoop.
 CAPABILITIES = [
-    "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW", "CAP_SETGID",
-    "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL",
+    "CAP_CHOWN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_FSETID",
+    "CAP_FOWNER",
+    "CAP_MKNOD",
+    "CAP_NET_RAW",
+    "CAP_SETGID",
+    "CAP_SETUID",
+    "CAP_SETFCAP",
+    "CAP_SETPCAP",
+    "CAP_NET_BIND_SERVICE",
+    "CAP_SYS_CHROOT",
+    "CAP_KILL",
     "CAP_AUDIT_WRITE",
 ]
 
 
 def oci_config(
-    *, hostname: str, rootfs: Path, netns_path: str, cgroups_path: str, limits_settings: dict[str, str],
+    *,
+    hostname: str,
+    rootfs: Path,
+    netns_path: str,
+    cgroups_path: str,
+    limits_settings: dict[str, str],
     disk: BlockDevice | None,
 ) -> dict:
     """The OCI runtime spec of one host. Pure."""
@@ -75,8 +102,10 @@ def oci_config(
     if "pids.max" in s:
         resources["pids"] = {"limit": int(s["pids.max"])}
     blkio: dict = {}
-    for key, name in (("blkio.throttle.read_bps_device", "throttleReadBpsDevice"),
-                      ("blkio.throttle.write_bps_device", "throttleWriteBpsDevice")):
+    for key, name in (
+        ("blkio.throttle.read_bps_device", "throttleReadBpsDevice"),
+        ("blkio.throttle.write_bps_device", "throttleWriteBpsDevice"),
+    ):
         if key in s:
             assert disk is not None
             blkio[name] = [{"major": disk.major, "minor": disk.minor, "rate": int(s[key].split()[1])}]
@@ -98,31 +127,72 @@ def oci_config(
         "hostname": hostname,
         "mounts": [
             {"destination": "/proc", "type": "proc", "source": "proc"},
-            {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "strictatime", "mode=755", "size=65536k"]},
-            {"destination": "/dev/pts", "type": "devpts", "source": "devpts",
-             "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"]},
-            {"destination": "/dev/shm", "type": "tmpfs", "source": "shm", "options": ["nosuid", "noexec", "nodev", "mode=1777", "size=65536k"]},
-            {"destination": "/dev/mqueue", "type": "mqueue", "source": "mqueue", "options": ["nosuid", "noexec", "nodev"]},
+            {
+                "destination": "/dev",
+                "type": "tmpfs",
+                "source": "tmpfs",
+                "options": ["nosuid", "strictatime", "mode=755", "size=65536k"],
+            },
+            {
+                "destination": "/dev/pts",
+                "type": "devpts",
+                "source": "devpts",
+                "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"],
+            },
+            {
+                "destination": "/dev/shm",
+                "type": "tmpfs",
+                "source": "shm",
+                "options": ["nosuid", "noexec", "nodev", "mode=1777", "size=65536k"],
+            },
+            {
+                "destination": "/dev/mqueue",
+                "type": "mqueue",
+                "source": "mqueue",
+                "options": ["nosuid", "noexec", "nodev"],
+            },
             {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]},
-            {"destination": "/sys/fs/cgroup", "type": "cgroup", "source": "cgroup", "options": ["nosuid", "noexec", "nodev", "relatime", "ro"]},
+            {
+                "destination": "/sys/fs/cgroup",
+                "type": "cgroup",
+                "source": "cgroup",
+                "options": ["nosuid", "noexec", "nodev", "relatime", "ro"],
+            },
             {"destination": "/run", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev", "mode=755"]},
         ],
         "linux": {
             "namespaces": [
-                {"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"},
+                {"type": "pid"},
+                {"type": "ipc"},
+                {"type": "uts"},
+                {"type": "mount"},
                 {"type": "network", "path": netns_path},
             ],
             "cgroupsPath": cgroups_path,
             "resources": resources,
-            "maskedPaths": ["/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
-                            "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/proc/scsi"],
+            "maskedPaths": [
+                "/proc/acpi",
+                "/proc/kcore",
+                "/proc/keys",
+                "/proc/latency_stats",
+                "/proc/timer_list",
+                "/proc/timer_stats",
+                "/proc/sched_debug",
+                "/sys/firmware",
+                "/proc/scsi",
+            ],
             "readonlyPaths": ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"],
         },
     }
 
 
-def private_mounts_argv(prelude: str, runtime: str, state_root: Path, args: list[str],
-                        mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+def private_mounts_argv(
+    prelude: str,
+    runtime: str,
+    state_root: Path,
+    args: list[str],
+    mount_overlay: tuple[Path, Path, Path, Path] | None = None,
+) -> list[str]:
     """An OCI runtime's command in a private mount namespace of its own. Pure.
 
     `prelude` (fixed shell text) runs first; with `mount_overlay` = (lower, upper, work, merged)
@@ -137,14 +207,18 @@ def private_mounts_argv(prelude: str, runtime: str, state_root: Path, args: list
         lower, upper, work, merged = mount_overlay
         for p in mount_overlay:
             if any(c in str(p) for c in ",:= \n"):
-                raise VbenchError(f"overlay path {p} contains one of ',:= ' or a newline, which mount options cannot carry")
+                raise VbenchError(
+                    f"overlay path {p} contains one of ',:= ' or a newline, which mount options cannot carry"
+                )
         overlay = [f"lowerdir={lower},upperdir={upper},workdir={work}", str(merged)]
         script += ' && mount -t overlay overlay -o "$1" "$2" && shift 2'
     script += f' && exec {runtime} "$@"'
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(state_root), *overlay, *args]
 
 
-def crun_argv(state_root: Path, args: list[str], mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+def crun_argv(
+    state_root: Path, args: list[str], mount_overlay: tuple[Path, Path, Path, Path] | None = None
+) -> list[str]:
     """crun `args` in a private mount namespace without the cgroup2 mount (see the module doc). Pure."""
     prelude = f"if mountpoint -q {shlex.quote(UNIFIED)}; then umount {shlex.quote(UNIFIED)}; fi"
     return private_mounts_argv(prelude, 'crun --root "$0" --cgroup-manager=cgroupfs', state_root, args, mount_overlay)
@@ -167,16 +241,23 @@ class OciProvisioner:
         container_preflight(specs, ctx, self.tools, self.platform)
 
     # -- the hooks a runtime swaps ----------------------------------------------------------
-    def runtime_argv(self, ctx: TestbedContext, args: list[str],
-                     mount_overlay: tuple[Path, Path, Path, Path] | None = None) -> list[str]:
+    def runtime_argv(
+        self, ctx: TestbedContext, args: list[str], mount_overlay: tuple[Path, Path, Path, Path] | None = None
+    ) -> list[str]:
         """The runtime command running `args` (run, delete) for this testbed."""
         return crun_argv(self.state_root(ctx), args, mount_overlay)
 
-    def bundle_config(self, spec: HostParams, ctx: TestbedContext, rootfs: Path, netns: str,
-                      disk: BlockDevice | None) -> dict:
-        return oci_config(hostname=spec.name, rootfs=rootfs, netns_path=f"/var/run/netns/{netns}",
-                          cgroups_path="/" + cgroup_rel(ctx, spec),
-                          limits_settings=cgroup_v1_settings(spec.limits, disk), disk=disk)
+    def bundle_config(
+        self, spec: HostParams, ctx: TestbedContext, rootfs: Path, netns: str, disk: BlockDevice | None
+    ) -> dict:
+        return oci_config(
+            hostname=spec.name,
+            rootfs=rootfs,
+            netns_path=f"/var/run/netns/{netns}",
+            cgroups_path="/" + cgroup_rel(ctx, spec),
+            limits_settings=cgroup_v1_settings(spec.limits, disk),
+            disk=disk,
+        )
 
     def before_run(self, spec: HostParams, ctx: TestbedContext) -> None:
         """What the machine needs before the runtime creates the host's cgroup (crun: nothing)."""
@@ -208,21 +289,32 @@ class OciProvisioner:
         console = hdir / "console.log"
         with open(console, "ab") as out:
             r = subprocess.run(
-                self.runtime_argv(ctx, ["run", "--detach", "--bundle", str(bundle), "--pid-file",
-                                        str(hdir / "init.pid"), name],
-                                  mount_overlay=(img.rootfs, upper, work, merged)),
-                stdin=subprocess.DEVNULL, stdout=out, stderr=out, timeout=60,
+                self.runtime_argv(
+                    ctx,
+                    ["run", "--detach", "--bundle", str(bundle), "--pid-file", str(hdir / "init.pid"), name],
+                    mount_overlay=(img.rootfs, upper, work, merged),
+                ),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                timeout=60,
             )
         if r.returncode != 0:
             tail = "\n".join(sysops.read_text(console).strip().splitlines()[-8:])
             raise VbenchError(f"{self.runtime} run of {spec.name} failed ({r.returncode}): {tail}")
-        return Created(self.host(spec, ctx), pub, upper / CONTAINER_SSHD_LOG.lstrip("/"),
-                       failure=container_failure(self.init_pid(spec, ctx), hdir / "console.log",
-                                                 upper / CONTAINER_SSHD_LOG.lstrip("/")))
+        return Created(
+            self.host(spec, ctx),
+            pub,
+            upper / CONTAINER_SSHD_LOG.lstrip("/"),
+            failure=container_failure(
+                self.init_pid(spec, ctx), hdir / "console.log", upper / CONTAINER_SSHD_LOG.lstrip("/")
+            ),
+        )
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
-        return guest_host(spec, ctx, {"image_hash": image_for().hash, "container": instance_name(ctx, spec),
-                                      "runtime": self.runtime})
+        return guest_host(
+            spec, ctx, {"image_hash": image_for().hash, "container": instance_name(ctx, spec), "runtime": self.runtime}
+        )
 
     def init_pid(self, spec: HostParams, ctx: TestbedContext) -> int:
         """The pid the runtime wrote: the container's init (crun), the sandbox (runsc)."""
@@ -235,8 +327,11 @@ class OciProvisioner:
         """Read the limits back from the container's cgroup files; fail if they differ."""
         expected = cgroup_v1_settings(spec.limits, disk_for(spec, ctx))
         verify_cgroup_limits(self.init_pid(spec, ctx), expected, f"{self.platform} host {spec.name}")
-        return {"limits": limits_fact(spec.limits), "cgroup": cgroup_rel(ctx, spec),
-                **self.runtime_facts(spec, host, ctx)}
+        return {
+            "limits": limits_fact(spec.limits),
+            "cgroup": cgroup_rel(ctx, spec),
+            **self.runtime_facts(spec, host, ctx),
+        }
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
         name = instance_name(ctx, spec)

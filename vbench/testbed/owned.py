@@ -13,6 +13,7 @@ what it created itself.
 
 The decisions are pure functions; the few that look at the machine are thin and separate.
 """
+
 from __future__ import annotations
 
 import errno
@@ -29,6 +30,7 @@ BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 
 # -- the state directory ----------------------------------------------------------------------
+
 
 def allowed_owners() -> frozenset[int]:
     """Root, or the user vbench runs as."""
@@ -56,8 +58,10 @@ def check_state_dir(path: Path, owners: frozenset[int] | None = None) -> None:
         return
     why = state_dir_problem(st, allowed_owners() if owners is None else owners)
     if why:
-        raise VbenchError(f"the testbed state directory {path} {why}; vbench runs as root and does not trust "
-                          "state it did not write (set testbed.work_root to a directory of its own, or remove it)")
+        raise VbenchError(
+            f"the testbed state directory {path} {why}; vbench runs as root and does not trust "
+            "state it did not write (set testbed.work_root to a directory of its own, or remove it)"
+        )
 
 
 def make_state_dir(path: Path, owners: frozenset[int] | None = None) -> None:
@@ -78,12 +82,15 @@ def make_own_dir(path: Path) -> None:
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
-        raise VbenchError(f"{path} exists but no testbed state says vbench created it; vbench neither adopts nor "
-                          "deletes it: remove it yourself, or choose another testbed name or work_root") from None
+        raise VbenchError(
+            f"{path} exists but no testbed state says vbench created it; vbench neither adopts nor "
+            "deletes it: remove it yourself, or choose another testbed name or work_root"
+        ) from None
     os.chmod(path, 0o700)
 
 
 # -- processes --------------------------------------------------------------------------------
+
 
 def parse_start_time(stat_text: str) -> int:
     """Field 22 (starttime, clock ticks after boot) of a /proc/<pid>/stat line. Pure.
@@ -132,8 +139,17 @@ def still_ours(record: object) -> bool:
 
 # -- what exists before bring-up ---------------------------------------------------------------
 
-def preexisting_problem(bridge: str, links: list[str], netns: list[str], existing_links: set[str],
-                        existing_netns: set[str], state_exists: bool, root: str, root_exists: bool) -> str | None:
+
+def preexisting_problem(
+    bridge: str,
+    links: list[str],
+    netns: list[str],
+    existing_links: set[str],
+    existing_netns: set[str],
+    state_exists: bool,
+    root: str,
+    root_exists: bool,
+) -> str | None:
     """Why bring-up must stop before creating anything; None when nothing it would make exists. Pure.
 
     A bridge, link, namespace or directory that exists already is not vbench's (or belongs to a
@@ -141,16 +157,20 @@ def preexisting_problem(bridge: str, links: list[str], netns: list[str], existin
     if state_exists:
         return "is up already (its state file exists); run `vbench testbed down` first"
     if bridge in existing_links:
-        return (f"cannot use bridge {bridge}: it exists already and vbench did not create it (another tool's "
-                "bridge, or a testbed whose state is lost); vbench neither adopts nor deletes it: set "
-                "network.bridge to a name of its own, or remove the bridge yourself")
+        return (
+            f"cannot use bridge {bridge}: it exists already and vbench did not create it (another tool's "
+            "bridge, or a testbed whose state is lost); vbench neither adopts nor deletes it: set "
+            "network.bridge to a name of its own, or remove the bridge yourself"
+        )
     clash = [f"namespace {n}" for n in netns if n in existing_netns]
     clash += [f"link {link}" for link in links if link in existing_links]
     if root_exists:
         clash.append(f"directory {root}")
     if clash:
-        return (f"would create {', '.join(clash)}, which exist already and are in no vbench state; vbench "
-                "neither adopts nor deletes them: remove them yourself, or choose another testbed name")
+        return (
+            f"would create {', '.join(clash)}, which exist already and are in no vbench state; vbench "
+            "neither adopts nor deletes them: remove them yourself, or choose another testbed name"
+        )
     return None
 
 
@@ -183,8 +203,9 @@ def acquire(path: Path, what: str) -> None:
         raw = os.pread(fd, 4096, 0).decode(errors="replace")
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise VbenchError(f"{what} is in use by {holder_text(raw)}; wait for it to finish, or stop it "
-                              f"(lock {path})") from None
+            raise VbenchError(
+                f"{what} is in use by {holder_text(raw)}; wait for it to finish, or stop it (lock {path})"
+            ) from None
         raise
     me = {"pid": os.getpid(), "start": start_time(os.getpid()), "cmd": " ".join(sys.argv)[:300]}
     os.ftruncate(fd, 0)

@@ -1,4 +1,5 @@
 """Bring emulated physical hosts up and attach guests to them (runs physnet's commands)."""
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,13 @@ def netem_available() -> bool:
     ns = f"vbnetem{os.getpid()}"
     sysops.run(["ip", "netns", "add", ns])
     try:
-        return sysops.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem",
-                           "delay", "1ms"], check=False).returncode == 0
+        return (
+            sysops.run(
+                ["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms"],
+                check=False,
+            ).returncode
+            == 0
+        )
     finally:
         sysops.run(netcmd.delete_netns(ns), check=False)
 

@@ -23,6 +23,7 @@ Modes, as in Jeong et al. Fig. 2-3:
   physical host), chosen by per-guest hosts files, as the paper does with /etc/hosts
   and dfs.{client,datanode}.use.datanode.hostname.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -92,8 +93,12 @@ class NetLayout:
 def uses_physical_hosts(p: TestbedParams) -> bool:
     """Whether the testbed needs physical-host namespaces; the default (bridge, one guest per
     physical host, unshaped) keeps the direct attachment to the testbed bridge, as cheap as before."""
-    return (p.network.mode != "bridge" or p.vms_per_host > 1 or p.network.link.shaped
-            or any(h.physical_host for h in (p.hosts or ())))
+    return (
+        p.network.mode != "bridge"
+        or p.vms_per_host > 1
+        or p.network.link.shaped
+        or any(h.physical_host for h in (p.hosts or ()))
+    )
 
 
 def physical_netns(testbed: str, phys: str) -> str:
@@ -138,12 +143,26 @@ def layout(p: TestbedParams) -> NetLayout | None:
         private = str(nat_hosts[9 + j]) if mode in ("nat", "bridge+nat") else None
         guests.append(GuestNet(h.name, ph, str(h.address), private, dual=mode == "bridge+nat"))
     phys = tuple(
-        PhysicalHost(n, k, physical_netns(p.name, n), uplink_name(p.name, k), addrs[n],
-                     tuple(g.name for g in guests if g.physical_host == n))
+        PhysicalHost(
+            n,
+            k,
+            physical_netns(p.name, n),
+            uplink_name(p.name, k),
+            addrs[n],
+            tuple(g.name for g in guests if g.physical_host == n),
+        )
         for k, n in enumerate(order, start=1)
     )
-    return NetLayout(mode, p.network.subnet.prefixlen, nat.prefixlen, str(nat_hosts[0]), phys, tuple(guests),
-                     p.network.link.rate_mbit, p.network.link.delay_ms)
+    return NetLayout(
+        mode,
+        p.network.subnet.prefixlen,
+        nat.prefixlen,
+        str(nat_hosts[0]),
+        phys,
+        tuple(guests),
+        p.network.link.rate_mbit,
+        p.network.link.delay_ms,
+    )
 
 
 def hosts_view(lay: NetLayout, guest: str) -> list[tuple[str, str]]:
@@ -166,6 +185,7 @@ def hosts_view(lay: NetLayout, guest: str) -> list[tuple[str, str]]:
 
 # -- command builders ---------------------------------------------------------------------------
 
+
 def shape(dev: str, rate_mbit: float | None, delay_ms: float, netns: str | None = None) -> list[Cmd]:
     """tc on the egress of `dev`: netem for the delay (if any), tbf for the rate under it.
 
@@ -176,13 +196,33 @@ def shape(dev: str, rate_mbit: float | None, delay_ms: float, netns: str | None 
     cmds: list[Cmd] = []
     parent = ["root"]
     if delay_ms > 0:
-        cmds.append([*pre, "tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "netem", "delay", f"{delay_ms:g}ms"])
+        cmds.append(
+            [*pre, "tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "netem", "delay", f"{delay_ms:g}ms"]
+        )
         parent = ["parent", "1:"]
     if rate_mbit:
         burst = max(64 * 1024, int(rate_mbit * 1e6 / 8 / 100))
         handle = "2:" if delay_ms > 0 else "1:"
-        cmds.append([*pre, "tc", "qdisc", "add", "dev", dev, *parent, "handle", handle, "tbf",
-                     "rate", f"{rate_mbit:g}mbit", "burst", str(burst), "latency", "100ms"])
+        cmds.append(
+            [
+                *pre,
+                "tc",
+                "qdisc",
+                "add",
+                "dev",
+                dev,
+                *parent,
+                "handle",
+                handle,
+                "tbf",
+                "rate",
+                f"{rate_mbit:g}mbit",
+                "burst",
+                str(burst),
+                "latency",
+                "100ms",
+            ]
+        )
     return cmds
 
 
@@ -239,23 +279,26 @@ def nat_ruleset(lay: NetLayout, ph: PhysicalHost) -> str:
             pre.append(f"    ip daddr {g.public} dnat to {g.private}")
             post.append(f'    ip saddr {g.private} oifname "{out_if}" snat to {g.public}')
     post.append(f'    ip saddr {net} oifname "{out_if}" masquerade')
-    return "\n".join([
-        f"table ip {NFT_TABLE} {{",
-        "  chain prerouting {",
-        "    type nat hook prerouting priority dstnat; policy accept;",
-        *pre,
-        "  }",
-        "  chain postrouting {",
-        "    type nat hook postrouting priority srcnat; policy accept;",
-        *post,
-        "  }",
-        "}",
-        "",
-    ])
+    return "\n".join(
+        [
+            f"table ip {NFT_TABLE} {{",
+            "  chain prerouting {",
+            "    type nat hook prerouting priority dstnat; policy accept;",
+            *pre,
+            "  }",
+            "  chain postrouting {",
+            "    type nat hook postrouting priority srcnat; policy accept;",
+            *post,
+            "  }",
+            "}",
+            "",
+        ]
+    )
 
 
-def attach_guest(lay: NetLayout, g: GuestNet, guest_ns: str, outer: str, inner: str,
-                 nat_outer: str, nat_inner: str) -> list[Cmd]:
+def attach_guest(
+    lay: NetLayout, g: GuestNet, guest_ns: str, outer: str, inner: str, nat_outer: str, nat_inner: str
+) -> list[Cmd]:
     """The guest namespace and its NIC(s), plugged into its physical host's bridge(s).
 
     veths are made in the root namespace (names unique per testbed) and their ends moved: the

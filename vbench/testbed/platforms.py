@@ -1,4 +1,5 @@
 """The provisioner of each platform a testbed host can be."""
+
 from __future__ import annotations
 
 from vbench.testbed.gvisor import GvisorProvisioner

@@ -3,6 +3,7 @@
 A provisioner turns a `HostParams` into a host attached to the testbed's bridge with a running
 sshd, and removes it again. Everything above (SSH, Hadoop, benchmarks) is platform-blind.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -17,6 +17,7 @@ hardware virtualisation. The accelerator in use is read back over QMP into the h
 The QEMU process runs in the pids cgroup `vbench-<tb>/<host>`, so teardown finds it by name
 even when the state file is gone.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,12 @@ from vbench.machine_fit import MachineFacts, check_limits_fit
 from vbench.params import VM_DEFAULT_CPUS, VM_DEFAULT_MEMORY_MB, HostParams
 from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.guest import (
-    cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity, write_with_mode,
+    cgroup_rel,
+    guest_host,
+    instance_name,
+    testbed_cgroup,
+    write_identity,
+    write_with_mode,
 )
 from vbench.testbed.image import SEED_LABEL, GuestImage, image_for, require_image
 from vbench.testbed.limits import kill_cgroup, limits_fact, remove_cgroups
@@ -67,9 +73,24 @@ def vm_shape(spec: HostParams, machine_cpus: int) -> tuple[int, int]:
 
 
 def qemu_argv(
-    *, name: str, accel: str, cpus: int, memory_mb: int, kernel: Path, initrd: Path, append: str, disk: Path,
-    seed: Path, tap: str, mac: str, qmp: Path, pidfile: Path, console: Path,
-    bps_read: int | None = None, bps_write: int | None = None, cpuset: str | None = None,
+    *,
+    name: str,
+    accel: str,
+    cpus: int,
+    memory_mb: int,
+    kernel: Path,
+    initrd: Path,
+    append: str,
+    disk: Path,
+    seed: Path,
+    tap: str,
+    mac: str,
+    qmp: Path,
+    pidfile: Path,
+    console: Path,
+    bps_read: int | None = None,
+    bps_write: int | None = None,
+    cpuset: str | None = None,
 ) -> list[str]:
     """The QEMU command line of one VM. Pure."""
     drive = f"file={disk},if=virtio,format=qcow2,id=root,cache=none"
@@ -79,21 +100,47 @@ def qemu_argv(
         drive += f",throttling.bps-write={bps_write}"
     argv = [] if not cpuset else ["taskset", "-c", cpuset]
     argv += [
-        QEMU, "-name", f"{name},process={name}", "-nodefaults", "-no-user-config", "-no-reboot",
+        QEMU,
+        "-name",
+        f"{name},process={name}",
+        "-nodefaults",
+        "-no-user-config",
+        "-no-reboot",
         # Multi-threaded TCG crashed JVMs here (SIGSEGV in JIT-compiled code, i.e. code the guest
         # writes and runs at once); one TCG thread for all vCPUs runs them correctly.
-        "-accel", "kvm" if accel == "kvm" else "tcg,thread=single",
+        "-accel",
+        "kvm" if accel == "kvm" else "tcg,thread=single",
         *(["-cpu", "host"] if accel == "kvm" else []),
-        "-smp", str(cpus), "-m", str(memory_mb),
-        "-display", "none", "-vga", "none", "-monitor", "none",
-        "-serial", f"file:{console}",
-        "-kernel", str(kernel), "-initrd", str(initrd), "-append", append,
-        "-drive", drive,
-        "-drive", f"file={seed},if=virtio,format=raw,readonly=on,id=seed",
-        "-netdev", f"tap,id=net0,ifname={tap},script=no,downscript=no",
-        "-device", f"virtio-net-pci,netdev=net0,mac={mac}",
-        "-qmp", f"unix:{qmp},server=on,wait=off",
-        "-pidfile", str(pidfile),
+        "-smp",
+        str(cpus),
+        "-m",
+        str(memory_mb),
+        "-display",
+        "none",
+        "-vga",
+        "none",
+        "-monitor",
+        "none",
+        "-serial",
+        f"file:{console}",
+        "-kernel",
+        str(kernel),
+        "-initrd",
+        str(initrd),
+        "-append",
+        append,
+        "-drive",
+        drive,
+        "-drive",
+        f"file={seed},if=virtio,format=raw,readonly=on,id=seed",
+        "-netdev",
+        f"tap,id=net0,ifname={tap},script=no,downscript=no",
+        "-device",
+        f"virtio-net-pci,netdev=net0,mac={mac}",
+        "-qmp",
+        f"unix:{qmp},server=on,wait=off",
+        "-pidfile",
+        str(pidfile),
     ]
     return argv
 
@@ -175,10 +222,34 @@ def probe_kvm(kernel: Path, timeout_s: float = KVM_PROBE_TIMEOUT_S) -> tuple[boo
     with tempfile.TemporaryDirectory(prefix="vbench-kvm-probe-") as tmp:
         log = Path(tmp) / "console.log"
         proc = subprocess.Popen(
-            [QEMU, "-accel", "kvm", "-cpu", "host", "-m", "256", "-nodefaults", "-no-user-config", "-no-reboot",
-             "-display", "none", "-vga", "none", "-monitor", "none", "-serial", f"file:{log}",
-             "-kernel", str(kernel), "-append", "console=ttyS0 panic=-1 root=/dev/vbench-none"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                QEMU,
+                "-accel",
+                "kvm",
+                "-cpu",
+                "host",
+                "-m",
+                "256",
+                "-nodefaults",
+                "-no-user-config",
+                "-no-reboot",
+                "-display",
+                "none",
+                "-vga",
+                "none",
+                "-monitor",
+                "none",
+                "-serial",
+                f"file:{log}",
+                "-kernel",
+                str(kernel),
+                "-append",
+                "console=ttyS0 panic=-1 root=/dev/vbench-none",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         t0 = time.monotonic()
         try:
@@ -191,8 +262,14 @@ def probe_kvm(kernel: Path, timeout_s: float = KVM_PROBE_TIMEOUT_S) -> tuple[boo
             if "Kernel panic" in text or "VFS:" in text:
                 return True, f"a guest kernel booted under KVM in {time.monotonic() - t0:.1f} s"
             if proc.poll() is None:
-                return False, f"a guest kernel printed {len(text.splitlines())} lines under KVM in {timeout_s:.0f} s and never reached its root mount"
-            return False, f"QEMU with KVM exited ({proc.returncode}): {(proc.stderr.read() if proc.stderr else '').strip()[-300:]}"
+                return (
+                    False,
+                    f"a guest kernel printed {len(text.splitlines())} lines under KVM in {timeout_s:.0f} s and never reached its root mount",
+                )
+            return (
+                False,
+                f"QEMU with KVM exited ({proc.returncode}): {(proc.stderr.read() if proc.stderr else '').strip()[-300:]}",
+            )
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -221,8 +298,10 @@ def choose_accelerator(wanted: str, kvm_ok: bool, detail: str) -> str:
     if wanted == "tcg":
         return "tcg"
     if wanted == "kvm" and not kvm_ok:
-        raise VbenchError(f"testbed.accelerator: kvm was asked for, but KVM cannot boot a guest here ({detail}); "
-                          "use accelerator: auto or tcg")
+        raise VbenchError(
+            f"testbed.accelerator: kvm was asked for, but KVM cannot boot a guest here ({detail}); "
+            "use accelerator: auto or tcg"
+        )
     return "kvm" if kvm_ok else "tcg"
 
 
@@ -242,7 +321,9 @@ class QemuProvisioner:
         img = require_image(f"qemu host {specs[0].name}")
         for f in (img.disk, img.kernel, img.initrd):
             if not f.exists():
-                raise VbenchError(f"the guest image {img.hash} lacks {f.name}; rebuild it with `vbench image build --force`")
+                raise VbenchError(
+                    f"the guest image {img.hash} lacks {f.name}; rebuild it with `vbench image build --force`"
+                )
         self.accelerator(ctx, img)
 
     def accelerator(self, ctx: TestbedContext, img: GuestImage) -> str:
@@ -281,24 +362,43 @@ class QemuProvisioner:
         cpus, memory = vm_shape(spec, os.cpu_count() or 1)
         lim = spec.limits
         argv = qemu_argv(
-            name=instance_name(ctx, spec), accel=accel, cpus=cpus, memory_mb=memory, kernel=img.kernel,
-            initrd=img.initrd, append=KERNEL_APPEND, disk=disk, seed=seed, tap=tap, mac=mac_for(str(spec.address)),
-            qmp=hdir / "qmp.sock", pidfile=hdir / "qemu.pid", console=hdir / "console.log",
-            bps_read=lim.disk_read_bps if lim else None, bps_write=lim.disk_write_bps if lim else None,
+            name=instance_name(ctx, spec),
+            accel=accel,
+            cpus=cpus,
+            memory_mb=memory,
+            kernel=img.kernel,
+            initrd=img.initrd,
+            append=KERNEL_APPEND,
+            disk=disk,
+            seed=seed,
+            tap=tap,
+            mac=mac_for(str(spec.address)),
+            qmp=hdir / "qmp.sock",
+            pidfile=hdir / "qemu.pid",
+            console=hdir / "console.log",
+            bps_read=lim.disk_read_bps if lim else None,
+            bps_write=lim.disk_write_bps if lim else None,
             cpuset=lim.cpuset if lim else None,
         )
         (hdir / "qemu.argv").write_text(json.dumps(argv, indent=1))
         with open(hdir / "qemu.log", "ab") as out:
-            proc = subprocess.Popen(in_cgroup_argv(cg / "cgroup.procs", argv), stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=out, start_new_session=True)
+            proc = subprocess.Popen(
+                in_cgroup_argv(cg / "cgroup.procs", argv),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+            )
         ctx.record("pids", owned.process_record(proc.pid))  # pid and start time: a stale pid is never killed
         self._procs[(ctx.params.name, spec.name)] = proc
 
         def failure() -> str | None:
             if proc.poll() is None:
                 return None
-            return (f"QEMU of {spec.name} exited ({proc.returncode}): {sysops.read_text(hdir / 'qemu.log').strip()[-400:]}\n"
-                    f"console ends with:\n" + "\n".join(sysops.read_text(hdir / "console.log").splitlines()[-8:]))
+            return (
+                f"QEMU of {spec.name} exited ({proc.returncode}): {sysops.read_text(hdir / 'qemu.log').strip()[-400:]}\n"
+                f"console ends with:\n" + "\n".join(sysops.read_text(hdir / "console.log").splitlines()[-8:])
+            )
 
         return Created(self.host(spec, ctx), pub, None, ready_timeout_s=READY_TIMEOUT_S, failure=failure)
 
@@ -308,17 +408,23 @@ class QemuProvisioner:
     def verify(self, spec: HostParams, host: Host, ctx: TestbedContext) -> dict[str, str]:
         """Read the VM's shape back from QEMU (QMP) and from the guest; fail if it differs."""
         hdir = ctx.paths.host_dir(spec.name)
-        cpus_r, mem_r, block_r, kvm_r = qmp(hdir / "qmp.sock", ["query-cpus-fast", "query-memory-size-summary",
-                                                                "query-block", "query-kvm"])
+        cpus_r, mem_r, block_r, kvm_r = qmp(
+            hdir / "qmp.sock", ["query-cpus-fast", "query-memory-size-summary", "query-block", "query-kvm"]
+        )
         got = parse_qmp_readback(cpus_r, mem_r, block_r, kvm_r)
         cpus, memory = vm_shape(spec, os.cpu_count() or 1)
         lim = spec.limits
-        want = {"cpus": cpus, "memory_mb": memory,
-                "bps_rd": lim.disk_read_bps if lim else None, "bps_wr": lim.disk_write_bps if lim else None,
-                "accelerator": self._accel.get(ctx.params.name, got["accelerator"])}
+        want = {
+            "cpus": cpus,
+            "memory_mb": memory,
+            "bps_rd": lim.disk_read_bps if lim else None,
+            "bps_wr": lim.disk_write_bps if lim else None,
+            "accelerator": self._accel.get(ctx.params.name, got["accelerator"]),
+        }
         with connect(host) as c:
-            out = c.run("nproc; sed -n 's/^MemTotal:[[:space:]]*\\([0-9]*\\).*/\\1/p' /proc/meminfo",
-                        hide=True, in_stream=False).stdout.split()
+            out = c.run(
+                "nproc; sed -n 's/^MemTotal:[[:space:]]*\\([0-9]*\\).*/\\1/p' /proc/meminfo", hide=True, in_stream=False
+            ).stdout.split()
         guest_cpus, guest_mem = (int(out[0]), int(out[1])) if len(out) == 2 else (None, None)
         bad = readback_mismatches(want, got, guest_cpus, guest_mem)
         if lim and lim.cpuset:
@@ -329,8 +435,10 @@ class QemuProvisioner:
         if bad:
             raise VbenchError(f"qemu host {spec.name}: limits not applied as asked: " + "; ".join(bad))
         return {
-            "limits": limits_fact(spec.limits), "accelerator": str(got["accelerator"]),
-            "vm_vcpus": str(got["cpus"]), "vm_memory_mb": str(got["memory_mb"]),
+            "limits": limits_fact(spec.limits),
+            "accelerator": str(got["accelerator"]),
+            "vm_vcpus": str(got["cpus"]),
+            "vm_memory_mb": str(got["memory_mb"]),
         }
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:

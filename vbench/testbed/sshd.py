@@ -1,4 +1,5 @@
 """sshd configuration for a testbed host. Pure."""
+
 from __future__ import annotations
 
 

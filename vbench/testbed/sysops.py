@@ -1,4 +1,5 @@
 """Small wrappers over the machine's tools, shared by the testbed and its provisioners."""
+
 from __future__ import annotations
 
 import os

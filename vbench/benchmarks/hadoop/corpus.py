@@ -4,6 +4,7 @@ Word frequencies follow Zipf's law (exponent ~1.1, as in English text) over a vo
 pronounceable pseudo-words whose lengths grow with rank, as real words' do; the same seed and
 size give the same bytes on every machine.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,14 @@ def zipf_probabilities(size: int, exponent: float) -> np.ndarray:
     return p / p.sum()
 
 
-def write_corpus(path: str, size_bytes: int, seed: int = 20141, vocab_size: int = 20_000,
-                 exponent: float = 1.1, words_per_line: int = 12) -> dict:
+def write_corpus(
+    path: str,
+    size_bytes: int,
+    seed: int = 20141,
+    vocab_size: int = 20_000,
+    exponent: float = 1.1,
+    words_per_line: int = 12,
+) -> dict:
     """Write ~`size_bytes` of text to `path`; returns the exact word and byte counts."""
     vocab = np.array(vocabulary(vocab_size, seed))
     probs = zipf_probabilities(vocab_size, exponent)
@@ -64,8 +71,9 @@ def write_corpus(path: str, size_bytes: int, seed: int = 20141, vocab_size: int 
     return {"words": total_words, "bytes": written, "seed": seed, "vocab_size": vocab_size, "exponent": exponent}
 
 
-def cached_corpus(cache_dir: Path, size_bytes: int, seed: int = 20141, vocab_size: int = 20_000,
-                  exponent: float = 1.1) -> tuple[str, dict]:
+def cached_corpus(
+    cache_dir: Path, size_bytes: int, seed: int = 20141, vocab_size: int = 20_000, exponent: float = 1.1
+) -> tuple[str, dict]:
     """The corpus for these parameters, generated once into `cache_dir` (a few seconds per 64 MB)."""
     stem = f"corpus-{size_bytes}-{seed}-{vocab_size}-{exponent}"
     text, info = cache_dir / f"{stem}.txt", cache_dir / f"{stem}.json"

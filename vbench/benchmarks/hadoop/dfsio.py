@@ -4,6 +4,7 @@ Throughput and average I/O rate are Hadoop's own numbers, as TestDFSIO defines t
 = total MB / sum of the map tasks' I/O times; average I/O rate = mean of per-file rates; its MB
 are 2**20 bytes, hence MiB/s here.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -54,8 +55,11 @@ PRESETS = {
 def steps(cfg: Config, run_dir: str) -> list[Step]:
     common = (f"-Dtest.build.data={run_dir}/dfsio", f"-Ddfs.replication={cfg.replication}")
     return [
-        JavaStep(op, MAIN_CLASS, (*common, f"-{op}", "-nrFiles", str(cfg.files), "-size", f"{cfg.file_size_mb}MB",
-                                   "-resFile", "/dev/null"))
+        JavaStep(
+            op,
+            MAIN_CLASS,
+            (*common, f"-{op}", "-nrFiles", str(cfg.files), "-size", f"{cfg.file_size_mb}MB", "-resFile", "/dev/null"),
+        )
         for op in cfg.operations
     ]
 

@@ -3,6 +3,7 @@
 A run never raises for a benchmark failure: it returns a `BenchRun` carrying either samples or a
 `Failure`, plus every step's raw output for audit. Its HDFS directory is unique and removed after.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,12 @@ def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = N
         except CommandTimedOut as exc:
             killed = kill_active_apps(cluster, log)
             out = StepOutput(exc.result.stdout, exc.result.stderr, time.monotonic() - t0)
-            raise _StepFailed(step.name, f"{step.name} exceeded its timeout of {limit:.0f} s; "
-                              f"YARN application(s) killed: {', '.join(killed) or 'none active'}", out) from None
+            raise _StepFailed(
+                step.name,
+                f"{step.name} exceeded its timeout of {limit:.0f} s; "
+                f"YARN application(s) killed: {', '.join(killed) or 'none active'}",
+                out,
+            ) from None
         out = StepOutput(r.stdout, r.stderr, r.seconds)
         if not r.ok:
             raise _StepFailed(step.name, f"{step.name} exited {r.exit_code}", out)
@@ -129,8 +134,10 @@ def fetch_job_history(cluster: HadoopCluster, job_id: str) -> tuple[history.JobI
     resources = history_fetch.split_stream(r.stdout, job_id)
     if not resources and not r.ok:
         # Nothing came back at all: the shell on the master failed, not the history server.
-        raise JobFailed(f"JobHistory has no record for {job_id} (fetching it on {cluster.master.name} "
-                        f"exited {r.exit_code}: {tail(r.stderr, 3)})")
+        raise JobFailed(
+            f"JobHistory has no record for {job_id} (fetching it on {cluster.master.name} "
+            f"exited {r.exit_code}: {tail(r.stderr, 3)})"
+        )
     return history_fetch.parse_job(resources, job_id), resources
 
 
@@ -149,9 +156,17 @@ def _retry(fn, tries: int = 10, pause_s: float = 1.0):
 Inspect = Callable[[HadoopCluster, str], list[Sample]]
 
 
-def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details: bool = True,
-            log: Log = print, run_id: str | None = None, timeout_s: float | None = None,
-            inspect: Inspect | None = None) -> BenchRun:
+def execute(
+    cluster: HadoopCluster,
+    module: ModuleType,
+    cfg: Any,
+    *,
+    job_details: bool = True,
+    log: Log = print,
+    run_id: str | None = None,
+    timeout_s: float | None = None,
+    inspect: Inspect | None = None,
+) -> BenchRun:
     """Run the benchmark's steps; `timeout_s` bounds each Hadoop job step (the job is killed and
     the run recorded as failed when it is exceeded). `inspect`, when the steps passed, reads
     the run's HDFS directory before it is removed; its samples join the run's."""
@@ -170,20 +185,32 @@ def execute(cluster: HadoopCluster, module: ModuleType, cfg: Any, *, job_details
                 if isinstance(s, JavaStep) and s.job_details:
                     details += job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
             # The line to time this step by (issue #24: it cost N+3 SSH round trips per job).
-            log(f"{module.NAME}: JobHistory of {len({d.metadata['job_id'] for d in details})} job(s) read in "
-                f"{time.monotonic() - t0:.2f} s")
+            log(
+                f"{module.NAME}: JobHistory of {len({d.metadata['job_id'] for d in details})} job(s) read in "
+                f"{time.monotonic() - t0:.2f} s"
+            )
             samples += details
         if inspect is not None:
             samples += inspect(cluster, run_dir)
         run.samples = [s.with_metadata(**run.parameters, run_id=run_id) for s in samples]
     except _StepFailed as exc:
         run.outputs[exc.step] = exc.output
-        run.failure = Failure(module.NAME, exc.reason, run.parameters, tail(exc.output.stderr or exc.output.stdout),
-                              {"run_id": run_id, "step": exc.step})
+        run.failure = Failure(
+            module.NAME,
+            exc.reason,
+            run.parameters,
+            tail(exc.output.stderr or exc.output.stdout),
+            {"run_id": run_id, "step": exc.step},
+        )
     except JobFailed as exc:
         last = run.outputs.get(step.name) if step is not None else None
-        run.failure = Failure(module.NAME, str(exc), run.parameters, tail(last.stderr) if last else "",
-                              {"run_id": run_id, "step": getattr(step, "name", "")})
+        run.failure = Failure(
+            module.NAME,
+            str(exc),
+            run.parameters,
+            tail(last.stderr) if last else "",
+            {"run_id": run_id, "step": getattr(step, "name", "")},
+        )
     finally:
         run.hdfs_output_removed = cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir).ok
     return run

@@ -1,5 +1,6 @@
 """MRBench: many small jobs, measuring MapReduce's per-job overhead (Xavier et al. Table II:
 50 runs, 24 maps / 8 reduces; Vasconcelos & Freitas: 50 loops)."""
+
 from __future__ import annotations
 
 import re
@@ -29,9 +30,24 @@ PRESETS = {"xavier2014": Config(runs=50, maps=24, reduces=8)}
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:
-    return [JavaStep("mrbench", MAIN_CLASS, ("-numRuns", str(cfg.runs), "-maps", str(cfg.maps), "-reduces",
-                                              str(cfg.reduces), "-inputLines", str(cfg.input_lines),
-                                              "-baseDir", f"{run_dir}/mrbench"))]
+    return [
+        JavaStep(
+            "mrbench",
+            MAIN_CLASS,
+            (
+                "-numRuns",
+                str(cfg.runs),
+                "-maps",
+                str(cfg.maps),
+                "-reduces",
+                str(cfg.reduces),
+                "-inputLines",
+                str(cfg.input_lines),
+                "-baseDir",
+                f"{run_dir}/mrbench",
+            ),
+        )
+    ]
 
 
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:

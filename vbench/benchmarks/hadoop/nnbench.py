@@ -4,6 +4,7 @@ Vasconcelos & Freitas: 1000 files, 6 maps, 2 reduces).
 Maps wait at a barrier (-startTime, epoch seconds) so they hammer the NameNode together; the
 barrier must lie after the maps have started, which takes ~20 s on a small machine.
 """
+
 from __future__ import annotations
 
 from pydantic import Field
@@ -45,13 +46,33 @@ PRESETS = {"vasconcelos": Config(files=1000, maps=6, reduces=2)}
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:
-    common = ("-maps", str(cfg.maps), "-reduces", str(cfg.reduces), "-numberOfFiles", str(cfg.files),
-              "-blockSize", str(cfg.block_size), "-baseDir", f"{run_dir}/nnbench", "-startTime", START_TIME)
+    common = (
+        "-maps",
+        str(cfg.maps),
+        "-reduces",
+        str(cfg.reduces),
+        "-numberOfFiles",
+        str(cfg.files),
+        "-blockSize",
+        str(cfg.block_size),
+        "-baseDir",
+        f"{run_dir}/nnbench",
+        "-startTime",
+        START_TIME,
+    )
     return [
-        JavaStep("create_write", MAIN_CLASS, ("-operation", "create_write", "-bytesToWrite", "0", *common),
-                 barrier_s=cfg.barrier_s),
-        JavaStep("open_read", MAIN_CLASS, ("-operation", "open_read", "-readFileAfterOpen", "true", *common),
-                 barrier_s=cfg.barrier_s),
+        JavaStep(
+            "create_write",
+            MAIN_CLASS,
+            ("-operation", "create_write", "-bytesToWrite", "0", *common),
+            barrier_s=cfg.barrier_s,
+        ),
+        JavaStep(
+            "open_read",
+            MAIN_CLASS,
+            ("-operation", "open_read", "-readFileAfterOpen", "true", *common),
+            barrier_s=cfg.barrier_s,
+        ),
     ]
 
 
@@ -63,8 +84,10 @@ def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
         ok_ops = number_of(values, "Successful file operations", f"NNBench {op}")
         if exceptions or not ok_ops:
             raise JobFailed(f"NNBench {op}: {int(exceptions)} exceptions, {int(ok_ops)} successful operations")
-        meta = {"successful_operations": int(ok_ops),
-                "maps_missed_barrier": int(number_of(values, "# maps that missed the barrier", f"NNBench {op}"))}
+        meta = {
+            "successful_operations": int(ok_ops),
+            "maps_missed_barrier": int(number_of(values, "# maps that missed the barrier", f"NNBench {op}")),
+        }
         for label, (metric, unit) in labels.items():
             out.append(Sample(NAME, metric, number_of(values, label, f"NNBench {op}"), unit, meta))
     return out

@@ -1,4 +1,5 @@
 """Helpers shared by the Hadoop benchmark parsers. Pure."""
+
 from __future__ import annotations
 
 import re

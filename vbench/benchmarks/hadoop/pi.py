@@ -1,4 +1,5 @@
 """Pi: the CPU-bound MapReduce example (Vasconcelos & Freitas: 6 maps)."""
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,13 @@ PRESETS = {"vasconcelos": Config(maps=6, samples=1_000_000)}
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:
     # QuasiMonteCarlo writes under the user's working dir; keep it in the run's directory.
-    return [JavaStep("pi", jobs.EXAMPLES_DRIVER, ("pi", f"-Dmapreduce.output.fileoutputformat.outputdir={run_dir}",
-                                                  str(cfg.maps), str(cfg.samples)))]
+    return [
+        JavaStep(
+            "pi",
+            jobs.EXAMPLES_DRIVER,
+            ("pi", f"-Dmapreduce.output.fileoutputformat.outputdir={run_dir}", str(cfg.maps), str(cfg.samples)),
+        )
+    ]
 
 
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:

@@ -1,4 +1,5 @@
 """RandomWriter + Sort, validated by SortValidator (Liu et al.: 27 GB once, 2 GB three times)."""
+
 from __future__ import annotations
 
 import warnings
@@ -37,14 +38,24 @@ def steps(cfg: Config, run_dir: str) -> list[Step]:
     per_map = -(-total // cfg.maps)
     data, out = f"{run_dir}/random", f"{run_dir}/sorted"
     s: list[Step] = [
-        JavaStep("randomwriter", jobs.EXAMPLES_DRIVER, (
-            "randomwriter", f"-Dmapreduce.randomwriter.totalbytes={total}",
-            f"-Dmapreduce.randomwriter.bytespermap={per_map}", data)),
+        JavaStep(
+            "randomwriter",
+            jobs.EXAMPLES_DRIVER,
+            (
+                "randomwriter",
+                f"-Dmapreduce.randomwriter.totalbytes={total}",
+                f"-Dmapreduce.randomwriter.bytespermap={per_map}",
+                data,
+            ),
+        ),
         JavaStep("sort", jobs.EXAMPLES_DRIVER, ("sort", "-r", str(cfg.reduces), data, out)),
     ]
     if cfg.validate:
-        s.append(JavaStep("validate", TEST_DRIVER, ("testmapredsort", "-sortInput", data, "-sortOutput", out),
-                          job_details=False))
+        s.append(
+            JavaStep(
+                "validate", TEST_DRIVER, ("testmapredsort", "-sortInput", data, "-sortOutput", out), job_details=False
+            )
+        )
     return s
 
 

@@ -4,6 +4,7 @@ A benchmark module builds its steps with a pure `steps(cfg, run_dir)` and turns 
 samples with a pure `parse(outputs, cfg)`; `vbench.benchmarks.hadoop.execute` runs steps on a
 cluster. So every module is testable against captured outputs without a cluster.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -51,4 +52,3 @@ class UploadStep:
 
 
 Step = JavaStep | ReadStep | UploadStep
-

@@ -2,6 +2,7 @@
 
 TeraValidate is a correctness gate: a TeraSort whose output does not validate is a failed run.
 """
+
 from __future__ import annotations
 
 from pydantic import Field
@@ -14,8 +15,11 @@ from vbench.samples import Sample
 
 NAME = "terasort"
 METRICS = {
-    "teragen_time": "s", "terasort_time": "s", "teravalidate_time": "s",
-    "teragen_throughput": "MiB/s", "terasort_throughput": "MiB/s",
+    "teragen_time": "s",
+    "terasort_time": "s",
+    "teravalidate_time": "s",
+    "teragen_throughput": "MiB/s",
+    "terasort_throughput": "MiB/s",
 }
 
 
@@ -37,9 +41,12 @@ PRESETS = {
 def teragen_step(size_mb: int, maps: int, replication: int, out: str, job_details: bool = True) -> JavaStep:
     """TeraGen of `size_mb` into `out`. Pure."""
     rows = jobs.teragen_rows(size_mb * 1024**2)
-    return JavaStep("teragen", jobs.EXAMPLES_DRIVER, (
-        "teragen", f"-Ddfs.replication={replication}", f"-Dmapreduce.job.maps={maps}", str(rows), out),
-        job_details=job_details)
+    return JavaStep(
+        "teragen",
+        jobs.EXAMPLES_DRIVER,
+        ("teragen", f"-Ddfs.replication={replication}", f"-Dmapreduce.job.maps={maps}", str(rows), out),
+        job_details=job_details,
+    )
 
 
 def output_dir(run_dir: str) -> str:
@@ -51,9 +58,18 @@ def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_detail
     """TeraSort of `input_dir`, TeraValidate of its output and the validation report. Pure."""
     out, val = output_dir(run_dir), f"{run_dir}/validate"
     return [
-        JavaStep("terasort", jobs.EXAMPLES_DRIVER, (
-            "terasort", f"-Ddfs.replication={cfg.replication}", f"-Dmapreduce.job.reduces={cfg.reduces}",
-            f"-Dmapreduce.terasort.output.replication={cfg.output_replication}", input_dir, out)),
+        JavaStep(
+            "terasort",
+            jobs.EXAMPLES_DRIVER,
+            (
+                "terasort",
+                f"-Ddfs.replication={cfg.replication}",
+                f"-Dmapreduce.job.reduces={cfg.reduces}",
+                f"-Dmapreduce.terasort.output.replication={cfg.output_replication}",
+                input_dir,
+                out,
+            ),
+        ),
         JavaStep("teravalidate", jobs.EXAMPLES_DRIVER, ("teravalidate", out, val), job_details=validate_details),
         ReadStep("report", f"{val}/part-r-*"),
     ]

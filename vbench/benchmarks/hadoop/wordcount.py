@@ -1,6 +1,7 @@
 """WordCount over a generated natural-language corpus (Vasconcelos 64 MB..2 GB, Xavier 30 GB,
 Jeong et al. Fig 6). The sum of the output's counts must equal the corpus's word count: a
 WordCount that lost or invented words is a failed run."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,8 +38,11 @@ def steps(cfg: Config, run_dir: str) -> list[Step]:
 
     return [
         UploadStep("upload", f"{run_dir}/input/corpus.txt", make),
-        JavaStep("wordcount", jobs.EXAMPLES_DRIVER, ("wordcount", f"-Dmapreduce.job.reduces={cfg.reduces}",
-                                                      f"{run_dir}/input", f"{run_dir}/output")),
+        JavaStep(
+            "wordcount",
+            jobs.EXAMPLES_DRIVER,
+            ("wordcount", f"-Dmapreduce.job.reduces={cfg.reduces}", f"{run_dir}/input", f"{run_dir}/output"),
+        ),
         ReadStep("counts", f"{run_dir}/output/part-r-*"),
     ]
 

@@ -9,6 +9,7 @@ with invoke's `Context.run` (a fabric `Connection`, or `invoke.Context()` locall
 raises `vbench.errors.JobFailed` on a non-zero exit or unparseable output. `workdir` must
 exist; the modules that write leave nothing behind in it.
 """
+
 from __future__ import annotations
 
 from types import ModuleType
@@ -18,4 +19,3 @@ from . import bonnie, cpu, dd, fio, hdparm, iperf3, latency, membw, pi_digits
 MICRO_BENCHMARKS: dict[str, ModuleType] = {
     m.NAME: m for m in (fio, dd, hdparm, bonnie, iperf3, latency, cpu, pi_digits, membw)
 }
-

@@ -6,6 +6,7 @@ Every module keeps `command` and `parse` pure; only `run` touches a host, and it
 through `c.run(cmd, hide=True, warn=True, in_stream=False)`, so a fabric `Connection` and a
 local `invoke.Context` are interchangeable.
 """
+
 from __future__ import annotations
 
 import time
@@ -37,8 +38,10 @@ def params(cfg: Any) -> dict[str, Any]:
 def one_step(name: str, parse_stdout: Callable[[str, Any], list[Sample]]) -> Parse:
     """The contract's `parse(outputs, cfg)` of a micro benchmark (vbench.benchmarks.base): one step,
     named after the benchmark, whose stdout `parse_stdout` reads."""
+
     def parse(outputs: Outputs, cfg: Any) -> list[Sample]:
         return parse_stdout(outputs[name].stdout, cfg)
+
     return parse
 
 
@@ -69,9 +72,7 @@ def check(benchmark: str, cmd: str, result: Any, parse: Parse, cfg: Any) -> tupl
     stdout, stderr = result.stdout or "", result.stderr or ""
     if result.exited != 0:
         # Some tools (iperf3 -J) report their error on stdout; show whichever has something.
-        raise JobFailed(
-            f"{benchmark}: command exited {result.exited}: {cmd}\n{tail(stderr) or tail(stdout)}"
-        )
+        raise JobFailed(f"{benchmark}: command exited {result.exited}: {cmd}\n{tail(stderr) or tail(stdout)}")
     try:
         samples = parse({benchmark: StepOutput(stdout, stderr, 0.0)}, cfg)
     except JobFailed as exc:
@@ -94,9 +95,17 @@ def is_listening(ss_output: str, port: int) -> bool:
     return False
 
 
-def wait_until_listening(c: Runner, port: int, where: str, tool: str, timeout_s: float, poll_s: float, *,
-                         clock: Callable[[], float] = time.monotonic,
-                         sleep: Callable[[float], None] = time.sleep) -> float:
+def wait_until_listening(
+    c: Runner,
+    port: int,
+    where: str,
+    tool: str,
+    timeout_s: float,
+    poll_s: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> float:
     """Check on the server's host `c` until something listens on TCP `port`; the seconds it took.
 
     Asked of the server's host, not tried by connecting: a server made for one client would
@@ -107,8 +116,10 @@ def wait_until_listening(c: Runner, port: int, where: str, tool: str, timeout_s:
         if is_listening(probe.stdout or "", port):
             return clock() - start
         if clock() - start >= timeout_s:
-            raise JobFailed(f"{tool}: the server on {where} is not listening on TCP port {port} after {timeout_s:g} s"
-                            + _probe_complaint(probe))
+            raise JobFailed(
+                f"{tool}: the server on {where} is not listening on TCP port {port} after {timeout_s:g} s"
+                + _probe_complaint(probe)
+            )
         sleep(poll_s)
 
 

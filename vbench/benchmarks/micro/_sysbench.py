@@ -3,6 +3,7 @@
 sysbench 1.0 has no machine-readable report for these tests; its text layout is stable
 ("events per second:", "total time:") and LC_ALL=C keeps the decimal point a point.
 """
+
 from __future__ import annotations
 
 import re

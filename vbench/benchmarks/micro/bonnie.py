@@ -3,6 +3,7 @@
 Read from the CSV line bonnie++ 2.x prints on stdout under -q. Small sizes finish some tests
 too fast to time ("+++++"); those give no sample and are listed in metadata `too_fast`.
 """
+
 from __future__ import annotations
 
 import re
@@ -81,8 +82,7 @@ class BonnieConfig(BenchConfig):
 Config = BonnieConfig
 PRESETS = {
     # The paper ran bonnie++ with its defaults: size twice the RAM, 16k files, all tests.
-    "vasconcelos": BonnieConfig(size_mb=None, ram_mb=None, files_k=16, fast=False, direct=False,
-                                sync_writes=False),
+    "vasconcelos": BonnieConfig(size_mb=None, ram_mb=None, files_k=16, fast=False, direct=False, sync_writes=False),
 }
 
 

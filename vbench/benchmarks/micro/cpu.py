@@ -3,6 +3,7 @@
 None of the studies ran sysbench; it complements the pi-digits timing of Vasconcelos &
 Freitas (Table 5) with a throughput figure that does not depend on the problem size.
 """
+
 from __future__ import annotations
 
 from pydantic import Field

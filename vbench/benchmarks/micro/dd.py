@@ -3,6 +3,7 @@
 conv=fdatasync makes dd flush before it reports, so the figure is the disk's and not the
 page cache's; Liu et al. use it for exactly that reason and repeat the write 6 times.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ None of the five studies ran fio; it gives the local-disk baseline that TestDFSI
 (Vasconcelos, Xavier, Liu) are read against, with direct I/O so the page cache of a 24 GiB
 host does not stand in for the disk of a 2 GiB VM.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,7 @@ TEST_FILE = "vbench-fio.dat"
 
 # fio's own words when the file system refuses O_DIRECT (tmpfs before Linux 6.6, some FUSE
 # and overlay set-ups); only then is a buffered retry a fallback rather than a cover-up.
-_DIRECT_UNSUPPORTED = re.compile(
-    r"does not support direct|does not support O_DIRECT|first direct IO errored", re.I
-)
+_DIRECT_UNSUPPORTED = re.compile(r"does not support direct|does not support O_DIRECT|first direct IO errored", re.I)
 
 
 class FioConfig(BenchConfig):
@@ -75,7 +74,7 @@ def load_json(text: str) -> dict:
     if not m:
         raise JobFailed("fio: no JSON document in output")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[m.start():])
+        doc, _ = json.JSONDecoder().raw_decode(text[m.start() :])
     except json.JSONDecodeError as exc:
         raise JobFailed(f"fio: invalid JSON output: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):

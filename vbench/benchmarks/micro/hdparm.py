@@ -4,6 +4,7 @@ Liu et al. use it because dd's read figure comes from the page cache; hdparm flu
 device's buffer cache first. It needs a block device: `device=None` means the one holding
 the work dir, which a container (overlay, tmpfs) or a VM on a shared file system lacks.
 """
+
 from __future__ import annotations
 
 import re

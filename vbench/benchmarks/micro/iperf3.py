@@ -7,6 +7,7 @@ VM-VM / VM-host / VM-other-host matrix, sending and receiving (`reverse`).
 (one-off, `-1`, so it exits by itself after one test), and `wait_until_listening` there
 before it starts the client.
 """
+
 from __future__ import annotations
 
 import json
@@ -76,15 +77,29 @@ def server_command(cfg: Iperf3Config) -> str:
     return f"iperf3 -s -1 -p {cfg.port}{bind}"
 
 
-def wait_until_listening(c: Runner, port: int, where: str, timeout_s: float | None = None,
-                         poll_s: float | None = None, *, clock: Callable[[], float] = time.monotonic,
-                         sleep: Callable[[float], None] = time.sleep) -> float:
+def wait_until_listening(
+    c: Runner,
+    port: int,
+    where: str,
+    timeout_s: float | None = None,
+    poll_s: float | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> float:
     """The iperf3 server's wait (vbench.benchmarks.micro._common.wait_until_listening), with this
     module's timeout and poll interval. A one-off server (-s -1) would take a test connection
     for its one client and exit, which is why the server's host is asked instead."""
-    return _wait(c, port, where, NAME,
-                 SERVER_START_TIMEOUT_S if timeout_s is None else timeout_s,
-                 SERVER_POLL_S if poll_s is None else poll_s, clock=clock, sleep=sleep)
+    return _wait(
+        c,
+        port,
+        where,
+        NAME,
+        SERVER_START_TIMEOUT_S if timeout_s is None else timeout_s,
+        SERVER_POLL_S if poll_s is None else poll_s,
+        clock=clock,
+        sleep=sleep,
+    )
 
 
 def command(cfg: Iperf3Config, workdir: str = "") -> str:
@@ -107,7 +122,7 @@ def _load(text: str) -> dict:
     if not m:
         raise JobFailed("iperf3: no JSON document in output")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[m.start():])
+        doc, _ = json.JSONDecoder().raw_decode(text[m.start() :])
     except json.JSONDecodeError as exc:
         raise JobFailed(f"iperf3: invalid JSON output: {exc}") from None
     if not isinstance(doc, dict):
@@ -132,8 +147,15 @@ def parse_stdout(text: str, cfg: Iperf3Config) -> list[Sample]:
         raise JobFailed("iperf3: no complete reporting interval in output")
     samples = [
         sample(
-            NAME, "throughput", s["bits_per_second"] / 1e6, "Mbit/s", cfg,
-            interval=k, start=s["start"], end=s["end"], sender=s.get("sender", not cfg.reverse),
+            NAME,
+            "throughput",
+            s["bits_per_second"] / 1e6,
+            "Mbit/s",
+            cfg,
+            interval=k,
+            start=s["start"],
+            end=s["end"],
+            sender=s.get("sender", not cfg.reverse),
         )
         for k, s in enumerate(kept, start=1)
     ]

@@ -18,6 +18,7 @@ measured; qperf serves under gVisor but reports only the mean.
 serves one client and exits), waits until it listens (`_common.wait_until_listening`), and
 stops it with `server_stop_line` if it is still there afterwards.
 """
+
 from __future__ import annotations
 
 import os
@@ -74,8 +75,18 @@ PRESETS = {
 def _job(cfg: LatencyConfig, job: str, *side: str) -> str:
     """fio's options for one side of the ping-pong (size: the data a job may move; the client's
     time_based loops over it until its time is up)."""
-    return " ".join([f"--name={job}", "--ioengine=net", "--protocol=tcp", f"--port={cfg.port}",
-                     f"--bs={cfg.message_bytes}", "--size=1G", "--pingpong=1", *side])
+    return " ".join(
+        [
+            f"--name={job}",
+            "--ioengine=net",
+            "--protocol=tcp",
+            f"--port={cfg.port}",
+            f"--bs={cfg.message_bytes}",
+            "--size=1G",
+            "--pingpong=1",
+            *side,
+        ]
+    )
 
 
 def server_command(cfg: LatencyConfig) -> str:
@@ -94,14 +105,18 @@ def server_stop_line(pid: int, cfg: LatencyConfig) -> str:
     """Stops the server started by `server_start_line` if it has not exited yet, and only if pid
     `pid` is still that server (a pid is reused once its process has gone)."""
     mine = shlex.quote(_job(cfg, SERVER_JOB).split(" --bs=")[0])
-    return f"tr '\\0' ' ' < /proc/{int(pid)}/cmdline 2>/dev/null | grep -qF -- {mine} && kill {int(pid)} 2>/dev/null; true"
+    return (
+        f"tr '\\0' ' ' < /proc/{int(pid)}/cmdline 2>/dev/null | grep -qF -- {mine} && kill {int(pid)} 2>/dev/null; true"
+    )
 
 
 def command(cfg: LatencyConfig, workdir: str = "") -> str:
     # workdir is unused (nothing is written), kept so every module has the same signature.
     client = _job(cfg, CLIENT_JOB, f"--hostname={cfg.server}", "--rw=write")
-    return (f"fio --output-format=json {client} --time_based --runtime={cfg.duration_s} --ramp_time={cfg.warmup_s} "
-            "--lat_percentiles=1 --percentile_list=50:99")
+    return (
+        f"fio --output-format=json {client} --time_based --runtime={cfg.duration_s} --ramp_time={cfg.warmup_s} "
+        "--lat_percentiles=1 --percentile_list=50:99"
+    )
 
 
 def _client_job(doc: dict) -> dict:
@@ -137,8 +152,12 @@ def parse_stdout(text: str, cfg: LatencyConfig) -> list[Sample]:
         raise JobFailed(f"latency: unexpected fio JSON layout: missing {exc}") from None
     if n == 0:
         raise JobFailed(f"latency: no round trip completed with {cfg.server}:{cfg.port}")
-    meta = {"fio_version": doc.get("fio version", ""), "round_trip_min_us": lat.get("min", 0) / 1000,
-            "round_trip_max_us": lat.get("max", 0) / 1000, "measured_ms": job.get("job_runtime")}
+    meta = {
+        "fio_version": doc.get("fio version", ""),
+        "round_trip_min_us": lat.get("min", 0) / 1000,
+        "round_trip_max_us": lat.get("max", 0) / 1000,
+        "measured_ms": job.get("job_runtime"),
+    }
     return [
         sample(NAME, "rtt_mean", mean / 1000, "us", cfg, **meta),
         sample(NAME, "rtt_p50", p50 / 1000, "us", cfg, **meta),

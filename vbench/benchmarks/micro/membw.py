@@ -3,6 +3,7 @@
 None of the studies ran it; it separates a memory-bound slowdown (EPT/NPT page walks in a
 VM) from a CPU-bound one when reading the MapReduce results.
 """
+
 from __future__ import annotations
 
 import re

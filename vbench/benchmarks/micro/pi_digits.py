@@ -6,6 +6,7 @@ so the paper's 1M..8M range stays practical (`bc -l` took 11 s for 4000 digits h
 grows faster than n^2: weeks for 1M). Absolute times are not comparable with the paper's;
 the native/container/VM ratio is what is reproduced. `pi` must be installed on each host.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,9 +28,7 @@ OUT_FILE = "vbench-pi.txt"
 _PI_PREFIX = "3.14159265358979"
 
 # One line per size, written by the command below.
-_LINE = re.compile(
-    r"^digits=(\d+) start=([0-9.]+) end=([0-9.]+) head=(\S*) count=(\d+)\s*$", re.M
-)
+_LINE = re.compile(r"^digits=(\d+) start=([0-9.]+) end=([0-9.]+) head=(\S*) count=(\d+)\s*$", re.M)
 
 
 class PiDigitsConfig(BenchConfig):
@@ -58,8 +57,8 @@ def command(cfg: PiDigitsConfig, workdir: str) -> str:
     # stamps are taken in the shell: the time includes process start-up (milliseconds).
     return (
         f"rc=0; for n in {sizes}; do s=$(date +%s.%N); pi $n > {out} || {{ rc=$?; break; }}; "
-        f"e=$(date +%s.%N); echo \"digits=$n start=$s end=$e head=$(head -c {len(_PI_PREFIX)} {out}) "
-        f"count=$(tr -cd 0-9 < {out} | wc -c)\"; done; rm -f {out}; exit $rc"
+        f'e=$(date +%s.%N); echo "digits=$n start=$s end=$e head=$(head -c {len(_PI_PREFIX)} {out}) '
+        f'count=$(tr -cd 0-9 < {out} | wc -c)"; done; rm -f {out}; exit $rc'
     )
 
 
