@@ -94,7 +94,9 @@ run_tests() {
   local t0 rc=0 took
   run_lint || return 1
   t0=$(date +%s)
-  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --durations-min=1 tests || rc=$?
+  # Unit tests first: they fail in minutes, and after the integration tests the same unit tests
+  # ran five times slower in one process (CI of 2026-11-23: 13 min instead of 2.5; cause not found).
+  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --durations-min=1 tests/unit tests/integration || rc=$?
   took=$(( $(date +%s) - t0 ))
   printf 'setup: test suite took %d min %02d s (limit %d min; CI kills at 90 min)\n' \
     $((took / 60)) $((took % 60)) $((SUITE_LIMIT_S / 60))
