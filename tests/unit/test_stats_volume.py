@@ -82,6 +82,27 @@ def test_disk_written_sums_guest_series_without_machine_scope():
     assert total == pytest.approx(800.0) and "sum" in how
 
 
+def test_disk_written_counts_a_burst_in_the_first_interval_of_a_series():
+    # The machine sampler's first row is the rate since its (unlisted) baseline snapshot: a write
+    # right after the monitor started shows only there.
+    ts = pd.DataFrame(
+        [
+            {
+                "time": 10.5 + t / 2,
+                "host": "c1",
+                "side": "guest",
+                "scope": "host",
+                "metric": "disk_write_Bps",
+                "value": v,
+            }
+            for t, v in enumerate([32.0 * 2**20, 0.0, 0.0, 0.0])
+        ]
+    )
+    total, _ = volume.disk_written(ts, 10.0, 12.5)
+    assert total == pytest.approx(16 * 2**20)
+    assert volume.disk_written(ts, 10.5, 12.5)[0] == 0.0  # outside the window, not counted
+
+
 def test_reduce_merge_window_from_last_shuffle():
     run, D = _terasort_run()
     extra = pd.DataFrame(
