@@ -19,7 +19,7 @@ from vbench.testbed.image import image_for
 pytestmark = pytest.mark.integration
 
 
-@pytest.mark.slow  # ~4-7 min; test_aa_quiet_quick.py runs two clusters together in CI (docs/testing.md)
+@pytest.mark.slow  # ~4-7 min; test_pipeline_quick.py runs two clusters together in CI (docs/testing.md)
 def test_quick_design_with_two_platforms_and_two_rounds_stamps_block_and_round_on_every_sample(tmp_path):
     if shutil.which("lxc-start") is None or not image_for().exists():
         pytest.skip("needs lxc-start and the guest image (`vbench image build`; the README's test command does both)")

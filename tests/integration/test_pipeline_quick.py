@@ -1,6 +1,11 @@
 """The `quick` preset end to end through the notebooks, as DVC runs them (`vbench stage`, which
 executes each notebook with papermill) against a test testbed and a temporary data directory;
-the campaign's progress lines reach the terminal (stderr) while the notebook keeps its record."""
+the campaign's progress lines reach the terminal (stderr) while the notebook keeps its record.
+
+The design is `quick` with the method's self-checks (issue #18 items 1, 3 and 5): the A/A copy
+and two interleaved rounds in one block, so native and `native~aa` are up together, every sample
+carries its block, round and the quiet-machine gate's verdict and readings, and the statistics
+mark the A/A row. (One test for both: each brings up clusters for about three minutes.)"""
 
 from __future__ import annotations
 
@@ -13,8 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
-from tests.integration.conftest import REPO, leftovers
+from tests.integration.conftest import _RUN, REPO, leftovers
+from vbench.campaign.design import load_experiment
+from vbench.campaign.runner import slot_testbed
+from vbench.params import TestbedParams
 from vbench.samples import Sample, read_records
 
 pytestmark = pytest.mark.integration
@@ -40,42 +49,83 @@ def _stage(nb: str, out_dir: Path, **params) -> str:
     return r.stderr
 
 
-def test_quick_campaign_runs_every_notebook(tmp_path, it_testbed, it_params_dir):
+def _quick_with_aa_and_rounds(experiments: Path) -> None:
+    """quick.yaml with `aa: true`, two rounds and one block (the rounds are what is tested)."""
+    path = experiments / "quick.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["experiment"].update({"aa": True, "rounds": 2, "repetitions": 1})
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def _slot_named_testbed(params_dir: Path) -> TestbedParams:
+    """The test testbed under a 5-character name: with rounds, each configuration of a block gets
+    its own slot testbed, named after it with the slot's digit appended (6 characters at most)."""
+    path = params_dir / "testbed.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["testbed"]["name"] = f"q{_RUN:04d}"
+    doc["testbed"]["network"]["bridge"] = f"q{_RUN:04d}br"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return TestbedParams.model_validate(doc["testbed"])
+
+
+def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_params_dir):
     shutil.copytree(REPO / "params" / "experiments", it_params_dir / "experiments")
+    _quick_with_aa_and_rounds(it_params_dir / "experiments")
+    tb = _slot_named_testbed(it_params_dir)
+    exp = load_experiment(it_params_dir / "experiments" / "quick.yaml")
     data, executed = tmp_path / "data", tmp_path / "executed"
     executed.mkdir()
     common = {"params_dir": it_params_dir, "data_dir": data, "experiment": "quick", "campaign": "quick"}
 
     provision = _stage("01-provision.ipynb", executed, **common)
-    _stage("02-calibrate.ipynb", executed, **common)
+    calibrate = _stage("02-calibrate.ipynb", executed, **common)
     suite = _stage("03-hadoop-suite.ipynb", executed, **common)
     # The paper reads the statistics stage's table, so both get the same settings, as dvc.yaml passes them.
     _stage("04-statistics.ipynb", executed, data_dir=data, campaign="quick", resamples=999)
-    print(provision, suite)
-    assert "provision: 1 testbeds to run" in provision and "[1/1] native: ok" in provision
+    print(provision, calibrate, suite)
+    assert "provision: " in provision and ": ok" in provision
     # The suite's progress on the terminal: done/total, the running cell, elapsed, ETA, verdicts.
-    assert "campaign: 2 cells to run" in suite
-    assert "[0/2 cells, " in suite and "ETA ?] running b0/native/pi" in suite
-    assert "[1/2] b0/native/pi: ok (" in suite
-    assert re.search(r"\[1/2 cells, \S+ elapsed, ETA \S+s\] running b1/native/pi", suite), suite
-    assert "[2/2] b1/native/pi: ok (" in suite
+    # The warm-up runs (one per configuration on each fresh cluster) are counted among the cells.
+    assert "campaign: 6 cells to run" in suite, suite
+    assert "[0/6 cells, " in suite and "ETA ?] running b0/r0/" in suite and "/pi/warmup" in suite
+    assert re.search(r"\[1/6 cells, \S+ elapsed, ETA \S+s\] running b0/", suite), suite
+    assert "[6/6] b0/r1/" in suite and "/pi: ok (" in suite
+    # The gate ran before every round of each kind, and the notebook keeps what it said: 1 block x 2 rounds.
+    for nb in ("02-calibrate.ipynb", "03-hadoop-suite.ipynb"):
+        said = (executed / nb).read_text()
+        assert said.count("b0/r0: quiet gate: ") == 1 and said.count("b0/r1: quiet gate: ") == 1, nb
 
     raw = data / "raw" / "quick"
     facts = json.loads((raw / "facts.json").read_text())
-    assert sorted(f["host"] for f in facts) == ["master", "worker1", "worker2"]
+    assert {"master", "worker1", "worker2"} <= {f["host"] for f in facts}
     records = list(read_records(raw / "samples.jsonl"))
     assert all(isinstance(r, Sample) for r in records), [r for r in records if not isinstance(r, Sample)]
-    cells = {r.metadata["cell_id"] for r in records}
-    assert cells == {"b0/native/cpu", "b1/native/cpu", "b0/native/pi", "b1/native/pi"}
+    assert {r.metadata["platform"] for r in records} == {"native", "native~aa"}
+    for r in records:
+        md = r.metadata
+        assert {"block", "round", "quiet.verdict"} <= md.keys(), md
+        assert md["quiet.verdict"] in ("ok", "waited", "flagged")
+        assert md["quiet.window_s"] == exp.quiet.window_s and md["quiet.mem_available_mb"] > 0
+    measured = {r.metadata["cell_id"] for r in records if not r.metadata.get("warmup")}
+    assert measured == {f"b0/r{r}/{p}/{b}" for r in (0, 1) for p in ("native", "native~aa") for b in ("cpu", "pi")}, (
+        measured
+    )
+    warmups = {r.metadata["cell_id"] for r in records if r.metadata.get("warmup")}
+    assert warmups and all(c.endswith("/warmup") for c in warmups)
     assert json.loads((raw / "suite.json").read_text())["failures"] == 0
 
     assert (data / "processed" / "quick" / "stats.parquet").is_file()
     stats = pd.read_csv(data / "processed" / "quick" / "stats.csv")
     means = stats[(stats.statistic == "mean") & (stats.benchmark == "pi") & (stats.metric == "job_wall_time")]
-    assert len(means) >= 1 and (means.n == 2).all()
+    assert len(means) >= 1 and (means.n == 2).all()  # two rounds; the warm-up runs are not counted
     assert (means.ci_low < means.estimate).all() and (means.estimate < means.ci_high).all()
+    aa = stats[stats.statistic == "aa_check"]
+    assert len(aa) >= 1 and set(aa.platform) == {"native~aa"}
+    assert (stats.statistic == "flagged_runs").any()
 
     if (REPO / "vbench" / "paper" / "build.py").exists() and shutil.which("latexmk"):
         _stage("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper", resamples=999)
         assert (tmp_path / "paper" / "build" / "paper.pdf").stat().st_size > 10_000
-    assert leftovers(it_testbed) == []
+    assert leftovers(tb) == []
+    for slot in range(2):
+        assert leftovers(slot_testbed(tb, slot)) == []
