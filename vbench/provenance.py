@@ -48,6 +48,10 @@ def cluster_provenance(cluster: HadoopCluster) -> dict[str, str | int | float]:
         # Not all of them are in the configuration files the hash covers (daemons and clients).
         "daemon_jvm_flags": " ".join(cluster.params.daemon_jvm_flags),
         "job_jvm_flags": " ".join(cluster.params.job_jvm_flags),
+        # The intervals that decide how finely a job time is resolved (issue #19), in the open.
+        "client_poll_ms": cluster.params.client_poll_ms,
+        "am_heartbeat_ms": cluster.params.am_heartbeat_ms,
+        "nodemanager_heartbeat_ms": cluster.params.nodemanager_heartbeat_ms,
         "java_version": java,
         "kernel": kernel,
         "hosts": ",".join(h.name for h in cluster.hosts),

@@ -44,6 +44,10 @@ def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_p
     assert {s.metadata["cell_id"] for s in saved} == {"b0/native/terasort"}
     assert {s.metadata["hadoop_config_hash"] for s in saved} == {result.config_hash}
     assert {s.metadata["bringup_s"] for s in saved} == {result.bringup_seconds}
+    # The poll and heartbeat intervals that resolve a job time, as the cluster was configured (#19).
+    assert {(s.metadata["client_poll_ms"], s.metadata["am_heartbeat_ms"]) for s in saved} == {
+        (hp.client_poll_ms, hp.am_heartbeat_ms)
+    }
     assert {s.benchmark for s in saved} == {"terasort", "placement"}
 
     assert leftovers(it_testbed) == []
