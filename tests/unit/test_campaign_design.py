@@ -74,6 +74,11 @@ def test_design_hash_changes_with_the_design():
         ({"name": "x", "suite": [{"benchmark": "nosuch"}]}, "experiment.suite[0].benchmark"),
         ({"name": "x", "suite": [{"benchmark": "pi", "config": {"maps": 0}}]}, "experiment.suite[0].config.maps"),
         ({"name": "x", "suite": [{"benchmark": "pi", "config": {"bogus": 1}}]}, "experiment.suite[0].config.bogus"),
+        # The same benchmark twice without a level that tells them apart: one cell id for both.
+        (
+            {"name": "x", "calibrate": [{"benchmark": "cpu"}, {"benchmark": "cpu", "config": {"time_s": 2}}]},
+            "experiment.calibrate[1]",
+        ),
     ],
 )
 def test_bad_designs_name_the_file_and_field(tmp_path, data, field):
@@ -322,3 +327,9 @@ def test_a_resumed_session_warms_up_only_what_it_still_runs():
     assert {(r.config.key, r.variant.key) for r in s.runs if r.warms_up} == {
         (c.config.key, c.variant.key) for c in todo
     }
+
+
+def test_one_benchmark_at_several_sizes_is_one_entry_with_a_list_and_gets_one_cell_per_size():
+    e = exp(calibrate=(BenchmarkSpec(benchmark="cpu", config={"time_s": [1, 2]}),), suite=())
+    ids = {c.cell_id for c in expand(e)}
+    assert {"b0/native/cpu[time_s=1]", "b0/native/cpu[time_s=2]"} <= ids

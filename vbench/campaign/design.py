@@ -644,11 +644,22 @@ def check_benchmarks(exp: Experiment, where: str = "experiment") -> None:
     """Build every variant of every benchmark of the design, so that a bad benchmark parameter is
     refused now, named where it is written (experiment.suite[0].config.maps)."""
     for section in ("calibrate", "suite"):
+        first: dict[str, int] = {}
         for i, spec in enumerate(getattr(exp, section)):
             try:
-                variants((spec,))
+                built = variants((spec,))
             except ParamsError as exc:
                 raise ParamsError(f"{where}.{section}[{i}].{_spec_field(spec, exc.field)}", exc.message) from None
+            # A cell is named by its variant's key; two entries with one key would be one cell to
+            # the ledger, and a resumed campaign would take the second for done.
+            for v in built:
+                if v.key in first:
+                    raise ParamsError(
+                        f"{where}.{section}[{i}]",
+                        f"{v.key!r} is already entry [{first[v.key]}]: give one entry a list of levels "
+                        f"(config: {{size_mb: [32, 64]}}) instead of two entries of {spec.benchmark}",
+                    )
+                first[v.key] = i
 
 
 def _spec_field(spec: BenchmarkSpec, field: str) -> str:
