@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
+from tests.unit.selfbench_scripts import load
+
 
 def _sizing():
-    path = Path(__file__).resolve().parents[2] / "selfbench" / "sizing.py"
-    spec = importlib.util.spec_from_file_location("selfbench_sizing", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load("sizing")
 
 
 def _rows(level, values_by_host, metric="bw"):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from tests.unit.selfbench_scripts import load
 from vbench.stats.adaptive import CONTINUE, STOP_BUDGET, STOP_REACHED, assess_mean, assess_ratio
 from vbench.stats.ratio import MeanSummary, fieller_from_summary
 
@@ -68,16 +69,7 @@ def test_assess_ratio_respects_minimum_runs():
 
 
 def _benchmark_module():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "selfbench" / "adaptive_repetitions.py"
-    spec = importlib.util.spec_from_file_location("adaptive_repetitions", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load("adaptive_repetitions")
 
 
 def test_benchmark_script_synthetic_and_recorded_smoke(capsys):
