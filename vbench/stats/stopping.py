@@ -163,23 +163,28 @@ def comparison_widths(
         return []
     kw = {} if seed is None else {"seed": seed}
     table = compute_stats(sub.reset_index(drop=True), baseline=baseline, conf=conf, n_resamples=n_resamples, **kw)
-    rows = table[(table["statistic"] == "ratio_to_baseline") & table["preferred"].fillna(False).astype(bool)]
-    out = []
-    for r in rows.itertuples(index=False):
-        est, lo, hi = r.estimate, r.ci_low, r.ci_high
-        bounded = pd.notna(est) and pd.notna(lo) and pd.notna(hi) and est != 0
-        out.append(
-            ComparisonWidth(
-                r.benchmark,
-                r.metric,
-                r.size,
-                r.platform,
-                r.method,
-                None if pd.isna(est) else float(est),
-                100 * (hi - lo) / 2 / abs(est) if bounded else None,
-            )
-        )
-    return out
+    return [width_of(r) for r in preferred_ratio_rows(table).itertuples(index=False)]
+
+
+def preferred_ratio_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The statistics table's preferred ratio-to-baseline rows: the interval each comparison is
+    judged by (here and by selfbench/precision.py, which quotes them)."""
+    return table[(table["statistic"] == "ratio_to_baseline") & table["preferred"].fillna(False).astype(bool)]
+
+
+def width_of(row) -> ComparisonWidth:
+    """One preferred ratio row (an itertuples row of the statistics table) as a ComparisonWidth."""
+    est, lo, hi = row.estimate, row.ci_low, row.ci_high
+    bounded = pd.notna(est) and pd.notna(lo) and pd.notna(hi) and est != 0
+    return ComparisonWidth(
+        row.benchmark,
+        row.metric,
+        row.size,
+        row.platform,
+        row.method,
+        None if pd.isna(est) else float(est),
+        100 * (hi - lo) / 2 / abs(est) if bounded else None,
+    )
 
 
 def precision_decision(
