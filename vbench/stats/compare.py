@@ -5,7 +5,8 @@ other factors (VMs per host, data size, and the platform itself); a platform stu
 platforms against `native`. The statistics and the paper only know a compared column called
 `platform` and a cell key, so the comparison is a view of the samples: `platform` becomes the
 compared level(s), the real platform is kept as `host_platform` and, when not compared, becomes
-a factor (`factor.platform`) like any other.
+a factor (`factor.platform`) like any other. The compared factor's own column moves from
+`factor.<name>` (a cell key) to `level.<name>` (read by name only, as the reproduction delta does).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import pandas as pd
 from vbench.errors import ParamsError
 
 PLATFORM = "platform"
+#: A comparison view keeps each compared factor's level as `level.<factor>`.
+LEVEL = "level."
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,28 @@ def comparison_view(samples: pd.DataFrame, compare: Sequence[str]) -> pd.DataFra
     out[PLATFORM] = out[cols].astype(str).agg("/".join, axis=1)
     if PLATFORM not in compare:
         out["factor.platform"] = out["host_platform"]
-    for c in cols:
-        if c != PLATFORM:
-            out = out.drop(columns=c)
-    return out
+    # The compared factor leaves the cell key (vbench.stats.tidy.add_cells reads factor.*) but its
+    # level stays readable by name: the reproduction delta selects on it (network.mode: bridge+nat).
+    return out.rename(columns={c: LEVEL + c.removeprefix("factor.") for c in cols if c != PLATFORM})
+
+
+def measured_platforms(samples: pd.DataFrame) -> list[str]:
+    """The platforms the samples measured: `platform`, except in a comparison view, whose
+    `platform` holds factor levels and whose platform is `host_platform`."""
+    if samples.empty or PLATFORM not in samples.columns:
+        return []
+    plat = samples[PLATFORM].astype(str)
+    levels = [c for c in samples.columns if c.startswith(LEVEL)]
+    if levels and "host_platform" in samples.columns:
+        compared = samples[levels].notna().any(axis=1) & samples["host_platform"].notna()
+        plat = plat.where(~compared, samples["host_platform"].astype(str))
+    return list(dict.fromkeys(plat))
+
+
+def compared_levels(samples: pd.DataFrame) -> dict[str, list[str]]:
+    """Compared factor -> its levels in the samples (a comparison view's `level.*` columns)."""
+    return {
+        c.removeprefix(LEVEL): list(dict.fromkeys(samples[c].dropna().astype(str)))
+        for c in samples.columns
+        if c.startswith(LEVEL) and samples[c].notna().any()
+    }
