@@ -473,6 +473,12 @@ def _load_params_file(path: Path) -> None:
         load_testbed(path)
     elif path.name == "hadoop.yaml":
         load_hadoop(path)
+    elif rel.parts[:2] == ("experiments", "cluster"):
+        # A design for the studies' own platforms names its inventory's labels (same name).
+        labels = load_inventory(PARAMS / "inventories" / path.name).platforms()
+        load_study(PARAMS, path, labels, local=False)
+    elif rel.parts[0] == "inventories":
+        load_inventory(path)
     elif rel.parts[0] == "experiments":
         load_study(PARAMS, path)
         if "isolation" in yaml.safe_load(path.read_text()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ import yaml
 from vbench.errors import ParamsError
 from vbench.params import PLATFORMS
 from vbench.paper import delta as D
+from vbench.paper.published import NEEDS
 
 
 def test_published_yaml_validates():
@@ -24,8 +26,15 @@ def test_published_yaml_validates():
             assert side.local is None or side.local in PLATFORMS
         if f.kind == "magnitude":
             assert f.published_ratio > 0 and f.tolerance_pct > 0
+        elif f.kind == "equivalence":
+            assert 0 < f.margin_pct <= 20 and f.expect is None
         else:
             assert f.expect in ("less", "greater")
+        # Every finding is classified and carries the command that tests it.
+        assert f.test.needs and set(f.test.needs) <= set(NEEDS), f.id
+        assert f.test.command.startswith(("vbench campaign run params/", "vbench isolation run --preset params/"))
+        if not f.test.here:
+            assert "--inventory params/inventories/" in f.test.command or f.test.machine, f.id
     for name, local in pub.platform_map.items():
         assert local is None or local in PLATFORMS, name
 
@@ -37,7 +46,17 @@ def _doc():
 @pytest.mark.parametrize(
     "mutate, field",
     [
-        (lambda d: d["findings"][0].pop("source"), "missing required key(s): source"),
+        (lambda d: d["findings"][0].pop("source"), "findings[0].source: is required"),
+        (lambda d: d["findings"][0].update(sorce="Table 5"), "findings[0].sorce: is not a known field"),
+        (lambda d: d["findings"][0].pop("test"), "findings[0].test: is required"),
+        (lambda d: d["findings"][0]["test"].update(needs=["here", "patched-kernel"]), "findings[0].test.needs"),
+        (lambda d: d["findings"][0]["test"].update(needs=["qemu"]), "findings[0].test.needs[0]"),
+        (lambda d: d["findings"][18]["test"].pop("machine"), "findings[18].test.machine"),
+        (lambda d: d["findings"][0]["test"].update(design="/etc/passwd"), "findings[0].test.design"),
+        (lambda d: d["findings"][0].update(margin_pct=5), "findings[0].margin_pct: is not used"),
+        (lambda d: d["findings"][11].pop("margin_pct"), "findings[11].margin_pct"),
+        (lambda d: d["labels"].update(Hyper_V="hyperv"), "labels.Hyper_V"),
+        (lambda d: d.pop("version"), "version: is required"),
         (lambda d: d["findings"][0].update(kind="vibes"), ".kind"),
         (lambda d: d["findings"][0].update(study="nobody"), ".study"),
         (
@@ -54,8 +73,9 @@ def _doc():
 def test_published_yaml_errors_name_the_field(mutate, field):
     doc = copy.deepcopy(_doc())
     mutate(doc)
-    with pytest.raises(ParamsError, match=field.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
-        D.parse_published(doc)
+    with pytest.raises(ParamsError, match=re.escape(field)) as err:
+        D.parse_published(doc, "params/published.yaml")
+    assert str(err.value).startswith("params/published.yaml: ")
 
 
 def test_verdict_rule_direction():
@@ -132,7 +152,7 @@ def test_evaluate_not_measured_cases():
         D.evaluate(_finding(a=D.Side("OpenVZ", "lxc"), b=D.Side("LXC", "lxc")), s).reason == "both sides are lxc here"
     )
     r = D.evaluate(_finding(a=D.Side("x", "oci")), s)
-    assert r.verdict == D.NOT_MEASURED_VERDICT and "no samples for oci" in r.reason
+    assert r.verdict == D.NOT_MEASURED_VERDICT and "samples for oci" in r.reason
 
 
 def test_evaluate_where_selects_within_one_platform():

@@ -1,8 +1,11 @@
 """The reproduction delta: each published finding beside what this campaign measured.
 
-Findings are data (`params/published.yaml`, read and validated by `load_published`). For each,
-`evaluate` selects the samples of the two local stand-ins, compares them at one cell (same
-experiment, same data size and other factors), and computes the ratio of means with its
+Findings are data (`params/published.yaml`, validated by `vbench.paper.published`, read by
+`load_published`). For each, `evaluate` selects the samples of the study's own platforms (a
+campaign on an inventory labelled kvm, openvz...) or else of the two local stand-ins, by the
+platform of the machine measured (`machine_platform`: a mixed cluster's node, a comparison view's
+host platform) and the side's `where` levels (metadata, `factor.*` or a compared `level.*`),
+compares them at one cell (same campaign and experiment, same data size and other factors), and computes the ratio of means with its
 Fieller interval (`vbench.stats.ratio.fieller_interval`, the interval the statistics table
 uses), or, where the two sides ran in the same blocks, the paired ratio of `vbench.stats.paired`
 (the table marks those rows). The verdict rule, also stated at the top of published.yaml and in the paper:
@@ -14,12 +17,16 @@ uses), or, where the two sides ran in the same blocks, the paired ratio of `vben
   lies inside [r - t/100, r + t/100], contradicted when it lies entirely outside, inconclusive
   when it straddles an edge (interval inclusion, the confidence-interval form of an
   equivalence test);
+* equivalence claims ("near native", "the same", "does not slow", margin m %): reproduced when
+  the CI lies inside [1 - m/100, 1 + m/100] (equivalent within the margin), contradicted when it
+  lies entirely outside (different), inconclusive when it straddles an edge;
 * not measured: a side has no samples or no local stand-in, or both sides are the same local
   platform with the same selection, so there is nothing to compare.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +34,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from vbench.errors import ParamsError
-from vbench.params import PLATFORMS
+from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS
 from vbench.stats import DEFAULT_SEED
@@ -38,6 +43,15 @@ from vbench.stats.paired import FIELLER, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
+from vbench.paper.published import (
+    NEED_TEXT,
+    FindingSpec,
+    PublishedSpec,
+    SideSpec,
+    check_commands,
+    read_published,
+    validate_published,
+)
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT = (
     "reproduced",
@@ -46,8 +60,6 @@ REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT = (
     "not measured",
 )
 VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT)
-KINDS = ("direction", "magnitude")
-REQUIRED = ("id", "study", "source", "claim", "benchmark", "metric", "compare", "kind")
 
 
 @dataclass(frozen=True)
@@ -55,10 +67,32 @@ class Side:
     published: str
     local: str | None
     where: dict[str, Any] = field(default_factory=dict)
+    #: The inventory label of the study's own platform (kvm, openvz...): samples so labelled are
+    #: a test of the finding, not of a stand-in.
+    label: str | None = None
 
-    def describe(self) -> str:
+    def describe(self, platform: str | None = None) -> str:
         w = ", ".join(f"{k}={v}" for k, v in sorted(self.where.items()))
-        return f"{self.local or 'none'}" + (f" ({w})" if w else "")
+        return f"{platform or self.local or 'none'}" + (f" ({w})" if w else "")
+
+
+@dataclass(frozen=True)
+class Test:
+    """What testing a finding needs (vbench.paper.published.NEEDS) and the command that does."""
+
+    __test__ = False  # not a pytest class
+
+    needs: tuple[str, ...] = ("here",)
+    command: str = ""
+    #: Where to run the command when it names no inventory (e.g. a machine with working KVM).
+    machine: str = ""
+
+    @property
+    def here(self) -> bool:
+        return self.needs == ("here",)
+
+    def needs_text(self) -> str:
+        return ", ".join(NEED_TEXT[n] for n in self.needs)
 
 
 @dataclass(frozen=True)
@@ -80,6 +114,13 @@ class Finding:
     size: str | None = None
     experiments: tuple[str, ...] = ()
     note: str = ""
+    margin_pct: float | None = None
+    #: (benchmark, metric) pairs tried after the first when it has no samples on both sides.
+    fallback: tuple[tuple[str, str], ...] = ()
+    test: Test = Test()
+
+    def workloads(self) -> tuple[tuple[str, str], ...]:
+        return ((self.benchmark, self.metric), *self.fallback)
 
 
 @dataclass(frozen=True)
@@ -87,151 +128,66 @@ class Published:
     platform_map: dict[str, str | None]
     studies: dict[str, dict]
     findings: list[Finding]
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def default_published_path() -> Path:
     return Path(__file__).resolve().parents[2] / "params" / "published.yaml"
 
 
-def load_published(path: str | Path | None = None) -> Published:
-    """Read and validate published.yaml; errors name the finding and the field."""
+def load_published(path: str | Path | None = None, check: bool | None = None) -> Published:
+    """Read and validate published.yaml (vbench.paper.published); errors name the file and the
+    field. `check` (default: for the repository's own file) also loads every finding's design and
+    inventory (`check_commands`), relative to the repository holding the file."""
     path = Path(path) if path else default_published_path()
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ParamsError(str(path), "no such file") from None
-    except yaml.YAMLError as exc:
-        raise ParamsError(str(path), f"not valid YAML ({exc})") from None
-    return parse_published(doc, str(path))
+    spec = read_published(path)
+    root = path.resolve().parents[1]
+    if check if check is not None else path.resolve() == default_published_path():
+        check_commands(spec, root, str(path))
+    return published_from(spec)
 
 
 def parse_published(doc: Any, source: str = "published.yaml") -> Published:
-    if not isinstance(doc, dict):
-        raise ParamsError(source, "expected a mapping with platform_map, studies and findings")
-    pmap = doc.get("platform_map")
-    if not isinstance(pmap, dict) or not pmap:
-        raise ParamsError(f"{source}: platform_map", "must be a non-empty mapping of published name -> local platform")
-    for name, local in pmap.items():
-        if local is not None and local not in PLATFORMS:
-            raise ParamsError(
-                f"{source}: platform_map.{name}", f"unknown local platform {local!r}; known: {', '.join(PLATFORMS)}"
-            )
-    studies = doc.get("studies")
-    if not isinstance(studies, dict) or not studies:
-        raise ParamsError(f"{source}: studies", "must be a non-empty mapping")
-    for key, s in studies.items():
-        if not isinstance(s, dict) or not s.get("bibkey") or not s.get("short"):
-            raise ParamsError(f"{source}: studies.{key}", "needs bibkey and short")
-    raw = doc.get("findings")
-    if not isinstance(raw, list) or not raw:
-        raise ParamsError(f"{source}: findings", "must be a non-empty list")
-    findings, seen = [], set()
-    for i, f in enumerate(raw):
-        findings.append(_finding(f, i, pmap, studies, source))
-        if findings[-1].id in seen:
-            raise ParamsError(f"{source}: findings[{i}].id", f"duplicate id {findings[-1].id!r}")
-        seen.add(findings[-1].id)
-    return Published(dict(pmap), dict(studies), findings)
+    return published_from(validate_published(doc, source))
 
 
-def _finding(f: Any, i: int, pmap: dict, studies: dict, source: str) -> Finding:
-    where = f"{source}: findings[{i}]" + (f" ({f.get('id')})" if isinstance(f, dict) and f.get("id") else "")
-    if not isinstance(f, dict):
-        raise ParamsError(where, "must be a mapping")
-    missing = [k for k in REQUIRED if f.get(k) in (None, "", [])]
-    if missing:
-        raise ParamsError(where, f"missing required key(s): {', '.join(missing)}")
-    if f["study"] not in studies:
-        raise ParamsError(f"{where}.study", f"unknown study {f['study']!r}; known: {', '.join(studies)}")
-    if f["kind"] not in KINDS:
-        raise ParamsError(f"{where}.kind", f"must be one of {', '.join(KINDS)}, got {f['kind']!r}")
-    _check_benchmark_metric(f["benchmark"], f["metric"], where)
-    comp = f["compare"]
-    if not isinstance(comp, list) or len(comp) != 2:
-        raise ParamsError(f"{where}.compare", "must be a list of two sides [A, B]")
-    sides = [_side(s, pmap, f"{where}.compare[{j}]") for j, s in enumerate(comp)]
-    expect = f.get("expect")
-    ratio = f.get("published_ratio")
-    tol = f.get("tolerance_pct")
-    if f["kind"] == "direction" and expect not in ("less", "greater"):
-        raise ParamsError(f"{where}.expect", "a direction finding needs expect: less or greater (ratio A/B vs 1)")
-    if f["kind"] == "magnitude":
-        if not _positive(ratio):
-            raise ParamsError(f"{where}.published_ratio", "a magnitude finding needs a positive published_ratio")
-        if not _positive(tol):
-            raise ParamsError(f"{where}.tolerance_pct", "a magnitude finding needs a positive tolerance_pct")
-    values = None
-    if f.get("published") is not None:
-        pv = f["published"]
-        if not isinstance(pv, dict) or not all(_number(pv.get(k)) for k in ("A", "B")):
-            raise ParamsError(f"{where}.published", "must be {A: number, B: number}")
-        values = (float(pv["A"]), float(pv["B"]))
-    exps = f.get("experiment") or ()
-    if isinstance(exps, str):
-        exps = (exps,)
+def published_from(spec: PublishedSpec) -> Published:
+    """The validated document as the records evaluation uses."""
+    findings = [_finding(f, spec) for f in spec.findings]
+    studies = {k: {"bibkey": s.bibkey, "short": s.short} for k, s in spec.studies.items()}
+    return Published(dict(spec.platform_map), studies, findings, dict(spec.labels))
+
+
+def _finding(f: FindingSpec, spec: PublishedSpec) -> Finding:
+    a, b = (_side(s, spec) for s in f.compare)
+    exps = f.experiment or ()
     return Finding(
-        id=str(f["id"]),
-        study=str(f["study"]),
-        source=str(f["source"]),
-        claim=str(f["claim"]),
-        benchmark=str(f["benchmark"]),
-        metric=str(f["metric"]),
-        kind=str(f["kind"]),
-        a=sides[0],
-        b=sides[1],
-        expect=expect,
-        published_ratio=float(ratio) if ratio is not None else None,
-        tolerance_pct=float(tol) if tol is not None else None,
-        published_values=values,
-        published_unit=str(f.get("published_unit", "")),
-        size=str(f["size"]) if f.get("size") else None,
-        experiments=tuple(str(e) for e in exps),
-        note=str(f.get("note", "")),
+        id=f.id,
+        study=f.study,
+        source=f.source,
+        claim=f.claim,
+        benchmark=f.benchmark,
+        metric=f.metric,
+        kind=f.kind,
+        a=a,
+        b=b,
+        expect=f.expect,
+        published_ratio=f.published_ratio,
+        tolerance_pct=f.tolerance_pct,
+        published_values=(f.published.A, f.published.B) if f.published else None,
+        published_unit=f.published_unit,
+        size=f.size,
+        experiments=(exps,) if isinstance(exps, str) else tuple(exps),
+        note=f.note,
+        margin_pct=f.margin_pct,
+        fallback=tuple((w.benchmark, w.metric) for w in f.fallback),
+        test=Test(tuple(f.test.needs), f.test.command(), f.test.machine),
     )
 
 
-def _check_benchmark_metric(benchmark: str, metric: str, where: str) -> None:
-    from vbench.benchmarks.registry import find
-
-    try:
-        _, module = find(benchmark)
-    except ParamsError:
-        raise ParamsError(f"{where}.benchmark", f"unknown benchmark {benchmark!r}") from None
-    base = metric.split(".")[-1]
-    if metric not in module.METRICS and not ("." in metric and base.endswith("_time")):
-        raise ParamsError(
-            f"{where}.metric",
-            f"{benchmark} has no metric {metric!r}; metrics: {', '.join(module.METRICS)}"
-            " (or a step-qualified phase such as terasort.map_shuffle_time)",
-        )
-
-
-def _side(s: Any, pmap: dict, where: str) -> Side:
-    if isinstance(s, str):
-        s = {"published": s}
-    if not isinstance(s, dict) or not s.get("published"):
-        raise ParamsError(where, "a side needs `published` (the platform as the study names it)")
-    name = str(s["published"])
-    if "local" in s:
-        local = s["local"]
-        if local is not None and local not in PLATFORMS:
-            raise ParamsError(f"{where}.local", f"unknown local platform {local!r}; known: {', '.join(PLATFORMS)}")
-    elif name in pmap:
-        local = pmap[name]
-    else:
-        raise ParamsError(f"{where}.published", f"{name!r} is not in platform_map; add it (or give `local:`)")
-    w = s.get("where") or {}
-    if not isinstance(w, dict):
-        raise ParamsError(f"{where}.where", "must be a mapping of metadata key -> value")
-    return Side(name, local, {str(k): v for k, v in w.items()})
-
-
-def _number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _positive(x) -> bool:
-    return _number(x) and x > 0
+def _side(s: SideSpec, spec: PublishedSpec) -> Side:
+    local = s.local if "local" in s.model_fields_set else spec.platform_map[s.published]
+    return Side(s.published, local, dict(s.where), spec.labels.get(s.published))
 
 
 # --- verdicts ---------------------------------------------------------------------------------------
@@ -260,7 +216,21 @@ def verdict_magnitude(low: float | None, high: float | None, published_ratio: fl
     return INCONCLUSIVE
 
 
+def verdict_equivalence(low: float | None, high: float | None, margin_pct: float) -> str:
+    """Rule for "near native", "the same", "does not slow": the CI inside 1 +/- margin (equivalent
+    within the margin: reproduced), entirely outside it (different: contradicted), or straddling."""
+    return verdict_magnitude(low, high, 1.0, margin_pct)
+
+
 # --- evaluation -------------------------------------------------------------------------------------
+
+#: Columns `prepare` adds: the platform of the machine a sample measured, and the comparison unit
+#: (campaign/experiment: two campaigns' "platforms" experiments are never pooled).
+MACHINE, UNIT = "_machine", "_unit"
+#: A side's `where` key may name a metadata column, a design factor (`factor.<key>`, as the
+#: runner records it) or the compared factor of a comparison view (`level.<key>`,
+#: vbench.stats.compare), in that order.
+PREFIXES = ("", "factor.", LEVEL)
 
 
 @dataclass(frozen=True)
@@ -277,20 +247,96 @@ class DeltaRow:
     reason: str = ""
     method: str = ""  # what gave the interval: paired by block where the two sides were paired, else Fieller
     n_pairs: int = 0
+    #: The platforms compared (stand-ins, or the study's own labels) and the workload measured.
+    platforms: tuple[str, str] = ("", "")
+    benchmark: str = ""
+    metric: str = ""
+    #: True when the samples were labelled with the study's own platforms (a test, not a stand-in).
+    on_study_platforms: bool = False
+    campaign: str = ""
+    #: How far a comparison got before it had to stop (not part of the result): which "not
+    #: measured" reason says most.
+    progress: int = field(default=0, compare=False, repr=False)
+
+    @property
+    def tested(self) -> bool:
+        """Measured on what the finding needs: this machine's findings here, others on their labels."""
+        return self.verdict != NOT_MEASURED_VERDICT and (self.finding.test.here or self.on_study_platforms)
 
 
-def _side_rows(samples: pd.DataFrame, f: Finding, side: Side) -> pd.DataFrame:
+def machine_platform(samples: pd.DataFrame) -> pd.Series:
+    """The platform of the machine each sample measured. `platform` as recorded, except:
+
+    * in a comparison view (vbench.stats.compare) `platform` is the compared level (bridge, nat...)
+      and the platform is `host_platform`;
+    * in a mixed cluster (the run's `host_platforms` stamp names several platforms) a sample of
+      one node (a task attempt's `node`, a micro-benchmark's `host`) is that node's platform, and
+      a sample of the whole cluster is "mixed:<platforms>", which no single platform matches.
+    """
+    out = samples["platform"].astype(str).copy()
+    levels = [c for c in samples.columns if c.startswith(LEVEL)]
+    if levels and "host_platform" in samples.columns:
+        compared = samples[levels].notna().any(axis=1) & samples["host_platform"].notna()
+        out[compared] = samples.loc[compared, "host_platform"].astype(str)
+    if "host_platforms" not in samples.columns:
+        return out
+    who = pd.Series(None, index=samples.index, dtype=object)
+    for col in ("host", "node"):  # a node's attempt names its node; a micro-benchmark its host
+        if col in samples.columns:
+            who = samples[col].where(samples[col].notna(), who)
+    for idx, stamp in samples["host_platforms"].items():
+        if not isinstance(stamp, (str, dict)):
+            continue
+        mapping = json.loads(stamp) if isinstance(stamp, str) else dict(stamp)
+        kinds = sorted(set(map(str, mapping.values())))
+        if len(kinds) < 2:
+            continue  # a homogeneous cluster: its label (native~aa too) is right as recorded
+        node = who[idx]
+        out[idx] = str(mapping[node]) if isinstance(node, str) and node in mapping else "mixed:" + "+".join(kinds)
+    return out
+
+
+def attribute(samples: pd.DataFrame, key: str) -> pd.Series | None:
+    """The values of `key` (see PREFIXES) as text, "" where a sample lacks it; None when no column has it."""
+    cols = [p + key for p in PREFIXES if p + key in samples.columns]
+    if not cols:
+        return None
+    values = pd.Series(None, index=samples.index, dtype=object)
+    for c in cols:
+        values = values.where(values.notna(), samples[c])
+    return values.map(_text)
+
+
+def prepare(samples: pd.DataFrame) -> pd.DataFrame:
+    """The samples with the machine's platform and the comparison unit (idempotent)."""
+    if samples is None or samples.empty or MACHINE in samples.columns:
+        return samples if samples is not None else pd.DataFrame()
+    campaign = samples["campaign"].map(_text) if "campaign" in samples.columns else ""
+    unit = samples["experiment"].astype(str)
+    if "campaign" in samples.columns:
+        unit = pd.Series(
+            [f"{c}/{e}" if c else e for c, e in zip(campaign, samples["experiment"].astype(str))],
+            index=samples.index,
+        )
+    return samples.assign(**{MACHINE: machine_platform(samples), UNIT: unit})
+
+
+def _side_rows(
+    samples: pd.DataFrame, benchmark: str, metric: str, platform: str, side: Side, own: bool = False
+) -> pd.DataFrame:
+    """A side's samples. On the study's own platforms (`own`) a `where` key the samples do not
+    record is the label's to say (vmware-4vm is 4 VMs per host: hosts on an inventory are given,
+    not varied); for a stand-in it must be recorded."""
     if samples is None or samples.empty:
         return pd.DataFrame()
-    m = (
-        (samples["platform"].astype(str) == side.local)
-        & (samples["benchmark"] == f.benchmark)
-        & (samples["metric"] == f.metric)
-    )
+    m = (samples[MACHINE] == platform) & (samples["benchmark"] == benchmark) & (samples["metric"] == metric)
     for k, v in side.where.items():
-        if k not in samples.columns:
+        values = attribute(samples[m], k)
+        if values is None or (own and not values.astype(bool).any()):
+            if own:
+                continue
             return samples.iloc[0:0]
-        m &= samples[k].map(_text) == _text(v)
+        m &= (values == _text(v)).reindex(samples.index, fill_value=False)
     return samples[m]
 
 
@@ -302,14 +348,21 @@ def _text(v) -> str:
     return str(v)
 
 
+def _factor_columns(df: pd.DataFrame) -> list[str]:
+    """Every column that can make a cell: the named factors, the runner's `factor.*` and a
+    comparison view's `level.*` (vbench.stats.tidy.add_cells keys the statistics the same way)."""
+    named = [c for c in FACTOR_COLUMNS if c in df.columns]
+    return named + [c for c in df.columns if c.startswith(("factor.", "level.")) and c not in named]
+
+
 def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple[pd.Series, pd.Series]:
     """The cell both sides must share: the size label plus every design factor that varies among
     the two sides' samples, except the factors a side selects on (`where`) and factors that take
     one value on each side but different ones (those are part of the contrast, e.g. output
     replication changing with replication)."""
     cols = []
-    for c in FACTOR_COLUMNS:
-        if c in ignore or c not in a.columns or c not in b.columns:
+    for c in _factor_columns(a):
+        if c in ignore or c not in b.columns:
             continue
         va, vb = set(a[c].map(_text)), set(b[c].map(_text))
         if len(va | vb) <= 1 or (len(va) == 1 and len(vb) == 1):
@@ -322,7 +375,11 @@ def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple
         return df.apply(
             lambda row: ", ".join(
                 ([str(row["size_label"])] if row.get("size_label") else [])
-                + [f"{c}={_text(row[c])}" for c in cols if _text(row[c])]
+                + [
+                    f"{c.split('.', 1)[1] if c.startswith(('factor.', 'level.')) else c}={_text(row[c])}"
+                    for c in cols
+                    if _text(row[c])
+                ]
             ),
             axis=1,
         )
@@ -337,42 +394,80 @@ DEFAULT_EXPERIMENTS = ("platforms",)
 def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
     """The verdict of one finding on a campaign's tidy samples (see the module docstring).
 
-    The comparison is made in one experiment (the finding's preferred ones, else "platforms",
-    else the one with the most runs on both sides) at one cell (the finding's `size`, else the
-    largest cell both sides share)."""
+    Samples labelled with the study's own platforms (`labels` of published.yaml: a campaign run
+    on them) are preferred to the local stand-ins; the study's workload to its fallbacks. The
+    comparison is made in one campaign's experiment (the finding's preferred ones, else
+    "platforms", else the one with the most runs on both sides) at one cell (the finding's
+    `size`, else the largest cell both sides share)."""
+    samples = prepare(samples)
+    candidates: list[tuple[str, str, bool]] = []
+    a_label, b_label = f.a.label or f.a.local, f.b.label or f.b.local
+    if (a_label, b_label) != (f.a.local, f.b.local) and a_label and b_label:
+        candidates.append((a_label, b_label, True))
     for side in (f.a, f.b):
-        if side.local is None:
+        if side.local is None and not candidates:
             return DeltaRow(f, NOT_MEASURED_VERDICT, reason=f"no local stand-in for {side.published}")
-    if f.a.local == f.b.local and f.a.where == f.b.where:
-        return DeltaRow(f, NOT_MEASURED_VERDICT, reason=f"both sides are {f.a.local} here")
-    a, b = _side_rows(samples, f, f.a), _side_rows(samples, f, f.b)
+    if f.a.local is not None and f.b.local is not None:
+        if f.a.local == f.b.local and f.a.where == f.b.where:
+            if not candidates:
+                return DeltaRow(f, NOT_MEASURED_VERDICT, reason=f"both sides are {f.a.local} here")
+        else:
+            candidates.append((f.a.local, f.b.local, False))
+    missed: list[DeltaRow] = []
+    for pa, pb, own in candidates:
+        for benchmark, metric in f.workloads():
+            row = _compare(f, samples, pa, pb, own, benchmark, metric, conf)
+            if row.verdict != NOT_MEASURED_VERDICT:
+                return row
+            missed.append(row)
+    # Nothing measured: say why for the stand-ins' own workload (what this machine could run).
+    return max(missed, key=lambda r: (not r.on_study_platforms, r.progress))
+
+
+def _compare(
+    f: Finding, samples: pd.DataFrame, pa: str, pb: str, own: bool, benchmark: str, metric: str, conf: float
+) -> DeltaRow:
+    base = dict(platforms=(pa, pb), benchmark=benchmark, metric=metric, on_study_platforms=own)
+    a = _side_rows(samples, benchmark, metric, pa, f.a, own)
+    b = _side_rows(samples, benchmark, metric, pb, f.b, own)
     if a.empty or b.empty:
-        who = ", ".join(s.describe() for s, d in ((f.a, a), (f.b, b)) if d.empty)
-        return DeltaRow(f, NOT_MEASURED_VERDICT, reason=f"no samples for {who}")
-    ignore = set(f.a.where) | set(f.b.where)
-    common = sorted(set(a["experiment"]) & set(b["experiment"]), key=natural_key)
+        who = ", ".join(s.describe(p) for s, p, d in ((f.a, pa, a), (f.b, pb, b)) if d.empty)
+        progress = int(not a.empty) + int(not b.empty)
+        return DeltaRow(f, NOT_MEASURED_VERDICT, reason=f"no {metric} samples for {who}", progress=progress, **base)
+    ignore = {p + k for k in (*f.a.where, *f.b.where) for p in PREFIXES}
+    common = sorted(set(a[UNIT]) & set(b[UNIT]), key=natural_key)
     if not common:
-        return DeltaRow(f, NOT_MEASURED_VERDICT, reason="the two sides were never measured in the same experiment")
-    preferred = [e for e in (f.experiments or DEFAULT_EXPERIMENTS) if e in common]
+        return DeltaRow(
+            f,
+            NOT_MEASURED_VERDICT,
+            reason="the two sides were never measured in the same experiment",
+            progress=3,
+            **base,
+        )
+    experiment_of = dict(zip(a[UNIT], a["experiment"].astype(str)))
+    wanted = f.experiments or DEFAULT_EXPERIMENTS
+    preferred = [u for e in wanted for u in common if experiment_of.get(u) == e]
     rest = sorted(
-        (e for e in common if e not in preferred),
-        key=lambda e: (-min(int((a["experiment"] == e).sum()), int((b["experiment"] == e).sum())), natural_key(e)),
+        (u for u in common if u not in preferred),
+        key=lambda u: (-min(int((a[UNIT] == u).sum()), int((b[UNIT] == u).sum())), natural_key(u)),
     )
-    experiment = key = None
-    for e in preferred + rest:
-        ae, be = a[a["experiment"] == e], b[b["experiment"] == e]
-        ka, kb = _comparison_key(ae, be, ignore)
+    unit = key = None
+    for u in preferred + rest:
+        au, bu = a[a[UNIT] == u], b[b[UNIT] == u]
+        ka, kb = _comparison_key(au, bu, ignore)
         keys = set(ka) & set(kb)
         if f.size:
             keys = {k for k in keys if k.split(",")[0] == f.size}
         if keys:
-            experiment, key = e, sorted(keys, key=natural_key)[-1]
-            a, b = ae.assign(_key=ka.to_numpy()), be.assign(_key=kb.to_numpy())
+            unit, key = u, sorted(keys, key=natural_key)[-1]
+            a, b = au.assign(_key=ka.to_numpy()), bu.assign(_key=kb.to_numpy())
             break
-    if experiment is None:
-        return DeltaRow(f, NOT_MEASURED_VERDICT, reason="the two sides were never measured in the same cell")
-    a_rows = a[(a["experiment"] == experiment) & (a["_key"] == key)]
-    b_rows = b[(b["experiment"] == experiment) & (b["_key"] == key)]
+    if unit is None:
+        return DeltaRow(
+            f, NOT_MEASURED_VERDICT, reason="the two sides were never measured in the same cell", progress=4, **base
+        )
+    a_rows = a[a["_key"] == key]
+    b_rows = b[b["_key"] == key]
     x, y = a_rows["value"].to_numpy(dtype=float), b_rows["value"].to_numpy(dtype=float)
     # Two sides run in the same blocks are compared block by block, as the statistics table does
     # (vbench.stats.paired); otherwise, or with fewer than two pairs, by Fieller's interval.
@@ -383,8 +478,11 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
     low, high = iv.low, iv.high
     if f.kind == "direction":
         verdict = verdict_direction(low, high, f.expect or "less")
+    elif f.kind == "equivalence":
+        verdict = verdict_equivalence(low, high, f.margin_pct)
     else:
         verdict = verdict_magnitude(low, high, f.published_ratio, f.tolerance_pct)
+    campaign, _, experiment = str(unit).rpartition("/")
     return DeltaRow(
         f,
         verdict,
@@ -393,15 +491,18 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
         high,
         int(x.size),
         int(y.size),
-        str(experiment),
+        experiment,
         key,
         iv.note or "",
         method,
         pairs.n_pairs if paired is not None else 0,
+        campaign=campaign,
+        **base,
     )
 
 
 def reproduction_delta(published: Published, samples: pd.DataFrame, conf: float = 0.95) -> list[DeltaRow]:
+    samples = prepare(samples)
     return [evaluate(f, samples, conf) for f in published.findings]
 
 
@@ -420,6 +521,8 @@ def _published_text(f: Finding) -> str:
         parts.append(rf"{plain_number(a)} vs {plain_number(b)}{unit}")
     if f.kind == "magnitude":
         parts.append(rf"ratio {plain_number(f.published_ratio)} $\pm$ {plain_number(f.tolerance_pct)}\,pts")
+    elif f.kind == "equivalence":
+        parts.append(rf"A/B within 1 $\pm$ {plain_number(f.margin_pct)}\,\%")
     else:
         parts.append("A/B " + ("$<$ 1" if f.expect == "less" else "$>$ 1"))
     if f.note:
@@ -429,7 +532,10 @@ def _published_text(f: Finding) -> str:
 
 def _here_text(r: DeltaRow) -> str:
     f = r.finding
-    text = rf"{tex_escape(f.a.describe())} / {tex_escape(f.b.describe())}"
+    pa, pb = r.platforms if r.platforms != ("", "") else (None, None)
+    text = rf"{tex_escape(f.a.describe(pa))} / {tex_escape(f.b.describe(pb))}"
+    if r.benchmark and r.benchmark != f.benchmark:
+        text += rf"; {tex_escape(r.benchmark)} standing in for {tex_escape(f.benchmark)}"
     if r.cell:
         parts = [p.strip() for p in r.cell.split(",")]
         if f.benchmark == "pi_digits" and parts[0].isdigit():
@@ -482,13 +588,16 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
         if r.ratio is not None and r.method and r.method != FIELLER:
             ratio += r"$^{p}$"
         verdict = _VERDICT_TEX[r.verdict]
+        if r.verdict != NOT_MEASURED_VERDICT and not r.tested:
+            verdict += r" \newline {\scriptsize (stand-ins only)}"
         if r.reason:
             verdict += rf" \newline {{\scriptsize {tex_escape(r.reason)}}}"
         lines.append(
             " & ".join(
                 [
                     tex_escape(f.id),
-                    rf"{tex_escape(study['short'])} \citep{{{study['bibkey']}}}, {tex_escape(f.source)}",
+                    rf"{tex_escape(study['short'])} \citep{{{study['bibkey']}}}, {tex_escape(f.source)}"
+                    rf" \newline {{\scriptsize needs: {tex_escape(f.test.needs_text())}}}",
                     tex_escape(f.claim),
                     _published_text(f),
                     _here_text(r),
@@ -498,8 +607,20 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             )
             + r" \\"
         )
+        if not r.tested:
+            lines.append(_command_row(f.test, len(widths)))
     lines += [r"\end{longtable}", r"\endgroup"]
     return "\n".join(lines) + "\n"
+
+
+def _command_row(test: Test, ncols: int) -> str:
+    """The command that tests an untested finding, as a full-width line under its row."""
+    where = rf" (on {tex_escape(test.machine)})" if test.machine else ""
+    command = tex_escape(test.command).replace("/", r"/\allowbreak{}")  # long paths may break at a slash
+    return (
+        rf"\multicolumn{{{ncols}}}{{>{{\raggedright\arraybackslash}}p{{0.97\linewidth}}}}{{\scriptsize "
+        rf"To test{where}: \texttt{{{command}}}}} \\"
+    )
 
 
 def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
@@ -512,8 +633,11 @@ def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
                 "source": r.finding.source,
                 "claim": r.finding.claim,
                 "kind": r.finding.kind,
-                "a": r.finding.a.describe(),
-                "b": r.finding.b.describe(),
+                "a": r.finding.a.describe(r.platforms[0] or None),
+                "b": r.finding.b.describe(r.platforms[1] or None),
+                "benchmark": r.benchmark or r.finding.benchmark,
+                "metric": r.metric or r.finding.metric,
+                "campaign": r.campaign,
                 "experiment": r.experiment,
                 "cell": r.cell,
                 "n_a": r.n_a,
@@ -525,6 +649,10 @@ def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
                 "reason": r.reason,
                 "method": r.method,
                 "n_pairs": r.n_pairs,
+                "needs": " ".join(r.finding.test.needs),
+                "tested": r.tested,
+                "on_study_platforms": r.on_study_platforms,
+                "command": r.finding.test.command,
             }
             for r in rows
         ]
