@@ -16,6 +16,7 @@ import pandas as pd
 
 from vbench.params import PLATFORMS
 from vbench.stats.campaign import Campaign
+from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
 
@@ -197,10 +198,30 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbNumSamples"] = str(len(s))
     m["vbNumRuns"] = str(len(_distinct(s, "run_id")))
     m["vbNumFailures"] = str(len(c.failures))
-    plats = [p for p in ([ctx.baseline] if ctx.baseline in c.platforms else []) + c.platforms if p]
+    # Platforms only: a comparison of factor levels (network modes) names its levels separately.
+    measured = sorted(measured_platforms(s), key=natural_key)
+    plats = [p for p in ([ctx.baseline] if ctx.baseline in measured else []) + measured if p]
     plats = list(dict.fromkeys(plats))
     m["vbNumPlatforms"] = str(len(plats))
     m["vbPlatformList"] = ", ".join(tex_escape(p) for p in plats) or NOT_MEASURED_TEXT
+    levels = compared_levels(s)
+    m["vbFactorLevels"] = (
+        "; ".join(
+            f"{tex_escape(k)}: " + ", ".join(tex_escape(v) for v in sorted(vs, key=natural_key))
+            for k, vs in sorted(levels.items())
+        )
+        or "none"
+    )
+    m["vbFactorLevelsSentence"] = (
+        "".join(
+            f" and the levels of {tex_escape(k)} ("
+            + ", ".join(tex_escape(v) for v in sorted(vs, key=natural_key))
+            + ")"
+            for k, vs in sorted(levels.items())
+        )
+        if levels
+        else ""
+    )
     missing = [p for p in PLATFORMS if p not in plats]
     m["vbPlatformsMissing"] = ", ".join(tex_escape(p) for p in missing) if missing else "none"
     benches = _distinct(s, "benchmark")
