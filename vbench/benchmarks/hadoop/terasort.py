@@ -35,6 +35,11 @@ class Config(BenchConfig):
 PRESETS = {
     # 1 TB, triple replication of input and output (Table 3 compares 1 vs 3).
     "vmware2015": Config(size_mb=1024 * 1024, maps=64, reduces=64, replication=3, output_replication=3),
+    # The largest of "512 MB .. 2 GB", on HDFS with replication 3; TeraSort's output with 1 replica,
+    # as the study quotes TeraSort's documentation. Maps and reduces are not stated.
+    "vasconcelos": Config(size_mb=2048, replication=3, output_replication=1),
+    # Fig 4: TeraSort of 30 GB on HDFS with replication 3; maps and reduces not stated.
+    "xavier2014": Config(size_mb=30 * 1024, replication=3, output_replication=1),
 }
 
 
