@@ -43,6 +43,7 @@ from vbench.campaign.quiet import QuietHook, controller_and_testbeds
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
+from vbench.hadoop.presets import preset_params
 from vbench.lifecycle import interrupts_unwind
 from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
@@ -119,9 +120,16 @@ def params_for(
 def hadoop_for(
     exp: Experiment, config: Configuration, hadoop: HadoopParams, overrides: dict | None = None
 ) -> HadoopParams:
-    """The Hadoop params of one configuration: the file's, the experiment's overrides, the
-    configuration's factor levels, then `overrides` (what a hosts source sets, e.g. java_home)."""
-    doc = deep_merge(deep_merge(hadoop.model_dump(), exp.hadoop), config.overrides("hadoop"))
+    """The Hadoop params of one configuration: the file's, the experiment's Hadoop preset if it
+    names one (`hadoop: {preset: vmware2015}`, vbench.hadoop.presets), the experiment's other
+    overrides, the configuration's factor levels, then `overrides` (what a hosts source sets,
+    e.g. java_home)."""
+    own = dict(exp.hadoop)
+    preset = own.pop("preset", None)
+    doc = hadoop.model_dump()
+    if preset is not None:
+        doc = deep_merge(doc, preset_params(str(preset)))
+    doc = deep_merge(deep_merge(doc, own), config.overrides("hadoop"))
     return hadoop.model_validate(deep_merge(doc, overrides or {}))
 
 
