@@ -219,19 +219,21 @@ def test_the_estimate_costs_the_runners_plan(precision):
         ("native", "lxc"),
         True,
         2,
-        3,
+        2,
         "concurrent",
     )
+    benches = ("cpu", "terasort")
+    assert {s.benchmark for s in (*exp.calibrate, *exp.suite)} == set(benches)
     costs = precision.Costs({"terasort": 50.0, "pi": 20.0, "cpu": 5.0}, {"native": 40.0, "lxc": 60.0}, 2.0)
     est = precision.estimate(exp, costs)
     configs, blocks = 3, 2
     per_bench = blocks * configs * (1 + exp.rounds)  # a warm-up run per fresh cluster, then one per round
-    assert est.runs == {b: blocks * configs * exp.rounds for b in ("cpu", "terasort", "pi")} | {
-        f"{b} (warm-up)": blocks * configs for b in ("cpu", "terasort", "pi")
+    assert est.runs == {b: blocks * configs * exp.rounds for b in benches} | {
+        f"{b} (warm-up)": blocks * configs for b in benches
     }
     assert est.bringups == blocks * configs and est.sessions == blocks
     assert est.gate_checks == blocks * 2 * exp.rounds  # calibration's rounds, then the suite's
-    want = per_bench * (50 + 20 + 5) + blocks * (40 + 40 + 60) + est.gate_checks * 2.0
+    want = per_bench * (50 + 5) + blocks * (40 + 40 + 60) + est.gate_checks * 2.0
     assert est.seconds == pytest.approx(want)
 
 
