@@ -130,9 +130,13 @@ def test_a_platform_in_one_block_is_left_out_with_the_reason():
 def test_table_rows_sit_beside_the_others_and_change_none_of_them(monkeypatch):
     rng = np.random.default_rng(5)
     df = _campaign(rng, blocks=4, rounds=3, truth=1.1, block_sd=0.1, instance_sd=0.02, round_sd=0.01)
-    with_mixed = compute_stats(df, n_resamples=999)
+    with_mixed = compute_stats(df, n_resamples=999, mixed=True)
     monkeypatch.setattr(table_module, "fit_mixed", lambda *a, **k: None)
-    without = compute_stats(df, n_resamples=999)
+    without = compute_stats(df, n_resamples=999, mixed=True)
+    # Not asked for, it is not fitted (the slow part of the table): the same table without its rows.
+    monkeypatch.setattr(table_module, "fit_mixed", lambda *a, **k: pytest.fail("fitted without being asked"))
+    unasked = compute_stats(df, n_resamples=999)
+    pd.testing.assert_frame_equal(unasked, without)
     ours = with_mixed["method"] == MIXED
     assert set(with_mixed.loc[ours, "statistic"]) == {
         "ratio_to_baseline",
@@ -162,7 +166,7 @@ def test_table_says_why_a_blocked_comparison_has_no_model():
             block=[0, 0, 0, 0],
         )
     )
-    t = compute_stats(df, n_resamples=999)
+    t = compute_stats(df, n_resamples=999, mixed=True)
     row = t[(t.method == MIXED) & (t.statistic == "ratio_to_baseline")].iloc[0]
     assert pd.isna(row.estimate) and "1 block" in row.note
 
@@ -179,4 +183,4 @@ def test_unblocked_samples_get_no_mixed_rows():
             repetition=[0, 0, 1, 1, 2, 2],
         )
     )
-    assert not (compute_stats(df, n_resamples=999)["method"] == MIXED).any()
+    assert not (compute_stats(df, n_resamples=999, mixed=True)["method"] == MIXED).any()

@@ -16,6 +16,8 @@ from vbench.stats.paired import (
     FIELLER,
     HIERARCHICAL,
     PAIRED_T,
+    Pairs,
+    hierarchical_ratio,
     pair_runs,
     paired_ratio,
     paired_tost,
@@ -160,17 +162,30 @@ def _rounds_data(seed=3, blocks=5, rounds=4):
     return _frame({"native": native, "lxc": lxc}, blocks=list(b), rounds=list(r)), native, lxc, b
 
 
-def test_rounds_give_a_seeded_hierarchical_bootstrap_and_the_variance_at_each_level():
+def test_rounds_prefer_t_over_block_means_and_keep_the_seeded_bootstrap_beside_it():
     df, native, lxc, b = _rounds_data()
     table = compute_stats(df, n_resamples=RESAMPLES)
-    row = _one(table, platform="lxc", statistic="ratio_to_baseline", method=HIERARCHICAL)
     d = np.log(lxc / native)
     block_means = np.array([d[b == k].mean() for k in range(5)])
-    assert row["estimate"] == pytest.approx(math.exp(block_means.mean()))
+    # The preferred row: Student-t over the 5 block means (a block is the independent unit).
+    pref = _one(table, platform="lxc", statistic="ratio_to_baseline", method=PAIRED_T)
+    half = stats.t.ppf(0.975, 4) * block_means.std(ddof=1) / math.sqrt(5)
+    assert bool(pref["preferred"]) and pref["n_pairs"] == 20
+    assert pref["estimate"] == pytest.approx(math.exp(block_means.mean()))
+    assert (pref["ci_low"], pref["ci_high"]) == pytest.approx(
+        (math.exp(block_means.mean() - half), math.exp(block_means.mean() + half))
+    )
+    assert "5 block means of 20 round log ratios" in pref["note"]
+    ratios = table[(table.platform == "lxc") & (table.statistic == "ratio_to_baseline")]
+    assert list(ratios.loc[ratios["preferred"].fillna(False).astype(bool), "method"]) == [PAIRED_T]
+    # The hierarchical bootstrap stays, seeded, same point estimate, not preferred, and says why.
+    row = _one(table, platform="lxc", statistic="ratio_to_baseline", method=HIERARCHICAL)
+    assert row["estimate"] == pytest.approx(pref["estimate"])
     assert row["ci_low"] < row["estimate"] < row["ci_high"] and row["n_pairs"] == 20
-    assert bool(row["preferred"])
+    assert not bool(row["preferred"]) and "not preferred" in row["note"]
     again = compute_stats(df, n_resamples=RESAMPLES)
     assert _one(again, platform="lxc", statistic="ratio_to_baseline", method=HIERARCHICAL)["ci_low"] == row["ci_low"]
+    assert not bool(_one(table, platform="lxc", statistic="overhead_pct", method=HIERARCHICAL)["preferred"])
     # Balanced one-way ANOVA by hand: MSW, and (MSB - MSW) / rounds.
     msw = sum(((d[b == k] - d[b == k].mean()) ** 2).sum() for k in range(5)) / (20 - 5)
     msb = 4 * ((block_means - d.mean()) ** 2).sum() / 4
@@ -178,18 +193,51 @@ def test_rounds_give_a_seeded_hierarchical_bootstrap_and_the_variance_at_each_le
     between = _one(table, platform="lxc", statistic="variance_between_blocks")
     assert within["estimate"] == pytest.approx(msw)
     assert between["estimate"] == pytest.approx(max(0.0, (msb - msw) / 4))
-    eq = _one(table, platform="lxc", statistic="equivalence", method=HIERARCHICAL)
-    assert eq["conf_level"] == pytest.approx(0.9) and eq["p_value"] is not None
+    eq = _one(table, platform="lxc", statistic="equivalence", method=PAIRED_T)
+    assert eq["conf_level"] == pytest.approx(0.9) and eq["p_value"] is not None and bool(eq["preferred"])
+    assert eq["ci_high"] == pytest.approx(math.exp(block_means.mean() + stats.t.ppf(0.95, 4) * half / stats.t.ppf(0.975, 4)))
+
+
+def test_the_stopping_rule_reads_the_t_over_block_means_when_blocks_hold_rounds():
+    from vbench.stats.stopping import comparison_widths
+
+    df, native, lxc, b = _rounds_data()
+    (w,) = comparison_widths(df, "native", [("terasort", "terasort_time")], n_resamples=RESAMPLES)
+    pref = _one(compute_stats(df, n_resamples=RESAMPLES), platform="lxc", statistic="ratio_to_baseline", method=PAIRED_T)
+    assert w.method == PAIRED_T
+    assert w.half_width_pct == pytest.approx(100 * (pref["ci_high"] - pref["ci_low"]) / 2 / pref["estimate"])
 
 
 def test_hierarchical_resamples_blocks_then_rounds():
     df, *_ = _rounds_data(blocks=3, rounds=2)
     pairs = pair_runs(df[df["platform"] == "lxc"], df[df["platform"] == "native"])
     assert pairs.several_rounds and pairs.n_blocks == 3 and pairs.n_pairs == 6
-    pr = paired_ratio(pairs, n_resamples=500, rng=np.random.default_rng(1))
-    assert pr.method == HIERARCHICAL and "too narrow" in pr.note
+    hr = hierarchical_ratio(pairs, n_resamples=500, rng=np.random.default_rng(1))
+    assert hr.method == HIERARCHICAL and "too narrow" in hr.note
+    assert paired_ratio(pairs).method == PAIRED_T
     vc = variance_components(pairs)
     assert vc.within_block is not None and vc.between_blocks is not None
+    one_round = pair_runs(*(_frame({p: [1.0, 1.1, 1.2]}, blocks=[0, 1, 2]) for p in ("lxc", "native")))
+    assert hierarchical_ratio(one_round) is None
+
+
+def test_t_over_block_means_covers_where_the_percentile_bootstrap_does_not():
+    # Five blocks of three rounds, a cluster-instance effect per (block, platform): the block
+    # means are the independent observations. 400 campaigns: Monte Carlo error about 1.1 points.
+    rng = np.random.default_rng(11)
+    hits_t = hits_boot = 0
+    n = 400
+    for _ in range(n):
+        inst = rng.normal(0, 0.03, (5, 1, 2))
+        logs = inst + rng.normal(0, 0.02, (5, 3, 2))
+        d = (math.log(1.05) + logs[..., 1] - logs[..., 0]).reshape(-1)
+        pairs = Pairs(tuple(str(j // 3) for j in range(15)), d, True)
+        iv = paired_ratio(pairs).ratio
+        hits_t += iv.low <= 1.05 <= iv.high
+        bv = hierarchical_ratio(pairs, n_resamples=400, rng=rng).ratio
+        hits_boot += bv.low <= 1.05 <= bv.high
+    assert hits_t / n >= 0.92  # nominal 95 %
+    assert hits_boot < hits_t
 
 
 def test_several_runs_of_one_side_in_a_block_are_averaged_before_pairing():

@@ -137,6 +137,7 @@ def run(args) -> int:
         precision_target_pct=args.precision_target,
         max_runs=args.max_runs,
         strict=args.strict,
+        mixed=True,
     )
     text = format_table(table)
     if args.out:

@@ -120,6 +120,7 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
                 seed=cfg.seed,
                 equivalence_pct=cfg.equivalence_pct,
                 higher_is_better=directions(sub["metric"]),
+                mixed=True,  # the stage's table is what the paper and readers see: with the mixed model's rows
             )
         )
     stats = parts[0] if len(parts) == 1 else _concat(parts)

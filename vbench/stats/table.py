@@ -31,7 +31,16 @@ from vbench.stats.io import validate_samples
 from vbench.stats.keys import COMPARISON_KEY, SAMPLE_KEY, natural_key
 from vbench.stats.mixed import MIXED, MixedFit, NoFit, fit_mixed
 from vbench.stats.outliers import DEFAULT_THRESHOLD, mad_outliers
-from vbench.stats.paired import BLOCK, HIERARCHICAL, PAIRED_METHODS, PAIRED_T, pair_runs, paired_ratio, paired_tost
+from vbench.stats.paired import (
+    BLOCK,
+    HIERARCHICAL,
+    PAIRED_METHODS,
+    PAIRED_T,
+    hierarchical_ratio,
+    pair_runs,
+    paired_ratio,
+    paired_tost,
+)
 from vbench.stats.ratio import fieller_interval, overhead_pct
 from vbench.stats.records import Interval, StatRow
 from vbench.stats.warmup import ExclusionRule, apply_exclusions
@@ -400,6 +409,7 @@ def _compare_group(
     seed: int,
     precision_target_pct: float | None,
     max_runs: int | None,
+    with_mixed: bool,
 ) -> None:
     experiment, benchmark, metric, size = key
     platforms = sorted(grp_all["platform"].unique(), key=natural_key)
@@ -408,11 +418,15 @@ def _compare_group(
     all_units = sorted({u for us in units.values() for u in us})
     base_units = units.get(baseline, [])
     # The mixed model describes the whole metric (every platform, blocks random); its rows sit
-    # beside the paired and Fieller ones, never preferred, so they change no other row.
+    # beside the paired and Fieller ones, never preferred, so they change no other row. Its
+    # REML fit costs about 0.1 s per metric, most of compute_stats on a blocked campaign, and
+    # the paired t over block means already gives its interval for the ratio: fitted only when
+    # asked (the statistics stage, `vbench stats`), not when the stopping rule reads the table
+    # after every round.
     blocked = BLOCK in kept.columns and bool(kept[BLOCK].notna().any())
     mixed = (
         fit_mixed(kept, baseline, conf=conf)
-        if blocked and baseline in values and len(all_units) == 1 and len(platforms) > 1
+        if with_mixed and blocked and baseline in values and len(all_units) == 1 and len(platforms) > 1
         else None
     )
 
@@ -487,8 +501,15 @@ def _compare_group(
         # interval (stats/paired.py) and Fieller's, which counts block effects as noise, is kept
         # beside it for comparison. Fewer than two pairs leave the comparison to Fieller.
         pairs = pair_runs(kept[kept["platform"] == p], kept[kept["platform"] == baseline])
-        paired_rng = lambda: _rng(seed, "paired", experiment, benchmark, metric, size, unit, p, baseline)  # noqa: E731
-        paired = paired_ratio(pairs, conf=conf, n_resamples=n_resamples, rng=paired_rng())
+        paired = paired_ratio(pairs, conf=conf)
+        # With several rounds per block the hierarchical bootstrap is reported beside the paired
+        # t over block means, never preferred: it covers less than it claims with few blocks.
+        hier = hierarchical_ratio(
+            pairs,
+            conf=conf,
+            n_resamples=n_resamples,
+            rng=_rng(seed, "paired", experiment, benchmark, metric, size, unit, p, baseline),
+        )
         why_unpaired = "" if paired else f"not paired: {pairs.note or f'{pairs.n_pairs} pair(s), needs 2'}"
         # Fieller assumes normal means; prefer the bootstrap only when normality is doubtful
         # and both samples are large enough for BCa to be trusted.
@@ -511,6 +532,20 @@ def _compare_group(
                         preferred=True,
                         p_value=paired.p_value if stat == "ratio_to_baseline" else None,
                         note=conv(paired.ratio).note,
+                        **kw,
+                    )
+                )
+            if hier is not None:
+                out.add(
+                    _row(
+                        g,
+                        stat,
+                        hier.method,
+                        conv(hier.ratio),
+                        n,
+                        preferred=False,
+                        p_value=hier.p_value if stat == "ratio_to_baseline" else None,
+                        note=conv(hier.ratio).note,
                         **kw,
                     )
                 )
@@ -568,7 +603,7 @@ def _compare_group(
             tnote = f"{tnote}; {t.ratio.note}"
         eq_kw = {**kw, "conf_level": 1 - 2 * ALPHA}
         if paired is not None:
-            pt = paired_tost(pairs, equivalence_pct, ALPHA, n_resamples=n_resamples, rng=paired_rng())
+            pt = paired_tost(pairs, equivalence_pct, ALPHA)
             pnote = pt.note or (
                 f"H0 ratio outside [{1 - equivalence_pct / 100:g}, {1 + equivalence_pct / 100:g}] on the "
                 f"paired log ratio; p_lower={pt.p_lower:.4g}, p_upper={pt.p_upper:.4g}; "
@@ -825,12 +860,15 @@ def compute_stats(
     precision_target_pct: float | None = None,
     max_runs: int | None = None,
     strict: bool = False,
+    mixed: bool = False,
 ) -> pd.DataFrame:
     """All statistics for tidy samples, as one tidy table (columns: `COLUMNS`).
 
     `higher_is_better` maps metric names to a direction, overriding the unit-based default.
     `precision_target_pct` adds rows saying whether the CI half-width of the mean and of the
     ratio to the baseline is below that many percent, and how many more runs are likely needed.
+    `mixed` adds the linear mixed model's rows (vbench.stats.mixed) to blocked comparisons: a
+    REML fit per metric, slow, and never the preferred row, so only where someone reads them.
     """
     if not 0 < conf < 1:
         raise VbenchError(f"confidence level must be between 0 and 1, got {conf}")
@@ -874,6 +912,7 @@ def compute_stats(
             seed,
             precision_target_pct,
             max_runs,
+            mixed,
         )
 
     if strict and out.problems:
