@@ -205,7 +205,8 @@ class PrecisionHook:
             target_pct=p.target_pct,
             min_rounds=self.exp.precision_min_rounds,
             max_rounds=p.max_rounds or self.exp.repetitions * self.exp.rounds,
-            extra_rounds=p.extra_rounds,
+            extra_rounds=self.exp.precision_extra_rounds,
+            rounds_per_block=self.exp.rounds,
             reached_at=self.reached_at,
             over_budget=bool(self.exp.budget_minutes) and self.clock() - self.t0 >= 60 * self.exp.budget_minutes,
         )

@@ -17,6 +17,7 @@ from vbench.campaign.design import Experiment
 from vbench.campaign.runner import run_campaign
 from vbench.errors import ParamsError
 from vbench.params import HadoopParams, TestbedParams
+from vbench.stats.stopping import decide
 
 
 def design(**precision) -> Experiment:
@@ -96,6 +97,30 @@ def test_the_hook_stops_once_the_target_holds_and_extra_rounds_ran_and_records_w
     assert pipeline.PrecisionHook(design(), tmp_path).reached_at == reached
 
 
+def test_with_rounds_per_block_the_hook_gives_the_rule_the_block_and_its_block_counted_defaults(tmp_path, monkeypatch):
+    exp = Experiment.model_validate(
+        {
+            **design().model_dump(mode="json"),
+            "rounds": 3,
+            "precision": {"target_pct": 2.5, "metrics": ["terasort:terasort_time"]},
+        }
+    )
+    df = samples(2).assign(round=lambda d: d["repetition"] % 3)
+    monkeypatch.setattr(pipeline, "tidy", lambda raw: (df, None))
+    asked = {}
+
+    def fake(*a, **kw):
+        asked.update(kw)
+        return decide([], rounds_done=kw["rounds_done"], target_pct=1, min_rounds=1, max_rounds=None)
+
+    monkeypatch.setattr(pipeline, "precision_decision", fake)
+    pipeline.PrecisionHook(exp, tmp_path, log=lambda _l: None).after_round(
+        Info(1, 0, ("b1/native/terasort[size_mb=16]",))
+    )
+    assert asked["rounds_per_block"] == 3
+    assert asked["min_rounds"] == 30 and asked["extra_rounds"] == 24  # 10 and 8 blocks' worth
+
+
 def test_rounds_without_a_primary_benchmark_are_not_judged(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "tidy", lambda raw: pytest.fail("read the samples"))
     hook = pipeline.PrecisionHook(design(), tmp_path)
@@ -119,7 +144,7 @@ def test_the_default_primary_comparisons_are_the_papers_headlines_of_the_designs
         ("terasort", "teragen_time"),
         ("terasort", "teravalidate_time"),
     }
-    assert e.precision_min_rounds == 10 and e.precision.extra_rounds == 8
+    assert e.precision_min_rounds == 10 and e.precision_extra_rounds == 8
 
 
 def test_a_design_with_a_precision_target_needs_the_rule(tmp_path):

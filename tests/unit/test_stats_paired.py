@@ -195,7 +195,9 @@ def test_rounds_prefer_t_over_block_means_and_keep_the_seeded_bootstrap_beside_i
     assert between["estimate"] == pytest.approx(max(0.0, (msb - msw) / 4))
     eq = _one(table, platform="lxc", statistic="equivalence", method=PAIRED_T)
     assert eq["conf_level"] == pytest.approx(0.9) and eq["p_value"] is not None and bool(eq["preferred"])
-    assert eq["ci_high"] == pytest.approx(math.exp(block_means.mean() + stats.t.ppf(0.95, 4) * half / stats.t.ppf(0.975, 4)))
+    assert eq["ci_high"] == pytest.approx(
+        math.exp(block_means.mean() + stats.t.ppf(0.95, 4) * half / stats.t.ppf(0.975, 4))
+    )
 
 
 def test_the_stopping_rule_reads_the_t_over_block_means_when_blocks_hold_rounds():
@@ -203,7 +205,9 @@ def test_the_stopping_rule_reads_the_t_over_block_means_when_blocks_hold_rounds(
 
     df, native, lxc, b = _rounds_data()
     (w,) = comparison_widths(df, "native", [("terasort", "terasort_time")], n_resamples=RESAMPLES)
-    pref = _one(compute_stats(df, n_resamples=RESAMPLES), platform="lxc", statistic="ratio_to_baseline", method=PAIRED_T)
+    pref = _one(
+        compute_stats(df, n_resamples=RESAMPLES), platform="lxc", statistic="ratio_to_baseline", method=PAIRED_T
+    )
     assert w.method == PAIRED_T
     assert w.half_width_pct == pytest.approx(100 * (pref["ci_high"] - pref["ci_low"]) / 2 / pref["estimate"])
 

@@ -68,6 +68,61 @@ def test_extra_rounds_run_after_the_target_is_reached_even_if_it_slips():
     assert mid.verdict == CONTINUE and "2 more round(s) before stopping" in mid.reason
 
 
+def test_with_rounds_per_block_the_extra_rounds_end_at_the_end_of_a_block():
+    # Three rounds per block; the target holds from round 4 (block 2's first round) on.
+    rounds = [[_w(5.0)]] * 3 + [[_w(2.0)]] * 12
+    kw = dict(target_pct=3.0, min_rounds=3, max_rounds=None, extra_rounds=6)
+    stop, d = _play(rounds, **kw, rounds_per_block=3)
+    # 4 + 6 = 10 is mid-block (block 4 holds rounds 10-12): the stop waits for round 12.
+    assert stop == 12 and d.verdict == TARGET_REACHED and d.reached_at == 4
+    assert "8 more round(s) run after the target was reached in round 4 (to the end of a block of 3" in d.reason
+    mid = decide([_w(2.0)], rounds_done=10, reached_at=4, rounds_per_block=3, **kw)
+    assert mid.verdict == CONTINUE and "2 more round(s) before stopping" in mid.reason
+    # One round per block: exactly extra_rounds after the target, as before.
+    assert _play(rounds, **kw)[0] == 10
+    # A boundary already reached stops there.
+    assert _play(rounds, **{**kw, "extra_rounds": 5}, rounds_per_block=3)[0] == 9
+    with pytest.raises(ValueError):
+        decide([_w(2.0)], rounds_done=1, rounds_per_block=0, **kw)
+
+
+def test_the_default_rule_counts_min_and_extra_rounds_in_blocks():
+    from vbench.campaign.design import PRECISION_EXTRA_BLOCKS, PRECISION_MIN_BLOCKS, Experiment
+
+    def exp(rounds, **precision):
+        return Experiment.model_validate(
+            {
+                "name": "t",
+                "platforms": ["native", "lxc"],
+                "repetitions": 40,
+                "rounds": rounds,
+                "seed": 7,
+                "suite": [{"benchmark": "terasort"}],
+                "precision": {"target_pct": 3, **precision},
+            }
+        )
+
+    one, three = exp(1), exp(3)
+    assert (one.precision_min_rounds, one.precision_extra_rounds) == (PRECISION_MIN_BLOCKS, PRECISION_EXTRA_BLOCKS)
+    assert (three.precision_min_rounds, three.precision_extra_rounds) == (
+        3 * PRECISION_MIN_BLOCKS,
+        3 * PRECISION_EXTRA_BLOCKS,
+    )
+    assert exp(3, extra_rounds=5).precision_extra_rounds == 5
+    # Played with these defaults, a campaign whose target holds from its 31st round on stops at
+    # the end of block 10 + 8 (round 54 with 3 rounds per block), not 8 rounds later.
+    widths = [[_w(2.0)]] * 120
+    stop, d = _play(
+        widths,
+        target_pct=3.0,
+        min_rounds=three.precision_min_rounds,
+        max_rounds=120,
+        extra_rounds=three.precision_extra_rounds,
+        rounds_per_block=three.rounds,
+    )
+    assert stop == 54 and d.reached_at == 30
+
+
 def test_max_rounds_and_budget_stop_with_the_status_said():
     d = decide([_w(8.0)], rounds_done=10, target_pct=3.0, min_rounds=3, max_rounds=10)
     assert d.verdict == MAX_ROUNDS and "max_rounds (10) reached" in d.reason and "+/-8.0 %" in d.reason

@@ -94,6 +94,7 @@ def decide(
     extra_rounds: int = 0,
     reached_at: int | None = None,
     over_budget: bool = False,
+    rounds_per_block: int = 1,
 ) -> StopDecision:
     """Stop (target reached, max rounds, budget) or go on, with the reason. Pure.
 
@@ -101,7 +102,11 @@ def decide(
     after round `reached_at`), `extra_rounds` more rounds are run before stopping: stopping at the
     first round whose interval happens to be narrow picks rounds whose spread is low by chance,
     and the last interval then covers the true ratio less often than it claims; rounds measured
-    after the decision dilute that (selfbench/adaptive_repetitions.py measures the coverage)."""
+    after the decision dilute that (selfbench/adaptive_repetitions.py measures the coverage).
+    With `rounds_per_block` > 1 the stop waits for the end of a block (rounds_done a multiple of
+    it): the interval's unit is the block, and a block cut short is a block measured less."""
+    if rounds_per_block < 1:
+        raise ValueError(f"rounds_per_block must be at least 1, got {rounds_per_block}")
     widths = tuple(widths)
     missing = [w for w in widths if w.half_width_pct is None]
     wide = sorted(
@@ -119,17 +124,19 @@ def decide(
         )
     else:
         status = f"every primary comparison within +/-{target_pct:g} % (widest: {_fmt(max(widths, key=_hw))})"
-    if reached_at is not None and rounds_done >= reached_at + extra_rounds:
+    stop_at = None if reached_at is None else _block_end(reached_at + extra_rounds, rounds_per_block)
+    if stop_at is not None and rounds_done >= stop_at:
+        ran = rounds_done - reached_at
         extra = (
-            f"; {extra_rounds} more round(s) run after the target was reached in round {reached_at}"
-            if extra_rounds
+            f"; {ran} more round(s) run after the target was reached in round {reached_at}"
+            + (f" (to the end of a block of {rounds_per_block} rounds)" if ran > extra_rounds else "")
+            if ran
             else ""
         )
         return StopDecision(TARGET_REACHED, status + extra, rounds_done, widths, reached_at)
-    if reached_at is not None:
+    if stop_at is not None:
         status = (
-            f"target reached in round {reached_at}; {reached_at + extra_rounds - rounds_done} more round(s) "
-            f"before stopping; {status}"
+            f"target reached in round {reached_at}; {stop_at - rounds_done} more round(s) before stopping; {status}"
         )
     elif within:
         status = f"{status}, but only {rounds_done} of at least {min_rounds} rounds done"
@@ -138,6 +145,11 @@ def decide(
     if over_budget:
         return StopDecision(BUDGET, f"time budget reached; {status}", rounds_done, widths, reached_at)
     return StopDecision(CONTINUE, status, rounds_done, widths, reached_at)
+
+
+def _block_end(rounds: int, rounds_per_block: int) -> int:
+    """The first block boundary at or after `rounds` rounds."""
+    return -(-rounds // rounds_per_block) * rounds_per_block
 
 
 def _hw(w: ComparisonWidth) -> float:
@@ -199,6 +211,7 @@ def precision_decision(
     extra_rounds: int = 0,
     reached_at: int | None = None,
     over_budget: bool = False,
+    rounds_per_block: int = 1,
     conf: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
 ) -> StopDecision:
@@ -215,4 +228,5 @@ def precision_decision(
         extra_rounds=extra_rounds,
         reached_at=reached_at,
         over_budget=over_budget,
+        rounds_per_block=rounds_per_block,
     )
