@@ -22,13 +22,16 @@ replacement) and the recorded full-sample ratio stands in for the truth.
 The second part plays the campaign runner's stopping rule (vbench.stats.stopping, issue #18) on
 simulated paired campaigns: blocks of `rounds` rounds, every platform in every round, log run
 times = a block effect every platform shares + a cluster-instance effect per (block, platform) +
-noise per round. After each round the paired interval is computed by `vbench.stats.paired` (what
-the statistics table prefers for such runs: paired-t over blocks, the hierarchical bootstrap when
-blocks hold several rounds) on the pairs `pair_runs` would make, and `stopping.decide` says stop or
-go on. Coverage: the share of campaigns whose final interval holds the true ratio.
+noise per round. After each round the paired interval is computed by `vbench.stats.paired.paired_ratio`
+(the statistics table's preferred row for such runs: Student-t over the blocks' mean log ratios)
+on the pairs `pair_runs` would make, and `stopping.decide` says stop or go on, with the design's
+rounds per block (the default rule counts min_rounds and extra_rounds in blocks and stops at the
+end of a block). With --rule-bootstrap-campaigns N the hierarchical bootstrap (the row kept beside
+it, not preferred) is played too on N campaigns per scenario with rounds (slow). Coverage: the
+share of campaigns whose final interval holds the true ratio; +/- is its Monte Carlo standard error.
 
     python3 selfbench/adaptive_repetitions.py [--samples FILE] [--target-pct 2] [--campaigns 500]
-    python3 selfbench/adaptive_repetitions.py --rule [--rule-campaigns 2000]
+    python3 selfbench/adaptive_repetitions.py --rule [--rule-campaigns 2000] [--rule-scenarios rounds]
 """
 
 from __future__ import annotations
@@ -45,10 +48,10 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vbench.stats.adaptive import assess_ratio  # noqa: E402
-from vbench.stats.paired import Pairs, paired_ratio  # noqa: E402
+from vbench.stats.paired import Pairs, hierarchical_ratio, paired_ratio  # noqa: E402
 from vbench.stats.ratio import MeanSummary, fieller_from_summary  # noqa: E402
 from vbench.stats.records import Interval  # noqa: E402
-from vbench.campaign.design import PRECISION_EXTRA_ROUNDS, PRECISION_MIN_BLOCKS  # noqa: E402
+from vbench.campaign.design import PRECISION_EXTRA_BLOCKS, PRECISION_MIN_BLOCKS  # noqa: E402
 from vbench.stats.stopping import ComparisonWidth, decide  # noqa: E402
 
 SEED = 20141
@@ -251,13 +254,25 @@ class RuleScenario:
     round_sd: float  # per run
 
 
-#: (~N): about how many blocks a fixed design needs for the +/-3 % target.
+def blocks_needed(sc: "RuleScenario", target_pct: float, conf: float = 0.95) -> int:
+    """About how many blocks a fixed design needs for the target: the smallest k whose expected
+    t half-width over k block means (variance 2 instance_sd^2 + 2 round_sd^2 / rounds) is within it."""
+    var = 2 * sc.instance_sd**2 + 2 * sc.round_sd**2 / sc.rounds
+    for k in range(2, 1000):
+        if 100 * stats.t.ppf(0.5 + conf / 2, k - 1) * math.sqrt(var / k) <= target_pct:
+            return k
+    return 1000
+
+
 RULE_SCENARIOS = [
-    RuleScenario("1 round/block, quiet (~8)", 1, 1.00, 0.15, 0.02, 0.02),
-    RuleScenario("1 round/block, TeraSort-like (~12)", 1, 1.05, 0.10, 0.03, 0.02),
-    RuleScenario("1 round/block, noisy (~20)", 1, 1.10, 0.05, 0.04, 0.025),
-    RuleScenario("1 round/block, noisier (~30)", 1, 1.10, 0.05, 0.05, 0.03),
-    RuleScenario("3 rounds/block, TeraSort-like (~8)", 3, 1.05, 0.10, 0.03, 0.02),
+    RuleScenario("1 round/block, quiet", 1, 1.00, 0.15, 0.02, 0.02),
+    RuleScenario("1 round/block, TeraSort-like", 1, 1.05, 0.10, 0.03, 0.02),
+    RuleScenario("1 round/block, noisy", 1, 1.10, 0.05, 0.04, 0.025),
+    RuleScenario("1 round/block, noisier", 1, 1.10, 0.05, 0.05, 0.03),
+    RuleScenario("3 rounds/block, TeraSort-like", 3, 1.05, 0.10, 0.03, 0.02),
+    RuleScenario("3 rounds/block, noisy", 3, 1.10, 0.05, 0.04, 0.025),
+    RuleScenario("3 rounds/block, round noise", 3, 1.10, 0.05, 0.02, 0.05),
+    RuleScenario("5 rounds/block, TeraSort-like", 5, 1.05, 0.10, 0.03, 0.03),
 ]
 
 
@@ -266,6 +281,7 @@ class Rule:
     name: str
     min_rounds: int
     extra_rounds: int
+    rounds_per_block: int = 1  # the stop waits for the end of a block, as the runner's hook asks
 
 
 def rule_campaign_logs(rng, sc: RuleScenario, max_rounds: int) -> np.ndarray:
@@ -277,19 +293,16 @@ def rule_campaign_logs(rng, sc: RuleScenario, max_rounds: int) -> np.ndarray:
     return (math.log(sc.truth) + logs[..., 1] - logs[..., 0]).reshape(-1)[:max_rounds]
 
 
+PREFERRED, BOOTSTRAP = "paired-t (blocks)", "hierarchical bootstrap"
+
+
 def interval_after(d: np.ndarray, k: int, rounds: int, method: str, rng, n_resamples: int) -> Interval:
-    """The paired interval after `k` rounds: vbench.stats.paired on the pairs pair_runs would make
-    (method "preferred"), or t over the block means (the mixed model's interval on balanced blocks)."""
+    """The paired interval after `k` rounds, by vbench.stats.paired on the pairs pair_runs would
+    make: `paired_ratio` (the table's preferred row: t over the block means) or `hierarchical_ratio`."""
     blocks = tuple(str(j // rounds) for j in range(k))
     pairs = Pairs(blocks, d[:k], rounds > 1)
-    if method == "preferred":
-        r = paired_ratio(pairs, n_resamples=n_resamples, rng=rng)
-        return r.ratio if r is not None else Interval(None)
-    means = np.array([g.mean() for g in pairs.by_block()])
-    if means.size < 2:
-        return Interval(None)
-    half = stats.t.ppf(0.975, means.size - 1) * means.std(ddof=1) / math.sqrt(means.size)
-    return Interval(math.exp(means.mean()), math.exp(means.mean() - half), math.exp(means.mean() + half))
+    r = paired_ratio(pairs) if method == PREFERRED else hierarchical_ratio(pairs, n_resamples=n_resamples, rng=rng)
+    return r.ratio if r is not None else Interval(None)
 
 
 def play_rule(ivs: list, rule: Rule, target: float, max_rounds: int) -> int:
@@ -297,15 +310,8 @@ def play_rule(ivs: list, rule: Rule, target: float, max_rounds: int) -> int:
     reached = None
     for k in range(1, max_rounds + 1):
         iv = ivs[k]
-        w = ComparisonWidth(
-            "sim",
-            "time",
-            "",
-            "platform",
-            "paired",
-            iv.estimate,
-            None if iv.relative_half_width() is None else 100 * iv.relative_half_width(),
-        )
+        hw = None if iv is None or iv.relative_half_width() is None else 100 * iv.relative_half_width()
+        w = ComparisonWidth("sim", "time", "", "platform", "paired", None if iv is None else iv.estimate, hw)
         d = decide(
             [w],
             rounds_done=k,
@@ -314,6 +320,7 @@ def play_rule(ivs: list, rule: Rule, target: float, max_rounds: int) -> int:
             max_rounds=max_rounds,
             extra_rounds=rule.extra_rounds,
             reached_at=reached,
+            rounds_per_block=rule.rounds_per_block,
         )
         reached = d.reached_at
         if d.stop:
@@ -322,14 +329,26 @@ def play_rule(ivs: list, rule: Rule, target: float, max_rounds: int) -> int:
 
 
 def rules_for(sc: RuleScenario, args) -> list[Rule]:
-    """The rules compared: stopping at the first narrow interval after 3 or 10 blocks, and the
-    default (`min_blocks` blocks' worth of rounds, then `extra_rounds` more)."""
+    """The rules compared: stopping at the first narrow interval after 3 or 10 blocks, the rule's
+    old default with rounds (10 blocks, then 8 rounds), and the default (`min_blocks` and
+    `extra_blocks` blocks' worth of rounds, stopping at the end of a block)."""
     r = sc.rounds
-    return [
-        Rule(f"min {3 * r}, no extra rounds", 3 * r, 0),
-        Rule(f"min {10 * r}, no extra rounds", 10 * r, 0),
-        Rule(f"min {args.min_blocks * r}, +{args.extra_rounds} (default)", args.min_blocks * r, args.extra_rounds),
-    ]
+    rules = [Rule(f"min {3 * r}, no extra rounds", 3 * r, 0), Rule(f"min {10 * r}, no extra rounds", 10 * r, 0)]
+    if r > 1:
+        rules.append(Rule(f"min {10 * r}, +8 (old default)", 10 * r, 8))
+    rules.append(
+        Rule(
+            f"min {args.min_blocks * r}, +{args.extra_blocks * r} (default)",
+            args.min_blocks * r,
+            args.extra_blocks * r,
+            r,
+        )
+    )
+    return rules
+
+
+def _mc_error(p: float, n: int) -> float:
+    return 100 * math.sqrt(max(p * (1 - p), 1e-12) / n)
 
 
 def run_rule(args) -> list[tuple[str, str, float]]:
@@ -337,50 +356,56 @@ def run_rule(args) -> list[tuple[str, str, float]]:
     print(
         f"Stopping rule (vbench.stats.stopping.decide) on simulated paired campaigns: target +/-{args.rule_target_pct:g} % "
         f"(95 % paired interval of the ratio), at most {args.max_blocks} blocks; {args.rule_campaigns} campaigns per "
-        f"scenario ({args.rule_campaigns // 10} with several rounds per block: the bootstrap is slow), seed {args.seed}"
+        f"scenario, {args.rule_bootstrap_campaigns} for the hierarchical bootstrap; seed {args.seed}"
     )
-    head = f"  {'scenario':<36}{'method':<26}{'rule':<24}{'rounds mean':>12}{'reached %':>11}{'coverage %':>12}"
+    head = f"  {'scenario (~blocks a fixed design needs)':<44}{'method':<24}{'rule':<26}{'blocks mean':>12}{'reached %':>11}{'coverage %':>16}"
     print(head)
     print("  " + "-" * (len(head) - 2))
     out = []
     for k, sc in enumerate(RULE_SCENARIOS):
-        rng = np.random.default_rng([args.seed, 100 + k])
-        methods = ["preferred"] if sc.rounds == 1 else ["preferred", "block means"]
-        n = args.rule_campaigns if sc.rounds == 1 else args.rule_campaigns // 10
+        if args.rule_scenarios and args.rule_scenarios not in sc.name:
+            continue
         max_rounds = args.max_blocks * sc.rounds
         rules = [*rules_for(sc, args), Rule("fixed at max", max_rounds, 0)]
-        for method in methods:
-            label = (
-                ("paired-t (blocks)" if sc.rounds == 1 else "hierarchical bootstrap")
-                if method == "preferred"
-                else "t on block means (mixed)"
-            )
+        methods = [(PREFERRED, args.rule_campaigns)]
+        if sc.rounds > 1 and args.rule_bootstrap_campaigns > 0:
+            methods.append((BOOTSTRAP, args.rule_bootstrap_campaigns))
+        title = f"{sc.name} (~{blocks_needed(sc, args.rule_target_pct)})"
+        for method, n in methods:
+            # The same campaigns for every method of a scenario: its seed does not depend on the method.
+            rng = np.random.default_rng([args.seed, 100 + k])
+            boot_rng = np.random.default_rng([args.seed, 200 + k])
             stats_ = {r.name: ([], [], []) for r in rules}
+            first = min(r.min_rounds for r in rules)
             for _ in range(n):
                 d = rule_campaign_logs(rng, sc, max_rounds)
-                ivs = [None] + [
-                    interval_after(d, j, sc.rounds, method, rng, args.rule_resamples) for j in range(1, max_rounds + 1)
+                # Before the earliest min_rounds no rule reads the interval.
+                ivs = [None] * first + [
+                    interval_after(d, j, sc.rounds, method, boot_rng, args.rule_resamples)
+                    for j in range(first, max_rounds + 1)
                 ]
                 for r in rules:
                     stop = play_rule(ivs, r, args.rule_target_pct, max_rounds)
                     iv = ivs[stop]
                     rhw = iv.relative_half_width()
                     runs, reached, covered = stats_[r.name]
-                    runs.append(stop)
+                    runs.append(stop / sc.rounds)
                     reached.append(rhw is not None and 100 * rhw <= args.rule_target_pct)
                     covered.append(iv.bounded and iv.low <= sc.truth <= iv.high)
             for name, (runs, reached, covered) in stats_.items():
-                cov = 100 * float(np.mean(covered))
+                p = float(np.mean(covered))
+                cov = f"{100 * p:.1f} +/- {_mc_error(p, n):.1f}"
                 print(
-                    f"  {sc.name:<36}{label:<26}{name:<24}{np.mean(runs):>12.1f}{100 * np.mean(reached):>11.1f}{cov:>12.1f}"
+                    f"  {title:<44}{method:<24}{name:<26}{np.mean(runs):>12.1f}{100 * np.mean(reached):>11.1f}{cov:>16}"
                 )
-                out.append((sc.name, f"{label}: {name}", cov))
-    for what, pick in (
-        ("paired-t (one round per block)", "paired-t"),
-        ("hierarchical bootstrap", "hierarchical"),
-        ("t on block means", "block means"),
+                out.append((sc.name, f"{method}: {name}", 100 * p))
+            sys.stdout.flush()
+    for what, pick, rounds in (
+        ("paired-t (one round per block)", PREFERRED, "1 round"),
+        ("paired-t, several rounds per block", PREFERRED, "rounds/block"),
+        ("hierarchical bootstrap, several rounds per block", BOOTSTRAP, "rounds/block"),
     ):
-        covs = [c for _s, r, c in out if "(default)" in r and pick in r]
+        covs = [c for s_, r, c in out if "(default)" in r and r.startswith(pick) and rounds in s_]
         if covs:
             print(f"  default rule, {what}: lowest coverage {min(covs):.1f} % (nominal 95 %)")
     return out
@@ -399,11 +424,20 @@ def main(argv=None) -> int:
     p.add_argument("--rule-campaigns", type=int, default=2000)
     p.add_argument("--rule-target-pct", type=float, default=3.0)
     p.add_argument("--max-blocks", type=int, default=40, help="the stopping rule's max_rounds, in blocks")
-    p.add_argument("--extra-rounds", type=int, default=PRECISION_EXTRA_ROUNDS, help="the stopping rule's extra_rounds")
+    p.add_argument(
+        "--extra-blocks", type=int, default=PRECISION_EXTRA_BLOCKS, help="the rule's extra_rounds, in blocks' worth"
+    )
     p.add_argument(
         "--min-blocks", type=int, default=PRECISION_MIN_BLOCKS, help="the rule's min_rounds, in blocks' worth of rounds"
     )
     p.add_argument("--rule-resamples", type=int, default=999, help="bootstrap resamples in the rule's simulation")
+    p.add_argument(
+        "--rule-bootstrap-campaigns",
+        type=int,
+        default=0,
+        help="also play the hierarchical bootstrap on this many campaigns per scenario with rounds (slow)",
+    )
+    p.add_argument("--rule-scenarios", default="", help="only the rule's scenarios whose name holds this text")
     args = p.parse_args(argv)
     if args.rule:
         run_rule(args)
