@@ -10,7 +10,10 @@ label and factor values joined back as columns. The statistics stage
     stats.parquet  the table, every column with its type (what `read_campaign_stats` reads)
     stats.csv      the same table as text (`vbench.stats.format_table`), for people and diffs
     stats.json     the settings it was computed with and a digest of the inputs it was computed
-                   from, so that a reader never takes stale or differently computed numbers
+                   from, so that a reader never takes stale or differently computed numbers;
+                   and `rounds_per_block`: the rounds per block that would give each paired
+                   comparison the narrowest interval per unit of machine time, with its inputs
+                   (`rounds_per_block_advice`, vbench.stats.allocation)
 
 Every row of a table, figure or macro of the paper is a row of this table (see
 `vbench.paper.results`).
@@ -28,6 +31,7 @@ import pandas as pd
 
 from vbench.errors import ParamsError
 from vbench.samples import QUIET_VERDICT
+from vbench.stats.allocation import block_costs, suggest_rounds_per_block
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
 from vbench.stats.paired import BLOCK, ROUND
@@ -127,7 +131,33 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     cells = cell_table(df)
     out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
     out.attrs.update(stats.attrs)
+    out.attrs["rounds_per_block"] = rounds_per_block_advice(stats, campaign.samples)
     return out
+
+
+def rounds_per_block_advice(stats: pd.DataFrame, samples: pd.DataFrame) -> dict:
+    """For every paired comparison whose variance the table splits by level (blocks with several
+    rounds), the rounds per block that minimise its interval's variance per unit of machine time,
+    from the table's `variance_between_blocks` / `variance_within_block` rows and the block and
+    round costs measured from the samples' timestamps. What stats.json keeps under
+    `rounds_per_block`; the runner does not read it."""
+    costs = block_costs(samples)
+    advice = {"costs": asdict(costs), "comparisons": []}
+    if stats.empty:
+        return advice
+    key = ["experiment", "benchmark", "metric", "size", "platform", "baseline"]
+    levels = stats[stats["statistic"].isin(["variance_between_blocks", "variance_within_block"])]
+    for k, g in levels.groupby(key, sort=True):
+        by = dict(zip(g["statistic"], g["estimate"]))
+        var_block, var_round = by.get("variance_between_blocks"), by.get("variance_within_block")
+        s = suggest_rounds_per_block(
+            None if pd.isna(var_block) else float(var_block),
+            None if pd.isna(var_round) else float(var_round),
+            costs.block_s,
+            costs.round_s,
+        )
+        advice["comparisons"].append({**dict(zip(key, k)), **s.record()})
+    return advice
 
 
 def concat_stats(tables: list[pd.DataFrame]) -> pd.DataFrame:
@@ -191,6 +221,7 @@ def write_campaign_stats(table: pd.DataFrame, cfg: StatsConfig, campaign_dir: Pa
         "inputs": inputs_digest(campaign_dir),
         "exclusion_rule": table.attrs.get("exclusion_rule", ""),
         "problems": table.attrs.get("problems", []),
+        "rounds_per_block": table.attrs.get("rounds_per_block", {}),
     }
     (out / STATS_META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out / STATS_FILE
