@@ -87,10 +87,34 @@ def test_benchmark_script_synthetic_and_recorded_smoke(capsys):
 
 def test_benchmark_script_plays_the_runners_stopping_rule(capsys):
     mod = _benchmark_module()
-    mod.main(["--rule", "--rule-campaigns", "20", "--max-blocks", "12", "--rule-resamples", "200"])
+    mod.main(
+        [
+            "--rule",
+            "--rule-campaigns",
+            "20",
+            "--max-blocks",
+            "12",
+            "--rule-resamples",
+            "200",
+            "--rule-bootstrap-campaigns",
+            "2",
+        ]
+    )
     out = capsys.readouterr().out
     assert "min 10, +8 (default)" in out and "fixed at max" in out and "hierarchical bootstrap" in out
+    # With rounds, the default counts min_rounds and extra_rounds in blocks (3 rounds: 30 and 24).
+    assert "min 30, +24 (default)" in out and "min 30, +8 (old default)" in out
     assert "default rule, paired-t (one round per block): lowest coverage" in out
+    assert "default rule, paired-t, several rounds per block: lowest coverage" in out
+
+
+def test_the_rule_with_rounds_stops_at_a_block_end_through_decide():
+    mod = _benchmark_module()
+    iv = mod.Interval(1.0, 0.99, 1.01)  # always within +/-3 %
+    rule = mod.Rule("r", 6, 4, 3)
+    # Reached at round 6, 4 more rounds end mid-block (10): the stop waits for round 12.
+    assert mod.play_rule([None] + [iv] * 30, rule, 3.0, 30) == 12
+    assert mod.play_rule([None] + [iv] * 30, mod.Rule("r", 6, 4), 3.0, 30) == 10
 
 
 def test_lognormal_generator_has_requested_mean_and_cv():

@@ -763,8 +763,8 @@ def table_overheads(stats, samples, baseline="native") -> str:
         if methods & {"paired-t (blocks)", "hierarchical bootstrap"}:
             notes.append(
                 r"Where the design ran every platform in each block, the interval comes from the within-block "
-                r"log ratios: paired-$t$ over the blocks, or a hierarchical bootstrap (blocks, then rounds) "
-                r"when blocks hold several rounds; $n$ is the number of pairs. A block effect that slows every "
+                r"log ratios: paired-$t$ over the blocks (over the blocks' mean log ratios when blocks hold "
+                r"several rounds: a block is the independent unit); $n$ is the number of pairs. A block effect that slows every "
                 r"platform alike then cancels instead of widening the interval."
             )
         if "fieller" in methods:
