@@ -21,11 +21,13 @@ from vbench.store import CampaignStore
 
 REPO = Path(__file__).resolve().parents[2]
 
-#: Measured values per block (3 rounds each); a platform's block 1 is its block 0 doubled, so both
-#: blocks have the same CV: SD/mean = 1/11 for native, 1/12 for lxc.
+#: Measured values per block (3 rounds each); a platform's block 1 is its block 0 scaled (native x 2,
+#: lxc x 2.2, the A/A copy x 2.1), so both blocks have the same CV: SD/mean = 1/11 for native, 1/12
+#: for lxc. The scales differ so that the blocks' mean log ratios differ and the t over them (the
+#: preferred interval when blocks hold rounds) has a width.
 NATIVE = {0: [10.0, 11.0, 12.0], 1: [20.0, 22.0, 24.0]}
-LXC = {0: [11.0, 12.0, 13.0], 1: [22.0, 24.0, 26.0]}
-AA = {0: [10.0, 11.5, 11.5], 1: [20.0, 23.0, 23.0]}  # SD/mean = sqrt(0.75)/11
+LXC = {0: [11.0, 12.0, 13.0], 1: [24.2, 26.4, 28.6]}
+AA = {0: [10.0, 11.5, 11.5], 1: [21.0, 24.15, 24.15]}  # SD/mean = sqrt(0.75)/11
 #: lxc's measured terasort runs in block 1, rounds 1 and 2, and one warm-up run were taken on a
 #: flagged machine.
 FLAGGED = {("lxc", "terasort", 1, 1, False), ("lxc", "terasort", 1, 2, False), ("native", "pi", 0, 0, True)}
@@ -137,7 +139,8 @@ def test_ratios_are_the_paired_ratios_of_the_measured_runs_with_the_stopping_rul
         row = _row(report, w.platform, "terasort_job_time")
         assert (row.method, row.ratio) == (w.method, w.ratio)
         assert row.half_width_pct == pytest.approx(w.half_width_pct)
-    assert "bootstrap" in _row(report, "lxc", "terasort_job_time").method
+    # Blocks of several rounds: t over the block means, the interval whose coverage holds with few blocks (#18).
+    assert _row(report, "lxc", "terasort_job_time").method == "paired-t (blocks)"
 
 
 def test_runs_on_a_flagged_machine_are_counted_once_per_run(report):

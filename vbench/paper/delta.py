@@ -38,7 +38,6 @@ import pandas as pd
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS
-from vbench.stats import DEFAULT_SEED
 from vbench.stats.paired import FIELLER, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
@@ -472,7 +471,9 @@ def _compare(
     # Two sides run in the same blocks are compared block by block, as the statistics table does
     # (vbench.stats.paired); otherwise, or with fewer than two pairs, by Fieller's interval.
     pairs = pair_runs(a_rows, b_rows)
-    paired = paired_ratio(pairs, conf=conf, rng=np.random.default_rng(DEFAULT_SEED))
+    paired = paired_ratio(
+        pairs, conf=conf
+    )  # t over the blocks (their mean log ratios with rounds), as the table prefers
     iv = paired.ratio if paired is not None else fieller_interval(x, y, conf)
     method = paired.method if paired is not None else FIELLER
     low, high = iv.low, iv.high

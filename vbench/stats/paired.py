@@ -167,7 +167,9 @@ def _t_on_logs(d: np.ndarray, conf: float) -> tuple[Interval, float | None]:
     sd = float(d.std(ddof=1))
     if sd == 0:
         r = math.exp(mean)
-        return Interval(r, r, r, "all pairs give the same ratio: zero-width interval"), (0.0 if mean != 0 else 1.0)
+        return Interval(r, r, r, "every block (or pair) gives the same ratio: zero-width interval"), (
+            0.0 if mean != 0 else 1.0
+        )
     se = sd / math.sqrt(d.size)
     half = float(stats.t.ppf(0.5 + conf / 2, d.size - 1)) * se
     p = float(2 * stats.t.sf(abs(mean) / se, d.size - 1))
@@ -269,7 +271,9 @@ def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05) -> TostResu
     if sd == 0:
         inside = lo < mean < hi
         p = 0.0 if inside else 1.0
-        return TostResult(dual, p, p, p, inside, bound_pct, "all pairs give the same ratio: decided without a test")
+        return TostResult(
+            dual, p, p, p, inside, bound_pct, "every block (or pair) gives the same ratio: decided without a test"
+        )
     se = sd / math.sqrt(d.size)
     p_lower = float(stats.t.sf((mean - lo) / se, d.size - 1))
     p_upper = float(stats.t.cdf((mean - hi) / se, d.size - 1))
