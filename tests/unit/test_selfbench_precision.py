@@ -215,15 +215,13 @@ def test_the_load_sampler_reads_until_stopped(precision):
 
 
 def test_the_estimate_costs_the_runners_plan(precision):
-    from vbench.campaign.design import load_experiment
+    from vbench.campaign.design import Experiment, load_experiment
 
-    exp = load_experiment(REPO / "params" / "experiments" / "precision.yaml")
-    assert (exp.platforms, exp.aa, exp.repetitions, exp.rounds, exp.interleave) == (
-        ("native", "lxc"),
-        True,
-        2,
-        2,
-        "concurrent",
+    design = load_experiment(REPO / "params" / "experiments" / "precision.yaml")
+    assert (design.platforms, design.aa, design.repetitions, design.rounds) == (("native", "lxc"), True, 4, 1)
+    # The estimate of the same design in rounds: warm-up runs, sessions and gate checks all count.
+    exp = Experiment.model_validate(
+        {**design.model_dump(mode="json"), "repetitions": 2, "rounds": 3, "interleave": "concurrent"}
     )
     benches = ("cpu", "terasort")
     assert {s.benchmark for s in (*exp.calibrate, *exp.suite)} == set(benches)
