@@ -24,7 +24,6 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +35,10 @@ import pandas as pd  # noqa: E402
 from vbench.benchmarks import registry  # noqa: E402
 from vbench.campaign.adhoc import adhoc_experiment  # noqa: E402
 from vbench.campaign.design import BenchmarkSpec  # noqa: E402
+from selfbench.precision import LoadSampler  # noqa: E402
 from vbench.campaign.runner import run_campaign  # noqa: E402
 from vbench.params import load_hadoop, load_testbed  # noqa: E402
-from vbench.samples import Sample, read_records  # noqa: E402
+from vbench.stats.tidy import read_campaign  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -80,7 +80,7 @@ def sizing_rows(samples: pd.DataFrame, knob: str, seconds: dict[str, float]) -> 
         took = [seconds[c] for c in g["cell_id"].unique() if c in seconds]
         rows.append(
             SizingRow(
-                level=str(level),
+                level=f"{level:g}" if isinstance(level, float) else str(level),  # 5.0 from a float column: 5
                 metric=str(metric),
                 n=int(g["block"].nunique()),
                 mean=float(g["value"].mean()),
@@ -98,11 +98,6 @@ def markdown(rows: list[SizingRow], knob: str, head: str) -> str:
         took = f"{r.seconds_per_run:.0f}" if r.seconds_per_run is not None else "-"
         out.append(f"| {r.level} | {r.metric} | {r.n} | {r.mean:.4g} | {cv} | {took} |")
     return "\n".join(out) + "\n"
-
-
-def tidy_samples(path: Path) -> pd.DataFrame:
-    rows = [{"metric": r.metric, "value": r.value, **r.metadata} for r in read_records(path) if isinstance(r, Sample)]
-    return pd.DataFrame(rows)
 
 
 class CellClock:
@@ -128,26 +123,6 @@ class CellClock:
         pass
 
 
-class LoadWatch:
-    """The 1-minute load average every 30 s while the sweep runs."""
-
-    def __init__(self):
-        self.readings: list[float] = []
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._loop, daemon=True)
-
-    def _loop(self):
-        while not self._stop.wait(30):
-            self.readings.append(os.getloadavg()[0])
-
-    def __enter__(self):
-        self._t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("benchmark", nargs="?")
@@ -165,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if a.campaign:
         meta = json.loads((a.campaign / "sizing.json").read_text())
-        rows = sizing_rows(tidy_samples(a.campaign / "samples.jsonl"), meta["knob"], meta["seconds"])
+        rows = sizing_rows(read_campaign(a.campaign).samples, meta["knob"], meta["seconds"])
         print(markdown(rows, meta["knob"], meta["head"]))
         return 0
     if not (a.benchmark and a.knob and a.levels):
@@ -188,9 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     exp = adhoc_experiment(f"sizing-{a.benchmark}", tbp, calibrate=micro, suite=suite, repetitions=a.runs)
     clock = CellClock()
     t0 = time.time()
-    with LoadWatch() as watch:
+    sampler = LoadSampler().start()
+    try:
         result = run_campaign(exp, tbp, hp, out, log=print, progress=clock)
-    during = watch.readings or [os.getloadavg()[0]]
+    finally:
+        during = sampler.stop() or [os.getloadavg()[0]]
     # Only the load before counts: during the sweep the benchmark itself loads the machine.
     loaded = "LOADED " if load0 >= 1 else ""
     head = (
@@ -201,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     meta = {"knob": a.knob, "head": head, "seconds": clock.seconds}
     (out / "sizing.json").write_text(json.dumps(meta, indent=1) + "\n")
-    text = markdown(sizing_rows(tidy_samples(out / "samples.jsonl"), a.knob, clock.seconds), a.knob, head)
+    text = markdown(sizing_rows(read_campaign(out).samples, a.knob, clock.seconds), a.knob, head)
     (out / "sizing.md").write_text(text)
     print(text)
     print(f"samples: {out / 'samples.jsonl'}")

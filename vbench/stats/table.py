@@ -521,34 +521,22 @@ def _compare_group(
             baseline=baseline, n_baseline=int(y.size), direction=direction, conf_level=conf, n_pairs=pairs.n_pairs
         )
         for stat, conv in (("ratio_to_baseline", lambda iv: iv), ("overhead_pct", lambda iv: overhead_pct(iv, hib))):
-            if paired is not None:
-                out.add(
-                    _row(
-                        g,
-                        stat,
-                        paired.method,
-                        conv(paired.ratio),
-                        n,
-                        preferred=True,
-                        p_value=paired.p_value if stat == "ratio_to_baseline" else None,
-                        note=conv(paired.ratio).note,
-                        **kw,
+            # The paired row is the one read; the hierarchical bootstrap stands beside it.
+            for res, preferred in ((paired, True), (hier, False)):
+                if res is not None:
+                    out.add(
+                        _row(
+                            g,
+                            stat,
+                            res.method,
+                            conv(res.ratio),
+                            n,
+                            preferred=preferred,
+                            p_value=res.p_value if stat == "ratio_to_baseline" else None,
+                            note=conv(res.ratio).note,
+                            **kw,
+                        )
                     )
-                )
-            if hier is not None:
-                out.add(
-                    _row(
-                        g,
-                        stat,
-                        hier.method,
-                        conv(hier.ratio),
-                        n,
-                        preferred=False,
-                        p_value=hier.p_value if stat == "ratio_to_baseline" else None,
-                        note=conv(hier.ratio).note,
-                        **kw,
-                    )
-                )
             out.add(
                 _row(
                     g,
