@@ -103,6 +103,22 @@ def test_disk_written_counts_a_burst_in_the_first_interval_of_a_series():
     assert volume.disk_written(ts, 10.5, 12.5)[0] == 0.0  # outside the window, not counted
 
 
+def test_disk_written_is_the_exact_counter_increment_when_the_first_interval_is_short():
+    # The sampler's first reading may come sooner after its baseline than the usual interval
+    # (CI: 16 MiB written in the first 0.3 s was counted as 15.998 MiB from the median interval).
+    from vbench.monitor.machine import MachineSnap, machine_points
+
+    written = [0, 16 * 2**20, 16 * 2**20 + 4096, 16 * 2**20 + 4096]
+    snaps = [
+        MachineSnap(t, (0, 0), (0, w), "cgroup cpuacct.stat", "cgroup blkio.throttle.io_service_bytes")
+        for t, w in zip([10.0, 10.3, 10.8, 11.3], written)
+    ]
+    ts = pd.DataFrame([p.__dict__ for p in machine_points(snaps, "worker1", ncpu=2)])
+    ts = ts[ts["value"].notna()].assign(side="guest")
+    total, _ = volume.disk_written(ts, 9.0, 12.0)
+    assert total == pytest.approx(16 * 2**20 + 4096, rel=1e-12)
+
+
 def test_reduce_merge_window_from_last_shuffle():
     run, D = _terasort_run()
     extra = pd.DataFrame(

@@ -84,13 +84,16 @@ def machine_points(snaps: list[MachineSnap], host: str, ncpu: int, hz: int = USE
                             100.0 * (y - x) / (hz * dt * ncpu),
                             "%",
                             b.cpu_source,
+                            span_s=dt,
                         )
                     )
         if a.io and b.io and a.io_source == b.io_source:
             note = BLKIO_NOTE if "blkio" in b.io_source else ""
             for name, x, y in zip(("disk_read_Bps", "disk_write_Bps"), a.io, b.io):
                 if y >= x:
-                    rows.append(Point(b.time, host, "machine", "host", name, (y - x) / dt, "B/s", b.io_source, note))
+                    rows.append(
+                        Point(b.time, host, "machine", "host", name, (y - x) / dt, "B/s", b.io_source, note, dt)
+                    )
     if snaps:
         t0 = snaps[0].time
         # Said in the data, not left for a reader to wonder about: what the machine side cannot give.

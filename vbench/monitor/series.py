@@ -44,6 +44,9 @@ class Point:
     unit: str
     source: str
     note: str = ""
+    #: Seconds the rate covers (its snapshot minus the one before): value x span_s is the
+    #: counter's exact increment, which a gap between rows cannot give for the first row.
+    span_s: float | None = None
 
 
 COLUMNS = [f.name for f in fields(Point)]
@@ -93,6 +96,7 @@ def guest_points(out: SamplerOutput, host: str, platform: str) -> list[Point]:
                                 100.0 * d / total,
                                 "%",
                                 GUEST_SOURCE["cpu"],
+                                span_s=dt,
                             )
                         )
         for group in ("disk", "net"):
@@ -102,7 +106,9 @@ def guest_points(out: SamplerOutput, host: str, platform: str) -> list[Point]:
             for metric, x, y in zip(METRICS[group], a, b):
                 d = _counter_delta(x, y)
                 if d is not None:
-                    rows.append(Point(t, host, "guest", scopes[group], metric, d / dt, "B/s", GUEST_SOURCE[group]))
+                    rows.append(
+                        Point(t, host, "guest", scopes[group], metric, d / dt, "B/s", GUEST_SOURCE[group], span_s=dt)
+                    )
     rows += hidden_points(out, host, scopes)
     return rows
 

@@ -99,12 +99,15 @@ def disk_written(ts: pd.DataFrame, t0: float, t1: float) -> tuple[float | None, 
     total = 0.0
     for _, g in chosen.groupby(["host", "side"]):
         g = g.sort_values("time")
-        dt = g["time"].diff()
-        # A rate row covers the interval since the snapshot before it; the first row's baseline
-        # snapshot is not a row, so its interval is the series' usual one (a burst right after
-        # the monitor started was otherwise lost).
-        if len(g) > 1:
-            dt.iloc[0] = dt.iloc[1:].median()
+        if "span_s" in g.columns and g["span_s"].notna().all():
+            dt = g["span_s"]
+        else:
+            # Series recorded before rows carried their span: a rate row covers the interval
+            # since the row before it; the first row's baseline snapshot is not a row, so its
+            # interval is the series' usual one (only an estimate of that first burst).
+            dt = g["time"].diff()
+            if len(g) > 1:
+                dt.iloc[0] = dt.iloc[1:].median()
         inside = (g["time"] > t0) & (g["time"] <= t1) & dt.notna()
         total += float((g.loc[inside, "value"] * dt[inside]).sum())
     return total, how
