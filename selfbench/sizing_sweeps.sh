@@ -39,5 +39,5 @@ sweep membw time_s 2,5 4
 sweep dd count 8,64 4
 sweep fio runtime_s 3,10 4
 sweep iperf3 duration_s 3,10 4 --set omit_s=1
-sweep dfsio file_size_mb 16,64 3
-sweep terasort size_mb 32,128 3
+sweep dfsio file_size_mb 16,64 3 --workers 2
+sweep terasort size_mb 32,128 3 --workers 2
