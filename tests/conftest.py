@@ -130,6 +130,9 @@ class FakeHadoop:
             def check(self, platforms):
                 return None
 
+            def gate_hosts(self, platforms):
+                return []  # fake hosts: nothing to read over SSH
+
             @contextlib.contextmanager
             def open(self, platform, testbed):
                 fake.events.append(f"hosts up ({platform})")

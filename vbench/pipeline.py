@@ -128,6 +128,7 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
     if stopped is not None and kind == "hadoop":
         log(f"campaign {stage.raw.name} was stopped by its precision rule: {stopped}")
         return CampaignResult(stopped=stopped)
+    report = ProgressReport()
     return run_campaign(
         exp,
         stage.testbed(),
@@ -135,8 +136,9 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
         stage.raw,
         log=log,
         kinds=frozenset({kind}),
-        progress=ProgressReport(),
-        round_hooks=precision_hook(exp, stage.raw, log),
+        progress=report,
+        # its decisions are said in the terminal, as the gate's are
+        round_hooks=precision_hook(exp, stage.raw, report.note),
     )
 
 

@@ -319,6 +319,10 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
     )
     for h in ("master", "worker1", "worker2"):
         assert (from_inventory / "inventory" / "native" / "hosts" / h / "facts.json").exists()
+    # The quiet gate read every inventory host over SSH before the round, and its samples say so.
+    gated = [r.metadata for r in read_records(from_inventory / "samples.jsonl") if isinstance(r, Sample)]
+    assert gated and all(m["quiet.hosts"] == 3 and m["quiet.verdict"] in ("ok", "flagged") for m in gated)
+    assert all(m["quiet.host"] in ("master", "worker1", "worker2") and m["quiet.mem_available_mb"] > 0 for m in gated)
     assert leftovers(it_testbed) == []
 
 

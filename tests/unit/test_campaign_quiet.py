@@ -269,7 +269,19 @@ def test_gate_hook_counts_the_controller_and_the_testbeds_processes_as_own(monke
     class Remote:
         local = False
 
-    assert isinstance(runner.gate_hook(_design(), params, Remote(), log=lambda _l: None), runner.NoHooks)
+        def __init__(self, hosts):
+            self.hosts, self.asked = hosts, []
+
+        def gate_hosts(self, platforms):
+            self.asked.append(platforms)
+            return self.hosts
+
+    nobody = Remote([])
+    assert isinstance(runner.gate_hook(_design(), params, nobody, log=lambda _l: None), runner.NoHooks)
+    inventory = Remote(["node1"])
+    hook = runner.gate_hook(_design(), params, inventory, log=lambda _l: None)
+    assert isinstance(hook, runner.InventoryQuietHook) and hook.hosts == ["node1"]
+    assert inventory.asked == [_design().platforms]
     assert isinstance(
         runner.gate_hook(_design(quiet={"mode": "off"}), params, Local(), log=lambda _l: None), runner.NoHooks
     )

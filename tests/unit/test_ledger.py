@@ -95,6 +95,9 @@ class _NoHosts:
     def check(self, platforms):
         return None
 
+    def gate_hosts(self, platforms):
+        return []
+
     @contextlib.contextmanager
     def open(self, platform, testbed):
         yield []

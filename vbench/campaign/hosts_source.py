@@ -26,6 +26,10 @@ class HostsSource(Protocol):
     def open(self, platform: str, testbed: TestbedParams) -> ContextManager[list[Host]]:
         """The hosts of one configuration, ready for SSH; released on exit."""
 
+    def gate_hosts(self, platforms: tuple[str, ...]) -> list[Host]:
+        """The remote machines the quiet gate reads before each round (none: a local source's
+        hosts share this machine, which the gate reads itself)."""
+
 
 class TestbedSource:
     """The local testbed: brought up for a configuration and torn down after it."""
@@ -39,6 +43,9 @@ class TestbedSource:
 
     def check(self, platforms: tuple[str, ...]) -> None:
         return None
+
+    def gate_hosts(self, platforms: tuple[str, ...]) -> list[Host]:
+        return []
 
     @contextmanager
     def open(self, platform: str, testbed: TestbedParams) -> Iterator[list[Host]]:

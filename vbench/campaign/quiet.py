@@ -16,7 +16,7 @@ machine is quiet or `max_wait_s` have passed (then it flags); `off` reads nothin
 flagged machine.
 
 It reads the machine it runs on: the local testbed's hosts share this kernel. An inventory's
-hosts are checked by `vbench inventory check` before a campaign, not by this gate.
+hosts are read over SSH by vbench.campaign.quiet_remote, with the same parsers and rules.
 The parsing and judging are pure functions over /proc text; `read_state` and `measure` are the
 thin part that reads the machine.
 """

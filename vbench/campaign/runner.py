@@ -38,8 +38,9 @@ from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
 from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
 from vbench.campaign.pagecache import kept
-from vbench.campaign.progress import CampaignProgress, NoProgress
+from vbench.campaign.progress import CampaignProgress, NoProgress, ProgressReport
 from vbench.campaign.quiet import QuietHook, controller_and_testbeds
+from vbench.campaign.quiet_remote import InventoryQuietHook
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
@@ -271,12 +272,15 @@ class AllHooks:
 def gate_hook(
     exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource, log: Log
 ) -> RoundHooks:
-    """The quiet-machine gate before every round (vbench.campaign.quiet) on the local testbed: this
-    machine, with the controller and the testbeds' processes as the measurement's own. An
-    inventory's hosts are other machines: `vbench inventory check` (and --block-unfit) judge them."""
-    if not source.local or exp.quiet.mode == "off":
+    """The quiet-machine gate before every round: on the local testbed this machine
+    (vbench.campaign.quiet), with the controller and the testbeds' processes as the measurement's
+    own; on an inventory every host of the campaign, over SSH (vbench.campaign.quiet_remote)."""
+    if exp.quiet.mode == "off":
         return NoHooks()
-    return QuietHook(exp.quiet, controller_and_testbeds(tb for tb, _ in params.values()), log)
+    if source.local:
+        return QuietHook(exp.quiet, controller_and_testbeds(tb for tb, _ in params.values()), log)
+    hosts = source.gate_hosts(exp.platforms)
+    return InventoryQuietHook(exp.quiet, hosts, log) if hosts else NoHooks()
 
 
 class _Rounds:
@@ -561,7 +565,10 @@ def run_campaign(
         if any(c.variant.kind == "hadoop" for c in todo)
         else None
     )
-    hooks = AllHooks(gate_hook(exp, params, source, log), round_hooks or NoHooks())
+    # The gate's verdicts go where the progress goes (the terminal of `dvc repro`), not only
+    # to the notebook that runs the stage.
+    round_log = progress.note if isinstance(progress, ProgressReport) else log
+    hooks = AllHooks(gate_hook(exp, params, source, round_log), round_hooks or NoHooks())
     run = _Campaign(exp, params, source, store, log, progress, hooks, hook, result, base, dist, t0)
     progress.begin([c.cell_id for s in plan for c in s.runs])
     try:

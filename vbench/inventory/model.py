@@ -8,7 +8,7 @@ errors name the file and the field, as for every params file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -214,6 +214,17 @@ def to_host(inv: Inventory, h: InventoryHost) -> Host:
 
 def to_hosts(inv: Inventory, platform: str | None = None) -> list[Host]:
     return [to_host(inv, h) for h in (inv.of_platform(platform) if platform else inv.hosts)]
+
+
+def distinct_hosts(hosts: Iterable[Host]) -> list[Host]:
+    """Each machine once (by its SSH address and port), in the order given. Pure."""
+    seen, out = set(), []
+    for h in hosts:
+        key = (h.ssh.address, h.ssh.port, h.ssh.netns, h.ssh.proxy_command)
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out
 
 
 def inventory(data: object, relative_to: Path | None = None) -> Inventory:

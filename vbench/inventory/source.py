@@ -17,7 +17,7 @@ from vbench.hadoop import daemons as dm
 from vbench.hadoop.config import HostLayout
 from vbench.host import Host, connect
 from vbench.inventory import checks
-from vbench.inventory.model import Inventory, to_hosts
+from vbench.inventory.model import Inventory, distinct_hosts, to_hosts
 from vbench.inventory.preflight import require_usable
 from vbench.params import TestbedParams
 
@@ -57,6 +57,11 @@ class InventorySource:
                 f"the inventory has no hosts labelled {', '.join(missing)} "
                 f"(its platforms: {', '.join(self.inv.platforms())})"
             )
+
+    def gate_hosts(self, platforms: tuple[str, ...]) -> list[Host]:
+        """Every host of the campaign's platforms, each machine once: the quiet gate reads them all
+        before each round, since an interleaved round runs on all of them."""
+        return distinct_hosts(h for p in platforms for h in to_hosts(self.inv, p))
 
     @contextmanager
     def open(self, platform: str, testbed: TestbedParams | None = None) -> Iterator[list[Host]]:
