@@ -20,7 +20,9 @@ from vbench.inventory.model import distinct_hosts
 
 
 def _run_script(pid_files, window_s=0.5) -> R.HostState:
-    out = subprocess.run(["bash", "-c", R.state_script(pid_files, window_s)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["bash", "-c", R.state_script(pid_files, window_s)], capture_output=True, text=True, check=True
+    )
     return R.parse_state_output(out.stdout)
 
 

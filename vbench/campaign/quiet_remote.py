@@ -36,7 +36,7 @@ _SNAPSHOT = (
     "echo @@thp; cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; "
     "echo @@cpu; head -n1 /proc/stat; "
     # One stat per line: a process gone between the glob and the read prints nothing.
-    "echo @@procs; for f in /proc/[0-9]*/stat; do read -r l < \"$f\" 2>/dev/null && echo \"$l\"; done"
+    'echo @@procs; for f in /proc/[0-9]*/stat; do read -r l < "$f" 2>/dev/null && echo "$l"; done'
 )
 
 
@@ -165,4 +165,3 @@ class InventoryQuietHook:
 
     def after_round(self, info) -> str | None:
         return None
-
