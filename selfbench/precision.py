@@ -377,7 +377,7 @@ class Costs:
 
 #: terasort: 32 MB, 100 ms client polling: 48.8-50.6 s of TeraGen + TeraSort + TeraValidate wall
 #: time (data/raw/poll-interval), plus removing the run's HDFS output (a client JVM, ~3 s).
-#: pi: ~12 s of job start-up (data/raw/reference, native) + ~9 s of map work (10^9 samples at
+#: pi: ~12 s of job start-up (the 2026-11-22 reference campaign, native) + ~9 s of map work (10^9 samples at
 #: ~9 ns, QuasiMonteCarlo's loop timed on this machine) + client JVM and output removal (~7 s).
 #: cpu: time_s 5 + sysbench start and SSH (~1 s). Bring-up: testbed + Hadoop 34-37 s native
 #: (docs/results.md), LXC ~60 s (the integration smoke, 99-134 s with a 64 MB TeraSort), plus

@@ -10,6 +10,8 @@ machine part) and the median seconds a run took (the runner's cell, set-up inclu
 
     python3 selfbench/sizing.py fio runtime_s 3,10,30 --runs 5 [--set size_mb=256] [--out DIR]
     python3 selfbench/sizing.py --campaign DIR     # the table again from a finished sweep
+    python3 selfbench/sizing.py --campaign data/raw/heartbeats --factors am_heartbeat_ms,nodemanager_heartbeat_ms
+                                                   # the same table for a factor campaign's levels
 
 It refuses to measure on a loaded machine (1-minute load average >= 1 before it starts) unless
 --allow-loaded, which marks the table LOADED; the load during the sweep (the benchmark's own) is quoted. The table is printed as Markdown and written next to the samples
@@ -91,6 +93,21 @@ def sizing_rows(samples: pd.DataFrame, knob: str, seconds: dict[str, float]) -> 
     return rows
 
 
+def combined_level(samples: pd.DataFrame, factors: list[str]) -> pd.Series:
+    """One level per row from several factors ("am_heartbeat_ms=1000, nodemanager_heartbeat_ms=200"),
+    read from the samples' `factor.<name>` columns (or `<name>`). Pure."""
+    parts = []
+    for name in factors:
+        col = next((c for c in (f"factor.{name}", name) if c in samples.columns), None)
+        if col is None:
+            raise SystemExit(f"sizing: the samples have no column factor.{name} or {name}")
+        parts.append(name + "=" + samples[col].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v)))
+    level = parts[0]
+    for p in parts[1:]:
+        level = level + ", " + p
+    return level
+
+
 def markdown(rows: list[SizingRow], knob: str, head: str) -> str:
     out = [head, "", f"| {knob} | metric | blocks | mean | CV % | s per run |", "|---|---|---|---|---|---|"]
     for r in rows:
@@ -135,9 +152,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params-dir", type=Path, default=REPO / "params")
     ap.add_argument("--out", type=Path, help="campaign directory (default: a new one under /tmp)")
     ap.add_argument("--campaign", type=Path, help="only print the table of a finished sweep")
+    ap.add_argument("--factors", help="with --campaign: the factor(s) whose levels make the rows (comma-separated)")
     ap.add_argument("--allow-loaded", action="store_true")
     a = ap.parse_args(argv)
 
+    if a.campaign and a.factors:
+        samples = read_campaign(a.campaign).samples
+        samples = samples.assign(level=combined_level(samples, a.factors.split(",")))
+        head = f"Campaign {a.campaign.name}: levels of {a.factors}"
+        print(markdown(sizing_rows(samples, "level", {}), "level", head))
+        return 0
     if a.campaign:
         meta = json.loads((a.campaign / "sizing.json").read_text())
         rows = sizing_rows(read_campaign(a.campaign).samples, meta["knob"], meta["seconds"])

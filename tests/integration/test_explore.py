@@ -54,9 +54,10 @@ def _load_tasks():
 
 
 def committed_campaigns() -> list[str]:
-    """Campaigns git tracks under data/raw/: what a fresh clone has."""
+    """Campaigns git tracks under data/raw/: what a fresh clone has (the glob keeps `*` to one
+    directory, so the sizing sweeps' sub-campaigns, data/raw/sizing/<sweep>/, are not taken for campaigns)."""
     out = subprocess.run(
-        ["git", "-c", "safe.directory=*", "-C", str(REPO), "ls-files", "data/raw/*/samples.jsonl"],
+        ["git", "-c", "safe.directory=*", "-C", str(REPO), "ls-files", ":(glob)data/raw/*/samples.jsonl"],
         capture_output=True,
         text=True,
         check=True,

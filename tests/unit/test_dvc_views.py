@@ -197,19 +197,22 @@ def test_reference_campaign_gives_headline_ratios_with_intervals_and_their_runs(
     )
     metrics = json.loads(metrics_path.read_text())
     entries = dict(_entries(metrics))
-    terasort = entries["platforms.terasort[32MB].terasort_time.lxc/native"]
+    terasort = entries["platforms.terasort[128MB].terasort_time.lxc/native"]
     assert terasort["ci_low"] < terasort["ratio"] < terasort["ci_high"]
-    # Its three blocks each ran both platforms: the interval is the paired one (vbench.stats.paired).
-    assert terasort["method"] == "paired-t (blocks)" and terasort["n"] == terasort["n_baseline"] == 3
-    assert terasort["n_pairs"] == 3
+    # Its four blocks each ran every configuration: the interval is the paired one (vbench.stats.paired).
+    assert terasort["method"] == "paired-t (blocks)" and terasort["n"] == terasort["n_baseline"] == 4
+    assert terasort["n_pairs"] == 4
+    # The A/A copy of native is compared like a platform: the campaign's own false-positive check.
+    aa = entries["platforms.terasort[128MB].terasort_time.native~aa/native"]
+    assert aa["ci_low"] < 1 < aa["ci_high"] and aa["n_pairs"] == 4
     assert all(key.split(".")[2] in {m for _, m in quoted_headlines()} for key in entries)
     assert all(list(e) == ENTRY_KEYS for e in entries.values())
     assert sum(e["ci_low"] is not None for e in entries.values()) >= len(entries) - 1
 
     rows = pd.read_csv(plots_path, keep_default_na=False)
     runs = rows[rows.metric == "terasort_time"]
-    assert sorted(runs.platform.unique()) == ["lxc", "native"]
-    assert runs.groupby("platform")["run"].apply(list).tolist() == [[1, 2, 3], [1, 2, 3]]
+    assert sorted(runs.platform.unique()) == ["lxc", "native", "native~aa"]
+    assert runs.groupby("platform")["run"].apply(list).tolist() == [[1, 2, 3, 4]] * 3
     assert set(zip(rows.benchmark, rows.metric)) <= quoted_headlines()
 
 

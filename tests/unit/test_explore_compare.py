@@ -130,8 +130,9 @@ def test_a_campaign_the_statistics_refuse_is_reported_not_raised(tmp_path):
 def test_the_values_behind_the_ratio_are_the_headline_samples():
     d = committed("reference")
     v = compare.level_values(d, "terasort", "terasort_time")
-    assert sorted(v["level"].value_counts().items()) == [("lxc", 3), ("native", 3)]
-    assert set(v["block"]) == {0, 1, 2} and (v["unit"] == "s").all()
+    assert sorted(v["level"].value_counts().items()) == [("lxc", 4), ("native", 4), ("native~aa", 4)]
+    assert set(v["block"]) == {0, 1, 2, 3} and (v["unit"] == "s").all()
     assert compare.ratio_frame(compare.ratios(campaign_table(d), "terasort", "terasort_time"))["level"].tolist() == [
-        "lxc"
+        "lxc",
+        "native~aa",
     ]

@@ -34,7 +34,8 @@ def test_the_reference_design():
     s = design.design_summary(campaign("reference"))
     assert s.compare == ("platform",) and s.baseline == "native"
     assert [(f.name, f.levels, f.designed) for f in s.factors] == [("platform", ("lxc", "native"), ("native", "lxc"))]
-    assert s.blocks == ("0", "1", "2") and s.rounds == () and s.failures == 0
+    assert s.blocks == ("0", "1", "2", "3") and s.rounds == ("0",) and s.failures == 0
+    assert s.aa_levels == ("native~aa",)  # the A/A copy runs on native hosts: not a platform level
     runs = raw_runs("reference")
     assert s.runs == len(runs)
     table = s.runs_per_cell()
@@ -43,7 +44,13 @@ def test_the_reference_design():
             [m["platform"] for m in runs.values() if m["run_id"].startswith(bench + "-")]
         ).value_counts()
         assert dict(table.xs(bench, level="benchmark").sum()) == dict(expected)
-    assert any("rounds: none recorded" in line for line in s.lines())
+    lines = s.lines()
+    assert "- rounds: 1 (0)" in lines and any(line.startswith("- A/A self-check: native~aa (") for line in lines)
+    assert "- quiet-machine verdicts: ok: 156 run(s)" in lines
+    # A campaign made before rounds and the A/A check says so.
+    old = design.design_summary(campaign("netmodes"))
+    assert old.aa_levels == () and not any(line.startswith("- A/A") for line in old.lines())
+    assert any("rounds: none recorded" in line for line in old.lines())
 
 
 def test_a_factor_design_with_a_failure():
@@ -77,7 +84,7 @@ def test_run_table_is_in_run_order_one_row_per_run():
 
 
 def test_quiet_verdicts_flat_or_nested_are_counted_per_run_and_level():
-    s = campaign("reference").samples
+    s = campaign("netmodes").samples  # measured before the gate: the verdicts are added here
     runs = sorted(s["run_id"].unique())
     verdict = {r: ("flagged" if i % 4 == 0 else "quiet") for i, r in enumerate(runs)}
     flat = s.assign(**{design.QUIET_VERDICT: s["run_id"].map(verdict)})
@@ -89,7 +96,7 @@ def test_quiet_verdicts_flat_or_nested_are_counted_per_run_and_level():
         got = design.quiet_verdicts(frame).set_index(["level", "verdict"])["runs"].sort_index()
         assert dict(got) == dict(expected)
     assert design.quiet_verdicts(s).empty
-    ref = campaign("reference")
+    ref = campaign("netmodes")
     d = dataclasses.replace(ref, campaign=dataclasses.replace(ref.campaign, samples=flat))
     line = next(x for x in design.design_summary(d).lines() if x.startswith("- quiet-machine"))
     assert f"flagged: {sum(v == 'flagged' for v in verdict.values())} run(s)" in line

@@ -17,12 +17,12 @@ def test_values_in_run_order_with_their_block():
     d = committed("reference")
     f = order.run_order(d, "terasort", "terasort_time")
     s = d.samples[(d.samples["benchmark"] == "terasort") & (d.samples["metric"] == "terasort_time")]
-    assert len(f) == len(s) == 6
+    assert len(f) == len(s) == 12  # 4 blocks x (native, lxc, native~aa)
     assert list(f["order"]) == sorted(f["order"]) and list(f["start"]) == sorted(f["start"])
     by_run = s.set_index("run_id")
     for _, r in f.iterrows():
         assert r["value"] == by_run.loc[r["run_id"], "value"] and r["block"] == str(by_run.loc[r["run_id"], "block"])
-    # Positions count every run of the campaign: the calibration ran first.
+    # Positions count every run of the campaign: the calibration stage ran first.
     assert f["order"].min() > len(d.samples[d.samples["benchmark"] == "cpu"]["run_id"].unique())
 
 

@@ -88,21 +88,23 @@ def test_speculative_races_mark_every_attempt_of_their_task(liu):
 
 
 def test_runs_recorded_before_attempt_times_give_durations_only():
-    d = committed("reference")
+    d = committed("netmodes")  # measured before attempts carried their start times
     run_id = sorted(d.samples.loc[d.samples["benchmark"] == "terasort", "run_id"].unique())[0]
     tl = timeline.timeline(d.samples, run_id)
-    raw = raw_attempts("reference", run_id)
+    raw = raw_attempts("netmodes", run_id)
     assert not tl.timed and tl.t0 is None and len(tl.attempts) == len(raw) == 9
     assert sorted(tl.attempts["elapsed_s"]) == sorted(r["value"] for r in raw)
     assert tl.attempts["start_s"].isna().all() and list(tl.jobs["step"]) == ["teragen", "terasort", "teravalidate"]
 
 
 def test_timed_runs_are_those_with_a_real_timeline():
-    for name in ("liu2012-terasort", "reference", "poll-interval"):
+    for name in ("liu2012-terasort", "reference", "poll-interval", "netmodes"):
         s = committed(name).samples
         runs = s.loc[s["benchmark"] == "terasort", "run_id"].unique()
         assert timeline.timed_runs(s) == {r for r in runs if timeline.timeline(s, r).timed}
-    assert timeline.timed_runs(committed("reference").samples) == set()
+    assert timeline.timed_runs(committed("netmodes").samples) == set()
+    reference = committed("reference").samples  # measured with attempt start times: every run is timed
+    assert timeline.timed_runs(reference) == set(reference.loc[reference["benchmark"] == "terasort", "run_id"])
 
 
 def test_a_run_without_attempts_has_an_empty_timeline():

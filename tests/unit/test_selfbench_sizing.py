@@ -52,3 +52,15 @@ def test_hadoop_figures_have_no_host_and_counters_are_left_out():
     ]
     (row,) = sizing.sizing_rows(pd.DataFrame(rows), "size_mb", {})
     assert row.metric == "terasort_job_time" and row.n == 2 and row.cv_pct == pytest.approx(100 * 2**0.5 / 11)
+
+
+def test_a_factor_campaign_s_levels_combine_its_factors_in_the_order_given():
+    sizing = _sizing()
+    d = pd.DataFrame({"factor.am_heartbeat_ms": [1000, 100], "nodemanager_heartbeat_ms": [200.0, 1000.0]})
+    level = sizing.combined_level(d, ["am_heartbeat_ms", "nodemanager_heartbeat_ms"])
+    assert list(level) == [
+        "am_heartbeat_ms=1000, nodemanager_heartbeat_ms=200",
+        "am_heartbeat_ms=100, nodemanager_heartbeat_ms=1000",
+    ]
+    with pytest.raises(SystemExit, match="factor.rack"):
+        sizing.combined_level(d, ["rack"])

@@ -1,7 +1,7 @@
 """The quiet-machine gate (issue #18): before each round, is this machine fit to measure on?
 
 A campaign measured while other work loads the machine reports that work as platform overhead
-or as noise (the committed reference campaign: sysbench CPU CV 16-28 % under load, 1-3 % idle).
+or as noise (the reference campaign of 2026-11-22, since replaced: sysbench CPU CV 16-28 % under load, 1-3 % idle).
 Before each round the gate reads what the inventory checks read (vbench.inventory.checks: load,
 swap, governor, transparent huge pages, with their parsers), CPU steal over a short window (the
 /proc/stat cpu line, with the monitor's parser), the memory available, and the CPU used over the

@@ -11,6 +11,7 @@ import pandas as pd
 
 from vbench.campaign.design import factor_label
 from vbench.explore.data import CampaignData, sort_naturally
+from vbench.samples import is_aa
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS
 
@@ -50,6 +51,9 @@ class DesignSummary:
     cells: pd.DataFrame
     #: level, verdict, runs: empty when no sample carries a verdict.
     quiet: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The A/A copies of the baseline the samples hold (e.g. native~aa): measured on the baseline's
+    #: kind of hosts, so the platform factor does not show them.
+    aa_levels: tuple[str, ...] = ()
 
     def runs_per_cell(self) -> pd.DataFrame:
         """Runs per (benchmark, cell) and level, as a table to read."""
@@ -72,6 +76,11 @@ class DesignSummary:
             if f.missing:
                 text += f" (designed but without samples: {', '.join(f.missing)})"
             out.append(text)
+        if self.aa_levels:
+            out.append(
+                f"- A/A self-check: {', '.join(self.aa_levels)} (the baseline measured again as its own"
+                " configuration: its ratio to the baseline must hold 1)"
+            )
         out.append(f"- blocks: {len(self.blocks)} ({', '.join(self.blocks) or 'none recorded'})")
         out.append(
             f"- rounds: {len(self.rounds)} ({', '.join(self.rounds)})"
@@ -227,4 +236,5 @@ def design_summary(data: CampaignData) -> DesignSummary:
         commits=commits,
         cells=cells,
         quiet=quiet_verdicts(s),
+        aa_levels=tuple(x for x in _sorted_text(s["platform"]) if is_aa(x)) if "platform" in s else (),
     )

@@ -10,7 +10,7 @@ deviation itself is uncertain, so a runner should re-assess after each batch rat
 trust the first projection, and should respect a minimum number of runs.
 
 Stopping as soon as the interval is narrow enough makes the final interval slightly
-optimistic (its coverage falls below nominal); benchmarks/adaptive_repetitions.py measures
+optimistic (its coverage falls below nominal); selfbench/adaptive_repetitions.py measures
 by how much.
 """
 
