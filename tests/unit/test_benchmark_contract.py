@@ -87,6 +87,12 @@ def test_a_module_breaking_the_contract_is_named_with_what_it_gets_wrong():
     assert "parse(outputs, cfg)" in check_module(_module("d", parse=lambda text, cfg: []))[0]
 
 
+def test_an_argv_is_optional_but_has_the_commands_signature_where_there_is_one():
+    assert check_module(_module("e", argv=lambda cfg, workdir: ["true"])) == []
+    assert "argv(cfg, workdir)" in check_module(_module("f", argv=lambda cfg: ["true"]))[0]
+    assert "argv(cfg, workdir)" in check_module(_module("g", argv=["true"]))[0]
+
+
 def test_a_micro_benchmark_parses_one_output_named_after_it():
     text = "sysbench 1.0.20\n" + "\n".join(
         f"    {k}: 1.5" for k in ("events per second", "total time", "total number of events", "avg")

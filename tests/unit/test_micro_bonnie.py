@@ -6,6 +6,7 @@ import csv
 import io
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -33,16 +34,18 @@ def by_metric(samples):
     return out
 
 
-def test_command_small_defaults():
-    cmd = bonnie.command(bonnie.BonnieConfig(), "/data/w x")
-    assert cmd == "LC_ALL=C bonnie++ -d '/data/w x' -u root -m vbench -q -s 64 -r 32 -n 2 -f -D -b"
+def test_argv_small_defaults():
+    argv = bonnie.argv(bonnie.BonnieConfig(), "/data/w x")
+    # The work dir is one word, spaces and all.
+    assert argv == ["bonnie++", "-d", "/data/w x", *"-u root -m vbench -q -s 64 -r 32 -n 2 -f -D -b".split()]
+    assert bonnie.command(bonnie.BonnieConfig(), "/data/w x") == "LC_ALL=C " + shlex.join(argv)
 
 
 def test_vasconcelos_preset_keeps_bonnies_defaults():
-    cmd = bonnie.command(bonnie.PRESETS["vasconcelos"], "/w")
-    assert " -q -n 16" in cmd
-    for flag in (" -s ", " -r ", " -f", " -D", " -b"):
-        assert flag not in cmd
+    argv = bonnie.argv(bonnie.PRESETS["vasconcelos"], "/w")
+    assert argv[argv.index("-q") :] == ["-q", "-n", "16"]
+    for flag in ("-s", "-r", "-f", "-D", "-b"):
+        assert flag not in argv
 
 
 @pytest.mark.parametrize(

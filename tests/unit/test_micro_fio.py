@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,25 +19,34 @@ TEXT = (DATA / "fio.json").read_text()
 CFG = fio.FioConfig(size_mb=16, runtime_s=2)  # what the capture was made with
 
 
-def test_command_has_three_stonewalled_jobs_with_json_output():
-    cmd = fio.command(fio.FioConfig(), "/data/work dir")
-    assert cmd.startswith("fio --output-format=json ")
+def test_argv_has_three_stonewalled_jobs_with_json_output():
+    argv = fio.argv(fio.FioConfig(), "/data/work dir")
+    assert argv[:2] == ["fio", "--output-format=json"]
+    first_job = argv.index("--name=seq_write")
+    # Before the first job: options every job shares, the test file one word, spaces and all.
     for flag in (
         "--direct=1",
         "--size=32M",
         "--ioengine=psync",
         "--runtime=3",
-        "--name=seq_write --rw=write --bs=1024k --end_fsync=1",
-        "--name=seq_read --stonewall --rw=read",
-        "--name=randread --stonewall --rw=randread --bs=4k --time_based",
+        "--filename=/data/work dir/vbench-fio.dat",
     ):
-        assert flag in cmd
-    assert "--filename='/data/work dir/vbench-fio.dat'" in cmd
+        assert flag in argv[:first_job]
+    assert argv[first_job:] == [
+        *("--name=seq_write", "--rw=write", "--bs=1024k", "--end_fsync=1"),
+        *("--name=seq_read", "--stonewall", "--rw=read", "--bs=1024k"),
+        *("--name=randread", "--stonewall", "--rw=randread", "--bs=4k", "--time_based"),
+    ]
+
+
+def test_command_runs_the_argv_then_removes_the_test_file():
+    cmd = fio.command(fio.FioConfig(), "/data/work dir")
+    assert cmd.startswith(shlex.join(fio.argv(fio.FioConfig(), "/data/work dir")) + "; rc=$?; ")
     assert cmd.endswith("rm -f '/data/work dir/vbench-fio.dat'; exit $rc")
 
 
-def test_command_buffered_when_direct_off():
-    assert "--direct=0" in fio.command(fio.FioConfig(direct=False), "/w")
+def test_argv_buffered_when_direct_off():
+    assert "--direct=0" in fio.argv(fio.FioConfig(direct=False), "/w")
 
 
 @pytest.mark.parametrize(

@@ -22,15 +22,18 @@ TEXT = (DATA / "iperf3.json").read_text()
 CFG = iperf3.Iperf3Config(server="127.0.0.1", port=47239, server_bind="127.0.0.1")  # the capture's
 
 
-def test_client_command():
-    cmd = iperf3.command(iperf3.Iperf3Config(server="10.0.0.5", port=5202))
-    assert cmd == "iperf3 -c 10.0.0.5 -p 5202 -t 10 -i 1 -J --connect-timeout 5000"
-    cmd = iperf3.command(iperf3.Iperf3Config(server="vm11", parallel=4, reverse=True, omit_s=2), "/unused")
-    assert " -P 4" in cmd and " -R" in cmd and " -O 2" in cmd
+def test_client_argv():
+    cfg = iperf3.Iperf3Config(server="10.0.0.5", port=5202)
+    argv = iperf3.argv(cfg)
+    assert argv == ["iperf3", "-c", "10.0.0.5", *"-p 5202 -t 10 -i 1 -J --connect-timeout 5000".split()]
+    assert iperf3.command(cfg) == shlex.join(argv)
+    argv = iperf3.argv(iperf3.Iperf3Config(server="vm11", parallel=4, reverse=True, omit_s=2), "/unused")
+    assert argv[argv.index("-P") + 1] == "4" and "-R" in argv and argv[argv.index("-O") + 1] == "2"
 
 
-def test_server_command_is_one_off():
-    assert iperf3.server_command(iperf3.Iperf3Config(port=5301)) == "iperf3 -s -1 -p 5301"
+def test_server_argv_is_one_off():
+    assert iperf3.server_argv(iperf3.Iperf3Config(port=5301)) == ["iperf3", "-s", "-1", "-p", "5301"]
+    assert iperf3.server_argv(CFG) == ["iperf3", "-s", "-1", "-p", "47239", "-B", "127.0.0.1"]
     assert iperf3.server_command(CFG) == "iperf3 -s -1 -p 47239 -B 127.0.0.1"
 
 
@@ -129,9 +132,7 @@ def iperf3_server():
     if shutil.which("iperf3") is None:
         pytest.skip("iperf3 not installed")
     cfg = iperf3.Iperf3Config(server="127.0.0.1", port=free_port(), server_bind="127.0.0.1", duration_s=2)
-    server = subprocess.Popen(
-        shlex.split(iperf3.server_command(cfg)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    server = subprocess.Popen(iperf3.server_argv(cfg), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 5
         while not listening(cfg.port) and time.monotonic() < deadline:

@@ -36,8 +36,7 @@ def _cfg(doc: dict) -> L.LatencyConfig:
 
 # -- commands --------------------------------------------------------------------------------
 def test_the_client_pings_for_the_duration_after_the_warm_up_and_asks_for_the_percentiles():
-    cmd = L.command(L.LatencyConfig(server="10.0.0.5", port=9000, message_bytes=128, duration_s=7, warmup_s=2))
-    args = cmd.split()
+    args = L.argv(L.LatencyConfig(server="10.0.0.5", port=9000, message_bytes=128, duration_s=7, warmup_s=2))
     assert args[:2] == ["fio", "--output-format=json"]
     for a in (
         "--ioengine=net",
@@ -58,7 +57,7 @@ def test_the_client_pings_for_the_duration_after_the_warm_up_and_asks_for_the_pe
 
 def test_the_server_listens_answers_one_client_and_is_bounded_in_time():
     cfg = L.LatencyConfig(port=9000, message_bytes=128, duration_s=7, warmup_s=2)
-    server = L.server_command(cfg).split()
+    server = L.server_argv(cfg)
     assert "--listen" in server and "--rw=read" in server and "--port=9000" in server and "--bs=128" in server
     assert "--time_based" not in server  # it stops when its client hangs up
     line = L.server_start_line(cfg)

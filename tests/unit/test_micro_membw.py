@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -16,9 +17,10 @@ TEXT = (DATA / "membw.txt").read_text()
 CFG = membw.MembwConfig(time_s=2)  # what the capture was made with
 
 
-def test_command():
-    cmd = membw.command(membw.MembwConfig(block_k=64, oper="read", access_mode="rnd", threads=2))
-    assert cmd.startswith("LC_ALL=C sysbench memory ")
+def test_argv():
+    cfg = membw.MembwConfig(block_k=64, oper="read", access_mode="rnd", threads=2)
+    argv = membw.argv(cfg)
+    assert argv[:2] == ["sysbench", "memory"] and argv[-1] == "run"
     for flag in (
         "--memory-block-size=64K",
         "--memory-total-size=102400M",
@@ -26,9 +28,9 @@ def test_command():
         "--memory-access-mode=rnd",
         "--threads=2",
         "--time=5",
-        " run",
     ):
-        assert flag in cmd
+        assert flag in argv
+    assert membw.command(cfg) == "LC_ALL=C " + shlex.join(argv)
 
 
 @pytest.mark.parametrize(

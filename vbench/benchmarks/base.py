@@ -14,6 +14,14 @@ module that breaks the contract fails at import, not hours into a campaign.
   `StepOutput`) to samples. A Hadoop benchmark has several steps (TeraGen, TeraSort,
   TeraValidate); a micro benchmark one, named after it (its module's `parse_stdout(text, cfg)`
   reads that step's stdout).
+* `argv(cfg, workdir) -> list[str]`, optional: where a micro benchmark's tool is one process, its
+  argument vector, pure, so a test asserts on the options rather than grepping a shell string;
+  `command(cfg, workdir)` is then `shlex.join(argv)` plus the environment prefix and clean-up it
+  needs. cpu and membw (sysbench), iperf3, latency (fio's client), bonnie (bonnie++) and fio
+  have one. The other micro benchmarks' commands are shell scripts by nature:
+  - dd: a loop of `dd` runs removing the test file after each, so every repeat writes fresh blocks.
+  - hdparm: finds the block device under the work dir (findmnt, then df) before its `hdparm -t` runs.
+  - pi_digits: a loop over the sizes that takes the time around each `pi` run and counts its digits.
 """
 
 from __future__ import annotations
@@ -127,6 +135,9 @@ def check_module(module: ModuleType) -> list[str]:
         ]
     if not callable(module.parse) or list(inspect.signature(module.parse).parameters) != ["outputs", "cfg"]:
         problems.append(f"{name}: parse must be a function parse(outputs, cfg)")
+    argv = getattr(module, "argv", None)
+    if argv is not None and (not callable(argv) or list(inspect.signature(argv).parameters) != ["cfg", "workdir"]):
+        problems.append(f"{name}: argv, where there is one, must be a function argv(cfg, workdir)")
     return problems
 
 

@@ -7,7 +7,9 @@ studies' settings by name), and three functions: `command(cfg, workdir) -> str` 
 benchmark; `parse_stdout(text, cfg)` reads its stdout), both pure, and `run(c, cfg, workdir) -> (samples, raw_output)`, which executes through anything
 with invoke's `Context.run` (a fabric `Connection`, or `invoke.Context()` locally) and
 raises `vbench.errors.JobFailed` on a non-zero exit or unparseable output. `workdir` must
-exist; the modules that write leave nothing behind in it.
+exist; the modules that write leave nothing behind in it. Where the tool is one process (cpu,
+membw, iperf3, latency, bonnie, fio), a pure `argv(cfg, workdir) -> list[str]` is its argument
+vector and `command` is built from it (vbench.benchmarks.base says why the others are scripts).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Configs validate themselves (vbench.benchmarks.base.BenchConfig: pydantic field constraints).
 
-Every module keeps `command` and `parse` pure; only `run` touches a host, and it does so
-through `c.run(cmd, hide=True, warn=True, in_stream=False)`, so a fabric `Connection` and a
-local `invoke.Context` are interchangeable.
+Every module keeps `command` (and `argv`, where it has one) and `parse` pure; only `run` touches
+a host, and it does so through `c.run(cmd, hide=True, warn=True, in_stream=False)`, so a fabric
+`Connection` and a local `invoke.Context` are interchangeable.
 """
 
 from __future__ import annotations

@@ -86,16 +86,20 @@ PRESETS = {
 }
 
 
-def command(cfg: BonnieConfig, workdir: str) -> str:
-    args = ["bonnie++", "-d", shlex.quote(workdir), "-u", cfg.user, "-m", "vbench", "-q"]
+def argv(cfg: BonnieConfig, workdir: str) -> list[str]:
+    # -q: the CSV line alone on stdout, the human table on stderr.
+    args = ["bonnie++", "-d", workdir, "-u", cfg.user, "-m", "vbench", "-q"]
     if cfg.size_mb is not None:
         args += ["-s", str(cfg.size_mb)]
     if cfg.ram_mb is not None:
         args += ["-r", str(cfg.ram_mb)]
     args += ["-n", str(cfg.files_k)]
     args += [flag for flag, on in (("-f", cfg.fast), ("-D", cfg.direct), ("-b", cfg.sync_writes)) if on]
-    # -q: the CSV line alone on stdout, the human table on stderr.
-    return "LC_ALL=C " + " ".join(args)
+    return args
+
+
+def command(cfg: BonnieConfig, workdir: str) -> str:
+    return "LC_ALL=C " + shlex.join(argv(cfg, workdir))
 
 
 def _csv_line(text: str) -> list[str]:

@@ -6,6 +6,8 @@ Freitas (Table 5) with a throughput figure that does not depend on the problem s
 
 from __future__ import annotations
 
+import shlex
+
 from pydantic import Field
 
 from vbench.benchmarks.base import BenchConfig
@@ -32,10 +34,16 @@ PRESETS = {
 }
 
 
-def command(cfg: CpuConfig, workdir: str = "") -> str:
+def argv(cfg: CpuConfig, workdir: str = "") -> list[str]:
+    # workdir is unused (nothing is written), kept so every module has the same signature.
     # --time=0 lifts the time limit, so a fixed event count always completes.
-    limit = f"--events={cfg.events} --time=0" if cfg.events else f"--time={cfg.time_s}"
-    return f"LC_ALL=C sysbench cpu --cpu-max-prime={cfg.max_prime} --threads={cfg.threads} {limit} run"
+    limit = [f"--events={cfg.events}", "--time=0"] if cfg.events else [f"--time={cfg.time_s}"]
+    return ["sysbench", "cpu", f"--cpu-max-prime={cfg.max_prime}", f"--threads={cfg.threads}", *limit, "run"]
+
+
+def command(cfg: CpuConfig, workdir: str = "") -> str:
+    # LC_ALL=C: the report's decimal point stays a point for the parser (_sysbench).
+    return "LC_ALL=C " + shlex.join(argv(cfg, workdir))
 
 
 def parse_stdout(text: str, cfg: CpuConfig) -> list[Sample]:

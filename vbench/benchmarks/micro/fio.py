@@ -53,19 +53,26 @@ PRESETS = {
 }
 
 
+def _test_file(workdir: str) -> str:
+    return f"{workdir.rstrip('/')}/{TEST_FILE}"
+
+
+def argv(cfg: FioConfig, workdir: str) -> list[str]:
+    # Options before the first --name hold for every job: one test file, shared by the three.
+    shared = [f"--filename={_test_file(workdir)}", f"--size={cfg.size_mb}M", f"--direct={int(cfg.direct)}"]
+    shared += [f"--ioengine={cfg.ioengine}", f"--iodepth={cfg.iodepth}", f"--runtime={cfg.runtime_s}"]
+    args = ["fio", "--output-format=json", *shared]
+    # end_fsync: a buffered write is not done until it reaches the disk.
+    args += ["--name=seq_write", "--rw=write", f"--bs={cfg.seq_bs_k}k", "--end_fsync=1"]
+    # stonewall: each job starts after the previous one, so they do not share the disk.
+    args += ["--name=seq_read", "--stonewall", "--rw=read", f"--bs={cfg.seq_bs_k}k"]
+    args += ["--name=randread", "--stonewall", "--rw=randread", f"--bs={cfg.rand_bs_k}k", "--time_based"]
+    return args
+
+
 def command(cfg: FioConfig, workdir: str) -> str:
-    path = shlex.quote(f"{workdir.rstrip('/')}/{TEST_FILE}")
-    opts = [
-        "fio --output-format=json",
-        f"--filename={path} --size={cfg.size_mb}M --direct={int(cfg.direct)}",
-        f"--ioengine={cfg.ioengine} --iodepth={cfg.iodepth} --runtime={cfg.runtime_s}",
-        # end_fsync: a buffered write is not done until it reaches the disk.
-        f"--name=seq_write --rw=write --bs={cfg.seq_bs_k}k --end_fsync=1",
-        # stonewall: each job starts after the previous one, so they do not share the disk.
-        f"--name=seq_read --stonewall --rw=read --bs={cfg.seq_bs_k}k",
-        f"--name=randread --stonewall --rw=randread --bs={cfg.rand_bs_k}k --time_based",
-    ]
-    return f"{' '.join(opts)}; rc=$?; rm -f {path}; exit $rc"
+    # The test file goes even when fio fails, and fio's exit status stays the command's.
+    return f"{shlex.join(argv(cfg, workdir))}; rc=$?; rm -f {shlex.quote(_test_file(workdir))}; exit $rc"
 
 
 def load_json(text: str) -> dict:

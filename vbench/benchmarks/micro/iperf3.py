@@ -3,7 +3,7 @@
 Vasconcelos & Freitas report a 10 s run second by second; Jeong et al. measure the
 VM-VM / VM-host / VM-other-host matrix, sending and receiving (`reverse`).
 
-`command` is the client side; the caller starts `server_command` on the other host first
+`command` (`argv`) is the client side; the caller starts `server_command` on the other host first
 (one-off, `-1`, so it exits by itself after one test), and `wait_until_listening` there
 before it starts the client.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import time
 from typing import Callable
 
@@ -72,9 +73,13 @@ PRESETS = {
 }
 
 
+def server_argv(cfg: Iperf3Config) -> list[str]:
+    bind = ["-B", cfg.server_bind] if cfg.server_bind else []
+    return ["iperf3", "-s", "-1", "-p", str(cfg.port), *bind]
+
+
 def server_command(cfg: Iperf3Config) -> str:
-    bind = f" -B {cfg.server_bind}" if cfg.server_bind else ""
-    return f"iperf3 -s -1 -p {cfg.port}{bind}"
+    return shlex.join(server_argv(cfg))
 
 
 def wait_until_listening(
@@ -102,19 +107,21 @@ def wait_until_listening(
     )
 
 
-def command(cfg: Iperf3Config, workdir: str = "") -> str:
+def argv(cfg: Iperf3Config, workdir: str = "") -> list[str]:
     # workdir is unused (nothing is written), kept so every module has the same signature.
-    args = [
-        f"iperf3 -c {cfg.server} -p {cfg.port} -t {cfg.duration_s} -i {cfg.interval_s} -J",
-        f"--connect-timeout {cfg.connect_timeout_ms}",
-    ]
+    args = ["iperf3", "-c", cfg.server, "-p", str(cfg.port), "-t", str(cfg.duration_s), "-i", str(cfg.interval_s)]
+    args += ["-J", "--connect-timeout", str(cfg.connect_timeout_ms)]
     if cfg.parallel > 1:
-        args.append(f"-P {cfg.parallel}")
+        args += ["-P", str(cfg.parallel)]
     if cfg.reverse:
         args.append("-R")
     if cfg.omit_s:
-        args.append(f"-O {cfg.omit_s}")
-    return " ".join(args)
+        args += ["-O", str(cfg.omit_s)]
+    return args
+
+
+def command(cfg: Iperf3Config, workdir: str = "") -> str:
+    return shlex.join(argv(cfg, workdir))
 
 
 def _load(text: str) -> dict:

@@ -14,9 +14,9 @@ TCP server answers with sendto() to an address recvfrom() never filled, which Li
 gVisor's network stack refuses (EAFNOSUPPORT), so no pair with a gVisor server could be
 measured; qperf serves under gVisor but reports only the mean.
 
-`command` is the client side; the caller starts `server_command` on the other host first (it
-serves one client and exits), waits until it listens (`_common.wait_until_listening`), and
-stops it with `server_stop_line` if it is still there afterwards.
+`command` (`argv`) is the client side; the caller starts `server_command` on the other host
+first (it serves one client and exits), waits until it listens (`_common.wait_until_listening`),
+and stops it with `server_stop_line` if it is still there afterwards.
 """
 
 from __future__ import annotations
@@ -72,26 +72,24 @@ PRESETS = {
 }
 
 
-def _job(cfg: LatencyConfig, job: str, *side: str) -> str:
+def _endpoint(cfg: LatencyConfig, job: str) -> list[str]:
+    """The options that tell one side's fio apart from any other (server_stop_line looks for them)."""
+    return [f"--name={job}", "--ioengine=net", "--protocol=tcp", f"--port={cfg.port}"]
+
+
+def _job(cfg: LatencyConfig, job: str, *side: str) -> list[str]:
     """fio's options for one side of the ping-pong (size: the data a job may move; the client's
     time_based loops over it until its time is up)."""
-    return " ".join(
-        [
-            f"--name={job}",
-            "--ioengine=net",
-            "--protocol=tcp",
-            f"--port={cfg.port}",
-            f"--bs={cfg.message_bytes}",
-            "--size=1G",
-            "--pingpong=1",
-            *side,
-        ]
-    )
+    return [*_endpoint(cfg, job), f"--bs={cfg.message_bytes}", "--size=1G", "--pingpong=1", *side]
+
+
+def server_argv(cfg: LatencyConfig) -> list[str]:
+    """The server: reads each request and sends it back, for one client, then exits."""
+    return ["fio", *_job(cfg, SERVER_JOB, "--listen", "--rw=read")]
 
 
 def server_command(cfg: LatencyConfig) -> str:
-    """The server: reads each request and sends it back, for one client, then exits."""
-    return f"fio {_job(cfg, SERVER_JOB, '--listen', '--rw=read')}"
+    return shlex.join(server_argv(cfg))
 
 
 def server_start_line(cfg: LatencyConfig) -> str:
@@ -104,19 +102,22 @@ def server_start_line(cfg: LatencyConfig) -> str:
 def server_stop_line(pid: int, cfg: LatencyConfig) -> str:
     """Stops the server started by `server_start_line` if it has not exited yet, and only if pid
     `pid` is still that server (a pid is reused once its process has gone)."""
-    mine = shlex.quote(_job(cfg, SERVER_JOB).split(" --bs=")[0])
+    mine = shlex.quote(" ".join(_endpoint(cfg, SERVER_JOB)))
     return (
         f"tr '\\0' ' ' < /proc/{int(pid)}/cmdline 2>/dev/null | grep -qF -- {mine} && kill {int(pid)} 2>/dev/null; true"
     )
 
 
-def command(cfg: LatencyConfig, workdir: str = "") -> str:
+def argv(cfg: LatencyConfig, workdir: str = "") -> list[str]:
+    """The client's fio (the server's: `server_argv`)."""
     # workdir is unused (nothing is written), kept so every module has the same signature.
     client = _job(cfg, CLIENT_JOB, f"--hostname={cfg.server}", "--rw=write")
-    return (
-        f"fio --output-format=json {client} --time_based --runtime={cfg.duration_s} --ramp_time={cfg.warmup_s} "
-        "--lat_percentiles=1 --percentile_list=50:99"
-    )
+    timing = ["--time_based", f"--runtime={cfg.duration_s}", f"--ramp_time={cfg.warmup_s}"]
+    return ["fio", "--output-format=json", *client, *timing, "--lat_percentiles=1", "--percentile_list=50:99"]
+
+
+def command(cfg: LatencyConfig, workdir: str = "") -> str:
+    return shlex.join(argv(cfg, workdir))
 
 
 def _client_job(doc: dict) -> dict:

@@ -7,6 +7,7 @@ VM) from a CPU-bound one when reading the MapReduce results.
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Literal
 
 from pydantic import Field
@@ -42,12 +43,24 @@ Config = MembwConfig
 PRESETS: dict[str, MembwConfig] = {}  # none of the studies ran it
 
 
+def argv(cfg: MembwConfig, workdir: str = "") -> list[str]:
+    # workdir is unused (nothing is written), kept so every module has the same signature.
+    return [
+        "sysbench",
+        "memory",
+        f"--memory-block-size={cfg.block_k}K",
+        f"--memory-total-size={cfg.total_mb}M",
+        f"--memory-oper={cfg.oper}",
+        f"--memory-access-mode={cfg.access_mode}",
+        f"--threads={cfg.threads}",
+        f"--time={cfg.time_s}",
+        "run",
+    ]
+
+
 def command(cfg: MembwConfig, workdir: str = "") -> str:
-    return (
-        f"LC_ALL=C sysbench memory --memory-block-size={cfg.block_k}K "
-        f"--memory-total-size={cfg.total_mb}M --memory-oper={cfg.oper} "
-        f"--memory-access-mode={cfg.access_mode} --threads={cfg.threads} --time={cfg.time_s} run"
-    )
+    # LC_ALL=C: the report's decimal point stays a point for the parser (_sysbench).
+    return "LC_ALL=C " + shlex.join(argv(cfg, workdir))
 
 
 def parse_stdout(text: str, cfg: MembwConfig) -> list[Sample]:

@@ -1,0 +1,142 @@
+"""The command strings of the micro benchmarks, pinned: building them from an argv (shlex.join) or
+any later refactoring must not change what runs on a host for the default Config or a preset.
+
+The literals are the strings `command` returned before the argv builders existed (issue 17 item 3).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from vbench.benchmarks.micro import MICRO_BENCHMARKS, iperf3
+from vbench.benchmarks.micro import latency as L
+
+W = "/var/tmp/vbench/w1/micro"  # a work dir as the campaign makes them: nothing to quote
+SPACED = "/data/work dir"  # one that needs quoting
+
+_FIO_JOBS = (
+    "--ioengine=psync --iodepth=1 --runtime={rt} --name=seq_write --rw=write --bs=1024k --end_fsync=1 "
+    "--name=seq_read --stonewall --rw=read --bs=1024k --name=randread --stonewall --rw=randread --bs=4k --time_based"
+)
+_HDPARM_FIND = (
+    'dev=$(findmnt -no SOURCE -T "$wd" 2>/dev/null | tail -n 1); '
+    '[ -n "$dev" ] || dev=$(df --output=source "$wd" | tail -n 1); '
+    'dev="${dev%%\\[*}"; '
+    'if [ ! -b "$dev" ]; then echo "vbench: no block device under $wd: it is on '
+    "'$dev', not a block device (container or shared file system?); "
+    'name one with HdparmConfig(device=...)" >&2; exit 64; fi; '
+)
+_PI = (
+    "rc=0; for n in {sizes}; do s=$(date +%s.%N); pi $n > {out} || {{ rc=$?; break; }}; "
+    'e=$(date +%s.%N); echo "digits=$n start=$s end=$e head=$(head -c 16 {out}) '
+    'count=$(tr -cd 0-9 < {out} | wc -c)"; done; rm -f {out}; exit $rc'
+)
+_DD = (
+    "export LC_ALL=C; rc=0; for i in $(seq 1 {n}); do dd if=/dev/zero of={out} bs={bs} conv=fdatasync 2>&1 "
+    "|| {{ rc=$?; break; }}; rm -f {out}; done; rm -f {out}; exit $rc"
+)
+_LATENCY = (
+    "fio --output-format=json --name=latency --ioengine=net --protocol=tcp --port=8765 --bs=64 --size=1G "
+    "--pingpong=1 --hostname=127.0.0.1 --rw=write --time_based --runtime={rt} --ramp_time={ramp} "
+    "--lat_percentiles=1 --percentile_list=50:99"
+)
+
+# (benchmark, preset or None for the default Config, work dir) -> the command string before argv.
+BEFORE = {
+    ("cpu", None, W): "LC_ALL=C sysbench cpu --cpu-max-prime=10000 --threads=1 --time=5 run",
+    ("cpu", "cluster", W): "LC_ALL=C sysbench cpu --cpu-max-prime=20000 --threads=2 --time=30 run",
+    ("membw", None, W): "LC_ALL=C sysbench memory --memory-block-size=1024K --memory-total-size=102400M "
+    "--memory-oper=write --memory-access-mode=seq --threads=1 --time=5 run",
+    ("iperf3", None, W): "iperf3 -c 127.0.0.1 -p 5201 -t 10 -i 1 -J --connect-timeout 5000",
+    ("iperf3", "vasconcelos", W): "iperf3 -c 127.0.0.1 -p 5201 -t 10 -i 1 -J --connect-timeout 5000",
+    ("latency", None, W): _LATENCY.format(rt=5, ramp=1),
+    ("latency", "tail", W): _LATENCY.format(rt=30, ramp=2),
+    ("bonnie", None, W): f"LC_ALL=C bonnie++ -d {W} -u root -m vbench -q -s 64 -r 32 -n 2 -f -D -b",
+    ("bonnie", None, SPACED): "LC_ALL=C bonnie++ -d '/data/work dir' -u root -m vbench -q -s 64 -r 32 -n 2 -f -D -b",
+    ("bonnie", "vasconcelos", W): f"LC_ALL=C bonnie++ -d {W} -u root -m vbench -q -n 16",
+    ("fio", None, W): f"fio --output-format=json --filename={W}/vbench-fio.dat --size=32M --direct=1 "
+    + _FIO_JOBS.format(rt=3)
+    + f"; rc=$?; rm -f {W}/vbench-fio.dat; exit $rc",
+    ("fio", "cluster", W): f"fio --output-format=json --filename={W}/vbench-fio.dat --size=4096M --direct=1 "
+    + _FIO_JOBS.format(rt=30)
+    + f"; rc=$?; rm -f {W}/vbench-fio.dat; exit $rc",
+    ("dd", None, W): _DD.format(n=3, bs="4M count=8", out=f"{W}/vbench-dd.dat"),
+    ("dd", None, SPACED): _DD.format(n=3, bs="4M count=8", out="'/data/work dir/vbench-dd.dat'"),
+    ("dd", "liu2012", W): _DD.format(n=6, bs="32M count=100", out=f"{W}/vbench-dd.dat"),
+    ("hdparm", None, W): f"wd={W}; {_HDPARM_FIND}" + " && ".join(['hdparm -t "$dev"'] * 3),
+    ("hdparm", None, SPACED): f"wd='/data/work dir'; {_HDPARM_FIND}" + " && ".join(['hdparm -t "$dev"'] * 3),
+    ("hdparm", "liu2012", W): f"wd={W}; {_HDPARM_FIND}" + " && ".join(['hdparm -t "$dev"'] * 6),
+    ("pi_digits", None, W): _PI.format(sizes="100000", out=f"{W}/vbench-pi.txt"),
+    ("pi_digits", None, SPACED): _PI.format(sizes="100000", out="'/data/work dir/vbench-pi.txt'"),
+    ("pi_digits", "vasconcelos", W): _PI.format(sizes="1000000 2000000 4000000 8000000", out=f"{W}/vbench-pi.txt"),
+}
+
+#: The one string that changed: shlex.join quotes fio's whole `--filename=...` word where the
+#: path alone was quoted before. The shell reads the same words from both.
+FIO_SPACED_BEFORE = (
+    "fio --output-format=json --filename='/data/work dir/vbench-fio.dat' --size=32M --direct=1 "
+    + _FIO_JOBS.format(rt=3)
+    + "; rc=$?; rm -f '/data/work dir/vbench-fio.dat'; exit $rc"
+)
+
+
+def _config(name, preset):
+    module = MICRO_BENCHMARKS[name]
+    return module.Config() if preset is None else module.PRESETS[preset]
+
+
+def test_every_module_default_and_preset_is_pinned():
+    wanted = {(name, None) for name in MICRO_BENCHMARKS}
+    wanted |= {(name, p) for name, module in MICRO_BENCHMARKS.items() for p in module.PRESETS}
+    assert {(name, preset) for name, preset, _ in BEFORE} == wanted
+
+
+@pytest.mark.parametrize("name, preset, workdir", sorted(BEFORE, key=str))
+def test_command_is_byte_identical_to_before(name, preset, workdir):
+    assert MICRO_BENCHMARKS[name].command(_config(name, preset), workdir) == BEFORE[name, preset, workdir]
+
+
+def test_fio_quotes_the_whole_filename_word_now_which_the_shell_reads_the_same():
+    cmd = MICRO_BENCHMARKS["fio"].command(_config("fio", None), SPACED)
+    assert "'--filename=/data/work dir/vbench-fio.dat'" in cmd
+    # shlex.split reads the command up to the `;` as the shell does: the same words as before.
+    assert shlex.split(cmd) == shlex.split(FIO_SPACED_BEFORE)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, m in MICRO_BENCHMARKS.items() if hasattr(m, "argv")))
+def test_the_command_runs_the_argv(name):
+    module = MICRO_BENCHMARKS[name]
+    cfgs = [module.Config(), *module.PRESETS.values()]
+    for cfg in cfgs:
+        argv = module.argv(cfg, SPACED)
+        assert isinstance(argv, list) and all(isinstance(a, str) for a in argv)
+        assert shlex.join(argv) in module.command(cfg, SPACED)
+
+
+def test_which_modules_have_an_argv():
+    # The others are shell scripts: loops, device lookup, clean-up between runs (vbench.benchmarks.base).
+    assert sorted(n for n, m in MICRO_BENCHMARKS.items() if hasattr(m, "argv")) == [
+        "bonnie",
+        "cpu",
+        "fio",
+        "iperf3",
+        "latency",
+        "membw",
+    ]
+
+
+def test_the_servers_command_lines_are_pinned_too():
+    assert iperf3.server_command(iperf3.Config()) == "iperf3 -s -1 -p 5201"
+    assert iperf3.server_command(iperf3.Config(server_bind="10.0.0.1")) == "iperf3 -s -1 -p 5201 -B 10.0.0.1"
+    server = (
+        "fio --name=vbench-latency-server --ioengine=net --protocol=tcp --port=8765 --bs=64 --size=1G --pingpong=1 "
+        "--listen --rw=read"
+    )
+    assert L.server_command(L.Config()) == server
+    assert L.server_start_line(L.Config()) == f"nohup timeout 66 {server} > /dev/null 2>&1 < /dev/null & echo $!"
+    assert L.server_stop_line(4242, L.Config()) == (
+        "tr '\\0' ' ' < /proc/4242/cmdline 2>/dev/null | grep -qF -- "
+        "'--name=vbench-latency-server --ioengine=net --protocol=tcp --port=8765' && kill 4242 2>/dev/null; true"
+    )
