@@ -65,7 +65,12 @@ def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
     extra = [
         (flag, name)
-        for flag, name in (("isolation", "isolation"), ("monitoring", "monitoring"), ("extra-campaign", "netmodes"))
+        for flag, name in (
+            ("isolation", "isolation"),
+            ("monitoring", "monitoring"),
+            ("extra-campaign", "netmodes"),
+            ("sandbox", "sandbox"),
+        )
         if Path(f"data/raw/{name}/samples.jsonl").exists()
     ]
     c.run(paper_line(campaign, extra), pty=True)

@@ -55,10 +55,10 @@ def test_generated_content(first):
         text = tex.read_text()
         assert r"\num{nan" not in text.lower() and "inf}" not in text, tex
     # no monitoring samples and no study of environment factors in the synthetic campaign
-    assert set(first.figures_absent) == {"timeseries", "factors"}
+    assert set(first.figures_absent) == {"timeseries", "factors", "sandbox"}
     assert "fbox" in (gen / "figures" / "timeseries.tex").read_text()
-    # the per-node table draws only from a heterogeneous cluster's campaign, none given here
-    assert set(first.tables_absent) == {"pernode"}
+    # the per-node table and the sandbox section draw only from their own campaigns, none given here
+    assert set(first.tables_absent) == {"pernode", "sandbox"}
     assert sum(first.delta_counts.values()) >= 10
 
 

@@ -302,3 +302,19 @@ def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
     assert r"\newcommand{\vbPlatformList}{native, lxc}" in tex
     assert r"\newcommand{\vbFactorLevels}{network.mode: bridge, bridge+nat, nat}" in tex
     assert r"\newcommand{\vbFactorLevelsSentence}{ and the levels of network.mode (bridge, bridge+nat, nat)}" in tex
+
+
+def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
+    # Before: "3 platform(s) (native, lxc, native~aa)" and native~aa's TeraSort "overhead" beside
+    # LXC's: the campaign's false-positive check read as a platform.
+    from vbench.paper.macros import MacroContext, macros_tex
+    from vbench.stats.campaign_stats import StatsConfig, campaign_stats
+
+    ref = load_campaign(Path(__file__).resolve().parents[2] / "data" / "raw" / "reference")
+    stats = campaign_stats(ref, StatsConfig(n_resamples=99))
+    tex = macros_tex(MacroContext(ref, stats, "native", 0.95, 99, 1, 5.0, [], 5, {}, {}))
+    assert r"\newcommand{\vbNumPlatforms}{2}" in tex and r"\newcommand{\vbPlatformList}{native, lxc}" in tex
+    assert r"\newcommand{\vbAASentence}{ with an A/A self-check (native\textasciitilde{}aa" in tex
+    sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))
+    before, after = sentence.split("The A/A self-check")
+    assert " on lxc (" in before and "aa" not in before and " on native\\textasciitilde{}aa (" in after

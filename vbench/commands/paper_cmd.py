@@ -78,6 +78,13 @@ def register(sub) -> None:
         metavar="DIR",
         help="campaign of a heterogeneous cluster for the per-node table (e.g. data/raw/liu2012-terasort)",
     )
+    p.add_argument(
+        "--sandbox",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="campaign of the sandbox study for the sandboxed-kernel section (e.g. data/raw/sandbox)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -114,6 +121,7 @@ def run(args) -> int:
         extra_campaigns=args.extra_campaign,
         monitoring_dir=args.monitoring,
         pernode_dir=args.pernode,
+        sandbox_dir=args.sandbox,
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

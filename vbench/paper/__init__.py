@@ -3,7 +3,8 @@
 `build_paper(campaign_dir, out_dir)` (vbench.paper.build) is the entry point; `vbench paper build`
 wraps it. Modules: `data` (campaign -> tidy samples), `results` (statistics via vbench.stats),
 `tables`, `figures` (+ `style`), `macros`, `delta` (published findings vs this campaign),
-`fmt` (number formatting), `synthetic` (a test campaign, never a measurement).
+`fmt` (number formatting), `sandbox` (the rows and sentences of the sandboxed-kernel section),
+`synthetic` (a test campaign, never a measurement).
 
 Importing the package does not import matplotlib; only `figures`, `style` and `build` need it.
 """

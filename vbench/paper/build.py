@@ -43,6 +43,7 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.results import paper_statistics
+from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, read_sandbox_study
 
 #: The manuscript sources (main.tex, references.bib) of the checkout.
 SOURCES = Path(__file__).resolve().parents[2] / "paper"
@@ -129,24 +130,30 @@ def generate(
     extra_campaigns: Sequence[Path] = (),
     monitoring_dir: Path | None = None,
     pernode_dir: Path | None = None,
+    sandbox_dir: Path | None = None,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
     host). The time-series figure draws from `monitoring_dir` (a campaign with monitored runs;
-    default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone."""
+    default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone;
+    the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None."""
     t0 = time.perf_counter()
     main = load_campaign(campaign_dir)
     extras = [load_campaign(Path(c)) for c in extra_campaigns]
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
     stats, sources = paper_statistics([main, *extras], cfg)
+    # The sandbox study keeps its own statistics: its `platforms` experiment is not the main campaign's.
+    sandbox = None
+    if sandbox_dir is not None and (Path(sandbox_dir) / "samples.jsonl").exists():
+        sandbox, note = read_sandbox_study(Path(sandbox_dir), cfg)
+        sources.append(note)
     samples = campaign.samples
     gen = out_dir / "generated"
     if gen.exists():
         shutil.rmtree(gen)
     written: list[Path] = []
-    synthetic = "synthetic" in samples.columns and samples["synthetic"].fillna(False).astype(bool).any()
-    data_note = r" \emph{Synthetic data, not a measurement.}" if synthetic else ""
+    data_note = _data_note(samples)
 
     has_table: dict[str, bool] = {}
     # The isolation experiment (`vbench isolation run`) keeps its own campaign directory: its
@@ -166,6 +173,8 @@ def generate(
         else:
             if name == "isolation":
                 tex = fn(stats, iso_samples, baseline, iso=iso)
+            elif name == "sandbox":
+                tex = fn(*_sandbox_inputs(sandbox, samples), baseline)
             else:
                 tex = fn(stats, pernode_samples if name == "pernode" else samples, baseline)
             _write(gen / "tables" / f"{name}.tex", tex, written)
@@ -179,11 +188,17 @@ def generate(
             paths = fn(stats, samples, fig_dir, timeseries=monitored.timeseries, jobs=monitored.jobs)
             if paths:
                 caption = caption + " " + tex_escape(monitored.checks_sentence)
+        elif name == "sandbox":
+            paths = fn(*_sandbox_inputs(sandbox, samples), fig_dir)
+            if paths:
+                caption = caption + " " + degrees_sentence(blocks_of(sandbox.samples))
         else:
             paths = fn(stats, samples, fig_dir)
         written += paths
         has_figure[name] = bool(paths)
-        _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, data_note), written)
+        # The sandbox figure draws from its own campaign, measured or not whatever the main one is.
+        note = _data_note(sandbox.samples) if name == "sandbox" and sandbox is not None else data_note
+        _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, note), written)
 
     published = D.load_published(published_path)
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
@@ -208,6 +223,7 @@ def generate(
         n_findings_studies=len({f.study for f in published.findings}),
         has_table=has_table,
         has_figure=has_figure,
+        sandbox=sandbox,
     )
     _write(gen / "macros.tex", macros_tex(ctx), written)
     return BuildResult(
@@ -222,6 +238,19 @@ def generate(
         notes=[*campaign.notes, *sources],
         source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None,
     )
+
+
+def _data_note(samples: pd.DataFrame) -> str:
+    """What a figure's caption adds about its data: synthetic data say so."""
+    synthetic = "synthetic" in samples.columns and samples["synthetic"].fillna(False).astype(bool).any()
+    return r" \emph{Synthetic data, not a measurement.}" if synthetic else ""
+
+
+def _sandbox_inputs(sandbox: SandboxStudy | None, samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(statistics, samples) of the sandbox section: empty without a sandbox campaign."""
+    if sandbox is None:
+        return pd.DataFrame(), samples.iloc[0:0]
+    return sandbox.stats, sandbox.samples
 
 
 def latex_available() -> bool:
@@ -301,6 +330,7 @@ def build_paper(
     extra_campaigns: Sequence[Path] = (),
     monitoring_dir: Path | None = None,
     pernode_dir: Path | None = None,
+    sandbox_dir: Path | None = None,
 ) -> BuildResult:
     """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
 
@@ -319,6 +349,7 @@ def build_paper(
         extra_campaigns=extra_campaigns,
         monitoring_dir=monitoring_dir,
         pernode_dir=pernode_dir,
+        sandbox_dir=sandbox_dir,
     )
     if pdf:
         _ensure_sources(out_dir, Path(sources))

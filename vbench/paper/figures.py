@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
@@ -22,6 +23,7 @@ from vbench.stats.keys import natural_key
 from vbench.paper import results as R
 from vbench.paper import style
 from vbench.paper.fmt import size_display, size_mb
+from vbench.paper.sandbox import compared_platforms, sandbox_rows
 
 BASELINE = "native"
 
@@ -362,6 +364,61 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
     return _finish(fig, axes, out_dir, "factors")
 
 
+def fig_sandbox(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Per micro-benchmark metric, each platform's ratio to native with its 95 % interval (the sandbox
+    study, `vbench.paper.sandbox`), on a log axis: a sandbox's costs span orders of magnitude."""
+    rows = sandbox_rows(stats, BASELINE)
+    if not rows:
+        return []
+    platforms = compared_platforms(rows)
+    style.apply()
+    fig, (ax,) = style.figure(1, height=0.9 + 0.32 * len(rows), width=4.8)
+    step = 0.7 / max(len(platforms), 1)
+    for i, p in enumerate(platforms):
+        points = [(y, r.of(p)) for y, r in enumerate(rows) if r.of(p) is not None]
+        d = pd.DataFrame(
+            [
+                {"y": y + (i - (len(platforms) - 1) / 2) * step, **c.row[["estimate", "ci_low", "ci_high"]].to_dict()}
+                for y, c in points
+            ]
+        )
+        bounded = (d["ci_low"].notna() & d["ci_high"].notna()).to_numpy()
+        ax.errorbar(
+            d["estimate"][bounded],
+            d["y"][bounded],
+            xerr=_errs(d[bounded]),
+            color=style.colour(p, i),
+            marker=style.marker(p, i),
+            linestyle="none",
+            label=p,
+        )
+        # No interval (too few pairs, or Fieller's unbounded): a hollow marker, never a precise-looking point.
+        ax.plot(
+            d["estimate"][~bounded],
+            d["y"][~bounded],
+            marker=style.marker(p, i),
+            markerfacecolor="none",
+            color=style.colour(p, i),
+            linestyle="none",
+        )
+    ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--", label=f"{BASELINE} (= 1)")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(
+        [
+            f"{r.metric.label}\n({'higher' if r.higher_is_better else 'lower'} is better)"
+            if r.higher_is_better is not None
+            else r.metric.label
+            for r in rows
+        ]
+    )
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first metric on top, as in the table
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel(f"ratio to {BASELINE} (log scale)")
+    return _finish(fig, [ax], out_dir, "sandbox")
+
+
 #: Every figure: name -> (function, label, caption, what it follows).
 FIGURES: dict[str, tuple[Callable, str, str, str]] = {
     "wordcount": (
@@ -406,6 +463,14 @@ FIGURES: dict[str, tuple[Callable, str, str, str]] = {
         r"95\,\% intervals of the ratio (paired by block where the runs are paired, Fieller's otherwise); hatched bars have no interval (fewer than two "
         r"runs, or an interval unbounded because the baseline's runs vary too much).",
         "Jeong et al. Figs. 6 and 8; VMware, VMs per host",
+    ),
+    "sandbox": (
+        fig_sandbox,
+        "fig:sandbox",
+        r"What a sandboxed kernel costs: each platform's ratio to native per micro-benchmark metric, with its "
+        r"95\,\% interval (paired by block where the runs are paired, Fieller's otherwise; hollow markers have "
+        r"none), on a log scale; the dashed line is native.",
+        "the sandbox study of issue #21",
     ),
     "timeseries": (
         fig_timeseries,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.params import PLATFORMS
+from vbench.samples import is_aa
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
@@ -22,6 +23,7 @@ from vbench.stats.keys import natural_key
 
 from vbench.paper import results as R
 from vbench.paper.delta import VERDICTS, DeltaRow, counts
+from vbench.paper.sandbox import SandboxStudy, sandbox_macros
 from vbench.paper.tables import java_short
 from vbench.paper.fmt import (
     NOT_MEASURED_TEXT,
@@ -48,6 +50,7 @@ class MacroContext:
     n_findings_studies: int
     has_table: dict[str, bool]
     has_figure: dict[str, bool]
+    sandbox: SandboxStudy | None = None  # the sandbox study (issue #21); None: not given to this build
 
 
 def _cell_text(benchmark: str, cell: str | None) -> str:
@@ -122,16 +125,28 @@ def overhead_sentence(
         return f"{stem} was not measured in this campaign."
     sizes = R.sizes_for(stats, ex, bench, metric)
     cell = sizes[-1] if sizes else None
-    parts = []
+    parts, aa = [], []
     for p in R.platforms_in(stats, baseline, experiment=ex, benchmark=bench, metric=metric, size=cell):
         if p == baseline:
             continue
         ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct")
         if ov is not None and pd.notna(ov["estimate"]):
-            parts.append(
+            # The A/A copy is the campaign's false-positive check, not a platform: said apart.
+            (aa if is_aa(p) else parts).append(
                 rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}"
                 rf" ({R.method_text(str(ov['method']))})"
             )
+    check = (
+        rf" The A/A self-check, {tex_escape(baseline)} measured again as its own configuration, gave "
+        + " and ".join(aa)
+        + " (0 expected)."
+        if aa
+        else ""
+    )
+    if not parts and aa:
+        return (
+            rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign.{check}"
+        )
     if not parts:
         return (
             rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign, "
@@ -140,7 +155,7 @@ def overhead_sentence(
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return (
         rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {joined} "
-        r"(estimate and 95\,\% interval, with the method that gave it; positive is slower)."
+        r"(estimate and 95\,\% interval, with the method that gave it; positive is slower)." + check
     )
 
 
@@ -200,8 +215,14 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbNumFailures"] = str(len(c.failures))
     # Platforms only: a comparison of factor levels (network modes) names its levels separately.
     measured = sorted(measured_platforms(s), key=natural_key)
-    plats = [p for p in ([ctx.baseline] if ctx.baseline in measured else []) + measured if p]
+    plats = [p for p in ([ctx.baseline] if ctx.baseline in measured else []) + measured if p and not is_aa(p)]
     plats = list(dict.fromkeys(plats))
+    copies = [p for p in measured if is_aa(p)]
+    m["vbAASentence"] = (
+        " with an A/A self-check (" + ", ".join(tex_escape(p) for p in copies) + ": the baseline measured again)"
+        if copies
+        else ""
+    )
     m["vbNumPlatforms"] = str(len(plats))
     m["vbPlatformList"] = ", ".join(tex_escape(p) for p in plats) or NOT_MEASURED_TEXT
     levels = compared_levels(s)
@@ -264,6 +285,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m.update(headline_macros(ctx.stats, ctx.baseline))
     m["vbTeraSortSentence"] = overhead_sentence(ctx.stats, ctx.baseline)
     m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")
+    m.update(sandbox_macros(ctx.sandbox, ctx.stats, c.name, ctx.baseline))
     k = counts(ctx.delta)
     m["vbDeltaTotal"] = str(len(ctx.delta))
     for v in VERDICTS:

@@ -22,9 +22,11 @@ from vbench.samples import aa_label, is_aa
 from vbench.stats.describe import t_interval
 from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
+from vbench.stats.paired import FIELLER, PAIRED_T
 from vbench.stats.table import quiet_counts
 
 from vbench.paper import results as R
+from vbench.paper import sandbox as S
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, num_pm, size_display, tex_escape, unit_tex
 
 
@@ -43,6 +45,7 @@ class Grid:
     notes: list[str]
     size: str = r"\small"
     rules_after: tuple[int, ...] = ()  # \midrule after these body rows (0-based)
+    above: str = ""  # a header line above `header` (column groups), with its own rules
 
     @property
     def empty(self) -> bool:
@@ -59,6 +62,7 @@ def render(g: Grid) -> str:
         rf"\label{{{g.label}}}",
         rf"\begin{{tabular}}{{{g.colspec}}}",
         r"\toprule",
+        *([g.above] if g.above else []),
         " & ".join(g.header) + r" \\",
         r"\midrule",
     ]
@@ -700,6 +704,16 @@ def _known(v) -> bool:
     return v is not None and not pd.isna(v)
 
 
+def _n_text(ra) -> str:
+    """A comparison's n: its pairs where the interval is paired, else platform/baseline runs."""
+    pairs, n_plat, n_base = ra.get("n_pairs"), ra.get("n"), ra.get("n_baseline")
+    if str(ra["method"]) != "fieller" and _known(pairs):
+        return str(int(pairs))
+    if _known(n_plat) and _known(n_base):
+        return f"{int(n_plat)}/{int(n_base)}"
+    return NOT_MEASURED
+
+
 def _aa_text(stats, experiment, baseline, bench, metric, size) -> tuple[str, bool]:
     """The A/A self-check's ratio for a comparison (text, whether its interval misses 1)."""
     aa = R.ratio_row(stats, experiment, aa_label(baseline), bench, metric, size)
@@ -732,14 +746,7 @@ def table_overheads(stats, samples, baseline="native") -> str:
             ov = R.ratio_row(stats, experiment, p, bench, metric, size, "overhead_pct")
             method = str(ra["method"])
             methods.add(method)
-            pairs, n_plat, n_base = ra.get("n_pairs"), ra.get("n"), ra.get("n_baseline")
-            n = (
-                str(int(pairs))
-                if method != "fieller" and _known(pairs)
-                else f"{int(n_plat)}/{int(n_base)}"
-                if _known(n_plat) and _known(n_base)
-                else NOT_MEASURED
-            )
+            n = _n_text(ra)
             row = [
                 tex_escape(text),
                 tex_escape(p),
@@ -798,6 +805,75 @@ def table_overheads(stats, samples, baseline="native") -> str:
             "tab:overheads",
             notes,
             size=r"\footnotesize",
+        )
+    )
+
+
+# --- a sandboxed kernel (issue #21) ---------------------------------------------------------------
+
+
+def table_sandbox(stats, samples, baseline="native") -> str:
+    """What each isolation level costs each micro-benchmark: every platform's preferred ratio to the
+    baseline with its interval, method and n, from the sandbox study's statistics (`vbench.paper.sandbox`)."""
+    rows = S.sandbox_rows(stats, baseline)
+    platforms = S.compared_platforms(rows)
+    body = []
+    for r in rows:
+        unit = unit_tex(r.unit)
+        cells = [f"{tex_escape(r.metric.label)} ({unit})" if unit else tex_escape(r.metric.label)]
+        cells.append({True: "higher", False: "lower"}.get(r.higher_is_better, NOT_MEASURED))
+        for p in platforms:
+            c = r.of(p)
+            if c is None:
+                cells += [NOT_MEASURED] * 3
+                continue
+            cells += [
+                c.text + (r"$^\ast$" if c.ranks else ""),
+                _METHOD_SHORT.get(str(c.row["method"]), tex_escape(c.row["method"])),
+                _n_text(c.row),
+            ]
+        body.append(cells)
+    above = ""
+    if platforms:
+        groups = [rf"\multicolumn{{3}}{{c}}{{{tex_escape(p)} / {tex_escape(baseline)}}}" for p in platforms]
+        rules = "".join(rf"\cmidrule(lr){{{3 + 3 * i}-{5 + 3 * i}}}" for i in range(len(platforms)))
+        above = " & ".join(["", ""] + groups) + r" \\" + "\n" + rules
+    methods = {str(c.row["method"]) for r in rows for c in r.comparisons}
+    notes = [
+        rf"Ratio of each platform's mean to {tex_escape(baseline)}'s with its 95\,\% interval; ``better'' says "
+        r"which way the metric improves (for round trips, a ratio above 1 is slower)."
+        if body
+        else "",
+        r"Paired-$t$: $t$ over the blocks' mean log ratios, every platform having run in each block; $n$: the "
+        r"pairs of runs (block, round) behind it."
+        if PAIRED_T in methods
+        else "",
+        r"Fieller: runs treated as independent; $n$ is platform/baseline runs." if FIELLER in methods else "",
+        r"Not measured: this build was given no sandbox campaign (\texttt{paper.sandbox\_campaign})."
+        if samples is None or samples.empty
+        else "",
+        r"On gVisor, fio's sequential reads are served from memory (direct I/O does not reach the disk in this "
+        r"runsc): no disk measurement."
+        if any(r.metric.metric == "seq_read_bw" and r.of(S.SANDBOX) is not None for r in rows)
+        else "",
+    ]
+    caption = (
+        r"What a sandboxed kernel costs: each platform's ratio to "
+        + tex_escape(baseline)
+        + r" per micro-benchmark, with its 95\,\% interval, the method that gave it and $n$. "
+        + (S.degrees_sentence(S.blocks_of(samples)) + " " if body else "")
+        + r"$^\ast$: the interval excludes 1 and every other platform's interval, so the ratio ranks the platforms."
+    )
+    return render(
+        Grid(
+            ["Metric", "Better"] + ["Ratio [CI]", "Method", "$n$"] * len(platforms),
+            body,
+            "ll" + "ccc" * len(platforms),
+            caption,
+            "tab:sandbox",
+            notes,
+            size=r"\footnotesize",
+            above=above,
         )
     )
 
@@ -960,6 +1036,7 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
     "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
     "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
     "overheads": (table_overheads, "tab:overheads", "every headline comparison with its method"),
+    "sandbox": (table_sandbox, "tab:sandbox", "the sandbox study (issue #21): a sandboxed kernel's cost"),
 }
 
 

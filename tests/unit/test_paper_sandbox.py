@@ -1,0 +1,165 @@
+"""The paper's sandboxed-kernel section (issue #21) from the committed sandbox campaign, and without one."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("seaborn")
+
+from vbench.paper import figures as F  # noqa: E402
+from vbench.paper import sandbox as S  # noqa: E402
+from vbench.paper import style  # noqa: E402
+from vbench.paper.build import generate  # noqa: E402
+from vbench.paper.fmt import interval_text, tex_escape  # noqa: E402
+from vbench.paper.synthetic import write_synthetic_campaign  # noqa: E402
+from vbench.stats.campaign import load_campaign  # noqa: E402
+from vbench.stats.campaign_stats import INPUT_FILES, StatsConfig, campaign_stats  # noqa: E402
+from vbench.stats.stopping import preferred_ratio_rows  # noqa: E402
+
+COMMITTED_SANDBOX = Path(__file__).resolve().parents[2] / "data" / "raw" / "sandbox"
+RESAMPLES = 200  # the preferred rows are paired-t, which no resample count changes
+METHOD_SHORT = {"paired-t (blocks)": "paired-$t$", "fieller": "Fieller"}
+
+pytestmark = pytest.mark.skipif(
+    not (COMMITTED_SANDBOX / "samples.jsonl").exists(), reason="no committed sandbox campaign"
+)
+
+
+@pytest.fixture(scope="module")
+def sandbox_dir(tmp_path_factory) -> Path:
+    """The committed campaign's inputs in a fresh data tree: no data/processed/ whose settings could differ."""
+    dest = tmp_path_factory.mktemp("data") / "raw" / "sandbox"
+    dest.mkdir(parents=True)
+    for name in INPUT_FILES:
+        shutil.copyfile(COMMITTED_SANDBOX / name, dest / name)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def sandbox_stats(sandbox_dir) -> pd.DataFrame:
+    """What the statistics say, computed here through vbench.stats."""
+    return campaign_stats(load_campaign(sandbox_dir), StatsConfig(n_resamples=RESAMPLES))
+
+
+@pytest.fixture(scope="module")
+def preferred(sandbox_stats) -> pd.DataFrame:
+    return preferred_ratio_rows(sandbox_stats)
+
+
+@pytest.fixture(scope="module")
+def main_campaign(tmp_path_factory) -> Path:
+    return write_synthetic_campaign(
+        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
+    )
+
+
+@pytest.fixture(scope="module")
+def built(main_campaign, sandbox_dir, tmp_path_factory):
+    return generate(main_campaign, tmp_path_factory.mktemp("paper"), n_resamples=RESAMPLES, sandbox_dir=sandbox_dir)
+
+
+def _expected(preferred: pd.DataFrame, metric: S.SandboxMetric, platform: str) -> pd.Series:
+    r = preferred[
+        (preferred["benchmark"] == metric.benchmark)
+        & (preferred["metric"] == metric.metric)
+        & (preferred["platform"] == platform)
+        & (preferred["baseline"] == "native")
+    ]
+    assert len(r) == 1, (metric, platform)
+    return r.iloc[0]
+
+
+def _clear(a: pd.Series, b: pd.Series) -> bool:
+    """a's interval excludes 1 and b's interval (the table's mark, computed independently)."""
+    return not a["ci_low"] <= 1 <= a["ci_high"] and (a["ci_high"] < b["ci_low"] or b["ci_high"] < a["ci_low"])
+
+
+def test_table_shows_the_preferred_ratio_of_every_metric_and_platform(built, preferred):
+    assert "sandbox" in built.tables_with_data
+    assert any("sandbox: statistics computed here" in n for n in built.notes)
+    tex = (built.out_dir / "generated" / "tables" / "sandbox.tex").read_text()
+    assert r"\multicolumn{3}{c}{lxc / native} & \multicolumn{3}{c}{gvisor / native}" in tex
+    assert "2 blocks give a paired-$t$ interval 1 degree of freedom" in tex
+    lines = tex.splitlines()
+    for metric in S.SANDBOX_METRICS:
+        [line] = [ln for ln in lines if ln.startswith(tex_escape(metric.label) + " ")]
+        cells = line.removesuffix(r" \\").split(" & ")
+        for i, (p, other) in enumerate((("lxc", "gvisor"), ("gvisor", "lxc"))):
+            row, rival = _expected(preferred, metric, p), _expected(preferred, metric, other)
+            mark = r"$^\ast$" if _clear(row, rival) else ""
+            assert cells[2 + 3 * i] == interval_text(row["estimate"], row["ci_low"], row["ci_high"]) + mark, (metric, p)
+            assert cells[3 + 3 * i] == METHOD_SHORT[row["method"]]
+            assert cells[4 + 3 * i] == str(int(row["n_pairs"]))
+
+
+def test_macros_quote_gvisor_round_trip_and_tcp_ratios(built, preferred):
+    macros = (built.out_dir / "generated" / "macros.tex").read_text()
+    for stem, metric in (("RoundTrip", "rtt_mean"), ("Tcp", "throughput_mean")):
+        [m] = [x for x in S.SANDBOX_METRICS if x.metric == metric]
+        row = _expected(preferred, m, "gvisor")
+        text = interval_text(row["estimate"], row["ci_low"], row["ci_high"])
+        assert rf"\newcommand{{\vbSandbox{stem}RatioGvisor}}{{{text}}}" in macros
+    assert r"\newcommand{\vbSandboxRoundTripMethodGvisor}{paired by block}" in macros
+    assert r"(campaign \texttt{sandbox}) ran native, lxc and gvisor hosts" in macros
+    # The synthetic main campaign ran TeraSort on lxc: its job time stands beside lxc's micro ratios.
+    assert "On lxc, where Hadoop runs, the TeraSort" in macros and "beside lxc/native ratios of round trip" in macros
+    assert r"statx(2) with EINVAL" in macros and r"\texttt{ls -ld}" in macros
+
+
+def test_figure_plots_the_same_ratios_on_a_log_axis(sandbox_stats, preferred, monkeypatch, tmp_path):
+    drawn = []
+    monkeypatch.setattr(style, "save", lambda fig, out_dir, name: drawn.append(fig) or [out_dir / f"{name}.pdf"])
+    assert F.fig_sandbox(sandbox_stats, pd.DataFrame(), tmp_path)
+    [ax] = drawn[0].axes
+    assert ax.get_xscale() == "log"
+    assert any(list(line.get_xdata()) == [1.0, 1.0] for line in ax.lines)  # native, marked at 1
+    assert [c.get_label() for c in ax.containers] == ["lxc", "gvisor"]
+    for container in ax.containers:
+        platform = container.get_label()
+        want = [_expected(preferred, m, platform)["estimate"] for m in S.SANDBOX_METRICS]
+        assert list(container.lines[0].get_xdata()) == pytest.approx(want), platform
+
+
+def test_without_a_sandbox_campaign_the_section_says_so_and_the_build_works(main_campaign, tmp_path):
+    res = generate(main_campaign, tmp_path, n_resamples=RESAMPLES)
+    assert "sandbox" in res.tables_absent and "sandbox" in res.figures_absent
+    gen = tmp_path / "generated"
+    assert "not measured in this campaign" in (gen / "tables" / "sandbox.tex").read_text()
+    assert "fbox" in (gen / "figures" / "sandbox.tex").read_text()
+    macros = (gen / "macros.tex").read_text()
+    assert r"\newcommand{\vbSandboxSentence}{This build was given no sandbox campaign" in macros
+    assert r"\newcommand{\vbSandboxRoundTripRatioGvisor}{\emph{not measured}}" in macros
+    assert r"\newcommand{\vbHasTableSandbox}{0}" in macros
+    assert r"statx(2) with EINVAL" in macros  # the reason stands whether or not gVisor was measured
+
+
+def test_job_sentence_says_not_measured_without_terasort_on_lxc():
+    text = S.job_sentence(pd.DataFrame(), "precision", [], "native")
+    assert "has no TeraSort job time on lxc" in text and "(not measured)" in text
+
+
+def test_refusal_reason_is_machine_fit_s_account_without_its_advice():
+    text = S.hadoop_refusal_reason("Hadoop fails: `ls` breaks. gVisor hosts run the micro-benchmarks; use lxc")
+    assert text == r"Hadoop fails: \texttt{ls} breaks."
+
+
+def _row(low, high) -> pd.Series:
+    return pd.Series({"estimate": (low + high) / 2, "ci_low": low, "ci_high": high})
+
+
+@pytest.mark.parametrize(
+    "row, others, expected",
+    [
+        (_row(4.0, 13.0), [_row(0.9, 1.1)], True),  # clear of 1 and of the other platform
+        (_row(1.2, 1.5), [_row(1.4, 2.0)], False),  # clear of 1, overlapping the other
+        (_row(0.8, 1.3), [_row(4.0, 9.0)], False),  # holds 1
+        (_row(2.0, float("nan")), [], False),  # unbounded ranks nothing
+    ],
+)
+def test_a_ratio_ranks_only_when_clear_of_one_and_of_every_other_interval(row, others, expected):
+    assert S.ranks(row, others) is expected
