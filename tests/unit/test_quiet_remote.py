@@ -144,3 +144,28 @@ def test_in_wait_mode_a_busy_host_is_read_again_until_quiet():
     stamp = hook.before_round(Info())
     assert stamp["quiet.verdict"] == "waited" and hook.records[0][2]["w1"].checks == 3
     assert said[0].startswith("w1: quiet gate: waiting up to 5 s")
+
+
+def test_a_host_that_cannot_be_read_has_no_verdict_and_the_round_goes_on():
+    # CI of 2026-11-24: an inventory configuration on a dead address made the gate's SSH read raise
+    # out of before_round, and the campaign died instead of recording that configuration's failure.
+    def measure(host, window_s):
+        if host.name == "ghost":
+            raise OSError("No route to host")
+        return _readings(1.0)
+
+    said = []
+    hook = R.InventoryQuietHook(Q.QuietParams(window_s=0.5), [_host("ghost"), _host("w1")], said.append, measure)
+
+    class Info:
+        block, round = 0, 0
+
+    stamp = hook.before_round(Info())
+    assert stamp["quiet.verdict"] == "ok" and stamp["quiet.host"] == "w1" and stamp["quiet.hosts"] == 2
+    assert "ghost: not read over SSH (OSError: No route to host)" in stamp["quiet.reasons"]
+    ghost = hook.records[0][2]["ghost"]
+    assert ghost.verdict == Q.OFF and ghost.readings is None
+    # Every host unreadable: no verdict at all, and the reasons say why.
+    only = R.InventoryQuietHook(Q.QuietParams(window_s=0.5), [_host("ghost")], said.append, measure)
+    stamp = only.before_round(Info())
+    assert stamp["quiet.verdict"] == "off" and "ghost: not read over SSH" in stamp["quiet.reasons"]

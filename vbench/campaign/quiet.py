@@ -286,7 +286,8 @@ def stamp(record: QuietRecord) -> dict[str, object]:
     out: dict[str, object] = {QUIET_VERDICT: record.verdict}
     r = record.readings
     if r is None:
-        return out
+        # No readings, but perhaps a reason (an inventory host the gate could not read).
+        return {**out, "quiet.reasons": "; ".join(record.reasons)} if record.reasons else out
     out.update(
         {
             "quiet.load1": r.load1,

@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
+import paramiko
+
 from vbench.campaign.quiet import FLAGGED, OFF, OK, WAITED, MachineState, QuietParams, QuietRecord, Readings
 from vbench.campaign.quiet import gate as quiet_gate
 from vbench.campaign.quiet import readings_of, stamp
@@ -99,9 +101,20 @@ def own_pid_files(host: Host) -> list[str]:
     return [lay.pid_file(d.name) for d in dm.DAEMONS if d.role == host.role]
 
 
+#: How long the gate waits for a host's SSH answer: a host that does not answer is the
+#: configuration's failure to record (its bring-up says so), not a reason to stall every round.
+READ_TIMEOUT_S = 10.0
+
+#: What reading a host can fail with: no route or answer, a closed proxy stream, SSH refusing it.
+UNREADABLE = (OSError, EOFError, paramiko.SSHException)
+
+
 def measure_host(host: Host, window_s: float) -> Readings:
     """Read one inventory host over SSH: two snapshots `window_s` apart, judged as the local gate's."""
-    with connect(host) as c:
+    conn = connect(host, connect_timeout=READ_TIMEOUT_S)
+    # A proxied socket never times out in connect(); bound the banner and the authentication too.
+    conn.connect_kwargs.update(banner_timeout=READ_TIMEOUT_S, auth_timeout=READ_TIMEOUT_S)
+    with conn as c:
         out = c.run(state_script(own_pid_files(host), window_s), hide=True, warn=True, in_stream=False).stdout
     st = parse_state_output(out)
     return readings_of(st.before, st.after, st.own, window_s, st.clk_tck)
@@ -148,12 +161,17 @@ class InventoryQuietHook:
         self.records: list[tuple[int, int, dict[str, QuietRecord]]] = []
 
     def _one(self, host: Host) -> QuietRecord:
-        return self._gate(
-            self.params,
-            (),
-            log=lambda line: self.log(f"{host.name}: {line}"),
-            measure=lambda window_s, _own: self._measure(host, window_s),
-        )
+        try:
+            return self._gate(
+                self.params,
+                (),
+                log=lambda line: self.log(f"{host.name}: {line}"),
+                measure=lambda window_s, _own: self._measure(host, window_s),
+            )
+        except UNREADABLE as exc:
+            # A host that cannot be read has no verdict (OFF ranks below every other): the round's
+            # verdict is the readable hosts', and the reason says which host was not read and why.
+            return QuietRecord(OFF, reasons=(f"not read over SSH ({type(exc).__name__}: {exc or 'no answer'})",))
 
     def before_round(self, info) -> dict[str, object]:
         with ThreadPoolExecutor(max_workers=max(1, min(16, len(self.hosts)))) as pool:
