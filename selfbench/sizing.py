@@ -102,10 +102,7 @@ def combined_level(samples: pd.DataFrame, factors: list[str]) -> pd.Series:
         if col is None:
             raise SystemExit(f"sizing: the samples have no column factor.{name} or {name}")
         parts.append(name + "=" + samples[col].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v)))
-    level = parts[0]
-    for p in parts[1:]:
-        level = level + ", " + p
-    return level
+    return pd.concat(parts, axis=1).agg(", ".join, axis=1)
 
 
 def markdown(rows: list[SizingRow], knob: str, head: str) -> str:

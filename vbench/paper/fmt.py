@@ -65,6 +65,11 @@ def tex_escape(text: object) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
+def and_list(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c": a list as a sentence names it."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def macro_name(*parts: str) -> str:
     """A LaTeX control-sequence name (letters only) from parts: ("tera_sort", "lxc") -> "vbTeraSortLxc"."""
     out = ["vb"]

@@ -27,6 +27,7 @@ from vbench.paper.sandbox import SandboxStudy, sandbox_macros
 from vbench.paper.tables import java_short
 from vbench.paper.fmt import (
     NOT_MEASURED_TEXT,
+    and_list,
     digits_display,
     interval_text,
     macro_name,
@@ -143,18 +144,11 @@ def overhead_sentence(
         if aa
         else ""
     )
-    if not parts and aa:
-        return (
-            rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign.{check}"
-        )
     if not parts:
-        return (
-            rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign, "
-            "so no overhead can be estimated from it."
-        )
-    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        only = rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign"
+        return only + (f".{check}" if aa else ", so no overhead can be estimated from it.")
     return (
-        rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {joined} "
+        rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {and_list(parts)} "
         r"(estimate and 95\,\% interval, with the method that gave it; positive is slower)." + check
     )
 

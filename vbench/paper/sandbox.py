@@ -28,7 +28,7 @@ from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.stopping import preferred_ratio_rows
 
 from vbench.paper import results as R
-from vbench.paper.fmt import NOT_MEASURED_TEXT, interval_text, macro_name, size_display, tex_escape
+from vbench.paper.fmt import NOT_MEASURED_TEXT, and_list, interval_text, macro_name, size_display, tex_escape
 
 #: The platform with a sandboxed kernel, and the container it is compared with beside native.
 SANDBOX = "gvisor"
@@ -195,10 +195,6 @@ def degrees_sentence(blocks: int) -> str:
 # --- sentences and macros -----------------------------------------------------------------------------
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def hadoop_refusal_reason(message: str = GVISOR_NO_HADOOP) -> str:
     """The reason vbench gives for refusing Hadoop on gVisor, as LaTeX: its account of the failure,
     without the advice on what to run instead (the message's sentence from "gVisor hosts run" on)."""
@@ -232,9 +228,9 @@ def study_sentence(study: SandboxStudy | None) -> str:
     layout = f"{blocks} blocks" + (f" of {rounds} interleaved rounds" if rounds > 1 else "")
     return (
         rf"The sandbox study (campaign \texttt{{{tex_escape(study.name)}}}) ran "
-        + _join([tex_escape(p) for p in platforms])
+        + and_list([tex_escape(p) for p in platforms])
         + " hosts through the micro-benchmarks "
-        + _join([rf"\texttt{{{tex_escape(b)}}}" for b in benchmarks])
+        + and_list([rf"\texttt{{{tex_escape(b)}}}" for b in benchmarks])
         + f" in {layout}, every platform in each block."
     )
 
@@ -246,7 +242,7 @@ def rank_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
     parts = []
     for p in compared_platforms(rows):
         won = [tex_escape(r.metric.label) for r in rows if (c := r.of(p)) is not None and c.ranks]
-        parts.append(f"{tex_escape(p)} on " + (_join(won) if won else "no metric"))
+        parts.append(f"{tex_escape(p)} on " + (and_list(won) if won else "no metric"))
     return (
         rf"Ratios whose interval excludes 1 and the other platforms' intervals, and so rank the platforms "
         rf"against {tex_escape(baseline)} and each other: " + "; ".join(parts) + "."
@@ -308,7 +304,7 @@ def job_sentence(main_stats: pd.DataFrame | None, main_name: str, rows: list[San
     )
     if not beside:
         return head + "; the micro-benchmark ratios to set beside it were not measured in this build."
-    return head + rf", beside {p}/{b} ratios of " + _join(beside) + " in the sandbox study."
+    return head + rf", beside {p}/{b} ratios of " + and_list(beside) + " in the sandbox study."
 
 
 def sandbox_macros(
