@@ -99,6 +99,24 @@ def fake_context():
     return lambda *results: MockContext(run=list(results), repeat=False)
 
 
+class NoHostsSource:
+    """A remote hosts source (vbench.campaign.hosts_source) with nothing to start: `open` yields
+    no hosts, and the quiet gate has none to read over SSH."""
+
+    local = False
+    ready_timeout_s = None
+
+    def check(self, platforms):
+        return None
+
+    def gate_hosts(self, platforms):
+        return []
+
+    @contextlib.contextmanager
+    def open(self, platform, testbed):
+        yield []
+
+
 class FakeHadoop:
     """What `fake_hadoop` records: every command run on a host and every benchmark executed, in
     order (`events`); `answer` (host name -> stdout of the page-cache drop), `fsck` and `execute`
@@ -123,16 +141,7 @@ class FakeHadoop:
         """A hosts source (vbench.campaign.hosts_source) giving these hosts, starting nothing."""
         fake = self
 
-        class Source:
-            local = False
-            ready_timeout_s = None
-
-            def check(self, platforms):
-                return None
-
-            def gate_hosts(self, platforms):
-                return []  # fake hosts: nothing to read over SSH
-
+        class Source(NoHostsSource):
             @contextlib.contextmanager
             def open(self, platform, testbed):
                 fake.events.append(f"hosts up ({platform})")

@@ -151,3 +151,11 @@ def leftovers(params) -> list[str]:
         if " - overlay " in line and root in line:
             found.append(f"overlay mount {fields[4]}")
     return found
+
+
+def host_stdout(host, line: str) -> str:
+    """What the shell `line` prints on `host`, over SSH."""
+    from vbench.host import connect
+
+    with connect(host) as c:
+        return c.run(line, hide=True, in_stream=False).stdout

@@ -36,6 +36,8 @@ import yaml
 from vbench import pipeline
 from vbench.explore.compare import fmt
 
+from tests.unit.explore_campaigns import preferred_ratio
+
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO / "notebooks" / "explore.ipynb"
 BIN = Path(sys.executable).parent  # jupyter and papermill of the environment running the tests
@@ -79,15 +81,7 @@ def stage_ratio(tmp: Path, campaign: str, benchmark: str, metric: str, level: st
         seed=settings["seed"],
     )
     table = pd.read_parquet(out / "stats.parquet")  # what the stage wrote, read back
-    row = table[
-        (table["benchmark"] == benchmark)
-        & (table["metric"] == metric)
-        & (table["platform"] == level)
-        & (table["statistic"] == "ratio_to_baseline")
-        & table["preferred"].fillna(False).astype(bool)
-    ]
-    assert len(row) == 1, row
-    r = row.iloc[0]
+    r = preferred_ratio(table, benchmark, metric, level)
     return fmt(r["estimate"]), fmt(r["ci_low"]), fmt(r["ci_high"]), str(r["method"])
 
 

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.integration.conftest import IT_NAME, it_hadoop, leftovers
+from tests.integration.conftest import IT_NAME, host_stdout, it_hadoop, leftovers
 from vbench.errors import ParamsError, VbenchError
 from vbench.host import connect
 from vbench.smoke import run_smoke
@@ -66,12 +66,9 @@ def test_a_gvisor_host_answers_ssh_from_inside_gvisor_with_its_limits_read_back(
         assert g.facts["runsc_version"].startswith("0.0~") and g.facts["runtime"] == "runsc"
         assert g.facts["limits"] == "cpus=1,cpuset=0,memory_mb=1024"
         # Inside: gVisor's kernel, not the machine's, and the limits as the guest sees them.
-        with connect(g) as c:
-            out = c.run(
-                "dmesg | head -n 1; cat /proc/version; nproc; sed -n 's/^MemTotal: *//p' /proc/meminfo; hostname",
-                hide=True,
-                in_stream=False,
-            ).stdout.splitlines()
+        out = host_stdout(
+            g, "dmesg | head -n 1; cat /proc/version; nproc; sed -n 's/^MemTotal: *//p' /proc/meminfo; hostname"
+        ).splitlines()
         with connect(master) as c:
             machine_version = c.run("cat /proc/version", hide=True, in_stream=False).stdout.strip()
             # The native master reaches the sandbox by name, on the testbed bridge.

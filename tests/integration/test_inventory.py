@@ -328,30 +328,16 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
 
 def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(it_platform_testbed, tmp_path):
     tb = it_platform_testbed("native", workers=3)
-    spec = {
-        "name": "dnkill",
-        "platforms": ["native"],
-        "repetitions": 1,
-        "workers": 3,
-        "hadoop": {"replication": 2},
-        "suite": [
-            {"benchmark": "terasort", "config": {"size_mb": 32}},
-            {"benchmark": "pi", "config": {"maps": 2, "samples": 1000}},
-        ],
-    }
+    suite = [
+        {"benchmark": "terasort", "config": {"size_mb": 32}},
+        {"benchmark": "pi", "config": {"maps": 2, "samples": 1000}},
+    ]
     # A seed whose run order puts TeraSort first, so "the next cell" comes after the kill.
-    seed = next(
-        s
-        for s in range(100)
-        if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.benchmark == "terasort"
-    )
-    exp = Experiment.model_validate({**spec, "seed": seed})
+    exp = _native_design("dnkill", 3, suite, lambda first: first.variant.benchmark == "terasort", replication=2)
     hp = it_hadoop()
     killed: list[str] = []
     with Testbed(tb, log=print) as bed:
-        inv = load_inventory(
-            _write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"), "ready_timeout_s": 600})
-        )
+        inv = _inventory_of_testbed(bed, tmp_path)
         pid_file = f"{tmp_path / 'inv-work' / 'worker3'}/run/datanode.pid"
 
         def kill_datanode() -> None:
@@ -401,24 +387,13 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
 def test_a_job_over_its_timeout_is_killed_in_yarn_and_recorded(it_platform_testbed, tmp_path):
     tb = it_platform_testbed("native", workers=1)
     # A Pi with far more samples than the timeout allows; the next cell (a short Pi) must run.
-    spec = {
-        "name": "timeout",
-        "platforms": ["native"],
-        "repetitions": 1,
-        "workers": 1,
-        "job_timeout_s": 180,
-        "hadoop": {"replication": 1},
-        "suite": [{"benchmark": "pi", "config": {"maps": 1, "samples": [200000000000, 1000]}}],
-    }
-    seed = next(
-        s for s in range(100) if expand(Experiment.model_validate({**spec, "seed": s}))[0].variant.config.samples > 1000
+    suite = [{"benchmark": "pi", "config": {"maps": 1, "samples": [200000000000, 1000]}}]
+    exp = _native_design(
+        "timeout", 1, suite, lambda first: first.variant.config.samples > 1000, replication=1, job_timeout_s=180
     )
-    exp = Experiment.model_validate({**spec, "seed": seed})
     hp = it_hadoop()
     with Testbed(tb, log=print) as bed:
-        inv = load_inventory(
-            _write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"), "ready_timeout_s": 600})
-        )
+        inv = _inventory_of_testbed(bed, tmp_path)
         campaign = tmp_path / "data" / "timeout"
         result = run_campaign(exp, tb, hp, campaign, log=print, hosts_source=InventorySource(inv, log=print))
     recs = list(read_records(campaign / "samples.jsonl"))
@@ -434,6 +409,29 @@ def test_a_job_over_its_timeout_is_killed_in_yarn_and_recorded(it_platform_testb
     assert short and (isinstance(short[0], Sample) or "exceeded its timeout" in short[0].reason), short
     assert result.ran == [long_cell, short_cell]
     assert leftovers(tb) == []
+
+
+def _native_design(name: str, workers: int, suite: list, first_cell, replication: int, **fields) -> Experiment:
+    """One repetition of `suite` on `workers` native workers, with the first seed (below 100) whose
+    first cell passes `first_cell`."""
+    spec = {
+        "name": name,
+        "platforms": ["native"],
+        "repetitions": 1,
+        "workers": workers,
+        **fields,
+        "hadoop": {"replication": replication},
+        "suite": suite,
+    }
+    seed = next(s for s in range(100) if first_cell(expand(Experiment.model_validate({**spec, "seed": s}))[0]))
+    return Experiment.model_validate({**spec, "seed": seed})
+
+
+def _inventory_of_testbed(bed, tmp_path: Path):
+    """An inventory file of the running testbed's hosts (work under tmp_path/inv-work), loaded."""
+    return load_inventory(
+        _write(tmp_path / "inventory.yaml", {**inventory_of(bed, tmp_path / "inv-work"), "ready_timeout_s": 600})
+    )
 
 
 def _host(inv, name):

@@ -125,16 +125,21 @@ def test_interrupting_a_smoke_run_tears_everything_down(it_testbed, it_params_di
             Testbed(it_testbed).down(remove_kept=True)
 
 
+def _vbench_cli(params_dir: Path, *args: str, **run_kw) -> subprocess.CompletedProcess:
+    """`python -m vbench.cli ARGS --params-dir PARAMS_DIR` in the repository, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(params_dir)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **run_kw,
+    )
+
+
 def test_cluster_up_status_down_from_the_command_line(it_testbed, it_params_dir):
     def vbench(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            timeout=300,
-        )
+        return _vbench_cli(it_params_dir, *args, env={**os.environ, "PYTHONPATH": str(REPO)})
 
     try:
         up = vbench("cluster", "up")
@@ -161,13 +166,7 @@ def test_what_vbench_did_not_create_survives_and_a_live_testbed_is_not_taken_twi
     a process vbench did not start survives; a second `testbed up` on a live testbed is refused."""
 
     def vbench(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "vbench.cli", *args, "--params-dir", str(it_params_dir)],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        return _vbench_cli(it_params_dir, *args)
 
     bridge = it_testbed.network.bridge
     bridge_exists = lambda: subprocess.run(["ip", "link", "show", bridge], capture_output=True).returncode == 0  # noqa: E731

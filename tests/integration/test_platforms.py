@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.integration.conftest import IT_NAME, leftovers, it_hadoop
+from tests.integration.conftest import IT_NAME, host_stdout, leftovers, it_hadoop
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
@@ -236,12 +236,10 @@ def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed)
         assert vm.facts["kernel"].endswith("-amd64")  # Debian's kernel, not the machine's
         assert vm.facts["image_hash"] == image_for().hash
         assert not vm.shares_controller_fs and vm.work_dir == "/var/lib/vbench"
-        with connect(vm) as c:
-            out = c.run(
-                "hostname; df -m --output=avail /var/lib/vbench | tail -1; test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java && echo java",
-                hide=True,
-                in_stream=False,
-            ).stdout.split()
+        out = host_stdout(
+            vm,
+            "hostname; df -m --output=avail /var/lib/vbench | tail -1; test -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java && echo java",
+        ).split()
         assert out[0] == "worker1" and int(out[1]) > 4000 and out[2] == "java"
         # The controller reaches it like any other host; the native master sees it by name.
         with connect(tb.hosts[0]) as c:

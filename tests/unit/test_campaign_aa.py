@@ -17,21 +17,13 @@ from vbench.ledger import read_ledger
 from vbench.params import HadoopParams, TestbedParams
 from vbench.stats import compute_stats
 
+from tests.unit.builders import sample_row, two_platform_design
+
 PARAMS = Path(__file__).resolve().parents[2] / "params"
 
 
 def design(**kw) -> Experiment:
-    return Experiment.model_validate(
-        {
-            "name": "t",
-            "platforms": ["native", "lxc"],
-            "repetitions": 2,
-            "seed": 7,
-            "suite": [{"benchmark": "pi"}],
-            "aa": True,
-            **kw,
-        }
-    )
+    return two_platform_design(**{"repetitions": 2, "suite": [{"benchmark": "pi"}], "aa": True, **kw})
 
 
 def test_the_baseline_runs_twice_as_two_configurations_with_their_own_label():
@@ -108,18 +100,7 @@ def _samples(ratio_aa: float, n_blocks: int = 6, seed: int = 1) -> pd.DataFrame:
     for b in range(n_blocks):
         shared = rng.normal(0, 0.05)
         for p, r in (("native", 1.0), ("lxc", 1.08), ("native~aa", ratio_aa)):
-            rows.append(
-                dict(
-                    experiment="platforms",
-                    platform=p,
-                    benchmark="terasort",
-                    metric="terasort_time",
-                    unit="s",
-                    value=100 * r * math.exp(shared + rng.normal(0, 0.01)),
-                    repetition=b,
-                    block=b,
-                )
-            )
+            rows.append(sample_row(p, 100 * r * math.exp(shared + rng.normal(0, 0.01)), b, block=b))
     return pd.DataFrame(rows)
 
 

@@ -14,6 +14,8 @@ from pydantic import ValidationError
 
 from vbench.campaign import quiet as Q
 
+from tests.unit.builders import two_platform_design
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "quiet"
 HOG_PID, HOG_PARENT = 29374, 29373  # see tests/data/quiet/README.md
 
@@ -219,19 +221,7 @@ def test_a_real_cpu_hog_is_flagged_and_named():
 
 
 def _design(**kw):
-    from vbench.campaign.design import Experiment
-
-    return Experiment.model_validate(
-        {
-            "name": "t",
-            "platforms": ["native", "lxc"],
-            "repetitions": 2,
-            "rounds": 2,
-            "seed": 7,
-            "suite": [{"benchmark": "pi"}],
-            **kw,
-        }
-    )
+    return two_platform_design(**{"repetitions": 2, "rounds": 2, "suite": [{"benchmark": "pi"}], **kw})
 
 
 def test_the_runner_gates_every_round_with_the_testbeds_up_and_stamps_every_sample(tmp_path, fake_machine):

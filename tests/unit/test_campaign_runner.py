@@ -19,19 +19,13 @@ from vbench.machine_fit import MachineFacts
 from vbench.params import HadoopParams, TestbedParams
 from vbench.store import CampaignStore
 
+from tests.unit.builders import two_platform_design
+
 
 def design(**kw) -> Experiment:
-    return Experiment.model_validate(
-        {
-            "name": "t",
-            "platforms": ["native", "lxc"],
-            "repetitions": 2,
-            "rounds": 2,
-            "seed": 7,
-            "calibrate": [{"benchmark": "cpu"}],
-            "suite": [{"benchmark": "pi"}, {"benchmark": "terasort", "config": {"size_mb": 16}}],
-            **kw,
-        }
+    suite = [{"benchmark": "pi"}, {"benchmark": "terasort", "config": {"size_mb": 16}}]
+    return two_platform_design(
+        **{"repetitions": 2, "rounds": 2, "calibrate": [{"benchmark": "cpu"}], "suite": suite, **kw}
     )
 
 
@@ -253,22 +247,9 @@ def test_rounds_hooks_hear_every_round_stamp_its_samples_and_can_stop_the_campai
     result = run(e, tmp_path / "c", fake_machine, round_hooks=Hooks())
     assert result.stopped == "precision reached"
     # block 0: calibration rounds 0, 1 (warm-ups in round 0), suite rounds 0, 1; block 1: ... stopped after suite round 0
-    assert heard == [
-        ("before", 0, 0, 4),
-        ("after", 0, 0),
-        ("before", 0, 1, 2),
-        ("after", 0, 1),
-        ("before", 0, 0, 8),
-        ("after", 0, 0),
-        ("before", 0, 1, 4),
-        ("after", 0, 1),
-        ("before", 1, 0, 4),
-        ("after", 1, 0),
-        ("before", 1, 1, 2),
-        ("after", 1, 1),
-        ("before", 1, 0, 8),
-        ("after", 1, 0),
-    ]
+    # (block, round, cells in the round) of every round, each heard before and after it.
+    rounds = [(0, 0, 4), (0, 1, 2), (0, 0, 8), (0, 1, 4), (1, 0, 4), (1, 1, 2), (1, 0, 8)]
+    assert heard == [step for b, r, n in rounds for step in (("before", b, r, n), ("after", b, r))]
     recs = records(tmp_path / "c")
     assert all(
         r["metadata"]["gate.verdict"] == f"quiet-{r['metadata']['block']}-{r['metadata']['round']}" for r in recs

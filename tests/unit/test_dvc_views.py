@@ -24,33 +24,18 @@ from vbench.stats.dvc_views import (
 )
 from vbench.stats.headlines import quoted_headlines
 
+from tests.unit.builders import KVM, NATIVE, samples_frame
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "data" / "raw" / "reference"
 ENTRY_KEYS = ["ratio", "ci_low", "ci_high", "method", "n", "n_baseline", "n_pairs"]
 
-NATIVE = [100.2, 98.7, 101.5, 99.9, 100.8, 99.1]
-KVM = [108.9, 110.4, 107.6, 109.8, 111.2, 108.1]
 LXC = [101.0, 102.3, 100.4, 101.9]
 
 
-def _samples(groups, metric="job_time", benchmark="terasort", unit="s", **extra):
-    rows = []
-    for platform, values in groups.items():
-        for rep, v in enumerate(values):
-            rows.append(
-                dict(
-                    experiment="platforms",
-                    platform=platform,
-                    benchmark=benchmark,
-                    metric=metric,
-                    unit=unit,
-                    value=v,
-                    repetition=rep,
-                    block=rep,
-                    **extra,
-                )
-            )
-    return pd.DataFrame(rows)
+def _samples(groups, **kw):
+    """Blocked samples of the platforms experiment: platform -> values."""
+    return samples_frame(groups, experiment="platforms", blocks=True, **kw)
 
 
 def _entries(metrics):

@@ -13,7 +13,7 @@ import yaml
 from vbench import pipeline
 from vbench.explore import compare, data
 
-from tests.unit.explore_campaigns import committed
+from tests.unit.explore_campaigns import committed, preferred_ratio
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"
@@ -59,18 +59,6 @@ def campaign_table(d: data.CampaignData):
     return _tables[d.name]
 
 
-def preferred(table, benchmark: str, metric: str, level: str):
-    t = table[
-        (table["benchmark"] == benchmark)
-        & (table["metric"] == metric)
-        & (table["platform"] == level)
-        & (table["statistic"] == "ratio_to_baseline")
-        & table["preferred"].fillna(False).astype(bool)
-    ]
-    assert len(t) == 1
-    return t.iloc[0]
-
-
 @pytest.mark.parametrize(
     ("name", "metric", "level"),
     [
@@ -81,7 +69,7 @@ def preferred(table, benchmark: str, metric: str, level: str):
 )
 def test_the_ratio_interval_and_method_are_the_stage_s(stage_table, name, metric, level):
     r = shown(name, metric)[level]
-    stage = preferred(stage_table(name), "terasort", metric, level)
+    stage = preferred_ratio(stage_table(name), "terasort", metric, level)
     assert (r.estimate, r.low, r.high, r.method) == (
         pytest.approx(stage["estimate"], rel=1e-12),
         pytest.approx(stage["ci_low"], rel=1e-12),

@@ -22,7 +22,6 @@ import invoke
 import pytest
 import yaml
 
-from vbench import cli
 from vbench.campaign.design import load_experiment
 from vbench.campaign.study import load_study
 from vbench.inventory.model import inventory, load_inventory
@@ -30,6 +29,8 @@ from vbench.isolation.params import load_isolation
 from vbench.paper.delta import load_published
 from vbench.params import load_hadoop, load_testbed
 from vbench.validate import check_plain_name
+
+from tests.unit.builders import cli_runner
 
 REPO = Path(__file__).resolve().parents[2]
 PARAMS = REPO / "params"
@@ -84,11 +85,7 @@ def params(tmp_path) -> Path:
 
 @pytest.fixture
 def vbench(no_shell, capsys):
-    def run(*argv: str) -> tuple[int, str]:
-        rc = cli.main(list(argv))
-        return rc, capsys.readouterr().err
-
-    return run
+    return cli_runner(capsys)
 
 
 def show(vbench, params: Path, *extra: str) -> tuple[int, str]:

@@ -4,7 +4,6 @@ new directories are fsync'd, and committed campaigns are only added to when aske
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -24,6 +23,8 @@ from vbench.errors import VbenchError
 from vbench.params import HadoopParams, TestbedParams
 from vbench.samples import Failure, Sample, append_records, read_records
 from vbench.store import CampaignStore
+
+from tests.conftest import NoHostsSource
 
 PARAMS = Path(__file__).resolve().parents[2] / "params"
 
@@ -86,23 +87,6 @@ def test_a_configuration_failure_is_recorded_but_its_cell_is_not_done(tmp_path):
 # -- a resume cuts the torn tail back, keeps it aside, and runs the cell again -----------------
 
 
-class _NoHosts:
-    """A hosts source with nothing to start: the runner's cells run against fake measurements."""
-
-    local = False
-    ready_timeout_s = None
-
-    def check(self, platforms):
-        return None
-
-    def gate_hosts(self, platforms):
-        return []
-
-    @contextlib.contextmanager
-    def open(self, platform, testbed):
-        yield []
-
-
 def _two_cell_design() -> Experiment:
     return Experiment.model_validate({"name": "t", "repetitions": 2, "calibrate": [{"benchmark": "cpu"}]})
 
@@ -127,15 +111,16 @@ def fake_micro(monkeypatch):
     return ran
 
 
-def _run(camp: Path, log: list[str] | None = None, **kw):
+def _run(camp: Path, log: list[str] | None = None, design: Experiment | None = None, **kw):
+    """The micro cells of `design` (two cells by default) on no hosts, into `camp`."""
     return run_campaign(
-        _two_cell_design(),
+        design or _two_cell_design(),
         TestbedParams(),
         HadoopParams(),
         camp,
         log=log.append if log is not None else (lambda _line: None),
         kinds=frozenset({"micro"}),
-        hosts_source=_NoHosts(),
+        hosts_source=NoHostsSource(),
         **kw,
     )
 
@@ -186,15 +171,7 @@ def test_a_retried_cell_is_one_append_closed_once(tmp_path, monkeypatch):
         monkeypatch, lambda: [BenchRun("cpu", "cpu-a1", {}, samples=[Sample("cpu", "events", 5.0, "events/s")])]
     )
     camp = tmp_path / "camp"
-    run_campaign(
-        _retried_design(),
-        TestbedParams(),
-        HadoopParams(),
-        camp,
-        log=lambda _l: None,
-        kinds=frozenset({"micro"}),
-        hosts_source=_NoHosts(),
-    )
+    _run(camp, design=_retried_design())
     kinds = [json.loads(line)["kind"] for line in (camp / "samples.jsonl").read_text().splitlines()]
     assert kinds == ["ledger", "failure", "sample", "commit"]
     assert [r.metadata["attempt"] for r in read_records(camp / "samples.jsonl")] == [0, 1]
@@ -207,15 +184,7 @@ def test_a_cell_interrupted_between_attempts_is_not_done(tmp_path, monkeypatch):
     _failing_then(monkeypatch, interrupted)
     camp = tmp_path / "camp"
     with pytest.raises(KeyboardInterrupt):
-        run_campaign(
-            _retried_design(),
-            TestbedParams(),
-            HadoopParams(),
-            camp,
-            log=lambda _l: None,
-            kinds=frozenset({"micro"}),
-            hosts_source=_NoHosts(),
-        )
+        _run(camp, design=_retried_design())
     # Its first attempt's failure alone must not pass for the finished cell.
     assert done_cells(CampaignStore(camp)) == set()
 
@@ -343,22 +312,13 @@ def test_a_frozen_mark_refuses_appends_without_git(tmp_path):
     _save_cell(CampaignStore(camp, append=True), "b1/native/cpu")
 
 
+def _in_data(data: Path, campaign: str | None = None) -> list[str]:
+    """The command-line options for the repository's params, samples under `data`, and the campaign named."""
+    return ["--params-dir", str(PARAMS), "--data", str(data), *(["--campaign", campaign] if campaign else [])]
+
+
 def test_campaign_run_refuses_a_committed_campaign_before_anything_starts(committed, fake_micro, capsys):
-    rc = cli.main(
-        [
-            "campaign",
-            "run",
-            "default",
-            "--only",
-            "calibrate",
-            "--params-dir",
-            str(PARAMS),
-            "--data",
-            str(committed),
-            "--campaign",
-            "done",
-        ]
-    )
+    rc = cli.main(["campaign", "run", "default", "--only", "calibrate", *_in_data(committed, "done")])
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "committed campaign" in line and "--append" in line
     assert fake_micro == []
@@ -381,19 +341,8 @@ def test_bench_run_refuses_a_committed_campaign_and_append_lets_it_through(commi
     monkeypatch.setattr(hosts_source, "Testbed", testbed_reached)
     camp = committed / "raw" / "done"
     (camp / "campaign.json").unlink()  # samples of no known design: adopted when asked
-    argv = [
-        "bench",
-        "run",
-        "cpu",
-        "--params-dir",
-        str(PARAMS),
-        "--data",
-        str(committed),
-        "--campaign",
-        "done",
-        "--repetitions",
-        "2",
-    ]  # its old record is b0's: b1 runs
+    # Its old record is b0's: b1 runs.
+    argv = ["bench", "run", "cpu", *_in_data(committed, "done"), "--repetitions", "2"]
     rc = cli.main(argv)
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "committed campaign" in line and "--append" in line
@@ -413,16 +362,7 @@ def test_isolation_run_refuses_its_committed_default_campaign(committed, monkeyp
     _commit_campaign(committed, "isolation")  # `isolation run`'s default campaign
     monkeypatch.setattr(isolation_cmd, "run_isolation", must_not_start)
     rc = cli.main(
-        [
-            "isolation",
-            "run",
-            "--preset",
-            str(PARAMS / "experiments" / "xavier2014.yaml"),
-            "--params-dir",
-            str(PARAMS),
-            "--data",
-            str(committed),
-        ]
+        ["isolation", "run", "--preset", str(PARAMS / "experiments" / "xavier2014.yaml"), *_in_data(committed)]
     )
     line = _one_line(capsys.readouterr().err)
     assert rc != 0 and "isolation is a committed campaign" in line and "--append" in line

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from vbench.benchmarks.micro import bonnie
-from vbench.errors import JobFailed, ParamsError
+
+from tests.unit.builders import config_refusal_test, garbage_refusal_test
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 
@@ -48,8 +49,8 @@ def test_vasconcelos_preset_keeps_bonnies_defaults():
         assert flag not in argv
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
+test_config_refuses_bad_values_naming_the_field = config_refusal_test(
+    bonnie.BonnieConfig,
     [
         ({"size_mb": 60, "ram_mb": 32}, "size_mb"),
         ({"size_mb": 64, "ram_mb": None}, "size_mb"),
@@ -60,9 +61,6 @@ def test_vasconcelos_preset_keeps_bonnies_defaults():
         ({"size_mb": None, "ram_mb": 0}, "ram_mb"),
     ],
 )
-def test_config_refuses_bad_values_naming_the_field(kwargs, field):
-    with pytest.raises(ParamsError, match=field):
-        bonnie.BonnieConfig(**kwargs)
 
 
 def test_parse_file_tests_capture():
@@ -122,8 +120,9 @@ def test_parse_converts_latency_units():
     assert s["seq_create_latency"].value == 2000 and s["seq_stat_latency"].value == 1_000_000
 
 
-@pytest.mark.parametrize(
-    "text",
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    bonnie.parse_stdout,
+    bonnie.BonnieConfig(),
     [
         "",
         "Can't write() - disk full?\n",
@@ -134,9 +133,6 @@ def test_parse_converts_latency_units():
         read("bonnie.csv").replace("2995us", "soon"),
     ],
 )
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        bonnie.parse_stdout(text, bonnie.BonnieConfig())
 
 
 @pytest.mark.integration

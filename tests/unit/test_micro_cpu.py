@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 from pathlib import Path
 
 import pytest
 
 from vbench.benchmarks.micro import cpu
-from vbench.errors import JobFailed, ParamsError
+
+from tests.unit.builders import by_metric, config_refusal_test, garbage_refusal_test, run_here, runs_here
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "cpu.txt").read_text()
@@ -29,8 +29,8 @@ def test_argv_fixed_work_lifts_the_time_limit():
     assert "--time=5" not in argv
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
+test_config_refuses_bad_values_naming_the_field = config_refusal_test(
+    cpu.CpuConfig,
     [
         ({"max_prime": 1}, "max_prime"),
         ({"threads": 0}, "threads"),
@@ -39,13 +39,10 @@ def test_argv_fixed_work_lifts_the_time_limit():
         ({"threads": True}, "threads"),
     ],
 )
-def test_config_refuses_bad_values_naming_the_field(kwargs, field):
-    with pytest.raises(ParamsError, match=field):
-        cpu.CpuConfig(**kwargs)
 
 
 def test_parse_captured_text():
-    s = {x.metric: x for x in cpu.parse_stdout(TEXT, CFG)}
+    s = by_metric(cpu.parse_stdout(TEXT, CFG))
     assert {m: x.unit for m, x in s.items()} == cpu.METRICS
     # Read off the file.
     assert s["events_per_s"].value == 2448.79
@@ -59,18 +56,15 @@ def test_parse_captured_text():
     assert s["events_per_s"].metadata["time_s"] == 2
 
 
-@pytest.mark.parametrize("text", ["", "FATAL: invalid option", "events per second: many"])
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        cpu.parse_stdout(text, CFG)
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    cpu.parse_stdout,
+    CFG,
+    ["", "FATAL: invalid option", "events per second: many"],
+)
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("sysbench") is None, reason="sysbench not installed")
+@runs_here("sysbench")
 def test_run_real_sysbench_cpu():
-    import invoke
-
-    samples, raw = cpu.run(invoke.Context(), cpu.CpuConfig(events=200), "/unused")
-    s = {x.metric: x for x in samples}
+    s, raw = run_here(cpu, cpu.CpuConfig(events=200))
     assert s["total_events"].value == 200 and s["events_per_s"].value > 0
     assert "CPU speed" in raw

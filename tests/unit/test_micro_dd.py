@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,7 +10,9 @@ import pytest
 from invoke import Result
 
 from vbench.benchmarks.micro import dd
-from vbench.errors import JobFailed, ParamsError
+from vbench.errors import JobFailed
+
+from tests.unit.builders import config_refusal_test, garbage_refusal_test, runs_here
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "dd.txt").read_text()
@@ -32,13 +33,10 @@ def test_liu2012_preset_is_the_papers_scale():
     assert "bs=32M count=100 conv=fdatasync" in dd.command(cfg, "/w")
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
+test_config_refuses_bad_values_naming_the_field = config_refusal_test(
+    dd.DdConfig,
     [({"bs_mb": 0}, "bs_mb"), ({"count": -3}, "count"), ({"repeats": "6"}, "repeats"), ({"bs_mb": 4096}, "bs_mb")],
 )
-def test_config_refuses_bad_values_naming_the_field(kwargs, field):
-    with pytest.raises(ParamsError, match=field):
-        dd.DdConfig(**kwargs)
 
 
 def test_parse_captured_output():
@@ -57,10 +55,11 @@ def test_parse_captured_output():
     assert [round(s.value) for s in bw] == [533, 265, 457]
 
 
-@pytest.mark.parametrize("text", ["", "dd: failed to open '/x': Permission denied", "garbage\n1 2 3"])
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        dd.parse_stdout(text, CFG)
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    dd.parse_stdout,
+    CFG,
+    ["", "dd: failed to open '/x': Permission denied", "garbage\n1 2 3"],
+)
 
 
 def test_parse_refuses_missing_repeats_and_short_writes():
@@ -79,8 +78,7 @@ def test_run_reports_the_tail_of_the_output_on_failure(fake_context):
         dd.run(fake_context(Result(stdout=out, exited=1)), CFG, "/w")
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("dd") is None, reason="dd not installed")
+@runs_here("dd")
 def test_run_real_dd_small():
     import invoke
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -13,6 +12,8 @@ from invoke import Result
 
 from vbench.benchmarks.micro import fio
 from vbench.errors import JobFailed, ParamsError
+
+from tests.unit.builders import garbage_refusal_test, runs_here
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "fio.json").read_text()
@@ -92,8 +93,9 @@ def test_parse_takes_direct_from_what_fio_ran():
     assert all(s.metadata["direct"] is False for s in samples)
 
 
-@pytest.mark.parametrize(
-    "text",
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    fio.parse_stdout,
+    CFG,
     [
         "",
         "fio: pid=1, err=5/file:io_u.c",
@@ -102,9 +104,6 @@ def test_parse_takes_direct_from_what_fio_ran():
         '{"jobs": [{"jobname": "seq_write", "error": 0}]}',
     ],
 )
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        fio.parse_stdout(text, CFG)
 
 
 def test_parse_refuses_a_job_that_errored():
@@ -147,8 +146,7 @@ def test_run_refuses_fallback_when_disabled(fake_context):
         fio.run(c, fio.FioConfig(direct_fallback=False), "/w")
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+@runs_here("fio")
 def test_run_real_fio_small():
     import invoke
 

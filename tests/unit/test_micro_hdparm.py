@@ -12,7 +12,9 @@ import pytest
 from invoke import Result
 
 from vbench.benchmarks.micro import hdparm
-from vbench.errors import JobFailed, ParamsError
+from vbench.errors import JobFailed
+
+from tests.unit.builders import config_refusal_test, garbage_refusal_test, runs_here
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "hdparm_loop.txt").read_text()
@@ -33,8 +35,8 @@ def test_command_without_device_finds_the_one_under_the_workdir():
     assert cmd.endswith('hdparm -t "$dev"')
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
+test_config_refuses_bad_values_naming_the_field = config_refusal_test(
+    hdparm.HdparmConfig,
     [
         ({"device": "sda"}, "device"),
         ({"device": "/dev/x\n"}, "device"),
@@ -42,9 +44,6 @@ def test_command_without_device_finds_the_one_under_the_workdir():
         ({"direct": 1}, "direct"),
     ],
 )
-def test_config_refuses_bad_values_naming_the_field(kwargs, field):
-    with pytest.raises(ParamsError, match=field):
-        hdparm.HdparmConfig(**kwargs)
 
 
 def test_parse_captured_output():
@@ -74,10 +73,11 @@ def test_parse_converts_kb_per_sec_below_one_mib():
     assert s.value == pytest.approx(0.625) and s.unit == "MiB/s"
 
 
-@pytest.mark.parametrize("text", ["", "/dev/vda: Operation not permitted\n", "Timing cached reads: lots"])
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        hdparm.parse_stdout(text, CFG)
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    hdparm.parse_stdout,
+    CFG,
+    ["", "/dev/vda: Operation not permitted\n", "Timing cached reads: lots"],
+)
 
 
 def test_run_says_clearly_when_there_is_no_block_device(fake_context):
@@ -93,8 +93,7 @@ def test_run_passes_hdparm_errors_on(fake_context):
         hdparm.run(c, hdparm.HdparmConfig(device="/dev/vda"), "/w")
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("findmnt") is None, reason="findmnt not installed")
+@runs_here("findmnt")
 def test_run_real_shell_on_tmpfs_raises_no_block_device():
     import invoke
 

@@ -15,7 +15,9 @@ from invoke import Result
 
 from vbench.benchmarks.base import replace
 from vbench.benchmarks.micro import iperf3
-from vbench.errors import JobFailed, ParamsError
+from vbench.errors import JobFailed
+
+from tests.unit.builders import config_refusal_test, garbage_refusal_test
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "iperf3.json").read_text()
@@ -42,8 +44,8 @@ def test_vasconcelos_preset_is_ten_seconds_per_second():
     assert (cfg.server, cfg.duration_s, cfg.interval_s) == ("slave1", 10, 1)
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
+test_config_refuses_bad_values_naming_the_field = config_refusal_test(
+    iperf3.Iperf3Config,
     [
         ({"server": "host; rm -rf /"}, "server"),
         ({"server": ""}, "server"),
@@ -56,9 +58,6 @@ def test_vasconcelos_preset_is_ten_seconds_per_second():
         ({"server_bind": "a b"}, "server_bind"),
     ],
 )
-def test_config_refuses_bad_values_naming_the_field(kwargs, field):
-    with pytest.raises(ParamsError, match=field):
-        iperf3.Iperf3Config(**kwargs)
 
 
 def test_parse_captured_json():
@@ -101,10 +100,11 @@ def test_parse_refused_connection_capture_raises_with_iperfs_message():
         iperf3.parse_stdout((DATA / "iperf3_refused.json").read_text(), CFG)
 
 
-@pytest.mark.parametrize("text", ["", "iperf3: error - unable to connect", "[1, 2]", '{"start": {}}', "{bad"])
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        iperf3.parse_stdout(text, CFG)
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    iperf3.parse_stdout,
+    CFG,
+    ["", "iperf3: error - unable to connect", "[1, 2]", '{"start": {}}', "{bad"],
+)
 
 
 def test_run_refused_connection_through_fake_context(fake_context):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 from pathlib import Path
 
 import pytest
 
 from vbench.benchmarks.micro import membw
-from vbench.errors import JobFailed, ParamsError
+
+from tests.unit.builders import by_metric, config_refusal_test, garbage_refusal_test, run_here, runs_here
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "membw.txt").read_text()
@@ -33,8 +33,8 @@ def test_argv():
     assert membw.command(cfg) == "LC_ALL=C " + shlex.join(argv)
 
 
-@pytest.mark.parametrize(
-    "kwargs, field",
+test_config_refuses_bad_values_naming_the_field = config_refusal_test(
+    membw.MembwConfig,
     [
         ({"block_k": 0}, "block_k"),
         ({"oper": "copy"}, "oper"),
@@ -43,13 +43,10 @@ def test_argv():
         ({"time_s": 0}, "time_s"),
     ],
 )
-def test_config_refuses_bad_values_naming_the_field(kwargs, field):
-    with pytest.raises(ParamsError, match=field):
-        membw.MembwConfig(**kwargs)
 
 
 def test_parse_captured_text():
-    s = {x.metric: x for x in membw.parse_stdout(TEXT, CFG)}
+    s = by_metric(membw.parse_stdout(TEXT, CFG))
     assert {m: x.unit for m, x in s.items()} == membw.METRICS
     # Read off the file: "50621.00 MiB transferred (25290.56 MiB/sec)", "total time: 2.0001s".
     assert s["bandwidth"].value == 25290.56
@@ -61,18 +58,15 @@ def test_parse_captured_text():
     assert s["bandwidth"].value == pytest.approx(ops / s["total_time"].value, rel=0.01)
 
 
-@pytest.mark.parametrize("text", ["", "FATAL: memory test failed", "1.00 MB transferred (3 MB/sec)"])
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        membw.parse_stdout(text, CFG)
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    membw.parse_stdout,
+    CFG,
+    ["", "FATAL: memory test failed", "1.00 MB transferred (3 MB/sec)"],
+)
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("sysbench") is None, reason="sysbench not installed")
+@runs_here("sysbench")
 def test_run_real_sysbench_memory():
-    import invoke
-
-    samples, raw = membw.run(invoke.Context(), membw.MembwConfig(total_mb=256, time_s=1), "/unused")
-    s = {x.metric: x for x in samples}
+    s, raw = run_here(membw, membw.MembwConfig(total_mb=256, time_s=1))
     assert s["transferred"].value == 256 and s["bandwidth"].value > 0
     assert "MiB transferred" in raw

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from vbench.benchmarks.micro import pi_digits
-from vbench.errors import JobFailed, ParamsError
+from vbench.errors import ParamsError
+
+from tests.unit.builders import garbage_refusal_test, runs_here
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 TEXT = (DATA / "pi_digits.txt").read_text()
@@ -52,8 +53,9 @@ def test_parse_captured_output():
     assert samples[0].value == pytest.approx(0.005324971, abs=1e-9)  # 559.317155107 - 559.311830136
 
 
-@pytest.mark.parametrize(
-    "text",
+test_parse_garbage_raises_jobfailed = garbage_refusal_test(
+    pi_digits.parse_stdout,
+    CFG,
     [
         "",
         "pi: command not found",
@@ -62,13 +64,9 @@ def test_parse_captured_output():
         "\n".join(TEXT.splitlines()[:2]),
     ],  # a size missing
 )
-def test_parse_garbage_raises_jobfailed(text):
-    with pytest.raises(JobFailed):
-        pi_digits.parse_stdout(text, CFG)
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("pi") is None, reason="Debian package 'pi' (CLN) not installed")
+@runs_here("pi", "Debian package 'pi' (CLN) not installed")
 def test_run_real_pi():
     import invoke
 

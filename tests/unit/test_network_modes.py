@@ -198,10 +198,15 @@ def test_shape_puts_netem_above_tbf_for_a_delay():
     assert physnet.shape("x", None, 0) == []
 
 
-def test_bridge_physical_host_enslaves_its_uplink_and_shapes_both_ends():
-    lay = physnet.layout(tb("bridge"))
+def _physical_host_p1(mode: str) -> tuple[list[list[str]], list[str]]:
+    """The commands that create physical host p1 in `mode`, as argv lists and as lines."""
+    lay = physnet.layout(tb(mode))
     cmds = physnet.create_physical_host(lay, lay.physical("p1"), "n1br")
-    text = [" ".join(c) for c in cmds]
+    return cmds, [" ".join(c) for c in cmds]
+
+
+def test_bridge_physical_host_enslaves_its_uplink_and_shapes_both_ends():
+    cmds, text = _physical_host_p1("bridge")
     assert "ip -n n1-phy-p1 link set uplink master br0" in text
     assert "ip -n n1-phy-p1 addr add 10.201.0.253/24 dev br0" in text
     assert not any("nft" in t or "virbr0" in t for t in text)
@@ -211,9 +216,7 @@ def test_bridge_physical_host_enslaves_its_uplink_and_shapes_both_ends():
 
 
 def test_nat_physical_host_routes_and_holds_floating_addresses_in_its_namespace_only():
-    lay = physnet.layout(tb("nat"))
-    cmds = physnet.create_physical_host(lay, lay.physical("p1"), "n1br")
-    text = [" ".join(c) for c in cmds]
+    _, text = _physical_host_p1("nat")
     assert "ip -n n1-phy-p1 addr add 10.201.0.253/24 dev uplink" in text
     assert "ip -n n1-phy-p1 addr add 10.201.0.11/32 dev uplink" in text
     assert "ip netns exec n1-phy-p1 sysctl -q -w net.ipv4.ip_forward=1" in text

@@ -8,25 +8,10 @@ from vbench.paper import results as R
 from vbench.paper import tables as T
 from vbench.paper.macros import headline_macros, overhead_sentence
 
-COLS = [
-    "experiment",
-    "platform",
-    "baseline",
-    "benchmark",
-    "metric",
-    "unit",
-    "size",
-    "statistic",
-    "method",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "n",
-    "n_baseline",
-    "n_pairs",
-    "preferred",
-    "size_label",
-]
+from tests.unit.builders import ESTIMATE_COLUMNS
+
+COLS = ["experiment", "platform", "baseline", "benchmark", "metric", "unit", "size", *ESTIMATE_COLUMNS]
+COLS += ["n_baseline", "n_pairs", "preferred", "size_label"]
 
 
 def _row(platform, metric, statistic, method, est, lo, hi, *, bench="terasort", preferred=None, n_pairs=3):

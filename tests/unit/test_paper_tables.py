@@ -12,22 +12,9 @@ from vbench.paper import fmt
 from vbench.paper import tables as T
 from vbench.paper.macros import overhead_sentence
 
-COLS = [
-    "experiment",
-    "platform",
-    "benchmark",
-    "metric",
-    "unit",
-    "size",
-    "statistic",
-    "method",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "n",
-    "size_label",
-    "replication",
-]
+from tests.unit.builders import ESTIMATE_COLUMNS, STATS_KEY_COLUMNS
+
+COLS = [*STATS_KEY_COLUMNS, "size", *ESTIMATE_COLUMNS, "size_label", "replication"]
 
 
 def _mean(platform, metric, est, half, n=3, size="64MB", unit="s", bench="terasort", experiment="platforms"):

@@ -18,10 +18,23 @@ REPO = Path(__file__).resolve().parents[2]
 BIG_MACHINE = MachineFacts(mem_total_mb=1_000_000, cpus=64)
 
 
-def _refused(fn, data) -> ParamsError:
+def _refused(fn, data, **kw) -> ParamsError:
     with pytest.raises(ParamsError) as info:
-        fn(data)
+        fn(data, **kw)
     return info.value
+
+
+def _assert_refused(fn, data, field: str, words: list[str]) -> None:
+    """`fn(data)` raises ParamsError naming `field`, with every one of `words` in its message."""
+    err = _refused(fn, data)
+    assert err.field == field
+    for word in words:
+        assert word in str(err)
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
 
 
 def _hosts(*specs):
@@ -32,91 +45,60 @@ def _hosts(*specs):
 # --- testbed: refusals -------------------------------------------------------------------
 
 
-def test_zero_workers_is_refused():
-    err = _refused(make_testbed, {"workers": 0})
-    assert err.field == "testbed.workers"
-    assert "must be at least 1, got 0" in str(err)
+#: Test id -> (testbed data, the field named, words of the message).
+BAD_TESTBEDS = {
+    "zero_workers": ({"workers": 0}, "testbed.workers", ["must be at least 1, got 0"]),
+    # The message lists what is known.
+    "unknown_platform": ({"platform": "kvm"}, "testbed.platform", ["unknown platform 'kvm'", "native"]),
+    "host_address_outside_the_bridge_subnet": (
+        {"hosts": _hosts(("m", "master", "10.213.1.5"))},
+        "testbed.hosts[0].address",
+        ["outside the bridge subnet 10.213.0.0/24"],
+    ),
+    "host_address_equal_to_the_subnets_network_address": (
+        {"hosts": _hosts(("m", "master", "10.213.0.0"))},
+        "testbed.hosts[0].address",
+        ["outside"],
+    ),
+    "host_address_of_the_controller": (
+        {"hosts": _hosts(("m", "master", "10.213.0.1"))},
+        "testbed.hosts[0].address",
+        ["reserved for the controller"],
+    ),
+    "duplicate_host_names": ({"hosts": _hosts(("node", "master"), ("node", "worker"))}, "testbed.hosts", ["unique"]),
+    "duplicate_host_addresses_naming_the_second_host": (
+        {"hosts": _hosts(("m", "master", "10.213.0.20"), ("w", "worker", "10.213.0.20"))},
+        "testbed.hosts[1].address",
+        ["10.213.0.20 is also used by m"],
+    ),
+    "hosts_without_a_master": (
+        {"hosts": _hosts(("w1", "worker"), ("w2", "worker"))},
+        "testbed.hosts",
+        ["exactly one host must have role 'master'"],
+    ),
+    "hosts_with_two_masters": ({"hosts": _hosts(("m1", "master"), ("m2", "master"))}, "testbed.hosts", ["exactly one"]),
+    "public_subnet": ({"network": {"subnet": "8.8.8.0/24"}}, "testbed.network.subnet", ["private"]),
+    "bridge_name_longer_than_15_characters": (
+        {"network": {"bridge": "b" * 16}},
+        "testbed.network.bridge",
+        ["at most 15 characters"],
+    ),
+    "testbed_name_of_7_characters": ({"name": "abcdefg"}, "testbed.name", ["1-6"]),
+    "unknown_testbed_key": ({"wrkers": 3}, "testbed.wrkers", []),
+}
 
 
-def test_unknown_platform_is_refused():
-    err = _refused(make_testbed, {"platform": "kvm"})
-    assert err.field == "testbed.platform"
-    assert "unknown platform 'kvm'" in str(err)
-    assert "native" in str(err)  # the message lists what is known
-
-
-def test_host_address_outside_the_bridge_subnet_is_refused():
-    err = _refused(make_testbed, {"hosts": _hosts(("m", "master", "10.213.1.5"))})
-    assert err.field == "testbed.hosts[0].address"
-    assert "outside the bridge subnet 10.213.0.0/24" in str(err)
-
-
-def test_host_address_equal_to_the_subnets_network_address_is_refused():
-    err = _refused(make_testbed, {"hosts": _hosts(("m", "master", "10.213.0.0"))})
-    assert err.field == "testbed.hosts[0].address"
-    assert "outside" in str(err)
-
-
-def test_host_address_of_the_controller_is_refused():
-    err = _refused(make_testbed, {"hosts": _hosts(("m", "master", "10.213.0.1"))})
-    assert err.field == "testbed.hosts[0].address"
-    assert "reserved for the controller" in str(err)
-
-
-def test_duplicate_host_names_are_refused():
-    err = _refused(make_testbed, {"hosts": _hosts(("node", "master"), ("node", "worker"))})
-    assert err.field == "testbed.hosts"
-    assert "unique" in str(err)
-
-
-def test_duplicate_host_addresses_are_refused_naming_the_second_host():
-    hosts = _hosts(("m", "master", "10.213.0.20"), ("w", "worker", "10.213.0.20"))
-    err = _refused(make_testbed, {"hosts": hosts})
-    assert err.field == "testbed.hosts[1].address"
-    assert "10.213.0.20 is also used by m" in str(err)
-
-
-def test_hosts_without_a_master_are_refused():
-    err = _refused(make_testbed, {"hosts": _hosts(("w1", "worker"), ("w2", "worker"))})
-    assert err.field == "testbed.hosts"
-    assert "exactly one host must have role 'master'" in str(err)
-
-
-def test_hosts_with_two_masters_are_refused():
-    err = _refused(make_testbed, {"hosts": _hosts(("m1", "master"), ("m2", "master"))})
-    assert err.field == "testbed.hosts"
-    assert "exactly one" in str(err)
-
-
-def test_public_subnet_is_refused():
-    err = _refused(make_testbed, {"network": {"subnet": "8.8.8.0/24"}})
-    assert err.field == "testbed.network.subnet"
-    assert "private" in str(err)
-
-
-def test_bridge_name_longer_than_15_characters_is_refused():
-    err = _refused(make_testbed, {"network": {"bridge": "b" * 16}})
-    assert err.field == "testbed.network.bridge"
-    assert "at most 15 characters" in str(err)
+@pytest.mark.parametrize("data, field, words", BAD_TESTBEDS.values(), ids=BAD_TESTBEDS.keys())
+def test_bad_testbed_is_refused_naming_the_field(data, field, words):
+    _assert_refused(make_testbed, data, field, words)
 
 
 def test_bridge_name_of_exactly_15_characters_is_accepted():
     assert make_testbed({"network": {"bridge": "b" * 15}}).network.bridge == "b" * 15
 
 
-def test_testbed_name_of_7_characters_is_refused():
-    err = _refused(make_testbed, {"name": "abcdefg"})
-    assert err.field == "testbed.name"
-    assert "1-6" in str(err)
-
-
 def test_testbed_name_of_6_characters_is_accepted():
     assert make_testbed({"name": "abcdef"}).name == "abcdef"
-
-
-def test_unknown_testbed_key_is_refused():
-    err = _refused(make_testbed, {"wrkers": 3})
-    assert err.field == "testbed.wrkers"
 
 
 # --- testbed: host addresses -------------------------------------------------------------
@@ -175,44 +157,37 @@ def test_more_explicit_hosts_than_the_subnet_holds_is_a_params_error():
 # --- hadoop ------------------------------------------------------------------------------
 
 
-def test_unknown_hadoop_version_is_refused():
-    err = _refused(hadoop_params, {"version": "9.9"})
-    assert err.field == "hadoop.version"
-    assert "unknown Hadoop version '9.9'" in str(err)
-    assert "3.4.2" in str(err)  # the known versions are listed
+#: Test id -> (hadoop data, the field named, words of the message).
+BAD_HADOOP_PARAMS = {
+    # The known versions are listed.
+    "unknown_hadoop_version": ({"version": "9.9"}, "hadoop.version", ["unknown Hadoop version '9.9'", "3.4.2"]),
+    "block_size_not_a_multiple_of_bytes_per_checksum": (
+        {"block_size": 1_000_000},
+        "hadoop.block_size",
+        ["not a multiple", "bytes_per_checksum=512"],
+    ),
+    "block_size_checked_against_a_custom_bytes_per_checksum": (
+        {"block_size": "16MB", "bytes_per_checksum": 3000},
+        "hadoop.block_size",
+        [],
+    ),
+    "block_size_below_1mb": ({"block_size": "512K"}, "hadoop.block_size", ["at least 1MB"]),
+    "block_size_that_is_not_a_size": ({"block_size": "banana"}, "hadoop.block_size", ["not a size"]),
+    "map_memory_larger_than_nodemanager_memory": (
+        {"map_memory_mb": 4096, "nodemanager_memory_mb": 2048},
+        "hadoop.map_memory_mb",
+        ["exceeds nodemanager_memory_mb=2048"],
+    ),
+}
 
 
-def test_block_size_not_a_multiple_of_bytes_per_checksum_is_refused():
-    err = _refused(hadoop_params, {"block_size": 1_000_000})
-    assert err.field == "hadoop.block_size"
-    assert "not a multiple" in str(err) and "bytes_per_checksum=512" in str(err)
-
-
-def test_block_size_checked_against_a_custom_bytes_per_checksum():
-    err = _refused(hadoop_params, {"block_size": "16MB", "bytes_per_checksum": 3000})
-    assert err.field == "hadoop.block_size"
-
-
-def test_block_size_below_1mb_is_refused():
-    err = _refused(hadoop_params, {"block_size": "512K"})
-    assert err.field == "hadoop.block_size"
-    assert "at least 1MB" in str(err)
+@pytest.mark.parametrize("data, field, words", BAD_HADOOP_PARAMS.values(), ids=BAD_HADOOP_PARAMS.keys())
+def test_bad_hadoop_params_are_refused_naming_the_field(data, field, words):
+    _assert_refused(hadoop_params, data, field, words)
 
 
 def test_block_size_string_is_parsed_to_bytes():
     assert hadoop_params({"block_size": "64MB"}).block_size == 64 * 1024**2
-
-
-def test_block_size_that_is_not_a_size_is_refused():
-    err = _refused(hadoop_params, {"block_size": "banana"})
-    assert err.field == "hadoop.block_size"
-    assert "not a size" in str(err)
-
-
-def test_map_memory_larger_than_nodemanager_memory_is_refused():
-    err = _refused(hadoop_params, {"map_memory_mb": 4096, "nodemanager_memory_mb": 2048})
-    assert err.field == "hadoop.map_memory_mb"
-    assert "exceeds nodemanager_memory_mb=2048" in str(err)
 
 
 def test_extra_properties_for_an_unknown_file_are_refused():
@@ -224,75 +199,60 @@ def test_extra_properties_for_an_unknown_file_are_refused():
 
 
 def test_load_testbed_error_names_the_file_and_field(tmp_path):
-    path = tmp_path / "testbed.yaml"
-    path.write_text("testbed:\n  workers: 0\n")
-    with pytest.raises(ParamsError) as info:
-        load_testbed(path)
-    assert info.value.field == f"{path}: testbed.workers"
-    assert str(info.value).startswith(f"{path}: testbed.workers: ")
+    path = _written(tmp_path / "testbed.yaml", "testbed:\n  workers: 0\n")
+    err = _refused(load_testbed, path)
+    assert err.field == f"{path}: testbed.workers"
+    assert str(err).startswith(f"{path}: testbed.workers: ")
 
 
 def test_load_hadoop_error_names_the_file_and_field(tmp_path):
-    path = tmp_path / "hadoop.yaml"
-    path.write_text("hadoop:\n  block_size: 1000000\n")
-    with pytest.raises(ParamsError) as info:
-        load_hadoop(path)
-    assert info.value.field == f"{path}: hadoop.block_size"
-    assert "not a multiple" in str(info.value)
+    path = _written(tmp_path / "hadoop.yaml", "hadoop:\n  block_size: 1000000\n")
+    err = _refused(load_hadoop, path)
+    assert err.field == f"{path}: hadoop.block_size"
+    assert "not a multiple" in str(err)
 
 
 def test_load_testbed_overrides_win_over_the_file(tmp_path):
-    path = tmp_path / "testbed.yaml"
-    path.write_text("testbed:\n  workers: 3\n  name: abc\n")
+    path = _written(tmp_path / "testbed.yaml", "testbed:\n  workers: 3\n  name: abc\n")
     tb = load_testbed(path, workers=1)
     assert tb.workers == 1
     assert tb.name == "abc"
 
 
 def test_load_testbed_none_override_keeps_the_file_value(tmp_path):
-    path = tmp_path / "testbed.yaml"
-    path.write_text("testbed:\n  workers: 3\n")
+    path = _written(tmp_path / "testbed.yaml", "testbed:\n  workers: 3\n")
     assert load_testbed(path, workers=None, platform=None).workers == 3
 
 
 def test_load_hadoop_overrides_win_over_the_file(tmp_path):
-    path = tmp_path / "hadoop.yaml"
-    path.write_text("hadoop:\n  replication: 1\n  block_size: 16MB\n")
+    path = _written(tmp_path / "hadoop.yaml", "hadoop:\n  replication: 1\n  block_size: 16MB\n")
     hp = load_hadoop(path, replication=2)
     assert hp.replication == 2
     assert hp.block_size == 16 * 1024**2
 
 
 def test_load_hadoop_override_is_validated_and_names_the_file(tmp_path):
-    path = tmp_path / "hadoop.yaml"
-    path.write_text("hadoop:\n  replication: 1\n")
-    with pytest.raises(ParamsError) as info:
-        load_hadoop(path, version="9.9")
-    assert info.value.field == f"{path}: hadoop.version"
+    path = _written(tmp_path / "hadoop.yaml", "hadoop:\n  replication: 1\n")
+    err = _refused(load_hadoop, path, version="9.9")
+    assert err.field == f"{path}: hadoop.version"
 
 
 def test_yaml_that_is_not_a_mapping_is_refused_naming_the_file(tmp_path):
-    path = tmp_path / "testbed.yaml"
-    path.write_text("- 1\n- 2\n")
-    with pytest.raises(ParamsError) as info:
-        load_testbed(path)
-    assert info.value.field == str(path)
+    path = _written(tmp_path / "testbed.yaml", "- 1\n- 2\n")
+    err = _refused(load_testbed, path)
+    assert err.field == str(path)
 
 
 def test_section_that_is_not_a_mapping_is_a_params_error(tmp_path):
-    path = tmp_path / "testbed.yaml"
-    path.write_text("testbed: [1, 2]\n")
-    with pytest.raises(ParamsError) as info:
-        load_testbed(path)
-    assert str(path) in info.value.field
+    path = _written(tmp_path / "testbed.yaml", "testbed: [1, 2]\n")
+    err = _refused(load_testbed, path)
+    assert str(path) in err.field
 
 
 def test_yaml_syntax_error_is_a_params_error(tmp_path):
-    path = tmp_path / "testbed.yaml"
-    path.write_text("testbed: {workers: 2\n")
-    with pytest.raises(ParamsError) as info:
-        load_testbed(path)
-    assert str(path) in info.value.field
+    path = _written(tmp_path / "testbed.yaml", "testbed: {workers: 2\n")
+    err = _refused(load_testbed, path)
+    assert str(path) in err.field
 
 
 def test_repository_params_load():

@@ -13,12 +13,14 @@ import pytest
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from vbench import cli, pipeline
+from vbench import pipeline
 from vbench.benchmarks import registry
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.campaign.study import load_study
 from vbench.errors import ParamsError
 from vbench.params import HadoopParams, TestbedParams, describe_validation_error, load_yaml_section, prefixed
+
+from tests.unit.builders import cli_runner
 
 PARAMS = Path(__file__).resolve().parents[2] / "params"
 
@@ -54,11 +56,7 @@ def nothing_starts(monkeypatch):
 
 @pytest.fixture
 def vbench(nothing_starts, capsys):
-    def run(*argv: str) -> tuple[int, str]:
-        rc = cli.main(list(argv))
-        return rc, capsys.readouterr().err
-
-    return run
+    return cli_runner(capsys)
 
 
 def one_error_line(err: str) -> str:

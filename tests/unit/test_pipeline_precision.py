@@ -8,7 +8,6 @@ import json
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -19,48 +18,29 @@ from vbench.errors import ParamsError
 from vbench.params import HadoopParams, TestbedParams
 from vbench.stats.stopping import decide
 
+from tests.unit.builders import paired_blocks, sample_row, two_platform_design
+
 
 def design(**precision) -> Experiment:
-    return Experiment.model_validate(
-        {
-            "name": "t",
-            "platforms": ["native", "lxc"],
-            "repetitions": 30,
-            "seed": 7,
-            "suite": [{"benchmark": "terasort", "config": {"size_mb": 16}}, {"benchmark": "pi"}],
-            "precision": {
-                "target_pct": 2.5,
-                "min_rounds": 4,
-                "extra_rounds": 2,
-                "metrics": ["terasort:terasort_time"],
-                **precision,
-            },
-        }
+    return two_platform_design(
+        repetitions=30,
+        suite=[{"benchmark": "terasort", "config": {"size_mb": 16}}, {"benchmark": "pi"}],
+        precision={
+            "target_pct": 2.5,
+            "min_rounds": 4,
+            "extra_rounds": 2,
+            "metrics": ["terasort:terasort_time"],
+            **precision,
+        },
     )
 
 
 def samples(n_blocks: int, seed: int = 5) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
     rows = []
-    for b in range(n_blocks):
-        shared = rng.normal(0, 0.1)
-        for p, mu in (("native", 0.0), ("lxc", math.log(1.05))):
-            for warm in (True, False):  # a warm-up run of each, excluded by the rule
-                rows.append(
-                    dict(
-                        experiment="platforms",
-                        platform=p,
-                        benchmark="terasort",
-                        metric="terasort_time",
-                        unit="s",
-                        value=math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)) * (1.3 if warm else 1),
-                        repetition=b,
-                        block=b,
-                        round=0,
-                        warmup=warm,
-                        size="16MB",
-                    )
-                )
+    for rng, b, p, mu, shared in paired_blocks(n_blocks, seed):
+        for warm in (True, False):  # a warm-up run of each, excluded by the rule
+            value = math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)) * (1.3 if warm else 1)
+            rows.append(sample_row(p, value, b, block=b, round=0, warmup=warm, size="16MB"))
     return pd.DataFrame(rows)
 
 

@@ -11,6 +11,8 @@ import pytest
 from vbench.commands import stats_cmd
 from vbench.errors import ParamsError, VbenchError
 
+from tests.unit.builders import ESTIMATE_COLUMNS, STATS_KEY_COLUMNS
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "stats"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,19 +30,7 @@ def test_run_writes_table_and_is_deterministic(tmp_path):
     assert stats_cmd.run(_args(str(DATA / "samples.csv"), "--out", str(out2))) == 0
     assert out1.read_bytes() == out2.read_bytes()
     t = pd.read_csv(out1)
-    assert {
-        "experiment",
-        "platform",
-        "benchmark",
-        "metric",
-        "unit",
-        "statistic",
-        "method",
-        "estimate",
-        "ci_low",
-        "ci_high",
-        "n",
-    } <= set(t.columns)
+    assert set(STATS_KEY_COLUMNS + ESTIMATE_COLUMNS) <= set(t.columns)
     lxc = t[(t.platform == "lxc") & (t.statistic == "equivalence")].iloc[0]
     assert lxc.verdict == "near-native (TOST, 5 % bound)"
     warm = t[t.statistic == "excluded_runs"]

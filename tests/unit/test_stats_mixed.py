@@ -153,34 +153,22 @@ def test_table_rows_sit_beside_the_others_and_change_none_of_them(monkeypatch):
     assert variance.platform == "all" and variance.estimate >= 0 and "% of the total" in variance.note
 
 
-def test_table_says_why_a_blocked_comparison_has_no_model():
-    df = pd.DataFrame(
-        dict(
-            experiment="platforms",
-            platform=["native", "lxc"] * 2,
-            benchmark="pi",
-            metric="t",
-            unit="s",
-            value=[1.0, 1.1, 1.2, 1.3],
-            repetition=[0, 0, 1, 1],
-            block=[0, 0, 0, 0],
-        )
+def _pi_times(value: list[float], **columns) -> pd.DataFrame:
+    """Times of native and lxc in turn, one per value, with the other `columns` given."""
+    n = len(value) // 2
+    return pd.DataFrame(
+        dict(experiment="platforms", platform=["native", "lxc"] * n, benchmark="pi", metric="t", unit="s", value=value)
+        | columns
     )
+
+
+def test_table_says_why_a_blocked_comparison_has_no_model():
+    df = _pi_times([1.0, 1.1, 1.2, 1.3], repetition=[0, 0, 1, 1], block=[0, 0, 0, 0])
     t = compute_stats(df, n_resamples=999, mixed=True)
     row = t[(t.method == MIXED) & (t.statistic == "ratio_to_baseline")].iloc[0]
     assert pd.isna(row.estimate) and "1 block" in row.note
 
 
 def test_unblocked_samples_get_no_mixed_rows():
-    df = pd.DataFrame(
-        dict(
-            experiment="platforms",
-            platform=["native", "lxc"] * 3,
-            benchmark="pi",
-            metric="t",
-            unit="s",
-            value=[1.0, 1.1, 1.2, 1.3, 1.1, 1.2],
-            repetition=[0, 0, 1, 1, 2, 2],
-        )
-    )
+    df = _pi_times([1.0, 1.1, 1.2, 1.3, 1.1, 1.2], repetition=[0, 0, 1, 1, 2, 2])
     assert not (compute_stats(df, n_resamples=999, mixed=True)["method"] == MIXED).any()

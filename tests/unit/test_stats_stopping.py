@@ -21,6 +21,8 @@ from vbench.stats.stopping import (
     precision_decision,
 )
 
+from tests.unit.builders import paired_blocks, sample_row
+
 
 def _w(hw, platform="lxc"):
     return ComparisonWidth("terasort", "terasort_time", "", platform, "paired-t (blocks)", 1.05, hw)
@@ -138,39 +140,12 @@ def test_max_rounds_and_budget_stop_with_the_status_said():
 
 def _campaign(n_blocks: int, seed: int = 3) -> pd.DataFrame:
     """Tidy samples of a paired campaign: one TeraSort per platform per block (round 0)."""
-    rng = np.random.default_rng(seed)
     rows = []
-    for b in range(n_blocks):
-        shared = rng.normal(0, 0.1)
-        for p, mu in (("native", 0.0), ("lxc", math.log(1.05))):
-            rows.append(
-                dict(
-                    experiment="platforms",
-                    platform=p,
-                    benchmark="terasort",
-                    metric="terasort_time",
-                    unit="s",
-                    value=math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02)),
-                    repetition=b,
-                    block=b,
-                    round=0,
-                    warmup=False,
-                )
-            )
-            rows.append(
-                dict(
-                    experiment="platforms",
-                    platform=p,
-                    benchmark="pi",
-                    metric="job_wall_time",
-                    unit="s",
-                    value=float(rng.normal(30, 3)),
-                    repetition=b,
-                    block=b,
-                    round=0,
-                    warmup=False,
-                )
-            )
+    for rng, b, p, mu, shared in paired_blocks(n_blocks, seed):
+        terasort = math.exp(math.log(100) + mu + shared + rng.normal(0, 0.02))
+        rows.append(sample_row(p, terasort, b, block=b, round=0, warmup=False))
+        pi = float(rng.normal(30, 3))
+        rows.append(sample_row(p, pi, b, benchmark="pi", metric="job_wall_time", block=b, round=0, warmup=False))
     return pd.DataFrame(rows)
 
 

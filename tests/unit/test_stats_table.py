@@ -12,43 +12,10 @@ from vbench.stats.table import POINT_METHODS
 
 from pathlib import Path
 
+from tests.unit.builders import ESTIMATE_COLUMNS, KVM, NATIVE, STATS_KEY_COLUMNS, samples_frame
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "stats"
-REQUIRED = [
-    "experiment",
-    "platform",
-    "benchmark",
-    "metric",
-    "unit",
-    "statistic",
-    "method",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "n",
-]
-
-
-def _frame(groups, unit="s", metric="job_time", benchmark="terasort", **extra):
-    rows = []
-    for platform, values in groups.items():
-        for rep, v in enumerate(values):
-            rows.append(
-                dict(
-                    experiment="e",
-                    platform=platform,
-                    benchmark=benchmark,
-                    metric=metric,
-                    unit=unit,
-                    value=v,
-                    repetition=rep,
-                    **extra,
-                )
-            )
-    return pd.DataFrame(rows)
-
-
-NATIVE = [100.2, 98.7, 101.5, 99.9, 100.8, 99.1]
-KVM = [108.9, 110.4, 107.6, 109.8, 111.2, 108.1]
+REQUIRED = STATS_KEY_COLUMNS + ESTIMATE_COLUMNS
 
 
 def _one(t, **where):
@@ -60,7 +27,7 @@ def _one(t, **where):
 
 
 def test_columns_and_required_columns_present():
-    t = compute_stats(_frame({"native": NATIVE, "kvm": KVM}))
+    t = compute_stats(samples_frame({"native": NATIVE, "kvm": KVM}))
     assert list(t.columns) == COLUMNS
     assert set(REQUIRED) <= set(t.columns)
     assert {
@@ -79,7 +46,7 @@ def test_columns_and_required_columns_present():
 
 
 def test_ratio_rows_equal_the_underlying_estimators():
-    t = compute_stats(_frame({"native": NATIVE, "kvm": KVM}))
+    t = compute_stats(samples_frame({"native": NATIVE, "kvm": KVM}))
     f = fieller_interval(np.array(KVM), np.array(NATIVE))
     row = _one(t, platform="kvm", statistic="ratio_to_baseline", method="fieller")
     assert (row.estimate, row.ci_low, row.ci_high) == pytest.approx((f.estimate, f.low, f.high))
@@ -94,7 +61,7 @@ def test_ratio_rows_equal_the_underlying_estimators():
 
 def test_throughput_overhead_is_positive_when_platform_is_slower():
     t = compute_stats(
-        _frame(
+        samples_frame(
             {"native": [85.0, 84.1, 86.2, 85.5], "kvm": [71.2, 72.5, 70.9, 71.8]},
             unit="MB/s",
             metric="write_throughput",
@@ -108,7 +75,7 @@ def test_throughput_overhead_is_positive_when_platform_is_slower():
 
 
 def test_direction_override_and_unknown_direction():
-    d = _frame({"native": [10.0, 11.0, 10.5], "kvm": [12.0, 12.5, 11.8]}, unit="%", metric="cpu_util")
+    d = samples_frame({"native": [10.0, 11.0, 10.5], "kvm": [12.0, 12.5, 11.8]}, unit="%", metric="cpu_util")
     t = compute_stats(d)
     over = _one(t, platform="kvm", statistic="overhead_pct", method="fieller")
     assert pd.isna(over.estimate) and "direction unknown" in over.note
@@ -120,7 +87,7 @@ def test_direction_override_and_unknown_direction():
 
 
 def test_n1_group_gets_mean_without_ci_and_a_note():
-    t = compute_stats(_frame({"native": NATIVE, "kvm": [109.0]}))
+    t = compute_stats(samples_frame({"native": NATIVE, "kvm": [109.0]}))
     mean = _one(t, platform="kvm", statistic="mean", method="t")
     assert mean.estimate == 109.0 and pd.isna(mean.ci_low) and pd.isna(mean.ci_high)
     assert mean.note.startswith("n=1: no CI")
@@ -128,20 +95,20 @@ def test_n1_group_gets_mean_without_ci_and_a_note():
     assert ratio.estimate == pytest.approx(109.0 / np.mean(NATIVE)) and pd.isna(ratio.ci_low)
     assert "no CI" in ratio.note
     with pytest.raises(VbenchError, match="n=1"):
-        compute_stats(_frame({"native": NATIVE, "kvm": [109.0]}), strict=True)
+        compute_stats(samples_frame({"native": NATIVE, "kvm": [109.0]}), strict=True)
 
 
 def test_zero_baseline_mean_is_a_note():
-    t = compute_stats(_frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0, 3.0]}))
+    t = compute_stats(samples_frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0, 3.0]}))
     for method in ("fieller", "bca_bootstrap"):
         row = _one(t, platform="kvm", statistic="ratio_to_baseline", method=method)
         assert pd.isna(row.estimate) and row.note == "baseline mean is zero: ratio undefined"
     with pytest.raises(VbenchError, match="baseline mean is zero"):
-        compute_stats(_frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0, 3.0]}), strict=True)
+        compute_stats(samples_frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0, 3.0]}), strict=True)
 
 
 def test_missing_baseline_is_a_note_per_platform_and_strict_raises():
-    d = _frame({"kvm": KVM, "xen": NATIVE})
+    d = samples_frame({"kvm": KVM, "xen": NATIVE})
     t = compute_stats(d, baseline="native")
     rows = t[t.statistic.isin(["ratio_to_baseline", "overhead_pct", "equivalence"])]
     assert set(rows.platform) == {"kvm", "xen"} and len(rows) == 10
@@ -152,7 +119,7 @@ def test_missing_baseline_is_a_note_per_platform_and_strict_raises():
 
 
 def test_unit_mismatch_between_platforms_is_a_note():
-    d = pd.concat([_frame({"native": NATIVE}), _frame({"kvm": [x * 1000 for x in KVM]}, unit="ms")])
+    d = pd.concat([samples_frame({"native": NATIVE}), samples_frame({"kvm": [x * 1000 for x in KVM]}, unit="ms")])
     t = compute_stats(d)
     row = _one(t, platform="kvm", statistic="ratio_to_baseline", method="fieller")
     assert pd.isna(row.estimate) and "units differ" in row.note
@@ -161,9 +128,9 @@ def test_unit_mismatch_between_platforms_is_a_note():
 def test_no_empty_number_without_a_note():
     d = pd.concat(
         [
-            _frame({"native": NATIVE, "kvm": [109.0], "lxc": [5.0, 5.0, 5.0]}),
-            _frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0]}, benchmark="zero"),
-            _frame({"kvm": KVM}, benchmark="orphan"),
+            samples_frame({"native": NATIVE, "kvm": [109.0], "lxc": [5.0, 5.0, 5.0]}),
+            samples_frame({"native": [-1.0, 1.0, 0.0], "kvm": [1.0, 2.0]}, benchmark="zero"),
+            samples_frame({"kvm": KVM}, benchmark="orphan"),
         ]
     )
     t = compute_stats(d)
@@ -173,8 +140,8 @@ def test_no_empty_number_without_a_note():
 
 
 def test_size_is_part_of_the_group_key():
-    small = _frame({"native": NATIVE, "kvm": KVM}, size="1GB")
-    big = _frame({"native": [x * 10 for x in NATIVE], "kvm": [x * 12 for x in KVM]}, size="10GB")
+    small = samples_frame({"native": NATIVE, "kvm": KVM}, size="1GB")
+    big = samples_frame({"native": [x * 10 for x in NATIVE], "kvm": [x * 12 for x in KVM]}, size="10GB")
     t = compute_stats(pd.concat([small, big]))
     r = t[(t.platform == "kvm") & (t.statistic == "ratio_to_baseline") & (t.method == "fieller")]
     assert r["size"].tolist() == ["1GB", "10GB"]  # natural order
@@ -194,7 +161,7 @@ def test_table_is_byte_identical_across_runs_and_independent_of_other_groups():
 
 
 def test_bootstrap_rows_use_the_seeded_two_sample_bca():
-    t = compute_stats(_frame({"native": NATIVE, "kvm": KVM}), n_resamples=2000, seed=5)
+    t = compute_stats(samples_frame({"native": NATIVE, "kvm": KVM}), n_resamples=2000, seed=5)
     row = _one(t, platform="kvm", statistic="ratio_to_baseline", method="bca_bootstrap")
     # Different seed -> different resamples; limits within Monte Carlo error of a fresh run.
     ref = bca_ratio_interval(np.array(KVM), np.array(NATIVE), n_resamples=20000, rng=123)
@@ -203,7 +170,7 @@ def test_bootstrap_rows_use_the_seeded_two_sample_bca():
 
 def test_equivalence_verdict_and_pairwise_rows():
     lxc = [101.1, 100.0, 102.3, 100.6, 101.9, 99.8]
-    t = compute_stats(_frame({"native": NATIVE, "kvm": KVM, "lxc": lxc}))
+    t = compute_stats(samples_frame({"native": NATIVE, "kvm": KVM, "lxc": lxc}))
     assert _one(t, platform="lxc", statistic="equivalence").verdict == "near-native (TOST, 5 % bound)"
     assert _one(t, platform="kvm", statistic="equivalence").verdict == "not shown within +/-5 % (TOST)"
     assert _one(t, platform="lxc", statistic="equivalence").conf_level == pytest.approx(0.90)
@@ -211,12 +178,12 @@ def test_equivalence_verdict_and_pairwise_rows():
     assert len(pairs) == 3 and pairs.p_adjusted.notna().all() and (pairs.p_adjusted >= pairs.p_value).all()
     welch = _one(t, platform="all", method="welch_anova")
     assert welch.p_value < 0.05 and welch.verdict.startswith("platforms differ")
-    t2 = compute_stats(_frame({"kvm": KVM, "lxc": lxc}), baseline="kvm")
+    t2 = compute_stats(samples_frame({"kvm": KVM, "lxc": lxc}), baseline="kvm")
     assert "equivalent to 'kvm'" not in _one(t2, platform="lxc", statistic="equivalence").verdict
 
 
 def test_precision_rows_when_target_given():
-    t = compute_stats(_frame({"native": NATIVE, "kvm": KVM}), precision_target_pct=2.0)
+    t = compute_stats(samples_frame({"native": NATIVE, "kvm": KVM}), precision_target_pct=2.0)
     r = _one(t, platform="kvm", statistic="ratio_ci_halfwidth_pct")
     assert r.verdict in ("stop_reached", "continue") and "target +/-2 %" in r.note
     assert len(t[t.statistic == "mean_ci_halfwidth_pct"]) == 2
@@ -224,4 +191,4 @@ def test_precision_rows_when_target_given():
 
 def test_bad_parameters_are_errors():
     with pytest.raises(VbenchError, match="confidence"):
-        compute_stats(_frame({"native": NATIVE}), conf=95)
+        compute_stats(samples_frame({"native": NATIVE}), conf=95)

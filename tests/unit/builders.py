@@ -1,0 +1,157 @@
+"""Small builders the unit tests share: tidy sample rows and frames, the statistics table's column
+names, campaign designs, and the tests every micro-benchmark's config and parser get."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from vbench.errors import JobFailed, ParamsError
+
+#: What says which comparison a row of the statistics table belongs to.
+STATS_KEY_COLUMNS = ["experiment", "platform", "benchmark", "metric", "unit"]
+#: What every row of the statistics table says about it.
+ESTIMATE_COLUMNS = ["statistic", "method", "estimate", "ci_low", "ci_high", "n"]
+
+#: Six job times of a baseline and of a platform about 9 % slower.
+NATIVE = [100.2, 98.7, 101.5, 99.9, 100.8, 99.1]
+KVM = [108.9, 110.4, 107.6, 109.8, 111.2, 108.1]
+
+
+def sample_row(
+    platform: str,
+    value: float,
+    repetition: int,
+    *,
+    experiment: str = "platforms",
+    benchmark: str = "terasort",
+    metric: str = "terasort_time",
+    unit: str = "s",
+    **extra,
+) -> dict:
+    """One row of tidy samples; `extra` columns (block, round, size, ...) come after the others."""
+    return dict(
+        experiment=experiment,
+        platform=platform,
+        benchmark=benchmark,
+        metric=metric,
+        unit=unit,
+        value=value,
+        repetition=repetition,
+        **extra,
+    )
+
+
+def samples_frame(
+    groups: dict,
+    *,
+    experiment: str = "e",
+    metric: str = "job_time",
+    benchmark: str = "terasort",
+    unit: str = "s",
+    blocks: bool = False,
+    **extra,
+) -> pd.DataFrame:
+    """Tidy samples: platform -> values, each value its own repetition (and block, if `blocks`)."""
+    return pd.DataFrame(
+        [
+            sample_row(
+                platform,
+                v,
+                rep,
+                experiment=experiment,
+                benchmark=benchmark,
+                metric=metric,
+                unit=unit,
+                **({"block": rep} if blocks else {}),
+                **extra,
+            )
+            for platform, values in groups.items()
+            for rep, v in enumerate(values)
+        ]
+    )
+
+
+def two_platform_design(**fields):
+    """Experiment "t" on native and lxc with seed 7; `fields` add to or replace its settings."""
+    from vbench.campaign.design import Experiment
+
+    return Experiment.model_validate({"name": "t", "platforms": ["native", "lxc"], "seed": 7, **fields})
+
+
+def config_refusal_test(config, cases):
+    """A test that `config(**kwargs)` raises ParamsError naming `field`, for each (kwargs, field) of `cases`."""
+
+    @pytest.mark.parametrize("kwargs, field", cases)
+    def test(kwargs, field):
+        with pytest.raises(ParamsError, match=field):
+            config(**kwargs)
+
+    return test
+
+
+def garbage_refusal_test(parse, cfg, texts):
+    """A test that `parse(text, cfg)` raises JobFailed for each of `texts`."""
+
+    @pytest.mark.parametrize("text", texts)
+    def test(text):
+        with pytest.raises(JobFailed):
+            parse(text, cfg)
+
+    return test
+
+
+def by_metric(samples) -> dict:
+    """Samples by their metric (one each)."""
+    return {s.metric: s for s in samples}
+
+
+def runs_here(program: str, reason: str | None = None):
+    """Marks a test that runs `program` on this machine: an integration test, skipped without it."""
+
+    def mark(test):
+        missing = pytest.mark.skipif(shutil.which(program) is None, reason=reason or f"{program} not installed")
+        return pytest.mark.integration(missing(test))
+
+    return mark
+
+
+def run_here(module, cfg, workdir: str = "/unused"):
+    """A micro-benchmark module's `run` on this machine: its samples by metric, and its raw output."""
+    import invoke
+
+    samples, raw = module.run(invoke.Context(), cfg, workdir)
+    return by_metric(samples), raw
+
+
+def cli_runner(capsys):
+    """`vbench` in this process: run(*argv) -> (exit code, what it wrote to stderr)."""
+    from vbench import cli
+
+    def run(*argv: str) -> tuple[int, str]:
+        rc = cli.main(list(argv))
+        return rc, capsys.readouterr().err
+
+    return run
+
+
+def programs(log: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(host, program) of every (host, command line) of a fake connection's log, in order."""
+    return [(host, command.split()[0]) for host, command in log]
+
+
+def paired_blocks(n_blocks: int, seed: int):
+    """The cells of a simulated paired campaign, native and lxc (5 % slower) in every block, in the
+    order their noise is drawn: (generator to draw it from, block, platform, the platform's log
+    effect, the block's shared log effect)."""
+    import math
+
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for b in range(n_blocks):
+        shared = rng.normal(0, 0.1)
+        for platform, mu in (("native", 0.0), ("lxc", math.log(1.05))):
+            yield rng, b, platform, mu, shared
