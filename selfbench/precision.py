@@ -52,7 +52,7 @@ from vbench.campaign.progress import clock_text, eta_seconds  # noqa: E402
 from vbench.samples import QUIET_VERDICT, is_aa  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
-from vbench.stats.stopping import preferred_ratio_rows, width_of  # noqa: E402
+from vbench.stats.stopping import preferred_ratio_rows, width_of, workload_label  # noqa: E402
 from vbench.stats.table import quiet_counts  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,8 +94,7 @@ class ComparisonRow:
 
     @property
     def label(self) -> str:
-        size = f"[{self.size}]" if self.size else ""
-        return f"{self.benchmark}{size} {self.metric}"
+        return workload_label(self.benchmark, self.size, self.metric)
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,11 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from vbench.ledger import read_ledger
 
-#: Units a sample may carry. Keeping the list closed catches "MB/s" vs "MiB/s" slips.
-UNITS = frozenset(
+#: Units of time: a larger value is slower (vbench.stats.direction reads lower is better).
+TIME_UNITS = frozenset({"s", "ms", "us", "ns"})
+#: Units of a rate: a larger value is faster (vbench.stats.direction reads higher is better).
+RATE_UNITS = frozenset(
     {
-        "s",
-        "ms",
-        "us",
-        "ns",
-        "B",
-        "KiB",
-        "MiB",
-        "GiB",
         "B/s",
         "KiB/s",
         "MiB/s",
@@ -43,11 +37,10 @@ UNITS = frozenset(
         "events/s",
         "files/s",
         "tps",
-        "%",
-        "count",
-        "ratio",
     }
 )
+#: Units a sample may carry. Keeping the list closed catches "MB/s" vs "MiB/s" slips.
+UNITS = TIME_UNITS | RATE_UNITS | frozenset({"B", "KiB", "MiB", "GiB", "%", "count", "ratio"})
 
 #: The A/A self-check (issue #18) runs the baseline platform twice, as two configurations; the
 #: second copy's samples and statistics say `<platform>~aa` where the platform goes.

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from vbench.errors import ParamsError
+from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
 
 def register(sub) -> None:
@@ -32,13 +33,7 @@ def register(sub) -> None:
         help="paper directory: main.tex and references.bib (copied in when absent), generated/, build/ "
         "(default: paper)",
     )
-    p.add_argument(
-        "--isolation",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="campaign of `vbench isolation run` for Table III (e.g. data/raw/isolation)",
-    )
+    _add_campaign_option(p, "--isolation", "campaign of `vbench isolation run` for Table III (e.g. data/raw/isolation)")
     p.add_argument("--baseline", default="native", help="platform the others are compared with (default: native)")
     p.add_argument(
         "--published",
@@ -47,8 +42,7 @@ def register(sub) -> None:
         metavar="YAML",
         help="published findings (default: params/published.yaml)",
     )
-    p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
-    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
+    add_bootstrap_options(p)
     p.add_argument(
         "--equivalence-pct",
         type=float,
@@ -64,29 +58,22 @@ def register(sub) -> None:
         metavar="DIR",
         help="another campaign whose experiments the paper adds (e.g. network modes); repeatable",
     )
-    p.add_argument(
-        "--monitoring",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="campaign with a monitored TeraSort run for the time-series figure (default: --campaign)",
+    _add_campaign_option(
+        p, "--monitoring", "campaign with a monitored TeraSort run for the time-series figure (default: --campaign)"
     )
-    p.add_argument(
-        "--pernode",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="campaign of a heterogeneous cluster for the per-node table (e.g. data/raw/liu2012-terasort)",
+    _add_campaign_option(
+        p, "--pernode", "campaign of a heterogeneous cluster for the per-node table (e.g. data/raw/liu2012-terasort)"
     )
-    p.add_argument(
-        "--sandbox",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="campaign of the sandbox study for the sandboxed-kernel section (e.g. data/raw/sandbox)",
+    _add_campaign_option(
+        p, "--sandbox", "campaign of the sandbox study for the sandboxed-kernel section (e.g. data/raw/sandbox)"
     )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
+
+
+def _add_campaign_option(p, flag: str, help_text: str) -> None:
+    """An optional campaign directory the paper reads one section from."""
+    p.add_argument(flag, type=Path, default=None, metavar="DIR", help=help_text)
 
 
 def run(args) -> int:
@@ -94,12 +81,9 @@ def run(args) -> int:
         from vbench.paper.build import build_paper
     except ModuleNotFoundError as exc:  # matplotlib/seaborn are the `pipeline` extra
         raise ParamsError("vbench paper", f"{exc.name} is not installed: pip install -e '.[pipeline]'") from None
-    from vbench.stats import DEFAULT_SEED
-    from vbench.stats.bootstrap import DEFAULT_RESAMPLES
     from vbench.stats.campaign_stats import StatsConfig
 
-    if args.resamples is not None and args.resamples < 100:
-        raise ParamsError("--resamples", f"must be at least 100, got {args.resamples}")
+    bootstrap = bootstrap_settings(args)
     if args.equivalence_pct is not None and not args.equivalence_pct > 0:
         raise ParamsError("--equivalence-pct", f"must be greater than 0, got {args.equivalence_pct:g}")
     campaign = args.campaign
@@ -113,8 +97,7 @@ def run(args) -> int:
         args.out,
         baseline=args.baseline,
         pdf=not args.no_pdf,
-        n_resamples=args.resamples or DEFAULT_RESAMPLES,
-        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        **bootstrap,
         equivalence_pct=StatsConfig.equivalence_pct if args.equivalence_pct is None else args.equivalence_pct,
         published_path=args.published,
         isolation_dir=args.isolation,

@@ -13,7 +13,7 @@ from vbench.campaign.design import factor_label
 from vbench.explore.data import CampaignData, sort_naturally
 from vbench.samples import is_aa
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import FACTOR_COLUMNS
+from vbench.stats.tidy import FACTOR_COLUMNS, plain, value_text
 
 #: Where a quiet-machine verdict sits in a sample's metadata: a flat key, or a `quiet` record.
 QUIET_VERDICT = "quiet.verdict"
@@ -104,17 +104,11 @@ class DesignSummary:
 
 
 def _sorted_text(values) -> tuple[str, ...]:
-    return tuple(sorted({_plain(v) for v in values if not _missing(v)}, key=natural_key))
+    return tuple(sorted({plain(v) for v in values if not _missing(v)}, key=natural_key))
 
 
 def _missing(v) -> bool:
     return v is None or (isinstance(v, float) and pd.isna(v))
-
-
-def _plain(v) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def _factors(data: CampaignData) -> tuple[Factor, ...]:
@@ -132,7 +126,7 @@ def _factors(data: CampaignData) -> tuple[Factor, ...]:
         )
     ]
     declared = {
-        factor_label(path): tuple(_plain(v) for v in levels) for path, levels in design.get("factors", {}).items()
+        factor_label(path): tuple(plain(v) for v in levels) for path, levels in design.get("factors", {}).items()
     }
     names = list(declared)
     names += [
@@ -162,8 +156,8 @@ def run_table(samples: pd.DataFrame) -> pd.DataFrame:
     s = samples.sort_values("timestamp", kind="stable").assign(
         level=samples["platform"].astype(str),
         cell=samples["size"].fillna("").astype(str) if "size" in samples.columns else "",
-        block=samples["block"].map(lambda v: "" if _missing(v) else _plain(v)) if "block" in samples.columns else "",
-        round=samples["round"].map(lambda v: "" if _missing(v) else _plain(v)) if "round" in samples.columns else "",
+        block=samples["block"].map(value_text) if "block" in samples.columns else "",
+        round=samples["round"].map(value_text) if "round" in samples.columns else "",
     )
     # The headline metrics' cell: per-attempt rows of the same run carry the same one.
     runs = s.groupby("run_id", sort=False).agg(

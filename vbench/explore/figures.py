@@ -304,6 +304,27 @@ def durations_figure(tl: Timeline, title: str = "") -> Figure:
     return fig
 
 
+_COUNTER_STYLES = ["-", "--", ":", "-."]
+
+
+def plot_counters(ax, d: pd.DataFrame, hosts: list[str], metrics, scale: float, t0: float) -> None:
+    """One panel of a time-series figure: a line per host (colour), counter (line style) and side,
+    the time from `t0`. The paper's figure draws its panels with it too."""
+    for j, metric in enumerate(metrics):
+        for i, host in enumerate(hosts):
+            for side, g in d[(d["metric"] == metric) & (d["host"] == host)].groupby("side"):
+                g = g.sort_values("time")
+                label = f"{host}{'' if side == 'guest' else ' (machine side)'} {metric.split('_')[1]}"
+                ax.plot(
+                    g["time"] - t0,
+                    g["value"] * scale,
+                    color=f"C{i}",
+                    linestyle=_COUNTER_STYLES[j % 4],
+                    linewidth=0.9,
+                    label=label,
+                )
+
+
 def timeseries_figure(ts: pd.DataFrame, tl: Timeline | None = None, title: str = "") -> Figure:
     """CPU, storage and network per host over the run (machine-scope counters once, as
     "machine"), the run's jobs shaded when their times are known."""
@@ -314,21 +335,8 @@ def timeseries_figure(ts: pd.DataFrame, tl: Timeline | None = None, title: str =
     fig = _figure(12, 3.4)
     axes = fig.subplots(1, len(MONITOR_PANELS))
     hosts = sorted(d["host"].astype(str).unique(), key=natural_key)
-    styles = ["-", "--", ":", "-."]
     for ax, (name, metrics, ylabel, scale) in zip(axes, MONITOR_PANELS):
-        for j, metric in enumerate(metrics):
-            for i, host in enumerate(hosts):
-                for side, g in d[(d["metric"] == metric) & (d["host"] == host)].groupby("side"):
-                    g = g.sort_values("time")
-                    label = f"{host}{'' if side == 'guest' else ' (machine side)'} {metric.split('_')[1]}"
-                    ax.plot(
-                        g["time"] - t0,
-                        g["value"] * scale,
-                        color=f"C{i}",
-                        linestyle=styles[j % 4],
-                        linewidth=0.9,
-                        label=label,
-                    )
+        plot_counters(ax, d, hosts, metrics, scale, t0)
         if tl is not None:
             for k, job in tl.jobs.dropna(subset=["start_s"]).reset_index(drop=True).iterrows():
                 ax.axvspan(job["start_s"], job["finish_s"], color="0.88" if k % 2 == 0 else "0.95", zorder=0)

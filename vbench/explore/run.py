@@ -16,6 +16,7 @@ from vbench.explore.design import run_table
 from vbench.monitor.monitor import load_timeseries_file
 from vbench.stats.campaign_stats import wanted_metric
 from vbench.stats.keys import natural_key
+from vbench.stats.tidy import value_text
 from vbench.store import CampaignStore
 
 COUNTER_PREFIX = "counter."
@@ -61,12 +62,6 @@ class RunDetail:
         return self.timeseries is not None and not self.timeseries.empty
 
 
-def _text(v) -> str:
-    if v is None or (isinstance(v, float) and pd.isna(v)):
-        return ""
-    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-
-
 def run_choices(data: CampaignData, benchmark: str) -> list[tuple[str, str]]:
     """(label, run_id) of every run of `benchmark`, failed ones too, in run order."""
     runs = run_table(data.samples)
@@ -86,11 +81,11 @@ def run_choices(data: CampaignData, benchmark: str) -> list[tuple[str, str]]:
     if len(f) and "run_id" in f.columns:
         for r in f[f["benchmark"] == benchmark].itertuples():
             if r.run_id not in set(runs["run_id"]):
-                block = _text(getattr(r, "block", ""))
+                block = value_text(getattr(r, "block", ""))
                 out.append(
                     (
                         float(r.timestamp),
-                        f"FAILED {_text(getattr(r, 'platform', ''))} block {block or '-'}: {r.run_id}",
+                        f"FAILED {value_text(getattr(r, 'platform', ''))} block {block or '-'}: {r.run_id}",
                         r.run_id,
                     )
                 )
@@ -123,7 +118,7 @@ def _failure_of(data: CampaignData, run_id: str) -> tuple[RunFailure | None, pd.
     if rows.empty:
         return None, None
     r = rows.iloc[-1]
-    return RunFailure(str(r["reason"]), _text(r.get("step")), str(r.get("stderr_tail") or "")), r
+    return RunFailure(str(r["reason"]), value_text(r.get("step")), str(r.get("stderr_tail") or "")), r
 
 
 def run_detail(data: CampaignData, run_id: str) -> RunDetail:
@@ -140,7 +135,7 @@ def run_detail(data: CampaignData, run_id: str) -> RunDetail:
             .sort_values(["benchmark", "metric"], key=lambda c: c.map(natural_key))
             .reset_index(drop=True)
         )
-        cell = _text(head["size"].iloc[0]) if "size" in head.columns and len(head) else ""
+        cell = value_text(head["size"].iloc[0]) if "size" in head.columns and len(head) else ""
     else:
         first = failed_row if failed_row is not None else pd.Series(dtype=object)
         values = pd.DataFrame(columns=["benchmark", "metric", "value", "unit"])
@@ -161,11 +156,11 @@ def run_detail(data: CampaignData, run_id: str) -> RunDetail:
         ts = load_timeseries_file(Path(data.raw) / ts_file)
     return RunDetail(
         run_id=run_id,
-        benchmark=_text(first.get("benchmark")),
-        level=_text(first.get("platform")),
+        benchmark=value_text(first.get("benchmark")),
+        level=value_text(first.get("platform")),
         cell=cell,
-        block=_text(first.get("block")),
-        round=_text(first.get("round")),
+        block=value_text(first.get("block")),
+        round=value_text(first.get("round")),
         order=order.get(run_id, 0),
         values=values,
         failure=failure,

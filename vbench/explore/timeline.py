@@ -91,6 +91,28 @@ def _seconds(ms, t0: float | None) -> float | None:
     return float(ms) / 1000 - t0
 
 
+def _attempt_row(a, state: str, diagnostics: str = "", **times) -> dict:
+    """One attempt sample as a row: who ran it and its state; `times` (seconds from t0) where
+    JobHistory recorded them, None where not (an attempt that did not succeed has none)."""
+    task, number = task_of(str(a["attempt_id"]))
+    return {
+        "step": str(a.get("step", "")),
+        "task_type": str(a["task_type"]),
+        "node": str(a["node"]),
+        "attempt_id": str(a["attempt_id"]),
+        "task_id": task,
+        "attempt": number,
+        "state": state,
+        "start_s": None,
+        "finish_s": None,
+        "elapsed_s": None,
+        "shuffle_end_s": None,
+        "merge_end_s": None,
+        **times,
+        "diagnostics": diagnostics,
+    }
+
+
 def timeline(samples: pd.DataFrame, run_id: str) -> Timeline:
     """The attempts and jobs of run `run_id` among tidy `samples`."""
     run = samples[samples["run_id"] == run_id] if "run_id" in samples.columns else samples.iloc[0:0]
@@ -109,45 +131,20 @@ def timeline(samples: pd.DataFrame, run_id: str) -> Timeline:
     rows = []
     for _, a in ok.iterrows():
         aid = str(a["attempt_id"])
-        task, number = task_of(aid)
         shuffle_end = _seconds(a.get("shuffle_finish_ms"), t0)
         rows.append(
-            {
-                "step": str(a.get("step", "")),
-                "task_type": str(a["task_type"]),
-                "node": str(a["node"]),
-                "attempt_id": aid,
-                "task_id": task,
-                "attempt": number,
-                "state": "SUCCEEDED",
-                "start_s": _seconds(a.get("start_ms"), t0),
-                "finish_s": _seconds(a.get("finish_ms"), t0),
-                "elapsed_s": float(a["value"]),
-                "shuffle_end_s": shuffle_end,
-                "merge_end_s": shuffle_end + merge_s[aid] if shuffle_end is not None and aid in merge_s else None,
-                "diagnostics": "",
-            }
+            _attempt_row(
+                a,
+                "SUCCEEDED",
+                start_s=_seconds(a.get("start_ms"), t0),
+                finish_s=_seconds(a.get("finish_ms"), t0),
+                elapsed_s=float(a["value"]),
+                shuffle_end_s=shuffle_end,
+                merge_end_s=shuffle_end + merge_s[aid] if shuffle_end is not None and aid in merge_s else None,
+            )
         )
     for _, a in bad.iterrows():
-        aid = str(a["attempt_id"])
-        task, number = task_of(aid)
-        rows.append(
-            {
-                "step": str(a.get("step", "")),
-                "task_type": str(a["task_type"]),
-                "node": str(a["node"]),
-                "attempt_id": aid,
-                "task_id": task,
-                "attempt": number,
-                "state": str(a.get("attempt_state", "FAILED")),
-                "start_s": None,
-                "finish_s": None,
-                "elapsed_s": None,
-                "shuffle_end_s": None,
-                "merge_end_s": None,
-                "diagnostics": str(a.get("diagnostics") or ""),
-            }
-        )
+        rows.append(_attempt_row(a, str(a.get("attempt_state", "FAILED")), diagnostics=str(a.get("diagnostics") or "")))
     attempts = pd.DataFrame(rows, columns=[c for c in ATTEMPT_COLUMNS if c not in ("platform", "speculation")])
     raced = {r["task_id"] for r in rows if r["state"] == "KILLED" and r["diagnostics"].startswith(SPECULATION_LOST)}
     attempts["speculation"] = attempts["task_id"].isin(raced)

@@ -323,25 +323,8 @@ def _headline_metric(benchmark: str | None, metrics: list[str]) -> str | None:
     return sorted(metrics, key=natural_key)[0] if metrics else None
 
 
-def explore(
-    data_dir: str | Path | None,
-    campaign: str,
-    benchmark: str,
-    metric: str,
-    compare_by: str | None = None,
-    baseline: str | None = None,
-    run_id: str | None = None,
-    settings: StatsConfig | None = None,
-) -> Explorer:
-    """The notebook's one call: an Explorer on the repository's data (found from any directory),
-    with the statistics stage's settings unless `settings` says otherwise."""
-    return Explorer(
-        paths.data_dir() if data_dir is None else Path(data_dir),
-        campaign,
-        benchmark,
-        metric,
-        compare_by,
-        baseline,
-        run_id,
-        settings,
-    )
+def explore(data_dir: str | Path | None, *args, **kwargs) -> Explorer:
+    """The notebook's one call: an Explorer on the repository's data (found from any directory when
+    `data_dir` is None); the other arguments are Explorer's (campaign, benchmark, metric, compare_by,
+    baseline, run_id, settings: the statistics stage's unless given)."""
+    return Explorer(paths.data_dir() if data_dir is None else Path(data_dir), *args, **kwargs)

@@ -37,7 +37,7 @@ import pandas as pd
 
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import FACTOR_COLUMNS
+from vbench.stats.tidy import FACTOR_COLUMNS, value_text
 from vbench.stats.paired import FIELLER, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
@@ -303,14 +303,14 @@ def attribute(samples: pd.DataFrame, key: str) -> pd.Series | None:
     values = pd.Series(None, index=samples.index, dtype=object)
     for c in cols:
         values = values.where(values.notna(), samples[c])
-    return values.map(_text)
+    return values.map(value_text)
 
 
 def prepare(samples: pd.DataFrame) -> pd.DataFrame:
     """The samples with the machine's platform and the comparison unit (idempotent)."""
     if samples is None or samples.empty or MACHINE in samples.columns:
         return samples if samples is not None else pd.DataFrame()
-    campaign = samples["campaign"].map(_text) if "campaign" in samples.columns else ""
+    campaign = samples["campaign"].map(value_text) if "campaign" in samples.columns else ""
     unit = samples["experiment"].astype(str)
     if "campaign" in samples.columns:
         unit = pd.Series(
@@ -335,16 +335,8 @@ def _side_rows(
             if own:
                 continue
             return samples.iloc[0:0]
-        m &= (values == _text(v)).reindex(samples.index, fill_value=False)
+        m &= (values == value_text(v)).reindex(samples.index, fill_value=False)
     return samples[m]
-
-
-def _text(v) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def _factor_columns(df: pd.DataFrame) -> list[str]:
@@ -363,7 +355,7 @@ def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple
     for c in _factor_columns(a):
         if c in ignore or c not in b.columns:
             continue
-        va, vb = set(a[c].map(_text)), set(b[c].map(_text))
+        va, vb = set(a[c].map(value_text)), set(b[c].map(value_text))
         if len(va | vb) <= 1 or (len(va) == 1 and len(vb) == 1):
             continue
         cols.append(c)
@@ -375,9 +367,9 @@ def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple
             lambda row: ", ".join(
                 ([str(row["size_label"])] if row.get("size_label") else [])
                 + [
-                    f"{c.split('.', 1)[1] if c.startswith(('factor.', 'level.')) else c}={_text(row[c])}"
+                    f"{c.split('.', 1)[1] if c.startswith(('factor.', 'level.')) else c}={value_text(row[c])}"
                     for c in cols
-                    if _text(row[c])
+                    if value_text(row[c])
                 ]
             ),
             axis=1,

@@ -17,6 +17,7 @@ import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
+from vbench.explore.figures import MONITOR_PANELS, plot_counters
 from vbench.monitor.monitor import one_per_counter
 from vbench.stats.keys import natural_key
 
@@ -119,6 +120,26 @@ def _finish(fig, axes, out_dir: Path, name: str) -> list[Path]:
     return style.save(fig, out_dir, name)
 
 
+def _sized(stats, experiment, benchmark, panels) -> list[tuple[pd.DataFrame, str]]:
+    """(the metric's series where its size is known, title) of each (metric, title) panel that has any."""
+    data = [(_series(stats, experiment, benchmark, m), t) for m, t in panels]
+    data = [(d[d["x"].notna()], t) for d, t in data if not d.empty]
+    return [(d, t) for d, t in data if not d.empty]
+
+
+def _replication_panels(data, ylabel: str, out_dir: Path, name: str, xlabel: str | None = None) -> list[Path]:
+    """One panel a (series, title) against data size, a line per platform and HDFS replication."""
+    if not data:
+        return []
+    style.apply()
+    fig, axes = style.figure(len(data))
+    for ax, (d, title) in zip(axes, data):
+        _plot_vs_size(ax, d, ylabel, title, group_col="replication")
+        if xlabel:
+            ax.set_xlabel(xlabel)
+    return _finish(fig, axes, out_dir, name)
+
+
 def fig_wordcount(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """WordCount time against input size per platform, 95 % CI bars (Vasconcelos Fig. 1, Xavier Fig. 3)."""
     ex = _experiment(stats, "wordcount", ["job_wall_time"])
@@ -137,16 +158,7 @@ def fig_terasort(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> l
     if not ex:
         return []
     panels = [("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate")]
-    data = [(_series(stats, ex, "terasort", m), t) for m, t in panels]
-    data = [(d[d["x"].notna()] if not d.empty else d, t) for d, t in data]
-    data = [(d, t) for d, t in data if not d.empty]
-    if not data:
-        return []
-    style.apply()
-    fig, axes = style.figure(len(data))
-    for ax, (d, title) in zip(axes, data):
-        _plot_vs_size(ax, d, "elapsed time (s)", title, group_col="replication")
-    return _finish(fig, axes, out_dir, "terasort")
+    return _replication_panels(_sized(stats, ex, "terasort", panels), "elapsed time (s)", out_dir, "terasort")
 
 
 def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -154,20 +166,9 @@ def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     ex = _experiment(stats, "dfsio", ["write_throughput", "read_throughput"])
     if not ex:
         return []
-    data = [
-        (_series(stats, ex, "dfsio", m), t)
-        for m, t in (("write_throughput", "TestDFSIO write"), ("read_throughput", "TestDFSIO read"))
-    ]
-    data = [(d[d["x"].notna()], t) for d, t in data if not d.empty]
-    data = [(d, t) for d, t in data if not d.empty]
-    if not data:
-        return []
-    style.apply()
-    fig, axes = style.figure(len(data))
-    for ax, (d, title) in zip(axes, data):
-        _plot_vs_size(ax, d, "throughput (MiB/s)", title, group_col="replication")
-        ax.set_xlabel("file size")
-    return _finish(fig, axes, out_dir, "dfsio")
+    panels = [("write_throughput", "TestDFSIO write"), ("read_throughput", "TestDFSIO read")]
+    data = _sized(stats, ex, "dfsio", panels)
+    return _replication_panels(data, "throughput (MiB/s)", out_dir, "dfsio", xlabel="file size")
 
 
 def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -243,12 +244,7 @@ def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
 
 
 #: Monitoring samples (issue #9): benchmark "monitor", metadata `elapsed_s` (seconds since the run began).
-#: Panels of the time-series figure: title, metrics, y label, scale.
-_MONITOR_PANELS = (
-    ("CPU", ("cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "cpu_steal_pct"), "% of CPUs", 1.0),
-    ("storage", ("disk_read_Bps", "disk_write_Bps"), "MiB/s", 1 / 2**20),
-    ("network", ("net_rx_Bps", "net_tx_Bps"), "MiB/s", 1 / 2**20),
-)
+#: The time-series figure's panels are the explore view's (vbench.explore.figures.MONITOR_PANELS).
 
 
 def fig_timeseries(
@@ -269,23 +265,10 @@ def fig_timeseries(
         return []
     t0 = float(d["time"].min())
     style.apply()
-    fig, axes = style.figure(len(_MONITOR_PANELS), height=2.6)
-    styles = ["-", "--", ":", "-."]
+    fig, axes = style.figure(len(MONITOR_PANELS), height=2.6)
     hosts = sorted(d["host"].astype(str).unique(), key=natural_key)
-    for ax, (title, metrics, ylabel, scale) in zip(axes, _MONITOR_PANELS):
-        for j, metric in enumerate(metrics):
-            for i, host in enumerate(hosts):
-                for side, g in d[(d["metric"] == metric) & (d["host"] == host)].groupby("side"):
-                    g = g.sort_values("time")
-                    label = f"{host}{'' if side == 'guest' else ' (machine side)'} {metric.split('_')[1]}"
-                    ax.plot(
-                        g["time"] - t0,
-                        g["value"] * scale,
-                        color=f"C{i}",
-                        linestyle=styles[j % 4],
-                        linewidth=0.9,
-                        label=label,
-                    )
+    for ax, (title, metrics, ylabel, scale) in zip(axes, MONITOR_PANELS):
+        plot_counters(ax, d, hosts, metrics, scale, t0)
         for k, (name, start, finish) in enumerate(jobs or []):
             ax.axvspan(start - t0, finish - t0, color="0.85" if k % 2 == 0 else "0.93", zorder=0)
             if ax is axes[0]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 import pandas as pd
 
@@ -138,43 +138,70 @@ class _Cells:
         return _cell_notes(self.ns, self.missing, self.single)
 
 
-def _metric_rows_table(
-    stats,
+@dataclass(frozen=True)
+class MetricRows:
+    """A table in the layout of most of the studies' tables: a row per (label, metric) of one
+    benchmark, a column per platform. Called like every table function."""
+
+    name: str
+    benchmark: str
+    metrics: tuple[tuple[str, str], ...]
+    caption: str
+    label: str
+    first_col: str
+    prefer: tuple[str, ...] = ("micro", "platforms")
+
+    @property
+    def __name__(self) -> str:
+        # docs/paper-map.md names every table by its function's name; this one stands for one.
+        return self.name
+
+    def __call__(self, stats, samples, baseline="native") -> str:
+        platforms = campaign_platforms(samples, baseline)
+        names = [m for _, m in self.metrics]
+        experiment = R.pick_experiment(stats, self.benchmark, names, self.prefer)
+        cells = _Cells(stats)
+        body = []
+        size_used = None
+        if experiment:
+            for text, metric in self.metrics:
+                sizes = R.sizes_for(stats, experiment, self.benchmark, metric)
+                size = sizes[-1] if sizes else None
+                size_used = size_used or size
+                unit = _unit_of(stats, self.benchmark, metric)
+                label_cell = f"{text} ({unit_tex(unit)})" if unit_tex(unit) else text
+                body.append([label_cell] + [cells.mean(experiment, p, self.benchmark, metric, size) for p in platforms])
+        where = (experiment, size_used)
+        return _platform_columns(
+            cells, body, self.first_col, platforms, samples, baseline, where, self.caption, self.label
+        )
+
+
+def _platform_columns(
+    cells: _Cells,
+    body: list[list[str]],
+    first_col: str,
+    platforms: list[str],
     samples,
-    baseline,
-    *,
-    benchmark: str,
-    metrics: Sequence[tuple[str, str]],
+    baseline: str,
+    where: tuple[str | None, str | None],
     caption: str,
     label: str,
-    first_col: str,
-    prefer=("micro", "platforms"),
-    size_pick: Callable[[list[str]], str | None] | None = None,
+    about: str = "",
+    **grid,
 ) -> str:
-    """Rows = metrics (label, metric), columns = platforms: the layout of most of the studies' tables."""
-    platforms = campaign_platforms(samples, baseline)
-    names = [m for _, m in metrics]
-    experiment = R.pick_experiment(stats, benchmark, names, prefer)
-    cells = _Cells(stats)
-    body = []
-    size_used = None
-    if experiment:
-        for text, metric in metrics:
-            sizes = R.sizes_for(stats, experiment, benchmark, metric)
-            size = (size_pick or (lambda s: s[-1] if s else None))(sizes)
-            size_used = size_used or size
-            unit = _unit_of(stats, benchmark, metric)
-            label_cell = f"{text} ({unit_tex(unit)})" if unit_tex(unit) else text
-            body.append([label_cell] + [cells.mean(experiment, p, benchmark, metric, size) for p in platforms])
-    if not cells.any_value:
-        body = []
+    """A table with a column per platform, its notes those of every such table: the cells' (n,
+    gaps), `about` (what the numbers are), `where` (experiment, size) they come from, and the
+    platforms this campaign did not measure. No measured cell: no rows."""
+    body = body if cells.any_value else []
     header = [first_col] + [tex_escape(p) for p in platforms]
     notes = [
         cells.notes() if body else "",
-        _where(experiment, size_used) if body else "",
+        about if body else "",
+        _where(*where) if body else "",
         _absent_note(samples, baseline),
     ]
-    return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes))
+    return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes, **grid))
 
 
 def _unit_of(stats, benchmark, metric) -> str:
@@ -192,56 +219,47 @@ def _where(experiment, size) -> str:
 # --- Vasconcelos & Freitas, Tables 1-5 ------------------------------------------------------------
 
 
-def table_bonnie_block(stats, samples, baseline="native") -> str:
-    """Block I/O of bonnie++ (Vasconcelos & Freitas, Table 1)."""
-    return _metric_rows_table(
-        stats,
-        samples,
-        baseline,
-        benchmark="bonnie",
-        metrics=[("Sequential write", "seq_write_bw"), ("Rewrite", "rewrite_bw"), ("Sequential read", "seq_read_bw")],
-        caption=r"Block I/O of bonnie++ per platform (after Vasconcelos \& Freitas, Table~1). Higher is better.",
-        label="tab:bonnie-block",
-        first_col="Test",
-    )
+_BONNIE_BLOCK = (("Sequential write", "seq_write_bw"), ("Rewrite", "rewrite_bw"), ("Sequential read", "seq_read_bw"))
+_BONNIE_METADATA = (
+    ("Sequential create", "seq_create"),
+    ("Sequential delete", "seq_delete"),
+    ("Random create", "random_create"),
+    ("Random delete", "random_delete"),
+)
+_BONNIE_CPU = (
+    ("Sequential write CPU", "seq_write_cpu"),
+    ("Rewrite CPU", "rewrite_cpu"),
+    ("Read CPU", "seq_read_cpu"),
+    ("Random seek CPU", "random_seeks_cpu"),
+)
 
-
-def table_bonnie_metadata(stats, samples, baseline="native") -> str:
-    """File metadata operations of bonnie++ (Vasconcelos & Freitas, Table 2)."""
-    return _metric_rows_table(
-        stats,
-        samples,
-        baseline,
-        benchmark="bonnie",
-        metrics=[
-            ("Sequential create", "seq_create"),
-            ("Sequential delete", "seq_delete"),
-            ("Random create", "random_create"),
-            ("Random delete", "random_delete"),
-        ],
-        caption=r"File metadata operations of bonnie++ (after Vasconcelos \& Freitas, Table~2). Higher is better.",
-        label="tab:bonnie-metadata",
-        first_col="Test",
-    )
-
-
-def table_bonnie_cpu(stats, samples, baseline="native") -> str:
-    """CPU use during the bonnie++ tests (Vasconcelos & Freitas, Table 3)."""
-    return _metric_rows_table(
-        stats,
-        samples,
-        baseline,
-        benchmark="bonnie",
-        metrics=[
-            ("Sequential write CPU", "seq_write_cpu"),
-            ("Rewrite CPU", "rewrite_cpu"),
-            ("Read CPU", "seq_read_cpu"),
-            ("Random seek CPU", "random_seeks_cpu"),
-        ],
-        caption=r"CPU use during the bonnie++ tests (after Vasconcelos \& Freitas, Table~3). Lower is better.",
-        label="tab:bonnie-cpu",
-        first_col="Test",
-    )
+#: Block I/O of bonnie++ (Vasconcelos & Freitas, Table 1).
+table_bonnie_block = MetricRows(
+    "table_bonnie_block",
+    "bonnie",
+    _BONNIE_BLOCK,
+    r"Block I/O of bonnie++ per platform (after Vasconcelos \& Freitas, Table~1). Higher is better.",
+    "tab:bonnie-block",
+    "Test",
+)
+#: File metadata operations of bonnie++ (Vasconcelos & Freitas, Table 2).
+table_bonnie_metadata = MetricRows(
+    "table_bonnie_metadata",
+    "bonnie",
+    _BONNIE_METADATA,
+    r"File metadata operations of bonnie++ (after Vasconcelos \& Freitas, Table~2). Higher is better.",
+    "tab:bonnie-metadata",
+    "Test",
+)
+#: CPU use during the bonnie++ tests (Vasconcelos & Freitas, Table 3).
+table_bonnie_cpu = MetricRows(
+    "table_bonnie_cpu",
+    "bonnie",
+    _BONNIE_CPU,
+    r"CPU use during the bonnie++ tests (after Vasconcelos \& Freitas, Table~3). Lower is better.",
+    "tab:bonnie-cpu",
+    "Test",
+)
 
 
 def table_iperf(stats, samples, baseline="native") -> str:
@@ -263,25 +281,18 @@ def table_iperf(stats, samples, baseline="native") -> str:
                 [r"whole run"]
                 + [cells.mean(experiment, p, "iperf3", "throughput_mean", mean_sizes[-1]) for p in platforms]
             )
-    if not cells.any_value:
-        body = []
-    header = [r"Second"] + [tex_escape(p) for p in platforms]
-    notes = [
-        cells.notes() if body else "",
-        r"Throughput in \unit{\mega\bit\per\second}, one row per reporting interval." if body else "",
-        _where(experiment, None) if body else "",
-        _absent_note(samples, baseline),
-    ]
-    return render(
-        Grid(
-            header,
-            body,
-            "l" + "c" * len(platforms),
-            r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4).",
-            "tab:iperf",
-            notes,
-            rules_after=(len(body) - 2,),
-        )
+    return _platform_columns(
+        cells,
+        body,
+        r"Second",
+        platforms,
+        samples,
+        baseline,
+        (experiment, None),
+        r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4).",
+        "tab:iperf",
+        about=r"Throughput in \unit{\mega\bit\per\second}, one row per reporting interval.",
+        rules_after=(len(body) - 2,),
     )
 
 
@@ -295,58 +306,43 @@ def table_pi_digits(stats, samples, baseline="native") -> str:
         for size in R.sizes_for(stats, experiment, "pi_digits", "time"):
             label = digits_display(size) if size.isdigit() else tex_escape(size)
             body.append([label] + [cells.mean(experiment, p, "pi_digits", "time", size) for p in platforms])
-    if not cells.any_value:
-        body = []
-    header = [r"Pi digits"] + [tex_escape(p) for p in platforms]
-    notes = [
-        cells.notes() if body else "",
-        r"Times in \unit{\second}." if body else "",
-        _where(experiment, None) if body else "",
-        _absent_note(samples, baseline),
-    ]
-    return render(
-        Grid(
-            header,
-            body,
-            "l" + "c" * len(platforms),
-            r"Time to compute digits of pi (after Vasconcelos \& Freitas, Table~5). Lower is better.",
-            "tab:pi-digits",
-            notes,
-        )
+    return _platform_columns(
+        cells,
+        body,
+        r"Pi digits",
+        platforms,
+        samples,
+        baseline,
+        (experiment, None),
+        r"Time to compute digits of pi (after Vasconcelos \& Freitas, Table~5). Lower is better.",
+        "tab:pi-digits",
+        about=r"Times in \unit{\second}.",
     )
 
 
 # --- Xavier et al., Tables I-III --------------------------------------------------------------------
 
 
-def table_nnbench(stats, samples, baseline="native") -> str:
-    """NNBench latencies per platform (Xavier et al., Table I)."""
-    return _metric_rows_table(
-        stats,
-        samples,
-        baseline,
-        benchmark="nnbench",
-        metrics=[("Open/read", "open_avg_latency"), ("Create/write", "create_write_avg_latency")],
-        caption=r"NameNode latency measured by NNBench (after Xavier et al., Table~I). Lower is better.",
-        label="tab:nnbench",
-        first_col="Operation",
-        prefer=("platforms",),
-    )
-
-
-def table_mrbench(stats, samples, baseline="native") -> str:
-    """MRBench average job time per platform (Xavier et al., Table II)."""
-    return _metric_rows_table(
-        stats,
-        samples,
-        baseline,
-        benchmark="mrbench",
-        metrics=[("Execution time", "avg_job_time")],
-        caption=r"Average job time of MRBench's small jobs (after Xavier et al., Table~II). Lower is better.",
-        label="tab:mrbench",
-        first_col="",
-        prefer=("platforms",),
-    )
+#: NNBench latencies per platform (Xavier et al., Table I).
+table_nnbench = MetricRows(
+    "table_nnbench",
+    "nnbench",
+    (("Open/read", "open_avg_latency"), ("Create/write", "create_write_avg_latency")),
+    r"NameNode latency measured by NNBench (after Xavier et al., Table~I). Lower is better.",
+    "tab:nnbench",
+    "Operation",
+    prefer=("platforms",),
+)
+#: MRBench average job time per platform (Xavier et al., Table II).
+table_mrbench = MetricRows(
+    "table_mrbench",
+    "mrbench",
+    (("Execution time", "avg_job_time"),),
+    r"Average job time of MRBench's small jobs (after Xavier et al., Table~II). Lower is better.",
+    "tab:mrbench",
+    "",
+    prefer=("platforms",),
+)
 
 
 ISOLATION_STRESSES = (("cpu", "CPU"), ("memory", "Memory"), ("io", "I/O"), ("forkbomb", "Fork bomb"))

@@ -32,8 +32,7 @@ def register(sub) -> None:
         metavar="X",
         help="TOST equivalence bound: within +/- X %% of the baseline (default: 5)",
     )
-    p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
-    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
+    add_bootstrap_options(p)
     p.add_argument(
         "--drop-first",
         type=int,
@@ -81,6 +80,27 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def add_bootstrap_options(p) -> None:
+    """--resamples and --seed, which `vbench paper` takes as this command does."""
+    p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default: 9999)")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: 20141)")
+
+
+def bootstrap_settings(args) -> dict[str, int]:
+    """`n_resamples` and `seed`, the keywords of the statistics' functions, from
+    `add_bootstrap_options`' options, the defaults where none was given. Fewer than 100 resamples
+    are refused: the percentile intervals would be noise."""
+    from vbench.stats.bootstrap import DEFAULT_RESAMPLES
+    from vbench.stats.table import DEFAULT_SEED
+
+    if args.resamples is not None and args.resamples < 100:
+        raise ParamsError("--resamples", f"must be at least 100, got {args.resamples}")
+    return {
+        "n_resamples": args.resamples or DEFAULT_RESAMPLES,
+        "seed": DEFAULT_SEED if args.seed is None else args.seed,
+    }
+
+
 def _directions(args) -> dict[str, bool]:
     both = sorted(set(args.higher_is_better) & set(args.lower_is_better))
     if both:
@@ -107,16 +127,14 @@ def _methods_summary(table) -> str:
 
 def run(args) -> int:
     from vbench.stats import annotate_samples, compute_stats, format_table, read_samples
-    from vbench.stats.bootstrap import DEFAULT_RESAMPLES
     from vbench.stats.outliers import DEFAULT_THRESHOLD
-    from vbench.stats.table import DEFAULT_SEED, quiet_counts
+    from vbench.stats.table import quiet_counts
 
     if not 0 < args.confidence < 1:
         raise ParamsError("--confidence", f"must be between 0 and 1, got {args.confidence}")
     if args.equivalence_pct <= 0:
         raise ParamsError("--equivalence-pct", f"must be positive, got {args.equivalence_pct}")
-    if args.resamples is not None and args.resamples < 100:
-        raise ParamsError("--resamples", f"must be at least 100, got {args.resamples}")
+    bootstrap = bootstrap_settings(args)
     if args.drop_first < 0:
         raise ParamsError("--drop-first", f"must be >= 0, got {args.drop_first}")
     if args.precision_target is not None and args.precision_target <= 0:
@@ -129,8 +147,7 @@ def run(args) -> int:
         baseline=args.baseline,
         conf=args.confidence,
         equivalence_pct=args.equivalence_pct,
-        n_resamples=args.resamples or DEFAULT_RESAMPLES,
-        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        **bootstrap,
         drop_first_n=args.drop_first,
         higher_is_better=_directions(args),
         outlier_threshold=threshold,

@@ -9,25 +9,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
-LOWER_IS_BETTER_UNITS = frozenset({"s", "ms", "us", "ns"})
-HIGHER_IS_BETTER_UNITS = frozenset(
-    {
-        "B/s",
-        "KiB/s",
-        "MiB/s",
-        "GiB/s",
-        "MB/s",
-        "GB/s",
-        "bit/s",
-        "Mbit/s",
-        "Gbit/s",
-        "ops/s",
-        "IOPS",
-        "events/s",
-        "files/s",
-        "tps",
-    }
-)
+from vbench.samples import RATE_UNITS, TIME_UNITS
+
+# The sample units' own split (vbench.samples): time is the one direction, rate the other.
+LOWER_IS_BETTER_UNITS = TIME_UNITS
+HIGHER_IS_BETTER_UNITS = RATE_UNITS
 
 
 def higher_is_better(metric: str, unit: str, overrides: Mapping[str, bool] | None = None) -> bool | None:

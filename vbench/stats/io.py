@@ -17,7 +17,7 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.ledger import read_ledger
 from vbench.stats.keys import REQUIRED_COLUMNS
-from vbench.stats.tidy import frames
+from vbench.stats.tidy import value_text, frames
 
 #: What vbench's own samples files hold (vbench.samples): read as the campaign reader reads them.
 _RECORD_KINDS = frozenset({"sample", "failure"})
@@ -89,14 +89,6 @@ def _as_bool(series: pd.Series, source: str) -> pd.Series:
     return series.map(one).astype(bool)
 
 
-def _size_text(v) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
 def validate_samples(df: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
     """A cleaned copy: required columns present and filled, `value` finite, `size` text."""
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
@@ -125,7 +117,7 @@ def validate_samples(df: pd.DataFrame, source: str = "samples") -> pd.DataFrame:
             f"{df['value'].iloc[first]!r} (record failed runs as failures, not as samples)",
         )
     out["value"] = values.astype(float)
-    out["size"] = out["size"].map(_size_text) if "size" in out.columns else ""
+    out["size"] = out["size"].map(value_text) if "size" in out.columns else ""
     if "warmup" in out.columns:
         out["warmup"] = _as_bool(out["warmup"], source)
     out.attrs.update(df.attrs)

@@ -137,67 +137,45 @@ def stragglers(rows: list[NodeRow], factor: float = 1.5, min_tasks: int = 3) -> 
     keys = sorted({(r.cluster, r.step, r.task_type) for r in rows})
     for cluster, step, tt in keys:
         everyone = [r for r in rows if (r.cluster, r.step, r.task_type) == (cluster, step, tt)]
-        routed = [r for r in everyone if r.tasks == 0 and r.failed + r.lost_races > 0]
-        if routed and any(r.tasks > 0 for r in everyone):
-            worst = max(routed, key=lambda r: r.failed + r.lost_races)
-            out.append(
-                Straggler(
-                    cluster,
-                    step,
-                    tt,
-                    worst.node,
-                    worst.platform,
-                    None,
-                    f"{worst.node} ({worst.platform}) is the straggler: it finished no "
-                    f"{tt.lower()} task; {_why(worst)}",
-                )
-            )
-            continue
-        group = [r for r in everyone if r.vs_others is not None]
-        if not group:
-            out.append(Straggler(cluster, step, tt, None, "", None, "one node ran these tasks: no comparison"))
-            continue
-        worst = max(group, key=lambda r: r.vs_others)
-        if worst.vs_others >= factor and worst.slow_evidence < min_tasks:
-            out.append(
-                Straggler(
-                    cluster,
-                    step,
-                    tt,
-                    None,
-                    "",
-                    worst.vs_others,
-                    f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) (< {min_tasks})",
-                )
-            )
-        elif worst.vs_others >= factor:
-            extra = f"; {_why(worst)}" if worst.failed + worst.lost_races else ""
-            out.append(
-                Straggler(
-                    cluster,
-                    step,
-                    tt,
-                    worst.node,
-                    worst.platform,
-                    worst.vs_others,
-                    f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
-                    f"{worst.mean_s:.1f} s over {worst.tasks} task(s), {worst.vs_others:.2f}x the "
-                    f"other nodes' median{extra}",
-                )
-            )
-        else:
-            out.append(
-                Straggler(
-                    cluster,
-                    step,
-                    tt,
-                    None,
-                    "",
-                    worst.vs_others,
-                    f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)",
-                )
-            )
+        found, ratio, verdict = _group_verdict(tt, everyone, factor, min_tasks)
+        node, platform = (found.node, found.platform) if found else (None, "")
+        out.append(Straggler(cluster, step, tt, node, platform, ratio, verdict))
     return out
+
+
+def _group_verdict(
+    tt: str, everyone: list[NodeRow], factor: float, min_tasks: int
+) -> tuple[NodeRow | None, float | None, str]:
+    """One (cluster, step, task type)'s nodes: (the straggler or None, the ratio behind the
+    verdict, the verdict), by the rules `stragglers` states."""
+    routed = [r for r in everyone if r.tasks == 0 and r.failed + r.lost_races > 0]
+    if routed and any(r.tasks > 0 for r in everyone):
+        worst = max(routed, key=lambda r: r.failed + r.lost_races)
+        return (
+            worst,
+            None,
+            f"{worst.node} ({worst.platform}) is the straggler: it finished no {tt.lower()} task; {_why(worst)}",
+        )
+    group = [r for r in everyone if r.vs_others is not None]
+    if not group:
+        return None, None, "one node ran these tasks: no comparison"
+    worst = max(group, key=lambda r: r.vs_others)
+    if worst.vs_others >= factor and worst.slow_evidence < min_tasks:
+        return (
+            None,
+            worst.vs_others,
+            f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) (< {min_tasks})",
+        )
+    if worst.vs_others >= factor:
+        extra = f"; {_why(worst)}" if worst.failed + worst.lost_races else ""
+        return (
+            worst,
+            worst.vs_others,
+            f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
+            f"{worst.mean_s:.1f} s over {worst.tasks} task(s), {worst.vs_others:.2f}x the "
+            f"other nodes' median{extra}",
+        )
+    return None, worst.vs_others, f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)"
 
 
 def _why(r: NodeRow) -> str:

@@ -42,8 +42,12 @@ class ComparisonWidth:
 
     @property
     def label(self) -> str:
-        size = f"[{self.size}]" if self.size else ""
-        return f"{self.benchmark}{size} {self.metric} {self.platform}"
+        return f"{workload_label(self.benchmark, self.size, self.metric)} {self.platform}"
+
+
+def workload_label(benchmark: str, size: str, metric: str) -> str:
+    """`terasort[1GB] terasort_time`: a comparison's workload, as the terminal and the reports say it."""
+    return f"{benchmark}[{size}] {metric}" if size else f"{benchmark} {metric}"
 
 
 @dataclass(frozen=True)
@@ -204,29 +208,13 @@ def precision_decision(
     baseline: str,
     primary: Iterable[tuple[str, str]],
     *,
-    rounds_done: int,
-    target_pct: float,
-    min_rounds: int,
-    max_rounds: int | None,
-    extra_rounds: int = 0,
-    reached_at: int | None = None,
-    over_budget: bool = False,
-    rounds_per_block: int = 1,
     conf: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
+    **rule,
 ) -> StopDecision:
-    """`decide` on the half-widths of the campaign's samples so far."""
+    """`decide` on the half-widths of the campaign's samples so far; `rule`: `decide`'s keywords
+    (rounds_done, target_pct, min_rounds, max_rounds and the optional ones)."""
     widths = (
         comparison_widths(samples, baseline, primary, conf=conf, n_resamples=n_resamples) if not samples.empty else []
     )
-    return decide(
-        widths,
-        rounds_done=rounds_done,
-        target_pct=target_pct,
-        min_rounds=min_rounds,
-        max_rounds=max_rounds,
-        extra_rounds=extra_rounds,
-        reached_at=reached_at,
-        over_budget=over_budget,
-        rounds_per_block=rounds_per_block,
-    )
+    return decide(widths, **rule)

@@ -16,6 +16,7 @@ label cells the same way.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,3 +120,10 @@ def plain(v) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def value_text(v) -> str:
+    """A column's value as text (a size, a factor level, a block): missing is "", else `plain`."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return plain(v)
