@@ -440,16 +440,7 @@ class _Campaign:
         c0 = time.monotonic()
         try:
             failed, why = _run_cell(
-                cell,
-                held.hosts,
-                held.cluster if cell.variant.kind == "hadoop" else None,
-                self.exp,
-                stamp,
-                held.provenance if held.cluster else {},
-                self.store,
-                self.log,
-                held.tb.name,
-                self.hook,
+                cell, self.exp.retries, lambda n: self.attempt(cell, n, held, stamp), self.store, self.log
             )
         except Exception as exc:  # the configuration broke (lost its hosts...)
             return self.lost(cell.config, exc, up, s, pos, handled)
@@ -461,6 +452,38 @@ class _Campaign:
             self.result.ran.append(cell.cell_id)
         self.progress.cell_finished(cell.cell_id, why)
         return True
+
+    def attempt(self, cell: Cell, attempt: int, held: _Up, stamp: dict) -> tuple[list, dict]:
+        """One attempt at a cell on its configuration `held`: its runs and the stamp of their
+        records (nothing stored yet)."""
+        v, exp = cell.variant, self.exp
+        mon = (
+            Monitor(held.hosts, held.tb.name, exp.monitor_interval_s, self.log).start()
+            if exp.monitor_interval_s
+            else None
+        )
+        if v.kind == "micro":
+            runs = measure_micro(held.hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), self.log)
+            kind_stamp = {"benchmark_kind": "micro", **kept()}
+        else:
+            assert held.cluster is not None
+            run, run_stamp = measure_hadoop(
+                held.cluster,
+                cell,
+                drop_caches=exp.drop_caches,
+                hook=self.hook,
+                log=self.log,
+                timeout_s=exp.job_timeout_s,
+            )
+            runs = [run]
+            kind_stamp = {"benchmark_kind": "hadoop", **held.provenance, **run_stamp}
+            kind_stamp["hdfs_output_removed"] = run.hdfs_output_removed  # the run's HDFS directory, after it
+        kind_stamp.update(
+            finish_monitor(mon, self.store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
+            host_platforms={h.name: h.platform for h in held.hosts},
+        )
+        extra = {"attempt": attempt} if exp.retries else {}
+        return runs, {**stamp, **kind_stamp, **extra}
 
     def lost(
         self, config: Configuration, exc: Exception, up: dict[str, _Up], s: Session, pos: int, handled: set[int]
@@ -619,32 +642,22 @@ def _record_unrun(
 
 
 def _run_cell(
-    cell: Cell,
-    hosts: list[Host],
-    cluster: HadoopCluster | None,
-    exp: Experiment,
-    stamp: dict,
-    provenance: dict,
-    store: CampaignStore,
-    log: Log,
-    testbed_name: str = "",
-    hook: RunHook | None = None,
+    cell: Cell, retries: int, attempt_once: Callable[[int], tuple[list, dict]], store: CampaignStore, log: Log
 ) -> tuple[int, str | None]:
-    """Run one cell (again, up to `exp.retries` times, while it fails) and store all its attempts'
-    records in one append, closed as the cell's, when it ends: a cell cut short between attempts
-    is not done and runs again whole. Returns the number of failed runs of the last attempt and
-    the first one's reason (None when all passed)."""
+    """Run one cell (`attempt_once(n)`: attempt n, 0 first, its runs and their records' stamp;
+    again, up to `retries` times, while it fails) and store all its attempts' records in one
+    append, closed as the cell's, when it ends: a cell cut short between attempts is not done and
+    runs again whole. Returns the number of failed runs of the last attempt and the first one's
+    reason (None when all passed)."""
     attempts: list[tuple[list, dict]] = []
     try:
-        for attempt in range(exp.retries + 1):
-            runs, attempt_stamp = _attempt(
-                cell, attempt, hosts, cluster, exp, stamp, provenance, store, log, testbed_name, hook
-            )
+        for attempt in range(retries + 1):
+            runs, attempt_stamp = attempt_once(attempt)
             attempts.append(([records_of(r) for r in runs], attempt_stamp))
             failed = sum(not r.ok for r in runs)
             log(
                 f"{cell.cell_id}: {'ok' if not failed else f'{failed} failed'}"
-                + (f" (attempt {attempt + 1} of {exp.retries + 1})" if exp.retries else "")
+                + (f" (attempt {attempt + 1} of {retries + 1})" if retries else "")
             )
             if not failed:
                 break
@@ -657,38 +670,3 @@ def _run_cell(
     store.save_attempts(attempts, cell.cell_id)
     reason = next((r.failure.reason for r in runs if not r.ok), None)
     return failed, reason
-
-
-def _attempt(
-    cell: Cell,
-    attempt: int,
-    hosts: list[Host],
-    cluster: HadoopCluster | None,
-    exp: Experiment,
-    stamp: dict,
-    provenance: dict,
-    store: CampaignStore,
-    log: Log,
-    testbed_name: str,
-    hook: RunHook | None = None,
-) -> tuple[list, dict]:
-    """One attempt at a cell: its runs and the stamp of their records (nothing stored yet)."""
-    v = cell.variant
-    mon = Monitor(hosts, testbed_name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
-    if v.kind == "micro":
-        runs = measure_micro(hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), log)
-        kind_stamp = {"benchmark_kind": "micro", **kept()}
-    else:
-        assert cluster is not None
-        run, run_stamp = measure_hadoop(
-            cluster, cell, drop_caches=exp.drop_caches, hook=hook, log=log, timeout_s=exp.job_timeout_s
-        )
-        runs = [run]
-        kind_stamp = {"benchmark_kind": "hadoop", **provenance, **run_stamp}
-        kind_stamp["hdfs_output_removed"] = run.hdfs_output_removed  # the run's HDFS directory, after it
-    kind_stamp.update(
-        finish_monitor(mon, store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
-        host_platforms={h.name: h.platform for h in hosts},
-    )
-    extra = {"attempt": attempt} if exp.retries else {}
-    return runs, {**stamp, **kind_stamp, **extra}

@@ -25,6 +25,8 @@ from vbench.testbed.limits import CGROUP_ROOT
 
 USER_HZ = os.sysconf("SC_CLK_TCK")
 BLKIO_NOTE = "cgroup v1 blkio counts direct/sync I/O only; buffered write-back is not attributed"
+NOT_PER_CGROUP_NOTE = "hidden: not accounted per cgroup or process (see the guest side)"
+GUEST_NET_NOTE = "not sampled on the machine side: the guest side's /proc/net/dev is the host's own"
 
 
 def parse_cpuacct_stat(text: str) -> tuple[int, int]:
@@ -64,6 +66,11 @@ class MachineSnap:
     io_source: str
 
 
+def _absent(time: float, host: str, metrics: tuple[str, ...], unit: str, source: str, why: str) -> list[Point]:
+    """Machine-side rows with no value, one per metric, whose note says why there is none."""
+    return [Point(time, host, "machine", "host", m, None, unit, source, why) for m in metrics]
+
+
 def machine_points(snaps: list[MachineSnap], host: str, ncpu: int, hz: int = USER_HZ) -> list[Point]:
     """Rates between consecutive machine-side snapshots of one host. CPU is % of the machine's CPUs."""
     rows: list[Point] = []
@@ -97,56 +104,14 @@ def machine_points(snaps: list[MachineSnap], host: str, ncpu: int, hz: int = USE
     if snaps:
         t0 = snaps[0].time
         # Said in the data, not left for a reader to wonder about: what the machine side cannot give.
-        for k in ("iowait", "steal"):
-            rows.append(
-                Point(
-                    t0,
-                    host,
-                    "machine",
-                    "host",
-                    f"cpu_{k}_pct",
-                    None,
-                    "%",
-                    snaps[0].cpu_source,
-                    "hidden: not accounted per cgroup or process (see the guest side)",
-                )
-            )
-        for m in ("net_rx_Bps", "net_tx_Bps"):
-            rows.append(
-                Point(
-                    t0,
-                    host,
-                    "machine",
-                    "host",
-                    m,
-                    None,
-                    "B/s",
-                    "",
-                    "not sampled on the machine side: the guest side's /proc/net/dev is the host's own",
-                )
-            )
+        rows += _absent(t0, host, ("cpu_iowait_pct", "cpu_steal_pct"), "%", snaps[0].cpu_source, NOT_PER_CGROUP_NOTE)
+        rows += _absent(t0, host, ("net_rx_Bps", "net_tx_Bps"), "B/s", "", GUEST_NET_NOTE)
         if all(s.cpu is None for s in snaps):
-            rows += [
-                Point(
-                    t0, host, "machine", "host", f"cpu_{k}_pct", None, "%", "", "hidden: no cpuacct cgroup or process"
-                )
-                for k in ("user", "system")
-            ]
+            why = "hidden: no cpuacct cgroup or process"
+            rows += _absent(t0, host, ("cpu_user_pct", "cpu_system_pct"), "%", "", why)
         if all(s.io is None for s in snaps):
-            rows += [
-                Point(
-                    t0,
-                    host,
-                    "machine",
-                    "host",
-                    m,
-                    None,
-                    "B/s",
-                    "",
-                    "hidden: no blkio cgroup or readable /proc/<pid>/io",
-                )
-                for m in ("disk_read_Bps", "disk_write_Bps")
-            ]
+            why = "hidden: no blkio cgroup or readable /proc/<pid>/io"
+            rows += _absent(t0, host, ("disk_read_Bps", "disk_write_Bps"), "B/s", "", why)
     return rows
 
 

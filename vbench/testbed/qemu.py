@@ -72,6 +72,23 @@ def vm_shape(spec: HostParams, machine_cpus: int) -> tuple[int, int]:
     return cpus, memory
 
 
+def headless_boot_argv(console: Path, kernel: Path) -> list[str]:
+    """QEMU's options for a VM with no display, VGA or monitor, whose serial console is written to
+    `console`, booting `kernel` directly (the VMs and the KVM probe alike). Pure."""
+    return [
+        "-display",
+        "none",
+        "-vga",
+        "none",
+        "-monitor",
+        "none",
+        "-serial",
+        f"file:{console}",
+        "-kernel",
+        str(kernel),
+    ]
+
+
 def qemu_argv(
     *,
     name: str,
@@ -115,16 +132,7 @@ def qemu_argv(
         str(cpus),
         "-m",
         str(memory_mb),
-        "-display",
-        "none",
-        "-vga",
-        "none",
-        "-monitor",
-        "none",
-        "-serial",
-        f"file:{console}",
-        "-kernel",
-        str(kernel),
+        *headless_boot_argv(console, kernel),
         "-initrd",
         str(initrd),
         "-append",
@@ -233,16 +241,7 @@ def probe_kvm(kernel: Path, timeout_s: float = KVM_PROBE_TIMEOUT_S) -> tuple[boo
                 "-nodefaults",
                 "-no-user-config",
                 "-no-reboot",
-                "-display",
-                "none",
-                "-vga",
-                "none",
-                "-monitor",
-                "none",
-                "-serial",
-                f"file:{log}",
-                "-kernel",
-                str(kernel),
+                *headless_boot_argv(log, kernel),
                 "-append",
                 "console=ttyS0 panic=-1 root=/dev/vbench-none",
             ],

@@ -9,6 +9,8 @@ a host, and it does so through `c.run(cmd, hide=True, warn=True, in_stream=False
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from typing import Any, Callable, Protocol
 
@@ -59,6 +61,20 @@ def number(name: str, text: str) -> float:
         return float(text)
     except (TypeError, ValueError):
         raise JobFailed(f"{name}: expected a number, got {text!r}") from None
+
+
+def json_document(tool: str, text: str) -> dict:
+    """The JSON object in `tool`'s output, read from the first line that opens one: a tool may
+    print notes before it (fio does). JobFailed, naming `tool`, when there is none or it is not
+    valid JSON; what the object must hold is the caller's to check."""
+    m = re.search(r"^\{", text or "", re.M)
+    if not m:
+        raise JobFailed(f"{tool}: no JSON document in output")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[m.start() :])
+    except json.JSONDecodeError as exc:
+        raise JobFailed(f"{tool}: invalid JSON output: {exc}") from None
+    return doc
 
 
 def execute(c: Runner, benchmark: str, cmd: str, parse: Parse, cfg: Any) -> tuple[list[Sample], str]:

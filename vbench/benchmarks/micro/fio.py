@@ -7,7 +7,6 @@ host does not stand in for the disk of a 2 GiB VM.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from typing import Literal
@@ -18,7 +17,7 @@ from vbench.benchmarks.base import BenchConfig, replace
 from vbench.errors import JobFailed
 from vbench.samples import Sample
 
-from ._common import RUN_KWARGS, Runner, check, execute, one_step, sample, tail
+from ._common import RUN_KWARGS, Runner, check, execute, json_document, one_step, sample, tail
 
 NAME = "fio"
 METRICS = {
@@ -76,14 +75,7 @@ def command(cfg: FioConfig, workdir: str) -> str:
 
 
 def load_json(text: str) -> dict:
-    # fio may print notes before the JSON document; start at the first line opening it.
-    m = re.search(r"^\{", text or "", re.M)
-    if not m:
-        raise JobFailed("fio: no JSON document in output")
-    try:
-        doc, _ = json.JSONDecoder().raw_decode(text[m.start() :])
-    except json.JSONDecodeError as exc:
-        raise JobFailed(f"fio: invalid JSON output: {exc}") from None
+    doc = json_document("fio", text)
     if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
         raise JobFailed("fio: JSON output has no 'jobs' list")
     return doc

@@ -10,8 +10,6 @@ before it starts the client.
 
 from __future__ import annotations
 
-import json
-import re
 import shlex
 import time
 from typing import Callable
@@ -22,7 +20,7 @@ from vbench.benchmarks.base import BenchConfig, host_name
 from vbench.errors import JobFailed, ParamsError
 from vbench.samples import Sample
 
-from ._common import Runner, execute, one_step, sample
+from ._common import Runner, execute, json_document, one_step, sample
 from ._common import wait_until_listening as _wait
 
 NAME = "iperf3"
@@ -125,13 +123,7 @@ def command(cfg: Iperf3Config, workdir: str = "") -> str:
 
 
 def _load(text: str) -> dict:
-    m = re.search(r"^\{", text or "", re.M)
-    if not m:
-        raise JobFailed("iperf3: no JSON document in output")
-    try:
-        doc, _ = json.JSONDecoder().raw_decode(text[m.start() :])
-    except json.JSONDecodeError as exc:
-        raise JobFailed(f"iperf3: invalid JSON output: {exc}") from None
+    doc = json_document("iperf3", text)
     if not isinstance(doc, dict):
         raise JobFailed("iperf3: JSON output is not an object")
     if doc.get("error"):
