@@ -33,7 +33,6 @@ class MachineFacts:
 
 def check_cluster_fits(testbed: TestbedParams, hadoop: HadoopParams, machine: MachineFacts) -> None:
     """Refuse a cluster this machine cannot hold, before anything is started."""
-    check_hadoop_runs_on(testbed)
     workers = [h for h in testbed.resolved_hosts() if h.role == "worker"]
     if hadoop.replication > len(workers):
         raise ParamsError(
@@ -56,23 +55,6 @@ def check_cluster_fits(testbed: TestbedParams, hadoop: HadoopParams, machine: Ma
             f"{machine.mem_total_mb} MiB",
         )
     check_limits_fit(testbed, machine, hadoop)
-
-
-#: Why Hadoop cannot run on a gVisor host here (docs/platforms.md, "gVisor").
-GVISOR_NO_HADOOP = (
-    "Hadoop cannot run on gVisor hosts with Debian's runsc 0.0~20221219: its Sentry answers statx(2) with "
-    "EINVAL, so the guest's `ls` (coreutils 9.1) fails on every path, and the NodeManager's localizer, which "
-    "reads file permissions with `ls -ld`, exits at start-up. gVisor hosts run the micro-benchmarks "
-    "(`calibrate`, latency); use native, lxc or oci for the Hadoop suite"
-)
-
-
-def check_hadoop_runs_on(testbed: TestbedParams) -> None:
-    """Refuse a Hadoop cluster on a platform known not to hold one, naming the field and the cause."""
-    for i, h in enumerate(testbed.resolved_hosts()):
-        if h.platform == "gvisor":
-            field = f"testbed.hosts[{i}].platform" if testbed.hosts is not None else "testbed.platform"
-            raise ParamsError(field, GVISOR_NO_HADOOP)
 
 
 def _limits_field(testbed: TestbedParams, index: int, name: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 from vbench.errors import ParamsError
 from vbench.machine_fit import MachineFacts, check_cluster_fits
-from vbench.params import TestbedParams, hadoop_params, testbed_params as make_testbed
+from vbench.params import hadoop_params, testbed_params as make_testbed
 
 BIG_MACHINE = MachineFacts(mem_total_mb=1_000_000, cpus=64)
 
@@ -38,24 +38,3 @@ def test_replication_above_the_worker_count_is_refused():
         check_cluster_fits(make_testbed({"workers": 2}), hadoop_params({"replication": 3}), BIG_MACHINE)
     assert info.value.field == "hadoop.replication"
     assert "3 replicas" in str(info.value) and "has 2" in str(info.value)
-
-
-def test_a_hadoop_cluster_on_gvisor_hosts_is_refused_with_the_cause():
-    from vbench.machine_fit import check_hadoop_runs_on
-
-    check_hadoop_runs_on(TestbedParams.model_validate({"platform": "native"}))  # others pass
-    with pytest.raises(ParamsError, match="statx") as err:
-        check_hadoop_runs_on(TestbedParams.model_validate({"platform": "gvisor"}))
-    assert err.value.field == "testbed.platform"
-    mixed = TestbedParams.model_validate(
-        {
-            "platform": "native",
-            "hosts": [
-                {"name": "master", "role": "master"},
-                {"name": "worker1", "role": "worker", "platform": "gvisor"},
-            ],
-        }
-    )
-    with pytest.raises(ParamsError) as err:
-        check_hadoop_runs_on(mixed)
-    assert err.value.field == "testbed.hosts[1].platform"

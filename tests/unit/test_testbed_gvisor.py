@@ -204,3 +204,24 @@ def test_the_network_stack_is_told_by_whether_eth0_still_holds_the_address():
     assert G.detect_network(host, "10.252.0.10") == "host"
     assert G.detect_network("", "10.252.0.10") == "sandbox"
     assert G.detect_network(host, "10.252.0.1") == "sandbox"  # 10.252.0.10 is not 10.252.0.1
+
+
+def test_every_gvisor_host_gets_busyboxs_statx_free_ls_and_stat_in_its_own_overlay(tmp_path):
+    # The Sentry of this runsc answers statx with EINVAL: coreutils' ls fails, BusyBox's does not.
+    fake = tmp_path / "busybox"
+    fake.write_bytes(b"\x7fELF not really")
+    upper = tmp_path / "upper"
+    links = G.install_statx_free_tools(upper, str(fake))
+    where = upper / "usr" / "local" / "bin"
+    assert (where / "busybox").read_bytes() == fake.read_bytes()
+    assert sorted(p.name for p in links) == ["ls", "stat"]
+    for link in links:
+        assert link.is_symlink() and str(link.readlink()) == "busybox"  # relative: resolved in the guest
+    # A host made again over the same upper directory gets the same, not an error.
+    assert len(G.install_statx_free_tools(upper, str(fake))) == 2
+
+
+def test_without_busybox_a_gvisor_host_is_refused_naming_the_package(tmp_path):
+    with pytest.raises(VbenchError, match="busybox-static"):
+        G.install_statx_free_tools(tmp_path / "upper", "")
+    assert "busybox" in G.GvisorProvisioner.tools  # preflight asks for it before anything starts

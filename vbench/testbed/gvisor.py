@@ -26,6 +26,11 @@ What this runsc (Debian's 0.0~20221219) needs on this machine, each found by try
 - A cpuset limit fails ("write .../cpuset.cpus: permission denied") because runsc leaves the
   new parent cgroup `vbench-<tb>` without CPUs; vbench fills the parent first
   (vbench.testbed.limits.fill_cpuset_parent).
+- The Sentry answers statx(2) with EINVAL on every path, so the guest's coreutils 9.1 `ls` and
+  `stat` (which call statx) fail, and Hadoop's NodeManager, which reads file permissions with
+  `ls -ld` (its shell fallback without libhadoop), exits at start-up. Every gVisor host gets
+  BusyBox's `ls` and `stat` (the machine's static busybox, Debian package busybox-static, which
+  calls fstatat) in /usr/local/bin of its own overlay, ahead of /usr/bin on the PATH.
 - The KVM platform hangs at start-up (the machine is itself a VM whose /dev/kvm runs no guest:
   the same verdict as QEMU's KVM probe), and systrap does not exist in this release: both are
   refused before anything starts, with that explanation.
@@ -52,6 +57,11 @@ from vbench.testbed.provisioner import TestbedContext
 from vbench.testbed.qemu import kvm_verdict
 
 RUNSC = "runsc"
+#: The machine's static BusyBox (busybox-static), copied into every gVisor host's overlay.
+BUSYBOX = "busybox"
+#: Its applets that stand in for the guest's statx-calling coreutils (module doc), and where.
+STATX_FREE_APPLETS = ("ls", "stat")
+STATX_FREE_DIR = "usr/local/bin"
 #: Covered in runsc's private mount namespace for --network=sandbox (see the module doc).
 SYS_NET = "/proc/sys/net"
 #: How long `runsc --version` and `runsc flags` may take.
@@ -178,6 +188,29 @@ def detect_network(ip_addr_output: str, address: str) -> str:
 
 
 # -- reading the machine -----------------------------------------------------------------------
+def install_statx_free_tools(upper: Path, busybox: str) -> list[Path]:
+    """Put BusyBox and its `ls` and `stat` applets (links to it) into `<upper>/usr/local/bin`, the
+    host's own overlay layer that vbench made for it (module doc: the Sentry's statx). Returns the
+    links made."""
+    if not busybox or not Path(busybox).is_file():
+        raise VbenchError(
+            "'busybox' is not installed (gvisor hosts need its statx-free ls and stat; Debian package "
+            "busybox-static); run the README's setup command"
+        )
+    where = upper / STATX_FREE_DIR
+    where.mkdir(parents=True, exist_ok=True)
+    target = where / BUSYBOX
+    shutil.copy2(busybox, target)
+    links = []
+    for applet in STATX_FREE_APPLETS:
+        link = where / applet
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(BUSYBOX)  # relative: resolved inside the guest
+        links.append(link)
+    return links
+
+
 def runsc_query(*args: str) -> str:
     r = subprocess.run([RUNSC, *args], capture_output=True, text=True, timeout=QUERY_TIMEOUT_S)
     if r.returncode != 0:
@@ -218,7 +251,7 @@ def thread_ids(pid: int) -> set[int]:
 class GvisorProvisioner(OciProvisioner):
     platform = "gvisor"
     runtime = "runsc"
-    tools = ("runsc", "unshare")
+    tools = ("runsc", "unshare", BUSYBOX)
 
     def __init__(self) -> None:
         #: (testbed name, platform asked) -> (platform chosen in preflight, runsc version)
@@ -264,6 +297,9 @@ class GvisorProvisioner(OciProvisioner):
     def before_run(self, spec: HostParams, ctx: TestbedContext) -> None:
         if spec.limits is not None and spec.limits.cpuset is not None:
             fill_cpuset_parent(cgroup_rel(ctx, spec))
+
+    def prepare_upper(self, spec: HostParams, ctx: TestbedContext, upper: Path) -> None:
+        install_statx_free_tools(upper, shutil.which(BUSYBOX) or "")
 
     def has_state(self, ctx: TestbedContext, name: str) -> bool:
         return (self.state_root(ctx) / f"{name}_sandbox:{name}.state").exists()

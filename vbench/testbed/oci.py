@@ -262,6 +262,10 @@ class OciProvisioner:
     def before_run(self, spec: HostParams, ctx: TestbedContext) -> None:
         """What the machine needs before the runtime creates the host's cgroup (crun: nothing)."""
 
+    def prepare_upper(self, spec: HostParams, ctx: TestbedContext, upper: Path) -> None:
+        """Files the guest needs beside the image's, written into the host's own (fresh) overlay
+        upper directory before it starts (crun: none)."""
+
     def has_state(self, ctx: TestbedContext, name: str) -> bool:
         """Whether the runtime keeps state for container `name` (crun: a directory of that name)."""
         return (self.state_root(ctx) / name).exists()
@@ -281,6 +285,7 @@ class OciProvisioner:
         for d in (upper, work, merged, bundle, self.state_root(ctx)):
             d.mkdir(parents=True, exist_ok=True)
         pub = write_identity(upper, spec, ctx)
+        self.prepare_upper(spec, ctx, upper)
         config = self.bundle_config(spec, ctx, merged, ns, disk_for(spec, ctx))
         (bundle / "config.json").write_text(json.dumps(config, indent=1))
         ctx.record(self.platform, name)
