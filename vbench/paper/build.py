@@ -33,7 +33,7 @@ import pandas as pd
 from vbench.errors import VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
-from vbench.stats.campaign import load_campaign, merge_campaigns
+from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
 
 from vbench.paper import delta as D
@@ -138,8 +138,9 @@ def generate(
     default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone;
     the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None."""
     t0 = time.perf_counter()
-    main = load_campaign(campaign_dir)
-    extras = [load_campaign(Path(c)) for c in extra_campaigns]
+    main, *extras = distinct_experiments(
+        [load_campaign(campaign_dir), *(load_campaign(Path(c)) for c in extra_campaigns)]
+    )
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
     stats, sources = paper_statistics([main, *extras], cfg)

@@ -85,6 +85,9 @@ class Test:
     command: str = ""
     #: Where to run the command when it names no inventory (e.g. a machine with working KVM).
     machine: str = ""
+    #: The campaign the command writes (`vbench campaign run` names it after the design): a
+    #: finding is judged on its own study's campaign before any other that measured the same cell.
+    campaign: str = ""
 
     @property
     def here(self) -> bool:
@@ -180,7 +183,7 @@ def _finding(f: FindingSpec, spec: PublishedSpec) -> Finding:
         note=f.note,
         margin_pct=f.margin_pct,
         fallback=tuple((w.benchmark, w.metric) for w in f.fallback),
-        test=Test(tuple(f.test.needs), f.test.command(), f.test.machine),
+        test=Test(tuple(f.test.needs), f.test.command(), f.test.machine, f.test.campaign()),
     )
 
 
@@ -387,9 +390,9 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
 
     Samples labelled with the study's own platforms (`labels` of published.yaml: a campaign run
     on them) are preferred to the local stand-ins; the study's workload to its fallbacks. The
-    comparison is made in one campaign's experiment (the finding's preferred ones, else
-    "platforms", else the one with the most runs on both sides) at one cell (the finding's
-    `size`, else the largest cell both sides share)."""
+    comparison is made in one campaign's experiment (those of the finding's own study campaign
+    first, then the finding's preferred experiments, else "platforms", else the one with the most
+    runs on both sides) at one cell (the finding's `size`, else the largest cell both sides share)."""
     samples = prepare(samples)
     candidates: list[tuple[str, str, bool]] = []
     a_label, b_label = f.a.label or f.a.local, f.b.label or f.b.local
@@ -437,7 +440,8 @@ def _compare(
         )
     experiment_of = dict(zip(a[UNIT], a["experiment"].astype(str)))
     wanted = f.experiments or DEFAULT_EXPERIMENTS
-    preferred = [u for e in wanted for u in common if experiment_of.get(u) == e]
+    own = [u for u in common if f.test.campaign and str(u).rpartition("/")[0] == f.test.campaign]
+    preferred = own + [u for e in wanted for u in common if experiment_of.get(u) == e and u not in own]
     rest = sorted(
         (u for u in common if u not in preferred),
         key=lambda u: (-min(int((a[UNIT] == u).sum()), int((b[UNIT] == u).sum())), natural_key(u)),

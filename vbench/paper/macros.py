@@ -22,7 +22,7 @@ from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
 
 from vbench.paper import results as R
-from vbench.paper.delta import VERDICTS, DeltaRow, counts
+from vbench.paper.delta import CONTRADICTED, REPRODUCED, VERDICTS, DeltaRow, counts
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros
 from vbench.paper.tables import java_short
 from vbench.paper.fmt import (
@@ -117,13 +117,13 @@ def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
     return out
 
 
-def overhead_sentence(
-    stats: pd.DataFrame, baseline: str, stem: str = "TeraSort", bench: str = "terasort", metric: str = "terasort_time"
-) -> str:
-    """One generated sentence on the overheads of one benchmark, whatever platforms were measured."""
+def _overheads(stats: pd.DataFrame, baseline: str, bench: str, metric: str) -> tuple[list[str], list[str], str | None]:
+    """Each measured platform's overhead on one benchmark's metric, as text (platforms, then the
+    A/A copies apart), and the cell they were compared at; the experiment is the statistics
+    table's preferred one for the benchmark ("platforms", else the one with most platforms)."""
     ex = R.pick_experiment(stats, bench, [metric], ("platforms",))
     if not ex:
-        return f"{stem} was not measured in this campaign."
+        return [], [], None
     sizes = R.sizes_for(stats, ex, bench, metric)
     cell = sizes[-1] if sizes else None
     parts, aa = [], []
@@ -137,6 +137,16 @@ def overhead_sentence(
                 rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}"
                 rf" ({R.method_text(str(ov['method']))})"
             )
+    return parts, aa, cell or ""
+
+
+def overhead_sentence(
+    stats: pd.DataFrame, baseline: str, stem: str = "TeraSort", bench: str = "terasort", metric: str = "terasort_time"
+) -> str:
+    """One generated sentence on the overheads of one benchmark, whatever platforms were measured."""
+    parts, aa, cell = _overheads(stats, baseline, bench, metric)
+    if cell is None:
+        return f"{stem} was not measured in this campaign."
     check = (
         rf" The A/A self-check, {tex_escape(baseline)} measured again as its own configuration, gave "
         + " and ".join(aa)
@@ -151,6 +161,48 @@ def overhead_sentence(
         rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {and_list(parts)} "
         r"(estimate and 95\,\% interval, with the method that gave it; positive is slower)." + check
     )
+
+
+#: The workloads the abstract quotes beside TeraSort, one metric each, as the studies report them.
+WORKLOADS = (
+    ("nnbench", "create_write_avg_latency", "NNBench create/write latency"),
+    ("mrbench", "avg_job_time", "MRBench job time"),
+    ("wordcount", "job_wall_time", "WordCount job time"),
+    ("dfsio", "write_throughput", "TestDFSIO write throughput"),
+    ("pi", "job_wall_time", "Pi job time"),
+    ("sort", "sort_time", "Sort time"),
+)
+
+
+def workloads_sentence(stats: pd.DataFrame, baseline: str) -> str:
+    """What each platform cost on every other workload measured (the studies' campaigns), one
+    clause per workload; empty when none was."""
+    clauses = []
+    for bench, metric, stem in WORKLOADS:
+        parts, _, cell = _overheads(stats, baseline, bench, metric)
+        if parts:
+            clauses.append(rf"{stem} ({_cell_text(bench, cell)}) by {and_list(parts)}")
+    if not clauses:
+        return ""
+    return (
+        rf"On the studies' other workloads, relative to {tex_escape(baseline)}: "
+        + "; ".join(clauses)
+        + r" (positive is worse)."
+    )
+
+
+def findings_sentence(delta: list[DeltaRow]) -> str:
+    """Which published claims held here and which did not, by finding; empty when none was decided."""
+    said = []
+    for verdict, text in ((REPRODUCED, "Held here"), (CONTRADICTED, "Did not hold")):
+        rows = [r for r in delta if r.verdict == verdict]
+        if rows:
+            said.append(
+                f"{text}: "
+                + "; ".join(rf"{tex_escape(r.finding.id)} ({tex_escape(r.finding.claim)})" for r in rows)
+                + "."
+            )
+    return " ".join(said)
 
 
 def runs_per_cell(samples: pd.DataFrame) -> list[int]:
@@ -279,6 +331,8 @@ def macros_tex(ctx: MacroContext) -> str:
     m.update(headline_macros(ctx.stats, ctx.baseline))
     m["vbTeraSortSentence"] = overhead_sentence(ctx.stats, ctx.baseline)
     m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")
+    m["vbWorkloadsSentence"] = workloads_sentence(ctx.stats, ctx.baseline)
+    m["vbFindingsSentence"] = findings_sentence(ctx.delta)
     m.update(sandbox_macros(ctx.sandbox, ctx.stats, c.name, ctx.baseline))
     k = counts(ctx.delta)
     m["vbDeltaTotal"] = str(len(ctx.delta))

@@ -12,7 +12,7 @@ platform the design names, so the command printed in the paper would at least st
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -112,6 +112,11 @@ class TestSpec(_Strict):
                 "machine", "a finding this machine cannot test needs an inventory or says where to run it"
             )
         return self
+
+    def campaign(self) -> str:
+        """The campaign directory the command writes by default: the design's name (an
+        isolation run writes its own, `vbench isolation run`'s)."""
+        return PurePosixPath(self.design).stem if self.run == "campaign" else ""
 
     def command(self) -> str:
         if self.run == "isolation":

@@ -35,6 +35,8 @@ def campaign_statistics(campaign: Campaign, cfg: StatsConfig) -> tuple[pd.DataFr
     processed = processed_of(campaign.path)
     table = read_campaign_stats(processed, cfg, campaign.path) if processed is not None else None
     if table is not None:
+        if campaign.renamed:  # the stage wrote the names as recorded (vbench.stats.campaign.distinct_experiments)
+            table = table.assign(experiment=table["experiment"].astype(str).replace(campaign.renamed))
         return table, f"{campaign.name}: statistics read from {processed / STATS_FILE}"
     # No statistics-stage output: the stage analyses one campaign (pipeline.analysis_campaign), so
     # the studies a build adds (--extra-campaign, e.g. netmodes), a campaign directory outside a

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -54,6 +54,9 @@ class Campaign:
     notes: list[str] = field(default_factory=list)
     #: experiment -> its baseline, where the design compares factor levels, not platforms.
     baselines: dict[str, str] = field(default_factory=dict)
+    #: experiment as recorded -> as shown, where `distinct_experiments` renamed it beside another
+    #: campaign's (the statistics stage's table of this campaign holds the recorded names).
+    renamed: dict[str, str] = field(default_factory=dict)
 
     @property
     def platforms(self) -> list[str]:
@@ -205,6 +208,27 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         notes,
         baselines,
     )
+
+
+def distinct_experiments(campaigns: list[Campaign]) -> list[Campaign]:
+    """The campaigns with every experiment name used once: an experiment whose name an earlier
+    campaign of the list already holds is shown as `<experiment>@<campaign>` (e.g. the Xavier
+    study's `platforms@xavier2014` beside the default campaign's `platforms`). Each design names
+    its comparison `platforms` by default, so the studies a paper adds would otherwise clash."""
+    taken: set[str] = set()
+    out = []
+    for c in campaigns:
+        names = sorted(set(c.samples["experiment"].astype(str)), key=natural_key) if len(c.samples) else []
+        renamed = {e: f"{e}@{c.name}" for e in names if e in taken}
+        taken |= {renamed.get(e, e) for e in names}
+        if not renamed:
+            out.append(c)
+            continue
+        samples = c.samples.assign(experiment=c.samples["experiment"].astype(str).replace(renamed))
+        baselines = {renamed.get(e, e): b for e, b in c.baselines.items()}
+        note = "experiment(s) shown as " + ", ".join(f"{new} ({old} here)" for old, new in renamed.items())
+        out.append(replace(c, samples=samples, baselines=baselines, renamed=renamed, notes=[*c.notes, note]))
+    return out
 
 
 def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
