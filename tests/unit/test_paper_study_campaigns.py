@@ -79,7 +79,7 @@ def test_the_statistics_of_a_renamed_campaign_carry_the_shown_name(two_campaigns
     stats, _ = paper_statistics(distinct_experiments(list(two_campaigns)), StatsConfig(n_resamples=200))
     assert set(stats["experiment"]) == {"platforms", "platforms@xavier2014"}
     means = stats[(stats["statistic"] == "mean") & (stats["method"] == "t") & (stats["platform"] == "lxc")]
-    by_exp = dict(zip(means["experiment"], means["value"]))
+    by_exp = dict(zip(means["experiment"], means["estimate"]))
     assert by_exp["platforms"] == pytest.approx(110) and by_exp["platforms@xavier2014"] == pytest.approx(51.0)
 
 

@@ -92,6 +92,15 @@ def test_tera_elapsed_cells(stats, samples):
 
 def test_bonnie_block_layout(stats, samples):
     tex = T.table_bonnie_block(stats, samples, "native")
+    assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} \\" in tex
+    # The table is of one experiment (micro): lxc ran only in another, so it is no column of dashes.
+    assert r"Test & native \\" in tex
+
+
+def test_a_platform_of_the_tables_experiment_without_the_metric_is_a_dash(stats, samples):
+    lxc_micro = stats.iloc[[-1]].assign(platform="lxc", metric="rewrite_bw", value=1.0)
+    tex = T.table_bonnie_block(pd.concat([stats, lxc_micro], ignore_index=True), samples, "native")
+    assert r"Test & native & lxc \\" in tex
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
 
 

@@ -160,6 +160,11 @@ class MetricRows:
         platforms = campaign_platforms(samples, baseline)
         names = [m for _, m in self.metrics]
         experiment = R.pick_experiment(stats, self.benchmark, names, self.prefer)
+        if experiment:
+            # One experiment fills the table: the platforms only other experiments ran (another
+            # study's factor levels, the default campaign's A/A copy) would be columns of dashes.
+            ran = set(R.rows(stats, experiment=experiment)["platform"].astype(str))
+            platforms = [p for p in platforms if p in ran] or platforms
         cells = _Cells(stats)
         body = []
         size_used = None
