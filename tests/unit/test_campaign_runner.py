@@ -290,3 +290,22 @@ def test_inventory_configurations_sharing_hosts_cannot_be_up_together(tmp_path, 
     with pytest.raises(ParamsError) as err:
         run(e, tmp_path / "c", fake_machine)
     assert err.value.field == "experiment.interleave" and "same hosts" in str(err.value)
+
+
+def test_a_campaign_gets_more_blocks_and_nothing_else(tmp_path, fake_machine):
+    # Intervals too wide after 2 blocks: the same design with 3 runs the third block only.
+    camp = tmp_path / "c"
+    first = run(design(rounds=1), camp, fake_machine)
+    assert first.failures == 0 and {c.split("/")[0] for c in first.ran} == {"b0", "b1"}
+    log: list[str] = []
+    more = run(design(rounds=1, repetitions=3), camp, fake_machine, log=log)
+    assert more.already_done == len(first.ran)
+    assert more.ran and {c.split("/")[0] for c in more.ran} == {"b2"}
+    assert any("2 blocks extended to 3" in line for line in log), log
+    meta = json.loads((camp / "campaign.json").read_text())
+    assert meta["experiment"]["repetitions"] == 3
+    assert [h["repetitions"] for h in meta["extended_from"]] == [2]
+    # Any other change is still another design; so is a design with fewer blocks.
+    for other in (design(rounds=1, repetitions=4, seed=8), design(rounds=1, repetitions=2)):
+        with pytest.raises(Exception, match="another design"):
+            run(other, camp, fake_machine)

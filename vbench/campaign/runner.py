@@ -79,18 +79,45 @@ def done_cells(store: CampaignStore) -> set[str]:
     return read_ledger(store.samples_path).done_cells
 
 
-def _check_design(store: CampaignStore, exp: Experiment) -> None:
+def extends_by_blocks(recorded: dict, exp: Experiment) -> int | None:
+    """The recorded design's block count when `exp` is that design with more blocks and nothing
+    else changed (its blocks 0..n-1 are the recorded ones, cell for cell), else None. Pure."""
+    reps = (recorded.get("experiment") or {}).get("repetitions")
+    if not isinstance(reps, int) or isinstance(reps, bool) or not 0 < reps < exp.repetitions:
+        return None
+    same = design_hash(exp.model_copy(update={"repetitions": reps})) == recorded.get("design_hash")
+    return reps if same else None
+
+
+def _check_design(store: CampaignStore, exp: Experiment, log: Log = print) -> None:
     """A campaign directory belongs to one design: resuming under a changed design would mix data.
+    The one change allowed is more blocks (`repetitions`): a campaign whose intervals are too wide
+    gets blocks added to the ones it has, and campaign.json records what it was before.
     Samples without a campaign.json are of an unknown design: adopted only when asked (--append)."""
     meta = store.root / "campaign.json"
     h = design_hash(exp)
     if meta.exists():
         old = json.loads(meta.read_text())
-        if old.get("design_hash") != h:
+        if old.get("design_hash") == h:
+            return
+        before = extends_by_blocks(old, exp)
+        if before is None:
             raise VbenchError(
                 f"{store.root} holds a campaign of another design (hash {old.get('design_hash')}, now {h}); "
-                f"use another campaign name, or remove the directory to start over"
+                f"use another campaign name, or remove the directory to start over (only `repetitions` may "
+                f"grow: more blocks are added to a campaign)"
             )
+        history = [*old.get("extended_from", []), {"design_hash": old.get("design_hash"), "repetitions": before}]
+        durable.write_text(
+            meta,
+            json.dumps(
+                {"design_hash": h, "experiment": exp.model_dump(mode="json"), "extended_from": history},
+                indent=1,
+                sort_keys=True,
+            ),
+        )
+        durable.fsync_dir(store.root)
+        log(f"campaign {store.root.name}: {before} blocks extended to {exp.repetitions} (campaign.json records both)")
         return
     if store.holds_samples() and not store.append:
         raise VbenchError(
@@ -559,7 +586,7 @@ def run_campaign(
     params = configuration_params(exp, testbed, hadoop, source, kinds)  # refuse what cannot run, before anything starts
     store.check_appendable()
     source.check(exp.platforms)
-    _check_design(store, exp)
+    _check_design(store, exp, log)
     aside = store.cut_torn_tail()
     if aside is not None:
         log(
