@@ -15,14 +15,17 @@ from vbench.hadoop.cluster import HadoopCluster
 
 
 def vbench_commit(repo: Path | None = None) -> str:
-    """The git commit of the vbench checkout that ran (with '+dirty' if it had local changes)."""
+    """The git commit of the vbench checkout that ran (with '+dirty' if it had local changes).
+
+    Changes under data/ do not count: they are the measurements, and a campaign being resumed or
+    extended in a checkout where it is committed changes its own samples.jsonl as it runs."""
     repo = repo or Path(__file__).resolve().parents[1]
     try:
         head = subprocess.run(
             ["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=5
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data"],
             capture_output=True,
             text=True,
             timeout=5,

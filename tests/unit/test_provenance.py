@@ -1,0 +1,29 @@
+"""The commit every sample records: '+dirty' for changed code, not for the campaign's own data."""
+
+from __future__ import annotations
+
+import subprocess
+
+from vbench.provenance import vbench_commit
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_changed_code_is_dirty_and_a_campaign_growing_under_data_is_not(tmp_path):
+    repo = tmp_path / "checkout"
+    (repo / "vbench").mkdir(parents=True)
+    (repo / "data" / "raw" / "c").mkdir(parents=True)
+    (repo / "vbench" / "x.py").write_text("x = 1\n")
+    (repo / "data" / "raw" / "c" / "samples.jsonl").write_text("{}\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c")
+    clean = vbench_commit(repo)
+    assert len(clean) == 12 and not clean.endswith("+dirty")
+    # A committed campaign that is resumed or extended appends to its own ledger as it runs.
+    (repo / "data" / "raw" / "c" / "samples.jsonl").write_text("{}\n{}\n")
+    assert vbench_commit(repo) == clean
+    (repo / "vbench" / "x.py").write_text("x = 2\n")
+    assert vbench_commit(repo) == clean + "+dirty"
