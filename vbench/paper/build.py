@@ -319,39 +319,19 @@ def build_paper(
     campaign_dir: Path,
     out_dir: Path = Path("paper"),
     *,
-    baseline: str = "native",
     pdf: bool = True,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    equivalence_pct: float = StatsConfig.equivalence_pct,
-    published_path: Path | None = None,
     sources: Path = SOURCES,
     force: bool = True,
-    isolation_dir: Path | None = None,
-    extra_campaigns: Sequence[Path] = (),
-    monitoring_dir: Path | None = None,
-    pernode_dir: Path | None = None,
-    sandbox_dir: Path | None = None,
+    **inputs,
 ) -> BuildResult:
-    """Generate the paper's artifacts from a campaign and (with `pdf`) build `<out_dir>/build/paper.pdf`.
+    """Generate the paper's artifacts from a campaign (`generate`, given `inputs`: its keywords,
+    the baseline, bootstrap settings and the other campaigns) and (with `pdf`) build
+    `<out_dir>/build/paper.pdf`.
 
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
-    result = generate(
-        campaign_dir,
-        out_dir,
-        baseline=baseline,
-        n_resamples=n_resamples,
-        seed=seed,
-        equivalence_pct=equivalence_pct,
-        published_path=published_path,
-        isolation_dir=isolation_dir,
-        extra_campaigns=extra_campaigns,
-        monitoring_dir=monitoring_dir,
-        pernode_dir=pernode_dir,
-        sandbox_dir=sandbox_dir,
-    )
+    result = generate(campaign_dir, out_dir, **inputs)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)
