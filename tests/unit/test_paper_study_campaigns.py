@@ -20,8 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = {f.id: f for f in D.load_published().findings}
 
 
-def _campaign_dir(root: Path, name: str, times: dict[str, list[float]]) -> Path:
-    """A campaign directory of TeraSort runs in blocks, platform -> one time per block."""
+def _campaign_dir(
+    root: Path, name: str, times: dict[str, list[float]], benchmark="terasort", metric="terasort_time"
+) -> Path:
+    """A campaign directory of one benchmark's runs in blocks (TeraSort by default), platform -> one time per block."""
     d = root / name
     d.mkdir()
     recs = []
@@ -40,8 +42,8 @@ def _campaign_dir(root: Path, name: str, times: dict[str, list[float]]) -> Path:
             recs.append(
                 {
                     "kind": "sample",
-                    "benchmark": "terasort",
-                    "metric": "terasort_time",
+                    "benchmark": benchmark,
+                    "metric": metric,
                     "value": v,
                     "unit": "s",
                     "timestamp": 1.0e9 + block,
@@ -117,3 +119,21 @@ def test_every_study_campaign_of_the_paper_is_a_dependency_of_the_paper_stage():
         check_plain_name(name)  # it becomes data/raw/<name>
         assert f"data/raw/{name}/samples.jsonl" in deps, f"dvc.yaml's paper stage lacks data/raw/{name}"
         assert (ROOT / "params" / "experiments" / f"{name}.yaml").is_file(), f"no design named {name}"
+
+
+def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_path, two_campaigns):
+    from vbench.paper.macros import findings_sentence, workloads_sentence
+
+    mrbench = _campaign_dir(
+        tmp_path, "mr", {"native": [17.0, 17.5, 16.5, 17.2], "lxc": [18.7, 19.2, 18.2, 18.9]}, "mrbench", "avg_job_time"
+    )
+    cfg = StatsConfig(n_resamples=200)
+    stats, _ = paper_statistics(distinct_experiments([*two_campaigns, load_campaign(mrbench)]), cfg)
+    text = workloads_sentence(stats, "native")
+    assert text.startswith("On the studies' other workloads, relative to native: MRBench job time")
+    assert "on lxc" in text and "TeraSort" not in text  # TeraSort has its own sentence
+    assert workloads_sentence(stats[stats["benchmark"] == "terasort"], "native") == ""
+    main, study = distinct_experiments(list(two_campaigns))
+    rows = [D.evaluate(FINDINGS["X1"], merge_campaigns(main, [study]).samples)]
+    assert findings_sentence(rows) == "Held here: X1 (LXC TeraSort overhead is about 2 \\%)."
+    assert findings_sentence([D.evaluate(FINDINGS["X1"], main.samples)]).startswith("Did not hold: X1")

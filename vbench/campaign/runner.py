@@ -108,15 +108,7 @@ def _check_design(store: CampaignStore, exp: Experiment, log: Log = print) -> No
                 f"grow: more blocks are added to a campaign)"
             )
         history = [*old.get("extended_from", []), {"design_hash": old.get("design_hash"), "repetitions": before}]
-        durable.write_text(
-            meta,
-            json.dumps(
-                {"design_hash": h, "experiment": exp.model_dump(mode="json"), "extended_from": history},
-                indent=1,
-                sort_keys=True,
-            ),
-        )
-        durable.fsync_dir(store.root)
+        _record_design(store, exp, extended_from=history)
         log(f"campaign {store.root.name}: {before} blocks extended to {exp.repetitions} (campaign.json records both)")
         return
     if store.holds_samples() and not store.append:
@@ -125,9 +117,13 @@ def _check_design(store: CampaignStore, exp: Experiment, log: Log = print) -> No
             f"campaign name, or pass --append to adopt them into this design"
         )
     durable.make_dirs(store.root)
-    durable.write_text(
-        meta, json.dumps({"design_hash": h, "experiment": exp.model_dump(mode="json")}, indent=1, sort_keys=True)
-    )
+    _record_design(store, exp)
+
+
+def _record_design(store: CampaignStore, exp: Experiment, **history) -> None:
+    """Write campaign.json: the design, its hash and (`history`) what it grew from."""
+    record = {"design_hash": design_hash(exp), "experiment": exp.model_dump(mode="json"), **history}
+    durable.write_text(store.root / "campaign.json", json.dumps(record, indent=1, sort_keys=True))
     durable.fsync_dir(store.root)
 
 

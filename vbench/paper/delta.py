@@ -309,6 +309,12 @@ def attribute(samples: pd.DataFrame, key: str) -> pd.Series | None:
     return values.map(value_text)
 
 
+def _split_unit(unit) -> tuple[str, str]:
+    """A comparison unit (`prepare`: "campaign/experiment", or the experiment alone) as (campaign, experiment)."""
+    campaign, _, experiment = str(unit).rpartition("/")
+    return campaign, experiment
+
+
 def prepare(samples: pd.DataFrame) -> pd.DataFrame:
     """The samples with the machine's platform and the comparison unit (idempotent)."""
     if samples is None or samples.empty or MACHINE in samples.columns:
@@ -440,7 +446,7 @@ def _compare(
         )
     experiment_of = dict(zip(a[UNIT], a["experiment"].astype(str)))
     wanted = f.experiments or DEFAULT_EXPERIMENTS
-    own = [u for u in common if f.test.campaign and str(u).rpartition("/")[0] == f.test.campaign]
+    own = [u for u in common if f.test.campaign and _split_unit(u)[0] == f.test.campaign]
     preferred = own + [u for e in wanted for u in common if experiment_of.get(u) == e and u not in own]
     rest = sorted(
         (u for u in common if u not in preferred),
@@ -479,7 +485,7 @@ def _compare(
         verdict = verdict_equivalence(low, high, f.margin_pct)
     else:
         verdict = verdict_magnitude(low, high, f.published_ratio, f.tolerance_pct)
-    campaign, _, experiment = str(unit).rpartition("/")
+    campaign, experiment = _split_unit(unit)
     return DeltaRow(
         f,
         verdict,
