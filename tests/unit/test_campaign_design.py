@@ -116,6 +116,40 @@ def test_environment_factors_make_configurations_each_with_its_own_cells():
     assert one.config.stamp() == {"platform": "native", "factor.network.mode": "nat", "factor.replication": 2}
 
 
+def test_a_factor_scoped_to_one_platform_is_crossed_with_that_platform_only():
+    e = exp(
+        platforms=("native", "gvisor"),
+        factors={"testbed.gvisor.network": ["sandbox", "host"], "hadoop.replication": [1, 2]},
+        compare=("platform", "gvisor.network"),
+        repetitions=2,
+    )
+    keys = [c.key for c in e.configurations()]
+    assert keys == [
+        "native[replication=1]",
+        "native[replication=2]",
+        "gvisor[replication=1,gvisor.network=sandbox]",
+        "gvisor[replication=1,gvisor.network=host]",
+        "gvisor[replication=2,gvisor.network=sandbox]",
+        "gvisor[replication=2,gvisor.network=host]",
+    ]
+    native = next(c for c in e.configurations() if c.platform == "native")
+    assert native.stamp() == {"platform": "native", "factor.replication": 1}
+    assert native.overrides("testbed") == {}
+    assert {c.config.key for c in expand(e)} == set(keys)
+
+
+def test_a_scoped_factor_needs_its_platform_and_is_compared_with_the_platforms():
+    with pytest.raises(ValueError, match="changes gvisor hosts only, and gvisor is not among"):
+        exp(platforms=("native", "lxc"), factors={"testbed.gvisor.network": ["sandbox", "host"]})
+    with pytest.raises(ValueError, match=r"compare: \[platform, gvisor.network\]"):
+        exp(platforms=("native", "gvisor"), factors={"testbed.gvisor.network": ["sandbox", "host"]})
+    # One platform, or one level: nothing is left unpaired.
+    assert (
+        len(exp(platforms=("gvisor",), factors={"testbed.gvisor.network": ["sandbox", "host"]}).configurations()) == 2
+    )
+    assert len(exp(platforms=("native", "gvisor"), factors={"testbed.gvisor.network": ["host"]}).configurations()) == 2
+
+
 def test_a_design_without_factors_keeps_its_cell_ids_and_hash():
     e = exp()
     assert all(c.cell_id.startswith(f"b{c.block}/native/") for c in expand(e))

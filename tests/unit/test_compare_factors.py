@@ -16,7 +16,7 @@ from vbench.samples import Sample, append_records
 from vbench.stats import format_table
 from vbench.stats.campaign import load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig, campaign_stats
-from vbench.stats.compare import Comparison, comparison_of, comparison_view
+from vbench.stats.compare import Comparison, comparison_of, comparison_view, measured_platforms
 
 
 def _campaign(d: Path, experiment: str, compare=None, baseline=None, modes=("bridge", "nat")) -> Path:
@@ -59,6 +59,19 @@ def test_the_view_compares_the_factor_and_keeps_the_platform_as_a_cell_factor():
     assert comparison_view(df, ["platform"]) is df
     with pytest.raises(ParamsError, match="compare"):
         comparison_view(df, ["vms_per_host"])
+
+
+def test_a_level_a_platform_lacks_is_left_out_of_its_label():
+    df = pd.DataFrame(
+        {
+            "platform": ["native", "gvisor", "gvisor"],
+            "factor.gvisor.network": [None, "sandbox", "host"],
+            "value": [1, 2, 3],
+        }
+    )
+    v = comparison_view(df, ["platform", "gvisor.network"])
+    assert list(v["platform"]) == ["native", "gvisor/sandbox", "gvisor/host"]
+    assert measured_platforms(v) == ["native", "gvisor"]
 
 
 def test_a_campaign_without_a_design_compares_platforms(tmp_path):

@@ -79,36 +79,68 @@ def _clear(a: pd.Series, b: pd.Series) -> bool:
     return not a["ci_low"] <= 1 <= a["ci_high"] and (a["ci_high"] < b["ci_low"] or b["ci_high"] < a["ci_low"])
 
 
-def test_table_shows_the_preferred_ratio_of_every_metric_and_platform(built, preferred):
+def _measured_metrics(preferred: pd.DataFrame) -> list[S.SandboxMetric]:
+    """The section's metrics that the committed campaign measured."""
+    have = set(zip(preferred["benchmark"], preferred["metric"]))
+    return [m for m in S.SANDBOX_METRICS if (m.benchmark, m.metric) in have]
+
+
+def _labels(preferred: pd.DataFrame) -> list[str]:
+    """The compared labels of the committed campaign, in the section's order."""
+    found = preferred[preferred["baseline"] == "native"]["platform"].astype(str).unique()
+    return sorted(found, key=S.platform_order)
+
+
+def test_table_shows_the_preferred_ratio_of_every_metric_and_platform(built, preferred, sandbox_dir):
     assert "sandbox" in built.tables_with_data
     assert any("sandbox: statistics computed here" in n for n in built.notes)
     tex = (built.out_dir / "generated" / "tables" / "sandbox.tex").read_text()
-    assert r"\multicolumn{3}{c}{lxc / native} & \multicolumn{3}{c}{gvisor / native}" in tex
-    assert "2 blocks give a paired-$t$ interval 1 degree of freedom" in tex
+    labels = _labels(preferred)
+    assert "gvisor" in {lb.partition("/")[0] for lb in labels} and "lxc" in labels
+    assert "Metric & Better & " + " & ".join(f"{tex_escape(p)} / native" for p in labels) + r" \\" in tex
+    blocks = load_campaign(sandbox_dir).samples["block"].nunique()
+    assert f"{int(blocks)} blocks give a paired-$t$ interval {int(blocks) - 1} degree" in tex
     lines = tex.splitlines()
-    for metric in S.SANDBOX_METRICS:
+    metrics = _measured_metrics(preferred)
+    assert metrics
+    for metric in metrics:
         [line] = [ln for ln in lines if ln.startswith(tex_escape(metric.label) + " ")]
         cells = line.removesuffix(r" \\").split(" & ")
-        for i, (p, other) in enumerate((("lxc", "gvisor"), ("gvisor", "lxc"))):
-            row, rival = _expected(preferred, metric, p), _expected(preferred, metric, other)
-            mark = r"$^\ast$" if _clear(row, rival) else ""
-            assert cells[2 + 3 * i] == interval_text(row["estimate"], row["ci_low"], row["ci_high"]) + mark, (metric, p)
-            assert cells[3 + 3 * i] == METHOD_SHORT[row["method"]]
-            assert cells[4 + 3 * i] == str(int(row["n_pairs"]))
+        for i, p in enumerate(labels):
+            row = _expected(preferred, metric, p)
+            rivals = [_expected(preferred, metric, o) for o in labels if o != p]
+            mark = r"$^\ast$" if all(_clear(row, r) for r in rivals) else ""
+            assert cells[2 + i].startswith(interval_text(row["estimate"], row["ci_low"], row["ci_high"]) + mark), (
+                metric,
+                p,
+            )
+    # One method and n throughout: said once in the notes, not in every cell.
+    if preferred["method"].nunique() == 1 and preferred["n_pairs"].nunique() == 1:
+        assert "Every interval: paired by block, $n$ = " in tex
 
 
 def test_macros_quote_gvisor_round_trip_and_tcp_ratios(built, preferred):
     macros = (built.out_dir / "generated" / "macros.tex").read_text()
+    gvisor = next(p for p in _labels(preferred) if p in ("gvisor", "gvisor/sandbox"))
     for stem, metric in (("RoundTrip", "rtt_mean"), ("Tcp", "throughput_mean")):
         [m] = [x for x in S.SANDBOX_METRICS if x.metric == metric]
-        row = _expected(preferred, m, "gvisor")
+        row = _expected(preferred, m, gvisor)
         text = interval_text(row["estimate"], row["ci_low"], row["ci_high"])
         assert rf"\newcommand{{\vbSandbox{stem}RatioGvisor}}{{{text}}}" in macros
     assert r"\newcommand{\vbSandboxRoundTripMethodGvisor}{paired by block}" in macros
-    assert r"(campaign \texttt{sandbox}) ran native, lxc and gvisor hosts" in macros
-    # The synthetic main campaign ran TeraSort on lxc: its job time stands beside lxc's micro ratios.
-    assert "On lxc, the TeraSort" in macros and "beside lxc/native ratios of round trip" in macros
+    assert r"(campaign \texttt{sandbox}) ran native, lxc" in macros
     assert r"Hadoop runs on gVisor hosts" in macros and r"BusyBox's \texttt{ls}" in macros
+    jobs = [m for m in _measured_metrics(preferred) if m.job]
+    if jobs:  # each platform's job ratios beside its micro-benchmark ratios
+        row = _expected(preferred, jobs[0], gvisor)
+        assert (
+            rf"\texttt{{{tex_escape(gvisor)}}}: {jobs[0].label} "
+            + interval_text(row["estimate"], row["ci_low"], row["ci_high"])
+            in macros
+        )
+        assert "beside round trip" in macros
+    else:
+        assert "ran no Hadoop job" in macros
 
 
 def test_figure_plots_the_same_ratios_on_a_log_axis(sandbox_stats, preferred, monkeypatch, tmp_path):
@@ -118,10 +150,11 @@ def test_figure_plots_the_same_ratios_on_a_log_axis(sandbox_stats, preferred, mo
     [ax] = drawn[0].axes
     assert ax.get_xscale() == "log"
     assert any(list(line.get_xdata()) == [1.0, 1.0] for line in ax.lines)  # native, marked at 1
-    assert [c.get_label() for c in ax.containers] == ["lxc", "gvisor"]
+    labels = _labels(preferred)
+    assert [c.get_label() for c in ax.containers] == labels
     for container in ax.containers:
         platform = container.get_label()
-        want = [_expected(preferred, m, platform)["estimate"] for m in S.SANDBOX_METRICS]
+        want = [_expected(preferred, m, platform)["estimate"] for m in _measured_metrics(preferred)]
         assert list(container.lines[0].get_xdata()) == pytest.approx(want), platform
 
 
@@ -134,13 +167,38 @@ def test_without_a_sandbox_campaign_the_section_says_so_and_the_build_works(main
     macros = (gen / "macros.tex").read_text()
     assert r"\newcommand{\vbSandboxSentence}{This build was given no sandbox campaign" in macros
     assert r"\newcommand{\vbSandboxRoundTripRatioGvisor}{\emph{not measured}}" in macros
+    assert r"\newcommand{\vbSandboxTerasortRatioGvisorHost}{\emph{not measured}}" in macros
     assert r"\newcommand{\vbHasTableSandbox}{0}" in macros
-    assert r"the sandbox study ran the micro-benchmarks only" in macros  # whether or not gVisor was measured
+    assert "ran no Hadoop job there, so no job overhead on gVisor is shown" in macros
+    assert "ran no Hadoop job, so no job overhead stands beside" in macros
 
 
-def test_job_sentence_says_not_measured_without_terasort_on_lxc():
-    text = S.job_sentence(pd.DataFrame(), "precision", [], "native")
-    assert "has no TeraSort job time on lxc" in text and "(not measured)" in text
+def _comparison(platform: str, estimate: float) -> S.Comparison:
+    row = pd.Series({"estimate": estimate, "ci_low": estimate * 0.9, "ci_high": estimate * 1.1, "method": "x"})
+    return S.Comparison(platform, row, False)
+
+
+def test_the_job_sentence_sets_each_platform_s_jobs_beside_its_micro_benchmarks():
+    def row(stem: str, **ratios: float) -> S.SandboxRow:
+        [m] = [x for x in S.SANDBOX_METRICS if x.stem == stem]
+        return S.SandboxRow(m, "s", False, tuple(_comparison(p.replace("_", "/"), r) for p, r in ratios.items()))
+
+    rows = [
+        row("RoundTrip", lxc=1.1, gvisor_sandbox=3.0, gvisor_host=2.0),
+        row("Cpu", lxc=1.0, gvisor_sandbox=0.9),
+        row("Terasort", lxc=1.02, gvisor_sandbox=2.5, gvisor_host=2.4),
+    ]
+    text = S.job_sentence(rows)
+    sandbox = rows[2].of("gvisor/sandbox").text
+    assert (
+        rf"\texttt{{gvisor/sandbox}}: TeraSort job time {sandbox}, beside round trip {rows[0].of('gvisor/sandbox').text}"
+        in text
+    )
+    assert rf"\texttt{{gvisor/host}}: TeraSort job time {rows[2].of('gvisor/host').text}" in text
+    assert rf"CPU {rows[1].of('gvisor/sandbox').text}" in text
+    # `gvisor` is gVisor's default network level where the study compared both
+    assert rows[0].of("gvisor").platform == "gvisor/sandbox" and rows[1].of("oci") is None
+    assert "(not measured)" in S.job_sentence(rows[:2])
 
 
 def _row(low, high) -> pd.Series:

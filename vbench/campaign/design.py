@@ -66,6 +66,14 @@ NOT_FACTORS = frozenset(
 )
 
 
+def scoped_platform(path: str) -> str | None:
+    """The platform whose hosts alone an environment factor changes (`testbed.<platform>.*`, such
+    as `testbed.gvisor.network`), else None: such a factor is crossed with that platform only."""
+    root, _, rest = path.partition(".")
+    head = rest.split(".", 1)[0]
+    return head if root == "testbed" and head in PLATFORMS else None
+
+
 def factor_label(path: str) -> str:
     """The name a factor has in samples and tables: its path without the params file."""
     return path.split(".", 1)[1]
@@ -279,6 +287,32 @@ class Experiment(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _scoped(self) -> "Experiment":
+        for path, levels in self.factors.items():
+            platform = scoped_platform(path)
+            if platform is None:
+                continue
+            if platform not in self.platforms:
+                raise ValueError(
+                    f"factor {path!r} changes {platform} hosts only, and {platform} is not among the "
+                    f"platforms {list(self.platforms)}"
+                )
+            # Its levels exist on one platform only: left out of a platform comparison, they would
+            # make cells of their own with no baseline to pair with.
+            if (
+                len(levels) > 1
+                and len(self.platforms) > 1
+                and "platform" in self.compare
+                and factor_label(path) not in self.compare
+            ):
+                raise ValueError(
+                    f"factor {path!r} changes {platform} hosts only: compare it with the platforms "
+                    f"(compare: [platform, {factor_label(path)}]), so that each of its levels is set "
+                    "beside the baseline platform"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _precision(self) -> "Experiment":
         p = self.precision
         if p is None:
@@ -332,13 +366,17 @@ class Experiment(BaseModel):
 
     def configurations(self) -> list["Configuration"]:
         """Every platform x environment-factor combination, in a fixed order (the A/A copy of the
-        baseline last)."""
-        paths = sorted(self.factors)
-        combos = list(itertools.product(*(self.factors[p] for p in paths))) if paths else [()]
-        out = [Configuration(p, tuple(zip(paths, combo))) for p in self.platforms for combo in combos]
+        baseline last). A factor scoped to one platform (`scoped_platform`) is crossed with that
+        platform only: native hosts have no gVisor network to vary."""
+
+        def combos(platform: str) -> list[tuple[tuple[str, Any], ...]]:
+            paths = [p for p in sorted(self.factors) if scoped_platform(p) in (None, platform)]
+            return [tuple(zip(paths, combo)) for combo in itertools.product(*(self.factors[p] for p in paths))]
+
+        out = [Configuration(p, levels) for p in self.platforms for levels in combos(p)]
         if self.aa:
             out += [
-                Configuration(self.aa_platform, tuple(zip(paths, combo)), replica=AA_SUFFIX[1:]) for combo in combos
+                Configuration(self.aa_platform, levels, replica=AA_SUFFIX[1:]) for levels in combos(self.aa_platform)
             ]
         return out
 

@@ -333,7 +333,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")
     m["vbWorkloadsSentence"] = workloads_sentence(ctx.stats, ctx.baseline)
     m["vbFindingsSentence"] = findings_sentence(ctx.delta)
-    m.update(sandbox_macros(ctx.sandbox, ctx.stats, c.name, ctx.baseline))
+    m.update(sandbox_macros(ctx.sandbox, ctx.baseline))
     k = counts(ctx.delta)
     m["vbDeltaTotal"] = str(len(ctx.delta))
     for v in VERDICTS:

@@ -1,12 +1,15 @@
-"""The sandboxed-kernel section (issue #21): what gVisor and LXC cost each micro-benchmark against native.
+"""The sandboxed-kernel section (issue #21): what gVisor, OCI and LXC cost each workload against native.
 
 The section lays out the sandbox study's statistics table (`vbench.stats.campaign_stats`, read or
 computed once by `vbench.paper.results.campaign_statistics`): per metric, each platform's
 preferred ratio to the baseline, the row the stopping rule judges (`preferred_ratio_rows`), with
-its interval, method and pairs. Beside LXC's micro-benchmark ratios it sets the TeraSort job time
-of the build's main campaign, where that campaign measured it. gVisor has none to set beside its
-own: Hadoop runs on gVisor hosts (with BusyBox's statx-free `ls`, vbench.testbed.gvisor), but the
-sandbox study runs the micro-benchmarks only, and the section says so.
+its interval, method and pairs. The rows are the micro-benchmarks (compute, block I/O, the network
+path) and then the Hadoop jobs the same hosts ran, so a platform's micro-benchmark overheads stand
+beside its job overheads. gVisor's two network stacks are two levels of the study's
+`testbed.gvisor.network` factor, compared with the platforms (`compare: [platform,
+gvisor.network]`), so they appear as `gvisor/sandbox` and `gvisor/host`; `gvisor` alone is
+gVisor's default, its own stack (Hadoop on gVisor hosts: BusyBox's statx-free `ls`,
+vbench.testbed.gvisor).
 
 `vbench.paper.tables.table_sandbox`, `vbench.paper.figures.fig_sandbox` and the `\\vbSandbox...`
 macros draw from the rows built here, so the three show the same numbers.
@@ -26,11 +29,14 @@ from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.stopping import preferred_ratio_rows
 
 from vbench.paper import results as R
-from vbench.paper.fmt import NOT_MEASURED_TEXT, and_list, interval_text, macro_name, size_display, tex_escape
+from vbench.paper.fmt import NOT_MEASURED_TEXT, and_list, interval_text, macro_name, tex_escape
 
-#: The platform with a sandboxed kernel, and the container it is compared with beside native.
+#: The platform with a sandboxed kernel, and the label of its default network level where the study
+#: compared gVisor's two network stacks (`vbench.stats.compare`: platform/level).
 SANDBOX = "gvisor"
-CONTAINER = "lxc"
+DEFAULT_LEVELS = {SANDBOX: f"{SANDBOX}/sandbox"}
+#: Labels with macros of their own beside PLATFORMS': gVisor on the host's network stack.
+EXTRA_LABELS = (f"{SANDBOX}/host",)
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,11 @@ class SandboxMetric:
     metric: str
     label: str  # plain text without commas (sentences list labels); the table escapes it
     stem: str  # of its macros: \vbSandbox<stem>Ratio<Platform>
+    job: bool = False  # a Hadoop job's metric (below the micro-benchmarks)
 
 
-#: The rows, in the order the table and figure show them: compute, block I/O, then the network path.
+#: The rows, in the order the table and figure show them: compute, block I/O, the network path,
+#: then the Hadoop jobs (NameNode round trips, HDFS writes, then whole jobs).
 SANDBOX_METRICS = (
     SandboxMetric("cpu", "events_per_s", "sysbench CPU", "Cpu"),
     SandboxMetric("fio", "seq_read_bw", "fio sequential read", "SeqRead"),
@@ -52,13 +60,18 @@ SANDBOX_METRICS = (
     SandboxMetric("iperf3", "throughput_mean", "iperf3 TCP throughput", "Tcp"),
     SandboxMetric("latency", "rtt_mean", "mean round trip", "RoundTrip"),
     SandboxMetric("latency", "rtt_p99", "p99 round trip", "RoundTripTail"),
+    SandboxMetric("nnbench", "create_write_avg_latency", "NNBench create/write latency", "Nnbench", job=True),
+    SandboxMetric("dfsio", "write_throughput", "TestDFSIO write throughput", "DfsioWrite", job=True),
+    SandboxMetric("terasort", "terasort_job_time", "TeraSort job time", "Terasort", job=True),
+    SandboxMetric("wordcount", "wordcount_job_time", "WordCount job time", "Wordcount", job=True),
 )
 
-#: The Hadoop job time set beside the container's micro-benchmark ratios, first measured wins.
-JOB_METRICS = (
-    ("terasort.job_time", "TeraSort job time from JobHistory"),
-    ("terasort_time", "TeraSort wall time"),
-)
+
+def platform_order(label: str) -> tuple[int, str]:
+    """Where a compared label sorts: by its platform in vbench's order, then by its level."""
+    order = {p: i for i, p in enumerate(PLATFORMS)}
+    platform, _, level = label.partition("/")
+    return order.get(platform, len(order)), level
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +104,13 @@ class SandboxRow:
     comparisons: tuple[Comparison, ...]  # platforms in vbench's order (native, lxc, oci, gvisor, qemu)
 
     def of(self, platform: str) -> Comparison | None:
-        return next((c for c in self.comparisons if c.platform == platform), None)
+        """The comparison of a compared label; `gvisor` is gVisor's default level where the study
+        compared its network stacks."""
+        for label in (platform, DEFAULT_LEVELS.get(platform)):
+            found = next((c for c in self.comparisons if c.platform == label), None)
+            if found is not None:
+                return found
+        return None
 
 
 def read_sandbox_study(campaign_dir: Path, cfg: StatsConfig) -> tuple[SandboxStudy, str]:
@@ -133,7 +152,6 @@ def sandbox_rows(stats: pd.DataFrame | None, baseline: str = "native") -> list[S
         return []
     preferred = preferred_ratio_rows(stats)
     preferred = preferred[(preferred["baseline"].astype(str) == baseline) & preferred["estimate"].notna()]
-    order = {p: i for i, p in enumerate(PLATFORMS)}
     out = []
     for m in SANDBOX_METRICS:
         experiment = R.pick_experiment(stats, m.benchmark, [m.metric], ("platforms",))
@@ -148,9 +166,7 @@ def sandbox_rows(stats: pd.DataFrame | None, baseline: str = "native") -> list[S
         found = found[~found["platform"].astype(str).map(is_aa)]  # the A/A self-check is not a platform
         if found.empty:
             continue
-        rows = sorted(
-            (r for _, r in found.iterrows()), key=lambda r: (order.get(str(r["platform"]), len(order)), r["platform"])
-        )
+        rows = sorted((r for _, r in found.iterrows()), key=lambda r: platform_order(str(r["platform"])))
         comparisons = tuple(Comparison(str(r["platform"]), r, ranks(r, [o for o in rows if o is not r])) for r in rows)
         out.append(SandboxRow(m, str(found["unit"].iloc[0]), _direction(found), comparisons))
     return out
@@ -193,14 +209,16 @@ def degrees_sentence(blocks: int) -> str:
 # --- sentences and macros -----------------------------------------------------------------------------
 
 
-def hadoop_sentence() -> str:
-    """Why gVisor has micro-benchmark overheads and no job overheads here."""
-    return (
-        r"Hadoop runs on gVisor hosts (this runsc's Sentry refuses \texttt{statx}, which the guest's "
+def hadoop_sentence(rows: list[SandboxRow]) -> str:
+    """How Hadoop runs on gVisor hosts, and whether the study ran its jobs there."""
+    head = (
+        r"Hadoop runs on gVisor hosts: this runsc's Sentry refuses \texttt{statx}, which the guest's "
         r"coreutils \texttt{ls} calls and Hadoop's NodeManager needs, so every gVisor host gets BusyBox's "
-        r"\texttt{ls} and \texttt{stat}), but the sandbox study ran the micro-benchmarks only, so no job "
-        r"overhead on gVisor stands beside them."
+        r"\texttt{ls} and \texttt{stat}"
     )
+    if any(r.metric.job and r.of(SANDBOX) is not None for r in rows):
+        return head + "."
+    return head + r", but this build's sandbox study ran no Hadoop job there, so no job overhead on gVisor is shown."
 
 
 def study_sentence(study: SandboxStudy | None) -> str:
@@ -210,17 +228,29 @@ def study_sentence(study: SandboxStudy | None) -> str:
             r"This build was given no sandbox campaign (\texttt{paper.sandbox\_campaign}), so gVisor was not "
             r"measured here: Table~\ref{tab:sandbox} and Figure~\ref{fig:sandbox} are empty."
         )
-    s = study.samples
+    s = _measured(study.samples)
     platforms = [p for p in PLATFORMS if p in set(s["platform"].astype(str))]
-    benchmarks = sorted(s["benchmark"].dropna().astype(str).unique())
+    kinds = s.get("benchmark_kind", pd.Series(index=s.index, dtype=object)).astype(str)
+    micro = sorted(s.loc[kinds != "hadoop", "benchmark"].dropna().astype(str).unique())
+    jobs = sorted(s.loc[kinds == "hadoop", "benchmark"].dropna().astype(str).unique())
+    networks = []
+    if "factor.gvisor.network" in s.columns:
+        networks = list(dict.fromkeys(s["factor.gvisor.network"].dropna().astype(str)))
     blocks, rounds = blocks_of(s), _levels(s, "round")
     layout = f"{blocks} blocks" + (f" of {rounds} interleaved rounds" if rounds > 1 else "")
+    ran = "the micro-benchmarks " + and_list([rf"\texttt{{{tex_escape(b)}}}" for b in micro])
+    if jobs:
+        ran += " and the Hadoop jobs " + and_list([rf"\texttt{{{tex_escape(b)}}}" for b in jobs])
+    where = ""
+    if len(networks) > 1:
+        where = (
+            " (gVisor with its own network stack, \\texttt{gvisor/sandbox}, and with the host's, "
+            "\\texttt{gvisor/host})"
+        )
     return (
         rf"The sandbox study (campaign \texttt{{{tex_escape(study.name)}}}) ran "
         + and_list([tex_escape(p) for p in platforms])
-        + " hosts through the micro-benchmarks "
-        + and_list([rf"\texttt{{{tex_escape(b)}}}" for b in benchmarks])
-        + f" in {layout}, every platform in each block."
+        + f" hosts{where} through {ran} in {layout}, every configuration in each block."
     )
 
 
@@ -231,74 +261,51 @@ def rank_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
     parts = []
     for p in compared_platforms(rows):
         won = [tex_escape(r.metric.label) for r in rows if (c := r.of(p)) is not None and c.ranks]
-        parts.append(f"{tex_escape(p)} on " + (and_list(won) if won else "no metric"))
+        parts.append(rf"\texttt{{{tex_escape(p)}}} on " + (and_list(won) if won else "no metric"))
     return (
         rf"Ratios whose interval excludes 1 and the other platforms' intervals, and so rank the platforms "
         rf"against {tex_escape(baseline)} and each other: " + "; ".join(parts) + "."
     )
 
 
-def job_ratio(
-    stats: pd.DataFrame | None, platform: str, baseline: str
-) -> tuple[str, pd.Series, pd.Series | None] | None:
-    """The main campaign's TeraSort job-time comparison of `platform`: (what was timed, preferred ratio
-    row, preferred overhead row), or None when that campaign did not measure it."""
-    if stats is None or stats.empty:
-        return None
-    for metric, text in JOB_METRICS:
-        experiment = R.pick_experiment(stats, "terasort", [metric], ("platforms",))
-        if experiment is None:
-            continue
-        sizes = R.sizes_for(stats, experiment, "terasort", metric)
-        where = dict(
-            experiment=experiment,
-            platform=platform,
-            baseline=baseline,
-            benchmark="terasort",
-            metric=metric,
-            size=sizes[-1] if sizes else None,
-        )
-        ratio = R.rows(preferred_ratio_rows(stats), **where)
-        if ratio.empty or pd.isna(ratio["estimate"].iloc[0]):
-            continue
-        table = stats[stats["preferred"].fillna(False).astype(bool)]
-        overhead = R.rows(table, statistic="overhead_pct", **where)
-        cell = f"{text} ({size_display(sizes[-1])})" if sizes and sizes[-1] else text
-        return cell, ratio.iloc[0], overhead.iloc[0] if not overhead.empty else None
-    return None
+#: The micro-benchmark ratios set beside a platform's job ratios: what the jobs wait on.
+BESIDE = (("RoundTrip", "round trip"), ("Tcp", "TCP throughput"), ("Cpu", "CPU"), ("SeqWrite", "sequential write"))
 
 
-def job_sentence(main_stats: pd.DataFrame | None, main_name: str, rows: list[SandboxRow], baseline: str) -> str:
-    """The container's micro-benchmark ratios beside its TeraSort job time in the main campaign."""
-    job = job_ratio(main_stats, CONTAINER, baseline)
-    p, b = tex_escape(CONTAINER), tex_escape(baseline)
-    micro = {r.metric.stem: r.of(CONTAINER) for r in rows}
-    beside = [
-        f"{label} {c.text}"
-        for stem, label in (("RoundTrip", "round trip"), ("Tcp", "TCP throughput"), ("Cpu", "CPU"))
-        if (c := micro.get(stem)) is not None
-    ]
-    if job is None:
+def job_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
+    """Per platform, its job ratios beside the micro-benchmark ratios measured on the same hosts in
+    the same blocks: which micro-benchmark overheads go with which job overheads."""
+    jobs = [r for r in rows if r.metric.job]
+    if not jobs:
         return (
-            rf"The main campaign of this build (\texttt{{{tex_escape(main_name)}}}) has no TeraSort job time on {p}, "
-            rf"so no job overhead is set beside {p}'s micro-benchmark ratios here (not measured)."
+            r"The sandbox study of this build ran no Hadoop job, so no job overhead stands beside the "
+            r"micro-benchmark ratios (not measured)."
         )
-    what, ratio, overhead = job
-    how = tex_escape(R.method_text(str(ratio["method"])))
-    if overhead is not None:
-        how += rf"; overhead {interval_text(overhead['estimate'], overhead['ci_low'], overhead['ci_high'])}\,\%"
-    head = (
-        rf"On {p}, the {tex_escape(what)} of the main campaign \texttt{{{tex_escape(main_name)}}} "
-        rf"was {interval_text(ratio['estimate'], ratio['ci_low'], ratio['ci_high'])} times {b}'s ({how})"
+    by_stem = {r.metric.stem: r for r in rows}
+    parts = []
+    for p in compared_platforms(jobs):
+        job_text = [f"{tex_escape(r.metric.label)} {c.text}" for r in jobs if (c := r.of(p)) is not None]
+        micro = [
+            f"{label} {c.text}"
+            for stem, label in BESIDE
+            if (r := by_stem.get(stem)) is not None and (c := r.of(p)) is not None
+        ]
+        text = rf"\texttt{{{tex_escape(p)}}}: " + and_list(job_text)
+        if micro:
+            text += ", beside " + and_list(micro)
+        parts.append(text)
+    return (
+        rf"Each platform's job ratios to {tex_escape(baseline)}, beside its micro-benchmark ratios from the same "
+        r"hosts and blocks: " + "; ".join(parts) + "."
     )
-    if not beside:
-        return head + "; the micro-benchmark ratios to set beside it were not measured in this build."
-    return head + rf", beside {p}/{b} ratios of " + and_list(beside) + " in the sandbox study."
 
 
-def sandbox_macros(
-    study: SandboxStudy | None, main_stats: pd.DataFrame | None, main_name: str, baseline: str = "native"
-) -> dict[str, str]:
+def macro_labels(baseline: str = "native") -> list[str]:
+    """The compared labels that get macros: every platform but the baseline, and gVisor on the host's stack."""
+    return [p for p in PLATFORMS if p != baseline] + list(EXTRA_LABELS)
+
+
+def sandbox_macros(study: SandboxStudy | None, baseline: str = "native") -> dict[str, str]:
     """Every `\\vbSandbox...` macro; those of platforms or metrics not measured read "not measured"."""
     rows = sandbox_rows(study.stats if study is not None else None, baseline)
     by_stem = {r.metric.stem: r for r in rows}
@@ -306,14 +313,12 @@ def sandbox_macros(
         "vbSandboxCampaign": tex_escape(study.name) if study is not None else NOT_MEASURED_TEXT,
         "vbSandboxSentence": study_sentence(study),
         "vbSandboxRankSentence": rank_sentence(rows, baseline),
-        "vbSandboxHadoopSentence": hadoop_sentence(),
-        "vbSandboxJobSentence": job_sentence(main_stats, main_name, rows, baseline),
+        "vbSandboxHadoopSentence": hadoop_sentence(rows),
+        "vbSandboxJobSentence": job_sentence(rows, baseline),
     }
     for metric in SANDBOX_METRICS:
         row = by_stem.get(metric.stem)
-        for p in PLATFORMS:
-            if p == baseline:
-                continue
+        for p in macro_labels(baseline):
             c = row.of(p) if row is not None else None
             m[macro_name("Sandbox", metric.stem, "Ratio", p)] = NOT_MEASURED_TEXT if c is None else c.text
             m[macro_name("Sandbox", metric.stem, "Method", p)] = (

@@ -814,10 +814,14 @@ def table_overheads(stats, samples, baseline="native") -> str:
 
 
 def table_sandbox(stats, samples, baseline="native") -> str:
-    """What each isolation level costs each micro-benchmark: every platform's preferred ratio to the
-    baseline with its interval, method and n, from the sandbox study's statistics (`vbench.paper.sandbox`)."""
+    """What each isolation level costs each workload: every compared platform's preferred ratio to the
+    baseline with its interval, micro-benchmarks above the Hadoop jobs, from the sandbox study's
+    statistics (`vbench.paper.sandbox`); the method and n of each cell go to the notes unless they differ."""
     rows = S.sandbox_rows(stats, baseline)
     platforms = S.compared_platforms(rows)
+    comparisons = [c for r in rows for c in r.comparisons]
+    methods = {str(c.row["method"]) for c in comparisons}
+    ns = {_n_text(c.row) for c in comparisons}
     body = []
     for r in rows:
         unit = unit_tex(r.unit)
@@ -826,30 +830,36 @@ def table_sandbox(stats, samples, baseline="native") -> str:
         for p in platforms:
             c = r.of(p)
             if c is None:
-                cells += [NOT_MEASURED] * 3
+                cells.append(NOT_MEASURED)
                 continue
-            cells += [
-                c.text + (r"$^\ast$" if c.ranks else ""),
-                _METHOD_SHORT.get(str(c.row["method"]), tex_escape(c.row["method"])),
-                _n_text(c.row),
-            ]
+            cell = c.text + (r"$^\ast$" if c.ranks else "")
+            if len(methods) > 1 or len(ns) > 1:
+                method = _METHOD_SHORT.get(str(c.row["method"]), tex_escape(c.row["method"]))
+                cell += rf" ({method}, $n$={_n_text(c.row)})"
+            cells.append(cell)
         body.append(cells)
-    above = ""
-    if platforms:
-        groups = [rf"\multicolumn{{3}}{{c}}{{{tex_escape(p)} / {tex_escape(baseline)}}}" for p in platforms]
-        rules = "".join(rf"\cmidrule(lr){{{3 + 3 * i}-{5 + 3 * i}}}" for i in range(len(platforms)))
-        above = " & ".join(["", ""] + groups) + r" \\" + "\n" + rules
-    methods = {str(c.row["method"]) for r in rows for c in r.comparisons}
+    last_micro = max((i for i, r in enumerate(rows) if not r.metric.job), default=None)
+    rules = (last_micro,) if last_micro is not None and last_micro < len(rows) - 1 else ()
+    uniform = ""
+    if comparisons and len(methods) == 1 and len(ns) == 1:
+        method = next(iter(methods))
+        uniform = rf"Every interval: {tex_escape(R.method_text(method))}, $n$ = {next(iter(ns))}."
     notes = [
         rf"Ratio of each platform's mean to {tex_escape(baseline)}'s with its 95\,\% interval; ``better'' says "
-        r"which way the metric improves (for round trips, a ratio above 1 is slower)."
+        r"which way the metric improves (for round trips, latencies and job times, a ratio above 1 is slower). "
+        r"Micro-benchmarks above the rule, Hadoop jobs below it."
         if body
         else "",
+        uniform,
         r"Paired-$t$: $t$ over the blocks' mean log ratios, every platform having run in each block; $n$: the "
         r"pairs of runs (block, round) behind it."
         if PAIRED_T in methods
         else "",
         r"Fieller: runs treated as independent; $n$ is platform/baseline runs." if FIELLER in methods else "",
+        r"\texttt{gvisor/sandbox}: gVisor's own network stack (runsc's default); \texttt{gvisor/host}: the host "
+        r"namespace's stack reached through the Sentry (\texttt{runsc --network=host})."
+        if any("/" in p for p in platforms)
+        else "",
         r"Not measured: this build was given no sandbox campaign (\texttt{paper.sandbox\_campaign})."
         if samples is None or samples.empty
         else "",
@@ -859,22 +869,23 @@ def table_sandbox(stats, samples, baseline="native") -> str:
         else "",
     ]
     caption = (
-        r"What a sandboxed kernel costs: each platform's ratio to "
+        r"What each isolation level costs each workload: each platform's ratio to "
         + tex_escape(baseline)
-        + r" per micro-benchmark, with its 95\,\% interval, the method that gave it and $n$. "
+        + r", micro-benchmarks and Hadoop jobs measured on the same hosts in the same blocks, with 95\,\% "
+        r"intervals. "
         + (S.degrees_sentence(S.blocks_of(samples)) + " " if body else "")
         + r"$^\ast$: the interval excludes 1 and every other platform's interval, so the ratio ranks the platforms."
     )
     return render(
         Grid(
-            ["Metric", "Better"] + ["Ratio [CI]", "Method", "$n$"] * len(platforms),
+            ["Metric", "Better"] + [rf"{tex_escape(p)} / {tex_escape(baseline)}" for p in platforms],
             body,
-            "ll" + "ccc" * len(platforms),
+            "ll" + "c" * len(platforms),
             caption,
             "tab:sandbox",
             notes,
-            size=r"\footnotesize",
-            above=above,
+            size=r"\scriptsize",
+            rules_after=rules,
         )
     )
 

@@ -58,7 +58,9 @@ def comparison_view(samples: pd.DataFrame, compare: Sequence[str]) -> pd.DataFra
         raise ParamsError("compare", f"the samples have no column {missing} (was the factor in the design?)")
     out = samples.copy()
     out["host_platform"] = out[PLATFORM]
-    out[PLATFORM] = out[cols].astype(str).agg("/".join, axis=1)
+    # A level a sample lacks (a factor scoped to another platform, such as gVisor's network on a
+    # native host) is left out of its label: "native", "gvisor/host".
+    out[PLATFORM] = out[cols].apply(lambda r: "/".join(str(v) for v in r if pd.notna(v)), axis=1)
     if PLATFORM not in compare:
         out["factor.platform"] = out["host_platform"]
     # The compared factor leaves the cell key (vbench.stats.tidy.add_cells reads factor.*) but its
