@@ -175,3 +175,22 @@ def test_delta_table_tex_renders_every_finding():
     assert tex.count(r"\emph{not measured}") == len(pub.findings)
     assert r"\label{tab:delta}" in tex and r"\begin{longtable}" in tex
     assert r"\citep{xavier2014}" in tex
+
+
+def test_an_inconclusive_paired_row_says_how_many_blocks_would_settle_it():
+    # Six blocks, A/B ~ 1.05 with ~4 % spread between blocks: the interval still holds 1.
+    noise = [0.03, -0.05, 0.04, -0.02, 0.06, -0.06]
+    a = [30.0 * 1.05 * (1 + e) for e in noise]
+    s = _samples(a, [30.0] * 6)
+    s["block"] = list(range(6)) * 2
+    r = D.evaluate(_finding(expect="greater"), s)
+    assert r.verdict == D.INCONCLUSIVE and r.method != D.FIELLER and r.n_blocks == 6
+    assert r.blocks_to_settle is not None and r.blocks_to_settle > 6
+    tex = D.delta_table_tex([r], D.Published({}, {"s": {"short": "S", "bibkey": "k"}}, [r.finding]))
+    assert f"about {r.blocks_to_settle} blocks in all ({r.blocks_to_settle - 6} more than its 6)" in tex
+    # A ratio sitting on the edge of an equivalence band: no number of blocks clears it.
+    edge = _samples([30.0 * 1.10 * (1 + e) for e in noise], [30.0] * 6)
+    edge["block"] = list(range(6)) * 2
+    e = D.evaluate(_finding(kind="equivalence", expect=None, margin_pct=10), edge)
+    assert e.verdict == D.INCONCLUSIVE and e.blocks_to_settle is None
+    assert "more blocks would not settle it" in D.settle_text(e)

@@ -199,6 +199,9 @@ def test_the_job_sentence_sets_each_platform_s_jobs_beside_its_micro_benchmarks(
     # `gvisor` is gVisor's default network level where the study compared both
     assert rows[0].of("gvisor").platform == "gvisor/sandbox" and rows[1].of("oci") is None
     assert "(not measured)" in S.job_sentence(rows[:2])
+    abstract = S.abstract_sentence(rows)
+    assert f"TeraSort job time lxc {rows[2].of('lxc').text}, gvisor/sandbox " in abstract
+    assert "NNBench" not in abstract and S.abstract_sentence(rows[:2]) == ""
 
 
 def _row(low, high) -> pd.Series:

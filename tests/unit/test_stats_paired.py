@@ -280,3 +280,37 @@ def test_the_dvc_metrics_carry_the_paired_method_and_its_pairs():
     table = compute_stats(_frame({"native": NATIVE, "lxc": LXC}, blocks=[0, 1, 2, 3]), n_resamples=RESAMPLES)
     entry = headline_metrics(table)["platforms"]["terasort"]["terasort_time"]["lxc/native"]
     assert entry["method"] == PAIRED_T and entry["n_pairs"] == 4
+
+
+def _blocks_with(mean: float, sd: float, n: int) -> Pairs:
+    """n blocks whose log ratios have exactly this mean and sample sd."""
+    z = np.linspace(-1.0, 1.0, n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    x = pd.DataFrame({"value": np.exp(mean + sd * z) * 10.0, "block": range(n)})
+    y = pd.DataFrame({"value": np.full(n, 10.0), "block": range(n)})
+    return pair_runs(x, y)
+
+
+@pytest.mark.parametrize("mean, edges", [(math.log(0.94), (0.97, 1.07)), (math.log(1.05), (1.0,))])
+def test_blocks_to_clear_is_where_the_interval_of_that_many_blocks_first_clears_the_edges(mean, edges):
+    from vbench.stats.paired import blocks_to_clear
+
+    sd = 0.045
+    six = paired_ratio(_blocks_with(mean, sd, 6)).ratio
+    clear = lambda iv: all(e < iv.low or iv.high < e for e in edges)  # noqa: E731
+    assert not clear(six)
+    n = blocks_to_clear(six.low, six.high, 6, edges)
+    assert n is not None and n > 6
+    assert clear(paired_ratio(_blocks_with(mean, sd, n)).ratio)
+    assert not clear(paired_ratio(_blocks_with(mean, sd, n - 1)).ratio)
+
+
+def test_blocks_to_clear_has_no_answer_at_an_edge_or_without_an_interval():
+    from vbench.stats.paired import blocks_to_clear
+
+    at_edge = paired_ratio(_blocks_with(math.log(0.97), 0.05, 6)).ratio
+    assert blocks_to_clear(at_edge.low, at_edge.high, 6, (0.97, 1.07)) is None
+    assert blocks_to_clear(None, 1.2, 6, (1.0,)) is None
+    assert blocks_to_clear(0.9, 1.2, 1, (1.0,)) is None
+    # Already clear: the blocks it has.
+    assert blocks_to_clear(1.1, 1.2, 6, (1.0,)) == 6

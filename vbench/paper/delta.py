@@ -38,7 +38,7 @@ import pandas as pd
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, value_text
-from vbench.stats.paired import FIELLER, pair_runs, paired_ratio
+from vbench.stats.paired import FIELLER, blocks_to_clear, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
@@ -218,6 +218,16 @@ def verdict_magnitude(low: float | None, high: float | None, published_ratio: fl
     return INCONCLUSIVE
 
 
+def decision_edges(f: "Finding") -> tuple[float, ...]:
+    """The ratios a finding's interval must clear for a verdict: 1 for a direction claim, the edges
+    of the band of a magnitude or equivalence claim (inside: reproduced; outside: contradicted)."""
+    if f.kind == "direction":
+        return (1.0,)
+    if f.kind == "equivalence":
+        return (1.0 - f.margin_pct / 100.0, 1.0 + f.margin_pct / 100.0)
+    return (f.published_ratio - f.tolerance_pct / 100.0, f.published_ratio + f.tolerance_pct / 100.0)
+
+
 def verdict_equivalence(low: float | None, high: float | None, margin_pct: float) -> str:
     """Rule for "near native", "the same", "does not slow": the CI inside 1 +/- margin (equivalent
     within the margin: reproduced), entirely outside it (different: contradicted), or straddling."""
@@ -256,6 +266,10 @@ class DeltaRow:
     #: True when the samples were labelled with the study's own platforms (a test, not a stand-in).
     on_study_platforms: bool = False
     campaign: str = ""
+    #: An inconclusive paired row: the blocks in all that would settle it if the spread stayed as
+    #: measured (`vbench.stats.paired.blocks_to_clear`); None: beyond its limit, or not paired.
+    blocks_to_settle: int | None = None
+    n_blocks: int = 0
     #: How far a comparison got before it had to stop (not part of the result): which "not
     #: measured" reason says most.
     progress: int = field(default=0, compare=False, repr=False)
@@ -486,6 +500,9 @@ def _compare(
     else:
         verdict = verdict_magnitude(low, high, f.published_ratio, f.tolerance_pct)
     campaign, experiment = _split_unit(unit)
+    settle = None
+    if verdict == INCONCLUSIVE and paired is not None:
+        settle = blocks_to_clear(low, high, paired.n_blocks, decision_edges(f), conf)
     return DeltaRow(
         f,
         verdict,
@@ -500,6 +517,8 @@ def _compare(
         method,
         pairs.n_pairs if paired is not None else 0,
         campaign=campaign,
+        blocks_to_settle=settle,
+        n_blocks=paired.n_blocks if paired is not None else 0,
         **base,
     )
 
@@ -595,6 +614,8 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             verdict += r" \newline {\scriptsize (stand-ins only)}"
         if r.reason:
             verdict += rf" \newline {{\scriptsize {tex_escape(r.reason)}}}"
+        if r.verdict == INCONCLUSIVE and r.n_blocks:
+            verdict += rf" \newline {{\scriptsize {settle_text(r)}}}"
         lines.append(
             " & ".join(
                 [
@@ -614,6 +635,20 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             lines.append(_command_row(f.test, len(widths)))
     lines += [r"\end{longtable}", r"\endgroup"]
     return "\n".join(lines) + "\n"
+
+
+def settle_text(r: DeltaRow) -> str:
+    """What more runs would do for an inconclusive paired row."""
+    if r.blocks_to_settle is None:
+        return (
+            f"more blocks would not settle it: the estimate sits at an edge (over {r.n_blocks} blocks; "
+            "none of up to 100 would clear it)"
+        )
+    more = r.blocks_to_settle - r.n_blocks
+    return (
+        f"about {r.blocks_to_settle} blocks in all ({more} more than its {r.n_blocks}) would settle it, "
+        "if the spread stayed as measured"
+    )
 
 
 def _command_row(test: Test, ncols: int) -> str:
@@ -652,6 +687,8 @@ def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
                 "reason": r.reason,
                 "method": r.method,
                 "n_pairs": r.n_pairs,
+                "n_blocks": r.n_blocks,
+                "blocks_to_settle": r.blocks_to_settle,
                 "needs": " ".join(r.finding.test.needs),
                 "tested": r.tested,
                 "on_study_platforms": r.on_study_platforms,

@@ -300,6 +300,29 @@ def job_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
     )
 
 
+#: The job metrics the abstract quotes from the sandbox study.
+ABSTRACT_JOBS = ("Terasort", "Nnbench")
+
+
+def abstract_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
+    """The abstract's clause on isolation: each platform's ratio on the jobs of ABSTRACT_JOBS; empty
+    without job rows."""
+    by_stem = {r.metric.stem: r for r in rows if r.metric.job}
+    parts = []
+    for stem in ABSTRACT_JOBS:
+        row = by_stem.get(stem)
+        if row is None:
+            continue
+        ratios = [rf"{tex_escape(c.platform)} {c.text}" for c in row.comparisons]
+        parts.append(f"{tex_escape(row.metric.label)} " + and_list(ratios))
+    if not parts:
+        return ""
+    return (
+        rf"Against {tex_escape(baseline)} hosts, with a sandboxed kernel (gVisor) and containers measured in the "
+        r"same blocks, the ratios were: " + "; ".join(parts) + "."
+    )
+
+
 def macro_labels(baseline: str = "native") -> list[str]:
     """The compared labels that get macros: every platform but the baseline, and gVisor on the host's stack."""
     return [p for p in PLATFORMS if p != baseline] + list(EXTRA_LABELS)
@@ -315,6 +338,7 @@ def sandbox_macros(study: SandboxStudy | None, baseline: str = "native") -> dict
         "vbSandboxRankSentence": rank_sentence(rows, baseline),
         "vbSandboxHadoopSentence": hadoop_sentence(rows),
         "vbSandboxJobSentence": job_sentence(rows, baseline),
+        "vbSandboxAbstractSentence": abstract_sentence(rows, baseline),
     }
     for metric in SANDBOX_METRICS:
         row = by_stem.get(metric.stem)

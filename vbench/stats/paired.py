@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -256,6 +257,33 @@ def paired_ratio(pairs: Pairs, *, conf: float = 0.95) -> PairedRatio | None:
         variance,
         note,
     )
+
+
+#: The most blocks `blocks_to_clear` looks at: beyond it, more runs are no answer.
+MAX_BLOCKS_TO_CLEAR = 100
+
+
+def blocks_to_clear(
+    low: float | None, high: float | None, blocks: int, edges: Sequence[float], conf: float = 0.95
+) -> int | None:
+    """How many blocks in all would give a paired-t interval (`paired_ratio`'s) clear of every edge,
+    if the blocks' log ratios kept the spread and mean measured: their sd is backed out of the
+    interval (half-width = t(blocks - 1) sd / sqrt(blocks)), the centre stays where it is. None: no
+    interval to extrapolate from, or not within MAX_BLOCKS_TO_CLEAR (the estimate sits at an edge)."""
+    values = (low, high)
+    if blocks < 2 or any(v is None or not math.isfinite(v) or v <= 0 for v in values):
+        return None
+    lo, hi = math.log(low), math.log(high)  # type: ignore[arg-type]
+    centre, half = (lo + hi) / 2, (hi - lo) / 2
+    sd = half * math.sqrt(blocks) / float(stats.t.ppf(0.5 + conf / 2, blocks - 1))
+    gaps = [abs(centre - math.log(e)) for e in edges if e > 0]
+    if not gaps:
+        return None
+    gap = min(gaps)
+    for n in range(blocks, MAX_BLOCKS_TO_CLEAR + 1):
+        if float(stats.t.ppf(0.5 + conf / 2, n - 1)) * sd / math.sqrt(n) < gap:
+            return n
+    return None
 
 
 def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05) -> TostResult:
