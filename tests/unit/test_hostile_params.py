@@ -24,6 +24,7 @@ import yaml
 
 from vbench.campaign.design import load_experiment
 from vbench.campaign.study import load_study
+from vbench.errors import ParamsError
 from vbench.inventory.model import inventory, load_inventory
 from vbench.isolation.params import load_isolation
 from vbench.paper.delta import load_published
@@ -532,3 +533,29 @@ def test_plain_jvm_flags_pass(vbench, params):
     for where in JVM_FLAG_FIELDS:
         set_in_file(params / "hadoop.yaml", where, ["-XX:TieredStopAtLevel=1", "-Xss1m", "-Dfoo.bar=a/b,c"])
     assert show(vbench, params)[0] == 0
+
+
+def test_latency_on_gvisor_s_host_network_is_refused_before_anything_starts(tmp_path):
+    design = {
+        "experiment": {
+            "name": "t",
+            "platforms": ["native", "gvisor"],
+            "factors": {"testbed.gvisor.network": ["sandbox", "host"]},
+            "compare": ["platform", "gvisor.network"],
+            "calibrate": [{"benchmark": "cpu"}, {"benchmark": "latency"}],
+        }
+    }
+    path = tmp_path / "e.yaml"
+    path.write_text(yaml.safe_dump(design))
+    with pytest.raises(ParamsError) as err:
+        load_study(PARAMS, path)
+    assert "configuration gvisor[gvisor.network=host]" in str(err.value)
+    assert "latency cannot run here" in str(err.value) and "EINVAL" in str(err.value)
+    # Its own network stack runs it; and the host's stack runs everything else.
+    design["experiment"]["factors"]["testbed.gvisor.network"] = ["sandbox"]
+    path.write_text(yaml.safe_dump(design))
+    load_study(PARAMS, path)
+    design["experiment"]["factors"]["testbed.gvisor.network"] = ["host"]
+    design["experiment"]["calibrate"] = [{"benchmark": "cpu"}]
+    path.write_text(yaml.safe_dump(design))
+    load_study(PARAMS, path)

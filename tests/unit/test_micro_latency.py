@@ -181,7 +181,8 @@ def test_the_suite_starts_the_server_waits_runs_the_client_then_stops_the_server
     client, server = _host("w1", "10.252.0.11"), _host("m", "10.252.0.10", "gvisor")
     run = measure._run_latency(client, server, L.LatencyConfig(duration_s=3), print)
     assert run.ok, run.failure
-    assert programs(log) == [("m", "nohup"), ("m", "ss"), ("m", "ss"), ("w1", "fio"), ("m", "tr")]
+    assert programs(log) == [("m", "nohup"), ("m", "ss"), ("m", "ss"), ("w1", "timeout"), ("m", "tr")]
+    assert log[3][1].startswith("timeout -k 5 34 fio ")  # warm-up 1 + 3 s + the grace: bounded in time
     assert "--hostname=10.252.0.10" in log[3][1]  # the client talks to the pair's server
     assert "kill 4242" in log[4][1]
     s = run.samples[0]
@@ -199,6 +200,17 @@ def test_a_client_that_fails_is_the_runs_failure_and_the_server_is_still_stopped
     assert run.failure.reason == (
         "latency: the client failed with error 111 (Connection refused) talking to 10.252.0.12:8799 (fio exited 1)"
     )
+    assert log[-1][0] == "m" and "kill 4242" in log[-1][1]
+
+
+def test_a_client_that_never_finishes_is_stopped_and_is_the_runs_failure(monkeypatch):
+    log: list = []
+    fakes = {"w1": FakeHost("w1", log, output="", exited=L.TIMED_OUT), "m": FakeHost("m", log)}
+    monkeypatch.setattr(measure, "connect", lambda h: fakes[h.name])
+    monkeypatch.setattr(L, "SERVER_POLL_S", 0.01)
+    run = measure._run_latency(_host("w1", "10.252.0.11"), _host("m", "10.252.0.12"), L.LatencyConfig(), print)
+    assert not run.ok
+    assert run.failure.reason == "latency: the client talking to 10.252.0.12:8765 did not finish within 36 s"
     assert log[-1][0] == "m" and "kill 4242" in log[-1][1]
 
 

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from vbench.campaign.design import Configuration, Experiment, load_experiment
 from vbench.campaign.runner import hadoop_for, params_for
+from vbench.testbed.gvisor import refused_benchmarks
 from vbench.errors import ParamsError
 from vbench.params import (
     HadoopParams,
@@ -81,7 +82,11 @@ def _check_configuration(
     where = f"{path}: configuration {config.key}"
     try:
         if on_testbed:
-            params_for(exp, config, testbed, hadoop)
+            tb, _ = params_for(exp, config, testbed, hadoop)
+            refused = refused_benchmarks(tb)
+            for spec in (*exp.calibrate, *exp.suite):
+                if spec.benchmark in refused:
+                    raise ParamsError("experiment", f"{spec.benchmark} cannot run here: {refused[spec.benchmark]}")
         else:  # as the runner does for hosts from an inventory: only the Hadoop params apply
             hadoop_for(exp, config, hadoop)
     except ValidationError as exc:

@@ -62,8 +62,8 @@ SANDBOX_METRICS = (
     SandboxMetric("latency", "rtt_p99", "p99 round trip", "RoundTripTail"),
     SandboxMetric("nnbench", "create_write_avg_latency", "NNBench create/write latency", "Nnbench", job=True),
     SandboxMetric("dfsio", "write_throughput", "TestDFSIO write throughput", "DfsioWrite", job=True),
-    SandboxMetric("terasort", "terasort_job_time", "TeraSort job time", "Terasort", job=True),
-    SandboxMetric("wordcount", "wordcount_job_time", "WordCount job time", "Wordcount", job=True),
+    SandboxMetric("terasort", "terasort.job_time", "TeraSort job time", "Terasort", job=True),
+    SandboxMetric("wordcount", "wordcount.job_time", "WordCount job time", "Wordcount", job=True),
 )
 
 
@@ -244,8 +244,7 @@ def study_sentence(study: SandboxStudy | None) -> str:
     where = ""
     if len(networks) > 1:
         where = (
-            " (gVisor with its own network stack, \\texttt{gvisor/sandbox}, and with the host's, "
-            "\\texttt{gvisor/host})"
+            " (gVisor with its own network stack, \\texttt{gvisor/sandbox}, and with the host's, \\texttt{gvisor/host})"
         )
     return (
         rf"The sandbox study (campaign \texttt{{{tex_escape(study.name)}}}) ran "

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from vbench.errors import ParamsError, VbenchError
 from vbench.host import Host
-from vbench.params import HostParams
+from vbench.params import HostParams, TestbedParams
 from vbench.testbed import netcmd, sysops
 from vbench.testbed.guest import cgroup_rel
 from vbench.testbed.image import require_image
@@ -69,6 +69,23 @@ QUERY_TIMEOUT_S = 30
 
 
 # -- pure: runsc's answers and command -------------------------------------------------------
+#: Benchmarks a gVisor host cannot run on the host's network stack (`testbed.gvisor.network:
+#: host`), and why: refused before anything starts rather than failed mid-campaign.
+HOST_NETWORK_REFUSED = {
+    "latency": (
+        "fio's net engine gets EINVAL (error 22) from this runsc's host-network sockets: with "
+        "runsc --network=host, two of three pairs failed at once and the third hung for ten minutes "
+        "(2026-11-24); use testbed.gvisor.network: sandbox, where it runs"
+    ),
+}
+
+
+def refused_benchmarks(testbed: TestbedParams) -> dict[str, str]:
+    """Benchmark -> why it cannot run on this testbed's gVisor hosts; empty without such hosts."""
+    gvisor = any(h.platform == "gvisor" for h in testbed.resolved_hosts())
+    return dict(HOST_NETWORK_REFUSED) if gvisor and testbed.gvisor.network == "host" else {}
+
+
 def parse_version(text: str) -> str:
     """'runsc version 0.0~20221219.0' (first line of `runsc --version`) -> '0.0~20221219.0'. Pure."""
     for line in text.splitlines():

@@ -117,7 +117,8 @@ def argv(cfg: LatencyConfig, workdir: str = "") -> list[str]:
 
 
 def command(cfg: LatencyConfig, workdir: str = "") -> str:
-    return shlex.join(argv(cfg, workdir))
+    """The client's fio bounded in time (`timeout`, then KILL 5 s later; see CLIENT_GRACE_S)."""
+    return f"timeout -k 5 {client_limit_s(cfg)} {shlex.join(argv(cfg, workdir))}"
 
 
 def _client_job(doc: dict) -> dict:
@@ -171,10 +172,26 @@ def parse_stdout(text: str, cfg: LatencyConfig) -> list[Sample]:
 parse = one_step(NAME, parse_stdout)
 
 
+#: How long past its warm-up and count a client may run before it is stopped: a connection the
+#: stack never completes (gVisor's host network, 2026-11-24) must fail the pair, not hang the campaign.
+CLIENT_GRACE_S = 30
+#: `timeout`'s exit code when it stopped the command.
+TIMED_OUT = 124
+
+
+def client_limit_s(cfg: LatencyConfig) -> int:
+    """How long the client may run in all."""
+    return cfg.warmup_s + cfg.duration_s + CLIENT_GRACE_S
+
+
 def run(c: Runner, cfg: LatencyConfig, workdir: str = "") -> tuple[list[Sample], str]:
     """The client side, against a server already listening on `cfg.server`."""
     cmd = command(cfg, workdir)
     result = c.run(cmd, **RUN_KWARGS)
+    if result.exited == TIMED_OUT:
+        raise JobFailed(
+            f"latency: the client talking to {cfg.server}:{cfg.port} did not finish within {client_limit_s(cfg)} s"
+        )
     failed = client_error(result.stdout or "", cfg) if result.exited != 0 else None
     if failed:
         # fio exits 1 when it cannot connect and says why in its JSON (error 111), not in its
