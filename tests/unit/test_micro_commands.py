@@ -37,8 +37,10 @@ _DD = (
     "export LC_ALL=C; rc=0; for i in $(seq 1 {n}); do dd if=/dev/zero of={out} bs={bs} conv=fdatasync 2>&1 "
     "|| {{ rc=$?; break; }}; rm -f {out}; done; rm -f {out}; exit $rc"
 )
+# Since the gVisor host-network hang (2026-11-24) the client runs under `timeout`: warm-up +
+# duration + 30 s, then KILL 5 s later.
 _LATENCY = (
-    "fio --output-format=json --name=latency --ioengine=net --protocol=tcp --port=8765 --bs=64 --size=1G "
+    "timeout -k 5 {limit} fio --output-format=json --name=latency --ioengine=net --protocol=tcp --port=8765 --bs=64 --size=1G "
     "--pingpong=1 --hostname=127.0.0.1 --rw=write --time_based --runtime={rt} --ramp_time={ramp} "
     "--lat_percentiles=1 --percentile_list=50:99"
 )
@@ -51,8 +53,8 @@ BEFORE = {
     "--memory-oper=write --memory-access-mode=seq --threads=1 --time=5 run",
     ("iperf3", None, W): "iperf3 -c 127.0.0.1 -p 5201 -t 10 -i 1 -J --connect-timeout 5000",
     ("iperf3", "vasconcelos", W): "iperf3 -c 127.0.0.1 -p 5201 -t 10 -i 1 -J --connect-timeout 5000",
-    ("latency", None, W): _LATENCY.format(rt=5, ramp=1),
-    ("latency", "tail", W): _LATENCY.format(rt=30, ramp=2),
+    ("latency", None, W): _LATENCY.format(rt=5, ramp=1, limit=36),
+    ("latency", "tail", W): _LATENCY.format(rt=30, ramp=2, limit=62),
     ("bonnie", None, W): f"LC_ALL=C bonnie++ -d {W} -u root -m vbench -q -s 64 -r 32 -n 2 -f -D -b",
     ("bonnie", None, SPACED): "LC_ALL=C bonnie++ -d '/data/work dir' -u root -m vbench -q -s 64 -r 32 -n 2 -f -D -b",
     ("bonnie", "vasconcelos", W): f"LC_ALL=C bonnie++ -d {W} -u root -m vbench -q -n 16",
