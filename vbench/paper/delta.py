@@ -38,7 +38,7 @@ import pandas as pd
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, value_text
-from vbench.stats.paired import FIELLER, blocks_to_clear, pair_runs, paired_ratio
+from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
@@ -206,11 +206,16 @@ def verdict_direction(low: float | None, high: float | None, expect: str) -> str
     return REPRODUCED if agrees else CONTRADICTED
 
 
+def band(ratio: float, width_pct: float) -> tuple[float, float]:
+    """The band of a magnitude or equivalence claim: ratio +/- width_pct points."""
+    return ratio - width_pct / 100.0, ratio + width_pct / 100.0
+
+
 def verdict_magnitude(low: float | None, high: float | None, published_ratio: float, tolerance_pct: float) -> str:
     """Rule for "ratio about r (+/- t points)": CI inside the band, outside it, or straddling an edge."""
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return INCONCLUSIVE
-    lo_band, hi_band = published_ratio - tolerance_pct / 100.0, published_ratio + tolerance_pct / 100.0
+    lo_band, hi_band = band(published_ratio, tolerance_pct)
     if lo_band <= low and high <= hi_band:
         return REPRODUCED
     if high < lo_band or low > hi_band:
@@ -224,8 +229,8 @@ def decision_edges(f: "Finding") -> tuple[float, ...]:
     if f.kind == "direction":
         return (1.0,)
     if f.kind == "equivalence":
-        return (1.0 - f.margin_pct / 100.0, 1.0 + f.margin_pct / 100.0)
-    return (f.published_ratio - f.tolerance_pct / 100.0, f.published_ratio + f.tolerance_pct / 100.0)
+        return band(1.0, f.margin_pct)
+    return band(f.published_ratio, f.tolerance_pct)
 
 
 def verdict_equivalence(low: float | None, high: float | None, margin_pct: float) -> str:
@@ -642,7 +647,7 @@ def settle_text(r: DeltaRow) -> str:
     if r.blocks_to_settle is None:
         return (
             f"more blocks would not settle it: the estimate sits at an edge (over {r.n_blocks} blocks; "
-            "none of up to 100 would clear it)"
+            f"none of up to {MAX_BLOCKS_TO_CLEAR} would clear it)"
         )
     more = r.blocks_to_settle - r.n_blocks
     return (
