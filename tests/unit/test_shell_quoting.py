@@ -157,3 +157,26 @@ def test_java_version_line_takes_the_params_path_as_it_is():
 
     java_home = hadoop_params({}).java_home
     assert shlex.split(java_version_line(java_home))[0] == f"{java_home}/bin/java"
+
+
+def test_invoke_paper_reads_the_campaigns_the_paper_stage_reads(monkeypatch):
+    """`invoke paper` left out the per-node and the study campaigns the DVC stage passes: both now
+    read params/paper.yaml, so the quick rebuild is the stage's paper."""
+    import yaml
+    from invoke import MockContext
+
+    root = Path(tasks.__file__).parent
+    paper = yaml.safe_load((root / "params/paper.yaml").read_text())["paper"]
+    inputs = tasks.paper_inputs(paper, "monitoring")
+    studies = [s.strip() for s in paper["study_campaigns"].split(",")]
+    assert ("pernode", paper["pernode_campaign"]) in inputs and ("sandbox", paper["sandbox_campaign"]) in inputs
+    assert [n for f, n in inputs if f == "extra-campaign"] == [paper["network_campaign"], *studies]
+    assert tasks.paper_inputs({"study_campaigns": " a , ,b", "sandbox_campaign": ""}, "m") == [
+        ("monitoring", "m"),
+        ("extra-campaign", "a"),
+        ("extra-campaign", "b"),
+    ]
+    monkeypatch.chdir(root)  # the task reads params/ and data/raw/ relative to the repository
+    expected = tasks.paper_line("reference", [(f, n) for f, n in inputs if (root / "data/raw" / n).is_dir()])
+    assert "--pernode" in expected and "data/raw/xavier2014" in expected
+    tasks.paper(MockContext(run={expected: ""}, repeat=False))
