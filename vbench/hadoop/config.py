@@ -160,7 +160,15 @@ def site_properties(
         files[name] = {**files[name], **props}
     for name, extra in hp.extra.items():
         files[name] = {**files[name], **extra}
+    if files["yarn-site"].get("yarn.resourcemanager.scheduler.class", "").endswith(".FairScheduler"):
+        # The Fair Scheduler queues each job under its user's name by default; vbench's jobs run
+        # as root, and "root" is the Fair Scheduler's parent queue, so every submission was refused
+        # ("root is not a leaf queue"). One queue, root.default, as the Capacity Scheduler's below.
+        files["yarn-site"] = {**FAIR_SCHEDULER, **files["yarn-site"]}
     return files
+
+
+FAIR_SCHEDULER = {"yarn.scheduler.fair.user-as-default-queue": "false"}
 
 
 CAPACITY_SCHEDULER = {
