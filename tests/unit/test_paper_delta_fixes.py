@@ -268,6 +268,18 @@ def test_vmware2015_varies_replication_with_teragen():
     assert D.evaluate(FINDINGS["W4"], s).verdict == D.REPRODUCED
 
 
+def test_a_size_given_as_a_design_level_names_the_cell_once():
+    # Before: vmware2015's cell read "160MB, size_mb=160" (the size label and the runner's factor).
+    meta = dict(platform="native", benchmark="terasort", metric="teragen_time", experiment="platforms")
+    rows = []
+    for size in (16, 160):
+        for replication, values in ((1, [10, 11, 10.5]), (3, [14, 15, 14.5])):
+            for r in _rows([v * size / 16 for v in values], replication=replication, **meta):
+                rows.append({**r, "size_label": f"{size}MB", "size": f"{size}MB", "factor.size_mb": size})
+    r = D.evaluate(FINDINGS["W4"], _frame(rows))
+    assert r.cell == "160MB" and r.verdict == D.REPRODUCED
+
+
 def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
     # Before: "5 platform(s) (native, bridge, bridge+nat, lxc, nat)": the network campaign's
     # levels were counted as platforms.

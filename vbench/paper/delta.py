@@ -37,7 +37,7 @@ import pandas as pd
 
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import FACTOR_COLUMNS, value_text
+from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, value_text
 from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
@@ -369,9 +369,11 @@ def _side_rows(
 
 def _factor_columns(df: pd.DataFrame) -> list[str]:
     """Every column that can make a cell: the named factors, the runner's `factor.*` and a
-    comparison view's `level.*` (vbench.stats.tidy.add_cells keys the statistics the same way)."""
+    comparison view's `level.*` (vbench.stats.tidy.add_cells keys the statistics the same way,
+    the data size included once, as the size label: "160MB", not "160MB, size_mb=160")."""
     named = [c for c in FACTOR_COLUMNS if c in df.columns]
-    return named + [c for c in df.columns if c.startswith(("factor.", "level.")) and c not in named]
+    sizes = {f"factor.{p}" for p in SIZE_PARAMS.values()}
+    return named + [c for c in df.columns if c.startswith(("factor.", "level.")) and c not in named and c not in sizes]
 
 
 def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple[pd.Series, pd.Series]:
