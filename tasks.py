@@ -60,32 +60,18 @@ def repro(c):
     c.run(f"PATH={VENV}:$PATH dvc repro", pty=True)
 
 
-def paper_inputs(paper: dict, monitoring: str) -> list[tuple[str, str]]:
-    """(flag, campaign) of every campaign the paper stage reads besides the analysed one, from
-    params/paper.yaml's `paper` section and the pipeline's monitoring campaign: the same inputs
-    as `dvc repro`'s paper stage (notebooks/05-paper.ipynb). Pure."""
-    studies = [s.strip() for s in str(paper.get("study_campaigns") or "").split(",") if s.strip()]
-    pairs = [
-        ("isolation", paper.get("isolation_campaign")),
-        ("monitoring", monitoring),
-        ("extra-campaign", paper.get("network_campaign")),
-        *(("extra-campaign", s) for s in studies),
-        ("pernode", paper.get("pernode_campaign")),
-        ("sandbox", paper.get("sandbox_campaign")),
-    ]
-    return [(flag, str(name)) for flag, name in pairs if name]
-
-
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
     import yaml
 
-    inputs = paper_inputs(
+    from vbench.paper.inputs import PaperInputs
+
+    inputs = PaperInputs.from_params(
         yaml.safe_load(Path("params/paper.yaml").read_text())["paper"],
         yaml.safe_load(Path("params/pipeline.yaml").read_text())["pipeline"]["monitoring_campaign"],
     )
-    extra = [(flag, name) for flag, name in inputs if Path(f"data/raw/{name}").is_dir()]
+    extra = [(flag, name) for flag, name in inputs.flags() if Path(f"data/raw/{name}").is_dir()]
     c.run(paper_line(campaign, extra), pty=True)
 
 

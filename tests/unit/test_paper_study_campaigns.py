@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from vbench.paper import delta as D
+from vbench.paper.inputs import campaign_list
 from vbench.paper.results import paper_statistics
 from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
@@ -110,7 +111,7 @@ def test_a_finding_is_judged_on_its_own_studys_campaign_first(two_campaigns):
 
 def test_every_study_campaign_of_the_paper_is_a_dependency_of_the_paper_stage():
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
-    names = [c.strip() for c in str(paper["study_campaigns"]).split(",") if c.strip()]
+    names = campaign_list(paper["study_campaigns"])
     assert names, "paper.study_campaigns names no campaign"
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]

@@ -16,6 +16,7 @@ from vbench.inventory import checks
 from vbench.inventory.model import InventoryHost
 from vbench.inventory.prepare import workdir_line
 from vbench.monitor import sampler
+from vbench.paper.inputs import PaperInputs
 from vbench.provenance import java_version_line
 from vbench.testbed import oci
 
@@ -167,11 +168,11 @@ def test_invoke_paper_reads_the_campaigns_the_paper_stage_reads(monkeypatch):
 
     root = Path(tasks.__file__).parent
     paper = yaml.safe_load((root / "params/paper.yaml").read_text())["paper"]
-    inputs = tasks.paper_inputs(paper, "monitoring")
+    inputs = PaperInputs.from_params(paper, "monitoring").flags()
     studies = [s.strip() for s in paper["study_campaigns"].split(",")]
     assert ("pernode", paper["pernode_campaign"]) in inputs and ("sandbox", paper["sandbox_campaign"]) in inputs
     assert [n for f, n in inputs if f == "extra-campaign"] == [paper["network_campaign"], *studies]
-    assert tasks.paper_inputs({"study_campaigns": " a , ,b", "sandbox_campaign": ""}, "m") == [
+    assert PaperInputs.from_params({"study_campaigns": " a , ,b", "sandbox_campaign": ""}, "m").flags() == [
         ("monitoring", "m"),
         ("extra-campaign", "a"),
         ("extra-campaign", "b"),

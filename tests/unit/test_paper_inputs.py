@@ -1,0 +1,60 @@
+"""The paper's input campaigns: one reading of params/paper.yaml for the DVC stage and `invoke paper`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from vbench.paper.inputs import PaperInputs, campaign_list
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_campaign_list_drops_blanks_and_spaces():
+    assert campaign_list(" a , ,b,") == ("a", "b")
+    assert campaign_list("") == () and campaign_list(None) == ()
+
+
+def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order():
+    inputs = PaperInputs.from_params(
+        {"isolation_campaign": "iso", "network_campaign": "net", "study_campaigns": "x, y", "pernode_campaign": ""},
+        "mon",
+    )
+    assert inputs.flags() == [
+        ("isolation", "iso"),
+        ("monitoring", "mon"),
+        ("extra-campaign", "net"),
+        ("extra-campaign", "x"),
+        ("extra-campaign", "y"),
+    ]
+    raw = Path("data/raw")
+    assert inputs.build_arguments(raw) == {
+        "isolation_dir": raw / "iso",
+        "monitoring_dir": raw / "mon",
+        "extra_campaigns": [raw / "net", raw / "x", raw / "y"],
+        "pernode_dir": None,
+        "sandbox_dir": None,
+    }
+
+
+def _notebook_parameters() -> dict:
+    nb = json.loads((ROOT / "notebooks" / "05-paper.ipynb").read_text())
+    namespace: dict = {}
+    exec("".join(nb["cells"][1]["source"]), namespace)  # the papermill parameters cell: assignments only
+    return namespace
+
+
+def test_the_paper_notebook_takes_every_key_of_params_paper_and_reads_it_through_paper_inputs():
+    """A key of params/paper.yaml the notebook has no parameter for would be dropped by the stage,
+    and a notebook that assembled its own list could differ from `invoke paper`'s."""
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    params = _notebook_parameters()
+    assert set(paper) <= set(params), set(paper) - set(params)
+    nb = json.loads((ROOT / "notebooks" / "05-paper.ipynb").read_text())
+    code = "".join(nb["cells"][2]["source"])
+    assert "PaperInputs.from_params(" in code and "**inputs.build_arguments(" in code
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
+    for key in paper:
+        assert f"-p {key} ${{paper.{key}}}" in stage["cmd"], f"dvc.yaml's paper stage does not pass {key}"

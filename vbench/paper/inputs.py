@@ -1,0 +1,72 @@
+"""The campaigns the paper reads besides the analysed one, from params/paper.yaml's `paper` section.
+
+One reading for both ways of building the paper: the DVC stage (notebooks/05-paper.ipynb, whose
+parameters are that section's keys) and `invoke paper`, so the quick rebuild is the stage's paper
+by construction. Pure: names in, names out; `build_paper` turns them into directories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def campaign_list(text: Any) -> tuple[str, ...]:
+    """The names of a comma-separated list (`paper.study_campaigns`), blanks dropped. Pure."""
+    return tuple(n.strip() for n in str(text or "").split(",") if n.strip())
+
+
+@dataclass(frozen=True)
+class PaperInputs:
+    """Campaign names under data/raw/ ("" = not read)."""
+
+    isolation: str = ""
+    monitoring: str = ""
+    network: str = ""
+    studies: tuple[str, ...] = ()
+    pernode: str = ""
+    sandbox: str = ""
+
+    @classmethod
+    def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
+        """From params/paper.yaml's `paper` section and the pipeline's monitoring campaign."""
+        return cls(
+            isolation=str(paper.get("isolation_campaign") or ""),
+            monitoring=str(monitoring or ""),
+            network=str(paper.get("network_campaign") or ""),
+            studies=campaign_list(paper.get("study_campaigns")),
+            pernode=str(paper.get("pernode_campaign") or ""),
+            sandbox=str(paper.get("sandbox_campaign") or ""),
+        )
+
+    @property
+    def extra(self) -> tuple[str, ...]:
+        """The campaigns merged into the analysed one: the network study, then the studies'."""
+        return tuple(n for n in (self.network, *self.studies) if n)
+
+    def flags(self) -> list[tuple[str, str]]:
+        """(`vbench paper build` flag, campaign) of every input given, in the stage's order."""
+        pairs = [
+            ("isolation", self.isolation),
+            ("monitoring", self.monitoring),
+            *(("extra-campaign", n) for n in self.extra),
+            ("pernode", self.pernode),
+            ("sandbox", self.sandbox),
+        ]
+        return [(flag, name) for flag, name in pairs if name]
+
+    def build_arguments(self, raw: Path) -> dict[str, Any]:
+        """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw)."""
+
+        def one(name: str) -> Path | None:
+            return raw / name if name else None
+
+        return {
+            "isolation_dir": one(self.isolation),
+            "monitoring_dir": one(self.monitoring),
+            "extra_campaigns": [raw / n for n in self.extra],
+            "pernode_dir": one(self.pernode),
+            "sandbox_dir": one(self.sandbox),
+        }
