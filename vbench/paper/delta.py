@@ -37,7 +37,7 @@ import pandas as pd
 
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, value_text
+from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, split_size_key, value_text
 from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
@@ -369,11 +369,12 @@ def _side_rows(
 
 def _factor_columns(df: pd.DataFrame) -> list[str]:
     """Every column that can make a cell: the named factors, the runner's `factor.*` and a
-    comparison view's `level.*` (vbench.stats.tidy.add_cells keys the statistics the same way,
-    the data size included once, as the size label: "160MB", not "160MB, size_mb=160")."""
+    comparison view's `level.*`, but not the data size's factor: vbench.stats.tidy.add_cells keys
+    the statistics the same way, the size once, as the size label."""
     named = [c for c in FACTOR_COLUMNS if c in df.columns]
-    sizes = {f"factor.{p}" for p in SIZE_PARAMS.values()}
-    return named + [c for c in df.columns if c.startswith(("factor.", "level.")) and c not in named and c not in sizes]
+    return named + [
+        c for c in df.columns if c.startswith(("factor.", "level.")) and c not in named and not is_size_factor(c)
+    ]
 
 
 def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple[pd.Series, pd.Series]:
@@ -479,7 +480,7 @@ def _compare(
         ka, kb = _comparison_key(au, bu, ignore)
         keys = set(ka) & set(kb)
         if f.size:
-            keys = {k for k in keys if k.split(",")[0] == f.size}
+            keys = {k for k in keys if split_size_key(k)[0] == f.size}
         if keys:
             unit, key = u, sorted(keys, key=natural_key)[-1]
             a, b = au.assign(_key=ka.to_numpy()), bu.assign(_key=kb.to_numpy())

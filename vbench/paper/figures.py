@@ -20,6 +20,7 @@ import pandas as pd
 from vbench.explore.figures import MONITOR_PANELS, plot_counters
 from vbench.monitor.monitor import one_per_counter
 from vbench.stats.keys import natural_key
+from vbench.stats.tidy import split_size_key
 
 from vbench.paper import results as R
 from vbench.paper import style
@@ -239,7 +240,9 @@ def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names)
     ax.set_ylabel("elapsed time / native")
-    ax.set_title(f"ratio to {BASELINE} ({size_display(size.split(',')[0]) if size else 'all sizes'}); lower is better")
+    ax.set_title(
+        f"ratio to {BASELINE} ({size_display(split_size_key(size)[0] or size) if size else 'all sizes'}); lower is better"
+    )
     return _finish(fig, [ax], out_dir, "ratio")
 
 

@@ -24,6 +24,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
 from vbench.stats.paired import FIELLER, PAIRED_T
 from vbench.stats.table import quiet_counts
+from vbench.stats.tidy import split_size_key
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
@@ -639,8 +640,9 @@ def scaling_sizes(sizes: list[str]) -> tuple[list[str], str]:
     Pure."""
     series: dict[str, list[str]] = {}
     for s in sizes:
-        _label, _, rest = s.partition(", ")
-        series.setdefault(rest, []).append(s)
+        label, levels = split_size_key(s)
+        if label:  # a sizeless cell is no point of a size series
+            series.setdefault(levels, []).append(s)
     if len(series.get("", [])) >= 2:
         return series[""], ""
     best = max(sorted(series, key=natural_key, reverse=True), key=lambda k: len(series[k]), default="")
@@ -664,7 +666,7 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
                 if R.mean_row(stats, experiment, p, "terasort", "terasort_time", size) is None:
                     continue
                 body.append(
-                    [tex_escape(p), tex_escape(size_display(size.partition(", ")[0]))]
+                    [tex_escape(p), tex_escape(size_display(split_size_key(size)[0]))]
                     + _tera_cells(cells, stats, experiment, p, size, extra=("terasort_throughput",))
                 )
                 added = True

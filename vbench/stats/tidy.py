@@ -96,23 +96,37 @@ def read_campaign(path: str | Path) -> TidyCampaign:
     return TidyCampaign(f.parent, samples, failures, torn_bytes=view.size - view.end)
 
 
+def is_size_factor(column: str) -> bool:
+    """Whether `column` is the runner's `factor.<size param>` (e.g. factor.size_mb): the data size,
+    which a cell names once, as its size label ("160MB", not "160MB, size_mb=160")."""
+    return column.startswith("factor.") and column.removeprefix("factor.") in SIZE_PARAMS.values()
+
+
 def add_cells(df: pd.DataFrame) -> pd.DataFrame:
     """The `size` key: size label plus the factors varying within (experiment, benchmark, metric)."""
     df = df.copy()
     factors = [c for c in FACTOR_COLUMNS if c in df.columns]
-    # Environment factors and benchmark-parameter factors of a design (the runner's factor.*),
-    # except the data size, which is the size label already.
-    sizes = set(SIZE_PARAMS.values())
-    factors += [c for c in df.columns if c.startswith("factor.") and c[7:] not in sizes and c[7:] not in factors]
+    # Environment factors and benchmark-parameter factors of a design (the runner's factor.*).
+    factors += [c for c in df.columns if c.startswith("factor.") and not is_size_factor(c) and c[7:] not in factors]
     cells = []
     for _, grp in df.groupby(["experiment", "benchmark", "metric"], sort=False):
         varying = [c for c in factors if grp[c].dropna().astype(str).nunique() > 1]
         for idx, row in grp.iterrows():
-            parts = [row["size_label"]] if row["size_label"] else []
-            parts += [f"{c.removeprefix('factor.')}={plain(row[c])}" for c in varying if pd.notna(row[c])]
-            cells.append((idx, ", ".join(parts)))
+            levels = [f"{c.removeprefix('factor.')}={plain(row[c])}" for c in varying if pd.notna(row[c])]
+            cells.append((idx, size_key(row["size_label"], levels)))
     df["size"] = pd.Series(dict(cells))
     return df
+
+
+def size_key(label: str, levels: list[str]) -> str:
+    """A cell's `size` key: its size label (if any), then its `factor=level`s. Pure."""
+    return ", ".join(([label] if label else []) + levels)
+
+
+def split_size_key(key: str) -> tuple[str, str]:
+    """(size label, the levels' text) of a `size_key`; the label is "" for a sizeless cell. Pure."""
+    first, _, rest = key.partition(", ")
+    return ("", key) if "=" in first else (first, rest)
 
 
 def plain(v) -> str:
