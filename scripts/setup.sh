@@ -98,7 +98,9 @@ run_tests() {
   # Unit tests first, as their own process: they fail in minutes. In one process with the
   # integration tests, whichever ran second was slower (units 13 min instead of 2.5 after them;
   # integration ~6 min slower after the units: CI of 2026-11-23), so each gets a fresh interpreter.
-  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=5 --durations-min=1 tests/unit || rc=$?
+  # The unit tests are independent and CPU-bound: one worker per core (pytest-xdist). The
+  # integration tests are not: they share the machine's namespaces and run one at a time.
+  .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --durations=5 --durations-min=1 tests/unit || rc=$?
   if [ "$rc" -eq 0 ]; then
     .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --durations-min=1 tests/integration || rc=$?
   fi

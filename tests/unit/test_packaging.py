@@ -31,6 +31,7 @@ USED_WITHOUT_IMPORT = {
 #: Declared for the tests, imported nowhere: commands the test run calls.
 TEST_COMMANDS = {
     "ruff": "scripts/setup.sh test lints with `ruff check` before pytest",
+    "pytest-xdist": "scripts/setup.sh test runs the unit tests on every core (`-n auto`)",
 }
 
 #: Minimum versions that what vbench or its tests call need.
@@ -243,3 +244,12 @@ def test_import_names_map_to_the_distributions_that_provide_them():
         if t in provided and d not in {normalized(x) for x in provided[t]}
     }
     assert names and wrong == {}
+
+
+def test_the_commands_the_test_dependencies_are_declared_for_are_in_setup_sh():
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert ".venv/bin/ruff check" in setup
+    unit_line = next(line for line in setup.splitlines() if "pytest" in line and "tests/unit" in line)
+    assert " -n auto " in unit_line, unit_line  # pytest-xdist; the integration tests stay serial
+    integration_line = next(line for line in setup.splitlines() if "pytest" in line and "tests/integration" in line)
+    assert " -n " not in integration_line, integration_line
