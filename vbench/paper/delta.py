@@ -37,7 +37,7 @@ import pandas as pd
 
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, split_size_key, value_text
+from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, size_key, split_size_key, value_text
 from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
@@ -395,13 +395,13 @@ def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple
         if df.empty:
             return pd.Series(dtype=str)
         return df.apply(
-            lambda row: ", ".join(
-                ([str(row["size_label"])] if row.get("size_label") else [])
-                + [
+            lambda row: size_key(
+                str(row["size_label"]) if row.get("size_label") else "",
+                [
                     f"{c.split('.', 1)[1] if c.startswith(('factor.', 'level.')) else c}={value_text(row[c])}"
                     for c in cols
                     if value_text(row[c])
-                ]
+                ],
             ),
             axis=1,
         )
