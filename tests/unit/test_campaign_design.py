@@ -369,3 +369,46 @@ def test_one_benchmark_at_several_sizes_is_one_entry_with_a_list_and_gets_one_ce
     e = exp(calibrate=(BenchmarkSpec(benchmark="cpu", config={"time_s": [1, 2]}),), suite=())
     ids = {c.cell_id for c in expand(e)}
     assert {"b0/native/cpu[time_s=1]", "b0/native/cpu[time_s=2]"} <= ids
+
+
+def test_warmup_runs_first_opens_each_session_of_a_design_without_rounds_with_its_first_cell():
+    from vbench.campaign.design import design_hash, sessions
+
+    plain = exp(platforms=("native", "lxc"))
+    e = exp(platforms=("native", "lxc"), warmup_runs="first")
+    assert expand(e) == expand(plain) and design_hash(plain) != design_hash(e)
+    ss = sessions(e, expand(e))
+    assert len(ss) == 3 * 2
+    for s in ss:
+        for kind in ("micro", "hadoop"):
+            runs = [r for r in s.runs if r.variant.kind == kind]
+            if not runs:
+                continue
+            warm, rest = runs[0], runs[1:]
+            assert warm.warms_up and warm.warmup and warm.cell_id.endswith("/warmup")
+            assert (warm.config, warm.variant) == (rest[0].config, rest[0].variant)
+            assert not any(r.warms_up for r in rest)
+        assert s.cells == [c for c in expand(e) if (c.block, c.config.key) == (s.block, s.configs[0].key)]
+
+
+def test_warmup_runs_none_and_each_override_the_default_by_rounds():
+    from vbench.campaign.design import sessions
+
+    e = _two_platforms(warmup_runs="none")
+    assert not any(r.warms_up for s in sessions(e, expand(e)) for r in s.runs)
+    e = exp(platforms=("native", "lxc"), warmup_runs="each")
+    for s in sessions(e, expand(e)):
+        warm = {(r.config.key, r.variant.key) for r in s.runs if r.warms_up}
+        assert warm == {(c.config.key, c.variant.key) for c in s.cells}
+
+
+@pytest.mark.parametrize("campaign", ["xavier2014", "vmware2015-teragen"])
+def test_committed_campaigns_keep_their_design_hash_with_warmup_runs_unset(campaign):
+    import json
+    from pathlib import Path
+
+    from vbench.campaign.design import design_hash
+
+    rec = json.loads((Path(__file__).parents[2] / "data" / "raw" / campaign / "campaign.json").read_text())
+    assert "warmup_runs" not in rec["experiment"]
+    assert design_hash(Experiment.model_validate(rec["experiment"])) == rec["design_hash"]

@@ -271,6 +271,22 @@ def test_a_design_without_rounds_runs_one_configuration_at_a_time_without_warmup
     )
 
 
+def test_a_design_without_rounds_opens_each_cluster_with_one_warmup_run_when_asked(tmp_path, fake_machine):
+    e = design(rounds=1, warmup_runs="first")
+    result = run(e, tmp_path / "c", fake_machine)
+    assert result.ran == [c.cell_id for c in expand(e)] and result.failures == 0
+    sessions_run = 2 * 2  # blocks x configurations, each a fresh testbed and cluster
+    assert result.warmups == sessions_run * 2  # one per kind (calibration, suite) in each
+    recs = records(tmp_path / "c")
+    warm = [r["metadata"] for r in recs if r["metadata"]["warmup"]]
+    assert {m["cell_id"].rsplit("/", 1)[1] for m in warm} == {"warmup"} and len({m["cell_id"] for m in warm}) == 8
+    # Each warm-up run is its session's first run, a run of the cell that follows it.
+    order = list(dict.fromkeys(r["metadata"]["cell_id"] for r in recs))
+    for m in warm:
+        i = order.index(m["cell_id"])
+        assert order[i + 1] == m["cell_id"].removesuffix("/warmup")
+
+
 def test_what_was_done_between_runs_is_on_every_suite_sample(tmp_path, fake_machine):
     run(design(repetitions=1, drop_caches=True), tmp_path / "c", fake_machine)
     suite = [r["metadata"] for r in records(tmp_path / "c") if r["metadata"]["benchmark_kind"] == "hadoop"]

@@ -84,3 +84,29 @@ def test_pdf_builds_with_latexmk(first):
     log = (first.out_dir / "build" / "paper.log").read_text(errors="replace")
     assert "Citation" not in log or "undefined" not in log.split("Citation", 1)[1][:200]
     assert "There were undefined references" not in log
+
+
+def test_warmup_runs_change_neither_the_delta_nor_the_tables(campaign, first, tmp_path):
+    import json
+
+    # A warm-up run beside every measured TeraSort of the platforms experiment, ten times slower:
+    # stored in the campaign, it must not reach a verdict or a table cell.
+    warm = tmp_path / "warm"
+    shutil.copytree(campaign, warm)
+    lines = (warm / "samples.jsonl").read_text().splitlines()
+    extra = []
+    for line in lines:
+        rec = json.loads(line)
+        md = rec.get("metadata", {})
+        if rec.get("kind") == "sample" and rec["benchmark"] == "terasort" and md.get("experiment") == "platforms":
+            md = {**md, "warmup": True, "run_id": md["run_id"] + "-warmup"}
+            extra.append(json.dumps({**rec, "metadata": md, "value": rec["value"] * 10}))
+    assert extra
+    (warm / "samples.jsonl").write_text("\n".join(lines + extra) + "\n")
+    gen = generate(warm, tmp_path / "out", n_resamples=RESAMPLES).out_dir / "generated"
+    ref = first.out_dir / "generated"
+    assert (gen / "delta.csv").read_text() == (ref / "delta.csv").read_text()
+    tables = sorted(p.name for p in (ref / "tables").glob("*.tex"))
+    assert len(tables) > 5
+    for table in tables:
+        assert (gen / "tables" / table).read_text() == (ref / "tables" / table).read_text(), table

@@ -21,6 +21,12 @@ before the session's first cell of that benchmark, recorded with `warmup: true`,
 the statistics' rule; warm-up runs belong to a cluster instance, not to the design, so a
 resumed session warms its fresh clusters again. `rounds: 1` is the design as it was: one
 configuration at a time, no warm-up runs, the same cell ids, order and design hash.
+
+`warmup_runs` sets the warm-up runs apart from the rounds: `first` opens each session of each
+configuration with one run of its first cell's variant, which takes the first job on a fresh
+cluster (daemons' JIT, the job jar's first localisation) out of the compared cells in a design
+of one round too, where that job is ~10-20 % slower than the next here (docs/results.md, W4);
+`each` warms every variant up, `none` none.
 """
 
 from __future__ import annotations
@@ -229,6 +235,10 @@ class Experiment(BaseModel):
     interleave: Literal["concurrent", "alternating"] = "concurrent"
     #: Leading blocks marked warm-up: run and stored, excluded by the statistics' rule.
     warmup_blocks: int = Field(0, ge=0)
+    #: The warm-up runs opening each session (see the module doc): `each` (variant the session
+    #: runs, per configuration), `first` (one per configuration: its first cell's variant, run
+    #: once more before it) or `none`. Unset: `each` with rounds, `none` without (as before).
+    warmup_runs: Literal["none", "first", "each"] | None = None
     seed: int = 20141
     workers: int = Field(2, ge=1, le=64)
     #: Overrides of params/testbed.yaml and params/hadoop.yaml for this experiment.
@@ -358,6 +368,11 @@ class Experiment(BaseModel):
         """Rounds run once the precision target is reached: the design's, or 8 blocks' worth."""
         given = self.precision.extra_rounds if self.precision is not None else None
         return given if given is not None else PRECISION_EXTRA_BLOCKS * self.rounds
+
+    @property
+    def warmups(self) -> str:
+        """The warm-up runs the sessions open with: `warmup_runs`, or its default by rounds."""
+        return self.warmup_runs or ("each" if self.rounds > 1 else "none")
 
     @property
     def aa_platform(self) -> str:
@@ -578,11 +593,11 @@ def _expand_rounds(exp: Experiment, micro: list[Variant], hadoop: list[Variant])
 
 def sessions(exp: Experiment, cells: list[Cell]) -> list[Session]:
     """`cells` (in expand's order; a resumed campaign's unfinished ones) grouped into sessions,
-    with their warm-up runs. Without rounds: one session per block and configuration, no
-    warm-up runs (as before). With rounds: one session per block holding every configuration
-    (concurrent), or one per round and configuration (alternating); before the session's first
-    cell of each kind (calibration, suite), a warm-up run of each (configuration, variant) of
-    that kind the session runs, in a seeded random order."""
+    with their warm-up runs. Without rounds: one session per block and configuration. With
+    rounds: one session per block holding every configuration (concurrent), or one per round and
+    configuration (alternating). Before the session's first cell of each kind (calibration,
+    suite), the warm-up runs `exp.warmups` asks for (by default: none without rounds, as before;
+    a run of each (configuration, variant) of that kind with rounds), in a seeded random order."""
 
     def key(c: Cell) -> tuple:
         if exp.rounds == 1:
@@ -595,20 +610,21 @@ def sessions(exp: Experiment, cells: list[Cell]) -> list[Session]:
         runs: list[Cell] = []
         for _kind, phase in itertools.groupby(group, key=lambda c: c.variant.kind):
             phase = list(phase)
-            if exp.rounds > 1:
-                runs += _warmup_runs(exp, phase)
+            if exp.warmups != "none":
+                runs += _warmup_runs(exp, phase, per_variant=exp.warmups == "each")
             runs += phase
         configs = {c.config.key: c.config for c in group}  # in order of first run; levels may be unhashable
         out.append(Session(k[0], tuple(configs.values()), tuple(runs)))
     return out
 
 
-def _warmup_runs(exp: Experiment, phase: list[Cell]) -> list[Cell]:
-    """One warm-up run of each (configuration, variant) of `phase`, stamped with the round of
-    its first cell there, shuffled by a generator seeded from the seed, the block and that round."""
+def _warmup_runs(exp: Experiment, phase: list[Cell], per_variant: bool = True) -> list[Cell]:
+    """One warm-up run of each (configuration, variant) of `phase` (or, not `per_variant`, of
+    each configuration's first cell there), stamped with the round of its first cell there,
+    shuffled by a generator seeded from the seed, the block and that round."""
     first: dict[tuple[str, str], Cell] = {}
     for c in phase:
-        first.setdefault((c.config.key, c.variant.key), c)
+        first.setdefault((c.config.key, c.variant.key if per_variant else ""), c)
     runs = [replace(c, warmup=True, warms_up=True) for c in first.values()]
     random.Random(f"{exp.seed}:{phase[0].block}:{phase[0].round}:warmup:{phase[0].variant.kind}").shuffle(runs)
     return runs
@@ -644,6 +660,7 @@ _LATE_FIELDS = {
     "quiet": QuietParams().model_dump(mode="json"),
     "precision": None,
     "aa": False,
+    "warmup_runs": None,
 }
 
 

@@ -35,6 +35,7 @@ from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
+from vbench.stats.warmup import measured_samples
 
 from vbench.paper import delta as D
 from vbench.paper import figures as F
@@ -149,7 +150,8 @@ def generate(
     if sandbox_dir is not None and (Path(sandbox_dir) / "samples.jsonl").exists():
         sandbox, note = read_sandbox_study(Path(sandbox_dir), cfg)
         sources.append(note)
-    samples = campaign.samples
+    # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
+    samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
     if gen.exists():
         shutil.rmtree(gen)
@@ -161,12 +163,14 @@ def generate(
     # samples feed only Table III and the reproduction delta, never the platform statistics.
     iso_samples = samples
     if isolation_dir is not None and (Path(isolation_dir) / "samples.jsonl").exists():
-        iso_samples = pd.concat([samples, load_campaign(Path(isolation_dir)).samples], ignore_index=True)
+        iso_samples = pd.concat(
+            [samples, measured_samples(load_campaign(Path(isolation_dir)).samples)], ignore_index=True
+        )
     iso = T.isolation_stats(iso_samples, cfg)
     # Per-node rows of every platform's cluster would swamp the table: only the mixed cluster's.
     pernode_samples = samples.iloc[0:0]
     if pernode_dir is not None and (Path(pernode_dir) / "samples.jsonl").exists():
-        pernode_samples = load_campaign(Path(pernode_dir)).samples
+        pernode_samples = measured_samples(load_campaign(Path(pernode_dir)).samples)
     for name, (fn, _label, _src) in T.TABLES.items():
         if name == "testbed":
             tex = fn(stats, samples, baseline, facts=campaign.facts)

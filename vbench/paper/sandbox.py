@@ -27,6 +27,7 @@ from vbench.samples import is_aa
 from vbench.stats.campaign import load_campaign
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.stopping import preferred_ratio_rows
+from vbench.stats.warmup import measured_samples
 
 from vbench.paper import results as R
 from vbench.paper.fmt import NOT_MEASURED_TEXT, and_list, interval_text, macro_name, tex_escape
@@ -177,17 +178,11 @@ def compared_platforms(rows: list[SandboxRow]) -> list[str]:
     return list(dict.fromkeys(c.platform for r in rows for c in r.comparisons))
 
 
-def _measured(samples: pd.DataFrame) -> pd.DataFrame:
-    """The samples the statistics count: warm-up runs are excluded by their rule."""
-    if "warmup" not in samples.columns:
-        return samples
-    return samples[~samples["warmup"].astype("boolean").fillna(False).astype(bool)]
-
 
 def _levels(samples: pd.DataFrame | None, column: str) -> int:
     if samples is None or samples.empty or column not in samples.columns:
         return 0
-    return int(_measured(samples)[column].dropna().map(str).nunique())
+    return int(measured_samples(samples)[column].dropna().map(str).nunique())
 
 
 def blocks_of(samples: pd.DataFrame | None) -> int:
@@ -228,7 +223,7 @@ def study_sentence(study: SandboxStudy | None) -> str:
             r"This build was given no sandbox campaign (\texttt{paper.sandbox\_campaign}), so gVisor was not "
             r"measured here: Table~\ref{tab:sandbox} and Figure~\ref{fig:sandbox} are empty."
         )
-    s = _measured(study.samples)
+    s = measured_samples(study.samples)
     platforms = [p for p in PLATFORMS if p in set(s["platform"].astype(str))]
     kinds = s.get("benchmark_kind", pd.Series(index=s.index, dtype=object)).astype(str)
     micro = sorted(s.loc[kinds != "hadoop", "benchmark"].dropna().astype(str).unique())

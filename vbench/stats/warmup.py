@@ -50,3 +50,11 @@ def apply_exclusions(df: pd.DataFrame, drop_first_n: int = 0) -> tuple[pd.DataFr
     excluded_mask = reason != ""
     excluded = df[excluded_mask].assign(exclusion_reason=reason[excluded_mask])
     return df[~excluded_mask], excluded, rule
+
+
+def measured_samples(df: pd.DataFrame) -> pd.DataFrame:
+    """The samples the statistics count: every row not marked `warmup` (warm-up runs, warm-up
+    blocks), for readers of the samples themselves (the paper's delta and tables). Pure."""
+    if df is None or df.empty or "warmup" not in df.columns:
+        return df
+    return df[~df["warmup"].astype("boolean").fillna(False).astype(bool)]
