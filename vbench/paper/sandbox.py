@@ -178,7 +178,6 @@ def compared_platforms(rows: list[SandboxRow]) -> list[str]:
     return list(dict.fromkeys(c.platform for r in rows for c in r.comparisons))
 
 
-
 def _levels(samples: pd.DataFrame | None, column: str) -> int:
     if samples is None or samples.empty or column not in samples.columns:
         return 0
