@@ -282,8 +282,10 @@ class _FakeSource:
         m.most_testbeds_up = max(m.most_testbeds_up, len(m.testbeds))
         m.events.append(("open", testbed.name))
         try:
+            # A VM's facts name its accelerator, as qemu hosts' do (TCG: this machine has no KVM).
+            facts = {"accelerator": "tcg"} if platform == "qemu" else {}
             yield [
-                _FakeHost(f"{testbed.name}-{n}", r, platform, testbed.name)
+                _FakeHost(f"{testbed.name}-{n}", r, platform, testbed.name, facts)
                 for n, r in (("master", "master"), ("worker1", "worker"))
             ]
         finally:
@@ -297,6 +299,7 @@ class _FakeHost:
     role: str
     platform: str
     testbed: str
+    facts: dict = dataclasses.field(default_factory=dict, hash=False, compare=False)
 
 
 @pytest.fixture

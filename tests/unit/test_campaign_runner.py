@@ -325,3 +325,17 @@ def test_a_campaign_gets_more_blocks_and_nothing_else(tmp_path, fake_machine):
     for other in (design(rounds=1, repetitions=4, seed=8), design(rounds=1, repetitions=2)):
         with pytest.raises(Exception, match="another design"):
             run(other, camp, fake_machine)
+
+
+def test_a_vms_records_name_its_hosts_accelerator_and_other_platforms_records_carry_no_such_stamp(
+    tmp_path, fake_machine
+):
+    run(design(platforms=["native", "qemu"], rounds=1, repetitions=1), tmp_path / "c", fake_machine)
+    by_platform = {
+        p: [r["metadata"] for r in records(tmp_path / "c") if r["metadata"]["platform"] == p]
+        for p in ("native", "qemu")
+    }
+    assert by_platform["qemu"] and by_platform["native"]
+    for md in by_platform["qemu"]:
+        assert md["host_accelerators"] == {h: "tcg" for h in md["host_platforms"]} and md["host_platforms"]
+    assert not any("host_accelerators" in md for md in by_platform["native"])

@@ -189,3 +189,31 @@ def test_pernode_table_shows_a_node_that_finished_nothing_and_names_the_straggle
     cells = [c.strip() for c in w2.rstrip("\\ ").split("&")]
     assert cells[3] == "qemu" and cells[4] == "0" and cells[5] == r"\textemdash" and cells[8] == "3"
     assert "worker2 (qemu) is the straggler" in tex
+
+
+def test_an_emulated_platform_is_the_one_whose_host_ran_under_tcg_even_in_a_mixed_cluster():
+    import json
+
+    tidied = {"master": "native", "worker1": "native", "worker2": "qemu"}
+    rows = pd.DataFrame(
+        {
+            "platform": ["native", "qemu", "native"],
+            "host_platforms": [json.dumps(tidied), {"master": "qemu", "worker1": "qemu"}, None],
+            "host_accelerators": [json.dumps({"worker2": "tcg"}), {"master": "tcg", "worker1": "tcg"}, None],
+        }
+    )
+    assert T.emulated_platforms(rows) == {"qemu"}
+    assert T.emulated_platforms(rows.assign(host_accelerators=[json.dumps({"worker2": "kvm"}), None, None])) == set()
+    assert T.emulated_platforms(rows.drop(columns="host_accelerators")) == set()  # recorded before the stamp
+
+
+def test_a_column_of_an_emulated_platform_is_marked_and_its_note_says_what_it_is(stats, samples):
+    qemu_micro = stats.iloc[[-1]].assign(platform="qemu", value=2000.0, low=1900.0, high=2100.0)
+    vm = {"platform": "qemu", "benchmark": "bonnie", "metric": "seq_write_bw", "value": 2000.0}
+    both = pd.concat([stats, qemu_micro], ignore_index=True)
+    plain = T.table_bonnie_block(both, pd.concat([samples, pd.DataFrame([vm])], ignore_index=True), "native")
+    assert r"Test & native & qemu \\" in plain and "TCG" not in plain
+    stamped = {**vm, "host_platforms": {"master": "qemu"}, "host_accelerators": {"master": "tcg"}}
+    tex = T.table_bonnie_block(both, pd.concat([samples, pd.DataFrame([stamped])], ignore_index=True), "native")
+    assert r"Test & native & qemu" + T.EMULATED_MARK + r" \\" in tex
+    assert "software emulation" in tex

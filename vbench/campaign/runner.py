@@ -505,6 +505,11 @@ class _Campaign:
             finish_monitor(mon, self.store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
             host_platforms={h.name: h.platform for h in held.hosts},
         )
+        # A VM's accelerator (kvm, or tcg: software emulation) decides what its figures mean; only
+        # cells with a VM carry the stamp, so other campaigns' records are as before.
+        accelerators = {h.name: str(h.facts["accelerator"]) for h in held.hosts if h.facts.get("accelerator")}
+        if accelerators:
+            kind_stamp["host_accelerators"] = accelerators
         extra = {"attempt": attempt} if exp.retries else {}
         return runs, {**stamp, **kind_stamp, **extra}
 

@@ -10,6 +10,7 @@ Nothing here formats a number by hand: `vbench.paper.fmt` does.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -86,6 +87,33 @@ def campaign_platforms(samples: pd.DataFrame, baseline: str) -> list[str]:
         return []
     ps = sorted(samples["platform"].astype(str).unique(), key=natural_key)
     return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline]
+
+
+def emulated_platforms(samples: pd.DataFrame | None) -> set[str]:
+    """The platforms whose hosts ran under software emulation (QEMU's TCG) in these samples, from
+    the runs' `host_accelerators` and `host_platforms` stamps (dicts, or their JSON text after
+    tidying). A mixed cluster's VM marks its own platform only. Pure."""
+    cols = ["host_accelerators", "host_platforms"]
+    if samples is None or any(c not in samples.columns for c in cols):
+        return set()
+
+    def as_dict(v) -> dict:
+        return json.loads(v) if isinstance(v, str) else dict(v)
+
+    out: set[str] = set()
+    stamps = samples[cols].dropna().map(lambda v: v if isinstance(v, str) else json.dumps(dict(v), sort_keys=True))
+    for accelerators, platforms in stamps.drop_duplicates().itertuples(index=False):
+        hosts = as_dict(platforms)
+        out |= {str(hosts[h]) for h, a in as_dict(accelerators).items() if a == "tcg" and h in hosts}
+    return out
+
+
+#: The mark of an emulated platform's column and its note.
+EMULATED_MARK = r"$^{\dagger}$"
+EMULATED_NOTE = (
+    EMULATED_MARK + r" A QEMU guest under TCG, software emulation of the CPU (this machine has no usable KVM):"
+    r" an emulator's figures, not a hypervisor's."
+)
 
 
 def _absent_note(samples: pd.DataFrame, baseline: str) -> str:
@@ -200,11 +228,13 @@ def _platform_columns(
     gaps), `about` (what the numbers are), `where` (experiment, size) they come from, and the
     platforms this campaign did not measure. No measured cell: no rows."""
     body = body if cells.any_value else []
-    header = [first_col] + [tex_escape(p) for p in platforms]
+    emulated = emulated_platforms(samples) & set(platforms)
+    header = [first_col] + [tex_escape(p) + (EMULATED_MARK if p in emulated else "") for p in platforms]
     notes = [
         cells.notes() if body else "",
         about if body else "",
         _where(*where) if body else "",
+        EMULATED_NOTE if body and emulated else "",
         _absent_note(samples, baseline),
     ]
     return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes, **grid))
