@@ -138,3 +138,18 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
     rows = [D.evaluate(FINDINGS["X1"], merge_campaigns(main, [study]).samples)]
     assert findings_sentence(rows) == "Held here: X1 (LXC TeraSort overhead is about 2 \\%)."
     assert findings_sentence([D.evaluate(FINDINGS["X1"], main.samples)]).startswith("Did not hold: X1")
+
+
+def test_the_abstract_names_no_claim_judged_only_on_stand_ins(two_campaigns):
+    """A verdict on stand-ins (e.g. an emulated VM for KVM) stays in the delta table, marked there."""
+    import dataclasses
+
+    from vbench.paper.macros import findings_sentence
+
+    main, study = distinct_experiments(list(two_campaigns))
+    row = D.evaluate(FINDINGS["X1"], merge_campaigns(main, [study]).samples)
+    assert row.tested and findings_sentence([row]).startswith("Held here: X1")
+    elsewhere = dataclasses.replace(row.finding, test=D.Test(("hardware-virtualisation",)))
+    stand_in = dataclasses.replace(row, finding=elsewhere)
+    assert stand_in.verdict == row.verdict and not stand_in.tested
+    assert findings_sentence([stand_in]) == ""

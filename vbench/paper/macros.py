@@ -192,10 +192,12 @@ def workloads_sentence(stats: pd.DataFrame, baseline: str) -> str:
 
 
 def findings_sentence(delta: list[DeltaRow]) -> str:
-    """Which published claims held here and which did not, by finding; empty when none was decided."""
+    """Which published claims held here and which did not, by finding; empty when none was decided.
+    Only findings tested on what they need: a stand-in's verdict (an emulated VM for KVM, a
+    container for OpenVZ) is the delta table's, marked there, and no claim about the study."""
     said = []
     for verdict, text in ((REPRODUCED, "Held here"), (CONTRADICTED, "Did not hold")):
-        rows = [r for r in delta if r.verdict == verdict]
+        rows = [r for r in delta if r.verdict == verdict and r.tested]
         if rows:
             said.append(
                 f"{text}: "

@@ -109,7 +109,7 @@ def emulated_platforms(samples: pd.DataFrame | None) -> set[str]:
 
 
 #: The mark of an emulated platform's column and its note.
-EMULATED_MARK = r"$^{\dagger}$"
+EMULATED_MARK = r"$^{\ddagger}$"
 EMULATED_NOTE = (
     EMULATED_MARK + r" A QEMU guest under TCG, software emulation of the CPU (this machine has no usable KVM):"
     r" an emulator's figures, not a hypervisor's."
