@@ -232,8 +232,9 @@ def test_committed_campaigns_keep_their_design_hash_cell_ids_and_order(campaign)
     e = Experiment.model_validate(recorded["experiment"])
     assert design_hash(e) == recorded["design_hash"]
     records = read_ledger(RAW / campaign / "samples.jsonl").records
-    # With rounds, each session runs its warm-up runs and cells in the order its plan gives.
-    planned = [r for s in sessions(e, expand(e)) for r in s.runs] if e.rounds > 1 else expand(e)
+    # With rounds or warm-up runs, each session runs its warm-up runs and cells in the order its plan gives.
+    session_runs = [r for s in sessions(e, expand(e)) for r in s.runs]
+    planned = session_runs if e.rounds > 1 or any(r.warms_up for r in session_runs) else expand(e)
     for kind in ("micro", "hadoop"):
         ran = list(
             dict.fromkeys(r["metadata"]["cell_id"] for r in records if r["metadata"].get("benchmark_kind") == kind)
