@@ -140,7 +140,7 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
     assert findings_sentence([D.evaluate(FINDINGS["X1"], main.samples)]).startswith("Did not hold: X1")
 
 
-def test_the_abstract_names_no_claim_judged_only_on_stand_ins(two_campaigns):
+def test_the_abstract_names_and_counts_no_claim_judged_only_on_stand_ins(two_campaigns):
     """A verdict on stand-ins (e.g. an emulated VM for KVM) stays in the delta table, marked there."""
     import dataclasses
 
@@ -153,3 +153,6 @@ def test_the_abstract_names_no_claim_judged_only_on_stand_ins(two_campaigns):
     stand_in = dataclasses.replace(row, finding=elsewhere)
     assert stand_in.verdict == row.verdict and not stand_in.tested
     assert findings_sentence([stand_in]) == ""
+    tested, on_stand_ins = D.counts([row]), D.counts([stand_in])
+    assert tested[row.verdict] == 1 and tested[D.STAND_INS] == 0
+    assert on_stand_ins[row.verdict] == 0 and on_stand_ins[D.STAND_INS] == 1

@@ -536,8 +536,16 @@ def reproduction_delta(published: Published, samples: pd.DataFrame, conf: float 
     return [evaluate(f, samples, conf) for f in published.findings]
 
 
+#: The count of findings with a verdict on local stand-ins only (a verdict, but no test of the claim).
+STAND_INS = "stand-ins only"
+
+
 def counts(rows: list[DeltaRow]) -> dict[str, int]:
-    return {v: sum(1 for r in rows if r.verdict == v) for v in VERDICTS}
+    """Findings per verdict, counting a verdict only where the finding was tested on what it needs;
+    a verdict reached on stand-ins alone (an emulated VM for KVM) is counted under STAND_INS."""
+    out = {v: sum(1 for r in rows if r.verdict == v and (r.tested or v == NOT_MEASURED_VERDICT)) for v in VERDICTS}
+    out[STAND_INS] = sum(1 for r in rows if r.verdict != NOT_MEASURED_VERDICT and not r.tested)
+    return out
 
 
 # --- LaTeX ------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
 
 from vbench.paper import results as R
-from vbench.paper.delta import CONTRADICTED, REPRODUCED, VERDICTS, DeltaRow, counts
+from vbench.paper.delta import CONTRADICTED, REPRODUCED, STAND_INS, VERDICTS, DeltaRow, counts
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros
 from vbench.paper.tables import java_short
 from vbench.paper.fmt import (
@@ -340,7 +340,8 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbDeltaTotal"] = str(len(ctx.delta))
     for v in VERDICTS:
         m[macro_name("Delta", v)] = str(k[v])
-    m["vbDeltaTested"] = str(len(ctx.delta) - k["not measured"])
+    m["vbDeltaStandIns"] = str(k[STAND_INS])
+    m["vbDeltaTested"] = str(len(ctx.delta) - k["not measured"] - k[STAND_INS])
     m["vbNumStudies"] = str(ctx.n_findings_studies)
     for name, flag in ctx.has_table.items():
         m[macro_name("Has", "Table", name)] = "1" if flag else "0"
