@@ -26,7 +26,6 @@ uses), or, where the two sides ran in the same blocks, the paired ratio of `vben
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ import pandas as pd
 
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, size_key, split_size_key, value_text
+from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, size_key, split_size_key, stamp_mapping, value_text
 from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
 from vbench.stats.ratio import fieller_interval
 
@@ -308,7 +307,7 @@ def machine_platform(samples: pd.DataFrame) -> pd.Series:
     for idx, stamp in samples["host_platforms"].items():
         if not isinstance(stamp, (str, dict)):
             continue
-        mapping = json.loads(stamp) if isinstance(stamp, str) else dict(stamp)
+        mapping = stamp_mapping(stamp)
         kinds = sorted(set(map(str, mapping.values())))
         if len(kinds) < 2:
             continue  # a homogeneous cluster: its label (native~aa too) is right as recorded

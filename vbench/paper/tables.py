@@ -25,7 +25,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
 from vbench.stats.paired import FIELLER, PAIRED_T
 from vbench.stats.table import quiet_counts
-from vbench.stats.tidy import split_size_key
+from vbench.stats.tidy import split_size_key, stamp_mapping
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
@@ -97,14 +97,11 @@ def emulated_platforms(samples: pd.DataFrame | None) -> set[str]:
     if samples is None or any(c not in samples.columns for c in cols):
         return set()
 
-    def as_dict(v) -> dict:
-        return json.loads(v) if isinstance(v, str) else dict(v)
-
     out: set[str] = set()
     stamps = samples[cols].dropna().map(lambda v: v if isinstance(v, str) else json.dumps(dict(v), sort_keys=True))
     for accelerators, platforms in stamps.drop_duplicates().itertuples(index=False):
-        hosts = as_dict(platforms)
-        out |= {str(hosts[h]) for h, a in as_dict(accelerators).items() if a == "tcg" and h in hosts}
+        hosts = stamp_mapping(platforms)
+        out |= {str(hosts[h]) for h, a in stamp_mapping(accelerators).items() if a == "tcg" and h in hosts}
     return out
 
 

@@ -8,11 +8,12 @@ samples (vbench.stats.campaign.load_campaign, or vbench.stats.volume.samples_fra
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Mapping
 
 import pandas as pd
+
+from vbench.stats.tidy import stamp_mapping
 
 ATTEMPT_METRICS = {"map_attempt_time": "MAP", "reduce_attempt_time": "REDUCE"}
 #: One sample per failed or killed attempt (value 1), with `attempt_state` and `diagnostics`.
@@ -65,7 +66,7 @@ def platforms_from_samples(samples: pd.DataFrame) -> dict[str, str]:
     if "host_platforms" not in samples.columns:
         return out
     for v in samples["host_platforms"].dropna().unique():
-        out.update(json.loads(v) if isinstance(v, str) else dict(v))
+        out.update(stamp_mapping(v))
     return out
 
 

@@ -16,6 +16,7 @@ label cells the same way.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,3 +142,9 @@ def value_text(v) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     return plain(v)
+
+
+def stamp_mapping(v) -> dict:
+    """A per-host stamp (`host_platforms`, `host_accelerators`) as a dict: as recorded, or from
+    its JSON text after tidying."""
+    return json.loads(v) if isinstance(v, str) else dict(v)
