@@ -86,6 +86,27 @@ def test_machine_sampler_start_returns_with_its_baseline(monkeypatch):
         ms.stop()
 
 
+def test_blkio_counting_is_switched_on_in_the_testbeds_parent_cgroup_only(tmp_path):
+    from vbench.monitor import machine
+
+    sys_block = tmp_path / "sys" / "block"
+    for name, dev in (("vda", "254:0"), ("vda1", "254:1"), ("loop0", "7:0")):
+        (sys_block / name).mkdir(parents=True)
+        (sys_block / name / "dev").write_text(dev + "\n")
+    assert machine.whole_disks(sys_block) == ["254:0"]
+    root = tmp_path / "cg"
+    parent = root / "blkio" / "vbench-tb"
+    (parent / "worker1").mkdir(parents=True)
+    own = parent / "worker1" / "blkio.throttle.write_bps_device"
+    own.write_text("254:0 1048576\n")  # the host's own limit
+    (parent / "blkio.throttle.write_bps_device").write_text("")
+    rels = ["vbench-tb/worker1", "vbench-vm/worker2"]  # the second has no blkio cgroup (a VM host)
+    written = machine.enable_blkio_counting(rels, root=root, sys_block=sys_block)
+    assert written == [parent / "blkio.throttle.write_bps_device"]
+    assert written[0].read_text() == "254:0 0\n"  # no limit: counting on, nothing throttled
+    assert own.read_text() == "254:0 1048576\n"
+
+
 def test_script_runs_and_stops_by_pid(tmp_path):
     out, pid = tmp_path / "s.txt", tmp_path / "s.pid"
     subprocess.run(["sh", "-c", sampler.start_line(str(out), str(pid), 0.2)], check=True, capture_output=True)

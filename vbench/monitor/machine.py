@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from vbench.monitor.sampler import is_whole_disk
 from vbench.monitor.series import Point
 from vbench.testbed.limits import CGROUP_ROOT
 
@@ -147,6 +148,41 @@ def read_host(rel: str, root: Path = CGROUP_ROOT) -> MachineSnap:
     return MachineSnap(now, cpu, io, cpu_src, io_src)
 
 
+def whole_disks(sys_block: Path = Path("/sys/block")) -> list[str]:
+    """MAJ:MIN of every whole disk of the machine (partitions, loop and ram devices left out)."""
+    out = []
+    for d in sorted(sys_block.glob("*")):
+        dev = d / "dev"
+        if is_whole_disk(d.name) and dev.exists():
+            out.append(dev.read_text().strip())
+    return out
+
+
+def enable_blkio_counting(rels, root: Path = CGROUP_ROOT, sys_block: Path = Path("/sys/block")) -> list[Path]:
+    """Switch blkio's byte counters on for every whole disk; the files written.
+
+    Since Linux 6.10 blk-throttle is set up on a disk only when a first rule is written for it
+    since boot, and until then blkio.throttle.io_service_bytes counts nothing, in any cgroup: on
+    a freshly booted machine a container without a disk limit showed 0 B for 16 MiB of direct
+    writes (the test_monitoring flake of 2026-11-23/24, passing alone only after an earlier test
+    had set a disk limit). Writing "no limit" (0) for each disk into the hosts' parent cgroup
+    (`vbench-<testbed>`, which vbench created and which holds no limit of its own) turns the
+    counting on and limits nothing; the hosts' own limits are not touched."""
+    disks = whole_disks(sys_block)
+    written = []
+    for parent in sorted({rel.rsplit("/", 1)[0] for rel in rels if "/" in rel}):
+        f = root / "blkio" / parent / "blkio.throttle.write_bps_device"
+        if not f.exists():
+            continue  # no blkio cgroup there (a VM host)
+        for dev in disks:
+            try:
+                f.write_text(f"{dev} 0\n")
+            except OSError:
+                continue  # a disk blk-throttle refuses: its counter stays as it was
+            written.append(f)
+    return written
+
+
 class MachineSampler:
     """Snapshots the given cgroups every `interval_s` in a daemon thread until `stop()`."""
 
@@ -168,6 +204,7 @@ class MachineSampler:
     def start(self, first_wait_s: float = 10) -> None:
         """Start sampling; return once the first snapshot (the baseline of every rate) is taken."""
         if self.rels:
+            enable_blkio_counting(self.rels.values())
             self._thread.start()
             self._first.wait(first_wait_s)
 
