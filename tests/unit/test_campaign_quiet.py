@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,89 @@ def test_stamp_is_flat_and_names_the_readings():
     assert all(k.startswith("quiet.") and not isinstance(v, (dict, list)) for k, v in s.items())
 
 
+def test_the_dirty_page_cache_is_read_always_and_judged_only_when_asked():
+    assert Q.dirty_mb(Q.parse_meminfo("MemTotal: 900 kB\nDirty: 40960 kB\nWriteback: 10240 kB\n")) == 50
+    assert Q.dirty_mb({"MemTotal": 900}) is None
+    r = Q.readings_of(_state("before"), _state("after"), own=(), window_s=2.0, clk_tck=100)
+    assert r.dirty_mb == Q.dirty_mb(Q.parse_meminfo(_text("meminfo.txt"))) is not None
+    writing = replace(r, dirty_mb=500, outside_cpu_pct=0.0)
+    assert Q.judge(writing, Q.QuietParams()) == ()
+    assert Q.judge(writing, Q.QuietParams(max_dirty_mb=500)) == ()
+    (reason,) = Q.judge(writing, Q.QuietParams(max_dirty_mb=64))
+    assert "500 MiB of dirty page cache" in reason and "max 64" in reason
+
+
+def test_the_cpu_probe_is_judged_against_the_yardstick_it_is_given():
+    r = replace(_fake_measure([0.0])(2.0, ()), cpu_probe_ms=23.0)
+    p = Q.QuietParams(max_cpu_slowdown=0.15)
+    assert Q.judge(r, p) == ()  # the run's first probe: no yardstick yet
+    assert Q.judge(r, p, probe_ref_ms=22.0) == ()  # 5 % slower
+    assert Q.judge(r, Q.QuietParams(), probe_ref_ms=10.0) == ()  # recorded, not judged
+    (reason,) = Q.judge(r, p, probe_ref_ms=10.0)
+    assert "23.0 ms, 130 % over" in reason and "fastest 10.0 ms (max 15 %)" in reason
+
+
+def test_the_cpu_probe_is_the_median_of_its_tries():
+    ticks = iter([0.0, 0.010, 1.0, 1.030, 2.0, 2.020])
+    assert Q.cpu_probe_ms(tries=3, work=1, clock=lambda: next(ticks)) == pytest.approx(20.0)
+    assert 0 < Q.cpu_probe_ms(tries=3, work=20_000) < 5_000
+
+
+def test_wait_mode_waits_out_a_slow_cpu_probe():
+    clock, probes = _Clock(), iter([40.0, 35.0, 21.0])
+
+    def measure(window_s, own):
+        return replace(_fake_measure([0.0])(window_s, own), cpu_probe_ms=next(probes))
+
+    rec = Q.gate(
+        Q.QuietParams(mode="wait", retry_s=10, max_wait_s=60, max_cpu_slowdown=0.15),
+        own=(),
+        measure=measure,
+        sleep=clock.sleep,
+        clock=clock,
+        log=lambda _m: None,
+        probe_ref_ms=20.0,
+    )
+    assert rec.verdict == Q.WAITED and rec.checks == 3 and rec.waited_s == 20
+    assert "the CPU probe took 40.0 ms" in rec.history[0][0] and rec.history[-1] == ()
+    s = Q.stamp(rec)
+    assert s["quiet.cpu_probe_ms"] == 21.0 and s["quiet.cpu_probe_ref_ms"] == 20.0
+
+
+def test_the_hook_keeps_the_fastest_probe_of_the_run_as_the_next_yardstick():
+    probes, given = iter([20.0, 18.0, 30.0, 19.0]), []
+
+    def gate(params, own, log, probe_ref_ms=None):
+        given.append(probe_ref_ms)
+        r = replace(_fake_measure([0.0])(2.0, ()), cpu_probe_ms=next(probes))
+        return Q.QuietRecord(Q.OK, r, probe_ref_ms=probe_ref_ms)
+
+    hook = Q.QuietHook(Q.QuietParams(max_cpu_slowdown=0.2), own=set, log=lambda _m: None, gate=gate)
+
+    class Info:
+        block, round = 0, 0
+
+    stamps = [hook.before_round(Info()) for _ in range(4)]
+    assert given == [None, 20.0, 18.0, 18.0]
+    assert "quiet.cpu_probe_ref_ms" not in stamps[0] and stamps[0]["quiet.cpu_probe_ms"] == 20.0
+    assert stamps[2]["quiet.cpu_probe_ms"] == 30.0 and stamps[2]["quiet.cpu_probe_ref_ms"] == 18.0
+
+
+def test_a_reading_without_the_newer_fields_stamps_what_it_did_before():
+    rec = Q.gate(Q.QuietParams(), own=(), measure=_fake_measure([0.0]))
+    assert not {"quiet.dirty_mb", "quiet.cpu_probe_ms", "quiet.cpu_probe_ref_ms"} & set(Q.stamp(rec))
+
+
+def test_the_gates_newer_fields_at_their_defaults_leave_the_design_hash_alone():
+    from vbench.campaign.design import design_hash
+
+    plain = design_hash(two_platform_design())
+    spelled = {"mode": "flag", "every": "round", "max_cpu_slowdown": None, "max_dirty_mb": None}
+    assert design_hash(two_platform_design(quiet=spelled)) == plain
+    assert design_hash(two_platform_design(quiet={"every": "session"})) != plain
+    assert design_hash(two_platform_design(quiet={"max_cpu_slowdown": 0.15})) != plain
+
+
 @pytest.mark.parametrize(
     "bad, field",
     [
@@ -166,6 +250,9 @@ def test_stamp_is_flat_and_names_the_readings():
         ({"max_outside_cpu_pct": -1}, "max_outside_cpu_pct"),
         ({"mode": "wait", "max_wait_s": 0}, "max_wait_s"),
         ({"max_load": 1}, "max_load"),
+        ({"every": "block"}, "every"),
+        ({"max_cpu_slowdown": 0}, "max_cpu_slowdown"),
+        ({"max_dirty_mb": -1}, "max_dirty_mb"),
     ],
 )
 def test_params_are_refused_naming_the_field(bad, field):
@@ -275,6 +362,10 @@ def test_gate_hook_counts_the_controller_and_the_testbeds_processes_as_own(monke
     assert isinstance(
         runner.gate_hook(_design(quiet={"mode": "off"}), params, Local(), log=lambda _l: None), runner.NoHooks
     )
+    per_session = runner.gate_hook(_design(quiet={"every": "session"}), params, Local(), log=lambda _l: None)
+    assert isinstance(per_session, runner.SessionGate) and isinstance(per_session.gate, Q.QuietHook)
+    remote = runner.gate_hook(_design(quiet={"every": "session"}), params, inventory, log=lambda _l: None)
+    assert isinstance(remote, runner.SessionGate) and isinstance(remote.gate, runner.InventoryQuietHook)
 
 
 def test_the_hook_says_the_verdict_and_returns_the_stamp():
@@ -283,7 +374,7 @@ def test_the_hook_says_the_verdict_and_returns_the_stamp():
         Q.QuietParams(),
         own=lambda: {1},
         log=said.append,
-        gate=lambda params, own, log: Q.gate(params, own, log=log, measure=_fake_measure([90.0])),
+        gate=lambda params, own, log, probe_ref_ms=None: Q.gate(params, own, log=log, measure=_fake_measure([90.0])),
     )
 
     class Info:

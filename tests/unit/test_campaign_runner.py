@@ -258,6 +258,32 @@ def test_rounds_hooks_hear_every_round_stamp_its_samples_and_can_stop_the_campai
     assert not fake_machine.testbeds
 
 
+def test_a_session_gate_checks_before_each_session_with_nothing_up_and_stamps_that_sessions_runs(
+    tmp_path, fake_machine
+):
+    from vbench.campaign.runner import SessionGate
+
+    asked: list[tuple[str, frozenset]] = []
+
+    class Gate:
+        def before_round(self, info: RoundInfo):
+            asked.append((info.label, frozenset(fake_machine.testbeds)))
+            return {"gate.session": info.label}
+
+        def after_round(self, info: RoundInfo):
+            return None
+
+    e = design(rounds=1, warmup_runs="first")
+    run(e, tmp_path / "c", fake_machine, round_hooks=SessionGate(Gate()))
+    plan = sessions(e, expand(e))
+    labels = [f"b{s.block}/{'+'.join(c.key for c in s.configs)}" for s in plan]
+    assert [label for label, _ in asked] == labels and len(set(labels)) == len(plan) == 4
+    assert all(not up for _, up in asked)  # the previous session's testbed was down, the next not up yet
+    session_of = {c.cell_id: label for s, label in zip(plan, labels) for c in s.runs}
+    recs = records(tmp_path / "c")
+    assert recs and all(r["metadata"]["gate.session"] == session_of[r["metadata"]["cell_id"]] for r in recs)
+
+
 def test_a_design_without_rounds_runs_one_configuration_at_a_time_without_warmup_runs(tmp_path, fake_machine):
     e = design(rounds=1)
     result = run(e, tmp_path / "c", fake_machine)

@@ -644,6 +644,10 @@ def with_condition(hadoop: list[Variant], condition: Condition | None, labels: s
     ]
 
 
+#: Fields of `quiet` added later still: left out at their defaults before `quiet` is compared.
+_LATE_QUIET_FIELDS = {"every": "round", "max_cpu_slowdown": None, "max_dirty_mb": None}
+
+
 #: Fields added after campaigns were recorded: left out of the hash at their defaults, so that
 #: existing campaign directories still resume.
 _LATE_FIELDS = {
@@ -657,7 +661,7 @@ _LATE_FIELDS = {
     "rounds": 1,
     "interleave": "concurrent",
     "condition": None,
-    "quiet": QuietParams().model_dump(mode="json"),
+    "quiet": {k: v for k, v in QuietParams().model_dump(mode="json").items() if k not in _LATE_QUIET_FIELDS},
     "precision": None,
     "aa": False,
     "warmup_runs": None,
@@ -666,6 +670,10 @@ _LATE_FIELDS = {
 
 def design_hash(exp: Experiment) -> str:
     d = exp.model_dump(mode="json")
+    quiet = d.get("quiet") or {}
+    for k, default in _LATE_QUIET_FIELDS.items():
+        if quiet.get(k, default) == default:
+            quiet.pop(k, None)
     for k, default in _LATE_FIELDS.items():
         if d.get(k) == default:
             d.pop(k, None)

@@ -9,6 +9,17 @@ same window by every process that is not the caller's (`own`: the controller and
 processes, which the runner knows): a busy neighbour is the usual reason a laptop or a shared
 server measures badly, and the load average cannot tell it from the testbed's own last round.
 
+Two readings look for what neither the load nor the outside CPU shows. The CPU probe times a
+fixed piece of work (`cpu_probe_ms`): a machine that is itself a VM can lose CPU to a neighbour
+on its host (a shared core, cache or memory bus) that the hypervisor never reports as steal, and
+then every run is slower, the testbed's own included (xavier2014-warm's block 9, 2026-11-25: the
+native session's TeraSort took twice the CPU time of every other block's, with no steal and no
+reclaim). The probe is judged against the fastest probe of this campaign run
+(`max_cpu_slowdown`). The dirty page cache (Dirty + Writeback) says whether the previous
+session's writes are still going to disk (`max_dirty_mb`). `every: session` gates before each
+session (each configuration's fresh testbed), not only before each round, so a slow spell that
+starts within a block is caught before the next platform comes up.
+
 The design says what to do (`quiet:` in the experiment): `flag` (the default) records the
 readings and a verdict on every sample of the round; `wait` re-checks every `retry_s` until the
 machine is quiet or `max_wait_s` have passed (then it flags); `off` reads nothing. Verdicts:
@@ -24,8 +35,9 @@ thin part that reads the machine.
 from __future__ import annotations
 
 import os
+import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Literal
 
@@ -68,6 +80,15 @@ class QuietParams(BaseModel):
     #: mode wait: give up (and flag) after this long; re-check every retry_s.
     max_wait_s: float = Field(300.0, ge=0)
     retry_s: float = Field(10.0, gt=0)
+    #: When the gate checks: before each round (as before), or before each session: every
+    #: configuration's fresh testbed, before it comes up (the gate's stamp then goes on that
+    #: session's runs).
+    every: Literal["round", "session"] = "round"
+    #: The CPU probe slower than the campaign run's fastest by more than this share (0.15: 15 %)
+    #: is a reason (None: recorded, not judged).
+    max_cpu_slowdown: float | None = Field(None, gt=0, le=10)
+    #: Dirty + Writeback page cache above this, MiB, is a reason (None: recorded, not judged).
+    max_dirty_mb: int | None = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _wait_limit(self) -> "QuietParams":
@@ -115,6 +136,10 @@ class Readings:
     #: The busiest outside processes: (pid, name, % of one CPU).
     top_outside: tuple[tuple[int, str, float], ...]
     window_s: float
+    #: Dirty + Writeback page cache, MiB (None: not read).
+    dirty_mb: int | None = None
+    #: The CPU probe's time, ms (None: not run: an inventory host is read over SSH).
+    cpu_probe_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +152,8 @@ class QuietRecord:
     waited_s: float = 0.0
     checks: int = 0
     history: tuple[tuple[str, ...], ...] = field(default=(), repr=False)  # reasons of every check
+    #: The probe time the reading was judged against (the campaign run's fastest before it).
+    probe_ref_ms: float | None = None
 
     def line(self) -> str:
         """One line for the terminal."""
@@ -140,6 +167,8 @@ class QuietRecord:
             (
                 f"load {r.load1:.2f}, outside CPU {r.outside_cpu_pct:.0f} %, steal {_pct(r.steal_pct)}, "
                 f"available {r.mem_available_mb} MiB"
+                + (f", dirty {r.dirty_mb} MiB" if r.dirty_mb is not None else "")
+                + (f", CPU probe {_probe(r.cpu_probe_ms, self.probe_ref_ms)}" if r.cpu_probe_ms is not None else "")
             )
             if r
             else ""
@@ -150,6 +179,17 @@ class QuietRecord:
 
 def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f} %"
+
+
+def _probe(ms: float, ref_ms: float | None) -> str:
+    return f"{ms:.1f} ms" + (f" (x{ms / ref_ms:.2f} the fastest)" if ref_ms else "")
+
+
+def dirty_mb(mem: dict[str, int]) -> int | None:
+    """Dirty + Writeback of a parsed /proc/meminfo, MiB (None: neither there). Pure."""
+    if "Dirty" not in mem and "Writeback" not in mem:
+        return None
+    return (mem.get("Dirty", 0) + mem.get("Writeback", 0)) // 1024
 
 
 # -- pure parsing and judging ------------------------------------------------------------------
@@ -250,11 +290,13 @@ def readings_of(
         outside_cpu_pct=outside,
         top_outside=top,
         window_s=window_s,
+        dirty_mb=dirty_mb(mem),
     )
 
 
-def judge(r: Readings, p: QuietParams) -> tuple[str, ...]:
-    """Every reason the machine is not quiet (none: it is). Pure."""
+def judge(r: Readings, p: QuietParams, probe_ref_ms: float | None = None) -> tuple[str, ...]:
+    """Every reason the machine is not quiet (none: it is); `probe_ref_ms`: the fastest CPU
+    probe of the campaign run so far, the probe's yardstick. Pure."""
     reasons = []
     if r.outside_cpu_pct > p.max_outside_cpu_pct:
         who = ", ".join(f"{name}[{pid}] {pct:.0f} %" for pid, name, pct in r.top_outside)
@@ -278,6 +320,15 @@ def judge(r: Readings, p: QuietParams) -> tuple[str, ...]:
         reasons.append(f"CPU frequency governor {r.governor} (accepted: {', '.join(p.governors)})")
     if p.thp is not None and r.thp != NOT_EXPOSED and r.thp not in p.thp:
         reasons.append(f"transparent huge pages '{r.thp}' (accepted: {', '.join(p.thp)})")
+    if p.max_dirty_mb is not None and r.dirty_mb is not None and r.dirty_mb > p.max_dirty_mb:
+        reasons.append(f"{r.dirty_mb} MiB of dirty page cache not yet written (max {p.max_dirty_mb})")
+    if p.max_cpu_slowdown is not None and r.cpu_probe_ms is not None and probe_ref_ms:
+        slow = r.cpu_probe_ms / probe_ref_ms - 1
+        if slow > p.max_cpu_slowdown:
+            reasons.append(
+                f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * slow:.0f} % over this campaign run's "
+                f"fastest {probe_ref_ms:.1f} ms (max {100 * p.max_cpu_slowdown:g} %)"
+            )
     return tuple(reasons)
 
 
@@ -304,6 +355,13 @@ def stamp(record: QuietRecord) -> dict[str, object]:
             "quiet.reasons": "; ".join(record.reasons),
         }
     )
+    # Readings newer than the gate: only where taken, so older campaigns' records look the same.
+    if r.dirty_mb is not None:
+        out["quiet.dirty_mb"] = r.dirty_mb
+    if r.cpu_probe_ms is not None:
+        out["quiet.cpu_probe_ms"] = round(r.cpu_probe_ms, 2)
+    if record.probe_ref_ms is not None:
+        out["quiet.cpu_probe_ref_ms"] = round(record.probe_ref_ms, 2)
     return out
 
 
@@ -334,12 +392,37 @@ def read_state(proc: Path = Path("/proc"), sys: Path = Path("/sys")) -> MachineS
     )
 
 
+#: The CPU probe: how many times the work runs (the median counts) and how much work it is
+#: (~40 ms of one core here, ~0.2 s in all). On this machine, idle, 20 probes of it spread
+#: 38-56 ms (median 1.06x the fastest); 9 tries of a quarter of the work spread 1.8x.
+PROBE_TRIES = 5
+PROBE_WORK = 600_000
+
+
+def cpu_probe_ms(
+    tries: int = PROBE_TRIES, work: int = PROBE_WORK, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """The median time, ms, of `tries` runs of the same integer arithmetic on one thread: what
+    the CPU gives this process now. The median, not the fastest: a slow spell lasts minutes, so
+    most of the tries fall in it, and one lucky try must not hide it."""
+    times = []
+    for _ in range(tries):
+        t0 = clock()
+        acc = 0
+        for i in range(work):
+            acc ^= (i * 2654435761) & 0xFFFF
+        times.append((clock() - t0) * 1000.0)
+    return statistics.median(times)
+
+
 def measure(window_s: float, own: Iterable[int], sleep: Callable[[float], None] = time.sleep) -> Readings:
-    """Read the machine, wait `window_s`, read it again."""
+    """Read the machine, wait `window_s`, read it again; then run the CPU probe (after the
+    window, so that its own CPU is not in the window's readings)."""
     before = read_state()
     sleep(window_s)
     after = read_state()
-    return readings_of(before, after, own, window_s, os.sysconf("SC_CLK_TCK"))
+    r = readings_of(before, after, own, window_s, os.sysconf("SC_CLK_TCK"))
+    return replace(r, cpu_probe_ms=cpu_probe_ms())
 
 
 def gate(
@@ -349,33 +432,41 @@ def gate(
     measure: Callable[[float, Iterable[int]], Readings] = measure,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    probe_ref_ms: float | None = None,
 ) -> QuietRecord:
     """Check the machine before a round, waiting for it to be quiet if the design says so.
 
     `own`: the pids that are the measurement's own (the controller, the testbed's hosts and
-    daemons); their descendants count as own too."""
+    daemons); their descendants count as own too. `probe_ref_ms`: the CPU probe's yardstick."""
     if params.mode == OFF:
         return QuietRecord(OFF)
     own = frozenset(own)
     t0 = clock()
     r = measure(params.window_s, own)
-    reasons = judge(r, params)
+    reasons = judge(r, params, probe_ref_ms)
     history = [reasons]
+    ref = probe_ref_ms
     if not reasons:
-        return QuietRecord(OK, r, (), 0.0, 1, tuple(history))
+        return QuietRecord(OK, r, (), 0.0, 1, tuple(history), ref)
     if params.mode == "flag":
-        return QuietRecord(FLAGGED, r, reasons, 0.0, 1, tuple(history))
+        return QuietRecord(FLAGGED, r, reasons, 0.0, 1, tuple(history), ref)
     log(f"quiet gate: waiting up to {params.max_wait_s:g} s: {'; '.join(reasons)}")
     while clock() - t0 + params.retry_s <= params.max_wait_s:
         sleep(params.retry_s)
         r = measure(params.window_s, own)
-        reasons = judge(r, params)
+        reasons = judge(r, params, probe_ref_ms)
         history.append(reasons)
         if not reasons:
-            return QuietRecord(WAITED, r, (), clock() - t0, len(history), tuple(history))
+            return QuietRecord(WAITED, r, (), clock() - t0, len(history), tuple(history), ref)
     waited = clock() - t0
     return QuietRecord(
-        FLAGGED, r, (*reasons, f"still not quiet after waiting {waited:.0f} s"), waited, len(history), tuple(history)
+        FLAGGED,
+        r,
+        (*reasons, f"still not quiet after waiting {waited:.0f} s"),
+        waited,
+        len(history),
+        tuple(history),
+        ref,
     )
 
 
@@ -410,12 +501,17 @@ class QuietHook:
     ):
         self.params, self.own, self.log, self._gate = params, own, log, gate
         self.records: list[tuple[int, int, QuietRecord]] = []
+        #: The fastest CPU probe of this campaign run: the yardstick of the next one.
+        self.probe_ref_ms: float | None = None
 
     def before_round(self, info) -> dict[str, object]:
-        rec = self._gate(self.params, self.own(), log=self.log)
+        rec = self._gate(self.params, self.own(), log=self.log, probe_ref_ms=self.probe_ref_ms)
         self.records.append((info.block, info.round, rec))
+        probe = rec.readings.cpu_probe_ms if rec.readings is not None else None
+        if probe is not None:
+            self.probe_ref_ms = probe if self.probe_ref_ms is None else min(self.probe_ref_ms, probe)
         if rec.verdict != OFF:
-            self.log(f"b{info.block}/r{info.round}: {rec.line()}")
+            self.log(f"{getattr(info, 'label', None) or f'b{info.block}/r{info.round}'}: {rec.line()}")
         return stamp(rec)
 
     def after_round(self, info) -> str | None:

@@ -178,7 +178,8 @@ class InventoryQuietHook:
             recs = dict(zip((h.name for h in self.hosts), pool.map(self._one, self.hosts)))
         self.records.append((info.block, info.round, recs))
         host, rec = combine(recs)
-        self.log(f"b{info.block}/r{info.round}: on {len(recs)} hosts, readings of {host}: {rec.line()}")
+        name = getattr(info, "label", None) or f"b{info.block}/r{info.round}"
+        self.log(f"{name}: on {len(recs)} hosts, readings of {host}: {rec.line()}")
         return {**stamp(rec), "quiet.host": host, "quiet.hosts": len(recs)}
 
     def after_round(self, info) -> str | None:

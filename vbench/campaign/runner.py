@@ -264,6 +264,8 @@ class RoundInfo:
     round: int
     #: Every run of the round, in order (warm-up runs included: their ids end in /warmup).
     cell_ids: tuple[str, ...]
+    #: How the terminal names it (None: b<block>/r<round>); a session's gate names its configurations.
+    label: str | None = None
 
 
 class NoHooks:
@@ -276,7 +278,8 @@ class NoHooks:
 
 class AllHooks:
     """Several RoundHooks in order: their stamps merged, the first reason to stop wins (every
-    hook still hears of the round's end)."""
+    hook still hears of the round's end). A hook with a `before_session` is called before each
+    session too (SessionGate)."""
 
     def __init__(self, *hooks: RoundHooks):
         self.hooks = hooks
@@ -287,23 +290,58 @@ class AllHooks:
             out.update(h.before_round(info) or {})
         return out
 
+    def before_session(self, s: Session) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for h in self.hooks:
+            if hasattr(h, "before_session"):
+                out.update(h.before_session(s) or {})
+        return out
+
     def after_round(self, info: RoundInfo) -> str | None:
         reasons = [h.after_round(info) for h in self.hooks]
         return next((r for r in reasons if r), None)
 
 
+class SessionGate:
+    """The gate before each session instead of each round (`quiet: {every: session}`): the same
+    check, made before the session's testbeds come up (the previous session's are down by then),
+    its stamp on every run of the session. In a design without rounds a block holds one session
+    per platform, and a slow spell that begins after the block's first platform would otherwise
+    go unseen until the next block."""
+
+    def __init__(self, gate: RoundHooks):
+        self.gate = gate
+
+    def before_round(self, info: RoundInfo) -> dict[str, Any]:
+        return {}
+
+    def after_round(self, info: RoundInfo) -> str | None:
+        return None
+
+    def before_session(self, s: Session) -> dict[str, Any]:
+        label = f"b{s.block}/{'+'.join(c.key for c in s.configs)}"
+        info = RoundInfo(s.block, s.runs[0].round or 0, tuple(c.cell_id for c in s.runs), label)
+        return self.gate.before_round(info)
+
+
 def gate_hook(
     exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource, log: Log
 ) -> RoundHooks:
-    """The quiet-machine gate before every round: on the local testbed this machine
-    (vbench.campaign.quiet), with the controller and the testbeds' processes as the measurement's
-    own; on an inventory every host of the campaign, over SSH (vbench.campaign.quiet_remote)."""
+    """The quiet-machine gate before every round (or session: SessionGate): on the local testbed
+    this machine (vbench.campaign.quiet), with the controller and the testbeds' processes as the
+    measurement's own; on an inventory every host of the campaign, over SSH
+    (vbench.campaign.quiet_remote)."""
     if exp.quiet.mode == "off":
         return NoHooks()
+    gate: RoundHooks
     if source.local:
-        return QuietHook(exp.quiet, controller_and_testbeds(tb for tb, _ in params.values()), log)
-    hosts = source.gate_hosts(exp.platforms)
-    return InventoryQuietHook(exp.quiet, hosts, log) if hosts else NoHooks()
+        gate = QuietHook(exp.quiet, controller_and_testbeds(tb for tb, _ in params.values()), log)
+    else:
+        hosts = source.gate_hosts(exp.platforms)
+        if not hosts:
+            return NoHooks()
+        gate = InventoryQuietHook(exp.quiet, hosts, log)
+    return SessionGate(gate) if exp.quiet.every == "session" else gate
 
 
 class _Rounds:
@@ -375,6 +413,8 @@ class _Campaign:
         self.durations: dict[str, list[float]] = {}
         self.rounds = _Rounds([], round_hooks)
         self.teardown_failed: str | None = None
+        #: What the session gate (if any) stamped on the running session's runs.
+        self.session_stamp: dict[str, Any] = {}
 
     def run(self, plan: list[Session]) -> None:
         self.rounds = _Rounds([r for s in plan for r in s.runs], self.round_hooks)
@@ -402,6 +442,8 @@ class _Campaign:
                     return self.stop(stop)
             return True
         self.teardown_failed = None
+        before = getattr(self.round_hooks, "before_session", None)
+        self.session_stamp = dict(before(s) or {}) if before else {}
         with ExitStack() as stack:
             up: dict[str, _Up] = {}
             for config in s.configs:
@@ -458,7 +500,7 @@ class _Campaign:
 
     def run_one(self, cell: Cell, up: dict[str, _Up], s: Session, pos: int, i: int, handled: set[int]) -> bool:
         held = up[cell.config.key]
-        stamp = {**self.rounds.enter(i), **_stamp(self.base, cell.config, cell, self.exp.rounds)}
+        stamp = {**self.rounds.enter(i), **self.session_stamp, **_stamp(self.base, cell.config, cell, self.exp.rounds)}
         self.progress.cell_started(cell.cell_id)
         c0 = time.monotonic()
         try:
