@@ -208,23 +208,26 @@ def test_wait_mode_waits_out_a_slow_cpu_probe():
     assert s["quiet.cpu_probe_ms"] == 21.0 and s["quiet.cpu_probe_ref_ms"] == 20.0
 
 
-def test_the_hook_keeps_the_fastest_probe_of_the_run_as_the_next_yardstick():
-    probes, given = iter([20.0, 18.0, 30.0, 19.0]), []
+def test_the_hook_judges_each_probe_against_the_median_of_the_runs_quiet_probes():
+    probes = iter([(20.0, Q.OK), (18.0, Q.OK), (30.0, Q.FLAGGED), (22.0, Q.WAITED), (19.0, Q.OK)])
+    given = []
 
     def gate(params, own, log, probe_ref_ms=None):
         given.append(probe_ref_ms)
-        r = replace(_fake_measure([0.0])(2.0, ()), cpu_probe_ms=next(probes))
-        return Q.QuietRecord(Q.OK, r, probe_ref_ms=probe_ref_ms)
+        ms, verdict = next(probes)
+        r = replace(_fake_measure([0.0])(2.0, ()), cpu_probe_ms=ms)
+        return Q.QuietRecord(verdict, r, probe_ref_ms=probe_ref_ms)
 
     hook = Q.QuietHook(Q.QuietParams(max_cpu_slowdown=0.2), own=set, log=lambda _m: None, gate=gate)
 
     class Info:
         block, round = 0, 0
 
-    stamps = [hook.before_round(Info()) for _ in range(4)]
-    assert given == [None, 20.0, 18.0, 18.0]
+    stamps = [hook.before_round(Info()) for _ in range(5)]
+    # The flagged 30 ms never becomes part of the yardstick; the median, not the fastest (18).
+    assert given == [None, 20.0, 19.0, 19.0, 20.0]
     assert "quiet.cpu_probe_ref_ms" not in stamps[0] and stamps[0]["quiet.cpu_probe_ms"] == 20.0
-    assert stamps[2]["quiet.cpu_probe_ms"] == 30.0 and stamps[2]["quiet.cpu_probe_ref_ms"] == 18.0
+    assert stamps[2]["quiet.cpu_probe_ms"] == 30.0 and stamps[2]["quiet.cpu_probe_ref_ms"] == 19.0
 
 
 def test_a_reading_without_the_newer_fields_stamps_what_it_did_before():

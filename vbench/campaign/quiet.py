@@ -14,8 +14,8 @@ fixed piece of work (`cpu_probe_ms`): a machine that is itself a VM can lose CPU
 on its host (a shared core, cache or memory bus) that the hypervisor never reports as steal, and
 then every run is slower, the testbed's own included (xavier2014-warm's block 9, 2026-11-25: the
 native session's TeraSort took twice the CPU time of every other block's, with no steal and no
-reclaim). The probe is judged against the fastest probe of this campaign run
-(`max_cpu_slowdown`). The dirty page cache (Dirty + Writeback) says whether the previous
+reclaim). The probe is judged against the median of this campaign run's earlier probes taken on
+a quiet machine (`max_cpu_slowdown`). The dirty page cache (Dirty + Writeback) says whether the previous
 session's writes are still going to disk (`max_dirty_mb`). `every: session` gates before each
 session (each configuration's fresh testbed), not only before each round, so a slow spell that
 starts within a block is caught before the next platform comes up.
@@ -84,8 +84,8 @@ class QuietParams(BaseModel):
     #: configuration's fresh testbed, before it comes up (the gate's stamp then goes on that
     #: session's runs).
     every: Literal["round", "session"] = "round"
-    #: The CPU probe slower than the campaign run's fastest by more than this share (0.15: 15 %)
-    #: is a reason (None: recorded, not judged).
+    #: The CPU probe slower than the median of the campaign run's quiet probes by more than this
+    #: share (0.2: 20 %) is a reason (None: recorded, not judged).
     max_cpu_slowdown: float | None = Field(None, gt=0, le=10)
     #: Dirty + Writeback page cache above this, MiB, is a reason (None: recorded, not judged).
     max_dirty_mb: int | None = Field(None, ge=0)
@@ -152,7 +152,7 @@ class QuietRecord:
     waited_s: float = 0.0
     checks: int = 0
     history: tuple[tuple[str, ...], ...] = field(default=(), repr=False)  # reasons of every check
-    #: The probe time the reading was judged against (the campaign run's fastest before it).
+    #: The probe time the reading was judged against (the median of the run's quiet probes before it).
     probe_ref_ms: float | None = None
 
     def line(self) -> str:
@@ -182,7 +182,7 @@ def _pct(v: float | None) -> str:
 
 
 def _probe(ms: float, ref_ms: float | None) -> str:
-    return f"{ms:.1f} ms" + (f" (x{ms / ref_ms:.2f} the fastest)" if ref_ms else "")
+    return f"{ms:.1f} ms" + (f" (x{ms / ref_ms:.2f} the run's median)" if ref_ms else "")
 
 
 def dirty_mb(mem: dict[str, int]) -> int | None:
@@ -295,8 +295,8 @@ def readings_of(
 
 
 def judge(r: Readings, p: QuietParams, probe_ref_ms: float | None = None) -> tuple[str, ...]:
-    """Every reason the machine is not quiet (none: it is); `probe_ref_ms`: the fastest CPU
-    probe of the campaign run so far, the probe's yardstick. Pure."""
+    """Every reason the machine is not quiet (none: it is); `probe_ref_ms`: the CPU probe's
+    yardstick (the median of the campaign run's quiet probes so far). Pure."""
     reasons = []
     if r.outside_cpu_pct > p.max_outside_cpu_pct:
         who = ", ".join(f"{name}[{pid}] {pct:.0f} %" for pid, name, pct in r.top_outside)
@@ -327,7 +327,7 @@ def judge(r: Readings, p: QuietParams, probe_ref_ms: float | None = None) -> tup
         if slow > p.max_cpu_slowdown:
             reasons.append(
                 f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * slow:.0f} % over this campaign run's "
-                f"fastest {probe_ref_ms:.1f} ms (max {100 * p.max_cpu_slowdown:g} %)"
+                f"median {probe_ref_ms:.1f} ms (max {100 * p.max_cpu_slowdown:g} %)"
             )
     return tuple(reasons)
 
@@ -501,15 +501,22 @@ class QuietHook:
     ):
         self.params, self.own, self.log, self._gate = params, own, log, gate
         self.records: list[tuple[int, int, QuietRecord]] = []
-        #: The fastest CPU probe of this campaign run: the yardstick of the next one.
-        self.probe_ref_ms: float | None = None
+        #: The CPU probes of this campaign run taken on a quiet machine; their median is the next
+        #: one's yardstick. Not their fastest: one lucky reading would set a bar the machine's own
+        #: noise then fails (xavier2014-gated: a 37.6 ms probe among 42-47 ms ones).
+        self.quiet_probes: list[float] = []
+
+    @property
+    def probe_ref_ms(self) -> float | None:
+        """The yardstick of the next CPU probe (None: no quiet probe yet)."""
+        return statistics.median(self.quiet_probes) if self.quiet_probes else None
 
     def before_round(self, info) -> dict[str, object]:
         rec = self._gate(self.params, self.own(), log=self.log, probe_ref_ms=self.probe_ref_ms)
         self.records.append((info.block, info.round, rec))
         probe = rec.readings.cpu_probe_ms if rec.readings is not None else None
-        if probe is not None:
-            self.probe_ref_ms = probe if self.probe_ref_ms is None else min(self.probe_ref_ms, probe)
+        if probe is not None and rec.verdict in (OK, WAITED):
+            self.quiet_probes.append(probe)
         if rec.verdict != OFF:
             self.log(f"{getattr(info, 'label', None) or f'b{info.block}/r{info.round}'}: {rec.line()}")
         return stamp(rec)
