@@ -104,6 +104,33 @@ def test_a_platform_of_the_tables_experiment_without_the_metric_is_a_dash(stats,
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
 
 
+def test_a_bonnie_test_every_run_finished_too_fast_to_time_is_untimed_not_unmeasured(stats, samples):
+    lxc_micro = stats.iloc[[-1]].assign(platform="lxc", metric="rewrite_bw", value=1.0)
+    both = pd.concat([stats, lxc_micro], ignore_index=True)
+    runs = [  # native: both runs untimed on rewrite and read, one of them on the write too; lxc: none
+        ("native", "r1", ["rewrite", "seq_read", "seq_write"]),
+        ("native", "r2", ["rewrite", "seq_read"]),
+        ("lxc", "r3", []),
+    ]
+    bonnie = pd.DataFrame(
+        [
+            {"platform": p, "benchmark": "bonnie", "experiment": "micro", "run_id": r, "too_fast": t, "value": 1.0}
+            for p, r, t in runs
+        ]
+    )
+    assert T.untimed_tests(bonnie, "micro") == {"native": {"rewrite", "seq_read"}, "lxc": set()}
+    assert T.untimed_tests(bonnie, "another") == {}
+    tex = T.table_bonnie_block(both, pd.concat([samples, bonnie], ignore_index=True), "native")
+    assert r"Rewrite (\unit{\kibi\byte\per\second}) & \emph{untimed} & \num{151500 \pm 7200} \\" in tex
+    # A test one run of the platform timed keeps its measured mean (native's write: r2 timed it).
+    assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
+    assert r"Sequential read & \emph{untimed} & \textemdash \\" in tex
+    assert "too fast to time" in tex
+    # Without the runs' too_fast, the same cells are not measured, and no note says otherwise.
+    plain = T.table_bonnie_block(both, samples, "native")
+    assert "untimed" not in plain and r"Sequential read & \textemdash & \textemdash \\" in plain
+
+
 def test_absent_table_still_compiles_as_one_row(samples):
     empty = pd.DataFrame(columns=COLS)
     for name, (fn, label, _src) in T.TABLES.items():

@@ -17,6 +17,7 @@ from typing import Callable
 
 import pandas as pd
 
+from vbench.benchmarks.micro.bonnie import TEST_OF_METRIC
 from vbench.params import PLATFORMS
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.samples import aa_label, is_aa
@@ -194,6 +195,8 @@ class MetricRows:
         cells = _Cells(stats)
         body = []
         size_used = None
+        untimed = untimed_tests(samples, experiment) if self.benchmark == "bonnie" and experiment else {}
+        any_untimed = False
         if experiment:
             for text, metric in self.metrics:
                 sizes = R.sizes_for(stats, experiment, self.benchmark, metric)
@@ -201,11 +204,62 @@ class MetricRows:
                 size_used = size_used or size
                 unit = _unit_of(stats, self.benchmark, metric)
                 label_cell = f"{text} ({unit_tex(unit)})" if unit_tex(unit) else text
-                body.append([label_cell] + [cells.mean(experiment, p, self.benchmark, metric, size) for p in platforms])
+                row = [label_cell]
+                for p in platforms:
+                    cell = cells.mean(experiment, p, self.benchmark, metric, size)
+                    if cell == NOT_MEASURED and TEST_OF_METRIC.get(metric) in untimed.get(p, ()):
+                        cell, any_untimed = UNTIMED, True
+                    row.append(cell)
+                body.append(row)
         where = (experiment, size_used)
         return _platform_columns(
-            cells, body, self.first_col, platforms, samples, baseline, where, self.caption, self.label
+            cells,
+            body,
+            self.first_col,
+            platforms,
+            samples,
+            baseline,
+            where,
+            self.caption,
+            self.label,
+            about=UNTIMED_NOTE if any_untimed else "",
         )
+
+
+#: A bonnie++ cell that ran but printed "+++++": the test ended too fast to time.
+UNTIMED = r"\emph{untimed}"
+UNTIMED_NOTE = (
+    r"\emph{untimed}: measured, but bonnie++ finished the test too fast to time at this file size "
+    r"(it prints +++++), on every run of the platform."
+)
+
+
+def untimed_tests(samples: pd.DataFrame, experiment: str) -> dict[str, set[str]]:
+    """platform -> the bonnie++ tests that every one of its runs in `experiment` finished too fast
+    to time (the runs' `too_fast`, vbench.benchmarks.micro.bonnie). Pure."""
+    if samples is None or samples.empty or "too_fast" not in samples.columns:
+        return {}
+    rows = samples[(samples["benchmark"] == "bonnie") & (samples["experiment"] == experiment)]
+    out: dict[str, set[str]] = {}
+    for platform, group in rows.groupby(rows["platform"].astype(str)):
+        runs = [_as_list(v) for v in group.drop_duplicates("run_id")["too_fast"]] if "run_id" in group else []
+        if runs and all(r is not None for r in runs):
+            out[platform] = set.intersection(*(set(r) for r in runs))
+    return out
+
+
+def _as_list(value) -> list[str] | None:
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    if hasattr(value, "tolist"):
+        return [str(v) for v in value.tolist()]
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+        return [str(v) for v in parsed] if isinstance(parsed, list) else None
+    return None
 
 
 def _platform_columns(

@@ -44,6 +44,13 @@ _COLUMNS = 50  # also with -s 0 or -n 0: skipped tests leave their columns empty
 _LATENCY = re.compile(r"^([0-9.]+)(ns|us|ms|s)$")
 _TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
+#: metric -> the bonnie++ test it comes from (what `too_fast` names).
+TEST_OF_METRIC = {
+    **{metric: test for _, test, metric, _ in _TESTS},
+    **{f"{test}_cpu": test for _, test, _, _ in _TESTS},
+    **{f"{test}_latency": test for _, test, _, _ in _TESTS},
+}
+
 METRICS = {
     **{metric: unit for _, _, metric, unit in _TESTS},
     **{f"{test}_cpu": "%" for _, test, _, _ in _TESTS},
