@@ -473,6 +473,11 @@ def gate(
 # -- the gate as the runner's before-round hook --------------------------------------------------
 
 
+def round_name(info) -> str:
+    """How the terminal names what the gate checked: a session's label, else b<block>/r<round>."""
+    return getattr(info, "label", None) or f"b{info.block}/r{info.round}"
+
+
 def controller_and_testbeds(testbeds: Iterable) -> Callable[[], set[int]]:
     """The pids that are the measurement's own, read afresh before each round: this process (the
     controller; its descendants count too) and every process of the testbeds (their network
@@ -518,7 +523,7 @@ class QuietHook:
         if probe is not None and rec.verdict in (OK, WAITED):
             self.quiet_probes.append(probe)
         if rec.verdict != OFF:
-            self.log(f"{getattr(info, 'label', None) or f'b{info.block}/r{info.round}'}: {rec.line()}")
+            self.log(f"{round_name(info)}: {rec.line()}")
         return stamp(rec)
 
     def after_round(self, info) -> str | None:

@@ -22,7 +22,7 @@ import paramiko
 
 from vbench.campaign.quiet import FLAGGED, OFF, OK, WAITED, MachineState, QuietParams, QuietRecord, Readings
 from vbench.campaign.quiet import gate as quiet_gate
-from vbench.campaign.quiet import readings_of, stamp
+from vbench.campaign.quiet import readings_of, round_name, stamp
 from vbench.hadoop import daemons as dm
 from vbench.hadoop.config import HostLayout
 from vbench.host import Host, connect
@@ -178,8 +178,7 @@ class InventoryQuietHook:
             recs = dict(zip((h.name for h in self.hosts), pool.map(self._one, self.hosts)))
         self.records.append((info.block, info.round, recs))
         host, rec = combine(recs)
-        name = getattr(info, "label", None) or f"b{info.block}/r{info.round}"
-        self.log(f"{name}: on {len(recs)} hosts, readings of {host}: {rec.line()}")
+        self.log(f"{round_name(info)}: on {len(recs)} hosts, readings of {host}: {rec.line()}")
         return {**stamp(rec), "quiet.host": host, "quiet.hosts": len(recs)}
 
     def after_round(self, info) -> str | None:

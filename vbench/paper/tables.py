@@ -26,7 +26,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
 from vbench.stats.paired import FIELLER, PAIRED_T
 from vbench.stats.table import quiet_counts
-from vbench.stats.tidy import split_size_key, stamp_mapping
+from vbench.stats.tidy import split_size_key, stamp_list, stamp_mapping
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
@@ -242,24 +242,10 @@ def untimed_tests(samples: pd.DataFrame, experiment: str) -> dict[str, set[str]]
     rows = samples[(samples["benchmark"] == "bonnie") & (samples["experiment"] == experiment)]
     out: dict[str, set[str]] = {}
     for platform, group in rows.groupby(rows["platform"].astype(str)):
-        runs = [_as_list(v) for v in group.drop_duplicates("run_id")["too_fast"]] if "run_id" in group else []
+        runs = [stamp_list(v) for v in group.drop_duplicates("run_id")["too_fast"]] if "run_id" in group else []
         if runs and all(r is not None for r in runs):
             out[platform] = set.intersection(*(set(r) for r in runs))
     return out
-
-
-def _as_list(value) -> list[str] | None:
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    if hasattr(value, "tolist"):
-        return [str(v) for v in value.tolist()]
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return None
-        return [str(v) for v in parsed] if isinstance(parsed, list) else None
-    return None
 
 
 def _platform_columns(

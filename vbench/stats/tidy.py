@@ -148,3 +148,17 @@ def stamp_mapping(v) -> dict:
     """A per-host stamp (`host_platforms`, `host_accelerators`) as a dict: as recorded, or from
     its JSON text after tidying."""
     return json.loads(v) if isinstance(v, str) else dict(v)
+
+
+def stamp_list(v) -> list[str] | None:
+    """A list-valued stamp (bonnie++'s `too_fast`) as a list of text: as recorded (a list, or the
+    array a parquet round trip gives), or from its JSON text after tidying; None when it is
+    neither."""
+    if isinstance(v, str):
+        try:
+            v = json.loads(v)
+        except ValueError:
+            return None
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    return [str(x) for x in v] if isinstance(v, (list, tuple)) else None
