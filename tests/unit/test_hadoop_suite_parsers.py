@@ -179,6 +179,14 @@ def test_terasort_steps_carry_output_replication():
     assert steps[0].args[-2] == str(1024**2 // 100)
 
 
+def test_terasort_generate_only_is_teragen_alone():
+    cfg = terasort.Config(size_mb=2048, replication=3, generate_only=True)
+    (gen,) = terasort.steps(cfg, "/r")
+    assert gen.name == "teragen" and "-Ddfs.replication=3" in gen.args and gen.args[-1] == "/r/gen"
+    samples = {s.metric: s.value for s in terasort.parse({"teragen": StepOutput("", "", 64.0)}, cfg)}
+    assert samples == {"teragen_time": 64.0, "teragen_throughput": 32.0}
+
+
 # -- JobHistory -----------------------------------------------------------------------------
 def test_history_job_counters_and_reducer_phases():
     job = history.parse_job((DATA / "jh_job.json").read_text())

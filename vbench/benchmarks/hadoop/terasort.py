@@ -1,6 +1,9 @@
 """TeraGen -> TeraSort -> TeraValidate (VMware Tables 2-4, Jeong et al. Fig 6, Vasconcelos).
 
 TeraValidate is a correctness gate: a TeraSort whose output does not validate is a failed run.
+With `generate_only` the run is TeraGen alone (VMware's TeraGen row, finding W4), gated by the
+job's own success: a TeraGen large enough for its replicas' writes to set its time costs seconds,
+where the sort and validation of the same data would cost minutes on this machine.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class Config(BenchConfig):
     replication: int = Field(2, ge=1, le=10)
     #: TeraSort writes its output with replication 1 unless told (VMware Table 3: 1 vs 3).
     output_replication: int = Field(1, ge=1, le=10)
+    #: TeraGen alone: no TeraSort, no TeraValidate; the run's samples are TeraGen's time and throughput.
+    generate_only: bool = False
 
 
 PRESETS = {
@@ -90,10 +95,17 @@ def validated_meta(outputs: Outputs) -> dict[str, str]:
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:
     gen = f"{run_dir}/gen"
-    return [teragen_step(cfg.size_mb, cfg.maps, cfg.replication, gen), *sort_and_validate(cfg, gen, run_dir)]
+    generate = teragen_step(cfg.size_mb, cfg.maps, cfg.replication, gen)
+    return [generate] if cfg.generate_only else [generate, *sort_and_validate(cfg, gen, run_dir)]
 
 
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
+    if cfg.generate_only:
+        t = outputs["teragen"].seconds
+        return [
+            Sample(NAME, "teragen_time", t, "s", {}),
+            Sample(NAME, "teragen_throughput", cfg.size_mb / t, "MiB/s", {}),
+        ]
     meta = validated_meta(outputs)
     t = {s: outputs[s].seconds for s in ("teragen", "terasort", "teravalidate")}
     return [
