@@ -5,6 +5,7 @@ on the inventory path: only addresses, a key file, a known_hosts file and SSH.""
 
 from __future__ import annotations
 
+import ipaddress
 import shutil
 import subprocess
 import tempfile
@@ -27,7 +28,7 @@ from vbench.samples import Failure, Sample, read_records
 from vbench.testbed import Testbed, netcmd
 from vbench.testbed.sshd import sshd_config
 
-from .conftest import REPO, leftovers, it_hadoop
+from .conftest import _RUN, IT_SUBNET, REPO, it_hadoop, it_testbed_params, leftovers
 
 pytestmark = pytest.mark.integration
 
@@ -55,11 +56,27 @@ def inventory_of(bed: Testbed, work_root: Path, **host_changes) -> dict:
     }
 
 
-@pytest.fixture
-def bed(it_testbed):
-    with Testbed(it_testbed, log=lambda _m: None) as b:  # `with` brings it up
+@pytest.fixture(scope="module")
+def bed(tmp_path_factory):
+    """One testbed of hosts only (1 master + 2 workers, no Hadoop) for every test of the module:
+    each reaches its hosts through an inventory, and whatever Hadoop a test runs lives in the
+    test's own work directory (tmp_path/inv-work) and is torn down by its campaign. Brought up
+    once, torn down after the module's last test, and the machine checked clean then. Its own name,
+    bridge and subnet (the test subnet's next one), so that the provisioned run of
+    test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run brings up the usual
+    test testbed beside it."""
+    net = ipaddress.ip_network(IT_SUBNET)
+    params = it_testbed_params(
+        tmp_path_factory.mktemp("inventory-bed") / "tb",
+        name=f"i{_RUN:04d}",
+        network={
+            "bridge": f"i{_RUN:04d}br",
+            "subnet": str(ipaddress.ip_network((int(net.network_address) + net.num_addresses, net.prefixlen))),
+        },
+    )
+    with Testbed(params, log=lambda _m: None) as b:  # `with` brings it up
         yield b
-    assert leftovers(it_testbed) == []
+    assert leftovers(params) == []
 
 
 def _write(path: Path, inv: dict) -> Path:
@@ -278,7 +295,7 @@ def _shape(campaign: Path) -> dict:
     return {k: sorted(v) for k, v in shape.items()}
 
 
-def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_testbed, tmp_path):
+def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(bed, it_testbed, tmp_path):
     exp = Experiment.model_validate(
         {
             "name": "inv",
@@ -296,20 +313,20 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
         exp, it_testbed, hp, provisioned, log=print, hosts_source=TestbedSource(print, ready_timeout_s=600)
     )
     assert r1.failures == 0
-    # The same design on the same kind of hosts, found through an inventory file instead.
-    tb = it_testbed.model_copy(update={"workers": 2})
-    with Testbed(tb, log=print) as bed:
-        inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
-        from_inventory = tmp_path / "data" / "inventory"
-        inv = inv.model_copy(update={"ready_timeout_s": 600.0})
-        r2 = run_campaign(
-            exp,
-            tb,
-            hp,
-            from_inventory,
-            log=print,
-            hosts_source=InventorySource(inv, facts_dir=from_inventory / "inventory", log=print),
-        )
+    assert leftovers(it_testbed) == []
+    # The same design on the same kind of hosts (the module's testbed: 1 master + 2 native
+    # workers), found through an inventory file instead.
+    inv = load_inventory(_write(tmp_path / "inventory.yaml", inventory_of(bed, tmp_path / "inv-work")))
+    from_inventory = tmp_path / "data" / "inventory"
+    inv = inv.model_copy(update={"ready_timeout_s": 600.0})
+    r2 = run_campaign(
+        exp,
+        bed.params,
+        hp,
+        from_inventory,
+        log=print,
+        hosts_source=InventorySource(inv, facts_dir=from_inventory / "inventory", log=print),
+    )
     assert r2.failures == 0
     assert _shape(from_inventory) == _shape(provisioned)
     assert set(_shape(provisioned)) == {c.cell_id for c in expand(exp)}
@@ -323,50 +340,49 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(it_
     gated = [r.metadata for r in read_records(from_inventory / "samples.jsonl") if isinstance(r, Sample)]
     assert gated and all(m["quiet.hosts"] == 3 and m["quiet.verdict"] in ("ok", "flagged") for m in gated)
     assert all(m["quiet.host"] in ("master", "worker1", "worker2") and m["quiet.mem_available_mb"] > 0 for m in gated)
-    assert leftovers(it_testbed) == []
 
 
-def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(it_platform_testbed, tmp_path):
-    tb = it_platform_testbed("native", workers=3)
+def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(bed, tmp_path):
+    """On the module's testbed: 1 master + 2 workers, replication 2, so every block TeraSort reads
+    has a replica on the DataNode that is killed and one on the DataNode that lives."""
     suite = [
         {"benchmark": "terasort", "config": {"size_mb": 32}},
         {"benchmark": "pi", "config": {"maps": 2, "samples": 1000}},
     ]
     # A seed whose run order puts TeraSort first, so "the next cell" comes after the kill.
-    exp = _native_design("dnkill", 3, suite, lambda first: first.variant.benchmark == "terasort", replication=2)
+    exp = _native_design("dnkill", 2, suite, lambda first: first.variant.benchmark == "terasort", replication=2)
     hp = it_hadoop()
     killed: list[str] = []
-    with Testbed(tb, log=print) as bed:
-        inv = _inventory_of_testbed(bed, tmp_path)
-        pid_file = f"{tmp_path / 'inv-work' / 'worker3'}/run/datanode.pid"
+    inv = _inventory_of_testbed(bed, tmp_path)
+    pid_file = f"{tmp_path / 'inv-work' / 'worker2'}/run/datanode.pid"
 
-        def kill_datanode() -> None:
-            # Once the sort's YARN application runs (its maps read HDFS), kill -9 the DataNode's JVM
-            # by the pid vbench recorded for it.
-            with connect(_host(inv, "master")) as m:
-                deadline = time.monotonic() + 600
-                while time.monotonic() < deadline:
-                    r = m.run(
-                        f"curl -sf --max-time 5 '{yarn_apps.active_apps_url('master')}'",
-                        hide=True,
-                        warn=True,
-                        in_stream=False,
-                    )
-                    if '"state":"RUNNING"' in r.stdout:
-                        break
-                    time.sleep(1)
-            time.sleep(5)
-            with connect(_host(inv, "worker3")) as c:
-                r = c.run(f"p=$(cat {pid_file}) && kill -9 $p && echo $p", hide=True, warn=True, in_stream=False)
-            killed.append(r.stdout.strip())
+    def kill_datanode() -> None:
+        # Once the sort's YARN application runs (its maps read HDFS), kill -9 the DataNode's JVM
+        # by the pid vbench recorded for it.
+        with connect(_host(inv, "master")) as m:
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:
+                r = m.run(
+                    f"curl -sf --max-time 5 '{yarn_apps.active_apps_url('master')}'",
+                    hide=True,
+                    warn=True,
+                    in_stream=False,
+                )
+                if '"state":"RUNNING"' in r.stdout:
+                    break
+                time.sleep(1)
+        time.sleep(5)
+        with connect(_host(inv, "worker2")) as c:
+            r = c.run(f"p=$(cat {pid_file}) && kill -9 $p && echo $p", hide=True, warn=True, in_stream=False)
+        killed.append(r.stdout.strip())
 
-        def log(msg: str) -> None:
-            print(msg)
-            if msg.startswith("terasort: terasort ") and not killed:
-                threading.Thread(target=kill_datanode, daemon=True).start()
+    def log(msg: str) -> None:
+        print(msg)
+        if msg.startswith("terasort: terasort ") and not killed:
+            threading.Thread(target=kill_datanode, daemon=True).start()
 
-        campaign = tmp_path / "data" / "dnkill"
-        result = run_campaign(exp, tb, hp, campaign, log=log, hosts_source=InventorySource(inv, log=print))
+    campaign = tmp_path / "data" / "dnkill"
+    result = run_campaign(exp, bed.params, hp, campaign, log=log, hosts_source=InventorySource(inv, log=print))
     assert killed and killed[0].isdigit(), "the DataNode was not killed"
     records = list(read_records(campaign / "samples.jsonl"))
     by_cell: dict = {}
@@ -380,7 +396,6 @@ def test_a_datanode_killed_during_terasort_is_recorded_and_the_campaign_goes_on(
     print("terasort after the kill:", "failed: " + tera[0].reason if isinstance(tera[0], Failure) else "completed")
     assert "b0/native/pi" in by_cell, "the campaign did not go on to the next cell"
     assert result.ran == [c.cell_id for c in expand(exp)]
-    assert leftovers(tb) == []
 
 
 @pytest.mark.slow  # waits out a 180 s job timeout on a cluster of its own (docs/testing.md)
