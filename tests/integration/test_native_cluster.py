@@ -25,7 +25,9 @@ pytestmark = pytest.mark.integration
 
 def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_path):
     hp = it_hadoop({"replication": 2, "block_size": "16MB"})
-    result, camp = run_smoke(it_testbed, hp, 32, tmp_path / "smoke", log=print)
+    # 16 MB: one 8 MB file per map and per reduce (one of each per worker), each a single block
+    # with a replica on both workers; nothing checked here depends on the size.
+    result, camp = run_smoke(it_testbed, hp, 16, tmp_path / "smoke", log=print)
     print(result.summary())
 
     assert result.failure is None, result.failure

@@ -63,7 +63,8 @@ def test_smoke_on_containers_passes_with_blocks_on_both_workers_then_nothing_lef
         ],
     )
     assert [h.platform for h in tbp.resolved_hosts()] == ["lxc", "lxc", "oci"]
-    result, _ = run_smoke(tbp, _small_hadoop(), 32, tmp_path / "smoke", log=print)
+    # 16 MB, as the native smoke (test_native_cluster.py): nothing checked depends on the size.
+    result, _ = run_smoke(tbp, _small_hadoop(), 16, tmp_path / "smoke", log=print)
     print(result.summary())
     assert result.platform == "lxc+oci"  # a mixed testbed names every platform it has
     assert result.valid, result.failure or result.verdict
