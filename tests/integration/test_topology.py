@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import it_hadoop
+from tests.integration.conftest import it_hadoop, it_testbed_params, leftovers
 
 from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import fetch
@@ -14,14 +14,23 @@ from vbench.testbed import Testbed
 pytestmark = pytest.mark.integration
 
 
+@pytest.fixture(scope="module")
+def bed(tmp_path_factory):
+    """One native testbed for both topologies (each brings up and wipes its own Hadoop cluster on
+    it): torn down after the module's last test, and the machine checked clean then."""
+    params = it_testbed_params(tmp_path_factory.mktemp("topology") / "tb", workers=3, vms_per_host=2)
+    with Testbed(params) as b:
+        yield b
+    assert leftovers(params) == []
+
+
 @pytest.mark.parametrize("topology", ["rack", "nodegroup"])
-def test_replicas_leave_the_physical_host_when_the_topology_says_so(it_platform_testbed, topology):
+def test_replicas_leave_the_physical_host_when_the_topology_says_so(bed, topology):
     # worker1 and worker2 are guests of physical host p1, worker3 is alone on p2: with
     # replication 2, the policy must put one replica of every block on worker3.
-    tb = it_platform_testbed("native", workers=3, vms_per_host=2)
     hp = it_hadoop({"replication": 2, "block_size": "1MB", "topology": topology})
     dist = fetch(hp.version, hp.examples_version)
-    with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, dist) as cluster:
+    with HadoopCluster(bed.hosts, hp, dist) as cluster:
         assert {h.name: h.physical_host for h in bed.hosts} == {
             "master": "pm",
             "worker1": "p1",
