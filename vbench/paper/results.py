@@ -37,13 +37,21 @@ def campaign_statistics(campaign: Campaign, cfg: StatsConfig) -> tuple[pd.DataFr
     if table is not None:
         if campaign.renamed:  # the stage wrote the names as recorded (vbench.stats.campaign.distinct_experiments)
             table = table.assign(experiment=table["experiment"].astype(str).replace(campaign.renamed))
-        return table, f"{campaign.name}: statistics read from {processed / STATS_FILE}"
+        return _lookup_table(table), f"{campaign.name}: statistics read from {processed / STATS_FILE}"
     # No statistics-stage output: the stage analyses one campaign (pipeline.analysis_campaign), so
     # the studies a build adds (--extra-campaign, e.g. netmodes), a campaign directory outside a
     # data/raw/ tree and the small campaigns of the tests have none. Their table is computed here,
     # once, by the function the stage runs, with the same settings.
     where = f"no {processed / STATS_FILE}" if processed is not None else "not under a data/raw/ directory"
-    return campaign_stats(campaign, cfg), f"{campaign.name}: statistics computed here ({where})"
+    return _lookup_table(campaign_stats(campaign, cfg)), f"{campaign.name}: statistics computed here ({where})"
+
+
+def _lookup_table(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` without its `attrs` (the problems and rounds-per-block advice that stats.json keeps):
+    the paper reads none of them, and pandas deep-copies a frame's attrs into every column, mask
+    and row taken from it, which made the paper's thousands of lookups most of its build time."""
+    table.attrs = {}
+    return table
 
 
 def paper_statistics(campaigns: list[Campaign], cfg: StatsConfig) -> tuple[pd.DataFrame, list[str]]:
@@ -53,7 +61,7 @@ def paper_statistics(campaigns: list[Campaign], cfg: StatsConfig) -> tuple[pd.Da
     campaigns laid them out before each campaign's table came from the statistics stage."""
     ordered = sorted(campaigns, key=lambda c: next(iter(baselines_of(c, cfg)), ""))
     parts = [campaign_statistics(c, cfg) for c in ordered]
-    return concat_stats([table for table, _ in parts]), [note for _, note in parts]
+    return _lookup_table(concat_stats([table for table, _ in parts])), [note for _, note in parts]
 
 
 # --- lookups -------------------------------------------------------------------------------------
