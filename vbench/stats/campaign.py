@@ -196,9 +196,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     if "repetition" not in df.columns or df["repetition"].isna().any():
         df = _derive_repetitions(df)
         notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")
-    keys = ["experiment", "platform", "benchmark", "metric", "size", "repetition"]
-    order = sorted(df.index, key=lambda i: (*(natural_key(df.at[i, k]) for k in keys), float(df.at[i, "timestamp"]), i))
-    df = df.loc[order]
+    df = df.iloc[_sample_order(df, ["experiment", "platform", "benchmark", "metric", "size", "repetition"])]
     return Campaign(
         campaign_dir,
         campaign_dir.name,
@@ -208,6 +206,31 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         notes,
         baselines,
     )
+
+
+def _sample_order(df: pd.DataFrame, keys: list[str]) -> list[int]:
+    """Positions of `df`'s rows in the natural order of `keys`, then by timestamp, then by index label.
+
+    Each row's sort key is (natural_key of each key column's cell, float timestamp, label), read
+    from the columns once, not cell by cell, and `natural_key` (a function of a value's text) is
+    computed once per distinct text."""
+    columns = [_natural_keys(df[k].to_numpy()) for k in keys]
+    stamps = [float(t) for t in df["timestamp"].to_numpy()]
+    sort_keys = list(zip(*columns, stamps, df.index.tolist()))
+    return sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
+
+
+def _natural_keys(values) -> list[tuple]:
+    """`natural_key` of each value, once per distinct text."""
+    cache: dict[str, tuple] = {}
+    out = []
+    for v in values:
+        text = str(v)
+        key = cache.get(text)
+        if key is None:
+            key = cache[text] = natural_key(text)
+        out.append(key)
+    return out
 
 
 def distinct_experiments(campaigns: list[Campaign]) -> list[Campaign]:

@@ -112,9 +112,12 @@ def add_cells(df: pd.DataFrame) -> pd.DataFrame:
     cells = []
     for _, grp in df.groupby(["experiment", "benchmark", "metric"], sort=False):
         varying = [c for c in factors if grp[c].dropna().astype(str).nunique() > 1]
-        for idx, row in grp.iterrows():
-            levels = [f"{c.removeprefix('factor.')}={plain(row[c])}" for c in varying if pd.notna(row[c])]
-            cells.append((idx, size_key(row["size_label"], levels)))
+        # Column by column, not row by row (iterrows builds a Series per sample).
+        labels = grp["size_label"].tolist()
+        levels_of = [(c.removeprefix("factor."), grp[c].tolist()) for c in varying]
+        for i, idx in enumerate(grp.index):
+            levels = [f"{name}={plain(values[i])}" for name, values in levels_of if pd.notna(values[i])]
+            cells.append((idx, size_key(labels[i], levels)))
     df["size"] = pd.Series(dict(cells))
     return df
 
