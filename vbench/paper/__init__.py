@@ -4,6 +4,7 @@
 wraps it. Modules: `data` (campaign -> tidy samples), `results` (statistics via vbench.stats),
 `tables`, `figures` (+ `style`), `macros`, `delta` (published findings vs this campaign),
 `fmt` (number formatting), `sandbox` (the rows and sentences of the sandboxed-kernel section),
+`parallel` (campaigns read and their statistics computed on every core),
 `synthetic` (a test campaign, never a measurement).
 
 Importing the package does not import matplotlib; only `figures`, `style` and `build` need it.

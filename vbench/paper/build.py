@@ -43,8 +43,9 @@ from vbench.paper import tables as T
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
-from vbench.paper.results import paper_statistics
-from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, read_sandbox_study
+from vbench.paper.parallel import parallel_map
+from vbench.paper.results import paper_statistics, statistics_of
+from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sandbox_study
 
 #: The manuscript sources (main.tex, references.bib) of the checkout.
 SOURCES = Path(__file__).resolve().parents[2] / "paper"
@@ -139,16 +140,20 @@ def generate(
     default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone;
     the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None."""
     t0 = time.perf_counter()
-    main, *extras = distinct_experiments(
-        [load_campaign(campaign_dir), *(load_campaign(Path(c)) for c in extra_campaigns)]
-    )
+    # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
+    studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
+    own = _own_campaigns(isolation_dir, pernode_dir, sandbox_dir)
+    loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
+    main, *extras = distinct_experiments(loaded[: len(studies)])
+    read = dict(zip(own, loaded[len(studies) :]))
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
-    stats, sources = paper_statistics([main, *extras], cfg)
     # The sandbox study keeps its own statistics: its `platforms` experiment is not the main campaign's.
+    parts = statistics_of([main, *extras, *([read["sandbox"]] if "sandbox" in read else [])], cfg)
+    stats, sources = paper_statistics([main, *extras], cfg, parts[: 1 + len(extras)])
     sandbox = None
-    if sandbox_dir is not None and (Path(sandbox_dir) / "samples.jsonl").exists():
-        sandbox, note = read_sandbox_study(Path(sandbox_dir), cfg)
+    if "sandbox" in read:
+        sandbox, note = sandbox_study(read["sandbox"], parts[-1])
         sources.append(note)
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
@@ -162,15 +167,13 @@ def generate(
     # The isolation experiment (`vbench isolation run`) keeps its own campaign directory: its
     # samples feed only Table III and the reproduction delta, never the platform statistics.
     iso_samples = samples
-    if isolation_dir is not None and (Path(isolation_dir) / "samples.jsonl").exists():
-        iso_samples = pd.concat(
-            [samples, measured_samples(load_campaign(Path(isolation_dir)).samples)], ignore_index=True
-        )
+    if "isolation" in read:
+        iso_samples = pd.concat([samples, measured_samples(read["isolation"].samples)], ignore_index=True)
     iso = T.isolation_stats(iso_samples, cfg)
     # Per-node rows of every platform's cluster would swamp the table: only the mixed cluster's.
     pernode_samples = samples.iloc[0:0]
-    if pernode_dir is not None and (Path(pernode_dir) / "samples.jsonl").exists():
-        pernode_samples = measured_samples(load_campaign(Path(pernode_dir)).samples)
+    if "pernode" in read:
+        pernode_samples = measured_samples(read["pernode"].samples)
     for name, (fn, _label, _src) in T.TABLES.items():
         if name == "testbed":
             tex = fn(stats, samples, baseline, facts=campaign.facts)
@@ -243,6 +246,18 @@ def generate(
         notes=[*campaign.notes, *sources],
         source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None,
     )
+
+
+def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir) -> dict[str, Path]:
+    """The campaigns read for one section each, by section, where their directory holds samples."""
+    given = {"isolation": isolation_dir, "pernode": pernode_dir, "sandbox": sandbox_dir}
+    return {k: Path(d) for k, d in given.items() if d is not None and (Path(d) / "samples.jsonl").exists()}
+
+
+def _samples_size(campaign_dir: Path) -> int:
+    """What reading a campaign costs, about: the size of its samples file."""
+    f = Path(campaign_dir) / "samples.jsonl"
+    return f.stat().st_size if f.is_file() else 0
 
 
 def _data_note(samples: pd.DataFrame) -> str:

@@ -10,8 +10,11 @@ are not the statistics table's.)
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 
+from vbench.paper.parallel import parallel_map
 from vbench.pipeline import processed_of
 from vbench.stats.campaign import Campaign
 from vbench.stats.campaign_stats import (
@@ -54,14 +57,22 @@ def _lookup_table(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def paper_statistics(campaigns: list[Campaign], cfg: StatsConfig) -> tuple[pd.DataFrame, list[str]]:
-    """One table of several campaigns (their experiments are distinct), and where each part came from.
+def statistics_of(campaigns: list[Campaign], cfg: StatsConfig) -> list[tuple[pd.DataFrame, str]]:
+    """`campaign_statistics` of each campaign, in order: computed on every core (vbench.paper.parallel)."""
+    return parallel_map(partial(campaign_statistics, cfg=cfg), campaigns, cost=lambda c: len(c.samples))
+
+
+def paper_statistics(
+    campaigns: list[Campaign], cfg: StatsConfig, parts: list[tuple[pd.DataFrame, str]] | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """One table of several campaigns (their experiments are distinct), and where each part came from;
+    `parts` are the campaigns' `statistics_of` where the caller has them already.
 
     Parts in the order of their baselines (then as given), as one computation over the merged
     campaigns laid them out before each campaign's table came from the statistics stage."""
-    ordered = sorted(campaigns, key=lambda c: next(iter(baselines_of(c, cfg)), ""))
-    parts = [campaign_statistics(c, cfg) for c in ordered]
-    return _lookup_table(concat_stats([table for table, _ in parts])), [note for _, note in parts]
+    parts = statistics_of(campaigns, cfg) if parts is None else parts
+    ordered = sorted(range(len(campaigns)), key=lambda i: next(iter(baselines_of(campaigns[i], cfg)), ""))
+    return _lookup_table(concat_stats([parts[i][0] for i in ordered])), [parts[i][1] for i in ordered]
 
 
 # --- lookups -------------------------------------------------------------------------------------

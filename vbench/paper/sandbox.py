@@ -24,7 +24,7 @@ import pandas as pd
 
 from vbench.params import PLATFORMS
 from vbench.samples import is_aa
-from vbench.stats.campaign import load_campaign
+from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.stopping import preferred_ratio_rows
 from vbench.stats.warmup import measured_samples
@@ -118,7 +118,12 @@ def read_sandbox_study(campaign_dir: Path, cfg: StatsConfig) -> tuple[SandboxStu
     """The sandbox campaign's statistics table (the statistics stage's, else computed by the same
     function) and samples, with the build note saying where the table came from."""
     campaign = load_campaign(Path(campaign_dir))
-    stats, note = R.campaign_statistics(campaign, cfg)
+    return sandbox_study(campaign, R.campaign_statistics(campaign, cfg))
+
+
+def sandbox_study(campaign: Campaign, statistics: tuple[pd.DataFrame, str]) -> tuple[SandboxStudy, str]:
+    """The study of a campaign read already, from its `campaign_statistics` (table, note)."""
+    stats, note = statistics
     return SandboxStudy(campaign.name, stats, campaign.samples), note
 
 
