@@ -302,7 +302,7 @@ def test_campaign_from_an_inventory_gives_the_samples_of_the_provisioned_run(bed
             "platforms": ["native"],
             "repetitions": 1,
             "workers": 2,
-            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 2}}],
+            "calibrate": [{"benchmark": "cpu", "config": {"time_s": 1}}],
             "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}],
         }
     )
