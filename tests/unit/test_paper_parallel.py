@@ -5,7 +5,7 @@ from functools import partial
 import pytest
 
 from vbench.paper import parallel
-from vbench.paper.parallel import parallel_map
+from vbench.paper.parallel import background, parallel_map
 
 
 def _square(x: int) -> int:
@@ -42,3 +42,12 @@ def test_a_workers_error_is_raised_as_the_function_raises_it(monkeypatch):
 def test_a_function_no_worker_can_run_is_computed_in_process(monkeypatch):
     monkeypatch.setattr(parallel, "cores", lambda: 2)
     assert parallel_map(lambda x: -x, [1, 2, 3]) == [-1, -2, -3]
+
+
+def test_background_gives_what_the_call_gives_with_a_worker_or_without(monkeypatch):
+    for n in (2, 1):
+        monkeypatch.setattr(parallel, "cores", lambda n=n: n)
+        assert background(_square, 7).result() == 49
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    with pytest.raises(ValueError, match="no 2"):
+        background(_fails_on, 2, 2).result()

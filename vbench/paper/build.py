@@ -43,7 +43,7 @@ from vbench.paper import tables as T
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
-from vbench.paper.parallel import parallel_map
+from vbench.paper.parallel import background, parallel_map
 from vbench.paper.results import paper_statistics, statistics_of
 from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sandbox_study
 
@@ -162,6 +162,10 @@ def generate(
         shutil.rmtree(gen)
     written: list[Path] = []
     data_note = _data_note(samples)
+    # The figures are drawn by a second process while this one writes the tables and the delta.
+    fig_dir = gen / "figures"
+    monitored = monitored_run(Path(monitoring_dir or campaign_dir))
+    drawing = background(_draw_figures, stats, samples, fig_dir, monitored, sandbox)
 
     has_table: dict[str, bool] = {}
     # The isolation experiment (`vbench isolation run`) keeps its own campaign directory: its
@@ -188,26 +192,6 @@ def generate(
             _write(gen / "tables" / f"{name}.tex", tex, written)
         has_table[name] = T.has_data(tex)
 
-    has_figure: dict[str, bool] = {}
-    fig_dir = gen / "figures"
-    monitored = monitored_run(Path(monitoring_dir or campaign_dir))
-    for name, (fn, label, caption, source) in F.FIGURES.items():
-        if name == "timeseries":
-            paths = fn(stats, samples, fig_dir, timeseries=monitored.timeseries, jobs=monitored.jobs)
-            if paths:
-                caption = caption + " " + tex_escape(monitored.checks_sentence)
-        elif name == "sandbox":
-            paths = fn(*_sandbox_inputs(sandbox, samples), fig_dir)
-            if paths:
-                caption = caption + " " + degrees_sentence(blocks_of(sandbox.samples))
-        else:
-            paths = fn(stats, samples, fig_dir)
-        written += paths
-        has_figure[name] = bool(paths)
-        # The sandbox figure draws from its own campaign, measured or not whatever the main one is.
-        note = _data_note(sandbox.samples) if name == "sandbox" and sandbox is not None else data_note
-        _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, note), written)
-
     published = D.load_published(published_path)
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
     # findings (a node's platform is its own there, vbench.paper.delta.machine_platform).
@@ -218,6 +202,15 @@ def generate(
     )
     if not stats.empty:
         _write(gen / "stats.csv", format_table(stats), written)
+
+    has_figure: dict[str, bool] = {}
+    for name, paths, caption in drawing.result():
+        _fn, label, _caption, source = F.FIGURES[name]
+        written += paths
+        has_figure[name] = bool(paths)
+        # The sandbox figure draws from its own campaign, measured or not whatever the main one is.
+        note = _data_note(sandbox.samples) if name == "sandbox" and sandbox is not None else data_note
+        _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, note), written)
 
     ctx = MacroContext(
         campaign=campaign,
@@ -246,6 +239,24 @@ def generate(
         notes=[*campaign.notes, *sources],
         source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None,
     )
+
+
+def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tuple[str, list[Path], str]]:
+    """(name, files drawn, caption) of each figure of `vbench.paper.figures.FIGURES`, in order."""
+    drawn = []
+    for name, (fn, _label, caption, _source) in F.FIGURES.items():
+        if name == "timeseries":
+            paths = fn(stats, samples, fig_dir, timeseries=monitored.timeseries, jobs=monitored.jobs)
+            if paths:
+                caption = caption + " " + tex_escape(monitored.checks_sentence)
+        elif name == "sandbox":
+            paths = fn(*_sandbox_inputs(sandbox, samples), fig_dir)
+            if paths:
+                caption = caption + " " + degrees_sentence(blocks_of(sandbox.samples))
+        else:
+            paths = fn(stats, samples, fig_dir)
+        drawn.append((name, paths, caption))
+    return drawn
 
 
 def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir) -> dict[str, Path]:
