@@ -90,6 +90,35 @@ def test_tera_elapsed_cells(stats, samples):
     assert r"\num{57.4 \pm 2.0}" in lxc_row
 
 
+def test_replication_table_groups_each_experiment_and_size_and_keeps_teragen_alone_runs():
+    def m(experiment, size, rep, metric, est):
+        return [experiment, "native", "terasort", metric, "s", size, "mean", "t", est, est - 1, est + 1, 8, size, rep]
+
+    full, alone = "platforms@vmware2015", "platforms@vmware2015-teragen-large"
+    rows = [
+        m(full, "48MB, replication=3", "3", "teragen_time", 12.7),
+        m(full, "48MB, replication=3", "3", "terasort_time", 19.5),
+        m(full, "16MB, replication=1", "1", "teragen_time", 13.5),
+        m(full, "48MB, replication=1", "1", "teragen_time", 14.3),
+        m(full, "48MB, replication=1", "1", "terasort_time", 20.3),
+        m(alone, "2048MB, replication=1", "1", "teragen_time", 27.4),  # TeraGen alone: no TeraSort row
+        m(alone, "2048MB, replication=3", "3", "teragen_time", 35.6),
+    ]
+    samples = pd.DataFrame({"platform": ["native"], "benchmark": ["terasort"], "metric": ["teragen_time"]})
+    tex = T.table_tera_replication(pd.DataFrame(rows, columns=COLS), samples, "native")
+    lines = [ln for ln in tex.splitlines() if ln.startswith(("\\multicolumn{7}", "1 &", "3 &"))]
+    assert lines == [
+        r"\multicolumn{7}{l}{\emph{platforms@vmware2015, 16MB}} \\",
+        r"1 & native & \num{13.5 \pm 1.0} & \textemdash & \textemdash & \textemdash & \textemdash \\",
+        r"\multicolumn{7}{l}{\emph{platforms@vmware2015, 48MB}} \\",
+        r"1 & native & \num{14.3 \pm 1.0} & \num{20.3 \pm 1.0} & \textemdash & \textemdash & \textemdash \\",
+        r"3 & native & \num{12.7 \pm 1.0} & \num{19.5 \pm 1.0} & \textemdash & \textemdash & \textemdash \\",
+        r"\multicolumn{7}{l}{\emph{platforms@vmware2015-teragen-large, 2048MB}} \\",
+        r"1 & native & \num{27.4 \pm 1.0} & \textemdash & \textemdash & \textemdash & \textemdash \\",
+        r"3 & native & \num{35.6 \pm 1.0} & \textemdash & \textemdash & \textemdash & \textemdash \\",
+    ]
+
+
 def test_bonnie_block_layout(stats, samples):
     tex = T.table_bonnie_block(stats, samples, "native")
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} \\" in tex

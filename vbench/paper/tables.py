@@ -650,8 +650,10 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
 
 
 def _replication_cells(stats) -> list[tuple[str, str, str]]:
-    """(experiment, size key, replication) of TeraSort cells, in experiments where replication varies."""
-    r = R.rows(stats, benchmark="terasort", metric="terasort_time", statistic="mean", method="t")
+    """(experiment, size key, replication) of TeraSort suite cells, in experiments where replication
+    varies, a data size's replication levels together. Keyed on TeraGen, the one step every run
+    has (`generate_only` runs have no TeraSort)."""
+    r = R.rows(stats, benchmark="terasort", metric="teragen_time", statistic="mean", method="t")
     if r.empty or "replication" not in r.columns:
         return []
     out = []
@@ -661,10 +663,19 @@ def _replication_cells(stats) -> list[tuple[str, str, str]]:
             continue
         for size, rep in sorted(
             {(s, x) for s, x in zip(grp["size"].astype(str), reps)},
-            key=lambda t: (natural_key(t[1]), natural_key(t[0])),
+            key=lambda t: (natural_key(split_size_key(t[0])[0]), natural_key(t[1]), natural_key(t[0])),
         ):
             out.append((str(experiment), size, rep))
     return out
+
+
+def _grouped(combos: list[tuple[str, str, str]]) -> list[tuple[tuple[str, str], list[tuple[str, str]]]]:
+    """`_replication_cells` grouped by (experiment, data size label), in order, each group's
+    (size key, replication) cells. Pure."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for experiment, size, rep in combos:
+        groups.setdefault((experiment, split_size_key(size)[0]), []).append((size, rep))
+    return list(groups.items())
 
 
 def table_tera_replication(stats, samples, baseline="native") -> str:
@@ -672,18 +683,24 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
     cells = _Cells(stats)
     body, rules = [], []
     combos = _replication_cells(stats)
-    for experiment, size, rep in combos:
-        for p in campaign_platforms(samples, baseline):
-            if R.mean_row(stats, experiment, p, "terasort", "terasort_time", size) is None:
-                continue
-            body.append([tex_escape(rep), tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
+    for (experiment, label), group in _grouped(combos):
+        # Several campaigns and sizes share this table: each group of rows says whose it is.
+        head = f"{tex_escape(experiment)}" + (f", {tex_escape(label)}" if label else "")
+        body.append([rf"\multicolumn{{7}}{{l}}{{\emph{{{head}}}}}"])
+        for size, rep in group:
+            for p in campaign_platforms(samples, baseline):
+                if R.mean_row(stats, experiment, p, "terasort", "teragen_time", size) is None:
+                    continue
+                body.append([tex_escape(rep), tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
         rules.append(len(body) - 1)
     if not cells.any_value:
         body = []
     notes = [
         cells.notes() if body else "",
-        r"Elapsed times in \unit{\second}." if body else "",
-        (", ".join(sorted({f"Experiment \\texttt{{{tex_escape(e)}}}" for e, _, _ in combos})) + ".") if body else "",
+        r"Elapsed times in \unit{\second}; each group of rows is one experiment (its campaign after"
+        r" the \texttt{@}) and data size; a run of TeraGen alone has no TeraSort or TeraValidate."
+        if body
+        else "",
         "" if body else r"No experiment of this campaign varied the HDFS replication.",
     ]
     return render(
