@@ -620,10 +620,14 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
     cells = _Cells(stats)
     body = []
     size = None
+    elsewhere = []  # platforms of the merged campaigns that this experiment did not run
     if experiment:
         sizes = R.sizes_for(stats, experiment, "terasort", "terasort_time")
         size = sizes[-1] if sizes else None
         for p in campaign_platforms(samples, baseline):
+            if all(R.mean_row(stats, experiment, p, "terasort", m, size) is None for m, _ in _TERA):
+                elsewhere.append(p)
+                continue
             body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
     if not cells.any_value:
         body = []
@@ -634,6 +638,9 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
         if body
         else "",
         _where(experiment, size) if body else "",
+        ("Measured in other experiments only: " + ", ".join(tex_escape(p) for p in elsewhere) + ".")
+        if body and elsewhere
+        else "",
         _absent_note(samples, baseline),
     ]
     return render(
