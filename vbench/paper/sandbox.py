@@ -18,14 +18,12 @@ macros draw from the rows built here, so the three show the same numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
 from vbench.params import PLATFORMS
 from vbench.samples import is_aa
-from vbench.stats.campaign import Campaign, load_campaign
-from vbench.stats.campaign_stats import StatsConfig
+from vbench.stats.campaign import Campaign
 from vbench.stats.stopping import preferred_ratio_rows
 from vbench.stats.warmup import measured_samples
 
@@ -114,15 +112,9 @@ class SandboxRow:
         return None
 
 
-def read_sandbox_study(campaign_dir: Path, cfg: StatsConfig) -> tuple[SandboxStudy, str]:
-    """The sandbox campaign's statistics table (the statistics stage's, else computed by the same
-    function) and samples, with the build note saying where the table came from."""
-    campaign = load_campaign(Path(campaign_dir))
-    return sandbox_study(campaign, R.campaign_statistics(campaign, cfg))
-
-
 def sandbox_study(campaign: Campaign, statistics: tuple[pd.DataFrame, str]) -> tuple[SandboxStudy, str]:
-    """The study of a campaign read already, from its `campaign_statistics` (table, note)."""
+    """The sandbox campaign's study, from the campaign and its `campaign_statistics` (the statistics
+    stage's table, else computed by the same function; with the build note saying which)."""
     stats, note = statistics
     return SandboxStudy(campaign.name, stats, campaign.samples), note
 

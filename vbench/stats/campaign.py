@@ -209,28 +209,12 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
 
 
 def _sample_order(df: pd.DataFrame, keys: list[str]) -> list[int]:
-    """Positions of `df`'s rows in the natural order of `keys`, then by timestamp, then by index label.
-
-    Each row's sort key is (natural_key of each key column's cell, float timestamp, label), read
-    from the columns once, not cell by cell, and `natural_key` (a function of a value's text) is
-    computed once per distinct text."""
-    columns = [_natural_keys(df[k].to_numpy()) for k in keys]
+    """Positions of `df`'s rows in the natural order of `keys`, then by timestamp, then by index label,
+    the sort keys read from the columns once, not cell by cell."""
+    columns = [[natural_key(v) for v in df[k].to_numpy()] for k in keys]
     stamps = [float(t) for t in df["timestamp"].to_numpy()]
     sort_keys = list(zip(*columns, stamps, df.index.tolist()))
     return sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
-
-
-def _natural_keys(values) -> list[tuple]:
-    """`natural_key` of each value, once per distinct text."""
-    cache: dict[str, tuple] = {}
-    out = []
-    for v in values:
-        text = str(v)
-        key = cache.get(text)
-        if key is None:
-            key = cache[text] = natural_key(text)
-        out.append(key)
-    return out
 
 
 def distinct_experiments(campaigns: list[Campaign]) -> list[Campaign]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 #: Columns every samples file must have.
@@ -21,8 +22,15 @@ _NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
 
 def natural_key(value: Any) -> tuple:
     """Order that reads naturally: "2" < "10", "1GB" < "10GB", "run2" < "run10"."""
+    return _text_key(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _text_key(text: str) -> tuple:
+    """`natural_key` of a text, once per distinct text (a campaign's sort reads the same few
+    hundred texts for thousands of samples)."""
     key = []
-    for part in _NUMBER.split(str(value)):
+    for part in _NUMBER.split(text):
         if not part:
             continue
         key.append((0, float(part), part) if _NUMBER.fullmatch(part) else (1, 0.0, part))
