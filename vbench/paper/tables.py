@@ -624,8 +624,9 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
     if experiment:
         sizes = R.sizes_for(stats, experiment, "terasort", "terasort_time")
         size = sizes[-1] if sizes else None
+        ran = set(R.platforms_in(stats, baseline, experiment=experiment, benchmark="terasort", size=size))
         for p in campaign_platforms(samples, baseline):
-            if all(R.mean_row(stats, experiment, p, "terasort", m, size) is None for m, _ in _TERA):
+            if p not in ran:
                 elsewhere.append(p)
                 continue
             body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
