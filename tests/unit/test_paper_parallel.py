@@ -1,5 +1,8 @@
 """vbench.paper.parallel: the build's pieces on every core, with the results of a loop."""
 
+import multiprocessing
+import os
+import time
 from functools import partial
 
 import pytest
@@ -51,3 +54,41 @@ def test_background_gives_what_the_call_gives_with_a_worker_or_without(monkeypat
     monkeypatch.setattr(parallel, "cores", lambda: 2)
     with pytest.raises(ValueError, match="no 2"):
         background(_fails_on, 2, 2).result()
+
+
+_PARENT = os.getpid()
+
+
+def _hangs_in_a_worker(x: int) -> int:
+    """As a worker does on a lock held at the fork: for ever, but only in a worker."""
+    if os.getpid() != _PARENT:
+        time.sleep(3600)
+    return x * 10
+
+
+def test_a_hung_worker_is_given_up_and_its_item_computed_in_process(monkeypatch, capsys):
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    before = {p.pid for p in multiprocessing.active_children()}
+    start = time.monotonic()
+    assert parallel_map(_hangs_in_a_worker, [1, 2, 3], timeout_s=0.5) == [10, 20, 30]
+    assert time.monotonic() - start < 60  # not the hour the workers would sleep
+    assert "gave no result of _hangs_in_a_worker in 0 s" in capsys.readouterr().err
+    assert {p.pid for p in multiprocessing.active_children()} <= before  # the hung workers were ended
+
+
+def test_a_hung_background_worker_is_given_up_the_same_way(monkeypatch, capsys):
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    before = {p.pid for p in multiprocessing.active_children()}
+    start = time.monotonic()
+    assert background(_hangs_in_a_worker, 4, timeout_s=0.5).result() == 40
+    assert time.monotonic() - start < 60
+    assert "gave no result" in capsys.readouterr().err
+    assert {p.pid for p in multiprocessing.active_children()} <= before
+
+
+def test_workers_that_answer_in_time_leave_nothing_running(monkeypatch, capsys):
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    before = {p.pid for p in multiprocessing.active_children()}
+    assert parallel_map(_square, [1, 2, 3]) == [1, 4, 9]
+    assert capsys.readouterr().err == ""
+    assert {p.pid for p in multiprocessing.active_children()} <= before
