@@ -17,8 +17,6 @@ import pytest
 
 from tests.integration.conftest import IT_NAME, host_stdout, leftovers, it_hadoop
 from vbench.errors import ParamsError, VbenchError
-from vbench.hadoop.artifacts import fetch
-from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import connect
 from vbench.smoke import run_smoke
 from vbench.testbed import Testbed
@@ -50,25 +48,28 @@ def _small_hadoop(**extra):
 # --- containers: the smoke, end to end ------------------------------------------------
 
 
-def test_smoke_on_containers_passes_with_blocks_on_both_workers_then_nothing_left(it_platform_testbed, tmp_path):
-    """Both container platforms in one smoke (one bring-up instead of one per platform, ~95 s of
-    the suite): an LXC master and worker and an OCI worker, so TeraGen's replicas and TeraSort's
-    tasks cross both kinds of container, and both are torn down."""
+def test_smoke_on_containers_passes_with_blocks_on_every_worker_then_nothing_left(it_platform_testbed, tmp_path):
+    """Both container platforms and a native host in one smoke (one bring-up instead of one per
+    platform and one for the mixed cluster, ~110 s of the suite): an LXC master and worker, an OCI
+    worker and a native one, so TeraGen's replicas (3: one on every worker) and TeraSort's tasks
+    cross both kinds of container and the bare host, and all of them are torn down. The lifecycle
+    needs nothing platform-specific: the same jars, daemons and job on each."""
     tbp = it_platform_testbed(
         "lxc",
         hosts=[
             {"name": "master", "role": "master"},
             {"name": "worker1", "role": "worker"},
             {"name": "worker2", "role": "worker", "platform": "oci"},
+            {"name": "worker3", "role": "worker", "platform": "native"},
         ],
     )
-    assert [h.platform for h in tbp.resolved_hosts()] == ["lxc", "lxc", "oci"]
+    assert [h.platform for h in tbp.resolved_hosts()] == ["lxc", "lxc", "oci", "native"]
     # 16 MB, as the native smoke (test_native_cluster.py): nothing checked depends on the size.
-    result, _ = run_smoke(tbp, _small_hadoop(), 16, tmp_path / "smoke", log=print)
+    result, _ = run_smoke(tbp, _small_hadoop(replication=3), 16, tmp_path / "smoke", log=print)
     print(result.summary())
-    assert result.platform == "lxc+oci"  # a mixed testbed names every platform it has
+    assert result.platform == "lxc+oci+native"  # a mixed testbed names every platform it has
     assert result.valid, result.failure or result.verdict
-    assert len(result.replicas_per_node) == 2 and all(n > 0 for n in result.replicas_per_node.values())
+    assert len(result.replicas_per_node) == 3 and all(n > 0 for n in result.replicas_per_node.values())
     assert result.ok
     assert leftovers(tbp) == []
 
@@ -277,25 +278,4 @@ def test_mixed_cluster_with_a_vm_worker_runs_a_small_smoke(it_platform_testbed, 
     result, _ = run_smoke(tbp, _small_hadoop(), 16, tmp_path / "smoke", log=print, job_timeout_s=1800)
     print(result.summary())
     assert result.ok, result
-    assert leftovers(tbp) == []
-
-
-def test_hadoop_runs_unchanged_on_an_lxc_host_next_to_native_ones(it_platform_testbed):
-    """The lifecycle needs nothing platform-specific: jars pushed, daemons up, a job runs."""
-    tbp = it_platform_testbed(
-        "native",
-        hosts=[
-            {"name": "master", "role": "master", "platform": "lxc"},
-            {"name": "worker1", "role": "worker", "platform": "oci"},
-            {"name": "worker2", "role": "worker"},
-        ],
-    )
-    hp = _small_hadoop()
-    dist = fetch(hp.version, hp.examples_version)
-    with Testbed(tbp) as tb, HadoopCluster(tb.hosts, hp, dist) as cluster:
-        assert [h.platform for h in tb.hosts] == ["lxc", "oci", "native"]
-        r = cluster.fs("-mkdir", "-p", "/x")
-        assert r.ok, r.stderr[-1000:]
-        hdfs, nms, _ = cluster.health()
-        assert hdfs.live_datanodes == ("worker1", "worker2") and nms == ("worker1", "worker2")
     assert leftovers(tbp) == []
