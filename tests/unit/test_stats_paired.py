@@ -141,6 +141,31 @@ def test_unpaired_data_falls_back_to_fieller():
     assert entry["method"] == FIELLER and entry["n_pairs"] is None
 
 
+def test_blocks_that_all_give_the_same_ratio_are_left_unpaired_not_given_a_zero_width_interval():
+    # Whole-percent readings (bonnie++'s CPU %, V7 of the delta): the runs vary within each
+    # platform, yet every block's mean ratio is 47/44.5, so a paired t would have zero width.
+    native, lxc = [44, 45, 45, 44, 44, 45], [46, 48, 47, 47, 48, 46]
+    frame = _frame({"native": native, "lxc": lxc}, blocks=[0, 0, 1, 1, 2, 2])
+    pairs = pair_runs(frame[frame.platform == "lxc"], frame[frame.platform == "native"])
+    assert pairs.n_pairs == 0 and "same ratio" in pairs.note and paired_ratio(pairs) is None
+    table = compute_stats(frame, n_resamples=RESAMPLES)
+    assert not (table["method"] == PAIRED_T).any()
+    row = _one(table, platform="lxc", statistic="ratio_to_baseline", method=FIELLER)
+    assert bool(row["preferred"]) and "same ratio" in row["note"]
+    assert row["ci_low"] < 47 / 44.5 < row["ci_high"]
+    # A single differing block is enough for the paired t again.
+    lxc[5] = 47
+    pairs = pair_runs(
+        *(
+            _frame({"native": native, "lxc": lxc}, blocks=[0, 0, 1, 1, 2, 2]).pipe(
+                lambda f: (f[f.platform == "lxc"], f[f.platform == "native"])
+            )
+        )
+    )
+    iv = paired_ratio(pairs).ratio
+    assert pairs.n_pairs == 3 and iv.low < iv.estimate < iv.high
+
+
 def test_warmup_runs_are_excluded_from_the_pairs():
     base = _frame({"native": NATIVE, "lxc": LXC}, blocks=[0, 1, 2, 3], warmup=[False] * 4)
     # A warm-up run in every block, far off: it must change nothing.

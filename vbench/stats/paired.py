@@ -141,7 +141,18 @@ def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
     # Blocks (then rounds) in their natural order, so the bootstrap's draws do not depend on file order.
     both = sorted(both, key=lambda k: tuple(natural_key(p) for p in k.split("\x1f")))
     d = np.log(mx[both].to_numpy() / my[both].to_numpy())
-    return Pairs(tuple(k.split("\x1f")[0] for k in both), d, with_round, unpaired)
+    pairs = Pairs(tuple(k.split("\x1f")[0] for k in both), d, with_round, unpaired)
+    if pairs.n_pairs >= 2 and np.ptp(_upper_level(pairs)) == 0:
+        # Whole-unit readings (bonnie++'s CPU %) can give every block the same ratio while the
+        # runs themselves vary: a t interval of zero width would claim a certainty they do not have.
+        return Pairs(
+            (),
+            empty,
+            with_round,
+            len(platform) + len(baseline),
+            "every block gives the same ratio (whole-unit readings): a paired t would have zero width; unpaired design",
+        )
+    return pairs
 
 
 def variance_components(pairs: Pairs) -> VarianceComponents:
@@ -165,12 +176,7 @@ def variance_components(pairs: Pairs) -> VarianceComponents:
 
 def _t_on_logs(d: np.ndarray, conf: float) -> tuple[Interval, float | None]:
     mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    if sd == 0:
-        r = math.exp(mean)
-        return Interval(r, r, r, "every block (or pair) gives the same ratio: zero-width interval"), (
-            0.0 if mean != 0 else 1.0
-        )
+    sd = float(d.std(ddof=1))  # > 0: `pair_runs` leaves blocks that all agree unpaired
     se = sd / math.sqrt(d.size)
     half = float(stats.t.ppf(0.5 + conf / 2, d.size - 1)) * se
     p = float(2 * stats.t.sf(abs(mean) / se, d.size - 1))
@@ -296,12 +302,6 @@ def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05) -> TostResu
     d = _upper_level(pairs)
     dual, _ = _t_on_logs(d, 1 - 2 * alpha)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
-    if sd == 0:
-        inside = lo < mean < hi
-        p = 0.0 if inside else 1.0
-        return TostResult(
-            dual, p, p, p, inside, bound_pct, "every block (or pair) gives the same ratio: decided without a test"
-        )
     se = sd / math.sqrt(d.size)
     p_lower = float(stats.t.sf((mean - lo) / se, d.size - 1))
     p_upper = float(stats.t.cdf((mean - hi) / se, d.size - 1))
