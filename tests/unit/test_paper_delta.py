@@ -194,3 +194,12 @@ def test_an_inconclusive_paired_row_says_how_many_blocks_would_settle_it():
     e = D.evaluate(_finding(kind="equivalence", expect=None, margin_pct=10), edge)
     assert e.verdict == D.INCONCLUSIVE and e.blocks_to_settle is None
     assert "more blocks would not settle it" in D.settle_text(e)
+
+
+def test_blocks_that_all_give_one_ratio_are_judged_on_fiellers_interval_and_say_why():
+    # Whole-percent readings (V7: bonnie++'s CPU %): every block's ratio is 47/44.5.
+    s = _samples([46, 48, 47, 47, 48, 46], [44, 45, 45, 44, 44, 45])
+    s["block"] = [0, 0, 1, 1, 2, 2] * 2
+    r = D.evaluate(_finding(expect="greater"), s)
+    assert r.method == D.FIELLER and r.n_pairs == 0 and "same ratio" in r.reason
+    assert r.low < 47 / 44.5 < r.high and r.verdict == D.REPRODUCED

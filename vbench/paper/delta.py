@@ -520,7 +520,7 @@ def _compare(
         int(y.size),
         experiment,
         key,
-        iv.note or "",
+        iv.note or ("" if paired is not None else pairs.note),
         method,
         pairs.n_pairs if paired is not None else 0,
         campaign=campaign,
