@@ -18,14 +18,27 @@ def vbench_commit(repo: Path | None = None) -> str:
     """The git commit of the vbench checkout that ran (with '+dirty' if it had local changes).
 
     Changes under data/ do not count: they are the measurements, and a campaign being resumed or
-    extended in a checkout where it is committed changes its own samples.jsonl as it runs."""
+    extended in a checkout where it is committed changes its own samples.jsonl as it runs. Nor
+    does dvc.lock: `dvc repro` rewrites it after each stage, so every sample of the main job from a
+    clean clone said "+dirty" from the second stage on."""
     repo = repo or Path(__file__).resolve().parents[1]
     try:
         head = subprocess.run(
             ["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=5
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data"],
+            [
+                "git",
+                "-C",
+                str(repo),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)data",
+                ":(exclude)dvc.lock",
+            ],
             capture_output=True,
             text=True,
             timeout=5,

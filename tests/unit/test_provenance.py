@@ -1,4 +1,5 @@
-"""The commit every sample records: '+dirty' for changed code, not for the campaign's own data."""
+"""The commit every sample records: '+dirty' for changed code, not for the campaign's own data
+or the pipeline's own dvc.lock."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def test_changed_code_is_dirty_and_a_campaign_growing_under_data_is_not(tmp_path
     (repo / "data" / "raw" / "c").mkdir(parents=True)
     (repo / "vbench" / "x.py").write_text("x = 1\n")
     (repo / "data" / "raw" / "c" / "samples.jsonl").write_text("{}\n")
+    (repo / "dvc.lock").write_text("schema: '2.0'\n")
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c")
@@ -24,6 +26,9 @@ def test_changed_code_is_dirty_and_a_campaign_growing_under_data_is_not(tmp_path
     assert len(clean) == 12 and not clean.endswith("+dirty")
     # A committed campaign that is resumed or extended appends to its own ledger as it runs.
     (repo / "data" / "raw" / "c" / "samples.jsonl").write_text("{}\n{}\n")
+    assert vbench_commit(repo) == clean
+    # `dvc repro` records each finished stage in dvc.lock while the next one measures.
+    (repo / "dvc.lock").write_text("schema: '2.0'\nstages: {}\n")
     assert vbench_commit(repo) == clean
     (repo / "vbench" / "x.py").write_text("x = 2\n")
     assert vbench_commit(repo) == clean + "+dirty"
