@@ -32,6 +32,9 @@ INTEGRATION_TIMEOUT_S = 1800
 #: Tests marked slow are longer still: the isolation experiment took 20+ min, the VM smoke 8-16.
 SLOW_TIMEOUT_S = 3600
 
+#: The CPU model every fake host reports (the runner stamps it on each sample).
+FAKE_CPU = "Fake CPU @ 2.0GHz"
+
 
 def _missing() -> str | None:
     """Why integration tests cannot run on this machine, or None."""
@@ -282,8 +285,9 @@ class _FakeSource:
         m.most_testbeds_up = max(m.most_testbeds_up, len(m.testbeds))
         m.events.append(("open", testbed.name))
         try:
-            # A VM's facts name its accelerator, as qemu hosts' do (TCG: this machine has no KVM).
-            facts = {"accelerator": "tcg"} if platform == "qemu" else {}
+            # Every host names its machine's CPU; a VM's facts also name its accelerator, as qemu
+            # hosts' do (TCG: this machine has no KVM).
+            facts = {"cpu_model": FAKE_CPU, "vcpus": "2", **({"accelerator": "tcg"} if platform == "qemu" else {})}
             yield [
                 _FakeHost(f"{testbed.name}-{n}", r, platform, testbed.name, facts)
                 for n, r in (("master", "master"), ("worker1", "worker"))

@@ -9,6 +9,7 @@ import platform
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 import vbench
 from vbench.hadoop.cluster import HadoopCluster
@@ -46,6 +47,25 @@ def vbench_commit(repo: Path | None = None) -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{head}+dirty" if head and dirty else head or "unknown"
+
+
+#: The host facts (vbench.testbed.facts) that say which machine a run had under it. The machine
+#: behind a sandboxed session is not always the same one: the same design measured TeraSort's
+#: LXC/native ratio to +/-5.7 % on one CPU and +/-22 % on another (docs/results.md).
+MACHINE_FACTS = ("cpu_model", "vcpus", "mem_total_mb")
+
+
+def machine_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The machine under a cell's hosts, from their facts: each of MACHINE_FACTS as the distinct
+    values the hosts reported, sorted and joined by "; " (hosts of one machine report one value);
+    a fact no host reported is left out, so records without it read as "not recorded". Pure."""
+    facts = list(facts)
+    out = {}
+    for key in MACHINE_FACTS:
+        values = sorted({str(f[key]).strip() for f in facts if str(f.get(key) or "").strip()})
+        if values:
+            out[key] = "; ".join(values)
+    return out
 
 
 def java_version_line(java_home: str | Path) -> str:

@@ -365,3 +365,14 @@ def test_a_vms_records_name_its_hosts_accelerator_and_other_platforms_records_ca
     for md in by_platform["qemu"]:
         assert md["host_accelerators"] == {h: "tcg" for h in md["host_platforms"]} and md["host_platforms"]
     assert not any("host_accelerators" in md for md in by_platform["native"])
+
+
+def test_every_record_names_the_cpu_its_hosts_reported(tmp_path, fake_machine):
+    from tests.conftest import FAKE_CPU
+
+    run(design(platforms=["native", "qemu"], rounds=1, repetitions=1), tmp_path / "c", fake_machine)
+    recs = records(tmp_path / "c")
+    kinds = {r["metadata"]["benchmark_kind"] for r in recs}
+    assert kinds == {"micro", "hadoop"}
+    assert all(r["metadata"]["cpu_model"] == FAKE_CPU and r["metadata"]["vcpus"] == "2" for r in recs)
+    assert not any("mem_total_mb" in r["metadata"] for r in recs)  # the fake hosts do not report it

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from vbench.provenance import vbench_commit
+from vbench.provenance import machine_stamp, vbench_commit
 
 
 def _git(repo, *args):
@@ -32,3 +32,17 @@ def test_changed_code_is_dirty_and_a_campaign_growing_under_data_is_not(tmp_path
     assert vbench_commit(repo) == clean
     (repo / "vbench" / "x.py").write_text("x = 2\n")
     assert vbench_commit(repo) == clean + "+dirty"
+
+
+def test_the_machine_stamp_names_what_the_hosts_reported_once_each_and_leaves_out_what_none_did():
+    same = {"cpu_model": "AMD EPYC", "vcpus": "2", "mem_total_mb": "24000", "platform": "lxc"}
+    assert machine_stamp([same, dict(same)]) == {"cpu_model": "AMD EPYC", "vcpus": "2", "mem_total_mb": "24000"}
+    # Hosts of an inventory may be different machines: every model is named, in order.
+    other = {**same, "cpu_model": "Intel(R) Xeon(R) Processor", "vcpus": "8"}
+    assert machine_stamp([same, other]) == {
+        "cpu_model": "AMD EPYC; Intel(R) Xeon(R) Processor",
+        "vcpus": "2; 8",
+        "mem_total_mb": "24000",
+    }
+    # A fact no host reported is absent (the paper says "not recorded"), not an empty string.
+    assert machine_stamp([{"cpu_model": " ", "platform": "native"}, {}]) == {}

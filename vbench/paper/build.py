@@ -225,6 +225,7 @@ def generate(
         has_table=has_table,
         has_figure=has_figure,
         sandbox=sandbox,
+        campaigns=(main, *extras, *read.values()),
     )
     _write(gen / "macros.tex", macros_tex(ctx), written)
     return BuildResult(

@@ -52,6 +52,8 @@ class MacroContext:
     has_table: dict[str, bool]
     has_figure: dict[str, bool]
     sandbox: SandboxStudy | None = None  # the sandbox study (issue #21); None: not given to this build
+    #: Every campaign the build read (the main one, the studies', isolation, per-node, sandbox).
+    campaigns: tuple[Campaign, ...] = ()
 
 
 def _cell_text(benchmark: str, cell: str | None) -> str:
@@ -239,11 +241,21 @@ def runs_sentence(ns: list[int]) -> str:
     return f"Each configuration ran {min(ns)} to {max(ns)} times."
 
 
+def _recorded(campaign: Campaign, key: str) -> list[str]:
+    """The distinct values of a machine fact (vbench.provenance.MACHINE_FACTS) a campaign recorded:
+    in its hosts' facts.json (the pipeline's provisioning) or stamped on its samples (every
+    campaign since the stamp; a sample of several hosts joins theirs with "; ")."""
+    values = {str(f.get(key)).strip() for f in campaign.facts if f.get(key)}
+    if key in campaign.samples.columns:
+        for v in campaign.samples[key].dropna().unique():
+            values |= {part.strip() for part in str(v).split(";") if part.strip()}
+    return sorted(values, key=natural_key)
+
+
 def machine_sentence(campaign: Campaign) -> str:
-    facts = campaign.facts
-    cpus = sorted({str(f.get("vcpus")) for f in facts if f.get("vcpus")}, key=natural_key)
-    models = sorted({str(f.get("cpu_model")) for f in facts if f.get("cpu_model")})
-    if not facts:
+    cpus = _recorded(campaign, "vcpus")
+    models = _recorded(campaign, "cpu_model")
+    if not cpus and not models:
         return "one machine (its CPU count and model were not recorded with this campaign)"
     bits = []
     if cpus:
@@ -251,6 +263,31 @@ def machine_sentence(campaign: Campaign) -> str:
     if models:
         bits.append(tex_escape("; ".join(models)))
     return "one machine (" + ", ".join(bits) + ")" if bits else "one machine"
+
+
+def machines_sentence(campaigns: list[Campaign]) -> str:
+    """Which CPU each campaign the paper reads ran on. The machine behind a session is not always
+    the same one, and the same design's precision differed between two of them (docs/results.md),
+    so a reader can tell which figures share a machine. Pure."""
+    by_model: dict[str, list[str]] = {}
+    for c in campaigns:
+        models = _recorded(c, "cpu_model")
+        by_model.setdefault("; ".join(models) if models else "", []).append(c.name)
+    if not by_model:
+        return ""
+    parts = [
+        f"{tex_escape(model)} for " + and_list([rf"\texttt{{{tex_escape(n)}}}" for n in sorted(set(names))])
+        for model, names in sorted(by_model.items())
+        if model
+    ]
+    unknown = sorted(set(by_model.get("", [])))
+    if unknown:
+        parts.append(
+            "not recorded for "
+            + and_list([rf"\texttt{{{tex_escape(n)}}}" for n in unknown])
+            + " (measured before vbench stamped the CPU model on every sample)"
+        )
+    return "The CPU model the hosts reported, by campaign: " + "; ".join(parts) + "."
 
 
 def macros_tex(ctx: MacroContext) -> str:
@@ -323,6 +360,7 @@ def macros_tex(ctx: MacroContext) -> str:
         tex_escape(", ".join(sorted({java_short(j) for j in javas}))) if javas else r"\emph{not recorded}"
     )
     m["vbMachine"] = machine_sentence(c)
+    m["vbMachinesSentence"] = machines_sentence(list(ctx.campaigns or (c,)))
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
     m["vbSynthetic"] = "1" if synthetic else "0"
     m["vbDataNote"] = (

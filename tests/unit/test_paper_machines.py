@@ -1,0 +1,42 @@
+"""The paper says which CPU each campaign it reads ran on: the machine behind a session is not
+always the same one, and the same design's precision differed between two of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from vbench.paper.macros import machine_sentence, machines_sentence
+from vbench.stats.campaign import Campaign
+
+
+def _campaign(name: str, cpu: list | None = None, facts: list[dict] | None = None) -> Campaign:
+    samples = pd.DataFrame({"platform": ["native"] * len(cpu or [None]), **({"cpu_model": cpu} if cpu else {})})
+    return Campaign(Path(name), name, samples, facts=facts or [])
+
+
+def test_campaigns_are_grouped_by_the_cpu_their_samples_or_facts_name_and_the_rest_said_unrecorded():
+    text = machines_sentence(
+        [
+            _campaign("b-new", cpu=["AMD EPYC", "AMD EPYC", None]),
+            _campaign("a-pipeline", facts=[{"cpu_model": "Intel(R) Xeon(R) Processor", "vcpus": "2"}]),
+            _campaign("c-old"),
+            _campaign("d-mixed", cpu=["AMD EPYC; Intel(R) Xeon(R) Processor"]),
+            _campaign("e-new", cpu=["AMD EPYC"]),
+        ]
+    )
+    assert text.startswith("The CPU model the hosts reported, by campaign: ")
+    assert r"AMD EPYC for \texttt{b-new} and \texttt{e-new}" in text
+    assert r"Intel(R) Xeon(R) Processor for \texttt{a-pipeline}" in text
+    # A campaign whose hosts were two machines is listed under both, not merged into either.
+    assert r"AMD EPYC; Intel(R) Xeon(R) Processor for \texttt{d-mixed}" in text
+    assert r"not recorded for \texttt{c-old} (measured before" in text
+    assert "c-old" not in text.split("not recorded")[0]
+
+
+def test_one_campaigns_machine_comes_from_its_samples_when_it_has_no_facts_file():
+    assert machine_sentence(_campaign("x", cpu=["AMD EPYC"])) == "one machine (AMD EPYC)"
+    assert "not recorded" in machine_sentence(_campaign("y"))
+    facts = [{"cpu_model": "Intel(R) Xeon(R) Processor", "vcpus": "2"}] * 3
+    assert machine_sentence(_campaign("z", facts=facts)) == "one machine (2 vCPUs per host, Intel(R) Xeon(R) Processor)"
