@@ -133,13 +133,36 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
     cfg = StatsConfig(n_resamples=200)
     stats, _ = paper_statistics(distinct_experiments([*two_campaigns, load_campaign(mrbench)]), cfg)
     text = workloads_sentence(stats, "native")
-    assert text.startswith("On the studies' other workloads, relative to native: MRBench job time")
-    assert "on lxc" in text and "TeraSort" not in text  # TeraSort has its own sentence
-    assert workloads_sentence(stats[stats["benchmark"] == "terasort"], "native") == ""
+    # The main campaign's TeraSort has a sentence of its own; the study's design is named apart.
+    assert text.startswith(
+        r"In the studies' designs, relative to native: TeraSort time (128 MB, \texttt{platforms@xavier2014-terasort}) by "
+    )
+    assert "; MRBench job time" in text and "on lxc" in text
+    terasort = stats[stats["benchmark"] == "terasort"]
+    assert workloads_sentence(terasort[terasort["experiment"] == "platforms"], "native") == ""
     main, study = distinct_experiments(list(two_campaigns))
     rows = [D.evaluate(FINDINGS["X1"], merge_campaigns(main, [study]).samples)]
     assert findings_sentence(rows) == "Held here: X1 (LXC TeraSort overhead is about 2 \\%)."
     assert findings_sentence([D.evaluate(FINDINGS["X1"], main.samples)]).startswith("Did not hold: X1")
+
+
+def test_the_studies_terasort_clause_reads_the_design_comparing_most_platforms_then_most_pairs(tmp_path):
+    from vbench.paper.macros import study_terasort_experiment
+
+    def camp(name, times):
+        return load_campaign(_campaign_dir(tmp_path, name, times))
+
+    main = camp("reference", {"native": [25.0, 25.5, 24.8], "lxc": [24.0, 24.4, 24.1]})
+    two = camp("xavier2014-terasort", {"native": [21.0, 20.5, 21.2, 20.9, 21.1], "lxc": [21.2, 20.8, 21.0, 21.3, 21.0]})
+    short = camp("xavier2014-gated", {"native": [21.0, 20.5, 21.2], "lxc": [21.2, 20.8, 21.0]})
+    three = camp("xavier2014-oci", {"native": [21.0, 20.5, 21.2], "lxc": [21.2, 20.8, 21.0], "oci": [20.9, 20.6, 21.1]})
+    cfg = StatsConfig(n_resamples=200)
+    stats, _ = paper_statistics(distinct_experiments([main, two, short]), cfg)
+    assert study_terasort_experiment(stats) == "platforms@xavier2014-terasort"  # 5 pairs beat 3
+    stats, _ = paper_statistics(distinct_experiments([main, two, short, three]), cfg)
+    assert study_terasort_experiment(stats) == "platforms@xavier2014-oci"  # 3 platforms beat 2
+    stats, _ = paper_statistics(distinct_experiments([main]), cfg)
+    assert study_terasort_experiment(stats) is None
 
 
 def test_the_abstract_names_and_counts_no_claim_judged_only_on_stand_ins(two_campaigns):
