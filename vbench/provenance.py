@@ -50,7 +50,7 @@ def vbench_commit(repo: Path | None = None) -> str:
 
 
 #: The host facts (vbench.testbed.facts) that say which machine a run had under it. The machine
-#: behind a sandboxed session is not always the same one: the same design measured TeraSort's
+#: lent to a working session here is not always the same one: the same design measured TeraSort's
 #: LXC/native ratio to +/-5.7 % on one CPU and +/-22 % on another (docs/results.md).
 MACHINE_FACTS = ("cpu_model", "vcpus", "mem_total_mb")
 

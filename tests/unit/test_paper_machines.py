@@ -40,3 +40,33 @@ def test_one_campaigns_machine_comes_from_its_samples_when_it_has_no_facts_file(
     assert "not recorded" in machine_sentence(_campaign("y"))
     facts = [{"cpu_model": "Intel(R) Xeon(R) Processor", "vcpus": "2"}] * 3
     assert machine_sentence(_campaign("z", facts=facts)) == "one machine (2 vCPUs per host, Intel(R) Xeon(R) Processor)"
+
+
+def test_a_campaign_resumed_on_another_machine_says_so_and_names_the_blocks_that_span_two(tmp_path):
+    import json
+
+    from vbench.stats.campaign import load_campaign
+
+    def rec(platform, block, cpu):
+        meta = {"experiment": "platforms", "platform": platform, "block": block, "round": 0, "repetition": block}
+        meta.update({"size_mb": 128, "run_id": f"{platform}-{block}", **({"cpu_model": cpu} if cpu else {})})
+        value = {"native": 21.0, "lxc": 20.5}[platform]
+        return {"kind": "sample", "benchmark": "terasort", "metric": "terasort_time", "value": value, "unit": "s"} | {
+            "timestamp": 1.0e9 + block,
+            "metadata": meta,
+        }
+
+    # Blocks 0-1 in one session, block 2 half in it and half in the next, block 3 in the next;
+    # an old record without the stamp counts for neither.
+    cpus = {0: ("A", "A"), 1: ("A", "A"), 2: ("A", "B"), 3: ("B", "B"), 4: (None, None)}
+    d = tmp_path / "resumed"
+    d.mkdir()
+    recs = [rec(p, b, cpus[b][i]) for b in cpus for i, p in enumerate(("native", "lxc"))]
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    notes = load_campaign(d).notes
+    assert notes == [
+        "samples measured on 2 machines (A; B); blocks spanning two machines, whose ratios compare machines too: 2"
+    ]
+    # One machine throughout: no note.
+    (d / "samples.jsonl").write_text("".join(json.dumps(rec(p, 0, "A")) + "\n" for p in ("native", "lxc")))
+    assert load_campaign(d).notes == []

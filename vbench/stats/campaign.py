@@ -197,6 +197,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         df = _derive_repetitions(df)
         notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")
     df = df.iloc[_sample_order(df, ["experiment", "platform", "benchmark", "metric", "size", "repetition"])]
+    notes += machines_note(df)
     return Campaign(
         campaign_dir,
         campaign_dir.name,
@@ -206,6 +207,28 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         notes,
         baselines,
     )
+
+
+def machines_note(samples: pd.DataFrame) -> list[str]:
+    """A note when a campaign's samples name more than one CPU (`cpu_model`, stamped by the
+    runner): a campaign resumed in another working session may have run on another machine.
+    Blocks still pair configurations measured together; a block that itself spans machines
+    compares machines as well as platforms, and is named. Pure."""
+    if "cpu_model" not in samples.columns:
+        return []
+    stamped = samples.dropna(subset=["cpu_model"])
+    models = sorted(stamped["cpu_model"].astype(str).unique(), key=natural_key)
+    if len(models) < 2:
+        return []
+    note = f"samples measured on {len(models)} machines ({'; '.join(models)})"
+    if "block" in stamped.columns:
+        split = stamped.groupby("block")["cpu_model"].nunique()
+        split = sorted((b for b, n in split.items() if n > 1), key=natural_key)
+        if split:
+            note += "; blocks spanning two machines, whose ratios compare machines too: " + ", ".join(
+                str(b) for b in split
+            )
+    return [note]
 
 
 def _sample_order(df: pd.DataFrame, keys: list[str]) -> list[int]:
