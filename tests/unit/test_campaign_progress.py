@@ -26,6 +26,30 @@ def test_eta_uses_the_mean_of_the_same_kind_then_the_overall_mean():
     assert eta_seconds(finished, ["native/terasort", "native/pi"]) == 60.0
 
 
+def test_eta_adds_the_time_between_cells_in_the_proportion_it_took_so_far():
+    finished = [("native/terasort", 60.0), ("native/terasort/warmup", 60.0)]
+    left = ["lxc/terasort", "lxc/terasort/warmup"]
+    assert eta_seconds(finished, left) == 120.0
+    # Bring-ups and the gate took 60 s beside the 120 s of cells: a third more wall time per cell.
+    assert eta_seconds(finished, left, elapsed=180.0) == 180.0
+    # Never below the cells' own time (a clock read before the last cell was counted).
+    assert eta_seconds(finished, left, elapsed=100.0) == 120.0
+
+
+def test_the_reported_eta_counts_the_time_between_cells(tmp_path):
+    out, clock = io.StringIO(), Clock()
+    p = ProgressReport(stream=out, clock=clock)
+    cells = ["b0/native/terasort", "b1/native/terasort"]
+    p.begin(cells)
+    clock.now += 30  # a testbed and cluster came up before the first cell
+    p.cell_started(cells[0])
+    clock.now += 60
+    p.cell_finished(cells[0], None)
+    clock.now += 30  # torn down, the next one brought up
+    p.cell_started(cells[1])
+    assert out.getvalue().splitlines()[-1] == "[1/2 cells, 2m00s elapsed, ETA 2m00s] running b1/native/terasort"
+
+
 def test_clock_text():
     assert [clock_text(s) for s in (None, 12.4, 245, 3720)] == ["?", "12s", "4m05s", "1h02m"]
 
