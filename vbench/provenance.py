@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 import vbench
 from vbench.hadoop.cluster import HadoopCluster
+from vbench.samples import join_values
 
 
 def vbench_commit(repo: Path | None = None) -> str:
@@ -62,9 +63,9 @@ def machine_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     facts = list(facts)
     out = {}
     for key in MACHINE_FACTS:
-        values = sorted({str(f[key]).strip() for f in facts if str(f.get(key) or "").strip()})
-        if values:
-            out[key] = "; ".join(values)
+        joined = join_values(f.get(key) for f in facts)
+        if joined:
+            out[key] = joined
     return out
 
 

@@ -58,6 +58,23 @@ def is_aa(label: object) -> bool:
     return isinstance(label, str) and label.endswith(AA_SUFFIX)
 
 
+#: How one metadata field holds the distinct values several hosts reported (e.g. `cpu_model` of a
+#: cell whose hosts ran on two machines): sorted, joined by this separator.
+VALUES_SEPARATOR = "; "
+
+
+def join_values(values: Iterable[object]) -> str:
+    """The distinct non-empty values as one metadata field (sorted, joined); "" for none. Pure."""
+    return VALUES_SEPARATOR.join(sorted({str(v).strip() for v in values if str(v or "").strip()}))
+
+
+def split_values(field: object) -> list[str]:
+    """The distinct values a field written by `join_values` holds (a missing field holds none). Pure."""
+    if field is None or (isinstance(field, float) and field != field):  # None or NaN: not recorded
+        return []
+    return sorted({p.strip() for p in str(field).split(VALUES_SEPARATOR.strip()) if p.strip()})
+
+
 def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 

@@ -70,3 +70,20 @@ def test_a_campaign_resumed_on_another_machine_says_so_and_names_the_blocks_that
     # One machine throughout: no note.
     (d / "samples.jsonl").write_text("".join(json.dumps(rec(p, 0, "A")) + "\n" for p in ("native", "lxc")))
     assert load_campaign(d).notes == []
+    # A cell whose hosts ran on two machines names both in one field: two machines, not three,
+    # and its block spans them.
+    one = [rec("native", 0, "A"), rec("lxc", 0, "A; B"), rec("native", 1, "B"), rec("lxc", 1, "B")]
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in one))
+    assert load_campaign(d).notes == [
+        "samples measured on 2 machines (A; B); blocks spanning two machines, whose ratios compare machines too: 0"
+    ]
+
+
+def test_several_hosts_values_are_joined_and_split_back_alike():
+    from vbench.provenance import machine_stamp
+    from vbench.samples import join_values, split_values
+
+    stamp = machine_stamp([{"cpu_model": " B "}, {"cpu_model": "A"}, {"cpu_model": "A"}, {"vcpus": 2}])
+    assert stamp == {"cpu_model": "A; B", "vcpus": "2"}
+    assert split_values(stamp["cpu_model"]) == ["A", "B"]
+    assert join_values([]) == "" and split_values(None) == [] and split_values(float("nan")) == []

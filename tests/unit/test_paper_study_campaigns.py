@@ -137,7 +137,7 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
     assert text.startswith(
         r"In the studies' designs, relative to native: TeraSort time (128 MB, \texttt{platforms@xavier2014-terasort}) by "
     )
-    assert "; MRBench job time" in text and "on lxc" in text
+    assert r"; MRBench job time (all runs, \texttt{platforms@mr}) by" in text and "on lxc" in text
     terasort = stats[stats["benchmark"] == "terasort"]
     assert workloads_sentence(terasort[terasort["experiment"] == "platforms"], "native") == ""
     main, study = distinct_experiments(list(two_campaigns))
@@ -147,7 +147,7 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
 
 
 def test_the_studies_terasort_clause_reads_the_design_comparing_most_platforms_then_most_pairs(tmp_path):
-    from vbench.paper.macros import study_terasort_experiment
+    from vbench.paper.macros import study_experiment
 
     def camp(name, times):
         return load_campaign(_campaign_dir(tmp_path, name, times))
@@ -157,12 +157,32 @@ def test_the_studies_terasort_clause_reads_the_design_comparing_most_platforms_t
     short = camp("xavier2014-gated", {"native": [21.0, 20.5, 21.2], "lxc": [21.2, 20.8, 21.0]})
     three = camp("xavier2014-oci", {"native": [21.0, 20.5, 21.2], "lxc": [21.2, 20.8, 21.0], "oci": [20.9, 20.6, 21.1]})
     cfg = StatsConfig(n_resamples=200)
-    stats, _ = paper_statistics(distinct_experiments([main, two, short]), cfg)
-    assert study_terasort_experiment(stats) == "platforms@xavier2014-terasort"  # 5 pairs beat 3
-    stats, _ = paper_statistics(distinct_experiments([main, two, short, three]), cfg)
-    assert study_terasort_experiment(stats) == "platforms@xavier2014-oci"  # 3 platforms beat 2
-    stats, _ = paper_statistics(distinct_experiments([main]), cfg)
-    assert study_terasort_experiment(stats) is None
+
+    def study(campaigns):
+        stats, _ = paper_statistics(distinct_experiments(campaigns), cfg)
+        return study_experiment(stats, "terasort", "terasort_time", exclude="platforms")
+
+    assert study([main, two, short]) == "platforms@xavier2014-terasort"  # 5 pairs beat 3
+    assert study([main, two, short, three]) == "platforms@xavier2014-oci"  # 3 platforms beat 2
+    assert study([main]) is None
+
+
+def test_each_workloads_clause_reads_and_names_its_most_precise_study_design(tmp_path):
+    """A study re-measured in a dedicated design (X4's WordCount in `xavier2014-wordcount`) is
+    quoted from it, not from the first design that ran the workload."""
+    from vbench.paper.macros import workloads_sentence
+
+    def camp(name, times):
+        return load_campaign(_campaign_dir(tmp_path, name, times, "wordcount", "job_wall_time"))
+
+    first = camp("xavier2014", {"native": [30.0, 31.0, 29.0], "lxc": [33.0, 34.1, 31.9]})  # LXC +10 %
+    dedicated = camp(
+        "xavier2014-wordcount", {"native": [30.0, 31.0, 29.0, 30.5, 29.5], "lxc": [29.1, 30.1, 28.1, 29.6, 28.6]}
+    )  # LXC -3 %
+    stats, _ = paper_statistics(distinct_experiments([first, dedicated]), StatsConfig(n_resamples=200))
+    text = workloads_sentence(stats, "native")
+    assert r"WordCount job time (128 MB, \texttt{platforms@xavier2014-wordcount}) by \num{-3" in text, text
+    assert "xavier2014}" not in text
 
 
 def test_the_abstract_names_and_counts_no_claim_judged_only_on_stand_ins(two_campaigns):

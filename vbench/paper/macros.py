@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.params import PLATFORMS
-from vbench.samples import is_aa
+from vbench.samples import is_aa, split_values
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
@@ -179,15 +179,13 @@ WORKLOADS = (
 )
 
 
-def study_terasort_experiment(stats: pd.DataFrame, metric: str = "terasort_time") -> str | None:
-    """The studies' TeraSort experiment the abstract quotes beside the main one's sentence: of the
-    experiments other than the one `overhead_sentence` reads, the one comparing most platforms,
-    then the one with most pairs (the most precise); None when there is none. Pure."""
-    main = R.pick_experiment(stats, "terasort", [metric], ("platforms",))
-    ratios = R.rows(stats, benchmark="terasort", metric=metric, statistic="ratio_to_baseline")
-    if ratios.empty:
-        return None
-    ratios = ratios[ratios["experiment"] != main]
+def study_experiment(stats: pd.DataFrame, bench: str, metric: str, exclude: str | None = None) -> str | None:
+    """The experiment the abstract quotes for one workload in the studies' designs: of those that
+    compared `metric` (other than `exclude`), the one comparing most platforms, then the one with
+    most pairs (the most precise); None when there is none. Pure."""
+    ratios = R.rows(stats, benchmark=bench, metric=metric, statistic="ratio_to_baseline")
+    if exclude:
+        ratios = ratios[ratios["experiment"] != exclude]
     if ratios.empty:
         return None
     pairs = pd.to_numeric(ratios["n_pairs"], errors="coerce").fillna(0)
@@ -199,21 +197,18 @@ def study_terasort_experiment(stats: pd.DataFrame, metric: str = "terasort_time"
 
 
 def workloads_sentence(stats: pd.DataFrame, baseline: str) -> str:
-    """What each platform cost on every other workload measured (the studies' campaigns), one
-    clause per workload, and TeraSort in the studies' own design (named, as the main campaign's
-    TeraSort has a sentence of its own); empty when none was."""
+    """What each platform cost on every workload the studies' designs measured, one clause per
+    workload, each naming the experiment it reads (`study_experiment`): TeraSort first, apart
+    from the experiment the main TeraSort sentence reads; empty when none was."""
+    main = R.pick_experiment(stats, "terasort", ["terasort_time"], ("platforms",))
     clauses = []
-    study = study_terasort_experiment(stats)
-    if study:
-        parts, _, cell = _overheads(stats, baseline, "terasort", "terasort_time", experiment=study)
+    for bench, metric, stem in (("terasort", "terasort_time", "TeraSort time"), *WORKLOADS):
+        ex = study_experiment(stats, bench, metric, exclude=main if bench == "terasort" else None)
+        if not ex:
+            continue
+        parts, _, cell = _overheads(stats, baseline, bench, metric, experiment=ex)
         if parts:
-            clauses.append(
-                rf"TeraSort time ({_cell_text('terasort', cell)}, \texttt{{{tex_escape(study)}}}) by {and_list(parts)}"
-            )
-    for bench, metric, stem in WORKLOADS:
-        parts, _, cell = _overheads(stats, baseline, bench, metric)
-        if parts:
-            clauses.append(rf"{stem} ({_cell_text(bench, cell)}) by {and_list(parts)}")
+            clauses.append(rf"{stem} ({_cell_text(bench, cell)}, \texttt{{{tex_escape(ex)}}}) by {and_list(parts)}")
     if not clauses:
         return ""
     return (
@@ -274,11 +269,11 @@ def runs_sentence(ns: list[int]) -> str:
 def _recorded(campaign: Campaign, key: str) -> list[str]:
     """The distinct values of a machine fact (vbench.provenance.MACHINE_FACTS) a campaign recorded:
     in its hosts' facts.json (the pipeline's provisioning) or stamped on its samples (every
-    campaign since the stamp; a sample of several hosts joins theirs with "; ")."""
+    campaign since the stamp; a sample of several hosts joins theirs: vbench.samples.join_values)."""
     values = {str(f.get(key)).strip() for f in campaign.facts if f.get(key)}
     if key in campaign.samples.columns:
         for v in campaign.samples[key].dropna().unique():
-            values |= {part.strip() for part in str(v).split(";") if part.strip()}
+            values.update(split_values(v))
     return sorted(values, key=natural_key)
 
 

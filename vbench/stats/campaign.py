@@ -33,6 +33,7 @@ import pandas as pd
 
 from vbench.benchmarks.registry import find
 from vbench.errors import ParamsError
+from vbench.samples import join_values, split_values
 from vbench.stats.compare import Comparison, comparison_of, comparison_view
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
@@ -216,14 +217,17 @@ def machines_note(samples: pd.DataFrame) -> list[str]:
     compares machines as well as platforms, and is named. Pure."""
     if "cpu_model" not in samples.columns:
         return []
-    stamped = samples.dropna(subset=["cpu_model"])
-    models = sorted(stamped["cpu_model"].astype(str).unique(), key=natural_key)
+    # A sample whose hosts ran on two machines names both in one field (vbench.samples.join_values).
+    named = samples["cpu_model"].map(split_values)
+    models = sorted({m for ms in named for m in ms}, key=natural_key)
     if len(models) < 2:
         return []
-    note = f"samples measured on {len(models)} machines ({'; '.join(models)})"
-    if "block" in stamped.columns:
-        split = stamped.groupby("block")["cpu_model"].nunique()
-        split = sorted((b for b, n in split.items() if n > 1), key=natural_key)
+    note = f"samples measured on {len(models)} machines ({join_values(models)})"
+    if "block" in samples.columns:
+        per_block: dict[object, set[str]] = {}
+        for block, ms in zip(samples["block"], named):
+            per_block.setdefault(block, set()).update(ms)
+        split = sorted((b for b, ms in per_block.items() if len(ms) > 1), key=natural_key)
         if split:
             note += "; blocks spanning two machines, whose ratios compare machines too: " + ", ".join(
                 str(b) for b in split
