@@ -430,6 +430,11 @@ class HadoopParams(_Strict):
     #: its ApplicationMaster and its map and reduce tasks. The same C1 flag halves the CPU a
     #: short job burns here (pi with 2 maps: 21 -> 14 s of CPU); off by default for the same reason.
     job_jvm_flags: tuple[JvmFlag, ...] = ()
+    #: Speculative execution of map and reduce tasks (Hadoop's default: on). On a small testbed a
+    #: speculative copy runs on the same oversubscribed cores as the attempt it races, and whichever
+    #: finishes first decides the job time: a race in nearly every TeraSort of the default design.
+    #: VMware's Appendix A turned it off (the vmware2015 preset).
+    speculative: bool = True
     topology_script: SafePath | None = None
     #: flat, rack (virtual rack grouping: a physical host's guests form a rack) or nodegroup (HVE).
     topology: Literal["flat", "rack", "nodegroup"] = "flat"

@@ -99,6 +99,14 @@ def test_task_timeout_is_in_milliseconds():
     assert _props(_render(task_timeout_s=90)["mapred-site.xml"])["mapreduce.task.timeout"] == "90000"
 
 
+def test_speculative_execution_is_written_only_when_turned_off():
+    on, off = _render(), _render(speculative=False)
+    assert "speculative" not in on["mapred-site.xml"]  # Hadoop's default: the files (and hash) as before
+    mapred = _props(off["mapred-site.xml"])
+    assert mapred["mapreduce.map.speculative"] == mapred["mapreduce.reduce.speculative"] == "false"
+    assert config_hash(on) != config_hash(off)
+
+
 def test_nodemanager_resources(conf):
     yarn = conf["yarn-site.xml"]
     assert yarn["yarn.nodemanager.resource.memory-mb"] == "2048"

@@ -128,6 +128,8 @@ def test_macros_quote_gvisor_round_trip_and_tcp_ratios(built, preferred):
         text = interval_text(row["estimate"], row["ci_low"], row["ci_high"])
         assert rf"\newcommand{{\vbSandbox{stem}RatioGvisor}}{{{text}}}" in macros
     assert r"\newcommand{\vbSandboxRoundTripMethodGvisor}{paired by block}" in macros
+    host = any(p == "gvisor/host" for p in _labels(preferred))
+    assert rf"\newcommand{{\vbHasSandboxGvisorHost}}{{{int(host)}}}" in macros
     assert r"(campaign \texttt{sandbox}) ran native, lxc" in macros
     assert r"Hadoop runs on gVisor hosts" in macros and r"BusyBox's \texttt{ls}" in macros
     jobs = [m for m in _measured_metrics(preferred) if m.job]
@@ -202,6 +204,8 @@ def test_the_job_sentence_sets_each_platform_s_jobs_beside_its_micro_benchmarks(
     abstract = S.abstract_sentence(rows)
     assert f"TeraSort job time lxc {rows[2].of('lxc').text}, gvisor/sandbox " in abstract
     assert "NNBench" not in abstract and S.abstract_sentence(rows[:2]) == ""
+    # The section speaks of gVisor on the host's stack only where it was measured.
+    assert S.host_stack_measured(rows) and not S.host_stack_measured(rows[1:2])
 
 
 def _row(low, high) -> pd.Series:

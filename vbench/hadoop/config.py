@@ -155,6 +155,10 @@ def site_properties(
         "mapreduce.jobhistory.webapp.address": f"{master}:{JHS_HTTP_PORT}",
         "yarn.app.mapreduce.am.staging-dir": "/tmp/hadoop-yarn/staging",
     }
+    if not hp.speculative:
+        # Written only when off: Hadoop's own default (on) leaves the files, and so the
+        # configuration hash of every cluster before this field, as they were.
+        mapred |= {"mapreduce.map.speculative": "false", "mapreduce.reduce.speculative": "false"}
     files = {"core-site": core, "hdfs-site": hdfs, "yarn-site": yarn, "mapred-site": mapred}
     for name, props in topology_properties(hp.topology, layout.conf).items():
         files[name] = {**files[name], **props}
