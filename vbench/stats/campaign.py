@@ -226,7 +226,8 @@ def machines_note(samples: pd.DataFrame) -> list[str]:
     if "block" in samples.columns:
         per_block: dict[object, set[str]] = {}
         for block, ms in zip(samples["block"], named):
-            per_block.setdefault(block, set()).update(ms)
+            if ms and pd.notna(block):
+                per_block.setdefault(block, set()).update(ms)
         split = sorted((b for b, ms in per_block.items() if len(ms) > 1), key=natural_key)
         if split:
             note += "; blocks spanning two machines, whose ratios compare machines too: " + ", ".join(
