@@ -217,15 +217,18 @@ def machines_note(samples: pd.DataFrame) -> list[str]:
     compares machines as well as platforms, and is named. Pure."""
     if "cpu_model" not in samples.columns:
         return []
+    # Each distinct (block, field) once: a campaign holds thousands of samples and a few values.
+    cols = ["cpu_model", *(["block"] if "block" in samples.columns else [])]
+    distinct = samples[cols].dropna(subset=["cpu_model"]).drop_duplicates()
     # A sample whose hosts ran on two machines names both in one field (vbench.samples.join_values).
-    named = samples["cpu_model"].map(split_values)
+    named = distinct["cpu_model"].map(split_values)
     models = sorted({m for ms in named for m in ms}, key=natural_key)
     if len(models) < 2:
         return []
     note = f"samples measured on {len(models)} machines ({join_values(models)})"
-    if "block" in samples.columns:
+    if "block" in distinct.columns:
         per_block: dict[object, set[str]] = {}
-        for block, ms in zip(samples["block"], named):
+        for block, ms in zip(distinct["block"], named):
             if ms and pd.notna(block):
                 per_block.setdefault(block, set()).update(ms)
         split = sorted((b for b, ms in per_block.items() if len(ms) > 1), key=natural_key)
