@@ -48,13 +48,15 @@ def test_a_busy_process_counts_as_outside_unless_its_pid_file_names_it(tmp_path)
         pid_file.parent.mkdir()
         st = _run_script([str(tmp_path / "run" / "namenode.pid")], window_s=1.0)  # absent: ignored
         outside = R.readings_of(st.before, st.after, st.own, 1.0, st.clk_tck)
-        assert outside.outside_cpu_pct > 50 and spin.pid in [pid for pid, _n, _p in outside.top_outside]
+        spin_pct = {pid: pct for pid, _n, pct in outside.top_outside}.get(spin.pid, 0.0)
+        assert spin_pct > 50 and outside.outside_cpu_pct >= spin_pct
         pid_file.write_text(f"{spin.pid}\n")
         st = _run_script([str(pid_file)], window_s=1.0)
         assert spin.pid in st.own
         own = R.readings_of(st.before, st.after, st.own, 1.0, st.clk_tck)
+        # Per process, not the total: other test workers on this machine load it too, and
+        # their share moves between the two windows.
         assert spin.pid not in [pid for pid, _n, _p in own.top_outside]
-        assert own.outside_cpu_pct < outside.outside_cpu_pct - 50
     finally:
         spin.kill()
         spin.wait()
