@@ -1,4 +1,6 @@
-"""The foundation, for real: a 1 master + 2 worker native cluster on the local testbed."""
+"""The foundation, for real: a 1 master + 2 worker native cluster on the local testbed: its failures,
+teardowns and commands. The smoke end to end runs on a testbed with a native worker beside the
+containers (`test_platforms.py`: one bring-up for every kind of host)."""
 
 from __future__ import annotations
 
@@ -16,45 +18,9 @@ from tests.integration.conftest import REPO, leftovers, it_hadoop
 from vbench.errors import ClusterNotReady
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
-from vbench.samples import read_records
-from vbench.smoke import run_smoke
 from vbench.testbed import Testbed
 
 pytestmark = pytest.mark.integration
-
-
-def test_smoke_teragen_terasort_teravalidate_then_nothing_left(it_testbed, tmp_path):
-    hp = it_hadoop({"replication": 2, "block_size": "16MB"})
-    # 16 MB: one 8 MB file per map and per reduce (one of each per worker), each a single block
-    # with a replica on both workers; nothing checked here depends on the size.
-    result, camp = run_smoke(it_testbed, hp, 16, tmp_path / "smoke", log=print)
-    print(result.summary())
-
-    assert result.failure is None, result.failure
-    assert result.valid, result.verdict
-    assert result.verdict.startswith("checksum ")
-    assert result.workers == 2
-    # Replication crossed the veth links: every worker stores replicas of the sorted output.
-    assert len(result.replicas_per_node) == 2 and all(n > 0 for n in result.replicas_per_node.values())
-    assert result.ok
-    assert result.bringup_seconds > 0
-
-    saved = list(read_records(camp / "samples.jsonl"))
-    # Like every other sample (#17): the run, the code that measured it, the design, block and cell.
-    assert {s.metadata["run_id"] for s in saved} == {result.run_id} and result.run_id.startswith("terasort-")
-    assert all(s.metadata["vbench_commit"] not in ("", "unknown") for s in saved)
-    assert {s.metadata["cell_id"] for s in saved} == {"b0/native/terasort"}
-    assert {s.metadata["hadoop_config_hash"] for s in saved} == {result.config_hash}
-    assert {s.metadata["bringup_s"] for s in saved} == {result.bringup_seconds}
-    # The poll and heartbeat intervals that resolve a job time, as the cluster was configured (#19).
-    assert {(s.metadata["client_poll_ms"], s.metadata["am_heartbeat_ms"]) for s in saved} == {
-        (hp.client_poll_ms, hp.am_heartbeat_ms)
-    }
-    assert {s.benchmark for s in saved} == {"terasort", "placement"}
-
-    assert leftovers(it_testbed) == []
-    Testbed(it_testbed).down()  # a second teardown is harmless
-    assert leftovers(it_testbed) == []
 
 
 def test_a_daemon_that_dies_is_named_with_its_log_and_everything_is_removed(it_testbed):

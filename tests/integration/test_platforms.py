@@ -18,6 +18,7 @@ import pytest
 from tests.integration.conftest import IT_NAME, host_stdout, leftovers, it_hadoop
 from vbench.errors import ParamsError, VbenchError
 from vbench.host import connect
+from vbench.samples import read_records
 from vbench.smoke import run_smoke
 from vbench.testbed import Testbed
 from vbench.testbed.image import image_for
@@ -50,10 +51,12 @@ def _small_hadoop(**extra):
 
 def test_smoke_on_containers_passes_with_blocks_on_every_worker_then_nothing_left(it_platform_testbed, tmp_path):
     """Both container platforms and a native host in one smoke (one bring-up instead of one per
-    platform and one for the mixed cluster, ~110 s of the suite): an LXC master and worker, an OCI
-    worker and a native one, so TeraGen's replicas (3: one on every worker) and TeraSort's tasks
-    cross both kinds of container and the bare host, and all of them are torn down. The lifecycle
-    needs nothing platform-specific: the same jars, daemons and job on each."""
+    platform, one for the mixed cluster and one for an all-native cluster, ~210 s of the suite): an
+    LXC master and worker, an OCI worker and a native one, so TeraGen's replicas (3: one on every
+    worker) and TeraSort's tasks cross both kinds of container and the bare host, and all of them
+    are torn down. The lifecycle needs nothing platform-specific: the same jars, daemons and job
+    on each. All-native clusters run in the other integration tests (`cluster up/status/down`,
+    the pipeline, placement, topology, inventories)."""
     tbp = it_platform_testbed(
         "lxc",
         hosts=[
@@ -64,13 +67,35 @@ def test_smoke_on_containers_passes_with_blocks_on_every_worker_then_nothing_lef
         ],
     )
     assert [h.platform for h in tbp.resolved_hosts()] == ["lxc", "lxc", "oci", "native"]
-    # 16 MB, as the native smoke (test_native_cluster.py): nothing checked depends on the size.
-    result, _ = run_smoke(tbp, _small_hadoop(replication=3), 16, tmp_path / "smoke", log=print)
+    # 16 MB: one small file per map and reduce; nothing checked depends on the size.
+    hp = _small_hadoop(replication=3)
+    result, camp = run_smoke(tbp, hp, 16, tmp_path / "smoke", log=print)
     print(result.summary())
     assert result.platform == "lxc+oci+native"  # a mixed testbed names every platform it has
-    assert result.valid, result.failure or result.verdict
+    assert result.failure is None, result.failure
+    assert result.valid, result.verdict
+    assert result.verdict.startswith("checksum ")
+    assert result.workers == 3
+    # Replication crossed the links: every worker stores replicas of the sorted output.
     assert len(result.replicas_per_node) == 3 and all(n > 0 for n in result.replicas_per_node.values())
     assert result.ok
+    assert result.bringup_seconds > 0
+
+    saved = list(read_records(camp / "samples.jsonl"))
+    # Like every other sample (#17): the run, the code that measured it, the design, block and cell.
+    assert {s.metadata["run_id"] for s in saved} == {result.run_id} and result.run_id.startswith("terasort-")
+    assert all(s.metadata["vbench_commit"] not in ("", "unknown") for s in saved)
+    assert {s.metadata["cell_id"] for s in saved} == {f"b0/{tbp.platform}/terasort"}
+    assert {s.metadata["hadoop_config_hash"] for s in saved} == {result.config_hash}
+    assert {s.metadata["bringup_s"] for s in saved} == {result.bringup_seconds}
+    # The poll and heartbeat intervals that resolve a job time, as the cluster was configured (#19).
+    assert {(s.metadata["client_poll_ms"], s.metadata["am_heartbeat_ms"]) for s in saved} == {
+        (hp.client_poll_ms, hp.am_heartbeat_ms)
+    }
+    assert {s.benchmark for s in saved} == {"terasort", "placement"}
+
+    assert leftovers(tbp) == []
+    Testbed(tbp).down()  # a second teardown is harmless
     assert leftovers(tbp) == []
 
 
