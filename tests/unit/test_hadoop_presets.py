@@ -42,6 +42,8 @@ def test_vmware_preset_renders_appendix_a_under_hadoop_3_names():
     assert mapred["mapreduce.task.io.sort.mb"] == "400"
     assert mapred["mapreduce.task.timeout"] == "300000"
     assert mapred["mapreduce.map.output.compress.codec"] == "org.apache.hadoop.io.compress.SnappyCodec"
+    assert mapred["mapreduce.map.speculative"] == mapred["mapreduce.reduce.speculative"] == "false"
+    assert with_preset().speculative is False  # through the field a design sets, not a second way
     assert files["yarn-site"]["yarn.resourcemanager.scheduler.class"].endswith(".scheduler.fair.FairScheduler")
 
 

@@ -111,8 +111,10 @@ VMWARE2015 = HadoopPreset(
             "yarn-site",
             "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler",
         ),
-        Carried("mapred.map.tasks.speculative.execution", "false", "mapreduce.map.speculative", "mapred-site"),
-        Carried("mapred.reduce.tasks.speculative.execution", "false", "mapreduce.reduce.speculative", "mapred-site"),
+        # Both through the one switch a design also has (`hadoop.speculative`), which writes Hadoop 3's
+        # mapreduce.{map,reduce}.speculative; the same bytes as the two properties (site files are sorted).
+        Carried("mapred.map.tasks.speculative.execution", "false", "speculative", None, False),
+        Carried("mapred.reduce.tasks.speculative.execution", "false", "speculative", None, False),
         # 20 VMs per host: 5 (a design's override).
         Carried("mapred.reduce.parallel.copies", "20", "mapreduce.reduce.shuffle.parallelcopies", "mapred-site"),
         Carried(
