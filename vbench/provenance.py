@@ -59,11 +59,14 @@ MACHINE_FACTS = ("cpu_model", "vcpus", "mem_total_mb")
 def machine_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """The machine under a cell's hosts, from their facts: each of MACHINE_FACTS as the distinct
     values the hosts reported, sorted and joined by "; " (hosts of one machine report one value);
-    a fact no host reported is left out, so records without it read as "not recorded". Pure."""
+    a fact no host reported is left out, so records without it read as "not recorded". A VM's
+    guest reports the CPU it emulates and its own memory, not the machine's: where some host is not
+    a VM (`virt_kind`: native, a container, a sandbox), only those say what the machine is. Pure."""
     facts = list(facts)
+    machine = [f for f in facts if f.get("virt_kind") != "vm"] or facts
     out = {}
     for key in MACHINE_FACTS:
-        joined = join_values(f.get(key) for f in facts)
+        joined = join_values(f.get(key) for f in machine)
         if joined:
             out[key] = joined
     return out

@@ -46,3 +46,11 @@ def test_the_machine_stamp_names_what_the_hosts_reported_once_each_and_leaves_ou
     }
     # A fact no host reported is absent (the paper says "not recorded"), not an empty string.
     assert machine_stamp([{"cpu_model": " ", "platform": "native"}, {}]) == {}
+
+
+def test_a_vm_guest_does_not_name_the_machine_when_a_host_beside_it_can():
+    native = {"cpu_model": "AMD EPYC", "vcpus": "2", "mem_total_mb": "24000", "virt_kind": "none"}
+    guest = {"cpu_model": "QEMU Virtual CPU version 2.5+", "vcpus": "1", "mem_total_mb": "2000", "virt_kind": "vm"}
+    assert machine_stamp([native, guest]) == {"cpu_model": "AMD EPYC", "vcpus": "2", "mem_total_mb": "24000"}
+    # Hosts that are all VMs (an inventory of guests) name what they see: it is all there is.
+    assert machine_stamp([guest])["cpu_model"] == "QEMU Virtual CPU version 2.5+"
