@@ -181,19 +181,11 @@ WORKLOADS = (
 
 def study_experiment(stats: pd.DataFrame, bench: str, metric: str, exclude: str | None = None) -> str | None:
     """The experiment the abstract quotes for one workload in the studies' designs: of those that
-    compared `metric` (other than `exclude`), the one comparing most platforms, then the one with
-    most pairs (the most precise); None when there is none. Pure."""
-    ratios = R.rows(stats, benchmark=bench, metric=metric, statistic="ratio_to_baseline")
-    if exclude:
-        ratios = ratios[ratios["experiment"] != exclude]
-    if ratios.empty:
-        return None
-    pairs = pd.to_numeric(ratios["n_pairs"], errors="coerce").fillna(0)
-    score = (
-        ratios.assign(pairs=pairs).groupby("experiment").agg(platforms=("platform", "nunique"), pairs=("pairs", "max"))
-    )
-    best = score.sort_values(["platforms", "pairs"], ascending=False, kind="stable")
-    return str(best.index[0])
+    compared `metric` (other than `exclude`), the first by the paper's one ranking
+    (`experiments_for` with no preferred name: most platforms, then most pairs); None when there
+    is none. Pure."""
+    ranked = R.experiments_for(stats, bench, [metric], prefer=(), compared=True)
+    return next((e for e in ranked if e != exclude), None)
 
 
 def workloads_sentence(stats: pd.DataFrame, baseline: str) -> str:

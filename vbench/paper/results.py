@@ -156,8 +156,11 @@ def method_text(method: str) -> str:
     return {PAIRED_T: "paired by block", HIERARCHICAL: "hierarchical bootstrap", FIELLER: "Fieller"}.get(method, method)
 
 
-def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",)) -> list[str]:
-    """Experiments holding means of these metrics, the preferred names first, then by platform count."""
+def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",), compared=False) -> list[str]:
+    """Experiments holding means of these metrics, best first: the preferred names in their order,
+    then the one with most platforms, then the one with most pairs behind its comparisons (the
+    most precise), then by name. `compared`: only those that compared a platform with the
+    baseline. The one ranking every table, figure and sentence of the paper picks by."""
     r = rows(stats, benchmark=benchmark, statistic="mean", method="t")
     if r.empty:
         return []
@@ -165,11 +168,26 @@ def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platf
     if r.empty:
         return []
     counts = r.groupby("experiment")["platform"].nunique()
-    order = sorted(
-        counts.index,
-        key=lambda e: (e not in prefer, prefer.index(e) if e in prefer else 0, -int(counts[e]), natural_key(e)),
+    ratios = rows(stats, benchmark=benchmark, statistic="ratio_to_baseline")
+    ratios = ratios[ratios["metric"].isin(list(metrics))] if not ratios.empty else ratios
+    # A table without `n_pairs` (made before paired statistics) counts no pairs.
+    n_pairs = ratios["n_pairs"] if "n_pairs" in ratios.columns else pd.Series(0, index=ratios.index)
+    pairs = (
+        pd.to_numeric(n_pairs, errors="coerce").fillna(0).groupby(ratios["experiment"]).max()
+        if not ratios.empty
+        else pd.Series(dtype=float)
     )
-    return order
+    candidates = [e for e in counts.index if not compared or e in pairs.index]
+    return sorted(
+        candidates,
+        key=lambda e: (
+            e not in prefer,
+            prefer.index(e) if e in prefer else 0,
+            -int(counts[e]),
+            -float(pairs.get(e, 0)),
+            natural_key(e),
+        ),
+    )
 
 
 def pick_experiment(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",)) -> str | None:
