@@ -174,7 +174,7 @@ def variance_components(pairs: Pairs) -> VarianceComponents:
     return VarianceComponents(between, msw, note)
 
 
-def _t_on_logs(d: np.ndarray, conf: float) -> tuple[Interval, float | None]:
+def t_on_logs(d: np.ndarray, conf: float) -> tuple[Interval, float | None]:
     mean = float(d.mean())
     sd = float(d.std(ddof=1))  # > 0: `pair_runs` leaves blocks that all agree unpaired
     se = sd / math.sqrt(d.size)
@@ -246,7 +246,7 @@ def paired_ratio(pairs: Pairs, *, conf: float = 0.95) -> PairedRatio | None:
         return None
     variance = variance_components(pairs) if pairs.has_rounds else None
     d = _upper_level(pairs)
-    iv, p = _t_on_logs(d, conf)
+    iv, p = t_on_logs(d, conf)
     if pairs.n_blocks < 2:
         note = f"one block: t on its {d.size} rounds, cluster-instance variation not sampled"
     elif pairs.several_rounds:
@@ -300,7 +300,7 @@ def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05) -> TostResu
     if pairs.n_pairs < 2:
         return TostResult(Interval(None), None, None, None, False, bound_pct, "fewer than two pairs: no paired test")
     d = _upper_level(pairs)
-    dual, _ = _t_on_logs(d, 1 - 2 * alpha)
+    dual, _ = t_on_logs(d, 1 - 2 * alpha)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     se = sd / math.sqrt(d.size)
     p_lower = float(stats.t.sf((mean - lo) / se, d.size - 1))

@@ -27,6 +27,7 @@ from vbench.stats.describe import MIN_N_FOR_BOOTSTRAP, describe, shapiro_wilk
 from vbench.stats.direction import direction_label
 from vbench.stats.direction import higher_is_better as resolve_direction
 from vbench.stats.hypothesis import holm, kruskal_wallis, pairwise_welch, tost_ratio, welch_anova
+from vbench.stats.interaction import INTERACTION, interaction_ratio, level_pairs
 from vbench.stats.io import validate_samples
 from vbench.stats.keys import COMPARISON_KEY, SAMPLE_KEY, natural_key
 from vbench.stats.mixed import MIXED, MixedFit, NoFit, fit_mixed
@@ -76,6 +77,7 @@ _STAT_ORDER = [
     "equivalence",
     "ratio_ci_halfwidth_pct",
     "aa_check",
+    INTERACTION,
     "variance_between_blocks",
     "variance_within_block",
     "variance_block",
@@ -345,21 +347,26 @@ def _holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
             return "equivalence"
         if r.statistic == "ratio_to_baseline" and r.method in PAIRED_METHODS:
             return "ratio"
+        if r.statistic == INTERACTION:
+            return INTERACTION
         return None
 
+    tests = {"equivalence": "equivalence tests", "ratio": "paired ratio tests", INTERACTION: "interaction tests"}
     out = list(rows)
-    for fam in ("equivalence", "ratio"):
+    for fam in tests:
         idx = [i for i, r in enumerate(out) if family(r) == fam]
         if not idx:
             continue
         adjusted = holm([out[i].p_value for i in idx])
         for i, adj in zip(idx, adjusted):
             r = out[i]
-            holm_note = (
-                f"Holm over the {len(idx)} {'equivalence tests' if fam == 'equivalence' else 'paired ratio tests'}"
-            )
+            holm_note = f"Holm over the {len(idx)} {tests[fam]}"
             if fam == "equivalence":
                 verdict = equivalence_verdict(r.baseline, equivalence_pct, bool(adj < ALPHA))
+            elif fam == INTERACTION:
+                verdict = (
+                    "the factor changes the ratio (Holm)" if adj < ALPHA else "no evidence the factor changes it (Holm)"
+                )
             else:
                 verdict = "differs from the baseline (Holm)" if adj < ALPHA else "no evidence of a difference (Holm)"
             out[i] = replace(r, p_adjusted=float(adj), verdict=verdict, note=_joined(r.note, holm_note))
@@ -722,6 +729,65 @@ def _compare_group(
         )
 
 
+def _interaction_rows(
+    out: _Collector,
+    key: tuple,
+    kept: pd.DataFrame,
+    baseline: str,
+    overrides: Mapping[str, bool] | None,
+    conf: float,
+) -> None:
+    """For every two cells that differ in one factor's level and every platform run at both beside
+    the baseline: the ratio of its paired ratios to the baseline (vbench.stats.interaction), in
+    the row of the other cell. Nothing for designs without blocks or factors."""
+    experiment, benchmark, metric = key
+    if BLOCK not in kept.columns or not kept[BLOCK].notna().any():
+        return
+    for lp in level_pairs(kept["size"].astype(str).unique()):
+        ref, oth = kept[kept["size"] == lp.reference], kept[kept["size"] == lp.other]
+        both = set(ref["platform"]) & set(oth["platform"])
+        if baseline not in both:
+            continue
+        for p in sorted(both - {baseline}, key=natural_key):
+            runs = pd.concat([ref, oth])
+            units = set(runs.loc[runs["platform"].isin([p, baseline]), "unit"])
+            if len(units) != 1:
+                continue
+            unit = units.pop()
+            g = _Group(experiment, benchmark, metric, lp.other, unit, p)
+            what = (
+                f"ratio to {baseline} at {lp.other} over the ratio at {lp.reference} "
+                f"({lp.factor} x platform), paired on block"
+            )
+            res = interaction_ratio(
+                pair_runs(ref[ref["platform"] == p], ref[ref["platform"] == baseline]),
+                pair_runs(oth[oth["platform"] == p], oth[oth["platform"] == baseline]),
+                conf=conf,
+            )
+            kw = dict(
+                baseline=baseline,
+                conf_level=conf,
+                direction=direction_label(resolve_direction(metric, unit, overrides)),
+            )
+            if isinstance(res, str):
+                out.add(_row(g, INTERACTION, PAIRED_T, Interval(None), None, note=f"{what}: {res}", **kw))
+                continue
+            out.add(
+                _row(
+                    g,
+                    INTERACTION,
+                    PAIRED_T,
+                    res.ratio,
+                    res.n_blocks,
+                    n_pairs=res.n_blocks,
+                    p_value=res.p_value,
+                    preferred=True,
+                    note=f"{what}: t on {res.n_blocks} blocks' differences of mean log ratios",
+                    **kw,
+                )
+            )
+
+
 def _aa_row(g: _Group, ratio: Interval, method: str, n: int, kw: dict) -> StatRow:
     """The A/A self-check: the baseline measured twice, as two configurations, must not differ
     from itself; a ratio whose interval misses 1 says the campaign finds differences that are not
@@ -902,6 +968,9 @@ def compute_stats(
             max_runs,
             mixed,
         )
+
+    for key, grp in kept.groupby(["experiment", "benchmark", "metric"], sort=False):
+        _interaction_rows(out, key, grp, baseline, higher_is_better, conf)
 
     if strict and out.problems:
         more = f" (and {len(out.problems) - 1} more)" if len(out.problems) > 1 else ""
