@@ -26,12 +26,9 @@ import numpy as np
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import Pairs, t_on_logs
 from vbench.stats.records import Interval
-from vbench.stats.tidy import split_size_key
+from vbench.stats.tidy import TIME_INDEX_COLUMNS, split_size_key
 
 INTERACTION = "interaction"
-#: Cell keys that are not a level a design chose: iperf3's reporting interval is a time index
-#: within one run, so "interval=2 over interval=1" asks nothing.
-NOT_DESIGN_FACTORS = frozenset({"interval"})
 
 
 @dataclass(frozen=True)
@@ -69,7 +66,7 @@ def level_pairs(sizes: Sequence[str]) -> list[LevelPair]:
             if label_a != label_b or not levels_a or levels_a.keys() != levels_b.keys():
                 continue
             differ = [f for f in levels_a if levels_a[f] != levels_b[f]]
-            if len(differ) == 1 and differ[0] not in NOT_DESIGN_FACTORS:
+            if len(differ) == 1 and differ[0] not in TIME_INDEX_COLUMNS:  # "interval=2 over interval=1" asks nothing
                 out.append(LevelPair(a, b, differ[0]))
     return out
 

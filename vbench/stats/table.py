@@ -748,8 +748,8 @@ def _interaction_rows(
         both = set(ref["platform"]) & set(oth["platform"])
         if baseline not in both:
             continue
+        runs = pd.concat([ref, oth])
         for p in sorted(both - {baseline}, key=natural_key):
-            runs = pd.concat([ref, oth])
             units = set(runs.loc[runs["platform"].isin([p, baseline]), "unit"])
             if len(units) != 1:
                 continue

@@ -38,6 +38,9 @@ SIZE_PARAMS = {
 }
 #: Design factors that make different cells when they vary within an experiment.
 FACTOR_COLUMNS = ("replication", "output_replication", "files", "stress", "workers", "vms_per_host", "interval")
+#: Of those, the ones that index a time within one run (iperf3's reporting interval), not a level
+#: a design chose.
+TIME_INDEX_COLUMNS = ("interval",)
 
 
 @dataclass(frozen=True)
