@@ -24,7 +24,11 @@ def bed(tmp_path_factory):
     assert leftovers(params) == []
 
 
-@pytest.mark.parametrize("topology", ["rack", "nodegroup"])
+# `rack` alone is slow-marked (70 s of CI): `nodegroup` installs the same topology table on the same
+# cluster shape and adds the policy that is easy to misconfigure (NetworkTopologyWithNodeGroup,
+# dfs.use.dfs.network.topology); the rack configuration is unit-tested (tests/unit/test_topology.py)
+# and a rack cluster comes up and runs a job in test_factor_campaign.py.
+@pytest.mark.parametrize("topology", [pytest.param("rack", marks=pytest.mark.slow), "nodegroup"])
 def test_replicas_leave_the_physical_host_when_the_topology_says_so(bed, topology):
     # worker1 and worker2 are guests of physical host p1, worker3 is alone on p2: with
     # replication 2, the policy must put one replica of every block on worker3.
