@@ -232,7 +232,7 @@ class FakeMachine:
         self.gated: list[tuple] = []  # (block, round, testbed names) the quiet gate was asked about
         self.source = _FakeSource(self)
 
-    def gate_hook(self, exp, params, source, log):
+    def gate_hook(self, exp, params, source, log, campaign_dir=None):
         """The runner's quiet gate, faked: records the rounds it is asked about and the testbeds
         it would count as the measurement's own; every sample gets quiet.verdict ok."""
         machine = self

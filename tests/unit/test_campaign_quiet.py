@@ -212,7 +212,7 @@ def test_the_hook_judges_each_probe_against_the_median_of_the_runs_quiet_probes(
     probes = iter([(20.0, Q.OK), (18.0, Q.OK), (30.0, Q.FLAGGED), (22.0, Q.WAITED), (19.0, Q.OK)])
     given = []
 
-    def gate(params, own, log, probe_ref_ms=None):
+    def gate(params, own, log, probe_ref_ms=None, machine_ref_ms=None):
         given.append(probe_ref_ms)
         ms, verdict = next(probes)
         r = replace(_fake_measure([0.0])(2.0, ()), cpu_probe_ms=ms)
@@ -240,7 +240,8 @@ def test_the_gates_newer_fields_at_their_defaults_leave_the_design_hash_alone():
 
     plain = design_hash(two_platform_design())
     spelled = {"mode": "flag", "every": "round", "max_cpu_slowdown": None, "max_dirty_mb": None}
-    assert design_hash(two_platform_design(quiet=spelled)) == plain
+    assert design_hash(two_platform_design(quiet={**spelled, "max_machine_slowdown": None})) == plain
+    assert design_hash(two_platform_design(quiet={"max_machine_slowdown": 0.25})) != plain
     assert design_hash(two_platform_design(quiet={"every": "session"})) != plain
     assert design_hash(two_platform_design(quiet={"max_cpu_slowdown": 0.15})) != plain
 
@@ -256,6 +257,7 @@ def test_the_gates_newer_fields_at_their_defaults_leave_the_design_hash_alone():
         ({"every": "block"}, "every"),
         ({"max_cpu_slowdown": 0}, "max_cpu_slowdown"),
         ({"max_dirty_mb": -1}, "max_dirty_mb"),
+        ({"max_machine_slowdown": 0}, "max_machine_slowdown"),
     ],
 )
 def test_params_are_refused_naming_the_field(bad, field):
@@ -377,7 +379,7 @@ def test_the_hook_says_the_verdict_and_returns_the_stamp():
         Q.QuietParams(),
         own=lambda: {1},
         log=said.append,
-        gate=lambda params, own, log, probe_ref_ms=None: Q.gate(params, own, log=log, measure=_fake_measure([90.0])),
+        gate=lambda params, own, log, **_refs: Q.gate(params, own, log=log, measure=_fake_measure([90.0])),
     )
 
     class Info:

@@ -645,7 +645,7 @@ def with_condition(hadoop: list[Variant], condition: Condition | None, labels: s
 
 
 #: Fields of `quiet` added later still: left out at their defaults before `quiet` is compared.
-_LATE_QUIET_FIELDS = {"every": "round", "max_cpu_slowdown": None, "max_dirty_mb": None}
+_LATE_QUIET_FIELDS = {"every": "round", "max_cpu_slowdown": None, "max_dirty_mb": None, "max_machine_slowdown": None}
 
 
 #: Fields added after campaigns were recorded: left out of the hash at their defaults, so that

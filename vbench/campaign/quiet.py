@@ -15,7 +15,9 @@ on its host (a shared core, cache or memory bus) that the hypervisor never repor
 then every run is slower, the testbed's own included (xavier2014-warm's block 9, 2026-11-25: the
 native session's TeraSort took twice the CPU time of every other block's, with no steal and no
 reclaim). The probe is judged against the median of this campaign run's earlier probes taken on
-a quiet machine (`max_cpu_slowdown`). The dirty page cache (Dirty + Writeback) says whether the previous
+a quiet machine (`max_cpu_slowdown`), and against this machine's reference from the campaigns
+recorded beside this one (`max_machine_slowdown`: vbench.campaign.machine_ref), which a slow day
+cannot move. The dirty page cache (Dirty + Writeback) says whether the previous
 session's writes are still going to disk (`max_dirty_mb`). `every: session` gates before each
 session (each configuration's fresh testbed), not only before each round, so a slow spell that
 starts within a block is caught before the next platform comes up.
@@ -43,6 +45,7 @@ from typing import Callable, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from vbench.campaign.machine_ref import ProbeReference
 from vbench.inventory.checks import NOT_EXPOSED, parse_governor, parse_loadavg, parse_swaps, parse_thp
 from vbench.monitor.sampler import parse_cpu_line
 from vbench.samples import QUIET_VERDICT
@@ -87,6 +90,11 @@ class QuietParams(BaseModel):
     #: The CPU probe slower than the median of the campaign run's quiet probes by more than this
     #: share (0.2: 20 %) is a reason (None: recorded, not judged).
     max_cpu_slowdown: float | None = Field(None, gt=0, le=10)
+    #: The CPU probe slower than this machine's reference (the median of the campaigns recorded
+    #: beside this one on the same CPU model: vbench.campaign.machine_ref) by more than this share
+    #: is a reason (None: recorded, not judged). A slow day lasts hours: with `wait` every round
+    #: waits `max_wait_s` and is flagged, so `flag` is the mode that goes with it.
+    max_machine_slowdown: float | None = Field(None, gt=0, le=10)
     #: Dirty + Writeback page cache above this, MiB, is a reason (None: recorded, not judged).
     max_dirty_mb: int | None = Field(None, ge=0)
 
@@ -154,6 +162,8 @@ class QuietRecord:
     history: tuple[tuple[str, ...], ...] = field(default=(), repr=False)  # reasons of every check
     #: The probe time the reading was judged against (the median of the run's quiet probes before it).
     probe_ref_ms: float | None = None
+    #: This machine's reference for the probe (vbench.campaign.machine_ref), if one was recorded.
+    machine_ref_ms: float | None = None
 
     def line(self) -> str:
         """One line for the terminal."""
@@ -168,7 +178,11 @@ class QuietRecord:
                 f"load {r.load1:.2f}, outside CPU {r.outside_cpu_pct:.0f} %, steal {_pct(r.steal_pct)}, "
                 f"available {r.mem_available_mb} MiB"
                 + (f", dirty {r.dirty_mb} MiB" if r.dirty_mb is not None else "")
-                + (f", CPU probe {_probe(r.cpu_probe_ms, self.probe_ref_ms)}" if r.cpu_probe_ms is not None else "")
+                + (
+                    f", CPU probe {_probe(r.cpu_probe_ms, self.probe_ref_ms, self.machine_ref_ms)}"
+                    if r.cpu_probe_ms is not None
+                    else ""
+                )
             )
             if r
             else ""
@@ -181,8 +195,10 @@ def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f} %"
 
 
-def _probe(ms: float, ref_ms: float | None) -> str:
-    return f"{ms:.1f} ms" + (f" (x{ms / ref_ms:.2f} the run's median)" if ref_ms else "")
+def _probe(ms: float, ref_ms: float | None, machine_ms: float | None = None) -> str:
+    against = [f"x{ms / ref_ms:.2f} the run's median"] if ref_ms else []
+    against += [f"x{ms / machine_ms:.2f} this machine's reference"] if machine_ms else []
+    return f"{ms:.1f} ms" + (f" ({', '.join(against)})" if against else "")
 
 
 def dirty_mb(mem: dict[str, int]) -> int | None:
@@ -294,9 +310,12 @@ def readings_of(
     )
 
 
-def judge(r: Readings, p: QuietParams, probe_ref_ms: float | None = None) -> tuple[str, ...]:
+def judge(
+    r: Readings, p: QuietParams, probe_ref_ms: float | None = None, machine_ref_ms: float | None = None
+) -> tuple[str, ...]:
     """Every reason the machine is not quiet (none: it is); `probe_ref_ms`: the CPU probe's
-    yardstick (the median of the campaign run's quiet probes so far). Pure."""
+    yardstick (the median of the campaign run's quiet probes so far); `machine_ref_ms`: the
+    probe's time on this machine in the campaigns recorded beside this one. Pure."""
     reasons = []
     if r.outside_cpu_pct > p.max_outside_cpu_pct:
         who = ", ".join(f"{name}[{pid}] {pct:.0f} %" for pid, name, pct in r.top_outside)
@@ -328,6 +347,13 @@ def judge(r: Readings, p: QuietParams, probe_ref_ms: float | None = None) -> tup
             reasons.append(
                 f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * slow:.0f} % over this campaign run's "
                 f"median {probe_ref_ms:.1f} ms (max {100 * p.max_cpu_slowdown:g} %)"
+            )
+    if p.max_machine_slowdown is not None and r.cpu_probe_ms is not None and machine_ref_ms:
+        slow = r.cpu_probe_ms / machine_ref_ms - 1
+        if slow > p.max_machine_slowdown:
+            reasons.append(
+                f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * slow:.0f} % over this machine's reference "
+                f"{machine_ref_ms:.1f} ms (max {100 * p.max_machine_slowdown:g} %)"
             )
     return tuple(reasons)
 
@@ -362,6 +388,8 @@ def stamp(record: QuietRecord) -> dict[str, object]:
         out["quiet.cpu_probe_ms"] = round(r.cpu_probe_ms, 2)
     if record.probe_ref_ms is not None:
         out["quiet.cpu_probe_ref_ms"] = round(record.probe_ref_ms, 2)
+    if record.machine_ref_ms is not None:
+        out["quiet.cpu_probe_machine_ms"] = round(record.machine_ref_ms, 2)
     return out
 
 
@@ -433,31 +461,33 @@ def gate(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
     probe_ref_ms: float | None = None,
+    machine_ref_ms: float | None = None,
 ) -> QuietRecord:
     """Check the machine before a round, waiting for it to be quiet if the design says so.
 
     `own`: the pids that are the measurement's own (the controller, the testbed's hosts and
-    daemons); their descendants count as own too. `probe_ref_ms`: the CPU probe's yardstick."""
+    daemons); their descendants count as own too. `probe_ref_ms`: the CPU probe's yardstick;
+    `machine_ref_ms`: its time on this machine in earlier campaigns (vbench.campaign.machine_ref)."""
     if params.mode == OFF:
         return QuietRecord(OFF)
     own = frozenset(own)
     t0 = clock()
     r = measure(params.window_s, own)
-    reasons = judge(r, params, probe_ref_ms)
+    reasons = judge(r, params, probe_ref_ms, machine_ref_ms)
     history = [reasons]
     ref = probe_ref_ms
     if not reasons:
-        return QuietRecord(OK, r, (), 0.0, 1, tuple(history), ref)
+        return QuietRecord(OK, r, (), 0.0, 1, tuple(history), ref, machine_ref_ms)
     if params.mode == "flag":
-        return QuietRecord(FLAGGED, r, reasons, 0.0, 1, tuple(history), ref)
+        return QuietRecord(FLAGGED, r, reasons, 0.0, 1, tuple(history), ref, machine_ref_ms)
     log(f"quiet gate: waiting up to {params.max_wait_s:g} s: {'; '.join(reasons)}")
     while clock() - t0 + params.retry_s <= params.max_wait_s:
         sleep(params.retry_s)
         r = measure(params.window_s, own)
-        reasons = judge(r, params, probe_ref_ms)
+        reasons = judge(r, params, probe_ref_ms, machine_ref_ms)
         history.append(reasons)
         if not reasons:
-            return QuietRecord(WAITED, r, (), clock() - t0, len(history), tuple(history), ref)
+            return QuietRecord(WAITED, r, (), clock() - t0, len(history), tuple(history), ref, machine_ref_ms)
     waited = clock() - t0
     return QuietRecord(
         FLAGGED,
@@ -467,6 +497,7 @@ def gate(
         len(history),
         tuple(history),
         ref,
+        machine_ref_ms,
     )
 
 
@@ -503,8 +534,11 @@ class QuietHook:
         own: Callable[[], set[int]],
         log: Callable[[str], None] = print,
         gate: Callable[..., QuietRecord] = gate,
+        machine_ref: ProbeReference | None = None,
     ):
         self.params, self.own, self.log, self._gate = params, own, log, gate
+        #: This machine's probe time in the campaigns beside this one (None: none recorded).
+        self.machine_ref = machine_ref
         self.records: list[tuple[int, int, QuietRecord]] = []
         #: The CPU probes of this campaign run taken on a quiet machine; their median is the next
         #: one's yardstick. Not their fastest: one lucky reading would set a bar the machine's own
@@ -517,7 +551,13 @@ class QuietHook:
         return statistics.median(self.quiet_probes) if self.quiet_probes else None
 
     def before_round(self, info) -> dict[str, object]:
-        rec = self._gate(self.params, self.own(), log=self.log, probe_ref_ms=self.probe_ref_ms)
+        rec = self._gate(
+            self.params,
+            self.own(),
+            log=self.log,
+            probe_ref_ms=self.probe_ref_ms,
+            machine_ref_ms=self.machine_ref.median_ms if self.machine_ref else None,
+        )
         self.records.append((info.block, info.round, rec))
         probe = rec.readings.cpu_probe_ms if rec.readings is not None else None
         if probe is not None and rec.verdict in (OK, WAITED):

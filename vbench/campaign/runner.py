@@ -36,6 +36,7 @@ from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.campaign.design import Cell, Configuration, Experiment, Session, deep_merge, design_hash, expand, sessions
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
+from vbench.campaign.machine_ref import reference_beside, this_cpu_model
 from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
 from vbench.campaign.pagecache import kept
 from vbench.campaign.progress import CampaignProgress, NoProgress, ProgressReport
@@ -325,17 +326,32 @@ class SessionGate:
 
 
 def gate_hook(
-    exp: Experiment, params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource, log: Log
+    exp: Experiment,
+    params: dict[str, tuple[TestbedParams, HadoopParams]],
+    source: HostsSource,
+    log: Log,
+    campaign_dir: Path | None = None,
 ) -> RoundHooks:
     """The quiet-machine gate before every round (or session: SessionGate): on the local testbed
     this machine (vbench.campaign.quiet), with the controller and the testbeds' processes as the
-    measurement's own; on an inventory every host of the campaign, over SSH
-    (vbench.campaign.quiet_remote)."""
+    measurement's own, its CPU probe also against this machine's reference from the campaigns
+    beside `campaign_dir` (vbench.campaign.machine_ref); on an inventory every host of the
+    campaign, over SSH (vbench.campaign.quiet_remote)."""
     if exp.quiet.mode == "off":
         return NoHooks()
     gate: RoundHooks
     if source.local:
-        gate = QuietHook(exp.quiet, controller_and_testbeds(tb for tb, _ in params.values()), log)
+        model = this_cpu_model()
+        ref = reference_beside(campaign_dir, model) if campaign_dir is not None else None
+        if campaign_dir is not None:
+            log(
+                f"quiet gate: this machine's CPU probe reference: {ref.describe()}"
+                if ref
+                else f"quiet gate: no campaign beside this one recorded a quiet CPU probe on {model or 'this CPU'}: "
+                "each probe is judged against this run's own"
+            )
+        own = controller_and_testbeds(tb for tb, _ in params.values())
+        gate = QuietHook(exp.quiet, own, log, machine_ref=ref)
     else:
         hosts = source.gate_hosts(exp.platforms)
         if not hosts:
@@ -662,7 +678,7 @@ def run_campaign(
     # The gate's verdicts go where the progress goes (the terminal of `dvc repro`), not only
     # to the notebook that runs the stage.
     round_log = progress.note if isinstance(progress, ProgressReport) else log
-    hooks = AllHooks(gate_hook(exp, params, source, round_log), round_hooks or NoHooks())
+    hooks = AllHooks(gate_hook(exp, params, source, round_log, store.root), round_hooks or NoHooks())
     run = _Campaign(exp, params, source, store, log, progress, hooks, hook, result, base, dist, t0)
     progress.begin([c.cell_id for s in plan for c in s.runs])
     try:

@@ -1,0 +1,109 @@
+"""This machine's CPU-probe reference: how long the quiet gate's CPU probe (a fixed piece of work:
+vbench.campaign.quiet.cpu_probe_ms) took in the campaigns recorded beside this one, on a machine
+of the same CPU model.
+
+The gate judges each probe against the median of the campaign run's own earlier quiet probes.
+That catches a slow spell within a run, not a slow day: `speculation-confirm` (2026-11-27) ran
+every block at a median of 57.8 ms against `speculation`'s 38.4 ms the day before, under the same
+CPU name, every probe "ok" by its own run, and measured three times the spread. Against the
+reference the gate says "x1.34 this machine's reference" before every round, every sample
+carries the reference (`quiet.cpu_probe_machine_ms`), and a design can make a slower machine a
+reason (`quiet.max_machine_slowdown`).
+
+Only campaigns whose samples carry the `cpu_model` stamp (vbench.provenance.machine_stamp) count:
+a campaign that did not record its CPU names no machine. Each campaign counts once (the median
+of its own quiet probes), so a long campaign does not outvote a short one. Everything here is
+pure but `reference_beside` and `this_cpu_model`, which read files.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from vbench.errors import VbenchError
+from vbench.samples import QUIET_VERDICT, read_records, split_values
+
+#: The verdicts of a gate reading taken on a quiet machine (vbench.campaign.quiet OK, WAITED).
+QUIET_VERDICTS = ("ok", "waited")
+
+
+@dataclass(frozen=True)
+class ProbeReference:
+    """The CPU probe's time on this machine, from the campaigns recorded beside a new one."""
+
+    cpu_model: str
+    median_ms: float
+    #: (campaign, the median of its quiet probes), by name.
+    campaigns: tuple[tuple[str, float], ...]
+
+    def describe(self) -> str:
+        each = ", ".join(f"{name} {ms:.1f}" for name, ms in self.campaigns)
+        return (
+            f"{self.median_ms:.1f} ms, the median of {len(self.campaigns)} campaign(s) on {self.cpu_model} ({each} ms)"
+        )
+
+
+def quiet_probes(records: Iterable[object]) -> dict[str, list[float]]:
+    """Per CPU model, the CPU probe of every gate reading a campaign took on a quiet machine. A
+    gate stamps its reading on every sample of its round: each (block, round, probe) counts
+    once. Samples of several CPU models (a cell across machines) name no one machine. Pure."""
+    seen: dict[str, dict[tuple, float]] = {}
+    for r in records:
+        md = getattr(r, "metadata", None) or {}
+        probe = md.get("quiet.cpu_probe_ms")
+        models = split_values(md.get("cpu_model"))
+        if probe is None or len(models) != 1 or md.get(QUIET_VERDICT) not in QUIET_VERDICTS:
+            continue
+        seen.setdefault(models[0], {})[(md.get("block"), md.get("round"), float(probe))] = float(probe)
+    return {model: list(probes.values()) for model, probes in seen.items()}
+
+
+def reference_of(campaigns: dict[str, dict[str, list[float]]], cpu_model: str) -> ProbeReference | None:
+    """The reference on `cpu_model` from each campaign's `quiet_probes`: the median of the
+    campaigns' medians (None: no campaign recorded a quiet probe on that CPU). Pure."""
+    medians = tuple(
+        (name, statistics.median(by_model[cpu_model]))
+        for name, by_model in sorted(campaigns.items())
+        if by_model.get(cpu_model)
+    )
+    if not cpu_model or not medians:
+        return None
+    return ProbeReference(cpu_model, statistics.median(ms for _, ms in medians), medians)
+
+
+def parse_cpu_model(cpuinfo: str) -> str:
+    """The first `model name` of /proc/cpuinfo, as the hosts' facts record it ("" if none). Pure."""
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "model name":
+            return value.strip()
+    return ""
+
+
+def this_cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    try:
+        return parse_cpu_model(cpuinfo.read_text())
+    except OSError:
+        return ""
+
+
+def reference_beside(campaign_dir: Path, cpu_model: str) -> ProbeReference | None:
+    """The reference from the campaigns in `campaign_dir`'s parent (data/raw/ holds a project's
+    campaigns), this one left out: its own probes are the run's yardstick already. A campaign
+    whose samples cannot be read is left out too: it is not this run's to judge."""
+    campaign_dir = Path(campaign_dir)
+    found: dict[str, dict[str, list[float]]] = {}
+    if not cpu_model or not campaign_dir.parent.is_dir():
+        return None
+    for other in sorted(campaign_dir.parent.iterdir()):
+        samples = other / "samples.jsonl"
+        if other.resolve() == campaign_dir.resolve() or not samples.is_file():
+            continue
+        try:
+            found[other.name] = quiet_probes(read_records(samples))
+        except (VbenchError, OSError, ValueError, KeyError, TypeError):
+            continue
+    return reference_of(found, cpu_model)
