@@ -22,9 +22,10 @@ import yaml
 
 from tests.integration.conftest import _RUN, REPO, leftovers
 from vbench.campaign.design import load_experiment
+from vbench.campaign.machine_ref import this_cpu_model
 from vbench.campaign.runner import slot_testbed
 from vbench.params import TestbedParams
-from vbench.samples import Sample, read_records
+from vbench.samples import Sample, append_records, read_records
 
 pytestmark = pytest.mark.integration
 
@@ -81,6 +82,11 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
     executed.mkdir()
     common = {"params_dir": it_params_dir, "data_dir": data, "experiment": "quick", "campaign": "quick"}
 
+    # An earlier campaign beside this one, on this machine's CPU: the gate's reference for the probe.
+    model = this_cpu_model()
+    earlier = Sample("cpu", "t", 1.0, "s", {"cpu_model": model, "quiet.verdict": "ok", "quiet.cpu_probe_ms": 40.0})
+    append_records(data / "raw" / "earlier" / "samples.jsonl", [earlier])
+
     provision = _stage("01-provision.ipynb", executed, **common)
     calibrate = _stage("02-calibrate.ipynb", executed, **common)
     suite = _stage("03-hadoop-suite.ipynb", executed, **common)
@@ -88,6 +94,11 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
     _stage("04-statistics.ipynb", executed, data_dir=data, campaign="quick", resamples=999)
     print(provision, calibrate, suite)
     assert "provision: " in provision and ": ok" in provision
+    for said in (calibrate, suite):
+        assert (
+            f"quiet gate: this machine's CPU probe reference: 40.0 ms, the median of 1 campaign(s) on {model}" in said
+        )
+        assert "this machine's reference)" in said  # the ratio on every gate line
     # The suite's progress on the terminal: done/total, the running cell, elapsed, ETA, verdicts.
     # The warm-up runs (one per configuration on each fresh cluster) are counted among the cells.
     assert "campaign: 6 cells to run" in suite, suite
@@ -110,6 +121,7 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
         assert {"block", "round", "quiet.verdict"} <= md.keys(), md
         assert md["quiet.verdict"] in ("ok", "waited", "flagged")
         assert md["quiet.window_s"] == exp.quiet.window_s and md["quiet.mem_available_mb"] > 0
+        assert md["quiet.cpu_probe_machine_ms"] == 40.0
     measured = {r.metadata["cell_id"] for r in records if not r.metadata.get("warmup")}
     assert measured == {f"b0/r{r}/{p}/{b}" for r in (0, 1) for p in ("native", "native~aa") for b in ("cpu", "pi")}, (
         measured
@@ -126,6 +138,7 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
     aa = stats[stats.statistic == "aa_check"]
     assert len(aa) >= 1 and set(aa.platform) == {"native~aa"}
     assert (stats.statistic == "flagged_runs").any()
+    assert stats[stats.statistic == "flagged_runs"].note.str.contains("this machine's reference").all()
 
     if (REPO / "vbench" / "paper" / "build.py").exists() and shutil.which("latexmk"):
         _stage("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper", resamples=999)

@@ -177,6 +177,8 @@ def run(args) -> int:
     quiet = quiet_counts(samples)
     if quiet is not None:
         summary += f"; {quiet.flagged} of {quiet.runs} runs measured on a machine the quiet gate flagged"
+        if quiet.probe_vs_machine is not None:
+            summary += f" (CPU probe x{quiet.probe_vs_machine:.2f} this machine's reference)"
     print(summary, file=sys.stderr)
     return 0
 

@@ -35,7 +35,7 @@ from vbench.stats.allocation import block_costs, suggest_rounds_per_block
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
 from vbench.stats.paired import BLOCK, ROUND
-from vbench.stats.table import DEFAULT_SEED, compute_stats, write_table
+from vbench.stats.table import DEFAULT_SEED, MACHINE_PROBE, PROBE, compute_stats, write_table
 from vbench.stats.tidy import FACTOR_COLUMNS, plain
 
 STATS_FILE = "stats.parquet"
@@ -106,8 +106,10 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     # The design's pairing (block, round) and warm-up mark: the statistics pair runs by them and
     # exclude warm-ups by rule, so they must reach compute_stats.
     cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
-    # The quiet-machine gate's verdict, to count the runs measured on a flagged machine (by run).
-    cols += [c for c in (QUIET_VERDICT, "run_id") if QUIET_VERDICT in df.columns and c in df.columns]
+    # The quiet-machine gate's verdict, to count the runs measured on a flagged machine (by run),
+    # and its CPU probe beside this machine's reference for it, to say a slow day.
+    quiet = (QUIET_VERDICT, "run_id", PROBE, MACHINE_PROBE)
+    cols += [c for c in quiet if QUIET_VERDICT in df.columns and c in df.columns]
     tidy = df[cols].copy()
     tidy.attrs["source"] = str(campaign.path / "samples.jsonl")
     parts = []

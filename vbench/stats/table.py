@@ -59,6 +59,8 @@ POINT_METHODS = frozenset(
 )
 #: The quiet-machine gate's verdicts (vbench.campaign.quiet) that mean the machine was checked.
 QUIET_CHECKED = ("ok", "waited", "flagged")
+#: The gate's CPU probe and this machine's reference for it, as stamped (vbench.campaign.quiet.stamp).
+PROBE, MACHINE_PROBE = "quiet.cpu_probe_ms", "quiet.cpu_probe_machine_ms"
 
 _STAT_ORDER = [
     "excluded_runs",
@@ -284,6 +286,9 @@ class QuietCounts:
     flagged: int
     waited: int
     unchecked: int  # no verdict (a campaign from before the gate, an inventory's hosts) or gate off
+    #: The median over the runs of the gate's CPU probe / this machine's reference
+    #: (vbench.campaign.machine_ref; None: no run carries both): a slow day, said beside the counts.
+    probe_vs_machine: float | None = None
 
     def text(self) -> str:
         parts = [f"{self.flagged} of {self.runs} run(s) measured while the quiet-machine gate flagged the machine"]
@@ -291,6 +296,8 @@ class QuietCounts:
             parts.append(f"{self.waited} after waiting for it to be quiet")
         if self.unchecked:
             parts.append(f"{self.unchecked} not checked")
+        if self.probe_vs_machine is not None:
+            parts.append(f"CPU probe x{self.probe_vs_machine:.2f} this machine's reference (median over the runs)")
         return "; ".join(parts)
 
 
@@ -304,8 +311,18 @@ def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
         ids = samples["run_id"]
         runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
     v = runs[QUIET_VERDICT].fillna("").astype(str)
+    probe_vs_machine = None
+    if {PROBE, MACHINE_PROBE} <= set(runs.columns):
+        ratio = (
+            pd.to_numeric(runs[PROBE], errors="coerce") / pd.to_numeric(runs[MACHINE_PROBE], errors="coerce")
+        ).dropna()
+        probe_vs_machine = float(ratio.median()) if len(ratio) else None
     return QuietCounts(
-        int(v.size), int((v == "flagged").sum()), int((v == "waited").sum()), int((~v.isin(QUIET_CHECKED)).sum())
+        int(v.size),
+        int((v == "flagged").sum()),
+        int((v == "waited").sum()),
+        int((~v.isin(QUIET_CHECKED)).sum()),
+        probe_vs_machine,
     )
 
 
