@@ -18,6 +18,11 @@ from vbench.store import CampaignStore
 pytestmark = pytest.mark.integration
 
 
+# Slow-marked (a TeraGen, ~25 s of CI): CI sees the same from fsck elsewhere, replicas on
+# distinct nodes in test_topology.py (node groups: on distinct physical hosts), on every worker
+# and the daemons under the workers' names in test_network_modes.py (bridge+nat), replicas on
+# every worker of LXC, OCI and native hosts in test_platforms.py's smoke.
+@pytest.mark.slow
 def test_each_block_has_its_replicas_on_distinct_workers(it_running_cluster):
     """fsck sees the configured replication on every block, on distinct DataNodes."""
     cluster = it_running_cluster
