@@ -100,9 +100,9 @@ def reference_beside(campaign_dir: Path, cpu_model: str) -> ProbeReference | Non
         return None
     for other in sorted(campaign_dir.parent.iterdir()):
         samples = other / "samples.jsonl"
-        if other.resolve() == campaign_dir.resolve() or not samples.is_file():
-            continue
         try:
+            if other.resolve() == campaign_dir.resolve() or not samples.is_file():
+                continue
             found[other.name] = quiet_probes(read_records(samples))
         except (VbenchError, OSError, ValueError, KeyError, TypeError):
             continue
