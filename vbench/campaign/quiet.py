@@ -341,19 +341,14 @@ def judge(
         reasons.append(f"transparent huge pages '{r.thp}' (accepted: {', '.join(p.thp)})")
     if p.max_dirty_mb is not None and r.dirty_mb is not None and r.dirty_mb > p.max_dirty_mb:
         reasons.append(f"{r.dirty_mb} MiB of dirty page cache not yet written (max {p.max_dirty_mb})")
-    if p.max_cpu_slowdown is not None and r.cpu_probe_ms is not None and probe_ref_ms:
-        slow = r.cpu_probe_ms / probe_ref_ms - 1
-        if slow > p.max_cpu_slowdown:
+    for limit, ref_ms, yardstick in (
+        (p.max_cpu_slowdown, probe_ref_ms, "this campaign run's median"),
+        (p.max_machine_slowdown, machine_ref_ms, "this machine's reference"),
+    ):
+        if limit is not None and r.cpu_probe_ms is not None and ref_ms and r.cpu_probe_ms / ref_ms - 1 > limit:
             reasons.append(
-                f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * slow:.0f} % over this campaign run's "
-                f"median {probe_ref_ms:.1f} ms (max {100 * p.max_cpu_slowdown:g} %)"
-            )
-    if p.max_machine_slowdown is not None and r.cpu_probe_ms is not None and machine_ref_ms:
-        slow = r.cpu_probe_ms / machine_ref_ms - 1
-        if slow > p.max_machine_slowdown:
-            reasons.append(
-                f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * slow:.0f} % over this machine's reference "
-                f"{machine_ref_ms:.1f} ms (max {100 * p.max_machine_slowdown:g} %)"
+                f"the CPU probe took {r.cpu_probe_ms:.1f} ms, {100 * (r.cpu_probe_ms / ref_ms - 1):.0f} % over "
+                f"{yardstick} {ref_ms:.1f} ms (max {100 * limit:g} %)"
             )
     return tuple(reasons)
 
