@@ -437,7 +437,7 @@ def test_the_flagged_runs_note_says_how_the_probe_stood_against_the_machines_ref
     df["quiet.cpu_probe_machine_ms"] = [40.0] * 6 + [None, None]
     q = quiet_counts(df)
     assert q.probe_vs_machine == pytest.approx(1.4)  # median of 1.25, 1.5, 1.4
-    assert q.text().endswith("; CPU probe x1.40 this machine's reference (median over the runs)")
+    assert q.text().endswith("; CPU probe x1.40 this machine's reference (median over the 3 run(s) measured with one)")
     t = compute_stats(df, n_resamples=200)
     assert "x1.40 this machine's reference" in t[t.statistic == "flagged_runs"].iloc[0].note
 

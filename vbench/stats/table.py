@@ -289,6 +289,8 @@ class QuietCounts:
     #: The median over the runs of the gate's CPU probe / this machine's reference
     #: (vbench.campaign.machine_ref; None: no run carries both): a slow day, said beside the counts.
     probe_vs_machine: float | None = None
+    #: How many runs carry both (a table over several campaigns: only those measured with a reference).
+    probe_runs: int = 0
 
     def text(self) -> str:
         parts = [f"{self.flagged} of {self.runs} run(s) measured while the quiet-machine gate flagged the machine"]
@@ -297,7 +299,10 @@ class QuietCounts:
         if self.unchecked:
             parts.append(f"{self.unchecked} not checked")
         if self.probe_vs_machine is not None:
-            parts.append(f"CPU probe x{self.probe_vs_machine:.2f} this machine's reference (median over the runs)")
+            parts.append(
+                f"CPU probe x{self.probe_vs_machine:.2f} this machine's reference "
+                f"(median over the {self.probe_runs} run(s) measured with one)"
+            )
         return "; ".join(parts)
 
 
@@ -311,18 +316,19 @@ def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
         ids = samples["run_id"]
         runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
     v = runs[QUIET_VERDICT].fillna("").astype(str)
-    probe_vs_machine = None
+    probe_vs_machine, probe_runs = None, 0
     if {PROBE, MACHINE_PROBE} <= set(runs.columns):
         ratio = (
             pd.to_numeric(runs[PROBE], errors="coerce") / pd.to_numeric(runs[MACHINE_PROBE], errors="coerce")
         ).dropna()
-        probe_vs_machine = float(ratio.median()) if len(ratio) else None
+        probe_vs_machine, probe_runs = (float(ratio.median()) if len(ratio) else None), int(len(ratio))
     return QuietCounts(
         int(v.size),
         int((v == "flagged").sum()),
         int((v == "waited").sum()),
         int((~v.isin(QUIET_CHECKED)).sum()),
         probe_vs_machine,
+        probe_runs,
     )
 
 
