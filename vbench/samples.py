@@ -45,8 +45,11 @@ UNITS = TIME_UNITS | RATE_UNITS | frozenset({"B", "KiB", "MiB", "GiB", "%", "cou
 #: The A/A self-check (issue #18) runs the baseline platform twice, as two configurations; the
 #: second copy's samples and statistics say `<platform>~aa` where the platform goes.
 AA_SUFFIX = "~aa"
-#: Sample fields the quiet-machine gate stamps (vbench.campaign.quiet.stamp): its verdict.
+#: Sample fields the quiet-machine gate stamps (vbench.campaign.quiet.stamp) that others read: its
+#: verdict, its CPU probe, and this machine's reference for the probe (vbench.campaign.machine_ref).
 QUIET_VERDICT = "quiet.verdict"
+QUIET_CPU_PROBE = "quiet.cpu_probe_ms"
+QUIET_MACHINE_PROBE = "quiet.cpu_probe_machine_ms"
 
 
 def aa_label(platform: str) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable
 
 from vbench.errors import VbenchError
-from vbench.samples import QUIET_VERDICT, read_records, split_values
+from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, read_records, split_values
 
 #: The verdicts of a gate reading taken on a quiet machine (vbench.campaign.quiet OK, WAITED).
 QUIET_VERDICTS = ("ok", "waited")
@@ -53,7 +53,7 @@ def quiet_probes(records: Iterable[object]) -> dict[str, list[float]]:
     seen: dict[str, dict[tuple, float]] = {}
     for r in records:
         md = getattr(r, "metadata", None) or {}
-        probe = md.get("quiet.cpu_probe_ms")
+        probe = md.get(QUIET_CPU_PROBE)
         models = split_values(md.get("cpu_model"))
         if probe is None or len(models) != 1 or md.get(QUIET_VERDICT) not in QUIET_VERDICTS:
             continue

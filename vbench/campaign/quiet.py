@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from vbench.campaign.machine_ref import ProbeReference
 from vbench.inventory.checks import NOT_EXPOSED, parse_governor, parse_loadavg, parse_swaps, parse_thp
 from vbench.monitor.sampler import parse_cpu_line
-from vbench.samples import QUIET_VERDICT
+from vbench.samples import QUIET_CPU_PROBE, QUIET_MACHINE_PROBE, QUIET_VERDICT
 from vbench.testbed.local import testbed_pids
 from vbench.testbed.owned import parse_start_time
 
@@ -380,11 +380,11 @@ def stamp(record: QuietRecord) -> dict[str, object]:
     if r.dirty_mb is not None:
         out["quiet.dirty_mb"] = r.dirty_mb
     if r.cpu_probe_ms is not None:
-        out["quiet.cpu_probe_ms"] = round(r.cpu_probe_ms, 2)
+        out[QUIET_CPU_PROBE] = round(r.cpu_probe_ms, 2)
     if record.probe_ref_ms is not None:
         out["quiet.cpu_probe_ref_ms"] = round(record.probe_ref_ms, 2)
     if record.machine_ref_ms is not None:
-        out["quiet.cpu_probe_machine_ms"] = round(record.machine_ref_ms, 2)
+        out[QUIET_MACHINE_PROBE] = round(record.machine_ref_ms, 2)
     return out
 
 

@@ -341,9 +341,10 @@ def gate_hook(
         return NoHooks()
     gate: RoundHooks
     if source.local:
-        model = this_cpu_model()
-        ref = reference_beside(campaign_dir, model) if campaign_dir is not None else None
+        ref = None
         if campaign_dir is not None:
+            model = this_cpu_model()
+            ref = reference_beside(campaign_dir, model)
             log(
                 f"quiet gate: this machine's CPU probe reference: {ref.describe()}"
                 if ref

@@ -11,12 +11,9 @@ import pandas as pd
 
 from vbench.campaign.design import factor_label
 from vbench.explore.data import CampaignData, sort_naturally
-from vbench.samples import is_aa
+from vbench.samples import QUIET_VERDICT, is_aa
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, plain, value_text
-
-#: Where a quiet-machine verdict sits in a sample's metadata: a flat key, or a `quiet` record.
-QUIET_VERDICT = "quiet.verdict"
 
 
 @dataclass(frozen=True)

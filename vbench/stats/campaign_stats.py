@@ -30,12 +30,12 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.errors import ParamsError
-from vbench.samples import QUIET_VERDICT
+from vbench.samples import QUIET_CPU_PROBE, QUIET_MACHINE_PROBE, QUIET_VERDICT
 from vbench.stats.allocation import block_costs, suggest_rounds_per_block
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
 from vbench.stats.paired import BLOCK, ROUND
-from vbench.stats.table import DEFAULT_SEED, MACHINE_PROBE, PROBE, compute_stats, write_table
+from vbench.stats.table import DEFAULT_SEED, compute_stats, write_table
 from vbench.stats.tidy import FACTOR_COLUMNS, plain
 
 STATS_FILE = "stats.parquet"
@@ -108,7 +108,7 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
     # The quiet-machine gate's verdict, to count the runs measured on a flagged machine (by run),
     # and its CPU probe beside this machine's reference for it, to say a slow day.
-    quiet = (QUIET_VERDICT, "run_id", PROBE, MACHINE_PROBE)
+    quiet = (QUIET_VERDICT, "run_id", QUIET_CPU_PROBE, QUIET_MACHINE_PROBE)
     cols += [c for c in quiet if QUIET_VERDICT in df.columns and c in df.columns]
     tidy = df[cols].copy()
     tidy.attrs["source"] = str(campaign.path / "samples.jsonl")

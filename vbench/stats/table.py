@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from vbench.errors import VbenchError
-from vbench.samples import QUIET_VERDICT, aa_label
+from vbench.samples import QUIET_CPU_PROBE, QUIET_MACHINE_PROBE, QUIET_VERDICT, aa_label
 from vbench.stats.adaptive import assess_mean, assess_ratio
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES, bca_ratio_interval
 from vbench.stats.describe import MIN_N_FOR_BOOTSTRAP, describe, shapiro_wilk
@@ -59,8 +59,6 @@ POINT_METHODS = frozenset(
 )
 #: The quiet-machine gate's verdicts (vbench.campaign.quiet) that mean the machine was checked.
 QUIET_CHECKED = ("ok", "waited", "flagged")
-#: The gate's CPU probe and this machine's reference for it, as stamped (vbench.campaign.quiet.stamp).
-PROBE, MACHINE_PROBE = "quiet.cpu_probe_ms", "quiet.cpu_probe_machine_ms"
 
 _STAT_ORDER = [
     "excluded_runs",
@@ -317,9 +315,10 @@ def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
         runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
     v = runs[QUIET_VERDICT].fillna("").astype(str)
     probe_vs_machine, probe_runs = None, 0
-    if {PROBE, MACHINE_PROBE} <= set(runs.columns):
+    if {QUIET_CPU_PROBE, QUIET_MACHINE_PROBE} <= set(runs.columns):
         ratio = (
-            pd.to_numeric(runs[PROBE], errors="coerce") / pd.to_numeric(runs[MACHINE_PROBE], errors="coerce")
+            pd.to_numeric(runs[QUIET_CPU_PROBE], errors="coerce")
+            / pd.to_numeric(runs[QUIET_MACHINE_PROBE], errors="coerce")
         ).dropna()
         probe_vs_machine, probe_runs = (float(ratio.median()) if len(ratio) else None), int(len(ratio))
     return QuietCounts(
