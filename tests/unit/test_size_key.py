@@ -6,12 +6,21 @@ from __future__ import annotations
 import pandas as pd
 
 from vbench.paper.tables import scaling_sizes
-from vbench.stats.tidy import add_cells, is_size_factor, size_key, split_size_key
+from vbench.stats.tidy import add_cells, is_size_factor, size_key, size_levels, split_size_key
 
 
 def test_split_size_key_inverts_size_key_with_and_without_a_size():
     for label, levels in [("160MB", ["replication=3"]), ("16MB", []), ("", ["stress=cpu", "mode=nat"])]:
         assert split_size_key(size_key(label, levels)) == (label, ", ".join(levels))
+
+
+def test_size_levels_reads_each_factor_and_its_level_back():
+    assert size_levels(size_key("160MB", ["replication=3", "hadoop.speculative=False"])) == (
+        "160MB",
+        {"replication": "3", "hadoop.speculative": "False"},
+    )
+    assert size_levels(size_key("16MB", [])) == ("16MB", {})
+    assert size_levels(size_key("", ["stress=cpu", "mode=bridge+nat"])) == ("", {"stress": "cpu", "mode": "bridge+nat"})
 
 
 def test_is_size_factor_is_only_the_runners_size_parameter():

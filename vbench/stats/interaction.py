@@ -26,7 +26,7 @@ import numpy as np
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import Pairs, t_on_logs
 from vbench.stats.records import Interval
-from vbench.stats.tidy import TIME_INDEX_COLUMNS, split_size_key
+from vbench.stats.tidy import TIME_INDEX_COLUMNS, size_levels
 
 INTERACTION = "interaction"
 
@@ -47,16 +47,10 @@ class InteractionResult:
     p_value: float | None  # two-sided, H0: the factor does not change the ratio
 
 
-def _levels(size: str) -> tuple[str, dict[str, str]]:
-    label, rest = split_size_key(size)
-    levels = dict(part.split("=", 1) for part in rest.split(", ") if "=" in part)
-    return label, levels
-
-
 def level_pairs(sizes: Sequence[str]) -> list[LevelPair]:
     """Every pair of cells (size keys) with the same size label and the same factors, differing in
     exactly one design factor's level; the reference is the first in natural order. Pure."""
-    parsed = {s: _levels(s) for s in dict.fromkeys(sizes)}
+    parsed = {s: size_levels(s) for s in dict.fromkeys(sizes)}
     ordered = sorted(parsed, key=natural_key)
     out = []
     for i, a in enumerate(ordered):

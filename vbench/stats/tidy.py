@@ -136,6 +136,12 @@ def split_size_key(key: str) -> tuple[str, str]:
     return ("", key) if "=" in first else (first, rest)
 
 
+def size_levels(key: str) -> tuple[str, dict[str, str]]:
+    """(size label, {factor: level}) of a `size_key`. Pure."""
+    label, rest = split_size_key(key)
+    return label, dict(part.split("=", 1) for part in rest.split(", ") if "=" in part)
+
+
 def plain(v) -> str:
     """A value as text, a whole float without its ".0" (1.0 and 1 are the same cell)."""
     if isinstance(v, float) and v.is_integer():
