@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from vbench.campaign import quiet as Q
 from vbench.campaign.machine_ref import (
     ProbeReference,
+    campaign_probe_ms,
     parse_cpu_model,
     quiet_probes,
     reference_beside,
@@ -38,7 +40,21 @@ def test_each_gate_reading_counts_once_and_only_quiet_readings_of_one_named_cpu_
         _sample(20.0, 3, 0, model="Intel Xeon"),
         Sample("pi", "t", 1.0, "s", {"block": 4, "cpu_model": "AMD EPYC", "quiet.verdict": "ok"}),  # no probe
     ]
-    assert quiet_probes(records) == {"AMD EPYC": [40.0, 42.0, 44.0], "Intel Xeon": [20.0]}
+    assert quiet_probes(r.metadata for r in records) == {"AMD EPYC": [40.0, 42.0, 44.0], "Intel Xeon": [20.0]}
+    # The median over every quiet reading once, whatever CPU it names (the paper's per-campaign figure).
+    assert campaign_probe_ms(r.metadata for r in records) == 41.5  # 40, 42, 44, 41, 43, 20
+
+    # The same samples as a DataFrame's rows (the paper's view): NaN where a sample had no field,
+    # blocks and rounds as floats. The same readings, each once.
+    frame = pd.DataFrame([r.metadata for r in records])
+    assert frame["quiet.cpu_probe_ms"].isna().any() and frame["block"].dtype == "int64"
+    rows = frame.astype({"block": float, "round": float}).to_dict("records")
+    assert quiet_probes(rows) == {"AMD EPYC": [40.0, 42.0, 44.0], "Intel Xeon": [20.0]}
+    assert campaign_probe_ms(rows) == 41.5
+    assert (
+        campaign_probe_ms([{"quiet.verdict": "ok"}, {"quiet.cpu_probe_ms": float("nan"), "quiet.verdict": "ok"}])
+        is None
+    )
 
 
 def test_the_reference_is_the_median_of_the_campaigns_medians_each_campaign_one_vote():

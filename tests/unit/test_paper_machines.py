@@ -35,6 +35,31 @@ def test_campaigns_are_grouped_by_the_cpu_their_samples_or_facts_name_and_the_re
     assert "c-old" not in text.split("not recorded")[0]
 
 
+def test_each_campaigns_median_cpu_probe_follows_each_reading_counted_once():
+    def probed(name, probes):
+        rows = [
+            {"block": b, "round": 0, "quiet.verdict": v, "quiet.cpu_probe_ms": ms} for b, (ms, v) in enumerate(probes)
+        ]
+        # Every sample of a round carries its gate's reading: the second copy must not count twice.
+        samples = pd.DataFrame(rows + rows[:1]).assign(platform="native", cpu_model="AMD EPYC")
+        return Campaign(Path(name), name, samples, facts=[])
+
+    text = machines_sentence(
+        [
+            probed("usual", [(43.0, "ok"), (44.0, "waited"), (99.0, "flagged")]),
+            probed("slow-day", [(56.0, "ok"), (58.0, "ok"), (57.0, "ok")]),
+            _campaign("no-gate", cpu=["AMD EPYC"]),
+        ]
+    )
+    probes = text.split("median by campaign: ")[1]
+    assert probes == (
+        r"\texttt{slow-day} \qty{57.0}{\milli\second} and \texttt{usual} \qty{43.5}{\milli\second}"
+        " (not taken in the other 1)."
+    )
+    # No campaign with a probe: the sentence is the CPU models' alone.
+    assert "probe" not in machines_sentence([_campaign("no-gate", cpu=["AMD EPYC"])])
+
+
 def test_one_campaigns_machine_comes_from_its_samples_when_it_has_no_facts_file():
     assert machine_sentence(_campaign("x", cpu=["AMD EPYC"])) == "one machine (AMD EPYC)"
     assert "not recorded" in machine_sentence(_campaign("y"))

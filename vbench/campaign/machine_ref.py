@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping, NamedTuple
 
 from vbench.errors import VbenchError
 from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, read_records, split_values
@@ -46,19 +46,47 @@ class ProbeReference:
         )
 
 
-def quiet_probes(records: Iterable[object]) -> dict[str, list[float]]:
-    """Per CPU model, the CPU probe of every gate reading a campaign took on a quiet machine. A
-    gate stamps its reading on every sample of its round: each (block, round, probe) counts
-    once. Samples of several CPU models (a cell across machines) name no one machine. Pure."""
+def _index(v: object) -> object:
+    """A block or round number as one key whether a record (int) or a DataFrame (float, NaN) holds it."""
+    if isinstance(v, float):
+        return None if v != v else int(v) if v.is_integer() else v
+    return v
+
+
+class _Reading(NamedTuple):
+    models: list[str]  # the CPU models the sample names
+    key: tuple  # (block, round, probe): one gate reading, whichever of its round's samples holds it
+    probe_ms: float
+
+
+def _reading(md: Mapping[str, object]) -> _Reading | None:
+    """A sample's quiet gate reading, or None when it holds no probe taken on a quiet machine. A row of a DataFrame holds NaN for a field
+    its sample did not have."""
+    probe = md.get(QUIET_CPU_PROBE)
+    if not isinstance(probe, (int, float)) or probe != probe or md.get(QUIET_VERDICT) not in QUIET_VERDICTS:
+        return None
+    key = (_index(md.get("block")), _index(md.get("round")), float(probe))
+    return _Reading(split_values(md.get("cpu_model")), key, float(probe))
+
+
+def quiet_probes(rows: Iterable[Mapping[str, object]]) -> dict[str, list[float]]:
+    """Per CPU model, the CPU probe of every gate reading a campaign took on a quiet machine, from
+    its samples' metadata (records' `metadata` or a DataFrame's rows). A gate stamps its reading
+    on every sample of its round: each (block, round, probe) counts once. Samples of several CPU
+    models (a cell across machines) name no one machine. Pure."""
     seen: dict[str, dict[tuple, float]] = {}
-    for r in records:
-        md = getattr(r, "metadata", None) or {}
-        probe = md.get(QUIET_CPU_PROBE)
-        models = split_values(md.get("cpu_model"))
-        if probe is None or len(models) != 1 or md.get(QUIET_VERDICT) not in QUIET_VERDICTS:
-            continue
-        seen.setdefault(models[0], {})[(md.get("block"), md.get("round"), float(probe))] = float(probe)
+    for md in rows:
+        reading = _reading(md)
+        if reading is not None and len(reading.models) == 1:
+            seen.setdefault(reading.models[0], {})[reading.key] = reading.probe_ms
     return {model: list(probes.values()) for model, probes in seen.items()}
+
+
+def campaign_probe_ms(rows: Iterable[Mapping[str, object]]) -> float | None:
+    """The median CPU probe of a campaign's quiet gate readings, whatever CPU they name (None:
+    its gate took none): what the paper prints beside each campaign. Pure."""
+    probes = {r.key: r.probe_ms for r in map(_reading, rows) if r is not None}
+    return statistics.median(probes.values()) if probes else None
 
 
 def reference_of(campaigns: dict[str, dict[str, list[float]]], cpu_model: str) -> ProbeReference | None:
@@ -103,7 +131,7 @@ def reference_beside(campaign_dir: Path, cpu_model: str) -> ProbeReference | Non
         try:
             if other.resolve() == campaign_dir.resolve() or not samples.is_file():
                 continue
-            found[other.name] = quiet_probes(read_records(samples))
+            found[other.name] = quiet_probes(getattr(r, "metadata", None) or {} for r in read_records(samples))
         except (VbenchError, OSError, ValueError, KeyError, TypeError):
             continue
     return reference_of(found, cpu_model)

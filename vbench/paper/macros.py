@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.params import PLATFORMS
-from vbench.samples import is_aa, split_values
+from vbench.campaign.machine_ref import campaign_probe_ms
+from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, is_aa, split_values
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
@@ -304,7 +305,33 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
             + and_list([rf"\texttt{{{tex_escape(n)}}}" for n in unknown])
             + " (measured before vbench stamped the CPU model on every sample)"
         )
-    return "The CPU model the hosts reported, by campaign: " + "; ".join(parts) + "."
+    return "The CPU model the hosts reported, by campaign: " + "; ".join(parts) + "." + _probes_sentence(campaigns)
+
+
+def campaign_probe(campaign: Campaign) -> float | None:
+    """The median of a campaign's quiet-gate CPU probes, ms (None: its gate took none)."""
+    cols = [k for k in (QUIET_CPU_PROBE, QUIET_VERDICT, "cpu_model", "block", "round") if k in campaign.samples]
+    if QUIET_CPU_PROBE not in cols:
+        return None
+    return campaign_probe_ms(campaign.samples[cols].to_dict("records"))
+
+
+def _probes_sentence(campaigns: list[Campaign]) -> str:
+    """Each campaign's median CPU probe: the same model of CPU is not always as fast
+    (`speculation-confirm` ran at 1.34 times the usual probe, with three times the spread:
+    docs/results.md), so a reader can tell which campaigns ran on a slow day of their machine."""
+    probes = {c.name: ms for c in campaigns if (ms := campaign_probe(c)) is not None}
+    if not probes:
+        return ""
+    each = [rf"\texttt{{{tex_escape(n)}}} \qty{{{ms:.1f}}}{{\milli\second}}" for n, ms in sorted(probes.items())]
+    rest = len({c.name for c in campaigns}) - len(probes)
+    return (
+        " The quiet gate's CPU probe (the same arithmetic, timed on the quiet machine before each round"
+        " or session: a slower time is a slower machine), median by campaign: "
+        + and_list(each)
+        + (f" (not taken in the other {rest})" if rest else "")
+        + "."
+    )
 
 
 def macros_tex(ctx: MacroContext) -> str:
