@@ -1,4 +1,4 @@
-"""`vbench campaign run|status|show NAME`: experiment designs from params/experiments/."""
+"""`vbench campaign run|status|show|check NAME`: experiment designs from params/experiments/."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ console = Console(markup=False)
 
 def register(sub) -> None:
     p = sub.add_parser("campaign", help="run or resume an experiment design (params/experiments/NAME.yaml)")
-    p.add_argument("action", choices=("run", "status", "show"))
+    p.add_argument(
+        "action",
+        choices=("run", "status", "show", "check"),
+        help="check: is this machine quiet and at its usual speed to measure the design now (exit 0 if so)",
+    )
     p.add_argument("name", help="preset name in params/experiments/, or a path to a YAML file")
     p.add_argument("--campaign", help="campaign directory name under DATA/raw/ (default: the preset name)")
     p.add_argument("--data", type=Path, default=Path("data"))
@@ -42,6 +46,13 @@ def register(sub) -> None:
         action="store_true",
         help="run: add to a committed campaign (tracked by git, or carrying a `frozen` mark file), "
         "or adopt a directory of samples that has no campaign.json into this design",
+    )
+    p.add_argument("--readings", type=int, default=10, help="check: how many times to read the machine (~2.5 s each)")
+    p.add_argument(
+        "--max-slowdown",
+        type=float,
+        help="check: how much slower than this machine's reference is still its usual speed "
+        "(default: the design's quiet.max_machine_slowdown, else 0.25)",
     )
     add_params_options(p)
     p.set_defaults(func=run)
@@ -79,6 +90,8 @@ def run(args) -> int:
         warm = sum(c.warms_up for s in plan for c in s.runs)
         console.print(f"{len(cells)} cells" + (f" and {warm} warm-up runs" if warm else ""))
         return 0
+    if args.action == "check":
+        return _check(args, exp, campaign_dir, local=inv is None)
     if args.action == "status":
         done = done_cells(CampaignStore(campaign_dir))
         finished = sum(c.cell_id in done for c in cells)
@@ -123,3 +136,37 @@ def run(args) -> int:
         f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s"
     )
     return 1 if result.failures else 0
+
+
+def _check(args, exp, campaign_dir: Path, *, local: bool) -> int:
+    """`vbench campaign check`: the machine read as the design's gate reads it, its CPU probe
+    against the reference from the campaigns beside `campaign_dir`; 0 when ready to measure."""
+    import os
+
+    from vbench.campaign.machine_check import check
+    from vbench.campaign.machine_ref import reference_beside, this_cpu_model
+    from vbench.errors import VbenchError
+
+    if not local:
+        raise VbenchError(
+            "campaign check: reads this machine only; an inventory's hosts are checked by `vbench inventory`"
+        )
+    if args.readings < 1:
+        raise VbenchError(f"--readings: at least 1, not {args.readings}")
+    if args.max_slowdown is not None and not 0 < args.max_slowdown <= 10:
+        raise VbenchError(f"--max-slowdown: a share above 0 (0.25: 25 % slower), not {args.max_slowdown}")
+
+    def say(line: str) -> None:
+        console.print(line, soft_wrap=True)  # one reading, one line
+
+    model = this_cpu_model()
+    ref = reference_beside(campaign_dir, model)
+    say(
+        f"this machine's CPU probe reference: {ref.describe()}"
+        if ref
+        else f"no campaign beside {campaign_dir} recorded a quiet CPU probe on {model or 'this CPU'}"
+    )
+    result = check(exp.quiet, ref, {os.getpid()}, readings=args.readings, max_slowdown=args.max_slowdown, log=say)
+    for line in result.summary():
+        say(line)
+    return 0 if result.ready else 1
