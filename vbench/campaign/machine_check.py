@@ -3,7 +3,7 @@
 The quiet gate checks the machine before each round, but on a slow day of the machine every round
 passes its own run's yardstick: `speculation-confirm` ran at 1.34 times this machine's CPU-probe
 reference with three times the spread, and on 2026-11-27 the idle machine's probe took 1.5 times
-its reference all morning. An hour of campaign on such a day buys far less precision. `vbench
+its reference most of the morning. An hour of campaign on such a day buys far less precision. `vbench
 campaign check NAME` reads the machine a few times, as the design's gate would, before anything
 starts, compares the CPU probe with the reference from the campaigns beside NAME's
 (vbench.campaign.machine_ref), and says whether to measure now; its exit status lets a script
@@ -72,7 +72,7 @@ class MachineCheck:
             if self.slowdown is not None:
                 speed += f", x{self.slowdown:.2f} this machine's reference (max x{1 + self.max_slowdown:.2f}): " + (
                     "slower than on the days of the campaigns beside it; a campaign measured now will be "
-                    "slower and noisier"
+                    "slower and likely noisier (speculation-confirm, at x1.34, had three times the spread)"
                     if self.slow
                     else "its usual speed"
                 )
