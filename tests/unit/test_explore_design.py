@@ -100,3 +100,19 @@ def test_quiet_verdicts_flat_or_nested_are_counted_per_run_and_level():
     d = dataclasses.replace(ref, campaign=dataclasses.replace(ref.campaign, samples=flat))
     line = next(x for x in design.design_summary(d).lines() if x.startswith("- quiet-machine"))
     assert f"flagged: {sum(v == 'flagged' for v in verdict.values())} run(s)" in line
+
+
+def test_the_cpu_probe_line_shows_a_campaigns_speed_and_its_ratio_to_the_reference_when_recorded():
+    # xavier2014-wordcount probed before every session (50 readings) but predates the reference stamp.
+    s = design.design_summary(campaign("xavier2014-wordcount"))
+    assert s.cpu_probe_ms == 44.43 and s.machine_ref_ms is None
+    assert "- CPU probe (the gate's, on a quiet machine): median 44.4 ms" in s.lines()
+    # With the reference on the samples (a campaign measured since), the ratio follows.
+    ref = campaign("xavier2014-wordcount")
+    stamped = ref.samples.assign(**{"quiet.cpu_probe_machine_ms": 42.4})
+    d = dataclasses.replace(ref, campaign=dataclasses.replace(ref.campaign, samples=stamped))
+    assert "- CPU probe (the gate's, on a quiet machine): median 44.4 ms, x1.05 this machine's reference (42.4 ms)" in (
+        design.design_summary(d).lines()
+    )
+    # A campaign measured before the probe has no line.
+    assert not any("CPU probe" in line for line in design.design_summary(campaign("netmodes")).lines())

@@ -89,6 +89,15 @@ def campaign_probe_ms(rows: Iterable[Mapping[str, object]]) -> float | None:
     return statistics.median(probes.values()) if probes else None
 
 
+def samples_probe_ms(samples) -> float | None:
+    """`campaign_probe_ms` of a campaign's samples as a DataFrame (the statistics' and the paper's
+    view; None: no column holds a probe)."""
+    cols = [k for k in (QUIET_CPU_PROBE, QUIET_VERDICT, "cpu_model", "block", "round") if k in samples.columns]
+    if QUIET_CPU_PROBE not in cols:
+        return None
+    return campaign_probe_ms(samples[cols].to_dict("records"))
+
+
 def reference_of(campaigns: dict[str, dict[str, list[float]]], cpu_model: str) -> ProbeReference | None:
     """The reference on `cpu_model` from each campaign's `quiet_probes`: the median of the
     campaigns' medians (None: no campaign recorded a quiet probe on that CPU). Pure."""

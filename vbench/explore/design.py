@@ -11,7 +11,8 @@ import pandas as pd
 
 from vbench.campaign.design import factor_label
 from vbench.explore.data import CampaignData, sort_naturally
-from vbench.samples import QUIET_VERDICT, is_aa
+from vbench.campaign.machine_ref import samples_probe_ms
+from vbench.samples import QUIET_MACHINE_PROBE, QUIET_VERDICT, is_aa
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, plain, value_text
 
@@ -51,6 +52,10 @@ class DesignSummary:
     #: The A/A copies of the baseline the samples hold (e.g. native~aa): measured on the baseline's
     #: kind of hosts, so the platform factor does not show them.
     aa_levels: tuple[str, ...] = ()
+    #: The median of the quiet gate's CPU probes, ms, and this machine's reference for it when the
+    #: samples carry one (vbench.campaign.machine_ref): a slow day of the machine shows here.
+    cpu_probe_ms: float | None = None
+    machine_ref_ms: float | None = None
 
     def runs_per_cell(self) -> pd.DataFrame:
         """Runs per (benchmark, cell) and level, as a table to read."""
@@ -97,6 +102,16 @@ class DesignSummary:
         else:
             counts = self.quiet.groupby("verdict")["runs"].sum()
             out.append("- quiet-machine verdicts: " + ", ".join(f"{v}: {int(n)} run(s)" for v, n in counts.items()))
+        if self.cpu_probe_ms is not None:
+            out.append(
+                f"- CPU probe (the gate's, on a quiet machine): median {self.cpu_probe_ms:.1f} ms"
+                + (
+                    f", x{self.cpu_probe_ms / self.machine_ref_ms:.2f} this machine's reference"
+                    f" ({self.machine_ref_ms:.1f} ms)"
+                    if self.machine_ref_ms
+                    else ""
+                )
+            )
         return out
 
 
@@ -228,4 +243,11 @@ def design_summary(data: CampaignData) -> DesignSummary:
         cells=cells,
         quiet=quiet_verdicts(s),
         aa_levels=tuple(x for x in _sorted_text(s["platform"]) if is_aa(x)) if "platform" in s else (),
+        cpu_probe_ms=samples_probe_ms(s),
+        machine_ref_ms=_median(s[QUIET_MACHINE_PROBE]) if QUIET_MACHINE_PROBE in s else None,
     )
+
+
+def _median(values: pd.Series) -> float | None:
+    v = pd.to_numeric(values, errors="coerce").dropna()
+    return float(v.median()) if len(v) else None

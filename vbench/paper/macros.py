@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.params import PLATFORMS
-from vbench.campaign.machine_ref import campaign_probe_ms
-from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, is_aa, split_values
+from vbench.campaign.machine_ref import samples_probe_ms
+from vbench.samples import is_aa, split_values
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
@@ -308,19 +308,11 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
     return "The CPU model the hosts reported, by campaign: " + "; ".join(parts) + "." + _probes_sentence(campaigns)
 
 
-def campaign_probe(campaign: Campaign) -> float | None:
-    """The median of a campaign's quiet-gate CPU probes, ms (None: its gate took none)."""
-    cols = [k for k in (QUIET_CPU_PROBE, QUIET_VERDICT, "cpu_model", "block", "round") if k in campaign.samples]
-    if QUIET_CPU_PROBE not in cols:
-        return None
-    return campaign_probe_ms(campaign.samples[cols].to_dict("records"))
-
-
 def _probes_sentence(campaigns: list[Campaign]) -> str:
     """Each campaign's median CPU probe: the same model of CPU is not always as fast
     (`speculation-confirm` ran at 1.34 times the usual probe, with three times the spread:
     docs/results.md), so a reader can tell which campaigns ran on a slow day of their machine."""
-    probes = {c.name: ms for c in campaigns if (ms := campaign_probe(c)) is not None}
+    probes = {c.name: ms for c in campaigns if (ms := samples_probe_ms(c.samples)) is not None}
     if not probes:
         return ""
     each = [rf"\texttt{{{tex_escape(n)}}} \qty{{{ms:.1f}}}{{\milli\second}}" for n, ms in sorted(probes.items())]
