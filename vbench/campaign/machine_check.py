@@ -68,7 +68,10 @@ class MachineCheck:
         lines = []
         if self.probe_ms is not None:
             probes = self.probes
-            speed = f"CPU probe median {self.probe_ms:.1f} ms over {len(probes)} reading(s) ({min(probes):.1f}-{max(probes):.1f})"
+            speed = (
+                f"CPU probe median {self.probe_ms:.1f} ms over {len(probes)} reading(s)"
+                f" ({min(probes):.1f}-{max(probes):.1f})"
+            )
             if self.slowdown is not None:
                 speed += f", x{self.slowdown:.2f} this machine's reference (max x{1 + self.max_slowdown:.2f}): " + (
                     "slower than on the days of the campaigns beside it; a campaign measured now will be "

@@ -60,8 +60,8 @@ class _Reading(NamedTuple):
 
 
 def _reading(md: Mapping[str, object]) -> _Reading | None:
-    """A sample's quiet gate reading, or None when it holds no probe taken on a quiet machine. A row of a DataFrame holds NaN for a field
-    its sample did not have."""
+    """A sample's quiet gate reading, or None when it holds no probe taken on a quiet machine. A
+    row of a DataFrame holds NaN for a field its sample did not have."""
     probe = md.get(QUIET_CPU_PROBE)
     if not isinstance(probe, (int, float)) or probe != probe or md.get(QUIET_VERDICT) not in QUIET_VERDICTS:
         return None
@@ -90,8 +90,8 @@ def campaign_probe_ms(rows: Iterable[Mapping[str, object]]) -> float | None:
 
 
 def samples_probe_ms(samples) -> float | None:
-    """`campaign_probe_ms` of a campaign's samples as a DataFrame (the statistics' and the paper's
-    view; None: no column holds a probe)."""
+    """`campaign_probe_ms` of a campaign's samples as a DataFrame (the paper's and the explore
+    notebook's view; None: no column holds a probe)."""
     cols = [k for k in (QUIET_CPU_PROBE, QUIET_VERDICT, "cpu_model", "block", "round") if k in samples.columns]
     if QUIET_CPU_PROBE not in cols:
         return None

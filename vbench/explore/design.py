@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 import pandas as pd
 
 from vbench.campaign.design import factor_label
-from vbench.explore.data import CampaignData, sort_naturally
 from vbench.campaign.machine_ref import samples_probe_ms
+from vbench.explore.data import CampaignData, sort_naturally
 from vbench.samples import QUIET_MACHINE_PROBE, QUIET_VERDICT, is_aa
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, plain, value_text
