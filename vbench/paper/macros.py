@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from vbench.params import PLATFORMS
 from vbench.campaign.machine_ref import samples_probe_ms
+from vbench.params import PLATFORMS
 from vbench.samples import is_aa, split_values
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
