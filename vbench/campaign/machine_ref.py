@@ -144,3 +144,11 @@ def reference_beside(campaign_dir: Path, cpu_model: str) -> ProbeReference | Non
         except (VbenchError, OSError, ValueError, KeyError, TypeError):
             continue
     return reference_of(found, cpu_model)
+
+
+def reference_said(campaign_dir: Path, cpu_model: str) -> tuple[ProbeReference | None, str]:
+    """`reference_beside`, and the sentence that says it before a campaign or a check starts."""
+    ref = reference_beside(campaign_dir, cpu_model)
+    if ref is not None:
+        return ref, f"this machine's CPU probe reference: {ref.describe()}"
+    return None, f"no campaign beside this one recorded a quiet CPU probe on {cpu_model or 'this CPU'}"

@@ -36,7 +36,7 @@ from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.campaign.design import Cell, Configuration, Experiment, Session, deep_merge, design_hash, expand, sessions
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
-from vbench.campaign.machine_ref import reference_beside, this_cpu_model
+from vbench.campaign.machine_ref import reference_said, this_cpu_model
 from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
 from vbench.campaign.pagecache import kept
 from vbench.campaign.progress import CampaignProgress, NoProgress, ProgressReport
@@ -343,14 +343,8 @@ def gate_hook(
     if source.local:
         ref = None
         if campaign_dir is not None:
-            model = this_cpu_model()
-            ref = reference_beside(campaign_dir, model)
-            log(
-                f"quiet gate: this machine's CPU probe reference: {ref.describe()}"
-                if ref
-                else f"quiet gate: no campaign beside this one recorded a quiet CPU probe on {model or 'this CPU'}: "
-                "each probe is judged against this run's own"
-            )
+            ref, said = reference_said(campaign_dir, this_cpu_model())
+            log(f"quiet gate: {said}" + ("" if ref else ": each probe is judged against this run's own"))
         own = controller_and_testbeds(tb for tb, _ in params.values())
         gate = QuietHook(exp.quiet, own, log, machine_ref=ref)
     else:

@@ -144,7 +144,7 @@ def _check(args, exp, campaign_dir: Path, *, local: bool) -> int:
     import os
 
     from vbench.campaign.machine_check import check
-    from vbench.campaign.machine_ref import reference_beside, this_cpu_model
+    from vbench.campaign.machine_ref import reference_said, this_cpu_model
     from vbench.errors import VbenchError
 
     if not local:
@@ -159,13 +159,8 @@ def _check(args, exp, campaign_dir: Path, *, local: bool) -> int:
     def say(line: str) -> None:
         console.print(line, soft_wrap=True)  # one reading, one line
 
-    model = this_cpu_model()
-    ref = reference_beside(campaign_dir, model)
-    say(
-        f"this machine's CPU probe reference: {ref.describe()}"
-        if ref
-        else f"no campaign beside {campaign_dir} recorded a quiet CPU probe on {model or 'this CPU'}"
-    )
+    ref, said = reference_said(campaign_dir, this_cpu_model())
+    say(said)
     result = check(exp.quiet, ref, {os.getpid()}, readings=args.readings, max_slowdown=args.max_slowdown, log=say)
     for line in result.summary():
         say(line)
