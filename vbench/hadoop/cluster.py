@@ -157,25 +157,40 @@ class HadoopCluster(UpDown):
         if not r.ok:
             raise ClusterNotReady(f"NameNode format failed on {self.master.name}:\n{_tail(r.stderr)}")
 
-    def start(self) -> None:
+    def start(self, timeout_s: float = 120) -> None:
+        """Start every daemon, the JobHistoryServer once HDFS is out of safe mode. Started beside
+        the NameNode, it found no file system and looked again only 10 s later (HistoryFileManager's
+        fixed interval, "Waiting for FileSystem ... to be available"): the last 6-8 s of every
+        bring-up here."""
+        first = tuple(d for d in dm.DAEMONS if d is not dm.HISTORYSERVER)
+        self._start(first)
+        self._wait_until(first, lambda: ["HDFS out of safe mode"] if self.hdfs_health().safemode else [], timeout_s)
+        self._start((dm.HISTORYSERVER,))
+
+    def _start(self, daemons: tuple[dm.Daemon, ...]) -> None:
         jh = str(self.params.java_home)
 
         def one(host: Host) -> None:
             lay = self.layout(host)
             lines = [
-                dm.start_line(d, jh, lay, self._heap(d), self.params.daemon_jvm_flags) for d in self.daemons_of(host)
+                dm.start_line(d, jh, lay, self._heap(d), self.params.daemon_jvm_flags)
+                for d in self.daemons_of(host)
+                if d in daemons
             ]
+            if not lines:
+                return
             r = self.sh(host, " ; ".join(lines))
             if not r.ok:
                 raise ClusterNotReady(f"starting daemons on {host.name} failed: {_tail(r.stderr)}")
 
         self._each(self.hosts, one)
 
-    def daemon_states(self) -> dict[tuple[str, str], bool]:
-        """(host, daemon) -> alive, from the pid files."""
+    def daemon_states(self, daemons: tuple[dm.Daemon, ...] = dm.DAEMONS) -> dict[tuple[str, str], bool]:
+        """(host, daemon) -> alive, from the pid files, for each of `daemons` a host runs."""
 
         def one(host: Host) -> dict[tuple[str, str], bool]:
-            r = self.sh(host, dm.alive_line(self.daemons_of(host), self.layout(host)))
+            mine = [d for d in self.daemons_of(host) if d in daemons]
+            r = self.sh(host, dm.alive_line(mine, self.layout(host)))
             return {(host.name, d): up for d, up in dm.parse_alive(r.stdout).items()}
 
         states: dict[tuple[str, str], bool] = {}
@@ -198,32 +213,53 @@ class HadoopCluster(UpDown):
         jhs = _or(lambda: health.parse_jhs_info(parts[2]), False)
         return hdfs, nms, jhs
 
+    def hdfs_health(self) -> health.HdfsHealth:
+        """The NameNode's part of `health` alone: while the ResourceManager's web server starts,
+        its curl in `health` can take its whole 3 s."""
+        r = self.sh(self.master, f"curl -sf --max-time 3 '{health.namenode_url(self.master.name)}'")
+        return _or(lambda: health.parse_namenode_info(r.stdout), health.HdfsHealth((), True))
+
     def wait_ready(self, timeout_s: float = 120) -> None:
         """Every DataNode live, HDFS out of safe mode, every NodeManager RUNNING, history server up."""
         want = tuple(sorted(h.name for h in self.workers))
+
+        def missing() -> list[str]:
+            hdfs, nms, jhs = self.health()
+            out = [f"DataNode on {w}" for w in want if w not in hdfs.live_datanodes]
+            out += [f"NodeManager on {w}" for w in want if w not in nms]
+            if hdfs.safemode:
+                out.append("HDFS out of safe mode")
+            if not jhs:
+                out.append(f"JobHistoryServer on {self.master.name}")
+            return out
+
+        self._wait_until(dm.DAEMONS, missing, timeout_s)
+
+    def _wait_until(
+        self,
+        started: tuple[dm.Daemon, ...],
+        missing: Callable[[], list[str]],
+        timeout_s: float,
+    ) -> None:
+        """Poll each second until `missing()` (what is not up yet, said) is empty; a daemon of
+        `started` that is no longer alive, or `timeout_s` passed, raises ClusterNotReady."""
         deadline = time.monotonic() + timeout_s
-        missing: list[str] = []
-        self._last_missing: list[str] = []
+        left: list[str] = []
+        last: list[str] = []
         while time.monotonic() < deadline:
-            dead = [k for k, up in self.daemon_states().items() if not up]
+            dead = [k for k, up in self.daemon_states(started).items() if not up]
             if dead:
                 host, daemon = dead[0]
                 raise ClusterNotReady(self._died_message(host, daemon))
-            hdfs, nms, jhs = self.health()
-            missing = [f"DataNode on {w}" for w in want if w not in hdfs.live_datanodes]
-            missing += [f"NodeManager on {w}" for w in want if w not in nms]
-            if hdfs.safemode:
-                missing.append("HDFS out of safe mode")
-            if not jhs:
-                missing.append(f"JobHistoryServer on {self.master.name}")
-            if not missing:
+            left = missing()
+            if not left:
                 return
-            if missing != self._last_missing:
-                self.log(f"  waiting for: {', '.join(missing)}")
-                self._last_missing = missing
+            if left != last:
+                self.log(f"  waiting for: {', '.join(left)}")
+                last = left
             time.sleep(1)
-        logs = "; ".join(self._log_hint(m) for m in missing)
-        raise ClusterNotReady(f"not ready after {timeout_s:.0f} s: {', '.join(missing)} (logs: {logs})")
+        logs = "; ".join(self._log_hint(m) for m in left)
+        raise ClusterNotReady(f"not ready after {timeout_s:.0f} s: {', '.join(left)} (logs: {logs})")
 
     def _log_hint(self, missing: str) -> str:
         name = {"DataNode": "datanode", "NodeManager": "nodemanager", "JobHistoryServer": "historyserver"}.get(
@@ -243,8 +279,8 @@ class HadoopCluster(UpDown):
         t0 = time.monotonic()
         self.install()
         self.format()
-        self.start()
-        self.wait_ready(timeout_s)
+        self.start(timeout_s)
+        self.wait_ready(max(1.0, timeout_s - (time.monotonic() - t0)))
         self.bringup_seconds = time.monotonic() - t0
         self.log(
             f"hadoop {self.params.version}: {len(self.workers)} DataNodes live, {len(self.workers)} NodeManagers "
