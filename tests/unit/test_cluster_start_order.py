@@ -5,6 +5,7 @@ is recorded and answered from the state the script keeps (no SSH, no JVM)."""
 from __future__ import annotations
 
 import json
+import time
 import re
 from pathlib import Path
 
@@ -81,3 +82,14 @@ def test_hdfs_still_in_safe_mode_at_the_deadline_says_so():
     with pytest.raises(ClusterNotReady, match="not ready after 0 s: HDFS out of safe mode"):
         c.start(timeout_s=0.05)
     assert ("master", "start historyserver") not in c.sent
+
+
+def test_the_history_server_and_the_rest_share_one_deadline_from_the_start_of_the_bring_up():
+    """`up` gives start() and wait_ready() the same start time: the second wait has what the
+    first left, and a deadline already passed still looks once and names what is missing."""
+    c = ScriptedCluster(safe_polls=0)
+    long_ago = time.monotonic() - 200
+    c.start(timeout_s=120, since=long_ago)  # HDFS answers at the first look: no wait needed
+    assert ("master", "start historyserver") in c.sent
+    with pytest.raises(ClusterNotReady, match=r"not ready after 120 s: DataNode on worker1, DataNode on worker2"):
+        c.wait_ready(timeout_s=120, since=long_ago)

@@ -26,6 +26,8 @@ from vbench.host import Host, connect
 from vbench.params import HadoopParams
 
 Log = Callable[[str], None]
+#: Each daemon's web endpoint is asked with this: failing on HTTP errors, never hanging a poll.
+_CURL = "curl -sf --max-time 3"
 
 
 @dataclass(frozen=True)
@@ -157,14 +159,20 @@ class HadoopCluster(UpDown):
         if not r.ok:
             raise ClusterNotReady(f"NameNode format failed on {self.master.name}:\n{_tail(r.stderr)}")
 
-    def start(self, timeout_s: float = 120) -> None:
-        """Start every daemon, the JobHistoryServer once HDFS is out of safe mode. Started beside
-        the NameNode, it found no file system and looked again only 10 s later (HistoryFileManager's
-        fixed interval, "Waiting for FileSystem ... to be available"): the last 6-8 s of every
-        bring-up here."""
+    def start(self, timeout_s: float = 120, since: float | None = None) -> None:
+        """Start every daemon, the JobHistoryServer once HDFS is out of safe mode, within
+        `timeout_s` of `since` (a time.monotonic(); default now). Started beside the NameNode, it
+        found no file system and looked again only 10 s later (HistoryFileManager's fixed
+        interval, "Waiting for FileSystem ... to be available"): the last 6-8 s of every bring-up
+        here."""
+        since = time.monotonic() if since is None else since
         first = tuple(d for d in dm.DAEMONS if d is not dm.HISTORYSERVER)
         self._start(first)
-        self._wait_until(first, lambda: ["HDFS out of safe mode"] if self.hdfs_health().safemode else [], timeout_s)
+
+        def in_safe_mode() -> list[str]:
+            return ["HDFS out of safe mode"] if self.hdfs_health().safemode else []
+
+        self._wait_until(first, in_safe_mode, timeout_s, since)
         self._start((dm.HISTORYSERVER,))
 
     def _start(self, daemons: tuple[dm.Daemon, ...]) -> None:
@@ -200,11 +208,10 @@ class HadoopCluster(UpDown):
 
     def health(self) -> tuple[health.HdfsHealth, tuple[str, ...], bool]:
         m = self.master.name
-        curl = "curl -sf --max-time 3"
         r = self.sh(
             self.master,
-            f"{curl} '{health.namenode_url(m)}'; echo; echo ===; {curl} '{health.rm_nodes_url(m)}'; echo; echo ===; "
-            f"{curl} '{health.jhs_url(m)}'; echo",
+            f"{_CURL} '{health.namenode_url(m)}'; echo; echo ===; {_CURL} '{health.rm_nodes_url(m)}'; echo; echo ===; "
+            f"{_CURL} '{health.jhs_url(m)}'; echo",
         )
         parts = [p.strip() for p in r.stdout.split("===")]
         parts += [""] * (3 - len(parts))
@@ -214,13 +221,14 @@ class HadoopCluster(UpDown):
         return hdfs, nms, jhs
 
     def hdfs_health(self) -> health.HdfsHealth:
-        """The NameNode's part of `health` alone: while the ResourceManager's web server starts,
-        its curl in `health` can take its whole 3 s."""
-        r = self.sh(self.master, f"curl -sf --max-time 3 '{health.namenode_url(self.master.name)}'")
+        """The NameNode's part of `health` alone, for the wait before the history server starts:
+        one curl instead of three in each poll of a machine busy starting JVMs."""
+        r = self.sh(self.master, f"{_CURL} '{health.namenode_url(self.master.name)}'")
         return _or(lambda: health.parse_namenode_info(r.stdout), health.HdfsHealth((), True))
 
-    def wait_ready(self, timeout_s: float = 120) -> None:
-        """Every DataNode live, HDFS out of safe mode, every NodeManager RUNNING, history server up."""
+    def wait_ready(self, timeout_s: float = 120, since: float | None = None) -> None:
+        """Every DataNode live, HDFS out of safe mode, every NodeManager RUNNING, history server up,
+        within `timeout_s` of `since` (a time.monotonic(); default now)."""
         want = tuple(sorted(h.name for h in self.workers))
 
         def missing() -> list[str]:
@@ -233,20 +241,20 @@ class HadoopCluster(UpDown):
                 out.append(f"JobHistoryServer on {self.master.name}")
             return out
 
-        self._wait_until(dm.DAEMONS, missing, timeout_s)
+        self._wait_until(dm.DAEMONS, missing, timeout_s, time.monotonic() if since is None else since)
 
     def _wait_until(
         self,
         started: tuple[dm.Daemon, ...],
         missing: Callable[[], list[str]],
         timeout_s: float,
+        since: float,
     ) -> None:
         """Poll each second until `missing()` (what is not up yet, said) is empty; a daemon of
-        `started` that is no longer alive, or `timeout_s` passed, raises ClusterNotReady."""
-        deadline = time.monotonic() + timeout_s
-        left: list[str] = []
+        `started` that is no longer alive, or `timeout_s` after `since`, raises ClusterNotReady."""
+        deadline = since + timeout_s
         last: list[str] = []
-        while time.monotonic() < deadline:
+        while True:  # at least one look, however little time is left
             dead = [k for k, up in self.daemon_states(started).items() if not up]
             if dead:
                 host, daemon = dead[0]
@@ -254,6 +262,8 @@ class HadoopCluster(UpDown):
             left = missing()
             if not left:
                 return
+            if time.monotonic() >= deadline:
+                break
             if left != last:
                 self.log(f"  waiting for: {', '.join(left)}")
                 last = left
@@ -279,8 +289,8 @@ class HadoopCluster(UpDown):
         t0 = time.monotonic()
         self.install()
         self.format()
-        self.start(timeout_s)
-        self.wait_ready(max(1.0, timeout_s - (time.monotonic() - t0)))
+        self.start(timeout_s, since=t0)
+        self.wait_ready(timeout_s, since=t0)
         self.bringup_seconds = time.monotonic() - t0
         self.log(
             f"hadoop {self.params.version}: {len(self.workers)} DataNodes live, {len(self.workers)} NodeManagers "
