@@ -19,7 +19,8 @@ import pandas as pd
 from vbench import durable
 from vbench.campaign.design import Configuration, Experiment
 from vbench.campaign.progress import ProgressReport
-from vbench.campaign.runner import CampaignResult, params_for, run_campaign
+from vbench.campaign.hosts_source import TestbedSource
+from vbench.campaign.runner import CampaignResult, configuration_params, params_for, run_campaign
 from vbench.campaign.study import Study, load_study
 from vbench.params import HadoopParams, TestbedParams
 from vbench.stats import DEFAULT_SEED
@@ -42,6 +43,8 @@ DETAIL_METRIC_PREFIXES = ("map_attempt_", "reduce_attempt_", "reducer_", "counte
 #: What a measurement stage aimed at a committed campaign is told to do instead (no --append here:
 #: a pipeline run that rewrites the committed reference is a slip, never the intent).
 COMMITTED_HINT = "set pipeline.campaign in params/pipeline.yaml to a new campaign name"
+#: The measuring stages' kinds of cells: calibration ("micro") and the Hadoop suite ("hadoop").
+ALL_KINDS = frozenset({"micro", "hadoop"})
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,13 @@ class Stage:
     def hadoop(self) -> HadoopParams:
         return self.study.hadoop
 
+    def check_runnable(self) -> None:
+        """Every check the suite stage makes before it starts anything (each cluster fits this
+        machine, its replication its workers; configurations up together fit side by side), made
+        by each measuring stage: a design the suite would refuse is refused before provision and
+        calibration have spent their minutes on it."""
+        configuration_params(self.experiment, self.testbed(), self.hadoop(), TestbedSource(), ALL_KINDS)
+
 
 def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
     """Bring each distinct testbed of the design up once, record every host's facts, tear it down.
@@ -85,6 +95,7 @@ def provision(stage: Stage, log: Log = print) -> pd.DataFrame:
     measurement, and gives the paper its testbed table (facts.json beside the samples)."""
     exp = stage.experiment
     CampaignStore(stage.raw).check_appendable(COMMITTED_HINT)  # facts.json there is committed too
+    stage.check_runnable()
     testbeds: dict[str, tuple[Configuration, TestbedParams]] = {}
     for config in exp.configurations():  # configurations differing only in Hadoop params share a testbed
         tb, _ = params_for(exp, config, stage.testbed(), stage.hadoop())
@@ -128,6 +139,7 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
     if stopped is not None and kind == "hadoop":
         log(f"campaign {stage.raw.name} was stopped by its precision rule: {stopped}")
         return CampaignResult(stopped=stopped)
+    stage.check_runnable()
     report = ProgressReport()
     return run_campaign(
         exp,
