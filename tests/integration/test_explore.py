@@ -201,8 +201,12 @@ def lab(tmp_path_factory):
             pytest.fail("JupyterLab wrote notebooks/explore.ipynb during the test (restored)")
 
 
+def _chromium_tmp_dirs() -> set[Path]:
+    return set(Path("/tmp").glob("org.chromium.Chromium.*"))
+
+
 @pytest.fixture(scope="module")
-def browser():
+def browser(tmp_path_factory):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -217,11 +221,16 @@ def browser():
         "--window-size=1400,2000",
     ):
         opts.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    # Chromium's shared-memory directory (/tmp/org.chromium.Chromium.*, in /tmp because of
+    # --disable-dev-shm-usage) outlived every run: its TMPDIR is the test's own.
+    before = _chromium_tmp_dirs()
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("chromium-tmp"))}
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER), env=env), options=opts)
     try:
         yield driver
     finally:
         driver.quit()
+    assert _chromium_tmp_dirs() <= before, "Chromium left a directory in /tmp"
 
 
 def _wait(what: str, check, timeout: float = 120.0, every: float = 0.5):
