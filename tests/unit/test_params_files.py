@@ -181,18 +181,19 @@ def test_a_pipeline_stage_refuses_a_broken_params_file_before_provisioning(nothi
     assert not (tmp_path / "data").exists()
 
 
-@pytest.mark.parametrize("first", ["provision", "calibrate"])
+@pytest.mark.parametrize("first", ["provision", "micro", "hadoop"])
 def test_what_the_suite_stage_would_refuse_is_refused_by_the_stages_before_it(nothing_starts, params, tmp_path, first):
     """Replication 3 on the design's two workers is valid in each file alone; the suite stage
     refused such a design only after provision and calibration had run (found by the pipeline
-    test): now every measuring stage makes the suite's checks first."""
+    test): now every measuring stage makes the suite's checks first (the suite stage through
+    run_campaign's own)."""
     path = params / "hadoop.yaml"
     doc = yaml.safe_load(path.read_text())
     doc["hadoop"]["replication"] = 3
     path.write_text(yaml.safe_dump(doc))
     stage = pipeline.Stage(params, tmp_path / "data", "default", "default")
     with pytest.raises(ParamsError) as err:
-        pipeline.provision(stage) if first == "provision" else pipeline.measure(stage, "micro")
+        pipeline.provision(stage) if first == "provision" else pipeline.measure(stage, first)
     assert err.value.field == "configuration native: hadoop.replication"
     assert "3 replicas need at least as many workers, the testbed has 2" in str(err.value)
     assert not (tmp_path / "data").exists()

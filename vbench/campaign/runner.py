@@ -57,6 +57,8 @@ from vbench.samples import Failure
 from vbench.store import CampaignStore
 
 Log = Callable[[str], None]
+#: Every kind of cell a campaign has: calibration ("micro") and the Hadoop suite ("hadoop").
+ALL_KINDS = frozenset({"micro", "hadoop"})
 
 
 @dataclass
@@ -616,7 +618,7 @@ def run_campaign(
     campaign_dir: Path,
     log: Log = print,
     progress: CampaignProgress | None = None,
-    kinds: frozenset[str] = frozenset({"micro", "hadoop"}),
+    kinds: frozenset[str] = ALL_KINDS,
     hosts_source: HostsSource | None = None,
     append: bool = False,
     hook: RunHook | None = None,

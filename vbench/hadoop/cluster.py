@@ -215,7 +215,7 @@ class HadoopCluster(UpDown):
         )
         parts = [p.strip() for p in r.stdout.split("===")]
         parts += [""] * (3 - len(parts))
-        hdfs = _or(lambda: health.parse_namenode_info(parts[0]), health.HdfsHealth((), True))
+        hdfs = _namenode_health(parts[0])
         nms = _or(lambda: health.parse_rm_nodes(parts[1]), ())
         jhs = _or(lambda: health.parse_jhs_info(parts[2]), False)
         return hdfs, nms, jhs
@@ -224,7 +224,7 @@ class HadoopCluster(UpDown):
         """The NameNode's part of `health` alone, for the wait before the history server starts:
         one curl instead of three in each poll of a machine busy starting JVMs."""
         r = self.sh(self.master, f"{_CURL} '{health.namenode_url(self.master.name)}'")
-        return _or(lambda: health.parse_namenode_info(r.stdout), health.HdfsHealth((), True))
+        return _namenode_health(r.stdout)
 
     def wait_ready(self, timeout_s: float = 120, since: float | None = None) -> None:
         """Every DataNode live, HDFS out of safe mode, every NodeManager RUNNING, history server up,
@@ -357,6 +357,11 @@ class HadoopCluster(UpDown):
 
 def _tail(text: str, n: int = 15) -> str:
     return "\n".join(text.strip().splitlines()[-n:])
+
+
+def _namenode_health(text: str) -> health.HdfsHealth:
+    """The NameNode JMX answer read, or "not up" while it is not JSON yet (a refused connection)."""
+    return _or(lambda: health.parse_namenode_info(text), health.HDFS_NOT_UP)
 
 
 def _or(fn, default):

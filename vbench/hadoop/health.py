@@ -26,12 +26,16 @@ class HdfsHealth:
     safemode: bool
 
 
+#: What a NameNode that has not answered yet (or answered nothing usable) is taken to say.
+HDFS_NOT_UP = HdfsHealth((), True)
+
+
 def parse_namenode_info(text: str) -> HdfsHealth:
     """NameNodeInfo JMX bean: LiveNodes is itself a JSON string keyed by 'host:port'."""
     doc = json.loads(text)
     beans = (doc.get("beans") if isinstance(doc, dict) else None) or []
     if not beans:
-        return HdfsHealth((), True)
+        return HDFS_NOT_UP
     bean = beans[0]
     live = json.loads(bean.get("LiveNodes") or "{}")
     names = tuple(sorted(k.split(":")[0] for k in live))
