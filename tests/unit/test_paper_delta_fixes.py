@@ -310,6 +310,22 @@ def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
     assert r"\newcommand{\vbPlatformList}{native, lxc}" in tex
     assert r"\newcommand{\vbFactorLevels}{network.mode: bridge, bridge+nat, nat}" in tex
     assert r"\newcommand{\vbFactorLevelsSentence}{ and the levels of network.mode (bridge, bridge+nat, nat)}" in tex
+    assert r"\newcommand{\vbPlatformsMissing}{oci, gvisor, qemu}" in tex
+
+
+def test_a_platform_only_the_sandbox_study_measured_is_not_said_unmeasured(tmp_path):
+    """The paper said "platforms this campaign did not measure: gvisor" above Section 4, which
+    measures gvisor in the sandbox study's own campaign."""
+    from vbench.paper.macros import MacroContext, macros_tex
+    from vbench.paper.sandbox import SandboxStudy
+
+    campaign = load_campaign(_netmodes_campaign(tmp_path))
+    samples = pd.DataFrame({"platform": ["native", "gvisor"], "benchmark": ["cpu"] * 2, "metric": ["m"] * 2})
+    sandbox = SandboxStudy("sandbox", pd.DataFrame(), samples)
+    tex = macros_tex(MacroContext(campaign, pd.DataFrame(), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, sandbox=sandbox))
+    line = next(x for x in tex.splitlines() if x.startswith(r"\newcommand{\vbPlatformsMissing}"))
+    assert "gvisor (measured in the sandbox study's own campaign, sandbox)" in line
+    assert "lxc, oci," in line and "qemu}" in line  # the others as before, without a note
 
 
 def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():

@@ -365,7 +365,21 @@ def macros_tex(ctx: MacroContext) -> str:
         else ""
     )
     missing = [p for p in PLATFORMS if p not in plats]
-    m["vbPlatformsMissing"] = ", ".join(tex_escape(p) for p in missing) if missing else "none"
+    # The sandbox study keeps its own campaign: a platform only it measured is not "unmeasured".
+    sandboxed = set(measured_platforms(ctx.sandbox.samples)) if ctx.sandbox is not None else set()
+    m["vbPlatformsMissing"] = (
+        ", ".join(
+            tex_escape(p)
+            + (
+                f" (measured in the sandbox study's own campaign, {tex_escape(ctx.sandbox.name)})"
+                if p in sandboxed
+                else ""
+            )
+            for p in missing
+        )
+        if missing
+        else "none"
+    )
     benches = _distinct(s, "benchmark")
     m["vbNumBenchmarks"] = str(len(benches))
     m["vbBenchmarkList"] = ", ".join(tex_escape(b) for b in benches) or NOT_MEASURED_TEXT
