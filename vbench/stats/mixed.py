@@ -110,9 +110,9 @@ def model_units(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool] | NoFit:
     )
     if (units["value"] <= 0).any():
         return NoFit("a value is not positive: no log metric")
-    order = units.apply(lambda r: tuple(natural_key(r[k]) for k in keys), axis=1)
-    units = units.assign(_o=order.to_numpy()).sort_values("_o", kind="stable").drop(columns="_o")
-    return units.reset_index(drop=True), with_round
+    columns = [units[k].tolist() for k in keys]
+    order = sorted(range(len(units)), key=lambda i: tuple(natural_key(c[i]) for c in columns))
+    return units.iloc[order].reset_index(drop=True), with_round
 
 
 def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> MixedFit | NoFit:
