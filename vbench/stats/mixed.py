@@ -16,11 +16,13 @@ within-pair log ratios. The mixed model describes the whole metric at once:
 The ratio to the baseline is exp(beta) with a Wald interval whose quantile is Student-t on
 (blocks - 1) degrees of freedom: the blocks are the replication that carries the instance
 variation, and for a balanced design with one run per block and platform the interval is then
-exactly the paired-t interval over blocks (the unit tests hold it to that). Fitted by REML: with
-statsmodels' `MixedLM` in general, and in closed form where the layout is balanced (every
-platform in every block, as many rounds each: `balanced_reml`). The variance components say where the noise lives: a large block share
-means pairing (and more blocks rather than more rounds within one) buys the precision; a large
-instance share means only more blocks do.
+exactly the paired-t interval over blocks (the unit tests hold it to that), unless the block
+variance is estimated at 0: REML then pools the blocks' sum of squares into the residual, and
+the interval is narrower. Fitted by REML: in closed form where the layout is balanced (every
+platform in every block, as many rounds each: `balanced_reml`), else with statsmodels'
+`MixedLM`. The variance components say where the noise lives: a large block share means pairing
+(and more blocks rather than more rounds within one) buys the precision; a large instance share
+means only more blocks do.
 
 Runs of one platform in one (block, round), e.g. the hosts of a micro benchmark, are averaged
 first, as the paired methods do. Non-positive values, fewer than two blocks holding the baseline,
