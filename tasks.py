@@ -63,16 +63,9 @@ def repro(c):
 @task(help={"campaign": "a campaign under data/raw/ (default: the committed reference)"})
 def paper(c, campaign="reference"):
     """Rebuild the paper's tables, figures and PDF from cached data; touches no host."""
-    import yaml
+    from vbench.paper.inputs import committed_inputs
 
-    from vbench.paper.inputs import PaperInputs
-
-    inputs = PaperInputs.from_params(
-        yaml.safe_load(Path("params/paper.yaml").read_text())["paper"],
-        yaml.safe_load(Path("params/pipeline.yaml").read_text())["pipeline"]["monitoring_campaign"],
-    )
-    extra = [(flag, name) for flag, name in inputs.flags() if Path(f"data/raw/{name}").is_dir()]
-    c.run(paper_line(campaign, extra), pty=True)
+    c.run(paper_line(campaign, committed_inputs(Path("params"), Path("data/raw"))), pty=True)
 
 
 @task(help={"campaign": "a campaign under data/raw/"})

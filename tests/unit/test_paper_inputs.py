@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from vbench.paper.inputs import PaperInputs, campaign_list
+from vbench.paper.inputs import PaperInputs, campaign_list, committed_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,6 +15,27 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_campaign_list_drops_blanks_and_spaces():
     assert campaign_list(" a , ,b,") == ("a", "b")
     assert campaign_list("") == () and campaign_list(None) == ()
+
+
+def test_the_committed_rebuild_reads_the_params_files_and_keeps_the_campaigns_that_exist(tmp_path):
+    params, raw = tmp_path / "params", tmp_path / "data" / "raw"
+    params.mkdir()
+    paper = {
+        "isolation_campaign": "iso",
+        "network_campaign": "net",
+        "study_campaigns": "x, gone",
+        "sandbox_campaign": "sb",
+    }
+    (params / "paper.yaml").write_text(yaml.safe_dump({"paper": paper}))
+    (params / "pipeline.yaml").write_text(yaml.safe_dump({"pipeline": {"monitoring_campaign": "mon"}}))
+    for name in ("iso", "mon", "x", "sb"):
+        (raw / name).mkdir(parents=True)
+    assert committed_inputs(params, raw) == [
+        ("isolation", "iso"),
+        ("monitoring", "mon"),
+        ("extra-campaign", "x"),
+        ("sandbox", "sb"),
+    ]
 
 
 def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order():

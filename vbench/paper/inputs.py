@@ -3,6 +3,8 @@
 One reading for both ways of building the paper: the DVC stage (notebooks/05-paper.ipynb, whose
 parameters are that section's keys) and `invoke paper`, so the quick rebuild is the stage's paper
 by construction. Pure: names in, names out; `build_paper` turns them into directories.
+`committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
+selfbench/paper_build.py).
 """
 
 from __future__ import annotations
@@ -70,3 +72,16 @@ class PaperInputs:
             "pernode_dir": one(self.pernode),
             "sandbox_dir": one(self.sandbox),
         }
+
+
+def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
+    """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
+    monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
+    without a host (`invoke paper`, selfbench/paper_build.py)."""
+    import yaml
+
+    inputs = PaperInputs.from_params(
+        yaml.safe_load((params_dir / "paper.yaml").read_text())["paper"],
+        yaml.safe_load((params_dir / "pipeline.yaml").read_text())["pipeline"]["monitoring_campaign"],
+    )
+    return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
