@@ -31,10 +31,9 @@ def stats_line(campaign: str) -> str:
 
 def paper_line(campaign: str, extra: list[tuple[str, str]]) -> str:
     """`vbench paper build` of data/raw/<campaign>, with (flag, campaign) extras. Pure."""
-    argv = [VB, "paper", "build", "--campaign", f"data/raw/{campaign}"]
-    for flag, name in extra:
-        argv += [f"--{flag}", f"data/raw/{name}"]
-    return line(*argv)
+    from vbench.paper.inputs import paper_build_args
+
+    return line(VB, *paper_build_args(campaign, extra))
 
 
 def smoke_line(platform: str, workers, size: str) -> str:

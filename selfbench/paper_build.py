@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from vbench.campaign.quiet import cpu_probe_ms
-from vbench.paper.inputs import committed_inputs
+from vbench.paper.inputs import committed_inputs, paper_build_args
 
 TARGET_S = 60.0
 GENERATED = re.compile(r"generated in ([0-9.]+)s")
@@ -31,10 +31,8 @@ LATEX = re.compile(r"LaTeX ([0-9.]+)s")
 
 def build_argv(campaign: str, out: Path) -> list[str]:
     """`vbench paper build` of data/raw/<campaign> with the committed inputs, into `out`."""
-    argv = [sys.executable, "-m", "vbench.cli", "paper", "build", "--campaign", f"data/raw/{campaign}"]
-    for flag, name in committed_inputs(Path("params"), Path("data/raw")):
-        argv += [f"--{flag}", f"data/raw/{name}"]
-    return argv + ["--out", str(out)]
+    inputs = committed_inputs(Path("params"), Path("data/raw"))
+    return [sys.executable, "-m", "vbench.cli", *paper_build_args(campaign, inputs), "--out", str(out)]
 
 
 def seconds(pattern: re.Pattern, text: str) -> float | None:

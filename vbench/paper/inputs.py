@@ -85,3 +85,11 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         yaml.safe_load((params_dir / "pipeline.yaml").read_text())["pipeline"]["monitoring_campaign"],
     )
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
+
+
+def paper_build_args(campaign: str, inputs: list[tuple[str, str]]) -> list[str]:
+    """`vbench paper build`'s arguments for data/raw/<campaign> and (flag, campaign) inputs. Pure."""
+    args = ["paper", "build", "--campaign", f"data/raw/{campaign}"]
+    for flag, name in inputs:
+        args += [f"--{flag}", f"data/raw/{name}"]
+    return args

@@ -367,18 +367,11 @@ def macros_tex(ctx: MacroContext) -> str:
     missing = [p for p in PLATFORMS if p not in plats]
     # The sandbox study keeps its own campaign: a platform only it measured is not "unmeasured".
     sandboxed = set(measured_platforms(ctx.sandbox.samples)) if ctx.sandbox is not None else set()
+    elsewhere = (
+        f" (measured in the sandbox study's own campaign, {tex_escape(ctx.sandbox.name)})" if ctx.sandbox else ""
+    )
     m["vbPlatformsMissing"] = (
-        ", ".join(
-            tex_escape(p)
-            + (
-                f" (measured in the sandbox study's own campaign, {tex_escape(ctx.sandbox.name)})"
-                if p in sandboxed
-                else ""
-            )
-            for p in missing
-        )
-        if missing
-        else "none"
+        ", ".join(tex_escape(p) + (elsewhere if p in sandboxed else "") for p in missing) or "none"
     )
     benches = _distinct(s, "benchmark")
     m["vbNumBenchmarks"] = str(len(benches))

@@ -210,17 +210,18 @@ def balanced_reml(data: pd.DataFrame, platform_cols: list[str], instance_term: b
     An optimiser only approaches this optimum: statsmodels stopped up to 1e-3 short of a zero block
     variance on the committed campaigns and gave no standard error for some, and it took ~40 ms a
     fit (~0.7 s with rounds), most of the statistics stage's and the paper build's time."""
-    counts = data.groupby(["g", "inst"]).size()
+    instances = data.groupby(["g", "inst"])["y"]
+    counts = instances.size()
     blocks, platforms = data["g"].nunique(), data["inst"].nunique()
     rounds = int(counts.iloc[0])
     if len(counts) != blocks * platforms or (counts != rounds).any() or (rounds > 1) != instance_term:
         return None
-    cell = data.groupby(["g", "inst"])["y"].mean().unstack("inst")
+    cell = instances.mean().unstack("inst")
     grand, by_block, by_platform = cell.to_numpy().mean(), cell.mean(axis=1), cell.mean(axis=0)
     interaction = cell.sub(by_platform, axis=1).sub(by_block, axis=0) + grand
     strata = []  # (sum of squares, degrees of freedom), innermost first
     if instance_term:
-        within = data["y"] - data.groupby(["g", "inst"])["y"].transform("mean")
+        within = data["y"] - instances.transform("mean")
         strata.append((float((within**2).sum()), blocks * platforms * (rounds - 1)))
     strata.append((rounds * float((interaction.to_numpy() ** 2).sum()), (blocks - 1) * (platforms - 1)))
     strata.append((platforms * rounds * float(((by_block - grand) ** 2).sum()), blocks - 1))
