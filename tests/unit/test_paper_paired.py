@@ -80,3 +80,11 @@ def test_the_overhead_table_and_the_text_name_the_method():
     assert "(paired by block)" in overhead_sentence(_stats(True), "native")
     assert headline_macros(_stats(True), "native")["vbTeraSortMethodLxc"] == "paired by block"
     assert T.has_data(tex) and not T.has_data(T.table_overheads(_stats(True).iloc[0:0], SAMPLES, "native"))
+
+
+def test_a_headline_flag_says_whether_its_number_was_measured():
+    # The text's "and read at ..." is chosen by these flags, never printed as "read at not measured".
+    m = headline_macros(_stats(True), "native")
+    assert m["vbHasTeraSortNative"] == "1" and m["vbHasTeraSortLxc"] == "1"
+    assert m["vbHasTeraSortQemu"] == "0" and m["vbHasDfsioReadNative"] == "0"
+    assert "not measured" in m["vbDfsioReadNative"]

@@ -187,6 +187,9 @@ def generate(
                 tex = fn(stats, iso_samples, baseline, iso=iso)
             elif name == "sandbox":
                 tex = fn(*_sandbox_inputs(sandbox, samples), baseline)
+            elif name == "node_disks":
+                # A mixed cluster's nodes are Liu et al.'s layout: its campaign's dd and hdparm too.
+                tex = fn(stats, pd.concat([samples, pernode_samples], ignore_index=True), baseline)
             else:
                 tex = fn(stats, pernode_samples if name == "pernode" else samples, baseline)
             _write(gen / "tables" / f"{name}.tex", tex, written)

@@ -4,7 +4,8 @@
 name, values formatted by `vbench.paper.fmt`. Names are `vb` + CamelCase parts, e.g.
 `\\vbTeraSortOverheadLxc`. Macros exist for every platform vbench knows, measured or not, so the
 text compiles whatever the campaign holds; an unmeasured one reads "not measured". Flags
-`\\vbHasTable<Name>` / `\\vbHasFigure<Name>` are 1 or 0 for text that depends on data.
+`\\vbHasTable<Name>` / `\\vbHasFigure<Name>` / `\\vbHas<Headline><Platform>` are 1 or 0 for text that
+depends on data.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
                 if row is None
                 else qty_pm(row["estimate"], row["ci_low"], row["ci_high"], str(row["unit"]), single=" (one run)")
             )
+            # For text that must not read "... read at not measured".
+            out[macro_name("Has", stem, p)] = "0" if row is None else "1"
             if p == baseline:
                 continue
             ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct") if ex else None

@@ -417,6 +417,17 @@ table_mrbench = MetricRows(
     prefer=("platforms",),
 )
 
+#: Hadoop Pi's job time per platform (Vasconcelos & Freitas, Fig. 6: 10^10 samples over 6 maps).
+table_hadoop_pi = MetricRows(
+    "table_hadoop_pi",
+    "pi",
+    (("Job time", "job_wall_time"), ("Reported by the job", "reported_time")),
+    r"Hadoop Pi, a CPU-bound MapReduce job with almost no I/O (after Vasconcelos \& Freitas, Fig.~6). "
+    r"Lower is better.",
+    "tab:hadoop-pi",
+    "",
+    prefer=("platforms",),
+)
 
 ISOLATION_STRESSES = (("cpu", "CPU"), ("memory", "Memory"), ("io", "I/O"), ("forkbomb", "Fork bomb"))
 
@@ -593,6 +604,86 @@ def table_pernode(stats, samples, baseline="native") -> str:
             "tab:pernode",
             notes,
             rules_after=tuple(rules),
+        )
+    )
+
+
+#: (benchmark, metric, column) of Liu et al.'s per-node disk figures: dd with fdatasync (Fig. 2),
+#: hdparm -t (Fig. 3).
+_NODE_DISKS = (("dd", "write_bw", "dd write"), ("hdparm", "buffered_read_bw", "hdparm read"))
+
+
+def table_node_disks(stats, samples, baseline="native") -> str:
+    """dd's write and hdparm's read speed per node (Liu et al., Figs 2-3): the mean with a t interval
+    over every repeat on the node, the node's platform its own in a mixed cluster
+    (`vbench.paper.delta.machine_platform`), and the node's mean over the other baseline nodes' of
+    its experiment (Liu's VM against the physical machines). Pure."""
+    from vbench.paper.delta import machine_platform
+
+    df = samples.iloc[0:0] if samples is None else samples
+    if not df.empty:
+        keys = {(b, m) for b, m, _ in _NODE_DISKS}
+        df = df[[(b, m) in keys for b, m in zip(df["benchmark"], df["metric"])]]
+    if not df.empty:
+        host = df["host"] if "host" in df.columns else pd.Series(None, index=df.index, dtype=object)
+        df = df.assign(node=host.fillna("?").astype(str), machine=machine_platform(df))
+    experiments = sorted(df["experiment"].astype(str).unique(), key=natural_key) if not df.empty else []
+    multi = len(experiments) > 1
+    body: list[list[str]] = []
+    ns: list[int] = []
+    units: dict[str, str] = {}
+    for ex in experiments:
+        part = df[df["experiment"].astype(str) == ex]
+        values = {
+            key: grp["value"].to_numpy(dtype=float) for key, grp in part.groupby(["machine", "node", "benchmark"])
+        }
+        for p in campaign_platforms(part.assign(platform=part["machine"]), baseline):
+            for node in sorted(part.loc[part["machine"] == p, "node"].unique(), key=natural_key):
+                cells, ratios = [], []
+                for b, _m, _name in _NODE_DISKS:
+                    x = values.get((p, node, b))
+                    if x is None:
+                        cells.append(NOT_MEASURED)
+                        ratios.append(NOT_MEASURED)
+                        continue
+                    units[b] = str(part.loc[part["benchmark"] == b, "unit"].iloc[0])
+                    iv = t_interval(x)
+                    ns.append(int(x.size))
+                    cells.append(num_pm(iv.estimate, iv.low, iv.high))
+                    others = [
+                        v.mean()
+                        for (q, n, bb), v in values.items()
+                        if q == baseline and bb == b and not (p == baseline and n == node)
+                    ]
+                    ratios.append(
+                        rf"\num{{{iv.estimate / (sum(others) / len(others)):.2f}}}" if others else NOT_MEASURED
+                    )
+                lead = [tex_escape(ex)] if multi else []
+                body.append(lead + [tex_escape(p), tex_escape(node)] + cells + ratios)
+    header = (["Experiment"] if multi else []) + ["Platform", "Node"]
+    header += [f"{name} ({unit_tex(units[b])})" if b in units else name for b, _, name in _NODE_DISKS]
+    header += [f"{name} vs {tex_escape(baseline)}" for _, _, name in _NODE_DISKS]
+    notes = []
+    if body:
+        notes.append(
+            r"Mean $\pm$ half-width of the 95\,\% Student-$t$ interval over every repeat on the node (all runs "
+            + (f"pooled), $n={min(ns)}$--${max(ns)}$" if min(ns) != max(ns) else f"pooled), $n={ns[0]}$")
+            + r". dd writes with \texttt{conv=fdatasync} (the disk's speed, not the page cache's); hdparm~\texttt{-t} "
+            rf"reads the block device under the work directory. ``vs {tex_escape(baseline)}'': the node's mean over "
+            rf"the mean of the other {tex_escape(baseline)} nodes of its experiment."
+        )
+        if any(NOT_MEASURED in c for row in body for c in row):
+            notes.append(r"\textemdash~not measured.")
+        if any(r"^\dagger" in c for row in body for c in row):
+            notes.append(r"$^\dagger$~one repeat only.")
+    return render(
+        Grid(
+            header,
+            body,
+            "l" * (len(header) - 2 * len(_NODE_DISKS)) + "c" * (2 * len(_NODE_DISKS)),
+            r"Disk speed per node: dd write and hdparm read (after Liu et al., Figs.~2--3). Higher is better.",
+            "tab:node-disks",
+            notes,
         )
     )
 
@@ -1152,8 +1243,10 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
     "nnbench": (table_nnbench, "tab:nnbench", "Xavier et al., Table I"),
     "mrbench": (table_mrbench, "tab:mrbench", "Xavier et al., Table II"),
     "isolation": (table_isolation, "tab:isolation", "Xavier et al., Table III"),
+    "hadoop_pi": (table_hadoop_pi, "tab:hadoop-pi", "Vasconcelos & Freitas, Fig. 6"),
     "reducer_phases": (table_reducer_phases, "tab:reducer-phases", "Liu et al., Tables 1-2"),
     "pernode": (table_pernode, "tab:pernode", "Liu et al., heterogeneous cluster"),
+    "node_disks": (table_node_disks, "tab:node-disks", "Liu et al., Figs. 2-3"),
     "tera_elapsed": (table_tera_elapsed, "tab:tera-elapsed", "VMware, Table 2"),
     "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
     "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
