@@ -30,6 +30,7 @@ from vbench.stats.tidy import split_size_key, stamp_list, stamp_mapping
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
+from vbench.paper.delta import machine_platform
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, num_pm, size_display, tex_escape, unit_tex
 
 
@@ -618,8 +619,6 @@ def table_node_disks(stats, samples, baseline="native") -> str:
     over every repeat on the node, the node's platform its own in a mixed cluster
     (`vbench.paper.delta.machine_platform`), and the node's mean over the other baseline nodes' of
     its experiment (Liu's VM against the physical machines). Pure."""
-    from vbench.paper.delta import machine_platform
-
     df = samples.iloc[0:0] if samples is None else samples
     if not df.empty:
         keys = {(b, m) for b, m, _ in _NODE_DISKS}
@@ -631,7 +630,7 @@ def table_node_disks(stats, samples, baseline="native") -> str:
     multi = len(experiments) > 1
     body: list[list[str]] = []
     ns: list[int] = []
-    units: dict[str, str] = {}
+    units = dict(zip(df["benchmark"], df["unit"].astype(str))) if not df.empty else {}
     for ex in experiments:
         part = df[df["experiment"].astype(str) == ex]
         values = {
@@ -646,7 +645,6 @@ def table_node_disks(stats, samples, baseline="native") -> str:
                         cells.append(NOT_MEASURED)
                         ratios.append(NOT_MEASURED)
                         continue
-                    units[b] = str(part.loc[part["benchmark"] == b, "unit"].iloc[0])
                     iv = t_interval(x)
                     ns.append(int(x.size))
                     cells.append(num_pm(iv.estimate, iv.low, iv.high))
