@@ -59,32 +59,32 @@ def test_no_dd_or_hdparm_sample_is_an_empty_table():
     assert not T.has_data(T.table_node_disks(None, other.iloc[0:0], "native"))
 
 
+def _mean(experiment, platform, benchmark, metric, estimate=10.0, **fields):
+    """A statistics-table row: a platform's mean with a t interval of +/- 1."""
+    row = {
+        "experiment": experiment,
+        "platform": platform,
+        "baseline": "native",
+        "benchmark": benchmark,
+        "metric": metric,
+        "unit": "s",
+        "statistic": "mean",
+        "method": "t",
+        "estimate": estimate,
+        "ci_low": estimate - 1,
+        "ci_high": estimate + 1,
+        "n": 3,
+    }
+    return row | fields
+
+
 def test_the_hadoop_pi_table_reads_the_pi_jobs():
-    from tests.unit.builders import ESTIMATE_COLUMNS
-
-    cols = ["experiment", "platform", "baseline", "benchmark", "metric", "unit", "size", *ESTIMATE_COLUMNS]
-    cols += ["n_baseline", "n_pairs", "preferred", "size_label"]
-
-    def row(platform, est):
-        return [
-            "platforms",
-            platform,
-            "native",
-            "pi",
-            "job_wall_time",
-            "s",
-            "maps=6",
-            "mean",
-            "t",
-            est,
-            est - 1,
-            est + 1,
-        ]
-
     stats = pd.DataFrame(
-        [row("native", 40.0) + [3, 3, 3, None, "6 maps"], row("lxc", 41.0) + [3, 3, 3, None, "6 maps"]]
+        [
+            _mean("platforms", p, "pi", "job_wall_time", est, size="maps=6", size_label="6 maps")
+            for p, est in (("native", 40.0), ("lxc", 41.0))
+        ]
     )
-    stats.columns = cols
     samples = pd.DataFrame({"platform": ["native", "lxc"], "benchmark": ["pi"] * 2, "metric": ["job_wall_time"] * 2})
     tex = T.table_hadoop_pi(stats, samples, "native")
     assert T.has_data(tex) and r"\label{tab:hadoop-pi}" in tex
@@ -97,20 +97,7 @@ def test_each_testdfsio_panel_comes_from_the_experiment_that_measured_it(monkeyp
     from vbench.paper import figures as F
 
     def mean(experiment, platform, metric, n_pairs):
-        return {
-            "experiment": experiment,
-            "platform": platform,
-            "benchmark": "dfsio",
-            "metric": metric,
-            "statistic": "mean",
-            "method": "t",
-            "estimate": 10.0,
-            "ci_low": 9.0,
-            "ci_high": 11.0,
-            "size": "5MB",
-            "size_label": "5MB",
-            "n_pairs": n_pairs,
-        }
+        return _mean(experiment, platform, "dfsio", metric, size="5MB", size_label="5MB", n_pairs=n_pairs)
 
     rows = [mean("platforms@xavier2014", p, "write_throughput", 10) for p in ("native", "lxc")]
     rows += [

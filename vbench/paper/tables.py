@@ -120,14 +120,19 @@ def _absent_note(samples: pd.DataFrame, baseline: str) -> str:
     return ("Not measured in this campaign: " + ", ".join(tex_escape(p) for p in missing) + ".") if missing else ""
 
 
+def _n_range(ns: list[int]) -> str:
+    """`$n=3$`, or `$n=2$--$5$` when the counts differ (`$n=0$` for none)."""
+    lo, hi = (min(ns), max(ns)) if ns else (0, 0)
+    return f"$n={lo}$" if lo == hi else f"$n={lo}$--${hi}$"
+
+
 def _cell_notes(ns: list[int], any_missing: bool, any_single: bool, conf_pct: str = "95") -> str:
     parts = [rf"Mean $\pm$ half-width of the {conf_pct}\,\% Student-$t$ confidence interval"]
     if ns:
-        lo, hi = min(ns), max(ns)
-        if lo == hi:
-            parts[0] += f" over $n={lo}$ sample{'s' if lo != 1 else ''}."
+        if min(ns) == max(ns):
+            parts[0] += f" over {_n_range(ns)} sample{'s' if ns[0] != 1 else ''}."
         else:
-            parts[0] += f" over $n={lo}$--${hi}$ samples per cell."
+            parts[0] += f" over {_n_range(ns)} samples per cell."
     else:
         parts[0] += "."
     if any_single:
@@ -528,7 +533,7 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
         notes.append(
             rf"Reduce attempts of \texttt{{{bench}}} (all repetitions and sizes pooled), times in \unit{{\second}}; "
             r"mean $\pm$ half-width of the 95\,\% Student-$t$ interval over the node's "
-            + (f"$n={min(ns)}$--${max(ns)}$" if ns and min(ns) != max(ns) else f"$n={ns[0] if ns else 0}$")
+            + _n_range(ns)
             + " attempts. Sort is Hadoop's merge phase."
         )
         if single:
@@ -665,7 +670,7 @@ def table_node_disks(stats, samples, baseline="native") -> str:
     if body:
         notes.append(
             r"Mean $\pm$ half-width of the 95\,\% Student-$t$ interval over every repeat on the node (all runs "
-            + (f"pooled), $n={min(ns)}$--${max(ns)}$" if min(ns) != max(ns) else f"pooled), $n={ns[0]}$")
+            + f"pooled), {_n_range(ns)}"
             + r". dd writes with \texttt{conv=fdatasync} (the disk's speed, not the page cache's); hdparm~\texttt{-t} "
             rf"reads the block device under the work directory. ``vs {tex_escape(baseline)}'': the node's mean over "
             rf"the mean of the other {tex_escape(baseline)} nodes of its experiment."
