@@ -43,3 +43,42 @@ def test_vms_per_host_and_topology_levels_each_run_on_their_own_cluster(it_platf
     hashes = {r.metadata["factor.vms_per_host"]: r.metadata["hadoop_config_hash"] for r in records}
     assert hashes[1] != hashes[2]
     assert leftovers(tb) == []
+
+
+def test_the_iperf3_matrix_is_measured_as_samples_of_a_campaign_comparing_network_modes(it_platform_testbed, tmp_path):
+    # Jeong et al.'s Fig. 4 as a campaign (params/experiments/jeong2017-netmatrix.yaml, shortened):
+    # every pair of the layout a run of its own, its samples naming the pair, the direction and the
+    # mode, the shaped paths near the link's rate and the paths inside a host far above it.
+    tb = it_platform_testbed("native", workers=3)
+    exp = Experiment.model_validate(
+        {
+            "name": "netmatrix",
+            "experiment": "netmatrix",
+            "repetitions": 1,
+            "workers": 3,
+            "testbed": {"vms_per_host": 2, "network": {"link": {"rate_mbit": 200}}},
+            "factors": {"testbed.network.mode": ["bridge", "nat"]},
+            "compare": ["network.mode"],
+            "baseline": "bridge",
+            "calibrate": [
+                {"benchmark": "netmatrix", "config": {"duration_s": 3, "omit_s": 1, "reverse": [False, True]}}
+            ],
+        }
+    )
+    result = run_campaign(exp, tb, it_hadoop({}), tmp_path / "nm")
+    assert result.failures == 0
+    samples = [r for r in read_records(tmp_path / "nm" / "samples.jsonl") if isinstance(r, Sample)]
+    means = {
+        (s.metadata["factor.network.mode"], s.metadata["pair"], s.metadata["direction"]): s
+        for s in samples
+        if s.metric == "throughput_mean"
+    }
+    assert len(means) == 2 * 4 * 2  # modes x pairs x directions
+    for (mode, pair, direction), s in means.items():
+        assert s.metadata["size"] == f"{pair}/{direction}" and s.metadata["host"] == "worker1"
+        if s.metadata["configured_mbit"] is not None:  # across the emulated link
+            assert 0.8 * 200 <= s.value <= 1.1 * 200, (mode, pair, direction, s.value)
+        else:
+            assert s.value > 3 * 200, (mode, pair, direction, s.value)
+    assert len({s.metadata["run_id"] for s in samples}) == 2 * 4 * 2  # a run per pair
+    assert leftovers(tb) == []

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from tests.integration.conftest import IT_BRIDGE, IT_NAME, IT_SUBNET, leftovers, it_hadoop
-from vbench.benchmarks import netmatrix
+from vbench.benchmarks import netmatrix, netmatrix_measure
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop import jobs
 from vbench.hadoop.artifacts import fetch
@@ -50,7 +50,7 @@ def test_mode_comes_up_reachable_and_its_matrix_shows_the_shaped_uplink(tmp_path
             with connect(h) as c:
                 assert c.run("hostname", hide=True, in_stream=False).stdout.strip() == h.name
             assert h.facts["network_mode"] == mode and h.facts["physical_host"] == p.physical_hosts()[h.name]
-        rows = {r.kind: r for r in netmatrix.measure(tb.hosts, lay, p.vms_per_host, duration_s=4, omit_s=1)}
+        rows = {r.kind: r for r in netmatrix_measure.measure(tb.hosts, lay, p.vms_per_host, duration_s=4, omit_s=1)}
     print(netmatrix.table(list(rows.values())))
     assert leftovers(p) == []
 
@@ -79,7 +79,7 @@ def test_oci_containers_sit_behind_nat_on_their_physical_hosts(tmp_path):
             with connect(h) as c:
                 out = c.run("hostname; ip -4 -o addr show dev eth0", hide=True, in_stream=False).stdout
             assert out.split()[0] == h.name and " 192.168.122.10/24 " in out
-        rows = netmatrix.measure(tb.hosts, tb.ctx.layout, p.vms_per_host, duration_s=3, omit_s=1)
+        rows = netmatrix_measure.measure(tb.hosts, tb.ctx.layout, p.vms_per_host, duration_s=3, omit_s=1)
     cross = next(r for r in rows if r.kind == netmatrix.CROSS)
     assert abs(cross.deviation) <= 0.10 and cross.source == "192.168.122.10"
     assert leftovers(p) == []

@@ -9,6 +9,7 @@ import pytest
 
 from vbench.campaign import measure
 from vbench.benchmarks.micro import _common, iperf3
+from vbench.benchmarks import netmatrix
 from vbench.errors import JobFailed
 from vbench.host import Host, SshEndpoint
 
@@ -176,7 +177,7 @@ def test_the_servers_own_time_limit_covers_the_wait(two_hosts):
 def matrix(monkeypatch):
     """A bridge testbed with fakes for SSH, for `ip netns exec` and for the local server process:
     every server listens after one probe; every client prints an iperf3 result."""
-    from vbench.benchmarks import netmatrix
+    from vbench.benchmarks import netmatrix_measure as run
     from vbench.params import testbed_params
     from vbench.testbed import physnet
 
@@ -193,7 +194,7 @@ def matrix(monkeypatch):
     log: list = []
     output = (DATA / "iperf3.json").read_text()
     fakes = {g.name: FakeHost(g.name, log, silent_probes=1, output=output) for g in lay.guests}
-    monkeypatch.setattr(netmatrix, "connect", lambda h: fakes[h.name])
+    monkeypatch.setattr(run, "connect", lambda h: fakes[h.name])
     silent = {}
 
     def in_netns(argv, check=True):
@@ -202,23 +203,23 @@ def matrix(monkeypatch):
         silent[netns] = silent.get(netns, 1) - 1
         return result(listening(command) if silent[netns] < 0 else "")
 
-    monkeypatch.setattr(netmatrix.sysops, "run", in_netns)
+    monkeypatch.setattr(run.sysops, "run", in_netns)
     monkeypatch.setattr(
-        netmatrix.subprocess,
+        run.subprocess,
         "Popen",
         lambda argv, **kw: (
             log.append((f"netns:{argv[3]}", "start " + " ".join(argv[4:]))) or SimpleNamespace(pid=-1, wait=lambda: 0)
         ),
     )
-    monkeypatch.setattr(netmatrix.sysops, "kill_pids", lambda pids, grace_s: log.append(("here", "stop")))
+    monkeypatch.setattr(run.sysops, "kill_pids", lambda pids, grace_s: log.append(("here", "stop")))
     monkeypatch.setattr(iperf3, "SERVER_POLL_S", 0.01, raising=False)
     hosts = [host(g.name, g.name) for g in lay.guests]
-    return netmatrix, lay, hosts, log
+    return run, lay, hosts, log
 
 
 def test_the_matrix_starts_each_client_once_its_server_listens(matrix):
-    netmatrix, lay, hosts, log = matrix
-    rows = netmatrix.measure(hosts, lay, 2, duration_s=2, omit_s=0, log=lambda _: None)
+    run, lay, hosts, log = matrix
+    rows = run.measure(hosts, lay, 2, duration_s=2, omit_s=0, log=lambda _: None)
     pairs = netmatrix.pairs(lay)
     assert len(rows) == len(pairs)
     segments, current = [], []  # what happened up to each client's run
@@ -236,11 +237,11 @@ def test_the_matrix_starts_each_client_once_its_server_listens(matrix):
 
 
 def test_the_matrix_stops_at_a_server_that_never_listens(matrix, monkeypatch):
-    netmatrix, lay, hosts, log = matrix
+    run, lay, hosts, log = matrix
     monkeypatch.setattr(iperf3, "SERVER_START_TIMEOUT_S", 0.05, raising=False)
     first = netmatrix.pairs(lay)[0]
     monkeypatch.setattr(FakeHost, "run", lambda self, command, **kw: result())  # nothing ever listens
     with pytest.raises(
         JobFailed, match=f"the server on {first.server} \\({first.target}\\) is not listening on TCP port 5211"
     ):
-        netmatrix.measure(hosts, lay, 2, duration_s=2, omit_s=0, log=lambda _: None)
+        run.measure(hosts, lay, 2, duration_s=2, omit_s=0, log=lambda _: None)

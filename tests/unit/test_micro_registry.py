@@ -84,7 +84,9 @@ def test_run_turns_unparseable_output_into_jobfailed(name, fake_context):
 
 def test_describe_lists_fields_defaults_and_metrics():
     entries = {d["name"]: d for d in describe_all() if d["kind"] == "micro"}
-    assert set(entries) == set(CAPTURES)
+    # Every micro module, and the iperf3 matrix, a calibration benchmark across the testbed's hosts.
+    assert set(entries) == set(CAPTURES) | {"netmatrix"}
+    assert "jeong2017" in entries["netmatrix"]["presets"]
     fio = entries["fio"]
     assert fio["config"] == "FioConfig"
     assert {"name": "size_mb", "type": "int", "default": 32} in fio["fields"]

@@ -1,35 +1,123 @@
 """The iperf3 matrix of a testbed's network (Jeong et al. Figs 4-5): two guests of one physical
-host, two guests on different physical hosts, a guest and its own physical host.
+host, two guests on different physical hosts, a guest and its own physical host, a guest and a
+physical host that holds none of the pair.
 
-`pairs` (which pairs, which address each client uses) and `parse_row` are pure; `measure`
-runs iperf3 servers on guests over SSH and on physical hosts with `ip netns exec` (processes
-started here, by pid, stopped here), and, once a server listens, its client on a guest over
-SSH, one pair at a time so that pairs do not share the machine's two cores.
+A benchmark of the contract (vbench.benchmarks.base; calibration, kind micro) whose pairs come
+from the testbed's network layout, not from a host list: the campaign runner hands it the
+layout (vbench.campaign.measure), and `vbench testbed netmatrix` prints it as a table. Each pair is
+one run; its samples say which pair (`pair`, Jeong's notation in `jeong_label`) and which way the
+data went (`direction`: the guest sends, or receives with `reverse`), and carry `size`, the pair
+and direction, so the statistics never pool two pairs.
+
+Everything here is pure: `pairs` (which pairs, which address each client uses), the parsers and
+the table. vbench.benchmarks.netmatrix_measure runs the pairs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import shlex
-import subprocess
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING
 
+from pydantic import Field, model_validator
+
+from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.micro import iperf3
-from vbench.benchmarks.micro._common import Runner
-from vbench.errors import JobFailed
-from vbench.host import Host, connect
-from vbench.testbed import sysops
-from vbench.testbed.physnet import NetLayout, hosts_view
+from vbench.benchmarks.micro._common import one_step, sample
+from vbench.errors import ParamsError
+from vbench.samples import Sample
 
-Log = Callable[[str], None]
+if TYPE_CHECKING:  # the registry, and with it the statistics, import this module: not the testbed
+    from vbench.testbed.physnet import NetLayout
+
+NAME = "netmatrix"
+METRICS = {
+    "throughput_mean": "Mbit/s",  # the receiver's mean over the test (after the omitted seconds)
+    "rtt_mean": "ms",  # the sender's mean TCP round-trip time
+    "retransmits": "count",
+}
 
 SAME = "same-physical-host"
 CROSS = "across-physical-hosts"
 GUEST_HOST = "guest-to-its-host"
 OTHER_HOST = "guest-to-other-host"  # Jeong's VM11-PM: a physical machine that hosts no guest of the pair
 KINDS = (SAME, CROSS, GUEST_HOST, OTHER_HOST)
+#: Jeong et al.'s names for the pairs (Fig. 4's x-axis).
+JEONG_LABELS = {SAME: "VM11-VM12", GUEST_HOST: "VM11-HM1", OTHER_HOST: "VM11-PM", CROSS: "VM11-VM21"}
+SEND, RECEIVE = "send", "receive"
+
+
+class NetmatrixConfig(BenchConfig):
+    duration_s: int = Field(5, ge=1, le=3600)
+    omit_s: int = Field(1, ge=0)  # -O: leading seconds left out of the mean (TCP slow start)
+    port: int = Field(5211, ge=1, le=65535)
+    #: Jeong et al.'s "receive": the pair's server sends, the guest receives (iperf3 -R).
+    reverse: bool = False
+
+    @model_validator(mode="after")
+    def _omit_within_the_run(self) -> "NetmatrixConfig":
+        if self.omit_s >= self.duration_s:
+            raise ParamsError("omit_s", f"must be below duration_s = {self.duration_s}, got {self.omit_s}")
+        return self
+
+
+Config = NetmatrixConfig
+PRESETS = {
+    # Jeong et al. ran iperf at its defaults (10 s), 5 times; the blocks of a design repeat it.
+    "jeong2017": NetmatrixConfig(duration_s=10, omit_s=1),
+}
+
+
+def direction(cfg: NetmatrixConfig) -> str:
+    return RECEIVE if cfg.reverse else SEND
+
+
+def cell_label(kind: str, way: str) -> str:
+    """The statistics' cell (`size`) of a pair's samples: the pair and the direction (no ", ":
+    the statistics append the cell's varied parameters after one, vbench.stats.tidy.size_key)."""
+    return f"{kind}/{way}"
+
+
+@dataclass(frozen=True)
+class _Reading:
+    throughput_mbit: float
+    rtt_ms: float | None
+    retransmits: int | None
+    source: str
+
+
+def _read(text: str, cfg: NetmatrixConfig) -> _Reading:
+    """What one pair's `iperf3 -J` printed: the receiver's mean (iperf3.parse_stdout), the
+    sender's mean RTT and retransmits, and the client's address on the connection."""
+    icfg = iperf3.Iperf3Config(duration_s=cfg.duration_s, omit_s=cfg.omit_s, reverse=cfg.reverse)
+    mean = next(s.value for s in iperf3.parse_stdout(text, icfg) if s.metric == "throughput_mean")
+    doc = iperf3._load(text)
+    connected = (doc.get("start", {}).get("connected") or [{}])[0]
+    streams = doc.get("end", {}).get("streams") or []
+    rtts = [s["sender"]["mean_rtt"] for s in streams if "mean_rtt" in s.get("sender", {})]
+    retr = doc.get("end", {}).get("sum_sent", {}).get("retransmits")
+    return _Reading(
+        throughput_mbit=mean,
+        rtt_ms=sum(rtts) / len(rtts) / 1000 if rtts else None,  # iperf3 reports microseconds
+        retransmits=retr,
+        source=str(connected.get("local_host", "?")),
+    )
+
+
+def parse_stdout(text: str, cfg: NetmatrixConfig) -> list[Sample]:
+    """One pair's samples from its client's `iperf3 -J` output (the pair is stamped by the caller)."""
+    r = _read(text, cfg)
+    meta = {"direction": direction(cfg)}
+    out = [sample(NAME, "throughput_mean", r.throughput_mbit, "Mbit/s", cfg, **meta)]
+    if r.rtt_ms is not None:
+        out.append(sample(NAME, "rtt_mean", r.rtt_ms, "ms", cfg, **meta))
+    if r.retransmits is not None:
+        out.append(sample(NAME, "retransmits", r.retransmits, "count", cfg, **meta))
+    return out
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
 
 
 @dataclass(frozen=True)
@@ -67,6 +155,8 @@ class MatrixRow:
 def pairs(lay: NetLayout) -> list[Pair]:
     """One pair of each kind the layout has. Workers are preferred (they carry Hadoop's traffic);
     the same-host pair comes from the first physical host holding two guests."""
+    from vbench.testbed.physnet import hosts_view  # the testbed package brings SSH (see the imports)
+
     by_phys: dict[str, list[str]] = {}
     for g in lay.guests:
         by_phys.setdefault(g.physical_host, []).append(g.name)
@@ -90,15 +180,11 @@ def pairs(lay: NetLayout) -> list[Pair]:
     return out
 
 
-def parse_row(text: str, pair: Pair, lay: NetLayout, vms_per_host: int) -> MatrixRow:
-    """A row from the client's `iperf3 -J` output (throughput via iperf3.parse)."""
-    cfg = iperf3.Iperf3Config(server=pair.target)
-    mean = next(s.value for s in iperf3.parse_stdout(text, cfg) if s.metric == "throughput_mean")
-    doc = iperf3._load(text)
-    connected = (doc.get("start", {}).get("connected") or [{}])[0]
-    streams = doc.get("end", {}).get("streams") or []
-    rtts = [s["sender"]["mean_rtt"] for s in streams if "mean_rtt" in s.get("sender", {})]
-    retr = doc.get("end", {}).get("sum_sent", {}).get("retransmits")
+def parse_row(
+    text: str, pair: Pair, lay: NetLayout, vms_per_host: int, cfg: NetmatrixConfig | None = None
+) -> MatrixRow:
+    """A row of `vbench testbed netmatrix`'s table from the client's `iperf3 -J` output."""
+    r = _read(text, cfg or NetmatrixConfig())
     return MatrixRow(
         mode=lay.mode,
         vms_per_host=vms_per_host,
@@ -106,12 +192,27 @@ def parse_row(text: str, pair: Pair, lay: NetLayout, vms_per_host: int) -> Matri
         client=pair.client,
         server=pair.server,
         target=pair.target,
-        source=str(connected.get("local_host", "?")),
-        throughput_mbit=round(mean, 1),
-        rtt_ms=round(sum(rtts) / len(rtts) / 1000, 3) if rtts else None,  # iperf3 reports microseconds
-        retransmits=retr,
+        source=r.source,
+        throughput_mbit=round(r.throughput_mbit, 1),
+        rtt_ms=round(r.rtt_ms, 3) if r.rtt_ms is not None else None,
+        retransmits=r.retransmits,
         configured_mbit=lay.rate_mbit if pair.shaped else None,
     )
+
+
+def pair_samples(text: str, pair: Pair, lay: NetLayout, cfg: NetmatrixConfig) -> list[Sample]:
+    """One pair's samples as a campaign stores them: which pair, its ends, its cell, the shaped
+    rate it crosses (None where the path is not shaped)."""
+    meta = {
+        "pair": pair.kind,
+        "jeong_label": JEONG_LABELS[pair.kind],
+        "client": pair.client,
+        "server": pair.server,
+        "target": pair.target,
+        "size": cell_label(pair.kind, direction(cfg)),
+        "configured_mbit": lay.rate_mbit if pair.shaped else None,
+    }
+    return [s.with_metadata(**meta) for s in parse_stdout(text, cfg)]
 
 
 def table(rows: list[MatrixRow]) -> str:
@@ -130,79 +231,6 @@ def table(rows: list[MatrixRow]) -> str:
             f"| {r.throughput_mbit:.1f} | {conf} | {dev} | {rtt} |"
         )
     return head + "\n".join(lines) + "\n"
-
-
-def server_argv(port: int) -> list[str]:
-    return ["iperf3", "-s", "-1", "-p", str(port)]
-
-
-def measure(
-    hosts: list[Host],
-    lay: NetLayout,
-    vms_per_host: int,
-    duration_s: int = 5,
-    omit_s: int = 1,
-    port: int = 5211,
-    log: Log = print,
-) -> list[MatrixRow]:
-    """Run every pair of `pairs(lay)`; a failed pair raises (the matrix is a check, not a survey)."""
-    by_name = {h.name: h for h in hosts}
-    rows = []
-    for pair in pairs(lay):
-        cfg = iperf3.Iperf3Config(server=pair.target, port=port, duration_s=duration_s, omit_s=omit_s)
-        with _iperf3_server(pair, lay, by_name, port, duration_s) as server:
-            iperf3.wait_until_listening(server, port, f"{pair.server} ({pair.target})")
-            with connect(by_name[pair.client]) as c:
-                res = c.run(iperf3.command(cfg), hide=True, warn=True, in_stream=False)
-        if not res.stdout.strip():
-            raise JobFailed(f"iperf3 {pair.client} -> {pair.server} ({pair.target}): no output: {res.stderr[-300:]}")
-        row = parse_row(res.stdout, pair, lay, vms_per_host)
-        log(f"{row.mode:10s} {row.kind:22s} {row.client}->{row.server} {row.target}: {row.throughput_mbit:.1f} Mbit/s")
-        rows.append(row)
-    return rows
-
-
-@contextlib.contextmanager
-def _iperf3_server(
-    pair: Pair, lay: NetLayout, by_name: dict[str, Host], port: int, duration_s: int
-) -> Iterator[Runner]:
-    """A one-off iperf3 server on the pair's server; yields a Runner of commands on that side.
-
-    A physical host's server runs here in its network namespace (started here, stopped here by
-    pid); a guest's over SSH, where it exits after its one test or its time limit."""
-    if pair.server.startswith("host:"):
-        netns = lay.physical(pair.server.split(":", 1)[1]).netns
-        proc = subprocess.Popen(
-            ["ip", "netns", "exec", netns, *server_argv(port)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            yield InNetns(netns)
-        finally:
-            sysops.kill_pids([proc.pid], grace_s=2)
-            proc.wait()
-        return
-    with connect(by_name[pair.server]) as s:
-        limit = duration_s + int(iperf3.SERVER_START_TIMEOUT_S) + 30
-        s.run(
-            f"nohup timeout {limit} {shlex.join(server_argv(port))} > /dev/null 2>&1 < /dev/null &",
-            hide=True,
-            in_stream=False,
-        )
-        yield s
-
-
-@dataclass(frozen=True)
-class InNetns:
-    """A Runner (as `c.run` of a Connection) for commands in one of this machine's network namespaces."""
-
-    netns: str
-
-    def run(self, command: str, **_: Any) -> subprocess.CompletedProcess:
-        return sysops.run(["ip", "netns", "exec", self.netns, "sh", "-c", command], check=False)
 
 
 def as_dicts(rows: list[MatrixRow]) -> list[dict]:

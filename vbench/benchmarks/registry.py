@@ -11,6 +11,7 @@ import typing
 from types import ModuleType
 from typing import Any
 
+from vbench.benchmarks import netmatrix
 from vbench.benchmarks.base import BenchConfig, ContractError, replace, require_contract
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
@@ -30,7 +31,9 @@ def _kinds(**tables: dict[str, ModuleType]) -> dict[str, dict[str, ModuleType]]:
     return tables
 
 
-KINDS = _kinds(micro=MICRO_BENCHMARKS, hadoop=HADOOP_BENCHMARKS)
+#: The iperf3 matrix is a calibration benchmark (kind micro) whose pairs come from the testbed's
+#: network layout rather than its host list (vbench.campaign.measure).
+KINDS = _kinds(micro={**MICRO_BENCHMARKS, netmatrix.NAME: netmatrix}, hadoop=HADOOP_BENCHMARKS)
 
 
 def find(name: str) -> tuple[str, ModuleType]:

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from vbench.benchmarks.base import replace
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
+from vbench.benchmarks import netmatrix, netmatrix_measure
 from vbench.benchmarks.hadoop.execute import BenchRun, execute, new_run_id
 from vbench.benchmarks.micro import iperf3, latency
 from vbench.benchmarks.micro._common import params as config_params, tail, wait_until_listening
@@ -26,6 +27,7 @@ from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import Host, connect
 from vbench.samples import Failure
 from vbench.store import Run
+from vbench.testbed.physnet import NetLayout
 
 Log = Callable[[str], None]
 
@@ -155,12 +157,46 @@ def _run_latency(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
     return run
 
 
+def _run_netmatrix_pair(pair: netmatrix.Pair, lay: NetLayout, by_name: dict[str, Host], cfg: Any) -> BenchRun:
+    run = BenchRun(netmatrix.NAME, new_run_id(f"netmatrix-{pair.client}-{pair.kind}"), config_params(cfg))
+    client = by_name[pair.client]
+    try:
+        text = netmatrix_measure.measure_pair(pair, lay, by_name, cfg)
+        run.outputs["output"] = text
+        run.samples = [
+            s.with_metadata(host=client.name, host_platform=client.platform)
+            for s in netmatrix.pair_samples(text, pair, lay, cfg)
+        ]
+    except JobFailed as exc:
+        run.failure = Failure(
+            netmatrix.NAME,
+            failure_reason(exc),
+            run.parameters,
+            tail(str(exc)),
+            {"client": pair.client, "server": pair.server, "pair": pair.kind},
+        )
+    return run
+
+
 def measure_micro(
-    hosts: list[Host], item: Planned, log: Log = print, iperf_pairs: list[tuple[Host, Host]] | None = None
+    hosts: list[Host],
+    item: Planned,
+    log: Log = print,
+    iperf_pairs: list[tuple[Host, Host]] | None = None,
+    layout: NetLayout | None = None,
 ) -> list[BenchRun]:
     """One micro-benchmark on every host (iperf3: between pairs of hosts, a ring by default;
-    latency: between every pair); nothing is stored."""
-    if item.benchmark == "iperf3":
+    latency: between every pair; the iperf3 matrix: between the pairs of the testbed's network
+    `layout`, each a run); nothing is stored."""
+    if item.benchmark == netmatrix.NAME:
+        if layout is None:  # refused before anything starts (runner.configuration_params); a guard
+            raise VbenchError("netmatrix needs the testbed's emulated physical hosts (a network layout)")
+        by_name = {h.name: h for h in hosts}
+        jobs = [
+            (lambda p=p: _run_netmatrix_pair(p, layout, by_name, item.config), f"{p.client}->{p.server} ({p.kind})")
+            for p in netmatrix.pairs(layout)
+        ]
+    elif item.benchmark == "iperf3":
         jobs = [
             (lambda c=c, s=s: _run_iperf(c, s, item.config, log), f"{c.name}->{s.name}")
             for c, s in (iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts))

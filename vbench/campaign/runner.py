@@ -32,7 +32,7 @@ from typing import Any, Callable, Protocol
 from pydantic import ValidationError
 
 from vbench import durable
-from vbench.benchmarks.micro import MICRO_BENCHMARKS
+from vbench.benchmarks import netmatrix, registry
 from vbench.campaign.design import Cell, Configuration, Experiment, Session, deep_merge, design_hash, expand, sessions
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
@@ -55,6 +55,7 @@ from vbench.host import Host
 from vbench.ledger import read_ledger
 from vbench.samples import Failure
 from vbench.store import CampaignStore
+from vbench.testbed import physnet
 
 Log = Callable[[str], None]
 #: Every kind of cell a campaign has: calibration ("micro") and the Hadoop suite ("hadoop").
@@ -220,6 +221,8 @@ def configuration_params(
                     "testbed; an inventory's hosts are what they are: vary them in the inventory",
                 )
             tb, hp = _params(exp, config, testbed, hadoop, source)
+            if "micro" in kinds:
+                _check_netmatrix(exp, tb, source)
             if together and source.local:
                 tb = slot_testbed(tb, slot)
             if suite and source.local:
@@ -245,6 +248,24 @@ def configuration_params(
                 "run one configuration at a time",
             )
     return out
+
+
+def _check_netmatrix(exp: Experiment, tb: TestbedParams, source: HostsSource) -> None:
+    """The iperf3 matrix measures pairs of the local testbed's emulated physical hosts: refused
+    for an inventory's hosts, and for a testbed without them (direct attachment, one guest per
+    host, unshaped: every pair would be the same path)."""
+    at = next((i for i, spec in enumerate(exp.calibrate) if spec.benchmark == netmatrix.NAME), None)
+    if at is None:
+        return
+    field = f"experiment.calibrate[{at}]"
+    if not source.local:
+        raise ParamsError(field, "netmatrix measures the local testbed's emulated physical hosts, not an inventory's")
+    if not physnet.uses_physical_hosts(tb):
+        raise ParamsError(
+            field,
+            "netmatrix needs emulated physical hosts: set testbed.network.mode nat or bridge+nat, "
+            "testbed.vms_per_host above 1, or testbed.network.link.rate_mbit",
+        )
 
 
 class RoundHooks(Protocol):
@@ -541,7 +562,10 @@ class _Campaign:
             else None
         )
         if v.kind == "micro":
-            runs = measure_micro(held.hosts, Planned(v.benchmark, v.config, MICRO_BENCHMARKS[v.benchmark]), self.log)
+            # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
+            layout = physnet.layout(held.tb) if self.source.local else None
+            planned = Planned(v.benchmark, v.config, registry.find(v.benchmark)[1])
+            runs = measure_micro(held.hosts, planned, self.log, layout=layout)
             kind_stamp = {"benchmark_kind": "micro", **kept()}
         else:
             assert held.cluster is not None

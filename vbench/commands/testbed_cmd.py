@@ -85,7 +85,7 @@ def run(args) -> int:
 
 
 def _netmatrix(tb: Testbed, hosts, args) -> int:
-    from vbench.benchmarks import netmatrix
+    from vbench.benchmarks import netmatrix, netmatrix_measure
 
     lay = tb.ctx.layout
     if lay is None:
@@ -93,7 +93,7 @@ def _netmatrix(tb: Testbed, hosts, args) -> int:
             "netmatrix needs emulated physical hosts: set --mode nat/bridge+nat, --vms-per-host > 1 or --rate-mbit"
         )
     try:
-        rows = netmatrix.measure(hosts, lay, tb.params.vms_per_host, duration_s=args.duration)
+        rows = netmatrix_measure.measure(hosts, lay, tb.params.vms_per_host, duration_s=args.duration)
     finally:
         tb.down()
     print(netmatrix.table(rows), end="")

@@ -17,6 +17,7 @@ from typing import Callable
 
 import pandas as pd
 
+from vbench.benchmarks import netmatrix as NM
 from vbench.benchmarks.micro.bonnie import TEST_OF_METRIC
 from vbench.params import PLATFORMS
 from vbench.stats.campaign_stats import StatsConfig
@@ -691,6 +692,77 @@ def table_node_disks(stats, samples, baseline="native") -> str:
     )
 
 
+# --- Jeong et al., Fig. 4 ------------------------------------------------------------------------
+
+#: Fig. 4's pairs in its order, with what each crosses.
+_NETMATRIX_PAIRS = (
+    (NM.SAME, "one host"),
+    (NM.GUEST_HOST, "guest to its host"),
+    (NM.OTHER_HOST, "guest to another host"),
+    (NM.CROSS, "two hosts"),
+)
+
+
+def table_netmatrix(stats, samples, baseline="native") -> str:
+    """The iperf3 matrix per network mode (Jeong et al., Fig. 4): each pair's throughput sending
+    and receiving, the mean with a t interval over the blocks, a column per mode (the design's
+    compared level, the baseline mode first). Reads the statistics of the experiment that
+    measured `netmatrix`, and the samples for the rate of the shaped link. Pure."""
+    metric = "throughput_mean"
+    experiment = R.pick_experiment(stats, NM.NAME, [metric], ("netmatrix",)) if stats is not None else None
+    cells = _Cells(stats)
+    body: list[list[str]] = []
+    modes: list[str] = []
+    if experiment:
+        # The design's baseline level is on its comparisons (the means carry none).
+        compared = R.comparison_rows(stats, experiment=experiment, benchmark=NM.NAME, metric=metric)
+        base = str(compared["baseline"].iloc[0]) if not compared.empty else ""
+        modes = R.platforms_in(stats, base, experiment=experiment, benchmark=NM.NAME, metric=metric)
+        # A cell's size key is its label, then the parameters the design varied (reverse=True).
+        sizes = {split_size_key(k)[0]: k for k in R.sizes_for(stats, experiment, NM.NAME, metric)}
+        for kind, crosses in _NETMATRIX_PAIRS:
+            for direction in (NM.SEND, NM.RECEIVE):
+                size = sizes.get(NM.cell_label(kind, direction))
+                row = [cells.mean(experiment, m, NM.NAME, metric, size) if size else NOT_MEASURED for m in modes]
+                if all(c == NOT_MEASURED for c in row):
+                    continue
+                lead = rf"{NM.JEONG_LABELS[kind]} ({crosses})" if direction == NM.SEND else ""
+                body.append([lead, direction, *row])
+    rates = _shaped_rates(samples, experiment)
+    about = (
+        r"Throughput in \unit{\mega\bit\per\second}, the receiver's mean over a run, TCP's slow start left out; "
+        r"``send'': the first guest sends, ``receive'': it receives (iperf3~\texttt{-R}). "
+        r"Hosts are emulated physical hosts (network namespaces) with two guests each"
+        + (
+            f"; the paths between them cross a link shaped to {rates} \\unit{{\\mega\\bit\\per\\second}}."
+            if rates
+            else "."
+        )
+    )
+    notes = [cells.notes() if body else "", about if body else "", _where(experiment, None) if body else ""]
+    header = ["Pair (Jeong et al.)", "Direction", *(tex_escape(m) for m in modes)]
+    return render(
+        Grid(
+            header,
+            body if cells.any_value else [],
+            "ll" + "c" * len(modes),
+            r"The iperf3 matrix per network mode (after Jeong et al., Fig.~4). Higher is better.",
+            "tab:netmatrix",
+            notes,
+            rules_after=tuple(range(1, len(body), 2)),
+        )
+    )
+
+
+def _shaped_rates(samples, experiment) -> str:
+    """The shaped link's rate(s) the experiment's netmatrix samples crossed, as text ("200")."""
+    if samples is None or samples.empty or not experiment or "configured_mbit" not in samples.columns:
+        return ""
+    part = samples[(samples["benchmark"] == NM.NAME) & (samples["experiment"] == experiment)]
+    rates = sorted({float(v) for v in part["configured_mbit"].dropna()})
+    return " and ".join(f"{r:g}" for r in rates)
+
+
 # --- VMware, Tables 2-4 -----------------------------------------------------------------------------
 
 _TERA = (
@@ -1250,6 +1322,7 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
     "reducer_phases": (table_reducer_phases, "tab:reducer-phases", "Liu et al., Tables 1-2"),
     "pernode": (table_pernode, "tab:pernode", "Liu et al., heterogeneous cluster"),
     "node_disks": (table_node_disks, "tab:node-disks", "Liu et al., Figs. 2-3"),
+    "netmatrix": (table_netmatrix, "tab:netmatrix", "Jeong et al., Fig. 4"),
     "tera_elapsed": (table_tera_elapsed, "tab:tera-elapsed", "VMware, Table 2"),
     "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
     "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
