@@ -81,4 +81,7 @@ def test_the_iperf3_matrix_is_measured_as_samples_of_a_campaign_comparing_networ
         else:
             assert s.value > 3 * 200, (mode, pair, direction, s.value)
     assert len({s.metadata["run_id"] for s in samples}) == 2 * 4 * 2  # a run per pair
+    # The sender's RTT is known where the guest sent (iperf3 -R's client prints zeros for it).
+    assert {s.metadata["direction"] for s in samples if s.metric == "rtt_mean"} == {"send"}
+    assert all(s.value > 0 for s in samples if s.metric == "rtt_mean")
     assert leftovers(tb) == []

@@ -57,9 +57,9 @@ def test_generated_content(first):
     # no monitoring samples and no study of environment factors in the synthetic campaign
     assert set(first.figures_absent) == {"timeseries", "factors", "sandbox"}
     assert "fbox" in (gen / "figures" / "timeseries.tex").read_text()
-    # the per-node table and the sandbox section draw only from their own campaigns, and the iperf3
-    # matrix from a study of network modes: none given here
-    assert set(first.tables_absent) == {"pernode", "sandbox", "netmatrix"}
+    # the per-node table and the sandbox section draw only from their own campaigns, the iperf3
+    # matrix and the guests per host from studies of environment factors: none given here
+    assert set(first.tables_absent) == {"pernode", "sandbox", "netmatrix", "vms_per_host"}
     assert sum(first.delta_counts.values()) >= 10
 
 

@@ -119,3 +119,62 @@ def test_each_testdfsio_panel_comes_from_the_experiment_that_measured_it(monkeyp
     monkeypatch.setattr(F, "_replication_panels", lambda data, *a, **k: drawn.extend(t for _, t in data) or [])
     F.fig_dfsio(pd.DataFrame(rows), pd.DataFrame(), tmp_path)
     assert drawn == ["TestDFSIO write\n(xavier2014)", "TestDFSIO read\n(vasconcelos2015-hadoop)"]
+
+
+def _vms_campaign(root, times: dict[int, list[float]]):
+    """A campaign directory of TeraSort suite runs whose design compares guests per host (level ->
+    TeraSort time per block; TeraGen and TeraValidate a fixed share of it)."""
+    d = root / "vph"
+    d.mkdir()
+    recs = []
+    for level, values in times.items():
+        for block, v in enumerate(values):
+            meta = {
+                "campaign": "vph",
+                "experiment": "vms-per-host",
+                "platform": "oci",
+                "factor.vms_per_host": level,
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "size_mb": 160,
+                "run_id": f"vph-{level}-{block}",
+            }
+            for metric, value in (("teragen_time", v / 3), ("terasort_time", v), ("teravalidate_time", v / 2)):
+                recs.append(
+                    {
+                        "kind": "sample",
+                        "benchmark": "terasort",
+                        "metric": metric,
+                        "value": value,
+                        "unit": "s",
+                        "timestamp": 1.0e9 + block,
+                        "metadata": meta,
+                    }
+                )
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    design = {"experiment": "vms-per-host", "compare": ["vms_per_host"], "baseline": "1", "platforms": ["oci"]}
+    (d / "campaign.json").write_text(json.dumps({"experiment": design}))
+    return d
+
+
+def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_baseline_level(tmp_path):
+    from vbench.paper.results import campaign_statistics
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.campaign_stats import StatsConfig
+
+    campaign = load_campaign(_vms_campaign(tmp_path, {1: [60, 62, 61, 59], 2: [54, 56, 55, 53], 4: [48, 50, 49.5, 47]}))
+    stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
+    tex = T.table_vms_per_host(stats, campaign.samples)
+    assert T.has_data(tex) and r"\label{tab:vms-per-host}" in tex, note
+    one, two, four = (_cells(tex, f"oci, {n}") for n in (1, 2, 4))
+    assert "60.5" in one[2] and one[-1] == "1"  # the baseline level: its TeraSort mean, ratio 1
+    assert "54.5" in two[2] and "48.6" in four[2]
+    # TeraSort over the same block's with one guest per host: ~0.90 and ~0.80, intervals below 1.
+    low, high = (float(x) for x in re.findall(r"\\num\{([0-9.]+)\}", four[-1])[1:3])
+    assert high < 1 and 0.78 < low < 0.81
+    assert "NUMA" in tex and "Experiment \\texttt{vms-per-host}" in tex
+
+
+def test_without_a_design_varying_guests_per_host_the_table_says_not_measured():
+    assert not T.has_data(T.table_vms_per_host(pd.DataFrame(), pd.DataFrame()))

@@ -88,7 +88,8 @@ class _Reading:
 
 def _read(text: str, cfg: NetmatrixConfig) -> _Reading:
     """What one pair's `iperf3 -J` printed: the receiver's mean (iperf3.parse_stdout), the
-    sender's mean RTT and retransmits, and the client's address on the connection."""
+    sender's mean RTT and retransmits where the client sent, and the client's address on the
+    connection."""
     icfg = iperf3.Iperf3Config(duration_s=cfg.duration_s, omit_s=cfg.omit_s, reverse=cfg.reverse)
     mean = next(s.value for s in iperf3.parse_stdout(text, icfg) if s.metric == "throughput_mean")
     doc = iperf3._load(text)
@@ -96,6 +97,10 @@ def _read(text: str, cfg: NetmatrixConfig) -> _Reading:
     streams = doc.get("end", {}).get("streams") or []
     rtts = [s["sender"]["mean_rtt"] for s in streams if "mean_rtt" in s.get("sender", {})]
     retr = doc.get("end", {}).get("sum_sent", {}).get("retransmits")
+    if cfg.reverse:
+        # The sender is the server: the client's JSON carries zeros for its RTT and retransmits,
+        # not its values. Unknown, so not reported.
+        rtts, retr = [], None
     return _Reading(
         throughput_mbit=mean,
         rtt_ms=sum(rtts) / len(rtts) / 1000 if rtts else None,  # iperf3 reports microseconds
