@@ -151,6 +151,13 @@ def comparison_rows(stats: pd.DataFrame, statistic: str = "ratio_to_baseline", *
     return r.drop_duplicates(subset=[k for k in key if k in r.columns]).drop(columns="_rank").sort_index()
 
 
+def compared_baseline(stats: pd.DataFrame, **where) -> str:
+    """The baseline level the comparisons matching `where` are normalised to ("" when there are
+    none): a design comparing a factor names it on its comparisons, its means carry none."""
+    r = rows(stats, statistic="ratio_to_baseline", **where)
+    return str(r["baseline"].iloc[0]) if not r.empty else ""
+
+
 def method_text(method: str) -> str:
     """How the paper names a comparison's method."""
     return {PAIRED_T: "paired by block", HIERARCHICAL: "hierarchical bootstrap", FIELLER: "Fieller"}.get(method, method)

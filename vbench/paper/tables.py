@@ -715,9 +715,7 @@ def table_netmatrix(stats, samples, baseline="native") -> str:
     body: list[list[str]] = []
     modes: list[str] = []
     if experiment:
-        # The design's baseline level is on its comparisons (the means carry none).
-        compared = R.comparison_rows(stats, experiment=experiment, benchmark=NM.NAME, metric=metric)
-        base = str(compared["baseline"].iloc[0]) if not compared.empty else ""
+        base = R.compared_baseline(stats, experiment=experiment, benchmark=NM.NAME, metric=metric)
         modes = R.platforms_in(stats, base, experiment=experiment, benchmark=NM.NAME, metric=metric)
         # A cell's size key is its label, then the parameters the design varied (reverse=True).
         sizes = {split_size_key(k)[0]: k for k in R.sizes_for(stats, experiment, NM.NAME, metric)}
@@ -733,7 +731,7 @@ def table_netmatrix(stats, samples, baseline="native") -> str:
     about = (
         r"Throughput in \unit{\mega\bit\per\second}, the receiver's mean over a run, TCP's slow start left out; "
         r"``send'': the first guest sends, ``receive'': it receives (iperf3~\texttt{-R}). "
-        r"Hosts are emulated physical hosts (network namespaces) with two guests each"
+        r"The guests sit on emulated physical hosts (network namespaces)"
         + (
             f"; the paths between them cross a link shaped to {rates} \\unit{{\\mega\\bit\\per\\second}}."
             if rates
@@ -849,8 +847,7 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
         if not sizes:
             continue
         size = sizes[-1]
-        compared = R.comparison_rows(stats, experiment=experiment, benchmark="terasort", metric="terasort_time")
-        base_level = str(compared["baseline"].iloc[0]) if not compared.empty else ""
+        base_level = R.compared_baseline(stats, experiment=experiment, benchmark="terasort", metric="terasort_time")
         part = samples[samples["experiment"].astype(str) == experiment]
         guests = ", ".join(sorted({str(p) for p in part.get("host_platform", part["platform"]).dropna()}))
         for level in R.platforms_in(stats, base_level, experiment=experiment, benchmark="terasort", size=size):
@@ -873,9 +870,10 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
         (
             r"Elapsed times in \unit{\second}; ``TeraSort vs "
             + tex_escape(base_level)
-            + r"'': TeraSort's time over the same block's with "
+            + r"'': TeraSort's time over its time with "
             + tex_escape(base_level)
-            + r" guest(s) per host, with its 95\,\% interval. The row's guests sit on emulated physical hosts "
+            + r" guest(s) per host, with its 95\,\% interval (paired by block where each block ran both). "
+            r"The row's guests sit on emulated physical hosts "
             r"(network namespaces joined by a shaped link): what grouping them changes here is which transfers "
             r"cross that link, not the NUMA locality VMware attributes its speed-up to."
         )
