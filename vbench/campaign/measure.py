@@ -69,6 +69,11 @@ def latency_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
     return list(itertools.combinations(hosts, 2))
 
 
+def _failure(run: BenchRun, exc: Exception, **where: str) -> Failure:
+    """A micro run's failure record: why (the tool's last words), its parameters, where it ran."""
+    return Failure(run.benchmark, failure_reason(exc), run.parameters, tail(str(exc)), where)
+
+
 def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
     run = BenchRun(item.benchmark, new_run_id(f"{item.benchmark}-{host.name}"), config_params(item.config))
     workdir = f"{host.work_dir}/micro"
@@ -79,9 +84,7 @@ def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
             run.outputs["output"] = raw
             run.samples = [s.with_metadata(host=host.name, host_platform=host.platform) for s in samples]
         except JobFailed as exc:
-            run.failure = Failure(
-                item.benchmark, failure_reason(exc), run.parameters, tail(str(exc)), {"host": host.name}
-            )
+            run.failure = _failure(run, exc, host=host.name)
     return run
 
 
@@ -105,13 +108,7 @@ def _run_iperf(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
                 for x in samples
             ]
         except JobFailed as exc:
-            run.failure = Failure(
-                "iperf3",
-                failure_reason(exc),
-                run.parameters,
-                tail(str(exc)),
-                {"client": client.name, "server": server.name},
-            )
+            run.failure = _failure(run, exc, client=client.name, server=server.name)
     return run
 
 
@@ -144,13 +141,7 @@ def _run_latency(client: Host, server: Host, cfg: Any, log: Log) -> BenchRun:
                 for x in samples
             ]
         except JobFailed as exc:
-            run.failure = Failure(
-                latency.NAME,
-                failure_reason(exc),
-                run.parameters,
-                tail(str(exc)),
-                {"client": client.name, "server": server.name},
-            )
+            run.failure = _failure(run, exc, client=client.name, server=server.name)
         finally:
             if started.isdigit():  # it serves one client and exits; this stops one that did not
                 s.run(latency.server_stop_line(int(started), cfg), hide=True, warn=True, in_stream=False)
@@ -168,13 +159,7 @@ def _run_netmatrix_pair(pair: netmatrix.Pair, lay: NetLayout, by_name: dict[str,
             for s in netmatrix.pair_samples(text, pair, lay, cfg)
         ]
     except JobFailed as exc:
-        run.failure = Failure(
-            netmatrix.NAME,
-            failure_reason(exc),
-            run.parameters,
-            tail(str(exc)),
-            {"client": pair.client, "server": pair.server, "pair": pair.kind},
-        )
+        run.failure = _failure(run, exc, client=pair.client, server=pair.server, pair=pair.kind)
     return run
 
 
