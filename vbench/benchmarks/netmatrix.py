@@ -60,6 +60,12 @@ class NetmatrixConfig(BenchConfig):
             raise ParamsError("omit_s", f"must be below duration_s = {self.duration_s}, got {self.omit_s}")
         return self
 
+    def iperf3(self, server: str = "127.0.0.1") -> iperf3.Iperf3Config:
+        """The one iperf3 test of a pair, its client connecting to `server`."""
+        return iperf3.Iperf3Config(
+            server=server, port=self.port, duration_s=self.duration_s, omit_s=self.omit_s, reverse=self.reverse
+        )
+
 
 Config = NetmatrixConfig
 PRESETS = {
@@ -90,8 +96,7 @@ def _read(text: str, cfg: NetmatrixConfig) -> _Reading:
     """What one pair's `iperf3 -J` printed: the receiver's mean (iperf3.parse_stdout), the
     sender's mean RTT and retransmits where the client sent, and the client's address on the
     connection."""
-    icfg = iperf3.Iperf3Config(duration_s=cfg.duration_s, omit_s=cfg.omit_s, reverse=cfg.reverse)
-    mean = next(s.value for s in iperf3.parse_stdout(text, icfg) if s.metric == "throughput_mean")
+    mean = next(s.value for s in iperf3.parse_stdout(text, cfg.iperf3()) if s.metric == "throughput_mean")
     doc = iperf3._load(text)
     connected = (doc.get("start", {}).get("connected") or [{}])[0]
     streams = doc.get("end", {}).get("streams") or []

@@ -24,10 +24,8 @@ Log = Callable[[str], None]
 
 def measure_pair(pair: Pair, lay: NetLayout, by_name: dict[str, Host], cfg: NetmatrixConfig) -> str:
     """Run one pair: its server, then its client once the server listens; the client's JSON."""
-    icfg = iperf3.Iperf3Config(
-        server=pair.target, port=cfg.port, duration_s=cfg.duration_s, omit_s=cfg.omit_s, reverse=cfg.reverse
-    )
-    with _iperf3_server(pair, lay, by_name, cfg.port, cfg.duration_s) as server:
+    icfg = cfg.iperf3(server=pair.target)
+    with _iperf3_server(pair, lay, by_name, icfg) as server:
         iperf3.wait_until_listening(server, cfg.port, f"{pair.server} ({pair.target})")
         with connect(by_name[pair.client]) as c:
             res = c.run(iperf3.command(icfg), hide=True, warn=True, in_stream=False)
@@ -57,9 +55,7 @@ def measure(
 
 
 @contextlib.contextmanager
-def _iperf3_server(
-    pair: Pair, lay: NetLayout, by_name: dict[str, Host], port: int, duration_s: int
-) -> Iterator[Runner]:
+def _iperf3_server(pair: Pair, lay: NetLayout, by_name: dict[str, Host], icfg: iperf3.Iperf3Config) -> Iterator[Runner]:
     """A one-off iperf3 server on the pair's server; yields a Runner of commands on that side.
 
     A physical host's server runs here in its network namespace (started here, stopped here by
@@ -67,7 +63,7 @@ def _iperf3_server(
     if pair.server.startswith("host:"):
         netns = lay.physical(pair.server.split(":", 1)[1]).netns
         proc = subprocess.Popen(
-            ["ip", "netns", "exec", netns, *iperf3.server_argv(iperf3.Iperf3Config(port=port))],
+            ["ip", "netns", "exec", netns, *iperf3.server_argv(icfg)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -80,9 +76,9 @@ def _iperf3_server(
             proc.wait()
         return
     with connect(by_name[pair.server]) as s:
-        limit = duration_s + int(iperf3.SERVER_START_TIMEOUT_S) + 30
+        limit = icfg.duration_s + int(iperf3.SERVER_START_TIMEOUT_S) + 30
         s.run(
-            f"nohup timeout {limit} {iperf3.server_command(iperf3.Iperf3Config(port=port))} > /dev/null 2>&1 < /dev/null &",
+            f"nohup timeout {limit} {iperf3.server_command(icfg)} > /dev/null 2>&1 < /dev/null &",
             hide=True,
             in_stream=False,
         )
