@@ -151,6 +151,35 @@ def test_j2_compares_bridge_nat_with_bridge_in_a_network_mode_campaign(tmp_path)
     assert r.campaign == "netmodes" and r.experiment == "network"
 
 
+def test_j3_compares_rack_grouping_with_one_default_rack_in_a_topology_campaign(tmp_path):
+    d = tmp_path / "racks"
+    d.mkdir()
+    (d / "campaign.json").write_text(json.dumps({"experiment": {"compare": ["topology"], "baseline": "flat"}}))
+    recs = []
+    for block in range(5):
+        for topology, t in (("flat", 50.0), ("rack", 38.0)):
+            meta = {"experiment": "racks", "campaign": "racks", "platform": "native", "block": block}
+            meta |= {"repetition": block, "run_id": f"{topology}-{block}", "size_mb": 256}
+            meta |= {"factor.topology": topology, "factor.network.mode": "bridge+nat"}
+            value = t + (0.4 if block % 2 else -0.4)
+            recs.append(
+                {
+                    "kind": "sample",
+                    "benchmark": "terasort",
+                    "metric": "teragen_time",
+                    "value": value,
+                    "unit": "s",
+                    "timestamp": 1.0e9 + block,
+                    "metadata": meta,
+                }
+            )
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    r = D.evaluate(FINDINGS["J3"], load_campaign(d).samples)
+    assert r.n_a == 5 and r.n_b == 5 and 0.74 < r.ratio < 0.78, r.reason
+    assert r.verdict == D.REPRODUCED  # 38/50 = 0.76, the published 1/1.31, within 10 points
+    assert r.campaign == "racks" and r.experiment == "racks"
+
+
 def test_the_comparison_view_keeps_the_compared_level_out_of_the_cell():
     df = pd.DataFrame({"platform": ["native", "native"], "factor.network.mode": ["nat", "bridge"], "value": [1, 2]})
     v = comparison_view(df, ["network.mode"])

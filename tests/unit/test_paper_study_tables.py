@@ -178,3 +178,61 @@ def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_b
 
 def test_without_a_design_varying_guests_per_host_the_table_says_not_measured():
     assert not T.has_data(T.table_vms_per_host(pd.DataFrame(), pd.DataFrame()))
+
+
+def _racks_campaign(root, times: dict[str, list[float]]):
+    """A campaign directory of TeraGen runs whose design compares Hadoop topologies (level ->
+    TeraGen time per block)."""
+    d = root / "racks"
+    d.mkdir()
+    recs = []
+    for level, values in times.items():
+        for block, v in enumerate(values):
+            meta = {
+                "campaign": "racks",
+                "experiment": "racks",
+                "platform": "native",
+                "factor.topology": level,
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "size_mb": 256,
+                "run_id": f"racks-{level}-{block}",
+            }
+            recs.append(
+                {
+                    "kind": "sample",
+                    "benchmark": "terasort",
+                    "metric": "teragen_time",
+                    "value": v,
+                    "unit": "s",
+                    "timestamp": 1.0e9 + block,
+                    "metadata": meta,
+                }
+            )
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    design = {"experiment": "racks", "compare": ["topology"], "baseline": "flat", "platforms": ["native"]}
+    (d / "campaign.json").write_text(json.dumps({"experiment": design}))
+    return d
+
+
+def test_the_racks_table_has_a_row_per_topology_and_teragens_ratio_to_the_flat_one(tmp_path):
+    from vbench.paper.results import campaign_statistics
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.campaign_stats import StatsConfig
+
+    campaign = load_campaign(_racks_campaign(tmp_path, {"flat": [60, 64, 58, 62], "rack": [48, 51, 46.5, 50]}))
+    stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
+    tex = T.table_racks(stats, campaign.samples)
+    assert T.has_data(tex) and r"\label{tab:racks}" in tex, note
+    flat, rack = _cells(tex, "flat"), _cells(tex, "rack")
+    assert "61" in flat[1] and flat[-1] == "1"  # the baseline level: its TeraGen mean, ratio 1
+    assert "48.9" in rack[1]
+    # TeraGen over the same block's without racks: ~0.80, its interval below 1.
+    estimate, low, high = (float(x) for x in re.findall(r"\\num\{([0-9.]+)\}", rack[-1])[:3])
+    assert 0.79 < estimate < 0.81 and low < estimate < high < 1
+    assert "Experiment \\texttt{racks}" in tex and "vs flat" in tex
+
+
+def test_without_a_design_varying_the_topology_the_racks_table_says_not_measured():
+    assert not T.has_data(T.table_racks(pd.DataFrame(), pd.DataFrame()))

@@ -822,10 +822,10 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
     )
 
 
-def _vms_per_host_experiments(samples) -> list[str]:
-    """Experiments whose TeraSort runs compare the guests per emulated physical host (their level
+def _experiments_comparing(samples, label: str) -> list[str]:
+    """Experiments whose TeraSort runs compare levels of the design factor `label` (the level
     stays readable by name in a comparison view, vbench.stats.compare). Pure."""
-    col = LEVEL + "vms_per_host"
+    col = LEVEL + label
     if samples is None or samples.empty or col not in samples.columns:
         return []
     tera = samples[(samples["benchmark"] == "terasort") & samples[col].notna()]
@@ -842,7 +842,7 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
     body: list[list[str]] = []
     where: list[str] = []
     base_level = ""
-    for experiment in _vms_per_host_experiments(samples):
+    for experiment in _experiments_comparing(samples, "vms_per_host"):
         sizes = R.sizes_for(stats, experiment, "terasort", "terasort_time")
         if not sizes:
             continue
@@ -922,6 +922,63 @@ def _grouped(combos: list[tuple[str, str, str]]) -> list[tuple[tuple[str, str], 
     for experiment, size, rep in combos:
         groups.setdefault((experiment, split_size_key(size)[0]), []).append((size, rep))
     return list(groups.items())
+
+
+def table_racks(stats, samples, baseline="native") -> str:
+    """TeraGen's elapsed time per Hadoop topology (Jeong et al., Fig. 7: virtual rack grouping
+    against none): a row per level of a design comparing `topology`, TeraGen's time over the
+    design's baseline level with its interval (paired where the blocks pair). Pure."""
+    cells = _Cells(stats)
+    body: list[list[str]] = []
+    where: list[str] = []
+    base_level = ""
+    for experiment in _experiments_comparing(samples, "topology"):
+        sizes = R.sizes_for(stats, experiment, "terasort", "teragen_time")
+        if not sizes:
+            continue
+        size = sizes[-1]
+        base_level = R.compared_baseline(stats, experiment=experiment, benchmark="terasort", metric="teragen_time")
+        for level in R.platforms_in(stats, base_level, experiment=experiment, benchmark="terasort", size=size):
+            ratio = R.ratio_row(stats, experiment, level, "terasort", "teragen_time", size)
+            ratio_cell = (
+                interval_text(ratio["estimate"], ratio["ci_low"], ratio["ci_high"])
+                if ratio is not None
+                else ("1" if level == base_level else NOT_MEASURED)
+            )
+            body.append(
+                [tex_escape(level), cells.mean(experiment, level, "terasort", "teragen_time", size), ratio_cell]
+            )
+        where.append(_where(experiment, size))
+    if not cells.any_value:
+        body = []
+    notes = [
+        cells.notes() if body else "",
+        (
+            r"Elapsed times in \unit{\second}; ``vs "
+            + tex_escape(base_level)
+            + r"'': TeraGen's time over its time with the "
+            + tex_escape(base_level)
+            + r" topology, with its 95\,\% interval (paired by block where each block ran both). "
+            r"With \texttt{rack} the guests of each emulated physical host form a Hadoop rack, so each "
+            r"block's second and third replicas go to one other host and cross the shaped link between "
+            r"hosts once; with \texttt{flat} (one default rack) they go to any two other nodes."
+        )
+        if body
+        else "",
+        " ".join(where) if body else "",
+    ]
+    return render(
+        Grid(
+            ["Hadoop topology", "TeraGen", f"vs {tex_escape(base_level) or 'flat'}"],
+            body,
+            "lcc",
+            r"TeraGen's elapsed time with and without virtual rack grouping (after Jeong et al., "
+            r"Figure~7). Lower is better.",
+            "tab:racks",
+            notes,
+            size=r"\footnotesize",
+        )
+    )
 
 
 def table_tera_replication(stats, samples, baseline="native") -> str:
@@ -1397,6 +1454,7 @@ TABLES: dict[str, tuple[Callable, str, str]] = {
     "netmatrix": (table_netmatrix, "tab:netmatrix", "Jeong et al., Fig. 4"),
     "tera_elapsed": (table_tera_elapsed, "tab:tera-elapsed", "VMware, Table 2"),
     "vms_per_host": (table_vms_per_host, "tab:vms-per-host", "VMware, Table 2 (VMs per host)"),
+    "racks": (table_racks, "tab:racks", "Jeong et al., Fig. 7"),
     "tera_replication": (table_tera_replication, "tab:tera-replication", "VMware, Table 3"),
     "tera_scaling": (table_tera_scaling, "tab:tera-scaling", "VMware, Table 4"),
     "overheads": (table_overheads, "tab:overheads", "every headline comparison with its method"),
