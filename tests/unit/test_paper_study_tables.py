@@ -121,41 +121,47 @@ def test_each_testdfsio_panel_comes_from_the_experiment_that_measured_it(monkeyp
     assert drawn == ["TestDFSIO write\n(xavier2014)", "TestDFSIO read\n(vasconcelos2015-hadoop)"]
 
 
-def _vms_campaign(root, times: dict[int, list[float]]):
-    """A campaign directory of TeraSort suite runs whose design compares guests per host (level ->
-    TeraSort time per block; TeraGen and TeraValidate a fixed share of it)."""
-    d = root / "vph"
+def _factor_campaign(root, name: str, factor: str, baseline: str, times: dict, metrics, size_mb: int, platform: str):
+    """A campaign directory of TeraSort-suite runs whose design compares levels of `factor`
+    (level -> a time per block; `metrics`: metric -> its share of that time)."""
+    d = root / name
     d.mkdir()
     recs = []
     for level, values in times.items():
         for block, v in enumerate(values):
             meta = {
-                "campaign": "vph",
-                "experiment": "vms-per-host",
-                "platform": "oci",
-                "factor.vms_per_host": level,
+                "campaign": name,
+                "experiment": name,
+                "platform": platform,
+                f"factor.{factor}": level,
                 "block": block,
                 "round": 0,
                 "repetition": block,
-                "size_mb": 160,
-                "run_id": f"vph-{level}-{block}",
+                "size_mb": size_mb,
+                "run_id": f"{name}-{level}-{block}",
             }
-            for metric, value in (("teragen_time", v / 3), ("terasort_time", v), ("teravalidate_time", v / 2)):
+            for metric, share in metrics.items():
                 recs.append(
                     {
                         "kind": "sample",
                         "benchmark": "terasort",
                         "metric": metric,
-                        "value": value,
+                        "value": v * share,
                         "unit": "s",
                         "timestamp": 1.0e9 + block,
                         "metadata": meta,
                     }
                 )
     (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    design = {"experiment": "vms-per-host", "compare": ["vms_per_host"], "baseline": "1", "platforms": ["oci"]}
+    design = {"experiment": name, "compare": [factor], "baseline": baseline, "platforms": [platform]}
     (d / "campaign.json").write_text(json.dumps({"experiment": design}))
     return d
+
+
+def _vms_campaign(root, times: dict[int, list[float]]):
+    """Guests per host compared: TeraSort's time per block, TeraGen and TeraValidate a fixed share of it."""
+    shares = {"teragen_time": 1 / 3, "terasort_time": 1.0, "teravalidate_time": 1 / 2}
+    return _factor_campaign(root, "vms-per-host", "vms_per_host", "1", times, shares, 160, "oci")
 
 
 def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_baseline_level(tmp_path):
@@ -181,39 +187,8 @@ def test_without_a_design_varying_guests_per_host_the_table_says_not_measured():
 
 
 def _racks_campaign(root, times: dict[str, list[float]]):
-    """A campaign directory of TeraGen runs whose design compares Hadoop topologies (level ->
-    TeraGen time per block)."""
-    d = root / "racks"
-    d.mkdir()
-    recs = []
-    for level, values in times.items():
-        for block, v in enumerate(values):
-            meta = {
-                "campaign": "racks",
-                "experiment": "racks",
-                "platform": "native",
-                "factor.topology": level,
-                "block": block,
-                "round": 0,
-                "repetition": block,
-                "size_mb": 256,
-                "run_id": f"racks-{level}-{block}",
-            }
-            recs.append(
-                {
-                    "kind": "sample",
-                    "benchmark": "terasort",
-                    "metric": "teragen_time",
-                    "value": v,
-                    "unit": "s",
-                    "timestamp": 1.0e9 + block,
-                    "metadata": meta,
-                }
-            )
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    design = {"experiment": "racks", "compare": ["topology"], "baseline": "flat", "platforms": ["native"]}
-    (d / "campaign.json").write_text(json.dumps({"experiment": design}))
-    return d
+    """Hadoop topologies compared: TeraGen's time per block."""
+    return _factor_campaign(root, "racks", "topology", "flat", times, {"teragen_time": 1.0}, 256, "native")
 
 
 def test_the_racks_table_has_a_row_per_topology_and_teragens_ratio_to_the_flat_one(tmp_path):

@@ -833,6 +833,25 @@ def _experiments_comparing(samples, label: str) -> list[str]:
     return sorted(varied[varied > 1].index, key=natural_key)
 
 
+def _compared_experiments(stats, samples, label: str, metric: str):
+    """(experiment, its largest size, its baseline level) of each experiment whose TeraSort-suite
+    runs compare levels of the design factor `label` and hold `metric`. Pure."""
+    for experiment in _experiments_comparing(samples, label):
+        sizes = R.sizes_for(stats, experiment, "terasort", metric)
+        if sizes:
+            base = R.compared_baseline(stats, experiment=experiment, benchmark="terasort", metric=metric)
+            yield experiment, sizes[-1], base
+
+
+def _ratio_to_base_cell(stats, experiment, level, base_level, metric, size) -> str:
+    """`metric` at `level` over its value at the design's baseline level, with its interval
+    (paired where the blocks pair); "1" for the baseline level itself."""
+    ratio = R.ratio_row(stats, experiment, level, "terasort", metric, size)
+    if ratio is not None:
+        return interval_text(ratio["estimate"], ratio["ci_low"], ratio["ci_high"])
+    return "1" if level == base_level else NOT_MEASURED
+
+
 def table_vms_per_host(stats, samples, baseline="native") -> str:
     """Elapsed times of the TeraSort suite per number of guests on each emulated physical host
     (VMware, Table 2's rows of 1 to 20 VMs per host, and Fig. 2's ratios): a row per level of a
@@ -842,25 +861,14 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
     body: list[list[str]] = []
     where: list[str] = []
     base_level = ""
-    for experiment in _experiments_comparing(samples, "vms_per_host"):
-        sizes = R.sizes_for(stats, experiment, "terasort", "terasort_time")
-        if not sizes:
-            continue
-        size = sizes[-1]
-        base_level = R.compared_baseline(stats, experiment=experiment, benchmark="terasort", metric="terasort_time")
+    for experiment, size, base_level in _compared_experiments(stats, samples, "vms_per_host", "terasort_time"):
         part = samples[samples["experiment"].astype(str) == experiment]
         guests = ", ".join(sorted({str(p) for p in part.get("host_platform", part["platform"]).dropna()}))
         for level in R.platforms_in(stats, base_level, experiment=experiment, benchmark="terasort", size=size):
-            ratio = R.ratio_row(stats, experiment, level, "terasort", "terasort_time", size)
-            ratio_cell = (
-                interval_text(ratio["estimate"], ratio["ci_low"], ratio["ci_high"])
-                if ratio is not None
-                else ("1" if level == base_level else NOT_MEASURED)
-            )
             body.append(
                 [f"{tex_escape(guests)}, {tex_escape(level)}"]
                 + _tera_cells(cells, stats, experiment, level, size)
-                + [ratio_cell]
+                + [_ratio_to_base_cell(stats, experiment, level, base_level, "terasort_time", size)]
             )
         where.append(_where(experiment, size))
     if not cells.any_value:
@@ -932,21 +940,14 @@ def table_racks(stats, samples, baseline="native") -> str:
     body: list[list[str]] = []
     where: list[str] = []
     base_level = ""
-    for experiment in _experiments_comparing(samples, "topology"):
-        sizes = R.sizes_for(stats, experiment, "terasort", "teragen_time")
-        if not sizes:
-            continue
-        size = sizes[-1]
-        base_level = R.compared_baseline(stats, experiment=experiment, benchmark="terasort", metric="teragen_time")
+    for experiment, size, base_level in _compared_experiments(stats, samples, "topology", "teragen_time"):
         for level in R.platforms_in(stats, base_level, experiment=experiment, benchmark="terasort", size=size):
-            ratio = R.ratio_row(stats, experiment, level, "terasort", "teragen_time", size)
-            ratio_cell = (
-                interval_text(ratio["estimate"], ratio["ci_low"], ratio["ci_high"])
-                if ratio is not None
-                else ("1" if level == base_level else NOT_MEASURED)
-            )
             body.append(
-                [tex_escape(level), cells.mean(experiment, level, "terasort", "teragen_time", size), ratio_cell]
+                [
+                    tex_escape(level),
+                    cells.mean(experiment, level, "terasort", "teragen_time", size),
+                    _ratio_to_base_cell(stats, experiment, level, base_level, "teragen_time", size),
+                ]
             )
         where.append(_where(experiment, size))
     if not cells.any_value:
