@@ -10,6 +10,8 @@ notebooks). A figure whose data is absent from the campaign writes nothing and r
 
 from __future__ import annotations
 
+import textwrap
+
 from pathlib import Path
 from typing import Callable
 
@@ -295,6 +297,13 @@ def fig_timeseries(
     return _finish(fig, axes, out_dir, "timeseries")
 
 
+def _tick_label(cell: str, width: int = 14) -> str:
+    """A factor cell's tick label: a line per part, long names (a campaign after an experiment's
+    `@`) broken at their hyphens so neighbouring cells' labels do not overlap."""
+    parts = cell.replace("@", ", @").split(", ")
+    return "\n".join(line for part in parts for line in textwrap.wrap(part, width, break_on_hyphens=True))
+
+
 def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Time normalised to a factor level's baseline (e.g. network mode vs bridge) per cell of the
     other factors (e.g. VMs per host), 95 % CIs of the ratio (Jeong et al. Figs. 6 and 8, VMware's
@@ -316,16 +325,24 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
     fig, axes = style.figure(len(panels), height=2.6)
     for ax, (metric, title) in zip(axes, panels):
         d = r[r["metric"] == metric]
-        cells = sorted(d["size"].astype(str).unique(), key=natural_key)
+        # A cell is one experiment's size and baseline: two studies (or two runs of one design)
+        # may share a size and a level name, and each is normalised to its own baseline.
+        cell = d["experiment"].astype(str) + ", " + d["size"].astype(str) + ", vs " + d["baseline"].astype(str)
+        d = d.assign(_cell=cell.to_numpy())
+        cells = sorted(d["_cell"].unique(), key=natural_key)
         levels = sorted(d["platform"].astype(str).unique(), key=natural_key)
-        base = str(d["baseline"].iloc[0])
-        width = 0.8 / max(len(levels), 1)
+        bases = sorted(d["baseline"].astype(str).unique(), key=natural_key)
+        # Each cell's bars centred on its tick: the levels it has, not every level of the panel.
+        present = {
+            c: [lv for lv in levels if ((d["_cell"] == c) & (d["platform"].astype(str) == lv)).any()] for c in cells
+        }
+        width = 0.8 / max(max(len(v) for v in present.values()), 1)
         for i, level in enumerate(levels):
-            s = d[d["platform"].astype(str) == level].set_index(
-                d[d["platform"].astype(str) == level]["size"].astype(str)
-            )
+            s = d[d["platform"].astype(str) == level].set_index("_cell")
             s = s.reindex(cells).dropna(subset=["estimate"])
-            xs = np.array([cells.index(c) + (i - (len(levels) - 1) / 2) * width for c in s.index])
+            xs = np.array(
+                [cells.index(c) + (present[c].index(level) - (len(present[c]) - 1) / 2) * width for c in s.index]
+            )
             has_ci = (s["ci_low"].notna() & s["ci_high"].notna()).to_numpy()
             ax.bar(
                 xs[has_ci],
@@ -349,8 +366,8 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
             )
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(cells)))
-        ax.set_xticklabels([c.replace(", ", "\n") for c in cells], fontsize=6)
-        ax.set_ylabel(f"time / {base} time")
+        ax.set_xticklabels([_tick_label(c) for c in cells], fontsize=6)
+        ax.set_ylabel(f"time / {bases[0]} time" if len(bases) == 1 else "time / baseline level's time")
         ax.set_title(title)
     return _finish(fig, axes, out_dir, "factors")
 
