@@ -371,3 +371,9 @@ def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
     sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))
     before, after = sentence.split("The A/A self-check")
     assert " on lxc (" in before and "aa" not in before and " on native\\textasciitilde{}aa (" in after
+
+
+def test_whole_number_levels_are_named_as_whole_numbers():
+    # Merged with campaigns that lack the factor, the column has gaps and holds floats: 1.0, 2.0.
+    df = pd.DataFrame({"platform": ["native"] * 3, "factor.vms_per_host": [1.0, 2.0, 4.0], "value": [1, 2, 3]})
+    assert compared_levels(comparison_view(df, ["vms_per_host"])) == {"vms_per_host": ["1", "2", "4"]}

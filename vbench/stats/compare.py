@@ -19,6 +19,7 @@ from typing import Sequence
 import pandas as pd
 
 from vbench.errors import ParamsError
+from vbench.stats.tidy import plain
 
 PLATFORM = "platform"
 #: A comparison view keeps each compared factor's level as `level.<factor>`.
@@ -82,9 +83,10 @@ def measured_platforms(samples: pd.DataFrame) -> list[str]:
 
 
 def compared_levels(samples: pd.DataFrame) -> dict[str, list[str]]:
-    """Compared factor -> its levels in the samples (a comparison view's `level.*` columns)."""
+    """Compared factor -> its levels in the samples (a comparison view's `level.*` columns), as
+    text: a whole number stays one (guests per host 1, 2, 4, not the 1.0 a column with gaps holds)."""
     return {
-        c.removeprefix(LEVEL): list(dict.fromkeys(samples[c].dropna().astype(str)))
+        c.removeprefix(LEVEL): list(dict.fromkeys(samples[c].dropna().map(plain)))
         for c in samples.columns
         if c.startswith(LEVEL) and samples[c].notna().any()
     }
