@@ -21,7 +21,7 @@ from vbench.benchmarks import netmatrix as NM
 from vbench.benchmarks.micro.bonnie import TEST_OF_METRIC
 from vbench.params import PLATFORMS
 from vbench.stats.campaign_stats import StatsConfig
-from vbench.stats.compare import LEVEL
+from vbench.stats.compare import LEVEL, measured_platforms
 from vbench.samples import aa_label, is_aa
 from vbench.stats.describe import t_interval
 from vbench.stats.keys import natural_key
@@ -795,9 +795,10 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
         sizes = R.sizes_for(stats, experiment, "terasort", "terasort_time")
         size = sizes[-1] if sizes else None
         ran = set(R.platforms_in(stats, baseline, experiment=experiment, benchmark="terasort", size=size))
+        platforms = set(measured_platforms(samples))  # not a factor study's levels (bridge, rack, 2...)
         for p in campaign_platforms(samples, baseline):
             if p not in ran:
-                elsewhere.append(p)
+                elsewhere += [p] if p in platforms else []
                 continue
             body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
     if not cells.any_value:
