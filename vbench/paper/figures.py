@@ -11,7 +11,6 @@ notebooks). A figure whose data is absent from the campaign writes nothing and r
 from __future__ import annotations
 
 import textwrap
-
 from pathlib import Path
 from typing import Callable
 

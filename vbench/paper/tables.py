@@ -798,7 +798,8 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
         platforms = set(measured_platforms(samples))  # not a factor study's levels (bridge, rack, 2...)
         for p in campaign_platforms(samples, baseline):
             if p not in ran:
-                elsewhere += [p] if p in platforms else []
+                if p in platforms:
+                    elsewhere.append(p)
                 continue
             body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
     if not cells.any_value:
