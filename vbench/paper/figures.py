@@ -327,17 +327,16 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
         # A cell is one experiment's size and baseline: two studies (or two runs of one design)
         # may share a size and a level name, and each is normalised to its own baseline.
         cell = d["experiment"].astype(str) + ", " + d["size"].astype(str) + ", vs " + d["baseline"].astype(str)
-        d = d.assign(_cell=cell.to_numpy())
+        d = d.assign(_cell=cell.to_numpy(), _level=d["platform"].astype(str).to_numpy())
         cells = sorted(d["_cell"].unique(), key=natural_key)
-        levels = sorted(d["platform"].astype(str).unique(), key=natural_key)
+        levels = sorted(d["_level"].unique(), key=natural_key)
         bases = sorted(d["baseline"].astype(str).unique(), key=natural_key)
         # Each cell's bars centred on its tick: the levels it has, not every level of the panel.
-        present = {
-            c: [lv for lv in levels if ((d["_cell"] == c) & (d["platform"].astype(str) == lv)).any()] for c in cells
-        }
+        in_cell = d.groupby("_cell")["_level"].agg(set)
+        present = {c: [lv for lv in levels if lv in in_cell[c]] for c in cells}
         width = 0.8 / max(max(len(v) for v in present.values()), 1)
         for i, level in enumerate(levels):
-            s = d[d["platform"].astype(str) == level].set_index("_cell")
+            s = d[d["_level"] == level].set_index("_cell")
             s = s.reindex(cells).dropna(subset=["estimate"])
             xs = np.array(
                 [cells.index(c) + (present[c].index(level) - (len(present[c]) - 1) / 2) * width for c in s.index]
