@@ -55,6 +55,17 @@ def _java_args(step: JavaStep, now: float) -> list[str]:
     return [start if a == START_TIME else a for a in step.args]
 
 
+def reusable_output_exists(cluster: HadoopCluster, step: JavaStep) -> bool:
+    """Whether `step` is skipped because an earlier run on this cluster wrote what it reuses;
+    a partial output (no _SUCCESS) is removed so the step can write it again."""
+    if step.reuses is None:
+        return False
+    if cluster.fs("-test", "-e", f"{step.reuses}/_SUCCESS").ok:
+        return True
+    cluster.fs("-rm", "-r", "-f", "-skipTrash", step.reuses)
+    return False
+
+
 def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = None) -> StepOutput:
     if isinstance(step, JavaStep):
         limit = min(step.timeout_s, timeout_s) if timeout_s else step.timeout_s
@@ -75,7 +86,7 @@ def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = N
             raise _StepFailed(step.name, f"{step.name} exited {r.exit_code}", out)
         return out
     if isinstance(step, ReadStep):
-        r = cluster.fs("-cat", step.hdfs_glob)
+        r = cluster.fs(step.op, step.hdfs_glob)
         out = StepOutput(r.stdout, r.stderr, r.seconds)
         if not r.ok:
             raise _StepFailed(step.name, f"reading {step.hdfs_glob} failed", out)
@@ -176,13 +187,16 @@ def execute(
     step = None
     try:
         for step in module.steps(cfg, run_dir):
+            if isinstance(step, JavaStep) and reusable_output_exists(cluster, step):
+                log(f"{module.NAME}: {step.name} skipped: {step.reuses} was written by an earlier run")
+                continue
             log(f"{module.NAME}: {step.name} ...")
             run.outputs[step.name] = run_step(cluster, step, log, timeout_s)
         samples = list(module.parse(run.outputs, cfg))
         if job_details:
             t0, details = time.monotonic(), []
             for s in module.steps(cfg, run_dir):
-                if isinstance(s, JavaStep) and s.job_details:
+                if isinstance(s, JavaStep) and s.job_details and s.name in run.outputs:
                     details += job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
             # The line to time this step by (issue #24: it cost N+3 SSH round trips per job).
             log(

@@ -8,7 +8,7 @@ cluster. So every module is testable against captured outputs without a cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Literal
 
 # What a step printed: the contract's type (every benchmark's parse reads it), named here too.
 from vbench.benchmarks.base import Outputs, StepOutput
@@ -31,14 +31,20 @@ class JavaStep:
     barrier_s: int = 0
     #: Collect JobHistory detail for the jobs this step submitted.
     job_details: bool = True
+    #: An HDFS directory the step writes once per cluster for the runs after it to reuse (a
+    #: TeraSort input generated once): the step is skipped while `<reuses>/_SUCCESS` exists, and
+    #: a partial directory left by a failed attempt is removed before it runs.
+    reuses: str | None = None
 
 
 @dataclass(frozen=True)
 class ReadStep:
-    """Read HDFS files (a glob) into the output, e.g. a validation report."""
+    """Read HDFS files (a glob) into the output, e.g. a validation report; with `op="-du"` their
+    sizes, one `size  disk-space  path` line a file, instead of their contents."""
 
     name: str
     hdfs_glob: str
+    op: Literal["-cat", "-du"] = "-cat"
 
 
 @dataclass(frozen=True)
