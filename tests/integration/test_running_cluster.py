@@ -63,3 +63,19 @@ def test_monitored_terasort_passes_its_data_volume_checks(it_running_cluster, tm
         assert checks.loc[c, "ok"] == True, checks.loc[c, "reason"]  # noqa: E712
     # the disk checks ran (a verdict either way, with its reason), they did not silently pass
     assert checks.loc["teragen_disk_written", "measured"] > 0
+
+
+def test_terasort_sorts_its_clusters_input_again_and_gates_on_output_size(it_running_cluster):
+    """`generate: once_per_cluster` and `gate: output_size` (issue #51) on real HDFS: the second
+    run skips TeraGen and sorts the first run's input; both pass the size gate, which reads the
+    `-du` listing HDFS really prints."""
+    from vbench.benchmarks.hadoop import execute, terasort
+
+    cluster = it_running_cluster
+    cfg = terasort.Config(size_mb=8, generate="once_per_cluster", gate="output_size")
+    first, second = (execute.execute(cluster, terasort, cfg, job_details=False, log=print) for _ in range(2))
+    assert first.ok and second.ok, (first.failure, second.failure)
+    assert "teragen" in first.outputs and "teragen" not in second.outputs
+    assert [s.metadata["input_generated"] for s in (first.samples[0], second.samples[0])] == [True, False]
+    assert all(s.metadata["verdict"] == f"output size {8 * 1024**2 // 100 * 100} B" for s in second.samples)
+    assert cluster.fs("-test", "-e", f"{terasort.cluster_input_dir(cfg)}/_SUCCESS").ok
