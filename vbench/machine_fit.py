@@ -92,6 +92,15 @@ def check_limits_fit(testbed: TestbedParams, machine: MachineFacts, hadoop: Hado
                 _limits_field(testbed, i, "cpus"),
                 f"{lim.cpus} vCPUs asked for {spec.name}, but this machine has {machine.cpus} CPUs",
             )
+        share = testbed.slowdown.cpu_fraction * len(cpu_ids)
+        if lim is not None and lim.cpus is not None and testbed.slowdown.cpu and lim.cpus > share:
+            raise ParamsError(
+                _limits_field(testbed, i, "cpus"),
+                f"{lim.cpus} vCPUs of {spec.name} exceed the planted slowdown's share of the machine "
+                f"(testbed.slowdown.cpu_fraction {testbed.slowdown.cpu_fraction:g} x {len(cpu_ids)} CPUs = "
+                f"{share:g}): cgroup v1 refuses a container a larger CPU quota than the testbed's cgroup "
+                "above it; lower the limit or the slowdown",
+            )
         if lim is not None and lim.cpuset is not None and not set(lim.cpuset_cpus) <= cpu_ids:
             raise ParamsError(
                 _limits_field(testbed, i, "cpuset"),

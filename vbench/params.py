@@ -213,6 +213,67 @@ class GvisorParams(_Strict):
     platform: Literal["auto", "ptrace", "kvm", "systrap"] = "auto"
 
 
+#: Platforms whose hosts a planted slowdown (`testbed.slowdown`) can hold: their processes are the
+#: machine's own tasks in the testbed's cgroup tree and their interface is a veth of the testbed.
+SLOWDOWN_PLATFORMS = ("native", "lxc", "oci")
+
+
+class SlowdownParams(_Strict):
+    """A planted slowdown of one configuration (issue #51 item 2): the instrument's known-answer
+    test, and the controlled slowdowns a model of job times is fitted on (issue #53). Every field
+    may be a factor of a design (`factors: {testbed.slowdown.cpu_fraction: [1.0, 0.9]}`); the
+    defaults plant nothing. vbench.testbed.slowdown applies it.
+
+    cpu_fraction: the share of the machine's CPUs (those vbench may run on) that ALL the testbed's
+    hosts get together: a CFS quota of cpu_fraction x CPUs x period on the testbed's parent cgroup
+    `vbench-<testbed>` (cgroup v1), under which every host's processes run. delay_ms / rate_mbit:
+    netem delay / tbf rate on the egress of each host's own interface towards it (the bridge side
+    of its veth), so every packet between two hosts is delayed once (a round trip by 2 x delay_ms).
+    disk_read_bps / disk_write_bps: blkio throttling of the whole testbed (the same parent cgroup)
+    on the disk holding work_root: direct and synchronous I/O only (see vbench.testbed.limits).
+    """
+
+    #: 1.0: no quota. Below 0.1 a Hadoop cluster hardly comes up: a typo, not an experiment.
+    cpu_fraction: float = Field(1.0, ge=0.1, le=1.0)
+    #: One-way delay (ms) added on the way into each host; 0: none.
+    delay_ms: float = Field(0.0, ge=0, le=1000)
+    #: Rate (Mbit/s) into each host; None: unshaped.
+    rate_mbit: float | None = Field(None, ge=0.1, le=100_000)
+    disk_read_bps: int | None = Field(None, ge=1)
+    disk_write_bps: int | None = Field(None, ge=1)
+
+    @field_validator("disk_read_bps", "disk_write_bps", mode="before")
+    @classmethod
+    def _bps(cls, v: Any) -> Any:
+        return None if v is None else parse_size(v)
+
+    @property
+    def cpu(self) -> bool:
+        return self.cpu_fraction < 1.0
+
+    @property
+    def network(self) -> bool:
+        return self.delay_ms > 0 or self.rate_mbit is not None
+
+    @property
+    def disk(self) -> bool:
+        return self.disk_read_bps is not None or self.disk_write_bps is not None
+
+    @property
+    def active(self) -> bool:
+        return self.cpu or self.network or self.disk
+
+    def describe(self) -> str:
+        """The fields that plant something, as sorted `key=value` pairs ('' when nothing is planted):
+        what samples and host facts record. Pure."""
+        return ",".join(f"{k}={v if isinstance(v, int) else format(v, 'g')}" for k, v in sorted(self.planted().items()))
+
+    def planted(self) -> dict[str, float | int]:
+        """The fields that differ from planting nothing."""
+        defaults = SlowdownParams()
+        return {k: v for k, v in self.model_dump().items() if v != getattr(defaults, k)}
+
+
 class HostParams(_Strict):
     """One host of a testbed. Without an address, one is assigned from the subnet; without a
     platform, it is the testbed's; its limits override the testbed's `limits` field by field."""
@@ -266,6 +327,8 @@ class TestbedParams(_Strict):
     #: Memory (MiB) of each emulated physical host: its guests' memory must fit in it (VMs per
     #: host are bounded by memory on real hypervisors too). None: not checked.
     physical_host_memory_mb: int | None = Field(None, ge=256)
+    #: A planted slowdown of the whole testbed (vbench.testbed.slowdown); the default plants none.
+    slowdown: SlowdownParams = SlowdownParams()
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
@@ -300,7 +363,22 @@ class TestbedParams(_Strict):
             )
         self._physical_hosts_fit(usable, seen)
         self._physical_host_names_apart()
+        self._slowdown_platforms(hosts)
         return self
+
+    def _slowdown_platforms(self, hosts: tuple[HostParams, ...]) -> None:
+        """A planted slowdown holds native, LXC and OCI hosts only: refused for the others before
+        anything starts, naming the field."""
+        if not self.slowdown.active:
+            return
+        odd = sorted({str(h.platform) for h in hosts} - set(SLOWDOWN_PLATFORMS))
+        if odd:
+            raise _FieldError(
+                "slowdown",
+                f"a planted slowdown ({self.slowdown.describe()}) works on {', '.join(SLOWDOWN_PLATFORMS)} hosts; "
+                f"not on {', '.join(odd)} hosts (their processes are not the machine's tasks in the testbed's "
+                "cgroup, or have not been checked to be): plant it on another platform, or leave it out",
+            )
 
     def _physical_host_names_apart(self) -> None:
         """Refuse a physical host named like one vbench names itself ("pm", "p1"...) for hosts that

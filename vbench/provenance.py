@@ -72,6 +72,20 @@ def machine_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     return out
 
 
+def slowdown_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The planted slowdown under a cell's hosts (testbed.slowdown, vbench.testbed.slowdown), as
+    their facts say it was read back: `slowdown` (the params that plant it, e.g.
+    "cpu_fraction=0.9") and `slowdown_applied` (the cgroup files and qdiscs). Nothing when no host
+    has one, so the records of every other run are as before. Pure."""
+    facts = list(facts)
+    out = {}
+    for key in ("slowdown", "slowdown_applied"):
+        joined = join_values(f.get(key) for f in facts)
+        if joined:
+            out[key] = joined
+    return out
+
+
 def java_version_line(java_home: str | Path) -> str:
     """The first line of `java -version`, java_home quoted (a params path is data, never shell). Pure."""
     return f"{shlex.quote(str(java_home).rstrip('/') + '/bin/java')} -version 2>&1 | head -n 1"

@@ -50,7 +50,7 @@ from vbench.lifecycle import interrupts_unwind
 from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
 from vbench.params import HadoopParams, TestbedParams, describe_validation_error, prefixed
-from vbench.provenance import cluster_provenance, machine_stamp, vbench_commit
+from vbench.provenance import cluster_provenance, machine_stamp, slowdown_stamp, vbench_commit
 from vbench.host import Host
 from vbench.ledger import read_ledger
 from vbench.samples import Failure
@@ -584,6 +584,7 @@ class _Campaign:
             finish_monitor(mon, self.store.root, cell.cell_id if not attempt else f"{cell.cell_id}#{attempt}"),
             host_platforms={h.name: h.platform for h in held.hosts},
             **machine_stamp(h.facts for h in held.hosts),
+            **slowdown_stamp(h.facts for h in held.hosts),
         )
         # A VM's accelerator (kvm, or tcg: software emulation) decides what its figures mean; only
         # cells with a VM carry the stamp, so other campaigns' records are as before.

@@ -11,7 +11,8 @@ on a VM-hosted machine is also seen by native hosts and containers), kernel, cpu
 (CPUs usable by processes: nproc), mem_total_mb (MemTotal; containers see the machine's),
 memory_limit_mb (the cgroup limit seen from inside, if any), limits (what was applied and read
 back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH);
-gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor).
+gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor);
+under a planted slowdown every host adds slowdown and slowdown_applied (vbench.testbed.slowdown).
 """
 
 from __future__ import annotations
@@ -106,10 +107,18 @@ def facts_path(ctx: TestbedContext, spec: HostParams):
     return ctx.paths.host_dir(spec.name) / "facts.json"
 
 
-def finish(host: Host, spec: HostParams, ctx: TestbedContext, provisioner, ssh_ready_s: float | None) -> Host:
-    """After SSH answers: verify what the provisioner applied, collect facts, keep them with the host."""
+def finish(
+    host: Host,
+    spec: HostParams,
+    ctx: TestbedContext,
+    provisioner,
+    ssh_ready_s: float | None,
+    planted: Mapping[str, str] | None = None,
+) -> Host:
+    """After SSH answers: verify what the provisioner applied, collect facts, keep them with the
+    host. `planted`: what the testbed's planted slowdown holds on it, read back already."""
     verify = getattr(provisioner, "verify", None)
-    applied = dict(verify(spec, host, ctx)) if verify is not None else {}
+    applied = {**(dict(verify(spec, host, ctx)) if verify is not None else {}), **(planted or {})}
     facts = {**host.facts, **collect(host), **applied, "platform": str(spec.platform)}
     if ssh_ready_s is not None:
         facts["ssh_ready_s"] = f"{ssh_ready_s:.2f}"

@@ -29,7 +29,7 @@ from vbench.errors import VbenchError
 from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
 from vbench.machine_fit import check_physical_hosts_fit
-from vbench.params import TestbedParams
+from vbench.params import HostParams, TestbedParams
 from vbench.testbed import facts, netcmd, owned, physnet, physhosts, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import cgroup_dirs, cgroup_pids, kill_cgroup, remove_cgroups
@@ -37,6 +37,7 @@ from vbench.testbed.native import attach_netns, remove_netns
 from vbench.testbed.placement import with_placement
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
+from vbench.testbed.slowdown import Slowdown, remove_qdiscs
 
 Log = Callable[[str], None]
 
@@ -60,6 +61,8 @@ class Testbed(UpDown):
         #: up() outside a `with`: the testbed is meant to outlive this process (`vbench testbed up`).
         self._keep = True
         self.ctx = TestbedContext(params, self.paths, self._record, log, self._owns)
+        #: The planted slowdown (testbed.slowdown; nothing when it plants nothing).
+        self.slowdown = Slowdown(self.ctx)
 
     def __enter__(self):
         self._keep = False  # a `with` block takes it down again: what it leaves after a kill -9 is a leftover
@@ -158,6 +161,7 @@ class Testbed(UpDown):
             by_platform.setdefault(spec.platform, []).append(spec)
         for platform, specs in by_platform.items():
             provisioner_for(platform).preflight(specs, self.ctx)
+        self.slowdown.preflight()
 
     def _preflight_physical_hosts(self) -> None:
         p = self.params
@@ -223,20 +227,30 @@ class Testbed(UpDown):
             for g in lay.guests:
                 paths.hosts_file_of(g.name).write_text(netcmd.hosts_file(physnet.hosts_view(lay, g.name)))
 
+        # The planted slowdown's parent cgroup exists before any host, so each is born inside it.
+        self.slowdown.create_parent()
         created: list[Created] = []
         started: list[float] = []
         for i, spec in specs:
             started.append(time.monotonic())
             created.append(provisioner_for(spec.platform).create(spec, i, self.ctx))
+            self.slowdown.shape_host(spec, i)
         paths.known_hosts.write_text(
             "".join(known_hosts_line([c.host.address, c.host.name], c.host_key) + "\n" for c in created)
         )
         self.hosts = [c.host for c in created]
         ready = self._wait_ssh(created)
-        # Limits read back and host facts (vbench.testbed.facts), kept with each host.
+        # Limits and the planted slowdown read back, and host facts (vbench.testbed.facts), kept with each host.
         self.hosts = [
-            facts.finish(c.host, spec, self.ctx, provisioner_for(spec.platform), ready[c.host.name] - t_start)
-            for c, (_, spec), t_start in zip(created, specs, started)
+            facts.finish(
+                c.host,
+                spec,
+                self.ctx,
+                provisioner_for(spec.platform),
+                ready[c.host.name] - t_start,
+                self._slowdown_facts(spec, i),
+            )
+            for c, (i, spec), t_start in zip(created, specs, started)
         ]
         self.hosts = with_placement(self.hosts, p)
         self.bringup_seconds = time.monotonic() - t0
@@ -246,6 +260,13 @@ class Testbed(UpDown):
             + ")"
         )
         return self.hosts
+
+    def _slowdown_facts(self, spec: HostParams, index: int) -> dict[str, str]:
+        """What the planted slowdown holds on one host, read back (nothing when none is planted)."""
+        if not self.params.slowdown.active:
+            return {}
+        pid = provisioner_for(spec.platform).init_pid(spec, self.ctx)  # type: ignore[attr-defined]
+        return self.slowdown.verify_host(spec, index, pid)
 
     def attach(self) -> list[Host]:
         """The hosts of a testbed that an earlier `up()` (maybe another process) created."""
@@ -353,6 +374,7 @@ class Testbed(UpDown):
             )
 
     def _remove(self, state: dict) -> None:
+        remove_qdiscs(state, self.log)  # a planted slowdown's, before the links they sit on go
         for i, spec in reversed(self._indexed_specs()):
             try:
                 provisioner_for(spec.platform).destroy(spec, i, self.ctx)

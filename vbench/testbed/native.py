@@ -13,6 +13,7 @@ from vbench.params import HostParams
 from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.physhosts import attach_guest
 from vbench.testbed.provisioner import Created, TestbedContext
+from vbench.testbed.slowdown import Slowdown
 from vbench.testbed.sshd import sshd_config
 
 
@@ -64,18 +65,31 @@ class NativeProvisioner:
             sshd_config(ctx.own_address(spec), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid"))
         )
         log_path = hdir / "sshd.log"
+        argv = netcmd.in_identity(
+            ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]
+        )
+        # A planted slowdown's cgroups hold the sshd from its first instruction, so every daemon
+        # started over SSH is inside them too.
+        argv = Slowdown(ctx).native_argv(spec, argv)
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
-                netcmd.in_identity(
-                    ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]
-                ),
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
             )
         ctx.record("pids", owned.process_record(proc.pid))  # pid and start time: a stale pid is never killed
+        # One process: the cgroup wrapper's sh (if any), ip, unshare and sh each exec the next, then sshd.
+        (hdir / "init.pid").write_text(f"{proc.pid}\n")
         return Created(self.host(spec, ctx), pub, log_path)
+
+    def init_pid(self, spec: HostParams, ctx: TestbedContext) -> int:
+        """The host's sshd, from which every process of the host descends."""
+        text = sysops.read_text(ctx.paths.host_dir(spec.name) / "init.pid").strip()
+        if not text.isdigit() or not sysops.alive(int(text)):
+            raise VbenchError(f"native host {spec.name} is not running (pid file: {text or 'missing'})")
+        return int(text)
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
         return Host(
