@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything vbench needs on a Debian machine, then run one job:
-#   bash scripts/setup.sh run    the main job: `dvc repro`, the default campaign ending in the paper PDF
+#   bash scripts/setup.sh run    the main job: `dvc repro`, the default campaign ending in the paper PDF,
+#                                then its summary (`vbench campaign summary`) and the PDF's path
 #   bash scripts/setup.sh test   ruff check and ruff format --check, then the test suite (unit + integration), with its time and slowest tests
 #   bash scripts/setup.sh install
 # Idempotent: what is already installed is kept. Run as root, or as a user with sudo: the
@@ -67,11 +68,39 @@ install_hadoop() { .venv/bin/vbench hadoop fetch; }  # Apache's jars from Maven 
 
 install_image() { .venv/bin/vbench image build; }   # the guest image of container and VM hosts (once per recipe)
 
+#: The paper the main job ends in (vbench.paper.build writes it there).
+PAPER_PDF=paper/build/paper.pdf
+
+failed_stage() {  # the stage DVC names in its error ("failed to reproduce 'hadoop-suite': ..."), if any
+  sed -n "s/.*failed to reproduce\( stages:\)\{0,1\} '\([^']*\)'.*/\2/p" "$1" | head -n 1
+}
+
 run_main_job() {
   # DVC needs a git work tree; a copy without .git (e.g. an unpacked archive) gets one.
   [ -e .git ] || { git init -q && git add -A && git -c user.email=vbench@localhost -c user.name=vbench commit -qm "vbench as unpacked"; }
   export PATH="$repo/.venv/bin:$PATH"
-  exec dvc repro
+  local errors rc=0 stage
+  errors="$(mktemp)"
+  # DVC's stdout goes straight to the terminal; its stderr too, through tee, so that the stage its
+  # error names can be read back: the last line of the job is then vbench's, not DVC's git hints.
+  { dvc repro 2>&1 1>&3 3>&- | tee "$errors" >&2; } 3>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    stage="$(failed_stage "$errors")"
+    rm -f "$errors"
+    if [ -n "$stage" ]; then
+      echo "setup: FAILED at stage $stage: see above" >&2
+    else
+      echo "setup: FAILED: dvc repro exited with $rc, its error names no stage: see above" >&2
+    fi
+    return "$rc"
+  fi
+  rm -f "$errors"
+  # The answer: what the pipeline's analysis campaign measured, how sure, where to look next.
+  if ! vbench campaign summary; then
+    echo "setup: FAILED at the summary (the pipeline itself finished): see above" >&2
+    return 1
+  fi
+  echo "setup: done: the paper is $repo/$PAPER_PDF"
 }
 
 #: What `ruff check` lints (its rules: [tool.ruff] in pyproject.toml).

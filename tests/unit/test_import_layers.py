@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("measure", ("monitor", "benchmarks")),
     ("run", ("campaign", "isolation", "smoke", "provenance")),
     ("statistics", ("stats",)),
-    ("stages", ("pipeline", "explore")),
+    ("stages", ("pipeline", "explore", "report")),
     ("paper", ("paper",)),
     ("interface", ("commands", "cli", "notebook_stage")),
 )

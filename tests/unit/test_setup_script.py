@@ -1,4 +1,5 @@
-"""The README's two commands: scripts/setup.sh escalates with sudo only when it is not root.
+"""The README's two commands: scripts/setup.sh escalates with sudo only when it is not root, and
+its main job ends with vbench's summary and the PDF's path, or one line naming the failed stage.
 
 The script is sourced with its installation steps replaced by stubs that record their
 names, on a PATH of a temporary directory that holds only what the escalation needs (so a
@@ -117,3 +118,55 @@ def test_a_clean_lint_goes_on_to_the_suite(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert ran.exists()
+
+
+def main_job(tmp_path: Path, *, dvc: str, vbench: str = 'echo "vbench $*"') -> subprocess.CompletedProcess:
+    """run_main_job in a checkout whose .venv/bin/dvc and .venv/bin/vbench are the given bash bodies."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)  # a work tree already: no `git init`
+    venv = repo / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    for tool, body in (("dvc", dvc), ("vbench", vbench)):
+        (venv / tool).write_text(f"#!{shutil.which('bash')}\n{body}\n")
+        (venv / tool).chmod(0o755)
+    driver = f"source {SETUP}; repo={repo}; cd {repo}; run_main_job"
+    return subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=30)
+
+
+def test_the_main_job_ends_with_the_summary_and_the_pdf_path(tmp_path):
+    proc = main_job(tmp_path, dvc="echo \"Running stage 'paper':\"; echo 'To track the changes with git, run:' >&2")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Running stage 'paper':"
+    assert lines[-2:] == [
+        "vbench campaign summary",
+        f"setup: done: the paper is {tmp_path / 'repo'}/paper/build/paper.pdf",
+    ]
+    assert "To track the changes with git" in proc.stderr  # DVC's own lines all reach the terminal
+
+
+def test_a_failed_stage_gives_one_line_naming_it_and_a_non_zero_exit(tmp_path):
+    ran = tmp_path / "summary-ran"
+    dvc = (
+        "echo \"Running stage 'hadoop-suite':\"; "
+        "echo \"ERROR: failed to reproduce 'hadoop-suite': failed to run: vbench stage notebooks/03-hadoop-suite.ipynb, "
+        'exited with 2" >&2; exit 255'
+    )
+    proc = main_job(tmp_path, dvc=dvc, vbench=f"touch {ran}")
+    assert proc.returncode == 255
+    assert "ERROR: failed to reproduce 'hadoop-suite'" in proc.stderr  # DVC's error, as it said it
+    assert proc.stderr.splitlines()[-1] == "setup: FAILED at stage hadoop-suite: see above"
+    assert [line for line in proc.stderr.splitlines() if line.startswith("setup:")] == [proc.stderr.splitlines()[-1]]
+    assert not ran.exists()  # no summary of a pipeline that did not finish
+
+
+def test_a_failure_naming_no_stage_says_so(tmp_path):
+    proc = main_job(tmp_path, dvc="echo 'ERROR: unexpected error - dvc.yaml is invalid' >&2; exit 1")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == "setup: FAILED: dvc repro exited with 1, its error names no stage: see above"
+
+
+def test_a_failed_summary_fails_the_job_after_the_pipeline(tmp_path):
+    proc = main_job(tmp_path, dvc="exit 0", vbench="echo 'vbench: error: no samples' >&2; exit 2")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == "setup: FAILED at the summary (the pipeline itself finished): see above"

@@ -13,6 +13,7 @@ from vbench.campaign.adhoc import CALIBRATION, SUITE, adhoc_campaign, adhoc_expe
 from vbench.campaign.design import BenchmarkSpec
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import run_campaign
+from vbench.commands.campaign_cmd import closing_summary
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
 from vbench.errors import ParamsError
 from vbench.samples import Failure, Sample, read_records
@@ -123,6 +124,7 @@ def _measure(args, micro: tuple[BenchmarkSpec, ...], hadoop: tuple[BenchmarkSpec
         else []
     )
     console.print(f"samples appended to {store.samples_path}; raw outputs under {store.root / 'raw'}")
+    closing_summary(store.root, result.seconds, console)
     return 1 if result.failures else 0
 
 

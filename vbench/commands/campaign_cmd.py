@@ -1,4 +1,5 @@
-"""`vbench campaign run|status|show|check NAME`: experiment designs from params/experiments/."""
+"""`vbench campaign run|status|show|check NAME`: experiment designs from params/experiments/;
+`vbench campaign summary [NAME]`: a measured campaign's summary (data/raw/NAME/), running nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from vbench.campaign.progress import ProgressReport
 from vbench.campaign.runner import CampaignStore, done_cells, run_campaign
 from vbench.campaign.study import load_study
 from vbench.commands.common import add_params_options
+from vbench.errors import ParamsError
 from vbench.validate import campaign_name
 
 # No markup: cell ids such as b0/native[network.mode=nat]/pi are text, not style tags.
@@ -21,10 +23,16 @@ def register(sub) -> None:
     p = sub.add_parser("campaign", help="run or resume an experiment design (params/experiments/NAME.yaml)")
     p.add_argument(
         "action",
-        choices=("run", "status", "show", "check"),
-        help="check: is this machine quiet and at its usual speed to measure the design now (exit 0 if so)",
+        choices=("run", "status", "show", "check", "summary"),
+        help="check: is this machine quiet and at its usual speed to measure the design now (exit 0 if so); "
+        "summary: a measured campaign's comparisons, verdicts, A/A, quiet gate, times, where to look next",
     )
-    p.add_argument("name", help="preset name in params/experiments/, or a path to a YAML file")
+    p.add_argument(
+        "name",
+        nargs="?",
+        help="preset name in params/experiments/, or a path to a YAML file; summary: a campaign under "
+        "DATA/raw/ or its directory (default: the pipeline's, params/pipeline.yaml's analysis_campaign)",
+    )
     p.add_argument("--campaign", help="campaign directory name under DATA/raw/ (default: the preset name)")
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
@@ -41,6 +49,9 @@ def register(sub) -> None:
         help="with --inventory: a host not fit to measure (checks before measuring) fails its configuration",
     )
     p.add_argument("--waive", metavar="WHY", help="with --block-unfit: measure anyway; the reason is recorded")
+    p.add_argument(
+        "--pdf", type=Path, help="summary: the paper to point to (default: paper/build/paper.pdf of the checkout)"
+    )
     p.add_argument(
         "--append",
         action="store_true",
@@ -61,6 +72,10 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.campaign is not None:
         campaign_name(args.campaign)  # a directory under DATA/raw/, never a path out of it
+    if args.action == "summary":
+        return _summary(args)
+    if not args.name:
+        raise ParamsError("name", f"`campaign {args.action}` needs a design: a preset name in params/experiments/")
     inv = None
     if getattr(args, "inventory", None):
         from vbench.inventory.model import load_inventory
@@ -135,7 +150,37 @@ def run(args) -> int:
         f"campaign {campaign_dir}: ran {len(result.ran)} cells{warm} ({result.failures} failed runs), "
         f"{result.already_done} were already done, {len(result.skipped)} skipped, {result.seconds:.0f} s"
     )
+    closing_summary(campaign_dir, result.seconds, console)
     return 1 if result.failures else 0
+
+
+def closing_summary(campaign_dir: Path, seconds: float, out: Console) -> None:
+    """The run's last lines: its campaign's summary (vbench.report), or why there is none; a
+    summary that cannot be made never turns a run's outcome into an error."""
+    from vbench.errors import VbenchError
+    from vbench.report.campaign import report
+    from vbench.report.summary import StageTime
+
+    if not (campaign_dir / "samples.jsonl").is_file():
+        return
+    try:
+        report(campaign_dir, out, extra_times=(StageTime("this run", seconds, "the runner"),))
+    except VbenchError as exc:
+        out.print(f"summary: none for {campaign_dir}: {exc}")
+
+
+def _summary(args) -> int:
+    """`vbench campaign summary [NAME]`: reads the campaign and its statistics, runs nothing."""
+    from vbench.report.campaign import pipeline_campaign, report
+
+    if args.campaign is not None:
+        raw = args.data / "raw" / args.campaign
+    elif args.name and not (args.data / "raw" / args.name).is_dir() and Path(args.name).is_dir():
+        raw = Path(args.name)  # a campaign directory elsewhere (e.g. selfbench's --out)
+    else:
+        raw = args.data / "raw" / campaign_name(args.name or pipeline_campaign(args.params_dir), "name")
+    report(raw, console, pdf=args.pdf)
+    return 0
 
 
 def _check(args, exp, campaign_dir: Path, *, local: bool) -> int:

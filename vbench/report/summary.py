@@ -1,0 +1,497 @@
+"""A campaign's summary as records, built from the statistics stage's table. Pure.
+
+Which comparisons: the headline metrics of DVC's metrics file (`vbench.stats.headlines`, the same
+rows `vbench.stats.dvc_views.headline_metrics` writes: the table's preferred ratio to the baseline);
+a campaign that measured none of them (a `vbench bench run` of one micro-benchmark) gets every
+metric the statistics compare instead, and a campaign of one platform its means.
+
+The verdict of a comparison follows the table's own rule, never a second one:
+
+* equivalent: the preferred TOST row rejects both one-sided hypotheses after Holm (the paper's
+  "near-native" rule, `vbench.stats.table._holm_across`);
+* differs: the preferred 95 % interval excludes 1 (the paper's rule for a direction, `vbench.paper.
+  delta`); where Holm over every paired test of the campaign (hundreds, counters aside) does not
+  confirm it, the verdict says so: with three blocks no p-value survives that many tests, and a
+  3x ratio whose interval is [3.0, 3.6] is still a difference;
+* not distinguishable: the interval holds 1.
+
+The A/A line reads the table's `aa_check` row: the baseline against its own copy; the half-width
+of that interval is the smallest difference this campaign could have told apart today.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Collection
+
+import pandas as pd
+
+from vbench.samples import RATE_UNITS, TIME_UNITS, is_aa
+from vbench.stats.dvc_views import benchmark_key
+from vbench.stats.keys import natural_key
+from vbench.stats.paired import PAIRED_METHODS
+from vbench.stats.table import ALPHA, QuietCounts
+
+#: From this factor on, a ratio reads as "3.1x slower" rather than "210 % slower".
+FACTOR_FROM = 2.0
+#: How platforms are written in a sentence (the paper's names; anything else as recorded).
+DISPLAY = {"native": "native", "lxc": "LXC", "oci": "OCI", "qemu": "QEMU", "gvisor": "gVisor"}
+
+EQUIVALENT, DIFFERS, UNCLEAR, NO_INTERVAL = "equivalent", "differs", "not distinguishable", "no interval"
+
+
+def display(level: str, compare: tuple[str, ...] = ("platform",)) -> str:
+    """`LXC`, `native (A/A copy)`, or `network.mode=nat` for a factor study's level."""
+    if compare != ("platform",):
+        return f"{'/'.join(compare)}={level}"
+    if is_aa(level):
+        return f"{display(level[: -len('~aa')])} (A/A copy)"
+    return DISPLAY.get(level, level)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # EQUIVALENT, DIFFERS, UNCLEAR or NO_INTERVAL
+    text: str
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One headline comparison: a level against the baseline in one cell, as the table says it."""
+
+    experiment: str
+    benchmark: str
+    cell: str
+    metric: str
+    unit: str
+    level: str
+    baseline: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    method: str
+    n: int | None
+    n_baseline: int | None
+    n_pairs: int | None
+    #: The preferred TOST row's verdict after Holm says equivalent within the bound.
+    equivalent: bool
+    #: Holm over the campaign's paired tests of ratio = 1 (None: not in that family, e.g. Fieller).
+    holm_differs: bool | None
+    equivalence_pct: float
+    note: str = ""
+    compare: tuple[str, ...] = ("platform",)
+
+    @property
+    def label(self) -> str:
+        """`terasort[128MB] terasort_time lxc/native`, as `dvc metrics show` names it."""
+        return f"{benchmark_key(self.benchmark, self.cell)} {self.metric} {self.level}/{self.baseline}"
+
+    @property
+    def bounded(self) -> bool:
+        return self.ratio is not None and self.low is not None and self.high is not None
+
+    @property
+    def covers_one(self) -> bool:
+        return self.bounded and self.low <= 1.0 <= self.high
+
+    def counts(self) -> str:
+        """`n 4/4, 4 pairs`: the runs on each side and the pairs behind a paired interval."""
+        n = f"n {_count(self.n)}/{_count(self.n_baseline)}"
+        return n + (f", {self.n_pairs} pairs" if self.n_pairs is not None else "")
+
+
+@dataclass(frozen=True)
+class AACheck:
+    """The baseline against its own copy in one cell (the table's `aa_check` row)."""
+
+    benchmark: str
+    cell: str
+    metric: str
+    level: str
+    baseline: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    method: str
+    n: int | None
+    passes: bool | None  # None: no interval
+
+    @property
+    def label(self) -> str:
+        return f"{benchmark_key(self.benchmark, self.cell)} {self.metric} {self.level}/{self.baseline}"
+
+    @property
+    def half_width_pct(self) -> float | None:
+        """(high - low) / 2 / ratio in %: below this, a difference is inside the campaign's noise."""
+        if self.ratio is None or self.low is None or self.high is None or not self.ratio:
+            return None
+        return 100 * (self.high - self.low) / 2 / self.ratio
+
+
+@dataclass(frozen=True)
+class Mean:
+    """A metric's mean with its interval, for a campaign that compares nothing (one platform)."""
+
+    benchmark: str
+    cell: str
+    metric: str
+    unit: str
+    level: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    method: str
+    n: int | None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The quiet gate's CPU probe against this machine's reference (vbench.campaign.machine_ref)."""
+
+    vs_reference: float | None  # median probe / reference; None: not known
+    text: str
+
+
+@dataclass(frozen=True)
+class StageTime:
+    stage: str
+    seconds: float
+    source: str  # where the time was read: the executed notebook, suite.json, the samples' timestamps
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The statistics' settings the summary's numbers were computed with, and where they came from."""
+
+    baseline: str
+    equivalence_pct: float
+    n_resamples: int
+    seed: int
+    source: str  # e.g. "data/processed/reference/stats.parquet" or "computed now"
+
+
+@dataclass(frozen=True)
+class CampaignSummary:
+    campaign: str
+    path: str
+    compare: tuple[str, ...]
+    settings: Settings
+    ratios: tuple[Ratio, ...]
+    aa: tuple[AACheck, ...]
+    #: Only for a campaign without comparisons: each platform's means.
+    means: tuple[Mean, ...] = ()
+    #: False when the campaign measured none of the headline metrics and every compared metric is shown.
+    headline_only: bool = True
+    runs: int = 0
+    failures: int = 0
+    #: When the samples were measured: `2026-11-24`, or `2026-11-24 to 2026-11-25` (UTC).
+    measured: str = ""
+    quiet: QuietCounts | None = None
+    probe: Probe | None = None
+    times: tuple[StageTime, ...] = ()
+    #: (what, where) pointers, in the order to read them.
+    next_steps: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def baseline(self) -> str:
+        return self.settings.baseline
+
+
+# --- verdicts --------------------------------------------------------------------------------
+
+
+def _words(unit: str) -> tuple[str, str]:
+    """(word for a ratio above 1, word below 1): a time up is slower, a rate up is faster."""
+    if unit in TIME_UNITS:
+        return "slower", "faster"
+    if unit in RATE_UNITS:
+        return "faster", "slower"
+    return "higher", "lower"
+
+
+def change_text(r: Ratio) -> str:
+    """`LXC is 4.7 % slower [-2.2, +12.0]`, `gVisor is 3.1x slower [2.8x, 3.4x]`: the ratio in
+    the direction of its estimate, the interval in the same sense (a negative bound: the other way)."""
+    who = display(r.level, r.compare)
+    if r.ratio is None:
+        return f"{who}: no ratio"
+    up, down = _words(r.unit)
+    above = r.ratio >= 1.0
+    word = up if above else down
+    factor = r.ratio if above else 1 / r.ratio if r.ratio > 0 else math.inf
+    if factor >= FACTOR_FROM and r.ratio > 0:
+        if not r.bounded:
+            return f"{who} is {factor:.1f}x {word}"
+        lo, hi = (r.low, r.high) if above else (1 / r.high, 1 / r.low if r.low > 0 else math.inf)
+        return f"{who} is {factor:.1f}x {word} [{lo:.1f}x, {hi:.1f}x]"
+    amount = 100 * (r.ratio - 1) if above else 100 * (1 - r.ratio)
+    if not r.bounded:
+        return f"{who} is {amount:.1f} % {word}"
+    lo, hi = (100 * (r.low - 1), 100 * (r.high - 1)) if above else (100 * (1 - r.high), 100 * (1 - r.low))
+    return f"{who} is {amount:.1f} % {word} [{lo:+.1f}, {hi:+.1f}]"
+
+
+def verdict(r: Ratio) -> Verdict:
+    """The plain verdict of one comparison, by the statistics' own rule (see the module doc)."""
+    base = display(r.baseline, r.compare)
+    if not r.bounded:
+        return Verdict(NO_INTERVAL, f"no interval{': ' + r.note if r.note else ''}")
+    if r.equivalent:
+        return Verdict(EQUIVALENT, f"equivalent to {base} within +/-{r.equivalence_pct:g} % (TOST)")
+    if r.covers_one:
+        return Verdict(UNCLEAR, f"not distinguishable from {base} at this precision")
+    up, down = _words(r.unit)
+    caveat = " (by its interval; Holm over all the campaign's paired tests does not confirm it)"
+    return Verdict(
+        DIFFERS, f"measurably {up if r.ratio > 1 else down} than {base}{caveat if r.holm_differs is False else ''}"
+    )
+
+
+def sentence(r: Ratio) -> str:
+    """`LXC is 4.7 % slower [-2.2, +12.0]: not distinguishable from native at this precision`."""
+    return f"{change_text(r)}: {verdict(r).text}"
+
+
+def aa_text(a: AACheck) -> str:
+    """What the A/A row says: passes or fails, and the smallest difference told apart today."""
+    if a.passes is None:
+        return "no interval for the A/A ratio"
+    hw = a.half_width_pct
+    noise = f"; differences under about {about(hw)} % cannot be told apart" if hw is not None else ""
+    if a.passes:
+        return f"passes (1 is inside){noise}"
+    return f"FAILS: {a.baseline} differs from itself; read every comparison with care{noise}"
+
+
+def noise_text(aa: tuple[AACheck, ...], measured: str = "") -> str:
+    """The campaign's A/A sentence: this machine's noise on the days it measured, from the A/A
+    intervals' half-widths."""
+    widths = sorted(hw for a in aa if (hw := a.half_width_pct) is not None)
+    if not widths:
+        return "no A/A copy in this design: its own noise was not measured (a design's `aa: true` adds one)"
+    span = f"about {about(widths[0])} %" if len(widths) == 1 else f"about {about(statistics.median(widths))} %"
+    failed = sum(a.passes is False for a in aa)
+    tail = (
+        f" (median of {len(widths)} metrics' A/A half-widths, {about(widths[0])}-{about(widths[-1])} %)"
+        if len(widths) > 1
+        else ""
+    )
+    checks = f"A/A passes on {len(aa) - failed} of {len(aa)} metrics" + (
+        f", FAILS on {failed}: read every comparison with care" if failed else ""
+    )
+    when = f"on {measured}" if measured else "in this campaign"
+    return f"{checks}; this machine's noise {when}: differences under {span} cannot be told apart{tail}"
+
+
+def about(pct: float) -> str:
+    """A percentage as said with "about": one decimal below 10, whole above."""
+    return f"{pct:.1f}" if pct < 10 else f"{pct:.0f}"
+
+
+def _count(v) -> str:
+    return "?" if v is None else str(v)
+
+
+# --- from the statistics table ---------------------------------------------------------------
+
+
+def _number(v) -> float | None:
+    if v is None or v is pd.NA:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _int(v) -> int | None:
+    x = _number(v)
+    return None if x is None else int(x)
+
+
+def _text(v) -> str:
+    return "" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _preferred(rows: pd.DataFrame) -> pd.Series:
+    """The table's preferred row of a comparison, else its first (dvc_views chooses the same)."""
+    pref = rows[rows["preferred"].map(lambda v: _text(v).lower() == "true")]
+    return (pref if len(pref) else rows).iloc[0]
+
+
+def _select(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> pd.DataFrame:
+    if headlines is None or table.empty:
+        return table
+    keep = [(b, m) in headlines for b, m in zip(table["benchmark"], table["metric"])]
+    return table[keep]
+
+
+_KEY = ["experiment", "benchmark", "size", "metric", "platform", "baseline"]
+
+
+def _as_text(table: pd.DataFrame) -> pd.DataFrame:
+    # As text, so an empty size read back from CSV (NaN) neither drops nor splits a group.
+    return table.assign(**{c: table[c].map(_text) for c in _KEY if c in table.columns})
+
+
+def ratios(
+    table: pd.DataFrame,
+    headlines: Collection[tuple[str, str]] | None,
+    equivalence_pct: float,
+    compare: tuple[str, ...] = ("platform",),
+) -> tuple[Ratio, ...]:
+    """Every comparison of `headlines` (None: every compared metric) in the table's own order, A/A
+    copies included (`split_aa` sets them apart)."""
+    t = _as_text(_select(table, headlines))
+    if t.empty:
+        return ()
+    ratio_rows = t[t["statistic"] == "ratio_to_baseline"]
+    equivalence = t[t["statistic"] == "equivalence"]
+    eq_groups = {k: g for k, g in equivalence.groupby(_KEY, sort=False)}
+    out = []
+    for key, rows in ratio_rows.groupby(_KEY, sort=False):
+        experiment, benchmark, size, metric, platform, baseline = key
+        r = _preferred(rows)
+        eq = eq_groups.get(key)
+        equivalent = False
+        if eq is not None and len(eq):
+            e = _preferred(eq)
+            p = _number(e["p_adjusted"])
+            p = _number(e["p_value"]) if p is None else p
+            equivalent = p is not None and p < ALPHA
+        p_holm = _number(r["p_adjusted"]) if str(r["method"]) in PAIRED_METHODS else None
+        out.append(
+            Ratio(
+                experiment=experiment,
+                benchmark=benchmark,
+                cell=size,
+                metric=metric,
+                unit=_text(r["unit"]),
+                level=platform,
+                baseline=baseline,
+                ratio=_number(r["estimate"]),
+                low=_number(r["ci_low"]),
+                high=_number(r["ci_high"]),
+                method=_text(r["method"]),
+                n=_int(r["n"]),
+                n_baseline=_int(r["n_baseline"]),
+                n_pairs=_int(r["n_pairs"]) if str(r["method"]) in PAIRED_METHODS else None,
+                equivalent=equivalent,
+                holm_differs=None if p_holm is None else p_holm < ALPHA,
+                equivalence_pct=equivalence_pct,
+                note=_text(r["note"]),
+                compare=compare,
+            )
+        )
+    return tuple(out)
+
+
+def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[AACheck, ...]:
+    """The table's `aa_check` rows of `headlines` (None: every compared metric)."""
+    t = _as_text(_select(table, headlines))
+    if t.empty:
+        return ()
+    out = []
+    for _, r in t[t["statistic"] == "aa_check"].iterrows():
+        low, high = _number(r["ci_low"]), _number(r["ci_high"])
+        out.append(
+            AACheck(
+                benchmark=r["benchmark"],
+                cell=r["size"],
+                metric=r["metric"],
+                level=r["platform"],
+                baseline=r["baseline"],
+                ratio=_number(r["estimate"]),
+                low=low,
+                high=high,
+                method=_text(r["method"]),
+                n=_int(r["n"]),
+                passes=None if low is None or high is None else low <= 1.0 <= high,
+            )
+        )
+    return tuple(out)
+
+
+def means(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[Mean, ...]:
+    """Each platform's preferred mean of `headlines` (None: every compared metric)."""
+    t = _as_text(_select(table, headlines))
+    if t.empty:
+        return ()
+    rows = t[t["statistic"] == "mean"]
+    out = []
+    for (_, benchmark, size, metric, platform), g in rows.groupby(_KEY[:5], sort=False):
+        r = _preferred(g)
+        out.append(
+            Mean(
+                benchmark,
+                size,
+                metric,
+                _text(r["unit"]),
+                platform,
+                _number(r["estimate"]),
+                _number(r["ci_low"]),
+                _number(r["ci_high"]),
+                _text(r["method"]),
+                _int(r["n"]),
+            )
+        )
+    return tuple(out)
+
+
+def headlines_in(table: pd.DataFrame, headlines: Collection[tuple[str, str]]) -> bool:
+    """Whether the table compares any of `headlines` (else the summary shows every metric)."""
+    if table.empty:
+        return False
+    pairs = set(zip(table["benchmark"], table["metric"]))
+    return bool(pairs & set(headlines))
+
+
+def split_aa(rs: tuple[Ratio, ...]) -> tuple[Ratio, ...]:
+    """The comparisons a reader came for: every level but the A/A copies (their line is the A/A's)."""
+    return tuple(r for r in rs if not is_aa(r.level))
+
+
+def measured_on(samples: pd.DataFrame) -> str:
+    """The UTC day(s) of the samples' timestamps: `2026-11-24` or `2026-11-24 to 2026-11-25`."""
+    if samples.empty or "timestamp" not in samples.columns:
+        return ""
+    stamps = pd.to_numeric(samples["timestamp"], errors="coerce").dropna()
+    if stamps.empty:
+        return ""
+    first, last = (time.strftime("%Y-%m-%d", time.gmtime(float(t))) for t in (stamps.min(), stamps.max()))
+    return first if first == last else f"{first} to {last}"
+
+
+# --- times -----------------------------------------------------------------------------------
+
+#: The runner's `benchmark_kind` -> the pipeline stage that measures it.
+KIND_STAGE = {"micro": "calibrate (micro-benchmarks)", "hadoop": "hadoop-suite (Hadoop jobs)"}
+
+
+def times_from_samples(samples: pd.DataFrame) -> tuple[StageTime, ...]:
+    """Per kind of benchmark, the first to the last sample's timestamp: a lower bound of the
+    stage's time (its first run's own length and the last teardown are not in it)."""
+    if samples.empty or "timestamp" not in samples.columns:
+        return ()
+    kinds = samples["benchmark_kind"] if "benchmark_kind" in samples.columns else pd.Series("", index=samples.index)
+    out = []
+    for kind, g in samples.groupby(kinds.fillna("").astype(str), sort=False):
+        stamps = pd.to_numeric(g["timestamp"], errors="coerce").dropna()
+        if len(stamps) > 1:
+            name = KIND_STAGE.get(kind, kind or "measurement")
+            out.append(StageTime(name, float(stamps.max() - stamps.min()), "first to last sample"))
+    return tuple(sorted(out, key=lambda s: natural_key(s.stage)))
+
+
+def duration_text(seconds: float) -> str:
+    """`31.2 min`, `45 s`, `1.5 h`."""
+    if seconds >= 5400:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 90:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.0f} s"
