@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from vbench import cli
+from vbench.report import rows
 from vbench.report import summary as S
 from vbench.report.campaign import notebook_times, stage_times, summarise, write_summary
 from vbench.report.forest import forest_figure, ticks
@@ -151,7 +152,7 @@ def test_verdicts_follow_the_tables_preferred_rows():
         + rows_of("gvisor", 3.1, 2.8, 3.4, tost_p=1.0, holm_p=0.001),
         columns=COLUMNS,
     )
-    rs = S.ratios(table, None, 5.0)
+    rs = rows.ratios(table, None, 5.0)
     assert [(r.level, S.verdict(r).kind) for r in rs] == [
         ("lxc", S.UNCLEAR),
         ("oci", S.DIFFERS),
@@ -181,13 +182,13 @@ def test_the_verdicts_of_a_real_statistics_table():
     table = compute_stats(
         blocked_samples({"native": 1.0, "native~aa": 1.0, "lxc": 1.005, "gvisor": 3.0}), n_resamples=199
     )
-    rs = {r.level: r for r in S.ratios(table, None, 5.0)}
+    rs = {r.level: r for r in rows.ratios(table, None, 5.0)}
     assert S.verdict(rs["lxc"]).kind == S.EQUIVALENT
     eq = table[(table.statistic == "equivalence") & (table.platform == "lxc") & (table.preferred == True)]  # noqa: E712
     assert eq.verdict.iloc[0].startswith("near-native")  # the table's own word for it
     assert S.change_text(rs["gvisor"]).startswith("gVisor is 3.0x slower [")
     assert S.verdict(rs["gvisor"]).kind == S.DIFFERS
-    (aa,) = S.aa_checks(table, None)
+    (aa,) = rows.aa_checks(table, None)
     assert aa.level == "native~aa" and aa.passes is True
     assert [r.level for r in S.split_aa(tuple(rs.values()))] == ["gvisor", "lxc"]
 

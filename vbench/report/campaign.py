@@ -28,6 +28,7 @@ from vbench.errors import ParamsError
 from vbench.explore.data import stage_settings
 from vbench.params import load_yaml_section
 from vbench.pipeline import processed_of
+from vbench.report import rows
 from vbench.report import summary as S
 from vbench.report.forest import forest_figure, save_forest
 from vbench.report.text import FOREST_PNG, FOREST_SVG, markdown, terminal_lines
@@ -130,7 +131,7 @@ def stage_times(raw: Path, samples: pd.DataFrame, executed_dir: Path | None) -> 
     """Each stage's time from the best record there is: the executed notebook, else the measuring
     stage's own record (calibrate.json, suite.json), else the samples' timestamps."""
     found = notebook_times(executed_dir, Path(raw).name)
-    spans = {t.stage: t for t in S.times_from_samples(samples)}
+    spans = {t.stage: t for t in rows.times_from_samples(samples)}
     for stage, record, kind in MEASURING_STAGES:
         span = spans.pop(S.KIND_STAGE[kind], None)
         if stage in found:
@@ -223,9 +224,9 @@ def summarise(
     compare = comparison_of(raw).compare
     baseline = next(iter(campaign.baselines.values()), cfg.baseline)
     headlines = quoted_headlines()
-    headline_only = S.headlines_in(table, headlines)
+    headline_only = rows.headlines_in(table, headlines)
     chosen = headlines if headline_only else None
-    ratios = S.ratios(table, chosen, cfg.equivalence_pct, compare) if not table.empty else ()
+    ratios = rows.ratios(table, chosen, cfg.equivalence_pct, compare) if not table.empty else ()
     samples = campaign.samples
     quiet = quiet_counts(samples) if QUIET_CPU_PROBE in samples.columns or "quiet.verdict" in samples.columns else None
     runs = int(samples["run_id"].replace("", pd.NA).nunique()) if "run_id" in samples.columns else 0
@@ -235,12 +236,12 @@ def summarise(
         compare=compare,
         settings=S.Settings(baseline, cfg.equivalence_pct, cfg.n_resamples, cfg.seed, source),
         ratios=ratios,
-        aa=S.aa_checks(table, chosen) if not table.empty else (),
-        means=S.means(table, chosen) if not S.split_aa(ratios) and not table.empty else (),
+        aa=rows.aa_checks(table, chosen) if not table.empty else (),
+        means=rows.means(table, chosen) if not S.split_aa(ratios) and not table.empty else (),
         headline_only=headline_only,
         runs=runs,
         failures=len(campaign.failures),
-        measured=S.measured_on(samples),
+        measured=rows.measured_on(samples),
         quiet=quiet,
         probe=probe_line(raw, samples, quiet),
         times=stage_times(raw, samples, executed_dir) + tuple(extra_times),

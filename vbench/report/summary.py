@@ -1,11 +1,7 @@
-"""A campaign's summary as records, built from the statistics stage's table. Pure.
+"""A campaign's summary as records, and what each says in words. Pure.
 
-Which comparisons: the headline metrics of DVC's metrics file (`vbench.stats.headlines`, the same
-rows `vbench.stats.dvc_views.headline_metrics` writes: the table's preferred ratio to the baseline);
-a campaign that measured none of them (a `vbench bench run` of one micro-benchmark) gets every
-metric the statistics compare instead, and a campaign of one platform its means.
-
-The verdict of a comparison follows the table's own rule, never a second one:
+The records are read from the statistics stage's table by `vbench.report.rows`. The verdict of a
+comparison follows the table's own rule, never a second one:
 
 * equivalent: the preferred TOST row rejects both one-sided hypotheses after Holm (the paper's
   "near-native" rule, `vbench.stats.table._holm_across`);
@@ -23,22 +19,18 @@ from __future__ import annotations
 
 import math
 import statistics
-import time
 from dataclasses import dataclass, field
-from typing import Collection
-
-import pandas as pd
 
 from vbench.samples import RATE_UNITS, TIME_UNITS, is_aa
 from vbench.stats.dvc_views import benchmark_key
-from vbench.stats.keys import natural_key
-from vbench.stats.paired import PAIRED_METHODS
-from vbench.stats.table import ALPHA, QuietCounts
+from vbench.stats.table import QuietCounts
 
 #: From this factor on, a ratio reads as "3.1x slower" rather than "210 % slower".
 FACTOR_FROM = 2.0
 #: How platforms are written in a sentence (the paper's names; anything else as recorded).
 DISPLAY = {"native": "native", "lxc": "LXC", "oci": "OCI", "qemu": "QEMU", "gvisor": "gVisor"}
+#: The runner's `benchmark_kind` -> the pipeline stage that measures it.
+KIND_STAGE = {"micro": "calibrate (micro-benchmarks)", "hadoop": "hadoop-suite (Hadoop jobs)"}
 
 EQUIVALENT, DIFFERS, UNCLEAR, NO_INTERVAL = "equivalent", "differs", "not distinguishable", "no interval"
 
@@ -296,196 +288,9 @@ def _count(v) -> str:
     return "?" if v is None else str(v)
 
 
-# --- from the statistics table ---------------------------------------------------------------
-
-
-def _number(v) -> float | None:
-    if v is None or v is pd.NA:
-        return None
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
-def _int(v) -> int | None:
-    x = _number(v)
-    return None if x is None else int(x)
-
-
-def _text(v) -> str:
-    return "" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
-
-
-def _preferred(rows: pd.DataFrame) -> pd.Series:
-    """The table's preferred row of a comparison, else its first (dvc_views chooses the same)."""
-    pref = rows[rows["preferred"].map(lambda v: _text(v).lower() == "true")]
-    return (pref if len(pref) else rows).iloc[0]
-
-
-def _select(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> pd.DataFrame:
-    if headlines is None or table.empty:
-        return table
-    keep = [(b, m) in headlines for b, m in zip(table["benchmark"], table["metric"])]
-    return table[keep]
-
-
-_KEY = ["experiment", "benchmark", "size", "metric", "platform", "baseline"]
-
-
-def _as_text(table: pd.DataFrame) -> pd.DataFrame:
-    # As text, so an empty size read back from CSV (NaN) neither drops nor splits a group.
-    return table.assign(**{c: table[c].map(_text) for c in _KEY if c in table.columns})
-
-
-def ratios(
-    table: pd.DataFrame,
-    headlines: Collection[tuple[str, str]] | None,
-    equivalence_pct: float,
-    compare: tuple[str, ...] = ("platform",),
-) -> tuple[Ratio, ...]:
-    """Every comparison of `headlines` (None: every compared metric) in the table's own order, A/A
-    copies included (`split_aa` sets them apart)."""
-    t = _as_text(_select(table, headlines))
-    if t.empty:
-        return ()
-    ratio_rows = t[t["statistic"] == "ratio_to_baseline"]
-    equivalence = t[t["statistic"] == "equivalence"]
-    eq_groups = {k: g for k, g in equivalence.groupby(_KEY, sort=False)}
-    out = []
-    for key, rows in ratio_rows.groupby(_KEY, sort=False):
-        experiment, benchmark, size, metric, platform, baseline = key
-        r = _preferred(rows)
-        eq = eq_groups.get(key)
-        equivalent = False
-        if eq is not None and len(eq):
-            e = _preferred(eq)
-            p = _number(e["p_adjusted"])
-            p = _number(e["p_value"]) if p is None else p
-            equivalent = p is not None and p < ALPHA
-        p_holm = _number(r["p_adjusted"]) if str(r["method"]) in PAIRED_METHODS else None
-        out.append(
-            Ratio(
-                experiment=experiment,
-                benchmark=benchmark,
-                cell=size,
-                metric=metric,
-                unit=_text(r["unit"]),
-                level=platform,
-                baseline=baseline,
-                ratio=_number(r["estimate"]),
-                low=_number(r["ci_low"]),
-                high=_number(r["ci_high"]),
-                method=_text(r["method"]),
-                n=_int(r["n"]),
-                n_baseline=_int(r["n_baseline"]),
-                n_pairs=_int(r["n_pairs"]) if str(r["method"]) in PAIRED_METHODS else None,
-                equivalent=equivalent,
-                holm_differs=None if p_holm is None else p_holm < ALPHA,
-                equivalence_pct=equivalence_pct,
-                note=_text(r["note"]),
-                compare=compare,
-            )
-        )
-    return tuple(out)
-
-
-def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[AACheck, ...]:
-    """The table's `aa_check` rows of `headlines` (None: every compared metric)."""
-    t = _as_text(_select(table, headlines))
-    if t.empty:
-        return ()
-    out = []
-    for _, r in t[t["statistic"] == "aa_check"].iterrows():
-        low, high = _number(r["ci_low"]), _number(r["ci_high"])
-        out.append(
-            AACheck(
-                benchmark=r["benchmark"],
-                cell=r["size"],
-                metric=r["metric"],
-                level=r["platform"],
-                baseline=r["baseline"],
-                ratio=_number(r["estimate"]),
-                low=low,
-                high=high,
-                method=_text(r["method"]),
-                n=_int(r["n"]),
-                passes=None if low is None or high is None else low <= 1.0 <= high,
-            )
-        )
-    return tuple(out)
-
-
-def means(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[Mean, ...]:
-    """Each platform's preferred mean of `headlines` (None: every compared metric)."""
-    t = _as_text(_select(table, headlines))
-    if t.empty:
-        return ()
-    rows = t[t["statistic"] == "mean"]
-    out = []
-    for (_, benchmark, size, metric, platform), g in rows.groupby(_KEY[:5], sort=False):
-        r = _preferred(g)
-        out.append(
-            Mean(
-                benchmark,
-                size,
-                metric,
-                _text(r["unit"]),
-                platform,
-                _number(r["estimate"]),
-                _number(r["ci_low"]),
-                _number(r["ci_high"]),
-                _text(r["method"]),
-                _int(r["n"]),
-            )
-        )
-    return tuple(out)
-
-
-def headlines_in(table: pd.DataFrame, headlines: Collection[tuple[str, str]]) -> bool:
-    """Whether the table compares any of `headlines` (else the summary shows every metric)."""
-    if table.empty:
-        return False
-    pairs = set(zip(table["benchmark"], table["metric"]))
-    return bool(pairs & set(headlines))
-
-
 def split_aa(rs: tuple[Ratio, ...]) -> tuple[Ratio, ...]:
     """The comparisons a reader came for: every level but the A/A copies (their line is the A/A's)."""
     return tuple(r for r in rs if not is_aa(r.level))
-
-
-def measured_on(samples: pd.DataFrame) -> str:
-    """The UTC day(s) of the samples' timestamps: `2026-11-24` or `2026-11-24 to 2026-11-25`."""
-    if samples.empty or "timestamp" not in samples.columns:
-        return ""
-    stamps = pd.to_numeric(samples["timestamp"], errors="coerce").dropna()
-    if stamps.empty:
-        return ""
-    first, last = (time.strftime("%Y-%m-%d", time.gmtime(float(t))) for t in (stamps.min(), stamps.max()))
-    return first if first == last else f"{first} to {last}"
-
-
-# --- times -----------------------------------------------------------------------------------
-
-#: The runner's `benchmark_kind` -> the pipeline stage that measures it.
-KIND_STAGE = {"micro": "calibrate (micro-benchmarks)", "hadoop": "hadoop-suite (Hadoop jobs)"}
-
-
-def times_from_samples(samples: pd.DataFrame) -> tuple[StageTime, ...]:
-    """Per kind of benchmark, the first to the last sample's timestamp: a lower bound of the
-    stage's time (its first run's own length and the last teardown are not in it)."""
-    if samples.empty or "timestamp" not in samples.columns:
-        return ()
-    kinds = samples["benchmark_kind"] if "benchmark_kind" in samples.columns else pd.Series("", index=samples.index)
-    out = []
-    for kind, g in samples.groupby(kinds.fillna("").astype(str), sort=False):
-        stamps = pd.to_numeric(g["timestamp"], errors="coerce").dropna()
-        if len(stamps) > 1:
-            name = KIND_STAGE.get(kind, kind or "measurement")
-            out.append(StageTime(name, float(stamps.max() - stamps.min()), "first to last sample"))
-    return tuple(sorted(out, key=lambda s: natural_key(s.stage)))
 
 
 def duration_text(seconds: float) -> str:
