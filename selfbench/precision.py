@@ -16,6 +16,10 @@ sysbench's events/s):
   flagged         runs of the comparison taken while the quiet-machine gate flagged the machine
   A/A             the A/A check's verdict (native~aa rows)
 
+then where the variance lives (vbench.stats.variance, as the statistics stage's stats.json has
+it): each configuration's log metric and each comparison's log ratio split into drift (the quiet
+gate's CPU probe as a covariate), cluster instance (block), round and run, with the share of each;
+
 with the campaign's minutes, the load average before and during the run, the runs taken on a
 flagged machine, as a Markdown table, and the same as JSON in <campaign>/precision-report.json.
 
@@ -54,6 +58,8 @@ from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
 from vbench.stats.stopping import preferred_ratio_rows, width_of, workload_label  # noqa: E402
 from vbench.stats.table import quiet_counts  # noqa: E402
+from vbench.stats.variance import VarianceRow, campaign_variance  # noqa: E402
+from vbench.stats.variance import markdown as variance_markdown  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DESIGN = "precision"
@@ -111,6 +117,8 @@ class PrecisionReport:
     unchecked_runs: int  # no gate verdict (gate off, or a campaign from before it)
     aa: tuple[tuple[str, str], ...]  # (comparison, verdict)
     exclusion_rule: str
+    #: Where the variance lives: each reported metric per configuration and per comparison.
+    variance: tuple[VarianceRow, ...] = ()
 
 
 def is_reported(benchmark: str, metric: str) -> bool:
@@ -180,6 +188,7 @@ def analyse(
     the campaign took, when the caller knows (the runner's result); else the samples' time span."""
     keep = [is_reported(b, m) for b, m in zip(samples["benchmark"], samples["metric"])]
     sub = samples[keep].reset_index(drop=True)
+    variance = campaign_variance(sub, {}, is_reported, default_baseline=baseline) if not sub.empty else ()
     table = compute_stats(sub, baseline=baseline, n_resamples=n_resamples, seed=seed) if not sub.empty else None
     rows: list[ComparisonRow] = []
     aa: list[tuple[str, str]] = []
@@ -234,6 +243,7 @@ def analyse(
         unchecked_runs=everything.unchecked if everything else len(_runs(samples)),
         aa=tuple(aa),
         exclusion_rule=table.attrs.get("exclusion_rule", "") if table is not None else "",
+        variance=variance,
     )
 
 
@@ -344,6 +354,15 @@ def markdown(report: PrecisionReport, load: LoadRecord, failures: int = 0) -> st
         )
     if not report.rows:
         lines.append("| - | no comparison with the baseline in these samples | | | | | | | |")
+    if report.variance:
+        lines += [
+            "",
+            "Where the variance lives: each level's share of the variance of a configuration's log metric, and of "
+            "a comparison's log ratio (what the paired interval's width depends on); drift is the part the quiet "
+            "gate's CPU probe explains, with its slope (% per % of probe time).",
+            "",
+            variance_markdown([v.record() for v in report.variance]).rstrip("\n"),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -351,6 +370,7 @@ def report_json(report: PrecisionReport, load: LoadRecord, failures: int = 0) ->
     doc = asdict(report)
     doc["aa"] = [{"comparison": c, "verdict": v} for c, v in report.aa]
     doc["rows"] = [{**asdict(r), "comparison": f"{r.platform}/{r.baseline}", "label": r.label} for r in report.rows]
+    doc["variance"] = [v.record() for v in report.variance]  # as the statistics stage's stats.json has them
     return {
         "first_line": first_line(report, load),
         "loaded": load.loaded,

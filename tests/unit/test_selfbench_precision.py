@@ -292,3 +292,28 @@ def test_a_run_goes_through_the_runner_and_keeps_the_load_readings(precision, tm
     assert run_doc["load"]["before"] == 0.25 and run_doc["load"]["during"] and set(run_doc["load"]["during"]) == {0.25}
     assert run_doc["seconds"] == 1234.0 and run_doc["result"]["ran"] == 54
     assert json.loads((out / precision.REPORT_FILE).read_text())["minutes"] == pytest.approx(1234.0 / 60)
+
+
+def test_the_report_says_where_the_variance_lives_as_the_statistics_stage_does(report, precision):
+    from vbench.stats.variance import campaign_variance
+
+    got = {(v.metric, v.configuration, v.baseline) for v in report.variance}
+    metrics = {"events_per_s", "terasort_job_time", "teragen_job_time", "pi_job_time"}
+    want = {(m, p, "") for m in metrics for p in ("native", "lxc", "native~aa")}
+    want |= {(m, p, "native") for m in metrics for p in ("lxc", "native~aa")}
+    assert got == want
+    samples = hand_made_samples()
+    keep = [precision.is_reported(b, m) for b, m in zip(samples["benchmark"], samples["metric"])]
+    same = campaign_variance(samples[keep], {}, precision.is_reported, default_baseline="native")
+    assert [v.record() for v in report.variance] == [v.record() for v in same]
+    lxc = next(
+        v for v in report.variance if (v.metric, v.configuration, v.baseline) == ("terasort_job_time", "lxc", "")
+    )
+    # Warm-up runs are left out: 2 blocks x 3 rounds x 1 run, and no probe in these samples.
+    assert lxc.result.layout.text() == "2 x 3 x 1" and lxc.result.slope is None
+    quiet = precision.LoadRecord(1.0, 0.31)
+    text = precision.markdown(report, quiet)
+    assert "Where the variance lives" in text
+    assert "| lxc / native | terasort[32MB] terasort_job_time | 2 x 3 x 1 |" in text
+    doc = json.loads(json.dumps(precision.report_json(report, quiet), allow_nan=False))
+    assert doc["variance"] == [v.record() for v in report.variance]

@@ -13,7 +13,10 @@ label and factor values joined back as columns. The statistics stage
                    from, so that a reader never takes stale or differently computed numbers;
                    and `rounds_per_block`: the rounds per block that would give each paired
                    comparison the narrowest interval per unit of machine time, with its inputs
-                   (`rounds_per_block_advice`, vbench.stats.allocation)
+                   (`rounds_per_block_advice`, vbench.stats.allocation); and `variance`: where
+                   the variance lives, each headline metric's log (per configuration) and log
+                   ratio (per comparison) split into drift, cluster instance, round and run
+                   (`variance_section`, vbench.stats.variance)
 
 Every row of a table, figure or macro of the paper is a row of this table (see
 `vbench.paper.results`).
@@ -34,9 +37,11 @@ from vbench.samples import QUIET_CPU_PROBE, QUIET_MACHINE_PROBE, QUIET_VERDICT
 from vbench.stats.allocation import block_costs, suggest_rounds_per_block
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
+from vbench.stats.headlines import quoted_headlines
 from vbench.stats.paired import BLOCK, ROUND
 from vbench.stats.table import DEFAULT_SEED, compute_stats, write_table
 from vbench.stats.tidy import FACTOR_COLUMNS, plain
+from vbench.stats.variance import campaign_variance
 
 STATS_FILE = "stats.parquet"
 STATS_CSV = "stats.csv"
@@ -64,6 +69,18 @@ def wanted_metric(metric: str) -> bool:
         "open_avg_latency",
         "close_avg_latency",
     )
+
+
+#: Besides job times, the metrics `variance_metric` keeps: the paper's headline numbers and the
+#: default design's micro-benchmark figures, which docs/statistics.md sets precision targets for.
+_VARIANCE_FIGURES = quoted_headlines() | {("cpu", "events_per_s"), ("membw", "bandwidth"), ("fio", "randread_iops")}
+
+
+def variance_metric(benchmark: str, metric: str) -> bool:
+    """Whether the stage splits a metric's variance by level: every Hadoop job's JobHistory job time
+    (`<step>.job_time`: what issue #51 and the precision report quote) and `_VARIANCE_FIGURES`;
+    the rest is left out to keep stats.json a table a person reads."""
+    return metric.endswith(".job_time") or (benchmark, metric) in _VARIANCE_FIGURES
 
 
 def directions(metrics) -> dict[str, bool]:
@@ -134,7 +151,24 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     out = stats.merge(cells, on=["experiment", "benchmark", "metric", "size"], how="left")
     out.attrs.update(stats.attrs)
     out.attrs["rounds_per_block"] = rounds_per_block_advice(stats, campaign.samples)
+    out.attrs["variance"] = variance_section(campaign, cfg)
     return out
+
+
+def variance_section(campaign: Campaign, cfg: StatsConfig) -> dict:
+    """What stats.json keeps under `variance`: for every `variance_metric`, per experiment and cell,
+    each configuration's log metric and each comparison's log ratio to its baseline split by level
+    (`VarianceRow.record`). Beside the table rather than in it: its rows are per level and
+    configuration, not the table's statistic per comparison, and no other row depends on them."""
+    experiment_baseline = {e: b for b, experiments in baselines_of(campaign, cfg).items() for e in experiments}
+    rows = campaign_variance(
+        compared_samples(campaign),
+        experiment_baseline,
+        variance_metric,
+        default_baseline=cfg.baseline,
+        conf=cfg.conf,
+    )
+    return {"rows": [r.record() for r in rows]}
 
 
 def rounds_per_block_advice(stats: pd.DataFrame, samples: pd.DataFrame) -> dict:
@@ -224,6 +258,7 @@ def write_campaign_stats(table: pd.DataFrame, cfg: StatsConfig, campaign_dir: Pa
         "exclusion_rule": table.attrs.get("exclusion_rule", ""),
         "problems": table.attrs.get("problems", []),
         "rounds_per_block": table.attrs.get("rounds_per_block", {}),
+        "variance": table.attrs.get("variance", {}),
     }
     (out / STATS_META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out / STATS_FILE
