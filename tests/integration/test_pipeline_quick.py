@@ -147,6 +147,23 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
     if (REPO / "vbench" / "paper" / "build.py").exists() and shutil.which("latexmk"):
         _stage("05-paper.ipynb", executed, data_dir=data, campaign="quick", paper_dir=tmp_path / "paper", resamples=999)
         assert (tmp_path / "paper" / "build" / "paper.pdf").stat().st_size > 10_000
+    # The end of the main job (scripts/setup.sh run): the campaign's summary from the statistics the
+    # stage cached, ending with where to look next, the PDF first.
+    pdf = tmp_path / "paper" / "build" / "paper.pdf"
+    said = subprocess.run(
+        [sys.executable, "-m", "vbench.cli", "campaign", "summary", "quick", "--data", str(data), "--pdf", str(pdf)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert said.returncode == 0, said.stdout[-3000:] + said.stderr[-3000:]
+    lines = said.stdout.splitlines()
+    assert lines[0].startswith("vbench summary: campaign quick (")
+    assert f"statistics: {data / 'processed' / 'quick' / 'stats.parquet'}" in said.stdout  # the stage's, not recomputed
+    assert any(" pi job_wall_time: " in line for line in lines), said.stdout  # one level: its means
+    assert any(line.startswith("  pi job_wall_time native~aa/native  ") for line in lines), said.stdout  # the A/A
+    assert "A/A: native against its own copy" in said.stdout and "Quiet gate: " in said.stdout
+    where = lines.index("Where to look next:")
+    assert lines[where + 1].startswith(f"  the paper: {pdf}"), lines[where:]
+    assert (data / "raw" / "quick" / "summary" / "summary.md").is_file()
     assert leftovers(tb) == []
     for slot in range(2):
         assert leftovers(slot_testbed(tb, slot)) == []

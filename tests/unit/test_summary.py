@@ -118,6 +118,8 @@ def test_the_aa_line_gives_the_noise_from_its_half_width():
     assert line.startswith("A/A passes on 1 of 2 metrics, FAILS on 1")
     assert "this machine's noise on 2026-11-24: differences under about" in line
     assert S.noise_text(()).startswith("no A/A copy in this design")
+    unbounded = S.AACheck("pi", "", "job_wall_time", "native~aa", "native", 1.0, None, None, "fieller", 2, None)
+    assert S.noise_text((unbounded,)) == "the A/A checks have no interval: this campaign's own noise is not known"
 
 
 # --- the wording, from the statistics table's rows ----------------------------------------------

@@ -218,7 +218,9 @@ def summarise(
     campaign = load_campaign(raw)
     if table is not None:
         cfg = cfg or StatsConfig()
-        source, notes = "the statistics stage's table, computed now", []
+        processed = processed_of(raw)
+        written = processed is not None and (processed / STATS_FILE).is_file()
+        source, notes = (_shown(processed / STATS_FILE) if written else "the caller's table"), []
     else:
         table, cfg, source, notes = statistics_of(raw, campaign, cfg)
     compare = comparison_of(raw).compare

@@ -263,8 +263,10 @@ def noise_text(aa: tuple[AACheck, ...], measured: str = "") -> str:
     """The campaign's A/A sentence: this machine's noise on the days it measured, from the A/A
     intervals' half-widths."""
     widths = sorted(hw for a in aa if (hw := a.half_width_pct) is not None)
-    if not widths:
+    if not aa:
         return "no A/A copy in this design: its own noise was not measured (a design's `aa: true` adds one)"
+    if not widths:
+        return "the A/A checks have no interval: this campaign's own noise is not known"
     span = f"about {about(widths[0])} %" if len(widths) == 1 else f"about {about(statistics.median(widths))} %"
     failed = sum(a.passes is False for a in aa)
     tail = (
