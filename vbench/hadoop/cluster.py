@@ -16,7 +16,7 @@ import fabric
 
 from vbench.errors import ClusterNotReady, VbenchError
 from vbench.hadoop import daemons as dm
-from vbench.hadoop import health
+from vbench.hadoop import health, webhdfs
 from vbench.hadoop.artifacts import HadoopDist
 from vbench.hadoop.config import HostLayout, config_hash, render_conf
 from vbench.hadoop.jobs import block_locations
@@ -343,6 +343,36 @@ class HadoopCluster(UpDown):
 
     def fs(self, *args: str) -> CommandResult:
         return self.java("org.apache.hadoop.fs.FsShell", list(args), timeout=120)
+
+    def webhdfs(self, method: str, path: str, op: str, **params: str) -> tuple[str, int]:
+        """One WebHDFS call made on the master, as the user the daemons run as: (body, HTTP
+        status, 0 when nothing answered). Milliseconds where `fs` starts a JVM."""
+        target = webhdfs.url(self.master.name, path, op, self.master.ssh.user, **params)
+        r = self.sh(self.master, webhdfs.curl_line(method, target), timeout=webhdfs.MAX_TIME_S + 10)
+        return webhdfs.split_status(r.stdout)
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` is in HDFS; an error when the NameNode does not say either way."""
+        body, status = self.webhdfs("GET", path, "GETFILESTATUS")
+        if status not in (200, 404):
+            raise VbenchError(f"HDFS did not say whether {path} exists (WebHDFS HTTP {status}): {_tail(body, 3)}")
+        return status == 200
+
+    def listing(self, path: str) -> list[webhdfs.FileEntry]:
+        """The entries of the HDFS directory `path`."""
+        body, status = self.webhdfs("GET", path, "LISTSTATUS")
+        if status != 200:
+            raise VbenchError(f"listing {path} in HDFS failed (WebHDFS HTTP {status}): {_tail(body, 3)}")
+        return webhdfs.parse_listing(body)
+
+    def remove(self, path: str) -> bool:
+        """Remove `path` from HDFS, recursively, skipping the trash; whether it is gone (an
+        absent path is gone)."""
+        body, status = self.webhdfs("DELETE", path, "DELETE", recursive="true")
+        try:
+            return status == 200 and (webhdfs.parse_boolean(body) or not self.exists(path))
+        except (ValueError, VbenchError):
+            return False
 
     def placement(self, path: str) -> PlacementReport:
         """Where the replicas of `path`'s blocks are, checked against the topology's policy."""
