@@ -2,20 +2,31 @@
 
 The cluster code only sees `Host` records and fabric `Connection`s: a network-namespace
 host of the local testbed, a container, a VM or a remote machine look the same.
+
+Every remote command vbench runs goes through `connect()`'s Connection and so through one runner,
+`KillableRemote`: an interrupt (Ctrl-C, or SIGTERM/SIGHUP as `vbench.lifecycle.Terminated`)
+while a command runs kills the command on its host and reaches the caller at once, and a
+command's `timeout` kills it there too (fabric only closed the channel, and waited for a command
+without a pty to end however long it ran: issue #52).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import shlex
 import socket
 import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 import fabric
+import fabric.runners
 import paramiko
+
+from vbench.lifecycle import shielded
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,131 @@ class Host:
     rack: str = ""
 
 
+#: Where a remote command's shell records its pid (vbench-run-<random>.pid, made by the command
+#: itself, removed when it ends): the one process group an interrupt kills on that host.
+REMOTE_PID_DIR = "/tmp"
+#: How long stopping a remote command may take: a second SSH session on the same connection, the
+#: group's grace after SIGTERM (2 s) and its SIGKILL.
+KILL_TIMEOUT_S = 10.0
+
+
+def recorded_command(command: str, pid_file: str) -> str:
+    """`command` as its remote shell runs it after writing its pid to `pid_file` (a new file,
+    never one that exists: noclobber), which the shell removes when it exits. OpenSSH starts the
+    shell of every session as a session leader, so that pid is also the command's process group:
+    whatever it started, unless that called setsid itself (a daemon). Pure."""
+    f = shlex.quote(pid_file)
+    remove = shlex.quote(f"rm -f {f}")
+    return f"trap {remove} EXIT; {{ set -C; echo $$ > {f}; }} 2>/dev/null; set +C; {{\n{command}\n}}"
+
+
+def kill_line(pid_file: str, grace_s: float = 2.0) -> str:
+    """A shell line that stops the command whose shell wrote `pid_file` (recorded_command):
+    SIGTERM to its process group (to the pid and its children if it leads none), SIGKILL after
+    `grace_s` if any is left; nothing when the file is gone (the command ended) or holds no pid
+    a shell could have (not a number, 0 or 1: `kill -1` would signal every process), or when
+    that process is not the command's shell (its command line, which names `pid_file`, says so:
+    a pid reused, or a file someone else wrote). `kill -SIG -PGID`: the one form dash, bash and
+    busybox sh all take. Pure."""
+    f = shlex.quote(pid_file)
+    tries = max(1, int(grace_s / 0.1))
+    return (
+        f"p=$(cat {f} 2>/dev/null); rm -f {f}; "
+        'case "$p" in ""|*[!0-9]*|0*|1) exit 0;; esac; '
+        f'grep -qF -- {f} "/proc/$p/cmdline" 2>/dev/null || exit 0; '
+        'kill -TERM "-$p" 2>/dev/null || { pkill -TERM -P "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; }; '
+        f'i=0; while kill -0 "-$p" 2>/dev/null && [ "$i" -lt {tries} ]; do sleep 0.1; i=$((i + 1)); done; '
+        'kill -KILL "-$p" 2>/dev/null; exit 0'
+    )
+
+
+class KillableRemote(fabric.runners.Remote):
+    """fabric's runner of a remote command, whose command can be stopped on its host.
+
+    invoke hands a KeyboardInterrupt (so also `Terminated`) that arrives while it waits for the
+    command to `send_interrupt`; fabric's sends Ctrl-C to a pty and, without one (every vbench
+    command), re-raises, after which invoke waited for the remote command's output to end: a
+    TeraGen went on for minutes after Ctrl-C (issue #52). Here the command's shell records its
+    pid in a file this runner names (`recorded_command`); an interrupt, wherever it reaches the
+    runner, kills that process group through a second short session on the same connection
+    (`kill_line`, acting on that pid alone), closes the channel and is raised again at once. A
+    timeout (invoke's `kill`) stops the command the same way. A second interrupt while that kill
+    runs (at most KILL_TIMEOUT_S) is deferred (vbench.lifecycle.shielded)."""
+
+    pid_dir = REMOTE_PID_DIR
+    #: The file the running command's shell records its pid in (None before it starts).
+    pid_file: str | None = None
+    _stopped = False
+    _timer_fired = False
+
+    def send_start_message(self, command):
+        self.pid_file = f"{self.pid_dir}/vbench-run-{uuid.uuid4().hex}.pid"
+        super().send_start_message(recorded_command(command, self.pid_file))
+
+    def run(self, command, **kwargs):
+        try:
+            return super().run(command, **kwargs)
+        except KeyboardInterrupt:  # one that came elsewhere than in the wait (starting, collecting output)
+            self.stop_remote()
+            raise
+
+    def send_interrupt(self, interrupt):
+        self.stop_remote()
+        raise interrupt
+
+    def kill(self):  # invoke's timer, at the command's timeout
+        self._timer_fired = True
+        self.stop_remote()
+
+    @property
+    def timed_out(self) -> bool:
+        # invoke asks whether its timer thread has ended; the killed command can end before it.
+        return self._timer_fired or super().timed_out
+
+    def stop_remote(self) -> None:
+        """Kill the command on its host (once), then close the channel, so that the threads
+        reading its output end."""
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            if self.pid_file is not None:
+                with shielded():
+                    kill_remote(self.context, self.pid_file)
+        finally:
+            channel = getattr(self, "channel", None)
+            if channel is not None:
+                channel.close()
+
+
+def kill_remote(conn: fabric.Connection, pid_file: str, timeout_s: float = KILL_TIMEOUT_S) -> bool:
+    """Run `kill_line(pid_file)` in a new session on `conn`'s open connection; True when it ended
+    within `timeout_s`. Never raises: a host that cannot be reached any more has nothing to kill
+    that vbench could reach."""
+    done = threading.Event()
+
+    def one() -> None:
+        chan = None
+        try:
+            transport = conn.transport
+            if transport is None or not transport.is_active():
+                return
+            chan = transport.open_session(timeout=timeout_s)
+            chan.exec_command(kill_line(pid_file))
+            if chan.status_event.wait(timeout_s):
+                done.set()
+        except Exception:  # the connection is gone: so is the way to the command
+            pass
+        finally:
+            if chan is not None:
+                chan.close()
+
+    worker = threading.Thread(target=one, name="vbench-kill-remote", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    return done.is_set()
+
+
 def isolated_config() -> fabric.Config:
     """A fabric Config that reads no file: neither /etc/ssh/ssh_config nor ~/.ssh/config (a
     `ProxyJump` or `IdentityFile` there would add an unverified hop, or offer it keys), nor
@@ -60,7 +196,12 @@ def isolated_config() -> fabric.Config:
     endpoint."""
     # An explicit (empty) SSHConfig stops fabric loading ssh_config files; lazy stops the
     # config files; load_ssh_configs off keeps a later load_ssh_config() (clone) from reading them.
-    return fabric.Config(ssh_config=paramiko.SSHConfig(), lazy=True, overrides={"load_ssh_configs": False})
+    # Every command through KillableRemote: an interrupt or a timeout stops it on its host.
+    return fabric.Config(
+        ssh_config=paramiko.SSHConfig(),
+        lazy=True,
+        overrides={"load_ssh_configs": False, "runners": {"remote": KillableRemote}},
+    )
 
 
 _CLONE_NEWNET = 0x40000000

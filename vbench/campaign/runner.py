@@ -46,7 +46,7 @@ from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.hadoop.presets import preset_params
-from vbench.lifecycle import interrupts_unwind
+from vbench.lifecycle import interrupts_unwind, shielded
 from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
 from vbench.params import HadoopParams, TestbedParams, describe_validation_error, prefixed
@@ -539,7 +539,12 @@ class _Campaign:
         c0 = time.monotonic()
         try:
             failed, why = _run_cell(
-                cell, self.exp.retries, lambda n: self.attempt(cell, n, held, stamp), self.store, self.log
+                cell,
+                self.exp.retries,
+                lambda n: self.attempt(cell, n, held, stamp),
+                self.store,
+                self.log,
+                {**stamp, "benchmark_kind": cell.variant.kind},
             )
         except Exception as exc:  # the configuration broke (lost its hosts...)
             return self.lost(cell.config, exc, up, s, pos, handled)
@@ -750,14 +755,28 @@ def _record_unrun(
         )
 
 
+def _interrupted(cell: Cell, exc: KeyboardInterrupt, stamp: dict | None) -> tuple[list, dict]:
+    """An attempt that is the record of the cell's interruption: a failure saying which signal."""
+    why = str(exc) or "received signal SIGINT"  # Ctrl-C's KeyboardInterrupt says nothing
+    f = Failure(cell.variant.benchmark, f"interrupted ({why})", {}, "", {"interrupted": True})
+    run_id = f"interrupted-{cell.cell_id.replace('/', '-')}-{time.strftime('%Y%m%dT%H%M%S')}"
+    return [(run_id, [f], {})], {**(stamp or {}), "cell_id": cell.cell_id}
+
+
 def _run_cell(
-    cell: Cell, retries: int, attempt_once: Callable[[int], tuple[list, dict]], store: CampaignStore, log: Log
+    cell: Cell,
+    retries: int,
+    attempt_once: Callable[[int], tuple[list, dict]],
+    store: CampaignStore,
+    log: Log,
+    stamp: dict | None = None,
 ) -> tuple[int, str | None]:
     """Run one cell (`attempt_once(n)`: attempt n, 0 first, its runs and their records' stamp;
     again, up to `retries` times, while it fails) and store all its attempts' records in one
     append, closed as the cell's, when it ends: a cell cut short between attempts is not done and
-    runs again whole. Returns the number of failed runs of the last attempt and the first one's
-    reason (None when all passed)."""
+    runs again whole. An interrupt (Ctrl-C, SIGTERM) is recorded, stamped with `stamp`, as the
+    cell's failure "interrupted (...)", not done, and raised again. Returns the number of failed
+    runs of the last attempt and the first one's reason (None when all passed)."""
     attempts: list[tuple[list, dict]] = []
     try:
         for attempt in range(retries + 1):
@@ -775,6 +794,14 @@ def _run_cell(
         # but the cell is not done (the runner records it as failed; a resume runs it again).
         if attempts:
             store.save_attempts(attempts, cell.cell_id, cell_done=False)
+        raise
+    except KeyboardInterrupt as exc:  # and so vbench.lifecycle.Terminated
+        with shielded():  # a second Ctrl-C waits for this one append
+            try:
+                store.save_attempts([*attempts, _interrupted(cell, exc, stamp)], cell.cell_id, cell_done=False)
+            except Exception as err:  # the interrupt goes on whatever happens here
+                log(f"{cell.cell_id}: the interruption could not be recorded: {err}")
+        log(f"{cell.cell_id}: interrupted; not done, it runs again on resume")
         raise
     store.save_attempts(attempts, cell.cell_id)
     reason = next((r.failure.reason for r in runs if not r.ok), None)

@@ -22,6 +22,7 @@ from invoke.exceptions import CommandTimedOut
 
 from vbench.hadoop import history, history_fetch, jobs, yarn_apps
 from vbench.hadoop.cluster import HadoopCluster
+from vbench.lifecycle import shielded
 from vbench.samples import Failure, Sample
 
 Log = Callable[[str], None]
@@ -81,6 +82,16 @@ def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = N
                 f"YARN application(s) killed: {', '.join(killed) or 'none active'}",
                 out,
             ) from None
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM: the job client was killed on the master with it (vbench.host.
+            # KillableRemote), but the job runs on in YARN until killed too.
+            log(f"{step.name} interrupted: killing its YARN application(s)")
+            with shielded():
+                try:
+                    kill_active_apps(cluster, log)
+                except Exception as exc:  # the interrupt goes on whatever happens here
+                    log(f"could not kill the YARN application(s) of {step.name}: {exc}")
+            raise
         out = StepOutput(r.stdout, r.stderr, r.seconds)
         if not r.ok:
             raise _StepFailed(step.name, f"{step.name} exited {r.exit_code}", out)
@@ -180,11 +191,13 @@ def execute(
 ) -> BenchRun:
     """Run the benchmark's steps; `timeout_s` bounds each Hadoop job step (the job is killed and
     the run recorded as failed when it is exceeded). `inspect`, when the steps passed, reads
-    the run's HDFS directory before it is removed; its samples join the run's."""
+    the run's HDFS directory before it is removed; its samples join the run's. An interrupt
+    (KeyboardInterrupt, vbench.lifecycle.Terminated) kills a running job and is raised again."""
     run_id = run_id or new_run_id(module.NAME)
     run_dir = f"/vbench/{run_id}"
     run = BenchRun(module.NAME, run_id, config_params(cfg))
     step = None
+    interrupted = False
     try:
         for step in module.steps(cfg, run_dir):
             if isinstance(step, JavaStep) and reusable_output_exists(cluster, step):
@@ -225,6 +238,11 @@ def execute(
             tail(last.stderr) if last else "",
             {"run_id": run_id, "step": getattr(step, "name", "")},
         )
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        run.hdfs_output_removed = cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir).ok
+        # Not after an interrupt: the cluster's teardown, next, wipes HDFS (one command less to wait for).
+        if not interrupted:
+            run.hdfs_output_removed = cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir).ok
     return run
