@@ -68,7 +68,7 @@ def test_monitored_terasort_passes_its_data_volume_checks(it_running_cluster, tm
 def test_terasort_sorts_its_clusters_input_again_and_gates_on_output_size(it_running_cluster):
     """`generate: once_per_cluster` and `gate: output_size` (issue #51) on real HDFS: the second
     run skips TeraGen and sorts the first run's input; both pass the size gate, which reads the
-    `-du` listing HDFS really prints."""
+    listing the NameNode's WebHDFS really answers; each run's own directory is removed by it."""
     from vbench.benchmarks.hadoop import execute, terasort
 
     cluster = it_running_cluster
@@ -78,4 +78,7 @@ def test_terasort_sorts_its_clusters_input_again_and_gates_on_output_size(it_run
     assert "teragen" in first.outputs and "teragen" not in second.outputs
     assert [s.metadata["input_generated"] for s in (first.samples[0], second.samples[0])] == [True, False]
     assert all(s.metadata["verdict"] == f"output size {8 * 1024**2 // 100 * 100} B" for s in second.samples)
-    assert cluster.fs("-test", "-e", f"{terasort.cluster_input_dir(cfg)}/_SUCCESS").ok
+    assert cluster.exists(f"{terasort.cluster_input_dir(cfg)}/_SUCCESS")
+    assert first.hdfs_output_removed and second.hdfs_output_removed
+    assert not cluster.exists(f"/vbench/{second.run_id}")
+    assert cluster.remove("/vbench/no-such-run") and not cluster.exists("/vbench/no-such-run")

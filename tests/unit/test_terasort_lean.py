@@ -1,19 +1,18 @@
 """TeraSort's cheaper runs (issue #51): the input generated once per cluster and reused, and the
 output-size gate instead of TeraValidate. The executor runs against a fake cluster whose HDFS is
-a set of paths, so what is skipped, removed and read is the executor's own logic."""
+a set of paths, so what is skipped, removed and listed is the executor's own logic."""
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 
 import pytest
 
 from vbench.benchmarks.base import StepOutput
 from vbench.benchmarks.hadoop import execute, terasort
-from vbench.benchmarks.hadoop.steps import JavaStep, ReadStep
+from vbench.benchmarks.hadoop.steps import JavaStep, ListStep
 from vbench.errors import JobFailed, ParamsError
-from vbench.hadoop import jobs
+from vbench.hadoop import jobs, webhdfs
 from vbench.hadoop.cluster import CommandResult
 
 LEAN = terasort.Config(size_mb=1, generate="once_per_cluster", gate="output_size")
@@ -22,8 +21,8 @@ ROW_BYTES = jobs.teragen_rows(1024**2) * jobs.TERA_ROW_BYTES
 
 @dataclass
 class FakeHdfs:
-    """Just enough of a cluster for `execute`: java writes its last argument's directory, fs
-    answers -test, -rm, -du over the set of paths."""
+    """Just enough of a cluster for `execute`: java writes its last argument's directory;
+    exists, remove and listing answer over the set of paths."""
 
     paths: set[str] = field(default_factory=set)
     jobs_run: list[str] = field(default_factory=list)
@@ -41,16 +40,16 @@ class FakeHdfs:
             self.paths.add(f"{out}/_SUCCESS")
         return self._ok()
 
-    def fs(self, op, *args):
-        if op == "-test":
-            return self._ok(code=0 if args[-1] in self.paths else 1)
-        if op == "-rm":
-            self.paths = {p for p in self.paths if not p.startswith(args[-1])}
-            return self._ok()
-        if op == "-du":
-            hits = [p for p in sorted(self.paths) if fnmatch.fnmatch(p, args[-1])]
-            return self._ok("".join(f"{self.sorted_bytes}  {self.sorted_bytes}  {p}\n" for p in hits))
-        raise AssertionError(f"unexpected fs {op}")
+    def exists(self, path):
+        return path in self.paths
+
+    def remove(self, path):
+        self.paths = {p for p in self.paths if not p.startswith(path)}
+        return True
+
+    def listing(self, path):
+        names = sorted(p[len(path) + 1 :] for p in self.paths if p.startswith(path + "/"))
+        return [webhdfs.FileEntry(n, self.sorted_bytes if n.startswith("part-") else 11, False) for n in names]
 
 
 def run(cluster: FakeHdfs, cfg: terasort.Config = LEAN) -> execute.BenchRun:
@@ -96,17 +95,19 @@ def test_an_output_of_the_wrong_size_fails_the_run():
 def test_output_size_gate_replaces_teravalidate_only_when_asked():
     lean = terasort.steps(LEAN, "/r")
     assert [s.name for s in lean] == ["teragen", "terasort", "sizes"]
-    assert isinstance(lean[-1], ReadStep) and lean[-1].op == "-du" and lean[-1].hdfs_glob == "/r/sorted/part-r-*"
+    assert lean[-1] == ListStep("sizes", "/r/sorted")
     assert lean[0].reuses == lean[1].args[-2] == terasort.cluster_input_dir(LEAN)
     plain = terasort.steps(terasort.Config(size_mb=1), "/r")
     assert [s.name for s in plain] == ["teragen", "terasort", "teravalidate", "report"]
     assert all(s.reuses is None for s in plain if isinstance(s, JavaStep))
 
 
-def test_output_bytes_refuses_garbled_listings():
-    assert terasort.output_bytes("100  300  /a\n\n50 150 /b\n") == 150
-    with pytest.raises(JobFailed, match="unreadable"):
-        terasort.output_bytes("du: cannot access\n")
+def test_output_bytes_counts_the_part_files_and_refuses_garbled_listings():
+    entries = [webhdfs.FileEntry("part-r-00000", 100, False), webhdfs.FileEntry("_partition.lst", 9, False)]
+    assert terasort.output_bytes(webhdfs.listing_text([*entries, webhdfs.FileEntry("part-r-00001", 50, False)])) == 150
+    for garbled in ("", "not json", '[{"name": "part-r-0"}]', '{"a": 1}'):
+        with pytest.raises(JobFailed, match="unreadable"):
+            terasort.output_bytes(garbled)
 
 
 def test_generate_only_takes_neither_sort_option():
@@ -115,6 +116,7 @@ def test_generate_only_takes_neither_sort_option():
 
 
 def test_parse_without_teragen_has_no_teragen_samples():
-    outputs = {"terasort": StepOutput("", "", 20.0), "sizes": StepOutput(f"{ROW_BYTES} 0 /x\n", "", 0.1)}
+    listing = webhdfs.listing_text([webhdfs.FileEntry("part-r-00000", ROW_BYTES, False)])
+    outputs = {"terasort": StepOutput("", "", 20.0), "sizes": StepOutput(listing, "", 0.1)}
     samples = {s.metric: s.value for s in terasort.parse(outputs, LEAN)}
     assert samples == {"terasort_time": 20.0, "terasort_throughput": 1 / 20.0}

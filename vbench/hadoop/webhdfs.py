@@ -15,7 +15,7 @@ import fnmatch
 import json
 import shlex
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from vbench.hadoop.config import NAMENODE_HTTP_PORT
 
@@ -62,6 +62,19 @@ def parse_listing(body: str) -> list[FileEntry]:
     doc = json.loads(body)
     statuses = doc["FileStatuses"]["FileStatus"]
     return [FileEntry(s["pathSuffix"], int(s["length"]), s["type"] == "DIRECTORY") for s in statuses]
+
+
+def listing_text(entries: list[FileEntry]) -> str:
+    """A listing as a step's output text (JSON), which `listing_from_text` reads back. Pure."""
+    return json.dumps([asdict(e) for e in entries])
+
+
+def listing_from_text(text: str) -> list[FileEntry]:
+    """The entries `listing_text` wrote. Pure; raises ValueError on anything else."""
+    try:
+        return [FileEntry(str(d["name"]), int(d["length"]), bool(d["is_dir"])) for d in json.loads(text)]
+    except (TypeError, KeyError) as exc:
+        raise ValueError(f"not a listing: {text[:120]!r}") from exc
 
 
 def total_length(entries: list[FileEntry], pattern: str) -> int:

@@ -15,12 +15,12 @@ from functools import partial
 from types import ModuleType
 from typing import Any, Callable
 
-from vbench.benchmarks.hadoop.steps import JavaStep, ReadStep, StepOutput, UploadStep, START_TIME
+from vbench.benchmarks.hadoop.steps import JavaStep, ListStep, ReadStep, StepOutput, UploadStep, START_TIME
 from vbench.benchmarks.micro._common import params as config_params, tail
-from vbench.errors import JobFailed
+from vbench.errors import JobFailed, VbenchError
 from invoke.exceptions import CommandTimedOut
 
-from vbench.hadoop import history, history_fetch, jobs, yarn_apps
+from vbench.hadoop import history, history_fetch, jobs, webhdfs, yarn_apps
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import shielded
 from vbench.samples import Failure, Sample
@@ -61,9 +61,9 @@ def reusable_output_exists(cluster: HadoopCluster, step: JavaStep) -> bool:
     a partial output (no _SUCCESS) is removed so the step can write it again."""
     if step.reuses is None:
         return False
-    if cluster.fs("-test", "-e", f"{step.reuses}/_SUCCESS").ok:
+    if cluster.exists(f"{step.reuses}/_SUCCESS"):
         return True
-    cluster.fs("-rm", "-r", "-f", "-skipTrash", step.reuses)
+    cluster.remove(step.reuses)
     return False
 
 
@@ -97,11 +97,18 @@ def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = N
             raise _StepFailed(step.name, f"{step.name} exited {r.exit_code}", out)
         return out
     if isinstance(step, ReadStep):
-        r = cluster.fs(step.op, step.hdfs_glob)
+        r = cluster.fs("-cat", step.hdfs_glob)
         out = StepOutput(r.stdout, r.stderr, r.seconds)
         if not r.ok:
             raise _StepFailed(step.name, f"reading {step.hdfs_glob} failed", out)
         return out
+    if isinstance(step, ListStep):
+        t0 = time.monotonic()
+        try:
+            entries = cluster.listing(step.hdfs_dir)
+        except VbenchError as exc:
+            raise _StepFailed(step.name, str(exc), StepOutput("", str(exc), time.monotonic() - t0)) from None
+        return StepOutput(webhdfs.listing_text(entries), "", time.monotonic() - t0)
     if isinstance(step, UploadStep):
         t0 = time.monotonic()
         local, info = step.make()
@@ -244,5 +251,5 @@ def execute(
     finally:
         # Not after an interrupt: the cluster's teardown, next, wipes HDFS (one command less to wait for).
         if not interrupted:
-            run.hdfs_output_removed = cluster.fs("-rm", "-r", "-f", "-skipTrash", run_dir).ok
+            run.hdfs_output_removed = cluster.remove(run_dir)
     return run

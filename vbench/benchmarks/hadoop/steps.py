@@ -8,12 +8,12 @@ cluster. So every module is testable against captured outputs without a cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Callable
 
 # What a step printed: the contract's type (every benchmark's parse reads it), named here too.
 from vbench.benchmarks.base import Outputs, StepOutput
 
-__all__ = ["JavaStep", "Outputs", "ReadStep", "START_TIME", "Step", "StepOutput", "UploadStep"]
+__all__ = ["JavaStep", "ListStep", "Outputs", "ReadStep", "START_TIME", "Step", "StepOutput", "UploadStep"]
 
 #: In JavaStep args, replaced at run time by an epoch-seconds start time `barrier_s` ahead
 #: (NNBench's -startTime barrier must be in the future when the maps start).
@@ -39,12 +39,19 @@ class JavaStep:
 
 @dataclass(frozen=True)
 class ReadStep:
-    """Read HDFS files (a glob) into the output, e.g. a validation report; with `op="-du"` their
-    sizes, one `size  disk-space  path` line a file, instead of their contents."""
+    """Read HDFS files (a glob) into the output, e.g. a validation report."""
 
     name: str
     hdfs_glob: str
-    op: Literal["-cat", "-du"] = "-cat"
+
+
+@dataclass(frozen=True)
+class ListStep:
+    """List an HDFS directory: the output is the NameNode's WebHDFS LISTSTATUS answer (JSON),
+    e.g. for the sizes of a job's output files."""
+
+    name: str
+    hdfs_dir: str
 
 
 @dataclass(frozen=True)
@@ -57,4 +64,4 @@ class UploadStep:
     make: Callable[[], tuple[str, dict]] = field(compare=False)
 
 
-Step = JavaStep | ReadStep | UploadStep
+Step = JavaStep | ReadStep | ListStep | UploadStep

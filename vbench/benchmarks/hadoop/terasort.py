@@ -10,8 +10,8 @@ clusters a run spent 46-52 s, a third of it in the TeraSort it measured, and its
 run, so runs per hour are precision): `generate: once_per_cluster` writes the input once per
 cluster, outside the runs' own directories, and later runs on that cluster sort it again (the run
 that wrote it is the session's warm-up run where the design has rounds); `gate: output_size`
-gates a run on the sorted output holding exactly the rows generated (HDFS `-du` of its part
-files), instead of TeraValidate's second job, which checks the order too. The first keeps HDFS's
+gates a run on the sorted output holding exactly the rows generated (the sizes of its part
+files, listed by WebHDFS), instead of TeraValidate's second job, which checks the order too. The first keeps HDFS's
 block placement of the input for the cluster's life: a cluster-instance effect, which blocks
 already sample.
 """
@@ -24,9 +24,9 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from vbench.benchmarks.base import BenchConfig
-from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, ReadStep, Step
+from vbench.benchmarks.hadoop.steps import JavaStep, ListStep, Outputs, ReadStep, Step
 from vbench.errors import JobFailed
-from vbench.hadoop import jobs
+from vbench.hadoop import jobs, webhdfs
 from vbench.samples import Sample
 
 NAME = "terasort"
@@ -109,7 +109,7 @@ def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_detail
         ),
     )
     if cfg.gate == "output_size":
-        return [sort, ReadStep("sizes", f"{out}/part-r-*", op="-du")]
+        return [sort, ListStep("sizes", out)]
     return [
         sort,
         JavaStep("teravalidate", jobs.EXAMPLES_DRIVER, ("teravalidate", out, val), job_details=validate_details),
@@ -117,17 +117,12 @@ def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_detail
     ]
 
 
-def output_bytes(du: str) -> int:
-    """The total size of the files an HDFS `-du` listed (`size  disk-space  path` a line). Pure."""
-    total = 0
-    for line in du.splitlines():
-        fields = line.split()
-        if not fields:
-            continue
-        if not fields[0].isdigit():
-            raise JobFailed(f"TeraSort's output sizes unreadable: {line.strip()[:120]!r}")
-        total += int(fields[0])
-    return total
+def output_bytes(listing: str) -> int:
+    """The total size of the reducers' part files in the output directory's listing. Pure."""
+    try:
+        return webhdfs.total_length(webhdfs.listing_from_text(listing), "part-r-*")
+    except ValueError as exc:
+        raise JobFailed(f"TeraSort's output sizes unreadable: {exc}") from None
 
 
 def validated_meta(outputs: Outputs) -> dict[str, object]:
