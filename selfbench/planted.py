@@ -1,0 +1,607 @@
+"""The planted-effect test (issue #51 item 2): the instrument's known-answer test.
+
+A protocol that cannot find an effect someone put there on purpose is not trusted with effects
+nobody knows the size of. This plants CPU quotas of a few sizes on native testbeds
+(`testbed.slowdown.cpu_fraction`, docs/planted-effects.md) and checks that each protocol
+recovers what they cost TeraSort's job time. Through the campaign runner `vbench campaign run`
+uses, into a directory (--out, default under /tmp), it runs
+
+  1. the truth: each planted level against 1.0 at length, one design per protocol's job
+     (params/experiments/planted-truth-default.yaml, planted-truth-lean.yaml: 8 blocks of 5
+     rounds on clusters that stay up); the setting is not the effect, so the truth is measured;
+  2. each protocol under test, with the same levels planted, R = 10 times, each time a campaign
+     of its own with the next seed (planted-default.yaml: the default design's shape, fresh
+     clusters per block; planted-lean.yaml: the lean design's shape, concurrent rounds), the two
+     protocols' campaigns in turn so that a slow day falls on both;
+
+then reports per protocol and planted level (TeraSort job time, JobHistory):
+
+  truth           the truth design's preferred ratio to 1.0 with its 95 % interval
+  estimate        geometric mean over the repetitions of each one's preferred ratio (the
+                  statistics table's, vbench.stats.compute_stats, as every report reads it)
+  bias            estimate / truth - 1, with a 95 % interval: t over the repetitions' log
+                  estimates, the truth's own standard error added
+  coverage        the share of repetitions whose 95 % interval holds the truth's estimate, with
+                  its exact (Clopper-Pearson) 95 % interval; the target is >= 90 %
+  half-width      mean over the repetitions of the interval's half-width, % of the ratio
+  verdict         "not for verdicts" when coverage is below 90 % or the bias interval excludes 0
+                  (the rule the protocol designs state before they run)
+
+as a Markdown table, and the same as JSON in <out>/planted-report.json.
+
+It refuses to measure on a loaded machine: a 1-minute load average >= 1.0 before it starts is
+refused (exit 2) unless --allow-loaded, which marks the report LOADED in its first line. During
+the run a thread reads the load average every 30 s (kept in <out>/planted-run.json). Run again
+with the same --out, it resumes: each campaign skips the cells it has.
+
+    python3 selfbench/planted.py [--out DIR] [--allow-loaded]   # run (~19 h here), then report
+    python3 selfbench/planted.py --plan                          # every design's plan and time estimate
+    python3 selfbench/planted.py --campaign DIR                  # report on a directory already run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from selfbench.precision import (  # noqa: E402
+    DEFAULT_COSTS,
+    LOAD_INTERVAL_S,
+    LOAD_LIMIT,
+    Costs,
+    LoadRecord,
+    LoadSampler,
+    estimate,
+    plan_text,
+    read_load1,
+)
+from vbench.campaign.progress import clock_text  # noqa: E402
+from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
+from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
+from vbench.stats.stopping import preferred_ratio_rows, width_of  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+#: The unplanted level every planted one is compared with (levels are compared as text).
+BASELINE = "1.0"
+#: The metric the test is about: TeraSort's job time, as the JobHistory server gives it.
+METRIC = ("terasort", "terasort_job_time")
+CONF = 0.95
+#: The decision rule the protocol designs state: below this coverage, not for verdicts.
+COVERAGE_TARGET = 0.90
+#: Campaigns of each protocol design. With 10, one miss in 10 still meets the 90 % target and two do
+#: not: a protocol whose intervals truly cover 95 % of the time is flagged on a level with
+#: probability 1 - 0.95^10 - 10 x 0.05 x 0.95^9 = 8.6 %.
+REPETITIONS = 10
+REPORT_FILE = "planted-report.json"
+RUN_FILE = "planted-run.json"
+#: A lean run sorts data already in HDFS and checks its output's sizes over WebHDFS: TeraSort's
+#: 15-25 s (lean.yaml) and a client JVM, not yet timed as a whole here; its warm-up runs also
+#: generate the input, which this figure does not count, so the estimate is on the short side.
+LEAN_COSTS = Costs({"terasort": 30.0}, DEFAULT_COSTS.bringup_s, DEFAULT_COSTS.gate_s)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A protocol under test: its design, the truth design that measures the same job, and what
+    the estimate costs its runs."""
+
+    name: str
+    design: str  # params/experiments/<design>.yaml
+    truth: str
+    costs: Costs = DEFAULT_COSTS
+
+
+PROTOCOLS = (
+    Protocol("default", "planted-default", "planted-truth-default", DEFAULT_COSTS),
+    Protocol("lean", "planted-lean", "planted-truth-lean", LEAN_COSTS),
+)
+
+
+# --- the analysis: a pure function of the samples tables -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One planted level's preferred ratio to the baseline, as the statistics table gives it."""
+
+    level: str
+    ratio: float | None
+    ci_low: float | None
+    ci_high: float | None
+    method: str
+    n_pairs: int | None
+
+    @property
+    def bounded(self) -> bool:
+        return None not in (self.ratio, self.ci_low, self.ci_high) and self.ratio > 0 and self.ci_low > 0
+
+    @property
+    def half_width_pct(self) -> float | None:
+        return 100 * (self.ci_high - self.ci_low) / 2 / self.ratio if self.bounded else None
+
+    def covers(self, value: float) -> bool | None:
+        return self.ci_low <= value <= self.ci_high if self.bounded else None
+
+    @property
+    def log_se(self) -> float | None:
+        """The standard error of log(ratio) the interval implies, taking its half-width in logs as
+        1.96 standard errors: the row does not say its degrees of freedom, and the normal
+        quantile, smaller than any t, overstates the error rather than understating it."""
+        if not self.bounded:
+            return None
+        return (math.log(self.ci_high) - math.log(self.ci_low)) / 2 / sps.norm.ppf(0.5 + CONF / 2)
+
+
+def _opt(v) -> float | None:
+    return None if v is None or pd.isna(v) else float(v)
+
+
+def level_intervals(
+    samples: pd.DataFrame,
+    baseline: str = BASELINE,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Interval]:
+    """Planted level -> its preferred ratio row for METRIC, from one campaign's tidy samples (the
+    comparison view: `platform` holds the level). Pure."""
+    benchmark, metric = METRIC
+    sub = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)].reset_index(drop=True)
+    if sub.empty or baseline not in set(sub["platform"].astype(str)):
+        return {}
+    table = compute_stats(sub, baseline=baseline, conf=CONF, n_resamples=n_resamples, seed=seed)
+    out = {}
+    for r in preferred_ratio_rows(table).itertuples(index=False):
+        w = width_of(r)
+        out[str(r.platform)] = Interval(
+            str(r.platform), w.ratio, _opt(r.ci_low), _opt(r.ci_high), w.method, None if pd.isna(r.n_pairs) else int(r.n_pairs)
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class Bias:
+    """estimate / truth - 1 and its interval, from the repetitions' log estimates."""
+
+    estimate: float  # geometric mean of the repetitions' ratios
+    bias: float
+    low: float | None
+    high: float | None
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low is not None and (self.low > 0 or self.high < 0)
+
+
+def bias_of(ratios: Sequence[float], truth: Interval, conf: float = CONF) -> Bias | None:
+    """The bias of `ratios` (one per repetition) against the truth. Its interval is t on R - 1
+    degrees of freedom around the mean log ratio minus log(truth), with the standard error
+    sqrt(s^2 / R + se_truth^2): the repetitions' spread and the truth's own uncertainty, which a
+    truth measured at finite length carries into every comparison with it. Pure."""
+    if not ratios or truth.ratio is None or truth.ratio <= 0:
+        return None
+    logs = np.log(np.asarray(ratios, dtype=float)) - math.log(truth.ratio)
+    mean = float(logs.mean())
+    est = math.exp(mean + math.log(truth.ratio))
+    if len(logs) < 2 or truth.log_se is None:
+        return Bias(est, math.exp(mean) - 1, None, None)
+    se = math.sqrt(float(logs.var(ddof=1)) / len(logs) + truth.log_se**2)
+    q = sps.t.ppf(0.5 + conf / 2, len(logs) - 1)
+    return Bias(est, math.exp(mean) - 1, math.exp(mean - q * se) - 1, math.exp(mean + q * se) - 1)
+
+
+def coverage_interval(covered: int, n: int, conf: float = CONF) -> tuple[float, float] | None:
+    """The exact (Clopper-Pearson) interval of a coverage of `covered` in `n`: with 10 repetitions
+    a coverage of 90 % is anywhere from 55 % to 100 %, which the reader should see."""
+    if n == 0:
+        return None
+    ci = sps.binomtest(covered, n).proportion_ci(confidence_level=conf, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+@dataclass(frozen=True)
+class PlantedRow:
+    protocol: str
+    level: str
+    truth: Interval
+    #: Each repetition's interval, None where it gave none (no samples, no baseline).
+    estimates: tuple[Interval | None, ...]
+    planned: int  # repetitions the design asks for
+    bias: Bias | None
+    covered: int
+    with_interval: int  # repetitions with a bounded interval: coverage's denominator
+    coverage: float | None
+    coverage_ci: tuple[float, float] | None
+    mean_half_width_pct: float | None
+    verdict: str
+    for_verdicts: bool | None  # None: too few repetitions to say
+
+    @property
+    def truth_effect_pct(self) -> float | None:
+        return None if self.truth.ratio is None else 100 * (self.truth.ratio - 1)
+
+
+def judge(
+    coverage: float | None, bias: Bias | None, with_interval: int, coverage_target: float = COVERAGE_TARGET
+) -> tuple[bool | None, str]:
+    """The decision rule fixed in the protocol designs: (for verdicts?, why). Pure."""
+    if coverage is None or with_interval < 2:
+        return None, "no verdict: fewer than 2 repetitions with an interval"
+    if bias is None or bias.low is None:
+        return None, "no verdict: the truth has no interval"
+    why = []
+    if coverage < coverage_target:
+        why.append(f"coverage {100 * coverage:.0f} % < {100 * coverage_target:.0f} %")
+    if bias.excludes_zero:
+        why.append(f"bias interval [{100 * bias.low:+.1f}, {100 * bias.high:+.1f}] % excludes 0")
+    return (False, "not for verdicts: " + "; ".join(why)) if why else (True, "for verdicts")
+
+
+def planted_row(
+    protocol: str,
+    truth: Interval,
+    estimates: Sequence[Interval | None],
+    planned: int = REPETITIONS,
+    coverage_target: float = COVERAGE_TARGET,
+) -> PlantedRow:
+    """One protocol at one planted level: its repetitions' intervals against the truth. Pure."""
+    bounded = [e for e in estimates if e is not None and e.bounded]
+    covered = sum(bool(e.covers(truth.ratio)) for e in bounded) if truth.ratio is not None else 0
+    n = len(bounded) if truth.ratio is not None else 0
+    coverage = covered / n if n else None
+    bias = bias_of([e.ratio for e in bounded], truth)
+    ok, verdict = judge(coverage, bias, n, coverage_target)
+    widths = [e.half_width_pct for e in bounded]
+    return PlantedRow(
+        protocol=protocol,
+        level=truth.level,
+        truth=truth,
+        estimates=tuple(estimates),
+        planned=planned,
+        bias=bias,
+        covered=covered,
+        with_interval=n,
+        coverage=coverage,
+        coverage_ci=coverage_interval(covered, n),
+        mean_half_width_pct=float(np.mean(widths)) if widths else None,
+        verdict=verdict,
+        for_verdicts=ok,
+    )
+
+
+@dataclass(frozen=True)
+class ProtocolSamples:
+    """What one protocol's test ran: its truth campaign's tidy samples and each repetition's."""
+
+    name: str
+    truth: pd.DataFrame
+    repetitions: tuple[pd.DataFrame, ...]
+    planned: int = REPETITIONS
+
+
+@dataclass(frozen=True)
+class ProtocolVerdict:
+    protocol: str
+    for_verdicts: bool | None
+    reasons: tuple[str, ...]
+
+    def line(self) -> str:
+        if self.for_verdicts is None:
+            return f"{self.protocol}: no verdict yet ({'; '.join(self.reasons)})"
+        if self.for_verdicts:
+            return f"{self.protocol}: for verdicts (every planted level recovered)"
+        return f"{self.protocol}: NOT FOR VERDICTS ({'; '.join(self.reasons)})"
+
+
+@dataclass(frozen=True)
+class PlantedReport:
+    rows: tuple[PlantedRow, ...]
+    protocols: tuple[ProtocolVerdict, ...]
+    baseline: str
+    coverage_target: float
+
+
+def protocol_verdict(name: str, rows: Sequence[PlantedRow]) -> ProtocolVerdict:
+    """Not for verdicts if any planted level fails the rule; no verdict while any level lacks one."""
+    failed = tuple(f"level {r.level}: {r.verdict.removeprefix('not for verdicts: ')}" for r in rows if r.for_verdicts is False)
+    if failed:
+        return ProtocolVerdict(name, False, failed)
+    open_ = tuple(f"level {r.level}: {r.verdict}" for r in rows if r.for_verdicts is None)
+    if open_ or not rows:
+        return ProtocolVerdict(name, None, open_ or ("no planted level measured",))
+    return ProtocolVerdict(name, True, ())
+
+
+def _level_key(level: str) -> tuple[float, str]:
+    try:
+        return (-float(level), level)  # the mildest quota (the smallest effect) first
+    except ValueError:
+        return (0.0, level)
+
+
+def analyse(
+    protocols: Sequence[ProtocolSamples],
+    baseline: str = BASELINE,
+    *,
+    coverage_target: float = COVERAGE_TARGET,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> PlantedReport:
+    """The planted-effect report of each protocol's truth and repetitions. Pure: one statistics
+    pass per campaign (`level_intervals`), everything else arithmetic on its rows."""
+    rows: list[PlantedRow] = []
+    verdicts = []
+    for p in protocols:
+        truths = level_intervals(p.truth, baseline, n_resamples=n_resamples, seed=seed)
+        reps = [level_intervals(df, baseline, n_resamples=n_resamples, seed=seed) for df in p.repetitions]
+        mine = [
+            planted_row(p.name, truths[level], [r.get(level) for r in reps], p.planned, coverage_target)
+            for level in sorted(truths, key=_level_key)
+        ]
+        rows += mine
+        verdicts.append(protocol_verdict(p.name, mine))
+    return PlantedReport(tuple(rows), tuple(verdicts), baseline, coverage_target)
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def _pct(v: float | None, signed: bool = True) -> str:
+    if v is None or math.isnan(v):
+        return "-"
+    return f"{100 * v:+.1f} %" if signed else f"{100 * v:.0f} %"
+
+
+def _interval(i: Interval | None) -> str:
+    if i is None or i.ratio is None:
+        return "-"
+    return f"{i.ratio:.3f} [{i.ci_low:.3f}, {i.ci_high:.3f}]" if i.bounded else f"{i.ratio:.3f} (no interval)"
+
+
+def first_line(load: LoadRecord) -> str:
+    head = "vbench planted-effect test (the known-answer test)"
+    if load.loaded:
+        return f"# LOADED machine (load average {load.before:.2f} before the run, limit {load.limit:.1f}): {head}"
+    return f"# {head}"
+
+
+def markdown(report: PlantedReport, load: LoadRecord) -> str:
+    lines = [
+        first_line(load),
+        "",
+        f"- {load.line()}",
+        f"- metric: {METRIC[0]} {METRIC[1]}; each planted level's ratio to cpu_fraction {report.baseline}",
+        f"- rule: not for verdicts if coverage < {100 * report.coverage_target:.0f} % or the bias interval excludes 0",
+        *(f"- {v.line()}" for v in report.protocols),
+        "",
+        "| protocol | cpu_fraction | truth (95 %) | estimate | bias [95 %] | coverage [95 %] | mean +/- | repetitions | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report.rows:
+        b = r.bias
+        bias = "-" if b is None else _pct(b.bias) + ("" if b.low is None else f" [{_pct(b.low)}, {_pct(b.high)}]")
+        cov = "-" if r.coverage is None else f"{r.covered}/{r.with_interval} = {_pct(r.coverage, False)}"
+        if r.coverage_ci is not None:
+            cov += f" [{_pct(r.coverage_ci[0], False)}, {_pct(r.coverage_ci[1], False)}]"
+        hw = "-" if r.mean_half_width_pct is None else f"{r.mean_half_width_pct:.1f} %"
+        est = "-" if b is None else f"{b.estimate:.3f}"
+        lines.append(
+            f"| {r.protocol} | {r.level} | {_interval(r.truth)} | {est} | {bias} | {cov} | {hw} "
+            f"| {r.with_interval} of {r.planned} | {r.verdict} |"
+        )
+    if not report.rows:
+        lines.append("| - | no planted level with a truth in these samples | | | | | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def report_json(report: PlantedReport, load: LoadRecord) -> dict:
+    rows = []
+    for r in report.rows:
+        doc = asdict(r)
+        doc["truth"]["half_width_pct"] = r.truth.half_width_pct
+        doc["truth_effect_pct"] = r.truth_effect_pct
+        rows.append(doc)
+    return {
+        "first_line": first_line(load),
+        "loaded": load.loaded,
+        "load": asdict(load),
+        "metric": list(METRIC),
+        "baseline": report.baseline,
+        "coverage_target": report.coverage_target,
+        "protocols": [asdict(v) for v in report.protocols],
+        "rows": rows,
+    }
+
+
+# --- the plan and its time ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedCampaign:
+    """One campaign the test runs: its design, the directory under --out, the seed it runs with."""
+
+    design: str
+    directory: str  # relative to --out
+    seed_offset: int  # added to the design's seed
+    costs: Costs
+
+
+def campaigns(protocols: Sequence[Protocol] = PROTOCOLS, repetitions: int = REPETITIONS) -> list[PlannedCampaign]:
+    """Every campaign in run order: the truths, then the protocols' repetitions in turn (a slow
+    spell of the machine then falls on every protocol, not on one). Pure."""
+    out = [PlannedCampaign(p.truth, p.truth, 0, p.costs) for p in dict((p.truth, p) for p in protocols).values()]
+    for r in range(repetitions):
+        out += [PlannedCampaign(p.design, f"{p.design}/rep{r + 1:02d}", r, p.costs) for p in protocols]
+    return out
+
+
+def with_seed(exp, offset: int):
+    """The design with its seed moved by `offset`: repetition r is a campaign of its own."""
+    return exp if offset == 0 else exp.model_copy(update={"seed": exp.seed + offset})
+
+
+def plan_lines(studies: dict, protocols: Sequence[Protocol] = PROTOCOLS, repetitions: int = REPETITIONS) -> str:
+    """Each design's plan once, how many times it runs, and the total (precision.estimate)."""
+    lines, total = [], 0.0
+    counts: dict[str, int] = {}
+    for c in campaigns(protocols, repetitions):
+        counts[c.design] = counts.get(c.design, 0) + 1
+    costs = {c.design: c.costs for c in campaigns(protocols, repetitions)}
+    for design, n in counts.items():
+        exp = studies[design].experiment
+        est = estimate(exp, costs[design])
+        total += n * est.seconds
+        lines += [plan_text(exp, est), f"runs {n} time(s): {clock_text(n * est.seconds)}", ""]
+    lines.append(f"estimated total: {clock_text(total)} ({sum(counts.values())} campaigns)")
+    return "\n".join(lines)
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def load_studies(params_dir: Path, protocols: Sequence[Protocol] = PROTOCOLS) -> dict:
+    from vbench.campaign.study import load_study
+
+    names = dict.fromkeys(n for p in protocols for n in (p.truth, p.design))
+    return {n: load_study(params_dir, n) for n in names}
+
+
+def read_samples(raw: Path) -> pd.DataFrame | None:
+    """A campaign directory's tidy samples (the comparison view its design declares), or None."""
+    from vbench.pipeline import headline, tidy
+
+    if not (raw / "samples.jsonl").is_file():
+        return None
+    samples, _ = tidy(raw)
+    return None if samples.empty else headline(samples)
+
+
+def protocol_samples(out: Path, protocols: Sequence[Protocol] = PROTOCOLS) -> list[ProtocolSamples]:
+    """What has been run under `out`, per protocol; a protocol without its truth is left out."""
+    found = []
+    for p in protocols:
+        truth = read_samples(out / p.truth)
+        if truth is None:
+            continue
+        reps = sorted((out / p.design).glob("rep[0-9][0-9]")) if (out / p.design).is_dir() else []
+        frames = tuple(df for df in (read_samples(d) for d in reps) if df is not None)
+        found.append(ProtocolSamples(p.name, truth, frames))
+    return found
+
+
+def write_outputs(out: Path, report: PlantedReport, load: LoadRecord) -> str:
+    (out / REPORT_FILE).write_text(json.dumps(report_json(report, load), indent=1, sort_keys=True, allow_nan=False) + "\n")
+    return markdown(report, load)
+
+
+def from_directory(out: Path) -> int:
+    run_doc = json.loads((out / RUN_FILE).read_text()) if (out / RUN_FILE).is_file() else {}
+    load = LoadRecord.of(run_doc["load"]) if "load" in run_doc else LoadRecord(LOAD_LIMIT, None)
+    found = protocol_samples(out)
+    if not found:
+        raise SystemExit(f"{out}: no truth campaign with samples ({', '.join(p.truth for p in PROTOCOLS)})")
+    print(write_outputs(out, analyse(found), load), end="")
+    print(f"(written to {out / REPORT_FILE})")
+    return 0
+
+
+def run(args) -> int:
+    before = read_load1()
+    if before >= LOAD_LIMIT and not args.allow_loaded:
+        print(
+            f"refused: the 1-minute load average is {before:.2f} (limit {LOAD_LIMIT:g}); this machine is busy, and "
+            "a truth or a protocol measured now would measure that work. Wait, or pass --allow-loaded (the report "
+            "is then marked LOADED).",
+            file=sys.stderr,
+        )
+        return 2
+    from vbench.campaign.progress import ProgressReport
+    from vbench.campaign.runner import run_campaign
+
+    studies = load_studies(args.params_dir)
+    print(plan_lines(studies), flush=True)
+    print(f"load average before: {before:.2f}; directory: {args.out}", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    sampler = LoadSampler(args.load_interval).start()
+    t0, started = time.monotonic(), time.time()
+    results, failures = {}, 0
+    try:
+        for c in campaigns():
+            study = studies[c.design]
+            raw = args.out / c.directory
+            raw.mkdir(parents=True, exist_ok=True)
+            print(f"\n== {c.directory} ({c.design}, seed {study.experiment.seed + c.seed_offset})", flush=True)
+            progress = ProgressReport()
+            result = run_campaign(
+                with_seed(study.experiment, c.seed_offset),
+                study.testbed,
+                study.hadoop,
+                raw,
+                log=progress.note,
+                progress=progress,
+            )
+            results[c.directory] = {**asdict(result), "ran": len(result.ran)}
+            failures += result.failures
+    finally:  # the load readings are kept also when the run is cut short
+        load = LoadRecord(LOAD_LIMIT, before, tuple(sampler.stop()), args.load_interval, args.allow_loaded)
+        run_doc = {
+            "load": asdict(load),
+            "seconds": time.monotonic() - t0,
+            "started": started,
+            "ended": time.time(),
+            "campaigns": results,
+        }
+        (args.out / RUN_FILE).write_text(json.dumps(run_doc, indent=1, sort_keys=True) + "\n")
+    print()
+    print(write_outputs(args.out, analyse(protocol_samples(args.out)), load), end="")
+    print(f"(written to {args.out / REPORT_FILE}; the run's load readings in {args.out / RUN_FILE})")
+    return 1 if failures else 0
+
+
+def default_out() -> Path:
+    return Path(tempfile.gettempdir()) / f"vbench-planted-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, help="directory to run into, or to resume (default: /tmp/vbench-planted-<time>)")
+    p.add_argument("--campaign", type=Path, help="report on this directory (a previous --out); run nothing")
+    p.add_argument("--plan", action="store_true", help="print every design's plan and estimated time; run nothing")
+    p.add_argument("--allow-loaded", action="store_true", help="run on a loaded machine; the report says LOADED")
+    p.add_argument("--params-dir", type=Path, default=REPO / "params")
+    p.add_argument("--load-interval", type=float, default=LOAD_INTERVAL_S, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.campaign is not None:
+        return from_directory(args.campaign)
+    if args.plan:
+        from vbench.campaign.hosts_source import TestbedSource
+        from vbench.campaign.runner import configuration_params
+
+        studies = load_studies(args.params_dir)
+        print(plan_lines(studies))
+        for name, study in studies.items():
+            # The runner's own check that the machine holds a block's clusters together (reads /proc/meminfo).
+            configuration_params(
+                study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"})
+            )
+        print(f"the machine holds every design's configurations of a block together; load average now {read_load1():.2f}")
+        return 0
+    args.out = args.out or default_out()
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
