@@ -21,12 +21,23 @@ and committed campaigns must not be rewritten. The marker is what tells a new le
 append tore (complete lines, no closing record) apart from such an old file. An old campaign
 appended to (`--append`) gets the marker after its old lines; from there on the new rules hold.
 
+Damage in the middle (a flipped byte, a line cut short, a line copied or lost: a bad disk, a
+hand edit, a merge) is skipped, never counted: a closing record also carries `sha256`, the digest
+of its append's record lines and of itself without that key, and an append whose lines do not
+check out (unreadable, miscounted, another digest) is left out whole, its cell not done, so that
+it runs again on resume. A closing record read a second time closes a copy of an append and is
+left out too. A marker that was damaged or lost is known by the first closing record, which only
+ever follows one. Lines left out are named (`LedgerView.skipped`, 1-based). Closing records
+written before the digest (no `sha256`, and none with one before them) are checked by their count
+alone; in an old file, a line that is a copy of an earlier one is left out, as an unreadable one is.
+
 The closing and marker records have kinds other than "sample" and "failure": readers that go
 through `read_ledger` (vbench.samples.read_records, vbench.stats.io) never see them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -40,11 +51,17 @@ MARKER_KIND = "ledger"
 COMMIT_KIND = "commit"
 FORMAT = 2
 LEDGER_KINDS = frozenset({MARKER_KIND, COMMIT_KIND})
+#: What vbench.samples writes: the records a ledger holds.
+RECORD_KINDS = frozenset({"sample", "failure"})
+#: The closing record's digest of its append (see the module doc).
+DIGEST_KEY = "sha256"
 
 
 @dataclass(frozen=True)
 class _Line:
+    number: int  # 1-based
     end: int  # byte offset just past the line
+    raw: bytes
     data: dict[str, Any] | None  # None: torn (no newline) or not a JSON object
 
 
@@ -63,14 +80,21 @@ class LedgerView:
     #: Lines before the marker that were torn or not a JSON object: skipped, counted so that a
     #: reader can say so.
     skipped_lines: int = 0
+    #: The line (1-based) of each record of `records`, so that a reader can name it.
+    record_lines: list[int] = field(default_factory=list)
+    #: Lines left out (1-based): unreadable, copies, the lines of an append that does not check
+    #: out, a damaged marker. The torn tail past `end` is not listed.
+    skipped: list[int] = field(default_factory=list)
+    #: A closing record with a digest was read: every later one must have one.
+    digests: bool = False
 
 
 def _lines(path: Path) -> Iterator[_Line]:
     offset = 0
     with open(path, "rb") as fh:
-        for raw in fh:
+        for number, raw in enumerate(fh, start=1):
             offset += len(raw)
-            yield _Line(offset, _parse(raw))
+            yield _Line(number, offset, raw, _parse(raw))
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
@@ -87,7 +111,7 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
 def _old_cell_done(d: dict[str, Any]) -> str | None:
     """The cell an old-format record finishes: any record of it, unless its configuration failed."""
     meta = d.get("metadata") or {}
-    if "cell_id" in meta and not meta.get("configuration_failed"):
+    if isinstance(meta, dict) and "cell_id" in meta and not meta.get("configuration_failed"):
         return str(meta["cell_id"])
     return None
 
@@ -95,43 +119,103 @@ def _old_cell_done(d: dict[str, Any]) -> str | None:
 def read_ledger(path: Path) -> LedgerView:
     """Read a samples file by the ledger rules (FileNotFoundError if there is none)."""
     view = LedgerView()
-    pending: list[dict[str, Any] | None] = []  # the records of the append being read
-    for line in _lines(path):
+    lines = list(_lines(path))
+    marker, new_from = _marker(lines)
+    pending: list[_Line] = []  # the lines of the append being read
+    seen: set[bytes] = set()  # closing records read (marked part), whole record lines (old part)
+    for i, line in enumerate(lines):
         view.size = line.end
         d = line.data
+        if new_from is None or i < new_from:
+            if i == marker and (d is None or d.get("kind") != MARKER_KIND):  # a damaged marker
+                view.skipped.append(line.number)
+            else:
+                _read_old_line(view, line, seen)
+            continue
         if not view.marked:
-            _read_old_line(view, line)
-        elif d is not None and d.get("kind") == COMMIT_KIND:
-            _close_append(view, pending, d)
+            view.marked, seen = True, set()
+            view.end = lines[i - 1].end if i else 0
+        if d is not None and d.get("kind") == COMMIT_KIND:
+            _close_append(view, pending, line, seen)
             pending = []
             view.end = line.end
         elif not (d is not None and d.get("kind") == MARKER_KIND):
-            pending.append(d)
+            pending.append(line)
     return view
 
 
-def _read_old_line(view: LedgerView, line: _Line) -> None:
+def _marker(lines: list[_Line]) -> tuple[int | None, int | None]:
+    """(index of the marker line, index of the first line the ledger rules hold for), or
+    (None, None) for a file written before the ledger format. A closing record before any marker
+    says that the marker was damaged (the line right before the closing record's append, which is
+    then no record: unreadable, or of another kind) or lost: its append's records are the lines
+    right before it."""
+    for i, line in enumerate(lines):
+        kind = line.data.get("kind") if line.data is not None else None
+        if kind == MARKER_KIND:
+            return i, i + 1
+        if kind == COMMIT_KIND:
+            n = line.data.get("records")  # type: ignore[union-attr]
+            first = i - n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= i else i
+            before = lines[first - 1].data if first > 0 else None
+            if first > 0 and (before is None or before.get("kind") not in RECORD_KINDS):
+                return first - 1, first
+            return None, first
+    return None, None
+
+
+def _read_old_line(view: LedgerView, line: _Line, seen: set[bytes]) -> None:
     d = line.data
     if d is None:  # torn or unreadable: skipped, as the old reader did
         view.skipped_lines += 1
+        if line.raw.endswith(b"\n"):
+            view.skipped.append(line.number)
         return
     view.end = line.end
     if d.get("kind") == MARKER_KIND:
         view.marked = True
     elif d.get("kind") not in LEDGER_KINDS:
+        if line.raw in seen:  # every record holds its own time stamp: a second one is a copy
+            view.skipped_lines += 1
+            view.skipped.append(line.number)
+            return
+        seen.add(line.raw)
         view.records.append(d)
+        view.record_lines.append(line.number)
         cell = _old_cell_done(d)
         if cell is not None:
             view.done_cells.add(cell)
 
 
-def _close_append(view: LedgerView, pending: list[dict[str, Any] | None], commit: dict[str, Any]) -> None:
-    # An append whose lines are not all there and whole (its count disagrees) is not trusted.
-    if None in pending or len(pending) != commit.get("records"):
+def _close_append(view: LedgerView, pending: list[_Line], commit: _Line, seen: set[bytes]) -> None:
+    # An append whose lines are not all there and whole (its count or its digest disagrees), or
+    # whose closing record was read already (a copy), is not trusted.
+    c = commit.data or {}
+    records = [line.data for line in pending]
+    digest = c.get(DIGEST_KEY)
+    trusted = (
+        None not in records
+        and len(records) == c.get("records")
+        and commit.raw not in seen
+        # Once closing records carry digests, one without is damaged (its key), not older.
+        and (digest == _digest(b"".join(line.raw for line in pending), c) if digest or view.digests else True)
+    )
+    seen.add(commit.raw)
+    view.digests = view.digests or digest is not None
+    if not trusted:
+        view.skipped += [line.number for line in (*pending, commit)]
         return
-    view.records.extend(pending)  # type: ignore[arg-type]
-    if commit.get("cell_done") and commit.get("cell_id") is not None:
-        view.done_cells.add(str(commit["cell_id"]))
+    view.records.extend(records)  # type: ignore[arg-type]
+    view.record_lines += [line.number for line in pending]
+    if c.get("cell_done") and c.get("cell_id") is not None:
+        view.done_cells.add(str(c["cell_id"]))
+
+
+def _digest(record_lines: bytes, commit: dict[str, Any]) -> str:
+    """The digest a closing record carries: of its append's record lines as written, and of
+    itself without the digest, so that neither can change unnoticed."""
+    body = {k: v for k, v in commit.items() if k != DIGEST_KEY}
+    return hashlib.sha256(record_lines + _json_line(body)).hexdigest()
 
 
 def torn_path(path: Path) -> Path:
@@ -177,14 +261,16 @@ def append_unit(
     aside = _cut(path, view) if view.end < view.size else None
     if not view.marked:
         _append_bytes(path, _json_line({"kind": MARKER_KIND, "format": FORMAT, "timestamp": time.time()}))
-    commit = {
+    body = b"".join(_json_line(r) for r in records)
+    commit: dict[str, Any] = {
         "kind": COMMIT_KIND,
         "records": len(records),
         "cell_id": cell_id,
         "cell_done": cell_done,
         "timestamp": time.time(),
     }
-    _append_bytes(path, b"".join(_json_line(r) for r in [*records, commit]))
+    commit[DIGEST_KEY] = _digest(body, commit)
+    _append_bytes(path, body + _json_line(commit))
     return aside
 
 

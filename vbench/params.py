@@ -22,7 +22,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from vbench.errors import ParamsError
 from vbench.statedir import default_work_root
 from vbench.units import mib_or_size, parse_size
-from vbench.validate import InterfaceName, JvmFlag, Name, RackName, SafePath, TestbedHostName, TestbedName, UserName
+from vbench.validate import (
+    InterfaceName,
+    JvmFlag,
+    Name,
+    RackName,
+    SafePath,
+    TestbedHostName,
+    TestbedName,
+    UserName,
+    check_hadoop_property,
+    key_text,
+)
 
 #: Hadoop versions whose artifacts were checked on Maven Central, with the version of the
 #: examples jar to use (hadoop-mapreduce-examples is missing for several releases).
@@ -535,6 +546,17 @@ class HadoopParams(_Strict):
     def _size(cls, v: Any) -> int:
         return parse_size(v)
 
+    @field_validator("extra")
+    @classmethod
+    def _extra(cls, v: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for file, props in v.items():
+            for name, value in props.items():
+                try:
+                    check_hadoop_property(name, value)
+                except ValueError as exc:
+                    raise ValueError(f"{file}: {exc}") from None
+        return v
+
     @model_validator(mode="after")
     def _consistent(self) -> "HadoopParams":
         if self.block_size % self.bytes_per_checksum:
@@ -664,9 +686,9 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int) or "." in str(part):
-            out += f"[{part}]"
+            out += f"[{key_text(part)}]"
         else:
-            out += f".{part}"
+            out += f".{key_text(part)}"
     return out.lstrip(".")
 
 
@@ -826,7 +848,7 @@ def _refuse_unknown_sections(path: Path, doc: dict[Any, Any], sections: tuple[st
         if key not in sections:
             close = difflib.get_close_matches(str(key), sections, n=1)
             hint = f"did you mean {close[0]}?" if close else f"its sections: {', '.join(sections)}"
-            raise ParamsError(f"{path}: {key}", f"is not a section of this file; {hint}")
+            raise ParamsError(f"{path}: {key_text(key)}", f"is not a section of this file; {hint}")
 
 
 def load_testbed(path: Path, **overrides: Any) -> TestbedParams:

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping
 
+from vbench.errors import VbenchError
 from vbench.ledger import read_ledger
 
 #: Units of time: a larger value is slower (vbench.stats.direction reads lower is better).
@@ -179,9 +180,21 @@ def append_records(path: Path, records: Iterable[Sample | Failure]) -> None:
 def read_records(path: Path) -> Iterator[Sample | Failure]:
     """Read back the samples and failures of a samples file: what `append_records` wrote (a torn
     line, from a crash mid-write, is skipped) or a campaign ledger (`vbench.ledger`: only whole
-    appends count; its marker and closing records are not records)."""
-    for d in read_ledger(path).records:
-        yield record_from_dict(d)
+    appends count; its marker and closing records are not records). A line that counts but is no
+    sample or failure (damage the ledger cannot see in a file without digests) is refused,
+    naming it."""
+    view = read_ledger(path)
+    for n, d in zip(view.record_lines, view.records):
+        yield checked_record(d, path, n)
+
+
+def checked_record(d: Mapping[str, Any], path: Path | str, line: int) -> Sample | Failure:
+    """`record_from_dict`, with a record that is none refused as vbench's one-line error."""
+    try:
+        return record_from_dict(d)
+    except (KeyError, TypeError, ValueError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        raise VbenchError(f"{path}: line {line} is not a whole sample or failure record ({why!r:.200})") from None
 
 
 def record_from_dict(d: Mapping[str, Any]) -> Sample | Failure:

@@ -61,6 +61,13 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
+def key_text(key: Any) -> str:
+    """A key written in a params file as an error's field names it: as written when it is plain
+    text, else quoted (a line break in a key must not break the one error line)."""
+    text = str(key)
+    return text if text.isprintable() and len(text) <= 60 else shown(text)
+
+
 # --- paths ------------------------------------------------------------------------------------
 
 
@@ -262,3 +269,39 @@ check_jvm_flag = _matching(
     "one JVM option: '-' then letters, digits and : + = . _ / , - (no spaces, quotes or shell characters)",
 )
 JvmFlag = Annotated[str, AfterValidator(check_jvm_flag)]
+
+
+# --- extra Hadoop properties ------------------------------------------------------------------
+
+#: A Hadoop property name, as Hadoop's own are written.
+_PROPERTY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+PROPERTY_MAX_LEN = 256
+PROPERTY_VALUE_MAX_LEN = 4096
+#: Properties whose value YARN writes into each container's launch script: JVM options unquoted
+#: (mapreduce.map.java.opts, yarn.app.mapreduce.am.command-opts...), environments as export
+#: lines, where $(...) and backticks still run (mapreduce.map.env, yarn.nodemanager.admin-env...).
+_LAUNCH_SCRIPT_PROPERTY = re.compile(r".*(java\.opts|command-opts|admin-opts|\.env|admin-env|user\.env)")
+#: An environment's `NAME=value,NAME=value` without anything a shell expands.
+_ENV_VALUE = re.compile(r"[A-Za-z0-9_=:,./+-]*")
+
+
+def check_hadoop_property(name: str, value: str) -> None:
+    """An extra property of a *-site.xml file (hadoop.extra): a plain name, a value on one line
+    of printable characters (XML 1.0 has no control characters), and for a property that reaches
+    a launch script, JVM options each as `JvmFlag` allows, or an environment without shell syntax."""
+    if not _PROPERTY.fullmatch(name) or len(name) > PROPERTY_MAX_LEN:
+        raise ValueError(f"property {shown(name)}: not a Hadoop property name (letters, digits and . _ -)")
+    if not value.isprintable() or len(value) > PROPERTY_VALUE_MAX_LEN:
+        raise ValueError(f"{name}: must be one line of printable characters, got {shown(value)}")
+    if _LAUNCH_SCRIPT_PROPERTY.fullmatch(name):
+        if name.endswith("opts"):
+            for word in value.split():
+                try:
+                    check_jvm_flag(word)
+                except ValueError as exc:
+                    raise ValueError(f"{name} reaches each task's launch script: {exc}") from None
+        elif not _ENV_VALUE.fullmatch(value):
+            raise ValueError(
+                f"{name} reaches each task's launch script: NAME=value pairs of letters, digits and "
+                f"_ = : , . / + - only, got {shown(value)}"
+            )

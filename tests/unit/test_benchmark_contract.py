@@ -94,8 +94,8 @@ def test_an_argv_is_optional_but_has_the_commands_signature_where_there_is_one()
 
 
 def test_a_micro_benchmark_parses_one_output_named_after_it():
-    text = "sysbench 1.0.20\n" + "\n".join(
-        f"    {k}: 1.5" for k in ("events per second", "total time", "total number of events", "avg")
+    text = "sysbench 1.0.20\n" + "".join(
+        f"    {k}: 1.5\n" for k in ("events per second", "total time", "total number of events", "avg")
     )
 
     def values(samples):  # timestamps differ between two parses

@@ -17,6 +17,7 @@ from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
 from vbench.benchmarks.micro import MICRO_BENCHMARKS
 from vbench.errors import ParamsError
 from vbench.params import prefixed
+from vbench.validate import key_text
 
 
 def _kinds(**tables: dict[str, ModuleType]) -> dict[str, dict[str, ModuleType]]:
@@ -85,7 +86,7 @@ def make_config(module: ModuleType, overrides: dict[str, str], preset: str | Non
     fields = tuple(config.model_fields)
     for key, text in overrides.items():
         if key not in fields:
-            raise ParamsError(f"{module.NAME}.{key}", f"no such parameter; parameters: {', '.join(fields)}")
+            raise ParamsError(f"{module.NAME}.{key_text(key)}", f"no such parameter; parameters: {', '.join(fields)}")
         values[key] = parse_value(hints[key], text, f"{module.NAME}.{key}")
     try:
         return replace(base, **values)

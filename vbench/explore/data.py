@@ -10,6 +10,7 @@ picks another; the statistics settings are the stage's (params/pipeline.yaml).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -43,8 +44,12 @@ def stage_settings(data_dir: Path) -> StatsConfig:
             continue
         if field == "baseline" and (not isinstance(v, str) or not v):
             raise ParamsError(f"{path}: pipeline.{key}", f"must be a level's name, got {v!r}")
-        if field != "baseline" and (isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0):
+        if field != "baseline" and (
+            isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0
+        ):
             raise ParamsError(f"{path}: pipeline.{key}", f"must be a positive number, got {v!r}")
+        if field in ("n_resamples", "seed") and not isinstance(v, int):  # int() would cut 1.5 to 1
+            raise ParamsError(f"{path}: pipeline.{key}", f"must be a whole number, got {v!r}")
     if "n_resamples" in given:
         given["n_resamples"] = int(given["n_resamples"])
     if "seed" in given:

@@ -7,11 +7,45 @@ al. Tables 1-2); TeraSort's map-shuffle vs reduce-merge split (VMware Table 2) f
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
 
+from vbench.errors import JobFailed
 from vbench.hadoop.config import JHS_HTTP_PORT
 from vbench.samples import Sample
+
+T = TypeVar("T")
+
+#: Task types and attempt states of the REST API (MapReduce's TaskType and TaskAttemptState):
+#: anything else is not JobHistory's record, and would name a metric or count an attempt wrongly.
+TASK_TYPES = frozenset({"MAP", "REDUCE"})
+ATTEMPT_STATES = frozenset({"NEW", "STARTING", "RUNNING", "COMMIT_PENDING", "SUCCEEDED", "FAILED", "KILLED"})
+
+
+def _record(what: str) -> Callable[[Callable[[str], T]], Callable[[str], T]]:
+    """A parser of one JobHistory resource whose every failure to read it (a body cut short or
+    garbled on the way: not JSON, a field missing or of the wrong type) is the job's failure."""
+
+    def wrap(parse: Callable[[str], T]) -> Callable[[str], T]:
+        @functools.wraps(parse)
+        def checked(text: str) -> T:
+            try:
+                return parse(text)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                why = f"{type(exc).__name__}: {exc}"
+                raise JobFailed(f"JobHistory's {what} is not readable ({why!r:.200})") from None
+
+        return checked
+
+    return wrap
+
+
+def _one_of(value: Any, known: frozenset[str], what: str) -> str:
+    if value not in known:
+        raise ValueError(f"{what} {value!r} is none of {sorted(known)}")
+    return value
 
 
 def job_url(master: str, job_id: str, suffix: str = "") -> str:
@@ -62,6 +96,7 @@ class Attempt:
         }
 
 
+@_record("job record")
 def parse_job(text: str) -> JobInfo:
     j = json.loads(text)["job"]
     return JobInfo(
@@ -75,6 +110,7 @@ def parse_job(text: str) -> JobInfo:
     )
 
 
+@_record("counters")
 def parse_counters(text: str) -> dict[str, int]:
     """'GROUP_SHORT_NAME.COUNTER' -> total value, e.g. 'FileSystemCounter.HDFS_BYTES_WRITTEN'."""
     groups = json.loads(text)["jobCounters"].get("counterGroup") or []
@@ -86,19 +122,21 @@ def parse_counters(text: str) -> dict[str, int]:
     return out
 
 
+@_record("task list")
 def parse_task_ids(text: str) -> list[str]:
     return [t["id"] for t in (json.loads(text)["tasks"] or {}).get("task") or []]
 
 
+@_record("task attempts")
 def parse_attempts(text: str) -> list[Attempt]:
     out = []
     for a in (json.loads(text)["taskAttempts"] or {}).get("taskAttempt") or []:
         out.append(
             Attempt(
                 attempt_id=a["id"],
-                task_type=a["type"],
+                task_type=_one_of(a["type"], TASK_TYPES, "task type"),
                 node=a.get("nodeHttpAddress", "").split(":")[0],
-                state=a["state"],
+                state=_one_of(a["state"], ATTEMPT_STATES, "attempt state"),
                 start_ms=int(a["startTime"]),
                 finish_ms=int(a["finishTime"]),
                 shuffle_finish_ms=int(a["shuffleFinishTime"]) if "shuffleFinishTime" in a else None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from vbench.errors import JobFailed
+
 EXAMPLES_DRIVER = "org.apache.hadoop.examples.ExampleDriver"
 TERA_ROW_BYTES = 100  # TeraGen writes fixed 100-byte rows
 
@@ -49,7 +51,8 @@ def teravalidate_verdict(report: str) -> tuple[bool, str]:
     return True, f"checksum {checksum}"
 
 
-_JOB_ID = re.compile(r"Running job: (job_\d+_\d+)")
+# The whole id, on a whole line: a log cut at "job_1795308525332_00" names another job.
+_JOB_ID = re.compile(r"Running job: (job_\d+_\d+)[ \t]*\r?\n")
 
 
 def job_id(client_log: str) -> str | None:
@@ -64,14 +67,21 @@ def job_ids(client_log: str) -> list[str]:
 
 _BLOCK_LINE = re.compile(r"^\d+\. (\S+) len=(\d+) .*?\[(.*)\]\s*$")
 _DN = re.compile(r"DatanodeInfoWithStorage\[([0-9.]+):\d+")
+#: One replica's entry in a block line: address:port, storage id, storage type.
+_DN_ENTRY = r"DatanodeInfoWithStorage\[[0-9.]+:\d+,[^\],\[]*,[A-Z_]+\]"
+_DN_LIST = re.compile(rf"{_DN_ENTRY}(?:, {_DN_ENTRY})*")
 
 
 def block_locations(fsck_output: str) -> dict[str, list[str]]:
-    """block id -> addresses of the DataNodes holding a replica, from `fsck -blocks -locations`."""
+    """block id -> addresses of the DataNodes holding a replica, from `fsck -blocks -locations`.
+    Whole lines only (a last line cut off is not read); a replica list that is not all entries
+    is refused (JobFailed): read as far as it goes, it would show a block with fewer replicas."""
     blocks: dict[str, list[str]] = {}
-    for line in fsck_output.splitlines():
+    for line in fsck_output.split("\n")[:-1]:
         m = _BLOCK_LINE.match(line.strip())
         if m:
+            if not _DN_LIST.fullmatch(m.group(3)):
+                raise JobFailed(f"fsck: unreadable replica list of block {m.group(1)}: {m.group(3)[:120]!r}")
             blocks[m.group(1)] = _DN.findall(m.group(3))
     return blocks
 

@@ -14,6 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vbench.params import load_yaml_section
+from vbench.validate import campaign_name
+
+#: The keys of params/paper.yaml's `paper` section that name campaigns under data/raw/.
+PAPER_CAMPAIGN_KEYS = (
+    "isolation_campaign",
+    "network_campaign",
+    "study_campaigns",
+    "pernode_campaign",
+    "sandbox_campaign",
+)
+
 
 def campaign_list(text: Any) -> tuple[str, ...]:
     """The names of a comma-separated list (`paper.study_campaigns`), blanks dropped. Pure."""
@@ -78,12 +90,17 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py)."""
-    import yaml
-
-    inputs = PaperInputs.from_params(
-        yaml.safe_load((params_dir / "paper.yaml").read_text())["paper"],
-        yaml.safe_load((params_dir / "pipeline.yaml").read_text())["pipeline"]["monitoring_campaign"],
-    )
+    paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
+    paper = load_yaml_section(paper_path, "paper", required=True)
+    monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
+    # Each name becomes data/raw/<name>: a name that is a path is refused, naming where it is written.
+    for where, key, value in (
+        *((paper_path, f"paper.{k}", paper.get(k)) for k in PAPER_CAMPAIGN_KEYS),
+        (pipeline_path, "pipeline.monitoring_campaign", monitoring),
+    ):
+        for name in campaign_list(value):
+            campaign_name(name, f"{where}: {key}")
+    inputs = PaperInputs.from_params(paper, monitoring)
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
 

@@ -35,6 +35,7 @@ from vbench.report.text import FOREST_PNG, FOREST_SVG, markdown, terminal_lines
 from vbench.samples import QUIET_CPU_PROBE, split_values
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.campaign_stats import STATS_FILE, STATS_META, StatsConfig, campaign_stats, read_campaign_stats
+from vbench.validate import campaign_name
 from vbench.stats.compare import comparison_of
 from vbench.stats.headlines import quoted_headlines
 from vbench.stats.table import quiet_counts
@@ -70,7 +71,7 @@ def pipeline_campaign(params_dir: Path) -> str:
     name = load_yaml_section(path, "pipeline", required=True).get("analysis_campaign")
     if not isinstance(name, str) or not name:
         raise ParamsError(f"{path}: pipeline.analysis_campaign", f"must be a campaign's name, got {name!r}")
-    return name
+    return campaign_name(name, f"{path}: pipeline.analysis_campaign")  # data/raw/<name>: never a path
 
 
 def cached_settings(processed: Path | None) -> StatsConfig | None:

@@ -26,7 +26,7 @@ import pandas as pd
 
 from vbench.errors import ParamsError
 from vbench.ledger import read_ledger
-from vbench.samples import Failure, Sample, record_from_dict
+from vbench.samples import Failure, Sample, checked_record
 
 #: Benchmark parameter standing for "data size" when the runner gave no `size`.
 SIZE_PARAMS = {
@@ -80,11 +80,14 @@ def failure_row(f: Failure) -> dict[str, Any]:
     return {**own, **{k: v for k, v in f.metadata.items() if k not in own}}
 
 
-def frames(records: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(samples, failures) of record dicts as `Sample.to_dict` and `Failure.to_dict` write them."""
+def frames(
+    records: list[dict[str, Any]], source: str | Path = "", lines: list[int] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(samples, failures) of record dicts as `Sample.to_dict` and `Failure.to_dict` write them;
+    one that is neither is refused naming `source` and its line (`lines`: each record's)."""
     samples, failures = [], []
-    for d in records:
-        r = record_from_dict(d)
+    for i, d in enumerate(records):
+        r = checked_record(d, source, lines[i] if lines else i + 1)
         if isinstance(r, Failure):
             failures.append(failure_row(r))
         else:
@@ -96,7 +99,7 @@ def read_campaign(path: str | Path) -> TidyCampaign:
     """The samples and failures of a campaign directory (or of a samples file), by the ledger's rules."""
     f = samples_file(path)
     view = read_ledger(f)
-    samples, failures = frames(view.records)
+    samples, failures = frames(view.records, f, view.record_lines)
     return TidyCampaign(f.parent, samples, failures, torn_bytes=view.size - view.end)
 
 

@@ -76,7 +76,8 @@ def steps(cfg: Config, run_dir: str) -> list[Step]:
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
     out = []
     for op in cfg.operations:
-        values = labelled_values(outputs[op].stderr + outputs[op].stdout)
+        # Each stream on its own: a cut stderr glued to stdout's first line would make one line of two.
+        values = {**labelled_values(outputs[op].stderr), **labelled_values(outputs[op].stdout)}
         for label, (suffix, unit) in _REPORT.items():
             out.append(Sample(NAME, f"{op}_{suffix}", number_of(values, label, f"TestDFSIO {op}"), unit))
     return out

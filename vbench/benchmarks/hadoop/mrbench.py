@@ -17,7 +17,8 @@ NAME = "mrbench"
 MAIN_CLASS = "org.apache.hadoop.mapred.MRBench"
 METRICS = {"avg_job_time": "s"}
 # MRBench's closing table: DataLines  Maps  Reduces  AvgTime (milliseconds)
-_ROW = re.compile(r"^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", re.M)
+# One whole line: a row cut at "378" of "37850" is not a shorter time.
+_ROW = re.compile(r"^(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]*\r?\n", re.M)
 
 
 class Config(BenchConfig):

@@ -83,7 +83,8 @@ def steps(cfg: Config, run_dir: str) -> list[Step]:
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
     out = []
     for op, labels in _REPORT.items():
-        values = labelled_values(outputs[op].text)
+        # Each stream on its own, as TestDFSIO's (vbench.benchmarks.hadoop.dfsio).
+        values = {**labelled_values(outputs[op].stdout), **labelled_values(outputs[op].stderr)}
         exceptions = number_of(values, "# exceptions", f"NNBench {op}")
         ok_ops = number_of(values, "Successful file operations", f"NNBench {op}")
         if exceptions or not ok_ops:

@@ -20,8 +20,9 @@ from vbench.samples import Sample
 
 NAME = "pi"
 METRICS = {"job_wall_time": "s", "reported_time": "s", "abs_error": "ratio"}
-_FINISHED = re.compile(r"Job Finished in ([0-9.]+) seconds")
-_ESTIMATE = re.compile(r"Estimated value of Pi is ([0-9.]+)")
+# Whole numbers on whole lines: a cut or garbled "3.14400000" must not read as 3.14.
+_FINISHED = re.compile(r"^Job Finished in ([0-9]+(?:\.[0-9]+)?) seconds[ \t]*\r?\n", re.M)
+_ESTIMATE = re.compile(r"^Estimated value of Pi is ([0-9]+\.[0-9]+)[ \t]*\r?\n", re.M)
 
 
 class Config(BenchConfig):
@@ -48,8 +49,10 @@ def steps(cfg: Config, run_dir: str) -> list[Step]:
 
 
 def parse(outputs: Outputs, cfg: Config) -> list[Sample]:
-    text = outputs["pi"].text
-    fin, est = _FINISHED.search(text), _ESTIMATE.search(text)
+    out = outputs["pi"]
+    # Each stream on its own: a cut stdout glued to stderr's first line would make one line of two.
+    fin = _FINISHED.search(out.stdout) or _FINISHED.search(out.stderr)
+    est = _ESTIMATE.search(out.stdout) or _ESTIMATE.search(out.stderr)
     if not fin or not est:
         raise JobFailed("pi: no 'Job Finished in' / 'Estimated value of Pi' in the output")
     error = abs(float(est.group(1)) - math.pi)

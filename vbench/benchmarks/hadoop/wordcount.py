@@ -10,6 +10,7 @@ from pydantic import Field
 
 from vbench.benchmarks.base import BenchConfig
 from vbench.benchmarks.hadoop.corpus import cached_corpus
+from vbench.benchmarks.hadoop.parsing import whole_lines
 from vbench.benchmarks.hadoop.steps import JavaStep, Outputs, ReadStep, Step, UploadStep
 from vbench.errors import JobFailed
 from vbench.hadoop import jobs
@@ -48,10 +49,14 @@ def steps(cfg: Config, run_dir: str) -> list[Step]:
 
 
 def total_count(output: str) -> int:
+    """The words WordCount counted: the sum of its `word<TAB>count` lines (whole lines only: a cut
+    last line's count is not a count)."""
     total = 0
-    for line in output.splitlines():
+    for line in whole_lines(output):
         word, _, count = line.rpartition("\t")
         if word:
+            if not (count.isascii() and count.isdigit()):
+                raise JobFailed(f"WordCount's output has a count that is not a number: {line[:80]!r}")
             total += int(count)
     return total
 

@@ -14,8 +14,9 @@ from ._common import number
 
 
 def field(text: str, label: str, what: str) -> float:
-    """The number after `label:` ("total time: 2.0065s" -> 2.0065)."""
-    m = re.search(rf"^\s*{re.escape(label)}:\s*([0-9.]+)", text or "", re.M)
+    """The number after `label:` ("total time: 2.0065s" -> 2.0065), the whole of it on a whole
+    line: "2.0x65s" or a last line cut at "2.0" is no number."""
+    m = re.search(rf"^[ \t]*{re.escape(label)}:[ \t]*([0-9]+(?:\.[0-9]+)?)s?[ \t]*\r?\n", text or "", re.M)
     if not m:
         raise JobFailed(f"{what}: no '{label}' in sysbench output")
     return number(f"{what} {label}", m[1])
