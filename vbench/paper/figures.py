@@ -479,7 +479,7 @@ FIGURES: dict[str, tuple[Callable, str, str, str]] = {
         r"What a sandboxed kernel costs: each platform's ratio to native per micro-benchmark metric and, below "
         r"the rule, per Hadoop job metric of the same hosts, with its 95\,\% interval (paired by block where the "
         r"runs are paired, Fieller's otherwise; hollow markers have none), on a log scale; the dashed line is native.",
-        "the sandbox study of issue #21",
+        "this paper's sandbox study",  # the caption's "After ...": no issue number in print
     ),
     "timeseries": (
         fig_timeseries,

@@ -23,9 +23,10 @@ from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
 
+from vbench.paper import abstract as A
 from vbench.paper import results as R
 from vbench.paper.delta import CONTRADICTED, REPRODUCED, STAND_INS, VERDICTS, DeltaRow, counts
-from vbench.paper.sandbox import SandboxStudy, sandbox_macros
+from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables import java_short
 from vbench.paper.fmt import (
     NOT_MEASURED_TEXT,
@@ -56,6 +57,8 @@ class MacroContext:
     sandbox: SandboxStudy | None = None  # the sandbox study (issue #21); None: not given to this build
     #: Every campaign the build read (the main one, the studies', isolation, per-node, sandbox).
     campaigns: tuple[Campaign, ...] = ()
+    #: Campaigns whose data the paper shows but that are not read as a `Campaign` (the monitored run's).
+    other_campaigns: tuple[str, ...] = ()
 
 
 def _cell_text(benchmark: str, cell: str | None) -> str:
@@ -242,6 +245,20 @@ def runs_per_cell(samples: pd.DataFrame) -> list[int]:
     return out
 
 
+def counted(values: list[int], noun: str) -> str:
+    """ "3 workers", "1 worker", "2 or 3 workers", "3 to 16 runs": a count in words that agree with
+    it, where "worker(s)" left the reader to do it. Pure."""
+    vs = sorted(set(values))
+    if not vs:
+        return f"no {noun}s"
+    plural = f"{noun}s" if vs[-1] != 1 else noun
+    if len(vs) == 1:
+        return f"{vs[0]} {plural}"
+    if len(vs) == 2:
+        return f"{vs[0]} or {vs[1]} {plural}"
+    return f"{vs[0]} to {vs[-1]} {plural}"
+
+
 def runs_range(ns: list[int]) -> str:
     if not ns:
         return "0"
@@ -329,6 +346,56 @@ def _probes_sentence(campaigns: list[Campaign]) -> str:
     )
 
 
+def campaign_names(ctx: MacroContext) -> list[str]:
+    """Every campaign whose data the paper shows, once each, in natural order. Pure."""
+    names = {c.name for c in (ctx.campaigns or (ctx.campaign,))} | set(ctx.other_campaigns)
+    return sorted(names, key=natural_key)
+
+
+def data_note(campaigns: list[Campaign], n_campaigns: int, synthetic: bool) -> str:
+    """The title block's line on the data: how many campaigns, measured when (UTC). The paper reads
+    many campaigns; naming the analysed one alone ("Campaign reference") said it read one. Pure."""
+    if synthetic:
+        return r"\textbf{Synthetic data generated for testing vbench, not a measurement.}"
+    stamps = [c.samples["timestamp"] for c in campaigns if not c.samples.empty and "timestamp" in c.samples.columns]
+    when = ""
+    if stamps:
+        ts = pd.concat(stamps)
+        when = f", {_date(ts.min())} to {_date(ts.max())} (UTC)"
+    word = "campaign" if n_campaigns == 1 else "campaigns"
+    return f"Measured data from {n_campaigns} {word}{when}."
+
+
+def artifacts_sentence(has_table: dict[str, bool], has_figure: dict[str, bool]) -> str:
+    """What a rebuild regenerates, counted from the tables and figures it wrote (the reproduction
+    delta among the tables), and how many lack data in this build. Pure."""
+    n_t, n_f = len(has_table), len(has_figure)
+    text = f"its {n_t} {'table' if n_t == 1 else 'tables'}, {n_f} {'figure' if n_f == 1 else 'figures'}"
+    empty = (n_t - sum(has_table.values())) + (n_f - sum(has_figure.values()))
+    if empty:
+        text += f" ({empty} of them without data in this build)"
+    return text
+
+
+def quoted_sentence(quotes: list[A.Quote], main: str) -> str:
+    """Which campaign the abstract's container answers come from, by name, and why it is that one. Pure."""
+    if not quotes:
+        return ""
+    named = and_list(
+        [rf"\texttt{{{tex_escape(_campaign_of(q.experiment, main))}}} ({A.reader_name(q.platform)})" for q in quotes]
+    )
+    return (
+        rf"The abstract quotes {A.QUOTED[2]} from {named}: of the campaigns that compared each platform with "
+        r"the baseline on it, the one with the most paired runs, a rule that does not look at the ratio."
+    )
+
+
+def _campaign_of(experiment: str, main: str) -> str:
+    """The campaign an experiment of the merged statistics belongs to: `<experiment>@<campaign>` names
+    it; one without is the analysed campaign's, `main` (vbench.stats.campaign.distinct_experiments)."""
+    return experiment.partition("@")[2] or main
+
+
 def macros_tex(ctx: MacroContext) -> str:
     c = ctx.campaign
     s = c.samples
@@ -387,6 +454,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbRunsMax"] = str(max(ns)) if ns else "0"
     m["vbRunsRange"] = runs_range(ns)
     m["vbRunsSentence"] = runs_sentence(ns)
+    m["vbRunsPerCellText"] = counted(ns, "run")
     m["vbBaseline"] = tex_escape(ctx.baseline)
     m["vbConfPct"] = plain_number(ctx.conf * 100)
     m["vbResamples"] = str(int(ctx.n_resamples))
@@ -401,6 +469,8 @@ def macros_tex(ctx: MacroContext) -> str:
     ):
         vals = _distinct(s, col)
         m[name] = tex_escape(", ".join(vals)) if vals else r"\emph{not recorded}"
+    workers = [int(float(w)) for w in _distinct(s, "workers") if w.replace(".", "", 1).isdigit()]
+    m["vbWorkersText"] = counted(workers, "worker") if workers else r"workers (their number \emph{not recorded})"
     javas = _distinct(s, "java_version")
     m["vbJavaVersion"] = (
         tex_escape(", ".join(sorted({java_short(j) for j in javas}))) if javas else r"\emph{not recorded}"
@@ -409,17 +479,22 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbMachinesSentence"] = machines_sentence(list(ctx.campaigns or (c,)))
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
     m["vbSynthetic"] = "1" if synthetic else "0"
-    m["vbDataNote"] = (
-        r"\textbf{Synthetic data generated for testing vbench, not a measurement.}"
-        if synthetic
-        else rf"Measured data, campaign \texttt{{{tex_escape(c.name)}}}."
-    )
+    names = campaign_names(ctx)
+    m["vbNumCampaigns"] = str(len(names))
+    m["vbDataNote"] = data_note(list(ctx.campaigns or (c,)), len(names), bool(synthetic))
     m.update(headline_macros(ctx.stats, ctx.baseline))
     m["vbTeraSortSentence"] = overhead_sentence(ctx.stats, ctx.baseline)
     m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")
     m["vbWorkloadsSentence"] = workloads_sentence(ctx.stats, ctx.baseline)
     m["vbFindingsSentence"] = findings_sentence(ctx.delta)
     m.update(sandbox_macros(ctx.sandbox, ctx.baseline))
+    # The abstract: one answer per platform (vbench.paper.abstract), in a reader's names.
+    quotes = A.container_quotes(ctx.stats, ctx.baseline)
+    m["vbContainerSentence"] = A.container_sentence(quotes, ctx.baseline)
+    m["vbQuotedSentence"] = quoted_sentence(quotes, ctx.campaigns[0].name if ctx.campaigns else c.name)
+    m["vbPrecisionSentence"] = A.precision_sentence(quotes, ctx.conf)
+    gvisor = sandbox_ratio(sandbox_rows(ctx.sandbox.stats, ctx.baseline), "Terasort") if ctx.sandbox else None
+    m["vbTakeawaySentence"] = A.takeaway_sentence(quotes, gvisor)
     k = counts(ctx.delta)
     m["vbDeltaTotal"] = str(len(ctx.delta))
     for v in VERDICTS:
@@ -435,6 +510,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbNumTables"] = str(len(ctx.has_table))
     m["vbNumFiguresWithData"] = str(sum(ctx.has_figure.values()))
     m["vbNumFigures"] = str(len(ctx.has_figure))
+    m["vbArtifactsSentence"] = artifacts_sentence(ctx.has_table, ctx.has_figure)
     lines = ["% Generated by vbench.paper.macros from the campaign's data. Do not edit."]
     lines += [rf"\newcommand{{\{name}}}{{{value}}}" for name, value in sorted(m.items())]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,255 @@
+"""A reviewer's checks, automated (issue #54 item 4): the paper rebuilt from the committed campaigns,
+read as LaTeX will typeset it (vbench.paper.review), has an abstract of at most 200 words, no "(s)"
+plurals, no parameter names or campaign ids in its sentences, no notes for the project in its
+captions or references, and states the numbers of tables, figures and verdicts its tables have.
+
+The paper's generated files are built once for the module, without LaTeX, as `invoke paper` builds
+them (the campaigns params/paper.yaml names, the statistics computed as a fresh clone computes them);
+the planted texts below show that each check catches what it is for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from vbench.paper import review as V
+
+ROOT = Path(__file__).resolve().parents[2]
+RAW = ROOT / "data" / "raw"
+MAIN = "reference"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """`invoke paper`'s generated files in a fresh data tree (links to the committed campaigns, no
+    data/processed/ whose settings could differ), without the LaTeX run."""
+    if not (RAW / MAIN / "samples.jsonl").is_file():
+        pytest.skip("no committed reference campaign")
+    pytest.importorskip("matplotlib")
+    from vbench.paper.build import generate
+    from vbench.paper.inputs import PaperInputs
+
+    inputs = PaperInputs.from_params(
+        yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"],
+        yaml.safe_load((ROOT / "params" / "pipeline.yaml").read_text())["pipeline"]["monitoring_campaign"],
+    )
+    raw = tmp_path_factory.mktemp("data") / "raw"
+    raw.mkdir()
+    for name in {MAIN, *(n for _flag, n in inputs.flags())}:
+        if (RAW / name).is_dir():
+            (raw / name).symlink_to(RAW / name, target_is_directory=True)
+    args = inputs.build_arguments(raw)
+    args["extra_campaigns"] = [d for d in args["extra_campaigns"] if d.is_dir()]
+    out = tmp_path_factory.mktemp("paper")
+    generate(raw / MAIN, out, **args)
+    return out
+
+
+@pytest.fixture(scope="module")
+def paper(built) -> V.Paper:
+    return V.read_paper(built, ROOT / "paper")
+
+
+@pytest.fixture(scope="module")
+def delta(built) -> pd.DataFrame:
+    return pd.read_csv(built / "generated" / "delta.csv")
+
+
+def _report(problems: list[str]) -> str:
+    return "\n".join(problems)
+
+
+@pytest.mark.timeout(300)
+def test_the_abstract_has_at_most_200_words(paper):
+    assert V.abstract_length(paper) == [], _report(V.abstract_length(paper))
+
+
+@pytest.mark.timeout(300)
+def test_no_s_plurals(paper):
+    assert V.s_plurals(paper) == [], _report(V.s_plurals(paper))
+
+
+@pytest.mark.timeout(300)
+def test_no_parameter_names_in_sentences(paper):
+    assert V.parameter_names(paper) == [], _report(V.parameter_names(paper))
+
+
+@pytest.mark.timeout(300)
+def test_no_campaign_ids_in_sentences(paper):
+    assert V.campaign_ids(paper) == [], _report(V.campaign_ids(paper))
+
+
+@pytest.mark.timeout(300)
+def test_no_internal_notes_in_references_captions_or_text(paper):
+    assert V.internal_notes(paper) == [], _report(V.internal_notes(paper))
+
+
+@pytest.mark.timeout(300)
+def test_the_numbers_of_tables_and_figures_said_are_those_built(paper):
+    assert len(paper.labels("tab")) > 10 and len(paper.labels("fig")) > 3
+    assert V.float_counts(paper) == [], _report(V.float_counts(paper))
+
+
+@pytest.mark.timeout(300)
+def test_the_verdict_counts_said_are_the_delta_tables(paper, delta):
+    assert V.delta_counts(paper, delta) == [], _report(V.delta_counts(paper, delta))
+
+
+# --- each check on planted text: what it catches, what it lets through ---------------------------
+
+MACROS = r"""% Generated
+\newcommand{\vbNumPlatforms}{4}
+\newcommand{\vbHasX}{1}
+\newcommand{\vbTeraSortRatioLxc}{\num{1.01} [\num{0.97}, \num{1.05}]}
+"""
+
+
+def _paper(abstract: str = "", prose: str = "", floats: str = "", bib: str = "", tmp: Path = Path(".")) -> V.Paper:
+    main = (
+        "\\title{T}\\date{D}\n\\begin{document}\n"
+        + f"\\begin{{abstract}}\n{abstract}\n\\end{{abstract}}\n{prose}\n{floats}\n\\end{{document}}\n"
+    )
+    return V.split_paper(main, V.read_macros(MACROS), tmp, bib)
+
+
+def test_macros_and_vbif_are_expanded_as_latex_would():
+    p = _paper(r"We ran \vbNumPlatforms{} platforms; \vbIf{\vbHasX}{LXC took \vbTeraSortRatioLxc}{none}.")
+    assert V.plain(p.abstract) == "We ran 4 platforms; LXC took 1.01 [0.97, 1.05]."
+    assert V.words(p.abstract) == 9
+    assert V.plain(_paper(r"\vbIf{0}{yes}{no \% \texttt{a\_b}}").abstract) == "no % a_b"
+
+
+def test_abstract_length_counts_words_not_markup():
+    assert V.abstract_length(_paper(" ".join(["word"] * 200))) == []
+    assert V.abstract_length(_paper(" ".join(["word"] * 201))) == ["abstract: 201 words, over the limit of 200"]
+    assert V.words(r"ratio \num{1.01} [\num{0.97}, \num{1.05}] (95\,\% interval)") == 6
+
+
+def test_s_plurals_are_caught_in_prose_and_captions():
+    p = _paper(prose="one master and 3 worker(s)", floats=r"\begin{figure}\caption{run(s)}\label{fig:a}\end{figure}")
+    found = V.s_plurals(p)
+    assert len(found) == 2 and found[0].startswith("prose:") and found[1].startswith("caption 1:")
+
+
+def test_parameter_names_outside_code_and_in_the_abstract_even_as_code():
+    p = _paper(
+        abstract=r"the levels of network.mode and \texttt{vms\_per\_host}",
+        prose=r"e.g.\ the setting \texttt{client\_poll\_ms}, i.e. code; but hadoop.topology here",
+    )
+    found = V.parameter_names(p)
+    assert [f.split("'")[1] for f in found] == ["network.mode", "vms_per_host", "hadoop.topology"]
+
+
+def test_campaign_ids_are_caught_even_in_code_font():
+    p = _paper(abstract=r"TeraSort (\texttt{platforms@xavier2014-oci}) by 2\,\%")
+    assert V.campaign_ids(p) == [
+        "abstract: campaign id 'platforms@xavier2014-oci' in ...TeraSort (platforms@xavier2014-oci) by 2 %..."
+    ]
+
+
+def test_internal_notes_in_captions_references_and_text():
+    p = _paper(
+        prose=r"(Tables: 21 of 21 with data)",
+        floats=r"\begin{table}\caption{After the sandbox study (issue \#21).}\label{tab:a}\end{table}",
+        bib="% the seed text is our source\n@misc{a, note = {the seed text starts at the summary}}",
+    )
+    assert [f.split(":")[0] for f in V.internal_notes(p)] == ["prose", "caption 1", "references"]
+
+
+def test_counts_of_tables_and_figures_against_the_labels_built():
+    floats = (
+        r"\begin{table}\caption{a}\label{tab:a}\end{table}"
+        r"\begin{longtable}{l}\caption{b}\label{tab:b}\\ x\end{longtable}"
+        r"\begin{figure}\caption{c}\label{fig:c}\end{figure}"
+    )
+    assert V.float_counts(_paper(prose="All 2 tables and 1 figures; figures: 1 of 1.", floats=floats)) == []
+    found = V.float_counts(_paper(prose="(Tables: 1 of 1 with data; 3 figures)", floats=floats))
+    assert [f.split(", the paper")[1] for f in found] == [" has 2", " has 1"]
+
+
+def test_verdict_counts_against_the_delta_table():
+    delta = pd.DataFrame(
+        {
+            "verdict": ["reproduced", "reproduced", "contradicted", "not measured"],
+            "tested": [True, False, True, False],
+        }
+    )
+    ok = "Of the 4 published findings, 1 were reproduced, 1 contradicted, 0 inconclusive and 1 not measured."
+    assert V.delta_counts(_paper(ok), delta) == []
+    found = V.delta_counts(_paper("Of the 5 findings, 2 reproduced."), delta)
+    assert len(found) == 2 and "the delta table has 1" in found[0] and "has 4" in found[1]
+
+
+# --- the abstract's generated sentences (vbench.paper.abstract, vbench.paper.macros) --------------
+
+
+def _quote(platform, estimate, low, high, pairs, candidates):
+    from vbench.paper.abstract import Quote
+    from vbench.stats.paired import PAIRED_T
+
+    row = pd.Series({"estimate": estimate, "ci_low": low, "ci_high": high, "method": PAIRED_T})
+    return Quote(platform, f"platforms@{platform}-campaign", "128MB", row, pairs, candidates)
+
+
+def test_the_abstract_gives_one_container_answer_each_and_says_where_it_comes_from():
+    from vbench.paper import abstract as A
+    from vbench.paper.fmt import interval_text
+
+    lxc, oci = _quote("lxc", 1.009, 0.971, 1.049, 16, 7), _quote("oci", 0.986, 0.929, 1.047, 7, 1)
+    assert A.container_sentence([lxc, oci], "native") == (
+        f"TeraSort (128 MB) took {interval_text(1.009, 0.971, 1.049)} times as long on LXC as on native hosts "
+        f"(16 paired runs, the most of 7 campaigns), and {interval_text(0.986, 0.929, 1.047)} times on OCI "
+        "(7 paired runs)."
+    )
+    assert A.precision_sentence([lxc, oci], 0.95) == (
+        r"Every ratio carries a 95\,\% interval over blocks that ran each platform in shuffled order; "
+        r"TeraSort's are $\pm$3.9\,\% (LXC) and $\pm$6.0\,\% (OCI)."
+    )
+    gvisor = pd.Series({"estimate": 1.3, "ci_low": 1.2, "ci_high": 1.4})
+    assert A.takeaway_sentence([lxc, oci], gvisor) == (
+        r"On a current kernel, then, containers cost Hadoop at most 4.9\,\%, and a sandboxed kernel about "
+        r"30\,\% on TeraSort."
+    )
+    slower = _quote("lxc", 1.2, 1.1, 1.3, 4, 1)
+    assert A.takeaway_sentence([slower], None) == r"On a current kernel, then, containers cost Hadoop 20\,\%."
+    assert "a sandboxed kernel costs Hadoop about 30" in A.takeaway_sentence([], gvisor)
+    assert A.container_sentence([], "native") == A.precision_sentence([], 0.95) == A.takeaway_sentence([], None) == ""
+
+
+def test_the_abstract_quotes_the_experiment_with_most_paired_runs_whatever_its_ratio():
+    from vbench.paper.abstract import quoted_comparison
+    from vbench.stats.paired import PAIRED_T
+
+    def rows(experiment, ratio, pairs):
+        common = {"experiment": experiment, "benchmark": "terasort", "metric": "terasort_time", "size": "128MB"}
+        return [
+            {**common, "platform": p, "statistic": "mean", "method": "t", "estimate": 20.0, "ci_low": 19.0,
+             "ci_high": 21.0, "baseline": "", "n_pairs": None}
+            for p in ("native", "lxc")
+        ] + [
+            {**common, "platform": "lxc", "statistic": "ratio_to_baseline", "method": PAIRED_T, "estimate": ratio,
+             "ci_low": ratio - 0.05, "ci_high": ratio + 0.05, "baseline": "native", "n_pairs": pairs}
+        ]
+
+    stats = pd.DataFrame(rows("platforms", 1.5, 4) + rows("platforms@big", 1.0, 16) + rows("platforms@mid", 0.5, 8))
+    q = quoted_comparison(stats, "lxc", "native")
+    assert (q.experiment, q.pairs, q.candidates, q.cell) == ("platforms@big", 16, 3, "128MB")
+    assert quoted_comparison(stats, "oci", "native") is None
+
+
+def test_counts_in_words_title_block_and_availability():
+    from vbench.paper.macros import artifacts_sentence, counted
+
+    assert [counted([3], "worker"), counted([1], "worker"), counted([2, 3], "worker")] == [
+        "3 workers",
+        "1 worker",
+        "2 or 3 workers",
+    ]
+    assert counted([3, 16, 4], "run") == "3 to 16 runs"
+    assert artifacts_sentence({"a": True, "delta": True}, {"f": True}) == "its 2 tables, 1 figure"
+    assert artifacts_sentence({"a": False, "b": True}, {"f": True, "g": True}) == (
+        "its 2 tables, 2 figures (1 of them without data in this build)"
+    )

@@ -1,0 +1,168 @@
+"""The abstract's generated sentences (issue #54 item 1): one answer per question, in a reader's names.
+
+Seven experiments of the campaigns the paper reads compare LXC with native hosts on TeraSort (the
+default design's and six of the studies' designs); an abstract quoting each gave four LXC answers
+without saying which to believe. It quotes one per platform, chosen by a rule that does not look at
+the ratio: of the experiments that compared the platform with the baseline on the metric, the one
+with the most paired runs behind its interval (the most precise by design, not by outcome), and it
+says so. gVisor's answer is the sandbox study's (`vbench.paper.sandbox.abstract_sentence`), the
+only campaign with Hadoop on gVisor hosts.
+
+Numbers come from the statistics table, as everywhere in the paper; the method is named once, in
+the statistics section, so no sentence here repeats it after each interval. Pure functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from vbench.stats.keys import natural_key
+from vbench.stats.paired import HIERARCHICAL, PAIRED_T
+
+from vbench.paper import results as R
+from vbench.paper.fmt import interval_text, size_display, tex_escape
+
+#: Platforms as a reader knows them (vbench's names are lower-case identifiers).
+READER_NAMES = {"native": "native hosts", "lxc": "LXC", "oci": "OCI", "gvisor": "gVisor", "qemu": "QEMU"}
+#: The containers the abstract answers for, in the order it names them.
+CONTAINERS = ("lxc", "oci")
+#: The comparison the abstract quotes for containers: the studies' common Hadoop job.
+QUOTED = ("terasort", "terasort_time", "TeraSort")
+
+
+def reader_name(platform: str) -> str:
+    return READER_NAMES.get(platform, tex_escape(platform))
+
+
+@dataclass(frozen=True, eq=False)
+class Quote:
+    """The comparison the abstract quotes for one platform, and what it was chosen among."""
+
+    platform: str
+    experiment: str
+    cell: str | None
+    row: pd.Series  # the statistics table's preferred ratio row (R.ratio_row)
+    pairs: int  # paired runs behind the interval (0: unpaired)
+    candidates: int  # campaigns with an experiment that compared the platform with the baseline on the metric
+
+    @property
+    def text(self) -> str:
+        return interval_text(self.row["estimate"], self.row["ci_low"], self.row["ci_high"])
+
+    @property
+    def paired(self) -> bool:
+        return str(self.row["method"]) in (PAIRED_T, HIERARCHICAL)
+
+    @property
+    def half_width_pct(self) -> float:
+        """Half the interval's width, in % of the ratio: the precision a reader can expect."""
+        return 50.0 * (float(self.row["ci_high"]) - float(self.row["ci_low"])) / float(self.row["estimate"])
+
+    @property
+    def contains_one(self) -> bool:
+        return float(self.row["ci_low"]) <= 1.0 <= float(self.row["ci_high"])
+
+
+def _bounded(row: pd.Series | None) -> bool:
+    return row is not None and all(pd.notna(row[k]) for k in ("estimate", "ci_low", "ci_high"))
+
+
+def quoted_comparison(
+    stats: pd.DataFrame, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
+) -> Quote | None:
+    """The comparison of `platform` with `baseline` the abstract quotes: of the experiments that
+    compared them on `metric` (each at its largest cell) with a bounded interval, the one with the
+    most paired runs, then by name; None when none did."""
+    found = []
+    for ex in R.experiments_for(stats, benchmark, [metric], prefer=(), compared=True):
+        sizes = R.sizes_for(stats, ex, benchmark, metric)
+        cell = sizes[-1] if sizes else None
+        row = R.ratio_row(stats, ex, platform, benchmark, metric, cell)
+        if not _bounded(row) or str(row.get("baseline", baseline)) != baseline:
+            continue
+        paired = str(row["method"]) in (PAIRED_T, HIERARCHICAL)
+        pairs = int(row["n_pairs"]) if paired and "n_pairs" in row and pd.notna(row["n_pairs"]) else 0
+        found.append((pairs, ex, cell, row))
+    if not found:
+        return None
+    pairs, ex, cell, row = min(found, key=lambda f: (-f[0], natural_key(f[1])))
+    # `<experiment>@<campaign>` where campaigns share an experiment's name; the analysed one has no `@`.
+    campaigns = {f[1].partition("@")[2] for f in found}
+    return Quote(platform, ex, cell, row, pairs, len(campaigns))
+
+
+def container_quotes(stats: pd.DataFrame, baseline: str) -> list[Quote]:
+    """The abstract's quote for each container platform measured (CONTAINERS' order)."""
+    return [q for p in CONTAINERS if p != baseline and (q := quoted_comparison(stats, p, baseline)) is not None]
+
+
+def _cell(q: Quote) -> str:
+    return tex_escape(size_display(q.cell)) if q.cell else ""
+
+
+def _runs(q: Quote) -> str:
+    """ "(16 paired runs, the most of 7 campaigns)": what a quote stands on, and why it is this one."""
+    if not q.pairs:
+        return ""
+    most = f", the most of {q.candidates} campaigns" if q.candidates > 1 else ""
+    return f" ({q.pairs} paired runs{most})"
+
+
+def container_sentence(quotes: list[Quote], baseline: str) -> str:
+    """ "TeraSort (128 MB) took 1.01 [0.97, 1.05] times as long on LXC as on native hosts (16 paired
+    runs, the most of 7 campaigns), and 0.99 [...] times on OCI (7 paired runs)." Empty without a quote."""
+    if not quotes:
+        return ""
+    first, rest = quotes[0], quotes[1:]
+    cell = _cell(first)
+    text = (
+        f"{QUOTED[2]}{f' ({cell})' if cell else ''} took {first.text} times as long on "
+        f"{reader_name(first.platform)} as on {reader_name(baseline)}{_runs(first)}"
+    )
+    for q in rest:
+        other_cell = f" at {_cell(q)}" if q.cell != first.cell and q.cell else ""
+        text += f", and {q.text} times on {reader_name(q.platform)}{other_cell}{_runs(q)}"
+    return text + "."
+
+
+def _pct(x: float) -> str:
+    """A percentage as the abstract gives it: one decimal below 10, else whole."""
+    return f"{x:.1f}" if abs(x) < 10 else f"{x:.0f}"
+
+
+def precision_sentence(quotes: list[Quote], conf: float) -> str:
+    """How precise the quoted answers are: the interval's design and its half-width per platform."""
+    if not quotes:
+        return ""
+    how = "over blocks that ran each platform in shuffled order" if all(q.paired for q in quotes) else "from repeated runs"
+    widths = " and ".join(rf"$\pm${_pct(q.half_width_pct)}\,\% ({reader_name(q.platform)})" for q in quotes)
+    return rf"Every ratio carries a {_pct(conf * 100)}\,\% interval {how}; {QUOTED[2]}'s are {widths}."
+
+
+def takeaway_sentence(quotes: list[Quote], sandbox: pd.Series | None) -> str:
+    """The one sentence a reader takes away, from the same numbers: what containers cost Hadoop (at
+    most the largest upper bound, where every interval holds 1) and what the sandboxed kernel costs
+    its TeraSort job (`sandbox`: gVisor's ratio row of the sandbox study, or None)."""
+    parts = []
+    if quotes:
+        if all(q.contains_one for q in quotes):
+            upper = max(float(q.row["ci_high"]) for q in quotes)
+            parts.append(rf"containers cost Hadoop at most {_pct(100 * (upper - 1))}\,\%")
+        else:
+            ests = sorted(100 * (float(q.row["estimate"]) - 1) for q in quotes)
+            said = _pct(ests[0]) if len(ests) == 1 else f"{_pct(ests[0])} to {_pct(ests[-1])}"
+            parts.append(rf"containers cost Hadoop {said}\,\%")
+    if _bounded(sandbox):
+        est, low, high = (float(sandbox[k]) for k in ("estimate", "ci_low", "ci_high"))
+        verb = "" if parts else " costs Hadoop"  # "containers cost Hadoop X, and a sandboxed kernel Y"
+        if low > 1.0:
+            parts.append(rf"a sandboxed kernel{verb} about {_pct(100 * (est - 1))}\,\% on TeraSort")
+        elif high < 1.0:
+            parts.append(rf"a sandboxed kernel{verb} nothing on TeraSort, which ran {_pct(100 * (1 - est))}\,\% faster")
+        else:
+            parts.append(rf"a sandboxed kernel{verb} an amount on TeraSort these blocks cannot resolve")
+    if not parts:
+        return ""
+    return "On a current kernel, then, " + ", and ".join(parts) + "."

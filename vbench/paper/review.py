@@ -1,0 +1,360 @@
+"""A reviewer's checks of the paper as built (issue #54 item 4), on its LaTeX sources.
+
+The paper is generated, so what a reviewer would object to (an abstract of 460 words, "platform(s)",
+`network.mode` or `platforms@xavier2014-oci` in a sentence, "issue #21" in a caption, "Tables: 21 of
+21" beside 22 tables) comes from a generator and comes back whenever a generator changes. These
+functions read the text as LaTeX will typeset it: `main.tex` with its `\\input`s of `generated/`
+inlined and every `\\vb...` macro of `generated/macros.tex` expanded (`\\vbIf` evaluated), so a
+check needs `vbench paper build`'s generated files but no LaTeX run. Each check returns the problems
+it found as readable lines (empty: none), so a failing test says what to fix and where.
+tests/unit/test_paper_review.py runs them on the paper rebuilt from the committed campaigns.
+
+Pure: text in, text out; `read_paper` alone reads files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+#: The abstract's limit in words (issue #54: a performance venue's).
+ABSTRACT_WORDS = 200
+
+#: Notes for the project, not the reader, that a generator or a bibliography entry let through.
+INTERNAL_NOTES = (
+    (re.compile(r"\bissues?\s*#?\s*\d+", re.I), "an issue number"),
+    (re.compile(r"\bseed texts?\b", re.I), "the seed texts"),
+    (re.compile(r"\btables?:\s*\d+\s+of\s+\d+", re.I), "a build's tally"),
+    (re.compile(r"\b(?:TODO|FIXME|XXX)\b"), "a to-do"),
+)
+
+#: A raw identifier: lower-case words joined by "." or "_" (network.mode, vms_per_host), as a
+#: parameter, metric or column is named in code. Words a reader writes so are allowed.
+IDENTIFIER = re.compile(r"(?<![\w.\\/@-])([a-z][a-z0-9]*(?:[._][a-z][a-z0-9]*)+)(?![\w/@-])")
+NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "et.al", "cf"})
+#: `<experiment>@<campaign>`: how the statistics tell two campaigns' experiments apart.
+CAMPAIGN_ID = re.compile(r"[\w.-]+@[\w.-]+")
+FLOATS = ("figure", "table", "longtable")
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The parts of the built paper a reviewer reads, as LaTeX with every macro expanded."""
+
+    title: str  # \title and \date: the title block
+    abstract: str
+    prose: str  # the body without its floats (tables, figures) and without the abstract
+    captions: tuple[str, ...]
+    floats: tuple[str, ...]  # every table and figure environment, captions included
+    references: str  # references.bib as printed: its comment lines dropped
+
+    def labels(self, prefix: str) -> list[str]:
+        """The distinct labels of the floats with this prefix ("tab", "fig"), in order."""
+        found = re.findall(r"\\label\{(" + re.escape(prefix) + r":[^}]*)\}", "\n".join(self.floats))
+        return list(dict.fromkeys(found))
+
+
+# --- reading LaTeX ------------------------------------------------------------------------------
+
+
+def group(text: str, start: int) -> tuple[str, int]:
+    """The balanced `{...}` group opening at `text[start]` (escaped braces skipped): (its content,
+    the index after it)."""
+    if start >= len(text) or text[start] != "{":
+        raise ValueError(f"no group at {start}: {text[start : start + 30]!r}")
+    depth, i = 0, start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : i], i + 1
+        i += 1
+    raise ValueError(f"unbalanced group at {start}: {text[start : start + 30]!r}")
+
+
+def strip_comments(tex: str) -> str:
+    """LaTeX without its `%` comments (an escaped `\\%` stays)."""
+    return "\n".join(re.sub(r"(?<!\\)%.*$", "", line) for line in tex.splitlines())
+
+
+def read_macros(macros_tex: str) -> dict[str, str]:
+    """`generated/macros.tex`'s `\\newcommand{\\vbName}{value}`, name -> value."""
+    out = {}
+    for m in re.finditer(r"\\newcommand\{\\(vb[A-Za-z]+)\}", macros_tex):
+        out[m[1]], _ = group(macros_tex, m.end())
+    return out
+
+
+def expand(tex: str, macros: dict[str, str]) -> str:
+    """`tex` with every known `\\vb...` macro replaced by its value and `\\vbIf{flag}{a}{b}` by `a`
+    when the flag reads 1, else `b` (as main.tex defines it). Unknown macros stay."""
+    for _ in range(20):  # values hold no macros today; a few passes would do if they did
+        out, pos = [], 0
+        for m in re.finditer(r"\\(vb[A-Za-z]+)(?![A-Za-z])", tex):
+            if m.start() < pos:
+                continue
+            out.append(tex[pos : m.start()])
+            if m[1] == "vbIf":
+                flag, i = group(tex, _skip_space(tex, m.end()))
+                yes, i = group(tex, _skip_space(tex, i))
+                no, i = group(tex, _skip_space(tex, i))
+                out.append(yes if expand(flag, macros).strip() == "1" else no)
+                pos = i
+            else:
+                out.append(macros.get(m[1], m[0]))
+                pos = m.end()
+        out.append(tex[pos:])
+        new = "".join(out)
+        if new == tex:
+            return new
+        tex = new
+    return tex
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+def inline_inputs(tex: str, root: Path) -> str:
+    """`tex` with each `\\input{path}` replaced by that file under `root` (".tex" added as LaTeX
+    does), recursively; a missing file stays an `\\input`."""
+
+    def one(m: re.Match) -> str:
+        name = m[1] if m[1].endswith(".tex") else m[1] + ".tex"
+        f = root / name
+        return inline_inputs(strip_comments(f.read_text(encoding="utf-8")), root) if f.is_file() else m[0]
+
+    return re.sub(r"\\input\{([^}]*)\}", one, tex)
+
+
+def environment(tex: str, name: str) -> str:
+    """The content of the first `name` environment ("" when there is none)."""
+    m = re.search(r"\\begin\{" + name + r"\}(.*?)\\end\{" + name + r"\}", tex, re.S)
+    return m[1] if m else ""
+
+
+def command_groups(tex: str, command: str) -> list[str]:
+    """The first argument of every `\\command` (starred or with an optional argument too)."""
+    out = []
+    for m in re.finditer(r"\\" + command + r"\*?(?:\[[^\]]*\])?(?=\{)", tex):
+        out.append(group(tex, m.end())[0])
+    return out
+
+
+def split_paper(main_tex: str, macros: dict[str, str], root: Path, references: str = "") -> Paper:
+    """The built paper's parts from main.tex's text, the macros and the directory its `\\input`s
+    are relative to (`generated/` under it)."""
+    tex = strip_comments(main_tex)
+    preamble, _, body = tex.partition(r"\begin{document}")
+    body = expand(inline_inputs(body.partition(r"\end{document}")[0], root), macros)
+    title = " ".join(expand(g, macros) for c in ("title", "date") for g in command_groups(preamble, c))
+    abstract = environment(body, "abstract")
+    pattern = re.compile(r"\\begin\{(" + "|".join(FLOATS) + r")\*?\}.*?\\end\{\1\*?\}", re.S)
+    floats = tuple(m[0] for m in pattern.finditer(body))
+    prose = pattern.sub(" ", body.replace(abstract, " ", 1) if abstract else body)
+    captions = tuple(c for f in floats for c in command_groups(f, "caption"))
+    printed = "\n".join(ln for ln in references.splitlines() if not ln.lstrip().startswith("%"))
+    return Paper(title=title, abstract=abstract, prose=prose, captions=captions, floats=floats, references=printed)
+
+
+def read_paper(out_dir: Path, sources: Path | None = None) -> Paper:
+    """The paper built into `out_dir` (its `generated/`), from the main.tex and references.bib of
+    `sources` (default: `out_dir`'s own, else the checkout's paper/)."""
+    from vbench.paper.build import SOURCES
+
+    out_dir = Path(out_dir)
+    src = Path(sources) if sources is not None else (out_dir if (out_dir / "main.tex").is_file() else SOURCES)
+    macros = read_macros((out_dir / "generated" / "macros.tex").read_text(encoding="utf-8"))
+    bib = src / "references.bib"
+    return split_paper(
+        (src / "main.tex").read_text(encoding="utf-8"),
+        macros,
+        out_dir,
+        bib.read_text(encoding="utf-8") if bib.is_file() else "",
+    )
+
+
+def plain(tex: str, *, code: bool = True) -> str:
+    """What a reader sees of `tex`, near enough to count words and match phrases: numbers and units
+    unwrapped, references as "1", commands dropped with their braces; `code=False` drops
+    `\\texttt{...}` (names deliberately set as code) too."""
+    if not code:
+        tex = _drop_commands(tex, ("texttt", "url", "path"))
+    tex = _drop_commands(tex, ("label", "cite", "citep", "citet", "bibliographystyle", "bibliography"), "")
+    tex = re.sub(r"\\(?:ref|eqref|pageref)\{[^}]*\}", "1", tex)
+    tex = re.sub(r"\\qty\{([^}]*)\}\{([^}]*)\}", r"\1 \2", tex)
+    for src, dst in (
+        (r"\textasciitilde{}", "~"),
+        (r"\textasciicircum{}", "^"),
+        (r"\%", "%"),
+        (r"\_", "_"),
+        (r"\#", "#"),
+        (r"\&", "&"),
+        (r"\$", "$"),
+        (r"\{", "("),
+        (r"\}", ")"),
+        (r"\pm", "±"),
+        (r"\dagger", "†"),
+        (r"\\", " "),
+    ):
+        tex = tex.replace(src, dst)
+    tex = re.sub(r"\\[,;:! ]", " ", tex)
+    tex = re.sub(r"\\[A-Za-z]+\*?", "", tex)
+    tex = re.sub(r"[{}$]", "", tex).replace("~", " ")
+    return re.sub(r"\s+", " ", tex).strip()
+
+
+def _drop_commands(tex: str, commands: tuple[str, ...], keep: str = " ") -> str:
+    """`tex` with each `\\command{...}` of `commands` (its whole group) replaced by `keep`."""
+    pattern = re.compile(r"\\(?:" + "|".join(commands) + r")\*?(?:\[[^\]]*\])?(?=\{)")
+    out, pos = [], 0
+    for m in pattern.finditer(tex):
+        if m.start() < pos:
+            continue
+        out.append(tex[pos : m.start()] + keep)
+        pos = group(tex, m.end())[1]
+    return "".join(out) + tex[pos:]
+
+
+def words(tex: str) -> int:
+    """Words as a reader counts them (and `wc -w` on the PDF's text, near enough): the
+    whitespace-separated tokens with a letter or a digit; "95 %" is one word, "[0.97, 1.05]" two."""
+    return sum(1 for t in plain(tex).split() if re.search(r"[A-Za-z0-9]", t))
+
+
+def _context(text: str, start: int, end: int, width: int = 40) -> str:
+    return "..." + text[max(0, start - width) : end + width].strip() + "..."
+
+
+def _parts(paper: Paper) -> list[tuple[str, str]]:
+    """(where, text) of everything printed in sentences: title block, abstract, prose, captions."""
+    return [
+        ("title block", paper.title),
+        ("abstract", paper.abstract),
+        ("prose", paper.prose),
+        *((f"caption {i + 1}", c) for i, c in enumerate(paper.captions)),
+    ]
+
+
+# --- the checks ---------------------------------------------------------------------------------
+
+
+def abstract_length(paper: Paper, limit: int = ABSTRACT_WORDS) -> list[str]:
+    n = words(paper.abstract)
+    return [f"abstract: {n} words, over the limit of {limit}"] if n > limit else []
+
+
+def s_plurals(paper: Paper) -> list[str]:
+    """"platform(s)": a generator that did not count, where the count is known."""
+    out = []
+    for where, tex in _parts(paper):
+        text = plain(tex)
+        out += [f"{where}: '(s)' plural in {_context(text, m.start(), m.end())}" for m in re.finditer(r"\w\(s\)", text)]
+    return out
+
+
+def parameter_names(paper: Paper) -> list[str]:
+    """Raw identifiers (network.mode, vms_per_host) in sentences: outside code font anywhere, and in
+    the abstract even in code font, which has no place for code."""
+    out = []
+    for where, tex in _parts(paper):
+        text = plain(tex, code=where == "abstract")
+        for m in IDENTIFIER.finditer(text):
+            if m[1].lower() not in NOT_IDENTIFIERS:
+                out.append(f"{where}: parameter name '{m[1]}' in {_context(text, m.start(), m.end())}")
+    return out
+
+
+def campaign_ids(paper: Paper) -> list[str]:
+    """`<experiment>@<campaign>` in sentences, code font included: an internal key, not a name."""
+    out = []
+    for where, tex in _parts(paper):
+        text = plain(tex)
+        out += [
+            f"{where}: campaign id '{m[0]}' in {_context(text, m.start(), m.end())}" for m in CAMPAIGN_ID.finditer(text)
+        ]
+    return out
+
+
+def internal_notes(paper: Paper) -> list[str]:
+    """Notes for the project (issue numbers, the seed texts, a build's tally) anywhere printed:
+    title block, abstract, prose, captions and the references."""
+    out = []
+    for where, tex in [*_parts(paper), ("references", paper.references)]:
+        text = plain(tex)
+        for pattern, what in INTERNAL_NOTES:
+            out += [f"{where}: {what}, {_context(text, m.start(), m.end())}" for m in pattern.finditer(text)]
+    return out
+
+
+#: How the text states a number of tables or figures: "22 tables", "21 of the 22 tables",
+#: "Tables: 21 of 21", "figures: 8 of 8". The total is the number compared.
+_COUNTS = (
+    re.compile(r"\b(?P<kind>tables|figures):\s*\d+\s+of\s+(?P<n>\d+)", re.I),
+    re.compile(r"\b\d+\s+of\s+(?:the|its|all)?\s*(?P<n>\d+)\s+(?P<kind>tables|figures)\b", re.I),
+    re.compile(r"(?<!of )\b(?P<n>\d+)\s+(?P<kind>tables|figures)\b", re.I),
+)
+
+
+def float_counts(paper: Paper) -> list[str]:
+    """Every number of tables or figures the text states, against the tables and figures built."""
+    built = {"tables": len(paper.labels("tab")), "figures": len(paper.labels("fig"))}
+    out = []
+    for where, tex in _parts(paper):
+        text = plain(tex)
+        seen: set[int] = set()
+        for pattern in _COUNTS:
+            for m in pattern.finditer(text):
+                if m.start() in seen:
+                    continue
+                seen.add(m.start())
+                kind, n = m["kind"].lower(), int(m["n"])
+                if n != built[kind]:
+                    out.append(
+                        f"{where}: says {n} {kind} ({_context(text, m.start(), m.end(), 20)}), "
+                        f"the paper has {built[kind]}"
+                    )
+    return out
+
+
+#: How the text states the delta's counts: "28 published findings", "5 reproduced", "2 were contradicted".
+_VERDICT_COUNT = re.compile(
+    r"\b(?P<n>\d+)\s+(?:were\s+|are\s+)?(?P<verdict>reproduced|contradicted|inconclusive|not measured)\b", re.I
+)
+_FINDINGS_COUNT = re.compile(r"\b(?P<n>\d+)\s+(?:published\s+)?findings\b", re.I)
+
+
+def delta_counts(paper: Paper, delta: pd.DataFrame) -> list[str]:
+    """The delta's counts the text states against those of its table (`delta.csv`): a verdict counts
+    where the finding was tested on what it needs, as the table marks it; every finding counts once."""
+    tested = delta["tested"].astype(str).str.lower().isin(["true", "1"])
+    verdicts = delta["verdict"].astype(str)
+    expect = {v: int(((verdicts == v) & tested).sum()) for v in ("reproduced", "contradicted", "inconclusive")}
+    expect["not measured"] = int((verdicts == "not measured").sum())
+    out = []
+    for where, tex in _parts(paper):
+        text = plain(tex)
+        for m in _VERDICT_COUNT.finditer(text):
+            v, n = m["verdict"].lower(), int(m["n"])
+            if n != expect[v]:
+                out.append(
+                    f"{where}: says {n} {v} ({_context(text, m.start(), m.end(), 20)}), the delta table has {expect[v]}"
+                )
+        for m in _FINDINGS_COUNT.finditer(text):
+            if int(m["n"]) != len(delta):
+                out.append(
+                    f"{where}: says {m['n']} findings ({_context(text, m.start(), m.end(), 20)}), "
+                    f"the delta table has {len(delta)}"
+                )
+    return out
