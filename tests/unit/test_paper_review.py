@@ -226,12 +226,30 @@ def test_the_abstract_quotes_the_experiment_with_most_paired_runs_whatever_its_r
     def rows(experiment, ratio, pairs):
         common = {"experiment": experiment, "benchmark": "terasort", "metric": "terasort_time", "size": "128MB"}
         return [
-            {**common, "platform": p, "statistic": "mean", "method": "t", "estimate": 20.0, "ci_low": 19.0,
-             "ci_high": 21.0, "baseline": "", "n_pairs": None}
+            {
+                **common,
+                "platform": p,
+                "statistic": "mean",
+                "method": "t",
+                "estimate": 20.0,
+                "ci_low": 19.0,
+                "ci_high": 21.0,
+                "baseline": "",
+                "n_pairs": None,
+            }
             for p in ("native", "lxc")
         ] + [
-            {**common, "platform": "lxc", "statistic": "ratio_to_baseline", "method": PAIRED_T, "estimate": ratio,
-             "ci_low": ratio - 0.05, "ci_high": ratio + 0.05, "baseline": "native", "n_pairs": pairs}
+            {
+                **common,
+                "platform": "lxc",
+                "statistic": "ratio_to_baseline",
+                "method": PAIRED_T,
+                "estimate": ratio,
+                "ci_low": ratio - 0.05,
+                "ci_high": ratio + 0.05,
+                "baseline": "native",
+                "n_pairs": pairs,
+            }
         ]
 
     stats = pd.DataFrame(rows("platforms", 1.5, 4) + rows("platforms@big", 1.0, 16) + rows("platforms@mid", 0.5, 8))

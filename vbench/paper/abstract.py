@@ -136,7 +136,11 @@ def precision_sentence(quotes: list[Quote], conf: float) -> str:
     """How precise the quoted answers are: the interval's design and its half-width per platform."""
     if not quotes:
         return ""
-    how = "over blocks that ran each platform in shuffled order" if all(q.paired for q in quotes) else "from repeated runs"
+    how = (
+        "over blocks that ran each platform in shuffled order"
+        if all(q.paired for q in quotes)
+        else "from repeated runs"
+    )
     widths = " and ".join(rf"$\pm${_pct(q.half_width_pct)}\,\% ({reader_name(q.platform)})" for q in quotes)
     return rf"Every ratio carries a {_pct(conf * 100)}\,\% interval {how}; {QUOTED[2]}'s are {widths}."
 

@@ -256,7 +256,7 @@ def abstract_length(paper: Paper, limit: int = ABSTRACT_WORDS) -> list[str]:
 
 
 def s_plurals(paper: Paper) -> list[str]:
-    """"platform(s)": a generator that did not count, where the count is known."""
+    """ "platform(s)": a generator that did not count, where the count is known."""
     out = []
     for where, tex in _parts(paper):
         text = plain(tex)
