@@ -167,7 +167,12 @@ def level_intervals(
     for r in preferred_ratio_rows(table).itertuples(index=False):
         w = width_of(r)
         out[str(r.platform)] = Interval(
-            str(r.platform), w.ratio, _opt(r.ci_low), _opt(r.ci_high), w.method, None if pd.isna(r.n_pairs) else int(r.n_pairs)
+            str(r.platform),
+            w.ratio,
+            _opt(r.ci_low),
+            _opt(r.ci_high),
+            w.method,
+            None if pd.isna(r.n_pairs) else int(r.n_pairs),
         )
     return out
 
@@ -316,7 +321,9 @@ class PlantedReport:
 
 def protocol_verdict(name: str, rows: Sequence[PlantedRow]) -> ProtocolVerdict:
     """Not for verdicts if any planted level fails the rule; no verdict while any level lacks one."""
-    failed = tuple(f"level {r.level}: {r.verdict.removeprefix('not for verdicts: ')}" for r in rows if r.for_verdicts is False)
+    failed = tuple(
+        f"level {r.level}: {r.verdict.removeprefix('not for verdicts: ')}" for r in rows if r.for_verdicts is False
+    )
     if failed:
         return ProtocolVerdict(name, False, failed)
     open_ = tuple(f"level {r.level}: {r.verdict}" for r in rows if r.for_verdicts is None)
@@ -503,7 +510,9 @@ def protocol_samples(out: Path, protocols: Sequence[Protocol] = PROTOCOLS) -> li
 
 
 def write_outputs(out: Path, report: PlantedReport, load: LoadRecord) -> str:
-    (out / REPORT_FILE).write_text(json.dumps(report_json(report, load), indent=1, sort_keys=True, allow_nan=False) + "\n")
+    (out / REPORT_FILE).write_text(
+        json.dumps(report_json(report, load), indent=1, sort_keys=True, allow_nan=False) + "\n"
+    )
     return markdown(report, load)
 
 
@@ -597,7 +606,9 @@ def main(argv=None) -> int:
             configuration_params(
                 study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"})
             )
-        print(f"the machine holds every design's configurations of a block together; load average now {read_load1():.2f}")
+        print(
+            f"the machine holds every design's configurations of a block together; load average now {read_load1():.2f}"
+        )
         return 0
     args.out = args.out or default_out()
     return run(args)

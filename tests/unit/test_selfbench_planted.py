@@ -142,7 +142,10 @@ def test_bias_by_hand(planted):
     assert not b.excludes_zero
     # One repetition: an estimate, no interval, no verdict.
     one = planted.bias_of([1.2], truth)
-    assert one.low is None and planted.judge(1.0, one, 1) == (None, "no verdict: fewer than 2 repetitions with an interval")
+    assert one.low is None and planted.judge(1.0, one, 1) == (
+        None,
+        "no verdict: fewer than 2 repetitions with an interval",
+    )
 
 
 def test_the_rule_fixed_in_the_designs(planted):
