@@ -43,6 +43,7 @@ def pytest_report_header(config):
         return "hypothesis is not installed: tests/unit/test_fuzz_*.py are not run (pip install -e '.[test]')"
     return None
 
+
 #: Seconds an integration test may take, its fixtures' bring-up and teardown included: the
 #: longest ones (the same samples from two full runs, a DataNode killed during TeraSort) took
 #: 16-19 min here on a machine loaded with other clusters (docs/results.md). A suite of

@@ -195,7 +195,7 @@ def no_shell_syntax(model, skip: frozenset[str] = frozenset()) -> None:
 LAUNCH_SCRIPT_PROPERTY = re.compile(r".*(java\.opts|command-opts|admin-opts|\.env|admin-env|user\.env)$")
 
 
-def hadoop_sinks_clean(hp) -> None:
+def clean_hadoop_sinks(hp) -> None:
     no_shell_syntax(hp, skip=frozenset({"extra"}))
     for file, props in hp.extra.items():
         ElementTree.fromstring(site_xml(props))  # a well-formed *-site.xml (no control characters)
@@ -207,7 +207,7 @@ def hadoop_sinks_clean(hp) -> None:
                 assert not bad, f"{file}: {key} = {value!r} reaches a launch script with {sorted(bad)}"
 
 
-def testbed_sinks_clean(tb) -> None:
+def clean_testbed_sinks(tb) -> None:
     no_shell_syntax(tb)
 
 
@@ -236,7 +236,7 @@ def test_fuzzed_testbed_yaml_loads_or_is_refused_naming_file_and_field(params, d
     except ParamsError as exc:
         refused_properly(exc, path)
         return
-    testbed_sinks_clean(tb)
+    clean_testbed_sinks(tb)
 
 
 _HADOOP_DOC = {**_doc("hadoop.yaml")}
@@ -262,7 +262,7 @@ def test_fuzzed_hadoop_yaml_loads_or_is_refused_naming_file_and_field(params, do
     except ParamsError as exc:
         refused_properly(exc, path)
         return
-    hadoop_sinks_clean(hp)
+    clean_hadoop_sinks(hp)
 
 
 # --- experiment designs (a study: the design with the testbed and Hadoop params it runs on) ---
@@ -285,8 +285,8 @@ def test_fuzzed_designs_load_or_are_refused_naming_file_and_field(params, name, 
     check_plain_name(exp.name)
     for config in exp.configurations():
         tb, hp = params_for(exp, config, study.testbed, study.hadoop)
-        testbed_sinks_clean(tb)
-        hadoop_sinks_clean(hp)
+        clean_testbed_sinks(tb)
+        clean_hadoop_sinks(hp)
     for v in variants((*exp.calibrate, *exp.suite)):
         for field, value in fields_of(v.config).items():
             for where, text in strings(value, where=f"{v.benchmark}.{field}"):
