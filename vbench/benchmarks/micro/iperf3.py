@@ -132,7 +132,13 @@ def _load(text: str) -> dict:
 
 
 def parse_stdout(text: str, cfg: Iperf3Config) -> list[Sample]:
-    doc = _load(text)
+    try:
+        return _samples(_load(text), cfg)
+    except (KeyError, TypeError) as exc:  # a key garbled anywhere in the report (found by fuzzing)
+        raise JobFailed(f"iperf3: unexpected JSON layout: missing {exc}") from None
+
+
+def _samples(doc: dict, cfg: Iperf3Config) -> list[Sample]:
     try:
         intervals = [i["sum"] for i in doc["intervals"] if not i["sum"].get("omitted")]
         end = doc["end"]
