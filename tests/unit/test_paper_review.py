@@ -88,6 +88,11 @@ def test_no_internal_notes_in_references_captions_or_text(paper):
 
 
 @pytest.mark.timeout(300)
+def test_no_cost_of_100_percent_or_more_in_the_abstract(paper):
+    assert V.percent_multiples(paper) == [], _report(V.percent_multiples(paper))
+
+
+@pytest.mark.timeout(300)
 def test_the_numbers_of_tables_and_figures_said_are_those_built(paper):
     assert len(paper.labels("tab")) > 10 and len(paper.labels("fig")) > 3
     assert V.float_counts(paper) == [], _report(V.float_counts(paper))
@@ -210,13 +215,51 @@ def test_the_abstract_gives_one_container_answer_each_and_says_where_it_comes_fr
     )
     gvisor = pd.Series({"estimate": 1.3, "ci_low": 1.2, "ci_high": 1.4})
     assert A.takeaway_sentence([lxc, oci], gvisor) == (
-        r"On a current kernel, then, containers cost Hadoop at most 4.9\,\%, and a sandboxed kernel about "
+        r"On a current kernel, containers cost Hadoop at most 4.9\,\%, and a sandboxed kernel about "
         r"30\,\% on TeraSort."
     )
     slower = _quote("lxc", 1.2, 1.1, 1.3, 4, 1)
-    assert A.takeaway_sentence([slower], None) == r"On a current kernel, then, containers cost Hadoop 20\,\%."
+    assert A.takeaway_sentence([slower], None) == r"On a current kernel, containers cost Hadoop 20\,\%."
     assert "a sandboxed kernel costs Hadoop about 30" in A.takeaway_sentence([], gvisor)
     assert A.container_sentence([], "native") == A.precision_sentence([], 0.95) == A.takeaway_sentence([], None) == ""
+
+
+def test_ratios_of_two_or_more_read_as_multiples():
+    from vbench.paper.fmt import times_text
+
+    said = [times_text(r) for r in (2.0, 2.1, 2.5, 3.13, 2.86, 9.9, 12.3)]
+    assert said == [
+        "about twice",
+        "about twice",
+        "2.5 times",
+        "about three times",
+        "about three times",
+        "about ten times",
+        "12 times",
+    ]
+    with pytest.raises(ValueError):
+        times_text(1.99)
+
+
+def test_the_takeaway_says_a_cost_of_two_or_more_as_a_multiple():
+    from vbench.paper import abstract as A
+
+    lxc = _quote("lxc", 1.009, 0.971, 1.049, 16, 7)
+    gvisor = pd.Series({"estimate": 3.13, "ci_low": 2.69, "ci_high": 3.64})
+    said = A.takeaway_sentence([lxc], gvisor)
+    assert said == (
+        r"On a current kernel, containers cost Hadoop at most 4.9\,\%, and a sandboxed kernel makes "
+        "TeraSort take about three times as long."
+    )
+    assert "%" not in A.takeaway_sentence([], gvisor)
+    slow = [_quote("lxc", 2.5, 2.4, 2.6, 4, 1), _quote("oci", 1.5, 1.4, 1.6, 4, 1)]
+    assert A.takeaway_sentence(slow, None) == (
+        "On a current kernel, containers make TeraSort take 1.5 times to 2.5 times as long."
+    )
+    assert V.percent_multiples(_paper(A.takeaway_sentence([lxc], gvisor))) == []
+    found = V.percent_multiples(_paper(r"a sandboxed kernel about 213\,\% and \num{213} [\num{169}, \num{264}]\,\%"))
+    assert [f.split(" %")[0] for f in found] == ["abstract: 213", "abstract: 213"]
+    assert V.percent_multiples(_paper(r"at most 4.9\,\%, [\num{0.97}, \num{105}]\,\%")) == []
 
 
 def test_the_abstract_quotes_the_experiment_with_most_paired_runs_whatever_its_ratio():

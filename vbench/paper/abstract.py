@@ -22,7 +22,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.paired import HIERARCHICAL, PAIRED_T
 
 from vbench.paper import results as R
-from vbench.paper.fmt import interval_text, size_display, tex_escape
+from vbench.paper.fmt import interval_text, sig_digits, size_display, tex_escape, times_text
 
 #: Platforms as a reader knows them (vbench's names are lower-case identifiers).
 READER_NAMES = {"native": "native hosts", "lxc": "LXC", "oci": "OCI", "gvisor": "gVisor", "qemu": "QEMU"}
@@ -132,6 +132,14 @@ def _pct(x: float) -> str:
     return f"{x:.1f}" if abs(x) < 10 else f"{x:.0f}"
 
 
+#: From this ratio on, a cost reads as a multiple ("about three times as long"), not as "213 %".
+MULTIPLE = 2.0
+
+
+def _multiple(ratio: float) -> str:
+    return times_text(ratio) if ratio >= MULTIPLE else f"{sig_digits(ratio, 2)} times"
+
+
 def precision_sentence(quotes: list[Quote], conf: float) -> str:
     """How precise the quoted answers are: the interval's design and its half-width per platform."""
     if not quotes:
@@ -148,20 +156,28 @@ def precision_sentence(quotes: list[Quote], conf: float) -> str:
 def takeaway_sentence(quotes: list[Quote], sandbox: pd.Series | None) -> str:
     """The one sentence a reader takes away, from the same numbers: what containers cost Hadoop (at
     most the largest upper bound, where every interval holds 1) and what the sandboxed kernel costs
-    its TeraSort job (`sandbox`: gVisor's ratio row of the sandbox study, or None)."""
+    its TeraSort job (`sandbox`: gVisor's ratio row of the sandbox study, or None). A ratio of
+    `MULTIPLE` or more is said as a multiple: "about 213 %" left the reader to work out "three times"."""
     parts = []
     if quotes:
         if all(q.contains_one for q in quotes):
             upper = max(float(q.row["ci_high"]) for q in quotes)
             parts.append(rf"containers cost Hadoop at most {_pct(100 * (upper - 1))}\,\%")
         else:
-            ests = sorted(100 * (float(q.row["estimate"]) - 1) for q in quotes)
-            said = _pct(ests[0]) if len(ests) == 1 else f"{_pct(ests[0])} to {_pct(ests[-1])}"
-            parts.append(rf"containers cost Hadoop {said}\,\%")
+            ests = sorted(float(q.row["estimate"]) for q in quotes)
+            if ests[-1] >= MULTIPLE:
+                said = " to ".join(dict.fromkeys(_multiple(e) for e in (ests[0], ests[-1])))
+                parts.append(f"containers make {QUOTED[2]} take {said} as long")
+            else:
+                pcts = [_pct(100 * (e - 1)) for e in (ests[0], ests[-1])]
+                said = pcts[0] if len(ests) == 1 else f"{pcts[0]} to {pcts[1]}"
+                parts.append(rf"containers cost Hadoop {said}\,\%")
     if _bounded(sandbox):
         est, low, high = (float(sandbox[k]) for k in ("estimate", "ci_low", "ci_high"))
         verb = "" if parts else " costs Hadoop"  # "containers cost Hadoop X, and a sandboxed kernel Y"
-        if low > 1.0:
+        if low > 1.0 and est >= MULTIPLE:
+            parts.append(f"a sandboxed kernel makes {QUOTED[2]} take {times_text(est)} as long")
+        elif low > 1.0:
             parts.append(rf"a sandboxed kernel{verb} about {_pct(100 * (est - 1))}\,\% on TeraSort")
         elif high < 1.0:
             parts.append(rf"a sandboxed kernel{verb} nothing on TeraSort, which ran {_pct(100 * (1 - est))}\,\% faster")
@@ -169,4 +185,4 @@ def takeaway_sentence(quotes: list[Quote], sandbox: pd.Series | None) -> str:
             parts.append(rf"a sandboxed kernel{verb} an amount on TeraSort these blocks cannot resolve")
     if not parts:
         return ""
-    return "On a current kernel, then, " + ", and ".join(parts) + "."
+    return "On a current kernel, " + ", and ".join(parts) + "."

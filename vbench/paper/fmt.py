@@ -179,6 +179,34 @@ def interval_text(estimate, low, high, *, scale: float = 1.0, offset: float = 0.
     return rf"\num{{{sig_digits(e)}}}$^\dagger$"
 
 
+#: Multiples a reader says in words ("twice", "three times"); larger ones read better as digits.
+_TIMES_WORDS = {
+    2: "twice",
+    3: "three times",
+    4: "four times",
+    5: "five times",
+    6: "six times",
+    7: "seven times",
+    8: "eight times",
+    9: "nine times",
+    10: "ten times",
+}
+#: How far from a whole multiple a ratio may be and still be "about" it (3.13 is about three times).
+TIMES_TOLERANCE = 0.15
+
+
+def times_text(ratio: float) -> str:
+    """A ratio of 2 or more as a reader says it: "about three times" (3.13), "2.5 times", "12 times"
+    (12.3). A 213 % overhead makes a reader do the sum; a multiple does not."""
+    r = float(ratio)
+    if not math.isfinite(r) or r < 2:
+        raise ValueError(f"times_text is for ratios of 2 or more, not {ratio!r}")
+    whole = round(r)
+    if whole in _TIMES_WORDS and abs(r - whole) <= TIMES_TOLERANCE:
+        return f"about {_TIMES_WORDS[whole]}"
+    return f"{sig_digits(r, 2)} times"
+
+
 def plain_number(x, sig: int = 6) -> str:
     """A published or configured value as typed in its source: integers stay integers, others keep
     up to `sig` significant digits without trailing zeros (43.795 -> "43.795", 1.02 -> "1.02")."""

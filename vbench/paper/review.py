@@ -298,6 +298,20 @@ def internal_notes(paper: Paper) -> list[str]:
     return out
 
 
+#: A percentage of 100 or more: "about 213 %" where a reader says "about three times".
+_BIG_PERCENT = re.compile(r"(?<![\d.\[,-])(?P<n>\d{3,}(?:\.\d+)?)\s*(?:\[[^\]]*\]\s*)?%")
+
+
+def percent_multiples(paper: Paper) -> list[str]:
+    """Costs of 100 % or more given as percentages in the abstract, which a reader takes in at a
+    glance: they read as multiples (vbench.paper.fmt.times_text). Interval bounds are not costs."""
+    text = plain(paper.abstract)
+    return [
+        f"abstract: {m['n']} % reads better as a multiple, {_context(text, m.start(), m.end())}"
+        for m in _BIG_PERCENT.finditer(text)
+    ]
+
+
 #: How the text states a number of tables or figures: "22 tables", "21 of the 22 tables",
 #: "Tables: 21 of 21", "figures: 8 of 8". The total is the number compared.
 _COUNTS = (
