@@ -1,0 +1,193 @@
+"""The soak's faults and its seeded schedule (issue #52 items 1-2): pure descriptions, no machine.
+
+A trial is the soak design's campaign run, cut by ONE fault, then resumed. What the fault is
+(`FaultKind`) and when it strikes (`Moment`) are drawn from a generator seeded by the soak's seed
+and the trial's index alone, so trial 17 of seed 52 is the same trial in a run of 20 or of 60,
+and `--replay 17` reruns it.
+
+A moment is a marker of the campaign's life, seen from outside the runner (selfbench/soak_machine.py
+reads it), plus a delay after it:
+
+  start     the runner's start (the delay: anywhere in the campaign's estimated length)
+  testbed   a testbed's state file exists (bring-up under way, hosts up, or teardown not done)
+  cluster   a Hadoop daemon's pid file exists (the cluster starting, up, or stopping)
+  job       a task container's log directory exists (a job's map or reduce tasks run)
+  ledger    the ledger holds `after_commits` closing records (the append just made)
+  teardown  every cell of the design is committed (the last session's teardown)
+
+Markers other than `start` and `teardown` count only once the ledger holds `after_commits`
+closing records, so the same marker can be aimed at the first block or at the second.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from dataclasses import dataclass
+
+MARKERS = ("start", "testbed", "cluster", "job", "ledger", "teardown")
+#: How long after its marker a fault may strike at most, s: bring-up takes ~35-45 s natively, a
+#: tiny Pi job ~20 s, teardown ~10 s; a delay past the marker's span still strikes (elsewhere).
+MARKER_DELAY_S = {"testbed": 40.0, "cluster": 25.0, "job": 15.0, "ledger": 3.0, "teardown": 8.0}
+#: Between the two signals of a double Ctrl-C, s: a user who presses twice, quickly or after a pause.
+DOUBLE_GAP_S = (0.2, 4.0)
+
+RUNNER_MARKERS = MARKERS
+CLUSTER_MARKERS = ("cluster", "job")
+HOST_MARKERS = ("testbed", "cluster", "job")
+
+
+@dataclass(frozen=True)
+class FaultKind:
+    """One kind of fault: what it hits and how, and when it may strike."""
+
+    name: str
+    what: str
+    #: "runner": the `vbench campaign run` process the soak started; "daemon": a Hadoop daemon
+    #: whose pid file the testbed's host holds; "host": every process of a native host's network
+    #: namespace that the testbed's state lists.
+    target: str
+    #: Signals sent, in order (a double Ctrl-C sends two).
+    signals: tuple[int, ...]
+    #: The runner is expected to stop by itself (record the running cell as interrupted, tear
+    #: down) within the stop limit.
+    graceful: bool
+    #: A runner's Ctrl-C goes to its process group, as a terminal sends it; kill(1) to the pid.
+    to_group: bool = False
+    markers: tuple[str, ...] = RUNNER_MARKERS
+
+
+FAULTS = (
+    FaultKind("sigkill", "SIGKILL of the runner (kill -9, an OOM kill)", "runner", (signal.SIGKILL,), False),
+    FaultKind("sigterm", "SIGTERM of the runner (kill, a shutdown)", "runner", (signal.SIGTERM,), True),
+    FaultKind("sigint", "SIGINT to the runner's process group (Ctrl-C)", "runner", (signal.SIGINT,), True, True),
+    FaultKind(
+        "double-sigint",
+        "two SIGINTs to the runner's process group (Ctrl-C twice)",
+        "runner",
+        (signal.SIGINT, signal.SIGINT),
+        True,
+        True,
+    ),
+    FaultKind(
+        "daemon-kill",
+        "SIGKILL of one Hadoop daemon, picked among the pid files the hosts hold",
+        "daemon",
+        (signal.SIGKILL,),
+        False,
+        markers=CLUSTER_MARKERS,
+    ),
+    FaultKind(
+        "host-kill",
+        "SIGKILL of every process of one native host (its network namespace, from the testbed's state)",
+        "host",
+        (signal.SIGKILL,),
+        False,
+        markers=HOST_MARKERS,
+    ),
+)
+FAULTS_BY_NAME = {f.name: f for f in FAULTS}
+
+
+@dataclass(frozen=True)
+class Moment:
+    marker: str
+    #: Closing records the ledger must hold before the marker counts (see the module doc).
+    after_commits: int
+    delay_s: float
+
+    def text(self) -> str:
+        if self.marker == "start":
+            return f"{self.delay_s:.1f} s after the start"
+        if self.marker == "teardown":
+            return f"{self.delay_s:.1f} s after the last cell's commit (teardown)"
+        if self.marker == "ledger":
+            return f"{self.delay_s:.1f} s after commit {self.after_commits}"
+        return f"{self.delay_s:.1f} s after '{self.marker}', {self.after_commits} cells committed"
+
+
+@dataclass(frozen=True)
+class Trial:
+    index: int
+    seed: int
+    fault: FaultKind
+    moment: Moment
+    #: Which of the candidates (daemons, hosts) found at the moment is hit: its place in their
+    #: sorted list is int(pick * len). Drawn in advance, so a replay picks the same one.
+    pick: float
+    #: The pause between the signals of a double Ctrl-C, s.
+    gap_s: float
+
+    def line(self) -> str:
+        gap = f", {self.gap_s:.1f} s apart" if len(self.fault.signals) > 1 else ""
+        return f"trial {self.index:3d}  seed {self.seed}  {self.fault.name:<13} {self.moment.text()}{gap}"
+
+
+def kind_order(seed: int, cycle: int, faults: tuple[FaultKind, ...] = FAULTS) -> list[FaultKind]:
+    """The fault kinds of the `cycle`-th run of len(faults) trials, shuffled: every kind once per
+    cycle, so N trials hold each kind N/len(faults) times (the issue asks for each kind >= 5). Pure."""
+    order = list(faults)
+    random.Random(f"soak-kinds:{seed}:{cycle}").shuffle(order)
+    return order
+
+
+def draw_moment(rng: random.Random, fault: FaultKind, cells: int, campaign_s: float) -> Moment:
+    """When `fault` strikes in a campaign of `cells` cells lasting about `campaign_s`. Pure given rng."""
+    marker = rng.choice(fault.markers)
+    if marker == "start":
+        return Moment("start", 0, round(rng.uniform(0.0, campaign_s), 1))
+    if marker == "teardown":
+        return Moment("teardown", cells, round(rng.uniform(0.0, MARKER_DELAY_S["teardown"]), 1))
+    if marker == "ledger":  # the last commit is `teardown`'s
+        return Moment("ledger", rng.randint(1, max(1, cells - 1)), round(rng.uniform(0.0, MARKER_DELAY_S["ledger"]), 1))
+    return Moment(marker, rng.randrange(0, cells), round(rng.uniform(0.0, MARKER_DELAY_S[marker]), 1))
+
+
+def trial(seed: int, index: int, cells: int, campaign_s: float, faults: tuple[FaultKind, ...] = FAULTS) -> Trial:
+    """Trial `index` (from 1) of the soak seeded `seed`: a function of (seed, index) and the
+    design's size alone. Pure."""
+    fault = kind_order(seed, (index - 1) // len(faults), faults)[(index - 1) % len(faults)]
+    rng = random.Random(f"soak-trial:{seed}:{index}")
+    moment = draw_moment(rng, fault, cells, campaign_s)
+    return Trial(index, seed, fault, moment, round(rng.random(), 4), round(rng.uniform(*DOUBLE_GAP_S), 1))
+
+
+def schedule(seed: int, trials: int, cells: int, campaign_s: float) -> list[Trial]:
+    return [trial(seed, i, cells, campaign_s) for i in range(1, trials + 1)]
+
+
+def pick_one(candidates: list, pick: float):
+    """The candidate a trial's `pick` names among `candidates` (sorted first, so that the same
+    machine state gives the same one); None when there is none. Pure."""
+    if not candidates:
+        return None
+    ordered = sorted(candidates)
+    return ordered[min(len(ordered) - 1, int(pick * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The campaign seen from outside its runner at one instant (soak_machine.observe reads it)."""
+
+    elapsed_s: float
+    commits: int  # closing records in the ledger
+    testbeds: int  # testbed state files under the trial's work root
+    daemons: int  # Hadoop daemon pid files on the testbeds' hosts
+    task_containers: int  # task containers' log directories on the testbeds' hosts
+
+
+def marker_reached(moment: Moment, obs: Observation, cells: int) -> bool:
+    """Whether the campaign, as `obs` shows it, has reached the moment's marker. Pure."""
+    m = moment.marker
+    if m == "start":
+        return True
+    if m == "teardown":
+        return obs.commits >= cells
+    if obs.commits < moment.after_commits:
+        return False
+    return {
+        "ledger": True,
+        "testbed": obs.testbeds > 0,
+        "cluster": obs.daemons > 0,
+        "job": obs.task_containers > 0,
+    }[m]

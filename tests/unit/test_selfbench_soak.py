@@ -1,0 +1,518 @@
+"""The fault-injection soak's pure parts (selfbench/soak*.py, issue #52): its seeded schedule, the
+fault kinds' injectors (on fakes), its own reading of the ledger, and every invariant on crafted
+campaign directories, good and bad. The soak itself (clusters, signals) is not run here."""
+
+from __future__ import annotations
+
+import json
+import signal
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import pytest
+
+from selfbench import soak_invariants as inv
+from selfbench import soak_ledger as sl
+from selfbench import soak_machine as sm
+from selfbench.soak_plan import (
+    FAULTS,
+    FAULTS_BY_NAME,
+    Moment,
+    Observation,
+    kind_order,
+    marker_reached,
+    pick_one,
+    schedule,
+    trial,
+)
+from tests.unit.selfbench_scripts import load
+from vbench import ledger as vbench_ledger
+
+soak = load("soak")
+
+PLANNED = ("b0/native/cpu", "b0/native/pi", "b1/native/cpu", "b1/native/pi")
+
+
+def sample(cell: str, value: float = 1.0) -> dict:
+    bench = cell.rsplit("/", 1)[1]
+    return {
+        "kind": "sample",
+        "benchmark": bench,
+        "metric": "t",
+        "value": value,
+        "unit": "s",
+        "metadata": {"cell_id": cell},
+        "timestamp": 0.0,
+    }
+
+
+def interrupted(cell: str) -> dict:
+    return {
+        "kind": "failure",
+        "benchmark": cell.rsplit("/", 1)[1],
+        "reason": "interrupted (received signal SIGTERM)",
+        "metadata": {"cell_id": cell, "interrupted": True},
+        "timestamp": 0.0,
+    }
+
+
+def ledger(*appends: tuple[list[dict], str | None, bool]) -> bytes:
+    return sl.marker_bytes() + b"".join(sl.append_bytes(recs, cell, done) for recs, cell, done in appends)
+
+
+def done(cell: str) -> tuple[list[dict], str, bool]:
+    return [sample(cell)], cell, True
+
+
+GOOD_FIRST = ledger(done(PLANNED[0]), ([interrupted(PLANNED[1])], PLANNED[1], False))
+GOOD_FINAL = GOOD_FIRST + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+
+
+def evidence(fault: str = "sigterm", **kw) -> inv.Evidence:
+    doc = dict(
+        planned=PLANNED,
+        fault=FAULTS_BY_NAME[fault],
+        injected=True,
+        first_ledger=GOOD_FIRST,
+        final_ledger=GOOD_FINAL,
+        running_at_fault=PLANNED[1],
+        stop_s=12.5,
+        resume_rc=0,
+        leftovers=(),
+    )
+    return inv.Evidence(**{**doc, **kw})
+
+
+def failed(ev: inv.Evidence) -> dict[str, str]:
+    return {c.name: c.reason for c in inv.check_all(ev) if not c.ok}
+
+
+# --- the schedule ------------------------------------------------------------------------------
+
+
+def test_the_seeded_schedule_is_reproducible_and_each_trial_depends_on_its_seed_and_index_only():
+    a = schedule(52, 12, 4, 150.0)
+    assert a == schedule(52, 12, 4, 150.0)
+    assert a[:6] == schedule(52, 6, 4, 150.0)  # trial 5 of 6 is trial 5 of 12: a replay finds it
+    assert trial(52, 9, 4, 150.0) == a[8]
+    assert [t.index for t in a] == list(range(1, 13))
+    assert a != schedule(53, 12, 4, 150.0)
+
+
+def test_every_fault_kind_comes_once_per_cycle_and_strikes_only_at_its_markers():
+    trials = schedule(7, 6 * 5, 4, 150.0)
+    counts = {f.name: sum(t.fault == f for t in trials) for f in FAULTS}
+    assert set(counts.values()) == {5}
+    for t in trials:
+        assert t.moment.marker in t.fault.markers
+        assert 0 <= t.pick < 1
+    assert sorted(f.name for f in kind_order(7, 0)) == sorted(f.name for f in FAULTS)
+    starts = [t.moment for t in schedule(1, 300, 4, 150.0) if t.moment.marker == "start"]
+    assert starts and all(0 <= m.delay_s <= 150 for m in starts)
+    ledgers = [t.moment for t in schedule(1, 300, 4, 150.0) if t.moment.marker == "ledger"]
+    assert ledgers and all(1 <= m.after_commits <= 3 for m in ledgers)
+
+
+def test_a_marker_is_reached_once_the_campaign_shows_it_and_the_ledger_holds_its_commits():
+    def obs(**kw):
+        return Observation(**{"elapsed_s": 1.0, "commits": 0, "testbeds": 0, "daemons": 0, "task_containers": 0, **kw})
+
+    assert marker_reached(Moment("start", 0, 3.0), obs(), 4)
+    assert not marker_reached(Moment("job", 2, 0.0), obs(task_containers=3, commits=1), 4)
+    assert marker_reached(Moment("job", 2, 0.0), obs(task_containers=3, commits=2), 4)
+    assert not marker_reached(Moment("cluster", 0, 0.0), obs(testbeds=1), 4)
+    assert marker_reached(Moment("cluster", 0, 0.0), obs(testbeds=1, daemons=5), 4)
+    assert marker_reached(Moment("ledger", 3, 0.0), obs(commits=3), 4)
+    assert not marker_reached(Moment("teardown", 4, 0.0), obs(commits=3, testbeds=1), 4)
+    assert marker_reached(Moment("teardown", 4, 0.0), obs(commits=4), 4)
+
+
+def test_pick_one_names_the_same_candidate_whatever_order_they_are_found_in():
+    assert pick_one([], 0.5) is None
+    assert pick_one(["c", "a", "b"], 0.0) == "a"
+    assert pick_one(["c", "a", "b"], 0.5) == pick_one(["b", "c", "a"], 0.5) == "b"
+    assert pick_one(["c", "a", "b"], 0.9999) == "c"
+
+
+# --- faults and their injectors ------------------------------------------------------------------
+
+
+class Fakes:
+    def __init__(self, alive=(True, True), daemons=(), hosts=(), pids=None):
+        self.sent: list[tuple[str, int, int]] = []
+        self.slept: list[float] = []
+        self._alive = list(alive)
+        self.daemons, self.hosts, self.pids = list(daemons), list(hosts), pids or {}
+
+    def target(self) -> sm.Target:
+        return sm.Target(
+            runner_pid=4242,
+            work_root=Path("/nonexistent"),
+            runner_alive=lambda: self._alive.pop(0) if self._alive else False,
+            kill=lambda pid, sig: self.sent.append(("kill", pid, sig)),
+            killpg=lambda pid, sig: self.sent.append(("killpg", pid, sig)),
+            sleep=self.slept.append,
+            find_daemons=lambda _root: self.daemons,
+            find_hosts=lambda _root: self.hosts,
+            netns_pids=lambda ns: self.pids.get(ns, []),
+        )
+
+
+def _trial(name: str, pick: float = 0.0):
+    return replace(trial(52, 1, 4, 150.0), fault=FAULTS_BY_NAME[name], pick=pick, gap_s=1.5)
+
+
+@pytest.mark.parametrize(
+    "name, injector",
+    [
+        ("sigkill", sm.signal_runner),
+        ("sigterm", sm.signal_runner),
+        ("sigint", sm.signal_runner),
+        ("double-sigint", sm.signal_runner),
+        ("daemon-kill", sm.kill_daemon),
+        ("host-kill", sm.kill_host),
+    ],
+)
+def test_each_fault_kind_maps_to_its_injector(name, injector):
+    assert sm.injector_for(FAULTS_BY_NAME[name]) is injector
+    assert {f.name for f in FAULTS} == {"sigkill", "sigterm", "sigint", "double-sigint", "daemon-kill", "host-kill"}
+
+
+@pytest.mark.parametrize(
+    "name, sent",
+    [
+        ("sigkill", [("kill", 4242, signal.SIGKILL)]),
+        ("sigterm", [("kill", 4242, signal.SIGTERM)]),
+        ("sigint", [("killpg", 4242, signal.SIGINT)]),  # a terminal's Ctrl-C: to the group
+        ("double-sigint", [("killpg", 4242, signal.SIGINT), ("killpg", 4242, signal.SIGINT)]),
+    ],
+)
+def test_runner_faults_send_their_signals_to_the_runner_the_soak_started(name, sent):
+    f = Fakes()
+    got = sm.inject(_trial(name), f.target())
+    assert got.struck and got.pids == (4242,)
+    assert f.sent == sent
+    assert f.slept == ([1.5] if name == "double-sigint" else [])
+
+
+def test_a_second_ctrl_c_is_not_sent_to_a_runner_that_has_ended_and_none_to_one_never_alive():
+    f = Fakes(alive=(True, False))
+    assert sm.inject(_trial("double-sigint"), f.target()).struck
+    assert f.sent == [("killpg", 4242, signal.SIGINT)]
+    f = Fakes(alive=())
+    got = sm.inject(_trial("sigkill"), f.target())
+    assert not got.struck and f.sent == []
+
+
+def test_a_daemon_kill_hits_one_recorded_daemon_by_the_trials_pick_and_nothing_without_one():
+    ds = [sm.DaemonProcess("master", "namenode", 11), sm.DaemonProcess("worker1", "datanode", 12)]
+    f = Fakes(daemons=ds)
+    got = sm.inject(_trial("daemon-kill", pick=0.9), f.target())
+    assert got.struck and f.sent == [("kill", 12, signal.SIGKILL)] and "datanode of worker1" in got.what
+    f = Fakes()
+    assert not sm.inject(_trial("daemon-kill"), f.target()).struck and f.sent == []
+
+
+def test_a_host_kill_kills_every_process_of_one_recorded_host_namespace():
+    f = Fakes(hosts=["sk0001-master", "sk0001-worker1"], pids={"sk0001-worker1": [21, 22, 23]})
+    got = sm.inject(_trial("host-kill", pick=0.7), f.target())
+    assert got.struck and got.pids == (21, 22, 23)
+    assert f.sent == [("kill", p, signal.SIGKILL) for p in (21, 22, 23)]
+
+
+def test_the_hosts_are_the_namespaces_a_testbed_state_lists_but_its_controllers():
+    states = {"sk0001": {"testbed": "sk0001", "netns": ["sk0001-ctl", "sk0001-master", "sk0001-worker1", 5]}}
+    assert sm.host_namespaces(states) == ["sk0001-master", "sk0001-worker1"]
+
+
+def test_a_daemon_is_recognised_by_the_identity_vbench_gave_its_jvm_only():
+    work = "/r/sk0001/hosts/master/work"
+    line = f"java -Xmx512m -Dhadoop.log.dir={work}/logs -Dhadoop.log.file=namenode.log -cp x Main"
+    assert sm.is_vbench_daemon(line, "namenode", work)
+    assert not sm.is_vbench_daemon(line, "datanode", work)
+    assert not sm.is_vbench_daemon(line, "namenode", "/r/sk0002/hosts/master/work")
+    assert not sm.is_vbench_daemon("sleep 1000", "namenode", work)
+    assert not sm.is_vbench_daemon(line, "sshd", work)
+
+
+def test_recorded_daemons_reads_the_pid_files_and_keeps_those_whose_pid_is_that_jvm(tmp_path, monkeypatch):
+    work = tmp_path / "sk0001" / "hosts" / "master" / "work"
+    (work / "run").mkdir(parents=True)
+    (work / "run" / "namenode.pid").write_text("101\n")
+    (work / "run" / "resourcemanager.pid").write_text("102\n")  # its pid is someone else's now
+    (work / "run" / "historyserver.pid").write_text("garbage\n")
+    lines = {101: f"java -Dhadoop.log.dir={work}/logs -Dhadoop.log.file=namenode.log X", 102: "vim notes"}
+    monkeypatch.setattr(sm, "_cmdline", lambda pid: lines.get(pid, ""))
+    assert sm.recorded_daemons(tmp_path) == [sm.DaemonProcess("master", "namenode", 101)]
+
+
+# --- the soak's own reading of the ledger ----------------------------------------------------------
+
+
+def test_the_soaks_ledger_reading_agrees_with_what_vbench_writes(tmp_path):
+    path = tmp_path / "samples.jsonl"
+    vbench_ledger.append_unit(path, [sample(PLANNED[0])], PLANNED[0])
+    vbench_ledger.append_unit(path, [interrupted(PLANNED[1])], PLANNED[1], cell_done=False)
+    vbench_ledger.append_unit(path, [sample(PLANNED[1]), sample(PLANNED[1], 2.0)], PLANNED[1])
+    r = sl.read(path.read_bytes())
+    assert r.ok, r.problems
+    assert r.done_counts() == {PLANNED[0]: 1, PLANNED[1]: 1}
+    assert [len(a.records) for a in r.appends] == [1, 1, 2]
+    assert r.whole_bytes == path.stat().st_size
+
+
+def test_the_soaks_ledger_reading_names_a_torn_tail_a_bad_digest_and_a_miscount():
+    torn = GOOD_FINAL + json.dumps(sample(PLANNED[0])).encode()[:20]
+    r = sl.read(torn)
+    assert not r.ok and "torn" in r.problems[0] and r.whole_bytes == len(GOOD_FINAL)
+    assert "sha256" in " ".join(sl.read(GOOD_FINAL.replace(b'"value": 1.0', b'"value": 9.0', 1)).problems)
+    lines = GOOD_FINAL.splitlines(keepends=True)
+    assert any("records after the last" in p for p in sl.read(b"".join(lines[:-1])).problems)
+    assert any("not the ledger marker" in p for p in sl.read(b"".join(lines[1:])).problems)
+    assert sl.read(b"").problems == ("the ledger is empty",)
+
+
+# --- the invariants --------------------------------------------------------------------------------
+
+
+def test_a_good_trial_passes_every_invariant():
+    checks = inv.check_all(evidence())
+    assert [c.name for c in checks] == list(inv.NAMES)
+    assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+
+
+def test_a_lost_cell_fails_cells_once():
+    final = ledger(done(PLANNED[0]), ([interrupted(PLANNED[1])], PLANNED[1], False), done(PLANNED[2]), done(PLANNED[3]))
+    why = failed(evidence(final_ledger=final))
+    assert set(why) == {"cells once"} and "lost" in why["cells once"] and PLANNED[1] in why["cells once"]
+
+
+def test_a_repeated_cell_fails_cells_once():
+    why = failed(evidence(final_ledger=GOOD_FINAL + sl.append_bytes(*done(PLANNED[3]))))
+    assert set(why) == {"cells once"} and "repeated" in why["cells once"] and PLANNED[3] in why["cells once"]
+
+
+def test_a_cell_not_in_the_design_fails_cells_once():
+    why = failed(evidence(final_ledger=GOOD_FINAL + sl.append_bytes(*done("b2/native/cpu"))))
+    assert "not planned" in why["cells once"]
+
+
+def test_a_torn_or_forged_final_ledger_fails_ledger_whole():
+    assert "ledger whole" in failed(evidence(final_ledger=GOOD_FINAL + b'{"kind": "sample"'))
+    forged = GOOD_FINAL.replace(b'"value": 1.0', b'"value": 2.0')
+    assert "sha256" in failed(evidence(final_ledger=forged))["ledger whole"]
+
+
+def test_what_was_committed_before_the_fault_must_start_the_final_ledger():
+    rewritten = ledger(([sample(PLANNED[0], 5.0)], PLANNED[0], True)) + GOOD_FINAL.split(b"\n", 3)[3]
+    assert "committed kept" in failed(evidence(final_ledger=rewritten))
+    # A torn tail of the faulted run is what a resume cuts off: it need not survive.
+    ok = failed(evidence(fault="sigkill", first_ledger=GOOD_FIRST + b'{"kind": "sam', stop_s=None))
+    assert "committed kept" not in ok
+
+
+def test_an_interrupted_cell_must_be_recorded_as_interrupted():
+    first = ledger(done(PLANNED[0]))  # the running cell left nothing
+    final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+    why = failed(evidence(first_ledger=first, final_ledger=final))
+    assert set(why) == {"interrupt recorded"} and PLANNED[1] in why["interrupt recorded"]
+    # ...not asked of a kill -9, nor when no cell was running, and met when the cell finished first
+    assert not failed(evidence(fault="sigkill", first_ledger=first, final_ledger=final, stop_s=None))
+    assert not failed(evidence(first_ledger=first, final_ledger=final, running_at_fault=None))
+    assert not failed(evidence(first_ledger=first, final_ledger=final, running_at_fault=PLANNED[0]))
+
+
+def test_a_graceful_stop_that_tore_the_ledger_fails():
+    why = failed(evidence(first_ledger=GOOD_FIRST + b'{"kind": "sam'))
+    assert "torn tail" in why["interrupt recorded"]
+
+
+def test_a_slow_stop_fails_stopped_in_time_and_so_does_none():
+    assert "> 45 s" in failed(evidence(stop_s=90.0))["stopped in time"]
+    assert "did not exit" in failed(evidence(stop_s=None))["stopped in time"]
+    assert not failed(evidence(stop_s=44.9))
+    assert not failed(evidence(fault="sigkill", stop_s=None))
+    assert not failed(evidence(fault="daemon-kill", stop_s=None, running_at_fault=None))
+    assert not failed(evidence(injected=False, stop_s=None))  # the runner had ended: nothing was asked
+
+
+def test_a_failure_without_a_one_line_reason_fails_failures_explained():
+    bad = dict(interrupted(PLANNED[1]), reason="line one\nline two")
+    first = ledger(done(PLANNED[0]), ([bad], PLANNED[1], False))
+    final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+    assert "one-line reason" in failed(evidence(first_ledger=first, final_ledger=final))["failures explained"]
+    silent = ledger(done(PLANNED[0]), ([], PLANNED[1], False))
+    final = silent + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+    assert (
+        "holds no failure"
+        in failed(evidence(first_ledger=silent, final_ledger=final, running_at_fault=None))["failures explained"]
+    )
+
+
+def test_a_resume_that_did_not_end_well_fails_resumed():
+    assert "exited 1" in failed(evidence(resume_rc=1))["resumed"]
+    assert "exited None" in failed(evidence(resume_rc=None))["resumed"]
+
+
+# --- leftovers -----------------------------------------------------------------------------------
+
+STATE = {
+    "testbed": "sk0001",
+    "bridge": "sk0001br",
+    "root": "/soak/trial-001/tb/sk0001",
+    "dirs": ["/soak/trial-001/tb/sk0001"],
+    "links": ["sk0001br", "sk0001h0", "sk0001h1"],
+    "netns": ["sk0001-ctl", "sk0001-master"],
+    "pids": [{"pid": 300, "start": 9000, "boot": "b1"}, 301],
+}
+
+
+def clean_machine(**kw) -> inv.MachineView:
+    doc = dict(netns=frozenset({"other"}), links=frozenset({"eth0", "vbbr0"}), paths=frozenset(), cgroups=frozenset())
+    return inv.MachineView(**{**doc, "boot": "b1", **kw})
+
+
+def test_the_state_file_is_read_as_vbench_wrote_it():
+    rec = inv.recorded_from_state(STATE, "vbench-sk0001")
+    assert rec.netns == {"sk0001-ctl", "sk0001-master"}
+    assert rec.links == {"sk0001br", "sk0001h0", "sk0001h1"}
+    assert rec.dirs == {"/soak/trial-001/tb/sk0001"}
+    assert rec.cgroups == {"vbench-sk0001"}
+    assert rec.processes == {inv.ProcessRecord(300, 9000, "b1", "testbed process")}  # a bare pid is no record
+
+
+def test_nothing_left_passes_on_a_clean_machine_and_names_each_leftover():
+    rec = inv.recorded_from_state(STATE, "vbench-sk0001")
+    assert inv.leftovers(rec, clean_machine()) == []
+    left = inv.leftovers(
+        rec,
+        clean_machine(
+            netns=frozenset({"sk0001-master"}),
+            links=frozenset({"sk0001br"}),
+            paths=frozenset({"/soak/trial-001/tb/sk0001"}),
+            cgroups=frozenset({"vbench-sk0001"}),
+            running={300: 9000},
+        ),
+    )
+    assert left == [
+        "network namespace sk0001-master",
+        "link sk0001br",
+        "directory /soak/trial-001/tb/sk0001",
+        "cgroup vbench-sk0001",
+        "process 300 (testbed process)",
+    ]
+    why = failed(evidence(leftovers=tuple(left[:1])))
+    assert set(why) == {"nothing left"} and "sk0001-master" in why["nothing left"]
+
+
+def test_a_recorded_pid_now_someone_elses_is_no_leftover():
+    rec = inv.recorded_from_state(STATE, "vbench-sk0001")
+    assert inv.leftovers(rec, clean_machine(running={300: 9999})) == []  # another start time
+    assert inv.leftovers(rec, clean_machine(running={300: 9000}, boot="b2")) == []  # another boot
+
+
+def test_records_merge_over_a_trial():
+    a = inv.recorded_from_state(STATE, "vbench-sk0001")
+    b = inv.recorded_from_state({"netns": ["sk0001-worker1"], "dirs": []}, "vbench-sk0001")
+    assert a.merged(b).netns == {"sk0001-ctl", "sk0001-master", "sk0001-worker1"}
+
+
+# --- the runner's log ----------------------------------------------------------------------------
+
+
+def test_the_running_cell_is_the_one_started_and_not_finished():
+    log = "\n".join(
+        [
+            "15:00:01 campaign soak: 4 cells, 0 already done, 4 to run",
+            "[0/4 cells, 0s elapsed, ETA 2m] running b0/native/cpu",
+            "15:00:05 b0/native/cpu: ok",
+            "[1/4] b0/native/cpu: ok (3s)",
+            "[1/4 cells, 40s elapsed, ETA 1m] running b0/native/pi",
+        ]
+    )
+    assert inv.running_cell(log) == "b0/native/pi"
+    assert inv.running_cell(log + "\n[2/4] b0/native/pi: FAILED: job failed (20s)") is None
+    assert inv.running_cell("") is None
+
+
+# --- the report and the command ------------------------------------------------------------------
+
+
+def result(index: int, fault: str, checks=None, **kw):
+    doc = dict(
+        index=index,
+        seed=52,
+        fault=fault,
+        moment="1.0 s after the start",
+        injected=True,
+        hit="x",
+        fault_at_s=1.0,
+        running_at_fault=None,
+        stop_s=10.0,
+        first_rc=130,
+        resume_rc=0,
+        to_resumed_s=100.0,
+        lost=0,
+        repeated=0,
+        leftovers=(),
+        cleanup="",
+        checks=checks or tuple(inv.Check(n, True) for n in inv.NAMES),
+        seconds=200.0,
+    )
+    return soak.TrialResult(**{**doc, **kw})
+
+
+def test_the_report_counts_per_fault_kind_and_names_each_failed_invariant():
+    bad = tuple(inv.Check(n, n != "nothing left", "link sk0002br" if n == "nothing left" else "") for n in inv.NAMES)
+    rs = [
+        result(1, "sigint"),
+        result(2, "sigint", checks=bad, leftovers=("link sk0002br",)),
+        result(3, "sigkill", lost=1, stop_s=None),
+    ]
+    rows = {k.fault: k for k in soak.kind_rows(rs)}
+    assert rows["sigint"].trials == 2 and rows["sigint"].passed == 1 and rows["sigint"].leftovers == 1
+    assert rows["sigkill"].lost == 1 and rows["sigkill"].completed == 0 and rows["sigkill"].median_stop_s is None
+    text = soak.markdown(rs)
+    assert text.startswith("# vbench fault-injection soak")
+    assert "3 trials (seed 52): 2 passed every invariant, 1 failed" in text
+    assert "FAILED: nothing left: link sk0002br" in text and "`--seed 52 --replay 2`" in text
+    assert soak.markdown(rs, loaded=True, load1=2.5).startswith("# LOADED machine (load average 2.50")
+    doc = soak.report_json(rs)
+    assert [t["passed"] for t in doc["trials"]] == [True, False, True]
+
+
+def test_a_trial_result_survives_its_json(tmp_path):
+    r = result(4, "host-kill", leftovers=("network namespace sk0004-worker1",))
+    d = tmp_path / "trial-004"
+    d.mkdir()
+    (d / soak.TRIAL_FILE).write_text(json.dumps(asdict(r)))
+    assert soak.read_results(tmp_path) == [r]
+
+
+def test_each_trial_has_a_testbed_of_its_own():
+    a, b = soak.testbed_doc(1, Path("/x/tb"))["testbed"], soak.testbed_doc(2, Path("/y/tb"))["testbed"]
+    assert a["name"] == "sk0001" and len(a["name"]) <= 6 and a["network"]["bridge"] == "sk0001br"
+    assert a["network"]["subnet"] != b["network"]["subnet"] and a["work_root"] == "/x/tb"
+    argv = soak.campaign_argv(Path("/p"), Path("/d"))
+    assert argv[1:5] == ["-m", "vbench.cli", "campaign", "run"] and argv[-4:] == ["--params-dir", "/p", "--data", "/d"]
+
+
+def test_the_soak_design_is_small_native_and_has_two_blocks():
+    exp, cells = soak.load_design()
+    assert exp.platforms == ("native",) and exp.workers == 1 and exp.repetitions == 2
+    assert len(cells) == 4 and exp.job_timeout_s
+
+
+def test_plan_prints_every_trial_and_a_total_and_runs_nothing(capsys):
+    assert soak.main(["--plan", "--trials", "6", "--seed", "9", "--no-check-machine"]) == 0
+    out = capsys.readouterr().out
+    assert sum(line.startswith("trial ") for line in out.splitlines()) == 6
+    assert "design soak" in out and "6 trials" in out and "estimated total" in out
+    assert soak.main(["--plan", "--replay", "4", "--seed", "9", "--no-check-machine"]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("trial ")] == [trial(9, 4, 4, _campaign_s()).line()]
+
+
+def _campaign_s() -> float:
+    exp, _ = soak.load_design()
+    return soak.estimate(exp, soak.SOAK_COSTS).seconds
