@@ -275,7 +275,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         raise
     harvest()
     final = ledger.read_bytes() if ledger.exists() else b""
-    left = tuple(inv.leftovers(recorded[0], m.machine_view(recorded[0])))
+    left = tuple(inv.leftovers(recorded[0], m.machine_view(recorded[0], work_root)))
     cleanup = clean_up(params, recorded[0], tdir) if left else ""
     ev = inv.Evidence(
         planned=planned,
@@ -330,7 +330,7 @@ def clean_up(params: Path, recorded: inv.Recorded, tdir: Path) -> str:
             stderr=subprocess.STDOUT,
             timeout=300,
         ).returncode
-    still = inv.leftovers(recorded, m.machine_view(recorded))
+    still = inv.leftovers(recorded, m.machine_view(recorded, tdir / "tb"))
     return f"`vbench testbed down` exited {rc}; " + (
         f"still left: {', '.join(still)}" if still else "nothing left after it"
     )

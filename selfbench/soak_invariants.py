@@ -109,6 +109,9 @@ class MachineView:
     #: pid -> its start time now, for the recorded pids that are alive
     running: Mapping[int, int | None] = field(default_factory=dict)
     boot: str = ""
+    #: Processes whose command line names the trial's own work root (task JVMs and sessions no
+    #: state lists), described: read-only evidence, never a target.
+    strays: tuple[str, ...] = ()
 
 
 def leftovers(rec: Recorded, machine: MachineView) -> list[str]:
@@ -121,6 +124,7 @@ def leftovers(rec: Recorded, machine: MachineView) -> list[str]:
     for p in sorted(rec.processes):
         if p.start is not None and machine.running.get(p.pid) == p.start and p.boot == machine.boot:
             found.append(f"process {p.pid} ({p.what})")
+    found += [f"process {s}" for s in machine.strays if not any(s.startswith(f"{p.pid} ") for p in rec.processes)]
     return found
 
 

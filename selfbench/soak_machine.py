@@ -105,8 +105,25 @@ def recorded_now(work_root: Path) -> Recorded:
     return rec.merged(Recorded(processes=daemons))
 
 
-def machine_view(rec: Recorded) -> MachineView:
-    """What the machine has now of what was recorded (the same sources teardown reads)."""
+def naming(root: str, cmdlines: dict[int, str], skip: frozenset[int] = frozenset()) -> tuple[str, ...]:
+    """`pid: command` of each command line that names `root` (a trial's own work root, which no
+    process of anyone else's names). Pure."""
+    return tuple(f"{pid} ({cmd[:100]})" for pid, cmd in sorted(cmdlines.items()) if root in cmd and pid not in skip)
+
+
+def _cmdlines() -> dict[int, str]:
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and sysops.alive(int(entry)):
+            cmd = _cmdline(int(entry))
+            if cmd:
+                out[int(entry)] = cmd
+    return out
+
+
+def machine_view(rec: Recorded, work_root: Path) -> MachineView:
+    """What the machine has now of what was recorded (the same sources teardown reads), and the
+    processes that name the trial's work root."""
     running = {p.pid: owned.start_time(p.pid) for p in rec.processes if sysops.alive(p.pid)}
     return MachineView(
         netns=frozenset(sysops.existing_netns()),
@@ -115,6 +132,7 @@ def machine_view(rec: Recorded) -> MachineView:
         cgroups=frozenset(c for c in rec.cgroups if cgroup_dirs(c)),
         running=running,
         boot=owned.boot_id(),
+        strays=naming(str(work_root) + "/", _cmdlines(), frozenset({os.getpid()})),
     )
 
 

@@ -405,6 +405,20 @@ def test_nothing_left_passes_on_a_clean_machine_and_names_each_leftover():
     assert set(why) == {"nothing left"} and "sk0001-master" in why["nothing left"]
 
 
+def test_a_process_naming_the_trials_work_root_is_a_leftover_though_no_state_lists_it():
+    root = "/soak/trial-001/tb/"
+    cmdlines = {
+        7: f"java -Dyarn.app.container.log.dir={root}sk0001/hosts/worker1/work/logs/userlogs/c1 YarnChild",
+        8: "java -Dhadoop.log.dir=/soak/trial-0010/tb/sk0010/x",  # another trial's (and so not this one's)
+        9: "vim /soak/notes",
+        10: f"python3 selfbench/soak.py --out {root}",  # the soak itself
+    }
+    strays = sm.naming(root, cmdlines, frozenset({10}))
+    assert strays == (f"7 ({cmdlines[7][:100]})",)
+    rec = inv.recorded_from_state(STATE, "vbench-sk0001")
+    assert inv.leftovers(rec, clean_machine(strays=strays)) == [f"process {strays[0]}"]
+
+
 def test_a_recorded_pid_now_someone_elses_is_no_leftover():
     rec = inv.recorded_from_state(STATE, "vbench-sk0001")
     assert inv.leftovers(rec, clean_machine(running={300: 9999})) == []  # another start time
