@@ -29,10 +29,12 @@ It refuses a loaded machine: a 1-minute load average >= 1.0 before it starts is 
 unless --allow-loaded, which marks the report LOADED (a slow machine stretches stop times).
 Root only, as the testbed is.
 
-    python3 selfbench/soak.py --plan [--trials N --seed S]   # the trials and their estimated time
-    python3 selfbench/soak.py [--trials 60] [--seed 52] [--out DIR] [--allow-loaded]
-    python3 selfbench/soak.py --replay I --seed S [--out DIR]  # one trial again
-    python3 selfbench/soak.py --report DIR                     # the report of a soak already run
+    .venv/bin/python selfbench/soak.py --plan [--trials N --seed S]   # the trials and their estimated time
+    .venv/bin/python selfbench/soak.py [--trials 60] [--seed 52] [--out DIR] [--allow-loaded]
+    .venv/bin/python selfbench/soak.py --replay I --seed S [--out DIR]  # one trial again
+    .venv/bin/python selfbench/soak.py --report DIR                     # the report of a soak already run
+
+(the campaigns run with the same interpreter, sys.executable, so it must be the one with vbench.)
 """
 
 from __future__ import annotations
