@@ -71,6 +71,8 @@ DEFAULT_TRIALS = 60
 REPORT_MD = "soak-report.md"
 REPORT_JSON = "soak-report.json"
 TRIAL_FILE = "trial.json"
+#: The ledger as the faulted run left it, kept beside the campaign before the resume.
+AFTER_FAULT = "samples.after-fault.jsonl"
 #: Not measured for this design yet: pi at 2 maps x 1000 samples is its ~12 s of job start-up and
 #: ~7 s of client JVM and output removal (precision.DEFAULT_COSTS' sources), cpu its 1 s and SSH.
 SOAK_COSTS = Costs({"cpu": 3.0, "pi": 22.0}, {"native": 47.0}, 0.0)
@@ -141,6 +143,21 @@ def write_params(tdir: Path, index: int) -> Path:
     (params / "testbed.yaml").write_text(yaml.safe_dump(testbed_doc(index, tdir / "tb")))
     shutil.copyfile(REPO / "params" / "hadoop.yaml", params / "hadoop.yaml")
     return params
+
+
+def ledger_path(tdir: Path) -> Path:
+    """The trial's campaign ledger: <trial>/data/raw/<the design's name>/samples.jsonl."""
+    return tdir / "data" / "raw" / "soak" / "samples.jsonl"
+
+
+def ledgers_of(tdir: Path) -> tuple[bytes, bytes]:
+    """A trial directory's ledger as the faulted run left it (kept aside before the resume) and
+    as it is now (b"" where there is none)."""
+
+    def read(path: Path) -> bytes:
+        return path.read_bytes() if path.exists() else b""
+
+    return read(tdir / AFTER_FAULT), read(ledger_path(tdir))
 
 
 def campaign_argv(params: Path, data: Path, design: Path = DESIGN) -> list[str]:
@@ -226,7 +243,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
     tdir.mkdir(parents=True, exist_ok=True)
     params, data = write_params(tdir, t.index), tdir / "data"
     work_root = tdir / "tb"
-    ledger = data / "raw" / "soak" / "samples.jsonl"
+    ledger = ledger_path(tdir)
     argv = campaign_argv(params, data)
     recorded = [inv.Recorded()]
 
@@ -265,8 +282,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         if exited and injection.struck and t.fault.target == "runner" and fault_at is not None
         else None
     )
-    first = ledger.read_bytes() if ledger.exists() else b""
-    (tdir / "samples.after-fault.jsonl").write_bytes(first)
+    (tdir / AFTER_FAULT).write_bytes(ledger.read_bytes() if ledger.exists() else b"")
 
     resume = Runner(argv, tdir / "resume.log")
     try:
@@ -276,7 +292,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         resume.stop(stop_limit_s)
         raise
     harvest()
-    final = ledger.read_bytes() if ledger.exists() else b""
+    first, final = ledgers_of(tdir)
     left = tuple(inv.leftovers(recorded[0], m.machine_view(recorded[0], work_root)))
     cleanup = clean_up(params, recorded[0], tdir) if left else ""
     ev = inv.Evidence(

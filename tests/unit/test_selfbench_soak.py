@@ -287,6 +287,20 @@ def test_a_lost_cell_fails_cells_once():
     assert set(why) == {"cells once"} and "lost" in why["cells once"] and PLANNED[1] in why["cells once"]
 
 
+def test_the_invariants_read_a_crafted_trial_directory(tmp_path):
+    """A trial directory as run_trial leaves it: the ledger after the fault, the campaign's now."""
+    (tmp_path / soak.AFTER_FAULT).write_bytes(GOOD_FIRST)
+    soak.ledger_path(tmp_path).parent.mkdir(parents=True)
+    soak.ledger_path(tmp_path).write_bytes(GOOD_FINAL)
+    first, final = soak.ledgers_of(tmp_path)
+    assert not failed(evidence(first_ledger=first, final_ledger=final))
+    lost = b"".join(GOOD_FINAL.splitlines(keepends=True)[:-2])  # the last cell's append gone
+    soak.ledger_path(tmp_path).write_bytes(lost)
+    first, final = soak.ledgers_of(tmp_path)
+    assert set(failed(evidence(first_ledger=first, final_ledger=final))) == {"cells once"}
+    assert soak.ledgers_of(tmp_path / "none") == (b"", b"")
+
+
 def test_a_repeated_cell_fails_cells_once():
     why = failed(evidence(final_ledger=GOOD_FINAL + sl.append_bytes(*done(PLANNED[3]))))
     assert set(why) == {"cells once"} and "repeated" in why["cells once"] and PLANNED[3] in why["cells once"]
