@@ -88,6 +88,12 @@ def test_no_internal_notes_in_references_captions_or_text(paper):
 
 
 @pytest.mark.timeout(300)
+def test_the_title_block_keeps_every_word_of_its_macros(built, paper):
+    note = V.read_macros((built / "generated" / "macros.tex").read_text(encoding="utf-8"))["vbDataNote"]
+    assert V.plain(note) and V.plain(note) in V.plain(paper.title), V.plain(paper.title)
+
+
+@pytest.mark.timeout(300)
 def test_no_cost_of_100_percent_or_more_in_the_abstract(paper):
     assert V.percent_multiples(paper) == [], _report(V.percent_multiples(paper))
 
@@ -125,6 +131,17 @@ def test_macros_and_vbif_are_expanded_as_latex_would():
     assert V.plain(p.abstract) == "We ran 4 platforms; LXC took 1.01 [0.97, 1.05]."
     assert V.words(p.abstract) == 9
     assert V.plain(_paper(r"\vbIf{0}{yes}{no \% \texttt{a\_b}}").abstract) == "no % a_b"
+
+
+def test_a_macro_after_a_control_word_stays_a_word_of_its_own():
+    """`\\date{\\small\\vbDataNote}` pasted as `\\smallMeasured data ...` lost its first word to the
+    command dropped: LaTeX ends `\\small` at the next backslash, so must the expansion."""
+    macros = V.read_macros(MACROS + "\\newcommand{\\vbDataNote}{Measured data from 4 campaigns.}\n")
+    main = "\\title{T}\\date{\\small\\vbDataNote}\n\\begin{document}\n\\end{document}\n"
+    assert V.plain(V.split_paper(main, macros, Path(".")).title) == "T Measured data from 4 campaigns."
+    assert V.plain(V.expand(r"\large\vbIf{\vbHasX}{Yes}{No} \small\vbNumPlatforms", macros)) == "Yes 4"
+    # a line break is a control symbol, not a word: nothing to separate
+    assert V.expand(r"a\\\vbDataNote", macros) == r"a\\Measured data from 4 campaigns."
 
 
 def test_abstract_length_counts_words_not_markup():

@@ -107,10 +107,10 @@ def expand(tex: str, macros: dict[str, str]) -> str:
                 flag, i = group(tex, _skip_space(tex, m.end()))
                 yes, i = group(tex, _skip_space(tex, i))
                 no, i = group(tex, _skip_space(tex, i))
-                out.append(yes if expand(flag, macros).strip() == "1" else no)
+                out.append(_after_control_word(out, yes if expand(flag, macros).strip() == "1" else no))
                 pos = i
             else:
-                out.append(macros.get(m[1], m[0]))
+                out.append(_after_control_word(out, macros.get(m[1], m[0])))
                 pos = m.end()
         out.append(tex[pos:])
         new = "".join(out)
@@ -118,6 +118,16 @@ def expand(tex: str, macros: dict[str, str]) -> str:
             return new
         tex = new
     return tex
+
+
+def _after_control_word(out: list[str], value: str) -> str:
+    """`value` as it follows what `out` holds so far: after a control word (`\\small\\vbDataNote`) a value
+    starting with a letter gets a space, for LaTeX ends the control word at the macro's backslash
+    and pasted text would make one word of both (`\\smallMeasured`, then dropped as a command)."""
+    before = next((piece for piece in reversed(out) if piece), "")
+    if value[:1].isalpha() and re.search(r"(?<!\\)(?:\\\\)*\\[A-Za-z]+$", before):
+        return " " + value
+    return value
 
 
 def _skip_space(text: str, i: int) -> int:
