@@ -227,6 +227,8 @@ class GvisorParams(_Strict):
 #: Platforms whose hosts a planted slowdown (`testbed.slowdown`) can hold: their processes are the
 #: machine's own tasks in the testbed's cgroup tree and their interface is a veth of the testbed.
 SLOWDOWN_PLATFORMS = ("native", "lxc", "oci")
+#: Platforms whose hosts a testbed's freezer (`testbed.freezer`) holds whole.
+FREEZER_PLATFORMS = ("native", "lxc")
 
 
 class SlowdownParams(_Strict):
@@ -340,6 +342,9 @@ class TestbedParams(_Strict):
     physical_host_memory_mb: int | None = Field(None, ge=256)
     #: A planted slowdown of the whole testbed (vbench.testbed.slowdown); the default plants none.
     slowdown: SlowdownParams = SlowdownParams()
+    #: Every host in a freezer cgroup, so that a campaign can pause the whole testbed while
+    #: another configuration runs (a design's `idle: freeze` sets it; vbench.testbed.freezer).
+    freezer: bool = False
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
@@ -375,7 +380,20 @@ class TestbedParams(_Strict):
         self._physical_hosts_fit(usable, seen)
         self._physical_host_names_apart()
         self._slowdown_platforms(hosts)
+        self._freezer_platforms(hosts)
         return self
+
+    def _freezer_platforms(self, hosts: tuple[HostParams, ...]) -> None:
+        """Freezing holds native and LXC hosts only (checked there: every process of the host in
+        its freezer cgroup); refused for the others before anything starts."""
+        odd = sorted({str(h.platform) for h in hosts} - set(FREEZER_PLATFORMS)) if self.freezer else []
+        if odd:
+            raise _FieldError(
+                "freezer",
+                f"a testbed can be frozen with {', '.join(FREEZER_PLATFORMS)} hosts, not {', '.join(odd)} hosts "
+                "(their processes have not been checked to be all inside the host's freezer cgroup): "
+                "use idle: run for them",
+            )
 
     def _slowdown_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """A planted slowdown holds native, LXC and OCI hosts only: refused for the others before

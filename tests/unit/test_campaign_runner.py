@@ -376,3 +376,74 @@ def test_every_record_names_the_cpu_its_hosts_reported(tmp_path, fake_machine):
     assert kinds == {"micro", "hadoop"}
     assert all(r["metadata"]["cpu_model"] == FAKE_CPU and r["metadata"]["vcpus"] == "2" for r in recs)
     assert not any("mem_total_mb" in r["metadata"] for r in recs)  # the fake hosts do not report it
+
+
+class _FakeFreezer:
+    """A testbed's freezer (vbench.testbed.freezer.TestbedFreezer), faked: the machine's events
+    say what was frozen and thawed, and a run on a frozen testbed fails the test."""
+
+    frozen: set[str] = set()
+    machine = None
+
+    def __init__(self, testbed, hosts):
+        self.testbed, self.hosts = testbed, hosts
+
+    def freeze(self) -> float:
+        assert self.testbed in self.machine.clusters or self.testbed in self.machine.testbeds
+        self.frozen.add(self.testbed)
+        self.machine.events.append(("freeze", self.testbed))
+        return 0.001
+
+    def thaw(self) -> None:
+        if self.testbed in self.frozen:
+            self.frozen.discard(self.testbed)
+            self.machine.events.append(("thaw", self.testbed))
+
+
+def test_idle_freeze_runs_every_job_with_the_other_clusters_frozen_and_thaws_each_before_its_teardown(
+    tmp_path, fake_machine, monkeypatch
+):
+    from vbench.campaign import runner
+
+    _FakeFreezer.frozen, _FakeFreezer.machine = set(), fake_machine
+    monkeypatch.setattr(runner, "TestbedFreezer", _FakeFreezer)
+    real_run = fake_machine.run
+
+    wrong: list[str] = []  # the runner records a failing run as a failed cell: collect, assert after
+
+    def run_unfrozen(kind, benchmark, testbed):
+        if fake_machine.testbeds.keys() - _FakeFreezer.frozen != {testbed}:
+            wrong.append(f"{benchmark} on {testbed} with {sorted(_FakeFreezer.frozen)} frozen")
+        real_run(kind, benchmark, testbed)
+
+    fake_machine.run = run_unfrozen
+    result = run(design(idle="freeze"), tmp_path / "c", fake_machine)
+    assert wrong == [] and result.failures == 0
+    recs = records(tmp_path / "c")
+    assert recs and all(r["metadata"]["idle"] == "freeze" for r in recs)
+    assert all(len(r["metadata"]["frozen_configs"]) == 1 for r in recs)
+    assert all(r["metadata"]["platform"] not in r["metadata"]["frozen_configs"] for r in recs)
+    assert not _FakeFreezer.frozen  # all thawed at the end
+    ev = fake_machine.events
+    for i, e in enumerate(ev):  # a cluster goes down (and its hosts close) only after its thaw
+        if isinstance(e, tuple) and e[0] in ("cluster down", "close"):
+            last = [x for x in ev[:i] if isinstance(x, tuple) and x[0] in ("freeze", "thaw") and x[1] == e[1]]
+            assert not last or last[-1][0] == "thaw", f"{e} while frozen"
+
+
+def test_idle_freeze_is_refused_without_concurrent_rounds_and_on_what_it_cannot_freeze(tmp_path, fake_machine):
+    with pytest.raises(ValueError, match="idle: freeze needs rounds > 1"):
+        design(idle="freeze", rounds=1)
+    with pytest.raises(ValueError, match="idle: freeze needs rounds > 1"):
+        design(idle="freeze", interleave="alternating")
+    with pytest.raises(ParamsError) as err:
+        run(two_platform_design(platforms=["native", "qemu"], rounds=2, idle="freeze"), tmp_path / "c", fake_machine)
+    assert "freezer" in err.value.field and "qemu" in str(err.value)
+    assert not fake_machine.events  # refused before anything started
+
+
+def test_idle_run_leaves_the_design_hash_of_every_design_without_it_unchanged():
+    from vbench.campaign.design import design_hash
+
+    assert design_hash(design()) == design_hash(design(idle="run"))
+    assert design_hash(design()) != design_hash(design(idle="freeze"))

@@ -233,6 +233,11 @@ class Experiment(BaseModel):
     rounds: int = Field(1, ge=1, le=1000)
     #: With rounds: the clusters of a block up together, or one at a time in alternating order.
     interleave: Literal["concurrent", "alternating"] = "concurrent"
+    #: With concurrent rounds: what the clusters not running a job do meanwhile. `run`: they stay
+    #: up and running (heartbeats, polls, GC on the same cores); `freeze`: their testbeds are
+    #: frozen (cgroup freezer, vbench.testbed.freezer) from before each run of another
+    #: configuration to its end, so that every job has the machine as if its cluster were alone.
+    idle: Literal["run", "freeze"] = "run"
     #: Leading blocks marked warm-up: run and stored, excluded by the statistics' rule.
     warmup_blocks: int = Field(0, ge=0)
     #: The warm-up runs opening each session (see the module doc): `each` (variant the session
@@ -285,6 +290,11 @@ class Experiment(BaseModel):
             raise ValueError(
                 "interleave: alternating needs rounds > 1 (with one round per block, "
                 "configurations already run one at a time)"
+            )
+        if self.idle == "freeze" and (self.rounds == 1 or self.interleave != "concurrent"):
+            raise ValueError(
+                "idle: freeze needs rounds > 1 and interleave: concurrent (only then are other "
+                "configurations' clusters up while one runs)"
             )
         return self
 
@@ -665,6 +675,7 @@ _LATE_FIELDS = {
     "precision": None,
     "aa": False,
     "warmup_runs": None,
+    "idle": "run",
 }
 
 

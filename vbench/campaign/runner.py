@@ -56,6 +56,7 @@ from vbench.ledger import read_ledger
 from vbench.samples import Failure
 from vbench.store import CampaignStore
 from vbench.testbed import physnet
+from vbench.testbed.freezer import TestbedFreezer
 
 Log = Callable[[str], None]
 #: Every kind of cell a campaign has: calibration ("micro") and the Hadoop suite ("hadoop").
@@ -197,6 +198,19 @@ def slot_testbed(testbed: TestbedParams, slot: int) -> TestbedParams:
         raise describe_validation_error(exc, "testbed", TestbedParams) from None
 
 
+def freezable_testbed(testbed: TestbedParams, local: bool) -> TestbedParams:
+    """The testbed with its freezer (`idle: freeze`); refused (ParamsError naming the field) on an
+    inventory's hosts, which are not vbench's to stop, and on platforms the freezer does not hold."""
+    if not local:
+        raise ParamsError(
+            "experiment.idle", "freeze pauses the local testbed's hosts; an inventory's hosts are not vbench's to stop"
+        )
+    try:
+        return testbed.model_validate({**testbed.model_dump(exclude_none=True), "freezer": True})
+    except ValidationError as exc:
+        raise describe_validation_error(exc, "testbed", TestbedParams) from None
+
+
 def configuration_params(
     exp: Experiment,
     testbed: TestbedParams,
@@ -225,6 +239,8 @@ def configuration_params(
                 _check_netmatrix(exp, tb, source)
             if together and source.local:
                 tb = slot_testbed(tb, slot)
+            if exp.idle == "freeze":
+                tb = freezable_testbed(tb, source.local)
             if suite and source.local:
                 machine = machine or MachineFacts.local()
                 check_cluster_fits(tb, hp, machine)
@@ -417,6 +433,8 @@ class _Up:
     hosts: list[Host] = field(default_factory=list)
     cluster: HadoopCluster | None = None
     provenance: dict = field(default_factory=dict)
+    #: Its testbed's freezer (`idle: freeze`), None otherwise.
+    freezer: TestbedFreezer | None = None
 
 
 class _Campaign:
@@ -514,7 +532,10 @@ class _Campaign:
             hosts = mine.enter_context(self.source.open(config.platform, tb))
         except Exception as exc:  # the configuration could not be brought up
             return self.lost(config, exc, up, s, pos, handled)
-        up[config.key] = _Up(tb, hp, mine, hosts)
+        frz = TestbedFreezer(tb.name, tuple(h.name for h in hosts)) if self.exp.idle == "freeze" else None
+        if frz is not None:
+            mine.callback(frz.thaw)  # a frozen host cannot be torn down
+        up[config.key] = _Up(tb, hp, mine, hosts, freezer=frz)
         return True
 
     def cluster_up(self, key: str, up: dict[str, _Up], s: Session, pos: int, handled: set[int]) -> bool:
@@ -525,6 +546,8 @@ class _Campaign:
         try:
             cluster = HadoopCluster(held.hosts, held.hp, self.dist, log=self.log)
             held.stack.callback(cluster.down)  # also when up() fails half-way
+            if held.freezer is not None:
+                held.stack.callback(held.freezer.thaw)  # before cluster.down: a frozen daemon does not stop
             held.cluster = cluster
             cluster.up(timeout_s=getattr(self.source, "ready_timeout_s", None))
             held.provenance = cluster_provenance(cluster)
@@ -534,7 +557,13 @@ class _Campaign:
 
     def run_one(self, cell: Cell, up: dict[str, _Up], s: Session, pos: int, i: int, handled: set[int]) -> bool:
         held = up[cell.config.key]
-        stamp = {**self.rounds.enter(i), **self.session_stamp, **_stamp(self.base, cell.config, cell, self.exp.rounds)}
+        idle = self.freeze_others(cell.config.key, up)
+        stamp = {
+            **self.rounds.enter(i),
+            **self.session_stamp,
+            **_stamp(self.base, cell.config, cell, self.exp.rounds),
+            **idle,
+        }
         self.progress.cell_started(cell.cell_id)
         c0 = time.monotonic()
         try:
@@ -556,6 +585,18 @@ class _Campaign:
             self.result.ran.append(cell.cell_id)
         self.progress.cell_finished(cell.cell_id, why)
         return True
+
+    def freeze_others(self, key: str, up: dict[str, _Up]) -> dict[str, Any]:
+        """With `idle: freeze`: thaw configuration `key`'s testbed, freeze every other one of the
+        session, and say so in the run's stamp (which were frozen, how long freezing took)."""
+        if self.exp.idle != "freeze":
+            return {}
+        up[key].freezer.thaw()  # type: ignore[union-attr]
+        t0 = time.monotonic()
+        others = sorted(k for k in up if k != key)
+        for k in others:
+            up[k].freezer.freeze()  # type: ignore[union-attr]
+        return {"idle": "freeze", "frozen_configs": others, "freeze_s": round(time.monotonic() - t0, 3)}
 
     def attempt(self, cell: Cell, attempt: int, held: _Up, stamp: dict) -> tuple[list, dict]:
         """One attempt at a cell on its configuration `held`: its runs and the stamp of their

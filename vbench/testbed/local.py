@@ -30,14 +30,14 @@ from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
 from vbench.machine_fit import check_physical_hosts_fit
 from vbench.params import HostParams, TestbedParams
-from vbench.testbed import facts, netcmd, owned, physnet, physhosts, sysops
+from vbench.testbed import facts, freezer, netcmd, owned, physnet, physhosts, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import cgroup_dirs, cgroup_pids, kill_cgroup, remove_cgroups
 from vbench.testbed.native import attach_netns, remove_netns
 from vbench.testbed.placement import with_placement
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
-from vbench.testbed.slowdown import Slowdown, remove_qdiscs
+from vbench.testbed.slowdown import STATE_CGROUPS, Slowdown, membership_problems, proc_cgroup, remove_qdiscs
 
 Log = Callable[[str], None]
 
@@ -162,6 +162,8 @@ class Testbed(UpDown):
         for platform, specs in by_platform.items():
             provisioner_for(platform).preflight(specs, self.ctx)
         self.slowdown.preflight()
+        if self.params.freezer:
+            freezer.preflight(self.params.name)
 
     def _preflight_physical_hosts(self) -> None:
         p = self.params
@@ -229,6 +231,8 @@ class Testbed(UpDown):
 
         # The planted slowdown's parent cgroup exists before any host, so each is born inside it.
         self.slowdown.create_parent()
+        if p.freezer:
+            freezer.create_parent(p.name, lambda rel: self.ctx.record(STATE_CGROUPS, rel))
         created: list[Created] = []
         started: list[float] = []
         for i, spec in specs:
@@ -262,10 +266,16 @@ class Testbed(UpDown):
         return self.hosts
 
     def _slowdown_facts(self, spec: HostParams, index: int) -> dict[str, str]:
-        """What the planted slowdown holds on one host, read back (nothing when none is planted)."""
-        if not self.params.slowdown.active:
+        """What the planted slowdown holds on one host, read back (nothing when none is planted),
+        and, with a freezer, the check that the host's first process is inside its freezer cgroup."""
+        if not (self.params.slowdown.active or self.params.freezer):
             return {}
         pid = provisioner_for(spec.platform).init_pid(spec, self.ctx)  # type: ignore[attr-defined]
+        if self.params.freezer:
+            rel = freezer.host_rel(self.params.name, spec.name)
+            bad = membership_problems(proc_cgroup(pid), rel, [freezer.CONTROLLER])
+            if bad:
+                raise VbenchError(f"{spec.platform} host {spec.name} cannot be frozen whole: " + "; ".join(bad))
         return self.slowdown.verify_host(spec, index, pid)
 
     def attach(self) -> list[Host]:
@@ -375,6 +385,7 @@ class Testbed(UpDown):
 
     def _remove(self, state: dict) -> None:
         remove_qdiscs(state, self.log)  # a planted slowdown's, before the links they sit on go
+        freezer.thaw_tree(self.params.name)  # a frozen process cannot die (a runner killed mid-freeze)
         for i, spec in reversed(self._indexed_specs()):
             try:
                 provisioner_for(spec.platform).destroy(spec, i, self.ctx)

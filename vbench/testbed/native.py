@@ -10,10 +10,10 @@ from pathlib import Path
 from vbench.errors import VbenchError
 from vbench.host import Host
 from vbench.params import HostParams
-from vbench.testbed import netcmd, owned, sysops
+from vbench.testbed import freezer, netcmd, owned, sysops
 from vbench.testbed.physhosts import attach_guest
 from vbench.testbed.provisioner import Created, TestbedContext
-from vbench.testbed.slowdown import Slowdown
+from vbench.testbed.slowdown import STATE_CGROUPS, Slowdown, in_cgroups_argv
 from vbench.testbed.sshd import sshd_config
 
 
@@ -68,9 +68,13 @@ class NativeProvisioner:
         argv = netcmd.in_identity(
             ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]
         )
-        # A planted slowdown's cgroups hold the sshd from its first instruction, so every daemon
-        # started over SSH is inside them too.
+        # A planted slowdown's cgroups (and the testbed's freezer, when it has one) hold the sshd
+        # from its first instruction, so every daemon started over SSH is inside them too.
         argv = Slowdown(ctx).native_argv(spec, argv)
+        if ctx.params.freezer:
+            argv = in_cgroups_argv(
+                freezer.native_procs(ctx.params.name, spec.name, lambda rel: ctx.record(STATE_CGROUPS, rel)), argv
+            )
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
                 argv,
