@@ -422,7 +422,7 @@ def test_the_statistics_count_the_runs_taken_on_a_flagged_machine():
     t = compute_stats(df, n_resamples=200)
     rows = t[t.statistic == "flagged_runs"]
     assert list(rows.metric) == ["t", "u"] and list(rows.estimate) == [2.0, 2.0]
-    assert "2 of 5 run(s) measured while the quiet-machine gate flagged the machine" in rows.iloc[0].note
+    assert "2 of 5 runs measured while the quiet-machine gate flagged the machine" in rows.iloc[0].note
     assert quiet_counts(_tidy([None, None]).drop(columns="quiet.verdict", errors="ignore")) is None
     assert "reference" not in q.text()  # no run carries the machine's reference
 
@@ -437,7 +437,7 @@ def test_the_flagged_runs_note_says_how_the_probe_stood_against_the_machines_ref
     df["quiet.cpu_probe_machine_ms"] = [40.0] * 6 + [None, None]
     q = quiet_counts(df)
     assert q.probe_vs_machine == pytest.approx(1.4)  # median of 1.25, 1.5, 1.4
-    assert q.text().endswith("; CPU probe x1.40 this machine's reference (median over the 3 run(s) measured with one)")
+    assert q.text().endswith("; CPU probe x1.40 this machine's reference (median over the 3 runs measured with one)")
     t = compute_stats(df, n_resamples=200)
     assert "x1.40 this machine's reference" in t[t.statistic == "flagged_runs"].iloc[0].note
 
@@ -457,4 +457,4 @@ def test_the_paper_says_how_many_runs_were_taken_on_a_flagged_machine():
         ]
     ).drop_duplicates(["platform", "run_id"])
     tex = table_overheads(compute_stats(df, n_resamples=200), df)
-    assert "Quiet-machine gate: 2 of 6 run(s) measured while the quiet-machine gate flagged the machine." in tex
+    assert "Quiet-machine gate: 2 of 6 runs measured while the quiet-machine gate flagged the machine." in tex

@@ -73,6 +73,17 @@ def test_no_s_plurals(paper):
 
 
 @pytest.mark.timeout(300)
+def test_no_s_plurals_in_any_generated_file(built):
+    """Every generated table, figure include and macro, whether main.tex prints it or not."""
+    found = [
+        line
+        for f in sorted((built / "generated").rglob("*.tex"))
+        for line in V.s_plurals_in(str(f.relative_to(built)), f.read_text(encoding="utf-8"))
+    ]
+    assert found == [], _report(found)
+
+
+@pytest.mark.timeout(300)
 def test_no_parameter_names_in_sentences(paper):
     assert V.parameter_names(paper) == [], _report(V.parameter_names(paper))
 
@@ -150,10 +161,34 @@ def test_abstract_length_counts_words_not_markup():
     assert V.words(r"ratio \num{1.01} [\num{0.97}, \num{1.05}] (95\,\% interval)") == 6
 
 
-def test_s_plurals_are_caught_in_prose_and_captions():
+def test_s_plurals_are_caught_in_prose_captions_and_table_notes():
     p = _paper(prose="one master and 3 worker(s)", floats=r"\begin{figure}\caption{run(s)}\label{fig:a}\end{figure}")
     found = V.s_plurals(p)
-    assert len(found) == 2 and found[0].startswith("prose:") and found[1].startswith("caption 1:")
+    assert len(found) == 3 and found[0].startswith("prose:") and found[1].startswith("caption 1:")
+    assert found[2].startswith("float 1 (fig:a):")
+    note = (
+        r"\begin{table}\caption{Times}\label{tab:t}a & \qty{1.5}{\second} (s)\\ \emph{0 of 3 run(s) flagged}\end{table}"
+    )
+    assert [f.split(" in ")[0] for f in V.s_plurals(_paper(floats=note))] == ["float 1 (tab:t): '(s)' plural"]
+    assert V.s_plurals(_paper(floats=note.replace("run(s)", "runs"))) == []
+
+
+def test_counts_in_statistics_notes_agree_with_their_nouns():
+    from vbench.stats.table import QuietCounts
+    from vbench.stats.warmup import ExclusionRule
+    from vbench.stats.wording import count
+
+    assert [count(1, "run"), count(0, "run"), count(3, "run"), count(2, "repetition")] == [
+        "1 run",
+        "0 runs",
+        "3 runs",
+        "2 repetitions",
+    ]
+    assert QuietCounts(1, 0, 0, 0, 1.02, 1).text() == (
+        "0 of 1 run measured while the quiet-machine gate flagged the machine; "
+        "CPU probe x1.02 this machine's reference (median over the 1 run measured with one)"
+    )
+    assert ExclusionRule(use_warmup_column=False, drop_first_n=1).describe() == "excluded the first 1 repetition of each group"
 
 
 def test_parameter_names_outside_code_and_in_the_abstract_even_as_code():

@@ -80,7 +80,7 @@ def test_only_blocks_holding_both_levels_count_and_too_few_give_a_note_not_a_num
     df = df[~((df["size"] == OFF) & (df["block"] >= 1))]
     df = pd.concat([df, _samples({("native", OFF): [26.0], ("lxc", OFF): [26.1]}).assign(block=0)])
     row = compute_stats(df, n_resamples=200).query("statistic == @INTERACTION").iloc[0]
-    assert math.isnan(row.estimate) and "1 block(s) hold both levels" in row.note
+    assert math.isnan(row.estimate) and "1 block holds both levels" in row.note
 
 
 def test_a_platform_without_the_baseline_at_both_levels_gets_no_row():

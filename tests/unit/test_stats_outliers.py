@@ -45,7 +45,7 @@ def test_outlier_is_flagged_in_table_but_kept_in_statistics():
     values = [10.0, 11.0, 9.0, 10.0, 10.5, 30.0, 9.5]
     t = compute_stats(_samples(values))
     row = t[(t.statistic == "outliers")].iloc[0]
-    assert row.estimate == 1 and "repetition(s) 5 flagged" in row.note and "kept" in row.note
+    assert row.estimate == 1 and "repetition 5 flagged" in row.note and "kept" in row.note
     mean = t[(t.statistic == "mean") & (t.method == "t")].iloc[0]
     assert mean.estimate == pytest.approx(np.mean(values)) and mean.n == 7
 
@@ -66,7 +66,7 @@ def test_drop_first_n_orders_repetitions_numerically_per_group():
     d["repetition"] = [10, 2, 1, 3, 0, 1, 2]  # shuffled; "10" must sort after "3"
     kept, excluded, rule = apply_exclusions(d.reset_index(drop=True), drop_first_n=2)
     assert sorted(excluded.value) == [2.0, 3.0, 5.0, 6.0]
-    assert rule.describe() == "excluded the first 2 repetition(s) of each group"
+    assert rule.describe() == "excluded the first 2 repetitions of each group"
     assert set(excluded.exclusion_reason) == {"among first 2 repetitions"}
 
 

@@ -65,9 +65,9 @@ def test_extra_rounds_run_after_the_target_is_reached_even_if_it_slips():
     rounds = [[_w(5.0)], [_w(2.0)], [_w(3.2)], [_w(2.8)], [_w(3.1)], [_w(2.0)]]
     stop, d = _play(rounds, target_pct=3.0, min_rounds=2, max_rounds=None, extra_rounds=3)
     assert stop == 5 and d.verdict == TARGET_REACHED and d.reached_at == 2
-    assert "3 more round(s) run after the target was reached in round 2" in d.reason
+    assert "3 more rounds run after the target was reached in round 2" in d.reason
     mid = decide([_w(3.2)], rounds_done=3, reached_at=2, target_pct=3.0, min_rounds=2, max_rounds=None, extra_rounds=3)
-    assert mid.verdict == CONTINUE and "2 more round(s) before stopping" in mid.reason
+    assert mid.verdict == CONTINUE and "2 more rounds before stopping" in mid.reason
 
 
 def test_with_rounds_per_block_the_extra_rounds_end_at_the_end_of_a_block():
@@ -77,9 +77,9 @@ def test_with_rounds_per_block_the_extra_rounds_end_at_the_end_of_a_block():
     stop, d = _play(rounds, **kw, rounds_per_block=3)
     # 4 + 6 = 10 is mid-block (block 4 holds rounds 10-12): the stop waits for round 12.
     assert stop == 12 and d.verdict == TARGET_REACHED and d.reached_at == 4
-    assert "8 more round(s) run after the target was reached in round 4 (to the end of a block of 3" in d.reason
+    assert "8 more rounds run after the target was reached in round 4 (to the end of a block of 3" in d.reason
     mid = decide([_w(2.0)], rounds_done=10, reached_at=4, rounds_per_block=3, **kw)
-    assert mid.verdict == CONTINUE and "2 more round(s) before stopping" in mid.reason
+    assert mid.verdict == CONTINUE and "2 more rounds before stopping" in mid.reason
     # One round per block: exactly extra_rounds after the target, as before.
     assert _play(rounds, **kw)[0] == 10
     # A boundary already reached stops there.

@@ -257,6 +257,13 @@ def _parts(paper: Paper) -> list[tuple[str, str]]:
     ]
 
 
+def _float_name(tex: str) -> str:
+    """A float as a reader finds it: its label, else the start of its caption."""
+    label = re.search(r"\\label\{([^}]*)\}", tex)
+    captions = command_groups(tex, "caption")
+    return label[1] if label else (plain(captions[0])[:30] if captions else "no label")
+
+
 # --- the checks ---------------------------------------------------------------------------------
 
 
@@ -266,12 +273,19 @@ def abstract_length(paper: Paper, limit: int = ABSTRACT_WORDS) -> list[str]:
 
 
 def s_plurals(paper: Paper) -> list[str]:
-    """ "platform(s)": a generator that did not count, where the count is known."""
+    """ "platform(s)": a generator that did not count, where the count is known. Tables' and figures'
+    bodies too: their notes are where the statistics' own notes ("1 attempt(s) lost the race") land."""
     out = []
-    for where, tex in _parts(paper):
-        text = plain(tex)
-        out += [f"{where}: '(s)' plural in {_context(text, m.start(), m.end())}" for m in re.finditer(r"\w\(s\)", text)]
+    floats = [(f"float {i + 1} ({_float_name(f)})", f) for i, f in enumerate(paper.floats)]
+    for where, tex in [*_parts(paper), *floats]:
+        out += s_plurals_in(where, tex)
     return out
+
+
+def s_plurals_in(where: str, tex: str) -> list[str]:
+    """ "(s)" plurals in one piece of LaTeX (a generated file, say), as `s_plurals` reports them."""
+    text = plain(tex)
+    return [f"{where}: '(s)' plural in {_context(text, m.start(), m.end())}" for m in re.finditer(r"\w\(s\)", text)]
 
 
 def parameter_names(paper: Paper) -> list[str]:

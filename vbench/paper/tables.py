@@ -29,6 +29,7 @@ from vbench.stats.slowdown import slowdown_stats
 from vbench.stats.paired import FIELLER, PAIRED_T
 from vbench.stats.table import quiet_counts
 from vbench.stats.tidy import split_size_key, stamp_list, stamp_mapping
+from vbench.stats.wording import noun
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
@@ -293,6 +294,15 @@ def _platform_columns(
 def _unit_of(stats, benchmark, metric) -> str:
     r = R.rows(stats, benchmark=benchmark, metric=metric, statistic="mean", method="t")
     return str(r["unit"].iloc[0]) if not r.empty else ""
+
+
+def _as_count(level: object) -> float:
+    """A factor's level as the count it names ("1" guest per host); a label that is no number counts
+    as many, so its noun reads plural."""
+    try:
+        return float(str(level))
+    except ValueError:
+        return 0.0
 
 
 def _where(experiment, size) -> str:
@@ -887,7 +897,9 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
             + tex_escape(base_level)
             + r"'': TeraSort's time over its time with "
             + tex_escape(base_level)
-            + r" guest(s) per host, with its 95\,\% interval (paired by block where each block ran both). "
+            + " "
+            + noun(_as_count(base_level), "guest")
+            + r" per host, with its 95\,\% interval (paired by block where each block ran both). "
             r"The row's guests sit on emulated physical hosts "
             r"(network namespaces joined by a shaped link): what grouping them changes here is which transfers "
             r"cross that link, not the NUMA locality VMware attributes its speed-up to."

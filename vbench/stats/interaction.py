@@ -27,6 +27,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.paired import Pairs, t_on_logs
 from vbench.stats.records import Interval
 from vbench.stats.tidy import TIME_INDEX_COLUMNS, size_levels
+from vbench.stats.wording import count, noun
 
 INTERACTION = "interaction"
 
@@ -75,7 +76,8 @@ def interaction_ratio(reference: Pairs, other: Pairs, *, conf: float = 0.95) -> 
     ref, oth = _block_means(reference), _block_means(other)
     common = sorted((b for b in ref if b in oth), key=natural_key)
     if len(common) < 2:
-        return f"{len(common)} block(s) hold both levels with both platforms: needs 2"
+        holds = noun(len(common), "holds", "hold")
+        return f"{count(len(common), 'block')} {holds} both levels with both platforms: needs 2"
     d = np.array([oth[b] - ref[b] for b in common])
     if np.ptp(d) == 0:
         return "every block gives the same difference: a t interval would have zero width"

@@ -42,6 +42,7 @@ from scipy import stats
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import BLOCK, ROUND, level_text
 from vbench.stats.records import Interval
+from vbench.stats.wording import count
 
 MIXED = "mixed model (REML)"
 
@@ -126,13 +127,13 @@ def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> Mixe
     units, with_round = got
     base_blocks = set(units.loc[units["platform"] == baseline, BLOCK])
     if len(base_blocks) < 2:
-        return NoFit(f"the baseline '{baseline}' ran in {len(base_blocks)} block(s): the model needs 2")
+        return NoFit(f"the baseline '{baseline}' ran in {count(len(base_blocks), 'block')}: the model needs 2")
     others = sorted((p for p in units["platform"].unique() if p != baseline), key=natural_key)
     kept, left_out = [], {}
     for p in others:
         shared = base_blocks & set(units.loc[units["platform"] == p, BLOCK])
         if len(shared) < 2:
-            left_out[p] = f"in {len(shared)} block(s) with the baseline: not in the mixed model"
+            left_out[p] = f"in {count(len(shared), 'block')} with the baseline: not in the mixed model"
         else:
             kept.append(p)
     if not kept:

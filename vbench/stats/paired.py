@@ -39,6 +39,7 @@ from scipy import stats
 from vbench.stats.hypothesis import TostResult
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
+from vbench.stats.wording import count
 
 PAIRED_T = "paired-t (blocks)"
 HIERARCHICAL = "hierarchical bootstrap"
@@ -196,7 +197,7 @@ def hierarchical_means(pairs: Pairs, n_resamples: int, rng: np.random.Generator)
 
 
 def _unpaired_note(pairs: Pairs) -> str:
-    return f"; {pairs.unpaired_runs} run(s) without a partner left out" if pairs.unpaired_runs else ""
+    return f"; {count(pairs.unpaired_runs, 'run')} without a partner left out" if pairs.unpaired_runs else ""
 
 
 def _upper_level(pairs: Pairs) -> np.ndarray:

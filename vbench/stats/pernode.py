@@ -14,6 +14,7 @@ from typing import Mapping
 import pandas as pd
 
 from vbench.stats.tidy import stamp_mapping
+from vbench.stats.wording import count
 
 ATTEMPT_METRICS = {"map_attempt_time": "MAP", "reduce_attempt_time": "REDUCE"}
 #: One sample per failed or killed attempt (value 1), with `attempt_state` and `diagnostics`.
@@ -165,7 +166,7 @@ def _group_verdict(
         return (
             None,
             worst.vs_others,
-            f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {worst.tasks} task(s) (< {min_tasks})",
+            f"undecided: {worst.node} at {worst.vs_others:.2f}x but only {count(worst.tasks, 'task')} (< {min_tasks})",
         )
     if worst.vs_others >= factor:
         extra = f"; {_why(worst)}" if worst.failed + worst.lost_races else ""
@@ -173,7 +174,7 @@ def _group_verdict(
             worst,
             worst.vs_others,
             f"{worst.node} ({worst.platform}) is the straggler: mean {tt.lower()} task "
-            f"{worst.mean_s:.1f} s over {worst.tasks} task(s), {worst.vs_others:.2f}x the "
+            f"{worst.mean_s:.1f} s over {count(worst.tasks, 'task')}, {worst.vs_others:.2f}x the "
             f"other nodes' median{extra}",
         )
     return None, worst.vs_others, f"no straggler: slowest node {worst.node} at {worst.vs_others:.2f}x (< {factor}x)"
@@ -182,9 +183,9 @@ def _group_verdict(
 def _why(r: NodeRow) -> str:
     parts = []
     if r.failed:
-        parts.append(f"{r.failed} attempt(s) sent there failed")
+        parts.append(f"{count(r.failed, 'attempt')} sent there failed")
     if r.lost_races:
-        parts.append(f"{r.lost_races} attempt(s) lost the race to a speculative copy")
+        parts.append(f"{count(r.lost_races, 'attempt')} lost the race to a speculative copy")
     return " and ".join(parts) + " (re-run or finished elsewhere)"
 
 

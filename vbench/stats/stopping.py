@@ -21,6 +21,7 @@ import pandas as pd
 
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.table import compute_stats
+from vbench.stats.wording import noun
 
 TARGET_REACHED = "target_reached"
 MAX_ROUNDS = "max_rounds"
@@ -132,7 +133,7 @@ def decide(
     if stop_at is not None and rounds_done >= stop_at:
         ran = rounds_done - reached_at
         extra = (
-            f"; {ran} more round(s) run after the target was reached in round {reached_at}"
+            f"; {ran} more {noun(ran, 'round')} run after the target was reached in round {reached_at}"
             + (f" (to the end of a block of {rounds_per_block} rounds)" if ran > extra_rounds else "")
             if ran
             else ""
@@ -140,7 +141,8 @@ def decide(
         return StopDecision(TARGET_REACHED, status + extra, rounds_done, widths, reached_at)
     if stop_at is not None:
         status = (
-            f"target reached in round {reached_at}; {stop_at - rounds_done} more round(s) before stopping; {status}"
+            f"target reached in round {reached_at}; {stop_at - rounds_done} more "
+            f"{noun(stop_at - rounds_done, 'round')} before stopping; {status}"
         )
     elif within:
         status = f"{status}, but only {rounds_done} of at least {min_rounds} rounds done"

@@ -45,6 +45,7 @@ from vbench.stats.paired import (
 from vbench.stats.ratio import fieller_interval, overhead_pct
 from vbench.stats.records import Interval, StatRow
 from vbench.stats.warmup import ExclusionRule, apply_exclusions
+from vbench.stats.wording import count, noun
 
 #: Default seed (the year of the studies vbench revisits, plus one digit).
 DEFAULT_SEED = 20141
@@ -243,9 +244,11 @@ def _describe_group(
         )
     )
     flags = mad_outliers(x, outlier_threshold)
-    flagged = ", ".join(str(r) for r in sorted(kept["repetition"].to_numpy()[flags.flags], key=natural_key))
+    flagged_reps = sorted(kept["repetition"].to_numpy()[flags.flags], key=natural_key)
+    flagged = ", ".join(str(r) for r in flagged_reps)
     onote = (
-        f"repetition(s) {flagged} flagged (|modified z| > {outlier_threshold:g}); kept in all statistics"
+        f"{noun(len(flagged_reps), 'repetition')} {flagged} flagged "
+        f"(|modified z| > {outlier_threshold:g}); kept in all statistics"
         if flagged
         else ""
     )
@@ -291,7 +294,9 @@ class QuietCounts:
     probe_runs: int = 0
 
     def text(self) -> str:
-        parts = [f"{self.flagged} of {self.runs} run(s) measured while the quiet-machine gate flagged the machine"]
+        parts = [
+            f"{self.flagged} of {count(self.runs, 'run')} measured while the quiet-machine gate flagged the machine"
+        ]
         if self.waited:
             parts.append(f"{self.waited} after waiting for it to be quiet")
         if self.unchecked:
@@ -299,7 +304,7 @@ class QuietCounts:
         if self.probe_vs_machine is not None:
             parts.append(
                 f"CPU probe x{self.probe_vs_machine:.2f} this machine's reference "
-                f"(median over the {self.probe_runs} run(s) measured with one)"
+                f"(median over the {count(self.probe_runs, 'run')} measured with one)"
             )
         return "; ".join(parts)
 
@@ -336,7 +341,11 @@ def _precision_note(a) -> str:
     tail = (
         "reached"
         if a.reached
-        else (f"about {a.more_runs} more run(s) per platform" if a.more_runs is not None else "not reachable")
+        else (
+            f"about {a.more_runs} more {noun(a.more_runs, 'run')} per platform"
+            if a.more_runs is not None
+            else "not reachable"
+        )
     )
     return "; ".join(filter(None, [f"{head}: {tail}", a.note]))
 
@@ -539,7 +548,7 @@ def _compare_group(
             n_resamples=n_resamples,
             rng=_rng(seed, "paired", experiment, benchmark, metric, size, unit, p, baseline),
         )
-        why_unpaired = "" if paired else f"not paired: {pairs.note or f'{pairs.n_pairs} pair(s), needs 2'}"
+        why_unpaired = "" if paired else f"not paired: {pairs.note or count(pairs.n_pairs, 'pair') + ', needs 2'}"
         # Fieller assumes normal means; prefer the bootstrap only when normality is doubtful
         # and both samples are large enough for BCa to be trusted.
         doubtful = shapiro_wilk(x).doubtful or shapiro_wilk(y).doubtful

@@ -49,6 +49,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.mixed import pooled_nondecreasing
 from vbench.stats.paired import BLOCK, ROUND, level_text
 from vbench.stats.warmup import measured_samples
+from vbench.stats.wording import count
 
 DRIFT, INSTANCE, ROUND_LEVEL, RUN = "drift", "instance", "round", "run"
 #: Outermost first, as the tables show them.
@@ -399,7 +400,7 @@ class VarianceRow:
                 }
             )
         if self.left_out:
-            notes.append(f"{self.left_out} unit(s) without a block or a partner left out")
+            notes.append(f"{count(self.left_out, 'unit')} without a block or a partner left out")
         out["note"] = "; ".join(notes)
         return out
 

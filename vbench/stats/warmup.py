@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.stats.keys import SAMPLE_KEY, natural_key
+from vbench.stats.wording import count
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class ExclusionRule:
         if self.use_warmup_column:
             parts.append("rows with warmup=true")
         if self.drop_first_n:
-            parts.append(f"the first {self.drop_first_n} repetition(s) of each group")
+            parts.append(f"the first {count(self.drop_first_n, 'repetition')} of each group")
         return "excluded " + " and ".join(parts) if parts else "no exclusion rule"
 
 
