@@ -135,6 +135,9 @@ class NoHostsSource:
     def gate_hosts(self, platforms):
         return []
 
+    def clear(self, testbed):
+        return None
+
     @contextlib.contextmanager
     def open(self, platform, testbed):
         yield []
@@ -292,6 +295,9 @@ class _FakeSource:
 
     def check(self, platforms):
         return None
+
+    def clear(self, testbed):
+        self.machine.events.append(("clear", testbed.name))
 
     @contextlib.contextmanager
     def open(self, platform, testbed):

@@ -447,3 +447,12 @@ def test_idle_run_leaves_the_design_hash_of_every_design_without_it_unchanged():
 
     assert design_hash(design()) == design_hash(design(idle="run"))
     assert design_hash(design()) != design_hash(design(idle="freeze"))
+
+
+def test_a_finished_campaign_run_again_clears_what_a_run_killed_in_its_last_teardown_left(tmp_path, fake_machine):
+    run(design(repetitions=1), tmp_path / "c", fake_machine)
+    assert not [e for e in fake_machine.events if e[0] == "clear"]  # opening a testbed clears it
+    fake_machine.events.clear()
+    result = run(design(repetitions=1), tmp_path / "c", fake_machine)
+    assert result.ran == [] and not [e for e in fake_machine.events if e[0] == "open"]
+    assert sorted(e[1] for e in fake_machine.events if e[0] == "clear") == ["vb0", "vb1"]

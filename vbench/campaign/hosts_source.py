@@ -30,6 +30,10 @@ class HostsSource(Protocol):
         """The remote machines the quiet gate reads before each round (none: a local source's
         hosts share this machine, which the gate reads itself)."""
 
+    def clear(self, testbed: TestbedParams) -> None:
+        """Remove what a killed run left of this configuration's hosts (nothing for hosts that
+        are not vbench's to remove)."""
+
 
 class TestbedSource:
     """The local testbed: brought up for a configuration and torn down after it."""
@@ -47,10 +51,13 @@ class TestbedSource:
     def gate_hosts(self, platforms: tuple[str, ...]) -> list[Host]:
         return []
 
-    @contextmanager
-    def open(self, platform: str, testbed: TestbedParams) -> Iterator[list[Host]]:
+    def clear(self, testbed: TestbedParams) -> None:
         # What a killed run left is cleared; a testbed kept up by `vbench testbed up`, or in use by
         # another process (its lock), is refused, never destroyed.
         Testbed(testbed, log=self.log).down()
+
+    @contextmanager
+    def open(self, platform: str, testbed: TestbedParams) -> Iterator[list[Host]]:
+        self.clear(testbed)
         with Testbed(testbed, log=self.log) as bed:
             yield bed.hosts

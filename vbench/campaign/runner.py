@@ -724,6 +724,8 @@ def run_campaign(
     cells = [c for c in expand(exp) if c.variant.kind in kinds]
     done = done_cells(store)
     todo = [c for c in cells if c.cell_id not in done]
+    if not todo:
+        _clear_leftovers(params, source, log)
     plan = sessions(exp, todo)
     result = CampaignResult(already_done=len(cells) - len(todo))
     progress = progress or NoProgress()
@@ -761,6 +763,17 @@ def run_campaign(
         log(f"time budget reached: {len(result.skipped)} cells skipped (listed in {store.root / 'skipped.json'})")
     result.seconds = time.monotonic() - t0
     return result
+
+
+def _clear_leftovers(params: dict[str, tuple[TestbedParams, HadoopParams]], source: HostsSource, log: Log) -> None:
+    """With nothing left to run no configuration is opened, and opening is where what a killed
+    run left is cleared: a run killed in its last teardown would leave its testbeds up for good.
+    So they are cleared here; one another process holds is said and left alone."""
+    for tb, _hp in params.values():
+        try:
+            source.clear(tb)
+        except VbenchError as exc:
+            log(f"leftovers of testbed {tb.name} not cleared: {exc}")
 
 
 def _over_budget(t0: float, budget_s: float, cell: Cell, durations: dict[str, list[float]]) -> bool:

@@ -63,6 +63,9 @@ class InventorySource:
         before each round, since an interleaved round runs on all of them."""
         return distinct_hosts(h for p in platforms for h in to_hosts(self.inv, p))
 
+    def clear(self, testbed: TestbedParams) -> None:
+        """Nothing: an inventory's leftover daemons are stopped when its hosts are next opened."""
+
     @contextmanager
     def open(self, platform: str, testbed: TestbedParams | None = None) -> Iterator[list[Host]]:
         ihosts = self.inv.of_platform(platform)
