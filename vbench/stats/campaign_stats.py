@@ -83,6 +83,32 @@ def variance_metric(benchmark: str, metric: str) -> bool:
     return metric.endswith(".job_time") or (benchmark, metric) in _VARIANCE_FIGURES
 
 
+class SharedRecord(dict):
+    """A section of a statistics table's `attrs` (stats.json's `rounds_per_block`, `variance`):
+    a dict, written and compared as one, that a copy shares rather than copies. pandas deep-copies
+    a frame's attrs into every frame and column taken from it (a mask, a lookup's row), thousands
+    of times when the paper or a notebook reads the table: copied, these sections made such reads
+    take minutes. Nothing changes a section once `campaign_stats` has computed it."""
+
+    def __deepcopy__(self, memo) -> SharedRecord:
+        return self
+
+    def __reduce__(self):
+        return (SharedRecord, (dict(self),))
+
+
+#: The sections of a statistics table's attrs that are kept as `SharedRecord`s.
+SHARED_ATTRS = ("rounds_per_block", "variance")
+
+
+def share_attrs(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with its large attrs sections (`SHARED_ATTRS`) as `SharedRecord`s, in place."""
+    for key in SHARED_ATTRS:
+        if isinstance(table.attrs.get(key), dict):
+            table.attrs[key] = SharedRecord(table.attrs[key])
+    return table
+
+
 def directions(metrics) -> dict[str, bool]:
     return {m: False for m in sorted(set(metrics)) if _LOWER_IS_BETTER.search(m)}
 
@@ -152,7 +178,7 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     out.attrs.update(stats.attrs)
     out.attrs["rounds_per_block"] = rounds_per_block_advice(stats, campaign.samples)
     out.attrs["variance"] = variance_section(campaign, cfg)
-    return out
+    return share_attrs(out)
 
 
 def variance_section(campaign: Campaign, cfg: StatsConfig) -> dict:
@@ -295,4 +321,4 @@ def read_campaign_stats(out: Path, cfg: StatsConfig, campaign_dir: Path) -> pd.D
             f"the statistics were computed from another {' and '.join(changed)} than "
             f"{campaign_dir} holds now; re-run the statistics stage (dvc repro statistics)",
         )
-    return pd.read_parquet(table)
+    return share_attrs(pd.read_parquet(table))
