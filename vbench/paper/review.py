@@ -9,12 +9,18 @@ check needs `vbench paper build`'s generated files but no LaTeX run. Each check 
 it found as readable lines (empty: none), so a failing test says what to fix and where.
 tests/unit/test_paper_review.py runs them on the paper rebuilt from the committed campaigns.
 
-Pure: text in, text out; `read_paper` alone reads files.
+The checks of the LaTeX run read what it left: its log (undefined references, overfull boxes past
+a small tolerance, the figures it placed) and its PDF and figures rendered to PNG by pdftoppm (a
+figure missing, empty or blank; a blank page).
+
+Pure: text in, text out; `read_paper`, `render`, `ink` and `figure_problems` alone read files.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -396,3 +402,159 @@ def delta_counts(paper: Paper, delta: pd.DataFrame) -> list[str]:
                     f"the delta table has {len(delta)}"
                 )
     return out
+
+
+# --- the LaTeX run: its log and its PDF ---------------------------------------------------------
+
+#: How far past its column a box may stick out before a reader would see it (TeX's points; 1 pt is
+#: about a third of a millimetre). TeX reports every overfull box, however slight.
+OVERFULL_TOLERANCE_PT = 1.0
+
+_OVERFULL = re.compile(r"^Overfull \\(?P<box>[hv])box \((?P<pt>[\d.]+)pt too (?:wide|high)\) (?P<where>.*?)\s*$")
+_UNDEFINED = re.compile(r"(?P<kind>Reference|Citation) `(?P<key>[^']*)' on page (?P<page>\d+) undefined")
+_OPENED = re.compile(r"\((?P<file>\.?/[^\s()]+|[\w-]+\.(?:tex|bbl))")
+
+
+def _log_messages(log: str, start: re.Pattern) -> list[tuple[re.Match, str]]:
+    """Each log line matching `start`, with the file TeX was reading then (its stack of `(file`
+    opened and `)` closed; the excerpt of a box TeX prints after the message is not read for files,
+    for its text may hold parentheses of its own)."""
+    found, stack, excerpt = [], [], False
+    for line in log.splitlines():
+        if excerpt:
+            excerpt = bool(line.strip())
+            continue
+        m = start.match(line)
+        if m:
+            found.append((m, next((f for f in reversed(stack) if f), "main.tex")))
+            excerpt = line.startswith(("Overfull", "Underfull"))
+            continue
+        for tok in re.finditer(r"\(|\)", line):
+            if tok[0] == ")":
+                if stack:
+                    stack.pop()
+            else:
+                opened = _OPENED.match(line, tok.start())
+                stack.append(opened["file"].removeprefix("./") if opened else None)
+    return found
+
+
+def overfull_boxes(log: str, tolerance_pt: float = OVERFULL_TOLERANCE_PT) -> list[str]:
+    """Boxes TeX could not fit by more than `tolerance_pt`: a table past its column, a line past the
+    margin. One line each, with the file and its lines, widest first."""
+    boxes = [
+        (
+            float(m["pt"]),
+            f"{file} {m['where']}: {m['box']}box {float(m['pt']):.1f} pt too {'wide' if m['box'] == 'h' else 'high'}",
+        )
+        for m, file in _log_messages(log, _OVERFULL)
+        if float(m["pt"]) > tolerance_pt
+    ]
+    return [text for _, text in sorted(boxes, key=lambda b: -b[0])]
+
+
+def undefined_references(log: str) -> list[str]:
+    """`\\ref`s and `\\cite`s LaTeX could not resolve (printed as "??" or "[?]"), once each."""
+    seen = {}
+    for m in _UNDEFINED.finditer(log):
+        seen.setdefault((m["kind"], m["key"]), m["page"])
+    out = [f"{kind.lower()} '{key}' undefined (page {page})" for (kind, key), page in seen.items()]
+    if not out and "There were undefined references" in log:
+        out.append("LaTeX says there were undefined references")
+    return out
+
+
+#: A rendered figure or page with less ink than this (the fraction of its pixels that are not the
+#: background) is taken for blank: a figure of one line on white axes has far more.
+INK_MIN = 0.002
+
+
+def figure_files(paper: Paper) -> dict[str, list[str]]:
+    """Each figure's label -> the files its float includes (`\\includegraphics`), in order."""
+    out = {}
+    for f in paper.floats:
+        if not f.lstrip().startswith(r"\begin{figure"):
+            continue
+        label = re.search(r"\\label\{(fig:[^}]*)\}", f)
+        out[label[1] if label else _float_name(f)] = command_groups(f, "includegraphics")
+    return out
+
+
+def ink(png: Path) -> float:
+    """The fraction of an image's pixels that differ from its most common colour (its background)."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        grey = im.convert("L")
+        hist = grey.histogram()
+    total = sum(hist)
+    background = max(range(256), key=lambda v: hist[v])
+    # Anti-aliasing leaves near-background greys on a blank page's edges: not ink.
+    near = sum(hist[max(0, background - 8) : background + 9])
+    return (total - near) / total if total else 0.0
+
+
+def render(
+    pdf: Path, out_prefix: Path, *, dpi: int = 40, first: int | None = None, last: int | None = None
+) -> list[Path]:
+    """The PDF's pages (or `first`..`last`) as PNG files `<out_prefix>-<n>.png` by pdftoppm."""
+    if not shutil.which("pdftoppm"):
+        raise FileNotFoundError("pdftoppm (poppler-utils) is not installed")
+    cmd = ["pdftoppm", "-png", "-r", str(dpi)]
+    cmd += ["-f", str(first)] if first else []
+    cmd += ["-l", str(last)] if last else []
+    subprocess.run([*cmd, str(pdf), str(out_prefix)], check=True, capture_output=True, timeout=300)
+    pages = sorted(out_prefix.parent.glob(out_prefix.name + "-*.png"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    return pages
+
+
+def figure_problems(paper: Paper, out_dir: Path, work: Path) -> list[str]:
+    """Figures a reader would find empty or missing: a figure float that includes no file, a file
+    that is absent or empty, or one that renders blank (first page, by pdftoppm, into `work`)."""
+    out = []
+    for label, files in figure_files(paper).items():
+        if not files:
+            out.append(f"{label}: includes no graphics file")
+        for name in files:
+            f = Path(out_dir) / name
+            if not f.is_file() and not f.suffix:
+                f = next((f.with_suffix(s) for s in (".pdf", ".png") if f.with_suffix(s).is_file()), f)
+            if not f.is_file() or f.stat().st_size == 0:
+                out.append(f"{label}: {name} is {'empty' if f.is_file() else 'missing'}")
+                continue
+            if f.suffix == ".pdf":
+                pngs = render(f, Path(work) / re.sub(r"\W", "_", label), first=1, last=1)
+                png = pngs[0] if pngs else None
+            else:
+                png = f
+            share = ink(png) if png is not None else 0.0
+            if share < INK_MIN:
+                out.append(f"{label}: {name} renders blank ({100 * share:.2f} % ink)")
+    return out
+
+
+#: pdflatex's line for each graphics file it placed: `<generated/figures/x.pdf, id=144, 455.3pt x 187.9pt>`.
+_PLACED = re.compile(r"<(?P<file>[^<>,\s]+), id=\d+, (?P<w>[\d.]+)pt x (?P<h>[\d.]+)pt>")
+
+
+def figures_not_placed(paper: Paper, log: str) -> list[str]:
+    """Figures' files the LaTeX run did not place on a page with a size (its log names each one it
+    did): a figure left out by a missing file, or drawn at no size."""
+    placed = {m["file"]: float(m["w"]) * float(m["h"]) for m in _PLACED.finditer(log)}
+    out = []
+    for label, files in figure_files(paper).items():
+        for name in files:
+            hits = [area for f, area in placed.items() if f == name or Path(f).with_suffix("") == Path(name)]
+            if not hits or max(hits) <= 0:
+                out.append(f"{label}: {name} {'drawn at no size' if hits else 'not placed by LaTeX'}")
+    return out
+
+
+def figure_pages(aux: str) -> dict[str, int]:
+    """Each figure's label -> the page LaTeX put it on, from the run's `.aux` (`\\newlabel`)."""
+    return {m[1]: int(m[2]) for m in re.finditer(r"\\newlabel\{(fig:[^}]*)\}\{\{[^}]*\}\{(\d+)\}", aux)}
+
+
+def blank_pages(pages: list[Path]) -> list[str]:
+    """Rendered pages with no ink: a page of floats that came out empty, a stray page break."""
+    return [f"page {i}: blank" for i, p in enumerate(pages, 1) if ink(p) < INK_MIN]
