@@ -45,6 +45,7 @@ def test_vms_per_host_and_topology_levels_each_run_on_their_own_cluster(it_platf
     assert leftovers(tb) == []
 
 
+@pytest.mark.slow  # 79 s of CI: test_network_modes.py measures the matrix in every mode (docs/testing.md)
 def test_the_iperf3_matrix_is_measured_as_samples_of_a_campaign_comparing_network_modes(it_platform_testbed, tmp_path):
     # Jeong et al.'s Fig. 4 as a campaign (params/experiments/jeong2017-netmatrix.yaml, shortened):
     # every pair of the layout a run of its own, its samples naming the pair, the direction and the
