@@ -305,6 +305,14 @@ def _as_count(level: object) -> float:
         return 0.0
 
 
+def _vs_base_note(column: str, job: str, base: str) -> str:
+    """What a factor table's "vs <base level>" column holds, in its note."""
+    return (
+        rf"Elapsed times in \unit{{\second}}; ``{column}'': {job}'s time over its time with {base}, "
+        r"with its 95\,\% interval (paired by block where each block ran both). "
+    )
+
+
 def _where(experiment, size) -> str:
     bits = [f"Experiment \\texttt{{{tex_escape(experiment)}}}"] if experiment else []
     if size:
@@ -892,14 +900,12 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
         body = []
     notes = [
         cells.notes() if body else "",
-        (
-            r"Elapsed times in \unit{\second}; ``TeraSort vs "
-            + tex_escape(base_level)
-            + r"'': TeraSort's time over its time with "
-            + tex_escape(base_level)
-            + " "
-            + noun(_as_count(base_level), "guest")
-            + r" per host, with its 95\,\% interval (paired by block where each block ran both). "
+        _vs_base_note(
+            f"TeraSort vs {tex_escape(base_level)}",
+            "TeraSort",
+            f"{tex_escape(base_level)} {noun(_as_count(base_level), 'guest')} per host",
+        )
+        + (
             r"The row's guests sit on emulated physical hosts "
             r"(network namespaces joined by a shaped link): what grouping them changes here is which transfers "
             r"cross that link, not the NUMA locality VMware attributes its speed-up to."
@@ -976,12 +982,8 @@ def table_racks(stats, samples, baseline="native") -> str:
         body = []
     notes = [
         cells.notes() if body else "",
-        (
-            r"Elapsed times in \unit{\second}; ``vs "
-            + tex_escape(base_level)
-            + r"'': TeraGen's time over its time with the "
-            + tex_escape(base_level)
-            + r" topology, with its 95\,\% interval (paired by block where each block ran both). "
+        _vs_base_note(f"vs {tex_escape(base_level)}", "TeraGen", f"the {tex_escape(base_level)} topology")
+        + (
             r"With \texttt{rack} the guests of each emulated physical host form a Hadoop rack, so each "
             r"block's second and third replicas go to one other host and cross the shaped link between "
             r"hosts once; with \texttt{flat} (one default rack) they go to any two other nodes."
