@@ -15,10 +15,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-FIRST_PARTY = {"vbench", "tests"}
+FIRST_PARTY = {"vbench", "tests", "selfbench"}
 
 #: Import names whose distribution is named otherwise.
-DISTRIBUTION_OF_IMPORT = {"yaml": "pyyaml"}
+DISTRIBUTION_OF_IMPORT = {"yaml": "pyyaml", "PIL": "pillow"}
 
 #: Declared, imported nowhere, and needed all the same.
 USED_WITHOUT_IMPORT = {
