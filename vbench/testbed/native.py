@@ -70,11 +70,11 @@ class NativeProvisioner:
         )
         # A planted slowdown's cgroups (and the testbed's freezer, when it has one) hold the sshd
         # from its first instruction, so every daemon started over SSH is inside them too.
-        argv = Slowdown(ctx).native_argv(spec, argv)
+        # One wrapper moves it into all of them (not one wrapper per mechanism).
+        procs = Slowdown(ctx).host_procs(spec)
         if ctx.params.freezer:
-            argv = in_cgroups_argv(
-                freezer.native_procs(ctx.params.name, spec.name, lambda rel: ctx.record(STATE_CGROUPS, rel)), argv
-            )
+            procs += freezer.native_procs(ctx.params.name, spec.name, lambda rel: ctx.record(STATE_CGROUPS, rel))
+        argv = in_cgroups_argv(procs, argv) if procs else argv
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
                 argv,

@@ -328,9 +328,15 @@ class Slowdown:
     def native_argv(self, spec: HostParams, argv: list[str]) -> list[str]:
         """A native host's command, started inside its cgroup below the parent (unchanged when
         nothing is planted on cgroups)."""
+        procs = self.host_procs(spec)
+        return in_cgroups_argv(procs, argv) if procs else argv
+
+    def host_procs(self, spec: HostParams) -> list[Path]:
+        """The `cgroup.procs` a native host's first process moves itself into (made and recorded
+        here; none when nothing is planted on cgroups)."""
         ctrls = controllers(self.settings())
         if not ctrls:
-            return argv
+            return []
         mounts = cgroup_mounts()
         rel = host_cgroup(self.ctx.params.name, spec.name)
         self.ctx.record(STATE_CGROUPS, rel)
@@ -339,7 +345,7 @@ class Slowdown:
             d = mounts[ctrl] / rel
             d.mkdir(exist_ok=True)  # below the parent this testbed made
             procs.append(d / "cgroup.procs")
-        return in_cgroups_argv(procs, argv)
+        return procs
 
     def shape_host(self, spec: HostParams, index: int) -> None:
         """The delay and rate on the way into one host (after its interface exists)."""
