@@ -361,3 +361,16 @@ def test_a_run_ends_with_its_summary_and_a_failing_one_never_raises(tmp_path, mo
     console = Console(record=True, width=200)
     closing_summary(raw, 1.0, console)
     assert console.export_text().startswith(f"summary: none for {raw}: campaign.json: not a design")
+
+
+def test_the_problems_note_counts_in_words():
+    import pandas as pd
+
+    from vbench.report.campaign import problems_note
+
+    one, four, none = (pd.DataFrame() for _ in range(3))
+    one.attrs["problems"] = ["x"]
+    four.attrs["problems"] = ["a", "b", "c", "d"]
+    assert problems_note(one) == ["1 group of the statistics table lacks a number; its rows' notes say why"]
+    assert problems_note(four)[0].startswith("4 groups of the statistics table lack a number")
+    assert problems_note(none) == []

@@ -39,6 +39,7 @@ from vbench.validate import campaign_name
 from vbench.stats.compare import comparison_of
 from vbench.stats.headlines import quoted_headlines
 from vbench.stats.table import quiet_counts
+from vbench.stats.wording import count
 
 SUMMARY_DIR = "summary"
 SUMMARY_FILE = "summary.md"
@@ -256,7 +257,10 @@ def summarise(
 def problems_note(table: pd.DataFrame) -> list[str]:
     """How many numbers the statistics could not compute (each row's note says why)."""
     n = len(table.attrs.get("problems", []))
-    return [f"{n} group(s) of the statistics table lack a number; its rows' notes say why"] if n else []
+    if not n:
+        return []
+    lacks = "lacks" if n == 1 else "lack"
+    return [f"{count(n, 'group')} of the statistics table {lacks} a number; its rows' notes say why"]
 
 
 def write_summary(s: S.CampaignSummary, raw: Path, out_dir: Path | None = None) -> SummaryFiles:
