@@ -101,9 +101,7 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
     print(provision, calibrate, suite)
     assert "provision: " in provision and ": ok" in provision
     for said in (calibrate, suite):
-        assert (
-            f"quiet gate: this machine's CPU probe reference: 40.0 ms, the median of 1 campaign(s) on {model}" in said
-        )
+        assert f"quiet gate: this machine's CPU probe reference: 40.0 ms, the median of 1 campaign on {model}" in said
         assert "this machine's reference)" in said  # the ratio on every gate line
     # The suite's progress on the terminal: done/total, the running cell, elapsed, ETA, verdicts.
     assert "campaign: 4 cells to run" in suite, suite

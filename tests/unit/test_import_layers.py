@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "store",
             "cache",
             "statedir",
+            "wording",
             "vbench",
         ),
     ),

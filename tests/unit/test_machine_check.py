@@ -48,9 +48,9 @@ def test_a_quiet_machine_at_its_usual_speed_is_ready_and_each_reading_is_said():
     assert len(said) == 3 and said[0].startswith("machine check 1/3: quiet gate: ok (")
     assert "CPU probe 41.0 ms (x1.02 this machine's reference)" in said[0]
     assert result.summary() == [
-        "machine check: CPU probe median 41.0 ms over 3 reading(s) (39.0-44.0), x1.02 this machine's reference "
+        "machine check: CPU probe median 41.0 ms over 3 readings (39.0-44.0), x1.02 this machine's reference "
         "(max x1.25): its usual speed",
-        "machine check: 3 of 3 reading(s) quiet",
+        "machine check: 3 of 3 readings quiet",
         "machine check: ready to measure",
     ]
 
@@ -78,7 +78,7 @@ def test_a_busy_machine_is_not_ready_and_says_who():
     result, said = _check([40.0, 40.0, 40.0], outside=[0.0, 90.0, 0.0])
     assert not result.slow and not result.ready and len(result.noisy) == 1
     assert "quiet gate: flagged" in said[1] and "job[7] 90 %" in said[1]
-    assert result.summary()[1].startswith("machine check: 2 of 3 reading(s) quiet; not quiet: processes outside")
+    assert result.summary()[1].startswith("machine check: 2 of 3 readings quiet; not quiet: processes outside")
 
 
 def test_single_probes_are_not_judged_by_the_designs_probe_limits():
@@ -101,7 +101,7 @@ def test_the_command_reads_this_machine_against_the_campaigns_beside_and_refuses
     # A reference a million ms long: this machine is far faster, so its speed never says "not now".
     rc = cli.main(["campaign", "check", "quick", "--data", str(tmp_path), "--readings", "1"])
     out = capsys.readouterr().out
-    assert f"this machine's CPU probe reference: 1000000.0 ms, the median of 1 campaign(s) on {model}" in out
+    assert f"this machine's CPU probe reference: 1000000.0 ms, the median of 1 campaign on {model}" in out
     assert "machine check 1/1: quiet gate: " in out and "this machine's reference (max x1.25): its usual speed" in out
     # Quiet or not depends on what else runs beside the test (another test worker): both are said.
     assert ("ready to measure" in out) == (rc == 0) and ("not now" in out) == (rc == 1)

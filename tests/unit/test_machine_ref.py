@@ -67,7 +67,7 @@ def test_the_reference_is_the_median_of_the_campaigns_medians_each_campaign_one_
     }
     ref = reference_of(found, "AMD EPYC")
     assert ref == ProbeReference("AMD EPYC", 40.0, (("long", 40.0), ("short", 38.5), ("slow-day", 58.0)))
-    assert "40.0 ms, the median of 3 campaign(s) on AMD EPYC (long 40.0, short 38.5, slow-day 58.0 ms)" == (
+    assert "40.0 ms, the median of 3 campaigns on AMD EPYC (long 40.0, short 38.5, slow-day 58.0 ms)" == (
         ref.describe()
     )
     assert reference_of(found, "Intel Xeon").median_ms == 20.0
@@ -157,7 +157,7 @@ def test_the_local_gate_reads_the_reference_beside_the_campaign_and_says_it(tmp_
     hook = runner.gate_hook(exp, params, Local(), said.append, tmp_path / "raw" / "new")
     assert isinstance(hook, Q.QuietHook) and hook.machine_ref.median_ms == 40.0
     assert said == [
-        "quiet gate: this machine's CPU probe reference: 40.0 ms, the median of 1 campaign(s) on Test CPU (earlier 40.0 ms)"
+        "quiet gate: this machine's CPU probe reference: 40.0 ms, the median of 1 campaign on Test CPU (earlier 40.0 ms)"
     ]
     said.clear()
     monkeypatch.setattr(runner, "this_cpu_model", lambda: "Other CPU")

@@ -219,7 +219,7 @@ def test_s_plurals_are_caught_in_prose_captions_and_table_notes():
 def test_counts_in_statistics_notes_agree_with_their_nouns():
     from vbench.stats.table import QuietCounts
     from vbench.stats.warmup import ExclusionRule
-    from vbench.stats.wording import count
+    from vbench.wording import count
 
     assert [count(1, "run"), count(0, "run"), count(3, "run"), count(2, "repetition")] == [
         "1 run",

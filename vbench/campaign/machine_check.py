@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 
 from vbench.campaign.machine_ref import ProbeReference
 from vbench.campaign.quiet import FLAGGED, OK, QuietParams, QuietRecord, Readings, judge, measure
+from vbench.wording import count, noun
 
 #: How much slower than its reference the machine may be before `check` says "not now", when the
 #: design sets no `quiet.max_machine_slowdown` (`speculation-confirm`'s slow day: x1.34).
@@ -69,7 +70,7 @@ class MachineCheck:
         if self.probe_ms is not None:
             probes = self.probes
             speed = (
-                f"CPU probe median {self.probe_ms:.1f} ms over {len(probes)} reading(s)"
+                f"CPU probe median {self.probe_ms:.1f} ms over {count(len(probes), 'reading')}"
                 f" ({min(probes):.1f}-{max(probes):.1f})"
             )
             if self.slowdown is not None:
@@ -85,7 +86,7 @@ class MachineCheck:
                 )
             lines.append(f"machine check: {speed}")
         lines.append(
-            f"machine check: {n - len(self.noisy)} of {n} reading(s) quiet"
+            f"machine check: {n - len(self.noisy)} of {n} {noun(n, 'reading')} quiet"
             + (
                 f"; not quiet: {'; '.join(dict.fromkeys(x for r in self.noisy for x in r.reasons))}"
                 if self.noisy

@@ -25,6 +25,7 @@ from typing import Iterable, Mapping, NamedTuple
 
 from vbench.errors import VbenchError
 from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, read_records, split_values
+from vbench.wording import count
 
 #: The verdicts of a gate reading taken on a quiet machine (vbench.campaign.quiet OK, WAITED).
 QUIET_VERDICTS = ("ok", "waited")
@@ -41,9 +42,7 @@ class ProbeReference:
 
     def describe(self) -> str:
         each = ", ".join(f"{name} {ms:.1f}" for name, ms in self.campaigns)
-        return (
-            f"{self.median_ms:.1f} ms, the median of {len(self.campaigns)} campaign(s) on {self.cpu_model} ({each} ms)"
-        )
+        return f"{self.median_ms:.1f} ms, the median of {count(len(self.campaigns), 'campaign')} on {self.cpu_model} ({each} ms)"
 
 
 def _index(v: object) -> object:

@@ -29,7 +29,7 @@ from vbench.stats.slowdown import slowdown_stats
 from vbench.stats.paired import FIELLER, PAIRED_T
 from vbench.stats.table import quiet_counts
 from vbench.stats.tidy import split_size_key, stamp_list, stamp_mapping
-from vbench.stats.wording import noun
+from vbench.wording import noun
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S

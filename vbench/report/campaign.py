@@ -39,7 +39,7 @@ from vbench.validate import campaign_name
 from vbench.stats.compare import comparison_of
 from vbench.stats.headlines import quoted_headlines
 from vbench.stats.table import quiet_counts
-from vbench.stats.wording import count
+from vbench.wording import count
 
 SUMMARY_DIR = "summary"
 SUMMARY_FILE = "summary.md"

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from vbench.errors import ParamsError, VbenchError
+from vbench.wording import count
 
 
 def register(sub) -> None:
@@ -170,9 +171,11 @@ def run(args) -> int:
     skipped = samples.attrs.get("failures_skipped", 0)
     summary = f"vbench stats: {len(table)} rows" + (f" written to {args.out}" if args.out else "")
     if problems:
-        summary += f"; {len(problems)} group(s) with notes instead of numbers (see the note column; --strict to fail)"
+        summary += (
+            f"; {count(len(problems), 'group')} with notes instead of numbers (see the note column; --strict to fail)"
+        )
     if skipped:
-        summary += f"; skipped {skipped} failure record(s)"
+        summary += f"; skipped {count(skipped, 'failure record')}"
     summary += _methods_summary(table)
     quiet = quiet_counts(samples)
     if quiet is not None:

@@ -27,7 +27,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.paired import Pairs, t_on_logs
 from vbench.stats.records import Interval
 from vbench.stats.tidy import TIME_INDEX_COLUMNS, size_levels
-from vbench.stats.wording import count, noun
+from vbench.wording import count, noun
 
 INTERACTION = "interaction"
 

@@ -42,7 +42,7 @@ from scipy import stats
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import BLOCK, ROUND, level_text
 from vbench.stats.records import Interval
-from vbench.stats.wording import count
+from vbench.wording import count
 
 MIXED = "mixed model (REML)"
 

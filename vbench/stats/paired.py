@@ -39,7 +39,7 @@ from scipy import stats
 from vbench.stats.hypothesis import TostResult
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
-from vbench.stats.wording import count
+from vbench.wording import count
 
 PAIRED_T = "paired-t (blocks)"
 HIERARCHICAL = "hierarchical bootstrap"

@@ -14,7 +14,7 @@ from typing import Mapping
 import pandas as pd
 
 from vbench.stats.tidy import stamp_mapping
-from vbench.stats.wording import count
+from vbench.wording import count
 
 ATTEMPT_METRICS = {"map_attempt_time": "MAP", "reduce_attempt_time": "REDUCE"}
 #: One sample per failed or killed attempt (value 1), with `attempt_state` and `diagnostics`.

@@ -21,7 +21,7 @@ import pandas as pd
 
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.table import compute_stats
-from vbench.stats.wording import noun
+from vbench.wording import noun
 
 TARGET_REACHED = "target_reached"
 MAX_ROUNDS = "max_rounds"

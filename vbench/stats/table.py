@@ -45,7 +45,7 @@ from vbench.stats.paired import (
 from vbench.stats.ratio import fieller_interval, overhead_pct
 from vbench.stats.records import Interval, StatRow
 from vbench.stats.warmup import ExclusionRule, apply_exclusions
-from vbench.stats.wording import count, noun
+from vbench.wording import count, noun
 
 #: Default seed (the year of the studies vbench revisits, plus one digit).
 DEFAULT_SEED = 20141

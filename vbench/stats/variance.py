@@ -49,7 +49,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.mixed import pooled_nondecreasing
 from vbench.stats.paired import BLOCK, ROUND, level_text
 from vbench.stats.warmup import measured_samples
-from vbench.stats.wording import count
+from vbench.wording import count
 
 DRIFT, INSTANCE, ROUND_LEVEL, RUN = "drift", "instance", "round", "run"
 #: Outermost first, as the tables show them.

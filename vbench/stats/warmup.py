@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.stats.keys import SAMPLE_KEY, natural_key
-from vbench.stats.wording import count
+from vbench.wording import count
 
 
 @dataclass(frozen=True)
