@@ -7,7 +7,8 @@ methods and when each is used are explained in docs/statistics.md.
 The analyses of a vbench campaign live here too: the campaign as the statistics name it
 (`campaign`), its statistics table as the statistics stage writes it and the paper reads it
 (`campaign_stats`), the comparison of factor levels (`compare`), the headline metrics
-(`headlines`), the per-node table (`pernode`) and the data-volume checks (`volume`).
+(`headlines`), the per-node table (`pernode`), the data-volume checks (`volume`) and each Hadoop
+job's resource profile with its per-platform medians and ratios (`profile`).
 """
 
 from vbench.stats.adaptive import PrecisionAssessment, assess_mean, assess_ratio
