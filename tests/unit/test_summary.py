@@ -374,3 +374,19 @@ def test_the_problems_note_counts_in_words():
     assert problems_note(one) == ["1 group of the statistics table lacks a number; its rows' notes say why"]
     assert problems_note(four)[0].startswith("4 groups of the statistics table lack a number")
     assert problems_note(none) == []
+
+
+def test_a_failing_aa_is_drawn_as_a_difference_and_named_in_the_legend():
+    from dataclasses import replace
+
+    from vbench.report.forest import AA_COLOUR, AA_FAILS_COLOUR
+
+    (passing,) = summary().aa
+    failing = replace(passing, ratio=1.096, low=1.018, high=1.181, passes=False)
+    for aa, colour, label in ((passing, AA_COLOUR, ""), (failing, AA_FAILS_COLOUR, " (fails)")):
+        fig = forest_figure(summary(aa=(aa,)))
+        (ax,) = fig.axes
+        assert ax.get_yticklabels()[-1].get_text() == f"A/A terasort[128MB] terasort_time native~aa/native{label}"
+        assert any(line.get_color() == colour and line.get_marker() == "s" for line in ax.get_lines())
+        legend = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert any(t.startswith("A/A fails") for t in legend) == (aa is failing)

@@ -14,7 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
 
-from vbench.report.summary import DIFFERS, EQUIVALENT, NO_INTERVAL, UNCLEAR, CampaignSummary
+from vbench.report.summary import DIFFERS, EQUIVALENT, NO_INTERVAL, UNCLEAR, AACheck, CampaignSummary
 from vbench.report.summary import display, split_aa, verdict
 
 #: A colour per verdict (colour-blind safe: Okabe-Ito), the A/A rows grey.
@@ -26,6 +26,9 @@ LEGEND = {
     NO_INTERVAL: "no interval",
 }
 AA_COLOUR = "#555555"
+#: An A/A row whose interval excludes 1 (the campaign's false-positive check failed): drawn in the
+#: colour of a difference, so that the figure cannot be read as a clean run.
+AA_FAILS_COLOUR = COLOURS[DIFFERS]
 BAND_COLOUR = "#009E73"
 #: Ticks of the log axis, as ratios people read (only those inside the drawn range are kept).
 TICKS = (
@@ -80,6 +83,10 @@ def _row_label(text: str, experiments: int, experiment: str) -> str:
     return f"{experiment}: {text}" if experiments > 1 else text
 
 
+def _aa_colour(a: AACheck) -> str:
+    return AA_FAILS_COLOUR if a.passes is False else AA_COLOUR
+
+
 def forest_figure(s: CampaignSummary) -> Figure:
     """Rows top to bottom: the comparisons in the table's order, then the A/A checks."""
     shown = split_aa(s.ratios)
@@ -87,7 +94,10 @@ def forest_figure(s: CampaignSummary) -> Figure:
     rows = [
         (_row_label(r.label, experiments, r.experiment), r.ratio, r.low, r.high, COLOURS[verdict(r).kind], "o")
         for r in shown
-    ] + [(f"A/A {a.label}", a.ratio, a.low, a.high, AA_COLOUR, "s") for a in s.aa]
+    ] + [
+        (f"A/A {a.label}" + (" (fails)" if a.passes is False else ""), a.ratio, a.low, a.high, _aa_colour(a), "s")
+        for a in s.aa
+    ]
     height = 1.3 + 0.28 * max(len(rows), 1)
     fig = Figure(figsize=(8.0, height), layout="constrained")
     ax = fig.subplots()
@@ -133,8 +143,11 @@ def forest_figure(s: CampaignSummary) -> Figure:
     kinds = sorted({verdict(r).kind for r in shown}, key=list(COLOURS).index)
     handles = [Patch(color=BAND_COLOUR, alpha=0.25, label=f"equivalence band +/-{s.settings.equivalence_pct:g} %")]
     handles += [Line2D([], [], color=COLOURS[k], marker="o", lw=1.6, label=LEGEND[k]) for k in kinds]
-    if s.aa:
+    if any(a.passes is not False for a in s.aa):
         handles.append(Line2D([], [], color=AA_COLOUR, marker="s", lw=1.6, label="A/A (baseline vs its copy)"))
+    if any(a.passes is False for a in s.aa):
+        label = "A/A fails (interval excludes 1): read every row with care"
+        handles.append(Line2D([], [], color=AA_FAILS_COLOUR, marker="s", lw=1.6, label=label))
     fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 3), fontsize=7, frameon=False)
     return fig
 
