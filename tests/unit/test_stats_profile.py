@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vbench.commands import stats_cmd
+from vbench.commands import campaign_cmd
 from vbench.errors import ParamsError
 from vbench.hadoop.history import COUNTERS
 from vbench.samples import Failure, Sample, append_records
@@ -265,35 +265,30 @@ def test_format_shows_each_platform_median_and_ratio(tmp_path):
 
 def _parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="vbench")
-    stats_cmd.register(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["stats", *argv])
+    campaign_cmd.register(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(["campaign", *argv])
 
 
-def test_stats_profile_is_its_own_command_and_stats_input_is_unchanged(tmp_path, capsys):
+def test_campaign_profile_prints_the_table_and_writes_its_csv(tmp_path, capsys):
     campaign = _campaign(tmp_path, _job("n1", "native") + _job("l1", "lxc", job_time=66.0))
     args = _parse("profile", str(campaign), "--baseline", "native", "--out", str(tmp_path / "p.csv"))
-    assert args.func is stats_cmd.run_profile and args.campaign == str(campaign)
-
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert out.startswith("terasort / terasort [128MB]") and "66.0 (1.10x)" in out
     assert set(pd.read_csv(tmp_path / "p.csv")["platform"]) == {"native", "lxc"}
 
-    plain = _parse("samples.csv", "--baseline", "lxc")
-    assert plain.func is stats_cmd.run and plain.input == "samples.csv" and plain.baseline == "lxc"
 
-
-def test_stats_profile_refuses_a_baseline_that_ran_nothing(tmp_path):
+def test_campaign_profile_refuses_a_baseline_that_ran_nothing(tmp_path):
     args = _parse("profile", str(_campaign(tmp_path, _job("n1", "native"))), "--baseline", "kvm")
     with pytest.raises(ParamsError, match="--baseline"):
         args.func(args)
 
 
-def test_stats_profile_finds_a_campaign_by_name_under_data(tmp_path):
+def test_campaign_profile_finds_a_campaign_by_name_under_data(tmp_path):
     _campaign(tmp_path / "raw" / "mine", _job("n1", "native"))
-    assert stats_cmd.campaign_dir(tmp_path, "mine") == tmp_path / "raw" / "mine"
+    assert campaign_cmd.measured_dir(_parse("profile", "mine", "--data", str(tmp_path))) == tmp_path / "raw" / "mine"
     with pytest.raises(ParamsError):
-        stats_cmd.campaign_dir(tmp_path, "../elsewhere")
+        campaign_cmd.measured_dir(_parse("profile", "../elsewhere", "--data", str(tmp_path)))
 
 
 # --- committed campaigns ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """`vbench campaign run|status|show|check NAME`: experiment designs from params/experiments/;
-`vbench campaign summary [NAME]`: a measured campaign's summary (data/raw/NAME/), running nothing."""
+`vbench campaign summary [NAME]`: a measured campaign's summary (data/raw/NAME/), running nothing;
+`vbench campaign profile [NAME]`: its Hadoop jobs' resource profiles per platform (vbench.stats.profile)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,16 @@ def register(sub) -> None:
     p = sub.add_parser("campaign", help="run or resume an experiment design (params/experiments/NAME.yaml)")
     p.add_argument(
         "action",
-        choices=("run", "status", "show", "check", "summary"),
+        choices=("run", "status", "show", "check", "summary", "profile"),
         help="check: is this machine quiet and at its usual speed to measure the design now (exit 0 if so); "
-        "summary: a measured campaign's comparisons, verdicts, A/A, quiet gate, times, where to look next",
+        "summary: a measured campaign's comparisons, verdicts, A/A, quiet gate, times, where to look next; "
+        "profile: each platform's median resource profile of its Hadoop jobs (times, counters, tasks) and "
+        "its ratio to the baseline's",
     )
     p.add_argument(
         "name",
         nargs="?",
-        help="preset name in params/experiments/, or a path to a YAML file; summary: a campaign under "
+        help="preset name in params/experiments/, or a path to a YAML file; summary, profile: a campaign under "
         "DATA/raw/ or its directory (default: the pipeline's, params/pipeline.yaml's analysis_campaign)",
     )
     p.add_argument("--campaign", help="campaign directory name under DATA/raw/ (default: the preset name)")
@@ -52,6 +55,8 @@ def register(sub) -> None:
     p.add_argument(
         "--pdf", type=Path, help="summary: the paper to point to (default: paper/build/paper.pdf of the checkout)"
     )
+    p.add_argument("--baseline", default="native", help="profile: the platform the others are compared with")
+    p.add_argument("--out", type=Path, help="profile: also write the table (a row per platform and resource) as CSV")
     p.add_argument(
         "--append",
         action="store_true",
@@ -74,6 +79,8 @@ def run(args) -> int:
         campaign_name(args.campaign)  # a directory under DATA/raw/, never a path out of it
     if args.action == "summary":
         return _summary(args)
+    if args.action == "profile":
+        return _profile(args)
     if not args.name:
         raise ParamsError("name", f"`campaign {args.action}` needs a design: a preset name in params/experiments/")
     inv = None
@@ -169,17 +176,43 @@ def closing_summary(campaign_dir: Path, seconds: float, out: Console) -> None:
         out.print(f"summary: none for {campaign_dir}: {exc}")
 
 
-def _summary(args) -> int:
-    """`vbench campaign summary [NAME]`: reads the campaign and its statistics, runs nothing."""
-    from vbench.report.campaign import pipeline_campaign, report
+def measured_dir(args) -> Path:
+    """The measured campaign `summary` and `profile` read: --campaign or NAME under DATA/raw/, NAME
+    as a directory elsewhere, else the pipeline's analysis campaign."""
+    from vbench.report.campaign import pipeline_campaign
 
     if args.campaign is not None:
-        raw = args.data / "raw" / args.campaign
-    elif args.name and not (args.data / "raw" / args.name).is_dir() and Path(args.name).is_dir():
-        raw = Path(args.name)  # a campaign directory elsewhere (e.g. selfbench's --out)
-    else:
-        raw = args.data / "raw" / campaign_name(args.name or pipeline_campaign(args.params_dir), "name")
-    report(raw, console, pdf=args.pdf)
+        return args.data / "raw" / args.campaign
+    # A campaign directory elsewhere (e.g. selfbench's --out): a path, or a name not under DATA/raw/.
+    if (
+        args.name
+        and Path(args.name).is_dir()
+        and (Path(args.name).name != args.name or not (args.data / "raw" / args.name).is_dir())
+    ):
+        return Path(args.name)
+    return args.data / "raw" / campaign_name(args.name or pipeline_campaign(args.params_dir), "name")
+
+
+def _summary(args) -> int:
+    """`vbench campaign summary [NAME]`: reads the campaign and its statistics, runs nothing."""
+    from vbench.report.campaign import report
+
+    report(measured_dir(args), console, pdf=args.pdf)
+    return 0
+
+
+def _profile(args) -> int:
+    """`vbench campaign profile [NAME]`: each platform's median job profile, runs nothing."""
+    from vbench.stats import profile
+
+    profiles = profile.load_profiles(measured_dir(args))
+    platforms = sorted({p.run.platform for p in profiles if not p.run.warmup})
+    if profiles and args.baseline not in platforms:
+        raise ParamsError("--baseline", f"{args.baseline!r} ran no compared job here; the platforms: {platforms}")
+    table = profile.platform_frame(profiles, baseline=args.baseline)
+    print(profile.format_platform_table(table), end="")
+    if args.out:
+        table.to_csv(args.out, index=False)
     return 0
 
 
