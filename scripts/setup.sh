@@ -128,8 +128,10 @@ run_tests() {
   # integration tests, whichever ran second was slower (units 13 min instead of 2.5 after them;
   # integration ~6 min slower after the units: CI of 2026-11-23), so each gets a fresh interpreter.
   # The unit tests are independent and CPU-bound: one worker per core (pytest-xdist). The
-  # integration tests are not: they share the machine's namespaces and run one at a time.
-  .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --durations=5 --durations-min=1 tests/unit || rc=$?
+  # integration tests are not: they share the machine's namespaces and run one at a time. A module
+  # goes to one worker whole (--dist loadscope): its module-scoped fixtures (a paper built with
+  # LaTeX, a campaign's statistics) are then built once, not once on each worker.
+  .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadscope --durations=5 --durations-min=1 tests/unit || rc=$?
   if [ "$rc" -eq 0 ]; then
     .venv/bin/python -m pytest -q -p no:cacheprovider --durations=0 --durations-min=5 tests/integration || rc=$?
   fi
