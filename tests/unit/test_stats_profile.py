@@ -115,8 +115,8 @@ def _row(frame: pd.DataFrame, **where) -> pd.Series:
 # --- constructed records -------------------------------------------------------------------------
 
 
-def test_every_counter_jobhistory_gives_has_a_profile_field_of_its_unit():
-    assert {key: unit for key, unit in COUNTER_FIELDS.values()} == COUNTERS
+def test_every_counter_jobhistory_gives_has_a_profile_field():
+    assert set(COUNTER_FIELDS.values()) == set(COUNTERS)  # units: history.COUNTERS
 
 
 def test_a_job_with_every_counter(tmp_path):

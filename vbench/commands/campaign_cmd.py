@@ -183,14 +183,12 @@ def measured_dir(args) -> Path:
 
     if args.campaign is not None:
         return args.data / "raw" / args.campaign
-    # A campaign directory elsewhere (e.g. selfbench's --out): a path, or a name not under DATA/raw/.
-    if (
-        args.name
-        and Path(args.name).is_dir()
-        and (Path(args.name).name != args.name or not (args.data / "raw" / args.name).is_dir())
-    ):
-        return Path(args.name)
-    return args.data / "raw" / campaign_name(args.name or pipeline_campaign(args.params_dir), "name")
+    name = args.name or pipeline_campaign(args.params_dir)
+    if Path(name).name == name and (args.data / "raw" / name).is_dir():
+        return args.data / "raw" / name
+    if args.name and Path(name).is_dir():
+        return Path(name)  # a campaign directory elsewhere (e.g. selfbench's --out)
+    return args.data / "raw" / campaign_name(name, "name")
 
 
 def _summary(args) -> int:

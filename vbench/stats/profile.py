@@ -33,27 +33,29 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from vbench.hadoop.history import COUNTERS
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.keys import natural_key
 
-#: Profile field -> (the JobHistory counter it holds, as vbench.hadoop.history.COUNTERS names it; unit).
-COUNTER_FIELDS: dict[str, tuple[str, str]] = {
-    "cpu_ms": ("TaskCounter.CPU_MILLISECONDS", "ms"),
-    "gc_ms": ("TaskCounter.GC_TIME_MILLIS", "ms"),
-    "hdfs_bytes_read": ("FileSystemCounter.HDFS_BYTES_READ", "B"),
-    "hdfs_bytes_written": ("FileSystemCounter.HDFS_BYTES_WRITTEN", "B"),
-    "local_bytes_read": ("FileSystemCounter.FILE_BYTES_READ", "B"),
-    "local_bytes_written": ("FileSystemCounter.FILE_BYTES_WRITTEN", "B"),
-    "shuffle_bytes": ("TaskCounter.REDUCE_SHUFFLE_BYTES", "B"),
-    "map_output_bytes": ("TaskCounter.MAP_OUTPUT_BYTES", "B"),
-    "map_output_records": ("TaskCounter.MAP_OUTPUT_RECORDS", "count"),
-    "reduce_input_records": ("TaskCounter.REDUCE_INPUT_RECORDS", "count"),
-    "spilled_records": ("TaskCounter.SPILLED_RECORDS", "count"),
-    "launched_maps": ("JobCounter.TOTAL_LAUNCHED_MAPS", "count"),
-    "launched_reduces": ("JobCounter.TOTAL_LAUNCHED_REDUCES", "count"),
-    "data_local_maps": ("JobCounter.DATA_LOCAL_MAPS", "count"),
-    "rack_local_maps": ("JobCounter.RACK_LOCAL_MAPS", "count"),
-    "other_local_maps": ("JobCounter.OTHER_LOCAL_MAPS", "count"),
+#: Profile field -> the JobHistory counter it holds, as vbench.hadoop.history.COUNTERS names it
+#: (which also gives its unit: the counters every Hadoop run keeps as samples).
+COUNTER_FIELDS: dict[str, str] = {
+    "cpu_ms": "TaskCounter.CPU_MILLISECONDS",
+    "gc_ms": "TaskCounter.GC_TIME_MILLIS",
+    "hdfs_bytes_read": "FileSystemCounter.HDFS_BYTES_READ",
+    "hdfs_bytes_written": "FileSystemCounter.HDFS_BYTES_WRITTEN",
+    "local_bytes_read": "FileSystemCounter.FILE_BYTES_READ",
+    "local_bytes_written": "FileSystemCounter.FILE_BYTES_WRITTEN",
+    "shuffle_bytes": "TaskCounter.REDUCE_SHUFFLE_BYTES",
+    "map_output_bytes": "TaskCounter.MAP_OUTPUT_BYTES",
+    "map_output_records": "TaskCounter.MAP_OUTPUT_RECORDS",
+    "reduce_input_records": "TaskCounter.REDUCE_INPUT_RECORDS",
+    "spilled_records": "TaskCounter.SPILLED_RECORDS",
+    "launched_maps": "JobCounter.TOTAL_LAUNCHED_MAPS",
+    "launched_reduces": "JobCounter.TOTAL_LAUNCHED_REDUCES",
+    "data_local_maps": "JobCounter.DATA_LOCAL_MAPS",
+    "rack_local_maps": "JobCounter.RACK_LOCAL_MAPS",
+    "other_local_maps": "JobCounter.OTHER_LOCAL_MAPS",
 }
 
 #: Profile field -> the per-attempt sample it summarises (vbench.hadoop.history.job_samples).
@@ -178,7 +180,7 @@ class JobProfile:
 #: Every resource of a profile, in order, with its unit.
 RESOURCE_UNITS: dict[str, str] = {
     **{name: "s" for name in PHASE_FIELDS},
-    **{name: unit for name, (_, unit) in COUNTER_FIELDS.items()},
+    **{name: COUNTERS[key] for name, key in COUNTER_FIELDS.items()},
     **{
         f"{name}_{part}": unit
         for name in TASK_FIELDS
@@ -235,7 +237,7 @@ def _job_profile(step: str, job_id: str, rows: list[dict[str, Any]], metric: str
         step=step,
         job_id=job_id,
         **{name: value(f"{step}_{sample}") for name, sample in PHASE_FIELDS.items()},
-        counters=JobCounters(**{name: counter(key) for name, (key, _) in COUNTER_FIELDS.items()}),
+        counters=JobCounters(**{name: counter(key) for name, key in COUNTER_FIELDS.items()}),
         **{name: TaskTimes.of(attempts.get(sample, [])) for name, sample in TASK_FIELDS.items()},
         **{name: len(attempts.get(sample, [])) for name, sample in UNSUCCESSFUL_FIELDS.items()},
     )
@@ -290,7 +292,7 @@ def profiles_frame(profiles: Iterable[JobProfile]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=IDENTITY_COLUMNS + list(RESOURCE_UNITS))
     # Counters and counts are whole numbers even where one is missing (pandas would make them floats).
     for name, unit in RESOURCE_UNITS.items():
-        if unit in ("count", "B") or name in ("cpu_ms", "gc_ms"):
+        if unit in ("count", "B", "ms"):
             frame[name] = frame[name].astype("Int64")
     return frame
 
