@@ -37,6 +37,7 @@ from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.campaign_stats import STATS_FILE, STATS_META, StatsConfig, campaign_stats, read_campaign_stats
 from vbench.validate import campaign_name
 from vbench.stats.compare import comparison_of
+from vbench.stats.duet import duet_jobs, duet_summary
 from vbench.stats.headlines import quoted_headlines
 from vbench.stats.table import quiet_counts
 from vbench.wording import count
@@ -248,6 +249,7 @@ def summarise(
         measured=rows.measured_on(samples),
         quiet=quiet,
         probe=probe_line(raw, samples, quiet),
+        duet=duet_summary(duet_jobs(samples)),
         times=stage_times(raw, samples, executed_dir) + tuple(extra_times),
         next_steps=next_steps(raw, repo, pdf, executed_dir),
         notes=tuple(notes + list(campaign.notes) + problems_note(table)),

@@ -22,8 +22,11 @@ import statistics
 from dataclasses import dataclass, field
 
 from vbench.samples import RATE_UNITS, TIME_UNITS, is_aa
+from vbench.stats.duet import DuetSummary
 from vbench.stats.dvc_views import benchmark_key
+from vbench.stats.headlines import HEADLINES
 from vbench.stats.table import QuietCounts
+from vbench.wording import count
 
 #: From this factor on, a ratio reads as "3.1x slower" rather than "210 % slower".
 FACTOR_FROM = 2.0
@@ -183,6 +186,8 @@ class CampaignSummary:
     measured: str = ""
     quiet: QuietCounts | None = None
     probe: Probe | None = None
+    #: How together a duet campaign's sides ran (vbench.stats.duet); None: no duet runs.
+    duet: DuetSummary | None = None
     times: tuple[StageTime, ...] = ()
     #: (what, where) pointers, in the order to read them.
     next_steps: tuple[tuple[str, str], ...] = ()
@@ -279,6 +284,27 @@ def noise_text(aa: tuple[AACheck, ...], measured: str = "") -> str:
     )
     when = f"on {measured}" if measured else "in this campaign"
     return f"{checks}; this machine's noise {when}: differences under {span} cannot be told apart{tail}"
+
+
+def step_label(step: str) -> str:
+    """A job step as the paper names it (`terasort` -> `TeraSort`, by its headline), else as recorded."""
+    return next((stem for _, metric, stem, _ in HEADLINES if metric == f"{step}_time"), step)
+
+
+def duet_text(d: DuetSummary) -> str:
+    """`12 groups of 3 sides; TeraSort jobs started within 0.8 s (median, max 2.1 s), ran together
+    93 % of the longest (median, min 80 %)`, with the barrier's release skew when recorded and the
+    duets a failed side left out."""
+    text = (
+        f"{count(d.groups, 'group')} of {count(d.sides, 'side')}; {step_label(d.step)} jobs started within "
+        f"{d.median_skew_s:.1f} s (median, max {d.max_skew_s:.1f} s), ran together "
+        f"{100 * d.median_overlap:.0f} % of the longest (median, min {100 * d.min_overlap:.0f} %)"
+    )
+    if d.median_release_skew_s is not None:
+        text += f"; barrier released the sides within {d.median_release_skew_s:.2f} s (median)"
+    if d.incomplete:
+        text += f"; {count(d.incomplete, 'group')} with a side that measured nothing left out"
+    return text
 
 
 def about(pct: float) -> str:

@@ -12,6 +12,7 @@ from vbench.report.summary import (
     Ratio,
     aa_text,
     display,
+    duet_text,
     duration_text,
     noise_text,
     sentence,
@@ -112,6 +113,8 @@ def terminal_lines(s: CampaignSummary) -> list[Line]:
         out.append((f"  {_aa_line(a)}", "red" if a.passes is False else ""))
     out.append((f"  {noise_text(s.aa, s.measured)}", "red" if any(a.passes is False for a in s.aa) else ""))
     out.append((f"Quiet gate: {quiet_text(s)}", ""))
+    if s.duet is not None:
+        out.append((f"Duet: {duet_text(s.duet)}", ""))
     out.append((f"Time: {times_text(s)}", ""))
     out += [(f"  note: {n}", "") for n in s.notes]
     out.append(("Where to look next:", "bold"))
@@ -146,6 +149,8 @@ def markdown(s: CampaignSummary, figure: bool = True) -> str:
     lines += ["", f"## A/A: {display(s.baseline, s.compare)} against its own copy", ""]
     lines += [f"- {_cell(_aa_line(a))}" for a in s.aa]
     lines += [f"- {noise_text(s.aa, s.measured)}", "", "## Quiet gate and CPU probe", "", quiet_text(s), ""]
+    if s.duet is not None:
+        lines += ["## Duet", "", duet_text(s.duet), ""]
     lines += ["## Time", "", times_text(s), ""]
     if s.notes:
         lines += ["## Notes", "", *[f"- {n}" for n in s.notes], ""]

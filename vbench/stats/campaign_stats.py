@@ -42,6 +42,7 @@ from vbench.stats.paired import BLOCK, ROUND
 from vbench.stats.table import DEFAULT_SEED, compute_stats, write_table
 from vbench.stats.tidy import FACTOR_COLUMNS, plain
 from vbench.stats.variance import campaign_variance
+from vbench.stats.warmup import CELL_ID, DUET_GROUP, DUET_PARTNERS
 
 STATS_FILE = "stats.parquet"
 STATS_CSV = "stats.csv"
@@ -149,6 +150,8 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     # The design's pairing (block, round) and warm-up mark: the statistics pair runs by them and
     # exclude warm-ups by rule, so they must reach compute_stats.
     cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
+    # A duet's sides (vbench.stats.warmup.duet_orphans): a side whose partner failed is excluded.
+    cols += [c for c in (CELL_ID, DUET_GROUP, DUET_PARTNERS) if DUET_GROUP in df.columns and c in df.columns]
     # The quiet-machine gate's verdict, to count the runs measured on a flagged machine (by run),
     # and its CPU probe beside this machine's reference for it, to say a slow day.
     quiet = (QUIET_VERDICT, "run_id", QUIET_CPU_PROBE, QUIET_MACHINE_PROBE)
