@@ -5,7 +5,7 @@ the campaign's progress lines reach the terminal (stderr) while the notebook kee
 The design is `quick` with the method's self-checks (issue #18 items 1, 3 and 5): the A/A copy
 and two interleaved rounds in one block, so native and `native~aa` are up together, every sample
 carries its block, round and the quiet-machine gate's verdict and readings, and the statistics
-mark the A/A row. (One test for both: each brings up clusters for about three minutes.)"""
+mark the A/A row. The rounds' Hadoop jobs run as duets (issue #51): both sides' at once. (One test for both: each brings up clusters for about three minutes.)"""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def _stage(nb: str, out_dir: Path, **params) -> str:
 
 
 def _quick_with_aa_and_rounds(experiments: Path) -> None:
-    """quick.yaml with `aa: true`, two rounds and one block (the rounds are what is tested), its
+    """quick.yaml with `aa: true`, two rounds and one block (the rounds are what is tested), run
+    as duets (native's and native~aa's Pi jobs of a round at the same moment: issue #51), its
     CPU micro-benchmark for 1 s instead of 2 on each host (nothing checked depends on how long),
     one worker (so one replica) instead of two, and no warm-up runs. What this test checks holds
     for one worker; the warm-up runs (two Pi jobs and two CPU cells, a quarter of the test, 50-90 s
@@ -61,7 +62,15 @@ def _quick_with_aa_and_rounds(experiments: Path) -> None:
     path = experiments / "quick.yaml"
     doc = yaml.safe_load(path.read_text())
     doc["experiment"].update(
-        {"aa": True, "rounds": 2, "repetitions": 1, "workers": 1, "warmup_runs": "none", "hadoop": {"replication": 1}}
+        {
+            "aa": True,
+            "rounds": 2,
+            "repetitions": 1,
+            "workers": 1,
+            "warmup_runs": "none",
+            "hadoop": {"replication": 1},
+            "duet": {"cpus": "shared"},
+        }
     )
     (cpu,) = [b for b in doc["experiment"]["calibrate"] if b["benchmark"] == "cpu"]
     cpu["config"]["time_s"] = 1
@@ -106,7 +115,9 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
     # The suite's progress on the terminal: done/total, the running cell, elapsed, ETA, verdicts.
     assert "campaign: 4 cells to run" in suite, suite
     assert "[0/4 cells, " in suite and "ETA ?] running b0/r0/" in suite
-    assert re.search(r"\[1/4 cells, \S+ elapsed, ETA \S+s\] running b0/", suite), suite
+    # Duets: both sides of round 0 start before either ends; round 1's start once both are done.
+    assert suite.count("[0/4 cells, ") == 2, suite
+    assert re.search(r"\[2/4 cells, \S+ elapsed, ETA \S+s\] running b0/r1/", suite), suite
     assert "[4/4] b0/r1/" in suite and "/pi: ok (" in suite
     # The gate ran before every round of each kind, and the notebook keeps what it said: 1 block x 2 rounds.
     for nb in ("02-calibrate.ipynb", "03-hadoop-suite.ipynb"):
@@ -131,6 +142,24 @@ def test_quick_campaign_with_aa_and_rounds_runs_every_notebook(tmp_path, it_para
         measured
     )
     assert json.loads((raw / "suite.json").read_text())["failures"] == 0
+    # The duets: each Pi run names its partner, how the CPUs were shared and the sides' start skew.
+    pi = [r for r in records if r.benchmark == "pi"]
+    assert pi and not any("duet_group" in r.metadata for r in records if r.benchmark == "cpu")
+    for r in pi:
+        md = r.metadata
+        other = "native~aa" if md["platform"] == "native" else "native"
+        assert md["duet_group"] == f"b0/r{md['round']}/pi" and md["duet_cpus"] == "shared", md
+        assert md["duet_partners"] == [f"b0/r{md['round']}/{other}/pi"], md
+        assert 0 <= md["duet_release_skew_s"] < 0.5, md  # the barrier releases both sides together
+    starts = {
+        (r.metadata["round"], r.metadata["platform"]): r.metadata["job_start_ms"]
+        for r in pi
+        if "job_start_ms" in r.metadata
+    }
+    for rnd in (0, 1):
+        skew_s = abs(starts[(rnd, "native")] - starts[(rnd, "native~aa")]) / 1000
+        print(f"round {rnd}: the two Pi jobs started {skew_s:.2f} s apart (JobHistory)")
+        assert skew_s < 10, starts  # each side's job client is a JVM of its own: seconds, not a job's length
 
     assert (data / "processed" / "quick" / "stats.parquet").is_file()
     stats = pd.read_csv(data / "processed" / "quick" / "stats.csv")

@@ -36,6 +36,7 @@ def test_new_fields_at_their_defaults_leave_the_design_hash_alone():
         "aa",
         "warmup_runs",
         "idle",
+        "duet",
     ):
         d.pop(k)
     assert design_hash(exp()) == hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]

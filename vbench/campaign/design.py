@@ -218,6 +218,33 @@ class PrecisionParams(BaseModel):
         return tuple(tuple(m.split(":", 1)) for m in self.metrics)  # type: ignore[misc]
 
 
+class DuetParams(BaseModel):
+    """How the sides of a duet share the machine. `shared`: every side's hosts on all CPUs (the
+    kernel spreads them). A cpuset each, alternated between pairs (Bulej et al., ICPE 2020), is
+    not built yet."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cpus: Literal["shared"] = "shared"
+
+
+def _duet_refusal(exp: "Experiment") -> str | None:
+    """Why the design cannot run duets, else None. Pure."""
+    if exp.rounds == 1 or exp.interleave != "concurrent":
+        return "needs rounds > 1 and interleave: concurrent (the sides run on clusters that are up together)"
+    if len(exp.configurations()) < 2:
+        return "needs at least two configurations to run together (platforms, factor levels or aa: true)"
+    if exp.idle == "freeze":
+        return "idle: freeze stops the clusters that are not running; in a duet every cluster runs"
+    if exp.retries:
+        return "retries would run a failed side again alone; set retries: 0 (a failed side fails its pair)"
+    if not exp.suite:
+        return "duets run the Hadoop suite together; this design has no suite"
+    if exp.drop_caches:
+        return "drop_caches empties the page cache every side reads from, in the middle of its partners' jobs"
+    return None
+
+
 class Experiment(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -238,6 +265,10 @@ class Experiment(BaseModel):
     #: frozen (cgroup freezer, vbench.testbed.freezer) from before each run of another
     #: configuration to its end, so that every job has the machine as if its cluster were alone.
     idle: Literal["run", "freeze"] = "run"
+    #: Duet runs (issue #51): with concurrent rounds, every configuration of a round runs its
+    #: Hadoop job at the same moment (started together by a barrier), so that whatever slows the
+    #: machine slows every side; None: one after the other, as before.
+    duet: DuetParams | None = None
     #: Leading blocks marked warm-up: run and stored, excluded by the statistics' rule.
     warmup_blocks: int = Field(0, ge=0)
     #: The warm-up runs opening each session (see the module doc): `each` (variant the session
@@ -291,6 +322,10 @@ class Experiment(BaseModel):
                 "interleave: alternating needs rounds > 1 (with one round per block, "
                 "configurations already run one at a time)"
             )
+        if self.duet is not None:
+            why = _duet_refusal(self)
+            if why:
+                raise ValueError(f"duet: {why}")
         if self.idle == "freeze" and (self.rounds == 1 or self.interleave != "concurrent"):
             raise ValueError(
                 "idle: freeze needs rounds > 1 and interleave: concurrent (only then are other "
@@ -676,6 +711,7 @@ _LATE_FIELDS = {
     "aa": False,
     "warmup_runs": None,
     "idle": "run",
+    "duet": None,
 }
 
 

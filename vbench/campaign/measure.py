@@ -211,10 +211,11 @@ def measure_hadoop(
     hook: RunHook | None = None,
     log: Log = print,
     timeout_s: float | None = None,
+    before_first_step: Callable[[], None] | None = None,
 ) -> tuple[BenchRun, dict[str, Any]]:
     """One Hadoop cell's run, nothing stored: the hook's set-up (if the design has one), the page
     cache dropped on every host right before the benchmark when `drop_caches`, the benchmark, the
-    hook's tear-down. Returns the run (the hook's samples in `beside`, kept when the run failed)
+    hook's tear-down (`before_first_step`: vbench.benchmarks.hadoop.execute.execute's). Returns the run (the hook's samples in `beside`, kept when the run failed)
     and what its records are stamped with: what was done about the page cache, and the hook's.
 
     A hook that cannot set up (VbenchError: the neighbour did not come up, the fork bomb was
@@ -234,7 +235,15 @@ def measure_hadoop(
                 run.failure = Failure(module.NAME, reason, run.parameters, tail(str(exc)), {"step": "set-up"})
                 return run, kept()
         page_cache = drop_page_cache(cluster.hosts, cluster.sh) if drop_caches else kept()
-        run = execute(cluster, module, v.config, log=log, timeout_s=timeout_s, inspect=inspect)
+        run = execute(
+            cluster,
+            module,
+            v.config,
+            log=log,
+            timeout_s=timeout_s,
+            inspect=inspect,
+            before_first_step=before_first_step,
+        )
     stamp = dict(page_cache)
     if beside is not None:  # filled in as the hook tore down
         run.beside += beside.samples

@@ -24,7 +24,7 @@ class CampaignProgress(Protocol):
 
     def cell_started(self, cell_id: str) -> None: ...
 
-    def cell_finished(self, cell_id: str, failure: str | None) -> None: ...
+    def cell_finished(self, cell_id: str, failure: str | None, together: int = 1) -> None: ...
 
     def cell_skipped(self, cell_id: str, why: str) -> None: ...
 
@@ -124,9 +124,11 @@ class ProgressReport:
         else:
             self._say(f"[{self.status()}] running {cell_id}")
 
-    def cell_finished(self, cell_id: str, failure: str | None) -> None:
+    def cell_finished(self, cell_id: str, failure: str | None, together: int = 1) -> None:
+        """`together`: cells that ran at the same moment (a duet); each counts for its share of
+        the time in the ETA."""
         took = self.clock() - self._cell_t0
-        self._finished.append((self._keys.get(cell_id, variant_key(cell_id)), took))
+        self._finished.append((self._keys.get(cell_id, variant_key(cell_id)), took / together))
         self._failed += failure is not None
         verdict = "ok" if failure is None else f"FAILED: {failure}"
         self._say(f"[{self.done}/{len(self._keys)}] {cell_id}: {verdict} ({clock_text(took)})")
@@ -178,7 +180,7 @@ class NoProgress:
 
     def cell_started(self, cell_id: str) -> None: ...
 
-    def cell_finished(self, cell_id: str, failure: str | None) -> None: ...
+    def cell_finished(self, cell_id: str, failure: str | None, together: int = 1) -> None: ...
 
     def cell_skipped(self, cell_id: str, why: str) -> None: ...
 

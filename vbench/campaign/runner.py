@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from vbench.campaign.pagecache import kept
 from vbench.campaign.progress import CampaignProgress, NoProgress, ProgressReport
 from vbench.campaign.quiet import QuietHook, controller_and_testbeds
 from vbench.campaign.quiet_remote import InventoryQuietHook
+from vbench.campaign.together import StartLine, run_together
 from vbench.errors import ParamsError, VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
@@ -514,7 +516,12 @@ class _Campaign:
                         for key in list(up):
                             if not self.cluster_up(key, up, s, pos, handled):
                                 return False
-                    if pos not in handled and not self.run_one(cell, up, s, pos, i, handled):
+                    if pos in handled:
+                        pass
+                    elif self.exp.duet is not None and cell.variant.kind == "hadoop":
+                        if not self.run_duet(duet_group(s.runs, pos, handled), up, s, first, handled):
+                            return False
+                    elif not self.run_one(cell, up, s, pos, i, handled):
                         return False
                 if stop := self.rounds.leave(i):
                     return self.stop(stop)
@@ -586,6 +593,76 @@ class _Campaign:
         self.progress.cell_finished(cell.cell_id, why)
         return True
 
+    def run_duet(self, group: list[int], up: dict[str, _Up], s: Session, first: int, handled: set[int]) -> bool:
+        """Run the cells at positions `group` of the session (one variant, every configuration of
+        a round) at the same moment, each in a thread, their jobs released by one barrier; then
+        account for each as run_one does, in order. Every record says its partners, how the CPUs
+        were shared and how far apart the sides left the barrier."""
+        cells = [s.runs[p] for p in group]
+        start = StartLine(len(cells))
+        lock = threading.Lock()
+        label = duet_label(cells[0])
+        stamps = []
+        for k, (p, cell) in enumerate(zip(group, cells)):
+            stamps.append(
+                {
+                    **self.rounds.enter(first + p),
+                    **self.session_stamp,
+                    **_stamp(self.base, cell.config, cell, self.exp.rounds),
+                    "duet_group": label,
+                    "duet_partners": [c.cell_id for c in cells if c is not cell],
+                    "duet_cpus": self.exp.duet.cpus,  # type: ignore[union-attr]
+                }
+            )
+            self.progress.cell_started(cell.cell_id)
+        c0 = time.monotonic()
+
+        def side(k: int) -> Callable[[], tuple[int, str | None]]:
+            cell, held = cells[k], up[cells[k].config.key]
+            log = lambda line: self.log(f"[{cell.config.key}] {line}")  # noqa: E731 - sides interleave
+
+            def go() -> tuple[int, str | None]:
+                try:
+                    return _run_cell(
+                        cell,
+                        0,
+                        lambda n: self.attempt(cell, n, held, stamps[k], log=log, start=(start, k)),
+                        _LockedStore(self.store, lock),
+                        log,
+                        {**stamps[k], "benchmark_kind": cell.variant.kind},
+                    )
+                except BaseException:
+                    start.abort()  # partners still waiting at the barrier stop waiting (no effect once past it)
+                    raise
+
+            return go
+
+        outcomes = run_together([side(k) for k in range(len(cells))], start=start)
+        took = time.monotonic() - c0
+        handled.update(group)
+        for p, cell, out in zip(group, cells, outcomes):
+            if isinstance(out.error, PartnerLost):  # it never started: not done, runs again on resume
+                _record_unrun([cell], cell.config, self.base, str(out.error), self.store, self.exp.rounds)
+                self.result.failures += 1
+                self.progress.cell_finished(cell.cell_id, str(out.error))
+                continue
+            if out.error is not None:  # the configuration broke (lost its hosts...)
+                if not isinstance(out.error, Exception):
+                    raise out.error
+                handled.discard(p)
+                if not self.lost(cell.config, out.error, up, s, p, handled):
+                    return False
+                continue
+            failed, why = out.value  # type: ignore[misc]
+            self.durations.setdefault(cell.variant.key, []).append(took)  # the next group takes as long
+            self.result.failures += failed
+            if cell.warms_up:
+                self.result.warmups += 1
+            else:
+                self.result.ran.append(cell.cell_id)
+            self.progress.cell_finished(cell.cell_id, why, together=len(cells))
+        return True
+
     def freeze_others(self, key: str, up: dict[str, _Up]) -> dict[str, Any]:
         """With `idle: freeze`: thaw configuration `key`'s testbed, freeze every other one of the
         session, and say so in the run's stamp (which were frozen, how long freezing took)."""
@@ -598,15 +675,21 @@ class _Campaign:
             up[k].freezer.freeze()  # type: ignore[union-attr]
         return {"idle": "freeze", "frozen_configs": others, "freeze_s": round(time.monotonic() - t0, 3)}
 
-    def attempt(self, cell: Cell, attempt: int, held: _Up, stamp: dict) -> tuple[list, dict]:
+    def attempt(
+        self,
+        cell: Cell,
+        attempt: int,
+        held: _Up,
+        stamp: dict,
+        log: Log | None = None,
+        start: tuple[StartLine, int] | None = None,
+    ) -> tuple[list, dict]:
         """One attempt at a cell on its configuration `held`: its runs and the stamp of their
-        records (nothing stored yet)."""
+        records (nothing stored yet). `start`: a duet's barrier and this side's number; the
+        Hadoop run begins when every side is there."""
         v, exp = cell.variant, self.exp
-        mon = (
-            Monitor(held.hosts, held.tb.name, exp.monitor_interval_s, self.log).start()
-            if exp.monitor_interval_s
-            else None
-        )
+        log = log or self.log
+        mon = Monitor(held.hosts, held.tb.name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None
@@ -620,9 +703,12 @@ class _Campaign:
                 cell,
                 drop_caches=exp.drop_caches,
                 hook=self.hook,
-                log=self.log,
+                log=log,
                 timeout_s=exp.job_timeout_s,
+                before_first_step=(lambda: _start_together(*start, mon)) if start is not None else None,
             )
+            if start is not None:
+                run_stamp["duet_release_skew_s"] = _rounded(start[0].skew_s())
             runs = [run]
             kind_stamp = {"benchmark_kind": "hadoop", **held.provenance, **run_stamp}
             kind_stamp["hdfs_output_removed"] = run.hdfs_output_removed  # the run's HDFS directory, after it
@@ -682,6 +768,53 @@ class _Campaign:
         return False
 
 
+class PartnerLost(VbenchError):
+    """A duet side whose partner failed before the barrier: it never ran (not done; runs again)."""
+
+
+class _LockedStore:
+    """The campaign's store as the sides of a duet append to it: one append at a time."""
+
+    def __init__(self, store: CampaignStore, lock: threading.Lock):
+        self._store, self._lock = store, lock
+
+    def save_attempts(self, *args, **kwargs):
+        with self._lock:
+            return self._store.save_attempts(*args, **kwargs)
+
+
+def _start_together(start: StartLine, side: int, mon: Monitor | None) -> None:
+    """Wait at the duet's barrier; a partner that failed before it (or an interrupt that broke
+    it) is PartnerLost: this side's run does not start (its monitor, if any, is stopped)."""
+    try:
+        start.wait(side)
+    except threading.BrokenBarrierError:
+        if mon is not None:
+            mon.stop()
+        raise PartnerLost("its duet partner failed before the job started") from None
+
+
+def _rounded(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def duet_label(cell: Cell) -> str:
+    """The duet group a cell runs in: block, round, the variant, and whether it is the warm-up."""
+    return f"b{cell.block}/r{cell.round or 0}/{cell.variant.key}" + ("/warmup" if cell.warms_up else "")
+
+
+def duet_group(runs: tuple[Cell, ...], pos: int, handled: set[int]) -> list[int]:
+    """Positions of `runs` that run together with the Hadoop run at `pos`: the same block, round,
+    variant and warm-up flag, not yet accounted for. Pure."""
+    here = runs[pos]
+    key = duet_label(here)
+    return [
+        p
+        for p in range(pos, len(runs))
+        if p not in handled and runs[p].variant.kind == "hadoop" and duet_label(runs[p]) == key
+    ]
+
+
 def run_campaign(
     exp: Experiment,
     testbed: TestbedParams,
@@ -705,6 +838,11 @@ def run_campaign(
     store = CampaignStore(campaign_dir, append=append)
     source = hosts_source or TestbedSource(log)
     check_hook(exp, hook)
+    if exp.duet is not None and hook is not None:
+        raise ParamsError(
+            "experiment.duet",
+            "a design's hook (a neighbour, a fault) runs around one job at a time; run it without duet",
+        )
     if exp.precision is not None and round_hooks is None:
         raise ParamsError(
             "experiment.precision",

@@ -106,6 +106,11 @@ def run(args) -> int:
                 console.print(
                     f"-- block {s.block}: {', '.join(c.key for c in s.configs)} up "
                     + ("together" if len(s.configs) > 1 else "alone")
+                    + (
+                        f"; each round's Hadoop jobs run at the same moment (duet, CPUs {exp.duet.cpus})"
+                        if exp.duet is not None and len(s.configs) > 1
+                        else ""
+                    )
                 )
             for c in s.runs:
                 console.print(f"{c.cell_id}{'  (warm-up)' if c.warmup else ''}")

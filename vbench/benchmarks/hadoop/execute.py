@@ -195,11 +195,14 @@ def execute(
     run_id: str | None = None,
     timeout_s: float | None = None,
     inspect: Inspect | None = None,
+    before_first_step: Callable[[], None] | None = None,
 ) -> BenchRun:
     """Run the benchmark's steps; `timeout_s` bounds each Hadoop job step (the job is killed and
     the run recorded as failed when it is exceeded). `inspect`, when the steps passed, reads
     the run's HDFS directory before it is removed; its samples join the run's. An interrupt
-    (KeyboardInterrupt, vbench.lifecycle.Terminated) kills a running job and is raised again."""
+    (KeyboardInterrupt, vbench.lifecycle.Terminated) kills a running job and is raised again.
+    `before_first_step` is called once, right before the first step that runs (a duet's
+    barrier: the sides' jobs start together, after whatever each checks before them)."""
     run_id = run_id or new_run_id(module.NAME)
     run_dir = f"/vbench/{run_id}"
     run = BenchRun(module.NAME, run_id, config_params(cfg))
@@ -210,6 +213,9 @@ def execute(
             if isinstance(step, JavaStep) and reusable_output_exists(cluster, step):
                 log(f"{module.NAME}: {step.name} skipped: {step.reuses} was written by an earlier run")
                 continue
+            if before_first_step is not None:
+                before_first_step, wait = None, before_first_step
+                wait()
             log(f"{module.NAME}: {step.name} ...")
             run.outputs[step.name] = run_step(cluster, step, log, timeout_s)
         samples = list(module.parse(run.outputs, cfg))
