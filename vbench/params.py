@@ -345,6 +345,11 @@ class TestbedParams(_Strict):
     #: Every host in a freezer cgroup, so that a campaign can pause the whole testbed while
     #: another configuration runs (a design's `idle: freeze` sets it; vbench.testbed.freezer).
     freezer: bool = False
+    #: Every host in one cpu cgroup of the testbed's own (`vbench-<testbed>`, default weight), as
+    #: LXC and OCI hosts always are; native hosts are otherwise in the machine's root cpu cgroup,
+    #: where under contention each of their threads weighs as much as a whole container testbed
+    #: (CFS group scheduling). A design's duet sets it, so that sides share the CPUs as equals.
+    cpu_group: bool = False
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
@@ -381,7 +386,19 @@ class TestbedParams(_Strict):
         self._physical_host_names_apart()
         self._slowdown_platforms(hosts)
         self._freezer_platforms(hosts)
+        self._cpu_group_platforms(hosts)
         return self
+
+    def _cpu_group_platforms(self, hosts: tuple[HostParams, ...]) -> None:
+        """A testbed cpu cgroup holds the hosts a planted slowdown holds (their processes are this
+        machine's tasks); refused for the others before anything starts."""
+        odd = sorted({str(h.platform) for h in hosts} - set(SLOWDOWN_PLATFORMS)) if self.cpu_group else []
+        if odd:
+            raise _FieldError(
+                "cpu_group",
+                f"one cpu cgroup per testbed holds {', '.join(SLOWDOWN_PLATFORMS)} hosts, not {', '.join(odd)} "
+                "hosts (a duet sets it: run those platforms one at a time)",
+            )
 
     def _freezer_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """Freezing holds native and LXC hosts only (checked there: every process of the host in

@@ -427,3 +427,41 @@ def test_the_statistics_compare_a_planted_level_to_the_unplanted_one(tmp_path):
     r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")]
     assert set(r["baseline"]) == {"1.0"} and set(r["platform"]) == {"0.9"}
     assert r["estimate"].between(1.09, 1.11).all()
+
+
+# -- a testbed's own cpu cgroup (testbed.cpu_group: a duet's sides as equals) -------------------------
+
+
+def test_a_cpu_group_is_the_default_weight_written_first_and_plants_nothing():
+    assert S.cgroup_settings(SlowdownParams(), 2, None, cpu_group=True) == {"cpu.shares": str(S.DEFAULT_CPU_SHARES)}
+    both = S.cgroup_settings(SlowdownParams(cpu_fraction=0.5), 2, None, cpu_group=True)
+    assert list(both) == ["cpu.shares", "cpu.cfs_period_us", "cpu.cfs_quota_us"]
+    assert S.cgroup_settings(SlowdownParams(), 2, None) == {}  # without it, as before
+    assert slowdown_stamp([{"cpu_group": "vbench-vb0"}]) == {"cpu_group": "vbench-vb0"}
+
+
+@pytest.mark.parametrize("platform", ["gvisor", "qemu"])
+def test_a_cpu_group_on_hosts_it_cannot_hold_is_refused_naming_the_field(platform):
+    err = refused({"platform": platform, "cpu_group": True})
+    assert err.field == "testbed.cpu_group" and platform in str(err)
+
+
+def test_a_duet_puts_every_local_configuration_in_a_cpu_group_of_its_own():
+    from vbench.campaign.hosts_source import TestbedSource
+    from vbench.campaign.runner import configuration_params
+    from vbench.machine_fit import MachineFacts
+
+    duet = exp(platforms=("native", "lxc"), rounds=2, duet={"cpus": "shared"}, factors={}, compare=("platform",))
+    machine = MachineFacts(mem_total_mb=1_000_000, cpus=64)
+    tb, hp = make_testbed({}), HadoopParams()
+    got = configuration_params(duet, tb, hp, TestbedSource(print), frozenset({"hadoop"}), machine)
+    assert got and all(t.cpu_group for t, _ in got.values())
+    plain = configuration_params(
+        exp(platforms=("native", "lxc"), rounds=2, factors={}, compare=("platform",)),
+        tb,
+        hp,
+        TestbedSource(print),
+        frozenset({"hadoop"}),
+        machine,
+    )
+    assert not any(t.cpu_group for t, _ in plain.values())

@@ -213,6 +213,18 @@ def freezable_testbed(testbed: TestbedParams, local: bool) -> TestbedParams:
         raise describe_validation_error(exc, "testbed", TestbedParams) from None
 
 
+def cpu_grouped_testbed(testbed: TestbedParams) -> TestbedParams:
+    """The testbed with its hosts in one cpu cgroup of its own (testbed.cpu_group), as the sides
+    of a duet need: with native hosts in the machine's root cpu cgroup, each of their threads
+    weighs as much as a whole LXC testbed, and the native side of a duet takes most of the CPUs
+    (measured: docs/results.md, `lean-duet`). Refused (ParamsError naming the field) on
+    platforms a cpu group does not hold."""
+    try:
+        return testbed.model_validate({**testbed.model_dump(exclude_none=True), "cpu_group": True})
+    except ValidationError as exc:
+        raise describe_validation_error(exc, "testbed", TestbedParams) from None
+
+
 def configuration_params(
     exp: Experiment,
     testbed: TestbedParams,
@@ -243,6 +255,8 @@ def configuration_params(
                 tb = slot_testbed(tb, slot)
             if exp.idle == "freeze":
                 tb = freezable_testbed(tb, source.local)
+            if exp.duet is not None and source.local:
+                tb = cpu_grouped_testbed(tb)
             if suite and source.local:
                 machine = machine or MachineFacts.local()
                 check_cluster_fits(tb, hp, machine)

@@ -72,10 +72,18 @@ def cpu_quota_us(fraction: float, cpus: int, period_us: int = CFS_PERIOD_US) -> 
     return max(MIN_QUOTA_US, round(fraction * cpus * period_us))
 
 
-def cgroup_settings(sd: SlowdownParams, cpus: int, disk: BlockDevice | None) -> dict[str, str]:
-    """The parent cgroup's files (controller.file -> value, written in this order) that plant `sd`.
-    Pure. The period is written before the quota."""
+#: CFS's default weight of a cgroup (cgroup v1 cpu.shares): a testbed's cpu cgroup weighs as
+#: much as any other testbed's.
+DEFAULT_CPU_SHARES = 1024
+
+
+def cgroup_settings(sd: SlowdownParams, cpus: int, disk: BlockDevice | None, cpu_group: bool = False) -> dict[str, str]:
+    """The parent cgroup's files (controller.file -> value, written in this order) that plant `sd`
+    and, with `cpu_group`, make the testbed one cpu cgroup of the default weight. Pure. The
+    period is written before the quota."""
     out: dict[str, str] = {}
+    if cpu_group:
+        out["cpu.shares"] = str(DEFAULT_CPU_SHARES)
     if sd.cpu:
         out["cpu.cfs_period_us"] = str(CFS_PERIOD_US)
         out["cpu.cfs_quota_us"] = str(cpu_quota_us(sd.cpu_fraction, cpus))
@@ -279,28 +287,39 @@ class Slowdown:
     def _disk(self) -> BlockDevice | None:
         return block_device_of(self.ctx.params.work_root) if self.sd.disk else None
 
+    @property
+    def cpu_group(self) -> bool:
+        return self.ctx.params.cpu_group
+
+    @property
+    def makes_parent(self) -> bool:
+        """Whether the testbed has a parent cgroup of its own: a slowdown planted, or a cpu group."""
+        return self.sd.active or self.cpu_group
+
     def settings(self) -> dict[str, str]:
         """The parent's files (the quota from the CPUs vbench may run on now: computed once)."""
         if self._settings is None:
-            self._settings = cgroup_settings(self.sd, machine_cpus(), self._disk()) if self.sd.active else {}
+            self._settings = (
+                cgroup_settings(self.sd, machine_cpus(), self._disk(), self.cpu_group) if self.makes_parent else {}
+            )
             self._cpus = machine_cpus()
         return self._settings
 
     def preflight(self) -> None:
         """Refuse, before anything is created, what cannot be planted here."""
         sd = self.sd
-        if not sd.active:
+        if not self.makes_parent:
             return
         mounts = cgroup_mounts()
         for ctrl in controllers(self.settings()):
             if ctrl not in mounts:
                 raise VbenchError(
-                    f"testbed.slowdown ({sd.describe()}) needs the cgroup v1 {ctrl} controller, which this "
+                    f"{self._what()} needs the cgroup v1 {ctrl} controller, which this "
                     "machine does not mount (cgroup v2 only machines are not supported yet)"
                 )
             if (mounts[ctrl] / self.parent).exists():
                 raise VbenchError(
-                    f"testbed.slowdown: cgroup {mounts[ctrl] / self.parent} exists already and no testbed state "
+                    f"{self._what()}: cgroup {mounts[ctrl] / self.parent} exists already and no testbed state "
                     "says vbench created it; vbench neither adopts nor removes it (remove it yourself, or "
                     "choose another testbed name)"
                 )
@@ -313,15 +332,21 @@ class Slowdown:
                     "planted here; set delay_ms to 0 (rate shaping with tbf works)"
                 )
 
+    def _what(self) -> str:
+        """The field that asked for the parent cgroup, for messages."""
+        return f"testbed.slowdown ({self.sd.describe()})" if self.sd.active else "testbed.cpu_group"
+
     def create_parent(self) -> None:
-        """The parent cgroup with the CPU quota and disk throttles, before any host exists."""
+        """The parent cgroup with the CPU quota and disk throttles (or, for a cpu group, the
+        default weight), before any host exists."""
         settings = self.settings()
         if not settings:
             return
         self.ctx.record(STATE_CGROUPS, self.parent)
         make_cgroup(self.parent, settings)
+        what = "slowdown planted on" if self.sd.active else "its hosts share"
         self.ctx.log(
-            f"testbed '{self.ctx.params.name}': slowdown planted on cgroup {self.parent}: "
+            f"testbed '{self.ctx.params.name}': {what} cgroup {self.parent}: "
             + applied_text(settings, self.sd, self._cpus)
         )
 
@@ -359,7 +384,7 @@ class Slowdown:
     def verify_host(self, spec: HostParams, index: int, pid: int) -> dict[str, str]:
         """Read back what is planted on one host (its init `pid`); fail if it differs. Returns facts."""
         sd = self.sd
-        if not sd.active:
+        if not self.makes_parent:
             return {}
         settings = self.settings()
         what = f"{spec.platform} host {spec.name}"
@@ -371,7 +396,9 @@ class Slowdown:
         for dev, ns in host_links(self.ctx.params, spec, index, self.ctx.layout) if sd.network else []:
             bad += qdisc_problems(sd, dev, sysops.run(show_command(dev, ns), check=False).stdout)
         if bad:
-            raise VbenchError(f"{what}: the planted slowdown is not applied as asked: " + "; ".join(bad))
+            raise VbenchError(f"{what}: {self._what()} is not applied as asked: " + "; ".join(bad))
+        if not sd.active:
+            return {"cpu_group": self.parent}
         return {
             "slowdown": sd.describe(),
             "slowdown_applied": applied_text({k: normalise(k, v) for k, v in settings.items()}, sd, self._cpus),

@@ -1,0 +1,69 @@
+"""A testbed's own cpu cgroup (`testbed.cpu_group`, set by a design's duet: issue #51) on this
+machine, without Hadoop: a native and an LXC host of one testbed both run inside
+`vbench-<testbed>` in the cpu hierarchy (the native sshd from its first instruction, so every
+process started over SSH too), the parent has CFS's default weight, each host's facts say so,
+and teardown leaves no cgroup behind. Seconds.
+
+    python3 -m pytest tests/integration/test_cpu_group.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import leftovers
+from vbench.host import connect
+from vbench.testbed import Testbed
+from vbench.testbed.slowdown import DEFAULT_CPU_SHARES, cgroup_mounts, parent_cgroup
+
+pytestmark = [pytest.mark.integration, pytest.mark.skipif(os.geteuid() != 0, reason="needs root")]
+
+
+def test_every_host_of_a_cpu_grouped_testbed_runs_in_its_cpu_cgroup_and_nothing_is_left(it_platform_testbed):
+    mounts = cgroup_mounts()
+    if "cpu" not in mounts:
+        pytest.skip("needs the cgroup v1 cpu controller")
+    worker = "lxc" if shutil.which("lxc-start") else "native"
+    params = it_platform_testbed(
+        "native",
+        cpu_group=True,
+        hosts=[{"name": "master", "role": "master"}, {"name": "worker1", "role": "worker", "platform": worker}],
+    )
+    parent = parent_cgroup(params.name)
+    with Testbed(params) as tb:
+        assert (mounts["cpu"] / parent / "cpu.shares").read_text().strip() == str(DEFAULT_CPU_SHARES)
+        for i, h in enumerate(tb.hosts):
+            assert h.facts["cpu_group"] == parent, h.facts
+            # A process started over SSH, as every Hadoop daemon is (a container sees its own
+            # cgroup as /: it is found from the machine's side, by its command line).
+            with connect(h) as conn:
+                r = conn.run(
+                    f"setsid sleep 30.{i}7 </dev/null >/dev/null 2>&1 &", hide=True, warn=True, in_stream=False
+                )
+            assert r.ok, r.stderr
+        in_group = _procs_below(mounts["cpu"] / parent)
+        for i, h in enumerate(tb.hosts):
+            mine = [pid for pid, argv in in_group.items() if argv == f"sleep 30.{i}7"]
+            assert mine, (h.name, h.platform, sorted(in_group.values()))
+    assert leftovers(params) == []
+    assert not (mounts["cpu"] / parent).exists()  # removed, so emptied: the sleeps went with their hosts
+
+
+def _argv(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
+
+
+def _procs_below(root: Path) -> dict[int, str]:
+    """Every process in cgroup `root` or below it, with its command line."""
+    out: dict[int, str] = {}
+    for procs in root.rglob("cgroup.procs"):
+        for text in procs.read_text().split():
+            out[int(text)] = _argv(int(text))
+    return out
