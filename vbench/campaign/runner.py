@@ -656,8 +656,9 @@ class _Campaign:
         handled.update(group)
         for p, cell, out in zip(group, cells, outcomes):
             if isinstance(out.error, PartnerLost):  # it never started: not done, runs again on resume
-                _record_unrun([cell], cell.config, self.base, str(out.error), self.store, self.exp.rounds)
-                self.result.failures += 1
+                if not cell.warms_up:  # as a lost configuration's: a warm-up run is not a cell of the design
+                    _record_unrun([cell], cell.config, self.base, str(out.error), self.store, self.exp.rounds)
+                    self.result.failures += 1
                 self.progress.cell_finished(cell.cell_id, str(out.error))
                 continue
             if out.error is not None:  # the configuration broke (lost its hosts...)
