@@ -44,6 +44,24 @@ _LATENCY = (
     "--pingpong=1 --hostname=127.0.0.1 --rw=write --time_based --runtime={rt} --ramp_time={ramp} "
     "--lat_percentiles=1 --percentile_list=50:99"
 )
+# The platform cost vector (issue #53): a system call, a process, a JVM's start.
+_SYSCALL = (
+    "export LC_ALL=C; rc=0; for i in $(seq 1 5); do dd if=/dev/zero of=/dev/null bs=1 count=2000000 2>&1 "
+    "|| { rc=$?; break; }; done; exit $rc"
+)
+_TIMED = (
+    "rc=0; for r in $(seq 1 {n}); do s=$(date +%s%N); n=0; while [ $n -lt {count} ]; do {program} || "
+    '{{ rc=$?; echo "vbench: {tag}: run $((n + 1)) of repeat $r exited $rc" >&2; break 2; }}; n=$((n + 1)); done; '
+    'e=$(date +%s%N); echo "{tag} repeat=$r count=$n start=$s end=$e"; done; exit $rc'
+)
+_FIND_JAVA = (
+    'export LC_ALL=C; jh=/usr/lib/jvm/java-17-openjdk-amd64; java=""; '
+    'for j in "$jh/bin/java" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java 2>/dev/null)"; do '
+    'if [ -n "$j" ] && [ -x "$j" ]; then java=$j; break; fi; done; '
+    'if [ -z "$java" ]; then echo "vbench: jvmstart: no java on this host '
+    '(not $jh/bin/java, not \\$JAVA_HOME/bin/java, none on the PATH)" >&2; exit 127; fi; '
+    'echo "jvmstart java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
+)
 
 # (benchmark, preset or None for the default Config, work dir) -> the command string before argv.
 BEFORE = {
@@ -72,6 +90,10 @@ BEFORE = {
     ("hdparm", "liu2012", W): f"wd={W}; {_HDPARM_FIND}" + " && ".join(['hdparm -t "$dev"'] * 6),
     ("pi_digits", None, W): _PI.format(sizes="100000", out=f"{W}/vbench-pi.txt"),
     ("pi_digits", None, SPACED): _PI.format(sizes="100000", out="'/data/work dir/vbench-pi.txt'"),
+    ("syscall", None, W): _SYSCALL,
+    ("spawn", None, W): _TIMED.format(n=5, count=2000, program="/bin/true", tag="spawn"),
+    ("jvmstart", None, W): _FIND_JAVA
+    + _TIMED.format(n=3, count=10, program='"$java" -Xshare:auto -version > /dev/null 2>&1', tag="jvmstart"),
     ("pi_digits", "vasconcelos", W): _PI.format(sizes="1000000 2000000 4000000 8000000", out=f"{W}/vbench-pi.txt"),
 }
 

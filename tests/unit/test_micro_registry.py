@@ -29,10 +29,13 @@ CAPTURES = {
     "pi_digits": ("pi_digits.txt", {"digits": (1000, 10000, 100000)}),
     "membw": ("membw.txt", {"time_s": 2}),
     "latency": ("latency_native.json", {"server": "10.252.0.12", "duration_s": 3}),
+    "syscall": ("syscall.txt", {"count": 1000, "repeats": 2}),
+    "spawn": ("spawn.txt", {"count": 100, "repeats": 2}),
+    "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2}),
 }
 
 
-def test_registry_names_the_nine_benchmarks():
+def test_registry_names_the_twelve_benchmarks():
     assert set(MICRO_BENCHMARKS) == set(CAPTURES)
     assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
 

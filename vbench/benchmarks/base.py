@@ -22,6 +22,9 @@ module that breaks the contract fails at import, not hours into a campaign.
   - dd: a loop of `dd` runs removing the test file after each, so every repeat writes fresh blocks.
   - hdparm: finds the block device under the work dir (findmnt, then df) before its `hdparm -t` runs.
   - pi_digits: a loop over the sizes that takes the time around each `pi` run and counts its digits.
+  - syscall: a loop of `dd bs=1` runs under LC_ALL=C, one summary line each.
+  - spawn, jvmstart: a loop of `/bin/true` (a JVM's `-version`) between two `date +%s%N` stamps
+    of the same shell; jvmstart first finds the host's java.
 """
 
 from __future__ import annotations

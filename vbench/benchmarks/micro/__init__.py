@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bonnie, cpu, dd, fio, hdparm, iperf3, latency, membw, pi_digits
+from . import bonnie, cpu, dd, fio, hdparm, iperf3, jvmstart, latency, membw, pi_digits, spawn, syscall
 
 MICRO_BENCHMARKS: dict[str, ModuleType] = {
-    m.NAME: m for m in (fio, dd, hdparm, bonnie, iperf3, latency, cpu, pi_digits, membw)
+    m.NAME: m for m in (fio, dd, hdparm, bonnie, iperf3, latency, cpu, pi_digits, membw, syscall, spawn, jvmstart)
 }

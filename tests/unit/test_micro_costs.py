@@ -1,0 +1,265 @@
+"""The platform cost vector's micro-benchmarks (issue #53 item 2): syscall, spawn, jvmstart.
+
+Their commands (quoting, LC_ALL=C, the timing inside one shell), their parsers against outputs
+captured here (tests/data/micro/README.md), refused configs naming the field, and a failed or
+garbled output becoming a Failure with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from invoke import Result
+
+from vbench.benchmarks import registry
+from vbench.benchmarks.micro import jvmstart, spawn, syscall
+from vbench.campaign.measure import failure_reason
+from vbench.errors import JobFailed, ParamsError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
+
+
+def _text(name: str) -> str:
+    return (DATA / name).read_text()
+
+
+def _values(samples, metric):
+    return [s.value for s in samples if s.metric == metric]
+
+
+# --- syscall -------------------------------------------------------------------------------------
+
+
+def test_syscall_command_copies_one_byte_at_a_time_in_the_c_locale():
+    cmd = syscall.command(syscall.SyscallConfig(count=5000, repeats=4))
+    assert cmd.startswith("export LC_ALL=C; ")  # dd's "0,123 s" under a comma-decimal locale
+    assert "dd if=/dev/zero of=/dev/null bs=1 count=5000 2>&1" in cmd  # dd reports on stderr
+    assert "$(seq 1 4)" in cmd and cmd.endswith("exit $rc")
+
+
+def test_syscall_parses_dds_own_seconds_into_ns_per_call():
+    cfg = syscall.SyscallConfig(count=1000, repeats=2)
+    samples = syscall.parse_stdout(_text("syscall.txt"), cfg)
+    # "1000 bytes (1.0 kB) copied, 0.000301602 s": 2000 calls.
+    assert _values(samples, "elapsed") == pytest.approx([0.000301602, 0.00037221])
+    assert _values(samples, "syscall_ns") == pytest.approx([150.801, 186.105])
+    assert {s.unit for s in samples if s.metric == "syscall_ns"} == {"ns"}
+    first = samples[0].metadata
+    assert first["repeat"] == 1 and first["system_calls"] == 2000 and first["count"] == 1000
+
+
+def test_syscall_reads_an_exponent_and_refuses_a_short_copy():
+    cfg = syscall.SyscallConfig(count=1000, repeats=1)
+    line = "1000+0 records in\n1000+0 records out\n1000 bytes (1.0 kB) copied, 3e-04 s, 3.3 MB/s\n"
+    assert _values(syscall.parse_stdout(line, cfg), "syscall_ns") == pytest.approx([150.0])
+    with pytest.raises(JobFailed, match="copied 999 bytes, expected 1000"):
+        syscall.parse_stdout(line.replace("1000 bytes", "999 bytes"), cfg)
+
+
+def test_syscall_under_a_comma_locale_would_be_refused_not_misread():
+    comma = "1000 bytes (1,0 kB) copied, 0,000301602 s, 3,3 MB/s\n"
+    with pytest.raises(JobFailed, match=r"^syscall: expected 1 dd result lines, found 0$"):
+        syscall.parse_stdout(comma, syscall.SyscallConfig(count=1000, repeats=1))
+
+
+# --- spawn ---------------------------------------------------------------------------------------
+
+
+def test_spawn_command_times_the_loop_inside_one_shell():
+    cmd = spawn.command(spawn.SpawnConfig(count=300, repeats=2))
+    start, end = cmd.index("s=$(date +%s%N)"), cmd.index("e=$(date +%s%N)")
+    loop = cmd[start:end]
+    assert "while [ $n -lt 300 ]; do /bin/true ||" in loop and "n=$((n + 1))" in loop
+    assert "$(seq 1 2)" in cmd and 'echo "spawn repeat=$r count=$n start=$s end=$e"' in cmd[end:]
+
+
+def test_spawn_parses_nanosecond_stamps_into_us_per_process():
+    cfg = spawn.SpawnConfig(count=100, repeats=2)
+    samples = spawn.parse_stdout(_text("spawn.txt"), cfg)
+    # 1795905914430889495 -> 1795905914483705647: 52,816,152 ns over 100 processes.
+    assert _values(samples, "spawn_us") == pytest.approx([528.16152, 456.66511])
+    assert _values(samples, "elapsed") == pytest.approx([0.052816152, 0.045666511])
+    assert samples[0].metadata["program"] == "/bin/true"
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("spawn repeat=1 count=100 start=%N end=%N\n", r"^spawn repeat 1: bad timestamps '%N' '%N'"),
+        ("spawn repeat=1 count=100 start=20 end=10\n", r"^spawn repeat 1: the clock did not advance \(20 -> 10\)$"),
+        (
+            "spawn repeat=1 count=99 start=10 end=20\n",
+            r"^spawn: line 1 is repeat 1 of 99 runs, expected repeat 1 of 100$",
+        ),
+        ("<html>503</html>\n", r"^spawn: expected 1 result lines, found 0$"),
+    ],
+)
+def test_spawn_refuses_garbled_lines_in_one_line(text, reason):
+    with pytest.raises(JobFailed, match=reason) as info:
+        spawn.parse_stdout(text, spawn.SpawnConfig(count=100, repeats=1))
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_spawn_script_runs_under_posix_sh():
+    # The script itself, under dash (Debian's /bin/sh): tens of processes, well under a second.
+    cfg = spawn.SpawnConfig(count=20, repeats=2)
+    done = subprocess.run(["/bin/sh", "-c", spawn.command(cfg)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert all(s.value > 0 for s in spawn.parse_stdout(done.stdout, cfg))
+
+
+def test_spawn_stops_at_the_first_failure_saying_which_run():
+    script = spawn.timed_loop("spawn", "false", 5, 3)
+    done = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == "vbench: spawn: run 1 of repeat 1 exited 1\n"
+
+
+# --- jvmstart ------------------------------------------------------------------------------------
+
+
+def test_jvmstart_command_finds_java_then_times_its_starts():
+    cmd = jvmstart.command(jvmstart.JvmStartConfig(count=4, repeats=2))
+    assert cmd.startswith("export LC_ALL=C; jh=/usr/lib/jvm/java-17-openjdk-amd64; ")
+    find, timed = cmd.split("rc=0; ", 1)
+    assert '"$jh/bin/java" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java 2>/dev/null)"' in find
+    assert "exit 127" in find  # no java: the run fails before the loop
+    assert 'while [ $n -lt 4 ]; do "$java" -Xshare:auto -version > /dev/null 2>&1 ||' in timed
+    assert "$(seq 1 2)" in timed
+
+
+def test_jvmstart_quotes_the_java_home_it_is_given():
+    cmd = jvmstart.command(jvmstart.JvmStartConfig(java_home="/opt/jdk+17/"))
+    assert "jh=/opt/jdk+17; " in cmd  # no trailing slash; nothing to quote here
+    assert shlex.quote("/opt/jdk+17") == "/opt/jdk+17"
+    assert jvmstart.DEFAULT_JAVA_HOME == "/usr/lib/jvm/java-17-openjdk-amd64"  # hadoop.java_home's default
+
+
+def test_jvmstart_parses_ms_per_start_and_the_java_it_used():
+    cfg = jvmstart.JvmStartConfig(count=2, repeats=2)
+    samples = jvmstart.parse_stdout(_text("jvmstart.txt"), cfg)
+    # 1795905914580105980 -> 1795905914655625408: 75,519,428 ns over 2 starts.
+    assert _values(samples, "jvm_start_ms") == pytest.approx([37.759714, 41.829714])
+    assert _values(samples, "elapsed") == pytest.approx([0.075519428, 0.083659428])
+    meta = samples[0].metadata
+    assert meta["java"] == "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+    assert meta["java_version"] == 'openjdk version "17.0.15" 2025-04-15'
+    assert [s.metadata["repeat"] for s in samples] == [1, 1, 2, 2]
+
+
+def test_jvmstart_without_its_header_line_is_refused():
+    timed = "jvmstart repeat=1 count=2 start=10 end=20\n"
+    with pytest.raises(JobFailed, match=r"^jvmstart: no 'jvmstart java=\.\.\. version=\.\.\.' line in output$"):
+        jvmstart.parse_stdout(timed, jvmstart.JvmStartConfig(count=2, repeats=1))
+
+
+def test_a_host_without_java_fails_the_run_with_a_clear_one_line_reason():
+    cfg = jvmstart.JvmStartConfig(count=1, repeats=1, java_home="/nonexistent")
+    done = subprocess.run(
+        ["/bin/sh", "-c", jvmstart.command(cfg)], capture_output=True, text=True, env={"PATH": "/nonexistent"}
+    )
+    assert done.returncode == jvmstart.NO_JAVA and done.stdout == ""
+    assert "no java on this host (not /nonexistent/bin/java" in done.stderr
+
+
+def test_no_java_becomes_a_failure_reason_naming_it(fake_context):
+    stderr = (
+        "vbench: jvmstart: no java on this host (not /usr/lib/jvm/java-17-openjdk-amd64/bin/java, "
+        "not $JAVA_HOME/bin/java, none on the PATH)\n"
+    )
+    c = fake_context(Result(stderr=stderr, exited=127))
+    with pytest.raises(JobFailed) as info:
+        jvmstart.run(c, jvmstart.JvmStartConfig(), "/w")
+    reason = failure_reason(info.value)
+    assert "\n" not in reason
+    assert reason.startswith("jvmstart: exit 127: vbench: jvmstart: no java on this host")
+
+
+# --- all three -----------------------------------------------------------------------------------
+
+CASES = [
+    (syscall, "syscall.txt", {"count": 1000, "repeats": 2}),
+    (spawn, "spawn.txt", {"count": 100, "repeats": 2}),
+    (jvmstart, "jvmstart.txt", {"count": 2, "repeats": 2}),
+]
+
+
+@pytest.mark.parametrize("module, fname, kwargs", CASES, ids=lambda v: getattr(v, "NAME", None))
+def test_run_through_a_context_gives_a_sample_per_metric_and_repeat(module, fname, kwargs, fake_context):
+    cfg = module.Config(**kwargs)
+    c = fake_context(Result(stdout=_text(fname)))
+    samples, raw = module.run(c, cfg, "/w")
+    assert raw == _text(fname)
+    assert sorted(s.metric for s in samples) == sorted(list(module.METRICS) * kwargs["repeats"])
+    assert all(s.benchmark == module.NAME and s.unit == module.METRICS[s.metric] and s.value > 0 for s in samples)
+    [call] = c.run.call_args_list
+    assert call.args == (module.command(cfg, "/w"),) and call.kwargs["in_stream"] is False
+
+
+@pytest.mark.parametrize("module, fname, kwargs", CASES, ids=lambda v: getattr(v, "NAME", None))
+def test_garbled_or_truncated_output_is_a_one_line_failure(module, fname, kwargs, fake_context):
+    cfg = module.Config(**kwargs)
+    truncated = _text(fname).splitlines(keepends=True)[:-1]  # the last repeat's line lost
+    for text in ("", "<html>503</html>\n", "".join(truncated)):
+        c = fake_context(Result(stdout=text))
+        with pytest.raises(JobFailed) as info:
+            module.run(c, cfg, "/w")
+        reason = failure_reason(info.value)
+        assert reason.startswith(f"{module.NAME}:") and "\n" not in reason
+
+
+@pytest.mark.parametrize("module", [syscall, spawn, jvmstart], ids=lambda m: m.NAME)
+def test_a_non_zero_exit_is_a_failure_with_the_tools_last_words(module, fake_context):
+    c = fake_context(Result(stdout="", stderr="noise\ndd: /dev/null: Permission denied\n", exited=1))
+    with pytest.raises(JobFailed) as info:
+        module.run(c, module.Config(), "/w")
+    assert failure_reason(info.value) == f"{module.NAME}: exit 1: dd: /dev/null: Permission denied"
+
+
+@pytest.mark.parametrize(
+    "module, key, text, field",
+    [
+        (syscall, "count", "0", "syscall.count"),
+        (syscall, "count", "10", "syscall.count"),
+        (syscall, "repeats", "0", "syscall.repeats"),
+        (spawn, "count", "-1", "spawn.count"),
+        (spawn, "repeats", "x", "spawn.repeats"),
+        (jvmstart, "count", "0", "jvmstart.count"),
+        (jvmstart, "repeats", "1001", "jvmstart.repeats"),
+        (jvmstart, "java_home", "relative/jdk", "jvmstart.java_home"),
+        (jvmstart, "java_home", "/opt/jdk;touch /tmp/x", "jvmstart.java_home"),
+        (jvmstart, "java_home", "/opt/../etc", "jvmstart.java_home"),
+    ],
+)
+def test_a_bad_config_is_refused_naming_the_field(module, key, text, field):
+    with pytest.raises(ParamsError) as info:
+        registry.make_config(module, {key: text})
+    assert info.value.field == field
+    assert len(str(info.value).splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "module, kwargs, field",
+    [
+        (syscall, {"count": 999}, "count"),
+        (spawn, {"repeats": 0}, "repeats"),
+        (jvmstart, {"count": True}, "count"),  # strict: a bool is not a count
+    ],
+)
+def test_the_config_itself_refuses_out_of_range_values(module, kwargs, field):
+    with pytest.raises(ParamsError) as info:
+        module.Config(**kwargs)
+    assert info.value.field == field
+
+
+def test_defaults_are_the_issues():
+    assert (syscall.Config().count, syscall.Config().repeats) == (2_000_000, 5)
+    assert (spawn.Config().count, spawn.Config().repeats) == (2000, 5)
+    assert (jvmstart.Config().count, jvmstart.Config().repeats) == (10, 3)
+    assert syscall.METRICS["syscall_ns"] == "ns" and spawn.METRICS["spawn_us"] == "us"
+    assert jvmstart.METRICS["jvm_start_ms"] == "ms"
+    kinds = {name: registry.find(name)[0] for name in ("syscall", "spawn", "jvmstart")}
+    assert kinds == {"syscall": "micro", "spawn": "micro", "jvmstart": "micro"}
