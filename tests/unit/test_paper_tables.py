@@ -197,9 +197,16 @@ def test_testbed_table_from_provenance_and_facts():
     )
     facts = [{"platform": "qemu", "cpu_model": "Some CPU", "vcpus": "2", "accelerator": "tcg"}]
     tex = T.table_testbed(None, samples, "native", facts=facts)
-    assert r"Java & OpenJDK 17.0.15 & OpenJDK 17.0.15 \\" in tex
-    assert r"Accelerator & \textemdash & tcg \\" in tex
-    assert r"vCPUs & \textemdash & 2 \\" in tex
+    # A row per platform; an attribute with one value on every platform is said once, in the note,
+    # with the platforms that did not record it.
+    assert r"Platform & Samples \\" in tex and r"qemu & 1 \\" in tex
+    assert "Java OpenJDK 17.0.15;" in tex
+    assert "Accelerator tcg (not recorded for native)" in tex
+    assert "vCPUs 2 (not recorded for native)" in tex
+    two = samples.assign(kernel=["6.1.0", "6.2.0"], vbench_commit=["0123456789ab", "fedcba987654"])
+    tex = T.table_testbed(None, two, "native", facts=facts)
+    assert r"Platform & Kernel & vbench commit & Samples \\" in tex
+    assert r"native & 6.1.0 & \texttt{0123456} & 1 \\" in tex
 
 
 def test_paper_map_lists_every_artifact():

@@ -27,6 +27,7 @@ uses), or, where the two sides ran in the same blocks, the paired ratio of `vben
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -582,7 +583,13 @@ def _here_text(r: DeltaRow) -> str:
         text += rf"; {tex_escape(', '.join(parts))}"
     if r.n_a or r.n_b:
         text += rf"; $n={r.n_a}/{r.n_b}$"
-    return text
+    return breakable(text)
+
+
+def breakable(tex: str) -> str:
+    """Escaped text whose dotted, underscored and `key=value` names may break after their `.`, `_`
+    and `=` (a metric's or parameter's name is wider than the delta table's narrow columns)."""
+    return re.sub(r"(?<=[A-Za-z])(\.|\\_|=)(?=[A-Za-z])", lambda m: m[1] + r"\allowbreak{}", tex)
 
 
 _VERDICT_TEX = {
@@ -628,7 +635,7 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
         if r.verdict != NOT_MEASURED_VERDICT and not r.tested:
             verdict += r" \newline {\scriptsize (stand-ins only)}"
         if r.reason:
-            verdict += rf" \newline {{\scriptsize {tex_escape(r.reason)}}}"
+            verdict += rf" \newline {{\scriptsize {breakable(tex_escape(r.reason))}}}"
         if r.verdict == INCONCLUSIVE and r.n_blocks:
             verdict += rf" \newline {{\scriptsize {settle_text(r)}}}"
         lines.append(

@@ -303,6 +303,12 @@ def machine_sentence(campaign: Campaign) -> str:
     return "one machine (" + ", ".join(bits) + ")" if bits else "one machine"
 
 
+def _campaign_tt(name: str) -> str:
+    """A campaign's name in typewriter type, which may break after its hyphens (typewriter type
+    does not hyphenate, and a line of such names would stick out of the column)."""
+    return r"\texttt{" + tex_escape(name).replace("-", r"-\allowbreak{}") + "}"
+
+
 def machines_sentence(campaigns: list[Campaign]) -> str:
     """Which CPU each campaign the paper reads ran on. The machine behind a session is not always
     the same one, and the same design's precision differed between two of them (docs/results.md),
@@ -314,7 +320,7 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
     if not by_model:
         return ""
     parts = [
-        f"{tex_escape(model)} for " + and_list([rf"\texttt{{{tex_escape(n)}}}" for n in sorted(set(names))])
+        f"{tex_escape(model)} for " + and_list([_campaign_tt(n) for n in sorted(set(names))])
         for model, names in sorted(by_model.items())
         if model
     ]
@@ -322,7 +328,7 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
     if unknown:
         parts.append(
             "not recorded for "
-            + and_list([rf"\texttt{{{tex_escape(n)}}}" for n in unknown])
+            + and_list([_campaign_tt(n) for n in unknown])
             + " (measured before vbench stamped the CPU model on every sample)"
         )
     return "The CPU model the hosts reported, by campaign: " + "; ".join(parts) + "." + _probes_sentence(campaigns)
@@ -335,7 +341,7 @@ def _probes_sentence(campaigns: list[Campaign]) -> str:
     probes = {c.name: ms for c in campaigns if (ms := samples_probe_ms(c.samples)) is not None}
     if not probes:
         return ""
-    each = [rf"\texttt{{{tex_escape(n)}}} \qty{{{ms:.1f}}}{{\milli\second}}" for n, ms in sorted(probes.items())]
+    each = [_campaign_tt(n) + rf" \qty{{{ms:.1f}}}{{\milli\second}}" for n, ms in sorted(probes.items())]
     rest = len({c.name for c in campaigns}) - len(probes)
     return (
         " The quiet gate's CPU probe (the same arithmetic, timed on the quiet machine before each round"
@@ -468,6 +474,11 @@ def macros_tex(ctx: MacroContext) -> str:
         ("vbCommit", "vbench_commit"),
     ):
         vals = _distinct(s, col)
+        if vals and name in ("vbConfigHash", "vbCommit"):
+            # In typewriter type one by one, 7 characters as git abbreviates them: a line of them
+            # can then break and stretch at the commas between them.
+            m[name] = ", ".join(r"\texttt{" + tex_escape(v) + "}" for v in dict.fromkeys(v[:7] for v in vals))
+            continue
         m[name] = tex_escape(", ".join(vals)) if vals else r"\emph{not recorded}"
     workers = [int(float(w)) for w in _distinct(s, "workers") if w.replace(".", "", 1).isdigit()]
     m["vbWorkersText"] = counted(workers, "worker") if workers else r"workers (their number \emph{not recorded})"

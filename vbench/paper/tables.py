@@ -279,6 +279,12 @@ def _platform_columns(
     gaps), `about` (what the numbers are), `where` (experiment, size) they come from, and the
     platforms this campaign did not measure. No measured cell: no rows."""
     body = body if cells.any_value else []
+    # A platform this table has no value for gets no column (its page is not wide enough for every
+    # platform of a campaign): the note names it instead.
+    keep = [i for i in range(len(platforms)) if not body or any(row[i + 1] != NOT_MEASURED for row in body)]
+    unmeasured = [platforms[i] for i in range(len(platforms)) if i not in keep]
+    body = [[row[0]] + [row[i + 1] for i in keep] for row in body]
+    platforms = [platforms[i] for i in keep]
     emulated = emulated_platforms(samples) & set(platforms)
     header = [first_col] + [tex_escape(p) + (EMULATED_MARK if p in emulated else "") for p in platforms]
     notes = [
@@ -286,6 +292,7 @@ def _platform_columns(
         about if body else "",
         _where(*where) if body else "",
         EMULATED_NOTE if body and emulated else "",
+        ("Not measured in this table: " + ", ".join(tex_escape(p) for p in unmeasured) + ".") if unmeasured else "",
         _absent_note(samples, baseline),
     ]
     return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes, **grid))
@@ -1428,37 +1435,120 @@ def java_short(text) -> str:
 
 
 def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = None) -> str:
-    """The testbed: per platform, what the hosts were and which software ran (host facts + provenance)."""
+    """The testbed: per platform (a row each), what the hosts were and which software ran (host
+    facts + provenance). An attribute with one value on every platform that recorded it is said
+    once, in the note, so that the table fits its page; hashes and commits are printed with their
+    first 7 characters, as git abbreviates them."""
     platforms, attrs = testbed_rows(samples, facts or [], baseline)
-    body = [[tex_escape(name)] + [_breakable(v) if v else NOT_MEASURED for v in vals] for name, vals in attrs]
-    width = max(len(platforms), 1)
-    colspec = "l" + (r">{\raggedright\arraybackslash}p{%.2f\linewidth}" % (0.72 / width)) * len(platforms)
+    attrs = [(name, [_short_hashes(name, v) for v in vals]) for name, vals in attrs]
+    common = [
+        (n, vals) for n, vals in attrs if n != "Samples" and len({v for v in vals if v}) == 1 and len(platforms) > 1
+    ]
+    columns = [(n, vals) for n, vals in attrs if (n, vals) not in common]
+    header = ["Platform"] + [_TESTBED_HEADERS.get(n, tex_escape(n)) for n, _ in columns]
+    body = [
+        [tex_escape(p)] + [_breakable(name, vals[i]) if vals[i] else NOT_MEASURED for name, vals in columns]
+        for i, p in enumerate(platforms)
+    ]
+    colspec = "l" + "".join(
+        "r"
+        if n in ("Samples", "vCPUs")
+        else r">{\raggedright\arraybackslash}p{%.2f\linewidth}" % _TESTBED_WIDTHS.get(n, 0.08)
+        for n, _ in columns
+    )
+    said_once = "; ".join(
+        f"{tex_escape(n)} {_breakable(n, next(v for v in vals if v))}"
+        + (
+            " (not recorded for " + ", ".join(tex_escape(p) for p, v in zip(platforms, vals) if not v) + ")"
+            if not all(vals)
+            else ""
+        )
+        for n, vals in common
+    )
     notes = [
         "From the provenance every sample carries"
         + (" and the hosts' facts (facts.json)." if facts else "; no host facts (facts.json) in this campaign."),
+        (rf"The same on every platform: {said_once}." if said_once else ""),
+        r"Virt.\ seen: the virtualisation the hosts detected. Hashes and commits: their first 7 characters.",
         r"\textemdash~not recorded.",
         _absent_note(samples, baseline),
     ]
     return render(
         Grid(
-            ["Attribute"] + [tex_escape(p) for p in platforms],
+            header,
             body,
             colspec,
             "Testbed per platform, as recorded with the samples.",
             "tab:testbed",
             notes,
-            size=r"\footnotesize",
+            size=r"\footnotesize\setlength{\tabcolsep}{3pt}",
         )
     )
 
 
-def _breakable(v: str) -> str:
-    """Escaped text that may break after commas and inside long hashes."""
-    return (
-        r"\texttt{" + tex_escape(v).replace(",", r",\allowbreak ") + "}"
-        if len(v) > 24 and " " not in v
-        else tex_escape(v).replace(",", r",\allowbreak ")
-    )
+#: The testbed table's column headers where the attribute's name is too wide for its column.
+_TESTBED_HEADERS = {
+    "Virtualisation seen": r"Virt.\ seen",
+    "Hadoop config hash": "Hadoop config",
+    "vbench commit": "vbench commit",
+}
+#: The testbed table's column widths (fractions of the line), for the attributes that need more or
+#: less than the others' 0.08.
+_TESTBED_WIDTHS = {
+    "Virtualisation seen": 0.06,
+    "Kernel": 0.10,
+    "Java": 0.07,
+    "Hosts": 0.10,
+    "Workers": 0.06,
+    "Image hash": 0.07,
+    "vbench commit": 0.09,
+    "CPU model": 0.09,
+    "Hadoop config hash": 0.08,
+}
+_TESTBED_HASHES = ("Hadoop config hash", "Image hash", "vbench commit")
+
+
+def _short_hashes(name: str, value: str) -> str:
+    """A hash or commit attribute's values cut to their first 7 characters (distinct, in order)."""
+    if name not in _TESTBED_HASHES or not value:
+        return value
+    out: list[str] = []
+    for v in value.split(", "):
+        short = v[:7] if re.fullmatch(r"[0-9a-f]{8,}", v) else v
+        if short not in out:
+            out.append(short)
+    return ", ".join(out)
+
+
+def _hosts(value: str) -> str:
+    """`master, worker1, worker2, master, worker1` -> `master, worker1--2`: the distinct host names,
+    numbered ones as a range."""
+    names = list(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    numbered: dict[str, list[int]] = {}
+    plain = []
+    for n in names:
+        m = re.fullmatch(r"(\D+)(\d+)", n)
+        if m:
+            numbered.setdefault(m[1], []).append(int(m[2]))
+        else:
+            plain.append(n)
+    out = [tex_escape(n) for n in plain]
+    for stem, nums in numbered.items():
+        nums = sorted(set(nums))
+        if len(nums) > 2 and nums == list(range(nums[0], nums[-1] + 1)):
+            out.append(f"{tex_escape(stem)}{nums[0]}--{nums[-1]}")
+        else:
+            out += [f"{tex_escape(stem)}{k}" for k in nums]
+    return r",\allowbreak{} ".join(out)
+
+
+def _breakable(name: str, v: str) -> str:
+    """Escaped text that may break after commas; hashes in typewriter type."""
+    if name == "Hosts":
+        return _hosts(v)
+    if name in _TESTBED_HASHES:
+        return r",\allowbreak{} ".join(r"\texttt{" + tex_escape(x) + "}" for x in v.split(", "))
+    return tex_escape(v).replace(",", r",\allowbreak ")
 
 
 #: Every table: name -> (function, label, what it follows). docs/paper-map.md follows it (a test checks).
