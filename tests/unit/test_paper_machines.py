@@ -27,12 +27,12 @@ def test_campaigns_are_grouped_by_the_cpu_their_samples_or_facts_name_and_the_re
         ]
     )
     assert text.startswith("The CPU model the hosts reported, by campaign: ")
-    assert r"AMD EPYC for \texttt{b-new} and \texttt{e-new}" in text
-    assert r"Intel(R) Xeon(R) Processor for \texttt{a-pipeline}" in text
+    assert r"AMD EPYC for \texttt{b-\allowbreak{}new} and \texttt{e-\allowbreak{}new}" in text
+    assert r"Intel(R) Xeon(R) Processor for \texttt{a-\allowbreak{}pipeline}" in text
     # A campaign whose hosts were two machines is listed under both, not merged into either.
-    assert r"AMD EPYC; Intel(R) Xeon(R) Processor for \texttt{d-mixed}" in text
-    assert r"not recorded for \texttt{c-old} (measured before" in text
-    assert "c-old" not in text.split("not recorded")[0]
+    assert r"AMD EPYC; Intel(R) Xeon(R) Processor for \texttt{d-\allowbreak{}mixed}" in text
+    assert r"not recorded for \texttt{c-\allowbreak{}old} (measured before" in text
+    assert r"c-\allowbreak{}old" not in text.split("not recorded")[0]
 
 
 def test_each_campaigns_median_cpu_probe_follows_each_reading_counted_once():
@@ -53,7 +53,7 @@ def test_each_campaigns_median_cpu_probe_follows_each_reading_counted_once():
     )
     probes = text.split("median by campaign: ")[1]
     assert probes == (
-        r"\texttt{slow-day} \qty{57.0}{\milli\second} and \texttt{usual} \qty{43.5}{\milli\second}"
+        r"\texttt{slow-\allowbreak{}day} \qty{57.0}{\milli\second} and \texttt{usual} \qty{43.5}{\milli\second}"
         " (not taken in the other 1)."
     )
     # No campaign with a probe: the sentence is the CPU models' alone.

@@ -138,11 +138,6 @@ def test_no_undefined_references(latex):
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="#54 item 3 is open: the testbed table (a row per platform now) stuck out by 33 pt in the "
-    "last build, before its columns were narrowed; remove this mark once a build shows no box",
-)
 def test_no_overfull_boxes_past_the_tolerance(latex):
     boxes = V.overfull_boxes((latex / "paper.log").read_text(errors="replace"))
     assert boxes == [], f"{len(boxes)} overfull boxes past {V.OVERFULL_TOLERANCE_PT} pt:\n" + _report(boxes)
