@@ -143,7 +143,11 @@ def test_a_side_whose_job_fails_is_recorded_failed_and_its_partners_ok_all_done(
     jobs.faults["b0/r0/lxc/terasort"] = "fail"
     result = run(e, tmp_path / "c", fake_machine)
     assert result.failures == 1 and not result.stopped
-    group = {r["metadata"]["cell_id"]: r for r in hadoop_records(tmp_path / "c") if r["metadata"]["duet_group"] == "b0/r0/terasort"}
+    group = {
+        r["metadata"]["cell_id"]: r
+        for r in hadoop_records(tmp_path / "c")
+        if r["metadata"]["duet_group"] == "b0/r0/terasort"
+    }
     assert sorted(group) == ["b0/r0/lxc/terasort", "b0/r0/native/terasort", "b0/r0/native~aa/terasort"]
     assert group["b0/r0/lxc/terasort"]["kind"] == "failure"
     assert group["b0/r0/lxc/terasort"]["reason"] == "job failed: exit code 1"
@@ -167,14 +171,20 @@ def test_a_side_whose_configuration_breaks_is_lost_as_in_sequential_rounds_and_t
     jobs.faults["b0/r0/lxc/terasort"] = RuntimeError("worker1 unreachable")
     log: list[str] = []
     result = run(e, tmp_path / "c", fake_machine, log)
-    failed = sorted(r["metadata"]["cell_id"] for r in records(tmp_path / "c") if r["metadata"].get("configuration_failed"))
+    failed = sorted(
+        r["metadata"]["cell_id"] for r in records(tmp_path / "c") if r["metadata"].get("configuration_failed")
+    )
     assert failed == ["b0/r0/lxc/terasort", "b0/r1/lxc/terasort"]  # the broken run and lxc's run after it
     assert result.failures == 2 and not result.stopped
     assert any("configuration b0/lxc failed: worker1 unreachable" in line for line in log)
     # lxc torn down at once; round 1 ran its two other sides together.
     down = fake_machine.events.index(("close", "vb1"))
     assert fake_machine.events.index(("cluster down", "vb1")) < down
-    r1 = [r["metadata"] for r in hadoop_records(tmp_path / "c") if r["metadata"]["cell_id"].startswith("b0/r1/") and r["kind"] == "sample"]
+    r1 = [
+        r["metadata"]
+        for r in hadoop_records(tmp_path / "c")
+        if r["metadata"]["cell_id"].startswith("b0/r1/") and r["kind"] == "sample"
+    ]
     assert sorted(md["cell_id"] for md in r1) == ["b0/r1/native/terasort", "b0/r1/native~aa/terasort"]
     assert all(len(md["duet_partners"]) == 1 and "lxc" not in md["duet_partners"][0] for md in r1)
     done = done_cells(CampaignStore(tmp_path / "c"))
@@ -270,7 +280,11 @@ def test_an_interrupt_of_the_main_thread_stops_every_side_within_seconds_and_a_r
     again = run(e, tmp_path / "c", fake_machine)
     assert sorted(again.ran) == sorted(group) and again.failures == 0
     assert sorted(c for c, *_ in jobs.ran if not c.endswith("/warmup")) == sorted(group)
-    resumed = [r["metadata"] for r in hadoop_records(tmp_path / "c") if r["metadata"]["cell_id"] in group and r["kind"] == "sample"]
+    resumed = [
+        r["metadata"]
+        for r in hadoop_records(tmp_path / "c")
+        if r["metadata"]["cell_id"] in group and r["kind"] == "sample"
+    ]
     assert len(resumed) == 3 and {md["duet_group"] for md in resumed} == {"b0/r1/terasort"}  # again together
     closed = [c for c in closed_cells(tmp_path / "c") if not c.endswith("/warmup")]
     assert sorted(closed) == sorted(c.cell_id for c in expand(e)) and len(closed) == len(set(closed))
