@@ -20,6 +20,20 @@ from vbench.lifecycle import Terminated, interrupts_unwind
 LONG_S = 20.0
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_as_a_terminal_gives_it():
+    """SIGINT handled as Python does at a terminal: a runner started in the background of a
+    non-interactive shell (`.ci/run &`) inherits it ignored, and interrupt_main then does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def busy(seen: dict, k: int, until: float):
     """A side that runs until `until` (in short sleeps, as invoke's and paramiko's polling loops
     do) and notes what stopped it in `seen[k]`."""
