@@ -8,7 +8,6 @@ what did not finish, repeating neither side. Testbeds and clusters are the recor
 from __future__ import annotations
 
 import _thread
-import signal
 import threading
 import time
 from collections import Counter
@@ -27,20 +26,7 @@ from vbench.samples import Failure, Sample
 from vbench.store import CampaignStore
 
 from tests.unit.test_campaign_runner import closed_cells, design, records, run
-
-
-@pytest.fixture(autouse=True)
-def ctrl_c_as_a_terminal_gives_it():
-    """SIGINT handled as Python does at a terminal: a runner started in the background of a
-    non-interactive shell (`.ci/run &`) inherits it ignored, and interrupt_main then does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+from tests.unit.test_campaign_together import ctrl_c_as_a_terminal_gives_it  # noqa: F401 - autouse here too
 
 
 SUITE = [{"benchmark": "terasort", "config": {"size_mb": 16}}]

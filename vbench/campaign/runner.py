@@ -207,8 +207,13 @@ def freezable_testbed(testbed: TestbedParams, local: bool) -> TestbedParams:
         raise ParamsError(
             "experiment.idle", "freeze pauses the local testbed's hosts; an inventory's hosts are not vbench's to stop"
         )
+    return _testbed_with(testbed, freezer=True)
+
+
+def _testbed_with(testbed: TestbedParams, **fields) -> TestbedParams:
+    """The testbed with `fields` set, validated again (ParamsError naming the field)."""
     try:
-        return testbed.model_validate({**testbed.model_dump(exclude_none=True), "freezer": True})
+        return testbed.model_validate({**testbed.model_dump(exclude_none=True), **fields})
     except ValidationError as exc:
         raise describe_validation_error(exc, "testbed", TestbedParams) from None
 
@@ -219,10 +224,7 @@ def cpu_grouped_testbed(testbed: TestbedParams) -> TestbedParams:
     weighs as much as a whole LXC testbed, and the native side of a duet takes most of the CPUs
     (measured: docs/results.md, `lean-duet`). Refused (ParamsError naming the field) on
     platforms a cpu group does not hold."""
-    try:
-        return testbed.model_validate({**testbed.model_dump(exclude_none=True), "cpu_group": True})
-    except ValidationError as exc:
-        raise describe_validation_error(exc, "testbed", TestbedParams) from None
+    return _testbed_with(testbed, cpu_group=True)
 
 
 def configuration_params(
