@@ -207,7 +207,13 @@ def test_a_job_not_yet_loaded_is_retried_one_round_trip_at_a_time(served, monkey
     srv, cluster = served({})
     full = captured_job()
 
-    def sleep(_s):  # the history server loads the .jhist file during the first pause
+    real_sleep, me = time.sleep, threading.current_thread()
+
+    def sleep(s):  # the history server loads the .jhist file during the first pause
+        # time.sleep is patched for the whole worker process: a thread left by another test that
+        # sleeps now must neither load the job early (one call, not two) nor lose its pause.
+        if threading.current_thread() is not me:
+            return real_sleep(s)
         srv.resources.update(full)
 
     monkeypatch.setattr(execute.time, "sleep", sleep)
