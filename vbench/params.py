@@ -350,6 +350,10 @@ class TestbedParams(_Strict):
     #: where under contention each of their threads weighs as much as a whole container testbed
     #: (CFS group scheduling). A design's duet sets it, so that sides share the CPUs as equals.
     cpu_group: bool = False
+    #: The CPUs every host of the testbed runs on (a cpuset list such as "0" or "0-1"), held by
+    #: one cpuset cgroup of the testbed's own (`vbench-<testbed>`). None: every CPU vbench may run
+    #: on. A duet with `cpus: split` sets it, a part of the machine's CPUs per side.
+    cpuset: str | None = None
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
 
@@ -387,7 +391,40 @@ class TestbedParams(_Strict):
         self._slowdown_platforms(hosts)
         self._freezer_platforms(hosts)
         self._cpu_group_platforms(hosts)
+        self._cpuset_platforms(hosts)
         return self
+
+    @field_validator("cpuset")
+    @classmethod
+    def _testbed_cpuset(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_cpuset(v)
+        return v
+
+    def _cpuset_platforms(self, hosts: tuple[HostParams, ...]) -> None:
+        """A testbed's cpuset cgroup holds the hosts its cpu cgroup holds; refused for the others
+        before anything starts."""
+        odd = sorted({str(h.platform) for h in hosts} - set(SLOWDOWN_PLATFORMS)) if self.cpuset else []
+        if odd:
+            raise _FieldError(
+                "cpuset",
+                f"one cpuset cgroup per testbed holds {', '.join(SLOWDOWN_PLATFORMS)} hosts, not {', '.join(odd)} "
+                "hosts (a duet with cpus: split sets it: pin those with each host's limits.cpuset instead)",
+            )
+        if self.cpuset is None:
+            return
+        width = len(parse_cpuset(self.cpuset))
+        asked = [(f"host {h.name}", h.limits) for h in self.hosts or ()] + [("testbed.limits", self.limits)]
+        for who, lim in asked:
+            if lim is not None and lim.cpuset not in (None, self.cpuset):
+                raise _FieldError(
+                    "cpuset", f"{who} has limits.cpuset {lim.cpuset!r}; a testbed cpuset sets every host's"
+                )
+        for h in hosts:
+            if h.limits is not None and h.limits.cpus is not None and h.limits.cpus > width:
+                raise _FieldError(
+                    "cpuset", f"host {h.name}'s limits.cpus {h.limits.cpus} do not fit in cpuset {self.cpuset!r}"
+                )
 
     def _cpu_group_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """A testbed cpu cgroup holds the hosts a planted slowdown holds (their processes are this
@@ -484,6 +521,10 @@ class TestbedParams(_Strict):
         limits = None
         if platform in LIMITED_PLATFORMS:
             limits = (h.limits or LimitsParams()).over(self.limits)
+            if (
+                self.cpuset is not None
+            ):  # a container's own cgroup holds the testbed's CPUs (see slowdown.cgroup_settings)
+                limits = limits.model_copy(update={"cpuset": self.cpuset})
             limits = None if limits.is_empty() else limits
         return h.model_copy(update={"platform": platform, "limits": limits})
 

@@ -76,11 +76,12 @@ def slowdown_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """The planted slowdown under a cell's hosts (testbed.slowdown, vbench.testbed.slowdown), as
     their facts say it was read back: `slowdown` (the params that plant it, e.g.
     "cpu_fraction=0.9") and `slowdown_applied` (the cgroup files and qdiscs); `cpu_group`, the
-    testbed's cpu cgroup when it has one without a slowdown (testbed.cpu_group). Nothing when no
-    host has one, so the records of every other run are as before. Pure."""
+    testbed's cpu cgroup when it has one without a slowdown (testbed.cpu_group); `cpuset`, the CPUs
+    its hosts were held on (testbed.cpuset). Nothing when no host has one, so the records of every
+    other run are as before. Pure."""
     facts = list(facts)
     out = {}
-    for key in ("slowdown", "slowdown_applied", "cpu_group"):
+    for key in ("slowdown", "slowdown_applied", "cpu_group", "cpuset"):
         joined = join_values(f.get(key) for f in facts)
         if joined:
             out[key] = joined

@@ -18,7 +18,7 @@ import pytest
 from tests.integration.conftest import leftovers
 from vbench.host import connect
 from vbench.testbed import Testbed
-from vbench.testbed.slowdown import DEFAULT_CPU_SHARES, cgroup_mounts, parent_cgroup
+from vbench.testbed.slowdown import DEFAULT_CPU_SHARES, cgroup_mounts, parent_cgroup, parse_cpus_allowed
 
 pytestmark = [pytest.mark.integration, pytest.mark.skipif(os.geteuid() != 0, reason="needs root")]
 
@@ -67,3 +67,39 @@ def _procs_below(root: Path) -> dict[int, str]:
         for text in procs.read_text().split():
             out[int(text)] = _argv(int(text))
     return out
+
+
+def test_every_host_of_a_testbed_with_a_cpuset_runs_on_its_cpus_only_and_nothing_is_left(it_platform_testbed):
+    """testbed.cpuset (a duet with cpus: split sets it): a native and an LXC host held on the
+    machine's last CPU, every process started over SSH too (its affinity read from the machine's
+    side), the facts say which CPUs; teardown leaves no cpuset cgroup behind."""
+    mounts = cgroup_mounts()
+    if "cpuset" not in mounts or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs the cgroup v1 cpuset controller and two CPUs")
+    cpu = str(max(os.sched_getaffinity(0)))
+    worker = "lxc" if shutil.which("lxc-start") else "native"
+    params = it_platform_testbed(
+        "native",
+        cpu_group=True,
+        cpuset=cpu,
+        hosts=[{"name": "master", "role": "master"}, {"name": "worker1", "role": "worker", "platform": worker}],
+    )
+    parent = parent_cgroup(params.name)
+    with Testbed(params) as tb:
+        # Each host's own cgroup holds the CPU (LXC widens every level above its container).
+        for h in tb.hosts:
+            assert (mounts["cpuset"] / parent / h.name / "cpuset.cpus").read_text().strip() == cpu, h.name
+        for i, h in enumerate(tb.hosts):
+            assert h.facts["cpuset"] == cpu and h.facts["cpu_group"] == parent, h.facts
+            with connect(h) as conn:
+                r = conn.run(
+                    f"setsid sleep 31.{i}7 </dev/null >/dev/null 2>&1 &", hide=True, warn=True, in_stream=False
+                )
+            assert r.ok, r.stderr
+        in_set = _procs_below(mounts["cpuset"] / parent)
+        for i, h in enumerate(tb.hosts):
+            mine = [pid for pid, argv in in_set.items() if argv == f"sleep 31.{i}7"]
+            assert mine, (h.name, h.platform, sorted(in_set.values()))
+            assert all(parse_cpus_allowed(Path(f"/proc/{pid}/status").read_text()) == (int(cpu),) for pid in mine)
+    assert leftovers(params) == []
+    assert not (mounts["cpuset"] / parent).exists()

@@ -16,7 +16,7 @@ import pytest
 
 from vbench.benchmarks.hadoop.execute import BenchRun
 from vbench.campaign import runner
-from vbench.campaign.design import DuetParams, design_hash, expand, sessions
+from vbench.campaign.design import DuetParams, design_hash, duet_cpusets, expand, sessions, side_cpuset
 from vbench.campaign.hooks import RunHook
 from vbench.campaign.pagecache import kept
 from vbench.campaign.runner import PartnerLost, done_cells, duet_group, duet_label
@@ -309,11 +309,62 @@ def test_a_design_that_cannot_run_duets_is_refused_naming_duet(change, why):
         duet_design(**change)
 
 
-def test_duet_params_know_one_way_of_sharing_cpus():
+def test_duet_params_know_two_ways_of_sharing_cpus():
     assert duet_design().duet == DuetParams(cpus="shared") == DuetParams()
+    assert duet_design(duet={"cpus": "split"}).duet == DuetParams(cpus="split")
     for bad in ({"cpus": "cpuset"}, {"cpus": "shared", "pin": True}):
         with pytest.raises(ValueError):
             duet_design(duet=bad)
+    assert design_hash(duet_design(duet={"cpus": "split"})) != design_hash(duet_design())
+
+
+def test_the_cpus_are_cut_into_equal_parts_of_consecutive_cpus_rotated_from_block_to_block():
+    assert duet_cpusets([1, 0], 2) == ("0", "1")
+    assert duet_cpusets(range(8), 2) == ("0,1,2,3", "4,5,6,7")
+    assert duet_cpusets(range(5), 2) == ("0,1", "2,3")  # the odd CPU goes to no side: both have as many
+    with pytest.raises(ValueError):
+        duet_cpusets([0, 1], 3)
+    parts = ("0", "1")
+    assert [side_cpuset(parts, 0, b) for b in range(4)] == ["0", "1", "0", "1"]
+    assert [side_cpuset(parts, 1, b) for b in range(4)] == ["1", "0", "1", "0"]
+
+
+def test_a_split_duet_holds_each_side_on_its_own_cpus_and_swaps_them_every_block(
+    tmp_path, fake_machine, jobs, monkeypatch
+):
+    seen: list[tuple[int, str, str | None]] = []
+
+    def placed(cluster, cell, **kw):
+        seen.append((cell.block, cell.config.key, fake_machine.testbeds[cluster.testbed].cpuset))
+        return jobs(cluster, cell, **kw)
+
+    monkeypatch.setattr(runner, "measure_hadoop", placed)
+    e = duet_design(platforms=["native"], repetitions=2, duet={"cpus": "split"})
+    result = run(e, tmp_path / "c", fake_machine)
+    assert result.failures == 0
+    by_block: dict[int, dict[str, set]] = {}
+    for block, key, cpuset in seen:
+        by_block.setdefault(block, {}).setdefault(key, set()).add(cpuset)
+    # The fake machine's 8 CPUs in two halves: one per side, the same for a side all block long.
+    assert by_block[0] == {"native": {"0,1,2,3"}, "native~aa": {"4,5,6,7"}}
+    assert by_block[1] == {"native": {"4,5,6,7"}, "native~aa": {"0,1,2,3"}}
+    assert {r["metadata"]["duet_cpus"] for r in hadoop_records(tmp_path / "c")} == {"split"}
+
+
+def test_a_split_duet_with_more_sides_than_cpus_is_refused_before_anything_starts(
+    tmp_path, fake_machine, jobs, monkeypatch
+):
+    monkeypatch.setattr(runner.MachineFacts, "local", classmethod(lambda cls: runner.MachineFacts(65536, 2, (0, 1))))
+    with pytest.raises(ParamsError) as err:
+        run(duet_design(duet={"cpus": "split"}), tmp_path / "c", fake_machine)
+    assert err.value.field.endswith("experiment.duet.cpus") and "3 configurations" in str(err.value)
+    assert not fake_machine.events and not jobs.started
+
+
+def test_a_split_duet_is_refused_on_an_inventorys_hosts():
+    with pytest.raises(ParamsError, match="inventory") as err:
+        runner.split_parts(2, False, runner.MachineFacts(65536, 2, (0, 1)))
+    assert err.value.field == "experiment.duet.cpus"
 
 
 def test_a_hook_is_refused_with_a_duet_design_before_anything_starts(tmp_path, fake_machine, jobs):

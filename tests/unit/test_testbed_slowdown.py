@@ -465,3 +465,37 @@ def test_a_duet_puts_every_local_configuration_in_a_cpu_group_of_its_own():
         machine,
     )
     assert not any(t.cpu_group for t, _ in plain.values())
+
+
+# -- a testbed's CPUs (testbed.cpuset: a split duet's side on CPUs of its own) -----------------------
+
+
+def test_a_testbed_cpuset_makes_the_parent_a_cpuset_cgroup_of_the_roots_cpus_and_pins_each_container():
+    # The parent holds what the root holds (LXC would widen a narrower one); hosts hold the CPUs.
+    assert S.cgroup_settings(SlowdownParams(), 2, None, cpuset_root=("0-1", "0")) == {
+        "cpuset.cpus": "0-1",
+        "cpuset.mems": "0",
+    }
+    tb = make_testbed(
+        {"cpuset": "1", "hosts": [{"name": "m", "role": "master"}, {"name": "w", "role": "worker", "platform": "lxc"}]}
+    )
+    lim = {h.name: h.limits for h in tb.resolved_hosts()}
+    assert lim["m"] is None and lim["w"] is not None and lim["w"].cpuset == "1"  # native: its own cgroup, at start
+    assert slowdown_stamp([{"cpuset": "1"}, {"cpuset": "1"}]) == {"cpuset": "1"}
+    assert S.parse_cpus_allowed("Name:\tsshd\nCpus_allowed:\t2\nCpus_allowed_list:\t1\n") == (1,)
+    assert S.parse_cpus_allowed("Name:\tx\n") == ()
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ({"platform": "qemu", "cpuset": "0"}, "qemu"),
+        ({"cpuset": "1-0"}, "reversed"),
+        ({"cpuset": "one"}, "not a CPU list"),
+        ({"platform": "lxc", "cpuset": "0", "limits": {"cpuset": "1"}}, "limits.cpuset"),
+        ({"platform": "lxc", "cpuset": "0", "limits": {"cpus": 2}}, "do not fit"),
+    ],
+)
+def test_a_testbed_cpuset_it_cannot_hold_is_refused_naming_the_field(data, why):
+    err = refused(data)
+    assert err.field == "testbed.cpuset" and why in str(err), str(err)

@@ -37,7 +37,7 @@ import json
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -220,12 +220,31 @@ class PrecisionParams(BaseModel):
 
 class DuetParams(BaseModel):
     """How the sides of a duet share the machine. `shared`: every side's hosts on all CPUs (the
-    kernel spreads them). A cpuset each, alternated between pairs (Bulej et al., ICPE 2020), is
-    not built yet."""
+    kernel spreads them). `split`: each side's hosts on CPUs of their own (a cpuset per testbed,
+    testbed.cpuset: the machine's CPUs cut into as many equal parts as there are sides), the
+    parts rotated between the sides from one block to the next so that no side keeps the faster
+    core (Bulej et al., ICPE 2020, rotate the assignment between pairs; here the testbeds live
+    for a block, so the assignment changes with the block)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    cpus: Literal["shared"] = "shared"
+    cpus: Literal["shared", "split"] = "shared"
+
+
+def duet_cpusets(cpus: Sequence[int], sides: int) -> tuple[str, ...]:
+    """`cpus` cut into `sides` equal parts of consecutive CPUs, as cpuset lists ("0", "1"; "0-1",
+    "2-3"); CPUs an uneven cut leaves over go to no side, so that every side has as many. Pure."""
+    ordered = sorted(cpus)
+    per = len(ordered) // sides if sides > 0 else 0
+    if per < 1:
+        raise ValueError(f"{sides} sides cannot have CPUs of their own among {len(ordered)}")
+    return tuple(",".join(str(c) for c in ordered[i * per : (i + 1) * per]) for i in range(sides))
+
+
+def side_cpuset(parts: Sequence[str], slot: int, block: int) -> str:
+    """The part of the CPUs the configuration in `slot` runs on in `block`: rotated by one part
+    per block, so that over any run of len(parts) blocks each side has had every part once. Pure."""
+    return parts[(slot + block) % len(parts)]
 
 
 def _duet_refusal(exp: "Experiment") -> str | None:

@@ -34,7 +34,18 @@ from pydantic import ValidationError
 
 from vbench import durable
 from vbench.benchmarks import netmatrix, registry
-from vbench.campaign.design import Cell, Configuration, Experiment, Session, deep_merge, design_hash, expand, sessions
+from vbench.campaign.design import (
+    Cell,
+    Configuration,
+    Experiment,
+    Session,
+    deep_merge,
+    design_hash,
+    duet_cpusets,
+    expand,
+    sessions,
+    side_cpuset,
+)
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
 from vbench.campaign.machine_ref import reference_said, this_cpu_model
@@ -265,6 +276,9 @@ def configuration_params(
         except ParamsError as exc:
             raise prefixed(exc, f"configuration {config.key}") from None
         out[config.key] = (tb, hp)
+    if exp.duet is not None and exp.duet.cpus == "split":
+        machine = machine or MachineFacts.local()
+        split_parts(len(out), source.local, machine)
     if together and source.local:
         check_clusters_fit_together(
             [(k, tb, hp if suite else None) for k, (tb, hp) in out.items()], machine or MachineFacts.local()
@@ -282,6 +296,26 @@ def configuration_params(
                 "run one configuration at a time",
             )
     return out
+
+
+def split_parts(sides: int, local: bool, machine: MachineFacts) -> tuple[str, ...]:
+    """The parts of the machine's CPUs the sides of a `cpus: split` duet run on (one cpuset per
+    side); refused (ParamsError naming the field) on an inventory's hosts and where the machine
+    has fewer CPUs than sides."""
+    field = "experiment.duet.cpus"
+    if not local:
+        raise ParamsError(
+            field, "split pins the local testbed's hosts to CPUs; an inventory's hosts are not vbench's to pin"
+        )
+    cpus = sorted(machine.cpu_ids if machine.cpu_ids is not None else range(machine.cpus))
+    if sides > len(cpus):
+        raise ParamsError(
+            field,
+            f"split gives each of the {sides} configurations of a duet CPUs of its own, and vbench may run on "
+            f"{len(cpus)} CPUs here; run fewer configurations per design (e.g. the A/A pair and the comparison "
+            "as two designs) or cpus: shared",
+        )
+    return duet_cpusets(cpus, sides)
 
 
 def _check_netmatrix(exp: Experiment, tb: TestbedParams, source: HostsSource) -> None:
@@ -485,6 +519,10 @@ class _Campaign:
         self.teardown_failed: str | None = None
         #: What the session gate (if any) stamped on the running session's runs.
         self.session_stamp: dict[str, Any] = {}
+        #: With a `cpus: split` duet, the CPUs of each part and each configuration's slot.
+        split = exp.duet is not None and exp.duet.cpus == "split"
+        self.cpu_parts = split_parts(len(params), source.local, MachineFacts.local()) if split else ()
+        self.slots = {key: i for i, key in enumerate(params)}
 
     def run(self, plan: list[Session]) -> None:
         self.rounds = _Rounds([r for s in plan for r in s.runs], self.round_hooks)
@@ -549,6 +587,8 @@ class _Campaign:
         self, config: Configuration, stack: ExitStack, up: dict[str, _Up], s: Session, pos: int, handled: set[int]
     ) -> bool:
         tb, hp = self.params[config.key]
+        if self.cpu_parts:  # this block's part of the CPUs (rotated from block to block)
+            tb = _testbed_with(tb, cpuset=side_cpuset(self.cpu_parts, self.slots[config.key], s.block))
         mine = ExitStack()
         stack.callback(self.close, config, mine)  # before entering: a half-made configuration is undone too
         try:

@@ -268,7 +268,7 @@ class Testbed(UpDown):
     def _slowdown_facts(self, spec: HostParams, index: int) -> dict[str, str]:
         """What the planted slowdown holds on one host, read back (nothing when none is planted),
         and, with a freezer, the check that the host's first process is inside its freezer cgroup."""
-        if not (self.params.slowdown.active or self.params.freezer or self.params.cpu_group):
+        if not (self.params.slowdown.active or self.params.freezer or self.params.cpu_group or self.params.cpuset):
             return {}
         pid = provisioner_for(spec.platform).init_pid(spec, self.ctx)  # type: ignore[attr-defined]
         if self.params.freezer:

@@ -40,7 +40,7 @@ import shutil
 from pathlib import Path
 
 from vbench.errors import VbenchError
-from vbench.params import HostParams, SlowdownParams, TestbedParams
+from vbench.params import HostParams, SlowdownParams, TestbedParams, parse_cpuset
 from vbench.testbed import netcmd, physhosts, physnet, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import (
@@ -77,11 +77,26 @@ def cpu_quota_us(fraction: float, cpus: int, period_us: int = CFS_PERIOD_US) -> 
 DEFAULT_CPU_SHARES = 1024
 
 
-def cgroup_settings(sd: SlowdownParams, cpus: int, disk: BlockDevice | None, cpu_group: bool = False) -> dict[str, str]:
-    """The parent cgroup's files (controller.file -> value, written in this order) that plant `sd`
-    and, with `cpu_group`, make the testbed one cpu cgroup of the default weight. Pure. The
-    period is written before the quota."""
+def cgroup_settings(
+    sd: SlowdownParams,
+    cpus: int,
+    disk: BlockDevice | None,
+    cpu_group: bool = False,
+    cpuset_root: tuple[str, str] | None = None,
+) -> dict[str, str]:
+    """The parent cgroup's files (controller.file -> value, written in this order) that plant `sd`,
+    with `cpu_group` make the testbed one cpu cgroup of the default weight, and with `cpuset_root`
+    (the cpuset hierarchy root's CPUs and memory nodes) make it a cpuset cgroup holding what the
+    root holds. Pure. The period is written before the quota.
+
+    The parent is not where a testbed's CPUs are held (testbed.cpuset): LXC rewrites every
+    cpuset level on its container's path from the level above (unless that one has
+    clone_children set, which the machine's root has not), so a parent's narrower cpuset would
+    be widened again by the first LXC host. Each host's own cgroup holds them: a native host's
+    (host_procs), a container's through its limits (TestbedParams.resolved_hosts)."""
     out: dict[str, str] = {}
+    if cpuset_root is not None:
+        out["cpuset.cpus"], out["cpuset.mems"] = cpuset_root
     if cpu_group:
         out["cpu.shares"] = str(DEFAULT_CPU_SHARES)
     if sd.cpu:
@@ -224,6 +239,27 @@ def machine_cpus() -> int:
     return len(os.sched_getaffinity(0))
 
 
+def cpuset_root() -> tuple[str, str]:
+    """The CPUs and memory nodes of the cpuset hierarchy's root."""
+    root = cgroup_mounts()["cpuset"]
+    return (root / "cpuset.cpus").read_text().strip(), (root / "cpuset.mems").read_text().strip()
+
+
+def parse_cpus_allowed(status: str) -> tuple[int, ...]:
+    """The CPUs a process may run on, from its /proc/<pid>/status text (() when absent). Pure."""
+    for line in status.splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return parse_cpuset(line.split(":", 1)[1].strip())
+    return ()
+
+
+def cpus_allowed(pid: int) -> tuple[int, ...]:
+    try:
+        return parse_cpus_allowed(Path(f"/proc/{pid}/status").read_text())
+    except OSError:
+        return ()
+
+
 def proc_cgroup(pid: int) -> str:
     """/proc/<pid>/cgroup ('' when the process is gone)."""
     try:
@@ -292,15 +328,28 @@ class Slowdown:
         return self.ctx.params.cpu_group
 
     @property
+    def cpuset(self) -> str | None:
+        return self.ctx.params.cpuset
+
+    @property
     def makes_parent(self) -> bool:
-        """Whether the testbed has a parent cgroup of its own: a slowdown planted, or a cpu group."""
-        return self.sd.active or self.cpu_group
+        """Whether the testbed has a parent cgroup of its own: a slowdown planted, a cpu group or
+        a cpuset."""
+        return self.sd.active or self.cpu_group or self.cpuset is not None
 
     def settings(self) -> dict[str, str]:
         """The parent's files (the quota from the CPUs vbench may run on now: computed once)."""
         if self._settings is None:
             self._settings = (
-                cgroup_settings(self.sd, machine_cpus(), self._disk(), self.cpu_group) if self.makes_parent else {}
+                cgroup_settings(
+                    self.sd,
+                    machine_cpus(),
+                    self._disk(),
+                    self.cpu_group,
+                    cpuset_root() if self.cpuset is not None else None,
+                )
+                if self.makes_parent
+                else {}
             )
             self._cpus = machine_cpus()
         return self._settings
@@ -323,6 +372,13 @@ class Slowdown:
                     "says vbench created it; vbench neither adopts nor removes it (remove it yourself, or "
                     "choose another testbed name)"
                 )
+        if self.cpuset is not None:
+            outside = sorted(set(parse_cpuset(self.cpuset)) - os.sched_getaffinity(0))
+            if outside:
+                raise VbenchError(
+                    f"testbed.cpuset {self.cpuset!r}: CPU {', '.join(map(str, outside))} is not one vbench may run "
+                    f"on here (it may run on {', '.join(map(str, sorted(os.sched_getaffinity(0))))})"
+                )
         if sd.network:
             if shutil.which("tc") is None:
                 raise VbenchError("testbed.slowdown: 'tc' is not installed (Debian package iproute2)")
@@ -334,7 +390,9 @@ class Slowdown:
 
     def _what(self) -> str:
         """The field that asked for the parent cgroup, for messages."""
-        return f"testbed.slowdown ({self.sd.describe()})" if self.sd.active else "testbed.cpu_group"
+        if self.sd.active:
+            return f"testbed.slowdown ({self.sd.describe()})"
+        return "testbed.cpuset" if self.cpuset is not None and not self.cpu_group else "testbed.cpu_group"
 
     def create_parent(self) -> None:
         """The parent cgroup with the CPU quota and disk throttles (or, for a cpu group, the
@@ -369,6 +427,9 @@ class Slowdown:
         for ctrl in ctrls:
             d = mounts[ctrl] / rel
             d.mkdir(exist_ok=True)  # below the parent this testbed made
+            if ctrl == "cpuset":  # the testbed's CPUs (a new v1 cpuset cgroup takes no task before it has some)
+                (d / "cpuset.cpus").write_text(self.cpuset or (d.parent / "cpuset.cpus").read_text().strip())
+                (d / "cpuset.mems").write_text((d.parent / "cpuset.mems").read_text().strip())
             procs.append(d / "cgroup.procs")
         return procs
 
@@ -393,15 +454,21 @@ class Slowdown:
         if not proc:
             bad.append(f"its init process {pid} is gone")
         bad += membership_problems(proc, self.parent, controllers(settings)) if proc else []
+        if self.cpuset is not None and proc:
+            allowed = cpus_allowed(pid)
+            if allowed != parse_cpuset(self.cpuset):
+                bad.append(f"its init process {pid} may run on CPUs {allowed}, not {self.cpuset}")
         for dev, ns in host_links(self.ctx.params, spec, index, self.ctx.layout) if sd.network else []:
             bad += qdisc_problems(sd, dev, sysops.run(show_command(dev, ns), check=False).stdout)
         if bad:
             raise VbenchError(f"{what}: {self._what()} is not applied as asked: " + "; ".join(bad))
+        placed = {"cpuset": self.cpuset} if self.cpuset is not None else {}
         if not sd.active:
-            return {"cpu_group": self.parent}
+            return {**({"cpu_group": self.parent} if self.cpu_group else {}), **placed}
         return {
             "slowdown": sd.describe(),
             "slowdown_applied": applied_text({k: normalise(k, v) for k, v in settings.items()}, sd, self._cpus),
+            **placed,
         }
 
 
