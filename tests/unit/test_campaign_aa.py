@@ -119,7 +119,7 @@ def test_the_statistics_mark_the_aa_row_with_its_verdict():
 
 
 def test_the_paper_prints_the_aa_ratio_beside_every_comparison():
-    from vbench.paper.tables import table_overheads
+    from vbench.paper.tables.comparisons import table_overheads
 
     samples = _samples(1.0)
     tex = table_overheads(compute_stats(samples, n_resamples=500), samples)

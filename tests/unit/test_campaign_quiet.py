@@ -445,7 +445,7 @@ def test_the_flagged_runs_note_says_how_the_probe_stood_against_the_machines_ref
 def test_the_paper_says_how_many_runs_were_taken_on_a_flagged_machine():
     import pandas as pd
 
-    from vbench.paper.tables import table_overheads
+    from vbench.paper.tables.comparisons import table_overheads
     from vbench.stats import compute_stats
 
     df = pd.concat(

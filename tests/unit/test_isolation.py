@@ -346,7 +346,7 @@ def test_each_terasort_runs_beside_a_fresh_neighbour_running_its_stress(isolatio
     rows = {r.stress: r for r in slowdown_rows(slowdown_stats(read_campaign(camp).samples), S.STRESSES)}
     assert rows["memory"].pct == pytest.approx((49.0 / 40.0 - 1) * 100) and rows["memory"].n == 2
     # The paper reads the same campaign to the same table (Table III).
-    from vbench.paper.tables import isolation_stats
+    from vbench.paper.tables.jobs import isolation_stats
     from vbench.stats.campaign import load_campaign
     from vbench.stats.campaign_stats import StatsConfig
 
@@ -410,7 +410,7 @@ def test_slowdown_is_the_ratio_to_the_idle_neighbour_with_a_fieller_ci():
 
 
 def test_the_terminal_table_and_the_paper_table_are_one_computation():
-    from vbench.paper.tables import isolation_stats
+    from vbench.paper.tables.jobs import isolation_stats
     from vbench.stats.campaign_stats import StatsConfig
 
     df = _frame({"none": [40.0, 42.0, 41.0, 40.5], "io": [44.0, 45.5, 43.0, 44.2]})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from vbench.paper import results as R
-from vbench.paper import tables as T
+from vbench.paper.tables.comparisons import table_overheads
+from vbench.paper.tables.grid import has_data
 from vbench.paper.macros import headline_macros, overhead_sentence
 
 from tests.unit.builders import ESTIMATE_COLUMNS
@@ -72,14 +73,14 @@ def test_the_paired_row_is_the_comparison_the_paper_shows():
 
 
 def test_the_overhead_table_and_the_text_name_the_method():
-    tex = T.table_overheads(_stats(True), SAMPLES, "native")
+    tex = table_overheads(_stats(True), SAMPLES, "native")
     assert r"\label{tab:overheads}" in tex and "paired-$t$" in tex and "within-block" in tex
     assert r"\num{1.031} [\num{0.985}, \num{1.079}]" in tex
-    unpaired = T.table_overheads(_stats(False), SAMPLES, "native")
+    unpaired = table_overheads(_stats(False), SAMPLES, "native")
     assert "Fieller" in unpaired and "paired-$t$" not in unpaired
     assert "(paired by block)" in overhead_sentence(_stats(True), "native")
     assert headline_macros(_stats(True), "native")["vbTeraSortMethodLxc"] == "paired by block"
-    assert T.has_data(tex) and not T.has_data(T.table_overheads(_stats(True).iloc[0:0], SAMPLES, "native"))
+    assert has_data(tex) and not has_data(table_overheads(_stats(True).iloc[0:0], SAMPLES, "native"))
 
 
 def test_a_headline_flag_says_whether_its_number_was_measured():

@@ -8,7 +8,10 @@ import re
 
 import pandas as pd
 
-from vbench.paper import tables as T
+from vbench.paper.tables.grid import has_data
+from vbench.paper.tables.jobs import table_hadoop_pi
+from vbench.paper.tables.micro import table_node_disks
+from vbench.paper.tables.terasort import table_racks, table_vms_per_host
 
 MIXED = json.dumps({"master": "native", "worker1": "native", "worker2": "native", "worker3": "qemu"})
 
@@ -40,8 +43,8 @@ def _cells(tex: str, first: str) -> list[str]:
 def test_a_mixed_clusters_nodes_get_their_own_platform_and_a_ratio_to_the_others():
     dd = _disk_samples({"worker1": [100, 110, 90], "worker2": [200, 210, 190], "worker3": [30, 33, 27]})
     hd = _disk_samples({"worker1": [400, 400], "worker3": [100, 100]}, "hdparm", "buffered_read_bw", "MiB/s")
-    tex = T.table_node_disks(None, pd.concat([dd, hd], ignore_index=True), "native")
-    assert T.has_data(tex) and r"\label{tab:node-disks}" in tex
+    tex = table_node_disks(None, pd.concat([dd, hd], ignore_index=True), "native")
+    assert has_data(tex) and r"\label{tab:node-disks}" in tex
     # worker3 is the QEMU node: its row says so, and its dd mean is 30 / mean(100, 200) = 0.20 of the others'.
     w3 = _cells(tex, "qemu & worker3")
     assert w3[4] == r"\num{0.20}" and w3[5] == r"\num{0.25}"
@@ -55,8 +58,8 @@ def test_a_mixed_clusters_nodes_get_their_own_platform_and_a_ratio_to_the_others
 
 def test_no_dd_or_hdparm_sample_is_an_empty_table():
     other = _disk_samples({"worker1": [1.0]}, "terasort", "terasort_time", "s")
-    assert not T.has_data(T.table_node_disks(None, other, "native"))
-    assert not T.has_data(T.table_node_disks(None, other.iloc[0:0], "native"))
+    assert not has_data(table_node_disks(None, other, "native"))
+    assert not has_data(table_node_disks(None, other.iloc[0:0], "native"))
 
 
 def _mean(experiment, platform, benchmark, metric, estimate=10.0, **fields):
@@ -86,8 +89,8 @@ def test_the_hadoop_pi_table_reads_the_pi_jobs():
         ]
     )
     samples = pd.DataFrame({"platform": ["native", "lxc"], "benchmark": ["pi"] * 2, "metric": ["job_wall_time"] * 2})
-    tex = T.table_hadoop_pi(stats, samples, "native")
-    assert T.has_data(tex) and r"\label{tab:hadoop-pi}" in tex
+    tex = table_hadoop_pi(stats, samples, "native")
+    assert has_data(tex) and r"\label{tab:hadoop-pi}" in tex
     assert r"\num{40.0 \pm 1.0}" in tex and r"\num{41.0 \pm 1.0}" in tex
 
 
@@ -175,8 +178,8 @@ def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_b
 
     campaign = load_campaign(_vms_campaign(tmp_path, {1: [60, 62, 61, 59], 2: [54, 56, 55, 53], 4: [48, 50, 49.5, 47]}))
     stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
-    tex = T.table_vms_per_host(stats, campaign.samples)
-    assert T.has_data(tex) and r"\label{tab:vms-per-host}" in tex, note
+    tex = table_vms_per_host(stats, campaign.samples)
+    assert has_data(tex) and r"\label{tab:vms-per-host}" in tex, note
     one, two, four = (_cells(tex, f"oci, {n}") for n in (1, 2, 4))
     assert "60.5" in one[2] and one[-1] == "1"  # the baseline level: its TeraSort mean, ratio 1
     assert "54.5" in two[2] and "48.6" in four[2]
@@ -187,7 +190,7 @@ def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_b
 
 
 def test_without_a_design_varying_guests_per_host_the_table_says_not_measured():
-    assert not T.has_data(T.table_vms_per_host(pd.DataFrame(), pd.DataFrame()))
+    assert not has_data(table_vms_per_host(pd.DataFrame(), pd.DataFrame()))
 
 
 def _racks_campaign(root, times: dict[str, list[float]], name="racks"):
@@ -202,8 +205,8 @@ def test_the_racks_table_has_a_row_per_topology_and_teragens_ratio_to_the_flat_o
 
     campaign = load_campaign(_racks_campaign(tmp_path, {"flat": [60, 64, 58, 62], "rack": [48, 51, 46.5, 50]}))
     stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
-    tex = T.table_racks(stats, campaign.samples)
-    assert T.has_data(tex) and r"\label{tab:racks}" in tex, note
+    tex = table_racks(stats, campaign.samples)
+    assert has_data(tex) and r"\label{tab:racks}" in tex, note
     flat, rack = _cells(tex, "flat"), _cells(tex, "rack")
     assert "61" in flat[1] and flat[-1] == "1"  # the baseline level: its TeraGen mean, ratio 1
     assert "48.9" in rack[1]
@@ -232,7 +235,7 @@ def _two_racks_runs(root):
 def test_two_runs_of_the_racks_design_get_a_heading_each_and_their_own_ratios(tmp_path):
     """The table heads each run's rows with its name and computes each ratio within its own blocks."""
     stats, samples, note = _two_racks_runs(tmp_path)
-    tex = T.table_racks(stats, samples)
+    tex = table_racks(stats, samples)
     heads = re.findall(r"\\multicolumn\{3\}\{l\}\{\\emph\{([^}]*)\}\}", tex)
     assert heads == ["racks", "racks@racks-again"], (heads, note)
     racks = [ln for ln in tex.splitlines() if ln.startswith("rack ")]
@@ -254,4 +257,4 @@ def test_the_factors_figure_gives_each_run_of_a_design_its_own_bar_and_label(tmp
 
 
 def test_without_a_design_varying_the_topology_the_racks_table_says_not_measured():
-    assert not T.has_data(T.table_racks(pd.DataFrame(), pd.DataFrame()))
+    assert not has_data(table_racks(pd.DataFrame(), pd.DataFrame()))

@@ -9,7 +9,13 @@ import pandas as pd
 import pytest
 
 from vbench.paper import fmt
-from vbench.paper import tables as T
+from vbench.paper.tables import TABLES
+from vbench.paper.tables.columns import EMULATED_MARK, emulated_platforms, untimed_tests
+from vbench.paper.tables.grid import ABSENT_PREFIX, has_data
+from vbench.paper.tables.jobs import table_pernode
+from vbench.paper.tables.micro import table_bonnie_block
+from vbench.paper.tables.terasort import table_tera_elapsed, table_tera_replication
+from vbench.paper.tables.testbed import table_testbed
 from vbench.paper.macros import overhead_sentence
 
 from tests.unit.builders import ESTIMATE_COLUMNS, STATS_KEY_COLUMNS
@@ -81,7 +87,7 @@ def test_tera_elapsed_cells(stats, samples):
     # factor study's level (a network mode, in its comparison view) is no platform: not even that.
     others = {"platform": ["oci", "bridge"], "benchmark": ["terasort"] * 2, "level.network.mode": [None, "bridge"]}
     samples = pd.concat([samples, pd.DataFrame(others | {"host_platform": [None, "native"]})])
-    tex = T.table_tera_elapsed(stats, samples, "native")
+    tex = table_tera_elapsed(stats, samples, "native")
     assert not any(line.startswith(("bridge &", "oci &")) for line in tex.splitlines())
     assert "Measured in other experiments only: oci." in tex
     native_row = next(line for line in tex.splitlines() if line.startswith("native &"))
@@ -111,7 +117,7 @@ def test_replication_table_groups_each_experiment_and_size_and_keeps_teragen_alo
         m(alone, "2048MB, replication=3", "3", "teragen_time", 35.6),
     ]
     samples = pd.DataFrame({"platform": ["native"], "benchmark": ["terasort"], "metric": ["teragen_time"]})
-    tex = T.table_tera_replication(pd.DataFrame(rows, columns=COLS), samples, "native")
+    tex = table_tera_replication(pd.DataFrame(rows, columns=COLS), samples, "native")
     lines = [ln for ln in tex.splitlines() if ln.startswith(("\\multicolumn{7}", "1 &", "3 &"))]
     assert lines == [
         r"\multicolumn{7}{l}{\emph{platforms@vmware2015, 16MB}} \\",
@@ -126,7 +132,7 @@ def test_replication_table_groups_each_experiment_and_size_and_keeps_teragen_alo
 
 
 def test_bonnie_block_layout(stats, samples):
-    tex = T.table_bonnie_block(stats, samples, "native")
+    tex = table_bonnie_block(stats, samples, "native")
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} \\" in tex
     # The table is of one experiment (micro): lxc ran only in another, so it is no column of dashes.
     assert r"Test & native \\" in tex
@@ -134,7 +140,7 @@ def test_bonnie_block_layout(stats, samples):
 
 def test_a_platform_of_the_tables_experiment_without_the_metric_is_a_dash(stats, samples):
     lxc_micro = stats.iloc[[-1]].assign(platform="lxc", metric="rewrite_bw", value=1.0)
-    tex = T.table_bonnie_block(pd.concat([stats, lxc_micro], ignore_index=True), samples, "native")
+    tex = table_bonnie_block(pd.concat([stats, lxc_micro], ignore_index=True), samples, "native")
     assert r"Test & native & lxc \\" in tex
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
 
@@ -153,29 +159,29 @@ def test_a_bonnie_test_every_run_finished_too_fast_to_time_is_untimed_not_unmeas
             for p, r, t in runs
         ]
     )
-    assert T.untimed_tests(bonnie, "micro") == {"native": {"rewrite", "seq_read"}, "lxc": set()}
-    assert T.untimed_tests(bonnie, "another") == {}
-    tex = T.table_bonnie_block(both, pd.concat([samples, bonnie], ignore_index=True), "native")
+    assert untimed_tests(bonnie, "micro") == {"native": {"rewrite", "seq_read"}, "lxc": set()}
+    assert untimed_tests(bonnie, "another") == {}
+    tex = table_bonnie_block(both, pd.concat([samples, bonnie], ignore_index=True), "native")
     assert r"Rewrite (\unit{\kibi\byte\per\second}) & \emph{untimed} & \num{151500 \pm 7200} \\" in tex
     # A test one run of the platform timed keeps its measured mean (native's write: r2 timed it).
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
     assert r"Sequential read & \emph{untimed} & \textemdash \\" in tex
     assert "too fast to time" in tex
     # Without the runs' too_fast, the same cells are not measured, and no note says otherwise.
-    plain = T.table_bonnie_block(both, samples, "native")
+    plain = table_bonnie_block(both, samples, "native")
     assert "untimed" not in plain and r"Sequential read & \textemdash & \textemdash \\" in plain
 
 
 def test_absent_table_still_compiles_as_one_row(samples):
     empty = pd.DataFrame(columns=COLS)
-    for name, (fn, label, _src) in T.TABLES.items():
+    for name, (fn, label, _src) in TABLES.items():
         tex = fn(empty, samples, "native") if name != "testbed" else fn(empty, samples, "native", facts=[])
         assert rf"\label{{{label}}}" in tex
         assert tex.count(r"\begin{tabular}") == 1 and tex.count(r"\end{tabular}") == 1
         if name != "testbed":
-            assert not T.has_data(tex), name
+            assert not has_data(tex), name
             assert "not measured in this campaign" in tex
-            assert T.ABSENT_PREFIX not in tex, name  # an empty table does not list absent platforms too
+            assert ABSENT_PREFIX not in tex, name  # an empty table does not list absent platforms too
         assert not re.search(r"\bnan\b", tex.lower()), name
 
 
@@ -196,7 +202,7 @@ def test_testbed_table_from_provenance_and_facts():
         }
     )
     facts = [{"platform": "qemu", "cpu_model": "Some CPU", "vcpus": "2", "accelerator": "tcg"}]
-    tex = T.table_testbed(None, samples, "native", facts=facts)
+    tex = table_testbed(None, samples, "native", facts=facts)
     # A row per platform; an attribute with one value on every platform is said once, in the note,
     # with the platforms that did not record it.
     assert r"Platform & Samples \\" in tex and r"qemu & 1 \\" in tex
@@ -204,7 +210,7 @@ def test_testbed_table_from_provenance_and_facts():
     assert "Accelerator tcg (not recorded for native)" in tex
     assert "vCPUs 2 (not recorded for native)" in tex
     two = samples.assign(kernel=["6.1.0", "6.2.0"], vbench_commit=["0123456789ab", "fedcba987654"])
-    tex = T.table_testbed(None, two, "native", facts=facts)
+    tex = table_testbed(None, two, "native", facts=facts)
     assert r"Platform & Kernel & vbench commit & Samples \\" in tex
     assert r"native & 6.1.0 & \texttt{0123456} & 1 \\" in tex
 
@@ -217,7 +223,7 @@ def test_paper_map_lists_every_artifact():
     from vbench.paper.figures import FIGURES
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "paper-map.md").read_text()
-    for name, (fn, label, _src) in T.TABLES.items():
+    for name, (fn, label, _src) in TABLES.items():
         assert f"`{label}`" in text and fn.__name__ in text, name
     for name, (fn, label, _cap, _src) in FIGURES.items():
         assert f"`{label}`" in text and fn.__name__ in text, name
@@ -251,8 +257,8 @@ def test_pernode_table_shows_a_node_that_finished_nothing_and_names_the_straggle
             "host_platforms": hp,
         }
     ] * 3
-    tex = T.table_pernode(None, pd.DataFrame(rows), "native")
-    assert T.has_data(tex) and r"\label{tab:pernode}" in tex
+    tex = table_pernode(None, pd.DataFrame(rows), "native")
+    assert has_data(tex) and r"\label{tab:pernode}" in tex
     w1 = next(line for line in tex.splitlines() if " & worker1 & " in line)
     w2 = next(line for line in tex.splitlines() if " & worker2 & " in line)
     assert [c.strip() for c in w1.rstrip("\\ ").split("&")][4:7] == ["3", r"\num{12.0}", r"\num{14.0}"]
@@ -272,18 +278,18 @@ def test_an_emulated_platform_is_the_one_whose_host_ran_under_tcg_even_in_a_mixe
             "host_accelerators": [json.dumps({"worker2": "tcg"}), {"master": "tcg", "worker1": "tcg"}, None],
         }
     )
-    assert T.emulated_platforms(rows) == {"qemu"}
-    assert T.emulated_platforms(rows.assign(host_accelerators=[json.dumps({"worker2": "kvm"}), None, None])) == set()
-    assert T.emulated_platforms(rows.drop(columns="host_accelerators")) == set()  # recorded before the stamp
+    assert emulated_platforms(rows) == {"qemu"}
+    assert emulated_platforms(rows.assign(host_accelerators=[json.dumps({"worker2": "kvm"}), None, None])) == set()
+    assert emulated_platforms(rows.drop(columns="host_accelerators")) == set()  # recorded before the stamp
 
 
 def test_a_column_of_an_emulated_platform_is_marked_and_its_note_says_what_it_is(stats, samples):
     qemu_micro = stats.iloc[[-1]].assign(platform="qemu", value=2000.0, low=1900.0, high=2100.0)
     vm = {"platform": "qemu", "benchmark": "bonnie", "metric": "seq_write_bw", "value": 2000.0}
     both = pd.concat([stats, qemu_micro], ignore_index=True)
-    plain = T.table_bonnie_block(both, pd.concat([samples, pd.DataFrame([vm])], ignore_index=True), "native")
+    plain = table_bonnie_block(both, pd.concat([samples, pd.DataFrame([vm])], ignore_index=True), "native")
     assert r"Test & native & qemu \\" in plain and "TCG" not in plain
     stamped = {**vm, "host_platforms": {"master": "qemu"}, "host_accelerators": {"master": "tcg"}}
-    tex = T.table_bonnie_block(both, pd.concat([samples, pd.DataFrame([stamped])], ignore_index=True), "native")
-    assert r"Test & native & qemu" + T.EMULATED_MARK + r" \\" in tex
+    tex = table_bonnie_block(both, pd.concat([samples, pd.DataFrame([stamped])], ignore_index=True), "native")
+    assert r"Test & native & qemu" + EMULATED_MARK + r" \\" in tex
     assert "software emulation" in tex

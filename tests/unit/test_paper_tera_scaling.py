@@ -3,7 +3,7 @@ size key carrying a factor was dropped, so vmware2015's 16/48/160 MB cells left 
 
 from __future__ import annotations
 
-from vbench.paper.tables import scaling_sizes
+from vbench.paper.tables.terasort import scaling_sizes
 
 R1 = "replication=1, output_replication=1"
 R3 = "replication=3, output_replication=3"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from vbench.paper.tables import scaling_sizes
+from vbench.paper.tables.terasort import scaling_sizes
 from vbench.stats.tidy import add_cells, is_size_factor, size_key, size_levels, split_size_key
 
 

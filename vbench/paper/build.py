@@ -39,7 +39,9 @@ from vbench.stats.warmup import measured_samples
 
 from vbench.paper import delta as D
 from vbench.paper import figures as F
-from vbench.paper import tables as T
+from vbench.paper.tables import TABLES
+from vbench.paper.tables.grid import has_data
+from vbench.paper.tables.jobs import isolation_stats
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
@@ -173,12 +175,12 @@ def generate(
     iso_samples = samples
     if "isolation" in read:
         iso_samples = pd.concat([samples, measured_samples(read["isolation"].samples)], ignore_index=True)
-    iso = T.isolation_stats(iso_samples, cfg)
+    iso = isolation_stats(iso_samples, cfg)
     # Per-node rows of every platform's cluster would swamp the table: only the mixed cluster's.
     pernode_samples = samples.iloc[0:0]
     if "pernode" in read:
         pernode_samples = measured_samples(read["pernode"].samples)
-    for name, (fn, _label, _src) in T.TABLES.items():
+    for name, (fn, _label, _src) in TABLES.items():
         if name == "testbed":
             tex = fn(stats, samples, baseline, facts=campaign.facts)
             _write(gen / "testbed.tex", tex, written)
@@ -193,7 +195,7 @@ def generate(
             else:
                 tex = fn(stats, pernode_samples if name == "pernode" else samples, baseline)
             _write(gen / "tables" / f"{name}.tex", tex, written)
-        has_table[name] = T.has_data(tex)
+        has_table[name] = has_data(tex)
 
     published = D.load_published(published_path)
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s

@@ -27,7 +27,7 @@ from vbench.paper import abstract as A
 from vbench.paper import results as R
 from vbench.paper.delta import CONTRADICTED, REPRODUCED, STAND_INS, VERDICTS, DeltaRow, counts
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
-from vbench.paper.tables import java_short
+from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (
     NOT_MEASURED_TEXT,
     and_list,

@@ -11,7 +11,7 @@ gvisor.network]`), so they appear as `gvisor/sandbox` and `gvisor/host`; `gvisor
 gVisor's default, its own stack (Hadoop on gVisor hosts: BusyBox's statx-free `ls`,
 vbench.testbed.gvisor).
 
-`vbench.paper.tables.table_sandbox`, `vbench.paper.figures.fig_sandbox` and the `\\vbSandbox...`
+`vbench.paper.tables.comparisons.table_sandbox`, `vbench.paper.figures.fig_sandbox` and the `\\vbSandbox...`
 macros draw from the rows built here, so the three show the same numbers.
 """
 

@@ -1,0 +1,143 @@
+"""A table's content (`Grid`) and its LaTeX (`render`), and what every table of the paper shares:
+its platforms in order, the cells of a statistics table with the facts their notes need (`Cells`),
+and the notes themselves (n, gaps, single runs, where the numbers come from, the platforms no
+campaign ran). The bottom of `vbench.paper.tables`: it imports none of its siblings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from vbench.params import PLATFORMS
+from vbench.stats.keys import natural_key
+
+from vbench.paper import results as R
+from vbench.paper.fmt import NOT_MEASURED, num_pm, tex_escape
+
+
+@dataclass
+class Grid:
+    """A table's content before it becomes LaTeX."""
+
+    header: list[str]
+    rows: list[list[str]]
+    colspec: str
+    caption: str
+    label: str
+    notes: list[str]
+    size: str = r"\small"
+    rules_after: tuple[int, ...] = ()  # \midrule after these body rows (0-based)
+    above: str = ""  # a header line above `header` (column groups), with its own rules
+
+    @property
+    def empty(self) -> bool:
+        return not self.rows
+
+
+def render(g: Grid) -> str:
+    ncols = len(g.header)
+    lines = [
+        r"\begin{table}[htbp]",
+        r"\centering",
+        g.size,
+        rf"\caption{{{g.caption}}}",
+        rf"\label{{{g.label}}}",
+        rf"\begin{{tabular}}{{{g.colspec}}}",
+        r"\toprule",
+        *([g.above] if g.above else []),
+        " & ".join(g.header) + r" \\",
+        r"\midrule",
+    ]
+    if g.empty:
+        lines.append(rf"\multicolumn{{{ncols}}}{{c}}{{\emph{{not measured in this campaign}}}} \\")
+    for i, row in enumerate(g.rows):
+        lines.append(" & ".join(row) + r" \\")
+        if i in g.rules_after and i != len(g.rows) - 1:
+            lines.append(r"\midrule")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    notes = [n for n in g.notes if n and (not g.empty or not n.startswith(ABSENT_PREFIX))]
+    if notes:
+        lines.append(r"\par\smallskip\parbox{0.95\linewidth}{\footnotesize\raggedright " + " ".join(notes) + "}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def has_data(tex: str) -> bool:
+    """Whether a rendered table has any measured row."""
+    return "not measured in this campaign}" not in tex
+
+
+def campaign_platforms(samples: pd.DataFrame, baseline: str) -> list[str]:
+    if samples is None or samples.empty:
+        return []
+    ps = sorted(samples["platform"].astype(str).unique(), key=natural_key)
+    return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline]
+
+
+#: How a table names the platforms vbench runs that none of the campaigns it reads ran (e.g.
+#: gVisor beside the studies' tables: only the sandbox study runs it, and it has its own table).
+ABSENT_PREFIX = "Not run in the campaigns this table reads: "
+
+
+def absent_note(samples: pd.DataFrame, baseline: str) -> str:
+    missing = [p for p in PLATFORMS if p not in campaign_platforms(samples, baseline)]
+    return (ABSENT_PREFIX + ", ".join(tex_escape(p) for p in missing) + ".") if missing else ""
+
+
+def n_range(ns: list[int]) -> str:
+    """`$n=3$`, or `$n=2$--$5$` when the counts differ (`$n=0$` for none)."""
+    lo, hi = (min(ns), max(ns)) if ns else (0, 0)
+    return f"$n={lo}$" if lo == hi else f"$n={lo}$--${hi}$"
+
+
+def _cell_notes(ns: list[int], any_missing: bool, any_single: bool, conf_pct: str = "95") -> str:
+    parts = [rf"Mean $\pm$ half-width of the {conf_pct}\,\% Student-$t$ confidence interval"]
+    if ns:
+        if min(ns) == max(ns):
+            parts[0] += f" over {n_range(ns)} sample{'s' if ns[0] != 1 else ''}."
+        else:
+            parts[0] += f" over {n_range(ns)} samples per cell."
+    else:
+        parts[0] += "."
+    if any_single:
+        parts.append(r"$^\dagger$~one run only: no interval.")
+    if any_missing:
+        parts.append(r"\textemdash~not measured.")
+    return " ".join(parts)
+
+
+class Cells:
+    """Collects cells and the facts the table's notes need (n range, gaps, single runs)."""
+
+    def __init__(self, stats: pd.DataFrame) -> None:
+        self.stats = stats
+        self.ns: list[int] = []
+        self.missing = False
+        self.single = False
+        self.any_value = False
+
+    def mean(self, experiment, platform, benchmark, metric, size) -> str:
+        row = R.mean_row(self.stats, experiment, platform, benchmark, metric, size) if experiment else None
+        return self.from_row(row)
+
+    def from_row(self, row) -> str:
+        if row is None or pd.isna(row["estimate"]):
+            self.missing = True
+            return NOT_MEASURED
+        self.any_value = True
+        n = int(row["n"]) if pd.notna(row["n"]) else 0
+        self.ns.append(n)
+        if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
+            self.single = True
+        return num_pm(row["estimate"], row["ci_low"], row["ci_high"])
+
+    def notes(self) -> str:
+        return _cell_notes(self.ns, self.missing, self.single)
+
+
+def where_note(experiment, size) -> str:
+    bits = [f"Experiment \\texttt{{{tex_escape(experiment)}}}"] if experiment else []
+    if size:
+        bits.append(f"cell \\texttt{{{tex_escape(size)}}}")
+    return (", ".join(bits) + ".") if bits else ""
