@@ -175,6 +175,27 @@ def campaign_argv(params: Path, data: Path, design: Path = DESIGN) -> list[str]:
     ]
 
 
+def sigint_ignored(pid: int) -> bool:
+    """Whether process `pid` ignores SIGINT (its /proc status's SigIgn mask)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return any(
+        line.startswith("SigIgn:") and int(line.split()[1], 16) & (1 << (signal.SIGINT - 1))
+        for line in status.splitlines()
+    )
+
+
+def hear_ctrl_c_as_a_terminal_gives_it() -> None:
+    """SIGINT handled as in a terminal's foreground job, whatever the soak inherited: a shell
+    starting it in the background (`... &`) leaves SIGINT ignored, and an ignored signal stays
+    ignored across exec, so every runner the soak starts would shrug off its Ctrl-C faults (a
+    first run did: a SIGINT trial's runner ran on to its end, 69 s)."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 class Runner:
     """One `vbench campaign run` the soak started, in a session of its own (so that a Ctrl-C
     can be sent to its group as a terminal does, and the soak's own Ctrl-C does not reach it);
@@ -193,6 +214,11 @@ class Runner:
                 start_new_session=True,
             )
         self.started = time.monotonic()
+        if sigint_ignored(self.proc.pid):
+            # Started from a shell's background (`... &`), the soak inherits SIGINT ignored and
+            # so would the runner: a Ctrl-C sent to it would test nothing (main() prevents it).
+            self.proc.kill()
+            raise RuntimeError(f"the runner (pid {self.proc.pid}) ignores SIGINT: a trial's Ctrl-C would test nothing")
         self.ended: float | None = None
         threading.Thread(target=self._wait, daemon=True).start()
 
@@ -564,6 +590,7 @@ def default_out() -> Path:
 
 
 def main(argv=None) -> int:
+    hear_ctrl_c_as_a_terminal_gives_it()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help=f"how many trials (default {DEFAULT_TRIALS})")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the schedule's seed (default {DEFAULT_SEED})")
