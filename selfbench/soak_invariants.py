@@ -9,8 +9,13 @@ left (its ledgers, the runner's exit, what the testbeds recorded and what the ma
                       done or recorded as interrupted (a failure with metadata.interrupted)
   failures explained  every failure record has a one-line reason; every append not done holds one
   stopped in time     after a Ctrl-C or SIGTERM the runner exited within the stop limit
+  cell recorded       after a fault the runner survives (a daemon or host killed, a link dropped,
+                      a disk filled): the campaign ended by itself, and the cell running at the
+                      fault is in its ledger as done or failed with a one-line reason
   resumed             the resume ran to its end (exit 0)
   nothing left        no namespace, link, process, cgroup or directory a testbed recorded survives
+  fault as planned    the injector did all it meant to and undid what it must (a dropped link up
+                      again, all a reboot clears cleared, the soak's filled tmpfs unmounted)
 """
 
 from __future__ import annotations
@@ -34,8 +39,10 @@ NAMES = (
     "interrupt recorded",
     "failures explained",
     "stopped in time",
+    "cell recorded",
     "resumed",
     "nothing left",
+    "fault as planned",
 )
 
 
@@ -165,6 +172,10 @@ class Evidence:
     stop_limit_s: float = STOP_LIMIT_S
     resume_rc: int | None = None
     leftovers: tuple[str, ...] = ()
+    #: The faulted run ended by itself (False: the soak killed it at its deadline, a hang).
+    first_exited: bool = True
+    #: What the injector (and the soak's own mount) meant to do or undo and could not.
+    fault_problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -261,6 +272,30 @@ def stopped_in_time(ev: Evidence) -> Check:
     return Check(name, ok, f"{ev.stop_s:.1f} s" + ("" if ok else f" > {ev.stop_limit_s:g} s"))
 
 
+def cell_recorded(ev: Evidence) -> Check:
+    name = "cell recorded"
+    if not (ev.fault.runner_survives and ev.injected):
+        return Check(name, True, "not asked (the fault stops the runner, or did not strike)")
+    if not ev.first_exited:
+        return Check(name, False, "the campaign did not end by itself after the fault (killed at the soak's deadline)")
+    cell = ev.running_at_fault
+    if cell is None:
+        return Check(name, True, "no cell was running at the fault")
+    mine = [a for a in soak_ledger.read(ev.first_ledger).appends if a.cell_id == cell] if ev.first_ledger else []
+    if any(a.cell_done for a in mine):
+        return Check(name, True, f"{cell} done")
+    reasons = [rec.get("reason") for a in mine for rec in a.records if rec.get("kind") == "failure"]
+    if any(isinstance(r, str) and r.strip() and "\n" not in r.strip() for r in reasons):
+        return Check(name, True, f"{cell} recorded failed")
+    return Check(
+        name, False, f"{cell} was running at the fault; the campaign went on without recording it done or failed"
+    )
+
+
+def fault_as_planned(ev: Evidence) -> Check:
+    return Check("fault as planned", not ev.fault_problems, _few(ev.fault_problems, 5))
+
+
 def resumed(ev: Evidence) -> Check:
     ok = ev.resume_rc == 0
     return Check("resumed", ok, "" if ok else f"the resume exited {ev.resume_rc}")
@@ -277,8 +312,10 @@ INVARIANTS = (
     interrupt_recorded,
     failures_explained,
     stopped_in_time,
+    cell_recorded,
     resumed,
     nothing_left,
+    fault_as_planned,
 )
 
 

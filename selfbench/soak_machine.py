@@ -9,7 +9,14 @@ itself wrote, never by a process's name:
 - a native host's Hadoop pid files (<host work dir>/run/<daemon>.pid), taken only while the pid's
   command line still carries the identity vbench gave that daemon's JVM
   (vbench.hadoop.daemons.identity: its own log directory and file), as vbench's own stop line does;
-- the runner: the process the soak started itself.
+- the runner: the process the soak started itself;
+- a filesystem the soak mounted itself (a tmpfs over the trial's work root, before the campaign
+  started), recognised in /proc/self/mountinfo by its mount point and its source name.
+
+A name a state lists is acted on only when it carries that testbed's name as vbench names
+everything of it (vbench.testbed.netcmd: namespaces <testbed>-*, links <testbed>*, cgroups
+vbench-<testbed>[/...]): a state file that lists something else is not obeyed. Commands are argv
+lists, never a shell.
 
 Every trial has a work root of its own under the soak's directory, so every state file there is
 one of its testbeds'.
@@ -17,11 +24,14 @@ one of its testbeds'.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import signal
+import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -32,7 +42,7 @@ from vbench.hadoop import daemons as dm
 from vbench.hadoop.config import HostLayout
 from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.guest import testbed_cgroup
-from vbench.testbed.limits import cgroup_dirs
+from vbench.testbed.limits import cgroup_dirs, cgroup_pids
 
 DAEMON_NAMES = frozenset(d.name for d in dm.DAEMONS)
 
@@ -175,6 +185,242 @@ def recorded_hosts(work_root: Path) -> list[str]:
     return host_namespaces(testbed_states(work_root))
 
 
+def host_links(states: dict[str, dict]) -> list[str]:
+    """The hosts' bridge-side veths the testbeds' states list: <testbed>h<i>, i >= 1
+    (vbench.testbed.netcmd.veth_names; h0 is the controller's, the runner's own way in). They
+    live in the machine's namespace, where teardown deletes them. Pure."""
+    out = []
+    for name, state in states.items():
+        tb = str(state.get("testbed", name))
+        links = state.get("links") if isinstance(state.get("links"), list) else []
+        for link in links:
+            m = re.fullmatch(re.escape(tb) + r"h([1-9][0-9]*)", link) if isinstance(link, str) else None
+            if m and netcmd.veth_names(tb, int(m.group(1)))[0] == link:
+                out.append(link)
+    return out
+
+
+def recorded_links(work_root: Path) -> list[str]:
+    return host_links(testbed_states(work_root))
+
+
+def link_index(name: str) -> int | None:
+    """The interface index of link `name` in the machine's namespace (None: no such link). A
+    link deleted and made again under the same name has another index."""
+    if not name or "/" in name or name.startswith("."):
+        return None
+    try:
+        return int(Path("/sys/class/net", name, "ifindex").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def run_argv(argv: list[str]) -> int:
+    """An argv (never a shell), its exit status; its output discarded."""
+    return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True).returncode
+
+
+@dataclass(frozen=True)
+class RebootTargets:
+    """What a reboot ends or clears of the testbeds a trial's states list (all of it recorded by
+    vbench, and each name carrying its testbed's): processes by pid, start time and boot, network
+    namespaces, links (bridges last) and cgroups."""
+
+    processes: tuple[ProcessRecord, ...] = ()
+    netns: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    cgroups: tuple[str, ...] = ()
+    #: What a state listed that does not carry its testbed's name: not acted on, said.
+    refused: tuple[str, ...] = ()
+
+
+def _cgroup_of(rel: str, tb: str) -> bool:
+    top = testbed_cgroup(tb)
+    return (rel == top or rel.startswith(top + "/")) and ".." not in rel.split("/") and "//" not in rel
+
+
+def reboot_targets(states: dict[str, dict]) -> RebootTargets:
+    """Pure: from the states' content alone."""
+    procs: set[ProcessRecord] = set()
+    netns: list[str] = []
+    links: list[str] = []
+    bridges: list[str] = []
+    cgroups: set[str] = set()
+    refused: list[str] = []
+    for name, state in states.items():
+        tb = str(state.get("testbed", name))
+        rec = recorded_from_state(state, testbed_cgroup(tb))
+        procs |= rec.processes
+        for ns in sorted(rec.netns):
+            if ns.startswith(tb + "-") and "/" not in ns:
+                netns.append(ns)
+            else:
+                refused.append(f"namespace {ns}")
+        for link in sorted(rec.links):
+            if not (link.startswith(tb) and "/" not in link):
+                refused.append(f"link {link}")
+            elif link == state.get("bridge"):
+                bridges.append(link)
+            else:
+                links.append(link)
+        for rel in sorted(rec.cgroups):
+            if _cgroup_of(rel, tb):
+                cgroups.add(rel)
+            else:
+                refused.append(f"cgroup {rel}")
+    return RebootTargets(
+        tuple(sorted(procs)),
+        tuple(netns),
+        tuple(links + bridges),
+        tuple(sorted(cgroups, key=lambda c: (-c.count("/"), c))),  # deepest first
+        tuple(refused),
+    )
+
+
+def _rmdir(path: Path) -> bool:
+    """rmdir a cgroup directory; one whose last process just died may be busy a moment."""
+    for _ in range(20):
+        try:
+            path.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def _existing_links() -> set[str]:
+    return sysops.existing_links()
+
+
+def _existing_netns() -> set[str]:
+    return sysops.existing_netns()
+
+
+# --- the soak's own filesystem (the full disk) ------------------------------------------------------
+
+#: The size of the tmpfs the soak mounts over a disk-full trial's work root, MiB: the soak design's
+#: testbed holds a few tens of MiB (conf, logs, HDFS, YARN's local directories; Hadoop's jars are
+#: not copied), and the NameNode wants 100 MB free (dfs.namenode.resource.du.reserved) before the
+#: fill. RAM while it is full, released when the soak unmounts it after the trial.
+DISK_MIB = 512
+#: The file that fills it, in its root (the work root's own directory, no testbed's).
+FILL_NAME = ".soak-fill"
+
+
+def mount_source(trial: Trial) -> str:
+    """The source name the soak's tmpfs is mounted with: how it is told from any other mount."""
+    return f"vbench-soak-{trial.seed}-{trial.index}"
+
+
+def _unescape(field_text: str) -> str:
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field_text)
+
+
+def mounts_at(mountinfo: str, path: str) -> list[tuple[str, str]]:
+    """(fstype, source) of every mount at mount point `path`, in mount order (the last is on
+    top), from /proc/self/mountinfo's text. Pure."""
+    out = []
+    for line in mountinfo.splitlines():
+        pre, sep, post = line.partition(" - ")
+        fields, tail = pre.split(), post.split()
+        if sep and len(fields) >= 5 and len(tail) >= 2 and _unescape(fields[4]) == path:
+            out.append((tail[0], _unescape(tail[1])))
+    return out
+
+
+def own_mount(mountinfo: str, path: Path, source: str) -> bool:
+    """Whether the filesystem on top at `path` is the soak's tmpfs named `source`. Pure."""
+    found = mounts_at(mountinfo, str(path))
+    return bool(found) and found[-1] == ("tmpfs", source)
+
+
+def _mountinfo() -> str:
+    return Path("/proc/self/mountinfo").read_text()
+
+
+def is_own_mount(path: Path, source: str) -> bool:
+    return own_mount(_mountinfo(), path, source)
+
+
+def fill(path: Path, write: Callable[[int, bytes], int] = os.write, chunks: tuple[int, ...] = (1 << 20, 4096)) -> int:
+    """Create `path` (a new file, no link followed) and write zeros to it until the filesystem
+    says ENOSPC, in big chunks then small ones; the bytes written. Any other error is raised."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    written = 0
+    try:
+        for size in chunks:
+            buf = bytes(size)
+            while True:
+                try:
+                    n = write(fd, buf)
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+                    break
+                written += n
+                if n < size:  # short: the next write says ENOSPC, or fills the last page
+                    continue
+    finally:
+        os.close(fd)
+    return written
+
+
+def free_bytes(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+class OwnTmpfs:
+    """The tmpfs a disk-full trial runs its testbed on: mounted by the soak over the trial's
+    (empty, new) work root before the campaign starts, so that every native host's private mount
+    namespace holds it from its first instruction; filled at the fault; its fill removed after the
+    faulted run (the user frees the disk, then resumes); unmounted after the trial's checks (never
+    lazily: what holds it is said). Acts on nothing but the mount it made, found by mount point
+    and source name."""
+
+    def __init__(self, work_root: Path, source: str, enabled: bool, run: Callable[[list[str]], int] = run_argv):
+        self.path, self.source, self.enabled, self.run = work_root, source, enabled, run
+        self.mounted = False
+        self.problems: list[str] = []
+
+    def __enter__(self) -> "OwnTmpfs":
+        if self.enabled:
+            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if any(self.path.iterdir()) or os.path.ismount(self.path):
+                self.problems.append(f"{self.path} is not an empty directory of the trial's own: nothing mounted")
+                return self
+            argv = ["mount", "-t", "tmpfs", "-o", f"size={DISK_MIB}m,mode=0700", self.source, str(self.path)]
+            rc = self.run(argv)
+            self.mounted = rc == 0 and is_own_mount(self.path, self.source)
+            if not self.mounted:
+                self.problems.append(f"`{' '.join(argv)}` exited {rc}: no filesystem to fill")
+        return self
+
+    def free(self) -> None:
+        """The fill removed: the disk has room again for the resume."""
+        if self.mounted and is_own_mount(self.path, self.source):
+            try:
+                (self.path / FILL_NAME).unlink()
+            except FileNotFoundError:
+                pass
+
+    def release(self) -> None:
+        if not self.mounted:
+            return
+        self.mounted = False
+        if not is_own_mount(self.path, self.source):
+            self.problems.append(f"the soak's tmpfs at {self.path} is no longer on top there: left as it is")
+            return
+        rc = self.run(["umount", str(self.path)])
+        if rc != 0 or is_own_mount(self.path, self.source):
+            self.problems.append(f"`umount {self.path}` exited {rc}: the soak's tmpfs is still mounted (busy)")
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 @dataclass
 class Target:
     """What an injector may act on, and how (replaced by fakes in the unit tests)."""
@@ -188,15 +434,34 @@ class Target:
     find_daemons: Callable[[Path], list[DaemonProcess]] = recorded_daemons
     find_hosts: Callable[[Path], list[str]] = recorded_hosts
     netns_pids: Callable[[str], list[int]] = sysops.netns_pids
+    find_links: Callable[[Path], list[str]] = recorded_links
+    link_index: Callable[[str], int | None] = link_index
+    run: Callable[[list[str]], int] = run_argv
+    states: Callable[[Path], dict[str, dict]] = testbed_states
+    start_time: Callable[[int], int | None] = owned.start_time
+    boot_id: Callable[[], str] = owned.boot_id
+    cgroup_pids: Callable[[str], set[int]] = cgroup_pids
+    cgroup_dirs: Callable[[str], list[Path]] = cgroup_dirs
+    rmdir: Callable[[Path], bool] = _rmdir
+    existing_netns: Callable[[], set[str]] = _existing_netns
+    existing_links: Callable[[], set[str]] = _existing_links
+    #: The disk-full trial's own tmpfs: (is it mounted, on top, at the work root?), the fill.
+    disk_source: str = ""
+    is_own_mount: Callable[[Path, str], bool] = is_own_mount
+    fill: Callable[[Path], int] = fill
+    free_bytes: Callable[[Path], int] = free_bytes
 
 
 @dataclass(frozen=True)
 class Injection:
-    """What an injector did: whether it struck, what, and the pids it signalled."""
+    """What an injector did: whether it struck, what, and the pids it signalled; `problems`:
+    what it meant to do and could not (a dropped link not brought up again, what a reboot
+    should have cleared and did not)."""
 
     struck: bool
     what: str
     pids: tuple[int, ...] = ()
+    problems: tuple[str, ...] = field(default=())
 
 
 def signal_runner(fault: FaultKind, trial: Trial, t: Target) -> Injection:
@@ -243,10 +508,123 @@ def kill_host(fault: FaultKind, trial: Trial, t: Target) -> Injection:
     return Injection(bool(pids), f"{signal.Signals(fault.signals[0]).name} to the {len(pids)} processes of {ns}", pids)
 
 
+def drop_link(fault: FaultKind, trial: Trial, t: Target) -> Injection:
+    """One host's bridge-side veth down for `trial.hold_s`, then up again: every packet to and
+    from the host is dropped meanwhile (a veth whose peer is down drops what is sent to it), and
+    nothing is left to undo but the link's state. Brought up again only while it is the link
+    that was taken down (same interface index): if teardown deleted it meanwhile, or a new
+    session made it anew, it is not touched."""
+    link = pick_one(t.find_links(t.work_root), trial.pick)
+    if link is None:
+        return Injection(False, "no host link was recorded")
+    index = t.link_index(link)
+    if index is None:
+        return Injection(False, f"{link} was recorded but is gone")
+    rc = t.run(["ip", "link", "set", "dev", link, "down"])
+    if rc != 0:
+        return Injection(False, f"`ip link set dev {link} down` exited {rc}")
+    t0 = time.monotonic()
+    t.sleep(trial.hold_s)
+    what = f"{link} (ifindex {index}) down for {trial.hold_s:.1f} s"
+    if t.link_index(link) != index:
+        return Injection(True, what + ", then gone (deleted by teardown meanwhile): not brought up")
+    rc = t.run(["ip", "link", "set", "dev", link, "up"])
+    if rc != 0:
+        return Injection(True, what, problems=(f"`ip link set dev {link} up` exited {rc}: {link} stays down",))
+    return Injection(True, what + f", then up ({time.monotonic() - t0:.1f} s)")
+
+
+#: How many times a reboot sweeps for what is left to kill (a process may fork while it dies).
+REBOOT_SWEEPS = 20
+
+
+def _reboot_pids(targets: RebootTargets, t: Target) -> set[int]:
+    boot = t.boot_id()
+    pids = {
+        p.pid for p in targets.processes if p.start is not None and p.boot == boot and t.start_time(p.pid) == p.start
+    }
+    for ns in targets.netns:
+        pids |= set(t.netns_pids(ns))
+    for rel in targets.cgroups:
+        pids |= set(t.cgroup_pids(rel))
+    pids |= {d.pid for d in t.find_daemons(t.work_root)}
+    return pids - {os.getpid()}
+
+
+def reboot(fault: FaultKind, trial: Trial, t: Target) -> Injection:
+    """A machine reboot, as far as vbench's share of it goes: SIGKILL of the runner's process group
+    (the soak started it in a session of its own), then of every process the testbeds recorded (by
+    pid, start time and boot), every process in their recorded namespaces and cgroups and every
+    Hadoop daemon of their pid files, swept until none is left; then what a reboot clears and vbench
+    created: the recorded network namespaces (/run/netns), links (bridges last) and cgroups
+    (deepest first). What is on disk (the state files, the ledger, pid and lock files, the hosts'
+    directories) stays, as it does across a reboot. vbench keeps nothing else in /run for native
+    hosts (/run/sshd is the machine's sshd's, shared: left)."""
+    if not t.runner_alive():
+        return Injection(False, "the runner had ended")
+    try:
+        t.killpg(t.runner_pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    targets = reboot_targets(t.states(t.work_root))
+    killed: set[int] = set()
+    left: set[int] = set()
+    for _ in range(REBOOT_SWEEPS):
+        left = _reboot_pids(targets, t) - {t.runner_pid}
+        if not left:
+            break
+        for pid in sorted(left):
+            try:
+                t.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        killed |= left
+        t.sleep(0.1)
+    problems = [f"process {p} still alive after {REBOOT_SWEEPS} sweeps" for p in sorted(left)]
+    for ns in targets.netns:
+        if ns in t.existing_netns():
+            t.run(["ip", "netns", "delete", ns])
+    links_now = t.existing_links()
+    for link in targets.links:  # a veth's peer goes with it (or with its namespace): check each
+        if link in links_now and link in t.existing_links():
+            t.run(["ip", "link", "delete", "dev", link])
+    for rel in targets.cgroups:
+        for d in t.cgroup_dirs(rel):
+            if not t.rmdir(d):
+                problems.append(f"cgroup {d} could not be removed")
+    problems += [f"network namespace {ns} still there" for ns in targets.netns if ns in t.existing_netns()]
+    links_after = t.existing_links()
+    problems += [f"link {link} still there" for link in targets.links if link in links_after]
+    problems += [f"a state lists {r}, which is not its testbed's: left alone" for r in targets.refused]
+    what = (
+        f"SIGKILL to the runner group {t.runner_pid} and {len(killed)} recorded processes; "
+        f"{len(targets.netns)} namespaces, {len(targets.links)} links, {len(targets.cgroups)} cgroups cleared"
+    )
+    return Injection(True, what, (t.runner_pid, *sorted(killed)), tuple(problems))
+
+
+def fill_disk(fault: FaultKind, trial: Trial, t: Target) -> Injection:
+    """The soak's own tmpfs over the trial's work root filled to ENOSPC (a file of the soak's in
+    its root). Nothing is filled unless that mount, by its mount point and source name, is on top
+    at the work root: never the machine's disk."""
+    if not t.disk_source or not t.is_own_mount(t.work_root, t.disk_source):
+        return Injection(
+            False, f"no tmpfs of the soak's own ({t.disk_source or 'none'}) at {t.work_root}: nothing filled"
+        )
+    written = t.fill(t.work_root / FILL_NAME)
+    free = t.free_bytes(t.work_root)
+    return Injection(
+        True, f"{t.work_root} (the soak's {DISK_MIB} MiB tmpfs) filled: {written >> 20} MiB written, {free} bytes free"
+    )
+
+
 INJECTORS: dict[str, Callable[[FaultKind, Trial, Target], Injection]] = {
     "runner": signal_runner,
     "daemon": kill_daemon,
     "host": kill_host,
+    "link": drop_link,
+    "reboot": reboot,
+    "disk": fill_disk,
 }
 
 

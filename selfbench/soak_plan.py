@@ -31,6 +31,9 @@ MARKERS = ("start", "testbed", "cluster", "job", "ledger", "teardown")
 MARKER_DELAY_S = {"testbed": 40.0, "cluster": 25.0, "job": 15.0, "ledger": 3.0, "teardown": 8.0}
 #: Between the two signals of a double Ctrl-C, s: a user who presses twice, quickly or after a pause.
 DOUBLE_GAP_S = (0.2, 4.0)
+#: How long a dropped link stays down, s ("tens of seconds", the issue says): longer than SSH's and
+#: Hadoop's quick retries, shorter than the job's timeout (params/experiments/soak.yaml: 120 s).
+LINK_DROP_S = (20.0, 60.0)
 
 RUNNER_MARKERS = MARKERS
 CLUSTER_MARKERS = ("cluster", "job")
@@ -45,7 +48,10 @@ class FaultKind:
     what: str
     #: "runner": the `vbench campaign run` process the soak started; "daemon": a Hadoop daemon
     #: whose pid file the testbed's host holds; "host": every process of a native host's network
-    #: namespace that the testbed's state lists.
+    #: namespace that the testbed's state lists; "link": a host's bridge-side veth the state lists,
+    #: taken down for `Trial.hold_s`, then up; "reboot": the runner and every process, namespace,
+    #: link and cgroup the testbeds' states list (what a reboot ends); "disk": a filesystem the
+    #: soak mounted itself over the trial's work root, filled to ENOSPC.
     target: str
     #: Signals sent, in order (a double Ctrl-C sends two).
     signals: tuple[int, ...]
@@ -55,6 +61,12 @@ class FaultKind:
     #: A runner's Ctrl-C goes to its process group, as a terminal sends it; kill(1) to the pid.
     to_group: bool = False
     markers: tuple[str, ...] = RUNNER_MARKERS
+
+    @property
+    def runner_survives(self) -> bool:
+        """The fault leaves the runner running: the campaign is expected to go on by itself and
+        record the cell it hit as done or failed (with a one-line reason)."""
+        return self.target in ("daemon", "host", "link", "disk")
 
 
 FAULTS = (
@@ -82,6 +94,30 @@ FAULTS = (
         "SIGKILL of every process of one native host (its network namespace, from the testbed's state)",
         "host",
         (signal.SIGKILL,),
+        False,
+        markers=HOST_MARKERS,
+    ),
+    FaultKind(
+        "link-drop",
+        "one host's bridge-side veth (from the testbed's state) down for 20-60 s, then up: all its packets dropped",
+        "link",
+        (),
+        False,
+        markers=HOST_MARKERS,
+    ),
+    FaultKind(
+        "reboot",
+        "a reboot simulated: SIGKILL of the runner's group and of every process the testbeds recorded, "
+        "their namespaces, links and cgroups deleted",
+        "reboot",
+        (signal.SIGKILL,),
+        False,
+    ),
+    FaultKind(
+        "disk-full",
+        "the trial's work root (every native host's work directory; a tmpfs the soak mounted) filled to ENOSPC",
+        "disk",
+        (),
         False,
         markers=HOST_MARKERS,
     ),
@@ -117,9 +153,14 @@ class Trial:
     pick: float
     #: The pause between the signals of a double Ctrl-C, s.
     gap_s: float
+    #: How long a dropped link stays down, s (drawn for every trial, after the draws above, so
+    #: that adding it changed none of them).
+    hold_s: float = 0.0
 
     def line(self) -> str:
         gap = f", {self.gap_s:.1f} s apart" if len(self.fault.signals) > 1 else ""
+        if self.fault.target == "link":
+            gap = f", down {self.hold_s:.1f} s"
         return f"trial {self.index:3d}  seed {self.seed}  {self.fault.name:<13} {self.moment.text()}{gap}"
 
 
@@ -149,7 +190,8 @@ def trial(seed: int, index: int, cells: int, campaign_s: float, faults: tuple[Fa
     fault = kind_order(seed, (index - 1) // len(faults), faults)[(index - 1) % len(faults)]
     rng = random.Random(f"soak-trial:{seed}:{index}")
     moment = draw_moment(rng, fault, cells, campaign_s)
-    return Trial(index, seed, fault, moment, round(rng.random(), 4), round(rng.uniform(*DOUBLE_GAP_S), 1))
+    pick, gap = round(rng.random(), 4), round(rng.uniform(*DOUBLE_GAP_S), 1)
+    return Trial(index, seed, fault, moment, pick, gap, round(rng.uniform(*LINK_DROP_S), 1))
 
 
 def schedule(seed: int, trials: int, cells: int, campaign_s: float) -> list[Trial]:

@@ -4,7 +4,9 @@ campaign directories, good and bad. The soak itself (clusters, signals) is not r
 
 from __future__ import annotations
 
+import errno
 import json
+import random
 import signal
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -15,10 +17,13 @@ from selfbench import soak_invariants as inv
 from selfbench import soak_ledger as sl
 from selfbench import soak_machine as sm
 from selfbench.soak_plan import (
+    DOUBLE_GAP_S,
     FAULTS,
     FAULTS_BY_NAME,
+    LINK_DROP_S,
     Moment,
     Observation,
+    draw_moment,
     kind_order,
     marker_reached,
     pick_one,
@@ -100,7 +105,7 @@ def test_the_seeded_schedule_is_reproducible_and_each_trial_depends_on_its_seed_
 
 
 def test_every_fault_kind_comes_once_per_cycle_and_strikes_only_at_its_markers():
-    trials = schedule(7, 6 * 5, 4, 150.0)
+    trials = schedule(7, len(FAULTS) * 5, 4, 150.0)
     counts = {f.name: sum(t.fault == f for t in trials) for f in FAULTS}
     assert set(counts.values()) == {5}
     for t in trials:
@@ -171,11 +176,24 @@ def _trial(name: str, pick: float = 0.0):
         ("double-sigint", sm.signal_runner),
         ("daemon-kill", sm.kill_daemon),
         ("host-kill", sm.kill_host),
+        ("link-drop", sm.drop_link),
+        ("reboot", sm.reboot),
+        ("disk-full", sm.fill_disk),
     ],
 )
 def test_each_fault_kind_maps_to_its_injector(name, injector):
     assert sm.injector_for(FAULTS_BY_NAME[name]) is injector
-    assert {f.name for f in FAULTS} == {"sigkill", "sigterm", "sigint", "double-sigint", "daemon-kill", "host-kill"}
+    assert {f.name for f in FAULTS} == {
+        "sigkill",
+        "sigterm",
+        "sigint",
+        "double-sigint",
+        "daemon-kill",
+        "host-kill",
+        "link-drop",
+        "reboot",
+        "disk-full",
+    }
 
 
 @pytest.mark.parametrize(
@@ -244,6 +262,336 @@ def test_recorded_daemons_reads_the_pid_files_and_keeps_those_whose_pid_is_that_
     lines = {101: f"java -Dhadoop.log.dir={work}/logs -Dhadoop.log.file=namenode.log X", 102: "vim notes"}
     monkeypatch.setattr(sm, "_cmdline", lambda pid: lines.get(pid, ""))
     assert sm.recorded_daemons(tmp_path) == [sm.DaemonProcess("master", "namenode", 101)]
+
+
+# --- the new fault kinds: a link dropped, a reboot, a full disk ------------------------------------
+
+
+def test_the_link_drop_time_is_drawn_after_every_older_draw_so_none_of_them_moved():
+    for i in range(1, 40):
+        t = trial(52, i, 4, 150.0)
+        rng = random.Random(f"soak-trial:52:{i}")  # the draws in the order they had before hold_s
+        assert draw_moment(rng, t.fault, 4, 150.0) == t.moment
+        assert (round(rng.random(), 4), round(rng.uniform(*DOUBLE_GAP_S), 1)) == (t.pick, t.gap_s)
+        assert LINK_DROP_S[0] <= t.hold_s <= LINK_DROP_S[1]
+
+
+def test_the_new_kinds_strike_where_their_targets_exist_and_say_so_in_the_plan():
+    assert FAULTS_BY_NAME["link-drop"].markers == ("testbed", "cluster", "job")
+    assert FAULTS_BY_NAME["disk-full"].markers == ("testbed", "cluster", "job")
+    assert "start" in FAULTS_BY_NAME["reboot"].markers and "teardown" in FAULTS_BY_NAME["reboot"].markers
+    assert not any(FAULTS_BY_NAME[n].graceful for n in ("link-drop", "reboot", "disk-full"))
+    survives = {f.name for f in FAULTS if f.runner_survives}
+    assert survives == {"daemon-kill", "host-kill", "link-drop", "disk-full"}
+    t = replace(_trial("link-drop"), hold_s=33.3)
+    assert t.line().endswith(", down 33.3 s")
+
+
+def test_the_host_links_are_the_bridge_side_veths_a_state_lists_but_the_controllers():
+    states = {
+        "sk0001": {
+            "testbed": "sk0001",
+            "bridge": "sk0001br",
+            "links": ["sk0001br", "sk0001h0", "sk0001h2", "sk0001h1", "eth0", "sk0001h1x", "sk0001h01", 5],
+        },
+        "sk0002": {"testbed": "sk0002", "links": "sk0002h1"},  # not a list: nothing
+    }
+    assert sm.host_links(states) == ["sk0001h2", "sk0001h1"]
+    assert sm.link_index("../../etc") is None and sm.link_index("") is None
+
+
+class Machine:
+    """A fake machine for the link, reboot and disk injectors: what exists, what was run."""
+
+    def __init__(self, **kw):
+        self.ran: list[list[str]] = []
+        self.sent: list[tuple[str, int, int]] = []
+        self.slept: list[float] = []
+        self.alive = kw.get("alive", True)
+        self.indexes = dict(kw.get("indexes", {}))  # link -> ifindex, over time: a list of values
+        self.netns = set(kw.get("netns", ()))
+        self.links = set(kw.get("links", ()))
+        self.ns_pids = {k: list(v) for k, v in kw.get("ns_pids", {}).items()}
+        self.cg_pids = {k: set(v) for k, v in kw.get("cg_pids", {}).items()}
+        self.cg_dirs = dict(kw.get("cg_dirs", {}))
+        self.starts = dict(kw.get("starts", {}))
+        self.states = kw.get("states", {})
+        self.daemons = list(kw.get("daemons", ()))
+        self.fail = kw.get("fail", {})  # argv[3] or argv[2] -> exit status
+        self.unkillable = set(kw.get("unkillable", ()))
+        self.stuck_cgroups = set(kw.get("stuck_cgroups", ()))
+        self.removed: list[Path] = []
+        self.mounted = kw.get("mounted", False)
+        self.filled: list[Path] = []
+
+    def run(self, argv: list[str]) -> int:
+        self.ran.append(argv)
+        rc = self.fail.get(" ".join(argv[:5]), 0)
+        if rc == 0 and argv[:3] == ["ip", "netns", "delete"]:
+            self.netns.discard(argv[3])
+        if rc == 0 and argv[:3] == ["ip", "link", "delete"]:
+            self.links.discard(argv[4])
+        return rc
+
+    def kill(self, pid: int, sig: int) -> None:
+        self.sent.append(("kill", pid, sig))
+        if pid in self.unkillable:
+            return
+        for pids in self.ns_pids.values():
+            if pid in pids:
+                pids.remove(pid)
+        for pids in self.cg_pids.values():
+            pids.discard(pid)
+        self.starts.pop(pid, None)
+        self.daemons = [d for d in self.daemons if d.pid != pid]
+
+    def killpg(self, pid: int, sig: int) -> None:
+        self.sent.append(("killpg", pid, sig))
+
+    def index(self, link: str):
+        v = self.indexes.get(link)
+        return v.pop(0) if isinstance(v, list) else v
+
+    def rmdir(self, d: Path) -> bool:
+        if d in self.stuck_cgroups:
+            return False
+        self.removed.append(d)
+        return True
+
+    def target(self, source: str = "") -> sm.Target:
+        return sm.Target(
+            runner_pid=4242,
+            work_root=Path("/soak/trial-001/tb"),
+            runner_alive=lambda: self.alive,
+            kill=self.kill,
+            killpg=self.killpg,
+            sleep=self.slept.append,
+            find_daemons=lambda _root: list(self.daemons),
+            netns_pids=lambda ns: list(self.ns_pids.get(ns, [])),
+            find_links=lambda root: sm.host_links(self.states),
+            link_index=self.index,
+            run=self.run,
+            states=lambda _root: self.states,
+            start_time=lambda pid: self.starts.get(pid),
+            boot_id=lambda: "b1",
+            cgroup_pids=lambda rel: set(self.cg_pids.get(rel, set())),
+            cgroup_dirs=lambda rel: list(self.cg_dirs.get(rel, [])),
+            rmdir=self.rmdir,
+            existing_netns=lambda: set(self.netns),
+            existing_links=lambda: set(self.links),
+            disk_source=source,
+            is_own_mount=lambda path, src: self.mounted and src == "vbench-soak-52-1",
+            fill=lambda path: self.filled.append(path) or 7 << 20,
+            free_bytes=lambda path: 0,
+        )
+
+
+LINK_STATE = {"sk0001": {"testbed": "sk0001", "bridge": "sk0001br", "links": ["sk0001br", "sk0001h0", "sk0001h1"]}}
+
+
+def test_a_link_drop_takes_the_recorded_host_veth_down_for_its_time_then_up_again():
+    mach = Machine(states=LINK_STATE, indexes={"sk0001h1": 17})
+    got = sm.inject(replace(_trial("link-drop"), hold_s=42.0), mach.target())
+    assert got.struck and not got.problems and "sk0001h1 (ifindex 17) down for 42.0 s" in got.what
+    assert mach.ran == [
+        ["ip", "link", "set", "dev", "sk0001h1", "down"],
+        ["ip", "link", "set", "dev", "sk0001h1", "up"],
+    ]
+    assert mach.slept == [42.0] and mach.sent == []  # no process signalled
+
+
+def test_a_dropped_link_that_teardown_deleted_or_made_anew_is_not_brought_up():
+    for later in (None, 23):  # deleted; deleted and made again under the same name
+        mach = Machine(states=LINK_STATE, indexes={"sk0001h1": [17, later]})
+        got = sm.inject(_trial("link-drop"), mach.target())
+        assert got.struck and not got.problems and "not brought up" in got.what
+        assert mach.ran == [["ip", "link", "set", "dev", "sk0001h1", "down"]]
+
+
+def test_a_link_drop_strikes_nothing_without_a_recorded_existing_link_and_says_a_link_left_down():
+    mach = Machine(states={"sk0001": {"testbed": "sk0001", "links": ["sk0001br", "sk0001h0"]}})
+    assert not sm.inject(_trial("link-drop"), mach.target()).struck and mach.ran == []
+    mach = Machine(states=LINK_STATE)  # recorded, but no such link now
+    assert "gone" in sm.inject(_trial("link-drop"), mach.target()).what and mach.ran == []
+    mach = Machine(states=LINK_STATE, indexes={"sk0001h1": 17}, fail={"ip link set dev sk0001h1": 2})
+    got = sm.inject(_trial("link-drop"), mach.target())
+    assert not got.struck and "exited 2" in got.what and len(mach.ran) == 1
+    mach = Machine(states=LINK_STATE, indexes={"sk0001h1": 17})
+    mach.fail = {}
+    orig = mach.run
+    mach.run = lambda argv: 1 if argv[-1] == "up" else orig(argv)
+    got = sm.inject(_trial("link-drop"), mach.target())
+    assert got.struck and "stays down" in got.problems[0]
+
+
+REBOOT_STATE = {
+    "sk0001": {
+        "testbed": "sk0001",
+        "bridge": "sk0001br",
+        "links": ["sk0001br", "sk0001h0", "sk0001h1", "eth0"],
+        "netns": ["sk0001-ctl", "sk0001-master", "other-ns"],
+        "cgroups": ["vbench-sk0001/master", "vbench-sk0002", "vbench-sk0001/../x"],
+        "pids": [{"pid": 300, "start": 9000, "boot": "b1"}, {"pid": 301, "start": 9001, "boot": "b0"}, 302],
+    }
+}
+
+
+def test_a_reboots_targets_are_what_the_state_lists_with_its_testbeds_name_only():
+    got = sm.reboot_targets(REBOOT_STATE)
+    assert got.netns == ("sk0001-ctl", "sk0001-master")
+    assert got.links == ("sk0001h0", "sk0001h1", "sk0001br")  # the bridge last
+    assert got.cgroups == ("vbench-sk0001/master", "vbench-sk0001")  # deepest first
+    assert [p.pid for p in got.processes] == [300, 301]  # a bare pid is no record
+    assert set(got.refused) == {"namespace other-ns", "link eth0", "cgroup vbench-sk0002", "cgroup vbench-sk0001/../x"}
+
+
+def test_a_reboot_kills_the_runner_and_all_vbench_recorded_then_clears_namespaces_links_cgroups():
+    cg = Path("/sys/fs/cgroup/vbench-sk0001")
+    mach = Machine(
+        states=REBOOT_STATE,
+        starts={300: 9000, 301: 9001, 302: 1},  # 301 was recorded in another boot: someone else's now
+        ns_pids={"sk0001-master": [310, 311], "other-ns": [999]},
+        cg_pids={"vbench-sk0001/master": {310, 320}},
+        cg_dirs={"vbench-sk0001/master": [cg / "master"], "vbench-sk0001": [cg / "master", cg]},
+        daemons=[sm.DaemonProcess("master", "namenode", 330)],
+        netns={"sk0001-ctl", "sk0001-master", "other-ns"},
+        links={"sk0001br", "sk0001h0", "sk0001h1", "eth0"},
+    )
+    got = sm.inject(_trial("reboot"), mach.target())
+    assert got.struck and mach.sent[0] == ("killpg", 4242, signal.SIGKILL)
+    killed = {pid for how, pid, sig in mach.sent[1:] if how == "kill" and sig == signal.SIGKILL}
+    assert killed == {300, 310, 311, 320, 330}  # never 301 (another boot), 302 (a bare pid), 999 (not its namespace)
+    assert ["ip", "netns", "delete", "sk0001-ctl"] in mach.ran and [
+        "ip",
+        "netns",
+        "delete",
+        "sk0001-master",
+    ] in mach.ran
+    deleted = [argv[4] for argv in mach.ran if argv[:3] == ["ip", "link", "delete"]]
+    assert deleted == ["sk0001h0", "sk0001h1", "sk0001br"]
+    assert mach.netns == {"other-ns"} and mach.links == {"eth0"}
+    assert mach.removed[:2] == [cg / "master", cg / "master"] and mach.removed[-1] == cg
+    assert all(argv[0] == "ip" for argv in mach.ran)
+    # What the state listed that is not its testbed's is named, never acted on.
+    assert any("other-ns" in p for p in got.problems) and not any("still" in p for p in got.problems)
+
+
+def test_a_reboot_says_what_it_could_not_clear_and_strikes_nothing_once_the_runner_has_ended():
+    mach = Machine(
+        states={"sk0001": {"testbed": "sk0001", "netns": ["sk0001-master"], "links": ["sk0001h1"]}},
+        ns_pids={"sk0001-master": [310]},
+        unkillable={310},
+        netns={"sk0001-master"},
+        links={"sk0001h1"},
+        fail={"ip netns delete sk0001-master": 1, "ip link delete dev sk0001h1": 1},
+        cg_dirs={"vbench-sk0001": [Path("/cg/vbench-sk0001")]},
+        stuck_cgroups={Path("/cg/vbench-sk0001")},
+    )
+    got = sm.inject(_trial("reboot"), mach.target())
+    text = " ".join(got.problems)
+    assert "process 310 still alive" in text and "sk0001-master still there" in text
+    assert "link sk0001h1 still there" in text and "/cg/vbench-sk0001 could not be removed" in text
+    assert len(mach.slept) == sm.REBOOT_SWEEPS
+    mach = Machine(alive=False, states=REBOOT_STATE)
+    got = sm.inject(_trial("reboot"), mach.target())
+    assert not got.struck and mach.sent == [] and mach.ran == []
+
+
+MOUNTINFO = "\n".join(
+    [
+        "22 1 252:0 / / rw,relatime shared:1 - ext4 /dev/vda rw",
+        r"90 22 0:50 / /soak/trial\040one/tb rw shared:40 - tmpfs vbench-soak-52-1 rw,size=524288k",
+        "91 22 0:51 / /soak/trial-001/tb rw shared:41 - tmpfs vbench-soak-52-1 rw,size=524288k",
+        "92 91 0:52 / /soak/trial-001/tb rw shared:42 - tmpfs other rw",
+        "93 22 0:53 / /soak/trial-002/tb rw shared:43 - ext4 vbench-soak-52-2 rw",
+    ]
+)
+
+
+def test_the_soaks_own_mount_is_told_by_its_mount_point_source_and_type_and_must_be_on_top():
+    assert sm.mounts_at(MOUNTINFO, "/soak/trial one/tb") == [("tmpfs", "vbench-soak-52-1")]
+    assert sm.own_mount(MOUNTINFO, Path("/soak/trial one/tb"), "vbench-soak-52-1")
+    assert not sm.own_mount(MOUNTINFO, Path("/soak/trial-001/tb"), "vbench-soak-52-1")  # covered by another
+    assert not sm.own_mount(MOUNTINFO, Path("/soak/trial-002/tb"), "vbench-soak-52-2")  # not a tmpfs
+    assert not sm.own_mount(MOUNTINFO, Path("/"), "/dev/vda")
+    assert sm.mount_source(_trial("disk-full")) == "vbench-soak-52-1"
+
+
+def test_fill_writes_until_enospc_big_chunks_then_small_and_raises_any_other_error(tmp_path):
+    room = [3 * (1 << 20) + 5000]
+
+    def write(fd, buf):
+        if room[0] <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        n = min(len(buf), room[0])
+        room[0] -= n
+        return n
+
+    assert sm.fill(tmp_path / "fill", write) == 3 * (1 << 20) + 5000
+    assert (tmp_path / "fill").exists()
+    with pytest.raises(FileExistsError):  # a new file only: nothing there is written over
+        sm.fill(tmp_path / "fill", write)
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError):
+        sm.fill(tmp_path / "link", write)
+    assert not (tmp_path / "elsewhere").exists()
+
+    def eio(fd, buf):
+        raise OSError(errno.EIO, "I/O error")
+
+    with pytest.raises(OSError, match="I/O"):
+        sm.fill(tmp_path / "fill2", eio)
+
+
+def test_a_disk_fill_fills_only_the_soaks_own_tmpfs_at_the_work_root():
+    mach = Machine(mounted=True)
+    got = sm.inject(_trial("disk-full"), mach.target("vbench-soak-52-1"))
+    assert got.struck and mach.filled == [Path("/soak/trial-001/tb") / sm.FILL_NAME] and "7 MiB written" in got.what
+    for mounted, source in ((False, "vbench-soak-52-1"), (True, ""), (True, "vbench-soak-52-9")):
+        mach = Machine(mounted=mounted)
+        got = sm.inject(_trial("disk-full"), mach.target(source))
+        assert not got.struck and mach.filled == [] and "nothing filled" in got.what
+
+
+def test_the_soaks_tmpfs_is_mounted_on_an_empty_work_root_freed_and_unmounted_after(tmp_path, monkeypatch):
+    on_top = {"yes": False}
+    ran = []
+
+    def run(argv):
+        ran.append(argv)
+        on_top["yes"] = argv[0] == "mount"
+        return 0
+
+    monkeypatch.setattr(sm, "is_own_mount", lambda path, source: on_top["yes"])
+    root = tmp_path / "tb"
+    with sm.OwnTmpfs(root, "vbench-soak-52-1", True, run) as disk:
+        assert disk.mounted and root.is_dir() and oct(root.stat().st_mode & 0o777) == "0o700"
+        (root / sm.FILL_NAME).write_bytes(b"x")
+        disk.free()
+        assert not (root / sm.FILL_NAME).exists()
+    assert ran == [
+        ["mount", "-t", "tmpfs", "-o", f"size={sm.DISK_MIB}m,mode=0700", "vbench-soak-52-1", str(root)],
+        ["umount", str(root)],
+    ]
+    assert not disk.problems and not disk.mounted
+    # Not enabled: nothing made, nothing run.
+    ran.clear()
+    with sm.OwnTmpfs(tmp_path / "other", "s", False, run) as disk:
+        assert not disk.mounted
+    assert ran == [] and not (tmp_path / "other").exists()
+    # A work root with something in it is never mounted over.
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    with sm.OwnTmpfs(tmp_path / "full", "s", True, run) as disk:
+        assert not disk.mounted and "not an empty directory" in disk.problems[0]
+    assert ran == []
+
+
+def test_an_unmount_that_fails_is_said(tmp_path, monkeypatch):
+    monkeypatch.setattr(sm, "is_own_mount", lambda path, source: True)
+    with sm.OwnTmpfs(tmp_path / "tb", "vbench-soak-52-1", True, lambda argv: 32 if argv[0] == "umount" else 0) as d:
+        pass
+    assert "still mounted (busy)" in d.problems[0]
 
 
 # --- the soak's own reading of the ledger ----------------------------------------------------------
@@ -361,6 +709,31 @@ def test_a_failure_without_a_one_line_reason_fails_failures_explained():
         "holds no failure"
         in failed(evidence(first_ledger=silent, final_ledger=final, running_at_fault=None))["failures explained"]
     )
+
+
+def test_after_a_fault_the_runner_survives_the_cell_it_hit_is_recorded_done_or_failed():
+    first = ledger(done(PLANNED[0]))
+    final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+    for fault in ("link-drop", "disk-full", "daemon-kill", "host-kill"):
+        base = dict(fault=fault, stop_s=None, first_ledger=first, final_ledger=final, running_at_fault=PLANNED[1])
+        why = failed(evidence(**base))
+        assert set(why) == {"cell recorded"} and PLANNED[1] in why["cell recorded"]
+        failure = dict(interrupted(PLANNED[1]), reason="job failed: connection timed out", metadata={})
+        ok_first = ledger(done(PLANNED[0]), ([failure], PLANNED[1], False))
+        ok_final = ok_first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+        assert not failed(evidence(**{**base, "first_ledger": ok_first, "final_ledger": ok_final}))
+        assert not failed(evidence(**{**base, "first_ledger": ledger(done(PLANNED[0]), done(PLANNED[1]))}))
+        assert not failed(evidence(**{**base, "running_at_fault": None}))
+        hang = failed(evidence(**{**base, "running_at_fault": None, "first_exited": False}))
+        assert "did not end by itself" in hang["cell recorded"]
+    # Not asked where the fault stops the runner, nor when it did not strike.
+    assert not failed(evidence(fault="reboot", stop_s=None, first_ledger=first, final_ledger=final))
+    assert not failed(evidence(fault="link-drop", injected=False, first_ledger=first, final_ledger=final))
+
+
+def test_what_an_injector_could_not_do_or_undo_fails_fault_as_planned():
+    why = failed(evidence(fault="link-drop", stop_s=None, fault_problems=("`ip link set dev sk0001h1 up` exited 1",)))
+    assert set(why) == {"fault as planned"} and "sk0001h1" in why["fault as planned"]
 
 
 def test_a_resume_that_did_not_end_well_fails_resumed():
@@ -515,6 +888,24 @@ def test_a_trial_result_survives_its_json(tmp_path):
     d.mkdir()
     (d / soak.TRIAL_FILE).write_text(json.dumps(asdict(r)))
     assert soak.read_results(tmp_path) == [r]
+
+
+def test_a_trial_result_written_before_fault_problems_existed_still_reads(tmp_path):
+    r = result(5, "sigkill")
+    doc = asdict(r)
+    del doc["fault_problems"]
+    d = tmp_path / "trial-005"
+    d.mkdir()
+    (d / soak.TRIAL_FILE).write_text(json.dumps(doc))
+    assert soak.read_results(tmp_path) == [r]
+
+
+def test_plan_prints_the_new_fault_kinds(capsys):
+    assert soak.main(["--plan", "--trials", str(len(FAULTS)), "--seed", "52", "--no-check-machine"]) == 0
+    out = capsys.readouterr().out
+    for name in ("link-drop", "reboot", "disk-full"):
+        assert any(line.startswith("trial ") and f" {name} " in line for line in out.splitlines()), name
+    assert ", down " in out
 
 
 def test_each_trial_has_a_testbed_of_its_own():
