@@ -56,8 +56,8 @@ from vbench.campaign.progress import clock_text, eta_seconds  # noqa: E402
 from vbench.samples import QUIET_VERDICT, is_aa  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
+from vbench.stats.quiet import quiet_counts  # noqa: E402
 from vbench.stats.stopping import preferred_ratio_rows, width_of, workload_label  # noqa: E402
-from vbench.stats.table import quiet_counts  # noqa: E402
 from vbench.stats.variance import VarianceRow, campaign_variance  # noqa: E402
 from vbench.stats.variance import markdown as variance_markdown  # noqa: E402
 
@@ -490,15 +490,29 @@ def from_campaign(raw: Path) -> int:
     return 0
 
 
+def refused_loaded(load1: float, allow_loaded: bool, what: str) -> bool:
+    """Whether to refuse to measure (said on stderr): the 1-minute load average `load1` is at
+    LOAD_LIMIT or above and a loaded machine is not allowed; `what` would measure that work."""
+    if load1 < LOAD_LIMIT or allow_loaded:
+        return False
+    print(
+        f"refused: the 1-minute load average is {load1:.2f} (limit {LOAD_LIMIT:g}); this machine is busy, and "
+        f"{what} measured now would measure that work. Wait, or pass --allow-loaded (the report is then marked "
+        "LOADED).",
+        file=sys.stderr,
+    )
+    return True
+
+
+def write_run_record(path: Path, load: LoadRecord, seconds: float | None, started: float, **more) -> None:
+    """The run's record beside its report: its load readings, how long it took, when, and `more`."""
+    doc = {"load": asdict(load), "seconds": seconds, "started": started, "ended": time.time(), **more}
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
 def run(args) -> int:
     before = read_load1()
-    if before >= LOAD_LIMIT and not args.allow_loaded:
-        print(
-            f"refused: the 1-minute load average is {before:.2f} (limit {LOAD_LIMIT:g}); this machine is busy, and a "
-            "precision figure measured now would measure that work. Wait, or pass --allow-loaded (the report is "
-            "then marked LOADED).",
-            file=sys.stderr,
-        )
+    if refused_loaded(before, args.allow_loaded, "a precision figure"):
         return 2
     from vbench.campaign.progress import ProgressReport
     from vbench.campaign.runner import run_campaign
@@ -529,14 +543,8 @@ def run(args) -> int:
         # A resumed campaign's runner time is the resumed part's: then the samples' span says more.
         seconds = time.monotonic() - t0 if result is None else None if result.already_done else result.seconds
         load = LoadRecord(LOAD_LIMIT, before, tuple(during), args.load_interval, args.allow_loaded)
-        run_doc = {
-            "load": asdict(load),
-            "seconds": seconds,
-            "started": started,
-            "ended": time.time(),
-            "result": None if result is None else {**asdict(result), "ran": len(result.ran)},
-        }
-        (raw / RUN_FILE).write_text(json.dumps(run_doc, indent=1, sort_keys=True) + "\n")
+        result_doc = None if result is None else {**asdict(result), "ran": len(result.ran)}
+        write_run_record(raw / RUN_FILE, load, seconds, started, result=result_doc)
     if result.stopped:
         print(f"campaign stopped: {result.stopped}")
     report, failures = analyse_campaign(raw, seconds)
@@ -546,31 +554,44 @@ def run(args) -> int:
     return 1 if result.failures else 0
 
 
-def default_out() -> Path:
-    return Path(tempfile.gettempdir()) / f"vbench-precision-{time.strftime('%Y%m%d-%H%M%S')}"
+def default_out(name: str = "precision") -> Path:
+    return Path(tempfile.gettempdir()) / f"vbench-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, help="campaign directory to run into (default: /tmp/vbench-precision-<time>)")
-    p.add_argument("--campaign", type=Path, help="report on this campaign directory; run nothing")
-    p.add_argument("--plan", action="store_true", help="print the design's plan and estimated time; run nothing")
+def measurement_parser(doc: str, out_help: str, campaign_help: str, plan_help: str) -> argparse.ArgumentParser:
+    """The options of a self-benchmark that runs campaigns on this machine (this one, planted.py):
+    where to run, a directory to report on instead, the plan only, a loaded machine allowed."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--out", type=Path, help=out_help)
+    p.add_argument("--campaign", type=Path, help=campaign_help)
+    p.add_argument("--plan", action="store_true", help=plan_help)
     p.add_argument("--allow-loaded", action="store_true", help="run on a loaded machine; the report says LOADED")
     p.add_argument("--params-dir", type=Path, default=REPO / "params")
     p.add_argument("--load-interval", type=float, default=LOAD_INTERVAL_S, help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+    return p
+
+
+def check_block_fits(study) -> None:
+    """The runner's own check that the machine holds a block's clusters together (reads /proc/meminfo)."""
+    from vbench.campaign.hosts_source import TestbedSource
+    from vbench.campaign.runner import configuration_params
+
+    configuration_params(study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"}))
+
+
+def main(argv=None) -> int:
+    args = measurement_parser(
+        __doc__,
+        "campaign directory to run into (default: /tmp/vbench-precision-<time>)",
+        "report on this campaign directory; run nothing",
+        "print the design's plan and estimated time; run nothing",
+    ).parse_args(argv)
     if args.campaign is not None:
         return from_campaign(args.campaign)
     if args.plan:
-        from vbench.campaign.hosts_source import TestbedSource
-        from vbench.campaign.runner import configuration_params
-
         study = load_design(args.params_dir)
         print(plan_text(study.experiment, estimate(study.experiment)))
-        # The runner's own check that the machine holds a block's clusters together (reads /proc/meminfo).
-        configuration_params(
-            study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"})
-        )
+        check_block_fits(study)
         print(f"the machine holds every configuration of a block together; load average now {read_load1():.2f}")
         return 0
     args.out = args.out or default_out()

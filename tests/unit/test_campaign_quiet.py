@@ -414,7 +414,7 @@ def _tidy(verdicts):
 
 def test_the_statistics_count_the_runs_taken_on_a_flagged_machine():
     from vbench.stats import compute_stats
-    from vbench.stats.table import quiet_counts
+    from vbench.stats.quiet import quiet_counts
 
     df = _tidy(["ok", "flagged", "waited", "flagged", None])
     q = quiet_counts(df)
@@ -429,7 +429,7 @@ def test_the_statistics_count_the_runs_taken_on_a_flagged_machine():
 
 def test_the_flagged_runs_note_says_how_the_probe_stood_against_the_machines_reference():
     from vbench.stats import compute_stats
-    from vbench.stats.table import quiet_counts
+    from vbench.stats.quiet import quiet_counts
 
     df = _tidy(["ok", "ok", "ok", "flagged"])
     # one run's probe per run (both metrics of a run carry the same); the last run has no reference

@@ -212,7 +212,7 @@ def test_s_plurals_are_caught_in_prose_captions_and_table_notes():
 
 
 def test_counts_in_statistics_notes_agree_with_their_nouns():
-    from vbench.stats.table import QuietCounts
+    from vbench.stats.quiet import QuietCounts
     from vbench.stats.warmup import ExclusionRule
     from vbench.wording import count
 

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from vbench.stats import compute_stats
-from vbench.stats import table as table_module
+from vbench.stats.table import comparisons as comparisons_module
 from vbench.stats import mixed as mixed_module
 from vbench.stats.mixed import BOUNDARY_NOTE, MIXED, MixedFit, NoFit, balanced_reml, fit_mixed, pooled_nondecreasing
 
@@ -245,10 +245,10 @@ def test_table_rows_sit_beside_the_others_and_change_none_of_them(monkeypatch):
     rng = np.random.default_rng(5)
     df = _campaign(rng, blocks=4, rounds=3, truth=1.1, block_sd=0.1, instance_sd=0.02, round_sd=0.01)
     with_mixed = compute_stats(df, n_resamples=999, mixed=True)
-    monkeypatch.setattr(table_module, "fit_mixed", lambda *a, **k: None)
+    monkeypatch.setattr(comparisons_module, "fit_mixed", lambda *a, **k: None)
     without = compute_stats(df, n_resamples=999, mixed=True)
     # Not asked for, it is not fitted (the slow part of the table): the same table without its rows.
-    monkeypatch.setattr(table_module, "fit_mixed", lambda *a, **k: pytest.fail("fitted without being asked"))
+    monkeypatch.setattr(comparisons_module, "fit_mixed", lambda *a, **k: pytest.fail("fitted without being asked"))
     unasked = compute_stats(df, n_resamples=999)
     pd.testing.assert_frame_equal(unasked, without)
     ours = with_mixed["method"] == MIXED

@@ -8,7 +8,7 @@ from vbench.errors import VbenchError
 from vbench.stats import COLUMNS, compute_stats, format_table, read_samples
 from vbench.stats.bootstrap import bca_ratio_interval
 from vbench.stats.ratio import fieller_interval
-from vbench.stats.table import POINT_METHODS
+from vbench.stats.table.rows import POINT_METHODS
 
 from pathlib import Path
 

@@ -11,7 +11,6 @@ statistics preferred and why a number is missing when it is.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -20,6 +19,7 @@ from vbench.errors import VbenchError
 from vbench.explore.data import CampaignData
 from vbench.stats.campaign_stats import campaign_stats
 from vbench.stats.keys import natural_key
+from vbench.stats.table.cells import cell_count, cell_number, preferred_row
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,20 +79,6 @@ def campaign_statistics(data: CampaignData) -> CampaignStatistics:
     return CampaignStatistics(table)
 
 
-def _number(v) -> float | None:
-    return None if v is None or pd.isna(v) or not math.isfinite(float(v)) else float(v)
-
-
-def _count(v) -> int | None:
-    return None if v is None or pd.isna(v) else int(v)
-
-
-def _pick(rows: pd.DataFrame) -> pd.Series:
-    """The preferred row of a comparison; else its first (a comparison without a number has none)."""
-    preferred = rows[rows["preferred"].fillna(False).astype(bool)]
-    return (preferred if len(preferred) else rows).iloc[0]
-
-
 def ratios(table: pd.DataFrame, benchmark: str, metric: str) -> list[Ratio]:
     """Each level's ratio to the baseline for `benchmark` and `metric`, per cell, in natural order."""
     t = table[(table["benchmark"] == benchmark) & (table["metric"] == metric)]
@@ -100,22 +86,22 @@ def ratios(table: pd.DataFrame, benchmark: str, metric: str) -> list[Ratio]:
     equivalence = t[t["statistic"] == "equivalence"]
     out = []
     for (cell, level), rows in ratio_rows.groupby(["size", "platform"], sort=False):
-        r = _pick(rows)
+        r = preferred_row(rows)
         eq = equivalence[(equivalence["size"] == cell) & (equivalence["platform"] == level)]
         out.append(
             Ratio(
                 cell=str(cell),
                 level=str(level),
                 baseline=str(r["baseline"]),
-                estimate=_number(r["estimate"]),
-                low=_number(r["ci_low"]),
-                high=_number(r["ci_high"]),
+                estimate=cell_number(r["estimate"]),
+                low=cell_number(r["ci_low"]),
+                high=cell_number(r["ci_high"]),
                 method=str(r["method"]),
-                conf_level=_number(r["conf_level"]),
-                n=_count(r["n"]),
-                n_baseline=_count(r["n_baseline"]),
-                n_pairs=_count(r["n_pairs"]),
-                equivalence=str(_pick(eq)["verdict"]) if len(eq) else "",
+                conf_level=cell_number(r["conf_level"]),
+                n=cell_count(r["n"]),
+                n_baseline=cell_count(r["n_baseline"]),
+                n_pairs=cell_count(r["n_pairs"]),
+                equivalence=str(preferred_row(eq)["verdict"]) if len(eq) else "",
                 direction=str(r["direction"] or ""),
                 note=str(r["note"] or ""),
             )

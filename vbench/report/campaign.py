@@ -39,7 +39,7 @@ from vbench.validate import campaign_name
 from vbench.stats.compare import comparison_of
 from vbench.stats.duet import duet_jobs, duet_summary
 from vbench.stats.headlines import quoted_headlines
-from vbench.stats.table import quiet_counts
+from vbench.stats.quiet import quiet_counts
 from vbench.wording import count
 
 SUMMARY_DIR = "summary"

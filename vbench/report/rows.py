@@ -10,7 +10,6 @@ paired tests of ratio = 1 (`vbench.report.summary.verdict` says how they are rea
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Collection
 
@@ -19,32 +18,15 @@ import pandas as pd
 from vbench.report.summary import KIND_STAGE, AACheck, Mean, Ratio, StageTime
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIRED_METHODS
-from vbench.stats.table import ALPHA
-
-
-def _number(v) -> float | None:
-    if v is None or v is pd.NA:
-        return None
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
-def _int(v) -> int | None:
-    x = _number(v)
-    return None if x is None else int(x)
-
-
-def _text(v) -> str:
-    return "" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
-
-
-def _preferred(rows: pd.DataFrame) -> pd.Series:
-    """The table's preferred row of a comparison, else its first (dvc_views chooses the same)."""
-    pref = rows[rows["preferred"].map(lambda v: _text(v).lower() == "true")]
-    return (pref if len(pref) else rows).iloc[0]
+from vbench.stats.table.cells import (
+    COMPARISON_ROW_KEY,
+    cell_count,
+    cell_number,
+    cell_text,
+    key_as_text,
+    preferred_row,
+)
+from vbench.stats.table.rows import ALPHA
 
 
 def _select(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> pd.DataFrame:
@@ -52,14 +34,6 @@ def _select(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) 
         return table
     keep = [(b, m) in headlines for b, m in zip(table["benchmark"], table["metric"])]
     return table[keep]
-
-
-_KEY = ["experiment", "benchmark", "size", "metric", "platform", "baseline"]
-
-
-def _as_text(table: pd.DataFrame) -> pd.DataFrame:
-    # As text, so an empty size read back from CSV (NaN) neither drops nor splits a group.
-    return table.assign(**{c: table[c].map(_text) for c in _KEY if c in table.columns})
 
 
 def ratios(
@@ -70,44 +44,44 @@ def ratios(
 ) -> tuple[Ratio, ...]:
     """Every comparison of `headlines` (None: every compared metric) in the table's own order, A/A
     copies included (`split_aa` sets them apart)."""
-    t = _as_text(_select(table, headlines))
+    t = key_as_text(_select(table, headlines))
     if t.empty:
         return ()
     ratio_rows = t[t["statistic"] == "ratio_to_baseline"]
     equivalence = t[t["statistic"] == "equivalence"]
-    eq_groups = {k: g for k, g in equivalence.groupby(_KEY, sort=False)}
+    eq_groups = {k: g for k, g in equivalence.groupby(COMPARISON_ROW_KEY, sort=False)}
     out = []
-    for key, rows in ratio_rows.groupby(_KEY, sort=False):
+    for key, rows in ratio_rows.groupby(COMPARISON_ROW_KEY, sort=False):
         experiment, benchmark, size, metric, platform, baseline = key
-        r = _preferred(rows)
+        r = preferred_row(rows)
         eq = eq_groups.get(key)
         equivalent = False
         if eq is not None and len(eq):
-            e = _preferred(eq)
-            p = _number(e["p_adjusted"])
-            p = _number(e["p_value"]) if p is None else p
+            e = preferred_row(eq)
+            p = cell_number(e["p_adjusted"])
+            p = cell_number(e["p_value"]) if p is None else p
             equivalent = p is not None and p < ALPHA
-        p_holm = _number(r["p_adjusted"]) if str(r["method"]) in PAIRED_METHODS else None
+        p_holm = cell_number(r["p_adjusted"]) if str(r["method"]) in PAIRED_METHODS else None
         out.append(
             Ratio(
                 experiment=experiment,
                 benchmark=benchmark,
                 cell=size,
                 metric=metric,
-                unit=_text(r["unit"]),
+                unit=cell_text(r["unit"]),
                 level=platform,
                 baseline=baseline,
-                ratio=_number(r["estimate"]),
-                low=_number(r["ci_low"]),
-                high=_number(r["ci_high"]),
-                method=_text(r["method"]),
-                n=_int(r["n"]),
-                n_baseline=_int(r["n_baseline"]),
-                n_pairs=_int(r["n_pairs"]) if str(r["method"]) in PAIRED_METHODS else None,
+                ratio=cell_number(r["estimate"]),
+                low=cell_number(r["ci_low"]),
+                high=cell_number(r["ci_high"]),
+                method=cell_text(r["method"]),
+                n=cell_count(r["n"]),
+                n_baseline=cell_count(r["n_baseline"]),
+                n_pairs=cell_count(r["n_pairs"]) if str(r["method"]) in PAIRED_METHODS else None,
                 equivalent=equivalent,
                 holm_differs=None if p_holm is None else p_holm < ALPHA,
                 equivalence_pct=equivalence_pct,
-                note=_text(r["note"]),
+                note=cell_text(r["note"]),
                 compare=compare,
             )
         )
@@ -116,12 +90,12 @@ def ratios(
 
 def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[AACheck, ...]:
     """The table's `aa_check` rows of `headlines` (None: every compared metric)."""
-    t = _as_text(_select(table, headlines))
+    t = key_as_text(_select(table, headlines))
     if t.empty:
         return ()
     out = []
     for _, r in t[t["statistic"] == "aa_check"].iterrows():
-        low, high = _number(r["ci_low"]), _number(r["ci_high"])
+        low, high = cell_number(r["ci_low"]), cell_number(r["ci_high"])
         out.append(
             AACheck(
                 benchmark=r["benchmark"],
@@ -129,11 +103,11 @@ def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None
                 metric=r["metric"],
                 level=r["platform"],
                 baseline=r["baseline"],
-                ratio=_number(r["estimate"]),
+                ratio=cell_number(r["estimate"]),
                 low=low,
                 high=high,
-                method=_text(r["method"]),
-                n=_int(r["n"]),
+                method=cell_text(r["method"]),
+                n=cell_count(r["n"]),
                 passes=None if low is None or high is None else low <= 1.0 <= high,
             )
         )
@@ -142,25 +116,25 @@ def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None
 
 def means(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[Mean, ...]:
     """Each platform's preferred mean of `headlines` (None: every compared metric)."""
-    t = _as_text(_select(table, headlines))
+    t = key_as_text(_select(table, headlines))
     if t.empty:
         return ()
     rows = t[t["statistic"] == "mean"]
     out = []
-    for (_, benchmark, size, metric, platform), g in rows.groupby(_KEY[:5], sort=False):
-        r = _preferred(g)
+    for (_, benchmark, size, metric, platform), g in rows.groupby(COMPARISON_ROW_KEY[:5], sort=False):
+        r = preferred_row(g)
         out.append(
             Mean(
                 benchmark,
                 size,
                 metric,
-                _text(r["unit"]),
+                cell_text(r["unit"]),
                 platform,
-                _number(r["estimate"]),
-                _number(r["ci_low"]),
-                _number(r["ci_high"]),
-                _text(r["method"]),
-                _int(r["n"]),
+                cell_number(r["estimate"]),
+                cell_number(r["ci_low"]),
+                cell_number(r["ci_high"]),
+                cell_text(r["method"]),
+                cell_count(r["n"]),
             )
         )
     return tuple(out)

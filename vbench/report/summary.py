@@ -4,7 +4,7 @@ The records are read from the statistics stage's table by `vbench.report.rows`. 
 comparison follows the table's own rule, never a second one:
 
 * equivalent: the preferred TOST row rejects both one-sided hypotheses after Holm (the paper's
-  "near-native" rule, `vbench.stats.table._holm_across`);
+  "near-native" rule, `vbench.stats.table.verdicts.holm_across`);
 * differs: the preferred 95 % interval excludes 1 (the paper's rule for a direction, `vbench.paper.
   delta`); where Holm over every paired test of the campaign (hundreds, counters aside) does not
   confirm it, the verdict says so: with three blocks no p-value survives that many tests, and a
@@ -25,7 +25,7 @@ from vbench.samples import RATE_UNITS, TIME_UNITS, is_aa
 from vbench.stats.duet import DuetSummary
 from vbench.stats.dvc_views import benchmark_key
 from vbench.stats.headlines import HEADLINES
-from vbench.stats.table import QuietCounts
+from vbench.stats.quiet import QuietCounts
 from vbench.wording import count
 
 #: From this factor on, a ratio reads as "3.1x slower" rather than "210 % slower".

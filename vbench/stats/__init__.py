@@ -13,7 +13,9 @@ job's resource profile with its per-platform medians and ratios (`profile`).
 
 from vbench.stats.adaptive import PrecisionAssessment, assess_mean, assess_ratio
 from vbench.stats.io import read_samples, validate_samples
-from vbench.stats.table import COLUMNS, DEFAULT_SEED, annotate_samples, compute_stats, format_table, write_table
+from vbench.stats.table import annotate_samples, compute_stats
+from vbench.stats.table.rows import COLUMNS, DEFAULT_SEED
+from vbench.stats.table.writer import format_table, write_table
 
 __all__ = [
     "COLUMNS",

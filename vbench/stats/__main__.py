@@ -92,7 +92,7 @@ def bootstrap_settings(args) -> dict[str, int]:
     `add_bootstrap_options`' options, the defaults where none was given. Fewer than 100 resamples
     are refused: the percentile intervals would be noise."""
     from vbench.stats.bootstrap import DEFAULT_RESAMPLES
-    from vbench.stats.table import DEFAULT_SEED
+    from vbench.stats.table.rows import DEFAULT_SEED
 
     if args.resamples is not None and args.resamples < 100:
         raise ParamsError("--resamples", f"must be at least 100, got {args.resamples}")
@@ -129,7 +129,7 @@ def _methods_summary(table) -> str:
 def run(args) -> int:
     from vbench.stats import annotate_samples, compute_stats, format_table, read_samples
     from vbench.stats.outliers import DEFAULT_THRESHOLD
-    from vbench.stats.table import quiet_counts
+    from vbench.stats.quiet import quiet_counts
 
     if not 0 < args.confidence < 1:
         raise ParamsError("--confidence", f"must be between 0 and 1, got {args.confidence}")

@@ -39,7 +39,9 @@ from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
 from vbench.stats.headlines import quoted_headlines
 from vbench.stats.paired import BLOCK, ROUND
-from vbench.stats.table import DEFAULT_SEED, compute_stats, write_table
+from vbench.stats.table import compute_stats
+from vbench.stats.table.rows import DEFAULT_SEED
+from vbench.stats.table.writer import write_table
 from vbench.stats.tidy import FACTOR_COLUMNS, plain
 from vbench.stats.variance import campaign_variance
 from vbench.stats.warmup import CELL_ID, DUET_GROUP, DUET_PARTNERS

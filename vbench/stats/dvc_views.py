@@ -22,6 +22,7 @@ import pandas as pd
 from vbench.stats.io import validate_samples
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIRED_METHODS
+from vbench.stats.table.cells import COMPARISON_ROW_KEY, cell_count, cell_text, key_as_text, preferred_row
 
 #: (benchmark, metric) pairs to keep; None keeps every metric.
 Headlines = Collection[tuple[str, str]] | None
@@ -53,14 +54,6 @@ def rounded(value, digits: int = SIGNIFICANT_DIGITS) -> float | None:
     return float(f"{float(value):.{digits}g}")
 
 
-def _count(value) -> int | None:
-    return None if value is None or pd.isna(value) else int(value)
-
-
-def _text(value) -> str:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA else str(value)
-
-
 def benchmark_key(benchmark: str, cell: str) -> str:
     """`terasort[32MB]`: the cell (size, other factors) belongs to the benchmark it was run with."""
     return f"{benchmark}[{cell}]" if cell else benchmark
@@ -70,25 +63,17 @@ def _is_headline(benchmark: str, metric: str, headlines: Headlines) -> bool:
     return headlines is None or (benchmark, metric) in headlines
 
 
-def _chosen(rows: pd.DataFrame) -> pd.Series:
-    """The interval the table prefers for one comparison (the paired one where runs are paired); the
-    first listed when it prefers none, as for a comparison that has no numbers (Fieller, listed first
-    when there is no paired row)."""
-    preferred = rows[rows["preferred"].map(lambda v: _text(v).lower() == "true")]
-    return (preferred if not preferred.empty else rows).iloc[0]
-
-
 def comparison_entry(row: pd.Series) -> dict:
     """One comparison, always with the same keys so `dvc metrics diff` lines up revisions."""
     return {
         "ratio": rounded(row["estimate"]),
         "ci_low": rounded(row["ci_low"]),
         "ci_high": rounded(row["ci_high"]),
-        "method": _text(row["method"]),
-        "n": _count(row["n"]),
-        "n_baseline": _count(row["n_baseline"]),
+        "method": cell_text(row["method"]),
+        "n": cell_count(row["n"]),
+        "n_baseline": cell_count(row["n_baseline"]),
         # Pairs behind a paired interval (block, round); None for Fieller's, which pairs nothing.
-        "n_pairs": _count(row["n_pairs"]) if str(row["method"]) in PAIRED_METHODS and "n_pairs" in row else None,
+        "n_pairs": cell_count(row["n_pairs"]) if str(row["method"]) in PAIRED_METHODS and "n_pairs" in row else None,
     }
 
 
@@ -97,16 +82,15 @@ def headline_metrics(table: pd.DataFrame, headlines: Headlines = None) -> dict:
 
     Any ratio row counts, so an A/A comparison (a platform against itself) appears like any other.
     The table's own order (natural, deterministic) is kept."""
-    key = ["experiment", "benchmark", "size", "metric", "platform", "baseline"]
-    ratios = table[table["statistic"] == RATIO]
-    # As text, so that an empty size read back from CSV (NaN) neither drops nor splits a group.
-    ratios = ratios.assign(**{col: ratios[col].map(_text) for col in key})
+    ratios = key_as_text(table[table["statistic"] == RATIO])
     out: dict = {}
-    for (experiment, benchmark, size, metric, platform, baseline), rows in ratios.groupby(key, sort=False):
+    for (experiment, benchmark, size, metric, platform, baseline), rows in ratios.groupby(
+        COMPARISON_ROW_KEY, sort=False
+    ):
         if not _is_headline(benchmark, metric, headlines):
             continue
         by_metric = out.setdefault(experiment, {}).setdefault(benchmark_key(benchmark, size), {})
-        by_metric.setdefault(metric, {})[f"{platform}/{baseline}"] = comparison_entry(_chosen(rows))
+        by_metric.setdefault(metric, {})[f"{platform}/{baseline}"] = comparison_entry(preferred_row(rows))
     return out
 
 

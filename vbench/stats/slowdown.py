@@ -15,7 +15,8 @@ import pandas as pd
 
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.keys import natural_key
-from vbench.stats.table import DEFAULT_SEED, compute_stats
+from vbench.stats.table import compute_stats
+from vbench.stats.table.rows import DEFAULT_SEED
 
 #: The stress level every other is compared with: an idle neighbour.
 BASELINE = "none"

@@ -9,7 +9,7 @@ import pandas as pd
 
 from vbench.samples import aa_label, is_aa
 from vbench.stats.paired import FIELLER, PAIRED_T
-from vbench.stats.table import quiet_counts
+from vbench.stats.quiet import quiet_counts
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S

@@ -1,0 +1,74 @@
+"""How many runs the quiet-machine gate (vbench.campaign.quiet) flagged, waited for or did not
+check, over a group of samples, with the gate's CPU probe beside this machine's reference: the
+statistics table's `flagged_runs` row, the report's, the paper's and the precision benchmark's
+line about the machine the runs were measured on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from vbench.samples import QUIET_CPU_PROBE, QUIET_MACHINE_PROBE, QUIET_VERDICT
+from vbench.wording import count
+
+#: The quiet-machine gate's verdicts (vbench.campaign.quiet) that mean the machine was checked.
+QUIET_CHECKED = ("ok", "waited", "flagged")
+
+
+@dataclass(frozen=True)
+class QuietCounts:
+    """How many runs the quiet-machine gate saw on a flagged machine (vbench.campaign.quiet)."""
+
+    runs: int
+    flagged: int
+    waited: int
+    unchecked: int  # no verdict (a campaign from before the gate, an inventory's hosts) or gate off
+    #: The median over the runs of the gate's CPU probe / this machine's reference
+    #: (vbench.campaign.machine_ref; None: no run carries both): a slow day, said beside the counts.
+    probe_vs_machine: float | None = None
+    #: How many runs carry both (a table over several campaigns: only those measured with a reference).
+    probe_runs: int = 0
+
+    def text(self) -> str:
+        parts = [
+            f"{self.flagged} of {count(self.runs, 'run')} measured while the quiet-machine gate flagged the machine"
+        ]
+        if self.waited:
+            parts.append(f"{self.waited} after waiting for it to be quiet")
+        if self.unchecked:
+            parts.append(f"{self.unchecked} not checked")
+        if self.probe_vs_machine is not None:
+            parts.append(
+                f"CPU probe x{self.probe_vs_machine:.2f} this machine's reference "
+                f"(median over the {count(self.probe_runs, 'run')} measured with one)"
+            )
+        return "; ".join(parts)
+
+
+def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
+    """The gate's verdicts over the runs of `samples` (a run's rows counted once, by `run_id`
+    where the samples carry it), or None when no row carries a verdict."""
+    if QUIET_VERDICT not in samples.columns:
+        return None
+    runs = samples
+    if "run_id" in samples.columns:
+        ids = samples["run_id"]
+        runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
+    v = runs[QUIET_VERDICT].fillna("").astype(str)
+    probe_vs_machine, probe_runs = None, 0
+    if {QUIET_CPU_PROBE, QUIET_MACHINE_PROBE} <= set(runs.columns):
+        ratio = (
+            pd.to_numeric(runs[QUIET_CPU_PROBE], errors="coerce")
+            / pd.to_numeric(runs[QUIET_MACHINE_PROBE], errors="coerce")
+        ).dropna()
+        probe_vs_machine, probe_runs = (float(ratio.median()) if len(ratio) else None), int(len(ratio))
+    return QuietCounts(
+        int(v.size),
+        int((v == "flagged").sum()),
+        int((v == "waited").sum()),
+        int((~v.isin(QUIET_CHECKED)).sum()),
+        probe_vs_machine,
+        probe_runs,
+    )

@@ -1,0 +1,48 @@
+"""Reading the statistics table back, as `compute_stats` returns it, the stage's parquet gives it
+or its CSV: a cell as text, a number or a count whatever stands for missing there (None, NaN,
+pd.NA), the comparison key as text, and the row a comparison prefers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+#: The columns that name one comparison of the table.
+COMPARISON_ROW_KEY = ["experiment", "benchmark", "size", "metric", "platform", "baseline"]
+
+
+def cell_text(v) -> str:
+    """A cell as text; "" for a missing one."""
+    return "" if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def cell_number(v) -> float | None:
+    """A cell as a finite number, or None (missing, not a number, infinite)."""
+    if v is None or v is pd.NA:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def cell_count(v) -> int | None:
+    """A cell as a whole number, or None."""
+    x = cell_number(v)
+    return None if x is None else int(x)
+
+
+def key_as_text(table: pd.DataFrame, key: list[str] = COMPARISON_ROW_KEY) -> pd.DataFrame:
+    """`table` with the columns of `key` it has as text, so that an empty size read back from CSV
+    (NaN) neither drops nor splits a group."""
+    return table.assign(**{c: table[c].map(cell_text) for c in key if c in table.columns})
+
+
+def preferred_row(rows: pd.DataFrame) -> pd.Series:
+    """The row the table prefers among one comparison's `rows` (the paired interval where the runs
+    are paired); the first listed where it prefers none, as for a comparison without numbers."""
+    preferred = rows[rows["preferred"].map(lambda v: cell_text(v).lower() == "true")]
+    return (preferred if len(preferred) else rows).iloc[0]
