@@ -41,11 +41,9 @@ with the same --out, it resumes: each campaign skips the cells it has.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,12 +57,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from selfbench.precision import (  # noqa: E402
     DEFAULT_COSTS,
-    LOAD_INTERVAL_S,
     LOAD_LIMIT,
     Costs,
     LoadRecord,
     LoadSampler,
+    check_block_fits,
+    default_out,
     estimate,
+    measurement_parser,
+    refused_loaded,
+    write_run_record,
     plan_text,
     read_load1,
 )
@@ -529,13 +531,7 @@ def from_directory(out: Path) -> int:
 
 def run(args) -> int:
     before = read_load1()
-    if before >= LOAD_LIMIT and not args.allow_loaded:
-        print(
-            f"refused: the 1-minute load average is {before:.2f} (limit {LOAD_LIMIT:g}); this machine is busy, and "
-            "a truth or a protocol measured now would measure that work. Wait, or pass --allow-loaded (the report "
-            "is then marked LOADED).",
-            file=sys.stderr,
-        )
+    if refused_loaded(before, args.allow_loaded, "a truth or a protocol"):
         return 2
     from vbench.campaign.progress import ProgressReport
     from vbench.campaign.runner import run_campaign
@@ -566,51 +562,32 @@ def run(args) -> int:
             failures += result.failures
     finally:  # the load readings are kept also when the run is cut short
         load = LoadRecord(LOAD_LIMIT, before, tuple(sampler.stop()), args.load_interval, args.allow_loaded)
-        run_doc = {
-            "load": asdict(load),
-            "seconds": time.monotonic() - t0,
-            "started": started,
-            "ended": time.time(),
-            "campaigns": results,
-        }
-        (args.out / RUN_FILE).write_text(json.dumps(run_doc, indent=1, sort_keys=True) + "\n")
+        write_run_record(args.out / RUN_FILE, load, time.monotonic() - t0, started, campaigns=results)
     print()
     print(write_outputs(args.out, analyse(protocol_samples(args.out)), load), end="")
     print(f"(written to {args.out / REPORT_FILE}; the run's load readings in {args.out / RUN_FILE})")
     return 1 if failures else 0
 
 
-def default_out() -> Path:
-    return Path(tempfile.gettempdir()) / f"vbench-planted-{time.strftime('%Y%m%d-%H%M%S')}"
-
-
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, help="directory to run into, or to resume (default: /tmp/vbench-planted-<time>)")
-    p.add_argument("--campaign", type=Path, help="report on this directory (a previous --out); run nothing")
-    p.add_argument("--plan", action="store_true", help="print every design's plan and estimated time; run nothing")
-    p.add_argument("--allow-loaded", action="store_true", help="run on a loaded machine; the report says LOADED")
-    p.add_argument("--params-dir", type=Path, default=REPO / "params")
-    p.add_argument("--load-interval", type=float, default=LOAD_INTERVAL_S, help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+    args = measurement_parser(
+        __doc__,
+        "directory to run into, or to resume (default: /tmp/vbench-planted-<time>)",
+        "report on this directory (a previous --out); run nothing",
+        "print every design's plan and estimated time; run nothing",
+    ).parse_args(argv)
     if args.campaign is not None:
         return from_directory(args.campaign)
     if args.plan:
-        from vbench.campaign.hosts_source import TestbedSource
-        from vbench.campaign.runner import configuration_params
-
         studies = load_studies(args.params_dir)
         print(plan_lines(studies))
-        for name, study in studies.items():
-            # The runner's own check that the machine holds a block's clusters together (reads /proc/meminfo).
-            configuration_params(
-                study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"})
-            )
+        for study in studies.values():
+            check_block_fits(study)
         print(
             f"the machine holds every design's configurations of a block together; load average now {read_load1():.2f}"
         )
         return 0
-    args.out = args.out or default_out()
+    args.out = args.out or default_out("planted")
     return run(args)
 
 

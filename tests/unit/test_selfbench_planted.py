@@ -254,18 +254,6 @@ def test_the_plan_costs_every_campaign(planted):
     assert "estimated total:" in text and "(22 campaigns)" in text
 
 
-def test_a_loaded_machine_is_refused_before_anything_starts(planted, monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(planted, "read_load1", lambda: 1.25)
-
-    def never(*a, **kw):
-        raise AssertionError("nothing may start on a loaded machine")
-
-    monkeypatch.setattr(planted, "load_studies", never)
-    assert planted.main(["--out", str(tmp_path / "c")]) == 2
-    assert "1.25" in capsys.readouterr().err
-    assert not (tmp_path / "c").exists()
-
-
 def write_campaign(raw: Path, df: pd.DataFrame) -> None:
     """Synthetic samples as a campaign directory: a ledger and the design's comparison."""
     from vbench.samples import Sample, append_records

@@ -189,14 +189,17 @@ def test_markdown_and_json_say_the_same_and_loaded_is_the_first_line(report, pre
     assert precision.markdown(report, loaded).splitlines()[0].startswith("# LOADED machine (load average 1.52")
 
 
-def test_a_loaded_machine_is_refused_before_anything_starts(precision, monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(precision, "read_load1", lambda: 1.25)
+@pytest.mark.parametrize(("script", "loader"), [("precision", "load_design"), ("planted", "load_studies")])
+def test_a_loaded_machine_is_refused_before_anything_starts(script, loader, monkeypatch, capsys, tmp_path):
+    """This script and planted.py refuse alike (`refused_loaded`), before reading a design."""
+    mod = selfbench_scripts.load(script)
+    monkeypatch.setattr(mod, "read_load1", lambda: 1.25)
 
     def never(*a, **kw):
         raise AssertionError("nothing may start on a loaded machine")
 
-    monkeypatch.setattr(precision, "load_design", never)
-    assert precision.main(["--out", str(tmp_path / "c")]) == 2
+    monkeypatch.setattr(mod, loader, never)
+    assert mod.main(["--out", str(tmp_path / "c")]) == 2
     assert "1.25" in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
 
