@@ -102,7 +102,8 @@ def one(stats: pd.DataFrame, **where) -> pd.Series | None:
     return r.iloc[0]
 
 
-def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
+def group_row(stats, experiment, platform, benchmark, metric, size, statistic, method) -> pd.Series | None:
+    """The row of one group's `statistic` by `method`, or None."""
     return one(
         stats,
         experiment=experiment,
@@ -110,9 +111,13 @@ def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series 
         benchmark=benchmark,
         metric=metric,
         size=size,
-        statistic="mean",
-        method="t",
+        statistic=statistic,
+        method=method,
     )
+
+
+def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
+    return group_row(stats, experiment, platform, benchmark, metric, size, "mean", "t")
 
 
 #: Methods of a comparison, preferred first: a paired interval where the design paired the runs
@@ -123,16 +128,7 @@ COMPARISON_METHODS = (PAIRED_T, HIERARCHICAL, FIELLER)
 def ratio_row(stats, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline") -> pd.Series | None:
     """The comparison the paper shows: the paired row where there is one, else Fieller's; `method` says which."""
     for method in COMPARISON_METHODS:
-        row = one(
-            stats,
-            experiment=experiment,
-            platform=platform,
-            benchmark=benchmark,
-            metric=metric,
-            size=size,
-            statistic=statistic,
-            method=method,
-        )
+        row = group_row(stats, experiment, platform, benchmark, metric, size, statistic, method)
         if row is not None:
             return row
     return None
