@@ -21,7 +21,7 @@ import math
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from xml.etree import ElementTree
 
 import pytest
@@ -158,6 +158,17 @@ def refused_properly(exc: ParamsError, path: Path) -> None:
     assert exc.field == str(path) or exc.field.startswith(f"{path}: "), text
 
 
+def loaded_or_refused(path: Path, doc: Any, load: Callable[[Path], Any]) -> Any:
+    """`load(path)` of `doc` written at `path`, or None where it is refused as a ParamsError must
+    be (`refused_properly`)."""
+    write(path, doc)
+    try:
+        return load(path)
+    except ParamsError as exc:
+        refused_properly(exc, path)
+        return None
+
+
 def strings(value: Any, skip: frozenset[str] = frozenset(), where: str = "") -> Iterator[tuple[str, str]]:
     """(where, text) of every string in a dumped model, leaving out the keys in `skip`."""
     if isinstance(value, str):
@@ -229,14 +240,9 @@ def _doc(rel: str) -> Any:
 @FUZZ
 @given(doc=mutated(_doc("testbed.yaml")))
 def test_fuzzed_testbed_yaml_loads_or_is_refused_naming_file_and_field(params, doc):
-    path = params / "testbed.yaml"
-    write(path, doc)
-    try:
-        tb = load_testbed(path)
-    except ParamsError as exc:
-        refused_properly(exc, path)
-        return
-    clean_testbed_sinks(tb)
+    tb = loaded_or_refused(params / "testbed.yaml", doc, load_testbed)
+    if tb is not None:
+        clean_testbed_sinks(tb)
 
 
 _HADOOP_DOC = {**_doc("hadoop.yaml")}
@@ -255,14 +261,9 @@ _HADOOP_DOC["hadoop"] = {
 @FUZZ
 @given(doc=mutated(_HADOOP_DOC))
 def test_fuzzed_hadoop_yaml_loads_or_is_refused_naming_file_and_field(params, doc):
-    path = params / "hadoop.yaml"
-    write(path, doc)
-    try:
-        hp = load_hadoop(path)
-    except ParamsError as exc:
-        refused_properly(exc, path)
-        return
-    clean_hadoop_sinks(hp)
+    hp = loaded_or_refused(params / "hadoop.yaml", doc, load_hadoop)
+    if hp is not None:
+        clean_hadoop_sinks(hp)
 
 
 # --- experiment designs (a study: the design with the testbed and Hadoop params it runs on) ---
@@ -273,13 +274,9 @@ DESIGNS = sorted(p.name for p in (PARAMS / "experiments").glob("*.yaml"))
 @settings(FUZZ, max_examples=120)
 @given(name=st.sampled_from(DESIGNS), data=st.data())
 def test_fuzzed_designs_load_or_are_refused_naming_file_and_field(params, name, data):
-    path = params / "experiments" / name
     doc = data.draw(mutated(_doc(f"experiments/{name}")))
-    write(path, doc)
-    try:
-        study = load_study(params, path)
-    except ParamsError as exc:
-        refused_properly(exc, path)
+    study = loaded_or_refused(params / "experiments" / name, doc, lambda path: load_study(params, path))
+    if study is None:
         return
     exp = study.experiment
     check_plain_name(exp.name)
@@ -303,12 +300,8 @@ INVENTORIES = ["examples/inventory.yaml", *sorted(f"inventories/{p.name}" for p 
 @FUZZ
 @given(rel=st.sampled_from(INVENTORIES), data=st.data())
 def test_fuzzed_inventories_load_or_are_refused_naming_file_and_field(params, rel, data):
-    path = params / rel
-    write(path, data.draw(mutated(_doc(rel))))
-    try:
-        inv = load_inventory(path)
-    except ParamsError as exc:
-        refused_properly(exc, path)
+    inv = loaded_or_refused(params / rel, data.draw(mutated(_doc(rel))), load_inventory)
+    if inv is None:
         return
     # proxy_command is a command by design (one line: test_hostile_params.py); the thresholds are
     # compared with what hosts report, never run.
@@ -318,25 +311,15 @@ def test_fuzzed_inventories_load_or_are_refused_naming_file_and_field(params, re
 @FUZZ
 @given(doc=mutated(_doc("experiments/xavier2014.yaml")))
 def test_fuzzed_isolation_sections_load_or_are_refused_naming_file_and_field(params, doc):
-    path = params / "experiments" / "xavier2014.yaml"
-    write(path, doc)
-    try:
-        iso = load_isolation(path)
-    except ParamsError as exc:
-        refused_properly(exc, path)
-        return
-    no_shell_syntax(iso)
+    iso = loaded_or_refused(params / "experiments" / "xavier2014.yaml", doc, load_isolation)
+    if iso is not None:
+        no_shell_syntax(iso)
 
 
 @settings(FUZZ, max_examples=40)
 @given(doc=mutated(_doc("published.yaml")))
 def test_fuzzed_published_yaml_loads_or_is_refused_naming_file_and_field(params, doc):
-    path = params / "published.yaml"
-    write(path, doc)
-    try:
-        load_published(path, check=False)
-    except ParamsError as exc:
-        refused_properly(exc, path)
+    loaded_or_refused(params / "published.yaml", doc, lambda path: load_published(path, check=False))
 
 
 # --- pipeline.yaml and paper.yaml: campaign names become data/raw/<name> ----------------------
