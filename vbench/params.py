@@ -128,6 +128,11 @@ class NetworkParams(_Strict):
 _CPUSET = re.compile(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*")
 
 
+def _platforms_outside(hosts, allowed) -> list[str]:
+    """The platforms of `hosts` not in `allowed`, sorted: what a testbed-wide cgroup cannot hold. Pure."""
+    return sorted({str(h.platform) for h in hosts} - set(allowed))
+
+
 def parse_cpuset(text: str) -> tuple[int, ...]:
     """CPU ids of a cpuset list such as "0", "0-1" or "0,2-3". Pure."""
     if not _CPUSET.fullmatch(text):
@@ -404,7 +409,7 @@ class TestbedParams(_Strict):
     def _cpuset_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """A testbed's cpuset cgroup holds the hosts its cpu cgroup holds; refused for the others
         before anything starts."""
-        odd = sorted({str(h.platform) for h in hosts} - set(SLOWDOWN_PLATFORMS)) if self.cpuset else []
+        odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS) if self.cpuset else []
         if odd:
             raise _FieldError(
                 "cpuset",
@@ -429,7 +434,7 @@ class TestbedParams(_Strict):
     def _cpu_group_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """A testbed cpu cgroup holds the hosts a planted slowdown holds (their processes are this
         machine's tasks); refused for the others before anything starts."""
-        odd = sorted({str(h.platform) for h in hosts} - set(SLOWDOWN_PLATFORMS)) if self.cpu_group else []
+        odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS) if self.cpu_group else []
         if odd:
             raise _FieldError(
                 "cpu_group",
@@ -440,7 +445,7 @@ class TestbedParams(_Strict):
     def _freezer_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """Freezing holds native and LXC hosts only (checked there: every process of the host in
         its freezer cgroup); refused for the others before anything starts."""
-        odd = sorted({str(h.platform) for h in hosts} - set(FREEZER_PLATFORMS)) if self.freezer else []
+        odd = _platforms_outside(hosts, FREEZER_PLATFORMS) if self.freezer else []
         if odd:
             raise _FieldError(
                 "freezer",
@@ -454,7 +459,7 @@ class TestbedParams(_Strict):
         anything starts, naming the field."""
         if not self.slowdown.active:
             return
-        odd = sorted({str(h.platform) for h in hosts} - set(SLOWDOWN_PLATFORMS))
+        odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS)
         if odd:
             raise _FieldError(
                 "slowdown",

@@ -36,21 +36,35 @@ def test_every_host_of_a_cpu_grouped_testbed_runs_in_its_cpu_cgroup_and_nothing_
     parent = parent_cgroup(params.name)
     with Testbed(params) as tb:
         assert (mounts["cpu"] / parent / "cpu.shares").read_text().strip() == str(DEFAULT_CPU_SHARES)
-        for i, h in enumerate(tb.hosts):
+        for h in tb.hosts:
             assert h.facts["cpu_group"] == parent, h.facts
-            # A process started over SSH, as every Hadoop daemon is (a container sees its own
-            # cgroup as /: it is found from the machine's side, by its command line).
-            with connect(h) as conn:
-                r = conn.run(
-                    f"setsid sleep 30.{i}7 </dev/null >/dev/null 2>&1 &", hide=True, warn=True, in_stream=False
-                )
-            assert r.ok, r.stderr
-        in_group = _procs_below(mounts["cpu"] / parent)
-        for i, h in enumerate(tb.hosts):
-            mine = [pid for pid, argv in in_group.items() if argv == f"sleep 30.{i}7"]
-            assert mine, (h.name, h.platform, sorted(in_group.values()))
+        _sleep_on_each_host(tb.hosts, 30)
+        _sleepers_below(mounts["cpu"] / parent, tb.hosts, 30)
     assert leftovers(params) == []
     assert not (mounts["cpu"] / parent).exists()  # removed, so emptied: the sleeps went with their hosts
+
+
+def _sleep_on_each_host(hosts, seconds: int) -> None:
+    """Start `sleep <seconds>.<i>7` over SSH on host i, as every Hadoop daemon is started (a
+    container sees its own cgroup as /: the sleeps are found from the machine's side, by their
+    command line)."""
+    for i, h in enumerate(hosts):
+        with connect(h) as conn:
+            r = conn.run(
+                f"setsid sleep {seconds}.{i}7 </dev/null >/dev/null 2>&1 &", hide=True, warn=True, in_stream=False
+            )
+        assert r.ok, r.stderr
+
+
+def _sleepers_below(root: Path, hosts, seconds: int) -> list[list[int]]:
+    """Each host's sleep (as _sleep_on_each_host started it) found in cgroup `root` or below."""
+    found = _procs_below(root)
+    out = []
+    for i, h in enumerate(hosts):
+        mine = [pid for pid, argv in found.items() if argv == f"sleep {seconds}.{i}7"]
+        assert mine, (h.name, h.platform, sorted(found.values()))
+        out.append(mine)
+    return out
 
 
 def _argv(pid: int) -> str:
@@ -89,17 +103,10 @@ def test_every_host_of_a_testbed_with_a_cpuset_runs_on_its_cpus_only_and_nothing
         # Each host's own cgroup holds the CPU (LXC widens every level above its container).
         for h in tb.hosts:
             assert (mounts["cpuset"] / parent / h.name / "cpuset.cpus").read_text().strip() == cpu, h.name
-        for i, h in enumerate(tb.hosts):
+        for h in tb.hosts:
             assert h.facts["cpuset"] == cpu and h.facts["cpu_group"] == parent, h.facts
-            with connect(h) as conn:
-                r = conn.run(
-                    f"setsid sleep 31.{i}7 </dev/null >/dev/null 2>&1 &", hide=True, warn=True, in_stream=False
-                )
-            assert r.ok, r.stderr
-        in_set = _procs_below(mounts["cpuset"] / parent)
-        for i, h in enumerate(tb.hosts):
-            mine = [pid for pid, argv in in_set.items() if argv == f"sleep 31.{i}7"]
-            assert mine, (h.name, h.platform, sorted(in_set.values()))
+        _sleep_on_each_host(tb.hosts, 31)
+        for mine in _sleepers_below(mounts["cpuset"] / parent, tb.hosts, 31):
             assert all(parse_cpus_allowed(Path(f"/proc/{pid}/status").read_text()) == (int(cpu),) for pid in mine)
     assert leftovers(params) == []
     assert not (mounts["cpuset"] / parent).exists()
