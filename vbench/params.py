@@ -147,6 +147,18 @@ def parse_cpuset(text: str) -> tuple[int, ...]:
     return tuple(sorted(cpus))
 
 
+def _cpuset_or_none(v: str | None) -> str | None:
+    """`v` unchanged: a cpuset list or None (a ValueError naming what is wrong otherwise)."""
+    if v is not None:
+        parse_cpuset(v)
+    return v
+
+
+def _byte_rate_or_none(v: Any) -> Any:
+    """A disk rate as bytes/s: 1048576 or "1MB" (None stays None)."""
+    return None if v is None else parse_size(v)
+
+
 class LimitsParams(_Strict):
     """Resource limits of a container or VM host. Unset fields are not limited.
 
@@ -168,22 +180,16 @@ class LimitsParams(_Strict):
     #: Refused (see DISK_WEIGHT_REFUSAL); present so that asking for it gets that message.
     disk_weight: int | None = None
 
-    @field_validator("cpuset")
-    @classmethod
-    def _cpuset(cls, v: str | None) -> str | None:
-        if v is not None:
-            parse_cpuset(v)
-        return v
+    _cpuset = field_validator("cpuset")(classmethod(lambda cls, v: _cpuset_or_none(v)))
 
     @field_validator("memory_mb", mode="before")
     @classmethod
     def _memory(cls, v: Any) -> Any:
         return mib_or_size(v)  # 2048 is MiB; "1GB", "512MB" are converted
 
-    @field_validator("disk_read_bps", "disk_write_bps", mode="before")
-    @classmethod
-    def _bps(cls, v: Any) -> Any:
-        return None if v is None else parse_size(v)
+    _bps = field_validator("disk_read_bps", "disk_write_bps", mode="before")(
+        classmethod(lambda cls, v: _byte_rate_or_none(v))
+    )
 
     @field_validator("disk_weight")
     @classmethod
@@ -260,10 +266,9 @@ class SlowdownParams(_Strict):
     disk_read_bps: int | None = Field(None, ge=1)
     disk_write_bps: int | None = Field(None, ge=1)
 
-    @field_validator("disk_read_bps", "disk_write_bps", mode="before")
-    @classmethod
-    def _bps(cls, v: Any) -> Any:
-        return None if v is None else parse_size(v)
+    _bps = field_validator("disk_read_bps", "disk_write_bps", mode="before")(
+        classmethod(lambda cls, v: _byte_rate_or_none(v))
+    )
 
     @property
     def cpu(self) -> bool:
@@ -361,6 +366,7 @@ class TestbedParams(_Strict):
     cpuset: str | None = None
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: _known_platform(v)))
+    _cpuset = field_validator("cpuset")(classmethod(lambda cls, v: _cpuset_or_none(v)))
 
     @model_validator(mode="after")
     def _hosts_fit(self) -> "TestbedParams":
@@ -398,13 +404,6 @@ class TestbedParams(_Strict):
         self._cpu_group_platforms(hosts)
         self._cpuset_platforms(hosts)
         return self
-
-    @field_validator("cpuset")
-    @classmethod
-    def _testbed_cpuset(cls, v: str | None) -> str | None:
-        if v is not None:
-            parse_cpuset(v)
-        return v
 
     def _cpuset_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """A testbed's cpuset cgroup holds the hosts its cpu cgroup holds; refused for the others
