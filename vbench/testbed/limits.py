@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vbench.errors import VbenchError
-from vbench.params import LimitsParams, parse_cpuset
+from vbench.params import LimitsParams, SlowdownParams, parse_cpuset
 from vbench.testbed import sysops
 
 CFS_PERIOD_US = 100_000
@@ -50,14 +50,21 @@ def cgroup_v1_settings(limits: LimitsParams | None, disk: BlockDevice | None) ->
         out["memory.limit_in_bytes"] = str(limits.memory_mb * 1024**2)
     if limits.pids_max is not None:
         out["pids.max"] = str(limits.pids_max)
+    return out | blkio_throttles(limits, disk)
+
+
+def blkio_throttles(rates: LimitsParams | SlowdownParams, disk: BlockDevice | None, where: str = "") -> dict[str, str]:
+    """The blkio.throttle files that hold `rates`' disk_read_bps / disk_write_bps on `disk`; an
+    error naming the field (after `where`, e.g. "testbed.slowdown.") when a rate has no disk. Pure."""
+    out: dict[str, str] = {}
     for field, key in (
         ("disk_read_bps", "blkio.throttle.read_bps_device"),
         ("disk_write_bps", "blkio.throttle.write_bps_device"),
     ):
-        rate = getattr(limits, field)
+        rate = getattr(rates, field)
         if rate is not None:
             if disk is None:
-                raise VbenchError(f"{field} needs the block device of the testbed's work root")
+                raise VbenchError(f"{where}{field} needs the block device of the testbed's work root")
             out[key] = f"{disk} {rate}"
     return out
 

@@ -46,6 +46,7 @@ from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import (
     CFS_PERIOD_US,
     BlockDevice,
+    blkio_throttles,
     block_device_of,
     mismatches,
     normalise,
@@ -102,16 +103,7 @@ def cgroup_settings(
     if sd.cpu:
         out["cpu.cfs_period_us"] = str(CFS_PERIOD_US)
         out["cpu.cfs_quota_us"] = str(cpu_quota_us(sd.cpu_fraction, cpus))
-    for field, key in (
-        ("disk_read_bps", "blkio.throttle.read_bps_device"),
-        ("disk_write_bps", "blkio.throttle.write_bps_device"),
-    ):
-        rate = getattr(sd, field)
-        if rate is not None:
-            if disk is None:
-                raise VbenchError(f"testbed.slowdown.{field} needs the block device of the testbed's work root")
-            out[key] = f"{disk} {rate}"
-    return out
+    return out | blkio_throttles(sd, disk, "testbed.slowdown.")
 
 
 def controllers(settings: dict[str, str]) -> list[str]:
