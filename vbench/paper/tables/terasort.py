@@ -32,6 +32,16 @@ def _tera_cells(cells: Cells, stats, experiment, platform, size, extra=()) -> li
     return out + [cells.mean(experiment, platform, "terasort", m, size) for m in extra]
 
 
+def _shown(
+    cells: Cells, body: list[list[str]], notes: list[str], unmeasured: str = ""
+) -> tuple[list[list[str]], list[str]]:
+    """A table's rows and notes: as built, after the cells' own note, when a cell holds a value;
+    else no rows, so that the table says it was not measured, and the note `unmeasured` alone."""
+    if not cells.any_value:
+        return [], [unmeasured]
+    return body, [cells.notes(), *notes]
+
+
 def table_tera_elapsed(stats, samples, baseline="native") -> str:
     """TeraGen/TeraSort/TeraValidate elapsed times and TeraSort phases per platform (VMware, Table 2)."""
     experiment = R.pick_experiment(stats, "terasort", ["terasort_time"], ("platforms",))
@@ -50,20 +60,19 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
                     elsewhere.append(p)
                 continue
             body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
-    if not cells.any_value:
-        body = []
-    notes = [
-        cells.notes() if body else "",
-        r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
-        r" TeraSort job's phases from the job history."
-        if body
-        else "",
-        where_note(experiment, size) if body else "",
-        ("Measured in other experiments only: " + ", ".join(tex_escape(p) for p in elsewhere) + ".")
-        if body and elsewhere
-        else "",
-        absent_note(samples, baseline),
-    ]
+    body, notes = _shown(
+        cells,
+        body,
+        [
+            r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
+            r" TeraSort job's phases from the job history.",
+            where_note(experiment, size),
+            ("Measured in other experiments only: " + ", ".join(tex_escape(p) for p in elsewhere) + ".")
+            if elsewhere
+            else "",
+            absent_note(samples, baseline),
+        ],
+    )
     return render(
         Grid(
             ["Platform"] + _TERA_HEADER,
@@ -143,24 +152,23 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
                 + [_ratio_to_base_cell(stats, experiment, level, base_level, "terasort_time", size)]
             )
         where.append(where_note(experiment, size))
-    if not cells.any_value:
-        body = []
-    notes = [
-        cells.notes() if body else "",
-        _vs_base_note(
-            f"TeraSort vs {tex_escape(base_level)}",
-            "TeraSort",
-            f"{tex_escape(base_level)} {noun(_as_count(base_level), 'guest')} per host",
-        )
-        + (
-            r"The row's guests sit on emulated physical hosts "
-            r"(network namespaces joined by a shaped link): what grouping them changes here is which transfers "
-            r"cross that link, not the NUMA locality VMware attributes its speed-up to."
-        )
-        if body
-        else "",
-        " ".join(where) if body else "",
-    ]
+    body, notes = _shown(
+        cells,
+        body,
+        [
+            _vs_base_note(
+                f"TeraSort vs {tex_escape(base_level)}",
+                "TeraSort",
+                f"{tex_escape(base_level)} {noun(_as_count(base_level), 'guest')} per host",
+            )
+            + (
+                r"The row's guests sit on emulated physical hosts "
+                r"(network namespaces joined by a shaped link): what grouping them changes here is which transfers "
+                r"cross that link, not the NUMA locality VMware attributes its speed-up to."
+            ),
+            " ".join(where),
+        ],
+    )
     return render(
         Grid(
             ["Guests, per host"] + _TERA_HEADER + [f"TeraSort vs {tex_escape(base_level) or '1'}"],
@@ -225,20 +233,19 @@ def table_racks(stats, samples, baseline="native") -> str:
                 ]
             )
         where.append(where_note(experiment, size))
-    if not cells.any_value:
-        body = []
-    notes = [
-        cells.notes() if body else "",
-        _vs_base_note(f"vs {tex_escape(base_level)}", "TeraGen", f"the {tex_escape(base_level)} topology")
-        + (
-            r"With \texttt{rack} the guests of each emulated physical host form a Hadoop rack, so each "
-            r"block's second and third replicas go to one other host and cross the shaped link between "
-            r"hosts once; with \texttt{flat} (one default rack) they go to any two other nodes."
-        )
-        if body
-        else "",
-        " ".join(where) if body else "",
-    ]
+    body, notes = _shown(
+        cells,
+        body,
+        [
+            _vs_base_note(f"vs {tex_escape(base_level)}", "TeraGen", f"the {tex_escape(base_level)} topology")
+            + (
+                r"With \texttt{rack} the guests of each emulated physical host form a Hadoop rack, so each "
+                r"block's second and third replicas go to one other host and cross the shaped link between "
+                r"hosts once; with \texttt{flat} (one default rack) they go to any two other nodes."
+            ),
+            " ".join(where),
+        ],
+    )
     return render(
         Grid(
             ["Hadoop topology", "TeraGen", f"vs {tex_escape(base_level) or 'flat'}"],
@@ -268,16 +275,15 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
                     continue
                 body.append([tex_escape(rep), tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
         rules.append(len(body) - 1)
-    if not cells.any_value:
-        body = []
-    notes = [
-        cells.notes() if body else "",
-        r"Elapsed times in \unit{\second}; each group of rows is one experiment (its campaign after"
-        r" the \texttt{@}) and data size; a run of TeraGen alone has no TeraSort or TeraValidate."
-        if body
-        else "",
-        "" if body else r"No experiment of this campaign varied the HDFS replication.",
-    ]
+    body, notes = _shown(
+        cells,
+        body,
+        [
+            r"Elapsed times in \unit{\second}; each group of rows is one experiment (its campaign after"
+            r" the \texttt{@}) and data size; a run of TeraGen alone has no TeraSort or TeraValidate."
+        ],
+        r"No experiment of this campaign varied the HDFS replication.",
+    )
     return render(
         Grid(
             ["Replicas", "Platform"] + _TERA_HEADER,
@@ -331,18 +337,17 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
                 added = True
             if added:
                 rules.append(len(body) - 1)
-    if not cells.any_value:
-        body = []
-    notes = [
-        cells.notes() if body else "",
-        r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
-        r" in \unit{\mebi\byte\per\second}."
-        if body
-        else "",
-        where_note(experiment, None) if body else "",
-        f"Every size at {tex_escape(shared)}." if body and shared else "",
-        "" if body else r"No experiment of this campaign ran TeraSort at two or more sizes.",
-    ]
+    body, notes = _shown(
+        cells,
+        body,
+        [
+            r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
+            r" in \unit{\mebi\byte\per\second}.",
+            where_note(experiment, None),
+            f"Every size at {tex_escape(shared)}." if shared else "",
+        ],
+        r"No experiment of this campaign ran TeraSort at two or more sizes.",
+    )
     return render(
         Grid(
             ["Platform", "Size"] + _TERA_HEADER + ["Throughput"],
