@@ -6,13 +6,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 
 import pytest
 import yaml
 
+from selfbench.soak import campaign_argv
 from tests.integration.conftest import REPO, leftovers
 from vbench.ledger import read_ledger
 from vbench.samples import Sample, read_records
@@ -40,18 +40,7 @@ def _design(tmp_path, **extra):
 
 
 def _campaign(params_dir, design, data, wait=True):
-    cmd = [
-        sys.executable,
-        "-m",
-        "vbench.cli",
-        "campaign",
-        "run",
-        str(design),
-        "--params-dir",
-        str(params_dir),
-        "--data",
-        str(data),
-    ]
+    cmd = campaign_argv(params_dir, data, design)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     if wait:
         return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=env, timeout=600)
