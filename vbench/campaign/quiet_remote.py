@@ -14,12 +14,12 @@ The script and its parsing are pure; `measure_host` is the thin part that runs i
 from __future__ import annotations
 
 import shlex
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 import paramiko
 
+from vbench.each_host import INVENTORY_WORKERS, on_each
 from vbench.campaign.quiet import FLAGGED, OFF, OK, WAITED, MachineState, QuietParams, QuietRecord, Readings
 from vbench.campaign.quiet import gate as quiet_gate
 from vbench.campaign.quiet import readings_of, round_name, stamp
@@ -174,8 +174,7 @@ class InventoryQuietHook:
             return QuietRecord(OFF, reasons=(f"not read over SSH ({type(exc).__name__}: {exc or 'no answer'})",))
 
     def before_round(self, info) -> dict[str, object]:
-        with ThreadPoolExecutor(max_workers=max(1, min(16, len(self.hosts)))) as pool:
-            recs = dict(zip((h.name for h in self.hosts), pool.map(self._one, self.hosts)))
+        recs = dict(zip((h.name for h in self.hosts), on_each(self._one, self.hosts, workers=INVENTORY_WORKERS)))
         self.records.append((info.block, info.round, recs))
         host, rec = combine(recs)
         self.log(f"{round_name(info)}: on {len(recs)} hosts, readings of {host}: {rec.line()}")

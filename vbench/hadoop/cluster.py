@@ -8,12 +8,12 @@ from __future__ import annotations
 import io
 import shlex
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
 import fabric
 
+from vbench.each_host import on_each
 from vbench.errors import ClusterNotReady, VbenchError
 from vbench.hadoop import daemons as dm
 from vbench.hadoop import health, webhdfs
@@ -102,8 +102,7 @@ class HadoopCluster(UpDown):
         return CommandResult(line, r.exited, r.stdout, r.stderr, time.monotonic() - t0)
 
     def _each(self, hosts: list[Host], fn: Callable[[Host], object]) -> list:
-        with ThreadPoolExecutor(max_workers=max(1, len(hosts))) as pool:
-            return list(pool.map(fn, hosts))
+        return on_each(fn, hosts)
 
     def daemons_of(self, host: Host) -> list[dm.Daemon]:
         return [d for d in dm.DAEMONS if d.role == host.role]

@@ -9,11 +9,11 @@ import json
 import re
 import shlex
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from vbench.each_host import INVENTORY_WORKERS, on_each
 from vbench.host import Host, connect
 from vbench.inventory.model import CheckThresholds
 from vbench.testbed.facts import FACTS_SCRIPT, parse_facts
@@ -252,8 +252,7 @@ def check_host(host: Host, java_home: str, dirs: list[str], thresholds: CheckThr
 def check_hosts(
     hosts: list[Host], java_home: str, dirs_of: Callable[[Host], list[str]], thresholds: CheckThresholds
 ) -> list[HostReport]:
-    with ThreadPoolExecutor(max_workers=max(1, min(16, len(hosts)))) as pool:
-        return list(pool.map(lambda h: check_host(h, java_home, dirs_of(h), thresholds), hosts))
+    return on_each(lambda h: check_host(h, java_home, dirs_of(h), thresholds), hosts, workers=INVENTORY_WORKERS)
 
 
 def write_facts(reports: list[HostReport], out_dir: Path) -> Path:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import paramiko
 from paramiko.hostkeys import HostKeys
 
+from vbench.each_host import INVENTORY_WORKERS, on_each
 from vbench.errors import VbenchError
 from vbench.host import connect
 from vbench.inventory.model import Inventory, InventoryHost, to_host
@@ -179,12 +179,11 @@ def preflight(inv: Inventory, timeout_s: float = 10.0, hosts: tuple[InventoryHos
         return problems
     hosts = hosts if hosts is not None else inv.hosts
     _quiet_paramiko()
-    with ThreadPoolExecutor(max_workers=max(1, min(16, len(hosts)))) as pool:
-        found = list(pool.map(lambda h: check_host(inv, h, timeout_s), hosts))
+    found = on_each(lambda h: check_host(inv, h, timeout_s), hosts, workers=INVENTORY_WORKERS)
     return [p for p in found if p is not None]
 
 
 def require_usable(inv: Inventory, timeout_s: float = 10.0, hosts: tuple[InventoryHost, ...] | None = None) -> None:
-    problems = preflight(inv, timeout_s, hosts)
+    problems = preflight(inv, timeout_s, hosts, workers=INVENTORY_WORKERS)
     if problems:
         raise InventoryRefused(problems)

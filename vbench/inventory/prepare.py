@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
+from vbench.each_host import INVENTORY_WORKERS, on_each
 from vbench.errors import VbenchError
 from vbench.hadoop.artifacts import HadoopDist
 from vbench.hadoop.cluster import HadoopCluster
@@ -122,5 +122,4 @@ def prepare(
     inv: Inventory, hadoop: HadoopParams | None, dist: HadoopDist | None, step: Step = lambda _h, _w: None
 ) -> list[Prepared]:
     """Every host in parallel (one thread per host, as a fabric ThreadingGroup would)."""
-    with ThreadPoolExecutor(max_workers=max(1, min(16, len(inv.hosts)))) as pool:
-        return list(pool.map(lambda h: prepare_host(inv, h, hadoop, dist, step), inv.hosts))
+    return on_each(lambda h: prepare_host(inv, h, hadoop, dist, step), inv.hosts, workers=INVENTORY_WORKERS)

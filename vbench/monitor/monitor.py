@@ -17,12 +17,12 @@ import csv
 import os
 import re
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable
 
 import pandas as pd
 
+from vbench.each_host import on_each
 from vbench.host import Host, connect
 from vbench.monitor import sampler
 from vbench.monitor.machine import MachineSampler, machine_points
@@ -60,8 +60,7 @@ class Monitor:
         return self._conns[h.name].run(line, hide=True, warn=True, in_stream=False, timeout=60)
 
     def _each(self, fn) -> list:
-        with ThreadPoolExecutor(max_workers=max(1, len(self.hosts))) as pool:
-            return list(pool.map(fn, self.hosts))
+        return on_each(fn, self.hosts)
 
     def start(self) -> "Monitor":
         def one(h: Host) -> None:

@@ -20,11 +20,12 @@ import os
 import shutil
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from vbench.each_host import on_each
 from vbench.errors import VbenchError
 from vbench.host import Host, connect, known_hosts_line
 from vbench.lifecycle import UpDown, shielded
@@ -297,6 +298,8 @@ class Testbed(UpDown):
         """Wait until each sshd listens, then check that each host answers with its own hostname.
         Returns when (time.monotonic()) each host answered."""
 
+        stop = threading.Event()  # set when the wait is interrupted: the polls below end at once
+
         def wait_one(c: Created) -> float:
             host = c.host
             timeout_s = c.ready_timeout_s
@@ -304,27 +307,25 @@ class Testbed(UpDown):
             # Where the sshd log is readable, poll it rather than the port: a connection
             # attempt abandoned during start-up leaves paramiko threads reporting errors later.
             while c.sshd_log is not None and "Server listening" not in sysops.read_text(c.sshd_log):
-                _raise_if_dead(c)
+                _raise_if_stopped_or_dead(c, stop)
                 if time.monotonic() > deadline:
                     raise VbenchError(
                         f"sshd on {host.name} ({host.address}) did not start in {timeout_s:.0f} s; log: {c.sshd_log}"
                     )
                 time.sleep(0.05)
-            name = self._hostname_when_reachable(host, deadline, c)
+            name = self._hostname_when_reachable(host, deadline, c, stop)
             if name != host.name:
                 raise VbenchError(f"host {host.address} answers with hostname {name!r}, expected {host.name!r}")
             return time.monotonic()
 
-        with ThreadPoolExecutor(max_workers=max(1, len(created))) as pool:
-            return dict(zip([c.host.name for c in created], pool.map(wait_one, created)))
+        return dict(zip([c.host.name for c in created], on_each(wait_one, created, stop=stop)))
 
     @staticmethod
-    def _hostname_when_reachable(host: Host, deadline: float, created: Created | None = None) -> str:
+    def _hostname_when_reachable(host: Host, deadline: float, created: Created, stop: threading.Event) -> str:
         transport_log = logging.getLogger("paramiko.transport")
         last = ""
         while True:
-            if created is not None:
-                _raise_if_dead(created)
+            _raise_if_stopped_or_dead(created, stop)
             try:
                 with connect(host, connect_timeout=max(1.0, min(10.0, deadline - time.monotonic()))) as c:
                     return c.run("hostname", hide=True, in_stream=False).stdout.strip()
@@ -418,7 +419,9 @@ class Testbed(UpDown):
             self.log(f"teardown: {root} is in no vbench state; left in place")
 
 
-def _raise_if_dead(c: Created) -> None:
+def _raise_if_stopped_or_dead(c: Created, stop: threading.Event) -> None:
+    if stop.is_set():  # the caller was interrupted and has gone on to tear the testbed down
+        raise VbenchError(f"{c.host.name}: the wait for its sshd was interrupted")
     why = c.failure() if c.failure is not None else None
     if why:
         raise VbenchError(f"{c.host.name} ({c.host.platform}) died while starting: {why}")
