@@ -133,6 +133,19 @@ def _platforms_outside(hosts, allowed) -> list[str]:
     return sorted({str(h.platform) for h in hosts} - set(allowed))
 
 
+def _one_cgroup_holds(hosts, field: str, controller: str, hint: str) -> None:
+    """A testbed's own `controller` cgroup holds the hosts a planted slowdown holds (their
+    processes are this machine's tasks); refused, naming `field`, for the others before anything
+    starts, with `hint` on what to do instead."""
+    odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS)
+    if odd:
+        raise _FieldError(
+            field,
+            f"one {controller} cgroup per testbed holds {', '.join(SLOWDOWN_PLATFORMS)} hosts, not {', '.join(odd)} "
+            f"hosts ({hint})",
+        )
+
+
 def parse_cpuset(text: str) -> tuple[int, ...]:
     """CPU ids of a cpuset list such as "0", "0-1" or "0,2-3". Pure."""
     if not _CPUSET.fullmatch(text):
@@ -408,15 +421,14 @@ class TestbedParams(_Strict):
     def _cpuset_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """A testbed's cpuset cgroup holds the hosts its cpu cgroup holds; refused for the others
         before anything starts."""
-        odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS) if self.cpuset else []
-        if odd:
-            raise _FieldError(
-                "cpuset",
-                f"one cpuset cgroup per testbed holds {', '.join(SLOWDOWN_PLATFORMS)} hosts, not {', '.join(odd)} "
-                "hosts (a duet with cpus: split sets it: pin those with each host's limits.cpuset instead)",
-            )
         if self.cpuset is None:
             return
+        _one_cgroup_holds(
+            hosts,
+            "cpuset",
+            "cpuset",
+            "a duet with cpus: split sets it: pin those with each host's limits.cpuset instead",
+        )
         width = len(parse_cpuset(self.cpuset))
         asked = [(f"host {h.name}", h.limits) for h in self.hosts or ()] + [("testbed.limits", self.limits)]
         for who, lim in asked:
@@ -431,15 +443,8 @@ class TestbedParams(_Strict):
                 )
 
     def _cpu_group_platforms(self, hosts: tuple[HostParams, ...]) -> None:
-        """A testbed cpu cgroup holds the hosts a planted slowdown holds (their processes are this
-        machine's tasks); refused for the others before anything starts."""
-        odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS) if self.cpu_group else []
-        if odd:
-            raise _FieldError(
-                "cpu_group",
-                f"one cpu cgroup per testbed holds {', '.join(SLOWDOWN_PLATFORMS)} hosts, not {', '.join(odd)} "
-                "hosts (a duet sets it: run those platforms one at a time)",
-            )
+        if self.cpu_group:
+            _one_cgroup_holds(hosts, "cpu_group", "cpu", "a duet sets it: run those platforms one at a time")
 
     def _freezer_platforms(self, hosts: tuple[HostParams, ...]) -> None:
         """Freezing holds native and LXC hosts only (checked there: every process of the host in
