@@ -1,0 +1,728 @@
+"""A Hadoop job's overhead on a platform from the platform's costs (issue #53 items 3 and 4). Pure.
+
+The model. For a job j on a platform p, with x_r = c_r(p) / c_r(native) the platform's cost ratio
+of resource r (what one unit of r takes: a time as measured, a throughput as its reciprocal):
+
+    T_j(p) / T_j(native) = 1 + sum_r s_jr (x_r - 1)
+
+s_jr is the share of the job's native time that scales with resource r's cost: a job spending a
+fifth of its native time on round trips pays 0.2 x 6.3 = +126 % where a round trip costs 7.3 times
+native's. The shares are fitted per job on native hosts under planted slowdowns (testbed.slowdown:
+CPU quota, netem delay and rate, blkio throttle), whose cost vector the same micro-benchmarks
+measure; then a platform never in the fit is predicted from its calibration alone.
+
+Why this form and not the log-linear one, log(T_p / T_n) = sum_r b_jr log(x_r). Both fit
+slowdowns near native alike (b_jr ~ s_jr for small x), but the model is fitted on slowdowns of a
+few times native and used where costs are 7 to 130 times native (gVisor's round trip, TCP
+throughput, system call): there the two part. Time spent waiting on a resource grows linearly with
+what each use costs, which is what the additive-time form says; the log form's constant elasticity
+says a share of 0.2 turns a 7.3x round trip into 7.3^0.2 = 1.49x instead of 2.26x, and so
+under-predicts every large cost for a reason with no physics behind it. The additive form's terms
+are shares of native time (>= 0, summing to at most 1 when nothing overlaps: `JobFit.total_share`
+says where they do not), and its attribution is exact: the predicted extra time is the sum of the
+terms. What it assumes, and a factorial design can test (params/experiments/costs-fit.yaml):
+resources' extra times add (no overlap hiding one behind another), and a resource's cost reaches
+the job as the micro-benchmark measured it.
+
+Fit. statsmodels WLS of R - 1 on x - 1 without intercept (the unplanted configuration is R = 1
+at x = 1 by definition), one row per planted configuration, weights 1 / the row's effective
+variance (the ratio's own, plus what each cost's calibration error moves through the fitted
+shares: the effective-variance method for errors in the regressors, iterated twice from OLS). A
+design whose rows do not move a resource beyond its calibration's noise (Fisher's combination of
+each row's t test: a system call is not slowed by any planted slowdown) or not independently of
+the others (an exact linear dependence) is refused naming it: its share cannot be told apart.
+
+Uncertainty. A parametric bootstrap (seeded, deterministic): every draw redraws each design row's
+ratio and costs from their intervals (log scale, Student t on each interval's own degrees of
+freedom, cut at the 0.05 % tails), refits, and pairs the refit shares with a draw of the predicted platform's costs; the
+percentile interval of the predicted ratio carries the fit's and both calibrations' uncertainty.
+When the fit's residuals are larger than the intervals say (Birge ratio sqrt(scale) > 1: the model
+misses something, or the ratios' intervals are too narrow) the ratios' draws are widened by it, so
+lack of fit widens the prediction instead of hiding in it; `JobFit.lack_of_fit_p` reports it.
+Not carried: a held-out platform's own departure from the model (a resource it pays that no
+micro-benchmark measures), which is what the prediction error is there to show.
+
+Attribution (item 4). The predicted log overhead log(R_hat) is split over the resources in
+proportion to their extra-time terms s_r (x_r - 1): the shares sum to 1, their log parts to
+log(R_hat) (the explained part), and log(measured) - log(R_hat) is the unexplained rest.
+
+Inputs are records: `CostVector` (a platform's cost ratios to native with intervals), `JobRatio`
+(a job's measured time ratio to native with its interval). `cost_vectors_of` and `job_ratios_of`
+make them from a campaign's samples as `vbench.stats.campaign.load_campaign` reads them, paired by
+block as every ratio of the statistics table is (vbench.stats.paired).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from scipy import stats
+
+from vbench.errors import ParamsError
+from vbench.stats.keys import natural_key
+from vbench.stats.paired import pair_runs, paired_ratio
+from vbench.stats.records import Interval
+from vbench.stats.table.rows import DEFAULT_SEED, seeded_rng
+
+#: Bootstrap draws per fit and per prediction: the Monte Carlo error of a 95 % percentile limit
+#: is then small beside the calibration's own.
+DEFAULT_DRAWS = 2000
+DEFAULT_CONF = 0.95
+DEFAULT_BASELINE = "native"
+
+
+# --- What is measured: resources and jobs --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One entry of a platform's cost vector: the calibration metric that measures it."""
+
+    name: str
+    benchmark: str
+    #: As `load_campaign` names it.
+    metric: str
+    #: A throughput: its cost (time per unit) is the reciprocal.
+    higher_is_better: bool
+
+
+#: The cost vector the committed campaigns can fill (sandbox, reference: cpu, membw, fio, iperf3,
+#: latency; costs: syscall, spawn, jvmstart).
+RESOURCES: tuple[Resource, ...] = (
+    Resource("cpu", "cpu", "events_per_s", True),
+    Resource("membw", "membw", "bandwidth", True),
+    Resource("disk_seq_read", "fio", "seq_read_bw", True),
+    Resource("disk_seq_write", "fio", "seq_write_bw", True),
+    Resource("disk_random_read", "fio", "randread_iops", True),
+    Resource("net_throughput", "iperf3", "throughput_mean", True),
+    Resource("round_trip", "latency", "rtt_mean", False),
+    Resource("syscall", "syscall", "syscall_ns", False),
+    Resource("spawn", "spawn", "spawn_us", False),
+    Resource("jvmstart", "jvmstart", "jvm_start_ms", False),
+)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A Hadoop job of the suite whose time the model explains: its JobHistory time sample."""
+
+    name: str
+    benchmark: str
+    metric: str
+
+
+#: The suite's jobs (sandbox's sizes), by the JobHistory job time `load_campaign` names.
+JOBS: tuple[Job, ...] = (
+    Job("terasort", "terasort", "terasort.job_time"),
+    Job("wordcount", "wordcount", "wordcount.job_time"),
+    Job("nnbench_create_write", "nnbench", "create_write.job_time"),
+    Job("nnbench_open_read", "nnbench", "open_read.job_time"),
+    Job("dfsio_write", "dfsio", "write.job_time"),
+)
+
+
+def _t_tails(df: float) -> tuple[float, float]:
+    high = float(stats.t.ppf(1 - TAIL_CUT, df))
+    return -high, high
+
+
+#: Each tail of an input's t distribution cut off in the bootstrap's draws (see LogRatio.draws).
+TAIL_CUT = 0.0005
+
+
+# --- Records ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogRatio:
+    """A ratio to native as its log and the log's standard error, with the degrees of freedom of
+    the t its interval came from (inf: normal). Every input of the model is one."""
+
+    log_estimate: float
+    log_se: float
+    df: float = math.inf
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.log_estimate):
+            raise ParamsError("log_estimate", f"{self.log_estimate!r} is not a finite number")
+        if not (math.isfinite(self.log_se) and self.log_se >= 0):
+            raise ParamsError("log_se", f"{self.log_se!r} is not a finite number >= 0")
+        if not self.df > 0:
+            raise ParamsError("df", f"{self.df!r} is not > 0")
+
+    @classmethod
+    def from_interval(cls, estimate: float, low: float, high: float, df: float, conf: float = DEFAULT_CONF):
+        """From a ratio's symmetric-on-logs interval (a t interval on log ratios)."""
+        if not 0 < low <= estimate <= high:
+            raise ParamsError("interval", f"need 0 < low <= estimate <= high, got {low!r}, {estimate!r}, {high!r}")
+        quantile = float(stats.t.ppf(0.5 + conf / 2, df))
+        return cls(math.log(estimate), (math.log(high) - math.log(low)) / (2 * quantile), df)
+
+    @property
+    def estimate(self) -> float:
+        return math.exp(self.log_estimate)
+
+    def interval(self, conf: float = DEFAULT_CONF) -> Interval:
+        half = float(stats.t.ppf(0.5 + conf / 2, self.df)) * self.log_se
+        return Interval(self.estimate, math.exp(self.log_estimate - half), math.exp(self.log_estimate + half))
+
+    def draws(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """Log-scale draws from the ratio's sampling distribution, cut at its 0.05 % tails: a t of
+        2 degrees of freedom (3 blocks) has no variance, and one draw in a million would overflow
+        exp() and turn a whole refit into NaN; a 95 % percentile interval does not see the cut."""
+        if math.isinf(self.df):
+            noise = rng.standard_normal(shape)
+        else:
+            noise = np.clip(rng.standard_t(self.df, shape), *_t_tails(self.df))
+        return self.log_estimate + self.log_se * noise
+
+    def inverse(self) -> "LogRatio":
+        """The reciprocal ratio: a throughput's ratio as a cost's."""
+        return LogRatio(-self.log_estimate, self.log_se, self.df)
+
+
+@dataclass(frozen=True)
+class ResourceCost:
+    resource: str
+    #: The platform's cost of the resource over native's (> 1: costlier).
+    ratio: LogRatio
+
+
+@dataclass(frozen=True)
+class CostVector:
+    """A platform's (or a planted configuration's) costs, each as a ratio to native's."""
+
+    platform: str
+    costs: tuple[ResourceCost, ...]
+
+    def __post_init__(self) -> None:
+        names = [c.resource for c in self.costs]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ParamsError("costs", f"platform {self.platform!r} has {twice} more than once")
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        return tuple(c.resource for c in self.costs)
+
+    def ratio(self, resource: str) -> LogRatio:
+        for c in self.costs:
+            if c.resource == resource:
+                return c.ratio
+        raise ParamsError(
+            "resources",
+            f"platform {self.platform!r} has no calibrated cost of {resource!r} "
+            f"(it has {', '.join(self.resources) or 'none'})",
+        )
+
+
+@dataclass(frozen=True)
+class JobRatio:
+    """A job's measured time on a platform over native's."""
+
+    job: str
+    platform: str
+    ratio: LogRatio
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """A fitted share of native time with its bootstrap interval; `se_wls` is statsmodels' (the
+    ratios' noise only, costs taken as exact), for comparison."""
+
+    resource: str
+    estimate: float
+    low: float
+    high: float
+    se: float
+    se_wls: float
+
+
+@dataclass(frozen=True)
+class JobFit:
+    """One job's shares, fitted on the design rows."""
+
+    job: str
+    resources: tuple[str, ...]
+    coefficients: tuple[Coefficient, ...]
+    design: tuple[str, ...]
+    #: sum of weighted squared residuals / (rows - resources); nan with no residual degree of freedom.
+    scale: float
+    #: chi-square test of the residuals against the rows' own variances (nan: no degree of freedom).
+    lack_of_fit_p: float
+    condition_number: float
+    conf: float
+    seed: int
+    #: Bootstrap draws of the shares, one row per draw, columns in `resources`' order.
+    draws: np.ndarray = field(compare=False, repr=False)
+
+    @property
+    def estimates(self) -> np.ndarray:
+        return np.array([c.estimate for c in self.coefficients])
+
+    @property
+    def total_share(self) -> float:
+        """Sum of the shares: above 1, the resources' times overlap or interact (the additive form fails)."""
+        return float(self.estimates.sum())
+
+    def share(self, resource: str) -> Coefficient:
+        for c in self.coefficients:
+            if c.resource == resource:
+                return c
+        raise ParamsError("resource", f"{resource!r} is not among the fit's resources {list(self.resources)}")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    job: str
+    platform: str
+    ratio: Interval
+    draws: np.ndarray = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PredictionRow:
+    """One (job, platform) of the leave-one-platform-out table."""
+
+    job: str
+    platform: str
+    measured: Interval
+    predicted: Interval
+    #: measured / predicted - 1, with the interval of its draws (both uncertainties).
+    error: Interval
+    #: The measurement agrees with the prediction: the error's interval holds 0. What the issue's
+    #: coverage target counts (the prediction interval alone is for the platform's true ratio and
+    #: leaves the measurement's own noise out).
+    agrees: bool
+    #: The measured ratio's estimate lies inside the prediction interval.
+    inside_prediction: bool
+    #: The configurations (and platforms) the shares were fitted on.
+    design: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ResourceTerm:
+    resource: str
+    cost_ratio: float
+    #: The fitted share of native time, s_r.
+    time_share: float
+    #: s_r (x_r - 1): the extra time, as a fraction of native time, this resource's cost explains.
+    extra_time: float
+    #: extra_time / the sum of them (None when the model predicts no overhead at all).
+    share: float | None
+    #: share x the explained log overhead: these sum to log(predicted).
+    log_overhead: float | None
+
+
+@dataclass(frozen=True)
+class Attribution:
+    job: str
+    platform: str
+    terms: tuple[ResourceTerm, ...]
+    predicted: float
+    #: log(predicted): the log overhead the resources explain (None if predicted <= 0).
+    explained_log: float | None
+    measured_log: float | None
+    #: log(measured) - log(predicted): what the model leaves unexplained.
+    unexplained_log: float | None
+    note: str = ""
+
+
+# --- Fit ----------------------------------------------------------------------------------------
+
+
+def _checked_resources(resources: Sequence[str]) -> tuple[str, ...]:
+    out = tuple(resources)
+    if not out:
+        raise ParamsError("resources", "name at least one resource")
+    twice = sorted({r for r in out if out.count(r) > 1})
+    if twice:
+        raise ParamsError("resources", f"{twice} named more than once")
+    return out
+
+
+def _by_platform(costs: Iterable[CostVector]) -> dict[str, CostVector]:
+    out: dict[str, CostVector] = {}
+    for c in costs:
+        if c.platform in out:
+            raise ParamsError("costs", f"two cost vectors for platform {c.platform!r}")
+        out[c.platform] = c
+    return out
+
+
+def _ratio_of(ratios: Iterable[JobRatio], job: str, platform: str) -> JobRatio | None:
+    found = [r for r in ratios if r.job == job and r.platform == platform]
+    if len(found) > 1:
+        raise ParamsError("ratios", f"{len(found)} measured ratios of {job!r} on {platform!r}")
+    return found[0] if found else None
+
+
+def _cost_rows(
+    costs: dict[str, CostVector], platforms: Sequence[str], resources: Sequence[str]
+) -> list[list[LogRatio]]:
+    rows = []
+    for p in platforms:
+        if p not in costs:
+            raise ParamsError("costs", f"platform {p!r} has no calibration (no cost vector)")
+        rows.append([costs[p].ratio(r) for r in resources])
+    return rows
+
+
+def _unmoved(cost_rows: list[list[LogRatio]], resources: Sequence[str], conf: float) -> list[str]:
+    """The resources whose cost ratios over the design rows are not told from 1 by Fisher's
+    combination of each row's two-sided t test (at 1 - conf): calibration noise around native's
+    cost would make a column of full rank that says nothing."""
+    out = []
+    for i, r in enumerate(resources):
+        p_values = []
+        for row in cost_rows:
+            c = row[i]
+            if c.log_se == 0:
+                p_values.append(1.0 if c.log_estimate == 0 else 0.0)
+            else:
+                p_values.append(float(2 * stats.t.sf(abs(c.log_estimate) / c.log_se, c.df)))
+        if min(p_values) > 0 and stats.chi2.sf(-2 * np.log(p_values).sum(), 2 * len(p_values)) > 1 - conf:
+            out.append(r)
+    return out
+
+
+def _dependent_columns(x: np.ndarray, resources: Sequence[str]) -> list[str]:
+    """The resources whose column lies in the span of the others (dropping it keeps the rank)."""
+    rank = np.linalg.matrix_rank(x)
+    if rank == x.shape[1]:
+        return []
+    return [r for i, r in enumerate(resources) if np.linalg.matrix_rank(np.delete(x, i, axis=1)) == rank]
+
+
+def _weighted_solve(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted least squares for a stack of designs: x (B, n, k), y (B, n), w (n,) -> (B, k)."""
+    a = np.einsum("bnk,n,bnj->bkj", x, w, x)
+    b = np.einsum("bnk,n,bn->bk", x, w, y)
+    try:
+        return np.linalg.solve(a, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return np.einsum("bkj,bj->bk", np.linalg.pinv(a), b)
+
+
+def fit_job(
+    job: str,
+    costs: Sequence[CostVector],
+    ratios: Sequence[JobRatio],
+    *,
+    design: Sequence[str],
+    resources: Sequence[str],
+    conf: float = DEFAULT_CONF,
+    n_draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+) -> JobFit:
+    """Fit `job`'s shares of native time on the `design` platforms (planted configurations, each
+    with its cost vector in `costs` and the job's measured ratio in `ratios`)."""
+    resources = _checked_resources(resources)
+    design = tuple(design)
+    if len(design) < len(resources):
+        raise ParamsError(
+            "design", f"{len(design)} design row(s) for {len(resources)} resources: a fit needs at least as many rows"
+        )
+    measured = []
+    for p in design:
+        r = _ratio_of(ratios, job, p)
+        if r is None:
+            raise ParamsError("ratios", f"no measured ratio of {job!r} on design platform {p!r}")
+        measured.append(r.ratio)
+    cost_rows = _cost_rows(_by_platform(costs), design, resources)
+    x_hat = np.array([[c.estimate for c in row] for row in cost_rows])
+    x_se = np.array([[c.log_se for c in row] for row in cost_rows])
+    y_hat = np.array([m.estimate for m in measured])
+    y_se = np.array([m.log_se for m in measured])
+    unmoved = _unmoved(cost_rows, resources, conf)
+    if unmoved:
+        raise ParamsError(
+            "resources",
+            f"the design rows do not move the cost of {unmoved} beyond its calibration's noise: "
+            "their shares cannot be fitted (leave them out, or plant a slowdown that moves them)",
+        )
+    dependent = _dependent_columns(x_hat - 1, resources)
+    if dependent:
+        raise ParamsError(
+            "resources",
+            f"the design rows do not move {dependent} independently of the other resources "
+            "(a column constant at native's cost, or a combination of others): their shares cannot be told apart",
+        )
+
+    # Effective variance of each row: the ratio's, plus its costs' moved through the shares.
+    X, Y = x_hat - 1, y_hat - 1
+    var_y = (y_hat * y_se) ** 2
+    shares = np.linalg.lstsq(X, Y, rcond=None)[0]
+    for _ in range(2):
+        variance = var_y + ((shares * x_hat * x_se) ** 2).sum(axis=1)
+        weights = 1.0 / np.where(variance > 0, variance, variance[variance > 0].min() if (variance > 0).any() else 1.0)
+        result = sm.WLS(Y, X, weights=weights).fit()
+        shares = np.asarray(result.params)
+    dof = len(design) - len(resources)
+    chi2 = float(np.sum(weights * np.asarray(result.resid) ** 2))
+    scale = chi2 / dof if dof > 0 else math.nan
+    lack_of_fit_p = float(stats.chi2.sf(chi2, dof)) if dof > 0 else math.nan
+    birge = math.sqrt(scale) if dof > 0 and scale > 1 else 1.0
+    # statsmodels' standard errors scale by the residuals' variance: none without a residual.
+    se_wls = np.asarray(result.bse) if dof > 0 else np.full(len(resources), math.nan)
+
+    rng = seeded_rng(seed, "cost_model.fit", job, *design)
+    shape = (n_draws,)
+    x_draws = np.stack(
+        [np.stack([np.exp(c.draws(rng, shape)) for c in row], axis=-1) for row in cost_rows], axis=1
+    )  # (B, n, k)
+    y_draws = np.stack(
+        [np.exp(m.log_estimate + (m.draws(rng, shape) - m.log_estimate) * birge) for m in measured], axis=1
+    )  # (B, n)
+    draws = _weighted_solve(x_draws - 1, y_draws - 1, weights)
+    low, high = np.percentile(draws, [50 * (1 - conf), 50 * (1 + conf)], axis=0)
+    coefficients = tuple(
+        Coefficient(
+            r, float(shares[i]), float(low[i]), float(high[i]), float(draws[:, i].std(ddof=1)), float(se_wls[i])
+        )
+        for i, r in enumerate(resources)
+    )
+    return JobFit(
+        job=job,
+        resources=resources,
+        coefficients=coefficients,
+        design=design,
+        scale=scale,
+        lack_of_fit_p=lack_of_fit_p,
+        condition_number=float(np.linalg.cond(X * np.sqrt(weights)[:, None])),
+        conf=conf,
+        seed=seed,
+        draws=draws,
+    )
+
+
+# --- Prediction ---------------------------------------------------------------------------------
+
+
+def predict(fit: JobFit, costs: CostVector) -> Prediction:
+    """The job's time ratio to native on `costs`' platform, from its cost vector alone, with the
+    percentile interval of the fit's draws paired with draws of the platform's costs."""
+    ratios = [costs.ratio(r) for r in fit.resources]
+    x_hat = np.array([c.estimate for c in ratios])
+    rng = seeded_rng(fit.seed, "cost_model.predict", fit.job, costs.platform)
+    n = fit.draws.shape[0]
+    x_draws = np.stack([np.exp(c.draws(rng, (n,))) for c in ratios], axis=-1)
+    draws = 1.0 + np.sum(fit.draws * (x_draws - 1), axis=1)
+    estimate = float(1.0 + fit.estimates @ (x_hat - 1))
+    low, high = np.percentile(draws, [50 * (1 - fit.conf), 50 * (1 + fit.conf)])
+    note = "" if estimate > 0 else "the fitted shares predict a non-positive time ratio: outside the model's range"
+    return Prediction(fit.job, costs.platform, Interval(estimate, float(low), float(high), note), draws)
+
+
+def _error(pred: Prediction, measured: LogRatio, seed: int, conf: float) -> Interval:
+    """measured / predicted - 1 and the percentile interval of its draws (both uncertainties)."""
+    rng = seeded_rng(seed, "cost_model.error", pred.job, pred.platform)
+    m = np.exp(measured.draws(rng, pred.draws.shape))
+    estimate = measured.estimate / pred.ratio.estimate - 1 if pred.ratio.estimate > 0 else math.nan
+    # A draw predicting no time at all under-predicts without bound: its error is +inf, which
+    # keeps the draws' order (a prediction tending to 0 from above has an error tending to +inf).
+    with np.errstate(divide="ignore"):
+        errors = np.where(pred.draws > 0, m / np.where(pred.draws > 0, pred.draws, 1.0) - 1, np.inf)
+    low, high = np.percentile(errors, [50 * (1 - conf), 50 * (1 + conf)])
+    if not np.isfinite(high):
+        return Interval(estimate, float(low), None, "too many draws of the prediction are not positive: no upper limit")
+    return Interval(estimate, float(low), float(high))
+
+
+def leave_one_platform_out(
+    costs: Sequence[CostVector],
+    ratios: Sequence[JobRatio],
+    *,
+    design: Sequence[str],
+    resources: Sequence[str],
+    fit_on_other_platforms: bool = False,
+    conf: float = DEFAULT_CONF,
+    n_draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+) -> list[PredictionRow]:
+    """One row per (job, platform) measured outside `design`: the platform's measured ratio and
+    the ratio predicted for it by shares fitted without it. The shares are fitted on the `design`
+    rows (the planted configurations) only, or with `fit_on_other_platforms` on those and every
+    other measured platform too (each platform still left out of its own fit)."""
+    design = tuple(design)
+    jobs = sorted({r.job for r in ratios}, key=natural_key)
+    held_out = sorted({r.platform for r in ratios} - set(design), key=natural_key)
+    by_platform = _by_platform(costs)
+    out: list[PredictionRow] = []
+    for job in jobs:
+        measured_on = [p for p in held_out if _ratio_of(ratios, job, p) is not None]
+        shared = None
+        for platform in measured_on:
+            if platform not in by_platform:
+                raise ParamsError("costs", f"platform {platform!r} has a measured ratio of {job!r} but no calibration")
+            rows = design + (tuple(p for p in measured_on if p != platform) if fit_on_other_platforms else ())
+            if fit_on_other_platforms or shared is None:
+                fit = fit_job(
+                    job, costs, ratios, design=rows, resources=resources, conf=conf, n_draws=n_draws, seed=seed
+                )
+                shared = None if fit_on_other_platforms else fit
+            else:
+                fit = shared
+            pred = predict(fit, by_platform[platform])
+            measured = _ratio_of(ratios, job, platform).ratio
+            m = measured.interval(conf)
+            error = _error(pred, measured, seed, conf)
+            agrees = error.low is not None and error.low <= 0 and (error.high is None or error.high >= 0)
+            inside = pred.ratio.low <= m.estimate <= pred.ratio.high
+            out.append(PredictionRow(job, platform, m, pred.ratio, error, agrees, inside, rows))
+    return out
+
+
+def prediction_frame(rows: Iterable[PredictionRow]) -> pd.DataFrame:
+    """The leave-one-platform-out rows as a table (one line per job and platform)."""
+    records = []
+    for r in rows:
+        records.append(
+            {
+                "job": r.job,
+                "platform": r.platform,
+                **{f"measured{k}": v for k, v in _interval_columns(r.measured).items()},
+                **{f"predicted{k}": v for k, v in _interval_columns(r.predicted).items()},
+                **{f"error{k}": v for k, v in _interval_columns(r.error).items()},
+                "agrees": r.agrees,
+                "inside_prediction": r.inside_prediction,
+                "design_rows": len(r.design),
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def _interval_columns(iv: Interval) -> dict[str, float | None]:
+    return {"": iv.estimate, "_low": iv.low, "_high": iv.high}
+
+
+# --- Attribution --------------------------------------------------------------------------------
+
+
+def attribute(fit: JobFit, costs: CostVector, measured: JobRatio | None = None) -> Attribution:
+    """Where the predicted overhead of `fit.job` on `costs`' platform goes, resource by resource,
+    and (given the measured ratio) what the model leaves unexplained."""
+    if measured is not None and (measured.job != fit.job or measured.platform != costs.platform):
+        raise ParamsError(
+            "measured",
+            f"a ratio of {measured.job!r} on {measured.platform!r} given for {fit.job!r} on {costs.platform!r}",
+        )
+    x = np.array([costs.ratio(r).estimate for r in fit.resources])
+    extra = fit.estimates * (x - 1)
+    predicted = float(1.0 + extra.sum())
+    explained = math.log(predicted) if predicted > 0 else None
+    total = float(extra.sum())
+    notes = []
+    if explained is None:
+        notes.append("the fitted shares predict a non-positive time ratio: no log overhead to split")
+    if total == 0:
+        notes.append("the model predicts no overhead: no shares")
+    terms = tuple(
+        ResourceTerm(
+            resource=r,
+            cost_ratio=float(x[i]),
+            time_share=float(fit.estimates[i]),
+            extra_time=float(extra[i]),
+            share=float(extra[i] / total) if total != 0 else None,
+            log_overhead=float(extra[i] / total * explained) if total != 0 and explained is not None else None,
+        )
+        for i, r in enumerate(fit.resources)
+    )
+    measured_log = measured.ratio.log_estimate if measured is not None else None
+    unexplained = measured_log - explained if measured_log is not None and explained is not None else None
+    return Attribution(
+        fit.job, costs.platform, terms, predicted, explained, measured_log, unexplained, "; ".join(notes)
+    )
+
+
+# --- From a campaign's samples --------------------------------------------------------------------
+
+
+def _compared(samples: pd.DataFrame, benchmark: str, metric: str) -> pd.DataFrame:
+    rows = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)]
+    if "warmup" in rows.columns:
+        rows = rows[~rows["warmup"].astype(bool)]
+    return rows
+
+
+def _paired_log_ratio(level: pd.DataFrame, baseline: pd.DataFrame, conf: float) -> LogRatio | None:
+    """The level's paired ratio to the baseline (t over the blocks' mean log ratios) as a LogRatio;
+    None without an interval (fewer than two pairs)."""
+    pairs = pair_runs(level, baseline)
+    paired = paired_ratio(pairs, conf=conf)
+    if paired is None or not paired.ratio.bounded:
+        return None
+    iv = paired.ratio
+    df = (paired.n_blocks - 1) if paired.n_blocks >= 2 else (paired.n_pairs - 1)
+    return LogRatio.from_interval(iv.estimate, iv.low, iv.high, df, conf)
+
+
+def _one_cell(rows: pd.DataFrame, what: str) -> pd.DataFrame:
+    sizes = sorted({str(s) for s in rows["size"]}, key=natural_key) if "size" in rows.columns else []
+    if len(sizes) > 1:
+        raise ParamsError("samples", f"{what} was measured in several cells {sizes}: select one before the model")
+    return rows
+
+
+def _levels(samples: pd.DataFrame, baseline: str) -> list[str]:
+    levels = sorted({str(p) for p in samples["platform"]}, key=natural_key)
+    if baseline not in levels:
+        raise ParamsError("baseline", f"{baseline!r} is not among the samples' platforms {levels}")
+    return [p for p in levels if p != baseline]
+
+
+def cost_vectors_of(
+    samples: pd.DataFrame,
+    *,
+    baseline: str = DEFAULT_BASELINE,
+    resources: Sequence[Resource] = RESOURCES,
+    conf: float = DEFAULT_CONF,
+) -> tuple[CostVector, ...]:
+    """Each platform's (or compared level's, in a comparison view) cost vector against `baseline`
+    from a campaign's calibration samples (`load_campaign(...).samples`); a resource the campaign
+    did not measure, or measured in fewer than two blocks, is left out of the vector."""
+    out = []
+    for level in _levels(samples, baseline):
+        costs = []
+        for res in resources:
+            rows = _one_cell(_compared(samples, res.benchmark, res.metric), f"{res.benchmark} {res.metric}")
+            ratio = _paired_log_ratio(rows[rows["platform"] == level], rows[rows["platform"] == baseline], conf)
+            if ratio is not None:
+                costs.append(ResourceCost(res.name, ratio.inverse() if res.higher_is_better else ratio))
+        out.append(CostVector(level, tuple(costs)))
+    return tuple(out)
+
+
+def job_ratios_of(
+    samples: pd.DataFrame,
+    *,
+    baseline: str = DEFAULT_BASELINE,
+    jobs: Sequence[Job] = JOBS,
+    conf: float = DEFAULT_CONF,
+) -> tuple[JobRatio, ...]:
+    """Each platform's (or compared level's) job-time ratio to `baseline`, per job the campaign
+    ran, paired by block."""
+    out = []
+    for level in _levels(samples, baseline):
+        for job in jobs:
+            rows = _one_cell(_compared(samples, job.benchmark, job.metric), job.name)
+            ratio = _paired_log_ratio(rows[rows["platform"] == level], rows[rows["platform"] == baseline], conf)
+            if ratio is not None:
+                out.append(JobRatio(job.name, level, ratio))
+    return tuple(out)
+
+
+def merge_cost_vectors(*campaigns: Sequence[CostVector]) -> tuple[CostVector, ...]:
+    """One cost vector per platform from several campaigns' (e.g. `sandbox`'s CPU, I/O and network
+    with `costs`' system call, spawn and JVM start), each a ratio to its own campaign's native;
+    a resource measured by two of them is refused, not averaged."""
+    merged: dict[str, list[ResourceCost]] = {}
+    for vectors in campaigns:
+        for v in vectors:
+            merged.setdefault(v.platform, []).extend(v.costs)
+    return tuple(CostVector(p, tuple(c)) for p, c in sorted(merged.items(), key=lambda kv: natural_key(kv[0])))
