@@ -30,7 +30,10 @@ then reports per protocol and planted level (TeraSort job time, JobHistory):
 as a Markdown table, and the same as JSON in <out>/planted-report.json.
 
 It refuses to measure on a loaded machine: a 1-minute load average >= 1.0 before it starts is
-refused (exit 2) unless --allow-loaded, which marks the report LOADED in its first line. During
+refused (exit 2) unless --allow-loaded, which marks the report LOADED in its first line. A design
+this machine cannot hold (the runner's own check: each cluster, a block's clusters together) is
+refused before anything starts, the plan included: one line per design naming it, its file and
+the field (exit 2). During
 the run a thread reads the load average every 30 s (kept in <out>/planted-run.json). Run again
 with the same --out, it resumes: each campaign skips the cells it has.
 
@@ -61,16 +64,18 @@ from selfbench.precision import (  # noqa: E402
     Costs,
     LoadRecord,
     LoadSampler,
-    check_block_fits,
     default_out,
     estimate,
     measurement_parser,
-    refused_loaded,
-    write_run_record,
     plan_text,
     read_load1,
+    refused_designs,
+    refused_loaded,
+    refused_params,
+    write_run_record,
 )
 from vbench.campaign.progress import clock_text  # noqa: E402
+from vbench.errors import ParamsError  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
 from vbench.stats.stopping import preferred_ratio_rows, width_of  # noqa: E402
@@ -537,6 +542,8 @@ def run(args) -> int:
     from vbench.campaign.runner import run_campaign
 
     studies = load_studies(args.params_dir)
+    if refused_designs(studies.values()):  # every design, before the first campaign starts
+        return 2
     print(plan_lines(studies), flush=True)
     print(f"load average before: {before:.2f}; directory: {args.out}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -576,19 +583,23 @@ def main(argv=None) -> int:
         "report on this directory (a previous --out); run nothing",
         "print every design's plan and estimated time; run nothing",
     ).parse_args(argv)
-    if args.campaign is not None:
-        return from_directory(args.campaign)
-    if args.plan:
-        studies = load_studies(args.params_dir)
-        print(plan_lines(studies))
-        for study in studies.values():
-            check_block_fits(study)
-        print(
-            f"the machine holds every design's configurations of a block together; load average now {read_load1():.2f}"
-        )
-        return 0
-    args.out = args.out or default_out("planted")
-    return run(args)
+    try:
+        if args.campaign is not None:
+            return from_directory(args.campaign)
+        if args.plan:
+            studies = load_studies(args.params_dir)
+            print(plan_lines(studies))
+            if refused_designs(studies.values()):
+                return 2
+            print(
+                "the machine holds every design's configurations of a block together; "
+                f"load average now {read_load1():.2f}"
+            )
+            return 0
+        args.out = args.out or default_out("planted")
+        return run(args)
+    except ParamsError as exc:
+        return refused_params(exc)
 
 
 if __name__ == "__main__":

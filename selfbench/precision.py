@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vbench.campaign.design import Experiment, expand, sessions  # noqa: E402
 from vbench.campaign.progress import clock_text, eta_seconds  # noqa: E402
+from vbench.errors import ParamsError  # noqa: E402
 from vbench.samples import QUIET_VERDICT, is_aa  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
@@ -519,6 +520,8 @@ def run(args) -> int:
     from vbench.pipeline import precision_hook
 
     study = load_design(args.params_dir)
+    if refused_designs([study]):
+        return 2
     exp = study.experiment
     raw = args.out
     print(plan_text(exp, estimate(exp)), flush=True)
@@ -571,12 +574,42 @@ def measurement_parser(doc: str, out_help: str, campaign_help: str, plan_help: s
     return p
 
 
-def check_block_fits(study) -> None:
-    """The runner's own check that the machine holds a block's clusters together (reads /proc/meminfo)."""
+def block_refusal(study, machine=None) -> str | None:
+    """The runner's own refusal of a design whose configurations this machine cannot hold (each
+    cluster, and a block's clusters together), as the one line a user reads: the design, its file
+    and the field; None when it holds them. `machine`: MachineFacts, by default read from /proc."""
     from vbench.campaign.hosts_source import TestbedSource
     from vbench.campaign.runner import configuration_params
 
-    configuration_params(study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"}))
+    exp = study.experiment
+    try:
+        configuration_params(exp, study.testbed, study.hadoop, TestbedSource(), frozenset({"micro", "hadoop"}), machine)
+    except ParamsError as exc:
+        return f"refused: design {exp.name} ({_shown(study.experiment_path)}): {exc}"
+    return None
+
+
+def _shown(path: Path) -> str:
+    """A design's file as the repository names it, else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def refused_params(exc: ParamsError) -> int:
+    """A params or design file refused as it loaded (the error names the file and field): said in
+    one line on stderr, as `vbench` says it, never as a traceback; the exit status."""
+    print(f"refused: {exc}", file=sys.stderr)
+    return 2
+
+
+def refused_designs(studies, machine=None) -> bool:
+    """Whether any of `studies` is refused (each refusal a line on stderr), before anything starts."""
+    refusals = [r for r in (block_refusal(s, machine) for s in studies) if r is not None]
+    for line in refusals:
+        print(line, file=sys.stderr)
+    return bool(refusals)
 
 
 def main(argv=None) -> int:
@@ -586,16 +619,20 @@ def main(argv=None) -> int:
         "report on this campaign directory; run nothing",
         "print the design's plan and estimated time; run nothing",
     ).parse_args(argv)
-    if args.campaign is not None:
-        return from_campaign(args.campaign)
-    if args.plan:
-        study = load_design(args.params_dir)
-        print(plan_text(study.experiment, estimate(study.experiment)))
-        check_block_fits(study)
-        print(f"the machine holds every configuration of a block together; load average now {read_load1():.2f}")
-        return 0
-    args.out = args.out or default_out()
-    return run(args)
+    try:
+        if args.campaign is not None:
+            return from_campaign(args.campaign)
+        if args.plan:
+            study = load_design(args.params_dir)
+            print(plan_text(study.experiment, estimate(study.experiment)))
+            if refused_designs([study]):
+                return 2
+            print(f"the machine holds every configuration of a block together; load average now {read_load1():.2f}")
+            return 0
+        args.out = args.out or default_out()
+        return run(args)
+    except ParamsError as exc:
+        return refused_params(exc)
 
 
 if __name__ == "__main__":

@@ -204,6 +204,62 @@ def test_a_loaded_machine_is_refused_before_anything_starts(script, loader, monk
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("script", ["precision", "planted"])
+@pytest.mark.parametrize("how", [["--plan"], ["--out", "OUT", "--allow-loaded"]])
+def test_a_design_the_machine_cannot_hold_is_refused_in_one_line_naming_it(script, how, monkeypatch, capsys, tmp_path):
+    """On a machine too small for the designs' clusters, the plan and the run say so in one line
+    per design, naming it, its file and the field, and exit 2: no traceback, and nothing started
+    (no campaign, the run's directory not made)."""
+    import vbench.campaign.runner
+    from vbench.machine_fit import MachineFacts
+
+    def never(*a, **kw):
+        raise AssertionError("nothing may start on a machine that cannot hold the design")
+
+    mod = selfbench_scripts.load(script)
+    monkeypatch.setattr(vbench.campaign.runner, "run_campaign", never)
+    monkeypatch.setattr(MachineFacts, "local", classmethod(lambda cls: MachineFacts(mem_total_mb=4000, cpus=2)))
+    monkeypatch.setattr(mod, "read_load1", lambda: 0.1)
+    out = tmp_path / "c"
+    assert mod.main([str(out) if a == "OUT" else a for a in how]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("refused: design ") for line in err)
+    assert all("(params/experiments/" in line and ".yaml): configuration native" in line for line in err)
+    assert all("hadoop.nodemanager_memory_mb: " in line and "this machine has 4000 MiB" in line for line in err)
+    assert not out.exists()
+
+
+def test_the_refusal_of_clusters_up_together_names_the_design_and_the_field(capsys):
+    """Each cluster fits alone, a block's clusters do not together: the runner's own check, said
+    as one line naming the design (`block_refusal`, no /proc read: the machine is passed in)."""
+    from vbench.campaign.study import load_study
+    from vbench.machine_fit import MachineFacts
+
+    precision = selfbench_scripts.load("precision")
+    study = load_study(REPO / "params", "lean")  # native, lxc and the A/A copy up together
+    small, enough = MachineFacts(mem_total_mb=12000, cpus=2), MachineFacts(mem_total_mb=24152, cpus=2)
+    line = precision.block_refusal(study, small)
+    assert line.startswith("refused: design lean (params/experiments/lean.yaml): experiment.interleave: the 3 ")
+    assert "\n" not in line and "this machine has 12000 MiB" in line
+    assert precision.block_refusal(study, enough) is None
+    assert precision.refused_designs([study, study], small) and capsys.readouterr().err.count("refused: design") == 2
+
+
+@pytest.mark.parametrize("script", ["precision", "planted"])
+def test_a_design_file_refused_as_it_loads_is_one_line_naming_the_file(script, capsys, tmp_path):
+    import shutil
+
+    params = tmp_path / "params"
+    shutil.copytree(REPO / "params", params)
+    for design in (params / "experiments").glob("*.yaml"):
+        design.write_text(design.read_text().replace("  workers: 2\n", "  workers: two\n"))
+    mod = selfbench_scripts.load(script)
+    assert mod.main(["--plan", "--params-dir", str(params)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("refused: ") and "experiment.workers: expected an integer" in err[0]
+    assert f"{params}/experiments/" in err[0]
+
+
 def test_the_load_sampler_reads_until_stopped(precision):
     readings = iter([0.1, 0.2, 0.3, 0.4, 0.5] + [0.6] * 1000)
     s = precision.LoadSampler(0.01, lambda: next(readings)).start()
