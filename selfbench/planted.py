@@ -37,7 +37,7 @@ the field (exit 2). During
 the run a thread reads the load average every 30 s (kept in <out>/planted-run.json). Run again
 with the same --out, it resumes: each campaign skips the cells it has.
 
-    python3 selfbench/planted.py [--out DIR] [--allow-loaded]   # run (~19 h here), then report
+    python3 selfbench/planted.py [--out DIR] [--allow-loaded]   # run (~14 h here), then report
     python3 selfbench/planted.py --plan                          # every design's plan and time estimate
     python3 selfbench/planted.py --campaign DIR                  # report on a directory already run
 """

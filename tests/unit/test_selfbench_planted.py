@@ -251,7 +251,60 @@ def test_the_plan_costs_every_campaign(planted):
     for p in planted.PROTOCOLS:
         assert f"design {p.design}:" in text and f"design {p.truth}:" in text
     assert text.count("runs 10 time(s)") == 2 and text.count("runs 1 time(s)") == 2
-    assert "estimated total:" in text and "(22 campaigns)" in text
+    assert "estimated total: 14h01m (22 campaigns)" in text  # docs/planted-effects.md quotes it
+
+
+#: This machine (2 CPUs, 24 GiB), where four clusters up together were refused.
+MACHINE = {"mem_total_mb": 24152, "cpus": 2}
+
+
+def test_every_design_fits_this_machine_on_the_cluster_its_protocol_measures(planted):
+    """The runner's own check passes for every design on this machine, and a truth measures the
+    cluster of the protocol it judges (the same hosts, workers and Hadoop params, the slowdown
+    aside) with as many clusters a block as the protocol and as the design it stands for."""
+    from vbench.campaign.hosts_source import TestbedSource
+    from vbench.campaign.runner import configuration_params
+    from vbench.campaign.study import load_study
+    from vbench.machine_fit import MachineFacts
+
+    machine = MachineFacts(**MACHINE)
+    studies = planted.load_studies(REPO / "params")
+    for name, study in studies.items():
+        assert selfbench_scripts.load("precision").block_refusal(study, machine) is None, name
+
+    def clusters(study) -> list:
+        params = configuration_params(
+            study.experiment, study.testbed, study.hadoop, TestbedSource(), frozenset({"hadoop"}), machine
+        )
+        return [
+            (hp.model_dump(), [(h.role, h.platform, h.limits) for h in tb.resolved_hosts()])
+            for tb, hp in params.values()
+        ]
+
+    for p in planted.PROTOCOLS:
+        truth, design = studies[p.truth], studies[p.design]
+        assert all(c == clusters(design)[0] for c in clusters(truth) + clusters(design))
+        assert truth.experiment.workers == design.experiment.workers == 2
+        shape = load_study(REPO / "params", p.name).experiment  # the default and lean designs
+        assert len(truth.experiment.configurations()) == len(design.experiment.configurations())
+        assert len(design.experiment.configurations()) == len(shape.configurations()) == 3
+
+
+def test_four_clusters_up_together_are_what_this_machine_refuses(planted):
+    """Why the test plants two levels, not three: with a third, the concurrent designs ask for four
+    clusters, 4 x 6208 MiB, and are refused in one line naming the design and the field."""
+    from dataclasses import replace
+
+    from vbench.machine_fit import MachineFacts
+
+    study = planted.load_studies(REPO / "params")["planted-lean"]
+    levels = {"testbed.slowdown.cpu_fraction": [1.0, 0.93, 0.85, 0.75]}
+    four = replace(study, experiment=study.experiment.model_copy(update={"factors": levels}))
+    line = selfbench_scripts.load("precision").block_refusal(four, MachineFacts(**MACHINE))
+    assert line.startswith(
+        "refused: design planted-lean (params/experiments/planted-lean.yaml): experiment.interleave: "
+    )
+    assert "need 24832 MiB together" in line and "this machine has 24152 MiB" in line
 
 
 def write_campaign(raw: Path, df: pd.DataFrame) -> None:
