@@ -18,6 +18,7 @@ from typing import Any, Callable, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from vbench.errors import ParamsError
 from vbench.statedir import default_work_root
@@ -64,6 +65,22 @@ DISK_WEIGHT_REFUSAL = (
 _RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 
 
+def _not_a_bool(error_type: str) -> classmethod:
+    """A before-validator refusing YAML's true/false where an address or a network is due, as the
+    type it is not (`error_type`, e.g. "ip_v4_address"). To Python a bool is an int, and ipaddress
+    takes an int as an address: `address: true` became 0.0.0.1 and `subnet: true` 0.0.0.1/32,
+    refused later for the wrong reason (outside the subnet, not private), the bool kept as the
+    address's integer (int() of it warns: Python deprecates an __int__ returning a bool, and a
+    later one may raise a TypeError, which pydantic would not turn into a refusal)."""
+
+    def check(cls, v: Any) -> Any:
+        if isinstance(v, bool):
+            raise PydanticCustomError(error_type, "a boolean")
+        return v
+
+    return classmethod(check)
+
+
 def _known_platform(v: str) -> str:
     if v not in PLATFORMS:
         raise ValueError(f"unknown platform {v!r}; known: {', '.join(PLATFORMS)}")
@@ -108,6 +125,8 @@ class NetworkParams(_Strict):
     #: The private network behind NAT inside every emulated physical host (nat, bridge+nat):
     #: the same on each, as libvirt's default network is on every hypervisor.
     nat_subnet: ipaddress.IPv4Network = ipaddress.IPv4Network("192.168.122.0/24")
+
+    _networks_not_bools = field_validator("subnet", "nat_subnet", mode="before")(_not_a_bool("ip_v4_network"))
 
     @field_validator("subnet", "nat_subnet")
     @classmethod
@@ -325,6 +344,7 @@ class HostParams(_Strict):
     rack: RackName | None = None
 
     _platform = field_validator("platform")(classmethod(lambda cls, v: v if v is None else _known_platform(v)))
+    _address_not_a_bool = field_validator("address", mode="before")(_not_a_bool("ip_v4_address"))
 
     @model_validator(mode="after")
     def _limits_need_a_confined_platform(self) -> "HostParams":

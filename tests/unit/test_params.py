@@ -78,6 +78,19 @@ BAD_TESTBEDS = {
     ),
     "hosts_with_two_masters": ({"hosts": _hosts(("m1", "master"), ("m2", "master"))}, "testbed.hosts", ["exactly one"]),
     "public_subnet": ({"network": {"subnet": "8.8.8.0/24"}}, "testbed.network.subnet", ["private"]),
+    # YAML's true is an int to Python, and ipaddress read it as 0.0.0.1 (a deprecated conversion):
+    # refused as what it is, before ipaddress sees it.
+    "boolean_subnet": ({"network": {"subnet": True}}, "testbed.network.subnet", ["expected an IPv4 network", "true"]),
+    "boolean_nat_subnet": (
+        {"network": {"nat_subnet": False}},
+        "testbed.network.nat_subnet",
+        ["expected an IPv4 network", "got false"],
+    ),
+    "boolean_host_address": (
+        {"hosts": _hosts(("m", "master", True), ("w", "worker"))},
+        "testbed.hosts[0].address",
+        ["expected an IPv4 address such as 10.0.0.5, got true"],
+    ),
     "bridge_name_longer_than_15_characters": (
         {"network": {"bridge": "b" * 16}},
         "testbed.network.bridge",
