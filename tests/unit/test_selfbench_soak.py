@@ -935,3 +935,24 @@ def test_plan_prints_every_trial_and_a_total_and_runs_nothing(capsys):
 def _campaign_s() -> float:
     exp, _ = soak.load_design()
     return soak.estimate(exp, soak.SOAK_COSTS).seconds
+
+
+def test_a_disk_full_trials_host_logs_are_kept_as_their_ends_and_nothing_else(tmp_path):
+    # The tmpfs of a disk-full trial is unmounted after its checks: its hosts' logs, the only
+    # account of why a resumed job failed, are copied out first (trial 15 of seed 52 lost them).
+    root, into = tmp_path / "tb", tmp_path / "trial" / soak.HOST_LOGS
+    logs = root / "sk0015" / "hosts" / "master" / "work" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "namenode.log").write_bytes(b"old\n" * 100 + b"could only be written to 0 nodes\n")
+    (logs / "datanode.out").write_text("started\n")
+    (logs / "linked.log").symlink_to(tmp_path / "elsewhere.log")
+    (tmp_path / "elsewhere.log").write_text("not the trial's\n")
+    (root / "sk0015" / "hosts" / "master" / "work" / "data").mkdir()
+    (root / "sk0015" / "hosts" / "master" / "work" / "data" / "blk_1").write_text("data\n")
+    kept = soak.keep_host_logs(root, into, tail_bytes=40)
+    assert sorted(p.relative_to(into).as_posix() for p in kept) == [
+        "sk0015/master/datanode.out",
+        "sk0015/master/namenode.log",
+    ]
+    assert (into / "sk0015" / "master" / "namenode.log").read_bytes().endswith(b"could only be written to 0 nodes\n")
+    assert len((into / "sk0015" / "master" / "namenode.log").read_bytes()) == 40
