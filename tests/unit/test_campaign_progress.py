@@ -111,3 +111,22 @@ def test_on_a_terminal_a_bar_with_the_running_cell_and_the_verdict_lines():
     assert "\r" in text  # a live bar redraws in place
     assert "1/2" in text and "b0/lxc/pi" in text and "ETA 30s" in text
     assert "[1/2] b0/native/pi: ok (30s)" in text
+
+
+def test_a_cell_whose_configuration_failed_before_it_started_has_no_time_and_no_weight_in_the_eta():
+    # A resumed soak trial printed "b0/native/pi: FAILED: configuration failed: ... (17h38m)": the
+    # time since the clock's zero (the machine's uptime), as no cell had started in that process.
+    out, clock = io.StringIO(), Clock()
+    p = ProgressReport(stream=out, clock=clock)
+    cells = ["b0/native/pi", "b1/native/cpu", "b1/native/pi"]
+    p.begin(cells)
+    clock.now += 150  # the cluster never came up
+    p.cell_finished(cells[0], "configuration failed: not ready after 120 s")
+    assert out.getvalue().splitlines()[-1] == (
+        "[1/3] b0/native/pi: FAILED: configuration failed: not ready after 120 s (not started)"
+    )
+    assert p.status().startswith("1/3 cells") and p.status().endswith("ETA ?")
+    p.cell_started(cells[1])
+    clock.now += 3
+    p.cell_finished(cells[1], None)
+    assert out.getvalue().splitlines()[-1] == "[2/3] b1/native/cpu: ok (3s)"

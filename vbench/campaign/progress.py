@@ -85,8 +85,9 @@ class ProgressReport:
     _keys: dict[str, str] = field(default_factory=dict)  # cell id -> variant key, of the cells to run
     _finished: list[tuple[str, float]] = field(default_factory=list)
     _failed: int = 0
+    _unstarted: int = 0  # cells finished without having started (their configuration failed first)
     _t0: float = 0.0
-    _cell_t0: float = 0.0
+    _started: dict[str, float] = field(default_factory=dict)  # cell id -> when it started, while it runs
     _bar: tqdm | None = None
 
     def begin(self, cell_ids: list[str]) -> None:
@@ -103,7 +104,7 @@ class ProgressReport:
 
     @property
     def done(self) -> int:
-        return len(self._finished)
+        return len(self._finished) + self._unstarted
 
     def _eta(self) -> float | None:
         return eta_seconds(self._finished, self._remaining(), self.clock() - self._t0)
@@ -117,7 +118,7 @@ class ProgressReport:
         )
 
     def cell_started(self, cell_id: str) -> None:
-        self._cell_t0 = self.clock()
+        self._started[cell_id] = self.clock()
         if self._bar is not None:
             self._bar.set_description_str(cell_id, refresh=False)
             self._bar.set_postfix_str(f"ETA {clock_text(self._eta())}")
@@ -126,12 +127,19 @@ class ProgressReport:
 
     def cell_finished(self, cell_id: str, failure: str | None, together: int = 1) -> None:
         """`together`: cells that ran at the same moment (a duet); each counts for its share of
-        the time in the ETA."""
-        took = self.clock() - self._cell_t0
-        self._finished.append((self._keys.get(cell_id, variant_key(cell_id)), took / together))
+        the time in the ETA. A cell that never started (its configuration failed before it, or at
+        its bring-up) has no time: it counts as done, says so, and is not in the ETA's means."""
+        started = self._started.pop(cell_id, None)
+        if started is None:
+            self._unstarted += 1
+            took_text = "not started"
+        else:
+            took = self.clock() - started
+            self._finished.append((self._keys.get(cell_id, variant_key(cell_id)), took / together))
+            took_text = clock_text(took)
         self._failed += failure is not None
         verdict = "ok" if failure is None else f"FAILED: {failure}"
-        self._say(f"[{self.done}/{len(self._keys)}] {cell_id}: {verdict} ({clock_text(took)})")
+        self._say(f"[{self.done}/{len(self._keys)}] {cell_id}: {verdict} ({took_text})")
         if self._bar is not None:
             self._bar.update(1)
             self._bar.set_postfix_str(f"ETA {clock_text(self._eta())}")
