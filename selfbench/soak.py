@@ -683,7 +683,15 @@ def main(argv=None) -> int:
     if args.plan:
         return plan(args)
     args.out = args.out or default_out()
-    return run(args)
+    try:
+        return run(args)
+    except KeyboardInterrupt:  # the trial's campaign was stopped as a user would (run_trial)
+        print(
+            f"\nsoak: interrupted; the trial under way runs again from its start on resume "
+            f"(--out {args.out} --seed {args.seed})",
+            file=sys.stderr,
+        )
+        return 130
 
 
 if __name__ == "__main__":

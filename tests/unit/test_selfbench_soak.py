@@ -956,3 +956,13 @@ def test_a_disk_full_trials_host_logs_are_kept_as_their_ends_and_nothing_else(tm
     ]
     assert (into / "sk0015" / "master" / "namenode.log").read_bytes().endswith(b"could only be written to 0 nodes\n")
     assert len((into / "sk0015" / "master" / "namenode.log").read_bytes()) == 40
+
+
+def test_a_ctrl_c_of_the_soak_ends_it_in_one_line_saying_how_to_resume(monkeypatch, tmp_path, capsys):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(soak, "run", interrupted)
+    assert soak.main(["--out", str(tmp_path), "--seed", "52"]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"runs again from its start on resume (--out {tmp_path} --seed 52)" in err
