@@ -1,9 +1,11 @@
 """Small builders the unit tests share: tidy sample rows and frames, the statistics table's column
-names, campaign designs, and the tests every micro-benchmark's config and parser get."""
+names, campaign designs and directories, and the tests every micro-benchmark's config and parser get."""
 
 from __future__ import annotations
 
+import json
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -72,6 +74,63 @@ def samples_frame(
             for rep, v in enumerate(values)
         ]
     )
+
+
+def block_campaign_dir(root: Path, name: str, times: dict, run_meta, benchmark="terasort", metrics=None) -> Path:
+    """A campaign directory `root/name` holding samples.jsonl alone: a run per block of each key of
+    `times` (key -> one time per block), `run_meta(key)` the metadata that tells its runs apart
+    (experiment, platform or a factor's level, size); `metrics`: metric -> its share of the time
+    (default: terasort_time)."""
+    d = root / name
+    d.mkdir()
+    recs = []
+    for key, values in times.items():
+        for block, v in enumerate(values):
+            meta = {
+                "campaign": name,
+                **run_meta(key),
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "run_id": f"{name}-{key}-{block}",
+            }
+            for metric, share in (metrics or {"terasort_time": 1}).items():
+                recs.append(
+                    {
+                        "kind": "sample",
+                        "benchmark": benchmark,
+                        "metric": metric,
+                        "value": v * share,
+                        "unit": "s",
+                        "timestamp": 1.0e9 + block,
+                        "metadata": meta,
+                    }
+                )
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return d
+
+
+def planted_campaign_dir(raw: Path, metric: str, runs) -> None:
+    """A campaign directory `raw` comparing planted CPU fractions with the unplanted 1.0 (the
+    design's comparison and a ledger): a TeraSort sample of `metric` per (level, value, metadata)
+    of `runs`, on native hosts of experiment "planted"."""
+    from vbench.samples import Sample, append_records
+
+    raw.mkdir(parents=True)
+    (raw / "campaign.json").write_text(
+        json.dumps({"experiment": {"compare": ["slowdown.cpu_fraction"], "baseline": "1.0"}})
+    )
+    recs = [
+        Sample(
+            "terasort",
+            metric,
+            value,
+            "s",
+            metadata={"experiment": "planted", "platform": "native", "factor.slowdown.cpu_fraction": level, **meta},
+        )
+        for level, value, meta in runs
+    ]
+    append_records(raw / "samples.jsonl", recs)
 
 
 def two_platform_design(**fields):

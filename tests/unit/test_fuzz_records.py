@@ -51,6 +51,15 @@ def _ledger(root: Path) -> bytes:
     return store.samples_path.read_bytes()
 
 
+def _clean_ledger(tmp_path: Path) -> tuple[Path, Path]:
+    """The campaign directory `tmp_path/camp` and `tmp_path/clean`, a copy of its ledger as the
+    runner writes it: written once, since the fixture's directory lasts for every example."""
+    root, clean = tmp_path / "camp", tmp_path / "clean"
+    if not clean.exists():
+        clean.write_bytes(_ledger(root))
+    return root, clean
+
+
 def _key(record: dict) -> str:
     return json.dumps(record, sort_keys=True)
 
@@ -109,13 +118,11 @@ def _check_view(path: Path, clean, what: str) -> None:
 @FUZZ
 @given(data=st.data())
 def test_a_corrupted_ledger_is_skipped_with_its_lines_named_never_counted(tmp_path, data):
-    root = tmp_path / "camp"
-    if not (tmp_path / "clean").exists():  # the fixture's directory lasts for every example
-        (tmp_path / "clean").write_bytes(_ledger(root))
-    what, damaged = data.draw(corrupted((tmp_path / "clean").read_bytes()))
+    root, clean = _clean_ledger(tmp_path)
+    what, damaged = data.draw(corrupted(clean.read_bytes()))
     path = root / "samples.jsonl"
     path.write_bytes(damaged)
-    _check_view(path, read_ledger(tmp_path / "clean"), what)
+    _check_view(path, read_ledger(clean), what)
     # The readers built on the ledger see the same records, or refuse with vbench's error.
     try:
         records = list(read_records(path))
@@ -127,10 +134,8 @@ def test_a_corrupted_ledger_is_skipped_with_its_lines_named_never_counted(tmp_pa
 @settings(FUZZ, max_examples=40)
 @given(data=st.data())
 def test_the_campaign_reader_counts_what_the_ledger_counts(tmp_path, data):
-    root = tmp_path / "camp"
-    if not (tmp_path / "clean").exists():
-        (tmp_path / "clean").write_bytes(_ledger(root))
-    what, damaged = data.draw(corrupted((tmp_path / "clean").read_bytes()))
+    root, clean = _clean_ledger(tmp_path)
+    what, damaged = data.draw(corrupted(clean.read_bytes()))
     (root / "samples.jsonl").write_bytes(damaged)
     try:
         tidy = read_campaign(root)
@@ -142,11 +147,9 @@ def test_the_campaign_reader_counts_what_the_ledger_counts(tmp_path, data):
 @settings(FUZZ, max_examples=80)
 @given(data=st.data())
 def test_two_or_three_corruptions_never_crash_a_reader_nor_count_a_record_twice(tmp_path, data):
-    root = tmp_path / "camp"
-    if not (tmp_path / "clean").exists():
-        (tmp_path / "clean").write_bytes(_ledger(root))
-    clean = read_ledger(tmp_path / "clean")
-    damaged, whats = (tmp_path / "clean").read_bytes(), []
+    root, clean_path = _clean_ledger(tmp_path)
+    clean = read_ledger(clean_path)
+    damaged, whats = clean_path.read_bytes(), []
     for _ in range(data.draw(st.integers(2, 3))):
         if len(damaged) < 2:
             break

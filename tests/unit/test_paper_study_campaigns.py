@@ -4,12 +4,12 @@ Every design names its comparison `platforms`, so two campaigns' experiments mus
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.unit.builders import block_campaign_dir
 from vbench.paper import delta as D
 from vbench.paper.inputs import campaign_list
 from vbench.paper.results import paper_statistics
@@ -25,34 +25,9 @@ def _campaign_dir(
     root: Path, name: str, times: dict[str, list[float]], benchmark="terasort", metric="terasort_time"
 ) -> Path:
     """A campaign directory of one benchmark's runs in blocks (TeraSort by default), platform -> one time per block."""
-    d = root / name
-    d.mkdir()
-    recs = []
-    for platform, values in times.items():
-        for block, v in enumerate(values):
-            meta = {
-                "campaign": name,
-                "experiment": "platforms",
-                "platform": platform,
-                "block": block,
-                "round": 0,
-                "repetition": block,
-                "size_mb": 128,
-                "run_id": f"{name}-{platform}-{block}",
-            }
-            recs.append(
-                {
-                    "kind": "sample",
-                    "benchmark": benchmark,
-                    "metric": metric,
-                    "value": v,
-                    "unit": "s",
-                    "timestamp": 1.0e9 + block,
-                    "metadata": meta,
-                }
-            )
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    return d
+    return block_campaign_dir(
+        root, name, times, lambda p: {"experiment": "platforms", "platform": p, "size_mb": 128}, benchmark, {metric: 1}
+    )
 
 
 @pytest.fixture

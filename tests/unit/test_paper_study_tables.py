@@ -8,6 +8,7 @@ import re
 
 import pandas as pd
 
+from tests.unit.builders import block_campaign_dir
 from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.jobs import table_hadoop_pi
 from vbench.paper.tables.micro import table_node_disks
@@ -131,35 +132,11 @@ def _factor_campaign(
     (level -> a time per block; `metrics`: metric -> its share of that time); its experiment is
     named after the campaign unless `experiment` is given."""
     experiment = experiment or name
-    d = root / name
-    d.mkdir()
-    recs = []
-    for level, values in times.items():
-        for block, v in enumerate(values):
-            meta = {
-                "campaign": name,
-                "experiment": experiment,
-                "platform": platform,
-                f"factor.{factor}": level,
-                "block": block,
-                "round": 0,
-                "repetition": block,
-                "size_mb": size_mb,
-                "run_id": f"{name}-{level}-{block}",
-            }
-            for metric, share in metrics.items():
-                recs.append(
-                    {
-                        "kind": "sample",
-                        "benchmark": "terasort",
-                        "metric": metric,
-                        "value": v * share,
-                        "unit": "s",
-                        "timestamp": 1.0e9 + block,
-                        "metadata": meta,
-                    }
-                )
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+    def run_meta(level):
+        return {"experiment": experiment, "platform": platform, f"factor.{factor}": level, "size_mb": size_mb}
+
+    d = block_campaign_dir(root, name, times, run_meta, metrics=metrics)
     design = {"experiment": experiment, "compare": [factor], "baseline": baseline, "platforms": [platform]}
     (d / "campaign.json").write_text(json.dumps({"experiment": design}))
     return d

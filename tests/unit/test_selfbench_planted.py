@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from tests.unit import selfbench_scripts
+from tests.unit.builders import planted_campaign_dir
 
 REPO = Path(__file__).resolve().parents[2]
 #: The planted levels' true ratios to 1.0 (what the synthetic campaigns plant).
@@ -309,32 +310,24 @@ def test_four_clusters_up_together_are_what_this_machine_refuses(planted):
 
 def write_campaign(raw: Path, df: pd.DataFrame) -> None:
     """Synthetic samples as a campaign directory: a ledger and the design's comparison."""
-    from vbench.samples import Sample, append_records
-
-    raw.mkdir(parents=True)
-    (raw / "campaign.json").write_text(
-        json.dumps({"experiment": {"compare": ["slowdown.cpu_fraction"], "baseline": "1.0"}})
+    planted_campaign_dir(
+        raw,
+        "terasort_job_time",
+        [
+            (
+                float(r.platform),
+                float(r.value),
+                {
+                    "repetition": int(r.repetition),
+                    "block": int(r.block),
+                    "round": int(r.round),
+                    "size_mb": 128,
+                    "run_id": f"{r.block}-{r.round}-{r.platform}",
+                },
+            )
+            for r in df.itertuples()
+        ],
     )
-    recs = [
-        Sample(
-            "terasort",
-            "terasort_job_time",
-            float(r.value),
-            "s",
-            metadata={
-                "experiment": "planted",
-                "platform": "native",
-                "repetition": int(r.repetition),
-                "block": int(r.block),
-                "round": int(r.round),
-                "size_mb": 128,
-                "factor.slowdown.cpu_fraction": float(r.platform),
-                "run_id": f"{r.block}-{r.round}-{r.platform}",
-            },
-        )
-        for r in df.itertuples()
-    ]
-    append_records(raw / "samples.jsonl", recs)
 
 
 def test_the_report_is_rebuilt_from_a_directory(planted, tmp_path, capsys):

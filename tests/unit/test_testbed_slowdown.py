@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.builders import planted_campaign_dir
 from vbench.campaign.design import BenchmarkSpec, Experiment
 from vbench.campaign.runner import params_for
 from vbench.campaign.study import _check_configuration
@@ -395,34 +396,23 @@ def test_a_container_limit_above_the_planted_share_is_refused_before_anything_st
 def test_the_statistics_compare_a_planted_level_to_the_unplanted_one(tmp_path):
     """The documented design (docs/planted-effects.md): compare: [slowdown.cpu_fraction], baseline
     "1.0"; the planted level's ratio is its effect."""
-    from vbench.samples import Sample, append_records
     from vbench.stats.campaign import load_campaign
     from vbench.stats.campaign_stats import StatsConfig, campaign_stats
 
     d = tmp_path / "planted"
-    d.mkdir()
-    (d / "campaign.json").write_text(
-        json.dumps({"experiment": {"compare": ["slowdown.cpu_fraction"], "baseline": "1.0"}})
+    planted_campaign_dir(
+        d,
+        "terasort_time",
+        [
+            (
+                level,
+                30.0 * (1.1 if level == 0.9 else 1.0) + rep * 0.3,
+                {"repetition": rep, "size_mb": 16, "run_id": f"{rep}-{level}"},
+            )
+            for rep in range(4)
+            for level in (1.0, 0.9)
+        ],
     )
-    recs = [
-        Sample(
-            "terasort",
-            "terasort_time",
-            30.0 * (1.1 if level == 0.9 else 1.0) + rep * 0.3,
-            "s",
-            metadata={
-                "experiment": "planted",
-                "platform": "native",
-                "repetition": rep,
-                "size_mb": 16,
-                "factor.slowdown.cpu_fraction": level,
-                "run_id": f"{rep}-{level}",
-            },
-        )
-        for rep in range(4)
-        for level in (1.0, 0.9)
-    ]
-    append_records(d / "samples.jsonl", recs)
     stats = campaign_stats(load_campaign(d), StatsConfig(n_resamples=200))
     r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")]
     assert set(r["baseline"]) == {"1.0"} and set(r["platform"]) == {"0.9"}
