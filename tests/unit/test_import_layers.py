@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "params",
             "machine_fit",
             "host",
+            "each_host",
             "lifecycle",
             "durable",
             "ledger",
