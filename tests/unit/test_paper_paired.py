@@ -78,7 +78,8 @@ def test_the_overhead_table_and_the_text_name_the_method():
     assert r"\num{1.031} [\num{0.985}, \num{1.079}]" in tex
     unpaired = table_overheads(_stats(False), SAMPLES, "native")
     assert "Fieller" in unpaired and "paired-$t$" not in unpaired
-    assert "(paired by block)" in overhead_sentence(_stats(True), "native")
+    said = overhead_sentence(_stats(True), "native")
+    assert "on LXC" in said and "paired by block" not in said  # the method is named once, not per number
     assert headline_macros(_stats(True), "native")["vbTeraSortMethodLxc"] == "paired by block"
     assert has_data(tex) and not has_data(table_overheads(_stats(True).iloc[0:0], SAMPLES, "native"))
 

@@ -14,6 +14,7 @@ pytest.importorskip("seaborn")
 from vbench.paper import figures as F  # noqa: E402
 from vbench.paper import sandbox as S  # noqa: E402
 from vbench.paper import style  # noqa: E402
+from vbench.paper.abstract import reader_name  # noqa: E402
 from vbench.paper.build import generate  # noqa: E402
 from vbench.paper.fmt import interval_text, tex_escape  # noqa: E402
 from vbench.paper.synthetic import write_synthetic_campaign  # noqa: E402
@@ -130,14 +131,13 @@ def test_macros_quote_gvisor_round_trip_and_tcp_ratios(built, preferred):
     assert r"\newcommand{\vbSandboxRoundTripMethodGvisor}{paired by block}" in macros
     host = any(p == "gvisor/host" for p in _labels(preferred))
     assert rf"\newcommand{{\vbHasSandboxGvisorHost}}{{{int(host)}}}" in macros
-    assert r"(campaign \texttt{sandbox}) ran native, lxc" in macros
+    assert r"The sandbox study ran native, LXC" in macros
     assert r"Hadoop runs on gVisor hosts" in macros and r"BusyBox's \texttt{ls}" in macros
     jobs = [m for m in _measured_metrics(preferred) if m.job]
     if jobs:  # each platform's job ratios beside its micro-benchmark ratios
         row = _expected(preferred, jobs[0], gvisor)
         assert (
-            rf"\texttt{{{tex_escape(gvisor)}}}: {jobs[0].label} "
-            + interval_text(row["estimate"], row["ci_low"], row["ci_high"])
+            rf"{reader_name(gvisor)}: {jobs[0].label} " + interval_text(row["estimate"], row["ci_low"], row["ci_high"])
             in macros
         )
         assert "beside round trip" in macros
@@ -192,11 +192,8 @@ def test_the_job_sentence_sets_each_platform_s_jobs_beside_its_micro_benchmarks(
     ]
     text = S.job_sentence(rows)
     sandbox = rows[2].of("gvisor/sandbox").text
-    assert (
-        rf"\texttt{{gvisor/sandbox}}: TeraSort job time {sandbox}, beside round trip {rows[0].of('gvisor/sandbox').text}"
-        in text
-    )
-    assert rf"\texttt{{gvisor/host}}: TeraSort job time {rows[2].of('gvisor/host').text}" in text
+    assert rf"gVisor: TeraSort job time {sandbox}, beside round trip {rows[0].of('gvisor/sandbox').text}" in text
+    assert rf"gVisor on the host's network stack: TeraSort job time {rows[2].of('gvisor/host').text}" in text
     assert rf"CPU {rows[1].of('gvisor/sandbox').text}" in text
     # `gvisor` is gVisor's default network level where the study compared both
     assert rows[0].of("gvisor").platform == "gvisor/sandbox" and rows[1].of("oci") is None

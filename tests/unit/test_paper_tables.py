@@ -187,9 +187,9 @@ def test_absent_table_still_compiles_as_one_row(samples):
 
 def test_overhead_sentence(stats):
     text = overhead_sentence(stats, "native")
-    assert r"\num{2.1} [\num{-5.0}, \num{10.0}]\,\% on lxc" in text
+    assert r"\num{2.1} [\num{-5.0}, \num{10.0}]\,\% on LXC" in text
     only_native = stats[stats["platform"] == "native"]
-    assert "Only the native baseline" in overhead_sentence(only_native, "native")
+    assert "Only the baseline, native hosts," in overhead_sentence(only_native, "native")
 
 
 def test_testbed_table_from_provenance_and_facts():

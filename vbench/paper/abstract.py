@@ -24,8 +24,35 @@ from vbench.stats.paired import HIERARCHICAL, PAIRED_T
 from vbench.paper import results as R
 from vbench.paper.fmt import interval_text, sig_digits, size_display, tex_escape, times_text
 
-#: Platforms as a reader knows them (vbench's names are lower-case identifiers).
-READER_NAMES = {"native": "native hosts", "lxc": "LXC", "oci": "OCI", "gvisor": "gVisor", "qemu": "QEMU"}
+#: Platforms as a reader knows them (vbench's names are lower-case identifiers); gVisor's two network
+#: levels where the sandbox study compares both (vbench.paper.sandbox).
+READER_NAMES = {
+    "native": "native hosts",
+    "lxc": "LXC",
+    "oci": "OCI",
+    "gvisor": "gVisor",
+    "qemu": "QEMU",
+    "gvisor/sandbox": "gVisor",
+    "gvisor/host": "gVisor on the host's network stack",
+}
+#: Benchmarks as a reader knows them (vbench's names are identifiers).
+BENCHMARK_NAMES = {
+    "terasort": "TeraSort",
+    "wordcount": "WordCount",
+    "dfsio": "TestDFSIO",
+    "nnbench": "NNBench",
+    "mrbench": "MRBench",
+    "pi": "Pi",
+    "sort": "Sort",
+    "pi_digits": "the digits of pi",
+    "iperf3": "iperf3",
+    "bonnie": "bonnie++",
+    "dd": "dd",
+    "hdparm": "hdparm",
+    "cpu": "sysbench",
+    "fio": "fio",
+    "latency": "a round-trip latency test",
+}
 #: The containers the abstract answers for, in the order it names them.
 CONTAINERS = ("lxc", "oci")
 #: The comparison the abstract quotes for containers: the studies' common Hadoop job.
@@ -34,6 +61,10 @@ QUOTED = ("terasort", "terasort_time", "TeraSort")
 
 def reader_name(platform: str) -> str:
     return READER_NAMES.get(platform, tex_escape(platform))
+
+
+def benchmark_name(benchmark: str) -> str:
+    return BENCHMARK_NAMES.get(benchmark, tex_escape(benchmark))
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,12 +100,27 @@ def _bounded(row: pd.Series | None) -> bool:
     return row is not None and all(pd.notna(row[k]) for k in ("estimate", "ci_low", "ci_high"))
 
 
-def quoted_comparison(
+@dataclass(frozen=True, eq=False)
+class Compared:
+    """One experiment's comparison of a platform with the baseline on a metric, at its largest cell."""
+
+    experiment: str
+    cell: str | None
+    row: pd.Series  # the statistics table's preferred ratio row (R.ratio_row)
+    pairs: int  # paired runs behind the interval (0: unpaired)
+
+    @property
+    def campaign(self) -> str:
+        """`<experiment>@<campaign>` where campaigns share an experiment's name; "" for the analysed one."""
+        return self.experiment.partition("@")[2]
+
+
+def compared_in(
     stats: pd.DataFrame, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
-) -> Quote | None:
-    """The comparison of `platform` with `baseline` the abstract quotes: of the experiments that
-    compared them on `metric` (each at its largest cell) with a bounded interval, the one with the
-    most paired runs, then by name; None when none did."""
+) -> list[Compared]:
+    """Every experiment that compared `platform` with `baseline` on `metric` (each at its largest
+    cell) with a bounded interval, in the paper's ranking of experiments: what the abstract chooses
+    its quote among, and what the discussion says of them together."""
     found = []
     for ex in R.experiments_for(stats, benchmark, [metric], prefer=(), compared=True):
         sizes = R.sizes_for(stats, ex, benchmark, metric)
@@ -84,13 +130,20 @@ def quoted_comparison(
             continue
         paired = str(row["method"]) in (PAIRED_T, HIERARCHICAL)
         pairs = int(row["n_pairs"]) if paired and "n_pairs" in row and pd.notna(row["n_pairs"]) else 0
-        found.append((pairs, ex, cell, row))
+        found.append(Compared(ex, cell, row, pairs))
+    return found
+
+
+def quoted_comparison(
+    stats: pd.DataFrame, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
+) -> Quote | None:
+    """The comparison of `platform` with `baseline` the abstract quotes: of those `compared_in`
+    finds, the one with the most paired runs, then by name; None when there is none."""
+    found = compared_in(stats, platform, baseline, benchmark, metric)
     if not found:
         return None
-    pairs, ex, cell, row = min(found, key=lambda f: (-f[0], natural_key(f[1])))
-    # `<experiment>@<campaign>` where campaigns share an experiment's name; the analysed one has no `@`.
-    campaigns = {f[1].partition("@")[2] for f in found}
-    return Quote(platform, ex, cell, row, pairs, len(campaigns))
+    best = min(found, key=lambda c: (-c.pairs, natural_key(c.experiment)))
+    return Quote(platform, best.experiment, best.cell, best.row, best.pairs, len({c.campaign for c in found}))
 
 
 def container_quotes(stats: pd.DataFrame, baseline: str) -> list[Quote]:

@@ -24,6 +24,7 @@ from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
 
 from vbench.paper import abstract as A
+from vbench.paper import discussion as D
 from vbench.paper import results as R
 from vbench.paper.delta import CONTRADICTED, REPRODUCED, STAND_INS, VERDICTS, DeltaRow, counts
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
@@ -123,16 +124,20 @@ def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
             out[macro_name(stem, "Method", p)] = (
                 NOT_MEASURED_TEXT if ra is None or pd.isna(ra["estimate"]) else R.method_text(str(ra["method"]))
             )
+            # What Holm's correction over the ratio's campaign makes of it, for a result the text
+            # calls surprising: an interval clear of 1 among hundreds of comparisons may be chance.
+            out[macro_name(stem, "Holm", p)] = D.holm_clause(ra) or NOT_MEASURED_TEXT
     return out
 
 
 def _overheads(
     stats: pd.DataFrame, baseline: str, bench: str, metric: str, experiment: str | None = None
 ) -> tuple[list[str], list[str], str | None]:
-    """Each measured platform's overhead on one benchmark's metric, as text (platforms, then the
-    A/A copies apart), and the cell they were compared at; the experiment is `experiment`, else
-    the statistics table's preferred one for the benchmark ("platforms", else the one with most
-    platforms)."""
+    """Each measured platform's overhead on one benchmark's metric, as text (platforms by their reader
+    names, then the A/A copies' intervals apart), and the cell they were compared at; the experiment
+    is `experiment`, else the statistics table's preferred one for the benchmark ("platforms", else
+    the one with most platforms). The method is the statistics section's and the tables' to name,
+    not every sentence's (issue #54)."""
     ex = experiment or R.pick_experiment(stats, bench, [metric], ("platforms",))
     if not ex:
         return [], [], None
@@ -145,10 +150,8 @@ def _overheads(
         ov = R.ratio_row(stats, ex, p, bench, metric, cell, "overhead_pct")
         if ov is not None and pd.notna(ov["estimate"]):
             # The A/A copy is the campaign's false-positive check, not a platform: said apart.
-            (aa if is_aa(p) else parts).append(
-                rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\% on {tex_escape(p)}"
-                rf" ({R.method_text(str(ov['method']))})"
-            )
+            said = rf"{interval_text(ov['estimate'], ov['ci_low'], ov['ci_high'])}\,\%"
+            (aa if is_aa(p) else parts).append(said if is_aa(p) else f"{said} on {A.reader_name(p)}")
     return parts, aa, cell or ""
 
 
@@ -159,19 +162,20 @@ def overhead_sentence(
     parts, aa, cell = _overheads(stats, baseline, bench, metric)
     if cell is None:
         return f"{stem} was not measured in this campaign."
+    name = A.reader_name(baseline)
     check = (
-        rf" The A/A self-check, {tex_escape(baseline)} measured again as its own configuration, gave "
+        f" The A/A check, {name} measured again as a configuration of their own, gave "
         + " and ".join(aa)
         + " (0 expected)."
         if aa
         else ""
     )
     if not parts:
-        only = rf"Only the {tex_escape(baseline)} baseline ran {stem} ({_cell_text(bench, cell)}) in this campaign"
+        only = rf"Only the baseline, {name}, ran {stem} ({_cell_text(bench, cell)}) in this campaign"
         return only + (f".{check}" if aa else ", so no overhead can be estimated from it.")
     return (
-        rf"Relative to {tex_escape(baseline)}, the {stem} time ({_cell_text(bench, cell)}) changed by {and_list(parts)} "
-        r"(estimate and 95\,\% interval, with the method that gave it; positive is slower)." + check
+        rf"Relative to {name}, the {stem} time ({_cell_text(bench, cell)}) changed by {and_list(parts)} "
+        r"(positive is slower)." + check
     )
 
 
@@ -211,7 +215,7 @@ def workloads_sentence(stats: pd.DataFrame, baseline: str) -> str:
     if not clauses:
         return ""
     return (
-        rf"In the studies' designs, relative to {tex_escape(baseline)}: "
+        rf"In the studies' designs, relative to {A.reader_name(baseline)}: "
         + "; ".join(clauses)
         + r" (positive is worse)."
     )
@@ -487,6 +491,12 @@ def macros_tex(ctx: MacroContext) -> str:
         tex_escape(", ".join(sorted({java_short(j) for j in javas}))) if javas else r"\emph{not recorded}"
     )
     m["vbMachine"] = machine_sentence(c)
+    # What the machine under every host is (the threats to validity): its vCPUs, as the analysed
+    # campaign's hosts saw them, and the hypervisor beneath its kernel, as any campaign recorded it.
+    vcpus = [int(v) for v in _recorded(c, "vcpus") if v.isdigit()]
+    m["vbMachineVcpus"] = counted(vcpus, "vCPU") if vcpus else r"vCPUs \emph{not recorded}"
+    m["vbHypervisor"] = D.hypervisor_text([v for x in (ctx.campaigns or (c,)) for v in _recorded(x, "virt_vm")])
+    m["vbHasHypervisor"] = "1" if m["vbHypervisor"] else "0"
     m["vbMachinesSentence"] = machines_sentence(list(ctx.campaigns or (c,)))
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
     m["vbSynthetic"] = "1" if synthetic else "0"
@@ -506,6 +516,13 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbPrecisionSentence"] = A.precision_sentence(quotes, ctx.conf)
     gvisor = sandbox_ratio(sandbox_rows(ctx.sandbox.stats, ctx.baseline), "Terasort") if ctx.sandbox else None
     m["vbTakeawaySentence"] = A.takeaway_sentence(quotes, gvisor)
+    # The discussion: what the campaigns' comparisons say together (vbench.paper.discussion).
+    tally = D.container_tally(ctx.stats, ctx.baseline, ctx.equivalence_pct)
+    m["vbContainerTallySentence"] = D.tally_sentence(tally, ctx.baseline, plain_number(ctx.equivalence_pct))
+    m["vbAACheckSentence"] = D.aa_sentence(ctx.stats, ctx.baseline, ctx.conf)
+    m["vbSpreadSentence"] = " ".join(
+        s for p in A.CONTAINERS if p != ctx.baseline and (s := D.spread_sentence(ctx.stats, p, ctx.baseline))
+    )
     k = counts(ctx.delta)
     m["vbDeltaTotal"] = str(len(ctx.delta))
     for v in VERDICTS:

@@ -28,6 +28,7 @@ from vbench.stats.stopping import preferred_ratio_rows
 from vbench.stats.warmup import measured_samples
 
 from vbench.paper import results as R
+from vbench.paper.abstract import benchmark_name, reader_name
 from vbench.paper.fmt import NOT_MEASURED_TEXT, and_list, interval_text, macro_name, tex_escape
 
 #: The platform with a sandboxed kernel, and the label of its default network level where the study
@@ -229,17 +230,14 @@ def study_sentence(study: SandboxStudy | None) -> str:
         networks = list(dict.fromkeys(s["factor.gvisor.network"].dropna().astype(str)))
     blocks, rounds = blocks_of(s), _levels(s, "round")
     layout = f"{blocks} blocks" + (f" of {rounds} interleaved rounds" if rounds > 1 else "")
-    ran = "the micro-benchmarks " + and_list([rf"\texttt{{{tex_escape(b)}}}" for b in micro])
+    # Names as a reader knows them, not vbench's identifiers or the campaign's (issue #54).
+    ran = "the micro-benchmarks " + and_list([benchmark_name(b) for b in micro])
     if jobs:
-        ran += " and the Hadoop jobs " + and_list([rf"\texttt{{{tex_escape(b)}}}" for b in jobs])
-    where = ""
-    if len(networks) > 1:
-        where = (
-            " (gVisor with its own network stack, \\texttt{gvisor/sandbox}, and with the host's, \\texttt{gvisor/host})"
-        )
+        ran += " and the Hadoop jobs " + and_list([benchmark_name(b) for b in jobs])
+    where = " (gVisor with its own network stack and with the host's)" if len(networks) > 1 else ""
     return (
-        rf"The sandbox study (campaign \texttt{{{tex_escape(study.name)}}}) ran "
-        + and_list([tex_escape(p) for p in platforms])
+        "The sandbox study ran "
+        + and_list(["native" if p == "native" else reader_name(p) for p in platforms])
         + f" hosts{where} through {ran} in {layout}, every configuration in each block."
     )
 
@@ -251,10 +249,10 @@ def rank_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
     parts = []
     for p in compared_platforms(rows):
         won = [tex_escape(r.metric.label) for r in rows if (c := r.of(p)) is not None and c.ranks]
-        parts.append(rf"\texttt{{{tex_escape(p)}}} on " + (and_list(won) if won else "no metric"))
+        parts.append(f"{reader_name(p)} on " + (and_list(won) if won else "no metric"))
     return (
         rf"Ratios whose interval excludes 1 and the other platforms' intervals, and so rank the platforms "
-        rf"against {tex_escape(baseline)} and each other: " + "; ".join(parts) + "."
+        rf"against {reader_name(baseline)} and each other: " + "; ".join(parts) + "."
     )
 
 
@@ -280,12 +278,12 @@ def job_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
             for stem, label in BESIDE
             if (r := by_stem.get(stem)) is not None and (c := r.of(p)) is not None
         ]
-        text = rf"\texttt{{{tex_escape(p)}}}: " + and_list(job_text)
+        text = f"{reader_name(p)}: " + and_list(job_text)
         if micro:
             text += ", beside " + and_list(micro)
         parts.append(text)
     return (
-        rf"Each platform's job ratios to {tex_escape(baseline)}, beside its micro-benchmark ratios from the same "
+        rf"Each platform's job ratios to {reader_name(baseline)}, beside its micro-benchmark ratios from the same "
         r"hosts and blocks: " + "; ".join(parts) + "."
     )
 
@@ -307,7 +305,7 @@ def abstract_sentence(rows: list[SandboxRow], baseline: str = "native") -> str:
     }
     if not said:
         return ""
-    base = "native hosts" if baseline == "native" else tex_escape(baseline)
+    base = reader_name(baseline)
     if "Terasort" in said:
         text = f"TeraSort's job took {said['Terasort']} times as long as on {base}"
         text += f" and an NNBench create/write {said['Nnbench']} times" if "Nnbench" in said else ""
