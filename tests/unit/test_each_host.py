@@ -59,11 +59,16 @@ def test_no_items_no_threads():
     assert on_each(lambda x: x, []) == []
 
 
+#: A terminal's foreground job hears Ctrl-C; a test run started from a shell's background (as CI may
+#: be) has SIGINT ignored, which every child inherits across exec. So the child restores it first.
+HEAR_CTRL_C = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 def _interrupted(script: str, tmp_path: Path) -> tuple[float, subprocess.CompletedProcess]:
     """Run `script`, send it SIGINT (as a terminal's Ctrl-C) once it prints "waiting", and return
     how long it took to end after that, with its output."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(script), str(tmp_path)],
+        [sys.executable, "-c", HEAR_CTRL_C + textwrap.dedent(script), str(tmp_path)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,

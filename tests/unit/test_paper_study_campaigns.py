@@ -110,9 +110,9 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
     text = workloads_sentence(stats, "native")
     # The main campaign's TeraSort has a sentence of its own; the study's design is named apart.
     assert text.startswith(
-        r"In the studies' designs, relative to native: TeraSort time (128 MB, \texttt{platforms@xavier2014-terasort}) by "
+        r"In the studies' designs, relative to native hosts: TeraSort time (128 MB, \texttt{platforms@xavier2014-terasort}) by "
     )
-    assert r"; MRBench job time (all runs, \texttt{platforms@mr}) by" in text and "on lxc" in text
+    assert r"; MRBench job time (all runs, \texttt{platforms@mr}) by" in text and "on LXC" in text
     terasort = stats[stats["benchmark"] == "terasort"]
     assert workloads_sentence(terasort[terasort["experiment"] == "platforms"], "native") == ""
     main, study = distinct_experiments(list(two_campaigns))
