@@ -14,8 +14,10 @@ SLEEPER = [sys.executable, "-c", "import time; time.sleep(30)"]
 
 
 def _started(ignore_sigint: bool) -> subprocess.Popen:
-    pre = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
-    return subprocess.Popen(SLEEPER, preexec_fn=pre)
+    # Both ways set in the child: the test run itself may have SIGINT ignored (started from a
+    # shell's background), which a child left alone would inherit.
+    disposition = signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
+    return subprocess.Popen(SLEEPER, preexec_fn=lambda: signal.signal(signal.SIGINT, disposition))
 
 
 def test_a_process_that_ignores_sigint_is_told_apart_from_one_that_hears_it():
