@@ -184,6 +184,6 @@ def preflight(inv: Inventory, timeout_s: float = 10.0, hosts: tuple[InventoryHos
 
 
 def require_usable(inv: Inventory, timeout_s: float = 10.0, hosts: tuple[InventoryHost, ...] | None = None) -> None:
-    problems = preflight(inv, timeout_s, hosts, workers=INVENTORY_WORKERS)
+    problems = preflight(inv, timeout_s, hosts)
     if problems:
         raise InventoryRefused(problems)
