@@ -20,6 +20,15 @@ then where the variance lives (vbench.stats.variance, as the statistics stage's 
 it): each configuration's log metric and each comparison's log ratio split into drift (the quiet
 gate's CPU probe as a covariate), cluster instance (block), round and run, with the share of each;
 
+then the protocols at equal machine time (issue #51 item 5), from the same runs: per comparison and
+Hadoop step with a wall time beside its job time (TeraGen, TeraSort, TeraValidate),
+  (a) the peers' reading (HiBench, PKB): the wall clock around the step's `hadoop jar`, ratio of
+      the two configurations' means, Fieller's interval for independent means (blocks ignored);
+  (b) the default design's reading: the JobHistory job time, the paired row above;
+  (c) a candidate protocol's (CANDIDATE_DESIGNS): its own paired row, when the campaign is one;
+      else "no protocol adopted yet";
+and the ratio of the widths, (a) over the paired one;
+
 with the campaign's minutes, the load average before and during the run, the runs taken on a
 flagged machine, as a Markdown table, and the same as JSON in <campaign>/precision-report.json.
 
@@ -57,7 +66,9 @@ from vbench.errors import ParamsError  # noqa: E402
 from vbench.samples import QUIET_VERDICT, is_aa  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
+from vbench.stats.paired import PAIRED_T  # noqa: E402
 from vbench.stats.quiet import quiet_counts  # noqa: E402
+from vbench.stats.ratio import fieller_interval  # noqa: E402
 from vbench.stats.stopping import preferred_ratio_rows, width_of, workload_label  # noqa: E402
 from vbench.stats.variance import VarianceRow, campaign_variance  # noqa: E402
 from vbench.stats.variance import markdown as variance_markdown  # noqa: E402
@@ -74,6 +85,10 @@ CPU_METRIC = ("cpu", "events_per_s")
 #: `precision.json` is the adaptive stopping rule's record (vbench.pipeline.PRECISION_RECORD).
 REPORT_FILE = "precision-report.json"
 RUN_FILE = "precision-run.json"
+#: Issue #51's candidate protocols (params/experiments/lean*.yaml): a campaign of one of these
+#: designs reads as protocol (c); any other as the default design's kind, (b).
+CANDIDATE_DESIGNS = frozenset({"lean", "lean-freeze", "lean-2maps", "lean-duet", "lean-duet-groups", "lean-split-aa"})
+NO_PROTOCOL = "no protocol adopted yet"
 
 
 # --- the analysis: a pure function of the samples table ---------------------------------------
@@ -105,6 +120,84 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True)
+class ProtocolRow:
+    """One comparison and Hadoop step read two ways from the same runs: (a) as HiBench and PKB read
+    it (wall time around the step's `hadoop jar`, ratio of means, Fieller, blocks ignored) and as
+    vbench does (JobHistory job time, the report's paired row): (b) in a campaign of the default
+    design's kind, (c) in one of a candidate protocol (`protocol` says which)."""
+
+    benchmark: str
+    size: str
+    step: str  # "terasort": the wall metric is terasort_time, the job metric terasort_job_time
+    platform: str
+    baseline: str
+    peers_ratio: float | None
+    peers_half_width_pct: float | None
+    peers_n: int
+    peers_n_baseline: int
+    ratio: float | None  # the paired reading's (the report's row of the job time)
+    half_width_pct: float | None
+    method: str
+    n_pairs: int | None
+    protocol: str  # "b" (the default design's kind) or "c" (a candidate protocol's design)
+
+    @property
+    def width_ratio(self) -> float | None:
+        """(a)'s half-width over the paired one's: how much wider the peers' reading is."""
+        a, p = self.peers_half_width_pct, self.half_width_pct
+        return None if a is None or not p else a / p
+
+
+def half_width_pct(low: float | None, high: float | None, estimate: float | None) -> float | None:
+    """(high - low) / 2 / |estimate| in %, as the stopping rule's `width_of`; None when unbounded."""
+    if low is None or high is None or not estimate:
+        return None
+    return 100 * (high - low) / 2 / abs(estimate)
+
+
+def protocol_rows(samples: pd.DataFrame, rows, protocol: str = "b") -> tuple[ProtocolRow, ...]:
+    """The protocols' readings of each `rows` job-time comparison (ComparisonRows) whose step has a
+    wall time in `samples` (tidy, with `size`): (a) Fieller over the measured runs' wall times of
+    the platform and the baseline, every run independent; beside it the row's own paired reading,
+    labelled `protocol`. The same runs, so the same machine time. Pure."""
+    measured = _measured(samples)
+    out = []
+    for r in rows:
+        if not r.metric.endswith(JOB_TIME_SUFFIX):
+            continue
+        step = r.metric[: -len(JOB_TIME_SUFFIX)]
+        cell = measured[
+            (measured["benchmark"] == r.benchmark)
+            & (measured["size"] == r.size)
+            & (measured["metric"] == f"{step}_time")
+        ]
+        x = cell.loc[cell["platform"] == r.platform, "value"].to_numpy(dtype=float)
+        y = cell.loc[cell["platform"] == r.baseline, "value"].to_numpy(dtype=float)
+        if x.size == 0 or y.size == 0:
+            continue
+        a = fieller_interval(x, y)
+        out.append(
+            ProtocolRow(
+                r.benchmark,
+                r.size,
+                step,
+                r.platform,
+                r.baseline,
+                a.estimate,
+                half_width_pct(a.low, a.high, a.estimate),
+                int(x.size),
+                int(y.size),
+                r.ratio,
+                r.half_width_pct,
+                r.method,
+                r.n_pairs,
+                protocol,
+            )
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class PrecisionReport:
     campaign: str
     rows: tuple[ComparisonRow, ...]
@@ -120,6 +213,9 @@ class PrecisionReport:
     exclusion_rule: str
     #: Where the variance lives: each reported metric per configuration and per comparison.
     variance: tuple[VarianceRow, ...] = ()
+    #: The protocols at equal machine time, from the same runs (issue #51 item 5).
+    protocols: tuple[ProtocolRow, ...] = ()
+    design: str = ""  # the campaign's design, which says whether its paired rows are (b) or (c)
 
 
 def is_reported(benchmark: str, metric: str) -> bool:
@@ -178,6 +274,7 @@ def analyse(
     baseline: str = BASELINE,
     *,
     campaign: str = "",
+    design: str = "",
     seconds: float | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
@@ -186,7 +283,8 @@ def analyse(
 
     Ratios, intervals and methods are the statistics table's preferred ratio rows (warm-up runs
     excluded by its rule); CVs and flagged counts are over the measured runs. `seconds`: how long
-    the campaign took, when the caller knows (the runner's result); else the samples' time span."""
+    the campaign took, when the caller knows (the runner's result); else the samples' time span.
+    `design`: the campaign's design name (CANDIDATE_DESIGNS: its paired rows read as protocol (c))."""
     keep = [is_reported(b, m) for b, m in zip(samples["benchmark"], samples["metric"])]
     sub = samples[keep].reset_index(drop=True)
     variance = campaign_variance(sub, {}, is_reported, default_baseline=baseline) if not sub.empty else ()
@@ -232,9 +330,13 @@ def analyse(
     everything = quiet_counts(samples)
     measured = quiet_counts(_measured(samples))
     minutes, source = _minutes(samples, seconds)
+    rows.sort(key=lambda x: (x.benchmark, x.size, x.metric, not is_aa(x.platform), x.platform))
+    sized = samples.assign(size=samples["size"].fillna("").astype(str) if "size" in samples.columns else "")
     return PrecisionReport(
         campaign=campaign,
-        rows=tuple(sorted(rows, key=lambda x: (x.benchmark, x.size, x.metric, not is_aa(x.platform), x.platform))),
+        design=design,
+        protocols=protocol_rows(sized, rows, "c" if design in CANDIDATE_DESIGNS else "b"),
+        rows=tuple(rows),
         minutes=minutes,
         minutes_source=source,
         runs=everything.runs if everything else len(_runs(samples)),
@@ -364,7 +466,46 @@ def markdown(report: PrecisionReport, load: LoadRecord, failures: int = 0) -> st
             "",
             variance_markdown([v.record() for v in report.variance]).rstrip("\n"),
         ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + protocols_markdown(report)) + "\n"
+
+
+def _reading(ratio: float | None, half_width: float | None, method: str = PAIRED_T) -> str:
+    text = "-" if ratio is None else f"{ratio:.3f} {_pct(half_width, '+/-')}"
+    return text if method == PAIRED_T else f"{text} ({method})"
+
+
+def protocols_markdown(report: PrecisionReport) -> list[str]:
+    """The protocols section: (a), (b), (c) side by side, from the same runs."""
+    if not report.protocols:
+        return []
+    minutes = "unknown" if report.minutes is None else f"{report.minutes:.1f} min"
+    kind = f"design {report.design or '?'}: " + (
+        "a candidate protocol, so its paired rows are (c)" if report.design in CANDIDATE_DESIGNS else "(b)'s kind"
+    )
+    lines = [
+        "",
+        f"Protocols at equal machine time ({minutes}, {kind}): the same runs read as (a) HiBench and PKB do (the "
+        "wall clock around the step's `hadoop jar`, ratio of the configurations' means, Fieller's interval, "
+        "blocks ignored) and as vbench does (the JobHistory job time, paired t over blocks: (b) the default "
+        "design's kind, (c) a candidate protocol's). Same runs, so this compares what is timed and how it is "
+        "analysed, not scheduling; a HiBench user would also not randomise the order nor run an A/A copy.",
+        "",
+        "| comparison | step | (a) peers: wall, unpaired | (b) default: job time, paired | (c) new protocol "
+        "| runs (pairs) | width (a) / paired |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p in report.protocols:
+        a = _reading(p.peers_ratio, p.peers_half_width_pct)
+        mine = _reading(p.ratio, p.half_width_pct, p.method)
+        b, c = (mine, NO_PROTOCOL) if p.protocol == "b" else ("- (another design)", mine)
+        pairs = "" if p.n_pairs is None else f" ({p.n_pairs})"
+        w = "-" if p.width_ratio is None else f"{p.width_ratio:.2f}"
+        step = f"{p.benchmark}[{p.size}] {p.step}" if p.size else f"{p.benchmark} {p.step}"
+        lines.append(
+            f"| {p.platform} / {p.baseline} | {step} | {a} | {b} | {c} | {p.peers_n} / {p.peers_n_baseline}{pairs} "
+            f"| {w} |"
+        )
+    return lines
 
 
 def report_json(report: PrecisionReport, load: LoadRecord, failures: int = 0) -> dict:
@@ -372,6 +513,10 @@ def report_json(report: PrecisionReport, load: LoadRecord, failures: int = 0) ->
     doc["aa"] = [{"comparison": c, "verdict": v} for c, v in report.aa]
     doc["rows"] = [{**asdict(r), "comparison": f"{r.platform}/{r.baseline}", "label": r.label} for r in report.rows]
     doc["variance"] = [v.record() for v in report.variance]  # as the statistics stage's stats.json has them
+    doc["protocols"] = [
+        {**asdict(p), "comparison": f"{p.platform}/{p.baseline}", "width_ratio": p.width_ratio}
+        for p in report.protocols
+    ]
     return {
         "first_line": first_line(report, load),
         "loaded": load.loaded,
@@ -472,7 +617,10 @@ def analyse_campaign(raw: Path, seconds: float | None = None) -> tuple[Precision
     if samples.empty:
         raise SystemExit(f"{raw}: no samples")
     baseline = comparison_of(raw).baseline_or(BASELINE)
-    return analyse(headline(samples), baseline, campaign=raw.name, seconds=seconds), len(failures)
+    meta = raw / "campaign.json"
+    design = json.loads(meta.read_text()).get("experiment", {}).get("name", "") if meta.is_file() else ""
+    report = analyse(headline(samples), baseline, campaign=raw.name, design=design, seconds=seconds)
+    return report, len(failures)
 
 
 def write_outputs(raw: Path, report: PrecisionReport, load: LoadRecord, failures: int) -> str:
