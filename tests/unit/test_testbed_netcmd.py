@@ -1,6 +1,11 @@
 """vbench.testbed.netcmd: pure builders of the namespace, veth and hosts-file commands."""
 
-from vbench.testbed import netcmd
+import os
+import subprocess
+
+import pytest
+
+from vbench.testbed import netcmd, native
 
 
 def test_veth_names_fit_the_15_byte_limit_for_the_longest_name_and_index():
@@ -66,6 +71,80 @@ def test_in_identity_is_private_mount_propagation():
     cmd = netcmd.in_identity("ns", "h", "/f", ["true"])
     i = cmd.index("--propagation")
     assert cmd[i + 1] == "private"
+
+
+def test_in_identity_without_masking_is_the_command_it_always_was():
+    argv = ["/usr/sbin/sshd", "-D"]
+    cmd = netcmd.in_identity("ns", "h", "/f", argv)
+    assert cmd == netcmd.in_identity("ns", "h", "/f", argv, mask=(), mask_with="/e")
+    assert cmd[cmd.index("-c") + 1 :] == [
+        'hostname "$1" && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"',
+        "vbench-host",
+        "h",
+        "/f",
+        *argv,
+    ]
+
+
+def test_in_identity_masks_each_file_passed_as_an_argument_never_in_the_script():
+    mask = ["/root/.bashrc", "/home/a b/.profile"]
+    argv = ["/usr/sbin/sshd", "-D"]
+    cmd = netcmd.in_identity("ns", "worker1", "/var/tmp/vb/hosts", argv, mask=mask, mask_with="/st/w1/empty")
+    script, arg0, *rest = cmd[cmd.index("-c") + 1 :]
+    assert arg0 == "vbench-host"
+    assert rest == ["worker1", "/var/tmp/vb/hosts", "/st/w1/empty", *mask, *argv]
+    for word in ["worker1", "root", "bashrc", "profile", "empty", "/st", "/home", "/var"]:
+        assert word not in script
+    assert "/" not in script.replace("/etc/hosts", "")  # its one fixed path, the mount point
+    assert script.count('mount --bind "$3"') == 2
+    assert '"${4}"' in script and '"${5}"' in script
+    # Everything is mounted before sshd starts; the shift drops exactly the script's inputs.
+    assert script.index('"${5}"') < script.index("shift 5") < script.index('exec "$@"')
+
+
+def test_in_identity_refuses_a_mask_without_a_file_to_mount_over_it():
+    with pytest.raises(ValueError):
+        netcmd.in_identity("ns", "h", "/f", ["true"], mask=["/root/.bashrc"])
+
+
+@pytest.mark.parametrize(
+    "mask", [[], ["/r/.bashrc"], ["/r/.bashrc", "/r/.bash_profile", "/r/.bash_login", "/r/.profile"]]
+)
+def test_in_identity_script_mounts_each_input_where_it_belongs_then_execs_argv(tmp_path, mask):
+    # The script itself, run by sh with `hostname` and `mount` replaced by loggers: which
+    # argument lands where, and that argv (with a space in a word) is exec'ed untouched.
+    log = tmp_path / "log"
+    for tool in ["hostname", "mount"]:
+        (tmp_path / tool).write_text(f'#!/bin/sh\necho {tool} "$@" >> "{log}"\n')
+        (tmp_path / tool).chmod(0o755)
+    cmd = netcmd.in_identity("ns", "w1", "/hosts", ["printf", "[%s]", "a b", "c"], mask=mask, mask_with="/e")
+    sh = cmd[cmd.index("sh") :]
+    out = subprocess.run(sh, env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin"}, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "[a b][c]"
+    mounts = [f"mount --bind /e {m}" for m in mask]
+    assert log.read_text().splitlines() == ["hostname w1", "mount --bind /hosts /etc/hosts", *mounts]
+
+
+def test_shell_startup_files_lists_only_those_that_exist(tmp_path):
+    (tmp_path / ".bashrc").write_text("eval slow\n")
+    (tmp_path / ".profile").write_text("")
+    (tmp_path / ".bash_login").mkdir()  # not a file: no bind mount over it
+    (tmp_path / "other").write_text("")
+    assert netcmd.shell_startup_files(str(tmp_path)) == [str(tmp_path / ".bashrc"), str(tmp_path / ".profile")]
+    assert netcmd.shell_startup_files(str(tmp_path / "absent")) == []
+
+
+def test_shell_startup_files_covers_what_bash_reads_as_login_or_under_sshd():
+    seen = netcmd.shell_startup_files("/home/u", is_file=lambda p: True)
+    assert seen == ["/home/u/.bashrc", "/home/u/.bash_profile", "/home/u/.bash_login", "/home/u/.profile"]
+
+
+def test_login_home_is_the_password_database_s_not_home(monkeypatch):
+    monkeypatch.setenv("HOME", "/somewhere/else")
+    assert native.login_home("root") == "/root"
+    with pytest.raises(native.VbenchError):
+        native.login_home("no-such-user-vbench")
 
 
 def test_hosts_file_lists_localhost_and_every_host():

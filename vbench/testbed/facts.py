@@ -12,6 +12,7 @@ on a VM-hosted machine is also seen by native hosts and containers), kernel, cpu
 memory_limit_mb (the cgroup limit seen from inside, if any), limits (what was applied and read
 back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH);
 gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor);
+native hosts add netns and shell_startup (masked: the SSH user's startup files hidden, vbench.testbed.native);
 under a planted slowdown every host adds slowdown and slowdown_applied (vbench.testbed.slowdown).
 """
 

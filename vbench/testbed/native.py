@@ -3,6 +3,7 @@ machine's kernel and filesystem (the bare-metal baseline of every study)."""
 
 from __future__ import annotations
 
+import pwd
 import shutil
 import subprocess
 from pathlib import Path
@@ -36,6 +37,18 @@ def attach_host_netns(ctx: TestbedContext, spec: HostParams, ns: str, index: int
         attach_guest(ctx, ctx.layout, spec, ns, index)
 
 
+#: An empty file in the host's state directory, bind-mounted over the login user's shell startup files.
+EMPTY_STARTUP_FILE = "empty-shell-startup"
+
+
+def login_home(user: str) -> str:
+    """The home directory of `user` as sshd finds it (the password database, not $HOME)."""
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except KeyError:
+        raise VbenchError(f"testbed.ssh_user {user!r} is not a user of this machine") from None
+
+
 def remove_netns(ns: str) -> None:
     """Kill every process inside `ns` (all were started by the testbed) and delete it. Only for
     a namespace the testbed's state says it created (ctx.owns("netns", ns))."""
@@ -65,8 +78,23 @@ class NativeProvisioner:
             sshd_config(ctx.own_address(spec), str(key), str(ctx.paths.authorized_keys), str(hdir / "sshd.pid"))
         )
         log_path = hdir / "sshd.log"
+        # A native host shares the controller's filesystem, so bash, started by sshd for every
+        # SSH command, would source the login user's own ~/.bashrc (Debian builds bash to do so
+        # under sshd): root's ran `pyenv init`, 0.17-0.29 s per command that container hosts,
+        # with their own root, do not pay (~0.6 % of a 40 s TeraSort timed around its command),
+        # and once hung every command after a reboot left a stale lock in ~/.pyenv. An empty
+        # file is bind-mounted over each startup file that exists, in the host's own mount
+        # namespace only: the user's files are not touched.
+        empty = hdir / EMPTY_STARTUP_FILE
+        empty.write_bytes(b"")
+        empty.chmod(0o644)  # readable by a non-root ssh_user through the bind mount
         argv = netcmd.in_identity(
-            ns, spec.name, str(ctx.hosts_file(spec)), ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]
+            ns,
+            spec.name,
+            str(ctx.hosts_file(spec)),
+            ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)],
+            mask=netcmd.shell_startup_files(login_home(ctx.params.ssh_user)),
+            mask_with=str(empty),
         )
         # A planted slowdown's cgroups (and the testbed's freezer, when it has one) hold the sshd
         # from its first instruction, so every daemon started over SSH is inside them too.
@@ -104,7 +132,14 @@ class NativeProvisioner:
             work_dir=str(ctx.paths.host_dir(spec.name) / "work"),
             ssh=ctx.endpoint(spec),
             shares_controller_fs=True,
-            facts={"netns": netcmd.netns_name(ctx.params.name, spec.name)},
+            facts={
+                "netns": netcmd.netns_name(ctx.params.name, spec.name),
+                # Started with the login user's shell startup files masked (a host started
+                # before vbench masked them has no such file).
+                "shell_startup": "masked"
+                if (ctx.paths.host_dir(spec.name) / EMPTY_STARTUP_FILE).exists()
+                else "controller user's",
+            },
         )
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:

@@ -6,6 +6,9 @@ alone even when the state file was lost.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
+
 Cmd = list[str]
 
 
@@ -55,15 +58,38 @@ def delete_link(name: str) -> Cmd:
     return ["ip", "link", "delete", name]
 
 
-def in_identity(netns: str, hostname: str, hosts_file: str, argv: list[str]) -> Cmd:
+#: The login user's bash startup files a native host's SSH sessions must not read (vbench.testbed.native).
+SHELL_STARTUP_FILES = (".bashrc", ".bash_profile", ".bash_login", ".profile")
+
+
+def shell_startup_files(home: str, is_file: Callable[[str], bool] = os.path.isfile) -> list[str]:
+    """The login user's bash startup files under `home` that exist (a bind mount needs a target)."""
+    return [p for p in (os.path.join(home, name) for name in SHELL_STARTUP_FILES) if is_file(p)]
+
+
+def in_identity(
+    netns: str, hostname: str, hosts_file: str, argv: list[str], mask: Sequence[str] = (), mask_with: str = ""
+) -> Cmd:
     """Run `argv` in `netns` with its own hostname and /etc/hosts.
 
     Without its own UTS namespace every JVM sees the machine's hostname, which resolves to
     127.0.0.1 and misdirects Hadoop's shuffle and AM traffic. Every process started under
     this one (sshd, then each SSH session) inherits the identity. The bind mount lives in a
     private mount namespace and disappears with its last process.
+
+    `mask`: files covered by a bind mount of the file `mask_with` (an empty one) in the same
+    mount namespace, nothing on the machine touched. All paths are arguments of the script,
+    never in its text; without `mask` the command is what it always was.
     """
-    script = 'hostname "$1" && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"'
+    script = 'hostname "$1" && mount --bind "$2" /etc/hosts'
+    inputs = [hostname, hosts_file]
+    if mask:
+        if not mask_with:
+            raise ValueError("mask needs mask_with: the file bind-mounted over each one")
+        # "$3" is mask_with, "${4}" on the files it covers.
+        script += "".join(f' && mount --bind "$3" "${{{i}}}"' for i in range(4, 4 + len(mask)))
+        inputs += [mask_with, *mask]
+    script += f' && shift {len(inputs)} && exec "$@"'
     return [
         "ip",
         "netns",
@@ -78,8 +104,7 @@ def in_identity(netns: str, hostname: str, hosts_file: str, argv: list[str]) -> 
         "-c",
         script,
         "vbench-host",
-        hostname,
-        hosts_file,
+        *inputs,
         *argv,
     ]
 
