@@ -80,9 +80,6 @@ REPORT_JSON = "soak-report.json"
 TRIAL_FILE = "trial.json"
 #: The ledger as the faulted run left it, kept beside the campaign before the resume.
 AFTER_FAULT = "samples.after-fault.jsonl"
-#: Where a disk-full trial keeps its hosts' logs, read from its tmpfs before it is unmounted.
-HOST_LOGS = "host-logs"
-LOG_TAIL_BYTES = 1 << 20
 #: Not measured for this design yet: pi at 2 maps x 1000 samples is its ~12 s of job start-up and
 #: ~7 s of client JVM and output removal (precision.DEFAULT_COSTS' sources), cpu its 1 s and SSH.
 SOAK_COSTS = Costs({"cpu": 3.0, "pi": 22.0}, {"native": 47.0}, 0.0)
@@ -351,11 +348,6 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         first, final = ledgers_of(tdir)
         left = tuple(inv.leftovers(recorded[0], m.machine_view(recorded[0], work_root)))
         cleanup = clean_up(params, recorded[0], tdir) if left else ""
-        if disk.mounted:
-            try:
-                keep_host_logs(work_root, tdir / HOST_LOGS)
-            except OSError as exc:  # the logs are evidence, not an invariant: the trial goes on
-                print(f"  host logs not kept: {exc}", flush=True)
         disk.release()  # after the checks: what lay on it is seen first
     problems = tuple(injection.problems) + tuple(disk.problems)
     ev = inv.Evidence(
@@ -371,6 +363,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         leftovers=left,
         first_exited=exited,
         fault_problems=problems,
+        kept_logs=inv.kept_logs_in(ledger_path(tdir).parent),
     )
     tally = inv.cell_tally(soak_ledger.read(final), planned)
     result = TrialResult(
@@ -397,23 +390,6 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
     (tdir / TRIAL_FILE).write_text(json.dumps(asdict(result), indent=1, sort_keys=True) + "\n")
     print(f"  {'passed' if result.passed else 'FAILED: ' + result.failed_text()} ({clock_text(result.seconds)})")
     return result
-
-
-def keep_host_logs(work_root: Path, into: Path, tail_bytes: int = LOG_TAIL_BYTES) -> list[Path]:
-    """The end of every daemon and job log the trial's hosts wrote, copied out of a work root about
-    to be unmounted (the soak's own tmpfs of a disk-full trial), so a failure can still be read.
-    Logs only (`<testbed>/hosts/<host>/work/logs/*`), and each one's last `tail_bytes`."""
-    kept = []
-    for log in sorted(work_root.glob("*/hosts/*/work/logs/*")):
-        if not log.is_file() or log.is_symlink():
-            continue
-        to = into / log.relative_to(work_root).parts[0] / log.parts[-4] / log.name
-        to.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("rb") as f:
-            f.seek(max(0, log.stat().st_size - tail_bytes))
-            to.write_bytes(f.read())
-        kept.append(to)
-    return kept
 
 
 def clean_up(params: Path, recorded: inv.Recorded, tdir: Path) -> str:

@@ -7,7 +7,9 @@ left (its ledgers, the runner's exit, what the testbeds recorded and what the ma
   committed kept      what was committed before the fault is, byte for byte, the final ledger's start
   interrupt recorded  after a Ctrl-C or SIGTERM: no torn tail, and the cell running at the fault is
                       done or recorded as interrupted (a failure with metadata.interrupted)
-  failures explained  every failure record has a one-line reason; every append not done holds one
+  failures explained  every failure record has a one-line reason; every append not done holds one;
+                      the daemon logs a failure names (metadata.failed_logs) are in the campaign
+                      directory, as vbench copied them before teardown
   stopped in time     after a Ctrl-C or SIGTERM the runner exited within the stop limit
   cell recorded       after a fault the runner survives (a daemon or host killed, a link dropped,
                       a disk filled): the campaign ended by itself, and the cell running at the
@@ -21,6 +23,7 @@ left (its ledgers, the runner's exit, what the testbeds recorded and what the ma
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 
 from selfbench import soak_ledger
@@ -176,6 +179,26 @@ class Evidence:
     first_exited: bool = True
     #: What the injector (and the soak's own mount) meant to do or undo and could not.
     fault_problems: tuple[str, ...] = ()
+    #: The campaign's kept daemon logs, `failed-logs/<name>` holding at least one file
+    #: (kept_logs_in); None: not looked at.
+    kept_logs: tuple[str, ...] | None = None
+
+
+#: Where vbench keeps a failed cluster's daemon logs in a campaign directory (vbench.campaign.failed_logs).
+FAILED_LOGS = "failed-logs"
+
+
+def kept_logs_in(campaign: Path) -> tuple[str, ...]:
+    """The directories of kept daemon logs in `campaign`, as a failure record names them
+    (`failed-logs/<name>`), each holding at least one file."""
+    root = campaign / FAILED_LOGS
+    if not root.is_dir():
+        return ()
+    return tuple(
+        f"{FAILED_LOGS}/{d.name}"
+        for d in sorted(root.iterdir())
+        if d.is_dir() and not d.is_symlink() and any(p.is_file() for p in d.rglob("*"))
+    )
 
 
 @dataclass(frozen=True)
@@ -259,6 +282,9 @@ def failures_explained(ev: Evidence) -> Check:
             reason = rec.get("reason")
             if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():
                 why.append(f"a failure of {a.cell_id} (append of line {a.first_line}) has no one-line reason")
+            logs = (rec.get("metadata") or {}).get("failed_logs")
+            if logs is not None and ev.kept_logs is not None and logs not in ev.kept_logs:
+                why.append(f"a failure of {a.cell_id} names daemon logs at {logs!r}, which the campaign does not hold")
     return Check("failures explained", not why, _few(why))
 
 

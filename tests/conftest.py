@@ -200,6 +200,9 @@ def fake_hadoop(monkeypatch) -> FakeHadoop:
         def down(self):
             fake.events.append("cluster down")
 
+        def log_files(self, host):  # none: a failed run has no daemon logs to keep here
+            return []
+
         def sh(self, host, line):
             fake.events.append(f"{host.name}: {line}")
             return types.SimpleNamespace(stdout=fake.answer.get(host.name, "dropped\n"), ok=True)
@@ -360,6 +363,9 @@ def fake_machine(monkeypatch):
             if self.testbed in m.clusters:
                 m.clusters.discard(self.testbed)
                 m.events.append(("cluster down", self.testbed))
+
+        def log_files(self, host):  # none: a failed configuration has no daemon logs to keep here
+            return []
 
         def sh(self, host, line):
             return SimpleNamespace(stdout="dropped\n", ok=True)

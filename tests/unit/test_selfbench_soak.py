@@ -711,6 +711,26 @@ def test_a_failure_without_a_one_line_reason_fails_failures_explained():
     )
 
 
+def test_a_failure_must_name_daemon_logs_the_campaign_holds(tmp_path):
+    # vbench keeps the end of a failed cluster's daemon logs before teardown (failed-logs/<name>/)
+    # and the failure record names them; the soak checks they are there.
+    rec = dict(interrupted(PLANNED[1]), reason="pi exited 1", metadata={"cell_id": PLANNED[1]})
+    rec["metadata"]["failed_logs"] = "failed-logs/pi-1"
+    first = ledger(done(PLANNED[0]), ([rec], PLANNED[1], False))
+    final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+    base = dict(first_ledger=first, final_ledger=final, running_at_fault=None)
+    assert not failed(evidence(**base, kept_logs=("failed-logs/pi-1",)))
+    assert not failed(evidence(**base))  # not looked at
+    why = failed(evidence(**base, kept_logs=()))["failures explained"]
+    assert "names daemon logs at 'failed-logs/pi-1', which the campaign does not hold" in why
+    camp = tmp_path / "camp"
+    (camp / "failed-logs" / "pi-1" / "master").mkdir(parents=True)
+    (camp / "failed-logs" / "pi-1" / "master" / "namenode.log").write_text("Safe mode is ON\n")
+    (camp / "failed-logs" / "empty" / "master").mkdir(parents=True)  # nothing copied: not held
+    assert inv.kept_logs_in(camp) == ("failed-logs/pi-1",)
+    assert inv.kept_logs_in(tmp_path / "none") == ()
+
+
 def test_after_a_fault_the_runner_survives_the_cell_it_hit_is_recorded_done_or_failed():
     first = ledger(done(PLANNED[0]))
     final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
@@ -935,34 +955,3 @@ def test_plan_prints_every_trial_and_a_total_and_runs_nothing(capsys):
 def _campaign_s() -> float:
     exp, _ = soak.load_design()
     return soak.estimate(exp, soak.SOAK_COSTS).seconds
-
-
-def test_a_disk_full_trials_host_logs_are_kept_as_their_ends_and_nothing_else(tmp_path):
-    # The tmpfs of a disk-full trial is unmounted after its checks: its hosts' logs, the only
-    # account of why a resumed job failed, are copied out first (trial 15 of seed 52 lost them).
-    root, into = tmp_path / "tb", tmp_path / "trial" / soak.HOST_LOGS
-    logs = root / "sk0015" / "hosts" / "master" / "work" / "logs"
-    logs.mkdir(parents=True)
-    (logs / "namenode.log").write_bytes(b"old\n" * 100 + b"could only be written to 0 nodes\n")
-    (logs / "datanode.out").write_text("started\n")
-    (logs / "linked.log").symlink_to(tmp_path / "elsewhere.log")
-    (tmp_path / "elsewhere.log").write_text("not the trial's\n")
-    (root / "sk0015" / "hosts" / "master" / "work" / "data").mkdir()
-    (root / "sk0015" / "hosts" / "master" / "work" / "data" / "blk_1").write_text("data\n")
-    kept = soak.keep_host_logs(root, into, tail_bytes=40)
-    assert sorted(p.relative_to(into).as_posix() for p in kept) == [
-        "sk0015/master/datanode.out",
-        "sk0015/master/namenode.log",
-    ]
-    assert (into / "sk0015" / "master" / "namenode.log").read_bytes().endswith(b"could only be written to 0 nodes\n")
-    assert len((into / "sk0015" / "master" / "namenode.log").read_bytes()) == 40
-
-
-def test_a_ctrl_c_of_the_soak_ends_it_in_one_line_saying_how_to_resume(monkeypatch, tmp_path, capsys):
-    def interrupted(args):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(soak, "run", interrupted)
-    assert soak.main(["--out", str(tmp_path), "--seed", "52"]) == 130
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and f"runs again from its start on resume (--out {tmp_path} --seed 52)" in err

@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -34,6 +34,8 @@ from pydantic import ValidationError
 
 from vbench import durable
 from vbench.benchmarks import netmatrix, registry
+from vbench.benchmarks.hadoop.execute import BenchRun
+from vbench.campaign import failed_logs
 from vbench.campaign.design import (
     Cell,
     Configuration,
@@ -775,6 +777,8 @@ class _Campaign:
             **machine_stamp(h.facts for h in held.hosts),
             **slowdown_stamp(h.facts for h in held.hosts),
         )
+        if v.kind == "hadoop" and runs[0].failure is not None:  # once its monitor has stopped
+            self.keep_run_logs(runs[0], held.cluster, log)
         # A VM's accelerator (kvm, or tcg: software emulation) decides what its figures mean; only
         # cells with a VM carry the stamp, so other campaigns' records are as before.
         accelerators = {h.name: str(h.facts["accelerator"]) for h in held.hosts if h.facts.get("accelerator")}
@@ -790,21 +794,45 @@ class _Campaign:
         cells as failure records, which a resume runs again), it is torn down now, and the session
         goes on with the others, unless the design says on_failure: stop. False: stop."""
         reason = failure_reason(exc)
+        held = up.get(config.key)
+        # Before teardown removes them: the logs the reason names, as the record names them.
+        logs = self.keep_logs(
+            held.cluster if held is not None else None, failed_logs.configuration_dir(s.block, config.key, time.time())
+        )
         lost = [(p, c) for p, c in enumerate(s.runs) if p >= pos and p not in handled and c.config.key == config.key]
         cells = [c for _, c in lost if not c.warms_up]
-        _record_unrun(cells, config, self.base, reason, self.store, self.exp.rounds)
+        _record_unrun(cells, config, self.base, reason, self.store, self.exp.rounds, logs)
         self.result.failures += len(cells)
         self.result.ran += [c.cell_id for c in cells]
         handled.update(p for p, _ in lost)
         for _, c in lost:  # the run that was running when it broke, then the ones never started
             self.progress.cell_finished(c.cell_id, f"configuration failed: {reason}")
-        self.log(f"configuration b{s.block}/{config.key} failed: {reason}; {len(cells)} cells recorded as failed")
+        self.log(
+            f"configuration b{s.block}/{config.key} failed: {reason}; {len(cells)} cells recorded as failed"
+            + (f"; the end of its daemons' logs is kept in {self.store.root / logs}" if logs else "")
+        )
         held = up.pop(config.key, None)
         if held is not None:
             self.close(config, held.stack)
         if self.exp.on_failure == "stop":
             return self.stop(reason, say=True)
         return True
+
+    def keep_logs(self, cluster: HadoopCluster | None, rel: str, log: Log | None = None) -> str | None:
+        """The end of `cluster`'s daemon logs copied into the campaign directory at `rel` before
+        teardown removes them (vbench.campaign.failed_logs); `rel` if anything was kept. Never
+        raises an Exception: what fails here is said and the failure it documents goes on."""
+        if cluster is None:
+            return None
+        return failed_logs.keep(cluster, self.store.root, rel, log or self.log)
+
+    def keep_run_logs(self, run: BenchRun, cluster: HadoopCluster | None, log: Log) -> None:
+        """A failed Hadoop run: the daemons' account of it kept before a teardown removes them
+        (`failed-logs/<run id>/`), and its failure record says where."""
+        at = self.keep_logs(cluster, failed_logs.run_dir(run.run_id), log)
+        if at is not None and run.failure is not None:
+            log(f"{run.benchmark}: the end of the daemons' logs is kept in {self.store.root / at}")
+            run.failure = replace(run.failure, metadata={**run.failure.metadata, "failed_logs": at})
 
     def close(self, config: Configuration, mine: ExitStack) -> None:
         """Tear a configuration down (its cluster, then its hosts); a failure is said, and stops
@@ -991,12 +1019,20 @@ def _stamp(base: dict, config: Configuration, cell: Cell, rounds: int) -> dict:
 
 
 def _record_unrun(
-    cells: list[Cell], config: Configuration, base: dict, reason: str, store: CampaignStore, rounds: int
+    cells: list[Cell],
+    config: Configuration,
+    base: dict,
+    reason: str,
+    store: CampaignStore,
+    rounds: int,
+    logs: str | None = None,
 ) -> None:
     """Cells that could not run (their configuration failed) become failure records, so the
-    campaign says what happened to every cell; a resumed run runs them again."""
+    campaign says what happened to every cell; a resumed run runs them again. `logs`: where,
+    relative to the campaign directory, the end of the configuration's daemon logs was kept."""
+    where = {"failed_logs": logs} if logs else {}
     for cell in cells:
-        f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True})
+        f = Failure(cell.variant.benchmark, reason, {}, "", {"configuration_failed": True, **where})
         store.save_runs(
             [(f"unrun-{cell.cell_id.replace('/', '-')}", [f], {})],
             {**_stamp(base, config, cell, rounds), "benchmark_kind": cell.variant.kind},

@@ -107,6 +107,11 @@ class HadoopCluster(UpDown):
     def daemons_of(self, host: Host) -> list[dm.Daemon]:
         return [d for d in dm.DAEMONS if d.role == host.role]
 
+    def log_files(self, host: Host) -> list[str]:
+        """The logs this cluster's daemons write on `host` (each daemon's output and log4j's, in
+        its own log directory), as vbench laid them out: what is kept of a failed cluster."""
+        return [self.layout(host).log_file(d.name) for d in self.daemons_of(host)]
+
     def _heap(self, daemon: dm.Daemon) -> int:
         return getattr(self.params.heaps, daemon.name)
 
