@@ -39,6 +39,8 @@ def test_new_fields_at_their_defaults_leave_the_design_hash_alone():
         "duet",
     ):
         d.pop(k)
+    for spec in d["suite"]:  # a benchmark entry's late fields (issue #51: hosts)
+        spec.pop("hosts")
     assert design_hash(exp()) == hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
     assert design_hash(exp(retries=2)) != design_hash(exp())
     assert design_hash(exp(on_failure="stop")) != design_hash(exp())

@@ -41,7 +41,7 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from vbench.benchmarks import registry
+from vbench.benchmarks import netmatrix, registry
 from vbench.campaign.quiet import QuietParams
 from vbench.errors import ParamsError
 from vbench.params import (
@@ -137,6 +137,12 @@ class BenchmarkSpec(BaseModel):
     #: Parameter -> value, or -> list of levels (a factor).
     config: dict[str, Any] = {}
     preset: str | None = None
+    #: A micro-benchmark of `calibrate` measured on the testbed's first N hosts only (iperf3 and
+    #: latency: the first N of their pairs); None: on every host. A testbed's hosts are identical
+    #: replicas, so one of them tells what the others would, and calibrating every host of every
+    #: configuration of every block took 15 of the default design's 39 minutes (issue #51).
+    #: Strict: a YAML `yes` is no count.
+    hosts: int | None = Field(None, ge=1, strict=True)
 
     @field_validator("benchmark")
     @classmethod
@@ -484,6 +490,8 @@ class Variant:
     benchmark: str
     config: Any
     levels: tuple[tuple[str, Any], ...]  # the factor levels that distinguish it
+    #: A micro-benchmark's `hosts` (BenchmarkSpec): measured on the first N hosts; None: on all.
+    hosts: int | None = None
 
     @property
     def key(self) -> str:
@@ -581,7 +589,7 @@ def variants(specs: tuple[BenchmarkSpec, ...]) -> list[Variant]:
         for combo in itertools.product(*(factors[n] for n in names)) if names else [()]:
             values = {**fixed, **dict(zip(names, combo))}
             cfg = registry.make_config(module, {k: _text(v) for k, v in values.items()}, spec.preset)
-            out.append(Variant(kind, spec.benchmark, cfg, tuple(zip(names, combo))))
+            out.append(Variant(kind, spec.benchmark, cfg, tuple(zip(names, combo)), spec.hosts))
     return out
 
 
@@ -701,11 +709,7 @@ def with_condition(hadoop: list[Variant], condition: Condition | None, labels: s
     taken = sorted(labels | {k for v in hadoop for k, _ in v.levels})
     if condition.name in taken:
         raise ParamsError("condition", f"{condition.name!r} is a factor of the design already ({', '.join(taken)})")
-    return [
-        Variant(v.kind, v.benchmark, v.config, (*v.levels, (condition.name, level)))
-        for v in hadoop
-        for level in condition.levels
-    ]
+    return [replace(v, levels=(*v.levels, (condition.name, level))) for v in hadoop for level in condition.levels]
 
 
 #: Fields of `quiet` added later still: left out at their defaults before `quiet` is compared.
@@ -733,6 +737,10 @@ _LATE_FIELDS = {
     "duet": None,
 }
 
+#: Fields of a benchmark entry (calibrate, suite) added after campaigns were recorded: left out
+#: of the hash at their defaults, as _LATE_FIELDS are.
+_LATE_SPEC_FIELDS = {"hosts": None}
+
 
 def design_hash(exp: Experiment) -> str:
     d = exp.model_dump(mode="json")
@@ -743,6 +751,10 @@ def design_hash(exp: Experiment) -> str:
     for k, default in _LATE_FIELDS.items():
         if d.get(k) == default:
             d.pop(k, None)
+    for spec in (*d.get("calibrate", ()), *d.get("suite", ())):
+        for k, default in _LATE_SPEC_FIELDS.items():
+            if spec.get(k, default) == default:
+                spec.pop(k, None)
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -784,6 +796,9 @@ def check_benchmarks(exp: Experiment, where: str = "experiment") -> None:
     for section in ("calibrate", "suite"):
         first: dict[str, int] = {}
         for i, spec in enumerate(getattr(exp, section)):
+            why = _hosts_refusal(section, spec)
+            if why:
+                raise ParamsError(f"{where}.{section}[{i}].hosts", why)
             try:
                 built = variants((spec,))
             except ParamsError as exc:
@@ -798,6 +813,22 @@ def check_benchmarks(exp: Experiment, where: str = "experiment") -> None:
                         f"(config: {{size_mb: [32, 64]}}) instead of two entries of {spec.benchmark}",
                     )
                 first[v.key] = i
+
+
+def _hosts_refusal(section: str, spec: BenchmarkSpec) -> str | None:
+    """Why a benchmark entry of `section` may not say `hosts`, else None. Pure."""
+    if spec.hosts is None:
+        return None
+    if section != "calibrate":
+        return "the suite's benchmarks run on the Hadoop cluster; `hosts` is for calibrate's micro-benchmarks"
+    if registry.find(spec.benchmark)[0] != "micro":
+        return f"{spec.benchmark} is a Hadoop benchmark: it runs on the cluster; `hosts` is for micro-benchmarks"
+    if spec.benchmark == netmatrix.NAME:
+        return (
+            "netmatrix measures one pair per kind of path of the testbed's network (guests of one physical "
+            "host, of two, a guest and a physical host): the first N of them would leave paths unmeasured"
+        )
+    return None
 
 
 def _spec_field(spec: BenchmarkSpec, field: str) -> str:

@@ -1,6 +1,7 @@
 """What the runner does to measure one cell: a micro-benchmark on every host (iperf3 and latency
-between pairs of hosts), or a Hadoop benchmark on the cluster, with the page cache dropped first when the
-design says so and the design's hook around it. Nothing is stored here: the runner stores all of
+between pairs of hosts; with the design's `hosts: N`, the first N of them), or a Hadoop
+benchmark on the cluster, with the page cache dropped first when the design says so and the
+design's hook around it. Nothing is stored here: the runner stores all of
 a cell's runs in one append.
 """
 
@@ -11,7 +12,7 @@ import shlex
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, TypeVar
 
 from vbench.benchmarks.base import replace
 from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
@@ -19,10 +20,10 @@ from vbench.benchmarks import netmatrix, netmatrix_measure
 from vbench.benchmarks.hadoop.execute import BenchRun, execute, new_run_id
 from vbench.benchmarks.micro import iperf3, latency
 from vbench.benchmarks.micro._common import params as config_params, tail, wait_until_listening
-from vbench.campaign.design import Cell
+from vbench.campaign.design import BenchmarkSpec, Cell
 from vbench.campaign.hooks import RunHook
 from vbench.campaign.pagecache import drop_page_cache, kept
-from vbench.errors import JobFailed, VbenchError
+from vbench.errors import JobFailed, ParamsError, VbenchError
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import Host, connect
 from vbench.samples import Failure
@@ -30,15 +31,18 @@ from vbench.store import Run
 from vbench.testbed.physnet import NetLayout
 
 Log = Callable[[str], None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Planned:
-    """One micro-benchmark with its config, to measure on every host."""
+    """One micro-benchmark with its config, to measure on every host (`hosts`: the first N)."""
 
     benchmark: str
     config: Any
     module: ModuleType = field(compare=False, repr=False)
+    #: The design's `hosts` (BenchmarkSpec): the first N hosts, or pairs; None: all of them.
+    hosts: int | None = None
 
 
 def failure_reason(exc: Exception) -> str:
@@ -53,7 +57,7 @@ def failure_reason(exc: Exception) -> str:
     return lines[0][:300]
 
 
-def default_iperf_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
+def default_iperf_pairs(hosts: Sequence[T]) -> list[tuple[T, T]]:
     """Each host sends to the next one (a ring): every host is measured once as client and server."""
     if len(hosts) < 2:
         return []
@@ -64,9 +68,42 @@ def default_iperf_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
     )
 
 
-def latency_pairs(hosts: list[Host]) -> list[tuple[Host, Host]]:
+def latency_pairs(hosts: Sequence[T]) -> list[tuple[T, T]]:
     """Every pair of hosts once, as (client, server): the host listed first is the client."""
     return list(itertools.combinations(hosts, 2))
+
+
+def measured_on(benchmark: str, hosts: Sequence[T]) -> list[Any]:
+    """What a micro-benchmark (not netmatrix) measures on `hosts`, in their order, one run each:
+    each host, or pairs of them (iperf3: a ring; latency: every pair). Pure."""
+    if benchmark == "iperf3":
+        return default_iperf_pairs(hosts)
+    if benchmark == latency.NAME:
+        return latency_pairs(hosts)
+    return list(hosts)
+
+
+def first_of(units: Sequence[T], n: int | None) -> list[T]:
+    """The first `n` of the hosts or pairs a micro-benchmark would measure; all when None. Pure.
+    More than there are is refused before anything starts (`check_calibrate_hosts`): a guard."""
+    if n is None:
+        return list(units)
+    if n > len(units):
+        raise VbenchError(f"hosts: {n} asked, and there are {len(units)} to measure")
+    return list(units[:n])
+
+
+def check_calibrate_hosts(calibrate: Sequence[BenchmarkSpec], host_count: int) -> None:
+    """Refuse (ParamsError naming the entry's field) a calibrate entry whose `hosts` asks for more
+    hosts, or pairs, than a testbed of `host_count` hosts gives it. Pure."""
+    for i, spec in enumerate(calibrate):
+        if spec.hosts is None or spec.benchmark == netmatrix.NAME:  # netmatrix: refused by the design
+            continue
+        there = len(measured_on(spec.benchmark, range(host_count)))
+        if spec.hosts > there:
+            paired = spec.benchmark in ("iperf3", latency.NAME)  # N counts its pairs
+            what = f"{there} pairs of hosts for {spec.benchmark} among its {host_count}" if paired else f"{there} hosts"
+            raise ParamsError(f"experiment.calibrate[{i}].hosts", f"{spec.hosts} asked, and the testbed has {what}")
 
 
 def _failure(run: BenchRun, exc: Exception, **where: str) -> Failure:
@@ -172,10 +209,13 @@ def measure_micro(
 ) -> list[BenchRun]:
     """One micro-benchmark on every host (iperf3: between pairs of hosts, a ring by default;
     latency: between every pair; the iperf3 matrix: between the pairs of the testbed's network
-    `layout`, each a run); nothing is stored."""
+    `layout`, each a run), or, with `item.hosts` N, on the first N hosts or pairs of those;
+    nothing is stored."""
     if item.benchmark == netmatrix.NAME:
         if layout is None:  # refused before anything starts (runner.configuration_params); a guard
             raise VbenchError("netmatrix needs the testbed's emulated physical hosts (a network layout)")
+        if item.hosts is not None:  # refused when the design is loaded; a guard
+            raise VbenchError("netmatrix measures every pair of its layout: it takes no `hosts`")
         by_name = {h.name: h for h in hosts}
         jobs = [
             (lambda p=p: _run_netmatrix_pair(p, layout, by_name, item.config), f"{p.client}->{p.server} ({p.kind})")
@@ -184,15 +224,15 @@ def measure_micro(
     elif item.benchmark == "iperf3":
         jobs = [
             (lambda c=c, s=s: _run_iperf(c, s, item.config, log), f"{c.name}->{s.name}")
-            for c, s in (iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts))
+            for c, s in first_of(iperf_pairs if iperf_pairs is not None else default_iperf_pairs(hosts), item.hosts)
         ]
     elif item.benchmark == latency.NAME:
         jobs = [
             (lambda c=c, s=s: _run_latency(c, s, item.config, log), f"{c.name}->{s.name}")
-            for c, s in latency_pairs(hosts)
+            for c, s in first_of(latency_pairs(hosts), item.hosts)
         ]
     else:
-        jobs = [(lambda h=h: _run_micro(h, item, log), h.name) for h in hosts]
+        jobs = [(lambda h=h: _run_micro(h, item, log), h.name) for h in first_of(hosts, item.hosts)]
     runs = []
     for job, where in jobs:
         log(f"{item.benchmark} on {where} ...")

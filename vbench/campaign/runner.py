@@ -51,7 +51,14 @@ from vbench.campaign.design import (
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
 from vbench.campaign.machine_ref import reference_said, this_cpu_model
-from vbench.campaign.measure import Planned, failure_reason, measure_hadoop, measure_micro, records_of
+from vbench.campaign.measure import (
+    Planned,
+    check_calibrate_hosts,
+    failure_reason,
+    measure_hadoop,
+    measure_micro,
+    records_of,
+)
 from vbench.campaign.pagecache import kept
 from vbench.campaign.progress import CampaignProgress, NoProgress, ProgressReport
 from vbench.campaign.quiet import QuietHook, controller_and_testbeds
@@ -266,6 +273,7 @@ def configuration_params(
             tb, hp = _params(exp, config, testbed, hadoop, source)
             if "micro" in kinds:
                 _check_netmatrix(exp, tb, source)
+                _check_calibrate_hosts(exp, config, tb, source)
             if together and source.local:
                 tb = slot_testbed(tb, slot)
             if exp.idle == "freeze":
@@ -336,6 +344,19 @@ def _check_netmatrix(exp: Experiment, tb: TestbedParams, source: HostsSource) ->
             "netmatrix needs emulated physical hosts: set testbed.network.mode nat or bridge+nat, "
             "testbed.vms_per_host above 1, or testbed.network.link.rate_mbit",
         )
+
+
+def _check_calibrate_hosts(exp: Experiment, config: Configuration, tb: TestbedParams, source: HostsSource) -> None:
+    """A calibrate entry's `hosts` within the configuration's hosts, where their number is known
+    before anything starts: the local testbed's from its params, an inventory's from its list (a
+    source that cannot say is left to measure_micro's guard)."""
+    if source.local:
+        count: int | None = len(tb.resolved_hosts())
+    else:
+        counted = getattr(source, "host_count", None)
+        count = counted(config.platform) if counted is not None else None
+    if count is not None:
+        check_calibrate_hosts(exp.calibrate, count)
 
 
 class RoundHooks(Protocol):
@@ -752,9 +773,11 @@ class _Campaign:
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None
-            planned = Planned(v.benchmark, v.config, registry.find(v.benchmark)[1])
+            planned = Planned(v.benchmark, v.config, registry.find(v.benchmark)[1], v.hosts)
             runs = measure_micro(held.hosts, planned, self.log, layout=layout)
             kind_stamp = {"benchmark_kind": "micro", **kept()}
+            if v.hosts is not None:  # only then: samples of designs without it stay as they were
+                kind_stamp["hosts_measured"] = v.hosts
         else:
             assert held.cluster is not None
             run, run_stamp = measure_hadoop(

@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 from pydantic import ValidationError
 
 from vbench.campaign.design import Configuration, Experiment, load_experiment
+from vbench.campaign.measure import check_calibrate_hosts
 from vbench.campaign.runner import hadoop_for, params_for
 from vbench.testbed.gvisor import refused_benchmarks
 from vbench.errors import ParamsError
@@ -83,6 +84,7 @@ def _check_configuration(
     try:
         if on_testbed:
             tb, _ = params_for(exp, config, testbed, hadoop)
+            check_calibrate_hosts(exp.calibrate, len(tb.resolved_hosts()))
             refused = refused_benchmarks(tb)
             for spec in (*exp.calibrate, *exp.suite):
                 if spec.benchmark in refused:

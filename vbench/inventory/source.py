@@ -58,6 +58,11 @@ class InventorySource:
                 f"(its platforms: {', '.join(self.inv.platforms())})"
             )
 
+    def host_count(self, platform: str) -> int:
+        """How many hosts a configuration of `platform` gets: the runner checks a design's
+        calibrate `hosts` against it before anything starts."""
+        return len(self.inv.of_platform(platform))
+
     def gate_hosts(self, platforms: tuple[str, ...]) -> list[Host]:
         """Every host of the campaign's platforms, each machine once: the quiet gate reads them all
         before each round, since an interleaved round runs on all of them."""
