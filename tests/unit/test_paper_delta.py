@@ -13,7 +13,7 @@ import yaml
 from vbench.errors import ParamsError
 from vbench.params import PLATFORMS
 from vbench.paper import delta as D
-from vbench.paper.published import NEEDS
+from vbench.paper.published import NEEDS, margin_problems, paper_margin_pct, validate_published
 
 
 def test_published_yaml_validates():
@@ -25,11 +25,18 @@ def test_published_yaml_validates():
         for side in (f.a, f.b):
             assert side.local is None or side.local in PLATFORMS
         if f.kind == "magnitude":
-            assert f.published_ratio > 0 and f.tolerance_pct > 0
+            lo, hi = f.band()
+            # The band is the study's (a range, or its figure with a tolerance) and never reaches
+            # past 1: a tolerance wider than the claimed effect would let no effect reproduce it.
+            assert 0 < lo < hi and not (lo < 1 - 1e-9 and hi > 1 + 1e-9), f.id
+            assert f.basis, f.id
         elif f.kind == "equivalence":
-            assert 0 < f.margin_pct <= 20 and f.expect is None
+            assert 0 < f.margin_pct <= paper_margin_pct(D.default_published_path().parents[1]) and f.expect is None
+            assert f.basis, f.id
         else:
             assert f.expect in ("less", "greater")
+            # Direction only where the study gives no figure for the two sides.
+            assert f.published_values is None, f.id
         # Every finding is classified and carries the command that tests it.
         assert f.test.needs and set(f.test.needs) <= set(NEEDS), f.id
         assert f.test.command.startswith(("vbench campaign run params/", "vbench isolation run --preset params/"))
@@ -64,7 +71,13 @@ def _doc():
             "not in platform_map",
         ),
         (lambda d: d["platform_map"].update(OpenVZ="docker"), "platform_map.OpenVZ"),
-        (lambda d: d["findings"][0].update(expect=None), ".expect"),
+        (lambda d: d["findings"][1].update(expect=None), ".expect"),
+        (lambda d: d["findings"][10].update(tolerance_pct=3), "findings[10].tolerance_pct: the band"),
+        (lambda d: d["findings"][10].pop("basis"), "findings[10].basis"),
+        (lambda d: d["findings"][11].pop("basis"), "findings[11].basis"),
+        (lambda d: d["findings"][1].update(basis="Fig. 6"), "findings[1].basis"),
+        (lambda d: d["findings"][10].update(published_range=[1.0, 1.1]), "findings[10].tolerance_pct: the study's"),
+        (lambda d: d["findings"][21].update(published_range=[0.3, 1.2]), "findings[21].published_range: the band"),
         (lambda d: d["findings"][10].pop("tolerance_pct"), ".tolerance_pct"),
         (lambda d: d["findings"][0].update(metric="nonsense"), ".metric"),
         (lambda d: d["findings"][1].update(id=d["findings"][0]["id"]), "duplicate id"),
@@ -86,8 +99,19 @@ def test_verdict_rule_direction():
     assert D.verdict_direction(None, None, "less") == D.INCONCLUSIVE
 
 
+def test_equivalence_margins_are_never_wider_than_the_papers():
+    doc = copy.deepcopy(_doc())
+    spec = validate_published(doc)
+    margin_problems(spec, 5.0)  # the repository's: every margin is the paper's or narrower
+    doc["findings"][11]["margin_pct"] = 10
+    with pytest.raises(ParamsError, match=re.escape("findings[11].margin_pct")):
+        margin_problems(validate_published(doc), 5.0, "published.yaml")
+    doc["findings"][11]["margin_wider"] = "the study's own claim is within 10 %"
+    margin_problems(validate_published(doc), 5.0)
+
+
 def test_verdict_rule_magnitude():
-    # published ratio 1.02 (+2 %), tolerance 5 points: band [0.97, 1.07]
+    # published ratio 1.02 (+2 %), tolerance 5 % of it: band [0.969, 1.071]
     assert D.verdict_magnitude(0.99, 1.05, 1.02, 5) == D.REPRODUCED
     assert D.verdict_magnitude(1.20, 1.40, 1.02, 5) == D.CONTRADICTED
     assert D.verdict_magnitude(0.80, 0.95, 1.02, 5) == D.CONTRADICTED
@@ -203,3 +227,80 @@ def test_blocks_that_all_give_one_ratio_are_judged_on_fiellers_interval_and_say_
     r = D.evaluate(_finding(expect="greater"), s)
     assert r.method == D.FIELLER and r.n_pairs == 0 and "same ratio" in r.reason
     assert r.low < 47 / 44.5 < r.high and r.verdict == D.REPRODUCED
+
+
+# --- Holm over the delta's verdicts (issue #54 item 2) -------------------------------------------
+
+
+def _blocked(ratios, a="lxc", b="qemu"):
+    """Paired samples: one run of each side per block, side A at `ratio` times side B."""
+    rows = []
+    for i, ratio in enumerate(ratios):
+        for platform, value in ((a, 100.0 * ratio), (b, 100.0)):
+            rows.append(
+                {
+                    "experiment": "platforms",
+                    "platform": platform,
+                    "benchmark": "pi",
+                    "metric": "job_wall_time",
+                    "unit": "s",
+                    "value": value * (1 + 0.01 * (i % 3)),
+                    "repetition": 1,
+                    "block": f"b{i}",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    "ratios, kind",
+    [
+        ([0.90, 0.92, 0.88, 0.91, 0.89], "direction"),
+        ([0.97, 1.04, 0.93, 1.06, 0.99], "direction"),
+        ([0.99, 1.01, 1.00, 0.98, 1.02], "equivalence"),
+        ([0.97, 1.04, 0.93, 1.06, 0.99], "equivalence"),
+        ([1.10, 1.20, 1.15, 1.12, 1.18], "equivalence"),
+    ],
+)
+def test_a_verdicts_p_value_is_below_alpha_exactly_when_the_interval_decides(ratios, kind):
+    extra = dict(expect=None, margin_pct=5) if kind == "equivalence" else {}
+    r = D.evaluate(_finding(kind=kind, **extra), _blocked(ratios))
+    assert r.method and r.p_value is not None and 0 < r.p_value <= 1
+    assert (r.p_value <= 0.05) == (r.verdict != D.INCONCLUSIVE), (r.verdict, r.p_value, r.low, r.high)
+
+
+def _row(p, verdict=D.REPRODUCED):
+    return D.DeltaRow(_finding(), verdict, 1.0, 0.9, 1.1, p_value=p)
+
+
+def test_holm_over_the_delta_keeps_a_verdict_only_where_its_adjusted_p_is_below_alpha():
+    from vbench.stats.hypothesis import holm
+
+    rows = [
+        _row(0.01),
+        _row(0.02, D.CONTRADICTED),
+        _row(0.04),
+        _row(0.5, D.INCONCLUSIVE),
+        D.DeltaRow(_finding(), "not measured"),
+    ]
+    out = D.apply_holm(rows)
+    adjusted = holm([0.01, 0.02, 0.04, 0.5])  # the statistics table's function, not a second one
+    assert [r.p_holm for r in out[:4]] == pytest.approx(list(adjusted)) and out[4].p_holm is None
+    for r, adj in zip(out[:4], adjusted):
+        decided = r.unadjusted or r.verdict
+        assert r.verdict == (decided if adj <= 0.05 or decided == D.INCONCLUSIVE else D.INCONCLUSIVE)
+    assert out[0].verdict == D.REPRODUCED  # 0.01 x 4 = 0.04
+    assert out[1].verdict == D.INCONCLUSIVE and out[1].unadjusted == D.CONTRADICTED  # 0.02 x 3 = 0.06
+    assert out[2].verdict == D.INCONCLUSIVE and out[2].unadjusted == D.REPRODUCED
+    assert D.apply_holm(out) == out  # idempotent: adjusted again from the p-values
+    assert (D.counts(out)[D.REPRODUCED], D.counts(out, alone=True)[D.REPRODUCED]) == (1, 2)
+    assert (D.counts(out)[D.CONTRADICTED], D.counts(out, alone=True)[D.CONTRADICTED]) == (0, 1)
+
+
+def test_the_rule_the_paper_prints_names_the_margins_and_the_holm_family_the_code_uses():
+    pub = D.load_published()
+    rows = [_row(0.01), _row(0.5, D.INCONCLUSIVE), D.DeltaRow(_finding(), "not measured")]
+    tex = D.rule_tex(pub, rows, 0.95, 5.0)
+    assert r"$\pm$5\,\%" in tex and "the paper's margin" in tex
+    assert "over the 2 verdicts with an interval" in tex and "Holm" in tex
+    assert r"within 1 plus or minus the margin" in tex

@@ -132,6 +132,16 @@ def test_the_verdict_counts_said_are_the_delta_tables(paper, delta):
 
 
 @pytest.mark.timeout(300)
+def test_the_method_the_text_states_is_the_one_the_delta_applied(paper, delta):
+    """The margin the text states is the findings' (no +/-10 % beside a stated +/-5 %), and the
+    correction it names (Holm's, over N findings) is the one delta.csv's verdicts carry."""
+    from vbench.paper.delta import load_published, margins
+
+    found = V.method_claims(paper, delta, margins(load_published()))
+    assert found == [], _report(found)
+
+
+@pytest.mark.timeout(300)
 def test_no_undefined_references(latex):
     log = (latex / "paper.log").read_text(errors="replace")
     assert V.undefined_references(log) == [], _report(V.undefined_references(log))
@@ -279,6 +289,49 @@ def test_verdict_counts_against_the_delta_table():
     assert V.delta_counts(_paper(ok), delta) == []
     found = V.delta_counts(_paper("Of the 5 findings, 2 reproduced."), delta)
     assert len(found) == 2 and "the delta table has 1" in found[0] and "has 4" in found[1]
+
+
+def test_verdict_counts_before_holm_are_read_against_the_intervals_alone():
+    delta = pd.DataFrame(
+        {
+            "verdict": ["reproduced", "inconclusive", "inconclusive"],
+            "verdict_interval_alone": ["reproduced", "reproduced", "contradicted"],
+            "tested": [True, True, True],
+        }
+    )
+    ok = "Of the 3 findings, 1 were reproduced. By their intervals alone, 2 were reproduced and 1 contradicted."
+    assert V.delta_counts(_paper(prose=ok), delta) == []
+    found = V.delta_counts(_paper(prose="By their intervals alone, 1 were reproduced."), delta)
+    assert len(found) == 1 and "the delta table has 2" in found[0]
+
+
+def _holm_delta(verdicts=("inconclusive", "inconclusive", "not measured")) -> pd.DataFrame:
+    """Two verdicts of their intervals (p 0.03 and 0.04) that Holm's 0.06 makes inconclusive."""
+    return pd.DataFrame(
+        {
+            "id": ["A", "B", "C"],
+            "verdict": list(verdicts),
+            "verdict_interval_alone": ["reproduced", "reproduced", "not measured"],
+            "p_value": [0.03, 0.04, float("nan")],
+            "p_holm": [0.06, 0.06, float("nan")],
+        }
+    )
+
+
+def test_the_method_stated_against_the_delta_applied():
+    rule = r"the margin, $\pm$5\,\%. Holm's correction~\citep{holm1979} runs over the 2 verdicts with an interval."
+    assert V.method_claims(_paper(prose=rule), _holm_delta(), [5.0]) == []
+    # A margin the findings do not use, and one they use that the text never states.
+    found = V.method_claims(_paper(prose=rule.replace("5", "10", 1)), _holm_delta(), [5.0])
+    assert len(found) == 2 and "±10 %" in found[0] and "never states the margin ±5 %" in found[1]
+    # The family the text names, and verdicts that are not Holm's.
+    found = V.method_claims(_paper(prose=rule.replace("the 2", "the 3")), _holm_delta(), [5.0])
+    assert found == ["prose: says Holm's correction runs over 3 findings, delta.csv has 2 with a p-value"]
+    found = V.method_claims(_paper(prose=rule), _holm_delta(("inconclusive", "reproduced", "not measured")), [5.0])
+    assert len(found) == 1 and "B is reproduced" in found[0] and "gives inconclusive" in found[0]
+    assert (
+        "does not say which correction" in V.method_claims(_paper(prose=r"within $\pm$5\,\%."), _holm_delta(), [5.0])[0]
+    )
 
 
 LOG = r"""This is pdfTeX, Version 3.141592653

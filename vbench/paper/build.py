@@ -229,6 +229,7 @@ def generate(
         equivalence_pct=cfg.equivalence_pct,
         delta=rows,
         n_findings_studies=len({f.study for f in published.findings}),
+        published=published,
         has_table=has_table,
         has_figure=has_figure,
         sandbox=sandbox,

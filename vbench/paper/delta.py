@@ -8,18 +8,21 @@ host platform) and the side's `where` levels (metadata, `factor.*` or a compared
 compares them at one cell (same campaign and experiment, same data size and other factors), and computes the ratio of means with its
 Fieller interval (`vbench.stats.ratio.fieller_interval`, the interval the statistics table
 uses), or, where the two sides ran in the same blocks, the paired ratio of `vbench.stats.paired`
-(the table marks those rows). The verdict rule, also stated at the top of published.yaml and in the paper:
+(the table marks those rows). The verdict rule (`verdict_of`, then `apply_holm`), stated in
+the paper once by `rule_tex` (issue #54 item 2):
 
-* direction claims ("A faster than B", expect less/greater): reproduced when the CI of
-  mean(A)/mean(B) excludes 1 on the published side, contradicted when it excludes 1 on the other
-  side, inconclusive when it contains 1 or is unbounded;
-* magnitude claims ("about 2 %", published_ratio r, tolerance t points): reproduced when the CI
-  lies inside [r - t/100, r + t/100], contradicted when it lies entirely outside, inconclusive
-  when it straddles an edge (interval inclusion, the confidence-interval form of an
-  equivalence test);
-* equivalence claims ("near native", "the same", "does not slow", margin m %): reproduced when
-  the CI lies inside [1 - m/100, 1 + m/100] (equivalent within the margin), contradicted when it
-  lies entirely outside (different), inconclusive when it straddles an edge;
+* magnitude claims (the study gives a figure): reproduced when the CI lies inside the band (the
+  study's range, else r +/- t % of r with t narrowed so that the band never reaches past 1),
+  contradicted when it lies entirely outside, inconclusive when it straddles an edge (interval
+  inclusion, the confidence-interval form of an equivalence test);
+* equivalence claims ("near native", "the same", "does not slow", margin m %, the paper's unless
+  the study's claim is wider): reproduced when the CI lies inside [1 - m/100, 1 + m/100],
+  contradicted when it lies entirely outside, inconclusive when it straddles an edge;
+* direction claims (only where the study gives no figure; expect less/greater): reproduced when
+  the CI of mean(A)/mean(B) excludes 1 on the published side, contradicted when it excludes 1 on
+  the other side, inconclusive when it contains 1 or is unbounded;
+* Holm: each verdict's p-value (`verdict_p_value`) is Holm-adjusted over the findings with an
+  interval; a verdict whose adjusted p exceeds 1 - conf becomes inconclusive;
 * not measured: a side has no samples or no local stand-in, or both sides are the same local
   platform with the same selection, so there is nothing to compare.
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from vbench.stats.compare import LEVEL
+from vbench.stats.hypothesis import holm
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, size_key, split_size_key, stamp_mapping, value_text
 from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
@@ -48,6 +52,9 @@ from vbench.paper.published import (
     PublishedSpec,
     SideSpec,
     check_commands,
+    magnitude_band,
+    margin_problems,
+    paper_margin_pct,
     read_published,
     validate_published,
 )
@@ -120,9 +127,21 @@ class Finding:
     #: (benchmark, metric) pairs tried after the first when it has no samples on both sides.
     fallback: tuple[tuple[str, str], ...] = ()
     test: Test = Test()
+    #: A magnitude claim's own range in the study (the band itself), instead of a tolerance.
+    published_range: tuple[float, float] | None = None
+    #: Where the figure and the band (tolerance or margin) come from.
+    basis: str = ""
 
     def workloads(self) -> tuple[tuple[str, str], ...]:
         return ((self.benchmark, self.metric), *self.fallback)
+
+    def band(self) -> tuple[float, float] | None:
+        """The ratios a magnitude or equivalence claim's interval must lie within; None for a direction."""
+        if self.kind == "equivalence":
+            return band(1.0, self.margin_pct)
+        if self.kind == "magnitude":
+            return magnitude_band(self.published_ratio, self.tolerance_pct, self.published_range)
+        return None
 
 
 @dataclass(frozen=True)
@@ -146,6 +165,7 @@ def load_published(path: str | Path | None = None, check: bool | None = None) ->
     root = path.resolve().parents[1]
     if check if check is not None else path.resolve() == default_published_path():
         check_commands(spec, root, str(path))
+        margin_problems(spec, paper_margin_pct(root), str(path))
     return published_from(spec)
 
 
@@ -184,6 +204,8 @@ def _finding(f: FindingSpec, spec: PublishedSpec) -> Finding:
         margin_pct=f.margin_pct,
         fallback=tuple((w.benchmark, w.metric) for w in f.fallback),
         test=Test(tuple(f.test.needs), f.test.command(), f.test.machine, f.test.campaign()),
+        published_range=tuple(f.published_range) if f.published_range else None,
+        basis=f.basis,
     )
 
 
@@ -207,15 +229,15 @@ def verdict_direction(low: float | None, high: float | None, expect: str) -> str
 
 
 def band(ratio: float, width_pct: float) -> tuple[float, float]:
-    """The band of a magnitude or equivalence claim: ratio +/- width_pct points."""
-    return ratio - width_pct / 100.0, ratio + width_pct / 100.0
+    """The band of a magnitude or equivalence claim: ratio within +/- width_pct percent of itself
+    (around 1, an equivalence margin: 1 +/- width_pct/100)."""
+    return magnitude_band(ratio, width_pct)
 
 
-def verdict_magnitude(low: float | None, high: float | None, published_ratio: float, tolerance_pct: float) -> str:
-    """Rule for "ratio about r (+/- t points)": CI inside the band, outside it, or straddling an edge."""
+def verdict_band(low: float | None, high: float | None, lo_band: float, hi_band: float) -> str:
+    """CI inside [lo_band, hi_band] (reproduced), entirely outside (contradicted), or straddling an edge."""
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return INCONCLUSIVE
-    lo_band, hi_band = band(published_ratio, tolerance_pct)
     if lo_band <= low and high <= hi_band:
         return REPRODUCED
     if high < lo_band or low > hi_band:
@@ -223,20 +245,57 @@ def verdict_magnitude(low: float | None, high: float | None, published_ratio: fl
     return INCONCLUSIVE
 
 
+def verdict_magnitude(low: float | None, high: float | None, published_ratio: float, tolerance_pct: float) -> str:
+    """Rule for "ratio about r (+/- t % of r)": CI inside the band, outside it, or straddling an edge."""
+    return verdict_band(low, high, *band(published_ratio, tolerance_pct))
+
+
 def decision_edges(f: "Finding") -> tuple[float, ...]:
     """The ratios a finding's interval must clear for a verdict: 1 for a direction claim, the edges
     of the band of a magnitude or equivalence claim (inside: reproduced; outside: contradicted)."""
+    b = f.band()
+    return (1.0,) if b is None else b
+
+
+def verdict_of(f: "Finding", low: float | None, high: float | None) -> str:
+    """The rule (`RULE`) applied to one finding's interval [low, high] of mean(A)/mean(B)."""
     if f.kind == "direction":
-        return (1.0,)
-    if f.kind == "equivalence":
-        return band(1.0, f.margin_pct)
-    return band(f.published_ratio, f.tolerance_pct)
+        return verdict_direction(low, high, f.expect or "less")
+    return verdict_band(low, high, *f.band())
+
+
+def verdict_p_value(f: "Finding", interval_at) -> float | None:
+    """The p-value of a finding's verdict: the smallest alpha at which the (1 - alpha) interval
+    (`interval_at(conf) -> (low, high)`, the same method as the verdict's) gives a verdict other
+    than inconclusive. The rule's verdict at level `conf` holds exactly when this is <= 1 - conf,
+    so Holm's adjusted p-values (vbench.stats.hypothesis.holm) say which verdicts survive the
+    correction. None when no interval can be computed."""
+
+    def decisive(alpha: float) -> bool:
+        try:
+            low, high = interval_at(1.0 - alpha)
+        except OverflowError:  # an interval too wide to represent: no verdict at this level
+            return False
+        return verdict_of(f, low, high) != INCONCLUSIVE
+
+    try:
+        lo_a, hi_a = 1e-12, 1.0 - 1e-9
+        if decisive(lo_a):
+            return lo_a
+        if not decisive(hi_a):
+            return 1.0
+        for _ in range(60):  # bisection in log alpha: intervals shrink as alpha grows
+            mid = math.sqrt(lo_a * hi_a)
+            lo_a, hi_a = (lo_a, mid) if decisive(mid) else (mid, hi_a)
+        return hi_a
+    except (ValueError, ZeroDivisionError, FloatingPointError):
+        return None
 
 
 def verdict_equivalence(low: float | None, high: float | None, margin_pct: float) -> str:
     """Rule for "near native", "the same", "does not slow": the CI inside 1 +/- margin (equivalent
     within the margin: reproduced), entirely outside it (different: contradicted), or straddling."""
-    return verdict_magnitude(low, high, 1.0, margin_pct)
+    return verdict_band(low, high, *band(1.0, margin_pct))
 
 
 # --- evaluation -------------------------------------------------------------------------------------
@@ -275,6 +334,12 @@ class DeltaRow:
     #: measured (`vbench.stats.paired.blocks_to_clear`); None: beyond its limit, or not paired.
     blocks_to_settle: int | None = None
     n_blocks: int = 0
+    #: The p-value of the verdict (`verdict_p_value`), Holm's adjustment of it over the delta's
+    #: findings with an interval (`apply_holm`), and the verdict of the interval alone when Holm
+    #: made it inconclusive ("" when Holm left it as it was).
+    p_value: float | None = None
+    p_holm: float | None = None
+    unadjusted: str = ""
     #: How far a comparison got before it had to stop (not part of the result): which "not
     #: measured" reason says most.
     progress: int = field(default=0, compare=False, repr=False)
@@ -501,12 +566,14 @@ def _compare(
     iv = paired.ratio if paired is not None else fieller_interval(x, y, conf)
     method = paired.method if paired is not None else FIELLER
     low, high = iv.low, iv.high
-    if f.kind == "direction":
-        verdict = verdict_direction(low, high, f.expect or "less")
-    elif f.kind == "equivalence":
-        verdict = verdict_equivalence(low, high, f.margin_pct)
-    else:
-        verdict = verdict_magnitude(low, high, f.published_ratio, f.tolerance_pct)
+    verdict = verdict_of(f, low, high)
+
+    def interval_at(level: float) -> tuple[float | None, float | None]:
+        other = paired_ratio(pairs, conf=level) if paired is not None else None
+        at = other.ratio if other is not None else fieller_interval(x, y, level)
+        return at.low, at.high
+
+    p_value = verdict_p_value(f, interval_at) if low is not None and high is not None else None
     campaign, experiment = _split_unit(unit)
     settle = None
     if verdict == INCONCLUSIVE and paired is not None:
@@ -527,28 +594,112 @@ def _compare(
         campaign=campaign,
         blocks_to_settle=settle,
         n_blocks=paired.n_blocks if paired is not None else 0,
+        p_value=p_value,
         **base,
     )
 
 
 def reproduction_delta(published: Published, samples: pd.DataFrame, conf: float = 0.95) -> list[DeltaRow]:
+    """Every finding's verdict, Holm-adjusted over the findings with an interval (`apply_holm`)."""
     samples = prepare(samples)
-    return [evaluate(f, samples, conf) for f in published.findings]
+    return apply_holm([evaluate(f, samples, conf) for f in published.findings], conf)
+
+
+def apply_holm(rows: list[DeltaRow], conf: float = 0.95) -> list[DeltaRow]:
+    """Holm's correction (vbench.stats.hypothesis.holm, the statistics table's) over the verdicts
+    of every finding with an interval: a reproduced or contradicted verdict stands when its adjusted
+    p-value is at most 1 - conf, else the finding is inconclusive (and `unadjusted` keeps what the
+    interval alone said). Idempotent: rows already adjusted are adjusted again from `p_value`."""
+    idx = [i for i, r in enumerate(rows) if r.p_value is not None]
+    if not idx:
+        return list(rows)
+    adjusted = holm([rows[i].p_value for i in idx])
+    out = list(rows)
+    alpha = 1.0 - conf
+    for i, adj in zip(idx, adjusted):
+        r = out[i]
+        own = r.unadjusted or r.verdict
+        verdict, unadjusted = own, ""
+        if own in (REPRODUCED, CONTRADICTED) and adj > alpha + 1e-12:
+            verdict, unadjusted = INCONCLUSIVE, own
+        out[i] = replace(r, verdict=verdict, p_holm=float(adj), unadjusted=unadjusted)
+    return out
+
+
+def holm_family_size(rows: list[DeltaRow]) -> int:
+    """How many findings Holm's correction runs over (those with an interval)."""
+    return sum(1 for r in rows if r.p_value is not None)
 
 
 #: The count of findings with a verdict on local stand-ins only (a verdict, but no test of the claim).
 STAND_INS = "stand-ins only"
 
 
-def counts(rows: list[DeltaRow]) -> dict[str, int]:
+def counts(rows: list[DeltaRow], alone: bool = False) -> dict[str, int]:
     """Findings per verdict, counting a verdict only where the finding was tested on what it needs;
-    a verdict reached on stand-ins alone (an emulated VM for KVM) is counted under STAND_INS."""
-    out = {v: sum(1 for r in rows if r.verdict == v and (r.tested or v == NOT_MEASURED_VERDICT)) for v in VERDICTS}
+    a verdict reached on stand-ins alone (an emulated VM for KVM) is counted under STAND_INS.
+    `alone`: the verdicts of the intervals alone, before Holm's correction."""
+
+    def verdict(r: DeltaRow) -> str:
+        return (r.unadjusted or r.verdict) if alone else r.verdict
+
+    out = {v: sum(1 for r in rows if verdict(r) == v and (r.tested or v == NOT_MEASURED_VERDICT)) for v in VERDICTS}
     out[STAND_INS] = sum(1 for r in rows if r.verdict != NOT_MEASURED_VERDICT and not r.tested)
     return out
 
 
 # --- LaTeX ------------------------------------------------------------------------------------------
+
+
+def margins(published: Published) -> list[float]:
+    """The equivalence margins the findings use (percent), in ascending order."""
+    return sorted({float(f.margin_pct) for f in published.findings if f.kind == "equivalence"})
+
+
+def rule_tex(published: Published, rows: list[DeltaRow], conf: float, paper_margin_pct: float) -> str:
+    """The verdict rule as the paper states it, once (`\\vbVerdictRule`): the same rule
+    `verdict_of` and `apply_holm` apply, with the numbers they use."""
+    conf_pct = plain_number(conf * 100)
+    alpha = plain_number(round((1 - conf) * 100, 6))
+    ms = margins(published)
+    margin = (
+        rf"$\pm${plain_number(ms[0])}\,\%" if len(ms) == 1 else ", ".join(rf"$\pm${plain_number(m)}\,\%" for m in ms)
+    )
+    wider = [f.id for f in published.findings if f.kind == "equivalence" and f.margin_pct > paper_margin_pct + 1e-9]
+    margin_text = (
+        rf"the paper's margin, {margin}, the one of Section~\ref{{sec:stats}}"
+        if ms == [float(paper_margin_pct)]
+        else rf"{margin} (never wider than the paper's {plain_number(paper_margin_pct)}\,\% unless the study's own"
+        rf" claim is wider{': ' + ', '.join(wider) if wider else ''})"
+    )
+    n = holm_family_size(rows)
+    return "\n".join(
+        [
+            r"\begin{itemize}",
+            r"\item a claim with a figure (a ratio, an overhead, a range) is a \emph{magnitude} claim: it is"
+            r" \textbf{reproduced} when the whole interval lies within the study's range, or within the"
+            rf" published ratio plus or minus {plain_number(paper_margin_pct)}\,\% of itself where the study gives one"
+            r" figure, narrowed where needed so that the band never reaches past 1 (a tolerance wider"
+            r" than the claimed effect would let no effect reproduce it); \textbf{contradicted} when the"
+            r" interval lies entirely outside the band; \emph{inconclusive} when it straddles an edge;",
+            r"\item a claim of no difference (``near native'', ``the same'', ``does not slow'') is an"
+            rf" \emph{{equivalence}} claim with {margin_text}: reproduced when the whole interval lies within 1"
+            r" plus or minus the margin, contradicted when it lies entirely outside, inconclusive otherwise;",
+            r"\item only a claim the study makes without a figure is a \emph{direction} claim (``A is"
+            r" faster than B''): reproduced when the interval excludes 1 on the published side,"
+            r" contradicted when it excludes 1 on the other side, inconclusive when it contains 1;",
+            r"\item a finding is \emph{not measured} when a side has no samples or no local stand-in, or"
+            r" both sides are the same local platform.",
+            r"\end{itemize}",
+            rf"Every band and margin is in the data file with where it comes from, fixed before the data."
+            rf" The interval is the comparison's {conf_pct}\,\% interval (paired by block where the design"
+            r" paired the runs, else Fieller's), so an interval inside a band is a two one-sided test at"
+            rf" {plain_number(round((1 - conf) * 50, 6))}\,\% each. Each verdict's $p$-value is the smallest level at which"
+            r" the interval gives it, and Holm's correction~\citep{holm1979} runs over the"
+            rf" {n} verdicts with an interval: a verdict stands when its adjusted $p$ is at most {alpha}\,\%,"
+            r" and is otherwise inconclusive (the table says what the interval alone gave).",
+        ]
+    )
 
 
 def _published_text(f: Finding) -> str:
@@ -558,7 +709,14 @@ def _published_text(f: Finding) -> str:
         unit = f" {tex_escape(f.published_unit)}" if f.published_unit else ""
         parts.append(rf"{plain_number(a)} vs {plain_number(b)}{unit}")
     if f.kind == "magnitude":
-        parts.append(rf"ratio {plain_number(f.published_ratio)} $\pm$ {plain_number(f.tolerance_pct)}\,pts")
+        lo, hi = f.band()
+        if f.published_range is not None:
+            parts.append(rf"A/B {plain_number(lo)}--{plain_number(hi)} (the study's range)")
+        else:
+            parts.append(
+                rf"A/B {plain_number(f.published_ratio)} $\pm$ {plain_number(f.tolerance_pct)}\,\%"
+                rf" ({plain_number(round(lo, 3))}--{plain_number(round(hi, 3))})"
+            )
     elif f.kind == "equivalence":
         parts.append(rf"A/B within 1 $\pm$ {plain_number(f.margin_pct)}\,\%")
     else:
@@ -636,8 +794,12 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             verdict += r" \newline {\scriptsize (stand-ins only)}"
         if r.reason:
             verdict += rf" \newline {{\scriptsize {breakable(tex_escape(r.reason))}}}"
-        if r.verdict == INCONCLUSIVE and r.n_blocks:
+        if r.unadjusted:
+            verdict += rf" \newline {{\scriptsize {r.unadjusted} by the interval alone; not after Holm}}"
+        elif r.verdict == INCONCLUSIVE and r.n_blocks:
             verdict += rf" \newline {{\scriptsize {settle_text(r)}}}"
+        if r.p_holm is not None:
+            verdict += rf" \newline {{\scriptsize $p_{{\mathrm{{Holm}}}}{p_text(r.p_holm)}$}}"
         lines.append(
             " & ".join(
                 [
@@ -657,6 +819,11 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             lines.append(_command_row(f.test, len(widths)))
     lines += [r"\end{longtable}", r"\endgroup"]
     return "\n".join(lines) + "\n"
+
+
+def p_text(p: float) -> str:
+    """A p-value as the table prints it, with its relation: "=0.034", or "<0.001" below that."""
+    return "<0.001" if p < 0.001 else f"={p:.2g}"
 
 
 def settle_text(r: DeltaRow) -> str:
@@ -706,6 +873,9 @@ def delta_frame(rows: list[DeltaRow]) -> pd.DataFrame:
                 "ci_low": np.nan if r.low is None else r.low,
                 "ci_high": np.nan if r.high is None else r.high,
                 "verdict": r.verdict,
+                "verdict_interval_alone": r.unadjusted or r.verdict,
+                "p_value": np.nan if r.p_value is None else r.p_value,
+                "p_holm": np.nan if r.p_holm is None else r.p_holm,
                 "reason": r.reason,
                 "method": r.method,
                 "n_pairs": r.n_pairs,

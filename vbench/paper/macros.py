@@ -26,7 +26,17 @@ from vbench.stats.keys import natural_key
 from vbench.paper import abstract as A
 from vbench.paper import discussion as D
 from vbench.paper import results as R
-from vbench.paper.delta import CONTRADICTED, REPRODUCED, STAND_INS, VERDICTS, DeltaRow, counts
+from vbench.paper.delta import (
+    CONTRADICTED,
+    REPRODUCED,
+    STAND_INS,
+    VERDICTS,
+    DeltaRow,
+    Published,
+    counts,
+    holm_family_size,
+    rule_tex,
+)
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (
@@ -58,6 +68,8 @@ class MacroContext:
     sandbox: SandboxStudy | None = None  # the sandbox study (issue #21); None: not given to this build
     #: Every campaign the build read (the main one, the studies', isolation, per-node, sandbox).
     campaigns: tuple[Campaign, ...] = ()
+    #: The findings the delta judged (params/published.yaml): the verdict rule's margins.
+    published: Published | None = None
     #: Campaigns whose data the paper shows but that are not read as a `Campaign` (the monitored run's).
     other_campaigns: tuple[str, ...] = ()
 
@@ -528,8 +540,15 @@ def macros_tex(ctx: MacroContext) -> str:
     for v in VERDICTS:
         m[macro_name("Delta", v)] = str(k[v])
     m["vbDeltaStandIns"] = str(k[STAND_INS])
+    alone = counts(ctx.delta, alone=True)
+    for v in (REPRODUCED, CONTRADICTED):
+        m[macro_name("Delta", "alone", v)] = str(alone[v])
     m["vbDeltaTested"] = str(len(ctx.delta) - k["not measured"] - k[STAND_INS])
     m["vbNumStudies"] = str(ctx.n_findings_studies)
+    m["vbDeltaHolmFamily"] = str(holm_family_size(ctx.delta))
+    m["vbVerdictRule"] = (
+        rule_tex(ctx.published, ctx.delta, ctx.conf, ctx.equivalence_pct) if ctx.published is not None else ""
+    )
     for name, flag in ctx.has_table.items():
         m[macro_name("Has", "Table", name)] = "1" if flag else "0"
     for name, flag in ctx.has_figure.items():

@@ -155,10 +155,21 @@ class FindingSpec(_Strict):
     kind: Literal["direction", "magnitude", "equivalence"]
     expect: Literal["less", "greater"] | None = None
     published_ratio: float | None = Field(None, gt=0)
-    #: magnitude: how far (percentage points of the ratio) a re-measurement may fall.
+    #: magnitude: how far, in percent of the published ratio, a re-measurement may fall; never
+    #: so far that the band reaches past 1 (a tolerance wider than the claimed effect would let
+    #: "no effect" reproduce it).
     tolerance_pct: float | None = Field(None, gt=0, le=100)
-    #: equivalence ("near native", "does not slow", "the same"): the ratio's margin around 1.
+    #: magnitude: the study's own range for the ratio (e.g. "30 to 90 %"), the band itself;
+    #: instead of a tolerance.
+    published_range: tuple[float, float] | None = None
+    #: equivalence ("near native", "does not slow", "the same"): the ratio's margin around 1, in
+    #: percent; not wider than the paper's margin (params/pipeline.yaml equivalence_pct) unless
+    #: `margin_wider` says why (the study's own claim is wider).
     margin_pct: float | None = Field(None, gt=0, le=100)
+    margin_wider: str = ""
+    #: magnitude and equivalence: where the figure, the range, the tolerance or the margin comes
+    #: from (the study's words or table, or the paper's margin), fixed before the data.
+    basis: str = ""
     published: PublishedValues | None = None
     published_unit: str = ""
     size: str | None = None
@@ -170,15 +181,36 @@ class FindingSpec(_Strict):
     def _kind(self) -> "FindingSpec":
         need = {
             "direction": ("expect",),
-            "magnitude": ("published_ratio", "tolerance_pct"),
+            "magnitude": ("published_ratio", "tolerance_pct") if self.published_range is None else (),
             "equivalence": ("margin_pct",),
         }[self.kind]
         for key in need:
             if getattr(self, key) is None:
                 raise _FieldError(key, f"a {self.kind} finding needs {key}")
-        for key in ("expect", "tolerance_pct", "margin_pct"):
-            if getattr(self, key) is not None and key not in need:
+        allowed = {"magnitude": ("published_range", "published_ratio", "tolerance_pct")}.get(self.kind, need)
+        for key in ("expect", "tolerance_pct", "margin_pct", "published_range"):
+            if getattr(self, key) is not None and key not in need and key not in allowed:
                 raise _FieldError(key, f"is not used by a {self.kind} finding")
+        if self.margin_wider and self.kind != "equivalence":
+            raise _FieldError("margin_wider", f"is not used by a {self.kind} finding")
+        if self.kind == "direction" and self.basis:
+            raise _FieldError("basis", "is not used by a direction finding (it has no band)")
+        if self.kind != "direction" and not self.basis.strip():
+            raise _FieldError("basis", f"a {self.kind} finding says where its figure and band come from")
+        if self.kind == "magnitude":
+            if self.published_range is not None:
+                if self.tolerance_pct is not None:
+                    raise _FieldError("tolerance_pct", "the study's range is the band: give one or the other")
+                lo, hi = self.published_range
+                if not (0 < lo < hi):
+                    raise _FieldError("published_range", f"must be two increasing positive ratios, got {lo}, {hi}")
+            lo, hi = magnitude_band(self.published_ratio, self.tolerance_pct, self.published_range)
+            if lo < 1.0 - 1e-9 and hi > 1.0 + 1e-9:
+                raise _FieldError(
+                    "tolerance_pct" if self.published_range is None else "published_range",
+                    f"the band {lo:.4g}-{hi:.4g} contains 1: a tolerance wider than the claimed effect "
+                    "lets no effect at all reproduce it",
+                )
         return self
 
 
@@ -230,6 +262,35 @@ class PublishedSpec(_Strict):
                         f"{f.id}: {side.published!r} is not in platform_map; add it (or give `local:`)",
                     )
         return self
+
+
+def magnitude_band(
+    ratio: float | None, tolerance_pct: float | None, published_range: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """The band of a magnitude claim: the study's own range, else the published ratio within
+    +/- tolerance_pct percent of itself."""
+    if published_range is not None:
+        return float(published_range[0]), float(published_range[1])
+    assert ratio is not None and tolerance_pct is not None
+    return ratio * (1 - tolerance_pct / 100.0), ratio * (1 + tolerance_pct / 100.0)
+
+
+def margin_problems(spec: PublishedSpec, paper_margin_pct: float, source: str = "published.yaml") -> None:
+    """Every equivalence margin is the paper's (`equivalence_pct`) or narrower, unless the finding's
+    `margin_wider` says why the study's own claim is wider."""
+    for i, f in enumerate(spec.findings):
+        if f.kind == "equivalence" and f.margin_pct > paper_margin_pct + 1e-9 and not f.margin_wider.strip():
+            raise ParamsError(
+                f"{source}: findings[{i}].margin_pct",
+                f"{f.id}: {f.margin_pct:g} % is wider than the paper's margin ({paper_margin_pct:g} %, "
+                "params/pipeline.yaml equivalence_pct); say why in margin_wider (the study's own claim is wider)",
+            )
+
+
+def paper_margin_pct(root: Path) -> float:
+    """The paper's equivalence margin, `pipeline.equivalence_pct` of the repository's params/pipeline.yaml."""
+    doc = read_yaml(root / "params" / "pipeline.yaml") or {}
+    return float((doc.get("pipeline") or {}).get("equivalence_pct", 5.0))
 
 
 def benchmark_metric_problem(benchmark: str, metric: str) -> tuple[str, str] | None:
@@ -307,6 +368,9 @@ __all__ = [
     "SideSpec",
     "TestSpec",
     "check_commands",
+    "magnitude_band",
+    "margin_problems",
+    "paper_margin_pct",
     "read_published",
     "validate_published",
 ]

@@ -376,6 +376,9 @@ def float_counts(paper: Paper) -> list[str]:
 _VERDICT_COUNT = re.compile(
     r"\b(?P<n>\d+)\s+(?:were\s+|are\s+)?(?P<verdict>reproduced|contradicted|inconclusive|not measured)\b", re.I
 )
+#: delta.csv's column of the verdicts the intervals gave alone, before Holm's correction, and the
+#: phrase that makes a sentence's counts those.
+ALONE_COLUMN, ALONE_PHRASE = "verdict_interval_alone", "intervals alone"
 _FINDINGS_COUNT = re.compile(r"\b(?P<n>\d+)\s+(?:published\s+)?findings\b", re.I)
 
 
@@ -383,14 +386,23 @@ def delta_counts(paper: Paper, delta: pd.DataFrame) -> list[str]:
     """The delta's counts the text states against those of its table (`delta.csv`): a verdict counts
     where the finding was tested on what it needs, as the table marks it; every finding counts once."""
     tested = delta["tested"].astype(str).str.lower().isin(["true", "1"])
-    verdicts = delta["verdict"].astype(str)
-    expect = {v: int(((verdicts == v) & tested).sum()) for v in ("reproduced", "contradicted", "inconclusive")}
-    expect["not measured"] = int((verdicts == "not measured").sum())
+
+    def expected(column: str) -> dict[str, int]:
+        verdicts = delta[column].astype(str)
+        out = {v: int(((verdicts == v) & tested).sum()) for v in ("reproduced", "contradicted", "inconclusive")}
+        out["not measured"] = int((verdicts == "not measured").sum())
+        return out
+
+    after = expected("verdict")
+    # A sentence about the intervals alone (before Holm's correction) counts the verdicts before it.
+    before = expected(ALONE_COLUMN) if ALONE_COLUMN in delta.columns else after
     out = []
     for where, tex in _parts(paper):
         text = plain(tex)
         for m in _VERDICT_COUNT.finditer(text):
             v, n = m["verdict"].lower(), int(m["n"])
+            sentence_start = max(text.rfind(". ", 0, m.start()), 0)
+            expect = before if ALONE_PHRASE in text[sentence_start : m.start()].lower() else after
             if n != expect[v]:
                 out.append(
                     f"{where}: says {n} {v} ({_context(text, m.start(), m.end(), 20)}), the delta table has {expect[v]}"
@@ -401,6 +413,57 @@ def delta_counts(paper: Paper, delta: pd.DataFrame) -> list[str]:
                     f"{where}: says {m['n']} findings ({_context(text, m.start(), m.end(), 20)}), "
                     f"the delta table has {len(delta)}"
                 )
+    return out
+
+
+#: A margin as the text states it: "±5 %" (after `plain`).
+_MARGIN = re.compile(r"±\s*(?P<m>\d+(?:\.\d+)?)\s*%")
+#: How the text names the correction of the delta's verdicts and the size of its family.
+_HOLM_FAMILY = re.compile(r"Holm's correction\s+runs over the (?P<n>\d+) verdicts with an interval", re.I)
+
+
+def method_claims(paper: Paper, delta: pd.DataFrame, margins: list[float], alpha: float = 0.05) -> list[str]:
+    """The method the text states against the one the delta applied (issue #54 item 2):
+
+    * every margin the text states (``±5 %``) is a margin the findings use (`margins`: the
+      equivalence margins of params/published.yaml, the paper's among them), and every margin the
+      findings use is stated;
+    * the correction the text names for the delta (Holm's, over N findings) is the one delta.csv
+      carries: N findings with a p-value, each adjusted p-value Holm's
+      (`vbench.stats.hypothesis.holm`, the statistics table's function) of the p-values, and each
+      verdict the interval's where the adjusted p is at most `alpha`, inconclusive where not."""
+    from vbench.stats.hypothesis import holm
+
+    out = []
+    text = plain(paper.prose)
+    stated = {float(m["m"]) for m in _MARGIN.finditer(text)}
+    used = {float(m) for m in margins}
+    for m in sorted(stated - used):
+        out.append(
+            f"prose: states a margin of ±{m:g} %, the findings use {', '.join(f'±{u:g} %' for u in sorted(used))}"
+        )
+    for m in sorted(used - stated):
+        out.append(f"prose: never states the margin ±{m:g} % that findings use")
+    family = [int(m["n"]) for m in _HOLM_FAMILY.finditer(text)]
+    if not family:
+        out.append("prose: does not say which correction the delta's verdicts get (Holm's, over how many findings)")
+        return out
+    tested = delta[delta["p_value"].notna()] if "p_value" in delta.columns else delta.iloc[0:0]
+    for n in family:
+        if n != len(tested):
+            out.append(
+                f"prose: says Holm's correction runs over {n} findings, delta.csv has {len(tested)} with a p-value"
+            )
+    if tested.empty:
+        return out
+    adjusted = holm(tested["p_value"].to_numpy(dtype=float))
+    for (_, row), adj in zip(tested.iterrows(), adjusted):
+        if not abs(float(row["p_holm"]) - float(adj)) <= 1e-9:
+            out.append(f"delta.csv: {row['id']} has p_holm {row['p_holm']}, Holm's adjustment gives {adj:.6g}")
+        alone = str(row[ALONE_COLUMN])
+        want = alone if adj <= alpha + 1e-12 or alone == "inconclusive" else "inconclusive"
+        if str(row["verdict"]) != want:
+            out.append(f"delta.csv: {row['id']} is {row['verdict']}, Holm's adjusted p {adj:.3g} gives {want}")
     return out
 
 
