@@ -27,6 +27,7 @@ from vbench.stats.campaign_stats import (
 )
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import FIELLER, HIERARCHICAL, PAIRED_T
+from vbench.stats.table.groups import BLOCK_MEANS
 from vbench.stats.tidy import plain as _plain
 
 
@@ -118,6 +119,12 @@ def group_row(stats, experiment, platform, benchmark, metric, size, statistic, m
 
 def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
     return group_row(stats, experiment, platform, benchmark, metric, size, "mean", "t")
+
+
+def block_mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
+    """A group's mean with its t interval over its blocks' means (the design's unit), or None
+    where the campaign recorded fewer than two blocks (or a table made before the row existed)."""
+    return group_row(stats, experiment, platform, benchmark, metric, size, "mean", BLOCK_MEANS)
 
 
 #: Methods of a comparison, preferred first: a paired interval where the design paired the runs

@@ -11,6 +11,7 @@ import pandas as pd
 
 from vbench.params import PLATFORMS
 from vbench.stats.keys import natural_key
+from vbench.stats.table.groups import BLOCK_MEANS
 
 from vbench.paper import results as R
 from vbench.paper.fmt import NOT_MEASURED, num_pm, tex_escape
@@ -91,14 +92,28 @@ def n_range(ns: list[int]) -> str:
     return f"$n={lo}$" if lo == hi else f"$n={lo}$--${hi}$"
 
 
-def _cell_notes(ns: list[int], any_missing: bool, any_single: bool, conf_pct: str = "95") -> str:
+def _cell_notes(
+    ns: list[int], any_missing: bool, any_single: bool, conf_pct: str = "95", pooled: list[int] | None = None
+) -> str:
+    """The note under a table of means: `ns` the blocks behind each cell whose interval is over its
+    blocks' means (the design's unit), `pooled` the runs behind each cell of a campaign with fewer
+    than two blocks, whose runs the interval counts as independent (said so)."""
+    pooled = pooled or []
     parts = [rf"Mean $\pm$ half-width of the {conf_pct}\,\% Student-$t$ confidence interval"]
     if ns:
-        if min(ns) == max(ns):
-            parts[0] += f" over {n_range(ns)} sample{'s' if ns[0] != 1 else ''}."
-        else:
-            parts[0] += f" over {n_range(ns)} samples per cell."
-    else:
+        per = "" if min(ns) == max(ns) else " per cell"
+        parts[0] += (
+            f" over the means of {n_range(ns)} block{'s' if max(ns) != 1 else ''}{per}, the design's unit"
+            " (a block's hosts, repeats and rounds share its cluster instance: averaged, not counted as"
+            " independent)."
+        )
+    if pooled:
+        parts.append(
+            ("Cells" if ns else "Intervals")
+            + f" over {n_range(pooled)} runs where the campaign recorded fewer than two blocks:"
+            " its runs are counted as independent, and block-to-block variation is not in the interval."
+        )
+    if not ns and not pooled:
         parts[0] += "."
     if any_single:
         parts.append(r"$^\dagger$~one run only: no interval.")
@@ -112,13 +127,18 @@ class Cells:
 
     def __init__(self, stats: pd.DataFrame) -> None:
         self.stats = stats
-        self.ns: list[int] = []
+        self.ns: list[int] = []  # blocks behind the cells whose interval is over block means
+        self.pooled: list[int] = []  # runs behind the cells of campaigns with fewer than two blocks
         self.missing = False
         self.single = False
         self.any_value = False
 
     def mean(self, experiment, platform, benchmark, metric, size) -> str:
-        row = R.mean_row(self.stats, experiment, platform, benchmark, metric, size) if experiment else None
+        """A group's mean with its interval over block means where the campaign has blocks
+        (`vbench.stats.table.groups.BLOCK_MEANS`), else over its runs (and the note says so)."""
+        row = R.block_mean_row(self.stats, experiment, platform, benchmark, metric, size) if experiment else None
+        if row is None and experiment:
+            row = R.mean_row(self.stats, experiment, platform, benchmark, metric, size)
         return self.from_row(row)
 
     def from_row(self, row) -> str:
@@ -127,13 +147,13 @@ class Cells:
             return NOT_MEASURED
         self.any_value = True
         n = int(row["n"]) if pd.notna(row["n"]) else 0
-        self.ns.append(n)
+        (self.ns if str(row.get("method")) == BLOCK_MEANS else self.pooled).append(n)
         if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
             self.single = True
         return num_pm(row["estimate"], row["ci_low"], row["ci_high"])
 
     def notes(self) -> str:
-        return _cell_notes(self.ns, self.missing, self.single)
+        return _cell_notes(self.ns, self.missing, self.single, pooled=self.pooled)
 
 
 def where_note(experiment, size) -> str:

@@ -135,7 +135,8 @@ _NODE_DISKS = (("dd", "write_bw", "dd write"), ("hdparm", "buffered_read_bw", "h
 
 def table_node_disks(stats, samples, baseline="native") -> str:
     """dd's write and hdparm's read speed per node (Liu et al., Figs 2-3): the mean with a t interval
-    over every repeat on the node, the node's platform its own in a mixed cluster
+    over the node's block means (`_node_interval`: over its repeats only where the campaign has
+    fewer than two blocks, and the note says so), the node's platform its own in a mixed cluster
     (`vbench.paper.delta.machine_platform`), and the node's mean over the other baseline nodes' of
     its experiment (Liu's VM against the physical machines). Pure."""
     df = samples.iloc[0:0] if samples is None else samples
@@ -149,26 +150,25 @@ def table_node_disks(stats, samples, baseline="native") -> str:
     multi = len(experiments) > 1
     body: list[list[str]] = []
     ns: list[int] = []
+    pooled: list[int] = []
     units = dict(zip(df["benchmark"], df["unit"].astype(str))) if not df.empty else {}
     for ex in experiments:
         part = df[df["experiment"].astype(str) == ex]
-        values = {
-            key: grp["value"].to_numpy(dtype=float) for key, grp in part.groupby(["machine", "node", "benchmark"])
-        }
+        values = {key: _node_interval(grp) for key, grp in part.groupby(["machine", "node", "benchmark"])}
         for p in campaign_platforms(part.assign(platform=part["machine"]), baseline):
             for node in sorted(part.loc[part["machine"] == p, "node"].unique(), key=natural_key):
                 cells, ratios = [], []
                 for b, _m, _name in _NODE_DISKS:
-                    x = values.get((p, node, b))
-                    if x is None:
+                    found = values.get((p, node, b))
+                    if found is None:
                         cells.append(NOT_MEASURED)
                         ratios.append(NOT_MEASURED)
                         continue
-                    iv = t_interval(x)
-                    ns.append(int(x.size))
+                    iv, n, by_block = found
+                    (ns if by_block else pooled).append(n)
                     cells.append(num_pm(iv.estimate, iv.low, iv.high))
                     others = [
-                        v.mean()
+                        v[0].estimate
                         for (q, n, bb), v in values.items()
                         if q == baseline and bb == b and not (p == baseline and n == node)
                     ]
@@ -182,9 +182,20 @@ def table_node_disks(stats, samples, baseline="native") -> str:
     header += [f"{name} vs {tex_escape(baseline)}" for _, _, name in _NODE_DISKS]
     notes = []
     if body:
+        unit = []
+        if ns:
+            unit.append(
+                f"over the node's means of {n_range(ns)} blocks, the design's unit (a block's repeats share"
+                " its cluster instance: averaged, not counted as independent)"
+            )
+        if pooled:
+            unit.append(
+                f"over every repeat on the node, {n_range(pooled)}, where the campaign recorded fewer than two"
+                " blocks: repeats counted as independent, block-to-block variation not in the interval"
+            )
         notes.append(
-            r"Mean $\pm$ half-width of the 95\,\% Student-$t$ interval over every repeat on the node (all runs "
-            + f"pooled), {n_range(ns)}"
+            r"Mean $\pm$ half-width of the 95\,\% Student-$t$ interval "
+            + "; elsewhere ".join(unit)
             + r". dd writes with \texttt{conv=fdatasync} (the disk's speed, not the page cache's); hdparm~\texttt{-t} "
             rf"reads the block device under the work directory. ``vs {tex_escape(baseline)}'': the node's mean over "
             rf"the mean of the other {tex_escape(baseline)} nodes of its experiment."
@@ -203,6 +214,16 @@ def table_node_disks(stats, samples, baseline="native") -> str:
             notes,
         )
     )
+
+
+def _node_interval(grp: pd.DataFrame):
+    """(interval, n, by block) of one node's samples of one benchmark: t over its blocks' means
+    where every sample carries its block and there are at least two, else t over its samples."""
+    if "block" in grp.columns and grp["block"].notna().all() and grp["block"].map(str).nunique() >= 2:
+        means = grp.groupby(grp["block"].map(str))["value"].mean().to_numpy(dtype=float)
+        return t_interval(means), int(means.size), True
+    x = grp["value"].to_numpy(dtype=float)
+    return t_interval(x), int(x.size), False
 
 
 # --- Jeong et al., Fig. 4 ------------------------------------------------------------------------

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import astuple
 
+import numpy as np
 import pandas as pd
 
 from vbench.stats.adaptive import assess_mean
-from vbench.stats.describe import describe
+from vbench.stats.describe import describe, t_interval
 from vbench.stats.keys import natural_key
 from vbench.stats.outliers import mad_outliers
 from vbench.stats.quiet import quiet_counts
@@ -20,6 +21,28 @@ from vbench.stats.table.rows import Collector, Group, Settings, joined, seeded_r
 from vbench.stats.table.verdicts import precision_row
 from vbench.stats.warmup import ExclusionRule
 from vbench.wording import noun
+
+
+#: The method of a group's mean whose interval is Student-t over its blocks' means: where a block
+#: holds several runs (several hosts' runs, repeats, rounds), they share the block's cluster
+#: instance and are not independent samples; the block is the design's unit.
+BLOCK_MEANS = "t_block_means"
+
+
+def block_means(kept: pd.DataFrame) -> np.ndarray | None:
+    """The means of a group's blocks, in block order, when every run carries its block and there
+    are at least two (with one run per block they are the runs themselves). None otherwise: no
+    blocks recorded, or one block, whose runs are all the table has."""
+    if "block" not in kept.columns or kept.empty:
+        return None
+    with_block = kept[kept["block"].notna()]
+    if len(with_block) < len(kept):
+        return None
+    by_block = with_block.groupby(with_block["block"].map(str), sort=True)["value"]
+    sizes = by_block.size()
+    if len(sizes) < 2:
+        return None
+    return by_block.mean().to_numpy(dtype=float)
 
 
 def describe_group(
@@ -58,6 +81,24 @@ def describe_group(
     ci = dict(conf_level=conf, **common)
     out.add(stat_row(g, "mean", "t", d.t, n, preferred=pref_t, note=joined(d.t.note, d.preference_note), **ci))
     out.add(stat_row(g, "mean", "bca_bootstrap", d.bca, n, preferred=not pref_t, **ci))
+    blocks = block_means(kept)
+    if blocks is not None:
+        out.add(
+            stat_row(
+                g,
+                "mean",
+                BLOCK_MEANS,
+                t_interval(blocks, conf),
+                int(blocks.size),
+                note=(
+                    f"t over the means of {blocks.size} blocks ({n} runs: hosts, repeats and rounds of a block"
+                    " share its cluster instance, so the block is the independent unit)"
+                    if n > blocks.size
+                    else f"t over {blocks.size} blocks, one run each"
+                ),
+                **ci,
+            )
+        )
     out.add(stat_row(g, "median", "order_statistic", d.median, n, **ci))
     out.add(
         stat_row(
