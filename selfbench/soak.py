@@ -302,6 +302,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
     with m.OwnTmpfs(work_root, source, t.fault.target == "disk") as disk:
         run = Runner(argv, tdir / "run.log")
         seen_at = fault_at = running = None
+        at_fault = b""
         injection = m.Injection(False, "the campaign ended before the moment")
         deadline = run.started + RUN_TIMEOUT_S
         target = m.Target(
@@ -317,6 +318,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
                     seen_at = now
                 if seen_at is not None and now >= seen_at + t.moment.delay_s:
                     running = inv.running_cell(run.log_text())
+                    at_fault = ledger.read_bytes() if ledger.exists() else b""
                     fault_at = time.monotonic()
                     injection = m.inject(t, target)
                     break
@@ -364,6 +366,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         first_exited=exited,
         fault_problems=problems,
         kept_logs=inv.kept_logs_in(ledger_path(tdir).parent),
+        at_fault=at_fault,
     )
     tally = inv.cell_tally(soak_ledger.read(final), planned)
     result = TrialResult(

@@ -7,7 +7,8 @@ left (its ledgers, the runner's exit, what the testbeds recorded and what the ma
   committed kept      what was committed before the fault is, byte for byte, the final ledger's start
   interrupt recorded  after a Ctrl-C or SIGTERM: no torn tail, and the cell running at the fault is
                       done or recorded as interrupted (a failure with metadata.interrupted)
-  failures explained  every failure record has a one-line reason; every append not done holds one;
+  failures explained  every failure record has a one-line reason and was appended after the fault
+                      struck and before the resume; every append not done holds one;
                       the daemon logs a failure names (metadata.failed_logs) are in the campaign
                       directory, as vbench copied them before teardown
   stopped in time     after a Ctrl-C or SIGTERM the runner exited within the stop limit
@@ -182,6 +183,9 @@ class Evidence:
     #: The campaign's kept daemon logs, `failed-logs/<name>` holding at least one file
     #: (kept_logs_in); None: not looked at.
     kept_logs: tuple[str, ...] | None = None
+    #: The ledger's bytes when the fault struck (None: not recorded, every failure's timing is
+    #: then taken as explained, as before this field existed).
+    at_fault: bytes | None = None
 
 
 #: Where vbench keeps a failed cluster's daemon logs in a campaign directory (vbench.campaign.failed_logs).
@@ -272,12 +276,40 @@ def interrupt_recorded(ev: Evidence) -> Check:
     return Check(name, False, f"{cell} was running at the fault and is neither done nor recorded as interrupted")
 
 
+def _lines(ledger: bytes) -> int:
+    """Whole lines of a ledger's bytes: an append whose first line lies past them came later."""
+    return ledger.count(b"\n")
+
+
+def _failed_outside_the_fault(ev: Evidence, first_line: int) -> str | None:
+    """Why a failure appended at `first_line` of the final ledger cannot be the fault's, or None.
+
+    The fault is the only thing a trial does to a campaign: a failure appended before it struck,
+    in a trial where it never struck, or in the resume (which runs after the soak undid it: the
+    link up, the fill removed, the machine 'rebooted') is the campaign's or the machine's own,
+    and a trial that passes with it hides a defect (seed 52's disk-full trials: every Pi failed
+    on a tmpfs Hadoop would not write to, fault or not, and trial 1 passed)."""
+    if ev.at_fault is None:
+        return None
+    if not ev.injected:
+        return "the fault never struck"
+    if first_line <= _lines(ev.at_fault):
+        return "appended before the fault struck"
+    if first_line > _lines(ev.first_ledger):
+        return "appended by the resume, after the fault was undone"
+    return None
+
+
 def failures_explained(ev: Evidence) -> Check:
     why = []
     for a in soak_ledger.read(ev.final_ledger).appends:
         failures = [rec for rec in a.records if rec.get("kind") == "failure"]
         if not a.cell_done and not failures:
             why.append(f"the append of line {a.first_line} ({a.cell_id}) is not done and holds no failure")
+        outside = _failed_outside_the_fault(ev, a.first_line) if failures else None
+        if outside is not None:
+            reason = failures[0].get("reason")
+            why.append(f"{a.cell_id} failed (append of line {a.first_line}), {outside}: {str(reason)[:160]}")
         for rec in failures:
             reason = rec.get("reason")
             if not isinstance(reason, str) or not reason.strip() or "\n" in reason.strip():

@@ -302,9 +302,13 @@ def _existing_netns() -> set[str]:
 
 #: The size of the tmpfs the soak mounts over a disk-full trial's work root, MiB: the soak design's
 #: testbed holds a few tens of MiB (conf, logs, HDFS, YARN's local directories; Hadoop's jars are
-#: not copied), and the NameNode wants 100 MB free (dfs.namenode.resource.du.reserved) before the
-#: fill. RAM while it is full, released when the soak unmounts it after the trial.
-DISK_MIB = 512
+#: not copied), the NameNode wants 100 MB free (dfs.namenode.resource.du.reserved), and a DataNode
+#: of Hadoop 3.4 writes a block only to a volume with the block's size plus 1 GiB free
+#: (dfs.datanode.round-robin-volume-choosing-policy.additional-available-space): on the 512 MiB
+#: this was until 2026-11-29 every Pi of a disk-full trial failed, fault or not ("Out of space: The
+#: volume with the most available space (=535339008 B) is less than the block size", in the
+#: DataNode's log vbench kept). RAM while it is full, released when the soak unmounts it.
+DISK_MIB = 1536
 #: The file that fills it, in its root (the work root's own directory, no testbed's).
 FILL_NAME = ".soak-fill"
 

@@ -731,6 +731,30 @@ def test_a_failure_must_name_daemon_logs_the_campaign_holds(tmp_path):
     assert inv.kept_logs_in(tmp_path / "none") == ()
 
 
+def test_a_failure_is_explained_only_between_the_fault_and_the_resume():
+    # Seed 52's disk-full trials: every Pi failed on a tmpfs Hadoop 3.4 would not write to, fault
+    # or not, and a trial whose fault never struck passed with two failed cells.
+    pi_failed = dict(interrupted(PLANNED[1]), reason="pi exited 255", metadata={"cell_id": PLANNED[1]})
+    at_fault = ledger(done(PLANNED[0]))
+    first = ledger(done(PLANNED[0]), ([pi_failed], PLANNED[1], False))
+    final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
+    base = dict(fault="disk-full", stop_s=None, first_ledger=first, final_ledger=final, running_at_fault=PLANNED[1])
+    # Appended after the fault, in the faulted run: the fault's.
+    assert not failed(evidence(**base, at_fault=at_fault))
+    # The same failure already there when the fault struck: not the fault's.
+    why = failed(evidence(**base, at_fault=first))["failures explained"]
+    assert "b0/native/pi failed (append of line 4), appended before the fault struck: pi exited 255" in why
+    # A fault that never struck explains nothing.
+    why = failed(evidence(**{**base, "injected": False}, at_fault=b""))["failures explained"]
+    assert "the fault never struck" in why
+    # The resume runs after the fault was undone: its failures are its own.
+    resumed = first + sl.append_bytes([dict(pi_failed, metadata={"cell_id": PLANNED[3]})], PLANNED[3], False)
+    why = failed(evidence(**{**base, "final_ledger": resumed}, at_fault=at_fault))["failures explained"]
+    assert "b1/native/pi failed" in why and "appended by the resume" in why
+    # Not recorded (a trial directory from before the field): timing is not judged.
+    assert not failed(evidence(**{**base, "injected": False}))
+
+
 def test_after_a_fault_the_runner_survives_the_cell_it_hit_is_recorded_done_or_failed():
     first = ledger(done(PLANNED[0]))
     final = first + b"".join(sl.append_bytes(*done(c)) for c in PLANNED[1:])
