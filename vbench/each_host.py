@@ -32,6 +32,8 @@ def on_each(
     *,
     workers: int | None = None,
     stop: threading.Event | None = None,
+    within_s: float | None = None,
+    late: R | None = None,
 ) -> list[R]:
     """`[fn(x) for x in items]`, in order, computed on up to `workers` threads at once (default:
     a thread per item).
@@ -39,7 +41,11 @@ def on_each(
     As `ThreadPoolExecutor.map` does, every item is run and the first error in the items' order is
     raised once all have ended. An interrupt of the caller (KeyboardInterrupt and its subclasses, or
     any exception raised in the waiting thread) sets `stop`, waits at most `GRACE_S` for the calls
-    under way, starts no further item, and is raised at once."""
+    under way, starts no further item, and is raised at once.
+
+    With `within_s`, the caller waits at most that long in all: an item not ended by then gives
+    `late`, its call left running on its daemon thread (the remote command it waits on carries a
+    timeout of its own), and no further item is started."""
     todo = list(items)
     stop = stop if stop is not None else threading.Event()
     outcomes: list[tuple[bool, object] | None] = [None] * len(todo)
@@ -63,9 +69,14 @@ def on_each(
     ]
     for t in threads:
         t.start()
+    deadline = None if within_s is None else time.monotonic() + within_s
     try:
         for t in threads:
-            t.join()
+            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if deadline is not None and any(t.is_alive() for t in threads):
+            stop.set()
+            # Read once: a call ending now must not turn into a half-seen result.
+            return [late if o is None else _value(o) for o in list(outcomes)]  # type: ignore[misc]
     except BaseException:
         stop.set()
         _join_within(threads, GRACE_S)
@@ -74,11 +85,15 @@ def on_each(
     for outcome in outcomes:
         if outcome is None:  # `stop` set by someone else than an interrupt of this wait
             raise RuntimeError("on_each: stopped before every item was run")
-        ok, value = outcome
-        if not ok:
-            raise value  # type: ignore[misc]
-        results.append(value)  # type: ignore[arg-type]
+        results.append(_value(outcome))
     return results
+
+
+def _value(outcome: tuple[bool, object]):
+    ok, value = outcome
+    if not ok:
+        raise value  # type: ignore[misc]
+    return value
 
 
 def _join_within(threads: list[threading.Thread], seconds: float) -> None:

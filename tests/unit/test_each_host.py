@@ -55,6 +55,28 @@ def test_every_item_runs_and_the_first_error_in_order_is_raised():
     assert sorted(ran) == [0, 1, 2, 3, 4]
 
 
+def test_an_item_not_ended_within_the_deadline_gives_late_and_the_others_their_results():
+    release = threading.Event()
+
+    def one(x):
+        if x == 1:
+            release.wait(30)  # a host that does not answer
+        return x * 10
+
+    t0 = time.monotonic()
+    try:
+        assert on_each(one, range(3), within_s=0.3, late="late") == [0, "late", 20]
+        assert time.monotonic() - t0 < 2.0
+    finally:
+        release.set()
+
+
+def test_a_deadline_that_every_item_meets_changes_nothing():
+    assert on_each(lambda x: x + 1, range(4), within_s=5.0, late=None) == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="item 2"):
+        on_each(lambda x: (_ for _ in ()).throw(ValueError(f"item {x}")) if x == 2 else x, range(4), within_s=5.0)
+
+
 def test_no_items_no_threads():
     assert on_each(lambda x: x, []) == []
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import threading
 import time
 import uuid
 from pathlib import Path, PurePosixPath
@@ -109,24 +108,6 @@ def destination(root: Path, rel: str, host: str, path: str) -> Path:
     return root / rel / safe_name(host) / safe_name(PurePosixPath(path).name)
 
 
-def _within(fn: Callable[[], object], seconds: float) -> tuple[str, object]:
-    """`fn()` on a daemon thread, waited for at most `seconds`: ("ok", value), ("error",
-    exception) or ("late", None), which leaves the thread behind (its command has the same
-    timeout on its host)."""
-    box: list[tuple[str, object]] = []
-
-    def go() -> None:
-        try:
-            box.append(("ok", fn()))
-        except Exception as exc:  # noqa: BLE001 - said by the caller, one line per host
-            box.append(("error", exc))
-
-    t = threading.Thread(target=go, name="vbench-failed-logs", daemon=True)
-    t.start()
-    t.join(seconds)
-    return box[0] if box else ("late", None)
-
-
 def _one_line(exc: object) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:200]
@@ -147,16 +128,17 @@ def keep(cluster: LoggedCluster, root: Path, rel: str, log: Log, timeout_s: floa
             paths = files[host.name]
             marker = f"vbench-tail-{uuid.uuid4().hex}"
 
-            def run() -> dict[str, str]:
+            try:
                 r = cluster.sh(host, tail_command(paths, marker), timeout=timeout_s)
-                if not r.ok:
-                    raise RuntimeError(f"exit {r.exit_code}: {_one_line(r.stderr)}")
-                return parse_tails(r.stdout, marker, paths)
-
-            return _within(run, timeout_s + 1.0)
+            except Exception as exc:  # noqa: BLE001 - said below, one line per host
+                return ("error", exc)
+            if not r.ok:
+                return ("error", f"exit {r.exit_code}: {_one_line(r.stderr)}")
+            return ("ok", parse_tails(r.stdout, marker, paths))
 
         kept = 0
-        for host, (how, value) in zip(hosts, on_each(ask, hosts)):
+        answers = on_each(ask, hosts, within_s=timeout_s + 1.0, late=("late", None))
+        for host, (how, value) in zip(hosts, answers):
             if how == "late":
                 log(f"  logs of {host.name} not kept: no answer in {timeout_s:g} s")
                 continue
@@ -166,7 +148,7 @@ def keep(cluster: LoggedCluster, root: Path, rel: str, log: Log, timeout_s: floa
             for path, text in value.items():  # type: ignore[union-attr]
                 to = destination(root, rel, host.name, path)
                 durable.make_dirs(to.parent)
-                durable.write_text(to, text.encode("utf-8", "replace").decode("utf-8"))
+                durable.write_text(to, text)
                 kept += 1
             if value:
                 durable.fsync_dir(root / rel / safe_name(host.name))
