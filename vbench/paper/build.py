@@ -91,27 +91,18 @@ def _write(path: Path, text: str, written: list[Path]) -> None:
 
 def _figure_tex(name: str, label: str, caption: str, source: str, paths: list[Path], data_note: str) -> str:
     cap = rf"{caption} After {tex_escape(source)}.{data_note}"
-    if paths:
-        return (
-            "\n".join(
-                [
-                    r"\begin{figure}[htbp]",
-                    r"\centering",
-                    rf"\includegraphics{{generated/figures/{name}.pdf}}",
-                    rf"\caption{{{cap}}}",
-                    rf"\label{{{label}}}",
-                    r"\end{figure}",
-                ]
-            )
-            + "\n"
-        )
+    body = (
+        rf"\includegraphics{{generated/figures/{name}.pdf}}"
+        if paths
+        else r"\fbox{\parbox{0.9\linewidth}{\centering\small\emph{Not measured in this campaign:} "
+        r"the data this figure needs are absent.}}"
+    )
     return (
         "\n".join(
             [
                 r"\begin{figure}[htbp]",
                 r"\centering",
-                r"\fbox{\parbox{0.9\linewidth}{\centering\small\emph{Not measured in this campaign:} "
-                r"the data this figure needs are absent.}}",
+                body,
                 rf"\caption{{{cap}}}",
                 rf"\label{{{label}}}",
                 r"\end{figure}",
