@@ -50,40 +50,19 @@ def testbed_rows(
         p = str(f.get("platform", ""))
         if p and p not in platforms:
             platforms.append(p)
-    out = []
-    for name, key in _TESTBED_FROM_FACTS[:2]:
-        out.append(
-            (
-                name,
-                [
-                    _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
-                    or _from_samples(samples, p, key)
-                    for p in platforms
-                ],
-            )
-        )
-    for name, key in _TESTBED_FROM_SAMPLES:
-        out.append(
-            (
-                name,
-                [
-                    _from_samples(samples, p, key)
-                    or _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
-                    for p in platforms
-                ],
-            )
-        )
-    for name, key in _TESTBED_FROM_FACTS[2:]:
-        out.append(
-            (
-                name,
-                [
-                    _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
-                    or _from_samples(samples, p, key)
-                    for p in platforms
-                ],
-            )
-        )
+
+    def of_facts(p: str, key: str) -> str:
+        return _distinct(f.get(key) for f in facts if str(f.get("platform", "")) == p)
+
+    def facts_first(name: str, key: str) -> tuple[str, list[str]]:
+        return name, [of_facts(p, key) or _from_samples(samples, p, key) for p in platforms]
+
+    def samples_first(name: str, key: str) -> tuple[str, list[str]]:
+        return name, [_from_samples(samples, p, key) or of_facts(p, key) for p in platforms]
+
+    out = [facts_first(name, key) for name, key in _TESTBED_FROM_FACTS[:2]]
+    out += [samples_first(name, key) for name, key in _TESTBED_FROM_SAMPLES]
+    out += [facts_first(name, key) for name, key in _TESTBED_FROM_FACTS[2:]]
     out.append(
         (
             "Samples",
