@@ -95,19 +95,28 @@ def block_campaign_dir(root: Path, name: str, times: dict, run_meta, benchmark="
                 "run_id": f"{name}-{key}-{block}",
             }
             for metric, share in (metrics or {"terasort_time": 1}).items():
-                recs.append(
-                    {
-                        "kind": "sample",
-                        "benchmark": benchmark,
-                        "metric": metric,
-                        "value": v * share,
-                        "unit": "s",
-                        "timestamp": 1.0e9 + block,
-                        "metadata": meta,
-                    }
-                )
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+                recs.append(time_record(benchmark, metric, v * share, block, meta))
+    write_samples(d, recs)
     return d
+
+
+def time_record(benchmark: str, metric: str, value: float, stamp: int, meta: dict) -> dict:
+    """A time sample (s) as samples.jsonl holds it, timestamped `stamp` s after 1e9 (its block, or
+    its place in the file)."""
+    return {
+        "kind": "sample",
+        "benchmark": benchmark,
+        "metric": metric,
+        "value": value,
+        "unit": "s",
+        "timestamp": 1.0e9 + stamp,
+        "metadata": meta,
+    }
+
+
+def write_samples(d: Path, recs) -> None:
+    """`recs` as the campaign directory `d`'s samples.jsonl, one JSON record a line."""
+    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
 
 
 def planted_campaign_dir(raw: Path, metric: str, runs) -> None:

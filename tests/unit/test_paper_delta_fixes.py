@@ -20,6 +20,8 @@ from vbench.paper.published import check_commands, validate_published
 from vbench.stats.campaign import load_campaign
 from vbench.stats.compare import compared_levels, comparison_view, measured_platforms
 
+from tests.unit.builders import time_record, write_samples
+
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = D.load_published()
 FINDINGS = {f.id: f for f in PUBLISHED.findings}
@@ -125,18 +127,8 @@ def _netmodes_campaign(tmp_path: Path) -> Path:
                 "factor.network.mode": mode,
                 "factor.vms_per_host": 1,
             }
-            recs.append(
-                {
-                    "kind": "sample",
-                    "benchmark": "terasort",
-                    "metric": "teragen_time",
-                    "value": t + 0.1 * block,
-                    "unit": "s",
-                    "timestamp": 1.0e9 + block,
-                    "metadata": meta,
-                }
-            )
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+            recs.append(time_record("terasort", "teragen_time", t + 0.1 * block, block, meta))
+    write_samples(d, recs)
     return d
 
 
@@ -162,18 +154,8 @@ def test_j3_compares_rack_grouping_with_one_default_rack_in_a_topology_campaign(
             meta |= {"repetition": block, "run_id": f"{topology}-{block}", "size_mb": 256}
             meta |= {"factor.topology": topology, "factor.network.mode": "bridge+nat"}
             value = t + (0.4 if block % 2 else -0.4)
-            recs.append(
-                {
-                    "kind": "sample",
-                    "benchmark": "terasort",
-                    "metric": "teragen_time",
-                    "value": value,
-                    "unit": "s",
-                    "timestamp": 1.0e9 + block,
-                    "metadata": meta,
-                }
-            )
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+            recs.append(time_record("terasort", "teragen_time", value, block, meta))
+    write_samples(d, recs)
     r = D.evaluate(FINDINGS["J3"], load_campaign(d).samples)
     assert r.n_a == 5 and r.n_b == 5 and 0.74 < r.ratio < 0.78, r.reason
     assert r.verdict == D.REPRODUCED  # 38/50 = 0.76, the published 1/1.31, within 10 points
@@ -322,19 +304,14 @@ def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
     main_rows += _rows([1, 2], platform="native", benchmark="pi", metric="job_wall_time", experiment="platforms")
     d = tmp_path / "main"
     d.mkdir()
-    recs = [
-        {
-            "kind": "sample",
-            "benchmark": r["benchmark"],
-            "metric": r["metric"],
-            "value": r["value"],
-            "unit": "s",
-            "timestamp": 1.0e9 + i,
-            "metadata": {k: r[k] for k in ("platform", "experiment", "block", "repetition")},
-        }
-        for i, r in enumerate(main_rows)
-    ]
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    keys = ("platform", "experiment", "block", "repetition")
+    write_samples(
+        d,
+        [
+            time_record(r["benchmark"], r["metric"], r["value"], i, {k: r[k] for k in keys})
+            for i, r in enumerate(main_rows)
+        ],
+    )
     campaign = merge_campaigns(load_campaign(d), [load_campaign(_netmodes_campaign(tmp_path))])
     ctx = MacroContext(campaign, pd.DataFrame(), "native", 0.95, 99, 1, 5.0, [], 5, {}, {})
     tex = macros_tex(ctx)

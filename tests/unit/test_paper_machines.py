@@ -68,18 +68,15 @@ def test_one_campaigns_machine_comes_from_its_samples_when_it_has_no_facts_file(
 
 
 def test_a_campaign_resumed_on_another_machine_says_so_and_names_the_blocks_that_span_two(tmp_path):
-    import json
-
     from vbench.stats.campaign import load_campaign
+
+    from tests.unit.builders import time_record, write_samples
 
     def rec(platform, block, cpu):
         meta = {"experiment": "platforms", "platform": platform, "block": block, "round": 0, "repetition": block}
         meta.update({"size_mb": 128, "run_id": f"{platform}-{block}", **({"cpu_model": cpu} if cpu else {})})
         value = {"native": 21.0, "lxc": 20.5}[platform]
-        return {"kind": "sample", "benchmark": "terasort", "metric": "terasort_time", "value": value, "unit": "s"} | {
-            "timestamp": 1.0e9 + block,
-            "metadata": meta,
-        }
+        return time_record("terasort", "terasort_time", value, block, meta)
 
     # Blocks 0-1 in one session, block 2 half in it and half in the next, block 3 in the next;
     # an old record without the stamp counts for neither.
@@ -87,18 +84,18 @@ def test_a_campaign_resumed_on_another_machine_says_so_and_names_the_blocks_that
     d = tmp_path / "resumed"
     d.mkdir()
     recs = [rec(p, b, cpus[b][i]) for b in cpus for i, p in enumerate(("native", "lxc"))]
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    write_samples(d, recs)
     notes = load_campaign(d).notes
     assert notes == [
         "samples measured on 2 machines (A; B); blocks spanning two machines, whose ratios compare machines too: 2"
     ]
     # One machine throughout: no note.
-    (d / "samples.jsonl").write_text("".join(json.dumps(rec(p, 0, "A")) + "\n" for p in ("native", "lxc")))
+    write_samples(d, [rec(p, 0, "A") for p in ("native", "lxc")])
     assert load_campaign(d).notes == []
     # A cell whose hosts ran on two machines names both in one field: two machines, not three,
     # and its block spans them.
     one = [rec("native", 0, "A"), rec("lxc", 0, "A; B"), rec("native", 1, "B"), rec("lxc", 1, "B")]
-    (d / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in one))
+    write_samples(d, one)
     assert load_campaign(d).notes == [
         "samples measured on 2 machines (A; B); blocks spanning two machines, whose ratios compare machines too: 0"
     ]
