@@ -663,14 +663,19 @@ class _Campaign:
             )
         except Exception as exc:  # the configuration broke (lost its hosts...)
             return self.lost(cell.config, exc, up, s, pos, handled)
-        self.durations.setdefault(cell.variant.key, []).append(time.monotonic() - c0)
+        self.measured(cell, time.monotonic() - c0, failed)
+        self.progress.cell_finished(cell.cell_id, why)
+        return True
+
+    def measured(self, cell: Cell, took_s: float, failed: int) -> None:
+        """A cell that ran (alone or in a duet) in the result: its time, which the budget expects of
+        the next cell of its variant, its failures, and whether it was a warm-up."""
+        self.durations.setdefault(cell.variant.key, []).append(took_s)
         self.result.failures += failed
         if cell.warms_up:
             self.result.warmups += 1
         else:
             self.result.ran.append(cell.cell_id)
-        self.progress.cell_finished(cell.cell_id, why)
-        return True
 
     def run_duet(self, group: list[int], up: dict[str, _Up], s: Session, first: int, handled: set[int]) -> bool:
         """Run the cells at positions `group` of the session (one variant, every configuration of
@@ -734,12 +739,7 @@ class _Campaign:
                     return False
                 continue
             failed, why = out.value  # type: ignore[misc]
-            self.durations.setdefault(cell.variant.key, []).append(took)  # the next group takes as long
-            self.result.failures += failed
-            if cell.warms_up:
-                self.result.warmups += 1
-            else:
-                self.result.ran.append(cell.cell_id)
+            self.measured(cell, took, failed)  # the next group takes as long
             self.progress.cell_finished(cell.cell_id, why, together=len(cells))
         return True
 
