@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from vbench.benchmarks.micro.latency import LatencyConfig
 from vbench.errors import JobFailed, ParamsError
 
 #: What says which comparison a row of the statistics table belongs to.
@@ -223,3 +224,22 @@ def paired_blocks(n_blocks: int, seed: int):
         shared = rng.normal(0, 0.1)
         for platform, mu in (("native", 0.0), ("lxc", math.log(1.05))):
             yield rng, b, platform, mu, shared
+
+
+def latency_capture(name: str) -> tuple[str, dict]:
+    """A fio ping-pong output captured here (tests/data/micro/latency_<name>.json): its text, and
+    its JSON document (after whatever fio printed before it)."""
+    text = (Path(__file__).resolve().parents[1] / "data" / "micro" / f"latency_{name}.json").read_text()
+    return text, json.loads(text[text.index("{") :])
+
+
+def latency_capture_config(doc: dict) -> LatencyConfig:
+    """The config a latency capture was made with (from fio's own record of its options)."""
+    opts = doc["jobs"][0]["job options"]
+    return LatencyConfig(
+        server=opts["hostname"],
+        port=int(opts["port"]),
+        message_bytes=int(opts["bs"]),
+        duration_s=int(opts["runtime"]),
+        warmup_s=int(opts["ramp_time"]),
+    )

@@ -14,7 +14,6 @@ any byte at all is fed to the "no other exception" property.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -29,6 +28,7 @@ from vbench.benchmarks.micro import bonnie, cpu, dd, fio, hdparm, iperf3, latenc
 from vbench.errors import VbenchError
 from vbench.hadoop import history, history_fetch, jobs, webhdfs
 
+from tests.unit.builders import latency_capture, latency_capture_config
 from tests.unit.test_history_one_trip import JOB, captured_job, stream
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -124,15 +124,8 @@ def _micro(module, capture: str, cfg):
 
 
 def _latency(name: str):
-    text = (MICRO / f"latency_{name}.json").read_text()
-    opts = json.loads(text[text.index("{") :])["jobs"][0]["job options"]
-    cfg = latency.LatencyConfig(
-        server=opts["hostname"],
-        port=int(opts["port"]),
-        message_bytes=int(opts["bs"]),
-        duration_s=int(opts["runtime"]),
-        warmup_s=int(opts["ramp_time"]),
-    )
+    text, doc = latency_capture(name)
+    cfg = latency_capture_config(doc)
     return {"stdout": text}, lambda t: _triples(latency.parse_stdout(t["stdout"], cfg))
 
 

@@ -14,26 +14,9 @@ from vbench.benchmarks.micro import latency as L
 from vbench.errors import JobFailed
 from vbench.host import Host, SshEndpoint
 
-from tests.unit.builders import config_refusal_test, programs
+from tests.unit.builders import config_refusal_test, latency_capture, latency_capture_config, programs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
-
-
-def _capture(name: str) -> tuple[str, dict]:
-    text = (DATA / f"latency_{name}.json").read_text()
-    return text, json.loads(text[text.index("{") :])
-
-
-def _cfg(doc: dict) -> L.LatencyConfig:
-    """The config a capture was made with (from fio's own record of its options)."""
-    opts = doc["jobs"][0]["job options"]
-    return L.LatencyConfig(
-        server=opts["hostname"],
-        port=int(opts["port"]),
-        message_bytes=int(opts["bs"]),
-        duration_s=int(opts["runtime"]),
-        warmup_s=int(opts["ramp_time"]),
-    )
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -93,9 +76,9 @@ test_config_refuses_bad_values_naming_the_field = config_refusal_test(
 # -- parsing what fio printed ------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["native", "gvisor_client", "gvisor_server"])
 def test_the_figures_are_fios_total_latencies_in_microseconds(name):
-    text, doc = _capture(name)
+    text, doc = latency_capture(name)
     lat = doc["jobs"][0]["write"]["lat_ns"]
-    got = {s.metric: s for s in L.parse_stdout(text, _cfg(doc))}
+    got = {s.metric: s for s in L.parse_stdout(text, latency_capture_config(doc))}
     assert set(got) == set(L.METRICS)
     assert got["rtt_mean"].value == pytest.approx(lat["mean"] / 1000)
     assert got["rtt_p50"].value == pytest.approx(lat["percentile"]["50.000000"] / 1000)
@@ -110,7 +93,11 @@ def test_the_figures_are_fios_total_latencies_in_microseconds(name):
 def test_a_round_trip_through_gvisor_takes_longer_than_between_native_hosts():
     """What the captures say (gVisor's ptrace platform and its own network stack, on this machine)."""
     p50 = {
-        n: next(s.value for s in L.parse_stdout(_capture(n)[0], _cfg(_capture(n)[1])) if s.metric == "rtt_p50")
+        n: next(
+            s.value
+            for s in L.parse_stdout(latency_capture(n)[0], latency_capture_config(latency_capture(n)[1]))
+            if s.metric == "rtt_p50"
+        )
         for n in ("native", "gvisor_client", "gvisor_server")
     }
     assert p50["gvisor_client"] > 5 * p50["native"] and p50["gvisor_server"] > 5 * p50["native"]
@@ -124,14 +111,14 @@ def test_a_refused_connection_is_a_failure_naming_the_error():
 
 
 def test_output_without_percentiles_or_round_trips_is_a_failure():
-    text, doc = _capture("native")
+    text, doc = latency_capture("native")
     del doc["jobs"][0]["write"]["lat_ns"]["percentile"]
     with pytest.raises(JobFailed, match="unexpected fio JSON layout"):
-        L.parse_stdout(json.dumps(doc), _cfg(doc))
-    _, doc = _capture("native")
+        L.parse_stdout(json.dumps(doc), latency_capture_config(doc))
+    _, doc = latency_capture("native")
     doc["jobs"][0]["write"]["lat_ns"]["N"] = 0
     with pytest.raises(JobFailed, match="no round trip completed"):
-        L.parse_stdout(json.dumps(doc), _cfg(doc))
+        L.parse_stdout(json.dumps(doc), latency_capture_config(doc))
     with pytest.raises(JobFailed, match="no JSON"):
         L.parse_stdout("fio: engine net not loadable\n", L.LatencyConfig())
 
@@ -174,7 +161,7 @@ class FakeHost:
 
 def test_the_suite_starts_the_server_waits_runs_the_client_then_stops_the_server(monkeypatch):
     log: list = []
-    text, _ = _capture("gvisor_server")
+    text, _ = latency_capture("gvisor_server")
     fakes = {"w1": FakeHost("w1", log, output=text), "m": FakeHost("m", log)}
     monkeypatch.setattr(measure, "connect", lambda h: fakes[h.name])
     monkeypatch.setattr(L, "SERVER_POLL_S", 0.01)
