@@ -57,16 +57,18 @@ class TostResult:
     note: str = ""
 
 
-def _too_small(groups: Mapping[str, np.ndarray]) -> str:
+def _untestable(groups: Mapping[str, np.ndarray]) -> str:
+    """Why an omnibus test of `groups` cannot run (fewer than two platforms, or a platform with
+    fewer than two runs); "" when it can."""
+    if len(groups) < 2:
+        return "needs at least two platforms"
     small = [f"{k} (n={len(v)})" for k, v in groups.items() if len(v) < 2]
     return "needs n >= 2 per platform; too few runs: " + ", ".join(small) if small else ""
 
 
 def welch_anova(groups: Mapping[str, np.ndarray]) -> TestResult:
     """Welch's heteroscedastic one-way ANOVA (Welch 1951), via statsmodels."""
-    if len(groups) < 2:
-        return TestResult(None, None, note="needs at least two platforms")
-    if note := _too_small(groups):
+    if note := _untestable(groups):
         return TestResult(None, None, note=note)
     if any(np.ptp(v) == 0 for v in groups.values()):
         return TestResult(None, None, note="a platform has zero variance: Welch weights undefined")
@@ -76,9 +78,7 @@ def welch_anova(groups: Mapping[str, np.ndarray]) -> TestResult:
 
 def kruskal_wallis(groups: Mapping[str, np.ndarray]) -> TestResult:
     """Kruskal-Wallis H test (tie-corrected), via SciPy."""
-    if len(groups) < 2:
-        return TestResult(None, None, note="needs at least two platforms")
-    if note := _too_small(groups):
+    if note := _untestable(groups):
         return TestResult(None, None, note=note)
     allv = np.concatenate([np.asarray(v, float) for v in groups.values()])
     if np.ptp(allv) == 0:
