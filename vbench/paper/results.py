@@ -10,8 +10,10 @@ are not the statistics table's.)
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import partial
 
+import numpy as np
 import pandas as pd
 
 from vbench.paper.parallel import parallel_map
@@ -79,18 +81,41 @@ def paper_statistics(
 # --- lookups -------------------------------------------------------------------------------------
 
 
+#: The last few tables looked up, each with the columns compared so far as text. The paper looks
+#: rows up thousands of times in a table of thousands: converting a column to text at each lookup,
+#: and comparing it as arrow strings, was 17 s of an 80 s build. A table is known by its identity
+#: (the entry keeps it, so its id is not reused) and is never changed in place once looked up.
+_TEXT_COLUMNS: OrderedDict[int, tuple[pd.DataFrame, dict[str, np.ndarray]]] = OrderedDict()
+_TABLES_KEPT = 8
+
+
+def _text_column(stats: pd.DataFrame, col: str) -> np.ndarray:
+    """`stats[col]` as text (`astype(str)`, as `rows` compares it), computed once per table."""
+    entry = _TEXT_COLUMNS.get(id(stats))
+    if entry is None or entry[0] is not stats:
+        entry = (stats, {})
+        _TEXT_COLUMNS[id(stats)] = entry
+        while len(_TEXT_COLUMNS) > _TABLES_KEPT:
+            _TEXT_COLUMNS.popitem(last=False)
+    _TEXT_COLUMNS.move_to_end(id(stats))
+    columns = entry[1]
+    if col not in columns:
+        columns[col] = stats[col].astype(str).to_numpy(dtype=object)
+    return columns[col]
+
+
 def rows(stats: pd.DataFrame, **where) -> pd.DataFrame:
     """Rows of the statistics table matching every given column (values compared as text)."""
     if stats is None or stats.empty:
         return pd.DataFrame()
-    mask = pd.Series(True, index=stats.index)
+    mask = np.ones(len(stats), dtype=bool)
     for col, val in where.items():
         if val is None:
             continue
         if col not in stats.columns:
             return stats.iloc[0:0]
-        mask &= stats[col].astype(str) == _plain(val)
-    return stats[mask]
+        mask &= _text_column(stats, col) == _plain(val)
+    return stats.iloc[np.flatnonzero(mask)]
 
 
 def one(stats: pd.DataFrame, **where) -> pd.Series | None:
