@@ -37,7 +37,7 @@ unless --allow-loaded, which marks the report LOADED (a slow machine stretches s
 Root only, as the testbed is.
 
     .venv/bin/python selfbench/soak.py --plan [--trials N --seed S]   # the trials and their estimated time
-    .venv/bin/python selfbench/soak.py [--trials 63] [--seed 52] [--out DIR] [--allow-loaded]
+    .venv/bin/python selfbench/soak.py [--trials 63] [--seed 52] [--first I] [--out DIR] [--allow-loaded]
     .venv/bin/python selfbench/soak.py --replay I --seed S [--out DIR]  # one trial again
     .venv/bin/python selfbench/soak.py --report DIR                     # the report of a soak already run
 
@@ -572,7 +572,7 @@ def plan(args) -> int:
 def selected(args, cells: int, campaign_s: float) -> list[Trial]:
     if args.replay is not None:
         return [trial(args.seed, args.replay, cells, campaign_s)]
-    return schedule(args.seed, args.trials, cells, campaign_s)
+    return schedule(args.seed, args.trials, cells, campaign_s)[args.first - 1 :]
 
 
 # --- running -------------------------------------------------------------------------------------
@@ -643,6 +643,13 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help=f"how many trials (default {DEFAULT_TRIALS})")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the schedule's seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--first",
+        type=int,
+        default=1,
+        metavar="TRIAL",
+        help="start the schedule at trial TRIAL (the earlier trials' directories are elsewhere or gone)",
+    )
     p.add_argument("--replay", type=int, metavar="TRIAL", help="run trial TRIAL of --seed again, alone")
     p.add_argument("--out", type=Path, help="directory to run into, or to resume (default: /tmp/vbench-soak-<time>)")
     p.add_argument("--report", type=Path, metavar="DIR", help="the report of a soak already run in DIR; run nothing")
@@ -655,8 +662,10 @@ def main(argv=None) -> int:
     )
     p.add_argument("--check-machine", action=argparse.BooleanOptionalAction, default=True, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.trials < 1 or (args.replay is not None and args.replay < 1):
-        p.error("--trials and --replay count from 1")
+    if args.trials < 1 or args.first < 1 or (args.replay is not None and args.replay < 1):
+        p.error("--trials, --first and --replay count from 1")
+    if args.first > args.trials:
+        p.error(f"--first {args.first} is past the schedule's last trial (--trials {args.trials})")
     if args.report is not None:
         return from_directory(args.report)
     if args.plan:

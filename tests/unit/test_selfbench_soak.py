@@ -979,3 +979,12 @@ def test_plan_prints_every_trial_and_a_total_and_runs_nothing(capsys):
 def _campaign_s() -> float:
     exp, _ = soak.load_design()
     return soak.estimate(exp, soak.SOAK_COSTS).seconds
+
+
+def test_first_starts_the_schedule_at_a_later_trial_and_is_checked(capsys):
+    assert soak.main(["--plan", "--trials", "6", "--first", "5", "--seed", "9", "--no-check-machine"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("trial ")]
+    assert lines == [trial(9, i, 4, _campaign_s()).line() for i in (5, 6)]
+    with pytest.raises(SystemExit):
+        soak.main(["--plan", "--trials", "6", "--first", "7", "--no-check-machine"])
+    assert "--first 7 is past" in capsys.readouterr().err
