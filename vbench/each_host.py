@@ -33,7 +33,7 @@ def on_each(
     workers: int | None = None,
     stop: threading.Event | None = None,
     within_s: float | None = None,
-    late: R | None = None,
+    late: Callable[[T], R] | None = None,
 ) -> list[R]:
     """`[fn(x) for x in items]`, in order, computed on up to `workers` threads at once (default:
     a thread per item).
@@ -44,8 +44,10 @@ def on_each(
     under way, starts no further item, and is raised at once.
 
     With `within_s`, the caller waits at most that long in all: an item not ended by then gives
-    `late`, its call left running on its daemon thread (the remote command it waits on carries a
-    timeout of its own), and no further item is started."""
+    `late(item)`, its call left running on its daemon thread (the remote command it waits on carries a
+    timeout of its own), and no further item is started. `late` is a function, not a value, so that
+    what a late item gives is an `R` like the others; without it, items not ended in time raise
+    `TimeoutError` (there is nothing of type `R` to give them)."""
     todo = list(items)
     stop = stop if stop is not None else threading.Event()
     outcomes: list[tuple[bool, object] | None] = [None] * len(todo)
@@ -73,14 +75,19 @@ def on_each(
     try:
         for t in threads:
             t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        if deadline is not None and any(t.is_alive() for t in threads):
-            stop.set()
-            # Read once: a call ending now must not turn into a half-seen result.
-            return [late if o is None else _value(o) for o in list(outcomes)]  # type: ignore[misc]
+        overdue = deadline is not None and any(t.is_alive() for t in threads)
     except BaseException:
         stop.set()
         _join_within(threads, GRACE_S)
         raise
+    if overdue:
+        stop.set()
+        # Read once: a call ending now must not turn into a half-seen result.
+        seen = list(outcomes)
+        if late is None:
+            missing = sum(o is None for o in seen)
+            raise TimeoutError(f"on_each: {missing} of {len(seen)} items not ended within {within_s:g} s")
+        return [late(x) if o is None else _value(o) for x, o in zip(todo, seen)]
     results: list[R] = []
     for outcome in outcomes:
         if outcome is None:  # `stop` set by someone else than an interrupt of this wait

@@ -65,14 +65,26 @@ def test_an_item_not_ended_within_the_deadline_gives_late_and_the_others_their_r
 
     t0 = time.monotonic()
     try:
-        assert on_each(one, range(3), within_s=0.3, late="late") == [0, "late", 20]
+        assert on_each(one, range(3), within_s=0.3, late=lambda x: f"late {x}") == [0, "late 1", 20]
         assert time.monotonic() - t0 < 2.0
     finally:
         release.set()
 
 
+def test_without_late_an_item_not_ended_within_the_deadline_is_an_error():
+    release = threading.Event()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(TimeoutError, match="1 of 2 items"):
+            on_each(lambda x: release.wait(30) if x else x, range(2), within_s=0.3)
+        assert time.monotonic() - t0 < 2.0  # not held up by the grace an interrupt gets
+    finally:
+        release.set()
+
+
 def test_a_deadline_that_every_item_meets_changes_nothing():
-    assert on_each(lambda x: x + 1, range(4), within_s=5.0, late=None) == [1, 2, 3, 4]
+    assert on_each(lambda x: x + 1, range(4), within_s=5.0, late=lambda x: None) == [1, 2, 3, 4]
+    assert on_each(lambda x: x + 1, range(4), within_s=5.0) == [1, 2, 3, 4]
     with pytest.raises(ValueError, match="item 2"):
         on_each(lambda x: (_ for _ in ()).throw(ValueError(f"item {x}")) if x == 2 else x, range(4), within_s=5.0)
 

@@ -23,6 +23,8 @@ import re
 import shlex
 import time
 import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Protocol
 
@@ -56,6 +58,16 @@ class LoggedCluster(Protocol):
     def log_files(self, host: Host) -> list[str]: ...
 
     def sh(self, host: Host, line: str, timeout: float | None = None): ...
+
+
+@dataclass(frozen=True)
+class HostAnswer:
+    """What one host gave when asked for its logs' tails: the tails it printed (path -> text), or
+    `why_not`, one line saying why it gave none (its command failed, or it did not answer in
+    time), which is what is logged for it."""
+
+    tails: Mapping[str, str] = field(default_factory=dict)
+    why_not: str | None = None
 
 
 def safe_name(text: str) -> str:
@@ -124,33 +136,32 @@ def keep(cluster: LoggedCluster, root: Path, rel: str, log: Log, timeout_s: floa
         if not hosts:
             return None
 
-        def ask(host: Host) -> tuple[str, object]:
+        def ask(host: Host) -> HostAnswer:
             paths = files[host.name]
             marker = f"vbench-tail-{uuid.uuid4().hex}"
 
             try:
                 r = cluster.sh(host, tail_command(paths, marker), timeout=timeout_s)
             except Exception as exc:  # noqa: BLE001 - said below, one line per host
-                return ("error", exc)
+                return HostAnswer(why_not=_one_line(exc))
             if not r.ok:
-                return ("error", f"exit {r.exit_code}: {_one_line(r.stderr)}")
-            return ("ok", parse_tails(r.stdout, marker, paths))
+                return HostAnswer(why_not=_one_line(f"exit {r.exit_code}: {_one_line(r.stderr)}"))
+            return HostAnswer(tails=parse_tails(r.stdout, marker, paths))
+
+        def late(host: Host) -> HostAnswer:
+            return HostAnswer(why_not=f"no answer in {timeout_s:g} s")
 
         kept = 0
-        answers = on_each(ask, hosts, within_s=timeout_s + 1.0, late=("late", None))
-        for host, (how, value) in zip(hosts, answers):
-            if how == "late":
-                log(f"  logs of {host.name} not kept: no answer in {timeout_s:g} s")
+        for host, answer in zip(hosts, on_each(ask, hosts, within_s=timeout_s + 1.0, late=late)):
+            if answer.why_not is not None:
+                log(f"  logs of {host.name} not kept: {answer.why_not}")
                 continue
-            if how == "error":
-                log(f"  logs of {host.name} not kept: {_one_line(value)}")
-                continue
-            for path, text in value.items():  # type: ignore[union-attr]
+            for path, text in answer.tails.items():
                 to = destination(root, rel, host.name, path)
                 durable.make_dirs(to.parent)
                 durable.write_text(to, text)
                 kept += 1
-            if value:
+            if answer.tails:
                 durable.fsync_dir(root / rel / safe_name(host.name))
         return rel if kept else None
     except Exception as exc:  # noqa: BLE001 - evidence, never a second failure
