@@ -12,20 +12,26 @@ with the same command to its end and checks the invariants (selfbench/soak_invar
   planned (the injector did and undid all it meant to)
 
 Faults (selfbench/soak_plan.py FAULTS, injected by selfbench/soak_machine.py): SIGKILL, SIGTERM,
-SIGINT and a double SIGINT of the runner; SIGKILL of a random Hadoop daemon (found through the
-pid files the hosts hold, never by name); every process of a random native host killed (its
-namespace, from the testbed's state file); a random host's recorded bridge-side veth down for
-20-60 s, then up; a reboot simulated (the runner's group and every process the testbeds recorded
-killed, their recorded namespaces, links and cgroups deleted, then the resume); the trial's work
-root filled to ENOSPC (a tmpfs the soak mounted there itself before the campaign, its fill removed
-before the resume, unmounted after the checks). Only pids vbench recorded, or the runner the soak
-started, are ever signalled; only names the testbeds' states list, each carrying its testbed's
-name, are taken down or deleted.
+SIGINT and a double SIGINT of the runner; SIGKILL of a Hadoop daemon (found through the pid files
+the hosts hold, never by name; its kind in turn over the schedule: NameNode, DataNode,
+ResourceManager, NodeManager, JobHistoryServer, any present when the aimed one is not); every
+process of a random native host killed (its namespace, from the testbed's state file); a random
+host's recorded bridge-side veth down for 20-60 s, then up; a reboot simulated (the runner's group
+and every process the testbeds recorded killed, their recorded namespaces, links and cgroups
+deleted, then the resume); the trial's work root filled to ENOSPC (a tmpfs the soak mounted there
+itself before the campaign, its fill removed before the resume, unmounted after the checks); a
+MapReduce task JVM (YarnChild) descended from a recorded NodeManager OOM-killed by a 16 MiB limit
+(a cgroup v1 memory cgroup of the soak's own, its limit set before the task is moved in; a task
+that survives is moved back, the cgroup removed). Only pids vbench recorded (or their task JVMs),
+or the runner the soak started, are ever signalled or moved; only names the testbeds' states list,
+each carrying its testbed's name, are taken down or deleted.
 
-Each trial is drawn from (seed, index) alone: `--replay I` reruns trial I of `--seed S` as it
-was. Each trial has its own testbed name (sk<index>), bridge, subnet and work root under --out,
-so a trial that leaves something does not stop the next; what it left is named in the report,
-then removed with `vbench testbed down` (vbench's own cleanup, by its state file).
+Each trial is drawn from (seed, index) alone: `--replay I` reruns trial I of `--seed S` as it was.
+`--kinds a,b` restricts the schedule to those kinds (the same seeded shuffle over the subset; a
+replay of such a soak names them too). Each trial has its own testbed name (sk<index>), bridge,
+subnet and work root under --out, so a trial that leaves something does not stop the next; what it
+left is named in the report, then removed with `vbench testbed down` (vbench's own cleanup, by its
+state file).
 
 Report: <out>/soak-report.md and soak-report.json (per trial: fault, moment, what was hit, time
 to stop, each invariant passed or failed with its reason, the command that replays it; per
@@ -38,7 +44,8 @@ Root only, as the testbed is.
 
     .venv/bin/python selfbench/soak.py --plan [--trials N --seed S]   # the trials and their estimated time
     .venv/bin/python selfbench/soak.py [--trials 63] [--seed 52] [--first I] [--out DIR] [--allow-loaded]
-    .venv/bin/python selfbench/soak.py --replay I --seed S [--out DIR]  # one trial again
+    .venv/bin/python selfbench/soak.py --kinds task-oom,daemon-kill --trials 10 --seed 53  # some kinds only
+    .venv/bin/python selfbench/soak.py --replay I --seed S [--kinds K] [--out DIR]  # one trial again
     .venv/bin/python selfbench/soak.py --report DIR                     # the report of a soak already run
 
 (the campaigns run with the same interpreter, sys.executable, so it must be the one with vbench.)
@@ -67,13 +74,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from selfbench import soak_invariants as inv  # noqa: E402
 from selfbench import soak_ledger  # noqa: E402
 from selfbench.precision import LOAD_LIMIT, Costs, estimate, plan_text, read_load1  # noqa: E402
-from selfbench.soak_plan import FAULTS, Trial, marker_reached, schedule, trial  # noqa: E402
+from selfbench.soak_plan import FAULTS, Trial, kinds_named, marker_reached, schedule, trial  # noqa: E402
 from vbench.campaign.progress import clock_text  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DESIGN = REPO / "params" / "experiments" / "soak.yaml"
 DEFAULT_SEED = 52
-#: 63 trials: each of the 9 fault kinds 7 times (the issue asks for >= 60 trials, >= 5 per kind).
+#: 63 trials: chosen when there were 9 fault kinds (7 each); with the 10 kinds of now, 6 cycles and
+#: 3 more, each kind >= 6 times (the issue asks for >= 60 trials, >= 5 per kind).
 DEFAULT_TRIALS = 63
 REPORT_MD = "soak-report.md"
 REPORT_JSON = "soak-report.json"
@@ -113,10 +121,19 @@ class TrialResult:
     seconds: float
     #: What the injector (and the soak's own mount) meant to do or undo and could not.
     fault_problems: tuple[str, ...] = ()
+    #: The kinds the schedule was restricted to (--kinds); () = all of them.
+    kinds: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
         return all(c.ok for c in self.checks)
+
+    def replay_args(self) -> str:
+        return (
+            f"--seed {self.seed}"
+            + (f" --kinds {','.join(self.kinds)}" if self.kinds else "")
+            + f" --replay {self.index}"
+        )
 
     def failed_text(self) -> str:
         return "; ".join(f"{c.name}: {c.reason}" for c in self.checks if not c.ok)
@@ -129,6 +146,7 @@ class TrialResult:
                 "leftovers": tuple(doc["leftovers"]),
                 "checks": tuple(inv.Check(**c) for c in doc["checks"]),
                 "fault_problems": tuple(doc.get("fault_problems", ())),
+                "kinds": tuple(doc.get("kinds", ())),
             }
         )
 
@@ -276,7 +294,9 @@ class Runner:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: float) -> TrialResult:
+def run_trial(
+    t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: float, kinds: tuple[str, ...] = ()
+) -> TrialResult:
     from selfbench import soak_machine as m
 
     t0 = time.monotonic()
@@ -286,6 +306,8 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
     ledger = ledger_path(tdir)
     argv = campaign_argv(params, data)
     recorded = [inv.Recorded()]
+    if t.fault.target == "task":  # the soak's own memory cgroup: 'nothing left' looks for it too
+        recorded[0] = inv.Recorded(cgroups=frozenset({m.oom_cgroup(t)}))
 
     def harvest() -> None:
         recorded[0] = recorded[0].merged(m.recorded_now(work_root))
@@ -389,6 +411,7 @@ def run_trial(t: Trial, tdir: Path, planned: tuple[str, ...], stop_limit_s: floa
         checks=inv.check_all(ev),
         seconds=round(time.monotonic() - t0, 1),
         fault_problems=problems,
+        kinds=kinds,
     )
     (tdir / TRIAL_FILE).write_text(json.dumps(asdict(result), indent=1, sort_keys=True) + "\n")
     print(f"  {'passed' if result.passed else 'FAILED: ' + result.failed_text()} ({clock_text(result.seconds)})")
@@ -503,7 +526,7 @@ def markdown(results: list[TrialResult], loaded: bool = False, load1: float | No
     ]
     for r in sorted(results, key=lambda r: r.index):
         verdict = "all passed" if r.passed else "FAILED: " + r.failed_text()
-        replay = f"`--seed {r.seed} --replay {r.index}`"
+        replay = f"`{r.replay_args()}`"
         lines.append(f"| {r.index} | {r.fault} | {r.moment} | {r.hit} | {_num(r.stop_s)} | {verdict} | {replay} |")
     return "\n".join(lines) + "\n"
 
@@ -570,9 +593,15 @@ def plan(args) -> int:
 
 
 def selected(args, cells: int, campaign_s: float) -> list[Trial]:
+    faults = args.faults if getattr(args, "faults", None) else FAULTS
     if args.replay is not None:
-        return [trial(args.seed, args.replay, cells, campaign_s)]
-    return schedule(args.seed, args.trials, cells, campaign_s)[args.first - 1 :]
+        return [trial(args.seed, args.replay, cells, campaign_s, faults)]
+    return schedule(args.seed, args.trials, cells, campaign_s, faults)[args.first - 1 :]
+
+
+def kinds_given(faults) -> tuple[str, ...]:
+    """The kinds a restricted schedule runs, for its results (() for all of them). Pure."""
+    return () if tuple(faults) == FAULTS else tuple(f.name for f in faults)
 
 
 # --- running -------------------------------------------------------------------------------------
@@ -604,7 +633,7 @@ def run(args) -> int:
         if tdir.exists():  # cut short by the soak's own interruption: run it again from the start
             release_own_mount(tdir / "tb", t)
             tdir.rename(tdir.with_name(f"{name}.cut-{time.strftime('%Y%m%d-%H%M%S')}"))
-        run_trial(t, tdir, cells, args.stop_limit)
+        run_trial(t, tdir, cells, args.stop_limit, kinds_given(args.faults))
     results = read_results(args.out)
     loaded = load1 >= LOAD_LIMIT
     print()
@@ -651,6 +680,13 @@ def main(argv=None) -> int:
         help="start the schedule at trial TRIAL (the earlier trials' directories are elsewhere or gone)",
     )
     p.add_argument("--replay", type=int, metavar="TRIAL", help="run trial TRIAL of --seed again, alone")
+    p.add_argument(
+        "--kinds",
+        metavar="A,B,...",
+        help="only these fault kinds, the schedule shuffled over them (default: all: "
+        + ",".join(f.name for f in FAULTS)
+        + ")",
+    )
     p.add_argument("--out", type=Path, help="directory to run into, or to resume (default: /tmp/vbench-soak-<time>)")
     p.add_argument("--report", type=Path, metavar="DIR", help="the report of a soak already run in DIR; run nothing")
     p.add_argument(
@@ -666,6 +702,10 @@ def main(argv=None) -> int:
         p.error("--trials, --first and --replay count from 1")
     if args.first > args.trials:
         p.error(f"--first {args.first} is past the schedule's last trial (--trials {args.trials})")
+    try:
+        args.faults = FAULTS if args.kinds is None else kinds_named([k.strip() for k in args.kinds.split(",")])
+    except ValueError as exc:
+        p.error(f"--kinds: {exc}")
     if args.report is not None:
         return from_directory(args.report)
     if args.plan:
@@ -676,7 +716,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # the trial's campaign was stopped as a user would (run_trial)
         print(
             f"\nsoak: interrupted; the trial under way runs again from its start on resume "
-            f"(--out {args.out} --seed {args.seed})",
+            f"(--out {args.out} --seed {args.seed}{' --kinds ' + args.kinds if args.kinds else ''})",
             file=sys.stderr,
         )
         return 130

@@ -13,12 +13,15 @@ left (its ledgers, the runner's exit, what the testbeds recorded and what the ma
                       directory, as vbench copied them before teardown
   stopped in time     after a Ctrl-C or SIGTERM the runner exited within the stop limit
   cell recorded       after a fault the runner survives (a daemon or host killed, a link dropped,
-                      a disk filled): the campaign ended by itself, and the cell running at the
-                      fault is in its ledger as done or failed with a one-line reason
+                      a disk filled, a task OOM-killed): the campaign ended by itself, and the
+                      cell running at the fault is in its ledger as done or failed with a
+                      one-line reason
   resumed             the resume ran to its end (exit 0)
   nothing left        no namespace, link, process, cgroup or directory a testbed recorded survives
+                      (nor the soak's own memory cgroup of a task-oom trial)
   fault as planned    the injector did all it meant to and undid what it must (a dropped link up
-                      again, all a reboot clears cleared, the soak's filled tmpfs unmounted)
+                      again, all a reboot clears cleared, the soak's filled tmpfs unmounted, a task
+                      that survived its memory limit moved back, the soak's memory cgroup removed)
 """
 
 from __future__ import annotations

@@ -11,7 +11,16 @@ itself wrote, never by a process's name:
   (vbench.hadoop.daemons.identity: its own log directory and file), as vbench's own stop line does;
 - the runner: the process the soak started itself;
 - a filesystem the soak mounted itself (a tmpfs over the trial's work root, before the campaign
-  started), recognised in /proc/self/mountinfo by its mount point and its source name.
+  started), recognised in /proc/self/mountinfo by its mount point and its source name;
+- a MapReduce task JVM: a process whose command line carries org.apache.hadoop.mapred.YarnChild
+  AND that descends (by /proc's parent pids) from a NodeManager the hosts' pid files record
+  (recorded_daemons): never a YarnChild of anyone else's cluster. The task-oom fault creates a
+  memory cgroup of its own (cgroup v1: /sys/fs/cgroup/memory/vbench-soak-<seed>-<trial>-oom), sets
+  its limit (16 MiB, and memsw's where there is one) BEFORE it moves that one pid in (v1 leaves the
+  charges already made where they were: the JVM's next allocations hit the limit and the kernel's
+  memcg OOM killer kills it), waits for it to go, reads the cgroup's oom_kill count as evidence,
+  and undoes: a task that still lives is moved back to the memory cgroup it was in, and the soak's
+  cgroup is removed (both said as problems, "fault as planned", when they fail).
 
 A name a state lists is acted on only when it carries that testbed's name as vbench names
 everything of it (vbench.testbed.netcmd: namespaces <testbed>-*, links <testbed>*, cgroups
@@ -42,7 +51,7 @@ from vbench.hadoop import daemons as dm
 from vbench.hadoop.config import HostLayout
 from vbench.testbed import netcmd, owned, sysops
 from vbench.testbed.guest import testbed_cgroup
-from vbench.testbed.limits import cgroup_dirs, cgroup_pids
+from vbench.testbed.limits import cgroup_dirs, cgroup_pids, parse_proc_cgroup
 
 DAEMON_NAMES = frozenset(d.name for d in dm.DAEMONS)
 
@@ -100,6 +109,66 @@ def recorded_daemons(work_root: Path) -> list[DaemonProcess]:
             if text.isdigit() and is_vbench_daemon(_cmdline(int(text)), pid_file.stem, str(work)):
                 found.append(DaemonProcess(work.parent.name, pid_file.stem, int(text)))
     return found
+
+
+#: What a MapReduce task JVM's command line carries (its main class).
+YARN_CHILD = "org.apache.hadoop.mapred.YarnChild"
+
+
+@dataclass(frozen=True, order=True)
+class TaskProcess:
+    host: str  # the host of the NodeManager it descends from
+    pid: int
+
+
+def task_jvms(procs: dict[int, tuple[int, str]], nodemanagers: dict[int, str]) -> list[TaskProcess]:
+    """The MapReduce task JVMs among `procs` (pid -> (parent pid, command line)): a java command
+    line carrying YarnChild's class (not the `bash -c "java ... YarnChild ..."` that may launch it)
+    AND a parent chain that reaches one of `nodemanagers` (pid -> its host). A YarnChild of anyone
+    else's cluster, or whose chain breaks (its parent gone), is not one. Pure."""
+    found = []
+    for pid, (_ppid, cmd) in sorted(procs.items()):
+        words = cmd.split()
+        if YARN_CHILD not in words or not words or words[0].rsplit("/", 1)[-1] != "java" or pid in nodemanagers:
+            continue
+        seen = {pid}
+        up = procs[pid][0]
+        while up not in nodemanagers and up in procs and up not in seen and up > 1:
+            seen.add(up)
+            up = procs[up][0]
+        if up in nodemanagers:
+            found.append(TaskProcess(nodemanagers[up], pid))
+    return found
+
+
+def parse_ppid(stat: str) -> int | None:
+    """The parent pid in a /proc/<pid>/stat text (after the command's closing parenthesis, which
+    may itself hold spaces and parentheses); None for a zombie or a text not of that form. Pure."""
+    fields = stat.rpartition(")")[2].split()
+    if len(fields) < 2 or fields[0] == "Z" or not fields[1].isdigit():
+        return None
+    return int(fields[1])
+
+
+def process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every live process (zombies left out)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            ppid = parse_ppid(Path(f"/proc/{entry}/stat").read_text())
+        except OSError:
+            continue
+        if ppid is not None:
+            out[int(entry)] = (ppid, _cmdline(int(entry)))
+    return out
+
+
+def recorded_tasks(work_root: Path) -> list[TaskProcess]:
+    """The task JVMs of the NodeManagers the trial's hosts record (none: /proc not read)."""
+    nms = {d.pid: d.host for d in recorded_daemons(work_root) if d.daemon == dm.NODEMANAGER.name}
+    return task_jvms(process_table(), nms) if nms else []
 
 
 def recorded_now(work_root: Path) -> Recorded:
@@ -425,6 +494,65 @@ class OwnTmpfs:
         self.release()
 
 
+# --- the soak's own memory cgroup (a task OOM-killed) ---------------------------------------------
+
+#: The cgroup v1 memory hierarchy (this machine's: vbench.testbed.limits).
+MEMORY_ROOT = Path("/sys/fs/cgroup/memory")
+#: The memory limit the task is moved under, MiB: far below a task JVM's heap, so its next
+#: allocations (a map task's buffers, the young generation it touches) hit it within seconds.
+OOM_LIMIT_MIB = 16
+#: How long the task-oom fault waits for a task JVM after its moment, s, polling every
+#: TASK_POLL_S (a tiny Pi's tasks live a few seconds; the job marker may be a block early).
+TASK_WAIT_S = 120.0
+TASK_POLL_S = 0.15
+#: How long it waits for the task to be OOM-killed under the limit, s, and for the cgroup to empty.
+OOM_WAIT_S = 15.0
+OOM_POLL_S = 0.1
+
+
+def oom_cgroup(trial: Trial) -> str:
+    """The name of the soak's own memory cgroup of a task-oom trial (under the hierarchy's root)."""
+    return f"{mount_source(trial)}-oom"
+
+
+def parse_oom_kill(oom_control: str) -> int | None:
+    """The `oom_kill` counter of a v1 memory.oom_control text (kernel >= 4.13), or None. Pure."""
+    for line in oom_control.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "oom_kill" and value.strip().isdigit():
+            return int(value)
+    return None
+
+
+def memory_cgroup_of(pid: int) -> str | None:
+    """The memory cgroup (v1) process `pid` is in, as /proc/<pid>/cgroup names it, or None."""
+    try:
+        return parse_proc_cgroup(Path(f"/proc/{pid}/cgroup").read_text()).get("memory")
+    except OSError:
+        return None
+
+
+def write_text(path: Path, text: str) -> None:
+    """One write of `text` to an existing (cgroup) file: no creation, no truncation dance."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def same_process(pid: int, start: int | None) -> bool:
+    """Whether `pid` is still the live (not zombie) process that started at `start`."""
+    return start is not None and sysops.alive(pid) and owned.start_time(pid) == start
+
+
 @dataclass
 class Target:
     """What an injector may act on, and how (replaced by fakes in the unit tests)."""
@@ -454,6 +582,16 @@ class Target:
     is_own_mount: Callable[[Path, str], bool] = is_own_mount
     fill: Callable[[Path], int] = fill
     free_bytes: Callable[[Path], int] = free_bytes
+    #: A task OOM-killed: the task JVMs found, the memory hierarchy and its files, a clock.
+    find_tasks: Callable[[Path], list[TaskProcess]] = recorded_tasks
+    memory_root: Path = MEMORY_ROOT
+    memory_cgroup_of: Callable[[int], str | None] = memory_cgroup_of
+    mkdir: Callable[[Path], None] = os.mkdir
+    exists: Callable[[Path], bool] = os.path.exists
+    write: Callable[[Path, str], None] = write_text
+    read: Callable[[Path], str] = read_text
+    same_process: Callable[[int, int | None], bool] = same_process
+    clock: Callable[[], float] = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -487,16 +625,21 @@ def signal_runner(fault: FaultKind, trial: Trial, t: Target) -> Injection:
 
 
 def kill_daemon(fault: FaultKind, trial: Trial, t: Target) -> Injection:
-    hit = pick_one(t.find_daemons(t.work_root), trial.pick)
+    """SIGKILL of one recorded daemon: of the kind the trial aims at (`trial.aim`) when one runs,
+    else of any kind (said), picked among those by the trial's pick."""
+    found = t.find_daemons(t.work_root)
+    aimed = [d for d in found if d.daemon == trial.aim]
+    hit = pick_one(aimed or found, trial.pick)
     if hit is None:
-        return Injection(False, "no Hadoop daemon was running")
+        return Injection(False, "no Hadoop daemon was running" + (f" (aimed at {trial.aim})" if trial.aim else ""))
     # Checked again just before: the pid file may have gone with its daemon meanwhile.
     if hit not in t.find_daemons(t.work_root):
         return Injection(False, f"{hit.daemon} of {hit.host} stopped before it could be killed")
     t.kill(hit.pid, fault.signals[0])
-    return Injection(
-        True, f"{signal.Signals(fault.signals[0]).name} to {hit.daemon} of {hit.host} (pid {hit.pid})", (hit.pid,)
-    )
+    what = f"{signal.Signals(fault.signals[0]).name} to {hit.daemon} of {hit.host} (pid {hit.pid})"
+    if trial.aim and not aimed:
+        what += f"; aimed at {trial.aim}, none running: fell back to a daemon present"
+    return Injection(True, what, (hit.pid,))
 
 
 def kill_host(fault: FaultKind, trial: Trial, t: Target) -> Injection:
@@ -622,6 +765,94 @@ def fill_disk(fault: FaultKind, trial: Trial, t: Target) -> Injection:
     )
 
 
+def _wait_for_task(t: Target) -> list[TaskProcess]:
+    """The task JVMs of the recorded NodeManagers, polled until there is one, the runner ends or
+    TASK_WAIT_S has passed ([])."""
+    end = t.clock() + TASK_WAIT_S
+    while True:
+        tasks = t.find_tasks(t.work_root)
+        if tasks or t.clock() >= end or not t.runner_alive():
+            return tasks
+        t.sleep(TASK_POLL_S)
+
+
+def _undo_oom(t: Target, cg: Path, pid: int, start: int | None, home: str, problems: list[str]) -> bool:
+    """The task moved back to its memory cgroup `home` if it still lives (True: it did), then the
+    soak's cgroup `cg` removed once empty; what could not be undone is added to `problems`."""
+    back = False
+    if t.same_process(pid, start):
+        try:
+            t.write(t.memory_root / home.lstrip("/") / "cgroup.procs", str(pid))
+            back = True
+        except OSError as exc:
+            if t.same_process(pid, start):
+                problems.append(f"task {pid} could not be moved back to memory cgroup {home}: {exc.strerror or exc}")
+    end = t.clock() + OOM_WAIT_S
+    while t.read(cg / "cgroup.procs").split() and t.clock() < end:  # an OOM-killed task exiting
+        t.sleep(OOM_POLL_S)
+    if not t.rmdir(cg):
+        problems.append(f"the soak's memory cgroup {cg} could not be removed")
+    return back
+
+
+def oom_task(fault: FaultKind, trial: Trial, t: Target) -> Injection:
+    """A MapReduce task JVM (YarnChild) of a recorded NodeManager OOM-killed by a memory limit:
+    moved into a memory cgroup of the soak's own whose limit is set first (v1: the charges it has
+    made stay where they were, its next allocations are charged here and hit the limit, and the
+    kernel's memcg OOM killer kills it). Waits OOM_WAIT_S for it to go and reads the cgroup's
+    oom_kill count; a task that still lives is moved back where it was (the fault did not strike);
+    the cgroup is removed. Nothing but that one pid is ever moved."""
+    if not t.exists(t.memory_root / "memory.limit_in_bytes"):
+        return Injection(False, f"no cgroup v1 memory hierarchy at {t.memory_root}: nothing limited")
+    tasks = _wait_for_task(t)
+    task = pick_one(tasks, trial.pick)
+    if task is None:
+        return Injection(False, f"no task JVM (YarnChild) of a recorded NodeManager within {TASK_WAIT_S:g} s")
+    who = f"YarnChild of {task.host} (pid {task.pid})"
+    start, home = t.start_time(task.pid), t.memory_cgroup_of(task.pid)
+    if home is None or start is None:
+        return Injection(False, f"{who} ended before it could be limited")
+    cg = t.memory_root / oom_cgroup(trial)
+    try:
+        t.mkdir(cg)
+    except OSError as exc:
+        return Injection(False, f"memory cgroup {cg} could not be made: {exc.strerror or exc}")
+    limit = OOM_LIMIT_MIB << 20
+    problems: list[str] = []
+    try:
+        t.write(cg / "memory.limit_in_bytes", str(limit))
+        if t.exists(cg / "memory.memsw.limit_in_bytes"):  # no swapping out of it either
+            t.write(cg / "memory.memsw.limit_in_bytes", str(limit))
+    except OSError as exc:
+        _undo_oom(t, cg, task.pid, None, home, problems)
+        return Injection(False, f"the limit of {cg} could not be set: {exc.strerror or exc}", problems=tuple(problems))
+    # Checked again just before: the task may have ended meanwhile (and its pid be reused).
+    if task not in t.find_tasks(t.work_root) or not t.same_process(task.pid, start):
+        _undo_oom(t, cg, task.pid, None, home, problems)
+        return Injection(False, f"{who} ended before it could be moved", problems=tuple(problems))
+    try:
+        t.write(cg / "cgroup.procs", str(task.pid))
+    except OSError as exc:  # not moved: nothing to move back
+        _undo_oom(t, cg, task.pid, None, home, problems)
+        return Injection(False, f"{who} could not be moved into {cg}: {exc.strerror or exc}", problems=tuple(problems))
+    t0 = t.clock()
+    while t.same_process(task.pid, start) and t.clock() - t0 < OOM_WAIT_S:
+        t.sleep(OOM_POLL_S)
+    waited = t.clock() - t0
+    kills = parse_oom_kill(t.read(cg / "memory.oom_control"))
+    moved_back = _undo_oom(t, cg, task.pid, start, home, problems)
+    counted = "oom_kill not readable" if kills is None else f"oom_kill {kills}"
+    if moved_back or t.same_process(task.pid, start):
+        where = f"moved back to {home}" if moved_back else "left in the soak's cgroup"
+        what = f"{who} still alive {waited:.1f} s under a {OOM_LIMIT_MIB} MiB memory limit ({counted}): {where}"
+        return Injection(False, what + "; the fault did not strike", problems=tuple(problems))
+    if kills == 0:
+        what = f"{who} ended {waited:.1f} s under a {OOM_LIMIT_MIB} MiB memory limit, but {counted}: not an OOM kill"
+        return Injection(False, what + "; the fault did not strike", problems=tuple(problems))
+    what = f"{who} OOM-killed by a {OOM_LIMIT_MIB} MiB memory limit ({counted}, {waited:.1f} s)"
+    return Injection(True, what, (task.pid,), tuple(problems))
+
+
 INJECTORS: dict[str, Callable[[FaultKind, Trial, Target], Injection]] = {
     "runner": signal_runner,
     "daemon": kill_daemon,
@@ -629,6 +860,7 @@ INJECTORS: dict[str, Callable[[FaultKind, Trial, Target], Injection]] = {
     "link": drop_link,
     "reboot": reboot,
     "disk": fill_disk,
+    "task": oom_task,
 }
 
 

@@ -17,15 +17,19 @@ from selfbench import soak_invariants as inv
 from selfbench import soak_ledger as sl
 from selfbench import soak_machine as sm
 from selfbench.soak_plan import (
+    DAEMON_KINDS,
     DOUBLE_GAP_S,
     FAULTS,
     FAULTS_BY_NAME,
     LINK_DROP_S,
     Moment,
     Observation,
+    aimed_daemon,
     draw_moment,
     kind_order,
+    kinds_named,
     marker_reached,
+    occurrence,
     pick_one,
     schedule,
     trial,
@@ -179,6 +183,7 @@ def _trial(name: str, pick: float = 0.0):
         ("link-drop", sm.drop_link),
         ("reboot", sm.reboot),
         ("disk-full", sm.fill_disk),
+        ("task-oom", sm.oom_task),
     ],
 )
 def test_each_fault_kind_maps_to_its_injector(name, injector):
@@ -193,7 +198,9 @@ def test_each_fault_kind_maps_to_its_injector(name, injector):
         "link-drop",
         "reboot",
         "disk-full",
+        "task-oom",
     }
+    assert len(FAULTS) == 10  # ten kinds since task-oom (nine before it: seed 52's schedule then differs)
 
 
 @pytest.mark.parametrize(
@@ -282,7 +289,7 @@ def test_the_new_kinds_strike_where_their_targets_exist_and_say_so_in_the_plan()
     assert "start" in FAULTS_BY_NAME["reboot"].markers and "teardown" in FAULTS_BY_NAME["reboot"].markers
     assert not any(FAULTS_BY_NAME[n].graceful for n in ("link-drop", "reboot", "disk-full"))
     survives = {f.name for f in FAULTS if f.runner_survives}
-    assert survives == {"daemon-kill", "host-kill", "link-drop", "disk-full"}
+    assert survives == {"daemon-kill", "host-kill", "link-drop", "disk-full", "task-oom"}
     t = replace(_trial("link-drop"), hold_s=33.3)
     assert t.line().endswith(", down 33.3 s")
 
@@ -947,7 +954,7 @@ def test_a_trial_result_written_before_fault_problems_existed_still_reads(tmp_pa
 def test_plan_prints_the_new_fault_kinds(capsys):
     assert soak.main(["--plan", "--trials", str(len(FAULTS)), "--seed", "52", "--no-check-machine"]) == 0
     out = capsys.readouterr().out
-    for name in ("link-drop", "reboot", "disk-full"):
+    for name in ("link-drop", "reboot", "disk-full", "task-oom"):
         assert any(line.startswith("trial ") and f" {name} " in line for line in out.splitlines()), name
     assert ", down " in out
 
@@ -988,3 +995,296 @@ def test_first_starts_the_schedule_at_a_later_trial_and_is_checked(capsys):
     with pytest.raises(SystemExit):
         soak.main(["--plan", "--trials", "6", "--first", "7", "--no-check-machine"])
     assert "--first 7 is past" in capsys.readouterr().err
+
+
+# --- a task OOM-killed by a memory limit -----------------------------------------------------------
+
+NM = "java -Dhadoop.log.dir=/soak/trial-001/tb/sk0001/hosts/worker1/work/logs NodeManager"
+CHILD = "java -Xmx820m -Dyarn.app.container.log.dir=/x org.apache.hadoop.mapred.YarnChild 10.0.0.1 4 att 2"
+PROCS = {
+    1: (0, "init"),
+    500: (1, NM),  # the recorded NodeManager
+    501: (500, "bash default_container_executor.sh"),
+    502: (501, "bash launch_container.sh"),
+    503: (502, CHILD),  # its task JVM
+    504: (502, "java org.apache.hadoop.mapreduce.v2.app.MRAppMaster"),  # its AM: no task
+    600: (1, NM.replace("sk0001", "sk0002")),  # another cluster's NodeManager (not recorded)
+    601: (600, CHILD),
+    700: (1, CHILD),  # an orphan YarnChild: its chain reaches no recorded NodeManager
+    800: (801, CHILD),  # a parent loop
+    801: (800, "bash"),
+    900: (999, CHILD),  # its parent is gone from the table
+    505: (502, f'/bin/bash -c "{CHILD} 1>stdout 2>stderr"'),  # a shell launching one: not a JVM
+    506: (505, CHILD.replace("java", "/usr/lib/jvm/java-11/bin/java", 1)),
+    507: (502, CHILD.replace("YarnChild", "YarnChildFoo")),  # another class
+}
+
+
+def test_the_task_finder_takes_only_yarnchilds_descended_from_a_recorded_nodemanager():
+    ours = [sm.TaskProcess("worker1", 503), sm.TaskProcess("worker1", 506)]
+    assert sm.task_jvms(PROCS, {500: "worker1"}) == ours
+    assert sm.task_jvms(PROCS, {500: "worker1", 600: "worker2"}) == ours + [sm.TaskProcess("worker2", 601)]
+    assert sm.task_jvms(PROCS, {}) == []
+    direct = {500: (1, NM), 510: (500, CHILD)}  # a direct child counts too
+    assert sm.task_jvms(direct, {500: "worker1"}) == [sm.TaskProcess("worker1", 510)]
+
+
+def test_the_parent_pid_is_read_after_the_commands_last_parenthesis_and_zombies_are_none():
+    assert sm.parse_ppid("503 (java) S 502 503 501 0 -1") == 502
+    assert sm.parse_ppid("77 (a) b (c)) R 12 77 77") == 12
+    assert sm.parse_ppid("503 (java) Z 502 503 501") is None
+    assert sm.parse_ppid("") is None
+
+
+def test_the_oom_kill_count_is_read_from_memory_oom_control():
+    assert sm.parse_oom_kill("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n") == 2
+    assert sm.parse_oom_kill("oom_kill_disable 0\nunder_oom 0\n") is None  # a kernel < 4.13
+
+
+class Memcg:
+    """A fake cgroup v1 memory hierarchy and a task that dies (or not) once moved under a limit."""
+
+    ROOT = Path("/fake/memory")
+
+    def __init__(self, tasks=(sm.TaskProcess("worker1", 503),), dies=True, memsw=True, appear_after=0, **kw):
+        self.tasks = list(tasks)
+        self.dies, self.memsw = dies, memsw
+        self.appear_after = appear_after  # polls before the task shows
+        self.polls = 0
+        self.now = 0.0
+        self.log: list[tuple] = []  # ("mkdir", path), ("write", path, text), ("rmdir", path)
+        self.dirs: set[Path] = set()
+        self.procs: dict[Path, set[int]] = {}
+        self.live = {t.pid for t in self.tasks}
+        self.oom_kill = kw.get("oom_kill", 1)
+        self.fail_write = kw.get("fail_write", ())  # file names whose write fails
+        self.v1 = kw.get("v1", True)
+        self.rmdir_ok = kw.get("rmdir_ok", True)
+
+    def find(self, _root):
+        self.polls += 1
+        return [t for t in self.tasks if t.pid in self.live] if self.polls > self.appear_after else []
+
+    def sleep(self, s):
+        self.now += s
+        moved = self.procs.get(self.ROOT / "vbench-soak-52-1-oom", set())
+        if self.dies and moved:
+            self.live -= moved
+            moved.clear()
+
+    def write(self, path: Path, text: str):
+        self.log.append(("write", path, text))
+        if path.name in self.fail_write:
+            raise OSError(errno.EINVAL, "Invalid argument")
+        if path.name == "cgroup.procs":
+            for procs in self.procs.values():
+                procs.discard(int(text))
+            self.procs.setdefault(path.parent, set()).add(int(text))
+
+    def read(self, path: Path) -> str:
+        if path.name == "memory.oom_control":
+            return f"oom_kill_disable 0\nunder_oom 0\noom_kill {self.oom_kill}\n"
+        if path.name == "cgroup.procs":
+            return "".join(f"{p}\n" for p in self.procs.get(path.parent, ()))
+        return ""
+
+    def exists(self, path: Path) -> bool:
+        if path == self.ROOT / "memory.limit_in_bytes":
+            return self.v1
+        return path.name == "memory.memsw.limit_in_bytes" and self.memsw and path.parent in self.dirs
+
+    def mkdir(self, path: Path):
+        if path in self.dirs:
+            raise FileExistsError(errno.EEXIST, "File exists")
+        self.log.append(("mkdir", path))
+        self.dirs.add(path)
+
+    def rmdir(self, path: Path) -> bool:
+        self.log.append(("rmdir", path))
+        if self.procs.get(path) or not self.rmdir_ok:
+            return False
+        self.dirs.discard(path)
+        return True
+
+    def target(self) -> sm.Target:
+        return sm.Target(
+            runner_pid=4242,
+            work_root=Path("/soak/trial-001/tb"),
+            runner_alive=lambda: True,
+            kill=lambda pid, sig: self.log.append(("kill", pid, sig)),
+            sleep=self.sleep,
+            start_time=lambda pid: 7000 + pid if pid in self.live else None,
+            rmdir=self.rmdir,
+            find_tasks=self.find,
+            memory_root=self.ROOT,
+            memory_cgroup_of=lambda pid: "/vbench-sk0001/worker1" if pid in self.live else None,
+            mkdir=self.mkdir,
+            exists=self.exists,
+            write=self.write,
+            read=self.read,
+            same_process=lambda pid, start: start is not None and pid in self.live and start == 7000 + pid,
+            clock=lambda: self.now,
+        )
+
+
+OOM_CG = Memcg.ROOT / "vbench-soak-52-1-oom"
+
+
+def test_a_task_oom_sets_the_limit_before_it_moves_exactly_that_task_then_removes_its_cgroup():
+    mc = Memcg(tasks=[sm.TaskProcess("worker1", 503), sm.TaskProcess("worker1", 505)])
+    got = sm.inject(_trial("task-oom", pick=0.0), mc.target())
+    assert got.struck and got.pids == (503,) and not got.problems
+    assert "YarnChild of worker1 (pid 503) OOM-killed by a 16 MiB memory limit (oom_kill 1" in got.what
+    limit = str(16 << 20)
+    writes = [e for e in mc.log if e[0] == "write"]
+    assert mc.log[0] == ("mkdir", OOM_CG)
+    assert writes == [
+        ("write", OOM_CG / "memory.limit_in_bytes", limit),
+        ("write", OOM_CG / "memory.memsw.limit_in_bytes", limit),
+        ("write", OOM_CG / "cgroup.procs", "503"),  # after both limits, and only 503
+    ]
+    assert mc.log[-1] == ("rmdir", OOM_CG) and OOM_CG not in mc.dirs
+    assert 505 in mc.live and not any(e[0] == "kill" for e in mc.log)  # nothing signalled by the soak
+    assert sm.oom_cgroup(_trial("task-oom")) == "vbench-soak-52-1-oom"
+
+
+def test_a_task_that_survives_the_limit_is_moved_back_where_it_was_and_the_fault_did_not_strike():
+    mc = Memcg(dies=False, memsw=False, oom_kill=0)
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert not got.struck and not got.problems and "the fault did not strike" in got.what
+    assert "moved back to /vbench-sk0001/worker1" in got.what
+    writes = [e[1:] for e in mc.log if e[0] == "write"]
+    assert writes == [
+        (OOM_CG / "memory.limit_in_bytes", str(16 << 20)),  # no memsw file: not written
+        (OOM_CG / "cgroup.procs", "503"),
+        (Memcg.ROOT / "vbench-sk0001" / "worker1" / "cgroup.procs", "503"),
+    ]
+    assert mc.log[-1] == ("rmdir", OOM_CG) and OOM_CG not in mc.dirs
+    assert mc.now >= sm.OOM_WAIT_S
+
+
+def test_a_task_that_ended_under_the_limit_without_an_oom_kill_is_not_counted_as_struck():
+    mc = Memcg(oom_kill=0)
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert not got.struck and "not an OOM kill" in got.what and mc.log[-1] == ("rmdir", OOM_CG)
+
+
+def test_what_a_task_oom_could_not_undo_is_a_problem_for_fault_as_planned():
+    mc = Memcg(rmdir_ok=False)
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert got.struck and got.problems == (f"the soak's memory cgroup {OOM_CG} could not be removed",)
+    mc = Memcg(dies=False)
+    back = Memcg.ROOT / "vbench-sk0001" / "worker1" / "cgroup.procs"
+    orig = mc.write
+    mc.write = lambda path, text: (
+        (_ for _ in ()).throw(OSError(errno.EACCES, "denied")) if path == back else orig(path, text)
+    )
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert not got.struck and "left in the soak's cgroup" in got.what
+    assert "could not be moved back to memory cgroup /vbench-sk0001/worker1" in got.problems[0]
+    assert f"{OOM_CG} could not be removed" in got.problems[1]  # it still holds the task
+    why = failed(evidence(fault="task-oom", stop_s=None, injected=got.struck, fault_problems=got.problems))
+    assert set(why) == {"fault as planned"}
+
+
+def test_a_task_oom_waits_for_a_task_jvm_and_strikes_nothing_without_one():
+    mc = Memcg(appear_after=30)
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert got.struck and mc.polls > 30  # polled every TASK_POLL_S until the task showed
+    mc = Memcg(tasks=())
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert not got.struck and "no task JVM (YarnChild) of a recorded NodeManager within 120 s" in got.what
+    assert mc.log == [] and mc.now >= sm.TASK_WAIT_S
+    mc = Memcg(v1=False)
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert not got.struck and "no cgroup v1 memory hierarchy" in got.what and mc.log == [] and mc.polls == 0
+
+
+def test_a_limit_that_cannot_be_set_moves_nothing_and_removes_the_cgroup():
+    mc = Memcg(fail_write=("memory.limit_in_bytes",))
+    got = sm.inject(_trial("task-oom"), mc.target())
+    assert not got.struck and "could not be set" in got.what and not got.problems
+    assert not any(e[0] == "write" and e[1].name == "cgroup.procs" for e in mc.log)
+    assert mc.log[-1] == ("rmdir", OOM_CG)
+
+
+def test_the_task_oom_kind_strikes_when_a_jobs_tasks_run():
+    t = next(t for t in schedule(52, 30, 4, 150.0) if t.fault.name == "task-oom")
+    assert t.moment.marker == "task" and 0 <= t.moment.delay_s <= 1.0
+    obs = Observation(elapsed_s=1.0, commits=0, testbeds=1, daemons=5, task_containers=0)
+    assert not marker_reached(Moment("task", 0, 0.0), obs, 4)
+    assert marker_reached(Moment("task", 0, 0.0), replace(obs, task_containers=1), 4)
+    assert all("task" not in f.markers for f in FAULTS if f.name != "task-oom")
+
+
+# --- daemon kills aimed at every kind in turn ------------------------------------------------------
+
+
+def test_the_kth_daemon_kill_of_a_schedule_aims_at_kind_k_mod_5():
+    assert DAEMON_KINDS == ("namenode", "datanode", "resourcemanager", "nodemanager", "historyserver")
+    assert set(DAEMON_KINDS) == sm.DAEMON_NAMES
+    for seed in (52, 53, 7):
+        kills = [t for t in schedule(seed, len(FAULTS) * 12, 4, 150.0) if t.fault.name == "daemon-kill"]
+        assert [t.aim for t in kills] == [DAEMON_KINDS[k % 5] for k in range(len(kills))]
+        assert [occurrence(seed, t.index) for t in kills] == list(range(len(kills)))
+        assert {t.aim for t in kills[:5]} == set(DAEMON_KINDS)  # every kind within 5 kills
+    others = [t for t in schedule(52, 30, 4, 150.0) if t.fault.name != "daemon-kill"]
+    assert others and all(t.aim == "" and aimed_daemon(52, t.index) == "" for t in others)
+    t = next(t for t in schedule(52, 30, 4, 150.0) if t.fault.name == "daemon-kill")
+    assert t.line().endswith(f", aims at {t.aim}")
+
+
+def test_a_daemon_kill_hits_the_aimed_kind_or_falls_back_and_says_so():
+    ds = [
+        sm.DaemonProcess("master", "namenode", 11),
+        sm.DaemonProcess("worker1", "datanode", 12),
+        sm.DaemonProcess("worker1", "nodemanager", 13),
+    ]
+    f = Fakes(daemons=ds)
+    got = sm.inject(replace(_trial("daemon-kill", pick=0.0), aim="nodemanager"), f.target())
+    assert got.struck and f.sent == [("kill", 13, signal.SIGKILL)] and "fell back" not in got.what
+    f = Fakes(daemons=ds)
+    got = sm.inject(replace(_trial("daemon-kill", pick=0.9), aim="historyserver"), f.target())
+    assert got.struck and f.sent == [("kill", 13, signal.SIGKILL)]  # any present, by the pick
+    assert got.what.endswith("aimed at historyserver, none running: fell back to a daemon present")
+    f = Fakes()
+    got = sm.inject(replace(_trial("daemon-kill"), aim="datanode"), f.target())
+    assert not got.struck and "aimed at datanode" in got.what and f.sent == []
+
+
+# --- --kinds -------------------------------------------------------------------------------------
+
+
+def test_a_schedule_over_some_kinds_shuffles_only_those_and_their_order_changes_nothing():
+    sub = kinds_named(["task-oom", "daemon-kill"])
+    assert (
+        sub == kinds_named(["daemon-kill", "task-oom"]) == (FAULTS_BY_NAME["daemon-kill"], FAULTS_BY_NAME["task-oom"])
+    )
+    ts = schedule(53, 10, 4, 150.0, sub)
+    assert [t.fault for t in ts] == [f for c in range(5) for f in kind_order(53, c, sub)]
+    kills = [t for t in ts if t.fault.name == "daemon-kill"]
+    assert [t.aim for t in kills] == list(DAEMON_KINDS)  # 5 kills over 10 trials: every kind once
+    assert trial(53, 4, 4, 150.0, sub) == ts[3]
+    with pytest.raises(ValueError, match="unknown fault kind.*oom.*known: sigkill"):
+        kinds_named(["oom"])
+
+
+def test_the_kinds_option_restricts_the_plan_and_refuses_an_unknown_kind(capsys):
+    argv = ["--plan", "--kinds", "task-oom,daemon-kill", "--trials", "10", "--seed", "53", "--no-check-machine"]
+    assert soak.main(argv) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("trial ")]
+    sub = kinds_named(["task-oom", "daemon-kill"])
+    assert lines == [t.line() for t in schedule(53, 10, 4, _campaign_s(), sub)]
+    assert {line.split()[4] for line in lines} == {"task-oom", "daemon-kill"}
+    with pytest.raises(SystemExit):
+        soak.main(["--plan", "--kinds", "task-oom,bogus", "--no-check-machine"])
+    err = capsys.readouterr().err
+    assert "--kinds: unknown fault kind(s) bogus; known: sigkill, sigterm" in err and "task-oom" in err
+
+
+def test_a_trial_of_a_restricted_schedule_replays_with_its_kinds():
+    r = result(3, "task-oom", kinds=("daemon-kill", "task-oom"))
+    assert r.replay_args() == "--seed 52 --kinds daemon-kill,task-oom --replay 3"
+    assert "`--seed 52 --kinds daemon-kill,task-oom --replay 3`" in soak.markdown([r])
+    assert result(3, "sigkill").replay_args() == "--seed 52 --replay 3"
+    assert soak.kinds_given(FAULTS) == () and soak.kinds_given(kinds_named(["task-oom"])) == ("task-oom",)
