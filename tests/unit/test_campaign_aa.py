@@ -119,16 +119,17 @@ def test_the_statistics_mark_the_aa_row_with_its_verdict():
 
 
 def test_the_paper_prints_the_aa_ratio_beside_every_comparison():
+    from vbench.paper.results import lookup_of
     from vbench.paper.tables.comparisons import table_overheads
 
     samples = _samples(1.0)
-    tex = table_overheads(compute_stats(samples, n_resamples=500), samples)
+    tex = table_overheads(lookup_of(compute_stats(samples, n_resamples=500)), samples)
     assert "A/A [CI]" in tex
     body = [line for line in tex.splitlines() if line.startswith("TeraSort")]
     # One row, lxc's, with the A/A interval beside it; the copy has no row of its own.
     assert len(body) == 1 and "& lxc &" in body[0] and body[0].count("[") == 3 and body[0].endswith("] \\\\")
     assert "false-positive check" in tex
     failing = _samples(1.10)
-    assert "\\dag" in table_overheads(compute_stats(failing, n_resamples=500), failing)
+    assert "\\dag" in table_overheads(lookup_of(compute_stats(failing, n_resamples=500)), failing)
     without = _samples(1.0)[lambda d: d.platform != "native~aa"]
-    assert "A/A" not in table_overheads(compute_stats(without, n_resamples=500), without)
+    assert "A/A" not in table_overheads(lookup_of(compute_stats(without, n_resamples=500)), without)

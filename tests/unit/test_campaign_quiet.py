@@ -445,6 +445,7 @@ def test_the_flagged_runs_note_says_how_the_probe_stood_against_the_machines_ref
 def test_the_paper_says_how_many_runs_were_taken_on_a_flagged_machine():
     import pandas as pd
 
+    from vbench.paper.results import lookup_of
     from vbench.paper.tables.comparisons import table_overheads
     from vbench.stats import compute_stats
 
@@ -456,5 +457,5 @@ def test_the_paper_says_how_many_runs_were_taken_on_a_flagged_machine():
             for p in ("native", "lxc")
         ]
     ).drop_duplicates(["platform", "run_id"])
-    tex = table_overheads(compute_stats(df, n_resamples=200), df)
+    tex = table_overheads(lookup_of(compute_stats(df, n_resamples=200)), df)
     assert "Quiet-machine gate: 2 of 6 runs measured while the quiet-machine gate flagged the machine." in tex

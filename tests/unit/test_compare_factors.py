@@ -11,7 +11,7 @@ import pytest
 
 from vbench.errors import ParamsError
 from vbench.paper.figures import fig_factors
-from vbench.paper.results import paper_statistics
+from vbench.paper.results import lookup_of, paper_statistics
 from vbench.samples import Sample, append_records
 from vbench.stats import format_table
 from vbench.stats.campaign import load_campaign, merge_campaigns
@@ -86,7 +86,7 @@ def test_network_modes_are_compared_to_bridge_within_each_vms_per_host_cell(tmp_
     r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")]
     assert set(r["baseline"]) == {"bridge"} and set(r["platform"]) == {"nat"}
     assert len(r) == 2 and r["estimate"].between(1.45, 1.55).all()  # nat is 1.5 x bridge in both cells
-    paths = fig_factors(stats, c.samples, tmp_path / "fig")
+    paths = fig_factors(lookup_of(stats), c.samples, tmp_path / "fig")
     assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 0 for p in paths)
 
 
@@ -95,7 +95,8 @@ def test_merged_campaigns_keep_each_experiment_against_its_own_baseline(tmp_path
     net = load_campaign(_campaign(tmp_path / "net", "netmodes", ["network.mode"], "bridge"))
     both = merge_campaigns(main, [net])
     cfg = StatsConfig(n_resamples=200)
-    stats, sources = paper_statistics([main, net], cfg)
+    looked_up, sources = paper_statistics([main, net], cfg)
+    stats = looked_up.table
     bases = stats[stats["statistic"] == "ratio_to_baseline"].groupby("experiment")["baseline"].unique()
     assert list(bases["netmodes"]) == ["bridge"]
     assert sources == [
@@ -105,8 +106,8 @@ def test_merged_campaigns_keep_each_experiment_against_its_own_baseline(tmp_path
     # Each campaign's table, joined, is the table of the merged campaigns: every row, column and
     # factor cell ("" for a factor one campaign lacks), in the same order, whatever order they are given in.
     assert format_table(stats) == format_table(campaign_stats(both, cfg))
-    assert format_table(paper_statistics([net, main], cfg)[0]) == format_table(stats)
-    assert fig_factors(campaign_stats(main, cfg), main.samples, tmp_path / "f2") == []
+    assert format_table(paper_statistics([net, main], cfg)[0].table) == format_table(stats)
+    assert fig_factors(lookup_of(campaign_stats(main, cfg)), main.samples, tmp_path / "f2") == []
     with pytest.raises(ParamsError, match="more than one campaign"):
         merge_campaigns(main, [main])
 

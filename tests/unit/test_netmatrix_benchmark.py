@@ -19,7 +19,7 @@ from vbench.params import hadoop_params
 from vbench.params import testbed_params as make_testbed
 from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.micro import table_netmatrix
-from vbench.paper.results import campaign_statistics
+from vbench.paper.results import campaign_statistics, lookup_of
 from vbench.stats.campaign import load_campaign
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.testbed import physnet
@@ -157,7 +157,7 @@ def test_the_matrix_table_has_a_row_per_pair_and_direction_and_a_column_per_mode
     }
     campaign = load_campaign(_campaign(tmp_path, data))
     stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
-    tex = table_netmatrix(stats, campaign.samples)
+    tex = table_netmatrix(lookup_of(stats), campaign.samples)
     assert has_data(tex) and r"\label{tab:netmatrix}" in tex, note
     header = next(ln for ln in tex.splitlines() if ln.startswith("Pair"))
     assert header.index("bridge") < header.index("nat")  # the baseline mode first
@@ -173,7 +173,7 @@ def test_the_matrix_table_has_a_row_per_pair_and_direction_and_a_column_per_mode
 
 
 def test_without_a_matrix_the_table_says_not_measured():
-    assert not has_data(table_netmatrix(pd.DataFrame(), pd.DataFrame()))
+    assert not has_data(table_netmatrix(lookup_of(pd.DataFrame()), pd.DataFrame()))
 
 
 def test_in_a_campaign_each_pair_is_a_run_and_a_failed_pair_a_failure_record(monkeypatch):

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from vbench.paper.results import lookup_of
 from vbench.paper.tables.grid import Cells
 from vbench.paper.tables.micro import table_node_disks
 from vbench.stats import compute_stats
@@ -59,7 +60,7 @@ def test_the_statistics_table_gives_a_mean_over_block_means_beside_the_runs_t():
 
 def test_a_tables_cells_are_over_block_means_and_say_so_or_say_the_runs_were_pooled():
     stats = compute_stats(_frame(), n_resamples=99)
-    cells = Cells(stats)
+    cells = Cells(lookup_of(stats))
     size = str(stats["size"].iloc[0]) if "size" in stats.columns else ""
     text = cells.mean("platforms", "native", "pi_digits", "time", size)
     mean = np.mean([np.mean(v) for v in VALUES.values()])
@@ -67,7 +68,7 @@ def test_a_tables_cells_are_over_block_means_and_say_so_or_say_the_runs_were_poo
     assert cells.ns == [3] and cells.pooled == []
     assert "means of $n=3$ blocks" in cells.notes() and "runs are counted as independent" not in cells.notes()
 
-    pooled = Cells(compute_stats(_frame(with_blocks=False), n_resamples=99))
+    pooled = Cells(lookup_of(compute_stats(_frame(with_blocks=False), n_resamples=99)))
     pooled.mean("platforms", "native", "pi_digits", "time", size)
     assert pooled.pooled == [6] and pooled.ns == []
     assert "over $n=6$ runs" in pooled.notes() and "runs are counted as independent" in pooled.notes()

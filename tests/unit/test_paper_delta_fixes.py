@@ -17,6 +17,7 @@ from vbench.campaign.study import load_study
 from vbench.errors import ParamsError
 from vbench.paper import delta as D
 from vbench.paper.published import check_commands, validate_published
+from vbench.paper.results import lookup_of
 from vbench.stats.campaign import load_campaign
 from vbench.stats.compare import compared_levels, comparison_view, measured_platforms
 
@@ -313,7 +314,7 @@ def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
         ],
     )
     campaign = merge_campaigns(load_campaign(d), [load_campaign(_netmodes_campaign(tmp_path))])
-    ctx = MacroContext(campaign, pd.DataFrame(), "native", 0.95, 99, 1, 5.0, [], 5, {}, {})
+    ctx = MacroContext(campaign, lookup_of(pd.DataFrame()), "native", 0.95, 99, 1, 5.0, [], 5, {}, {})
     tex = macros_tex(ctx)
     assert r"\newcommand{\vbNumPlatforms}{2}" in tex
     assert r"\newcommand{\vbPlatformList}{native, lxc}" in tex
@@ -330,8 +331,10 @@ def test_a_platform_only_the_sandbox_study_measured_is_not_said_unmeasured(tmp_p
 
     campaign = load_campaign(_netmodes_campaign(tmp_path))
     samples = pd.DataFrame({"platform": ["native", "gvisor"], "benchmark": ["cpu"] * 2, "metric": ["m"] * 2})
-    sandbox = SandboxStudy("sandbox", pd.DataFrame(), samples)
-    tex = macros_tex(MacroContext(campaign, pd.DataFrame(), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, sandbox=sandbox))
+    sandbox = SandboxStudy("sandbox", lookup_of(pd.DataFrame()), samples)
+    tex = macros_tex(
+        MacroContext(campaign, lookup_of(pd.DataFrame()), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, sandbox=sandbox)
+    )
     line = next(x for x in tex.splitlines() if x.startswith(r"\newcommand{\vbPlatformsMissing}"))
     assert "gvisor (measured in the sandbox study's own campaign, sandbox)" in line
     assert "lxc, oci," in line and "qemu}" in line  # the others as before, without a note
@@ -345,7 +348,7 @@ def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
 
     ref = load_campaign(Path(__file__).resolve().parents[2] / "data" / "raw" / "reference")
     stats = campaign_stats(ref, StatsConfig(n_resamples=99))
-    tex = macros_tex(MacroContext(ref, stats, "native", 0.95, 99, 1, 5.0, [], 5, {}, {}))
+    tex = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}))
     assert r"\newcommand{\vbNumPlatforms}{2}" in tex and r"\newcommand{\vbPlatformList}{native, lxc}" in tex
     assert r"\newcommand{\vbAASentence}{ with an A/A self-check (native\textasciitilde{}aa" in tex
     sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))

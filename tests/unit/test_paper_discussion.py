@@ -7,6 +7,7 @@ import pandas as pd
 
 from vbench.paper import discussion as D
 from vbench.paper.fmt import sig_digits
+from vbench.paper.results import lookup_of
 from vbench.stats.paired import FIELLER, PAIRED_T
 
 
@@ -64,7 +65,7 @@ def test_the_tally_counts_the_tables_verdicts_for_the_containers_only():
             _ratio("platforms", "qemu", "terasort_time", 9.0, 8.0, 10.0, 0.001),  # not a container
         ]
     )
-    t = D.container_tally(stats, "native", 5.0)
+    t = D.container_tally(lookup_of(stats), "native", 5.0)
     assert (t.platforms, t.compared, t.differ, t.equivalent, t.neither) == (("lxc", "oci"), 5, 3, 1, 1)
     assert t.differ_by_benchmark == (("dfsio", 2), ("terasort", 1))
     assert D.tally_sentence(t, "native", "5") == (
@@ -72,9 +73,9 @@ def test_the_tally_counts_the_tables_verdicts_for_the_containers_only():
         "and cells: 3 differed after Holm's correction (2 in TestDFSIO and 1 in TeraSort), 1 was shown "
         r"within $\pm$5\,\% of native hosts, and the other 1 was neither."
     )
-    lxc = D.container_tally(stats, "native", 5.0, platforms=("lxc",))
+    lxc = D.container_tally(lookup_of(stats), "native", 5.0, platforms=("lxc",))
     assert D.tally_sentence(lxc, "native", "5").startswith("Across the campaigns, LXC was compared")
-    none = D.container_tally(stats.iloc[0:0], "native", 5.0)
+    none = D.container_tally(lookup_of(stats.iloc[0:0]), "native", 5.0)
     assert none.compared == 0 and D.tally_sentence(none, "native", "5") == ""
 
 
@@ -85,11 +86,11 @@ def test_the_aa_sentence_sets_the_failures_beside_what_chance_lets_through():
     stats = pd.DataFrame(
         [aa("a", 0.9, 1.1), aa("b", 0.95, 1.05), aa("c", 1.01, 1.2), aa("d", 0.8, 1.3), aa("e", None, None)]
     )
-    assert D.aa_sentence(stats, "native", 0.95) == (
+    assert D.aa_sentence(lookup_of(stats), "native", 0.95) == (
         "Native hosts measured again as a configuration of their own differed from themselves (an interval "
         r"excluding 1) on 1 of 4 metrics, about the 0.2 that 95\,\% intervals let through by chance."
     )
-    assert D.aa_sentence(stats.iloc[0:0], "native", 0.95) == ""
+    assert D.aa_sentence(lookup_of(stats.iloc[0:0]), "native", 0.95) == ""
     assert [D.expected_by_chance(n, 0.95) for n in (39, 20, 10, 4)] == ["2", "1", "0.5", "0.2"]
 
 
@@ -107,7 +108,7 @@ def test_the_spread_says_how_far_apart_the_campaigns_landed():
         + _campaign("platforms@b", 0.956, 0.927, 0.987, 0.2, 10)  # excludes 1, not after Holm
         + _campaign("platforms@c", 0.857, 0.732, 1.004, 0.9, 10)
     )
-    said = D.spread_sentence(stats, "lxc", "native")
+    said = D.spread_sentence(lookup_of(stats), "lxc", "native")
     assert said == (
         rf"The 4 campaigns that compared LXC with native hosts on TeraSort gave ratios from \num{{{sig_digits(0.857)}}}"
         rf" to \num{{{sig_digits(1.009)}}}; 1 of their 4 intervals excluded 1, and none differed after Holm's correction."
@@ -115,11 +116,13 @@ def test_the_spread_says_how_far_apart_the_campaigns_landed():
     differs = pd.DataFrame(
         _campaign("platforms", 1.3, 1.2, 1.4, 0.01, 4) + _campaign("platforms@a", 1.0, 0.9, 1.1, 0.9, 4)
     )
-    assert D.spread_sentence(differs, "lxc", "native").endswith(
+    assert D.spread_sentence(lookup_of(differs), "lxc", "native").endswith(
         "; 1 of their 2 intervals excluded 1, and 1 of 2 differed after Holm's correction."
     )
-    assert D.spread_sentence(pd.DataFrame(_campaign("platforms", 1.0, 0.9, 1.1, 0.9, 4)), "lxc", "native") == ""
-    assert D.spread_sentence(stats, "oci", "native") == ""
+    assert (
+        D.spread_sentence(lookup_of(pd.DataFrame(_campaign("platforms", 1.0, 0.9, 1.1, 0.9, 4))), "lxc", "native") == ""
+    )
+    assert D.spread_sentence(lookup_of(stats), "oci", "native") == ""
 
 
 def test_a_quoted_ratio_says_what_holms_correction_made_of_it():

@@ -1,10 +1,9 @@
 """The paper's lookups in a statistics table (vbench.paper.results.rows): the rows whose columns
-equal the values given as text, from a table whose text columns are computed once (the build
-looks rows up thousands of times), never from another table that once had the same id."""
+equal the values given as text, answered from the table's lookup record (`StatisticsLookup`,
+whose text columns are computed once when it is made: the build looks rows up thousands of
+times) exactly as a comparison of each column as text would."""
 
 from __future__ import annotations
-
-import gc
 
 import numpy as np
 import pandas as pd
@@ -36,6 +35,7 @@ def _by_text(stats: pd.DataFrame, **where) -> pd.DataFrame:
 
 def test_rows_are_those_whose_columns_equal_the_values_as_text():
     t = _table(200, 1)
+    stats = R.lookup_of(t)
     for where in (
         {"platform": "lxc"},
         {"platform": "oci", "size": 1024},
@@ -43,15 +43,21 @@ def test_rows_are_those_whose_columns_equal_the_values_as_text():
         {"block": 1},
         {"block": None},
     ):
-        pd.testing.assert_frame_equal(R.rows(t, **where), _by_text(t, **where))
-    assert R.rows(t, platform="gvisor").empty and R.rows(t, nothing="x").empty
-    assert R.rows(pd.DataFrame(), platform="lxc").empty
+        pd.testing.assert_frame_equal(R.rows(stats, **where), _by_text(t, **where))
+    assert R.rows(stats, platform="gvisor").empty and R.rows(stats, nothing="x").empty
+    assert list(R.rows(stats, nothing="x").columns) == list(t.columns)  # a missing column: no rows, same columns
+    assert R.rows(R.lookup_of(pd.DataFrame()), platform="lxc").empty
 
 
-def test_a_new_table_is_never_answered_from_an_earlier_ones_columns():
-    for seed in range(3 * R._TABLES_KEPT):
-        t = _table(50, seed)  # the last one is freed: its id may come back for the next
-        pd.testing.assert_frame_equal(R.rows(t, platform="native"), _by_text(t, platform="native"))
-        del t
-        gc.collect()
-    assert len(R._TEXT_COLUMNS) <= R._TABLES_KEPT
+def test_each_table_is_answered_from_its_own_record():
+    tables = [_table(50, seed) for seed in range(3)]
+    records = [R.lookup_of(t) for t in tables]
+    for t, stats in zip(tables, records):
+        pd.testing.assert_frame_equal(stats.table, t)
+        pd.testing.assert_frame_equal(R.rows(stats, platform="native"), _by_text(t, platform="native"))
+
+
+def test_the_record_drops_the_tables_attrs():
+    t = _table(10, 0)
+    t.attrs = {"problems": ["x"]}
+    assert R.lookup_of(t).table.attrs == {} and t.attrs == {"problems": ["x"]}

@@ -509,6 +509,7 @@ def test_the_takeaway_says_a_cost_of_two_or_more_as_a_multiple():
 
 def test_the_abstract_quotes_the_experiment_with_most_paired_runs_whatever_its_ratio():
     from vbench.paper.abstract import quoted_comparison
+    from vbench.paper.results import lookup_of
     from vbench.stats.paired import PAIRED_T
 
     def rows(experiment, ratio, pairs):
@@ -540,7 +541,9 @@ def test_the_abstract_quotes_the_experiment_with_most_paired_runs_whatever_its_r
             }
         ]
 
-    stats = pd.DataFrame(rows("platforms", 1.5, 4) + rows("platforms@big", 1.0, 16) + rows("platforms@mid", 0.5, 8))
+    stats = lookup_of(
+        pd.DataFrame(rows("platforms", 1.5, 4) + rows("platforms@big", 1.0, 16) + rows("platforms@mid", 0.5, 8))
+    )
     q = quoted_comparison(stats, "lxc", "native")
     assert (q.experiment, q.pairs, q.candidates, q.cell) == ("platforms@big", 16, 3, "128MB")
     assert quoted_comparison(stats, "oci", "native") is None

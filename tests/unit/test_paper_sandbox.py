@@ -17,6 +17,7 @@ from vbench.paper import style  # noqa: E402
 from vbench.paper.abstract import reader_name  # noqa: E402
 from vbench.paper.build import generate  # noqa: E402
 from vbench.paper.fmt import interval_text, tex_escape  # noqa: E402
+from vbench.paper.results import lookup_of  # noqa: E402
 from vbench.paper.synthetic import write_synthetic_campaign  # noqa: E402
 from vbench.stats.campaign import load_campaign  # noqa: E402
 from vbench.stats.campaign_stats import INPUT_FILES, StatsConfig, campaign_stats  # noqa: E402
@@ -148,7 +149,7 @@ def test_macros_quote_gvisor_round_trip_and_tcp_ratios(built, preferred):
 def test_figure_plots_the_same_ratios_on_a_log_axis(sandbox_stats, preferred, monkeypatch, tmp_path):
     drawn = []
     monkeypatch.setattr(style, "save", lambda fig, out_dir, name: drawn.append(fig) or [out_dir / f"{name}.pdf"])
-    assert F.fig_sandbox(sandbox_stats, pd.DataFrame(), tmp_path)
+    assert F.fig_sandbox(lookup_of(sandbox_stats), pd.DataFrame(), tmp_path)
     [ax] = drawn[0].axes
     assert ax.get_xscale() == "log"
     assert any(list(line.get_xdata()) == [1.0, 1.0] for line in ax.lines)  # native, marked at 1

@@ -12,7 +12,7 @@ import yaml
 from tests.unit.builders import block_campaign_dir
 from vbench.paper import delta as D
 from vbench.paper.inputs import campaign_list
-from vbench.paper.results import paper_statistics
+from vbench.paper.results import lookup_of, paper_statistics
 from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.validate import check_plain_name
@@ -54,7 +54,7 @@ def test_a_second_campaigns_clashing_experiment_is_shown_under_its_campaigns_nam
 
 
 def test_the_statistics_of_a_renamed_campaign_carry_the_shown_name(two_campaigns):
-    stats, _ = paper_statistics(distinct_experiments(list(two_campaigns)), StatsConfig(n_resamples=200))
+    stats = paper_statistics(distinct_experiments(list(two_campaigns)), StatsConfig(n_resamples=200))[0].table
     assert set(stats["experiment"]) == {"platforms", "platforms@xavier2014-terasort"}
     means = stats[(stats["statistic"] == "mean") & (stats["method"] == "t") & (stats["platform"] == "lxc")]
     by_exp = dict(zip(means["experiment"], means["estimate"]))
@@ -113,8 +113,8 @@ def test_the_abstract_names_each_workloads_cost_and_the_findings_that_held(tmp_p
         r"In the studies' designs, relative to native hosts: TeraSort time (128 MB, \texttt{platforms@xavier2014-terasort}) by "
     )
     assert r"; MRBench job time (all runs, \texttt{platforms@mr}) by" in text and "on LXC" in text
-    terasort = stats[stats["benchmark"] == "terasort"]
-    assert workloads_sentence(terasort[terasort["experiment"] == "platforms"], "native") == ""
+    terasort = stats.table[stats.table["benchmark"] == "terasort"]
+    assert workloads_sentence(lookup_of(terasort[terasort["experiment"] == "platforms"]), "native") == ""
     main, study = distinct_experiments(list(two_campaigns))
     rows = [D.evaluate(FINDINGS["X1"], merge_campaigns(main, [study]).samples)]
     assert findings_sentence(rows) == "Held here: X1 (LXC TeraSort overhead is about 2 \\%)."

@@ -9,6 +9,7 @@ import re
 import pandas as pd
 
 from tests.unit.builders import block_campaign_dir
+from vbench.paper.results import lookup_of
 from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.jobs import table_hadoop_pi
 from vbench.paper.tables.micro import table_node_disks
@@ -90,7 +91,7 @@ def test_the_hadoop_pi_table_reads_the_pi_jobs():
         ]
     )
     samples = pd.DataFrame({"platform": ["native", "lxc"], "benchmark": ["pi"] * 2, "metric": ["job_wall_time"] * 2})
-    tex = table_hadoop_pi(stats, samples, "native")
+    tex = table_hadoop_pi(lookup_of(stats), samples, "native")
     assert has_data(tex) and r"\label{tab:hadoop-pi}" in tex
     assert r"\num{40.0 \pm 1.0}" in tex and r"\num{41.0 \pm 1.0}" in tex
 
@@ -121,7 +122,7 @@ def test_each_testdfsio_panel_comes_from_the_experiment_that_measured_it(monkeyp
     ]
     drawn = []
     monkeypatch.setattr(F, "_replication_panels", lambda data, *a, **k: drawn.extend(t for _, t in data) or [])
-    F.fig_dfsio(pd.DataFrame(rows), pd.DataFrame(), tmp_path)
+    F.fig_dfsio(lookup_of(pd.DataFrame(rows)), pd.DataFrame(), tmp_path)
     assert drawn == ["TestDFSIO write\n(xavier2014)", "TestDFSIO read\n(vasconcelos2015-hadoop)"]
 
 
@@ -155,7 +156,7 @@ def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_b
 
     campaign = load_campaign(_vms_campaign(tmp_path, {1: [60, 62, 61, 59], 2: [54, 56, 55, 53], 4: [48, 50, 49.5, 47]}))
     stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
-    tex = table_vms_per_host(stats, campaign.samples)
+    tex = table_vms_per_host(lookup_of(stats), campaign.samples)
     assert has_data(tex) and r"\label{tab:vms-per-host}" in tex, note
     one, two, four = (_cells(tex, f"oci, {n}") for n in (1, 2, 4))
     assert "60.5" in one[2] and one[-1] == "1"  # the baseline level: its TeraSort mean, ratio 1
@@ -167,7 +168,7 @@ def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_b
 
 
 def test_without_a_design_varying_guests_per_host_the_table_says_not_measured():
-    assert not has_data(table_vms_per_host(pd.DataFrame(), pd.DataFrame()))
+    assert not has_data(table_vms_per_host(lookup_of(pd.DataFrame()), pd.DataFrame()))
 
 
 def _racks_campaign(root, times: dict[str, list[float]], name="racks"):
@@ -182,7 +183,7 @@ def test_the_racks_table_has_a_row_per_topology_and_teragens_ratio_to_the_flat_o
 
     campaign = load_campaign(_racks_campaign(tmp_path, {"flat": [60, 64, 58, 62], "rack": [48, 51, 46.5, 50]}))
     stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
-    tex = table_racks(stats, campaign.samples)
+    tex = table_racks(lookup_of(stats), campaign.samples)
     assert has_data(tex) and r"\label{tab:racks}" in tex, note
     flat, rack = _cells(tex, "flat"), _cells(tex, "rack")
     assert "61" in flat[1] and flat[-1] == "1"  # the baseline level: its TeraGen mean, ratio 1
@@ -206,7 +207,7 @@ def _two_racks_runs(root):
     main, *others = distinct_experiments([first, again])
     campaign = merge_campaigns(main, others)
     stats, note = campaign_statistics(campaign, StatsConfig(n_resamples=200))
-    return stats, campaign.samples, note
+    return lookup_of(stats), campaign.samples, note
 
 
 def test_two_runs_of_the_racks_design_get_a_heading_each_and_their_own_ratios(tmp_path):
@@ -234,4 +235,4 @@ def test_the_factors_figure_gives_each_run_of_a_design_its_own_bar_and_label(tmp
 
 
 def test_without_a_design_varying_the_topology_the_racks_table_says_not_measured():
-    assert not has_data(table_racks(pd.DataFrame(), pd.DataFrame()))
+    assert not has_data(table_racks(lookup_of(pd.DataFrame()), pd.DataFrame()))

@@ -17,6 +17,7 @@ from vbench.paper.tables.micro import table_bonnie_block
 from vbench.paper.tables.terasort import table_tera_elapsed, table_tera_replication
 from vbench.paper.tables.testbed import table_testbed
 from vbench.paper.macros import overhead_sentence
+from vbench.paper.results import lookup_of
 
 from tests.unit.builders import ESTIMATE_COLUMNS, STATS_KEY_COLUMNS
 
@@ -87,7 +88,7 @@ def test_tera_elapsed_cells(stats, samples):
     # factor study's level (a network mode, in its comparison view) is no platform: not even that.
     others = {"platform": ["oci", "bridge"], "benchmark": ["terasort"] * 2, "level.network.mode": [None, "bridge"]}
     samples = pd.concat([samples, pd.DataFrame(others | {"host_platform": [None, "native"]})])
-    tex = table_tera_elapsed(stats, samples, "native")
+    tex = table_tera_elapsed(lookup_of(stats), samples, "native")
     assert not any(line.startswith(("bridge &", "oci &")) for line in tex.splitlines())
     assert "Measured in other experiments only: oci." in tex
     native_row = next(line for line in tex.splitlines() if line.startswith("native &"))
@@ -117,7 +118,7 @@ def test_replication_table_groups_each_experiment_and_size_and_keeps_teragen_alo
         m(alone, "2048MB, replication=3", "3", "teragen_time", 35.6),
     ]
     samples = pd.DataFrame({"platform": ["native"], "benchmark": ["terasort"], "metric": ["teragen_time"]})
-    tex = table_tera_replication(pd.DataFrame(rows, columns=COLS), samples, "native")
+    tex = table_tera_replication(lookup_of(pd.DataFrame(rows, columns=COLS)), samples, "native")
     lines = [ln for ln in tex.splitlines() if ln.startswith(("\\multicolumn{7}", "1 &", "3 &"))]
     assert lines == [
         r"\multicolumn{7}{l}{\emph{platforms@vmware2015, 16MB}} \\",
@@ -132,7 +133,7 @@ def test_replication_table_groups_each_experiment_and_size_and_keeps_teragen_alo
 
 
 def test_bonnie_block_layout(stats, samples):
-    tex = table_bonnie_block(stats, samples, "native")
+    tex = table_bonnie_block(lookup_of(stats), samples, "native")
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} \\" in tex
     # The table is of one experiment (micro): lxc ran only in another, so it is no column of dashes.
     assert r"Test & native \\" in tex
@@ -140,14 +141,14 @@ def test_bonnie_block_layout(stats, samples):
 
 def test_a_platform_of_the_tables_experiment_without_the_metric_is_a_dash(stats, samples):
     lxc_micro = stats.iloc[[-1]].assign(platform="lxc", metric="rewrite_bw", value=1.0)
-    tex = table_bonnie_block(pd.concat([stats, lxc_micro], ignore_index=True), samples, "native")
+    tex = table_bonnie_block(lookup_of(pd.concat([stats, lxc_micro], ignore_index=True)), samples, "native")
     assert r"Test & native & lxc \\" in tex
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
 
 
 def test_a_bonnie_test_every_run_finished_too_fast_to_time_is_untimed_not_unmeasured(stats, samples):
     lxc_micro = stats.iloc[[-1]].assign(platform="lxc", metric="rewrite_bw", value=1.0)
-    both = pd.concat([stats, lxc_micro], ignore_index=True)
+    both = lookup_of(pd.concat([stats, lxc_micro], ignore_index=True))
     runs = [  # native: both runs untimed on rewrite and read, one of them on the write too; lxc: none
         ("native", "r1", ["rewrite", "seq_read", "seq_write"]),
         ("native", "r2", ["rewrite", "seq_read"]),
@@ -173,7 +174,7 @@ def test_a_bonnie_test_every_run_finished_too_fast_to_time_is_untimed_not_unmeas
 
 
 def test_absent_table_still_compiles_as_one_row(samples):
-    empty = pd.DataFrame(columns=COLS)
+    empty = lookup_of(pd.DataFrame(columns=COLS))
     for name, (fn, label, _src) in TABLES.items():
         tex = fn(empty, samples, "native") if name != "testbed" else fn(empty, samples, "native", facts=[])
         assert rf"\label{{{label}}}" in tex
@@ -186,10 +187,10 @@ def test_absent_table_still_compiles_as_one_row(samples):
 
 
 def test_overhead_sentence(stats):
-    text = overhead_sentence(stats, "native")
+    text = overhead_sentence(lookup_of(stats), "native")
     assert r"\num{2.1} [\num{-5.0}, \num{10.0}]\,\% on LXC" in text
     only_native = stats[stats["platform"] == "native"]
-    assert "Only the baseline, native hosts," in overhead_sentence(only_native, "native")
+    assert "Only the baseline, native hosts," in overhead_sentence(lookup_of(only_native), "native")
 
 
 def test_testbed_table_from_provenance_and_facts():
@@ -286,7 +287,7 @@ def test_an_emulated_platform_is_the_one_whose_host_ran_under_tcg_even_in_a_mixe
 def test_a_column_of_an_emulated_platform_is_marked_and_its_note_says_what_it_is(stats, samples):
     qemu_micro = stats.iloc[[-1]].assign(platform="qemu", value=2000.0, low=1900.0, high=2100.0)
     vm = {"platform": "qemu", "benchmark": "bonnie", "metric": "seq_write_bw", "value": 2000.0}
-    both = pd.concat([stats, qemu_micro], ignore_index=True)
+    both = lookup_of(pd.concat([stats, qemu_micro], ignore_index=True))
     plain = table_bonnie_block(both, pd.concat([samples, pd.DataFrame([vm])], ignore_index=True), "native")
     assert r"Test & native & qemu \\" in plain and "TCG" not in plain
     stamped = {**vm, "host_platforms": {"master": "qemu"}, "host_accelerators": {"master": "tcg"}}

@@ -116,7 +116,7 @@ class Compared:
 
 
 def compared_in(
-    stats: pd.DataFrame, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
+    stats: R.StatisticsLookup, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
 ) -> list[Compared]:
     """Every experiment that compared `platform` with `baseline` on `metric` (each at its largest
     cell) with a bounded interval, in the paper's ranking of experiments: what the abstract chooses
@@ -135,7 +135,7 @@ def compared_in(
 
 
 def quoted_comparison(
-    stats: pd.DataFrame, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
+    stats: R.StatisticsLookup, platform: str, baseline: str, benchmark: str = QUOTED[0], metric: str = QUOTED[1]
 ) -> Quote | None:
     """The comparison of `platform` with `baseline` the abstract quotes: of those `compared_in`
     finds, the one with the most paired runs, then by name; None when there is none."""
@@ -146,7 +146,7 @@ def quoted_comparison(
     return Quote(platform, best.experiment, best.cell, best.row, best.pairs, len({c.campaign for c in found}))
 
 
-def container_quotes(stats: pd.DataFrame, baseline: str) -> list[Quote]:
+def container_quotes(stats: R.StatisticsLookup, baseline: str) -> list[Quote]:
     """The abstract's quote for each container platform measured (CONTAINERS' order)."""
     return [q for p in CONTAINERS if p != baseline and (q := quoted_comparison(stats, p, baseline)) is not None]
 

@@ -46,7 +46,7 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.parallel import background, parallel_map
-from vbench.paper.results import paper_statistics, statistics_of
+from vbench.paper.results import StatisticsLookup, lookup_of, paper_statistics, statistics_of
 from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sandbox_study
 
 #: The manuscript sources (main.tex, references.bib) of the checkout.
@@ -166,7 +166,7 @@ def generate(
     iso_samples = samples
     if "isolation" in read:
         iso_samples = pd.concat([samples, measured_samples(read["isolation"].samples)], ignore_index=True)
-    iso = isolation_stats(iso_samples, cfg)
+    iso = lookup_of(isolation_stats(iso_samples, cfg))
     # Per-node rows of every platform's cluster would swamp the table: only the mixed cluster's.
     pernode_samples = samples.iloc[0:0]
     if "pernode" in read:
@@ -199,7 +199,7 @@ def generate(
         gen / "delta.csv", D.delta_frame(rows).to_csv(index=False, float_format="%.10g", lineterminator="\n"), written
     )
     if not stats.empty:
-        _write(gen / "stats.csv", format_table(stats), written)
+        _write(gen / "stats.csv", format_table(stats.table), written)
 
     has_figure: dict[str, bool] = {}
     for name, paths, caption in drawing.result():
@@ -279,10 +279,10 @@ def _data_note(samples: pd.DataFrame) -> str:
     return r" \emph{Synthetic data, not a measurement.}" if synthetic else ""
 
 
-def _sandbox_inputs(sandbox: SandboxStudy | None, samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _sandbox_inputs(sandbox: SandboxStudy | None, samples: pd.DataFrame) -> tuple[StatisticsLookup, pd.DataFrame]:
     """(statistics, samples) of the sandbox section: empty without a sandbox campaign."""
     if sandbox is None:
-        return pd.DataFrame(), samples.iloc[0:0]
+        return lookup_of(pd.DataFrame()), samples.iloc[0:0]
     return sandbox.stats, sandbox.samples
 
 

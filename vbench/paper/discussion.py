@@ -29,6 +29,7 @@ from vbench.stats.table.rows import ALPHA
 
 from vbench.paper import abstract as A
 from vbench.paper.fmt import and_list, sig_digits, tex_escape
+from vbench.paper.results import StatisticsLookup
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,13 @@ class Tally:
     differ_by_benchmark: tuple[tuple[str, int], ...]  # where the differences fell, most first
 
 
-def container_tally(stats: pd.DataFrame, baseline: str, equivalence_pct: float, platforms=A.CONTAINERS) -> Tally:
+def container_tally(stats: StatisticsLookup, baseline: str, equivalence_pct: float, platforms=A.CONTAINERS) -> Tally:
     """Every paired comparison of `platforms` with `baseline` in the (merged) statistics table, every
     metric and cell: a comparison without a paired test (Fieller's, unpaired runs) has no Holm
     verdict and is not counted."""
     found = [
         r
-        for r in ratios(stats, None, equivalence_pct)
+        for r in ratios(stats.table, None, equivalence_pct)
         if r.level in platforms and r.baseline == baseline and r.holm_differs is not None
     ]
     differ = [r for r in found if r.holm_differs]
@@ -95,11 +96,11 @@ def expected_by_chance(checks: int, conf: float) -> str:
     return f"{x:.0f}" if x >= 0.95 else sig_digits(x, 1)
 
 
-def aa_sentence(stats: pd.DataFrame, baseline: str, conf: float) -> str:
+def aa_sentence(stats: StatisticsLookup, baseline: str, conf: float) -> str:
     """ "Native hosts measured again as a configuration of their own differed from themselves (an
     interval excluding 1) on 2 of 39 metrics, about the 2 that 95 % intervals let through by chance."
     Only A/A checks with an interval count; empty when the campaigns ran none."""
-    checks = [a for a in aa_checks(stats, None) if a.passes is not None]
+    checks = [a for a in aa_checks(stats.table, None) if a.passes is not None]
     if not checks:
         return ""
     failed = sum(not a.passes for a in checks)
@@ -123,7 +124,7 @@ def _holm_differs(row: pd.Series) -> bool | None:
 
 
 def spread_sentence(
-    stats: pd.DataFrame,
+    stats: StatisticsLookup,
     platform: str,
     baseline: str,
     benchmark: str = A.QUOTED[0],

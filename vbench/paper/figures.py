@@ -1,11 +1,11 @@
 """The paper's figures, one function each: `fig_<name>(stats, samples, out_dir) -> list[Path]`.
 
-Each draws from the statistics table (means with their Student-t intervals, ratios with the
-comparison's interval, paired by block where the design paired the runs and Fieller's otherwise:
-the same numbers as the tables), in the shared style of
-`vbench.paper.style`, and writes `<name>.pdf` (vector, for LaTeX) and `<name>.png` (for
-notebooks). A figure whose data is absent from the campaign writes nothing and returns [];
-`build` then puts a "not measured" note where the figure would be.
+Each draws from the statistics table (`stats`, as a `vbench.paper.results.StatisticsLookup`: means
+with their Student-t intervals, ratios with the comparison's interval, paired by block where the
+design paired the runs and Fieller's otherwise: the same numbers as the tables), in the shared
+style of `vbench.paper.style`, and writes `<name>.pdf` (vector, for LaTeX) and `<name>.png` (for
+notebooks). A figure whose data is absent from the campaign writes nothing and returns []; `build`
+then puts a "not measured" note where the figure would be.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ BASELINE = "native"
 
 
 def _series(
-    stats: pd.DataFrame,
+    stats: R.StatisticsLookup,
     experiment: str,
     benchmark: str,
     metric: str,
@@ -142,7 +142,7 @@ def _replication_panels(data, ylabel: str, out_dir: Path, name: str, xlabel: str
     return _finish(fig, axes, out_dir, name)
 
 
-def fig_wordcount(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_wordcount(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """WordCount time against input size per platform, 95 % CI bars (Vasconcelos Fig. 1, Xavier Fig. 3)."""
     ex = _experiment(stats, "wordcount", ["job_wall_time"])
     d = _series(stats, ex, "wordcount", "job_wall_time") if ex else pd.DataFrame()
@@ -154,7 +154,7 @@ def fig_wordcount(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> 
     return _finish(fig, [ax], out_dir, "wordcount")
 
 
-def fig_terasort(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_terasort(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """TeraGen, TeraSort and TeraValidate times against data size (Vasconcelos Fig. 2, Xavier Fig. 4)."""
     ex = _experiment(stats, "terasort", ["terasort_time"])
     if not ex:
@@ -163,7 +163,7 @@ def fig_terasort(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> l
     return _replication_panels(_sized(stats, ex, "terasort", panels), "elapsed time (s)", out_dir, "terasort")
 
 
-def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_dfsio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """TestDFSIO write and read throughput against file size, per replication (Vasconcelos Fig. 3, Xavier Figs. 1-2).
 
     Each panel from the experiment that measured its metric best (the paper's one ranking): the
@@ -178,7 +178,7 @@ def fig_dfsio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
     return _replication_panels(data, "throughput (MiB/s)", out_dir, "dfsio", xlabel="file size")
 
 
-def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_normalised(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), 95 % CIs of the ratio."""
     panels = [
         ("terasort", "teragen_time", "TeraGen"),
@@ -205,7 +205,7 @@ def fig_normalised(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) ->
     return _finish(fig, axes, out_dir, "normalised")
 
 
-def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_ratio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Ratio of elapsed time to native per platform, TeraGen/TeraSort/TeraValidate (VMware Fig. 2)."""
     ex = _experiment(stats, "terasort", ["terasort_time"], ("platforms",))
     if not ex:
@@ -257,7 +257,7 @@ def fig_ratio(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list
 
 
 def fig_timeseries(
-    stats: pd.DataFrame,
+    stats: R.StatisticsLookup,
     samples: pd.DataFrame,
     out_dir: Path,
     timeseries: pd.DataFrame | None = None,
@@ -303,11 +303,11 @@ def _tick_label(cell: str, width: int = 14) -> str:
     return "\n".join(line for part in parts for line in textwrap.wrap(part, width, break_on_hyphens=True))
 
 
-def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Time normalised to a factor level's baseline (e.g. network mode vs bridge) per cell of the
     other factors (e.g. VMs per host), 95 % CIs of the ratio (Jeong et al. Figs. 6 and 8, VMware's
     VMs per host): the studies whose design compares environment factors, not platforms."""
-    if stats is None or stats.empty or "baseline" not in stats.columns:
+    if stats is None or stats.empty or "baseline" not in stats.table.columns:
         return []
     r = R.comparison_rows(stats)
     if r.empty:
@@ -370,7 +370,7 @@ def fig_factors(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> li
     return _finish(fig, axes, out_dir, "factors")
 
 
-def fig_sandbox(stats: pd.DataFrame, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+def fig_sandbox(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Per micro-benchmark and Hadoop job metric, each platform's ratio to native with its 95 % interval
     (the sandbox study, `vbench.paper.sandbox`), on a log axis: a sandbox's costs span orders of magnitude."""
     rows = sandbox_rows(stats, BASELINE)

@@ -55,7 +55,7 @@ from vbench.paper.fmt import (
 @dataclass(frozen=True)
 class MacroContext:
     campaign: Campaign
-    stats: pd.DataFrame
+    stats: R.StatisticsLookup
     baseline: str
     conf: float
     n_resamples: int
@@ -102,7 +102,7 @@ def _distinct(samples: pd.DataFrame, col: str) -> list[str]:
     )
 
 
-def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
+def headline_macros(stats: R.StatisticsLookup, baseline: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for bench, metric, stem, prefer in HEADLINES:
         ex = R.pick_experiment(stats, bench, [metric], prefer)
@@ -143,7 +143,7 @@ def headline_macros(stats: pd.DataFrame, baseline: str) -> dict[str, str]:
 
 
 def _overheads(
-    stats: pd.DataFrame, baseline: str, bench: str, metric: str, experiment: str | None = None
+    stats: R.StatisticsLookup, baseline: str, bench: str, metric: str, experiment: str | None = None
 ) -> tuple[list[str], list[str], str | None]:
     """Each measured platform's overhead on one benchmark's metric, as text (platforms by their reader
     names, then the A/A copies' intervals apart), and the cell they were compared at; the experiment
@@ -168,7 +168,11 @@ def _overheads(
 
 
 def overhead_sentence(
-    stats: pd.DataFrame, baseline: str, stem: str = "TeraSort", bench: str = "terasort", metric: str = "terasort_time"
+    stats: R.StatisticsLookup,
+    baseline: str,
+    stem: str = "TeraSort",
+    bench: str = "terasort",
+    metric: str = "terasort_time",
 ) -> str:
     """One generated sentence on the overheads of one benchmark, whatever platforms were measured."""
     parts, aa, cell = _overheads(stats, baseline, bench, metric)
@@ -202,7 +206,7 @@ WORKLOADS = (
 )
 
 
-def study_experiment(stats: pd.DataFrame, bench: str, metric: str, exclude: str | None = None) -> str | None:
+def study_experiment(stats: R.StatisticsLookup, bench: str, metric: str, exclude: str | None = None) -> str | None:
     """The experiment the abstract quotes for one workload in the studies' designs: of those that
     compared `metric` (other than `exclude`), the first by the paper's one ranking
     (`experiments_for` with no preferred name: most platforms, then most pairs); None when there
@@ -211,7 +215,7 @@ def study_experiment(stats: pd.DataFrame, bench: str, metric: str, exclude: str 
     return next((e for e in ranked if e != exclude), None)
 
 
-def workloads_sentence(stats: pd.DataFrame, baseline: str) -> str:
+def workloads_sentence(stats: R.StatisticsLookup, baseline: str) -> str:
     """What each platform cost on every workload the studies' designs measured, one clause per
     workload, each naming the experiment it reads (`study_experiment`): TeraSort first, apart
     from the experiment the main TeraSort sentence reads; empty when none was."""

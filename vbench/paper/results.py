@@ -10,7 +10,8 @@ are not the statistics table's.)
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -67,58 +68,63 @@ def statistics_of(campaigns: list[Campaign], cfg: StatsConfig) -> list[tuple[pd.
 
 def paper_statistics(
     campaigns: list[Campaign], cfg: StatsConfig, parts: list[tuple[pd.DataFrame, str]] | None = None
-) -> tuple[pd.DataFrame, list[str]]:
-    """One table of several campaigns (their experiments are distinct), and where each part came from;
-    `parts` are the campaigns' `statistics_of` where the caller has them already.
+) -> tuple[StatisticsLookup, list[str]]:
+    """One table of several campaigns (their experiments are distinct), as the paper looks rows up
+    in it (`StatisticsLookup`, made here once per build), and where each part came from; `parts`
+    are the campaigns' `statistics_of` where the caller has them already.
 
     Parts in the order of their baselines (then as given), as one computation over the merged
     campaigns laid them out before each campaign's table came from the statistics stage."""
     parts = statistics_of(campaigns, cfg) if parts is None else parts
     ordered = sorted(range(len(campaigns)), key=lambda i: next(iter(baselines_of(campaigns[i], cfg)), ""))
-    return _lookup_table(concat_stats([parts[i][0] for i in ordered])), [parts[i][1] for i in ordered]
+    return lookup_of(concat_stats([parts[i][0] for i in ordered])), [parts[i][1] for i in ordered]
 
 
 # --- lookups -------------------------------------------------------------------------------------
 
 
-#: The last few tables looked up, each with the columns compared so far as text. The paper looks
-#: rows up thousands of times in a table of thousands: converting a column to text at each lookup,
-#: and comparing it as arrow strings, was 17 s of an 80 s build. A table is known by its identity
-#: (the entry keeps it, so its id is not reused) and is never changed in place once looked up.
-_TEXT_COLUMNS: OrderedDict[int, tuple[pd.DataFrame, dict[str, np.ndarray]]] = OrderedDict()
-_TABLES_KEPT = 8
+@dataclass(frozen=True, eq=False)
+class StatisticsLookup:
+    """A statistics table as the paper looks rows up in it: the table, and each of its columns as
+    text (`astype(str)`, as `rows` compares them), computed once when the record is made.
+
+    The paper looks rows up thousands of times in a table of thousands: converting a column to text
+    at each lookup, and comparing it as arrow strings, was 17 s of an 80 s build. So the build makes
+    this record once where it makes the table (`paper_statistics`, `lookup_of`) and hands it, not
+    the frame, to the tables, figures and macros. The table is not to be changed once the record
+    is made (its text columns would no longer be its own)."""
+
+    table: pd.DataFrame
+    text: Mapping[str, np.ndarray]
+
+    @property
+    def empty(self) -> bool:
+        return self.table.empty
 
 
-def _text_column(stats: pd.DataFrame, col: str) -> np.ndarray:
-    """`stats[col]` as text (`astype(str)`, as `rows` compares it), computed once per table."""
-    entry = _TEXT_COLUMNS.get(id(stats))
-    if entry is None or entry[0] is not stats:
-        entry = (stats, {})
-        _TEXT_COLUMNS[id(stats)] = entry
-        while len(_TEXT_COLUMNS) > _TABLES_KEPT:
-            _TEXT_COLUMNS.popitem(last=False)
-    _TEXT_COLUMNS.move_to_end(id(stats))
-    columns = entry[1]
-    if col not in columns:
-        columns[col] = stats[col].astype(str).to_numpy(dtype=object)
-    return columns[col]
+def lookup_of(table: pd.DataFrame) -> StatisticsLookup:
+    """The lookup record of `table` (see `StatisticsLookup`), without the table's `attrs` (as
+    `_lookup_table`, for the same reason). Pure: `table` itself is left as it is."""
+    table = _lookup_table(table.copy(deep=False))
+    return StatisticsLookup(table, {col: table[col].astype(str).to_numpy(dtype=object) for col in table.columns})
 
 
-def rows(stats: pd.DataFrame, **where) -> pd.DataFrame:
+def rows(stats: StatisticsLookup, **where) -> pd.DataFrame:
     """Rows of the statistics table matching every given column (values compared as text)."""
-    if stats is None or stats.empty:
+    table = stats.table
+    if table.empty:
         return pd.DataFrame()
-    mask = np.ones(len(stats), dtype=bool)
+    mask = np.ones(len(table), dtype=bool)
     for col, val in where.items():
         if val is None:
             continue
-        if col not in stats.columns:
-            return stats.iloc[0:0]
-        mask &= _text_column(stats, col) == _plain(val)
-    return stats.iloc[np.flatnonzero(mask)]
+        if col not in stats.text:
+            return table.iloc[0:0]
+        mask &= stats.text[col] == _plain(val)
+    return table.iloc[np.flatnonzero(mask)]
 
 
-def one(stats: pd.DataFrame, **where) -> pd.Series | None:
+def one(stats: StatisticsLookup, **where) -> pd.Series | None:
     """The single matching row, or None (several matches are a programming error)."""
     r = rows(stats, **where)
     if r.empty:
@@ -128,7 +134,9 @@ def one(stats: pd.DataFrame, **where) -> pd.Series | None:
     return r.iloc[0]
 
 
-def group_row(stats, experiment, platform, benchmark, metric, size, statistic, method) -> pd.Series | None:
+def group_row(
+    stats: StatisticsLookup, experiment, platform, benchmark, metric, size, statistic, method
+) -> pd.Series | None:
     """The row of one group's `statistic` by `method`, or None."""
     return one(
         stats,
@@ -142,11 +150,11 @@ def group_row(stats, experiment, platform, benchmark, metric, size, statistic, m
     )
 
 
-def mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
+def mean_row(stats: StatisticsLookup, experiment, platform, benchmark, metric, size) -> pd.Series | None:
     return group_row(stats, experiment, platform, benchmark, metric, size, "mean", "t")
 
 
-def block_mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.Series | None:
+def block_mean_row(stats: StatisticsLookup, experiment, platform, benchmark, metric, size) -> pd.Series | None:
     """A group's mean with its t interval over its blocks' means (the design's unit), or None
     where the campaign recorded fewer than two blocks (or a table made before the row existed)."""
     return group_row(stats, experiment, platform, benchmark, metric, size, "mean", BLOCK_MEANS)
@@ -157,7 +165,9 @@ def block_mean_row(stats, experiment, platform, benchmark, metric, size) -> pd.S
 COMPARISON_METHODS = (PAIRED_T, HIERARCHICAL, FIELLER)
 
 
-def ratio_row(stats, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline") -> pd.Series | None:
+def ratio_row(
+    stats: StatisticsLookup, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline"
+) -> pd.Series | None:
     """The comparison the paper shows: the paired row where there is one, else Fieller's; `method` says which."""
     for method in COMPARISON_METHODS:
         row = group_row(stats, experiment, platform, benchmark, metric, size, statistic, method)
@@ -166,7 +176,7 @@ def ratio_row(stats, experiment, platform, benchmark, metric, size, statistic="r
     return None
 
 
-def comparison_rows(stats: pd.DataFrame, statistic: str = "ratio_to_baseline", **where) -> pd.DataFrame:
+def comparison_rows(stats: StatisticsLookup, statistic: str = "ratio_to_baseline", **where) -> pd.DataFrame:
     """One row per comparison (experiment, platform, baseline, benchmark, metric, size) matching `where`,
     by the same preference as `ratio_row`."""
     r = rows(stats, statistic=statistic, **where)
@@ -179,7 +189,7 @@ def comparison_rows(stats: pd.DataFrame, statistic: str = "ratio_to_baseline", *
     return r.drop_duplicates(subset=[k for k in key if k in r.columns]).drop(columns="_rank").sort_index()
 
 
-def compared_baseline(stats: pd.DataFrame, **where) -> str:
+def compared_baseline(stats: StatisticsLookup, **where) -> str:
     """The baseline level the comparisons matching `where` are normalised to ("" when there are
     none): a design comparing a factor names it on its comparisons, its means carry none."""
     r = rows(stats, statistic="ratio_to_baseline", **where)
@@ -191,7 +201,9 @@ def method_text(method: str) -> str:
     return {PAIRED_T: "paired by block", HIERARCHICAL: "hierarchical bootstrap", FIELLER: "Fieller"}.get(method, method)
 
 
-def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",), compared=False) -> list[str]:
+def experiments_for(
+    stats: StatisticsLookup, benchmark: str, metrics, prefer=("platforms",), compared=False
+) -> list[str]:
     """Experiments holding means of these metrics, best first: the preferred names in their order,
     then the one with most platforms, then the one with most pairs behind its comparisons (the
     most precise), then by name. `compared`: only those that compared a platform with the
@@ -225,17 +237,17 @@ def experiments_for(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platf
     )
 
 
-def pick_experiment(stats: pd.DataFrame, benchmark: str, metrics, prefer=("platforms",)) -> str | None:
+def pick_experiment(stats: StatisticsLookup, benchmark: str, metrics, prefer=("platforms",)) -> str | None:
     ex = experiments_for(stats, benchmark, metrics, prefer)
     return ex[0] if ex else None
 
 
-def sizes_for(stats: pd.DataFrame, experiment: str, benchmark: str, metric: str) -> list[str]:
+def sizes_for(stats: StatisticsLookup, experiment: str, benchmark: str, metric: str) -> list[str]:
     r = rows(stats, experiment=experiment, benchmark=benchmark, metric=metric, statistic="mean", method="t")
     return sorted(r["size"].astype(str).unique(), key=natural_key) if not r.empty else []
 
 
-def platforms_in(stats: pd.DataFrame, baseline: str, **where) -> list[str]:
+def platforms_in(stats: StatisticsLookup, baseline: str, **where) -> list[str]:
     """Platforms with means matching `where`, baseline first."""
     r = rows(stats, statistic="mean", method="t", **where)
     if r.empty:

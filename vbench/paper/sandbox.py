@@ -79,7 +79,7 @@ class SandboxStudy:
     """The sandbox campaign as the section sees it: its name, statistics table and tidy samples."""
 
     name: str
-    stats: pd.DataFrame
+    stats: R.StatisticsLookup
     samples: pd.DataFrame
 
 
@@ -117,7 +117,7 @@ def sandbox_study(campaign: Campaign, statistics: tuple[pd.DataFrame, str]) -> t
     """The sandbox campaign's study, from the campaign and its `campaign_statistics` (the statistics
     stage's table, else computed by the same function; with the build note saying which)."""
     stats, note = statistics
-    return SandboxStudy(campaign.name, stats, campaign.samples), note
+    return SandboxStudy(campaign.name, R.lookup_of(stats), campaign.samples), note
 
 
 # --- rows ---------------------------------------------------------------------------------------------
@@ -144,13 +144,14 @@ def _direction(rows: pd.DataFrame) -> bool | None:
     return {"higher_is_better": True, "lower_is_better": False}.get(d)
 
 
-def sandbox_rows(stats: pd.DataFrame | None, baseline: str = "native") -> list[SandboxRow]:
+def sandbox_rows(stats: R.StatisticsLookup | None, baseline: str = "native") -> list[SandboxRow]:
     """The section's rows: per metric of `SANDBOX_METRICS` measured in `stats`, each platform's
     preferred ratio to `baseline` at the metric's largest cell, with whether it ranks the platforms."""
     if stats is None or stats.empty:
         return []
-    preferred = preferred_ratio_rows(stats)
-    preferred = preferred[(preferred["baseline"].astype(str) == baseline) & preferred["estimate"].notna()]
+    preferred = preferred_ratio_rows(stats.table)
+    # A table of its own (the preferred rows), looked up once per metric: its own lookup record.
+    preferred = R.lookup_of(preferred[(preferred["baseline"].astype(str) == baseline) & preferred["estimate"].notna()])
     out = []
     for m in SANDBOX_METRICS:
         experiment = R.pick_experiment(stats, m.benchmark, [m.metric], ("platforms",))

@@ -1,11 +1,12 @@
 """The paper's tables, one function each, in the layouts of the studies they revisit.
 
-Every function takes the statistics table (`vbench.paper.results.paper_statistics`), the tidy
-samples and the baseline, and returns the LaTeX of one `table` environment (booktabs rules,
-siunitx numbers). Cells are "mean +/- half-width of the 95 % Student-t CI" from the statistics
-table; a cell with no data is an em dash, a cell with one run is the bare mean with a dagger,
-and a table with no data at all still compiles, as one "not measured in this campaign" row.
-Nothing here formats a number by hand: `vbench.paper.fmt` does.
+Every function takes the statistics table as the paper looks rows up in it (a
+`vbench.paper.results.StatisticsLookup`, made once by `paper_statistics`), the tidy samples and the
+baseline, and returns the LaTeX of one `table` environment (booktabs rules, siunitx numbers). Cells
+are "mean +/- half-width of the 95 % Student-t CI" from the statistics table; a cell with no data
+is an em dash, a cell with one run is the bare mean with a dagger, and a table with no data at all
+still compiles, as one "not measured in this campaign" row. Nothing here formats a number by hand:
+`vbench.paper.fmt` does.
 
 Modules, bottom up (each imports only those above it in this list, and `TABLES` here imports
 the tables): `grid` (a table's content and its LaTeX, the cells and notes every table shares),

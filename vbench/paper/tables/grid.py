@@ -125,7 +125,7 @@ def _cell_notes(
 class Cells:
     """Collects cells and the facts the table's notes need (n range, gaps, single runs)."""
 
-    def __init__(self, stats: pd.DataFrame) -> None:
+    def __init__(self, stats: R.StatisticsLookup) -> None:
         self.stats = stats
         self.ns: list[int] = []  # blocks behind the cells whose interval is over block means
         self.pooled: list[int] = []  # runs behind the cells of campaigns with fewer than two blocks

@@ -65,13 +65,13 @@ def isolation_stats(samples: pd.DataFrame, cfg: StatsConfig = StatsConfig()) -> 
     return slowdown_stats(samples, conf=cfg.conf, n_resamples=cfg.n_resamples, seed=cfg.seed)
 
 
-def table_isolation(stats, samples, baseline="native", iso: pd.DataFrame | None = None) -> str:
+def table_isolation(stats, samples, baseline="native", iso: R.StatisticsLookup | None = None) -> str:
     """Performance isolation: TeraSort slowdown beside a stressed neighbour (Xavier et al., Table III)."""
-    iso = isolation_stats(samples) if iso is None else iso
+    iso = R.lookup_of(isolation_stats(samples)) if iso is None else iso
     body = []
     any_value = False
     if iso is not None and not iso.empty:
-        for experiment in sorted(iso["experiment"].unique(), key=natural_key):
+        for experiment in sorted(iso.table["experiment"].unique(), key=natural_key):
             row = [tex_escape(experiment.split("/", 1)[-1])]
             for stress, _ in ISOLATION_STRESSES:
                 r = R.rows(iso, experiment=experiment, platform=stress, statistic="overhead_pct", method="fieller")
