@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -63,6 +64,13 @@ def summarise(x) -> Summary:
     return Summary(n, mean, std, float(np.median(x)), float(x.min()), float(x.max()), cv)
 
 
+@lru_cache(maxsize=4096)
+def t_quantile(q: float, df: int) -> float:
+    """`scipy.stats.t.ppf(q, df)`, remembered: the statistics table asks for the same few
+    (confidence, degrees of freedom) thousands of times, and each scipy call costs ~0.1 ms."""
+    return float(stats.t.ppf(q, df))
+
+
 def t_interval(x, conf: float = 0.95) -> Interval:
     """Student-t interval for the mean."""
     x = np.asarray(x, dtype=float)
@@ -70,7 +78,7 @@ def t_interval(x, conf: float = 0.95) -> Interval:
     mean = float(x.mean())
     if n < 2:
         return Interval(mean, note=f"n={n}: no CI")
-    half = float(stats.t.ppf(0.5 + conf / 2, n - 1)) * float(x.std(ddof=1)) / math.sqrt(n)
+    half = t_quantile(0.5 + conf / 2, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
     note = "all values equal: zero-width interval" if half == 0 else ""
     return Interval(mean, mean - half, mean + half, note)
 
@@ -84,17 +92,25 @@ def median_order_statistic_interval(x, conf: float = 0.95) -> Interval:
     x = np.sort(np.asarray(x, dtype=float))
     n = x.size
     med = float(np.median(x))
+    k, coverage, need = _order_statistic_rank(n, conf)
+    if k is None:
+        return Interval(med, note=f"n={n}: an order-statistic CI at {conf:.0%} needs n >= {need}")
+    return Interval(
+        med, float(x[k - 1]), float(x[n - k]), f"ranks {k} and {n - k + 1} of {n}; exact coverage {coverage:.4f}"
+    )
+
+
+@lru_cache(maxsize=1024)
+def _order_statistic_rank(n: int, conf: float) -> tuple[int | None, float | None, int | None]:
+    """(k, exact coverage, None) of the median's order-statistic interval of n values, or
+    (None, None, the fewest values that give one): a function of n and conf only, remembered."""
     tail = (1.0 - conf) / 2.0
     ks = np.arange(1, n // 2 + 1)
     ok = ks[stats.binom.cdf(ks - 1, n, 0.5) <= tail]
     if ok.size == 0:
-        need = next(m for m in range(1, 1000) if stats.binom.cdf(0, m, 0.5) <= tail)
-        return Interval(med, note=f"n={n}: an order-statistic CI at {conf:.0%} needs n >= {need}")
+        return None, None, next(m for m in range(1, 1000) if stats.binom.cdf(0, m, 0.5) <= tail)
     k = int(ok.max())
-    coverage = 1.0 - 2.0 * float(stats.binom.cdf(k - 1, n, 0.5))
-    return Interval(
-        med, float(x[k - 1]), float(x[n - k]), f"ranks {k} and {n - k + 1} of {n}; exact coverage {coverage:.4f}"
-    )
+    return k, 1.0 - 2.0 * float(stats.binom.cdf(k - 1, n, 0.5)), None
 
 
 def shapiro_wilk(x) -> Normality:

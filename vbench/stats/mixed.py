@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from vbench.stats.describe import t_quantile
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import BLOCK, ROUND, level_text
 from vbench.stats.records import Interval
@@ -103,19 +104,21 @@ def model_units(frame: pd.DataFrame) -> tuple[pd.DataFrame, bool] | NoFit:
     if x.empty:
         return NoFit("no run carries a block: unpaired design")
     with_round = ROUND in x.columns and bool(x[ROUND].notna().all())
-    keys = {"platform": x["platform"].astype(str), BLOCK: x[BLOCK].map(level_text)}
+    names = ["platform", BLOCK, ROUND] if with_round else ["platform", BLOCK]
+    levels = [x["platform"].astype(str).tolist(), [level_text(v) for v in x[BLOCK].tolist()]]
     if with_round:
-        keys[ROUND] = x[ROUND].map(level_text)
-    units = (
-        pd.DataFrame({**keys, "value": x["value"].astype(float)})
-        .groupby(list(keys), sort=False, as_index=False)["value"]
-        .mean()
-    )
-    if (units["value"] <= 0).any():
+        levels.append([level_text(v) for v in x[ROUND].tolist()])
+    # One unit per (platform, block[, round]) in order of appearance, as a groupby over those
+    # columns numbers them, and pandas' grouped mean over the unit's number (the same sums).
+    code: dict[tuple, int] = {}
+    unit_of = np.array([code.setdefault(k, len(code)) for k in zip(*levels)], dtype=np.intp)
+    means = x["value"].astype(float).groupby(unit_of, sort=True).mean().to_numpy()
+    if (means <= 0).any():
         return NoFit("a value is not positive: no log metric")
-    columns = [units[k].tolist() for k in keys]
-    order = sorted(range(len(units)), key=lambda i: tuple(natural_key(c[i]) for c in columns))
-    return units.iloc[order].reset_index(drop=True), with_round
+    keys = list(code)
+    order = sorted(range(len(keys)), key=lambda i: tuple(natural_key(c) for c in keys[i]))
+    columns = {name: [keys[i][j] for i in order] for j, name in enumerate(names)}
+    return pd.DataFrame({**columns, "value": means[order]}), with_round
 
 
 def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> MixedFit | NoFit:
@@ -125,33 +128,39 @@ def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> Mixe
     if isinstance(got, NoFit):
         return got
     units, with_round = got
-    base_blocks = set(units.loc[units["platform"] == baseline, BLOCK])
+    # The units' platforms and blocks as Python lists: the sets and masks below are over a few dozen units.
+    platform, block = units["platform"].tolist(), units[BLOCK].tolist()
+    blocks_of: dict[str, set] = {}
+    for p, b in zip(platform, block):
+        blocks_of.setdefault(p, set()).add(b)
+    base_blocks = blocks_of.get(baseline, set())
     if len(base_blocks) < 2:
         return NoFit(f"the baseline '{baseline}' ran in {count(len(base_blocks), 'block')}: the model needs 2")
-    others = sorted((p for p in units["platform"].unique() if p != baseline), key=natural_key)
+    others = sorted((p for p in blocks_of if p != baseline), key=natural_key)
     kept, left_out = [], {}
     for p in others:
-        shared = base_blocks & set(units.loc[units["platform"] == p, BLOCK])
+        shared = base_blocks & blocks_of[p]
         if len(shared) < 2:
             left_out[p] = f"in {count(len(shared), 'block')} with the baseline: not in the mixed model"
         else:
             kept.append(p)
     if not kept:
         return NoFit("no platform shares two blocks with the baseline")
-    units = units[units["platform"].isin([baseline, *kept])].reset_index(drop=True)
-    units = units[units[BLOCK].isin(base_blocks)].reset_index(drop=True)
+    modelled = {baseline, *kept}
+    rows = [i for i, (p, b) in enumerate(zip(platform, block)) if p in modelled and b in base_blocks]
+    platform, block = [platform[i] for i in rows], [block[i] for i in rows]
     # Columns of the model named by position: platform labels (native~aa, kvm-2) are not formula names.
     code = {p: f"p{i}" for i, p in enumerate([baseline, *kept])}
     data = pd.DataFrame(
         {
-            "y": np.log(units["value"].to_numpy()),
-            "g": units[BLOCK].to_numpy(),
-            "inst": units["platform"].map(code).to_numpy(),
+            "y": np.log(units["value"].to_numpy()[rows]),
+            "g": np.array(block, dtype=object),
+            "inst": np.array([code[p] for p in platform], dtype=object),
         }
     )
     for p in kept:
-        data[code[p]] = (units["platform"] == p).astype(float).to_numpy()
-    several = with_round and bool(units.groupby(["platform", BLOCK]).size().gt(1).any())
+        data[code[p]] = np.array([1.0 if q == p else 0.0 for q in platform])
+    several = with_round and len(set(zip(platform, block))) < len(rows)
     cols = [code[p] for p in kept]
     try:
         fit = balanced_reml(data, cols, several) or _fit(data, cols, several)
@@ -159,11 +168,11 @@ def fit_mixed(frame: pd.DataFrame, baseline: str, *, conf: float = 0.95) -> Mixe
         return NoFit(f"the mixed model could not be fitted: {exc}")
     n_blocks = int(data["g"].nunique())
     df = n_blocks - 1
-    q = float(stats.t.ppf(0.5 + conf / 2, df))
+    q = t_quantile(0.5 + conf / 2, df)
     ratios = {}
     for p in kept:
         beta, se = fit.beta[code[p]], fit.se[code[p]]
-        blocks_p = len(base_blocks & set(units.loc[units["platform"] == p, BLOCK]))
+        blocks_p = len(base_blocks & blocks_of[p])
         if not math.isfinite(se) or se < 0:
             ratios[p] = MixedRatio(
                 Interval(math.exp(beta), note="the fit gave no standard error: no interval"), None, blocks_p

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from vbench.stats.describe import t_quantile
 from vbench.stats.hypothesis import TostResult
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
@@ -113,7 +114,15 @@ def level_text(v) -> str:
 
 def _pair_key(df: pd.DataFrame, with_round: bool) -> pd.Series:
     cols = [BLOCK, ROUND] if with_round else [BLOCK]
-    return df[cols].apply(lambda r: "\x1f".join(level_text(v) for v in r), axis=1)
+    # Column by column as Python values, not a row-wise `apply` (a Series built per row).
+    levels = zip(*(df[c].tolist() for c in cols))
+    return pd.Series(["\x1f".join(level_text(v) for v in r) for r in levels], index=df.index, dtype=object)
+
+
+def _unit_means(runs: pd.DataFrame, keys: list[str]) -> dict[str, float]:
+    """The mean value of each pair unit (key), in order of first appearance."""
+    means = runs["value"].astype(float).groupby(np.array(keys, dtype=object), sort=False).mean()
+    return dict(zip(means.index.tolist(), means.to_numpy()))
 
 
 def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
@@ -130,18 +139,19 @@ def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
     if x.empty or y.empty:
         return Pairs((), empty, False, len(platform) + len(baseline), "no run carries a block: unpaired design")
     with_round = ROUND in x.columns and ROUND in y.columns and x[ROUND].notna().all() and y[ROUND].notna().all()
-    kx, ky = _pair_key(x, with_round), _pair_key(y, with_round)
-    mx = x["value"].astype(float).groupby(kx.to_numpy(), sort=False).mean()
-    my = y["value"].astype(float).groupby(ky.to_numpy(), sort=False).mean()
-    both = [k for k in mx.index if k in my.index]
-    unpaired = unkeyed + int((~kx.isin(both)).sum()) + int((~ky.isin(both)).sum())
+    kx, ky = _pair_key(x, with_round).tolist(), _pair_key(y, with_round).tolist()
+    # Each unit's mean by pandas' grouped mean, then looked up by key in plain dicts.
+    mx, my = (_unit_means(side, k) for side, k in ((x, kx), (y, ky)))
+    both = [k for k in mx if k in my]
+    shared = set(both)
+    unpaired = unkeyed + sum(k not in shared for k in kx) + sum(k not in shared for k in ky)
     if not both:
         return Pairs((), empty, with_round, unpaired, "no block holds both platforms: unpaired design")
-    if (mx[both] <= 0).any() or (my[both] <= 0).any():
+    if any(mx[k] <= 0 or my[k] <= 0 for k in both):
         return Pairs((), empty, with_round, unpaired, "a value is not positive: no log ratio")
     # Blocks (then rounds) in their natural order, so the bootstrap's draws do not depend on file order.
     both = sorted(both, key=lambda k: tuple(natural_key(p) for p in k.split("\x1f")))
-    d = np.log(mx[both].to_numpy() / my[both].to_numpy())
+    d = np.log(np.array([mx[k] for k in both]) / np.array([my[k] for k in both]))
     pairs = Pairs(tuple(k.split("\x1f")[0] for k in both), d, with_round, unpaired)
     if pairs.n_pairs >= 2 and np.ptp(_upper_level(pairs)) == 0:
         # Whole-unit readings (bonnie++'s CPU %) can give every block the same ratio while the
@@ -179,7 +189,7 @@ def t_on_logs(d: np.ndarray, conf: float) -> tuple[Interval, float | None]:
     mean = float(d.mean())
     sd = float(d.std(ddof=1))  # > 0: `pair_runs` leaves blocks that all agree unpaired
     se = sd / math.sqrt(d.size)
-    half = float(stats.t.ppf(0.5 + conf / 2, d.size - 1)) * se
+    half = t_quantile(0.5 + conf / 2, d.size - 1) * se
     p = float(2 * stats.t.sf(abs(mean) / se, d.size - 1))
     return Interval(math.exp(mean), math.exp(mean - half), math.exp(mean + half)), p
 

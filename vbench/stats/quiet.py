@@ -52,23 +52,38 @@ def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
     where the samples carry it), or None when no row carries a verdict."""
     if QUIET_VERDICT not in samples.columns:
         return None
-    runs = samples
-    if "run_id" in samples.columns:
-        ids = samples["run_id"]
-        runs = samples[ids.isna() | (ids.astype(str) == "") | ~ids.duplicated()]
-    v = runs[QUIET_VERDICT].fillna("").astype(str)
+    # Counted over Python values, not pandas masks: the statistics table asks this of every group.
+    keep = _one_row_per_run(samples["run_id"].tolist()) if "run_id" in samples.columns else None
+    verdicts = samples[QUIET_VERDICT].tolist()
+    v = ["" if pd.isna(x) else str(x) for i, x in enumerate(verdicts) if keep is None or keep[i]]
     probe_vs_machine, probe_runs = None, 0
-    if {QUIET_CPU_PROBE, QUIET_MACHINE_PROBE} <= set(runs.columns):
+    if {QUIET_CPU_PROBE, QUIET_MACHINE_PROBE} <= set(samples.columns):
+        runs = samples if keep is None else samples[keep]
         ratio = (
             pd.to_numeric(runs[QUIET_CPU_PROBE], errors="coerce")
             / pd.to_numeric(runs[QUIET_MACHINE_PROBE], errors="coerce")
         ).dropna()
         probe_vs_machine, probe_runs = (float(ratio.median()) if len(ratio) else None), int(len(ratio))
     return QuietCounts(
-        int(v.size),
-        int((v == "flagged").sum()),
-        int((v == "waited").sum()),
-        int((~v.isin(QUIET_CHECKED)).sum()),
+        len(v),
+        v.count("flagged"),
+        v.count("waited"),
+        sum(1 for x in v if x not in QUIET_CHECKED),
         probe_vs_machine,
         probe_runs,
     )
+
+
+def _one_row_per_run(ids: list) -> list[bool]:
+    """Which rows count a run: the first row of each `run_id`, and every row without one (missing or "")."""
+    seen: set = set()
+    keep = []
+    for x in ids:
+        if pd.isna(x) or str(x) == "":
+            keep.append(True)
+        elif x in seen:
+            keep.append(False)
+        else:
+            seen.add(x)
+            keep.append(True)
+    return keep

@@ -159,14 +159,19 @@ def compute_stats(
     out = Collector()
 
     # Groups come from all rows, so a group whose every run was excluded still gets a row.
+    kept_labels = set(kept.index)  # looked up per group (a group's rows in `kept`), hashed once
+
+    def in_kept(grp: pd.DataFrame) -> np.ndarray:
+        return np.fromiter((i in kept_labels for i in grp.index), dtype=bool, count=len(grp))
+
     for key, grp_all in df.groupby(SAMPLE_KEY, sort=False):
         experiment, platform, benchmark, metric, unit, size = key
-        in_kept = grp_all.index.isin(kept.index)
+        in_group = in_kept(grp_all)
         g = Group(experiment, benchmark, metric, size, unit, platform)
-        describe_group(out, settings, g, grp_all[in_kept], grp_all[~in_kept], rule)
+        describe_group(out, settings, g, grp_all[in_group], grp_all[~in_group], rule)
 
     for key, grp_all in df.groupby(COMPARISON_KEY, sort=False):
-        compare_group(out, settings, key, grp_all, grp_all[grp_all.index.isin(kept.index)])
+        compare_group(out, settings, key, grp_all, grp_all[in_kept(grp_all)])
 
     for key, grp in kept.groupby(["experiment", "benchmark", "metric"], sort=False):
         interaction_rows(out, settings, key, grp)

@@ -33,8 +33,11 @@ def compare_group(out: Collector, s: Settings, key: tuple, grp_all: pd.DataFrame
     experiment, benchmark, metric, size = key
     baseline = s.baseline
     platforms = sorted(grp_all["platform"].unique(), key=natural_key)
-    units = {p: sorted(grp_all.loc[grp_all["platform"] == p, "unit"].unique()) for p in platforms}
-    values = {p: kept.loc[kept["platform"] == p, "value"].to_numpy(dtype=float) for p in platforms}
+    # Each platform's units and kept values by numpy masks, not a pandas selection per platform.
+    all_platform, all_unit = grp_all["platform"].to_numpy(dtype=object), grp_all["unit"].to_numpy(dtype=object)
+    units = {p: sorted(set(all_unit[all_platform == p].tolist())) for p in platforms}
+    kept_platform, kept_value = kept["platform"].to_numpy(dtype=object), kept["value"].to_numpy(dtype=float)
+    values = {p: kept_value[kept_platform == p] for p in platforms}
     all_units = sorted({u for us in units.values() for u in us})
     base_units = units.get(baseline, [])
     # The mixed model describes the whole metric (every platform, blocks random); its rows sit

@@ -35,14 +35,13 @@ def block_means(kept: pd.DataFrame) -> np.ndarray | None:
     blocks recorded, or one block, whose runs are all the table has."""
     if "block" not in kept.columns or kept.empty:
         return None
-    with_block = kept[kept["block"].notna()]
-    if len(with_block) < len(kept):
+    block = kept["block"]
+    if block.isna().any():
         return None
-    by_block = with_block.groupby(with_block["block"].map(str), sort=True)["value"]
-    sizes = by_block.size()
-    if len(sizes) < 2:
+    names = np.array([str(b) for b in block.tolist()], dtype=object)
+    if len(set(names)) < 2:
         return None
-    return by_block.mean().to_numpy(dtype=float)
+    return kept["value"].groupby(names, sort=True).mean().to_numpy(dtype=float)
 
 
 def describe_group(
