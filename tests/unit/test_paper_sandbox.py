@@ -154,9 +154,9 @@ def test_figure_plots_the_same_ratios_on_a_log_axis(sandbox_stats, preferred, mo
     assert ax.get_xscale() == "log"
     assert any(list(line.get_xdata()) == [1.0, 1.0] for line in ax.lines)  # native, marked at 1
     labels = _labels(preferred)
-    assert [c.get_label() for c in ax.containers] == labels
-    for container in ax.containers:
-        platform = container.get_label()
+    # Legends name platforms as a reader knows them (style.label): "gVisor", not "gvisor".
+    assert [c.get_label() for c in ax.containers] == [style.label(p) for p in labels]
+    for platform, container in zip(labels, ax.containers):
         want = [_expected(preferred, m, platform)["estimate"] for m in _measured_metrics(preferred)]
         assert list(container.lines[0].get_xdata()) == pytest.approx(want), platform
 

@@ -257,6 +257,7 @@ def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tup
                 caption = caption + " " + degrees_sentence(blocks_of(sandbox.samples))
         else:
             paths = fn(stats, samples, fig_dir)
+            caption = F.figure_caption(name, stats, caption)
         drawn.append((name, paths, caption))
     return drawn
 

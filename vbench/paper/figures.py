@@ -73,15 +73,30 @@ def _platforms(d: pd.DataFrame, baseline: str = BASELINE) -> list[str]:
     return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline and p != "all"]
 
 
+def one_size(d: pd.DataFrame) -> bool:
+    """Whether a panel's series has a single data size: no size axis then, a position per platform."""
+    return d["x"].dropna().nunique() == 1
+
+
 def _plot_vs_size(
-    ax, d: pd.DataFrame, ylabel: str, title: str, group_col: str | None = None, baseline: str = BASELINE
+    ax,
+    d: pd.DataFrame,
+    ylabel: str,
+    title: str,
+    group_col: str | None = None,
+    baseline: str = BASELINE,
+    xlabel: str = "data size",
 ) -> bool:
+    """Each platform's series against data size (a line per platform and `group_col` level); with a
+    single size, `_plot_platforms` instead: a size axis with one value shows nothing."""
     d = d[d["x"].notna()]
     if d.empty:
         return False
     groups = [None]
     if group_col and group_col in d.columns and d[group_col].astype(str).nunique() > 1:
         groups = sorted(d[group_col].astype(str).unique(), key=natural_key)
+    if one_size(d):
+        return _plot_platforms(ax, d, ylabel, title, group_col, groups, baseline)
     styles = ["-", "--", ":", "-."]
     for i, p in enumerate(_platforms(d, baseline)):
         for j, g in enumerate(groups):
@@ -89,7 +104,6 @@ def _plot_vs_size(
             s = s.sort_values("x")
             if s.empty:
                 continue
-            label = p if g is None else f"{p}, {group_col}={g}"
             ax.errorbar(
                 s["x"],
                 s["estimate"],
@@ -97,12 +111,53 @@ def _plot_vs_size(
                 color=style.colour(p, i),
                 marker=style.marker(p, i),
                 linestyle=styles[j % len(styles)],
-                label=label,
+                label=_label(p, group_col, g),
             )
     _size_axis(ax, list(d["x"]))
-    ax.set_xlabel("data size")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
+    return True
+
+
+def _label(platform: str, group_col: str | None, group: str | None) -> str:
+    return style.label(platform) if group is None else f"{style.label(platform)}, {group_col} {group}"
+
+
+def _plot_platforms(
+    ax, d: pd.DataFrame, ylabel: str, title: str, group_col: str | None, groups: list, baseline: str
+) -> bool:
+    """One size: each platform a point with its interval at a position of its own (labelled with its
+    name), the levels of `group_col` side by side within it (marker fill: the level); the size in the
+    title."""
+    platforms = _platforms(d, baseline)
+    fills = ["full", "none", "left", "right"]
+    step = 0.5 / max(len(groups), 1)
+    for i, p in enumerate(platforms):
+        for j, g in enumerate(groups):
+            s = d[d["platform"] == p] if g is None else d[(d["platform"] == p) & (d[group_col].astype(str) == g)]
+            if s.empty:
+                continue
+            ax.errorbar(
+                [i + (j - (len(groups) - 1) / 2) * step] * len(s),
+                s["estimate"],
+                yerr=_errs(s),
+                color=style.colour(p, i),
+                marker=style.marker(p, i),
+                fillstyle=fills[j % len(fills)],
+                linestyle="none",
+                label=_label(p, group_col, g),
+            )
+    ax.set_xticks(range(len(platforms)))
+    ax.set_xticklabels([style.label(p).replace(" (", "\n(") for p in platforms])
+    ax.set_xlim(-0.6, len(platforms) - 0.4)
+    ax.minorticks_off()
+    ax.grid(axis="x", visible=False)
+    ax.set_xlabel("")
+    ax.set_ylabel(ylabel)
+    head, _, rest = title.partition("\n")  # "TestDFSIO write\n(campaign)": the size after the name
+    size = size_display(f"{float(d['x'].dropna().iloc[0]):g}MB")
+    ax.set_title(f"{head}, {size}" + (f"\n{rest}" if rest else ""))
     return True
 
 
@@ -129,44 +184,49 @@ def _sized(stats, experiment, benchmark, panels) -> list[tuple[pd.DataFrame, str
     return [(d, t) for d, t in data if not d.empty]
 
 
-def _replication_panels(data, ylabel: str, out_dir: Path, name: str, xlabel: str | None = None) -> list[Path]:
-    """One panel a (series, title) against data size, a line per platform and HDFS replication."""
+def _replication_panels(data, ylabel: str, out_dir: Path, name: str, xlabel: str = "data size") -> list[Path]:
+    """One panel a (series, title) against data size, a line per platform and HDFS replication (a
+    position per platform where the panel has one size)."""
     if not data:
         return []
     style.apply()
     fig, axes = style.figure(len(data))
     for ax, (d, title) in zip(axes, data):
-        _plot_vs_size(ax, d, ylabel, title, group_col="replication")
-        if xlabel:
-            ax.set_xlabel(xlabel)
+        _plot_vs_size(ax, d, ylabel, title, group_col="replication", xlabel=xlabel)
     return _finish(fig, axes, out_dir, name)
+
+
+def _wordcount_panels(stats: R.StatisticsLookup) -> list[tuple[pd.DataFrame, str]]:
+    ex = _experiment(stats, "wordcount", ["job_wall_time"])
+    return _sized(stats, ex, "wordcount", [("job_wall_time", "WordCount")]) if ex else []
 
 
 def fig_wordcount(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """WordCount time against input size per platform, 95 % CI bars (Vasconcelos Fig. 1, Xavier Fig. 3)."""
-    ex = _experiment(stats, "wordcount", ["job_wall_time"])
-    d = _series(stats, ex, "wordcount", "job_wall_time") if ex else pd.DataFrame()
-    if d.empty or d["x"].isna().all():
+    data = _wordcount_panels(stats)
+    if not data:
         return []
     style.apply()
     fig, (ax,) = style.figure(1, height=2.4, width=3.6)
-    _plot_vs_size(ax, d, "job time (s)", "WordCount")
+    _plot_vs_size(ax, data[0][0], "job time (s)", data[0][1], xlabel="input size")
     return _finish(fig, [ax], out_dir, "wordcount")
 
 
-def fig_terasort(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """TeraGen, TeraSort and TeraValidate times against data size (Vasconcelos Fig. 2, Xavier Fig. 4)."""
+def _terasort_panels(stats: R.StatisticsLookup) -> list[tuple[pd.DataFrame, str]]:
     ex = _experiment(stats, "terasort", ["terasort_time"])
     if not ex:
         return []
     panels = [("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("teravalidate_time", "TeraValidate")]
-    return _replication_panels(_sized(stats, ex, "terasort", panels), "elapsed time (s)", out_dir, "terasort")
+    return _sized(stats, ex, "terasort", panels)
 
 
-def fig_dfsio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """TestDFSIO write and read throughput against file size, per replication (Vasconcelos Fig. 3, Xavier Figs. 1-2).
+def fig_terasort(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """TeraGen, TeraSort and TeraValidate times against data size (Vasconcelos Fig. 2, Xavier Fig. 4)."""
+    return _replication_panels(_terasort_panels(stats), "elapsed time (s)", out_dir, "terasort")
 
-    Each panel from the experiment that measured its metric best (the paper's one ranking): the
+
+def _dfsio_panels(stats: R.StatisticsLookup) -> list[tuple[pd.DataFrame, str]]:
+    """Each panel from the experiment that measured its metric best (the paper's one ranking): the
     studies measured write and read in different designs (Xavier et al. wrote only); a panel of
     another campaign than the analysed one names it."""
     data = []
@@ -175,11 +235,15 @@ def fig_dfsio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -
         if ex:
             campaign = ex.partition("@")[2]
             data += _sized(stats, ex, "dfsio", [(metric, f"{title}\n({campaign})" if campaign else title)])
-    return _replication_panels(data, "throughput (MiB/s)", out_dir, "dfsio", xlabel="file size")
+    return data
 
 
-def fig_normalised(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), 95 % CIs of the ratio."""
+def fig_dfsio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """TestDFSIO write and read throughput against file size, per replication (Vasconcelos Fig. 3, Xavier Figs. 1-2)."""
+    return _replication_panels(_dfsio_panels(stats), "throughput (MiB/s)", out_dir, "dfsio", xlabel="file size")
+
+
+def _normalised_panels(stats: R.StatisticsLookup) -> list[tuple[pd.DataFrame, str]]:
     panels = [
         ("terasort", "teragen_time", "TeraGen"),
         ("terasort", "terasort_time", "TeraSort"),
@@ -195,14 +259,53 @@ def fig_normalised(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Pa
             d = d[d["x"].notna()]
         if not d.empty:
             data.append((d, title))
+    return data
+
+
+def fig_normalised(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Execution time normalised to the baseline against data size (Jeong et al. Fig. 6), 95 % CIs of the ratio."""
+    data = _normalised_panels(stats)
     if not data:
         return []
     style.apply()
     fig, axes = style.figure(len(data))
     for ax, (d, title) in zip(axes, data):
-        ax.axhline(1.0, color=style.colour(BASELINE), linestyle="--", linewidth=0.8, label=f"{BASELINE} (= 1)")
+        ax.axhline(
+            1.0, color=style.colour(BASELINE), linestyle="--", linewidth=0.8, label=f"{style.label(BASELINE)} (= 1)"
+        )
         _plot_vs_size(ax, d, "time / native time", title, group_col="replication")
     return _finish(fig, axes, out_dir, "normalised")
+
+
+#: The figures drawn against a size axis: their panels and the caption's words for that axis.
+_SIZED_FIGURES: dict[str, tuple[Callable, str]] = {
+    "wordcount": (_wordcount_panels, "against input size"),
+    "terasort": (_terasort_panels, "against data size"),
+    "dfsio": (_dfsio_panels, "against file size"),
+    "normalised": (_normalised_panels, "against data size"),
+}
+
+
+def figure_caption(name: str, stats: R.StatisticsLookup, caption: str | None = None) -> str:
+    """The caption of figure `name` (`FIGURES`'), saying what is drawn: a figure against a size axis
+    whose panels each have one size draws a point per platform at that size, and says so."""
+    caption = FIGURES[name][2] if caption is None else caption
+    if name not in _SIZED_FIGURES or stats is None or stats.empty:
+        return caption
+    panels, against = _SIZED_FIGURES[name]
+    data = panels(stats)
+    single = [d for d, _t in data if one_size(d)]
+    if not data or not single:
+        return caption
+    if len(single) == len(data):
+        sizes = sorted({float(d["x"].dropna().iloc[0]) for d in single})
+        at = size_display(f"{sizes[0]:g}MB") if len(sizes) == 1 else "one size a panel (in its title)"
+        words = f"per platform at {at}"
+        caption = caption.replace("line style: HDFS replication", "marker fill: HDFS replication")
+    else:
+        words = f"{against} (per platform where a panel has one size, named in its title)"
+        caption = caption.replace("line style: HDFS replication", "line style or marker fill: HDFS replication")
+    return caption.replace(f" {against} per platform", f" {words}").replace(f" {against}", f" {words}")
 
 
 def fig_ratio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -238,7 +341,9 @@ def fig_ratio(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -
             s["estimate"],
             width=width * 0.9,
             color=style.colour(p, i),
-            label=p,
+            hatch=style.hatch(p),
+            edgecolor="white",
+            label=style.label(p),
             yerr=_errs(s.reset_index()),
             error_kw={"elinewidth": 0.8, "capsize": 2},
         )
@@ -396,7 +501,7 @@ def fig_sandbox(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
             color=style.colour(p, i),
             marker=style.marker(p, i),
             linestyle="none",
-            label=p,
+            label=style.label(p),
         )
         # No interval (too few pairs, or Fieller's unbounded): a hollow marker, never a precise-looking point.
         ax.plot(
@@ -407,7 +512,7 @@ def fig_sandbox(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
             color=style.colour(p, i),
             linestyle="none",
         )
-    ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--", label=f"{BASELINE} (= 1)")
+    ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--", label=f"{style.label(BASELINE)} (= 1)")
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.set_yticks(range(len(rows)))

@@ -15,6 +15,8 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from vbench.samples import AA_SUFFIX, is_aa  # noqa: E402
+
 #: Figure sizes in inches: one text column of an A4 article with 2.2 cm margins is ~6.3 in.
 WIDTH = 6.3
 HEIGHT = 2.6
@@ -25,7 +27,17 @@ PLATFORM_ORDER = ("native", "lxc", "oci", "qemu", "gvisor")
 _PALETTE = sns.color_palette("colorblind", 8)
 _COLOURS = {p: _PALETTE[i] for i, p in enumerate(PLATFORM_ORDER)}
 _MARKERS = {"native": "o", "lxc": "s", "oci": "D", "gvisor": "h", "qemu": "^"}
-_EXTRA_MARKERS = ("v", "P", "X", "*")
+_EXTRA_MARKERS = ("P", "X", "*", "<")  # not "v": the A/A copy's
+#: The A/A copy (the baseline measured again as a configuration of its own, `native~aa`) is a check,
+#: not a platform: a dark grey, hatched where it is a bar, with its own marker, so that it differs
+#: from every platform's colour in hue and from LXC's orange in lightness too (it reads apart in
+#: greyscale: luma 0.25 against LXC's 0.59).
+AA_COLOUR = (0.25, 0.25, 0.25)
+AA_MARKER = "v"
+AA_HATCH = "////"
+#: Platforms in legends and tick labels as a reader knows them (the prose's names,
+#: vbench.paper.abstract.READER_NAMES, without "hosts").
+_LABELS = {"native": "native", "lxc": "LXC", "oci": "OCI", "qemu": "QEMU", "gvisor": "gVisor"}
 
 RC = {
     "svg.hashsalt": "vbench",
@@ -52,11 +64,27 @@ def apply() -> None:
 
 
 def colour(platform: str, index: int = 0):
+    if is_aa(platform):
+        return AA_COLOUR
     return _COLOURS.get(platform, _PALETTE[(4 + index) % len(_PALETTE)])
 
 
 def marker(platform: str, index: int = 0) -> str:
+    if is_aa(platform):
+        return AA_MARKER
     return _MARKERS.get(platform, _EXTRA_MARKERS[index % len(_EXTRA_MARKERS)])
+
+
+def hatch(platform: str) -> str | None:
+    """The hatch of a platform's bars: the A/A copy's only."""
+    return AA_HATCH if is_aa(platform) else None
+
+
+def label(platform: str) -> str:
+    """A platform as a legend or tick label names it: "LXC", "native (A/A copy)"."""
+    if is_aa(platform):
+        return f"{label(platform[: -len(AA_SUFFIX)])} (A/A copy)"
+    return _LABELS.get(platform, platform)
 
 
 def figure(ncols: int = 1, height: float = HEIGHT, width: float = WIDTH):
