@@ -8,7 +8,10 @@ with the same command to its end and checks the invariants (selfbench/soak_invar
 
   ledger whole, cells once (none lost, none repeated), committed kept, interrupt recorded,
   failures explained, stopped in time (a Ctrl-C or SIGTERM: signal to exit), cell recorded (a
-  fault the runner survives: the cell it hit done or failed), resumed, nothing left, fault as
+  fault the runner survives: the cell it hit done or failed), resumed, nothing left, canaries
+  kept (a bridge <testbed>cy, a `sleep` and two files of the soak's own, planted before the
+  campaign and never recorded by vbench, are as planted after the resume and any cleanup; the
+  soak then removes them, and what it could not remove fails "fault as planned"), fault as
   planned (the injector did and undid all it meant to)
 
 Faults (selfbench/soak_plan.py FAULTS, injected by selfbench/soak_machine.py): SIGKILL, SIGTERM,
@@ -35,7 +38,8 @@ state file).
 
 Report: <out>/soak-report.md and soak-report.json (per trial: fault, moment, what was hit, time
 to stop, each invariant passed or failed with its reason, the command that replays it; per
-fault kind: trials, completed after resume, cells lost, repeated, leftovers; a summary line).
+fault kind: trials, completed after resume, cells lost, repeated, leftovers, canaries harmed; a
+summary line).
 Run again with the same --out, it resumes: trials with a trial.json are not run again.
 
 It refuses a loaded machine: a 1-minute load average >= 1.0 before it starts is refused (exit 2)
@@ -321,7 +325,12 @@ def run_trial(
 
     print(f"{t.line()}", flush=True)
     source = m.mount_source(t)
-    with m.OwnTmpfs(work_root, source, t.fault.target == "disk") as disk:
+    testbed = testbed_doc(t.index, work_root)["testbed"]["name"]
+    # The canaries after the tmpfs (mounted only on an empty work root), before the campaign.
+    with (
+        m.OwnTmpfs(work_root, source, t.fault.target == "disk") as disk,
+        m.Canaries(testbed, tdir, work_root) as canaries,
+    ):
         run = Runner(argv, tdir / "run.log")
         seen_at = fault_at = running = None
         at_fault = b""
@@ -370,10 +379,13 @@ def run_trial(
             raise
         harvest()
         first, final = ledgers_of(tdir)
-        left = tuple(inv.leftovers(recorded[0], m.machine_view(recorded[0], work_root)))
-        cleanup = clean_up(params, recorded[0], tdir) if left else ""
+        view = inv.without_canaries(m.machine_view(recorded[0], work_root), canaries.record)
+        left = tuple(inv.leftovers(recorded[0], view))
+        cleanup = clean_up(params, recorded[0], tdir, canaries.record) if left else ""
+        harmed = canaries.harms()  # after the resume, 'nothing left' and vbench's own cleanup
+        canaries.remove()
         disk.release()  # after the checks: what lay on it is seen first
-    problems = tuple(injection.problems) + tuple(disk.problems)
+    problems = tuple(injection.problems) + tuple(disk.problems) + tuple(canaries.problems)
     ev = inv.Evidence(
         planned=planned,
         fault=t.fault,
@@ -389,6 +401,7 @@ def run_trial(
         fault_problems=problems,
         kept_logs=inv.kept_logs_in(ledger_path(tdir).parent),
         at_fault=at_fault,
+        canaries_harmed=harmed,
     )
     tally = inv.cell_tally(soak_ledger.read(final), planned)
     result = TrialResult(
@@ -418,7 +431,7 @@ def run_trial(
     return result
 
 
-def clean_up(params: Path, recorded: inv.Recorded, tdir: Path) -> str:
+def clean_up(params: Path, recorded: inv.Recorded, tdir: Path, canaries: inv.CanaryRecord) -> str:
     """What a trial left, removed by vbench's own cleanup (`vbench testbed down`, by its state
     file), so that the next trial starts on a clean machine; what even that leaves is said."""
     from selfbench import soak_machine as m
@@ -433,7 +446,7 @@ def clean_up(params: Path, recorded: inv.Recorded, tdir: Path) -> str:
             stderr=subprocess.STDOUT,
             timeout=300,
         ).returncode
-    still = inv.leftovers(recorded, m.machine_view(recorded, tdir / "tb"))
+    still = inv.leftovers(recorded, inv.without_canaries(m.machine_view(recorded, tdir / "tb"), canaries))
     return f"`vbench testbed down` exited {rc}; " + (
         f"still left: {', '.join(still)}" if still else "nothing left after it"
     )
@@ -454,10 +467,23 @@ class KindRow:
     leftovers: int  # trials that left something
     median_stop_s: float | None
     median_to_resumed_s: float | None
+    #: Trials whose "canaries kept" failed; None: no trial of the kind had canaries (before them).
+    canaries_harmed: int | None = None
+
+
+def canaries_harmed(r: TrialResult) -> bool | None:
+    """Whether trial `r` harmed a canary (None: its trial had no such check, run before canaries). Pure."""
+    found = [c for c in r.checks if c.name == "canaries kept"]
+    return None if not found else not found[0].ok
 
 
 def _median(xs: list[float]) -> float | None:
     return round(statistics.median(xs), 1) if xs else None
+
+
+def _count_known(flags: list[bool | None]) -> int | None:
+    known = [f for f in flags if f is not None]
+    return sum(known) if known else None
 
 
 def kind_rows(results: list[TrialResult]) -> list[KindRow]:
@@ -479,6 +505,7 @@ def kind_rows(results: list[TrialResult]) -> list[KindRow]:
                 sum(bool(r.leftovers) for r in rs),
                 _median([r.stop_s for r in rs if r.stop_s is not None]),
                 _median([r.to_resumed_s for r in rs if r.to_resumed_s is not None]),
+                _count_known([canaries_harmed(r) for r in rs]),
             )
         )
     return rows
@@ -491,8 +518,17 @@ def summary_line(results: list[TrialResult]) -> str:
         f"{len(results)} trials (seed {', '.join(map(str, seeds)) or '-'}): {passed} passed every invariant, "
         f"{len(results) - passed} failed; a fault struck in {sum(r.injected for r in results)}; "
         f"{sum(r.lost for r in results)} cells lost, {sum(r.repeated for r in results)} repeated, "
-        f"{sum(bool(r.leftovers) for r in results)} trials left something behind"
+        f"{sum(bool(r.leftovers) for r in results)} trials left something behind; " + canaries_text(results)
     )
+
+
+def canaries_text(results: list[TrialResult]) -> str:
+    flags = [canaries_harmed(r) for r in results]
+    known = [f for f in flags if f is not None]
+    if not known:
+        return "no canary planted (trials run before the soak had canaries)"
+    text = f"{sum(known)} harmed a canary"
+    return text + (f" ({len(flags) - len(known)} trials run before canaries)" if len(known) < len(flags) else "")
 
 
 def first_line(loaded: bool, load1: float | None) -> str:
@@ -511,13 +547,13 @@ def markdown(results: list[TrialResult], loaded: bool = False, load1: float | No
         summary_line(results),
         "",
         "| fault | trials | struck | passed | completed after resume | cells lost | cells repeated "
-        "| trials with leftovers | median stop (s) | median fault to resumed (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| trials with leftovers | trials with canaries harmed | median stop (s) | median fault to resumed (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for k in kind_rows(results):
         lines.append(
             f"| {k.fault} | {k.trials} | {k.injected} | {k.passed} | {k.completed} | {k.lost} | {k.repeated} "
-            f"| {k.leftovers} | {_num(k.median_stop_s)} | {_num(k.median_to_resumed_s)} |"
+            f"| {k.leftovers} | {_num(k.canaries_harmed)} | {_num(k.median_stop_s)} | {_num(k.median_to_resumed_s)} |"
         )
     lines += [
         "",

@@ -18,15 +18,22 @@ left (its ledgers, the runner's exit, what the testbeds recorded and what the ma
                       one-line reason
   resumed             the resume ran to its end (exit 0)
   nothing left        no namespace, link, process, cgroup or directory a testbed recorded survives
-                      (nor the soak's own memory cgroup of a task-oom trial)
+                      (nor the soak's own memory cgroup of a task-oom trial); the soak's canaries
+                      are not counted (without_canaries)
+  canaries kept       what the soak planted before the campaign and vbench never recorded survives
+                      the trial, its resume and any cleanup: a bridge named <testbed>cy (the same
+                      interface index), a `sleep` of the soak's own (the same pid and start time),
+                      a file next to the work root and one in a <testbed>cy directory under it
+                      (the same content); the reason names what was harmed
   fault as planned    the injector did all it meant to and undid what it must (a dropped link up
                       again, all a reboot clears cleared, the soak's filled tmpfs unmounted, a task
-                      that survived its memory limit moved back, the soak's memory cgroup removed)
+                      that survived its memory limit moved back, the soak's memory cgroup removed;
+                      the soak's canaries planted and removed)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -49,6 +56,7 @@ NAMES = (
     "cell recorded",
     "resumed",
     "nothing left",
+    "canaries kept",
     "fault as planned",
 )
 
@@ -142,6 +150,34 @@ def leftovers(rec: Recorded, machine: MachineView) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class CanaryRecord:
+    """What the soak planted before a trial's campaign, of its own (vbench never recorded any of
+    it): a bridge (name, interface index), a process (pid, start time), files (path, content)."""
+
+    bridge: str = ""
+    ifindex: int | None = None
+    pid: int | None = None
+    start: int | None = None
+    files: tuple[tuple[str, str], ...] = ()
+
+    def dirs(self) -> tuple[str, ...]:
+        return tuple(str(Path(path).parent) for path, _ in self.files)
+
+
+def without_canaries(machine: MachineView, canaries: CanaryRecord) -> MachineView:
+    """The machine as 'nothing left' sees it: the soak's own canaries (exactly their recorded
+    names, pid and directories) are not leftovers of vbench's. Pure."""
+    pid = canaries.pid
+    return replace(
+        machine,
+        links=machine.links - {canaries.bridge},
+        paths=machine.paths - set(canaries.dirs()),
+        running={p: s for p, s in machine.running.items() if p != pid},
+        strays=tuple(s for s in machine.strays if pid is None or not s.startswith(f"{pid} ")),
+    )
+
+
 # --- the runner's log --------------------------------------------------------------------------
 
 
@@ -189,6 +225,9 @@ class Evidence:
     #: The ledger's bytes when the fault struck (None: not recorded, every failure's timing is
     #: then taken as explained, as before this field existed).
     at_fault: bytes | None = None
+    #: What of the soak's canaries was harmed, each named (checked after the resume, 'nothing
+    #: left' and any cleanup); None: none was planted.
+    canaries_harmed: tuple[str, ...] | None = ()
 
 
 #: Where vbench keeps a failed cluster's daemon logs in a campaign directory (vbench.campaign.failed_logs).
@@ -366,6 +405,13 @@ def nothing_left(ev: Evidence) -> Check:
     return Check("nothing left", not ev.leftovers, _few(ev.leftovers, 5))
 
 
+def canaries_kept(ev: Evidence) -> Check:
+    name = "canaries kept"
+    if ev.canaries_harmed is None:
+        return Check(name, True, "no canary was planted")
+    return Check(name, not ev.canaries_harmed, _few(ev.canaries_harmed, 5))
+
+
 INVARIANTS = (
     ledger_whole,
     cells_once,
@@ -376,6 +422,7 @@ INVARIANTS = (
     cell_recorded,
     resumed,
     nothing_left,
+    canaries_kept,
     fault_as_planned,
 )
 

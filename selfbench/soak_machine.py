@@ -29,6 +29,14 @@ lists, never a shell.
 
 Every trial has a work root of its own under the soak's directory, so every state file there is
 one of its testbeds'.
+
+Canaries (the "canaries kept" invariant): before each trial's campaign the soak plants things of
+its own that a careless cleanup would take and that vbench never records: a bridge
+<testbed>cy (`ip link add <name> type bridge`), a `sleep 86400` in a session of its own (pid and
+start time recorded), and a file of known content in <trial>/canary/ and in <work root>/<testbed>cy/
+(beside the testbed's own <work root>/<testbed>/ and <testbed>.lock). After the trial they must
+be as planted; then the soak removes them itself: the bridge only while it has the interface
+index it was planted with, the sleep only while it is the same process, the directories it made.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -45,7 +54,7 @@ from pathlib import Path
 from typing import Callable
 
 from selfbench import soak_ledger
-from selfbench.soak_invariants import MachineView, ProcessRecord, Recorded, recorded_from_state
+from selfbench.soak_invariants import CanaryRecord, MachineView, ProcessRecord, Recorded, recorded_from_state
 from selfbench.soak_plan import FaultKind, Observation, Trial, pick_one
 from vbench.hadoop import daemons as dm
 from vbench.hadoop.config import HostLayout
@@ -870,3 +879,186 @@ def injector_for(fault: FaultKind) -> Callable[[FaultKind, Trial, Target], Injec
 
 def inject(trial: Trial, t: Target) -> Injection:
     return injector_for(trial.fault)(trial.fault, trial, t)
+
+
+# --- the soak's canaries (nothing vbench did not create touched) -----------------------------------
+
+
+def canary_bridge(testbed: str) -> str:
+    """The canary bridge's name: the testbed's name and `cy` (no name vbench gives: <testbed>br,
+    <testbed>h<i>, <testbed>p<i>), <= 15 bytes for a testbed name of <= 13. Pure."""
+    return f"{testbed}cy"
+
+
+def canary_files(testbed: str, tdir: Path, work_root: Path) -> tuple[tuple[Path, str], ...]:
+    """(path, content) of the canary files: one beside the work root in the trial's directory,
+    one in a directory named like the testbed's (<work root>/<testbed>cy, where a cleanup
+    globbing <testbed>* would look). Pure."""
+    text = f"canary of the vbench soak, testbed {testbed}: vbench did not make this and must not touch it\n"
+    return (tdir / "canary" / "keep.txt", text), (work_root / f"{testbed}cy" / "keep.txt", text)
+
+
+def spawn_sleep() -> int:
+    """A `sleep` of the soak's own, in a session of its own (no Ctrl-C or group signal of the
+    runner's reaches it), its pid."""
+    return subprocess.Popen(
+        ["sleep", "86400"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    ).pid
+
+
+def reap(pid: int, wait_s: float = 5.0) -> None:
+    """Wait (at most `wait_s`) for the soak's own child `pid` to be dead and reaped; a pid that is
+    no child of the soak's (reaped already) is nothing to wait for."""
+    end = time.monotonic() + wait_s
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:
+            return
+        if time.monotonic() >= end:
+            return
+        time.sleep(0.05)
+
+
+def make_file(path: Path, text: str) -> None:
+    """A new directory (0700) and a new file in it: neither may exist already (the directory's
+    parent is made if missing: the work root, made before vbench makes it, as vbench would)."""
+    path.parent.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def read_file(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:  # a symlink is followed: a swapped file reads as changed
+            return fh.read().decode(errors="replace")
+    except OSError:
+        return None
+
+
+def remove_dir(path: Path) -> None:
+    shutil.rmtree(path)  # refuses a symbolic link
+
+
+@dataclass
+class CanaryHands:
+    """How the canaries are planted, looked at and removed (replaced by fakes in the unit tests)."""
+
+    run: Callable[[list[str]], int] = run_argv
+    link_index: Callable[[str], int | None] = link_index
+    spawn: Callable[[], int] = spawn_sleep
+    start_time: Callable[[int], int | None] = owned.start_time
+    same_process: Callable[[int, int | None], bool] = same_process
+    kill: Callable[[int, int], None] = os.kill
+    reap: Callable[[int], None] = reap
+    make_file: Callable[[Path, str], None] = make_file
+    read_file: Callable[[Path], str | None] = read_file
+    remove_dir: Callable[[Path], None] = remove_dir
+
+
+class Canaries:
+    """The soak's canaries of one trial: planted on entering (before the campaign starts),
+    looked at by harms() (after the resume, 'nothing left' and any cleanup), removed by remove()
+    or on leaving. What could not be planted or removed is in `problems`; nothing that was not
+    planted here (a name that existed already) is ever removed."""
+
+    def __init__(self, testbed: str, tdir: Path, work_root: Path, hands: CanaryHands | None = None):
+        self.testbed, self.tdir, self.work_root = testbed, tdir, work_root
+        self.h = hands or CanaryHands()
+        self.record = CanaryRecord()
+        self.problems: list[str] = []
+        self.removed = False
+
+    def __enter__(self) -> "Canaries":
+        self.plant()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+    def plant(self) -> CanaryRecord:
+        h = self.h
+        bridge, ifindex = canary_bridge(self.testbed), None
+        if h.link_index(bridge) is not None:
+            self.problems.append(f"canary bridge {bridge} exists already (not the soak's to plant or remove)")
+        else:
+            argv = ["ip", "link", "add", bridge, "type", "bridge"]
+            rc = h.run(argv)
+            ifindex = h.link_index(bridge)
+            if rc != 0 or ifindex is None:
+                self.problems.append(f"canary bridge: `{' '.join(argv)}` exited {rc}")
+                ifindex = None
+        pid = start = None
+        try:
+            pid = h.spawn()
+            start = h.start_time(pid)
+        except OSError as exc:
+            self.problems.append(f"canary process: sleep could not be started: {exc.strerror or exc}")
+        if pid is not None and start is None:
+            self.problems.append(f"canary process {pid}: no start time")
+        files = []
+        for path, text in canary_files(self.testbed, self.tdir, self.work_root):
+            try:
+                h.make_file(path, text)
+                files.append((str(path), text))
+            except OSError as exc:
+                self.problems.append(f"canary file {path} could not be made: {exc.strerror or exc}")
+        self.record = CanaryRecord(bridge if ifindex is not None else "", ifindex, pid, start, tuple(files))
+        return self.record
+
+    def harms(self) -> tuple[str, ...]:
+        """What of the canaries is not as planted, each named; () when all are."""
+        r, h, found = self.record, self.h, []
+        if r.bridge:
+            now = h.link_index(r.bridge)
+            if now is None:
+                found.append(f"bridge {r.bridge} deleted")
+            elif now != r.ifindex:
+                found.append(f"bridge {r.bridge} deleted and made anew (ifindex {r.ifindex} -> {now})")
+        if r.pid is not None and r.start is not None and not h.same_process(r.pid, r.start):
+            found.append(f"process {r.pid} (the soak's sleep) killed")
+        for path, text in r.files:
+            now = h.read_file(Path(path))
+            if now is None:
+                found.append(f"file {path} gone")
+            elif now != text:
+                found.append(f"file {path} changed")
+        return tuple(found)
+
+    def remove(self) -> None:
+        """The canaries removed, each only while it is the one planted; what is left is said."""
+        if self.removed:
+            return
+        self.removed = True
+        r, h = self.record, self.h
+        if r.bridge and h.link_index(r.bridge) == r.ifindex:
+            argv = ["ip", "link", "delete", r.bridge, "type", "bridge"]
+            rc = h.run(argv)
+            if rc != 0 or h.link_index(r.bridge) is not None:
+                self.problems.append(f"canary bridge: `{' '.join(argv)}` exited {rc}: {r.bridge} still there")
+        if r.pid is not None:
+            if r.start is not None and h.same_process(r.pid, r.start):
+                try:
+                    h.kill(r.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            h.reap(r.pid)  # the soak's own child: killed now or meanwhile, waited for
+            if r.start is not None and h.same_process(r.pid, r.start):
+                self.problems.append(f"canary process {r.pid} still alive after SIGKILL")
+        for path, _ in r.files:
+            d = Path(path).parent
+            try:
+                h.remove_dir(d)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                self.problems.append(f"canary directory {d} could not be removed: {exc.strerror or exc}")

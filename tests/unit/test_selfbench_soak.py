@@ -1288,3 +1288,227 @@ def test_a_trial_of_a_restricted_schedule_replays_with_its_kinds():
     assert "`--seed 52 --kinds daemon-kill,task-oom --replay 3`" in soak.markdown([r])
     assert result(3, "sigkill").replay_args() == "--seed 52 --replay 3"
     assert soak.kinds_given(FAULTS) == () and soak.kinds_given(kinds_named(["task-oom"])) == ("task-oom",)
+
+
+# --- the soak's canaries (nothing vbench did not create touched) ----------------------------------
+
+
+class CanaryMachine:
+    """A fake machine for the canaries: links (name -> ifindex), live processes (pid -> start
+    time), files (path -> text); what was run, killed and reaped."""
+
+    def __init__(self):
+        self.links: dict[str, int] = {}
+        self.procs: dict[int, int] = {}
+        self.files: dict[str, str] = {}
+        self.ran: list[list[str]] = []
+        self.killed: list[tuple[int, int]] = []
+        self.reaped: list[int] = []
+        self.removed: list[str] = []
+        self.rc: dict[str, int] = {}  # an ip verb -> the exit status it gives (0 and done otherwise)
+        self.unremovable: set[str] = set()
+        self.next_index = 40
+
+    def run(self, argv: list[str]) -> int:
+        self.ran.append(argv)
+        verb, name = argv[2], argv[3]
+        if self.rc.get(verb):
+            return self.rc[verb]
+        if verb == "add":
+            self.next_index += 1
+            self.links[name] = self.next_index
+        elif verb == "delete":
+            self.links.pop(name, None)
+        return 0
+
+    def spawn(self) -> int:
+        self.procs[777] = 5555
+        return 777
+
+    def make_file(self, path: Path, text: str) -> None:
+        self.files[str(path)] = text
+
+    def remove_dir(self, path: Path) -> None:
+        if str(path) in self.unremovable:
+            raise OSError(errno.EBUSY, "Device or resource busy")
+        self.removed.append(str(path))
+        for p in [p for p in self.files if p.startswith(str(path) + "/")]:
+            del self.files[p]
+
+    def hands(self) -> sm.CanaryHands:
+        return sm.CanaryHands(
+            run=self.run,
+            link_index=self.links.get,
+            spawn=self.spawn,
+            start_time=self.procs.get,
+            same_process=lambda pid, start: start is not None and self.procs.get(pid) == start,
+            kill=lambda pid, sig: (self.killed.append((pid, sig)), self.procs.pop(pid, None)),
+            reap=self.reaped.append,
+            make_file=self.make_file,
+            read_file=lambda path: self.files.get(str(path)),
+            remove_dir=self.remove_dir,
+        )
+
+
+TDIR = Path("/soak/trial-001")
+CANARY_FILES = ("/soak/trial-001/canary/keep.txt", "/soak/trial-001/tb/sk0001cy/keep.txt")
+
+
+def planted(machine: CanaryMachine) -> sm.Canaries:
+    c = sm.Canaries("sk0001", TDIR, TDIR / "tb", machine.hands())
+    c.plant()
+    return c
+
+
+def test_the_canaries_are_a_bridge_a_sleep_and_two_files_of_the_soaks_own_then_removed():
+    machine = CanaryMachine()
+    c = planted(machine)
+    assert machine.ran == [["ip", "link", "add", "sk0001cy", "type", "bridge"]]
+    assert len("sk0001cy") <= 15 and not c.problems
+    assert c.record.bridge == "sk0001cy" and c.record.ifindex == 41
+    assert (c.record.pid, c.record.start) == (777, 5555)
+    assert [p for p, _ in c.record.files] == list(CANARY_FILES)
+    assert all("sk0001" in text for _, text in c.record.files)
+    assert c.harms() == ()
+    c.remove()
+    assert machine.ran[-1] == ["ip", "link", "delete", "sk0001cy", "type", "bridge"]
+    assert machine.killed == [(777, signal.SIGKILL)] and machine.reaped == [777]
+    assert machine.removed == ["/soak/trial-001/canary", "/soak/trial-001/tb/sk0001cy"]
+    assert not machine.links and not machine.procs and not machine.files and not c.problems
+    c.remove()  # once only (the with block's exit after run_trial's own remove)
+    assert len(machine.ran) == 2
+
+
+def test_a_harmed_canary_is_named_and_fails_canaries_kept():
+    machine = CanaryMachine()
+    c = planted(machine)
+    machine.links["sk0001cy"] = 99  # deleted and made anew
+    del machine.procs[777]  # killed
+    machine.files[CANARY_FILES[0]] = "x"
+    del machine.files[CANARY_FILES[1]]
+    harmed = c.harms()
+    assert harmed == (
+        "bridge sk0001cy deleted and made anew (ifindex 41 -> 99)",
+        "process 777 (the soak's sleep) killed",
+        f"file {CANARY_FILES[0]} changed",
+        f"file {CANARY_FILES[1]} gone",
+    )
+    del machine.links["sk0001cy"]
+    assert c.harms()[0] == "bridge sk0001cy deleted"
+    why = failed(evidence(canaries_harmed=harmed[1:2]))
+    assert set(why) == {"canaries kept"} and "process 777" in why["canaries kept"]
+    assert not failed(evidence(canaries_harmed=()))
+    assert not failed(evidence(canaries_harmed=None))  # none planted (what could not be is a fault problem)
+    # Removal touches only what is still the canary planted: not the new bridge, not the pid.
+    machine.links["sk0001cy"] = 99
+    c.remove()
+    assert ["ip", "link", "delete", "sk0001cy", "type", "bridge"] not in machine.ran
+    assert machine.killed == [] and machine.reaped == [777]
+
+
+def test_what_the_soak_could_not_plant_or_remove_is_said_and_nothing_not_its_own_is_removed():
+    machine = CanaryMachine()
+    machine.links["sk0001cy"] = 7  # someone's, or left by a soak killed mid-trial
+    c = planted(machine)
+    assert machine.ran == [] and c.record.bridge == ""
+    assert c.problems == ["canary bridge sk0001cy exists already (not the soak's to plant or remove)"]
+    c.remove()
+    assert machine.links == {"sk0001cy": 7}
+    machine = CanaryMachine()
+    c = planted(machine)
+    machine.rc["delete"] = 2
+    machine.unremovable.add("/soak/trial-001/canary")
+    c.remove()
+    assert c.problems == [
+        "canary bridge: `ip link delete sk0001cy type bridge` exited 2: sk0001cy still there",
+        "canary directory /soak/trial-001/canary could not be removed: Device or resource busy",
+    ]
+    machine = CanaryMachine()
+    machine.rc["add"] = 1
+    c = planted(machine)
+    assert c.problems == ["canary bridge: `ip link add sk0001cy type bridge` exited 1"] and c.record.bridge == ""
+
+
+def test_nothing_left_does_not_count_the_soaks_canaries_but_still_counts_vbenchs():
+    rec = inv.recorded_from_state(STATE, "vbench-sk0001")
+    canaries = inv.CanaryRecord("sk0001cy", 41, 777, 5555, tuple((p, "t") for p in CANARY_FILES))
+    machine = clean_machine(
+        links=frozenset({"sk0001cy", "sk0001br"}),
+        paths=frozenset({"/soak/trial-001/canary", "/soak/trial-001/tb/sk0001cy"}),
+        running={777: 5555},
+        strays=("777 (sleep 86400)", "8 (java -Dx=/soak/trial-001/tb/sk0001/x)"),
+    )
+    assert inv.leftovers(rec, inv.without_canaries(machine, canaries)) == [
+        "link sk0001br",
+        "process 8 (java -Dx=/soak/trial-001/tb/sk0001/x)",
+    ]
+    assert "process 777 (sleep 86400)" in inv.leftovers(rec, machine)  # without the exclusion: counted
+
+
+def test_a_trial_plants_its_canaries_before_the_campaign_and_looks_at_them_after_the_resume(tmp_path, monkeypatch):
+    events: list[str] = []
+    machine = CanaryMachine()
+
+    class Recording(sm.Canaries):
+        def plant(self):
+            events.append("plant")
+            return super().plant()
+
+        def harms(self):
+            events.append("harms")
+            return super().harms()
+
+        def remove(self):
+            events.append("remove")
+            return super().remove()
+
+    class FakeRunner:
+        def __init__(self, argv, log):
+            events.append(f"campaign {log.name}")
+            if log.name == "resume.log":
+                machine.procs.pop(777)  # a careless cleanup
+            self.proc = type("P", (), {"pid": 123456789, "returncode": 0})()
+            self.started = self.ended = 0.0
+
+        def alive(self):
+            return False
+
+        def wait(self, deadline, harvest):
+            return True
+
+        def stop(self, limit_s):
+            pass
+
+        def kill(self):
+            pass
+
+        def log_text(self):
+            return ""
+
+    monkeypatch.setattr(sm, "Canaries", lambda tb, tdir, wr: Recording(tb, tdir, wr, machine.hands()))
+    monkeypatch.setattr(soak, "Runner", FakeRunner)
+    monkeypatch.setattr(sm, "recorded_now", lambda work_root: inv.Recorded())
+    seen = {}
+
+    def view(rec, work_root):  # the canaries are on the machine while 'nothing left' looks
+        seen["bridge"] = "sk0003cy" in machine.links
+        return clean_machine(links=frozenset(machine.links), running={777: 5555}, strays=("777 (sleep 86400)",))
+
+    monkeypatch.setattr(sm, "machine_view", view)
+    t = replace(trial(52, 3, 4, 150.0), fault=FAULTS_BY_NAME["sigkill"])
+    r = soak.run_trial(t, tmp_path / "trial-003", PLANNED, 45.0)
+    assert events == ["plant", "campaign run.log", "campaign resume.log", "harms", "remove", "remove"]
+    assert seen["bridge"] and r.leftovers == ()
+    checks = {c.name: c for c in r.checks}
+    assert not checks["canaries kept"].ok and checks["canaries kept"].reason == "process 777 (the soak's sleep) killed"
+    assert not machine.links and not machine.files
+    row = soak.kind_rows([r])[0]
+    assert row.canaries_harmed == 1
+    assert "| trials with canaries harmed |" in soak.markdown([r]) and "1 harmed a canary" in soak.markdown([r])
+
+
+def test_the_report_says_when_no_trial_had_canaries():
+    old = result(1, "sigint", checks=tuple(inv.Check(n, True) for n in inv.NAMES if n != "canaries kept"))
+    assert soak.kind_rows([old])[0].canaries_harmed is None
+    assert "no canary planted" in soak.summary_line([old])
+    assert "1 trials run before canaries" in soak.summary_line([old, result(2, "sigint")])
