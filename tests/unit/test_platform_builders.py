@@ -66,6 +66,43 @@ def test_lxc_limits_are_cgroup_v1_keys():
     assert "lxc.cgroup.blkio.throttle.read_bps_device = 254:0 52428800" in lines
 
 
+def test_a_container_host_is_ready_by_its_sshd_log_in_the_upper_dir_and_fails_with_its_logs(tmp_path, monkeypatch):
+    """What LXC and OCI (and gVisor) hosts hand the testbed after create (lxc.container_created)."""
+    upper = tmp_path / "upper"
+    (upper / "var/log").mkdir(parents=True)
+    (upper / "var/log/vbench-sshd.log").write_text("sshd: bind failed\n")
+    (tmp_path / "console.log").write_text("tini: boot\n")
+    created = lxc.container_created("HOST", "ssh-ed25519 AAAA", upper, 4242, tmp_path / "console.log")
+    assert (created.host, created.host_key) == ("HOST", "ssh-ed25519 AAAA")
+    assert created.sshd_log == upper / "var/log/vbench-sshd.log"
+    monkeypatch.setattr(lxc.sysops, "alive", lambda pid: pid != 4242)
+    assert created.failure() == "its init exited; console.log: tini: boot; vbench-sshd.log: sshd: bind failed"
+    monkeypatch.setattr(lxc.sysops, "alive", lambda pid: pid == 4242)
+    assert created.failure() is None
+
+
+def test_a_container_hosts_limits_are_read_back_from_its_init_and_recorded(tmp_path, monkeypatch):
+    """verify() of LXC, OCI and gVisor hosts (lxc.verify_container_limits): the settings of its
+    limits checked against the cgroup of the pid the platform names, under the platform's name."""
+    from vbench.testbed.provisioner import TestbedContext, TestbedPaths
+
+    params = make_testbed({"name": "vbp", "platform": "lxc", "limits": {"cpus": 1, "memory_mb": 1024}})
+    spec = params.resolved_hosts()[1]
+    ctx = TestbedContext(params, TestbedPaths(tmp_path / "vbp"), lambda k, v: None, lambda m: None)
+    checked = []
+    monkeypatch.setattr(lxc, "verify_cgroup_limits", lambda *a: checked.append(a))
+
+    class Gvisor:
+        platform = "gvisor"
+
+        def init_pid(self, spec, ctx):
+            return 4242
+
+    facts = lxc.verify_container_limits(Gvisor(), spec, ctx)
+    assert checked == [(4242, cgroup_v1_settings(spec.limits, None), f"gvisor host {spec.name}")]
+    assert facts == {"limits": lxc.limits_fact(spec.limits), "cgroup": f"vbench-vbp/{spec.name}"}
+
+
 # --- OCI -------------------------------------------------------------------------------
 
 

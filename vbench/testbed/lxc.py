@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Protocol
 
 from vbench.errors import VbenchError
 from vbench.host import Host
@@ -147,12 +148,7 @@ class LxcProvisioner:
                 + _tail(sysops.read_text(hdir / "lxc.log"))
             )
         pid = self.init_pid(spec, ctx)
-        return Created(
-            self.host(spec, ctx),
-            pub,
-            upper / CONTAINER_SSHD_LOG.lstrip("/"),
-            failure=container_failure(pid, hdir / "console.log", upper / CONTAINER_SSHD_LOG.lstrip("/")),
-        )
+        return container_created(self.host(spec, ctx), pub, upper, pid, hdir / "console.log")
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
         return guest_host(spec, ctx, {"image_hash": image_for().hash, "container": instance_name(ctx, spec)})
@@ -166,10 +162,7 @@ class LxcProvisioner:
         return int(r.stdout.strip())
 
     def verify(self, spec: HostParams, host: Host, ctx: TestbedContext) -> dict[str, str]:
-        """Read the limits back from the container's cgroup files; fail if they differ."""
-        expected = cgroup_v1_settings(spec.limits, disk_for(spec, ctx))
-        verify_cgroup_limits(self.init_pid(spec, ctx), expected, f"lxc host {spec.name}")
-        return {"limits": limits_fact(spec.limits), "cgroup": cgroup_rel(ctx, spec)}
+        return verify_container_limits(self, spec, ctx)
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
         name = instance_name(ctx, spec)
@@ -186,6 +179,28 @@ class LxcProvisioner:
         veth, _ = netcmd.veth_names(ctx.params.name, index)
         if ctx.owns("links", veth) and sysops.link_exists(veth):
             sysops.run(netcmd.delete_link(veth), check=False)
+
+
+class _Container(Protocol):
+    platform: str
+
+    def init_pid(self, spec: HostParams, ctx: TestbedContext) -> int: ...
+
+
+def container_created(host: Host, host_key: str, upper: Path, init_pid: int, console_log: Path) -> Created:
+    """What a container platform's create() hands back: the sshd log the guest writes into its
+    overlay's `upper` directory, and a failure that tells of its init's exit with the tails of
+    `console_log` and that sshd log."""
+    sshd_log = upper / CONTAINER_SSHD_LOG.lstrip("/")
+    return Created(host, host_key, sshd_log, failure=container_failure(init_pid, console_log, sshd_log))
+
+
+def verify_container_limits(prov: _Container, spec: HostParams, ctx: TestbedContext) -> dict[str, str]:
+    """Read the limits back from the container's cgroup files; fail if they differ. Returns the
+    host's limit facts."""
+    expected = cgroup_v1_settings(spec.limits, disk_for(spec, ctx))
+    verify_cgroup_limits(prov.init_pid(spec, ctx), expected, f"{prov.platform} host {spec.name}")
+    return {"limits": limits_fact(spec.limits), "cgroup": cgroup_rel(ctx, spec)}
 
 
 def container_failure(init_pid: int, *logs: Path):

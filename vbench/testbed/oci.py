@@ -36,24 +36,10 @@ from vbench.errors import VbenchError
 from vbench.host import Host
 from vbench.params import HostParams
 from vbench.testbed import netcmd, sysops
-from vbench.testbed.guest import (
-    CONTAINER_SSHD_LOG,
-    cgroup_rel,
-    guest_host,
-    instance_name,
-    testbed_cgroup,
-    write_identity,
-)
+from vbench.testbed.guest import cgroup_rel, guest_host, instance_name, testbed_cgroup, write_identity
 from vbench.testbed.image import image_for, require_image
-from vbench.testbed.limits import (
-    BlockDevice,
-    cgroup_v1_settings,
-    kill_cgroup,
-    limits_fact,
-    remove_cgroups,
-    verify_cgroup_limits,
-)
-from vbench.testbed.lxc import container_failure, container_preflight, disk_for
+from vbench.testbed.limits import BlockDevice, cgroup_v1_settings, kill_cgroup, remove_cgroups
+from vbench.testbed.lxc import container_created, container_preflight, disk_for, verify_container_limits
 from vbench.testbed.native import attach_host_netns, remove_netns
 from vbench.testbed.provisioner import Created, TestbedContext
 
@@ -307,14 +293,7 @@ class OciProvisioner:
         if r.returncode != 0:
             tail = "\n".join(sysops.read_text(console).strip().splitlines()[-8:])
             raise VbenchError(f"{self.runtime} run of {spec.name} failed ({r.returncode}): {tail}")
-        return Created(
-            self.host(spec, ctx),
-            pub,
-            upper / CONTAINER_SSHD_LOG.lstrip("/"),
-            failure=container_failure(
-                self.init_pid(spec, ctx), hdir / "console.log", upper / CONTAINER_SSHD_LOG.lstrip("/")
-            ),
-        )
+        return container_created(self.host(spec, ctx), pub, upper, self.init_pid(spec, ctx), hdir / "console.log")
 
     def host(self, spec: HostParams, ctx: TestbedContext) -> Host:
         return guest_host(
@@ -329,14 +308,8 @@ class OciProvisioner:
         return int(text)
 
     def verify(self, spec: HostParams, host: Host, ctx: TestbedContext) -> dict[str, str]:
-        """Read the limits back from the container's cgroup files; fail if they differ."""
-        expected = cgroup_v1_settings(spec.limits, disk_for(spec, ctx))
-        verify_cgroup_limits(self.init_pid(spec, ctx), expected, f"{self.platform} host {spec.name}")
-        return {
-            "limits": limits_fact(spec.limits),
-            "cgroup": cgroup_rel(ctx, spec),
-            **self.runtime_facts(spec, host, ctx),
-        }
+        """The limits read back from the container's cgroup (as for LXC hosts), and the runtime's facts."""
+        return {**verify_container_limits(self, spec, ctx), **self.runtime_facts(spec, host, ctx)}
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
         name = instance_name(ctx, spec)
