@@ -54,14 +54,13 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class Ratio:
-    """One headline comparison: a level against the baseline in one cell, as the table says it."""
+class CellRatio:
+    """A level's ratio to the baseline in one cell with the table's interval and method: what a
+    headline comparison and an A/A check are both read as."""
 
-    experiment: str
     benchmark: str
     cell: str
     metric: str
-    unit: str
     level: str
     baseline: str
     ratio: float | None
@@ -69,15 +68,6 @@ class Ratio:
     high: float | None
     method: str
     n: int | None
-    n_baseline: int | None
-    n_pairs: int | None
-    #: The preferred TOST row's verdict after Holm says equivalent within the bound.
-    equivalent: bool
-    #: Holm over the campaign's paired tests of ratio = 1 (None: not in that family, e.g. Fieller).
-    holm_differs: bool | None
-    equivalence_pct: float
-    note: str = ""
-    compare: tuple[str, ...] = ("platform",)
 
     @property
     def label(self) -> str:
@@ -87,6 +77,23 @@ class Ratio:
     @property
     def bounded(self) -> bool:
         return self.ratio is not None and self.low is not None and self.high is not None
+
+
+@dataclass(frozen=True)
+class Ratio(CellRatio):
+    """One headline comparison: a level against the baseline in one cell, as the table says it."""
+
+    experiment: str
+    unit: str
+    n_baseline: int | None
+    n_pairs: int | None
+    #: The preferred TOST row's verdict after Holm says equivalent within the bound.
+    equivalent: bool
+    #: Holm over the campaign's paired tests of ratio = 1 (None: not in that family, e.g. Fieller).
+    holm_differs: bool | None
+    equivalence_pct: float
+    note: str = ""
+    compare: tuple[str, ...] = ("platform",)
 
     @property
     def covers_one(self) -> bool:
@@ -99,29 +106,15 @@ class Ratio:
 
 
 @dataclass(frozen=True)
-class AACheck:
+class AACheck(CellRatio):
     """The baseline against its own copy in one cell (the table's `aa_check` row)."""
 
-    benchmark: str
-    cell: str
-    metric: str
-    level: str
-    baseline: str
-    ratio: float | None
-    low: float | None
-    high: float | None
-    method: str
-    n: int | None
     passes: bool | None  # None: no interval
-
-    @property
-    def label(self) -> str:
-        return f"{benchmark_key(self.benchmark, self.cell)} {self.metric} {self.level}/{self.baseline}"
 
     @property
     def half_width_pct(self) -> float | None:
         """(high - low) / 2 / ratio in %: below this, a difference is inside the campaign's noise."""
-        if self.ratio is None or self.low is None or self.high is None or not self.ratio:
+        if not self.bounded or not self.ratio:
             return None
         return 100 * (self.high - self.low) / 2 / self.ratio
 
