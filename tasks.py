@@ -40,6 +40,11 @@ def smoke_line(platform: str, workers, size: str) -> str:
     return line(VB, "cluster", "smoke", "--platform", platform, "--workers", workers, "--size", size)
 
 
+def run_vb(c, *argv) -> None:
+    """`vbench ARGV` from the venv, each word quoted, on a terminal (what the vbench tasks run)."""
+    c.run(line(VB, *argv), pty=True)
+
+
 @task(help={"job": "run | test | install"})
 def setup(c, job="install"):
     """Install Debian packages, the Python environment and Hadoop's jars (idempotent)."""
@@ -95,7 +100,7 @@ def lab(c):
 @task(help={"name": "preset in params/experiments/"})
 def campaign(c, name="default"):
     """Run or resume a campaign outside DVC."""
-    c.run(line(VB, "campaign", "run", name), pty=True)
+    run_vb(c, "campaign", "run", name)
 
 
 @task(help={"platform": "native, lxc, oci, qemu", "workers": "number of workers", "size": "TeraGen size"})
@@ -107,25 +112,25 @@ def smoke(c, platform="native", workers=2, size="64MB"):
 @task
 def testbed_up(c):
     """Create the local testbed's hosts (params/testbed.yaml)."""
-    c.run(f"{VB} testbed up", pty=True)
+    run_vb(c, "testbed", "up")
 
 
 @task
 def testbed_down(c):
     """Remove the local testbed and everything it started."""
-    c.run(f"{VB} testbed down", pty=True)
+    run_vb(c, "testbed", "down")
 
 
 @task
 def cluster_up(c):
     """Testbed (if needed) and a Hadoop cluster on it."""
-    c.run(f"{VB} cluster up", pty=True)
+    run_vb(c, "cluster", "up")
 
 
 @task
 def cluster_down(c):
     """Stop Hadoop and remove the testbed."""
-    c.run(f"{VB} cluster down --testbed", pty=True)
+    run_vb(c, "cluster", "down", "--testbed")
 
 
 @task

@@ -108,6 +108,18 @@ def test_invoke_tasks_run_the_quoted_line(monkeypatch):
     tasks.campaign(c, name="a;b")  # MockContext fails on any other command line
 
 
+def test_invoke_tasks_without_arguments_run_their_vbench_line():
+    from invoke import MockContext
+
+    for task, want in [
+        (tasks.testbed_up, ".venv/bin/vbench testbed up"),
+        (tasks.testbed_down, ".venv/bin/vbench testbed down"),
+        (tasks.cluster_up, ".venv/bin/vbench cluster up"),
+        (tasks.cluster_down, ".venv/bin/vbench cluster down --testbed"),
+    ]:
+        task(MockContext(run={want: ""}, repeat=False))
+
+
 def test_invoke_lab_opens_the_explore_notebook_from_the_repository_root(monkeypatch):
     """Issue #23: JupyterLab serves the repository and opens explore.ipynb; as root it must be told."""
     from invoke import MockContext
