@@ -64,18 +64,16 @@ from selfbench.precision import (  # noqa: E402
     Costs,
     LoadRecord,
     LoadSampler,
-    default_out,
     estimate,
+    measurement_main,
     measurement_parser,
     plan_text,
     read_load1,
     refused_designs,
     refused_loaded,
-    refused_params,
     write_run_record,
 )
 from vbench.campaign.progress import clock_text  # noqa: E402
-from vbench.errors import ParamsError  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
 from vbench.stats.stopping import preferred_ratio_rows, width_of  # noqa: E402
@@ -583,23 +581,12 @@ def main(argv=None) -> int:
         "report on this directory (a previous --out); run nothing",
         "print every design's plan and estimated time; run nothing",
     ).parse_args(argv)
-    try:
-        if args.campaign is not None:
-            return from_directory(args.campaign)
-        if args.plan:
-            studies = load_studies(args.params_dir)
-            print(plan_lines(studies))
-            if refused_designs(studies.values()):
-                return 2
-            print(
-                "the machine holds every design's configurations of a block together; "
-                f"load average now {read_load1():.2f}"
-            )
-            return 0
-        args.out = args.out or default_out("planted")
-        return run(args)
-    except ParamsError as exc:
-        return refused_params(exc)
+    return measurement_main(args, report=from_directory, plan=_plan, run=run, out_name="planted")
+
+
+def _plan(params_dir: Path) -> tuple[str, list]:
+    studies = load_studies(params_dir)
+    return plan_lines(studies), list(studies.values())
 
 
 if __name__ == "__main__":

@@ -760,6 +760,33 @@ def refused_designs(studies, machine=None) -> bool:
     return bool(refusals)
 
 
+def measurement_main(args: argparse.Namespace, *, report, plan, run, out_name: str = "precision") -> int:
+    """A self-benchmark's main once `measurement_parser` has read its options (this one,
+    planted.py): report on a directory already run (--campaign: `report(directory)`), print the
+    plan (--plan: `plan(params_dir)` gives its text and the studies, each refused on stderr when
+    this machine cannot hold it), or run into --out (`run(args)`). A params or design file refused
+    as it loads is one line on stderr. The exit status."""
+    try:
+        if args.campaign is not None:
+            return report(args.campaign)
+        if args.plan:
+            text, studies = plan(args.params_dir)
+            print(text)
+            if refused_designs(studies):
+                return 2
+            print(f"the machine holds every configuration of a block together; load average now {read_load1():.2f}")
+            return 0
+        args.out = args.out or default_out(out_name)
+        return run(args)
+    except ParamsError as exc:
+        return refused_params(exc)
+
+
+def _plan(params_dir: Path) -> tuple[str, list]:
+    study = load_design(params_dir)
+    return plan_text(study.experiment, estimate(study.experiment)), [study]
+
+
 def main(argv=None) -> int:
     args = measurement_parser(
         __doc__,
@@ -767,20 +794,7 @@ def main(argv=None) -> int:
         "report on this campaign directory; run nothing",
         "print the design's plan and estimated time; run nothing",
     ).parse_args(argv)
-    try:
-        if args.campaign is not None:
-            return from_campaign(args.campaign)
-        if args.plan:
-            study = load_design(args.params_dir)
-            print(plan_text(study.experiment, estimate(study.experiment)))
-            if refused_designs([study]):
-                return 2
-            print(f"the machine holds every configuration of a block together; load average now {read_load1():.2f}")
-            return 0
-        args.out = args.out or default_out()
-        return run(args)
-    except ParamsError as exc:
-        return refused_params(exc)
+    return measurement_main(args, report=from_campaign, plan=_plan, run=run)
 
 
 if __name__ == "__main__":
