@@ -1,10 +1,16 @@
-"""Counts in words that agree with them ("1 run", "3 runs"), for the notes the statistics write.
+"""Words a reader takes in: counts that agree with them ("1 run", "3 runs"), for the notes the
+statistics write, and the names of configurations, factors and levels as a reader knows them
+("LXC", "native (A/A copy)", "VMs per host: 2"), for the paper's tables, figures and macros.
 
 Those notes reach the paper's tables, where "run(s)" left the reader to do what the generator
 knew: how many there were (issue #54). Pure.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+
+from vbench.samples import AA_SUFFIX, is_aa
 
 
 def noun(n: int | float, singular: str, plural: str | None = None) -> str:
@@ -15,3 +21,62 @@ def noun(n: int | float, singular: str, plural: str | None = None) -> str:
 def count(n: int | float, singular: str, plural: str | None = None) -> str:
     """ "1 run", "0 runs", "3 runs": the count and its noun."""
     return f"{n} {noun(n, singular, plural)}"
+
+
+# --- names as a reader knows them (issue #54 item 3) ----------------------------------------------
+# vbench's names are identifiers (`lxc`, `vms_per_host`, `native~aa`); the paper prints the names
+# below instead, and this is the one place they live: vbench.paper.style labels figures with them,
+# vbench.paper.fmt.configuration_tex prints configurations in tables and macros with them.
+
+#: Platforms in legends and tick labels (the prose's names, vbench.paper.abstract.READER_NAMES,
+#: without "hosts").
+PLATFORM_LABELS = {"native": "native", "lxc": "LXC", "oci": "OCI", "qemu": "QEMU", "gvisor": "gVisor"}
+#: Compared factors (a design's `compare:`, a figure's grouping column) as a reader knows them.
+FACTOR_NAMES = {
+    "platform": "platform",
+    "vms_per_host": "VMs per host",
+    "network.mode": "network",
+    "topology": "Hadoop topology",
+    "replication": "HDFS replication",
+    "client_poll_ms": "client poll interval (ms)",
+    "am_heartbeat_ms": "AM heartbeat (ms)",
+    "nodemanager_heartbeat_ms": "NodeManager heartbeat (ms)",
+    "gvisor.network": "gVisor network",
+    "slowdown.cpu_fraction": "planted CPU share",
+    "slowdown.delay_ms": "planted delay (ms)",
+    "slowdown.rate_mbit": "planted rate limit (Mbit/s)",
+    "slowdown.disk_write_bps": "planted disk write limit (B/s)",
+}
+#: Levels whose identifier is not what a reader calls them, by factor.
+LEVEL_NAMES = {
+    "network.mode": {"bridge": "bridge", "nat": "NAT", "bridge+nat": "bridge + NAT", "sriov": "SR-IOV"},
+    "topology": {"flat": "one rack", "rack": "a rack per physical host", "nodegroup": "node groups"},
+}
+
+
+def _aa_copy(config: str, name_of) -> str | None:
+    """The A/A self-check's copy of the baseline (`native~aa`) as "<the baseline's name> (A/A copy)",
+    else None: it is a check measured as a configuration of its own, not a platform."""
+    return f"{name_of(config[: -len(AA_SUFFIX)])} (A/A copy)" if is_aa(config) else None
+
+
+def platform_label(config: str) -> str:
+    """A configuration as a legend or tick label names it: "LXC", "native (A/A copy)"."""
+    return _aa_copy(config, platform_label) or PLATFORM_LABELS.get(config, config)
+
+
+def configuration_name(config: str) -> str:
+    """A configuration as a table or macro prints it: as recorded ("lxc"), except the A/A copy,
+    "native (A/A copy)", whose recorded name `native~aa` is an internal key."""
+    return _aa_copy(config, configuration_name) or config
+
+
+def factor_name(factor: str) -> str:
+    """A compared factor as a reader knows it ("VMs per host" for `vms_per_host`); else its name."""
+    return FACTOR_NAMES.get(factor, factor)
+
+
+def level_label(levels: Mapping[str, object]) -> str:
+    """Factor levels named with their factors: "VMs per host: 2", "network: bridge + NAT"; several
+    joined by "; "."""
+    return "; ".join(f"{factor_name(f)}: {LEVEL_NAMES.get(f, {}).get(str(v), str(v))}" for f, v in levels.items())

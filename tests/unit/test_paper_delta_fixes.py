@@ -350,7 +350,7 @@ def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
     stats = campaign_stats(ref, StatsConfig(n_resamples=99))
     tex = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}))
     assert r"\newcommand{\vbNumPlatforms}{2}" in tex and r"\newcommand{\vbPlatformList}{native, lxc}" in tex
-    assert r"\newcommand{\vbAASentence}{ with an A/A self-check (native\textasciitilde{}aa" in tex
+    assert r"\newcommand{\vbAASentence}{ with an A/A self-check (native (A/A copy): the baseline" in tex
     sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))
     before, after = sentence.split("The A/A check")
     assert " on LXC (" in before and "aa" not in before and after.endswith("(0 expected).}")

@@ -22,7 +22,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.paired import HIERARCHICAL, PAIRED_T
 
 from vbench.paper import results as R
-from vbench.paper.fmt import interval_text, sig_digits, size_display, tex_escape, times_text
+from vbench.paper.fmt import configuration_tex, interval_text, sig_digits, size_display, tex_escape, times_text
 
 #: Platforms as a reader knows them (vbench's names are lower-case identifiers); gVisor's two network
 #: levels where the sandbox study compares both (vbench.paper.sandbox).
@@ -60,7 +60,9 @@ QUOTED = ("terasort", "terasort_time", "TeraSort")
 
 
 def reader_name(platform: str) -> str:
-    return READER_NAMES.get(platform, tex_escape(platform))
+    """A platform as the prose names it; another configuration as the tables print it (the A/A copy
+    `native~aa` as "native (A/A copy)")."""
+    return READER_NAMES.get(platform) or configuration_tex(platform)
 
 
 def benchmark_name(benchmark: str) -> str:

@@ -20,8 +20,10 @@ import pandas as pd
 
 from vbench.explore.figures import MONITOR_PANELS, plot_counters
 from vbench.monitor.monitor import one_per_counter
+from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import split_size_key
+from vbench.stats.tidy import plain, split_size_key
+from vbench.wording import level_label
 
 from vbench.paper import results as R
 from vbench.paper import style
@@ -121,7 +123,9 @@ def _plot_vs_size(
 
 
 def _label(platform: str, group_col: str | None, group: str | None) -> str:
-    return style.label(platform) if group is None else f"{style.label(platform)}, {group_col} {group}"
+    """A series' legend entry: the platform, and the level of `group_col` named with its factor
+    ("LXC, HDFS replication: 3"), never a bare "3"."""
+    return style.label(platform) if group is None else f"{style.label(platform)}, {level_label({group_col: group})}"
 
 
 def _plot_platforms(
@@ -408,6 +412,22 @@ def _tick_label(cell: str, width: int = 14) -> str:
     return "\n".join(line for part in parts for line in textwrap.wrap(part, width, break_on_hyphens=True))
 
 
+def level_labels(samples: pd.DataFrame | None) -> dict[tuple[str, str], str]:
+    """(experiment, compared level) -> the level named with its factor(s), "VMs per host: 2", from a
+    comparison view's `level.*` columns (vbench.stats.compare): the statistics table's `platform`
+    holds the bare level ("2"), which names no factor. A level the samples do not name is absent."""
+    cols = [c for c in samples.columns if c.startswith(LEVEL)] if samples is not None else []
+    if not cols or samples.empty:
+        return {}
+    compared = samples[samples[cols].notna().any(axis=1)].drop_duplicates(["experiment", "platform"])
+    return {
+        (str(row["experiment"]), str(row["platform"])): level_label(
+            {c.removeprefix(LEVEL): plain(row[c]) for c in cols if pd.notna(row[c])}
+        )
+        for _, row in compared.iterrows()
+    }
+
+
 def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Time normalised to a factor level's baseline (e.g. network mode vs bridge) per cell of the
     other factors (e.g. VMs per host), 95 % CIs of the ratio (Jeong et al. Figs. 6 and 8, VMware's
@@ -425,17 +445,21 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
     ]
     if not panels:
         return []
+    named = level_labels(samples)
     style.apply()
     fig, axes = style.figure(len(panels), height=2.6)
     for ax, (metric, title) in zip(axes, panels):
         d = r[r["metric"] == metric]
+        experiments = d["experiment"].astype(str)
+        level_names = [named.get(k, k[1]) for k in zip(experiments, d["platform"].astype(str))]
+        base_names = [named.get(k, k[1]) for k in zip(experiments, d["baseline"].astype(str))]
         # A cell is one experiment's size and baseline: two studies (or two runs of one design)
         # may share a size and a level name, and each is normalised to its own baseline.
-        cell = d["experiment"].astype(str) + ", " + d["size"].astype(str) + ", vs " + d["baseline"].astype(str)
-        d = d.assign(_cell=cell.to_numpy(), _level=d["platform"].astype(str).to_numpy())
+        cell = experiments + ", " + d["size"].astype(str) + ", vs " + pd.Series(base_names, index=d.index)
+        d = d.assign(_cell=cell.to_numpy(), _level=level_names, _base=base_names)
         cells = sorted(d["_cell"].unique(), key=natural_key)
         levels = sorted(d["_level"].unique(), key=natural_key)
-        bases = sorted(d["baseline"].astype(str).unique(), key=natural_key)
+        bases = sorted(d["_base"].unique(), key=natural_key)
         # Each cell's bars centred on its tick: the levels it has, not every level of the panel.
         in_cell = d.groupby("_cell")["_level"].agg(set)
         present = {c: [lv for lv in levels if lv in in_cell[c]] for c in cells}
@@ -470,7 +494,7 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(cells)))
         ax.set_xticklabels([_tick_label(c) for c in cells], fontsize=6)
-        ax.set_ylabel(f"time / {bases[0]} time" if len(bases) == 1 else "time / baseline level's time")
+        ax.set_ylabel(f"time / time at {bases[0]}" if len(bases) == 1 else "time / baseline level's time")
         ax.set_title(title)
     return _finish(fig, axes, out_dir, "factors")
 

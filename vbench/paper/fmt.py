@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import re
 
+from vbench.wording import configuration_name
+
 #: What a cell or macro shows when there is no data for it.
 NOT_MEASURED = r"\textemdash"
 NOT_MEASURED_TEXT = r"\emph{not measured}"
@@ -63,6 +65,12 @@ _DIGIT_WORDS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "
 def tex_escape(text: object) -> str:
     """Plain text safe inside LaTeX (special characters escaped)."""
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def configuration_tex(config: object) -> str:
+    """A configuration as the paper prints it (`vbench.wording.configuration_name`: the A/A copy
+    `native~aa` as "native (A/A copy)"), safe inside LaTeX."""
+    return tex_escape(configuration_name(str(config)))
 
 
 def and_list(items: list[str]) -> str:

@@ -42,6 +42,7 @@ from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (
     NOT_MEASURED_TEXT,
     and_list,
+    configuration_tex,
     digits_display,
     interval_text,
     macro_name,
@@ -436,12 +437,12 @@ def macros_tex(ctx: MacroContext) -> str:
     plats = list(dict.fromkeys(plats))
     copies = [p for p in measured if is_aa(p)]
     m["vbAASentence"] = (
-        " with an A/A self-check (" + ", ".join(tex_escape(p) for p in copies) + ": the baseline measured again)"
+        " with an A/A self-check (" + ", ".join(configuration_tex(p) for p in copies) + ": the baseline measured again)"
         if copies
         else ""
     )
     m["vbNumPlatforms"] = str(len(plats))
-    m["vbPlatformList"] = ", ".join(tex_escape(p) for p in plats) or NOT_MEASURED_TEXT
+    m["vbPlatformList"] = ", ".join(configuration_tex(p) for p in plats) or NOT_MEASURED_TEXT
     levels = compared_levels(s)
     m["vbFactorLevels"] = (
         "; ".join(
@@ -467,7 +468,7 @@ def macros_tex(ctx: MacroContext) -> str:
         f" (measured in the sandbox study's own campaign, {tex_escape(ctx.sandbox.name)})" if ctx.sandbox else ""
     )
     m["vbPlatformsMissing"] = (
-        ", ".join(tex_escape(p) + (elsewhere if p in sandboxed else "") for p in missing) or "none"
+        ", ".join(configuration_tex(p) + (elsewhere if p in sandboxed else "") for p in missing) or "none"
     )
     benches = _distinct(s, "benchmark")
     m["vbNumBenchmarks"] = str(len(benches))

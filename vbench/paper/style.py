@@ -15,7 +15,8 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from vbench.samples import AA_SUFFIX, is_aa  # noqa: E402
+from vbench.samples import is_aa  # noqa: E402
+from vbench.wording import platform_label  # noqa: E402
 
 #: Figure sizes in inches: one text column of an A4 article with 2.2 cm margins is ~6.3 in.
 WIDTH = 6.3
@@ -35,9 +36,6 @@ _EXTRA_MARKERS = ("P", "X", "*", "<")  # not "v": the A/A copy's
 AA_COLOUR = (0.25, 0.25, 0.25)
 AA_MARKER = "v"
 AA_HATCH = "////"
-#: Platforms in legends and tick labels as a reader knows them (the prose's names,
-#: vbench.paper.abstract.READER_NAMES, without "hosts").
-_LABELS = {"native": "native", "lxc": "LXC", "oci": "OCI", "qemu": "QEMU", "gvisor": "gVisor"}
 
 RC = {
     "svg.hashsalt": "vbench",
@@ -81,10 +79,9 @@ def hatch(platform: str) -> str | None:
 
 
 def label(platform: str) -> str:
-    """A platform as a legend or tick label names it: "LXC", "native (A/A copy)"."""
-    if is_aa(platform):
-        return f"{label(platform[: -len(AA_SUFFIX)])} (A/A copy)"
-    return _LABELS.get(platform, platform)
+    """A platform as a legend or tick label names it: "LXC", "native (A/A copy)" (the names live in
+    vbench.wording, where the tables and macros find them too)."""
+    return platform_label(platform)
 
 
 def figure(ncols: int = 1, height: float = HEIGHT, width: float = WIDTH):

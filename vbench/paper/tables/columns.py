@@ -13,7 +13,7 @@ from vbench.benchmarks.micro.bonnie import TEST_OF_METRIC
 from vbench.stats.tidy import stamp_list, stamp_mapping
 
 from vbench.paper import results as R
-from vbench.paper.fmt import NOT_MEASURED, tex_escape, unit_tex
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, unit_tex
 from vbench.paper.tables.grid import Cells, Grid, absent_note, campaign_platforms, render, where_note
 
 
@@ -155,13 +155,15 @@ def platform_columns(
     body = [[row[0]] + [row[i + 1] for i in keep] for row in body]
     platforms = [platforms[i] for i in keep]
     emulated = emulated_platforms(samples) & set(platforms)
-    header = [first_col] + [tex_escape(p) + (EMULATED_MARK if p in emulated else "") for p in platforms]
+    header = [first_col] + [configuration_tex(p) + (EMULATED_MARK if p in emulated else "") for p in platforms]
     notes = [
         cells.notes() if body else "",
         about if body else "",
         where_note(*where) if body else "",
         EMULATED_NOTE if body and emulated else "",
-        ("Not measured in this table: " + ", ".join(tex_escape(p) for p in unmeasured) + ".") if unmeasured else "",
+        ("Not measured in this table: " + ", ".join(configuration_tex(p) for p in unmeasured) + ".")
+        if unmeasured
+        else "",
         absent_note(samples, baseline),
     ]
     return render(Grid(header, body, "l" + "c" * len(platforms), caption, label, notes, **grid))

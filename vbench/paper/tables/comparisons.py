@@ -13,7 +13,7 @@ from vbench.stats.quiet import quiet_counts
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
-from vbench.paper.fmt import NOT_MEASURED, interval_text, tex_escape, unit_tex
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, interval_text, tex_escape, unit_tex
 from vbench.paper.tables.grid import Grid, campaign_platforms, render
 
 
@@ -87,7 +87,7 @@ def table_overheads(stats, samples, baseline="native") -> str:
             n = _n_text(ra)
             row = [
                 tex_escape(text),
-                tex_escape(p),
+                configuration_tex(p),
                 interval_text(ra["estimate"], ra["ci_low"], ra["ci_high"]),
                 NOT_MEASURED
                 if ov is None or pd.isna(ov["estimate"])
@@ -215,7 +215,7 @@ def table_sandbox(stats, samples, baseline="native") -> str:
     )
     return render(
         Grid(
-            ["Metric", "Better"] + [rf"{tex_escape(p)} / {tex_escape(baseline)}" for p in platforms],
+            ["Metric", "Better"] + [rf"{configuration_tex(p)} / {tex_escape(baseline)}" for p in platforms],
             body,
             "ll" + "c" * len(platforms),
             caption,

@@ -14,7 +14,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.table.groups import BLOCK_MEANS
 
 from vbench.paper import results as R
-from vbench.paper.fmt import NOT_MEASURED, num_pm, tex_escape
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, num_pm, tex_escape
 
 
 @dataclass
@@ -83,7 +83,7 @@ ABSENT_PREFIX = "Not run in the campaigns this table reads: "
 
 def absent_note(samples: pd.DataFrame, baseline: str) -> str:
     missing = [p for p in PLATFORMS if p not in campaign_platforms(samples, baseline)]
-    return (ABSENT_PREFIX + ", ".join(tex_escape(p) for p in missing) + ".") if missing else ""
+    return (ABSENT_PREFIX + ", ".join(configuration_tex(p) for p in missing) + ".") if missing else ""
 
 
 def n_range(ns: list[int]) -> str:

@@ -13,7 +13,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.slowdown import slowdown_stats
 
 from vbench.paper import results as R
-from vbench.paper.fmt import NOT_MEASURED, interval_text, num_pm, tex_escape
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, interval_text, num_pm, tex_escape
 from vbench.paper.tables.columns import MetricRows
 from vbench.paper.tables.grid import Grid, campaign_platforms, n_range, render
 
@@ -133,7 +133,7 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
         plats = campaign_platforms(df, baseline)
         for p in plats:
             for node in sorted(df.loc[df["platform"] == p, "node"].unique(), key=natural_key):
-                row = [tex_escape(p), tex_escape(node)]
+                row = [configuration_tex(p), tex_escape(node)]
                 for phase, _ in _PHASES:
                     x = df[
                         (df["platform"] == p)
@@ -195,7 +195,7 @@ def table_pernode(stats, samples, baseline="native") -> str:
                 tex_escape(r.step),
                 r.task_type.lower(),
                 tex_escape(r.node),
-                tex_escape(r.platform),
+                configuration_tex(r.platform),
                 str(r.tasks),
                 NOT_MEASURED if r.mean_s is None else rf"\num{{{r.mean_s:.1f}}}",
                 NOT_MEASURED if r.max_s is None else rf"\num{{{r.max_s:.1f}}}",

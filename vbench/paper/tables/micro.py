@@ -14,7 +14,7 @@ from vbench.stats.tidy import split_size_key
 
 from vbench.paper import results as R
 from vbench.paper.delta import machine_platform
-from vbench.paper.fmt import NOT_MEASURED, digits_display, num_pm, tex_escape, unit_tex
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, digits_display, num_pm, tex_escape, unit_tex
 from vbench.paper.tables.columns import MetricRows, platform_columns
 from vbench.paper.tables.grid import Cells, Grid, campaign_platforms, n_range, render, where_note
 
@@ -176,7 +176,7 @@ def table_node_disks(stats, samples, baseline="native") -> str:
                         rf"\num{{{iv.estimate / (sum(others) / len(others)):.2f}}}" if others else NOT_MEASURED
                     )
                 lead = [tex_escape(ex)] if multi else []
-                body.append(lead + [tex_escape(p), tex_escape(node)] + cells + ratios)
+                body.append(lead + [configuration_tex(p), tex_escape(node)] + cells + ratios)
     header = (["Experiment"] if multi else []) + ["Platform", "Node"]
     header += [f"{name} ({unit_tex(units[b])})" if b in units else name for b, _, name in _NODE_DISKS]
     header += [f"{name} vs {tex_escape(baseline)}" for _, _, name in _NODE_DISKS]

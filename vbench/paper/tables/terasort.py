@@ -11,7 +11,7 @@ from vbench.stats.tidy import split_size_key
 from vbench.wording import noun
 
 from vbench.paper import results as R
-from vbench.paper.fmt import NOT_MEASURED, interval_text, size_display, tex_escape
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, interval_text, size_display, tex_escape
 from vbench.paper.tables.grid import Cells, Grid, absent_note, campaign_platforms, render, where_note
 
 
@@ -59,7 +59,7 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
                 if p in platforms:
                     elsewhere.append(p)
                 continue
-            body.append([tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
+            body.append([configuration_tex(p)] + _tera_cells(cells, stats, experiment, p, size))
     body, notes = _shown(
         cells,
         body,
@@ -67,7 +67,7 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
             r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
             r" TeraSort job's phases from the job history.",
             where_note(experiment, size),
-            ("Measured in other experiments only: " + ", ".join(tex_escape(p) for p in elsewhere) + ".")
+            ("Measured in other experiments only: " + ", ".join(configuration_tex(p) for p in elsewhere) + ".")
             if elsewhere
             else "",
             absent_note(samples, baseline),
@@ -273,7 +273,7 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
             for p in campaign_platforms(samples, baseline):
                 if R.mean_row(stats, experiment, p, "terasort", "teragen_time", size) is None:
                     continue
-                body.append([tex_escape(rep), tex_escape(p)] + _tera_cells(cells, stats, experiment, p, size))
+                body.append([tex_escape(rep), configuration_tex(p)] + _tera_cells(cells, stats, experiment, p, size))
         rules.append(len(body) - 1)
     body, notes = _shown(
         cells,
@@ -331,7 +331,7 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
                 if R.mean_row(stats, experiment, p, "terasort", "terasort_time", size) is None:
                     continue
                 body.append(
-                    [tex_escape(p), tex_escape(size_display(split_size_key(size)[0]))]
+                    [configuration_tex(p), tex_escape(size_display(split_size_key(size)[0]))]
                     + _tera_cells(cells, stats, experiment, p, size, extra=("terasort_throughput",))
                 )
                 added = True

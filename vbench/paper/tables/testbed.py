@@ -9,7 +9,7 @@ import pandas as pd
 
 from vbench.stats.keys import natural_key
 
-from vbench.paper.fmt import NOT_MEASURED, tex_escape
+from vbench.paper.fmt import NOT_MEASURED, configuration_tex, tex_escape
 from vbench.paper.tables.grid import Grid, absent_note, campaign_platforms, render
 
 
@@ -110,7 +110,7 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
     columns = [(n, vals) for n, vals in attrs if (n, vals) not in common]
     header = ["Platform"] + [_TESTBED_HEADERS.get(n, tex_escape(n)) for n, _ in columns]
     body = [
-        [tex_escape(p)] + [_breakable(name, vals[i]) if vals[i] else NOT_MEASURED for name, vals in columns]
+        [configuration_tex(p)] + [_breakable(name, vals[i]) if vals[i] else NOT_MEASURED for name, vals in columns]
         for i, p in enumerate(platforms)
     ]
     colspec = "l" + "".join(
@@ -122,7 +122,7 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
     said_once = "; ".join(
         f"{tex_escape(n)} {_breakable(n, next(v for v in vals if v))}"
         + (
-            " (not recorded for " + ", ".join(tex_escape(p) for p, v in zip(platforms, vals) if not v) + ")"
+            " (not recorded for " + ", ".join(configuration_tex(p) for p, v in zip(platforms, vals) if not v) + ")"
             if not all(vals)
             else ""
         )
