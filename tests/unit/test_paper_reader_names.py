@@ -165,3 +165,16 @@ def test_a_legend_of_platforms_and_replication_names_the_replication(monkeypatch
     seen = _drawn(monkeypatch, F.fig_terasort, _stats(rows), None, tmp_path)
     assert "native, HDFS replication: 3" in seen["legend"] and f"{AA_NAME}, HDFS replication: 1" in seen["legend"]
     assert not any("~aa" in lab or lab.endswith(", replication 3") for lab in seen["legend"])
+
+
+def test_the_factor_figure_names_the_levels_of_merged_campaigns_read_from_their_samples(monkeypatch, tmp_path):
+    """End to end: two runs of the racks design, loaded and merged as the build does (the second's
+    experiment renamed racks@<campaign> in the statistics and the samples alike)."""
+    from vbench.paper import figures as F
+
+    from tests.unit.test_paper_study_tables import _two_racks_runs
+
+    stats, samples, _ = _two_racks_runs(tmp_path)
+    seen = _drawn(monkeypatch, F.fig_factors, stats, samples, tmp_path / "fig")
+    assert seen["legend"] == ["Hadoop topology: a rack per physical host"]
+    assert sum("vs Hadoop topology: one rack" in t for t in seen["ticks"]) == 2

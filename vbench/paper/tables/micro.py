@@ -68,19 +68,30 @@ table_bonnie_cpu = MetricRows(
 )
 
 
-def table_iperf(stats, samples, baseline="native") -> str:
-    """iperf3 throughput per second of a run (Vasconcelos & Freitas, Table 4)."""
+def _rows_per_size(stats, samples, baseline, benchmark: str, metric: str, label_of):
+    """(platforms, experiment, cells, body) of a micro-benchmark table with a column per platform: a
+    row per cell of `metric` (labelled `label_of(size)`) in the experiment that measured it best."""
     platforms = campaign_platforms(samples, baseline)
-    experiment = R.pick_experiment(stats, "iperf3", ["throughput"], ("micro", "platforms"))
+    experiment = R.pick_experiment(stats, benchmark, [metric], ("micro", "platforms"))
     cells = Cells(stats)
     body = []
     if experiment:
-        sizes = R.sizes_for(stats, experiment, "iperf3", "throughput")
-        for size in sizes:
-            interval = size.split("interval=")[-1].split(",")[0] if "interval=" in size else size or "all"
-            body.append(
-                [tex_escape(interval)] + [cells.mean(experiment, p, "iperf3", "throughput", size) for p in platforms]
-            )
+        for size in R.sizes_for(stats, experiment, benchmark, metric):
+            body.append([label_of(size)] + [cells.mean(experiment, p, benchmark, metric, size) for p in platforms])
+    return platforms, experiment, cells, body
+
+
+def _iperf_interval(size: str) -> str:
+    """An iperf3 cell's reporting interval ("interval=3" -> "3"), else the cell itself ("all": none)."""
+    return tex_escape(size.split("interval=")[-1].split(",")[0] if "interval=" in size else size or "all")
+
+
+def table_iperf(stats, samples, baseline="native") -> str:
+    """iperf3 throughput per second of a run (Vasconcelos & Freitas, Table 4)."""
+    platforms, experiment, cells, body = _rows_per_size(
+        stats, samples, baseline, "iperf3", "throughput", _iperf_interval
+    )
+    if experiment:
         mean_sizes = R.sizes_for(stats, experiment, "iperf3", "throughput_mean")
         if mean_sizes:
             body.append(
@@ -104,14 +115,9 @@ def table_iperf(stats, samples, baseline="native") -> str:
 
 def table_pi_digits(stats, samples, baseline="native") -> str:
     """Time to compute N digits of pi (Vasconcelos & Freitas, Table 5)."""
-    platforms = campaign_platforms(samples, baseline)
-    experiment = R.pick_experiment(stats, "pi_digits", ["time"], ("micro", "platforms"))
-    cells = Cells(stats)
-    body = []
-    if experiment:
-        for size in R.sizes_for(stats, experiment, "pi_digits", "time"):
-            label = digits_display(size) if size.isdigit() else tex_escape(size)
-            body.append([label] + [cells.mean(experiment, p, "pi_digits", "time", size) for p in platforms])
+    platforms, experiment, cells, body = _rows_per_size(
+        stats, samples, baseline, "pi_digits", "time", lambda n: digits_display(n) if n.isdigit() else tex_escape(n)
+    )
     return platform_columns(
         cells,
         body,

@@ -32,6 +32,14 @@ def _tera_cells(cells: Cells, stats, experiment, platform, size, extra=()) -> li
     return out + [cells.mean(experiment, platform, "terasort", m, size) for m in extra]
 
 
+def _tera_table(lead: list[str], body, caption: str, label: str, notes, size: str, rules=(), extra=()) -> str:
+    """A table of the TeraSort suite: the `lead` columns (left-aligned), the suite's steps and
+    phases, then the `extra` columns; a rule after each body row of `rules`."""
+    header = [*lead, *_TERA_HEADER, *extra]
+    colspec = "l" * len(lead) + "c" * (len(header) - len(lead))
+    return render(Grid(header, body, colspec, caption, label, notes, size=size, rules_after=tuple(rules)))
+
+
 def _shown(
     cells: Cells, body: list[list[str]], notes: list[str], unmeasured: str = ""
 ) -> tuple[list[list[str]], list[str]]:
@@ -73,16 +81,13 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
             absent_note(samples, baseline),
         ],
     )
-    return render(
-        Grid(
-            ["Platform"] + _TERA_HEADER,
-            body,
-            "l" + "c" * 5,
-            r"Elapsed times of the TeraSort suite per platform (after VMware, Table~2). Lower is better.",
-            "tab:tera-elapsed",
-            notes,
-            size=r"\footnotesize",
-        )
+    return _tera_table(
+        ["Platform"],
+        body,
+        r"Elapsed times of the TeraSort suite per platform (after VMware, Table~2). Lower is better.",
+        "tab:tera-elapsed",
+        notes,
+        size=r"\footnotesize",
     )
 
 
@@ -169,17 +174,15 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
             " ".join(where),
         ],
     )
-    return render(
-        Grid(
-            ["Guests, per host"] + _TERA_HEADER + [f"TeraSort vs {tex_escape(base_level) or '1'}"],
-            body,
-            "l" + "c" * 6,
-            r"Elapsed times of the TeraSort suite per number of guests on each host (after VMware, Table~2 and "
-            r"Fig.~2). Lower is better.",
-            "tab:vms-per-host",
-            notes,
-            size=r"\footnotesize",
-        )
+    return _tera_table(
+        ["Guests, per host"],
+        body,
+        r"Elapsed times of the TeraSort suite per number of guests on each host (after VMware, Table~2 and "
+        r"Fig.~2). Lower is better.",
+        "tab:vms-per-host",
+        notes,
+        size=r"\footnotesize",
+        extra=[f"TeraSort vs {tex_escape(base_level) or '1'}"],
     )
 
 
@@ -284,17 +287,14 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
         ],
         r"No experiment of this campaign varied the HDFS replication.",
     )
-    return render(
-        Grid(
-            ["Replicas", "Platform"] + _TERA_HEADER,
-            body,
-            "ll" + "c" * 5,
-            r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3).",
-            "tab:tera-replication",
-            notes,
-            size=r"\footnotesize",
-            rules_after=tuple(rules),
-        )
+    return _tera_table(
+        ["Replicas", "Platform"],
+        body,
+        r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3).",
+        "tab:tera-replication",
+        notes,
+        size=r"\footnotesize",
+        rules=rules,
     )
 
 
@@ -348,15 +348,13 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
         ],
         r"No experiment of this campaign ran TeraSort at two or more sizes.",
     )
-    return render(
-        Grid(
-            ["Platform", "Size"] + _TERA_HEADER + ["Throughput"],
-            body,
-            "ll" + "c" * 6,
-            r"TeraSort suite against data size, with throughput (after VMware, Table~4).",
-            "tab:tera-scaling",
-            notes,
-            size=r"\scriptsize",
-            rules_after=tuple(rules),
-        )
+    return _tera_table(
+        ["Platform", "Size"],
+        body,
+        r"TeraSort suite against data size, with throughput (after VMware, Table~4).",
+        "tab:tera-scaling",
+        notes,
+        size=r"\scriptsize",
+        rules=rules,
+        extra=["Throughput"],
     )
