@@ -10,7 +10,7 @@ import pytest
 from vbench.paper import abstract as A
 from vbench.paper.fmt import configuration_tex
 from vbench.paper.results import lookup_of
-from vbench.paper.tables.micro import table_bonnie_block
+from vbench.paper.tables.micro import table_bonnie_block, table_pi_digits
 from vbench.paper.tables.terasort import table_tera_elapsed
 from vbench.samples import aa_label
 from vbench.wording import configuration_name, factor_name, level_label, platform_label
@@ -91,6 +91,19 @@ def test_a_column_per_platform_table_heads_the_aa_copy_by_its_reader_name():
     header = next(line for line in tex.splitlines() if line.startswith("Test &") or " & native" in line)
     assert AA_NAME in header
     assert "textasciitilde" not in tex and "~aa" not in tex
+
+
+def test_a_column_per_platform_table_names_no_factor_level_as_an_unmeasured_platform():
+    """A merged factor study's levels stand where platforms go in its comparison view; the note
+    once read "Not measured in this table: 1, 2, 4, bridge, ..." as if they were platforms."""
+    rows = [_row("micro", "native", "time", "mean", "t", 12.0, bench="pi_digits", size="10000")]
+    levels = pd.DataFrame(
+        {"platform": ["1", "2"], "host_platform": ["native"] * 2, "level.vms_per_host": ["1", "2"]}
+        | {"benchmark": ["terasort"] * 2, "metric": ["terasort_time"] * 2, "value": [1.0] * 2}
+    )
+    samples = pd.concat([_samples(("native", "lxc", AA)), levels], ignore_index=True)
+    tex = table_pi_digits(_stats(rows), samples, "native")
+    assert f"Not measured in this table: lxc, {AA_NAME}." in tex
 
 
 # --- figures --------------------------------------------------------------------------------------

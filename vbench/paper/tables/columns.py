@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.benchmarks.micro.bonnie import TEST_OF_METRIC
+from vbench.stats.compare import measured_platforms
 from vbench.stats.tidy import stamp_list, stamp_mapping
 
 from vbench.paper import results as R
@@ -151,7 +152,10 @@ def platform_columns(
     # A platform this table has no value for gets no column (its page is not wide enough for every
     # platform of a campaign): the note names it instead.
     keep = [i for i in range(len(platforms)) if not body or any(row[i + 1] != NOT_MEASURED for row in body)]
-    unmeasured = [platforms[i] for i in range(len(platforms)) if i not in keep]
+    # A factor study's levels (2 guests per host, bridge + NAT) sit where platforms go in its
+    # comparison view (vbench.stats.compare): no platform, so no "not measured" platform either.
+    measured = set(measured_platforms(samples)) if samples is not None else set()
+    unmeasured = [platforms[i] for i in range(len(platforms)) if i not in keep and platforms[i] in measured]
     body = [[row[0]] + [row[i + 1] for i in keep] for row in body]
     platforms = [platforms[i] for i in keep]
     emulated = emulated_platforms(samples) & set(platforms)
