@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         isolation_cmd,
         monitor_cmd,
         paper_cmd,
+        predict_cmd,
         stage_cmd,
         stats_cmd,
         testbed_cmd,
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         isolation_cmd,
         monitor_cmd,
         stats_cmd,
+        predict_cmd,
         paper_cmd,
         stage_cmd,
     ):

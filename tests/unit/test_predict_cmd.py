@@ -1,0 +1,282 @@
+"""`vbench predict` (vbench.commands.predict_cmd, vbench.stats.cost_prediction) on synthetic
+campaign directories with a known answer.
+
+A fit campaign shaped like params/experiments/costs-fit.yaml (native under the 2^4 factorial of
+planted slowdowns, compared as its four slowdown factors against "1.0/0.0", each configuration's
+calibration micro-benchmarks and two Hadoop jobs per block) and a calibration campaign (native
+beside two platforms, micro-benchmarks only), both written as vbench writes samples.jsonl. The
+jobs' true shares of native time and the platforms' true costs are known, so is each job's true
+ratio on each platform: 1 + sum_r s_r (x_r - 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tests.unit.builders import cli_runner
+from vbench.errors import ParamsError
+from vbench.samples import Sample, append_records
+from vbench.stats.campaign import load_campaign
+from vbench.stats.cost_prediction import (
+    FIT_RESOURCES,
+    format_prediction,
+    prediction_inputs,
+    prediction_json,
+    prediction_table,
+)
+
+#: resource -> (benchmark, metric, unit, native's value, higher is better), as the micro-benchmarks record them.
+MICRO = {
+    "cpu": ("cpu", "events_per_s", "events/s", 3500.0, True),
+    "round_trip": ("latency", "rtt_mean", "us", 56.0, False),
+    "net_throughput": ("iperf3", "throughput_mean", "Mbit/s", 18600.0, True),
+    "disk_seq_write": ("fio", "seq_write_bw", "MiB/s", 1300.0, True),
+    "membw": ("membw", "bandwidth", "MiB/s", 9000.0, True),
+}
+#: costs-fit's planted levels: factor -> (unplanted, planted), and the cost each plants.
+FACTORS = {
+    "slowdown.cpu_fraction": (1.0, 0.5),
+    "slowdown.delay_ms": (0.0, 0.2),
+    "slowdown.rate_mbit": (None, 1000),
+    "slowdown.disk_write_bps": (None, "100MB"),
+}
+PLANTED = {"cpu": 2.0, "round_trip": 8.0, "net_throughput": 19.0, "disk_seq_write": 13.0}
+#: job -> (benchmark, step, native's time in s, true shares in FIT_RESOURCES' order).
+JOBS = {
+    "terasort": ("terasort", "terasort", 30.0, (0.5, 0.04, 0.01, 0.02)),
+    "nnbench_create_write": ("nnbench", "create_write", 40.0, (0.2, 0.3, 0.0, 0.0)),
+}
+#: The platforms to predict: their true costs over native's (a sandbox like gVisor, a slow VM).
+PLATFORMS = {
+    "sandboxed": {"cpu": 1.0, "round_trip": 7.3, "net_throughput": 23.0, "disk_seq_write": 1.0},
+    "slowvm": {"cpu": 1.5, "round_trip": 3.0, "net_throughput": 2.0, "disk_seq_write": 2.0},
+}
+BLOCKS = 5
+DRAWS = 400
+
+
+def true_ratio(job: str, costs: dict[str, float]) -> float:
+    shares = JOBS[job][3]
+    return 1 + sum(s * (costs.get(r, 1.0) - 1) for s, r in zip(shares, FIT_RESOURCES))
+
+
+def _run_samples(rng, meta: dict, costs: dict[str, float], *, micro=True, jobs=True, sd_cost=0.03, sd_job=0.05):
+    """One configuration's samples in one block: each resource's micro-benchmark and each job's time."""
+    out = []
+    if micro:
+        for resource, (benchmark, metric, unit, native, higher) in MICRO.items():
+            x = costs.get(resource, 1.0)
+            value = (native / x if higher else native * x) * math.exp(sd_cost * rng.standard_normal())
+            out.append(Sample(benchmark, metric, value, unit, metadata={**meta, "benchmark_kind": "micro"}))
+    if jobs:
+        for job, (benchmark, step, native, _) in JOBS.items():
+            value = native * true_ratio(job, costs) * math.exp(sd_job * rng.standard_normal())
+            out.append(
+                Sample(
+                    benchmark,
+                    f"{step}_job_time",
+                    value,
+                    "s",
+                    metadata={**meta, "step": step, "benchmark_kind": "hadoop"},
+                )
+            )
+    return out
+
+
+def _campaign_json(d, **experiment) -> None:
+    d.mkdir(parents=True)
+    (d / "campaign.json").write_text(json.dumps({"experiment": experiment}))
+
+
+def fit_campaign(d, *, seed: int = 100, jobs: bool = True):
+    """A costs-fit-shaped campaign at `d`: the 16 configurations of the factorial, BLOCKS blocks."""
+    _campaign_json(d, compare=list(FACTORS), baseline="1.0/0.0", seed=53001)
+    rng = np.random.default_rng(seed)
+    records = []
+    for block in range(BLOCKS):
+        for planted in itertools.product((False, True), repeat=len(FACTORS)):
+            levels = {f"factor.{f}": lv[p] for (f, lv), p in zip(FACTORS.items(), planted)}
+            costs = {r: PLANTED[r] if p else 1.0 for r, p in zip(FIT_RESOURCES, planted)}
+            meta = {
+                "experiment": "planted",
+                "platform": "native",
+                **levels,
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "warmup": False,
+                "run_id": f"fit-{''.join(str(int(p)) for p in planted)}-{block}",
+            }
+            records += _run_samples(rng, meta, costs, jobs=jobs)
+    append_records(d / "samples.jsonl", records)
+    return d
+
+
+def calibration_campaign(d, platforms=("native", *PLATFORMS), *, seed: int = 200, jobs: bool = False, drop=()):
+    """A calibration campaign at `d`: each of `platforms` in every block, micro-benchmarks (less
+    those of `drop`) and, with `jobs`, the suite's job times too."""
+    _campaign_json(d, compare=["platform"], baseline=None, seed=7)
+    rng = np.random.default_rng(seed)
+    records = []
+    for block in range(BLOCKS):
+        for platform in platforms:
+            costs = PLATFORMS.get(platform, {})
+            meta = {
+                "experiment": "platforms",
+                "platform": platform,
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "warmup": False,
+                "run_id": f"cal-{platform}-{block}",
+            }
+            records += [
+                s for s in _run_samples(rng, meta, costs, jobs=jobs) if s.benchmark not in {MICRO[r][0] for r in drop}
+            ]
+    append_records(d / "samples.jsonl", records)
+    return d
+
+
+@pytest.fixture
+def data(tmp_path):
+    """DATA with raw/costs-fit and raw/newplat (a calibration-only campaign)."""
+    fit_campaign(tmp_path / "raw" / "costs-fit")
+    calibration_campaign(tmp_path / "raw" / "newplat")
+    return tmp_path
+
+
+def _table(data, calibration="newplat", **kwargs):
+    inputs = prediction_inputs(load_campaign(data / "raw" / "costs-fit"), load_campaign(data / "raw" / calibration))
+    return prediction_table(inputs, n_draws=DRAWS, seed=kwargs.pop("seed", 0), **kwargs)
+
+
+def test_the_predicted_ratio_recovers_the_known_answer(data):
+    table = _table(data)
+    inputs = table.inputs
+    assert inputs.fit_baseline == "1.0/0.0" and inputs.calibration_baseline == "native"
+    assert inputs.resources == FIT_RESOURCES
+    assert [job for job, _ in inputs.designs] == ["nnbench_create_write", "terasort"]
+    assert all(len(rows) == 15 for _, rows in inputs.designs) and not inputs.notes
+    assert {(r.platform, r.job) for r in table.rows} == set(itertools.product(PLATFORMS, JOBS))
+    for row in table.rows:
+        truth = true_ratio(row.job, PLATFORMS[row.platform])
+        assert row.predicted.low <= truth <= row.predicted.high, row
+        assert row.predicted.estimate == pytest.approx(truth, rel=0.05), row
+        # The attribution adds up to the prediction: 1 + each resource's extra time.
+        a = row.attribution
+        assert 1 + sum(t.extra_time for t in a.terms) == pytest.approx(row.predicted.estimate)
+        assert sum(t.share for t in a.terms) == pytest.approx(1.0)
+        assert row.measured is None and a.unexplained_log is None
+    # The sandbox's TeraSort overhead is its network's (round trips and throughput), not the CPU's.
+    sandboxed = next(r for r in table.rows if r.platform == "sandboxed" and r.job == "terasort")
+    by = {t.resource: t.share for t in sandboxed.attribution.terms}
+    assert by["round_trip"] + by["net_throughput"] > 0.8 and abs(by["cpu"]) < 0.15
+    for fj in table.fits:
+        for c, truth in zip(fj.fit.coefficients, JOBS[fj.fit.job][3]):
+            assert c.low <= truth <= c.high, (fj.fit.job, c)
+        assert not fj.rejected
+
+
+def test_text_and_json_say_the_same(data):
+    table = _table(data)
+    timings = (("reading", 1.0), ("fitting", 0.25))
+    text = format_prediction(table, timings)
+    assert (
+        "Platform sandboxed" in text
+        and "Platform slowvm" in text
+        and "Took 1.2 s (reading 1.0 s, fitting 0.2 s)." in text
+    )
+    assert "against 1.0/0.0" in text and "round_trip" in text and "measured" not in text
+    doc = json.loads(json.dumps(prediction_json(table, timings)))
+    assert doc["fit"]["baseline"] == "1.0/0.0" and doc["seconds"] == {"reading": 1.0, "fitting": 0.25, "total": 1.25}
+    assert len(doc["predictions"]) == 4 and {j["job"] for j in doc["jobs"]} == set(JOBS)
+    one = next(p for p in doc["predictions"] if p["platform"] == "slowvm" and p["job"] == "terasort")
+    row = next(r for r in table.rows if r.platform == "slowvm" and r.job == "terasort")
+    assert one["predicted"]["estimate"] == pytest.approx(row.predicted.estimate)
+    assert [t["resource"] for t in one["attribution"]] == list(FIT_RESOURCES)
+
+
+def test_a_calibration_that_timed_the_jobs_shows_the_measured_ratio(data):
+    calibration_campaign(data / "raw" / "withjobs", jobs=True, seed=3)
+    table = _table(data, "withjobs")
+    for row in table.rows:
+        truth = true_ratio(row.job, PLATFORMS[row.platform])
+        assert row.measured.low <= truth <= row.measured.high
+        assert row.attribution.unexplained_log == pytest.approx(
+            math.log(row.measured.estimate) - math.log(row.predicted.estimate), abs=1e-9
+        )
+    assert "unexplained" in format_prediction(table)
+
+
+@pytest.fixture
+def vbench_cli(capsys):
+    return cli_runner(capsys)
+
+
+def test_the_command_prints_the_table_and_how_long_it_took(data, capsys):
+    from vbench import cli
+
+    rc = cli.main(["predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--draws", str(DRAWS)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "Platform sandboxed" in out and "seed 53001" in out and "Took " in out
+    # A directory as well as a name, and JSON.
+    rc = cli.main(
+        ["predict", str(data / "raw" / "newplat"), "--fit", "costs-fit", "--data", str(data), "--draws", "50", "--json"]
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["seed"] == 53001 and doc["draws"] == 50 and doc["seconds"]["total"] > 0
+    assert {p["platform"] for p in doc["predictions"]} == set(PLATFORMS)
+
+
+def test_a_missing_campaign_is_refused_naming_its_file(data, vbench_cli):
+    rc, err = vbench_cli("predict", "newplat", "--fit", "nofit", "--data", str(data))
+    assert rc == 2 and str(data / "raw" / "nofit" / "samples.jsonl") in err and "costs-fit" in err
+    rc, err = vbench_cli("predict", "nocal", "--fit", "costs-fit", "--data", str(data))
+    assert rc == 2 and str(data / "raw" / "nocal" / "samples.jsonl") in err and "calibration campaign" in err
+
+
+def test_a_fit_without_jobs_is_refused(data, vbench_cli):
+    fit_campaign(data / "raw" / "microonly", jobs=False)
+    rc, err = vbench_cli("predict", "newplat", "--fit", "microonly", "--data", str(data))
+    assert rc == 2 and str(data / "raw" / "microonly" / "samples.jsonl") in err
+    assert "no job of the suite" in err and "terasort terasort.job_time" in err
+
+
+def test_a_calibration_without_native_is_refused_saying_why(data, vbench_cli):
+    calibration_campaign(data / "raw" / "alone", platforms=("sandboxed",))
+    rc, err = vbench_cli("predict", "alone", "--fit", "costs-fit", "--data", str(data))
+    assert rc == 2 and str(data / "raw" / "alone" / "samples.jsonl") in err
+    assert "no native configuration" in err and "same machine" in err and "--only calibrate" in err
+
+
+def test_a_resource_the_calibration_did_not_measure_is_refused_naming_it(data, vbench_cli):
+    calibration_campaign(data / "raw" / "nolatency", drop=("round_trip",))
+    rc, err = vbench_cli("predict", "nolatency", "--fit", "costs-fit", "--data", str(data))
+    assert rc == 2 and "'sandboxed'" in err and "round_trip (latency rtt_mean)" in err
+    # Left out, it predicts from the others.
+    others = ("--resources", "cpu,net_throughput,disk_seq_write", "--draws", "20")
+    rc, _ = vbench_cli("predict", "nolatency", "--fit", "costs-fit", "--data", str(data), *others)
+    assert rc == 0
+
+
+def test_a_resource_the_fit_refuses_is_named_before_any_fit(data, vbench_cli):
+    """membw is measured everywhere but no planted slowdown moves it: its share cannot be fitted."""
+    fit = load_campaign(data / "raw" / "costs-fit")
+    cal = load_campaign(data / "raw" / "newplat")
+    with pytest.raises(ParamsError) as err:
+        prediction_inputs(fit, cal, (*FIT_RESOURCES, "membw"))
+    assert err.value.field == str(data / "raw" / "costs-fit" / "samples.jsonl")
+    assert "refuses" in err.value.message and "'membw'" in err.value.message
+    with pytest.raises(ParamsError) as err:
+        prediction_inputs(fit, cal, ("cpu", "io"))
+    assert err.value.field == "--resources" and "'io'" in err.value.message
+    # The same from the command line.
+    rc, err_text = vbench_cli(
+        "predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--resources", "cpu,membw"
+    )
+    assert rc == 2 and "membw" in err_text and "refuses" in err_text

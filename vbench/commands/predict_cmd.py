@@ -1,0 +1,83 @@
+"""`vbench predict CALIBRATION --fit FIT`: what each suite job would cost on a platform measured by
+its calibration micro-benchmarks alone, from the shares of native time fitted on a campaign of
+planted slowdowns (vbench.stats.cost_prediction, vbench.stats.cost_model). Runs nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from vbench.commands.campaign_cmd import measured_dir
+from vbench.errors import ParamsError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "predict",
+        help="each suite job's time ratio to native on a calibrated platform, from a fitted cost model",
+        description="Fit each Hadoop job's shares of native time per resource on FIT (native under planted "
+        "slowdowns, params/experiments/costs-fit.yaml) and predict, for each platform of CALIBRATION (its "
+        "micro-benchmarks beside native, e.g. `vbench campaign run <design> --only calibrate`), each job's "
+        "time ratio to native with its interval and each resource's part of it.",
+    )
+    p.add_argument("calibration", help="the calibration campaign: a name under DATA/raw/ or its directory")
+    p.add_argument(
+        "--fit",
+        required=True,
+        help="the fitting campaign (shaped like costs-fit): a name under DATA/raw/ or its directory",
+    )
+    p.add_argument("--data", type=Path, default=Path("data"))
+    p.add_argument(
+        "--resources",
+        default=None,
+        help="comma-separated resources to fit (default: costs-fit's, cpu,round_trip,net_throughput,disk_seq_write)",
+    )
+    p.add_argument("--draws", type=int, default=None, help="bootstrap draws (default 2000)")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the fit campaign's design seed)")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.set_defaults(func=run)
+
+
+def campaign_dir(name: str, data: Path, what: str) -> Path:
+    """A campaign as `vbench campaign summary` resolves it (NAME under DATA/raw/, or a directory),
+    refused naming its samples file when it holds none."""
+    # NAME is always given, so the pipeline's default campaign (read from params/) is never asked for.
+    d = measured_dir(SimpleNamespace(campaign=None, name=name, data=data, params_dir=Path("params")))
+    if not (d / "samples.jsonl").is_file():
+        raise ParamsError(str(d / "samples.jsonl"), f"no samples file: the {what} has not been measured here")
+    return d
+
+
+def run(args) -> int:
+    from vbench.stats import cost_model, cost_prediction
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.table.rows import DEFAULT_SEED
+
+    started = time.perf_counter()
+    resources = (
+        cost_prediction.checked_resources(args.resources.split(","))
+        if args.resources is not None
+        else cost_prediction.FIT_RESOURCES
+    )
+    draws = cost_model.DEFAULT_DRAWS if args.draws is None else args.draws
+    if draws < 2:
+        raise ParamsError("--draws", f"at least 2 bootstrap draws, not {draws}")
+    fit_dir = campaign_dir(
+        args.fit,
+        args.data,
+        "fit campaign (`vbench campaign run costs-fit` measures params/experiments/costs-fit.yaml)",
+    )
+    cal_dir = campaign_dir(args.calibration, args.data, "calibration campaign")
+    fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir)
+    inputs = cost_prediction.prediction_inputs(fit, calibration, resources)
+    read = time.perf_counter()
+    seed = args.seed if args.seed is not None else cost_prediction.design_seed(fit_dir)
+    table = cost_prediction.prediction_table(inputs, n_draws=draws, seed=DEFAULT_SEED if seed is None else seed)
+    timings = (("reading and checking", read - started), ("fitting and predicting", time.perf_counter() - read))
+    if args.json:
+        print(json.dumps(cost_prediction.prediction_json(table, timings), indent=1))
+    else:
+        print(cost_prediction.format_prediction(table, timings), end="")
+    return 0

@@ -1,0 +1,466 @@
+"""`vbench predict`: each suite job's time ratio to native on a platform measured by its
+calibration micro-benchmarks alone (issue #53 item 5). Pure.
+
+Two campaigns as `vbench.stats.campaign.load_campaign` reads them:
+
+* the fit: native under planted slowdowns, each configuration's calibration and Hadoop jobs
+  measured (params/experiments/costs-fit.yaml); each job's shares of native time per resource are
+  fitted on it (`cost_model.fit_job`), one design row per planted configuration, against the
+  design's baseline (the unplanted configuration);
+* the calibration: native and the platform(s) to predict, micro-benchmarks only (`vbench campaign
+  run <design> --only calibrate`); each platform's cost vector is its paired ratio to the same
+  campaign's native (`cost_model.cost_vectors_of`). A campaign without native gives no cost ratio:
+  the costs of a platform only mean something against native measured on the same machine.
+
+`prediction_inputs` checks both before anything is fitted (each error names the campaign's
+samples file and what is missing), `prediction_table` fits and predicts, `format_prediction` and
+`prediction_json` lay the result out. If the calibration campaign also timed the suite's jobs, the
+measured ratio and the unexplained part stand beside each prediction.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from vbench.errors import ParamsError
+from vbench.stats import cost_model as cm
+from vbench.stats.campaign import Campaign
+from vbench.stats.hypothesis import holm
+from vbench.stats.keys import natural_key
+from vbench.stats.records import Interval
+from vbench.stats.table.rows import DEFAULT_SEED
+
+#: The resources params/experiments/costs-fit.yaml fits (its rule 2): the ones its planted
+#: slowdowns move apart. membw, syscall, spawn and jvmstart are moved by none but the CPU quota.
+FIT_RESOURCES: tuple[str, ...] = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
+#: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).
+LACK_OF_FIT_ALPHA = 0.05
+
+_BY_NAME = {r.name: r for r in cm.RESOURCES}
+
+
+# --- Records --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PredictionInputs:
+    """What the fit and the predictions need, checked."""
+
+    fit_path: Path
+    fit_baseline: str
+    calibration_path: Path
+    calibration_baseline: str
+    resources: tuple[str, ...]
+    #: The fit campaign's configurations' cost vectors and job ratios (against `fit_baseline`).
+    fit_costs: tuple[cm.CostVector, ...]
+    fit_ratios: tuple[cm.JobRatio, ...]
+    #: job -> its design rows: the configurations with every resource's cost and the job's ratio.
+    designs: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The platforms to predict (against `calibration_baseline`).
+    costs: tuple[cm.CostVector, ...]
+    #: The calibration campaign's own job ratios, where it timed the suite too.
+    measured: tuple[cm.JobRatio, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FittedJob:
+    fit: cm.JobFit
+    #: lack_of_fit_p after Holm over the jobs (nan without a residual degree of freedom).
+    lack_of_fit_p_holm: float
+
+    @property
+    def rejected(self) -> bool:
+        """The additive form is rejected for this job (costs-fit rule 3)."""
+        return not math.isnan(self.lack_of_fit_p_holm) and self.lack_of_fit_p_holm < LACK_OF_FIT_ALPHA
+
+
+@dataclass(frozen=True)
+class PredictedJob:
+    """One (platform, job) of the table."""
+
+    platform: str
+    job: str
+    predicted: Interval
+    attribution: cm.Attribution
+    #: The calibration campaign's own measured ratio, if it timed the job.
+    measured: Interval | None
+
+
+@dataclass(frozen=True)
+class PredictionTable:
+    inputs: PredictionInputs
+    fits: tuple[FittedJob, ...]
+    rows: tuple[PredictedJob, ...]
+    conf: float
+    n_draws: int
+    seed: int
+
+
+# --- Checks ---------------------------------------------------------------------------------------
+
+
+def checked_resources(names: Sequence[str], field: str = "--resources") -> tuple[str, ...]:
+    """The resources to fit, each one the cost model knows, none twice."""
+    out = tuple(n.strip() for n in names if n.strip())
+    if not out:
+        raise ParamsError(field, "name at least one resource")
+    unknown = [n for n in out if n not in _BY_NAME]
+    if unknown:
+        raise ParamsError(field, f"unknown resource(s) {unknown}; the cost model knows {sorted(_BY_NAME)}")
+    twice = sorted({n for n in out if out.count(n) > 1})
+    if twice:
+        raise ParamsError(field, f"{twice} named more than once")
+    return out
+
+
+def samples_path(campaign: Campaign) -> str:
+    return str(campaign.path / "samples.jsonl")
+
+
+def baseline_of(campaign: Campaign, default: str = cm.DEFAULT_BASELINE) -> str:
+    """The campaign's design baseline (a compared factor's level, e.g. costs-fit's "1.0/0.0"), else `default`."""
+    found = sorted(set(campaign.baselines.values()))
+    if len(found) > 1:
+        raise ParamsError(samples_path(campaign), f"several experiments with different baselines {found}")
+    return found[0] if found else default
+
+
+def _measures(name: str) -> str:
+    r = _BY_NAME[name]
+    return f"{r.name} ({r.benchmark} {r.metric})"
+
+
+def _read(campaign: Campaign, what, **kwargs):
+    """`what(campaign.samples, ...)`, a refusal placed in the campaign's samples file."""
+    try:
+        return what(campaign.samples, **kwargs)
+    except ParamsError as exc:
+        raise ParamsError(samples_path(campaign), str(exc)) from None
+
+
+def prediction_inputs(
+    fit: Campaign,
+    calibration: Campaign,
+    resources: Sequence[str] = FIT_RESOURCES,
+    *,
+    conf: float = cm.DEFAULT_CONF,
+) -> PredictionInputs:
+    """Check both campaigns and gather what `prediction_table` needs; every refusal names the
+    campaign's samples file (a fit campaign without jobs, a calibration without native, a resource
+    one of them did not measure or the fit cannot tell apart)."""
+    resources = checked_resources(resources)
+    notes: list[str] = []
+    fit_file, cal_file = samples_path(fit), samples_path(calibration)
+
+    # The calibration: native beside each platform, every resource measured.
+    cal_baseline = baseline_of(calibration)
+    if cal_baseline not in calibration.platforms:
+        raise ParamsError(
+            cal_file,
+            f"no {cal_baseline} configuration (the campaign measured {calibration.platforms or 'nothing'}): "
+            f"a cost ratio needs {cal_baseline} calibrated on the same machine as the platform. Calibrate "
+            f"{cal_baseline} beside it: a design with platforms [{cal_baseline}, <platform>] and the fit's "
+            "micro-benchmarks, run with `vbench campaign run <design> --only calibrate`",
+        )
+    costs = _read(calibration, cm.cost_vectors_of, baseline=cal_baseline, conf=conf)
+    if not costs:
+        raise ParamsError(cal_file, f"only {cal_baseline} was measured: no platform to predict")
+    for v in costs:
+        missing = [r for r in resources if r not in v.resources]
+        if missing:
+            raise ParamsError(
+                cal_file,
+                f"platform {v.platform!r} has no cost ratio of {', '.join(_measures(r) for r in missing)} "
+                f"to {cal_baseline} (not measured, or in fewer than two blocks beside {cal_baseline}): "
+                "calibrate it, or leave the resource out with --resources",
+            )
+    measured = _read(calibration, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
+
+    # The fit: configurations with their costs and job ratios against the design's baseline.
+    fit_baseline = baseline_of(fit)
+    if fit_baseline not in fit.platforms:
+        raise ParamsError(
+            fit_file,
+            f"no baseline configuration {fit_baseline!r} (the campaign's configurations: {fit.platforms or 'none'})",
+        )
+    fit_ratios = _read(fit, cm.job_ratios_of, baseline=fit_baseline, conf=conf)
+    if not fit_ratios:
+        names = ", ".join(f"{j.benchmark} {j.metric}" for j in cm.JOBS)
+        raise ParamsError(
+            fit_file,
+            f"no job of the suite ({names}) was timed against {fit_baseline!r} in two blocks or more: "
+            "nothing to fit (a fit campaign runs the Hadoop jobs under planted slowdowns, "
+            "params/experiments/costs-fit.yaml)",
+        )
+    fit_costs = _read(fit, cm.cost_vectors_of, baseline=fit_baseline, conf=conf)
+    complete = []
+    for v in fit_costs:
+        missing = [r for r in resources if r not in v.resources]
+        if missing:
+            notes.append(f"fit configuration {v.platform} left out: no cost ratio of {', '.join(missing)}")
+        else:
+            complete.append(v.platform)
+    if not complete:
+        lacking = sorted({r for v in fit_costs for r in resources if r not in v.resources})
+        raise ParamsError(
+            fit_file,
+            f"no configuration has a cost ratio of every resource fitted: "
+            f"{', '.join(_measures(r) for r in lacking)} not measured against {fit_baseline!r}",
+        )
+    designs = []
+    for job in sorted({r.job for r in fit_ratios}, key=natural_key):
+        timed = {r.platform for r in fit_ratios if r.job == job}
+        rows = tuple(p for p in complete if p in timed)
+        left = [p for p in complete if p not in timed]
+        if left:
+            notes.append(f"{job}: configuration(s) {', '.join(left)} left out of its fit (no job ratio)")
+        designs.append((job, rows))
+
+    inputs = PredictionInputs(
+        fit_path=fit.path,
+        fit_baseline=fit_baseline,
+        calibration_path=calibration.path,
+        calibration_baseline=cal_baseline,
+        resources=resources,
+        fit_costs=fit_costs,
+        fit_ratios=fit_ratios,
+        designs=tuple(designs),
+        costs=costs,
+        measured=measured,
+        notes=tuple(notes),
+    )
+    # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
+    # decided before its bootstrap: a fit of two draws per job asks it before any real work.
+    for job, rows in inputs.designs:
+        _fit(inputs, job, rows, conf=conf, n_draws=2, seed=DEFAULT_SEED)
+    return inputs
+
+
+def _fit(inputs: PredictionInputs, job: str, rows: tuple[str, ...], **kwargs) -> cm.JobFit:
+    try:
+        return cm.fit_job(job, inputs.fit_costs, inputs.fit_ratios, design=rows, resources=inputs.resources, **kwargs)
+    except ParamsError as exc:
+        raise ParamsError(
+            str(inputs.fit_path / "samples.jsonl"), f"the fit of {job} refuses it: {exc} (--resources chooses them)"
+        ) from None
+
+
+# --- Computing ------------------------------------------------------------------------------------
+
+
+def prediction_table(
+    inputs: PredictionInputs,
+    *,
+    conf: float = cm.DEFAULT_CONF,
+    n_draws: int = cm.DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+) -> PredictionTable:
+    """Each job fitted on the fit campaign, each platform's ratio predicted and attributed."""
+    if n_draws < 2:
+        raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
+    fits = [_fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed) for job, rows in inputs.designs]
+    adjusted = holm([f.lack_of_fit_p for f in fits])
+    fitted = tuple(FittedJob(f, float(p)) for f, p in zip(fits, adjusted))
+    rows = []
+    for costs in inputs.costs:
+        for f in fits:
+            measured = next((m for m in inputs.measured if m.job == f.job and m.platform == costs.platform), None)
+            rows.append(
+                PredictedJob(
+                    costs.platform,
+                    f.job,
+                    cm.predict(f, costs).ratio,
+                    cm.attribute(f, costs, measured),
+                    measured.ratio.interval(conf) if measured is not None else None,
+                )
+            )
+    return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed)
+
+
+def design_seed(campaign_dir: Path) -> int | None:
+    """The seed a campaign's design names (campaign.json), which its analysis reuses; None if none."""
+    meta = Path(campaign_dir) / "campaign.json"
+    if not meta.is_file():
+        return None
+    try:
+        seed = json.loads(meta.read_text(encoding="utf-8")).get("experiment", {}).get("seed")
+    except (json.JSONDecodeError, AttributeError):
+        raise ParamsError(str(meta), "not a campaign description (JSON with an experiment)") from None
+    return int(seed) if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+# --- Rendering ------------------------------------------------------------------------------------
+
+
+def _num(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "-"
+    return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}"
+
+
+def _interval(iv: Interval | None) -> str:
+    if iv is None or iv.estimate is None:
+        return "-"
+    if not iv.bounded:
+        return f"{_num(iv.estimate)} (no interval)"
+    return f"{_num(iv.estimate)} [{_num(iv.low)}, {_num(iv.high)}]"
+
+
+def _pct(x: float | None, signed: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "-"
+    x = 100 * x if round(100 * x) != 0 else 0.0  # no "-0 %"
+    return f"{x:+.0f} %" if signed else f"{x:.0f} %"
+
+
+def _p(p: float) -> str:
+    return "-" if math.isnan(p) else f"{p:.2g}"
+
+
+def _table(records: list[dict[str, str]]) -> str:
+    """Records (one per line, the same keys) as left-aligned columns under their keys."""
+    if not records:
+        return ""
+    keys = list(records[0])
+    widths = {k: max(len(k), *(len(r.get(k, "")) for r in records)) for k in keys}
+    lines = [[k for k in keys], *([r.get(k, "") for k in keys] for r in records)]
+    return "\n".join("  ".join(cell.ljust(widths[k]) for cell, k in zip(line, keys)).rstrip() for line in lines)
+
+
+def _took(timings: Sequence[tuple[str, float]]) -> str:
+    total = sum(s for _, s in timings)
+    parts = ", ".join(f"{what} {s:.1f} s" for what, s in timings)
+    return f"Took {total:.1f} s" + (f" ({parts})." if len(timings) > 1 else ".")
+
+
+def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float]] = ()) -> str:
+    """The table as text: the fit (per job its shares and lack of fit), then per platform its
+    costs and per job the predicted ratio with its interval and each resource's part; last, how
+    long it took (`timings`: what, seconds)."""
+    inp = table.inputs
+    level = round(100 * table.conf)
+    out = [
+        f"Fit: {inp.fit_path} against {inp.fit_baseline}; calibration: {inp.calibration_path} against "
+        f"{inp.calibration_baseline}",
+        f"Resources: {', '.join(inp.resources)}; {level} % intervals from {table.n_draws} bootstrap draws, "
+        f"seed {table.seed}",
+        "",
+        "Shares of native time that scale with each resource's cost (per job, fitted on the fit's configurations):",
+    ]
+    records = []
+    for fj in table.fits:
+        f = fj.fit
+        rec = {"job": f.job, "rows": str(len(f.design))}
+        rec.update({c.resource: f"{c.estimate:.3f} [{c.low:.3f}, {c.high:.3f}]" for c in f.coefficients})
+        rec["total"] = f"{f.total_share:.2f}"
+        rec["lack of fit p (Holm)"] = f"{_p(f.lack_of_fit_p)} ({_p(fj.lack_of_fit_p_holm)})" + (
+            " additive form rejected" if fj.rejected else ""
+        )
+        records.append(rec)
+    out.append(_table(records))
+    measured_any = any(r.measured is not None for r in table.rows)
+    for costs in inp.costs:
+        out += ["", f"Platform {costs.platform}: cost over {inp.calibration_baseline}'s"]
+        out.append("  " + ", ".join(f"{r} {_interval(costs.ratio(r).interval(table.conf))}" for r in inp.resources))
+        records = []
+        for row in (r for r in table.rows if r.platform == costs.platform):
+            rec = {"job": row.job, f"predicted ratio [{level} %]": _interval(row.predicted)}
+            for t in row.attribution.terms:
+                rec[t.resource] = f"{_pct(t.extra_time, signed=True)} ({_pct(t.share)})"
+            if measured_any:
+                rec[f"measured [{level} %]"] = _interval(row.measured)
+                un = row.attribution.unexplained_log
+                rec["unexplained"] = _pct(math.exp(un) - 1, signed=True) if un is not None else "-"
+            records.append(rec)
+        out.append(_table(records))
+    out += [
+        "",
+        "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
+        "predicted ratio - 1), and (its part of the predicted overhead).",
+    ]
+    if measured_any:
+        out.append("unexplained: measured / predicted - 1, what the calibrated costs do not explain.")
+    notes = list(inp.notes) + [
+        f"{r.platform} {r.job}: {note}" for r in table.rows for note in (r.predicted.note, r.attribution.note) if note
+    ]
+    out += [f"note: {n}" for n in dict.fromkeys(notes)]
+    if timings:
+        out.append(_took(timings))
+    return "\n".join(out) + "\n"
+
+
+def _clean(x: Any) -> Any:
+    """A JSON value: nan and inf as null."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _interval_json(iv: Interval | None) -> dict | None:
+    if iv is None:
+        return None
+    return {"estimate": _clean(iv.estimate), "low": _clean(iv.low), "high": _clean(iv.high), "note": iv.note}
+
+
+def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]] = ()) -> dict:
+    """The table as a JSON document (`timings`: what, seconds)."""
+    inp = table.inputs
+    return {
+        "fit": {"campaign": str(inp.fit_path), "baseline": inp.fit_baseline},
+        "calibration": {"campaign": str(inp.calibration_path), "baseline": inp.calibration_baseline},
+        "resources": list(inp.resources),
+        "conf": table.conf,
+        "draws": table.n_draws,
+        "seed": table.seed,
+        "jobs": [
+            {
+                "job": fj.fit.job,
+                "design": list(fj.fit.design),
+                "shares": {
+                    c.resource: {"estimate": c.estimate, "low": c.low, "high": c.high, "se": c.se}
+                    for c in fj.fit.coefficients
+                },
+                "total_share": fj.fit.total_share,
+                "lack_of_fit_p": _clean(fj.fit.lack_of_fit_p),
+                "lack_of_fit_p_holm": _clean(fj.lack_of_fit_p_holm),
+                "additive_form_rejected": fj.rejected,
+            }
+            for fj in table.fits
+        ],
+        "platforms": [
+            {
+                "platform": v.platform,
+                "costs": {r: _interval_json(v.ratio(r).interval(table.conf)) for r in inp.resources},
+            }
+            for v in inp.costs
+        ],
+        "predictions": [
+            {
+                "platform": r.platform,
+                "job": r.job,
+                "predicted": _interval_json(r.predicted),
+                "measured": _interval_json(r.measured),
+                "unexplained_log": _clean(r.attribution.unexplained_log),
+                "attribution": [
+                    {
+                        "resource": t.resource,
+                        "cost_ratio": t.cost_ratio,
+                        "time_share": t.time_share,
+                        "extra_time": t.extra_time,
+                        "share": t.share,
+                        "log_overhead": t.log_overhead,
+                    }
+                    for t in r.attribution.terms
+                ],
+                "note": "; ".join(n for n in (r.predicted.note, r.attribution.note) if n),
+            }
+            for r in table.rows
+        ],
+        "notes": list(inp.notes),
+        "seconds": {what: s for what, s in timings} | ({"total": sum(s for _, s in timings)} if timings else {}),
+    }
