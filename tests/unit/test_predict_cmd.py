@@ -7,6 +7,13 @@ calibration micro-benchmarks and two Hadoop jobs per block) and a calibration ca
 beside two platforms, micro-benchmarks only), both written as vbench writes samples.jsonl. The
 jobs' true shares of native time and the platforms' true costs are known, so is each job's true
 ratio on each platform: 1 + sum_r s_r (x_r - 1).
+
+The data seeds (100, 200, 3) are ones whose 95 % prediction intervals hold the truth; not every
+seed's do. Over 100 seeded pairs of such campaigns (400 predictions, a scan outside this suite) the
+intervals held it in 91 %, not 95 %: each planted configuration is compared with the same
+unplanted runs of its block, so the rows' errors are correlated, and cost_model.fit_job's
+bootstrap draws them as independent (docs/statistics.md says so). The assertions that the truth is
+inside the interval therefore check the plumbing on these seeds, not the interval's coverage.
 """
 
 from __future__ import annotations
