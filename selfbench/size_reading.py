@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vbench.stats.campaign import load_campaign  # noqa: E402
 
 #: What a cell of one size costs besides its bring-up (wall times the runner measured).
-COST_METRICS = ("teragen.time", "terasort.time")
+COST_METRICS = ("teragen_time", "terasort_time")
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ def frame(job_times: dict[tuple[str, str, int], float], warmup_blocks: tuple[int
         common = {"size": size, "platform": platform, "block": block, "cell_id": cell, "bringup_s": 30.0}
         common["warmup"] = block in warmup_blocks
         rows.append({**common, "metric": "terasort.job_time", "value": job})
-        rows.append({**common, "metric": "teragen.time", "value": 10.0 if size == "128MB" else 40.0})
-        rows.append({**common, "metric": "terasort.time", "value": job + 5.0})
+        rows.append({**common, "metric": "teragen_time", "value": 10.0 if size == "128MB" else 40.0})
+        rows.append({**common, "metric": "terasort_time", "value": job + 5.0})
     return pd.DataFrame(rows)
 
 
