@@ -36,6 +36,17 @@ Uncertainty. A parametric bootstrap (seeded, deterministic): every draw redraws 
 ratio and costs from their intervals (log scale, Student t on each interval's own degrees of
 freedom, cut at the 0.05 % tails), refits, and pairs the refit shares with a draw of the predicted platform's costs; the
 percentile interval of the predicted ratio carries the fit's and both calibrations' uncertainty.
+The rows are not independent: each is a ratio to the same baseline runs of every block, so the
+baseline's noise moves them all alike. Records made from a campaign's samples carry their blocks'
+log ratios (`LogRatio.blocks`), and then the rows' ratios and costs are drawn jointly: a
+multivariate t with their covariance across blocks (`joint_log_draws`, which says why not a block
+bootstrap). Records with only a summary are drawn independently, as before. On costs-fit-shaped
+campaigns (selfbench/cost_model_coverage.py, 5 blocks, 2 x 100 seeded pairs) the 95 % prediction
+intervals held the true ratio in 95.2 and 95.5 % of 400 drawn jointly, 91.5 and 90.0 % drawn
+independently; the shares' intervals in 91.5 to 92.8 % (of 800) drawn jointly, short of 95 %
+because the WLS weights come from each row's own variance on 4 degrees of freedom (rows whose
+noise happened to look small weigh more and claim a smaller error; with equal weights the same
+draws cover 95 to 99 % per share). docs/statistics.md has the table.
 When the fit's residuals are larger than the intervals say (Birge ratio sqrt(scale) > 1: the model
 misses something, or the ratios' intervals are too narrow) the ratios' draws are widened by it, so
 lack of fit widens the prediction instead of hiding in it; `JobFit.lack_of_fit_p` reports it.
@@ -146,6 +157,12 @@ class LogRatio:
     log_estimate: float
     log_se: float
     df: float = math.inf
+    #: The blocks' own mean log ratios, (block, value) in the blocks' order, when the ratio was
+    #: measured from a campaign's samples (`cost_vectors_of`, `job_ratios_of`): log_estimate is
+    #: their mean, log_se their standard error, df their number less one. What lets `fit_job`
+    #: draw the ratios measured against the same baseline runs jointly (see `joint_log_draws`);
+    #: None when only the summary is known (the draws are then independent).
+    blocks: tuple[tuple[str, float], ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.log_estimate):
@@ -154,6 +171,25 @@ class LogRatio:
             raise ParamsError("log_se", f"{self.log_se!r} is not a finite number >= 0")
         if not self.df > 0:
             raise ParamsError("df", f"{self.df!r} is not > 0")
+        if self.blocks is not None:
+            self._check_blocks()
+
+    def _check_blocks(self) -> None:
+        names = [b for b, _ in self.blocks]
+        values = np.array([v for _, v in self.blocks], dtype=float)
+        if len(names) < 2 or len(set(names)) != len(names) or not np.isfinite(values).all():
+            raise ParamsError("blocks", f"need two or more distinct blocks with finite log ratios, got {self.blocks!r}")
+        if self.df != len(names) - 1:
+            raise ParamsError(
+                "blocks", f"{len(names)} blocks give {len(names) - 1} degrees of freedom, not {self.df!r}"
+            )
+        se = float(values.std(ddof=1) / math.sqrt(values.size))
+        if abs(values.mean() - self.log_estimate) > 1e-9 or abs(se - self.log_se) > 1e-9 + 1e-6 * self.log_se:
+            raise ParamsError(
+                "blocks",
+                f"the blocks' mean {values.mean()!r} and standard error {se!r} are not the record's "
+                f"{self.log_estimate!r} and {self.log_se!r}",
+            )
 
     @classmethod
     def from_interval(cls, estimate: float, low: float, high: float, df: float, conf: float = DEFAULT_CONF):
@@ -183,7 +219,53 @@ class LogRatio:
 
     def inverse(self) -> "LogRatio":
         """The reciprocal ratio: a throughput's ratio as a cost's."""
-        return LogRatio(-self.log_estimate, self.log_se, self.df)
+        blocks = None if self.blocks is None else tuple((b, -v) for b, v in self.blocks)
+        return LogRatio(-self.log_estimate, self.log_se, self.df, blocks)
+
+
+def joint_log_draws(ratios: Sequence[LogRatio], rng: np.random.Generator, n: int) -> np.ndarray:
+    """Log-scale draws of several ratios at once, (n, len(ratios)): jointly through their blocks
+    where they carry them, each marginal the same cut t as `LogRatio.draws`.
+
+    Why joint: the design rows of a fit are each a configuration's ratio to the same baseline runs
+    of every block, so the baseline's noise in a block moves every row's ratio (and every row's
+    cost of a resource) alike; drawn independently, those errors average out over the rows and the
+    intervals are too narrow (91 % held the truth at 95 % on costs-fit-shaped data).
+
+    How: a multivariate t with the ratios' empirical covariance across blocks. One standard normal
+    w_b per block name and draw, shared by every ratio measured in that block; a ratio's normal is
+    sum_b w_b dev_b / |dev| (dev: its blocks' log ratios less their mean), so two ratios correlate
+    as their block deviations do; one uniform per draw, shared, sets the chi-square of every
+    ratio's t (its quantile at the ratio's own df: the same chi-square when the df agree), and the
+    normal over sqrt(chi2 / df), cut at the 0.05 % tails, times log_se, is the deviation. For any
+    fixed combination c of ratios measured in the same blocks, c . draw is then exactly c's own
+    paired t (its blocks' c . d_b have a t on n - 1 df about their mean), whatever the number of
+    ratios beside the blocks (the covariance may be singular). Not a block bootstrap: resampling
+    3 to 5 blocks draws from few distinct means (10 multisets of 3 blocks, 126 of 5), with the
+    normal's tails and a spread short by sqrt((n - 1) / n), and under-covers as the hierarchical
+    bootstrap does (vbench.stats.paired); the t's tails on n - 1 df are what a 95 % interval over 3 to 5
+    blocks needs. Blocks are matched by name: ratios from different campaigns sharing names
+    ("0", "1", ...) get an empirical correlation near 0 that leaves each combination's t exact
+    when their blocks are as many. Ratios without blocks are drawn independently (`draws`)."""
+    names = sorted({b for r in ratios if r.blocks is not None for b, _ in r.blocks}, key=natural_key)
+    index = {b: i for i, b in enumerate(names)}
+    w = rng.standard_normal((n, len(names)))
+    u = rng.uniform(size=n)
+    out = np.empty((n, len(ratios)))
+    for j, r in enumerate(ratios):
+        if r.blocks is None:
+            out[:, j] = r.draws(rng, (n,))
+            continue
+        values = np.array([v for _, v in r.blocks])
+        dev = values - values.mean()
+        norm = float(np.sqrt((dev**2).sum()))
+        if norm == 0 or r.log_se == 0:
+            out[:, j] = r.log_estimate
+            continue
+        z = w[:, [index[b] for b, _ in r.blocks]] @ dev / norm
+        chi = np.maximum(stats.chi2.ppf(u, r.df) / r.df, np.finfo(float).tiny)
+        out[:, j] = r.log_estimate + r.log_se * np.clip(z / np.sqrt(chi), *_t_tails(r.df))
+    return out
 
 
 @dataclass(frozen=True)
@@ -260,6 +342,8 @@ class JobFit:
     seed: int
     #: Bootstrap draws of the shares, one row per draw, columns in `resources`' order.
     draws: np.ndarray = field(compare=False, repr=False)
+    #: The rows' ratios and costs were drawn jointly by block (`joint_log_draws`), not independently.
+    joint: bool = False
 
     @property
     def estimates(self) -> np.ndarray:
@@ -473,12 +557,21 @@ def fit_job(
 
     rng = seeded_rng(seed, "cost_model.fit", job, *design)
     shape = (n_draws,)
-    x_draws = np.stack(
-        [np.stack([np.exp(c.draws(rng, shape)) for c in row], axis=-1) for row in cost_rows], axis=1
-    )  # (B, n, k)
-    y_draws = np.stack(
-        [np.exp(m.log_estimate + (m.draws(rng, shape) - m.log_estimate) * birge) for m in measured], axis=1
-    )  # (B, n)
+    joint = any(r.blocks is not None for r in [*measured, *(c for row in cost_rows for c in row)])
+    if joint:
+        # The rows share their baseline's runs: every ratio and cost drawn jointly by block.
+        n, k = len(design), len(resources)
+        logs = joint_log_draws([*(c for row in cost_rows for c in row), *measured], rng, n_draws)
+        x_draws = np.exp(logs[:, : n * k].reshape(n_draws, n, k))
+        y_log = np.array([m.log_estimate for m in measured])
+        y_draws = np.exp(y_log + (logs[:, n * k :] - y_log) * birge)
+    else:
+        x_draws = np.stack(
+            [np.stack([np.exp(c.draws(rng, shape)) for c in row], axis=-1) for row in cost_rows], axis=1
+        )  # (B, n, k)
+        y_draws = np.stack(
+            [np.exp(m.log_estimate + (m.draws(rng, shape) - m.log_estimate) * birge) for m in measured], axis=1
+        )  # (B, n)
     draws = _weighted_solve(x_draws - 1, y_draws - 1, weights)
     low, high = np.percentile(draws, [50 * (1 - conf), 50 * (1 + conf)], axis=0)
     coefficients = tuple(
@@ -498,6 +591,7 @@ def fit_job(
         conf=conf,
         seed=seed,
         draws=draws,
+        joint=joint,
     )
 
 
@@ -511,7 +605,10 @@ def predict(fit: JobFit, costs: CostVector) -> Prediction:
     x_hat = np.array([c.estimate for c in ratios])
     rng = seeded_rng(fit.seed, "cost_model.predict", fit.job, costs.platform)
     n = fit.draws.shape[0]
-    x_draws = np.stack([np.exp(c.draws(rng, (n,))) for c in ratios], axis=-1)
+    if any(c.blocks is not None for c in ratios):
+        x_draws = np.exp(joint_log_draws(ratios, rng, n))
+    else:
+        x_draws = np.stack([np.exp(c.draws(rng, (n,))) for c in ratios], axis=-1)
     draws = 1.0 + np.sum(fit.draws * (x_draws - 1), axis=1)
     estimate = float(1.0 + fit.estimates @ (x_hat - 1))
     low, high = np.percentile(draws, [50 * (1 - fit.conf), 50 * (1 + fit.conf)])
@@ -659,7 +756,12 @@ def _paired_log_ratio(level: pd.DataFrame, baseline: pd.DataFrame, conf: float) 
         return None
     iv = paired.ratio
     df = (paired.n_blocks - 1) if paired.n_blocks >= 2 else (paired.n_pairs - 1)
-    return LogRatio.from_interval(iv.estimate, iv.low, iv.high, df, conf)
+    ratio = LogRatio.from_interval(iv.estimate, iv.low, iv.high, df, conf)
+    if paired.n_blocks < 2:
+        return ratio  # t over a lone block's rounds: no blocks to draw jointly by
+    # The t was over these block means: the record carries them for `joint_log_draws`.
+    blocks = tuple(zip(pairs.block_names, (float(g.mean()) for g in pairs.by_block())))
+    return LogRatio(ratio.log_estimate, ratio.log_se, ratio.df, blocks)
 
 
 def _one_cell(rows: pd.DataFrame, what: str) -> pd.DataFrame:
