@@ -106,3 +106,22 @@ def test_the_aa_copy_differs_from_lxc_in_hue_and_in_greyscale():
     assert style.hatch("native~aa") and style.hatch("lxc") is None
     assert style.label("native~aa") == "native (A/A copy)" and style.label("lxc") == "LXC"
     assert not math.isclose(_luma(aa), _luma(native), abs_tol=0.05)
+
+
+def test_legend_columns_fit_long_factor_names():
+    from vbench.paper.figures import legend_columns
+
+    short = ["LXC", "native", "OCI", "native (A/A copy)"]
+    assert legend_columns(short) == 4
+    long = [
+        "Hadoop topology: a rack per physical host",
+        "VMs per host: 4",
+        "network: NAT",
+        "network: bridge + NAT",
+        "VMs per host: 2",
+    ]
+    n = legend_columns(long)
+    assert 1 <= n < 4
+    rows = -(-len(long) // n)
+    widths = [max(len(x) for x in long[i * rows : (i + 1) * rows]) + 6 for i in range(n)]
+    assert sum(widths) <= 80

@@ -177,8 +177,21 @@ def _finish(fig, axes, out_dir: Path, name: str) -> list[Path]:
                 handles.append(h)
                 labels.append(lab)
     if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4), frameon=False)
+        fig.legend(handles, labels, loc="outside lower center", ncol=legend_columns(labels), frameon=False)
     return style.save(fig, out_dir, name)
+
+
+def legend_columns(labels: list[str], most: int = 4, width_chars: int = 80) -> int:
+    """As many legend columns (at most `most`) as fit the page's width: matplotlib fills a
+    legend column by column, each as wide as its longest label, and a row wider than the figure
+    is cut at its edge (factor names such as 'Hadoop topology: a rack per physical host' are long).
+    Pure."""
+    for ncol in range(min(len(labels), most), 1, -1):
+        rows = -(-len(labels) // ncol)
+        columns = [labels[i * rows : (i + 1) * rows] for i in range(ncol)]
+        if sum(max((len(lab) for lab in col), default=0) + 6 for col in columns) <= width_chars:
+            return ncol
+    return 1
 
 
 def _sized(stats, experiment, benchmark, panels) -> list[tuple[pd.DataFrame, str]]:
