@@ -507,7 +507,7 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(cells)))
         ax.set_xticklabels([_tick_label(c) for c in cells], fontsize=6)
-        ax.set_ylabel(f"time / time at {bases[0]}" if len(bases) == 1 else "ratio to the baseline level")
+        ax.set_ylabel(f"time / time at {bases[0]}" if len(bases) == 1 else "ratio to baseline")
         ax.set_title(title)
     return _finish(fig, axes, out_dir, "factors")
 
