@@ -113,7 +113,9 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
         [configuration_tex(p)] + [_breakable(name, vals[i]) if vals[i] else NOT_MEASURED for name, vals in columns]
         for i, p in enumerate(platforms)
     ]
-    colspec = "l" + "".join(
+    # The platform column wraps and the columns sit 2.5 pt apart: "native (A/A copy)" on one line
+    # pushed the table 19 pt past the page.
+    colspec = r">{\raggedright\arraybackslash}p{0.09\linewidth}" + "".join(
         "r"
         if n in ("Samples", "vCPUs")
         else r">{\raggedright\arraybackslash}p{%.2f\linewidth}" % _TESTBED_WIDTHS.get(n, 0.08)
@@ -144,7 +146,7 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
             "Testbed per platform, as recorded with the samples.",
             "tab:testbed",
             notes,
-            size=r"\footnotesize\setlength{\tabcolsep}{3pt}",
+            size=r"\footnotesize\setlength{\tabcolsep}{2.5pt}",
         )
     )
 
