@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import json
 import math
 import sys
@@ -36,7 +35,6 @@ from pathlib import Path
 import numpy as np
 
 from tests.unit import test_predict_cmd as world
-from vbench.samples import append_records
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import prediction_inputs, prediction_table
@@ -45,31 +43,8 @@ MODES = ("joint", "independent")
 
 
 def fit_campaign(d: Path, *, seed: int, quiet_baseline: bool) -> None:
-    """world.fit_campaign, with the unplanted configuration's noise optionally zero (the same
-    random numbers are drawn, so every other configuration's samples are the same)."""
-    if not quiet_baseline:
-        world.fit_campaign(d, seed=seed)
-        return
-    world._campaign_json(d, compare=list(world.FACTORS), baseline="1.0/0.0", seed=53001)
-    rng = np.random.default_rng(seed)
-    records = []
-    for block in range(world.BLOCKS):
-        for planted in itertools.product((False, True), repeat=len(world.FACTORS)):
-            levels = {f"factor.{f}": lv[p] for (f, lv), p in zip(world.FACTORS.items(), planted)}
-            costs = {r: world.PLANTED[r] if p else 1.0 for r, p in zip(world.FIT_RESOURCES, planted)}
-            meta = {
-                "experiment": "planted",
-                "platform": "native",
-                **levels,
-                "block": block,
-                "round": 0,
-                "repetition": block,
-                "warmup": False,
-                "run_id": f"fit-{''.join(str(int(p)) for p in planted)}-{block}",
-            }
-            sd = {} if any(planted) else {"sd_cost": 0.0, "sd_job": 0.0}
-            records += world._run_samples(rng, meta, costs, **sd)
-    append_records(d / "samples.jsonl", records)
+    """world.fit_campaign, with the unplanted configuration's noise optionally zero."""
+    world.fit_campaign(d, seed=seed, quiet_baseline=quiet_baseline)
 
 
 def _summaries(records):

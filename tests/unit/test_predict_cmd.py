@@ -103,8 +103,10 @@ def _campaign_json(d, **experiment) -> None:
     (d / "campaign.json").write_text(json.dumps({"experiment": experiment}))
 
 
-def fit_campaign(d, *, seed: int = 100, jobs: bool = True):
-    """A costs-fit-shaped campaign at `d`: the 16 configurations of the factorial, BLOCKS blocks."""
+def fit_campaign(d, *, seed: int = 100, jobs: bool = True, quiet_baseline: bool = False):
+    """A costs-fit-shaped campaign at `d`: the 16 configurations of the factorial, BLOCKS blocks.
+    `quiet_baseline`: the unplanted configuration without noise (the same random numbers are
+    drawn, so every other configuration's samples are the same; selfbench/cost_model_coverage.py)."""
     _campaign_json(d, compare=list(FACTORS), baseline="1.0/0.0", seed=53001)
     rng = np.random.default_rng(seed)
     records = []
@@ -122,7 +124,8 @@ def fit_campaign(d, *, seed: int = 100, jobs: bool = True):
                 "warmup": False,
                 "run_id": f"fit-{''.join(str(int(p)) for p in planted)}-{block}",
             }
-            records += _run_samples(rng, meta, costs, jobs=jobs)
+            quiet = {"sd_cost": 0.0, "sd_job": 0.0} if quiet_baseline and not any(planted) else {}
+            records += _run_samples(rng, meta, costs, jobs=jobs, **quiet)
     append_records(d / "samples.jsonl", records)
     return d
 
