@@ -188,12 +188,21 @@ def measured_dir(args) -> Path:
 
     if args.campaign is not None:
         return args.data / "raw" / args.campaign
-    name = args.name or pipeline_campaign(args.params_dir)
+    if args.name:
+        return named_dir(args.name, args.data)
+    name = pipeline_campaign(args.params_dir)
     if Path(name).name == name and (args.data / "raw" / name).is_dir():
         return args.data / "raw" / name
-    if args.name and Path(name).is_dir():
-        return Path(name)  # a campaign directory elsewhere (e.g. selfbench's --out)
     return args.data / "raw" / campaign_name(name, "name")
+
+
+def named_dir(name: str, data: Path) -> Path:
+    """A campaign a user named: NAME under DATA/raw/, or NAME as a directory elsewhere."""
+    if Path(name).name == name and (data / "raw" / name).is_dir():
+        return data / "raw" / name
+    if Path(name).is_dir():
+        return Path(name)  # a campaign directory elsewhere (e.g. selfbench's --out)
+    return data / "raw" / campaign_name(name, "name")
 
 
 def _summary(args) -> int:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
-from vbench.commands.campaign_cmd import measured_dir
+from vbench.commands.campaign_cmd import named_dir
 from vbench.errors import ParamsError
 
 
@@ -43,8 +42,7 @@ def register(sub) -> None:
 def campaign_dir(name: str, data: Path, what: str) -> Path:
     """A campaign as `vbench campaign summary` resolves it (NAME under DATA/raw/, or a directory),
     refused naming its samples file when it holds none."""
-    # NAME is always given, so the pipeline's default campaign (read from params/) is never asked for.
-    d = measured_dir(SimpleNamespace(campaign=None, name=name, data=data, params_dir=Path("params")))
+    d = named_dir(name, data)
     if not (d / "samples.jsonl").is_file():
         raise ParamsError(str(d / "samples.jsonl"), f"no samples file: the {what} has not been measured here")
     return d
