@@ -26,7 +26,8 @@ def count(n: int | float, singular: str, plural: str | None = None) -> str:
 # --- names as a reader knows them (issue #54 item 3) ----------------------------------------------
 # vbench's names are identifiers (`lxc`, `vms_per_host`, `native~aa`); the paper prints the names
 # below instead, and this is the one place they live: vbench.paper.style labels figures with them,
-# vbench.paper.fmt.configuration_tex prints configurations in tables and macros with them.
+# vbench.paper.fmt.configuration_tex prints configurations in tables and macros with them (the
+# same names: "LXC" in a table as in the figure beside it).
 
 #: Platforms in legends and tick labels (the prose's names, vbench.paper.abstract.READER_NAMES,
 #: without "hosts").
@@ -61,14 +62,9 @@ def _aa_copy(config: str, name_of) -> str | None:
 
 
 def platform_label(config: str) -> str:
-    """A configuration as a legend or tick label names it: "LXC", "native (A/A copy)"."""
+    """A configuration as the paper names it, in a legend, a tick label, a table or a macro: "LXC",
+    "native (A/A copy)" (the A/A copy's recorded name `native~aa` is an internal key)."""
     return _aa_copy(config, platform_label) or PLATFORM_LABELS.get(config, config)
-
-
-def configuration_name(config: str) -> str:
-    """A configuration as a table or macro prints it: as recorded ("lxc"), except the A/A copy,
-    "native (A/A copy)", whose recorded name `native~aa` is an internal key."""
-    return _aa_copy(config, configuration_name) or config
 
 
 def factor_name(factor: str) -> str:
@@ -76,7 +72,13 @@ def factor_name(factor: str) -> str:
     return FACTOR_NAMES.get(factor, factor)
 
 
+def level_name(factor: str, level: object) -> str:
+    """One level of a factor as a reader knows it ("bridge + NAT" for network.mode's `bridge+nat`);
+    else as recorded."""
+    return LEVEL_NAMES.get(factor, {}).get(str(level), str(level))
+
+
 def level_label(levels: Mapping[str, object]) -> str:
     """Factor levels named with their factors: "VMs per host: 2", "network: bridge + NAT"; several
     joined by "; "."""
-    return "; ".join(f"{factor_name(f)}: {LEVEL_NAMES.get(f, {}).get(str(v), str(v))}" for f, v in levels.items())
+    return "; ".join(f"{factor_name(f)}: {level_name(f, v)}" for f, v in levels.items())

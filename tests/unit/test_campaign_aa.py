@@ -126,8 +126,8 @@ def test_the_paper_prints_the_aa_ratio_beside_every_comparison():
     tex = table_overheads(lookup_of(compute_stats(samples, n_resamples=500)), samples)
     assert "A/A [CI]" in tex
     body = [line for line in tex.splitlines() if line.startswith("TeraSort")]
-    # One row, lxc's, with the A/A interval beside it; the copy has no row of its own.
-    assert len(body) == 1 and "& lxc &" in body[0] and body[0].count("[") == 3 and body[0].endswith("] \\\\")
+    # One row, LXC's, with the A/A interval beside it; the copy has no row of its own.
+    assert len(body) == 1 and "& LXC &" in body[0] and body[0].count("[") == 3 and body[0].endswith("] \\\\")
     assert "false-positive check" in tex
     failing = _samples(1.10)
     assert "\\dag" in table_overheads(lookup_of(compute_stats(failing, n_resamples=500)), failing)

@@ -317,10 +317,11 @@ def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
     ctx = MacroContext(campaign, lookup_of(pd.DataFrame()), "native", 0.95, 99, 1, 5.0, [], 5, {}, {})
     tex = macros_tex(ctx)
     assert r"\newcommand{\vbNumPlatforms}{2}" in tex
-    assert r"\newcommand{\vbPlatformList}{native, lxc}" in tex
-    assert r"\newcommand{\vbFactorLevels}{network.mode: bridge, bridge+nat, nat}" in tex
-    assert r"\newcommand{\vbFactorLevelsSentence}{ and the levels of network.mode (bridge, bridge+nat, nat)}" in tex
-    assert r"\newcommand{\vbPlatformsMissing}{oci, gvisor, qemu}" in tex
+    assert r"\newcommand{\vbPlatformList}{native, LXC}" in tex
+    # The factor and its levels as a reader knows them, not network.mode's recorded names.
+    assert r"\newcommand{\vbFactorLevels}{network: bridge, bridge + NAT, NAT}" in tex
+    assert r"\newcommand{\vbFactorLevelsSentence}{ and the levels of network (bridge, bridge + NAT, NAT)}" in tex
+    assert r"\newcommand{\vbPlatformsMissing}{OCI, gVisor, QEMU}" in tex
 
 
 def test_a_platform_only_the_sandbox_study_measured_is_not_said_unmeasured(tmp_path):
@@ -336,8 +337,8 @@ def test_a_platform_only_the_sandbox_study_measured_is_not_said_unmeasured(tmp_p
         MacroContext(campaign, lookup_of(pd.DataFrame()), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, sandbox=sandbox)
     )
     line = next(x for x in tex.splitlines() if x.startswith(r"\newcommand{\vbPlatformsMissing}"))
-    assert "gvisor (measured in the sandbox study's own campaign, sandbox)" in line
-    assert "lxc, oci," in line and "qemu}" in line  # the others as before, without a note
+    assert "gVisor (measured in the sandbox study's own campaign, sandbox)" in line
+    assert "LXC, OCI," in line and "QEMU}" in line  # the others as before, without a note
 
 
 def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
@@ -349,7 +350,7 @@ def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
     ref = load_campaign(Path(__file__).resolve().parents[2] / "data" / "raw" / "reference")
     stats = campaign_stats(ref, StatsConfig(n_resamples=99))
     tex = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}))
-    assert r"\newcommand{\vbNumPlatforms}{2}" in tex and r"\newcommand{\vbPlatformList}{native, lxc}" in tex
+    assert r"\newcommand{\vbNumPlatforms}{2}" in tex and r"\newcommand{\vbPlatformList}{native, LXC}" in tex
     assert r"\newcommand{\vbAASentence}{ with an A/A self-check (native (A/A copy): the baseline" in tex
     sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))
     before, after = sentence.split("The A/A check")

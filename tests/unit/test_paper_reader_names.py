@@ -13,7 +13,7 @@ from vbench.paper.results import lookup_of
 from vbench.paper.tables.micro import table_bonnie_block, table_pi_digits
 from vbench.paper.tables.terasort import table_tera_elapsed
 from vbench.samples import aa_label
-from vbench.wording import configuration_name, factor_name, level_label, platform_label
+from vbench.wording import factor_name, level_label, platform_label
 
 from tests.unit.builders import ESTIMATE_COLUMNS, STATS_KEY_COLUMNS
 
@@ -37,13 +37,21 @@ def _stats(rows):
 
 
 def test_the_aa_copy_is_named_after_its_baseline_in_tables_and_in_figures():
-    assert configuration_name(AA) == AA_NAME and platform_label(AA) == AA_NAME
-    assert (
-        configuration_name(aa_label("lxc")) == "lxc (A/A copy)" and platform_label(aa_label("lxc")) == "LXC (A/A copy)"
-    )
-    # Every other configuration prints as recorded in tables, as a reader knows it in figures.
-    assert configuration_name("lxc") == "lxc" and platform_label("lxc") == "LXC"
+    assert platform_label(AA) == AA_NAME and platform_label(aa_label("lxc")) == "LXC (A/A copy)"
     assert configuration_tex(AA) == AA_NAME and "~" not in configuration_tex(AA)
+
+
+def test_a_table_names_a_platform_as_the_figure_beside_it_does():
+    # Before: tables printed the recorded "lxc", "oci", "gvisor" beside figures' "LXC", "OCI", "gVisor".
+    assert [configuration_tex(p) for p in ("native", "lxc", "oci", "gvisor", "qemu")] == [
+        "native",
+        "LXC",
+        "OCI",
+        "gVisor",
+        "QEMU",
+    ]
+    # A configuration vbench has no reader name for (an inventory's label) prints as recorded.
+    assert configuration_tex("kvm_host") == r"kvm\_host"
 
 
 def test_a_level_is_named_with_its_factor():
@@ -103,7 +111,7 @@ def test_a_column_per_platform_table_names_no_factor_level_as_an_unmeasured_plat
     )
     samples = pd.concat([_samples(("native", "lxc", AA)), levels], ignore_index=True)
     tex = table_pi_digits(_stats(rows), samples, "native")
-    assert f"Not measured in this table: lxc, {AA_NAME}." in tex
+    assert f"Not measured in this table: LXC, {AA_NAME}." in tex
 
 
 # --- figures --------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from vbench.paper import sandbox as S  # noqa: E402
 from vbench.paper import style  # noqa: E402
 from vbench.paper.abstract import reader_name  # noqa: E402
 from vbench.paper.build import generate  # noqa: E402
-from vbench.paper.fmt import interval_text, tex_escape  # noqa: E402
+from vbench.paper.fmt import configuration_tex, interval_text, tex_escape  # noqa: E402
 from vbench.paper.results import lookup_of  # noqa: E402
 from vbench.paper.synthetic import write_synthetic_campaign  # noqa: E402
 from vbench.stats.campaign import load_campaign  # noqa: E402
@@ -99,7 +99,7 @@ def test_table_shows_the_preferred_ratio_of_every_metric_and_platform(built, pre
     tex = (built.out_dir / "generated" / "tables" / "sandbox.tex").read_text()
     labels = _labels(preferred)
     assert "gvisor" in {lb.partition("/")[0] for lb in labels} and "lxc" in labels
-    assert "Metric & Better & " + " & ".join(f"{tex_escape(p)} / native" for p in labels) + r" \\" in tex
+    assert "Metric & Better & " + " & ".join(f"{configuration_tex(p)} / native" for p in labels) + r" \\" in tex
     blocks = load_campaign(sandbox_dir).samples["block"].nunique()
     assert f"{int(blocks)} blocks give a paired-$t$ interval {int(blocks) - 1} degree" in tex
     lines = tex.splitlines()

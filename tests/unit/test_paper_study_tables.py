@@ -48,7 +48,7 @@ def test_a_mixed_clusters_nodes_get_their_own_platform_and_a_ratio_to_the_others
     tex = table_node_disks(None, pd.concat([dd, hd], ignore_index=True), "native")
     assert has_data(tex) and r"\label{tab:node-disks}" in tex
     # worker3 is the QEMU node: its row says so, and its dd mean is 30 / mean(100, 200) = 0.20 of the others'.
-    w3 = _cells(tex, "qemu & worker3")
+    w3 = _cells(tex, "QEMU & worker3")
     assert w3[4] == r"\num{0.20}" and w3[5] == r"\num{0.25}"
     # A baseline node is set against the other baseline nodes only: worker1 100 / 200.
     assert _cells(tex, "native & worker1")[4] == r"\num{0.50}"

@@ -89,8 +89,8 @@ def test_tera_elapsed_cells(stats, samples):
     others = {"platform": ["oci", "bridge"], "benchmark": ["terasort"] * 2, "level.network.mode": [None, "bridge"]}
     samples = pd.concat([samples, pd.DataFrame(others | {"host_platform": [None, "native"]})])
     tex = table_tera_elapsed(lookup_of(stats), samples, "native")
-    assert not any(line.startswith(("bridge &", "oci &")) for line in tex.splitlines())
-    assert "Measured in other experiments only: oci." in tex
+    assert not any(line.startswith(("bridge &", "OCI &")) for line in tex.splitlines())
+    assert "Measured in other experiments only: OCI." in tex
     native_row = next(line for line in tex.splitlines() if line.startswith("native &"))
     cells = [c.strip() for c in native_row.rstrip("\\ ").split("&")]
     assert cells[1] == r"\num{24.9 \pm 1.2}"  # TeraGen
@@ -98,8 +98,8 @@ def test_tera_elapsed_cells(stats, samples):
     assert cells[3] == r"\num{34.2}$^\dagger$"  # one run: no interval
     assert cells[4] == r"\textemdash" and cells[5] == r"\textemdash"  # phases not measured
     assert r"\label{tab:tera-elapsed}" in tex and r"\toprule" in tex and r"\bottomrule" in tex
-    assert "$^\\dagger$~one run only" in tex and "Not run in the campaigns this table reads: gvisor, qemu." in tex
-    lxc_row = next(line for line in tex.splitlines() if line.startswith("lxc &"))
+    assert "$^\\dagger$~one run only" in tex and "Not run in the campaigns this table reads: gVisor, QEMU." in tex
+    lxc_row = next(line for line in tex.splitlines() if line.startswith("LXC &"))
     assert r"\num{57.4 \pm 2.0}" in lxc_row
 
 
@@ -142,7 +142,7 @@ def test_bonnie_block_layout(stats, samples):
 def test_a_platform_of_the_tables_experiment_without_the_metric_is_a_dash(stats, samples):
     lxc_micro = stats.iloc[[-1]].assign(platform="lxc", metric="rewrite_bw", value=1.0)
     tex = table_bonnie_block(lookup_of(pd.concat([stats, lxc_micro], ignore_index=True)), samples, "native")
-    assert r"Test & native & lxc \\" in tex
+    assert r"Test & native & LXC \\" in tex
     assert r"Sequential write (\unit{\kibi\byte\per\second}) & \num{151500 \pm 7200} & \textemdash \\" in tex
 
 
@@ -206,7 +206,7 @@ def test_testbed_table_from_provenance_and_facts():
     tex = table_testbed(None, samples, "native", facts=facts)
     # A row per platform; an attribute with one value on every platform is said once, in the note,
     # with the platforms that did not record it.
-    assert r"Platform & Samples \\" in tex and r"qemu & 1 \\" in tex
+    assert r"Platform & Samples \\" in tex and r"QEMU & 1 \\" in tex
     assert "Java OpenJDK 17.0.15;" in tex
     assert "Accelerator tcg (not recorded for native)" in tex
     assert "vCPUs 2 (not recorded for native)" in tex
@@ -214,6 +214,23 @@ def test_testbed_table_from_provenance_and_facts():
     tex = table_testbed(None, two, "native", facts=facts)
     assert r"Platform & Kernel & vbench commit & Samples \\" in tex
     assert r"native & 6.1.0 & \texttt{0123456} & 1 \\" in tex
+
+
+def test_testbed_table_has_a_row_per_platform_not_per_compared_level():
+    # Before: a campaign comparing VMs per host printed rows "1", "2", "4" beside "native" and "LXC".
+    samples = pd.DataFrame(
+        {
+            "platform": ["native", "lxc", "1", "2", "2"],
+            "host_platform": [None, None, "oci", "oci", "oci"],
+            "level.vms_per_host": [None, None, 1, 2, 2],
+            "kernel": ["6.1.0", "6.1.0", "6.2.0", "6.2.0", "6.2.0"],
+        }
+    )
+    tex = table_testbed(None, samples, "native")
+    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0]
+    assert [line.split(" & ")[0] for line in body.strip().splitlines()] == ["native", "LXC", "OCI"]
+    assert r"OCI & 6.2.0 & 3 \\" in body
+    assert "Not run in the campaigns this table reads: gVisor, QEMU." in tex
 
 
 def test_paper_map_lists_every_artifact():
@@ -264,7 +281,7 @@ def test_pernode_table_shows_a_node_that_finished_nothing_and_names_the_straggle
     w2 = next(line for line in tex.splitlines() if " & worker2 & " in line)
     assert [c.strip() for c in w1.rstrip("\\ ").split("&")][4:7] == ["3", r"\num{12.0}", r"\num{14.0}"]
     cells = [c.strip() for c in w2.rstrip("\\ ").split("&")]
-    assert cells[3] == "qemu" and cells[4] == "0" and cells[5] == r"\textemdash" and cells[8] == "3"
+    assert cells[3] == "QEMU" and cells[4] == "0" and cells[5] == r"\textemdash" and cells[8] == "3"
     assert "worker2 (qemu) is the straggler" in tex
 
 
@@ -289,8 +306,8 @@ def test_a_column_of_an_emulated_platform_is_marked_and_its_note_says_what_it_is
     vm = {"platform": "qemu", "benchmark": "bonnie", "metric": "seq_write_bw", "value": 2000.0}
     both = lookup_of(pd.concat([stats, qemu_micro], ignore_index=True))
     plain = table_bonnie_block(both, pd.concat([samples, pd.DataFrame([vm])], ignore_index=True), "native")
-    assert r"Test & native & qemu \\" in plain and "TCG" not in plain
+    assert r"Test & native & QEMU \\" in plain and "TCG" not in plain
     stamped = {**vm, "host_platforms": {"master": "qemu"}, "host_accelerators": {"master": "tcg"}}
     tex = table_bonnie_block(both, pd.concat([samples, pd.DataFrame([stamped])], ignore_index=True), "native")
-    assert r"Test & native & qemu" + EMULATED_MARK + r" \\" in tex
+    assert r"Test & native & QEMU" + EMULATED_MARK + r" \\" in tex
     assert "software emulation" in tex

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from vbench.wording import configuration_name
+from vbench.wording import platform_label
 
 #: What a cell or macro shows when there is no data for it.
 NOT_MEASURED = r"\textemdash"
@@ -68,9 +68,9 @@ def tex_escape(text: object) -> str:
 
 
 def configuration_tex(config: object) -> str:
-    """A configuration as the paper prints it (`vbench.wording.configuration_name`: the A/A copy
-    `native~aa` as "native (A/A copy)"), safe inside LaTeX."""
-    return tex_escape(configuration_name(str(config)))
+    """A configuration as the paper prints it (`vbench.wording.platform_label`: "LXC", the A/A
+    copy `native~aa` as "native (A/A copy)"), safe inside LaTeX."""
+    return tex_escape(platform_label(str(config)))
 
 
 def and_list(items: list[str]) -> str:

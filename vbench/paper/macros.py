@@ -51,6 +51,7 @@ from vbench.paper.fmt import (
     size_display,
     tex_escape,
 )
+from vbench.wording import factor_name, level_name
 
 
 @dataclass(frozen=True)
@@ -444,23 +445,14 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbNumPlatforms"] = str(len(plats))
     m["vbPlatformList"] = ", ".join(configuration_tex(p) for p in plats) or NOT_MEASURED_TEXT
     levels = compared_levels(s)
-    m["vbFactorLevels"] = (
-        "; ".join(
-            f"{tex_escape(k)}: " + ", ".join(tex_escape(v) for v in sorted(vs, key=natural_key))
-            for k, vs in sorted(levels.items())
-        )
-        or "none"
-    )
-    m["vbFactorLevelsSentence"] = (
-        "".join(
-            f" and the levels of {tex_escape(k)} ("
-            + ", ".join(tex_escape(v) for v in sorted(vs, key=natural_key))
-            + ")"
-            for k, vs in sorted(levels.items())
-        )
-        if levels
-        else ""
-    )
+    # Factors and levels as a reader knows them ("network: bridge, bridge + NAT, NAT"), in the
+    # order of their recorded names.
+    named = [
+        (tex_escape(factor_name(k)), ", ".join(tex_escape(level_name(k, v)) for v in sorted(vs, key=natural_key)))
+        for k, vs in sorted(levels.items())
+    ]
+    m["vbFactorLevels"] = "; ".join(f"{k}: {v}" for k, v in named) or "none"
+    m["vbFactorLevelsSentence"] = "".join(f" and the levels of {k} ({v})" for k, v in named)
     missing = [p for p in PLATFORMS if p not in plats]
     # The sandbox study keeps its own campaign: a platform only it measured is not "unmeasured".
     sandboxed = set(measured_platforms(ctx.sandbox.samples)) if ctx.sandbox is not None else set()

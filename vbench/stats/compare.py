@@ -69,17 +69,22 @@ def comparison_view(samples: pd.DataFrame, compare: Sequence[str]) -> pd.DataFra
     return out.rename(columns={c: LEVEL + c.removeprefix("factor.") for c in cols if c != PLATFORM})
 
 
-def measured_platforms(samples: pd.DataFrame) -> list[str]:
-    """The platforms the samples measured: `platform`, except in a comparison view, whose
-    `platform` holds factor levels and whose platform is `host_platform`."""
-    if samples.empty or PLATFORM not in samples.columns:
-        return []
+def sample_platforms(samples: pd.DataFrame) -> pd.Series:
+    """The platform each sample ran on: `platform`, except in a comparison view, whose `platform`
+    holds factor levels ("2", "bridge+nat") and whose platform is `host_platform`."""
     plat = samples[PLATFORM].astype(str)
     levels = [c for c in samples.columns if c.startswith(LEVEL)]
     if levels and "host_platform" in samples.columns:
         compared = samples[levels].notna().any(axis=1) & samples["host_platform"].notna()
         plat = plat.where(~compared, samples["host_platform"].astype(str))
-    return list(dict.fromkeys(plat))
+    return plat
+
+
+def measured_platforms(samples: pd.DataFrame) -> list[str]:
+    """The platforms the samples measured (sample_platforms), in the order first met."""
+    if samples.empty or PLATFORM not in samples.columns:
+        return []
+    return list(dict.fromkeys(sample_platforms(samples)))
 
 
 def compared_levels(samples: pd.DataFrame) -> dict[str, list[str]]:

@@ -215,7 +215,7 @@ def table_sandbox(stats, samples, baseline="native") -> str:
     )
     return render(
         Grid(
-            ["Metric", "Better"] + [rf"{configuration_tex(p)} / {tex_escape(baseline)}" for p in platforms],
+            ["Metric", "Better"] + [rf"{configuration_tex(p)} / {configuration_tex(baseline)}" for p in platforms],
             body,
             "ll" + "c" * len(platforms),
             caption,

@@ -7,6 +7,7 @@ import re
 
 import pandas as pd
 
+from vbench.stats.compare import sample_platforms
 from vbench.stats.keys import natural_key
 
 from vbench.paper.fmt import NOT_MEASURED, configuration_tex, tex_escape
@@ -44,7 +45,8 @@ def _distinct(values) -> str:
 def testbed_rows(
     samples: pd.DataFrame, facts: list[dict], baseline: str
 ) -> tuple[list[str], list[tuple[str, list[str]]]]:
-    """(platforms, [(attribute, value per platform)]) from the samples' provenance and host facts."""
+    """(platforms, [(attribute, value per platform)]) from the samples' provenance and host facts;
+    `samples` with `platform` the platform each ran on (_on_platforms)."""
     platforms = campaign_platforms(samples, baseline)
     for f in facts:
         p = str(f.get("platform", ""))
@@ -76,6 +78,13 @@ def testbed_rows(
     return platforms, out
 
 
+def _on_platforms(samples: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The samples with `platform` the platform each ran on (sample_platforms). Pure."""
+    if samples is None or samples.empty or "platform" not in samples.columns:
+        return samples
+    return samples.assign(platform=sample_platforms(samples))
+
+
 def _plain_text(v) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
@@ -102,6 +111,10 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
     facts + provenance). An attribute with one value on every platform that recorded it is said
     once, in the note, so that the table fits its page; hashes and commits are printed with their
     first 7 characters, as git abbreviates them."""
+    # A row per platform the hosts ran, not per compared level: a campaign comparing VMs per host
+    # or network modes adds its samples to its platform's row (its levels "1", "2", "bridge" were
+    # rows of their own before).
+    samples = _on_platforms(samples)
     platforms, attrs = testbed_rows(samples, facts or [], baseline)
     attrs = [(name, [_short_hashes(name, v) for v in vals]) for name, vals in attrs]
     common = [
