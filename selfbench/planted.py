@@ -39,6 +39,7 @@ with the same --out, it resumes: each campaign skips the cells it has.
 
     python3 selfbench/planted.py [--out DIR] [--allow-loaded]   # run (~14 h here), then report
     python3 selfbench/planted.py --plan                          # every design's plan and time estimate
+    python3 selfbench/planted.py --protocol default --out DIR    # one protocol's truth and repetitions
     python3 selfbench/planted.py --campaign DIR                  # report on a directory already run
 """
 
@@ -539,17 +540,18 @@ def run(args) -> int:
     from vbench.campaign.progress import ProgressReport
     from vbench.campaign.runner import run_campaign
 
-    studies = load_studies(args.params_dir)
+    protocols = chosen(args.protocol)
+    studies = load_studies(args.params_dir, protocols)
     if refused_designs(studies.values()):  # every design, before the first campaign starts
         return 2
-    print(plan_lines(studies), flush=True)
+    print(plan_lines(studies, protocols), flush=True)
     print(f"load average before: {before:.2f}; directory: {args.out}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     sampler = LoadSampler(args.load_interval).start()
     t0, started = time.monotonic(), time.time()
     results, failures = {}, 0
     try:
-        for c in campaigns():
+        for c in campaigns(protocols):
             study = studies[c.design]
             raw = args.out / c.directory
             raw.mkdir(parents=True, exist_ok=True)
@@ -574,19 +576,34 @@ def run(args) -> int:
     return 1 if failures else 0
 
 
+def chosen(names: Sequence[str] | None) -> tuple[Protocol, ...]:
+    """The protocols named (--protocol, whose choices are PROTOCOLS' names), in PROTOCOLS' order;
+    all when none is: the test of one protocol (its truth, then its repetitions) can run alone, in
+    sessions of its own, and resume. Pure."""
+    return tuple(p for p in PROTOCOLS if not names or p.name in names)
+
+
 def main(argv=None) -> int:
-    args = measurement_parser(
+    parser = measurement_parser(
         __doc__,
         "directory to run into, or to resume (default: /tmp/vbench-planted-<time>)",
         "report on this directory (a previous --out); run nothing",
         "print every design's plan and estimated time; run nothing",
-    ).parse_args(argv)
-    return measurement_main(args, report=from_directory, plan=_plan, run=run, out_name="planted")
+    )
+    parser.add_argument(
+        "--protocol",
+        action="append",
+        choices=[p.name for p in PROTOCOLS],
+        help="test this protocol only (its truth and its repetitions); repeatable; default: every one",
+    )
+    args = parser.parse_args(argv)
+    plan = lambda params_dir: _plan(params_dir, chosen(args.protocol))  # noqa: E731
+    return measurement_main(args, report=from_directory, plan=plan, run=run, out_name="planted")
 
 
-def _plan(params_dir: Path) -> tuple[str, list]:
-    studies = load_studies(params_dir)
-    return plan_lines(studies), list(studies.values())
+def _plan(params_dir: Path, protocols: Sequence[Protocol] = PROTOCOLS) -> tuple[str, list]:
+    studies = load_studies(params_dir, protocols)
+    return plan_lines(studies, protocols), list(studies.values())
 
 
 if __name__ == "__main__":

@@ -255,6 +255,25 @@ def test_the_plan_costs_every_campaign(planted):
     assert "estimated total: 14h01m (22 campaigns)" in text  # docs/planted-effects.md quotes it
 
 
+def test_one_protocol_runs_alone_its_truth_then_its_repetitions(planted):
+    # --protocol default: the default protocol's test in sessions of its own (the whole test is 14 h).
+    assert planted.chosen(None) == planted.PROTOCOLS and planted.chosen([]) == planted.PROTOCOLS
+    default = planted.chosen(["default"])
+    assert [p.name for p in default] == ["default"]
+    runs = planted.campaigns(default, repetitions=2)
+    assert [c.directory for c in runs] == ["planted-truth-default", "planted-default/rep01", "planted-default/rep02"]
+    text = planted.plan_lines(planted.load_studies(REPO / "params", default), default)
+    assert "design planted-lean:" not in text and "design planted-truth-lean:" not in text
+    assert "estimated total: 6h49m (11 campaigns)" in text  # docs/planted-effects.md quotes it
+    # The default protocol's designs run the main job's job: output-size gate, testbeds in cpu cgroups.
+    from vbench.campaign.study import load_study
+
+    main_job = load_study(REPO / "params", "default").experiment
+    for name in ("planted-default", "planted-truth-default"):
+        e = load_study(REPO / "params", name).experiment
+        assert e.suite == main_job.suite and e.testbed == main_job.testbed == {"cpu_group": True}
+
+
 #: This machine (2 CPUs, 24 GiB), where four clusters up together were refused.
 MACHINE = {"mem_total_mb": 24152, "cpus": 2}
 
