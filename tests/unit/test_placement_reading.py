@@ -31,47 +31,12 @@ def _campaign(effect: float, seed: int = 1, blocks: int = 8) -> pd.DataFrame:
         drift = rng.normal(0, 0.1)
         for cfg in ("native", "lxc"):
             busiest = int(rng.choice([3, 4]))
-            run = f"{cfg}-{b}"
-            nodes = ["worker1"] * busiest + ["worker2"] * (4 - busiest)
-            for i, node in enumerate(nodes):
-                rows.append(
-                    dict(
-                        run_id=run,
-                        platform=cfg,
-                        block=b,
-                        benchmark="terasort",
-                        metric="map_attempt_time",
-                        step="terasort",
-                        node=node,
-                        workers=2,
-                        value=5.0 + i,
-                    )
-                )
-            rows += [
-                dict(
-                    run_id=run,
-                    platform=cfg,
-                    block=b,
-                    benchmark="terasort",
-                    metric="map_attempt_time",
-                    step="teragen",
-                    node="worker2",
-                    workers=2,
-                    value=3.0,
-                )
-            ]
+            run = {"run_id": f"{cfg}-{b}", "platform": cfg, "block": b, "benchmark": "terasort", "workers": 2}
+            maps = [("terasort", "worker1")] * busiest + [("terasort", "worker2")] * (4 - busiest)
+            for step, node in maps + [("teragen", "worker2")]:
+                rows.append({**run, "metric": "map_attempt_time", "step": step, "node": node, "value": 5.0})
             job = 20 * math.exp(drift + effect * busiest + rng.normal(0, 0.005))
-            rows.append(
-                dict(
-                    run_id=run,
-                    platform=cfg,
-                    block=b,
-                    benchmark="terasort",
-                    metric="terasort_job_time",
-                    value=job,
-                    workers=2,
-                )
-            )
+            rows.append({**run, "metric": "terasort_job_time", "value": job})
     return pd.DataFrame(rows)
 
 
