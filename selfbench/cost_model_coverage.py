@@ -42,11 +42,6 @@ from vbench.stats.cost_prediction import prediction_inputs, prediction_table
 MODES = ("joint", "independent")
 
 
-def fit_campaign(d: Path, *, seed: int, quiet_baseline: bool) -> None:
-    """world.fit_campaign, with the unplanted configuration's noise optionally zero."""
-    world.fit_campaign(d, seed=seed, quiet_baseline=quiet_baseline)
-
-
 def _summaries(records):
     """The records with their blocks dropped: only the summaries, drawn independently."""
 
@@ -90,7 +85,7 @@ def scan(pairs: int, draws: int, first_seed: int, quiet_baseline: bool, blocks: 
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(first_seed, first_seed + pairs):
             root = Path(tmp) / str(i)
-            fit_campaign(root / "fit", seed=1000 + i, quiet_baseline=quiet_baseline)
+            world.fit_campaign(root / "fit", seed=1000 + i, quiet_baseline=quiet_baseline)
             world.calibration_campaign(root / "cal", seed=5000 + i)
             inputs = prediction_inputs(load_campaign(root / "fit"), load_campaign(root / "cal"))
             for mode, these in zip(MODES, (inputs, independent(inputs))):

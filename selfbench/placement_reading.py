@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import statsmodels.api as sm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -82,20 +83,8 @@ def runs_frame(samples: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _ols(y: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int]:
-    """Coefficients, their standard errors, the residual s.d. and residual d.f. Pure."""
-    beta, *_ = np.linalg.lstsq(x, y, rcond=None)
-    resid = y - x @ beta
-    dof = len(y) - np.linalg.matrix_rank(x)
-    sigma2 = float(resid @ resid) / dof if dof > 0 else float("nan")
-    cov = sigma2 * np.linalg.pinv(x.T @ x)
-    return beta, np.sqrt(np.diag(cov)), math.sqrt(sigma2) if dof > 0 else float("nan"), dof
-
-
 def reading(name: str, runs: pd.DataFrame) -> PlacementReading:
     """The split table and the placement effect of one campaign's runs (runs_frame). Pure."""
-    from scipy import stats as sps
-
     splits = {
         str(cfg): {str(sp): (int(len(g)), float(g["job_s"].median())) for sp, g in grp.groupby("split", sort=True)}
         for cfg, grp in runs.groupby("platform", sort=True)
@@ -109,10 +98,10 @@ def reading(name: str, runs: pd.DataFrame) -> PlacementReading:
     with_placement = np.column_stack([base, runs["busiest"].to_numpy(float)])
     effect = low = high = sd_without = sd_with = None
     if runs["busiest"].nunique() > 1 and len(y) > with_placement.shape[1]:
-        _, _, sd_without, _ = _ols(y, base)
-        beta, se, sd_with, dof = _ols(y, with_placement)
-        t = float(sps.t.ppf(0.975, dof))
-        effect, low, high = float(beta[-1]), float(beta[-1] - t * se[-1]), float(beta[-1] + t * se[-1])
+        fit = sm.OLS(y, with_placement).fit()
+        sd_without, sd_with = math.sqrt(sm.OLS(y, base).fit().scale), math.sqrt(fit.scale)
+        effect = float(fit.params[-1])
+        low, high = (float(v) for v in fit.conf_int(0.05)[-1])
     return PlacementReading(name, len(runs), splits, effect, low, high, sd_without, sd_with)
 
 

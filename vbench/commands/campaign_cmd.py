@@ -190,17 +190,15 @@ def measured_dir(args) -> Path:
         return args.data / "raw" / args.campaign
     if args.name:
         return named_dir(args.name, args.data)
-    name = pipeline_campaign(args.params_dir)
-    if Path(name).name == name and (args.data / "raw" / name).is_dir():
-        return args.data / "raw" / name
-    return args.data / "raw" / campaign_name(name, "name")
+    return named_dir(pipeline_campaign(args.params_dir), args.data, elsewhere=False)
 
 
-def named_dir(name: str, data: Path) -> Path:
-    """A campaign a user named: NAME under DATA/raw/, or NAME as a directory elsewhere."""
+def named_dir(name: str, data: Path, *, elsewhere: bool = True) -> Path:
+    """A campaign by name: NAME under DATA/raw/, or (`elsewhere`, a name a user gave) NAME as a
+    directory elsewhere."""
     if Path(name).name == name and (data / "raw" / name).is_dir():
         return data / "raw" / name
-    if Path(name).is_dir():
+    if elsewhere and Path(name).is_dir():
         return Path(name)  # a campaign directory elsewhere (e.g. selfbench's --out)
     return data / "raw" / campaign_name(name, "name")
 
