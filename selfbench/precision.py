@@ -765,7 +765,8 @@ def measurement_main(args: argparse.Namespace, *, report, plan, run, out_name: s
     planted.py): report on a directory already run (--campaign: `report(directory)`), print the
     plan (--plan: `plan(params_dir)` gives its text and the studies, each refused on stderr when
     this machine cannot hold it), or run into --out (`run(args)`). A params or design file refused
-    as it loads is one line on stderr. The exit status."""
+    as it loads is one line on stderr, and so is an interrupt (exit 130; every testbed is down by
+    the time it arrives here). The exit status."""
     try:
         if args.campaign is not None:
             return report(args.campaign)
@@ -780,6 +781,9 @@ def measurement_main(args: argparse.Namespace, *, report, plan, run, out_name: s
         return run(args)
     except ParamsError as exc:
         return refused_params(exc)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (vbench.lifecycle.Terminated): torn down by then
+        print(f"{out_name}: interrupted ({exc or 'SIGINT'}); the same --out resumes it", file=sys.stderr)
+        return 130
 
 
 def _plan(params_dir: Path) -> tuple[str, list]:

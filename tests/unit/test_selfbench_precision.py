@@ -246,6 +246,22 @@ def test_the_refusal_of_clusters_up_together_names_the_design_and_the_field(caps
 
 
 @pytest.mark.parametrize("script", ["precision", "planted"])
+def test_an_interrupted_run_ends_in_one_line_saying_how_to_resume(script, monkeypatch, capsys, tmp_path):
+    """Ctrl-C or SIGTERM (vbench.lifecycle.Terminated) while the campaigns run: exit 130 and one
+    line, not a traceback (the runner has torn its testbeds down by then)."""
+    from vbench.lifecycle import Terminated
+
+    def interrupted(args):
+        raise Terminated("received signal SIGTERM")
+
+    mod = selfbench_scripts.load(script)
+    monkeypatch.setattr(mod, "run", interrupted)
+    assert mod.main(["--out", str(tmp_path / "c")]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{script}: interrupted (received signal SIGTERM); the same --out resumes it"]
+
+
+@pytest.mark.parametrize("script", ["precision", "planted"])
 def test_a_design_file_refused_as_it_loads_is_one_line_naming_the_file(script, capsys, tmp_path):
     import shutil
 
