@@ -164,7 +164,21 @@ def test_the_vms_per_host_table_has_a_row_per_level_and_terasorts_ratio_to_the_b
     # TeraSort over the same block's with one guest per host: ~0.90 and ~0.80, intervals below 1.
     low, high = (float(x) for x in re.findall(r"\\num\{([0-9.]+)\}", four[-1])[1:3])
     assert high < 1 and 0.78 < low < 0.81
-    assert "NUMA" in tex and "Experiment \\texttt{vms-per-host}" in tex
+    assert "NUMA" in tex and "Campaign \\texttt{vms-per-host}" in tex
+
+
+def test_an_experiment_is_named_by_its_campaign_and_by_its_own_name_only_beside_another_of_it():
+    from vbench.paper.results import experiment_source, experiment_sources
+
+    samples = pd.DataFrame(
+        {
+            "experiment": ["platforms", "platforms", "vms", "platforms@b", "x", "x"],
+            "campaign": ["a", "a", "a", "b", "c", "d"],
+        }
+    )
+    assert experiment_sources(samples) == {"platforms": "a (platforms)", "vms": "a (vms)", "platforms@b": "b"}
+    assert experiment_source(samples, "x") == ""  # samples of two campaigns: no one source
+    assert experiment_source(pd.DataFrame(), "platforms@b") == "b" and experiment_source(None, "platforms") == ""
 
 
 def test_without_a_design_varying_guests_per_host_the_table_says_not_measured():
@@ -191,7 +205,7 @@ def test_the_racks_table_has_a_row_per_topology_and_teragens_ratio_to_the_flat_o
     # TeraGen over the same block's without racks: ~0.80, its interval below 1.
     estimate, low, high = (float(x) for x in re.findall(r"\\num\{([0-9.]+)\}", rack[-1])[:3])
     assert 0.79 < estimate < 0.81 and low < estimate < high < 1
-    assert "Experiment \\texttt{racks}" in tex and "vs flat" in tex
+    assert "Campaign \\texttt{racks}" in tex and "vs flat" in tex
 
 
 def _two_racks_runs(root):
@@ -211,27 +225,34 @@ def _two_racks_runs(root):
 
 
 def test_two_runs_of_the_racks_design_get_a_heading_each_and_their_own_ratios(tmp_path):
-    """The table heads each run's rows with its name and computes each ratio within its own blocks."""
+    """The table heads each run's rows with its campaign's name (never the statistics' racks@<campaign>
+    key) and computes each ratio within its own blocks."""
     stats, samples, note = _two_racks_runs(tmp_path)
     tex = table_racks(stats, samples)
     heads = re.findall(r"\\multicolumn\{3\}\{l\}\{\\emph\{([^}]*)\}\}", tex)
-    assert heads == ["racks", "racks@racks-again"], (heads, note)
+    assert heads == ["racks", "racks-again"], (heads, note)
+    assert "@" not in tex
     racks = [ln for ln in tex.splitlines() if ln.startswith("rack ")]
     ratios = [float(re.findall(r"\\num\{([0-9.]+)\}", ln.split("&")[-1])[0]) for ln in racks]
     assert len(racks) == 2 and 0.79 < ratios[0] < 0.81 and 0.94 < ratios[1] < 0.96
 
 
-def test_the_factors_figure_gives_each_run_of_a_design_its_own_bar_and_label(tmp_path):
+def test_the_factors_figure_gives_each_run_of_a_design_its_own_bar_and_label(tmp_path, monkeypatch):
     """Two experiments sharing a size and a level name (`rack`, 256 MB) are two cells, each
-    labelled with its experiment and baseline, not one index label twice."""
-    from vbench.paper.figures import _tick_label, fig_factors
+    labelled with its campaign and baseline, not one index label twice, and no label holds the
+    statistics' `<experiment>@<campaign>` key."""
+    from vbench.paper import figures as F
 
     stats, samples, _ = _two_racks_runs(tmp_path)
-    paths = fig_factors(stats, samples, tmp_path / "fig")
+    drawn: list[str] = []
+    real = F._tick_label
+    monkeypatch.setattr(F, "_tick_label", lambda cell, *a: drawn.append(cell) or real(cell, *a))
+    paths = F.fig_factors(stats, samples, tmp_path / "fig")
     assert [p.suffix for p in paths] == [".pdf", ".png"] and all(p.stat().st_size > 0 for p in paths)
-    label = _tick_label("racks@jeong2017-racks-nospec, 256MB, vs flat")
-    assert label.splitlines()[0] == "racks" and label.splitlines()[-2:] == ["256MB", "vs flat"]
-    assert max(len(line) for line in label.splitlines()) <= 14 and "nospec" in label
+    assert sorted(c.split(", ")[0] for c in drawn) == ["racks", "racks-again"], drawn
+    label = F._tick_label("jeong2017-racks-nospec, 256MB, vs flat")
+    assert label.splitlines()[-2:] == ["256MB", "vs flat"] and "nospec" in label
+    assert max(len(line) for line in label.splitlines()) <= 14
 
 
 def test_without_a_design_varying_the_topology_the_racks_table_says_not_measured():

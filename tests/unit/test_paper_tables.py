@@ -121,12 +121,12 @@ def test_replication_table_groups_each_experiment_and_size_and_keeps_teragen_alo
     tex = table_tera_replication(lookup_of(pd.DataFrame(rows, columns=COLS)), samples, "native")
     lines = [ln for ln in tex.splitlines() if ln.startswith(("\\multicolumn{7}", "1 &", "3 &"))]
     assert lines == [
-        r"\multicolumn{7}{l}{\emph{platforms@vmware2015, 16MB}} \\",
+        r"\multicolumn{7}{l}{\emph{vmware2015, 16MB}} \\",  # the campaign, never the statistics' key
         r"1 & native & \num{13.5 \pm 1.0} & \textemdash & \textemdash & \textemdash & \textemdash \\",
-        r"\multicolumn{7}{l}{\emph{platforms@vmware2015, 48MB}} \\",
+        r"\multicolumn{7}{l}{\emph{vmware2015, 48MB}} \\",
         r"1 & native & \num{14.3 \pm 1.0} & \num{20.3 \pm 1.0} & \textemdash & \textemdash & \textemdash \\",
         r"3 & native & \num{12.7 \pm 1.0} & \num{19.5 \pm 1.0} & \textemdash & \textemdash & \textemdash \\",
-        r"\multicolumn{7}{l}{\emph{platforms@vmware2015-teragen-large, 2048MB}} \\",
+        r"\multicolumn{7}{l}{\emph{vmware2015-teragen-large, 2048MB}} \\",
         r"1 & native & \num{27.4 \pm 1.0} & \textemdash & \textemdash & \textemdash & \textemdash \\",
         r"3 & native & \num{35.6 \pm 1.0} & \textemdash & \textemdash & \textemdash & \textemdash \\",
     ]

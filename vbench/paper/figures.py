@@ -419,9 +419,9 @@ def fig_timeseries(
 
 
 def _tick_label(cell: str, width: int = 14) -> str:
-    """A factor cell's tick label: a line per part, long names (a campaign after an experiment's
-    `@`) broken at their hyphens so neighbouring cells' labels do not overlap."""
-    parts = cell.replace("@", ", @").split(", ")
+    """A factor cell's tick label: a line per part, long names (a campaign's) broken at their
+    hyphens so neighbouring cells' labels do not overlap."""
+    parts = cell.split(", ")
     return "\n".join(line for part in parts for line in textwrap.wrap(part, width, break_on_hyphens=True))
 
 
@@ -468,7 +468,9 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
         base_names = [named.get(k, k[1]) for k in zip(experiments, d["baseline"].astype(str))]
         # A cell is one experiment's size and baseline: two studies (or two runs of one design)
         # may share a size and a level name, and each is normalised to its own baseline.
-        cell = experiments + ", " + d["size"].astype(str) + ", vs " + pd.Series(base_names, index=d.index)
+        # Named by campaign, never by the statistics' `<experiment>@<campaign>` key.
+        sources = {e: R.experiment_source(samples, e) or e for e in experiments.unique()}
+        cell = experiments.map(sources) + ", " + d["size"].astype(str) + ", vs " + pd.Series(base_names, index=d.index)
         d = d.assign(_cell=cell.to_numpy(), _level=level_names, _base=base_names)
         cells = sorted(d["_cell"].unique(), key=natural_key)
         levels = sorted(d["_level"].unique(), key=natural_key)

@@ -197,48 +197,6 @@ def overhead_sentence(
     )
 
 
-#: The workloads the abstract quotes beside TeraSort, one metric each, as the studies report them.
-WORKLOADS = (
-    ("nnbench", "create_write_avg_latency", "NNBench create/write latency"),
-    ("mrbench", "avg_job_time", "MRBench job time"),
-    ("wordcount", "job_wall_time", "WordCount job time"),
-    ("dfsio", "write_throughput", "TestDFSIO write throughput"),
-    ("pi", "job_wall_time", "Pi job time"),
-    ("sort", "sort_time", "Sort time"),
-)
-
-
-def study_experiment(stats: R.StatisticsLookup, bench: str, metric: str, exclude: str | None = None) -> str | None:
-    """The experiment the abstract quotes for one workload in the studies' designs: of those that
-    compared `metric` (other than `exclude`), the first by the paper's one ranking
-    (`experiments_for` with no preferred name: most platforms, then most pairs); None when there
-    is none. Pure."""
-    ranked = R.experiments_for(stats, bench, [metric], prefer=(), compared=True)
-    return next((e for e in ranked if e != exclude), None)
-
-
-def workloads_sentence(stats: R.StatisticsLookup, baseline: str) -> str:
-    """What each platform cost on every workload the studies' designs measured, one clause per
-    workload, each naming the experiment it reads (`study_experiment`): TeraSort first, apart
-    from the experiment the main TeraSort sentence reads; empty when none was."""
-    main = R.pick_experiment(stats, "terasort", ["terasort_time"], ("platforms",))
-    clauses = []
-    for bench, metric, stem in (("terasort", "terasort_time", "TeraSort time"), *WORKLOADS):
-        ex = study_experiment(stats, bench, metric, exclude=main if bench == "terasort" else None)
-        if not ex:
-            continue
-        parts, _, cell = _overheads(stats, baseline, bench, metric, experiment=ex)
-        if parts:
-            clauses.append(rf"{stem} ({_cell_text(bench, cell)}, \texttt{{{tex_escape(ex)}}}) by {and_list(parts)}")
-    if not clauses:
-        return ""
-    return (
-        rf"In the studies' designs, relative to {A.reader_name(baseline)}: "
-        + "; ".join(clauses)
-        + r" (positive is worse)."
-    )
-
-
 def findings_sentence(delta: list[DeltaRow]) -> str:
     """Which published claims held here and which did not, by finding; empty when none was decided.
     Only findings tested on what they need: a stand-in's verdict (an emulated VM for KVM, a
@@ -515,7 +473,6 @@ def macros_tex(ctx: MacroContext) -> str:
     m.update(headline_macros(ctx.stats, ctx.baseline))
     m["vbTeraSortSentence"] = overhead_sentence(ctx.stats, ctx.baseline)
     m["vbWordCountSentence"] = overhead_sentence(ctx.stats, ctx.baseline, "WordCount", "wordcount", "job_wall_time")
-    m["vbWorkloadsSentence"] = workloads_sentence(ctx.stats, ctx.baseline)
     m["vbFindingsSentence"] = findings_sentence(ctx.delta)
     m.update(sandbox_macros(ctx.sandbox, ctx.baseline))
     # The abstract: one answer per platform (vbench.paper.abstract), in a reader's names.

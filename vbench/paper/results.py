@@ -254,3 +254,29 @@ def platforms_in(stats: StatisticsLookup, baseline: str, **where) -> list[str]:
         return []
     ps = sorted(r["platform"].astype(str).unique(), key=natural_key)
     return ([baseline] if baseline in ps else []) + [p for p in ps if p != baseline]
+
+
+def experiment_sources(samples: pd.DataFrame | None) -> dict[str, str]:
+    """Experiment as the statistics name it -> the campaign its samples came from (its directory
+    under data/raw/), with the experiment's recorded name after it where that campaign holds more
+    than one ("vmware2015 (vms_per_host)"): what a table or figure calls it. `<experiment>@<campaign>`
+    is the statistics' key for two campaigns' experiments of one name
+    (vbench.stats.campaign.distinct_experiments), not a name for a reader. An experiment whose
+    samples name no campaign, or several, is absent. Pure."""
+    if samples is None or samples.empty or "campaign" not in samples.columns:
+        return {}
+    pairs = samples[["experiment", "campaign"]].dropna().astype(str).drop_duplicates()
+    per_campaign = pairs.groupby("campaign")["experiment"].nunique()
+    sources = pairs.groupby("experiment")["campaign"].agg(list)
+    return {
+        e: c if per_campaign[c] == 1 else f"{c} ({e.partition('@')[0]})"
+        for e, (c, *more) in sources.items()
+        if not more
+    }
+
+
+def experiment_source(samples: pd.DataFrame | None, experiment: str) -> str:
+    """`experiment_sources` of one experiment; without samples that name its campaign, the
+    campaign after its `@`, else "" (a reader then gets the experiment's own name). Pure."""
+    e = str(experiment)
+    return experiment_sources(samples).get(e) or e.partition("@")[2]

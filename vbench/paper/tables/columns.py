@@ -163,7 +163,7 @@ def platform_columns(
     notes = [
         cells.notes() if body else "",
         about if body else "",
-        where_note(*where) if body else "",
+        where_note(samples, *where) if body else "",
         EMULATED_NOTE if body and emulated else "",
         ("Not measured in this table: " + ", ".join(configuration_tex(p) for p in unmeasured) + ".")
         if unmeasured

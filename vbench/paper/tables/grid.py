@@ -156,8 +156,18 @@ class Cells:
         return _cell_notes(self.ns, self.missing, self.single, pooled=self.pooled)
 
 
-def where_note(experiment, size) -> str:
-    bits = [f"Experiment \\texttt{{{tex_escape(experiment)}}}"] if experiment else []
+def experiment_tex(samples, experiment) -> str:
+    """An experiment as a table names it: its campaign (R.experiment_source), else its own name."""
+    return tex_escape(R.experiment_source(samples, experiment) or experiment)
+
+
+def where_note(samples, experiment, size) -> str:
+    """Where a table's numbers come from: the campaign (data/raw/<name>) and the cell, for the
+    reader who wants the runs; the statistics' `<experiment>@<campaign>` key never (R.experiment_source)."""
+    source = R.experiment_source(samples, experiment) if experiment else ""
+    bits = [f"Campaign \\texttt{{{tex_escape(source)}}}"] if source else []
+    if experiment and not source:
+        bits.append(f"Experiment \\texttt{{{tex_escape(experiment)}}}")
     if size:
         bits.append(f"cell \\texttt{{{tex_escape(size)}}}")
     return (", ".join(bits) + ".") if bits else ""

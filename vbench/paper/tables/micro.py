@@ -16,7 +16,7 @@ from vbench.paper import results as R
 from vbench.paper.delta import machine_platform
 from vbench.paper.fmt import NOT_MEASURED, configuration_tex, digits_display, num_pm, tex_escape, unit_tex
 from vbench.paper.tables.columns import MetricRows, platform_columns
-from vbench.paper.tables.grid import Cells, Grid, campaign_platforms, n_range, render, where_note
+from vbench.paper.tables.grid import Cells, Grid, campaign_platforms, experiment_tex, n_range, render, where_note
 
 
 # --- Vasconcelos & Freitas, Tables 1-5 ------------------------------------------------------------
@@ -181,9 +181,9 @@ def table_node_disks(stats, samples, baseline="native") -> str:
                     ratios.append(
                         rf"\num{{{iv.estimate / (sum(others) / len(others)):.2f}}}" if others else NOT_MEASURED
                     )
-                lead = [tex_escape(ex)] if multi else []
+                lead = [experiment_tex(samples, ex)] if multi else []
                 body.append(lead + [configuration_tex(p), tex_escape(node)] + cells + ratios)
-    header = (["Experiment"] if multi else []) + ["Platform", "Node"]
+    header = (["Campaign"] if multi else []) + ["Platform", "Node"]
     header += [f"{name} ({unit_tex(units[b])})" if b in units else name for b, _, name in _NODE_DISKS]
     header += [f"{name} vs {tex_escape(baseline)}" for _, _, name in _NODE_DISKS]
     notes = []
@@ -277,7 +277,11 @@ def table_netmatrix(stats, samples, baseline="native") -> str:
             else "."
         )
     )
-    notes = [cells.notes() if body else "", about if body else "", where_note(experiment, None) if body else ""]
+    notes = [
+        cells.notes() if body else "",
+        about if body else "",
+        where_note(samples, experiment, None) if body else "",
+    ]
     header = ["Pair (Jeong et al.)", "Direction", *(tex_escape(m) for m in modes)]
     return render(
         Grid(

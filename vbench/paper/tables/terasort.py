@@ -12,7 +12,15 @@ from vbench.wording import noun
 
 from vbench.paper import results as R
 from vbench.paper.fmt import NOT_MEASURED, configuration_tex, interval_text, size_display, tex_escape
-from vbench.paper.tables.grid import Cells, Grid, absent_note, campaign_platforms, render, where_note
+from vbench.paper.tables.grid import (
+    Cells,
+    Grid,
+    absent_note,
+    campaign_platforms,
+    experiment_tex,
+    render,
+    where_note,
+)
 
 
 # --- VMware, Tables 2-4 -----------------------------------------------------------------------------
@@ -74,7 +82,7 @@ def table_tera_elapsed(stats, samples, baseline="native") -> str:
         [
             r"Elapsed times in \unit{\second}; map-shuffle and reduce-merge are the"
             r" TeraSort job's phases from the job history.",
-            where_note(experiment, size),
+            where_note(samples, experiment, size),
             ("Measured in other experiments only: " + ", ".join(configuration_tex(p) for p in elsewhere) + ".")
             if elsewhere
             else "",
@@ -156,7 +164,7 @@ def table_vms_per_host(stats, samples, baseline="native") -> str:
                 + _tera_cells(cells, stats, experiment, level, size)
                 + [_ratio_to_base_cell(stats, experiment, level, base_level, "terasort_time", size)]
             )
-        where.append(where_note(experiment, size))
+        where.append(where_note(samples, experiment, size))
     body, notes = _shown(
         cells,
         body,
@@ -226,7 +234,7 @@ def table_racks(stats, samples, baseline="native") -> str:
     compared = list(_compared_experiments(stats, samples, "topology", "teragen_time"))
     for experiment, size, base_level in compared:
         if len(compared) > 1:  # two runs of the design (e.g. with speculative execution off): say whose rows
-            body.append([rf"\multicolumn{{3}}{{l}}{{\emph{{{tex_escape(experiment)}}}}}"])
+            body.append([rf"\multicolumn{{3}}{{l}}{{\emph{{{experiment_tex(samples, experiment)}}}}}"])
         for level in R.platforms_in(stats, base_level, experiment=experiment, benchmark="terasort", size=size):
             body.append(
                 [
@@ -235,7 +243,7 @@ def table_racks(stats, samples, baseline="native") -> str:
                     _ratio_to_base_cell(stats, experiment, level, base_level, "teragen_time", size),
                 ]
             )
-        where.append(where_note(experiment, size))
+        where.append(where_note(samples, experiment, size))
     body, notes = _shown(
         cells,
         body,
@@ -270,7 +278,7 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
     combos = _replication_cells(stats)
     for (experiment, label), group in _grouped(combos):
         # Several campaigns and sizes share this table: each group of rows says whose it is.
-        head = f"{tex_escape(experiment)}" + (f", {tex_escape(label)}" if label else "")
+        head = experiment_tex(samples, experiment) + (f", {tex_escape(label)}" if label else "")
         body.append([rf"\multicolumn{{7}}{{l}}{{\emph{{{head}}}}}"])
         for size, rep in group:
             for p in campaign_platforms(samples, baseline):
@@ -282,8 +290,8 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
         cells,
         body,
         [
-            r"Elapsed times in \unit{\second}; each group of rows is one experiment (its campaign after"
-            r" the \texttt{@}) and data size; a run of TeraGen alone has no TeraSort or TeraValidate."
+            r"Elapsed times in \unit{\second}; each group of rows is one campaign and data size; a run"
+            r" of TeraGen alone has no TeraSort or TeraValidate."
         ],
         r"No experiment of this campaign varied the HDFS replication.",
     )
@@ -343,7 +351,7 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
         [
             r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
             r" in \unit{\mebi\byte\per\second}.",
-            where_note(experiment, None),
+            where_note(samples, experiment, None),
             f"Every size at {tex_escape(shared)}." if shared else "",
         ],
         r"No experiment of this campaign ran TeraSort at two or more sizes.",
