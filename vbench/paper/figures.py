@@ -469,8 +469,8 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
         # A cell is one experiment's size and baseline: two studies (or two runs of one design)
         # may share a size and a level name, and each is normalised to its own baseline.
         # Named by campaign, never by the statistics' `<experiment>@<campaign>` key.
-        sources = {e: R.experiment_source(samples, e) or e for e in experiments.unique()}
-        cell = experiments.map(sources) + ", " + d["size"].astype(str) + ", vs " + pd.Series(base_names, index=d.index)
+        names = {e: R.experiment_name(samples, e) for e in experiments.unique()}
+        cell = experiments.map(names) + ", " + d["size"].astype(str) + ", vs " + pd.Series(base_names, index=d.index)
         d = d.assign(_cell=cell.to_numpy(), _level=level_names, _base=base_names)
         cells = sorted(d["_cell"].unique(), key=natural_key)
         levels = sorted(d["_level"].unique(), key=natural_key)

@@ -280,3 +280,8 @@ def experiment_source(samples: pd.DataFrame | None, experiment: str) -> str:
     campaign after its `@`, else "" (a reader then gets the experiment's own name). Pure."""
     e = str(experiment)
     return experiment_sources(samples).get(e) or e.partition("@")[2]
+
+
+def experiment_name(samples: pd.DataFrame | None, experiment: str) -> str:
+    """An experiment as a table or figure names it: `experiment_source`, else its own name. Pure."""
+    return experiment_source(samples, experiment) or str(experiment)

@@ -157,8 +157,8 @@ class Cells:
 
 
 def experiment_tex(samples, experiment) -> str:
-    """An experiment as a table names it: its campaign (R.experiment_source), else its own name."""
-    return tex_escape(R.experiment_source(samples, experiment) or experiment)
+    """An experiment as a table names it (R.experiment_name), safe inside LaTeX."""
+    return tex_escape(R.experiment_name(samples, experiment))
 
 
 def where_note(samples, experiment, size) -> str:
