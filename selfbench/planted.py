@@ -27,7 +27,11 @@ then reports per protocol and planted level (TeraSort job time, JobHistory):
   verdict         "not for verdicts" when coverage is below 90 % or the bias interval excludes 0
                   (the rule the protocol designs state before they run)
 
-as a Markdown table, and the same as JSON in <out>/planted-report.json.
+as a Markdown table, and the same as JSON in <out>/planted-report.json. Below it, every other
+ratio method the statistics table writes beside the preferred row (the t over every round as
+independent, the hierarchical bootstrap, the mixed model, Fieller, BCa) gets the same columns and
+the same rule against the same truth: the candidates. A candidate narrower than the preferred
+row is a gain only where it passes at every planted level; none replaces it otherwise.
 
 It refuses to measure on a loaded machine: a 1-minute load average >= 1.0 before it starts is
 refused (exit 2) unless --allow-loaded, which marks the report LOADED in its first line. A design
@@ -77,7 +81,6 @@ from selfbench.precision import (  # noqa: E402
 from vbench.campaign.progress import clock_text  # noqa: E402
 from vbench.stats import DEFAULT_SEED, compute_stats  # noqa: E402
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES  # noqa: E402
-from vbench.stats.stopping import preferred_ratio_rows, width_of  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 #: The unplanted level every planted one is compared with (levels are compared as text).
@@ -155,6 +158,48 @@ def _opt(v) -> float | None:
     return None if v is None or pd.isna(v) else float(v)
 
 
+@dataclass(frozen=True)
+class CampaignIntervals:
+    """One campaign's ratio rows for METRIC, by planted level: the preferred row (the one every
+    report reads) and the other methods the statistics table writes beside it."""
+
+    preferred: dict[str, Interval]  # level -> its preferred ratio row
+    candidates: dict[str, dict[str, Interval]]  # method -> level -> that method's (not preferred) row
+
+
+def campaign_intervals(
+    samples: pd.DataFrame,
+    baseline: str = BASELINE,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> CampaignIntervals:
+    """Every ratio row for METRIC of one campaign's tidy samples (the comparison view: `platform`
+    holds the level), the mixed model's included, from one statistics pass. Pure."""
+    benchmark, metric = METRIC
+    sub = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)].reset_index(drop=True)
+    if sub.empty or baseline not in set(sub["platform"].astype(str)):
+        return CampaignIntervals({}, {})
+    table = compute_stats(sub, baseline=baseline, conf=CONF, n_resamples=n_resamples, seed=seed, mixed=True)
+    preferred: dict[str, Interval] = {}
+    candidates: dict[str, dict[str, Interval]] = {}
+    rows = table[table["statistic"] == "ratio_to_baseline"]
+    for r in rows.itertuples(index=False):
+        iv = Interval(
+            str(r.platform),
+            _opt(r.estimate),
+            _opt(r.ci_low),
+            _opt(r.ci_high),
+            str(r.method),
+            None if pd.isna(r.n_pairs) else int(r.n_pairs),
+        )
+        if not pd.isna(r.preferred) and bool(r.preferred):
+            preferred[iv.level] = iv
+        else:
+            candidates.setdefault(iv.method, {})[iv.level] = iv
+    return CampaignIntervals(preferred, candidates)
+
+
 def level_intervals(
     samples: pd.DataFrame,
     baseline: str = BASELINE,
@@ -162,25 +207,8 @@ def level_intervals(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Interval]:
-    """Planted level -> its preferred ratio row for METRIC, from one campaign's tidy samples (the
-    comparison view: `platform` holds the level). Pure."""
-    benchmark, metric = METRIC
-    sub = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)].reset_index(drop=True)
-    if sub.empty or baseline not in set(sub["platform"].astype(str)):
-        return {}
-    table = compute_stats(sub, baseline=baseline, conf=CONF, n_resamples=n_resamples, seed=seed)
-    out = {}
-    for r in preferred_ratio_rows(table).itertuples(index=False):
-        w = width_of(r)
-        out[str(r.platform)] = Interval(
-            str(r.platform),
-            w.ratio,
-            _opt(r.ci_low),
-            _opt(r.ci_high),
-            w.method,
-            None if pd.isna(r.n_pairs) else int(r.n_pairs),
-        )
-    return out
+    """Planted level -> its preferred ratio row for METRIC. Pure."""
+    return campaign_intervals(samples, baseline, n_resamples=n_resamples, seed=seed).preferred
 
 
 @dataclass(frozen=True)
@@ -239,6 +267,8 @@ class PlantedRow:
     mean_half_width_pct: float | None
     verdict: str
     for_verdicts: bool | None  # None: too few repetitions to say
+    method: str = ""  # the repetitions' interval method
+    preferred: bool = True  # the row every report reads; else a candidate beside it
 
     @property
     def truth_effect_pct(self) -> float | None:
@@ -267,8 +297,12 @@ def planted_row(
     estimates: Sequence[Interval | None],
     planned: int = REPETITIONS,
     coverage_target: float = COVERAGE_TARGET,
+    *,
+    preferred: bool = True,
+    method: str | None = None,
 ) -> PlantedRow:
-    """One protocol at one planted level: its repetitions' intervals against the truth. Pure."""
+    """One protocol at one planted level: its repetitions' intervals (of one method) against the
+    truth. Pure."""
     bounded = [e for e in estimates if e is not None and e.bounded]
     covered = sum(bool(e.covers(truth.ratio)) for e in bounded) if truth.ratio is not None else 0
     n = len(bounded) if truth.ratio is not None else 0
@@ -290,6 +324,8 @@ def planted_row(
         mean_half_width_pct=float(np.mean(widths)) if widths else None,
         verdict=verdict,
         for_verdicts=ok,
+        method=method or next((e.method for e in estimates if e is not None), ""),
+        preferred=preferred,
     )
 
 
@@ -308,34 +344,40 @@ class ProtocolVerdict:
     protocol: str
     for_verdicts: bool | None
     reasons: tuple[str, ...]
+    method: str = ""  # a candidate method's verdict; "" for the protocol's preferred rows
 
     def line(self) -> str:
+        who = f"{self.protocol}, candidate {self.method}" if self.method else self.protocol
         if self.for_verdicts is None:
-            return f"{self.protocol}: no verdict yet ({'; '.join(self.reasons)})"
+            return f"{who}: no verdict yet ({'; '.join(self.reasons)})"
         if self.for_verdicts:
-            return f"{self.protocol}: for verdicts (every planted level recovered)"
-        return f"{self.protocol}: NOT FOR VERDICTS ({'; '.join(self.reasons)})"
+            return f"{who}: for verdicts (every planted level recovered)"
+        return f"{who}: NOT FOR VERDICTS ({'; '.join(self.reasons)})"
 
 
 @dataclass(frozen=True)
 class PlantedReport:
-    rows: tuple[PlantedRow, ...]
+    rows: tuple[PlantedRow, ...]  # the preferred rows: the protocols' verdicts
     protocols: tuple[ProtocolVerdict, ...]
     baseline: str
     coverage_target: float
+    #: The statistics table's other methods, judged by the same rule against the same truth: a
+    #: method narrower than the preferred one is a gain only where it passes.
+    candidate_rows: tuple[PlantedRow, ...] = ()
+    candidates: tuple[ProtocolVerdict, ...] = ()
 
 
-def protocol_verdict(name: str, rows: Sequence[PlantedRow]) -> ProtocolVerdict:
+def protocol_verdict(name: str, rows: Sequence[PlantedRow], method: str = "") -> ProtocolVerdict:
     """Not for verdicts if any planted level fails the rule; no verdict while any level lacks one."""
     failed = tuple(
         f"level {r.level}: {r.verdict.removeprefix('not for verdicts: ')}" for r in rows if r.for_verdicts is False
     )
     if failed:
-        return ProtocolVerdict(name, False, failed)
+        return ProtocolVerdict(name, False, failed, method)
     open_ = tuple(f"level {r.level}: {r.verdict}" for r in rows if r.for_verdicts is None)
     if open_ or not rows:
-        return ProtocolVerdict(name, None, open_ or ("no planted level measured",))
-    return ProtocolVerdict(name, True, ())
+        return ProtocolVerdict(name, None, open_ or ("no planted level measured",), method)
+    return ProtocolVerdict(name, True, (), method)
 
 
 def _level_key(level: str) -> tuple[float, str]:
@@ -353,20 +395,41 @@ def analyse(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> PlantedReport:
-    """The planted-effect report of each protocol's truth and repetitions. Pure: one statistics
-    pass per campaign (`level_intervals`), everything else arithmetic on its rows."""
+    """The planted-effect report of each protocol's truth and repetitions: the preferred rows, and
+    every other ratio method of the statistics table as a candidate against the same truth (the
+    truth design's preferred row). Pure: one statistics pass per campaign (`campaign_intervals`),
+    everything else arithmetic on its rows."""
     rows: list[PlantedRow] = []
-    verdicts = []
+    candidate_rows: list[PlantedRow] = []
+    verdicts, candidates = [], []
     for p in protocols:
         truths = level_intervals(p.truth, baseline, n_resamples=n_resamples, seed=seed)
-        reps = [level_intervals(df, baseline, n_resamples=n_resamples, seed=seed) for df in p.repetitions]
+        reps = [campaign_intervals(df, baseline, n_resamples=n_resamples, seed=seed) for df in p.repetitions]
+        levels = sorted(truths, key=_level_key)
         mine = [
-            planted_row(p.name, truths[level], [r.get(level) for r in reps], p.planned, coverage_target)
-            for level in sorted(truths, key=_level_key)
+            planted_row(p.name, truths[level], [r.preferred.get(level) for r in reps], p.planned, coverage_target)
+            for level in levels
         ]
         rows += mine
         verdicts.append(protocol_verdict(p.name, mine))
-    return PlantedReport(tuple(rows), tuple(verdicts), baseline, coverage_target)
+        for method in sorted({m for r in reps for m in r.candidates}):
+            theirs = [
+                planted_row(
+                    p.name,
+                    truths[level],
+                    [r.candidates.get(method, {}).get(level) for r in reps],
+                    p.planned,
+                    coverage_target,
+                    preferred=False,
+                    method=method,
+                )
+                for level in levels
+            ]
+            candidate_rows += theirs
+            candidates.append(protocol_verdict(p.name, theirs, method))
+    return PlantedReport(
+        tuple(rows), tuple(verdicts), baseline, coverage_target, tuple(candidate_rows), tuple(candidates)
+    )
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -391,6 +454,23 @@ def first_line(load: LoadRecord) -> str:
     return f"# {head}"
 
 
+_HEAD = "| protocol | cpu_fraction | truth (95 %) | estimate | bias [95 %] | coverage [95 %] | mean +/- | repetitions | verdict |"
+
+
+def _table_line(r: PlantedRow, first: str) -> str:
+    b = r.bias
+    bias = "-" if b is None else _pct(b.bias) + ("" if b.low is None else f" [{_pct(b.low)}, {_pct(b.high)}]")
+    cov = "-" if r.coverage is None else f"{r.covered}/{r.with_interval} = {_pct(r.coverage, False)}"
+    if r.coverage_ci is not None:
+        cov += f" [{_pct(r.coverage_ci[0], False)}, {_pct(r.coverage_ci[1], False)}]"
+    hw = "-" if r.mean_half_width_pct is None else f"{r.mean_half_width_pct:.1f} %"
+    est = "-" if b is None else f"{b.estimate:.3f}"
+    return (
+        f"| {first} | {r.level} | {_interval(r.truth)} | {est} | {bias} | {cov} | {hw} "
+        f"| {r.with_interval} of {r.planned} | {r.verdict} |"
+    )
+
+
 def markdown(report: PlantedReport, load: LoadRecord) -> str:
     lines = [
         first_line(load),
@@ -400,33 +480,35 @@ def markdown(report: PlantedReport, load: LoadRecord) -> str:
         f"- rule: not for verdicts if coverage < {100 * report.coverage_target:.0f} % or the bias interval excludes 0",
         *(f"- {v.line()}" for v in report.protocols),
         "",
-        "| protocol | cpu_fraction | truth (95 %) | estimate | bias [95 %] | coverage [95 %] | mean +/- | repetitions | verdict |",
+        _HEAD,
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in report.rows:
-        b = r.bias
-        bias = "-" if b is None else _pct(b.bias) + ("" if b.low is None else f" [{_pct(b.low)}, {_pct(b.high)}]")
-        cov = "-" if r.coverage is None else f"{r.covered}/{r.with_interval} = {_pct(r.coverage, False)}"
-        if r.coverage_ci is not None:
-            cov += f" [{_pct(r.coverage_ci[0], False)}, {_pct(r.coverage_ci[1], False)}]"
-        hw = "-" if r.mean_half_width_pct is None else f"{r.mean_half_width_pct:.1f} %"
-        est = "-" if b is None else f"{b.estimate:.3f}"
-        lines.append(
-            f"| {r.protocol} | {r.level} | {_interval(r.truth)} | {est} | {bias} | {cov} | {hw} "
-            f"| {r.with_interval} of {r.planned} | {r.verdict} |"
-        )
+    lines += [_table_line(r, r.protocol) for r in report.rows]
     if not report.rows:
         lines.append("| - | no planted level with a truth in these samples | | | | | | | |")
+    if report.candidate_rows:
+        lines += [
+            "",
+            "Candidates: the statistics table's other ratio methods, by the same rule against the same truth",
+            "(a method may replace the preferred row only where it passes at every planted level):",
+            "",
+            *(f"- {v.line()}" for v in report.candidates),
+            "",
+            _HEAD.replace("| protocol |", "| protocol, method |", 1),
+            "|---|---|---|---|---|---|---|---|---|",
+            *(_table_line(r, f"{r.protocol}, {r.method}") for r in report.candidate_rows),
+        ]
     return "\n".join(lines) + "\n"
 
 
+def _row_json(r: PlantedRow) -> dict:
+    doc = asdict(r)
+    doc["truth"]["half_width_pct"] = r.truth.half_width_pct
+    doc["truth_effect_pct"] = r.truth_effect_pct
+    return doc
+
+
 def report_json(report: PlantedReport, load: LoadRecord) -> dict:
-    rows = []
-    for r in report.rows:
-        doc = asdict(r)
-        doc["truth"]["half_width_pct"] = r.truth.half_width_pct
-        doc["truth_effect_pct"] = r.truth_effect_pct
-        rows.append(doc)
     return {
         "first_line": first_line(load),
         "loaded": load.loaded,
@@ -435,7 +517,9 @@ def report_json(report: PlantedReport, load: LoadRecord) -> dict:
         "baseline": report.baseline,
         "coverage_target": report.coverage_target,
         "protocols": [asdict(v) for v in report.protocols],
-        "rows": rows,
+        "rows": [_row_json(r) for r in report.rows],
+        "candidates": [asdict(v) for v in report.candidates],
+        "candidate_rows": [_row_json(r) for r in report.candidate_rows],
     }
 
 

@@ -190,6 +190,61 @@ def test_markdown_and_json_say_the_same(report, planted):
     assert planted.markdown(report, loaded).startswith("# LOADED machine (load average 1.40")
 
 
+@pytest.fixture(scope="module")
+def candidates(planted):
+    """Two protocols of the lean shape (4 blocks x 3 rounds): one whose cluster instances add
+    nothing to the ratio, one whose instances do (s.d. 0.04 against the rounds' 0.02)."""
+    rng = np.random.default_rng(52)
+    found = []
+    for name, sd_instance in (("no-instance", 0.0), ("instance", 0.04)):
+        truth = synthetic_campaign(rng, 40, 5, sd_instance=sd_instance)
+        reps = tuple(synthetic_campaign(rng, 4, 3, sd_instance=sd_instance) for _ in range(40))
+        found.append(planted.ProtocolSamples(name, truth, reps, planned=40))
+    return planted.analyse(found, n_resamples=RESAMPLES)
+
+
+def test_every_other_ratio_method_is_a_candidate_judged_against_the_same_truth(candidates):
+    methods = {r.method for r in candidates.candidate_rows}
+    assert methods == {"paired-t (rounds)", "hierarchical bootstrap", "mixed model (REML)", "fieller", "bca_bootstrap"}
+    assert all(r.preferred and r.method == "paired-t (blocks)" for r in candidates.rows)
+    assert not any(r.preferred for r in candidates.candidate_rows)
+    truth = {(r.protocol, r.level): r.truth for r in candidates.rows}
+    assert all(r.truth == truth[(r.protocol, r.level)] for r in candidates.candidate_rows)
+    assert all(r.with_interval == 40 for r in candidates.candidate_rows)
+    assert len(candidates.candidates) == 2 * len(methods)
+    # The protocols' verdicts come from the preferred rows alone, which hold in both.
+    assert [v.method for v in candidates.protocols] == ["", ""]
+    assert all(v.for_verdicts for v in candidates.protocols)
+
+
+def test_the_rounds_candidate_passes_where_instances_add_nothing_and_is_flagged_where_they_do(candidates):
+    rows = {(r.protocol, r.level): r for r in candidates.candidate_rows if r.method == "paired-t (rounds)"}
+    preferred = {(r.protocol, r.level): r for r in candidates.rows}
+    for level in ("0.93", "0.85", "0.75"):
+        clean, shared = rows[("no-instance", level)], rows[("instance", level)]
+        assert clean.coverage >= 0.85 and clean.bias.low < 0 < clean.bias.high
+        # Its gain: 11 degrees of freedom instead of 3.
+        assert clean.mean_half_width_pct < 0.8 * preferred[("no-instance", level)].mean_half_width_pct
+        assert shared.coverage < 0.9 and shared.for_verdicts is False
+        assert preferred[("instance", level)].coverage >= 0.85
+    verdict = {(v.protocol, v.method): v for v in candidates.candidates}
+    assert verdict[("instance", "paired-t (rounds)")].line().startswith(
+        "instance, candidate paired-t (rounds): NOT FOR VERDICTS (level 0.93: coverage"
+    )
+
+
+def test_the_candidates_are_in_the_markdown_and_the_json(candidates, planted):
+    quiet = planted.LoadRecord(1.0, 0.3, (0.5,))
+    text = planted.markdown(candidates, quiet)
+    r = next(r for r in candidates.candidate_rows if (r.protocol, r.method, r.level) == ("instance", "fieller", "0.75"))
+    line = next(x for x in text.splitlines() if x.startswith("| instance, fieller | 0.75 |"))
+    assert f"| {r.covered}/40 = " in line and line.endswith(f"| {r.verdict} |")
+    assert "- instance, candidate paired-t (rounds): NOT FOR VERDICTS" in text
+    doc = json.loads(json.dumps(planted.report_json(candidates, quiet), allow_nan=False))
+    assert len(doc["candidate_rows"]) == len(candidates.candidate_rows)
+    assert {c["method"] for c in doc["candidates"]} == {r.method for r in candidates.candidate_rows}
+
+
 def test_no_truth_no_row_and_no_verdict(planted):
     rng = np.random.default_rng(3)
     rep = synthetic_campaign(rng, 4, 3)

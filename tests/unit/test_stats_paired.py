@@ -16,11 +16,13 @@ from vbench.stats.paired import (
     FIELLER,
     HIERARCHICAL,
     PAIRED_T,
+    PAIRED_T_ROUNDS,
     Pairs,
     hierarchical_ratio,
     pair_runs,
     paired_ratio,
     paired_tost,
+    rounds_ratio,
     variance_components,
 )
 
@@ -223,6 +225,49 @@ def test_rounds_prefer_t_over_block_means_and_keep_the_seeded_bootstrap_beside_i
     assert eq["ci_high"] == pytest.approx(
         math.exp(block_means.mean() + stats.t.ppf(0.95, 4) * half / stats.t.ppf(0.975, 4))
     )
+
+
+def test_the_rounds_candidate_is_t_over_every_round_beside_the_preferred_row_never_preferred():
+    df, native, lxc, b = _rounds_data()
+    table = compute_stats(df, n_resamples=RESAMPLES)
+    d = np.log(lxc / native)
+    half = stats.t.ppf(0.975, 19) * d.std(ddof=1) / math.sqrt(20)
+    row = _one(table, platform="lxc", statistic="ratio_to_baseline", method=PAIRED_T_ROUNDS)
+    assert not bool(row["preferred"]) and row["n_pairs"] == 20
+    # Every round weighs the same: with balanced blocks the point is the preferred row's.
+    assert row["estimate"] == pytest.approx(math.exp(d.mean()))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((math.exp(d.mean() - half), math.exp(d.mean() + half)))
+    assert "20 round log ratios as independent" in row["note"] and "candidate" in row["note"]
+    assert row["p_value"] == pytest.approx(2 * stats.t.sf(abs(d.mean()) / (d.std(ddof=1) / math.sqrt(20)), 19))
+    assert not bool(_one(table, platform="lxc", statistic="overhead_pct", method=PAIRED_T_ROUNDS)["preferred"])
+    # Holm's family is the preferred rows': the candidate keeps its raw p-value.
+    assert pd.isna(row["p_adjusted"])
+
+
+def test_the_rounds_candidate_needs_blocks_with_several_rounds():
+    one_round = _frame({"native": [100, 110, 90], "lxc": [102, 111, 93]}, blocks=[0, 1, 2], rounds=[0, 0, 0])
+    lone = _frame({"native": [100, 110, 90], "lxc": [102, 111, 93]}, blocks=[0, 0, 0], rounds=[0, 1, 2])
+    for df in (one_round, lone):
+        assert rounds_ratio(pair_runs(df[df.platform == "lxc"], df[df.platform == "native"])) is None
+    table = compute_stats(one_round, n_resamples=RESAMPLES)
+    assert table[table.method == PAIRED_T_ROUNDS].empty
+
+
+def test_the_rounds_candidate_is_narrower_than_the_block_means_t_only_by_what_it_assumes():
+    # Blocks whose instances differ (the ratio moves by block): the rounds' t, counting 20 rounds
+    # as independent, is narrower than the t over 5 block means, which is what makes it a
+    # candidate to be judged and not a free gain.
+    rng = np.random.default_rng(11)
+    b = np.repeat(np.arange(5), 4)
+    native = 100 * rng.normal(1, 0.01, 20)
+    lxc = 105 * rng.normal(1, 0.05, 5)[b] * rng.normal(1, 0.01, 20)
+    df = _frame({"native": native, "lxc": lxc}, blocks=list(b), rounds=list(np.tile(range(4), 5)))
+    pairs = pair_runs(df[df.platform == "lxc"], df[df.platform == "native"])
+    cand, pref = rounds_ratio(pairs), paired_ratio(pairs)
+    assert cand.method == PAIRED_T_ROUNDS and pref.method == PAIRED_T
+    assert cand.ratio.estimate == pytest.approx(pref.ratio.estimate)
+    assert cand.ratio.high / cand.ratio.low < pref.ratio.high / pref.ratio.low
+    assert cand.variance.between_blocks > cand.variance.within_block
 
 
 def test_the_stopping_rule_reads_the_t_over_block_means_when_blocks_hold_rounds():

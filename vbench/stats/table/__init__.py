@@ -37,7 +37,7 @@ from vbench.stats.io import validate_samples
 from vbench.stats.keys import COMPARISON_KEY, SAMPLE_KEY, natural_key
 from vbench.stats.mixed import MIXED
 from vbench.stats.outliers import DEFAULT_THRESHOLD, mad_outliers
-from vbench.stats.paired import HIERARCHICAL, PAIRED_T
+from vbench.stats.paired import HIERARCHICAL, PAIRED_T, PAIRED_T_ROUNDS
 from vbench.stats.records import StatRow
 from vbench.stats.table.comparisons import compare_group
 from vbench.stats.table.groups import describe_group
@@ -76,6 +76,7 @@ _METHOD_ORDER = [
     "rule",
     "t",
     PAIRED_T,
+    PAIRED_T_ROUNDS,
     HIERARCHICAL,
     "fieller",
     "bca_bootstrap",

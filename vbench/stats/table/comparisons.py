@@ -18,7 +18,16 @@ from vbench.stats.describe import MIN_N_FOR_BOOTSTRAP, shapiro_wilk
 from vbench.stats.hypothesis import tost_ratio
 from vbench.stats.keys import natural_key
 from vbench.stats.mixed import MIXED, MixedFit, NoFit, fit_mixed
-from vbench.stats.paired import BLOCK, PairedRatio, Pairs, hierarchical_ratio, pair_runs, paired_ratio, paired_tost
+from vbench.stats.paired import (
+    BLOCK,
+    PairedRatio,
+    Pairs,
+    hierarchical_ratio,
+    pair_runs,
+    paired_ratio,
+    paired_tost,
+    rounds_ratio,
+)
 from vbench.stats.ratio import fieller_interval, overhead_pct
 from vbench.stats.records import Interval
 from vbench.stats.table.across import across_platforms
@@ -136,6 +145,8 @@ def _compare_platform(
     # With several rounds per block the hierarchical bootstrap is reported beside the paired
     # t over block means, never preferred: it covers less than it claims with few blocks.
     hier = hierarchical_ratio(pairs, conf=conf, n_resamples=s.n_resamples, rng=seeded_rng(s.seed, "paired", *where))
+    # And the t over every round as independent: a candidate the planted-effect test judges.
+    rounds = rounds_ratio(pairs, conf=conf)
     why_unpaired = "" if paired else f"not paired: {pairs.note or count(pairs.n_pairs, 'pair') + ', needs 2'}"
     # Fieller assumes normal means; prefer the bootstrap only when normality is doubtful
     # and both samples are large enough for BCa to be trusted.
@@ -151,8 +162,8 @@ def _compare_platform(
         n_pairs=pairs.n_pairs,
     )
     for stat, conv in (("ratio_to_baseline", lambda iv: iv), ("overhead_pct", lambda iv: overhead_pct(iv, hib))):
-        # The paired row is the one read; the hierarchical bootstrap stands beside it.
-        for res, preferred in ((paired, True), (hier, False)):
+        # The paired row is the one read; the hierarchical bootstrap and the rounds' t stand beside it.
+        for res, preferred in ((paired, True), (rounds, False), (hier, False)):
             if res is not None:
                 out.add(
                     stat_row(
