@@ -228,8 +228,10 @@ def test_the_rounds_candidate_passes_where_instances_add_nothing_and_is_flagged_
         assert shared.coverage < 0.9 and shared.for_verdicts is False
         assert preferred[("instance", level)].coverage >= 0.85
     verdict = {(v.protocol, v.method): v for v in candidates.candidates}
-    assert verdict[("instance", "paired-t (rounds)")].line().startswith(
-        "instance, candidate paired-t (rounds): NOT FOR VERDICTS (level 0.93: coverage"
+    assert (
+        verdict[("instance", "paired-t (rounds)")]
+        .line()
+        .startswith("instance, candidate paired-t (rounds): NOT FOR VERDICTS (level 0.93: coverage")
     )
 
 
