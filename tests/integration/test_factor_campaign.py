@@ -13,19 +13,23 @@ from vbench.samples import Sample, read_records
 pytestmark = pytest.mark.integration
 
 
+def native_campaign(it_platform_testbed, name: str, *, workers: int, **design):
+    """A native testbed of `workers` workers, and a design `name` (its experiment's name too) of one
+    repetition on those workers, with `design`'s settings."""
+    tb = it_platform_testbed("native", workers=workers)
+    exp = Experiment.model_validate({"name": name, "experiment": name, "repetitions": 1, "workers": workers, **design})
+    return tb, exp
+
+
 def test_vms_per_host_and_topology_levels_each_run_on_their_own_cluster(it_platform_testbed, tmp_path):
-    tb = it_platform_testbed("native", workers=2)
-    exp = Experiment.model_validate(
-        {
-            "name": "factors",
-            "experiment": "factors",
-            "repetitions": 1,
-            "workers": 2,
-            "factors": {"testbed.vms_per_host": [1, 2], "hadoop.topology": ["rack"]},
-            "compare": ["vms_per_host"],
-            "baseline": "1",
-            "suite": [{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}],
-        }
+    tb, exp = native_campaign(
+        it_platform_testbed,
+        "factors",
+        workers=2,
+        factors={"testbed.vms_per_host": [1, 2], "hadoop.topology": ["rack"]},
+        compare=["vms_per_host"],
+        baseline="1",
+        suite=[{"benchmark": "pi", "config": {"maps": 2, "samples": 1000}}],
     )
     result = run_campaign(exp, tb, it_hadoop({"replication": 2}), tmp_path / "factors")
     assert result.failures == 0
@@ -50,21 +54,15 @@ def test_the_iperf3_matrix_is_measured_as_samples_of_a_campaign_comparing_networ
     # Jeong et al.'s Fig. 4 as a campaign (params/experiments/jeong2017-netmatrix.yaml, shortened):
     # every pair of the layout a run of its own, its samples naming the pair, the direction and the
     # mode, the shaped paths near the link's rate and the paths inside a host far above it.
-    tb = it_platform_testbed("native", workers=3)
-    exp = Experiment.model_validate(
-        {
-            "name": "netmatrix",
-            "experiment": "netmatrix",
-            "repetitions": 1,
-            "workers": 3,
-            "testbed": {"vms_per_host": 2, "network": {"link": {"rate_mbit": 200}}},
-            "factors": {"testbed.network.mode": ["bridge", "nat"]},
-            "compare": ["network.mode"],
-            "baseline": "bridge",
-            "calibrate": [
-                {"benchmark": "netmatrix", "config": {"duration_s": 3, "omit_s": 1, "reverse": [False, True]}}
-            ],
-        }
+    tb, exp = native_campaign(
+        it_platform_testbed,
+        "netmatrix",
+        workers=3,
+        testbed={"vms_per_host": 2, "network": {"link": {"rate_mbit": 200}}},
+        factors={"testbed.network.mode": ["bridge", "nat"]},
+        compare=["network.mode"],
+        baseline="bridge",
+        calibrate=[{"benchmark": "netmatrix", "config": {"duration_s": 3, "omit_s": 1, "reverse": [False, True]}}],
     )
     result = run_campaign(exp, tb, it_hadoop({}), tmp_path / "nm")
     assert result.failures == 0

@@ -46,6 +46,15 @@ def _small_hadoop(**extra):
     return it_hadoop({"replication": 2, "block_size": "16MB", **extra})
 
 
+def _master_and_workers(*worker_platforms: str | None) -> list[dict]:
+    """A testbed's hosts: a master, then worker1, worker2, ... on `worker_platforms` (None: the testbed's own)."""
+    workers = [
+        {"name": f"worker{i}", "role": "worker", **({"platform": platform} if platform else {})}
+        for i, platform in enumerate(worker_platforms, start=1)
+    ]
+    return [{"name": "master", "role": "master"}, *workers]
+
+
 # --- containers: the smoke, end to end ------------------------------------------------
 
 
@@ -57,15 +66,7 @@ def test_smoke_on_containers_passes_with_blocks_on_every_worker_then_nothing_lef
     are torn down. The lifecycle needs nothing platform-specific: the same jars, daemons and job
     on each. All-native clusters run in the other integration tests (`cluster up/status/down`,
     the pipeline, placement, topology, inventories)."""
-    tbp = it_platform_testbed(
-        "lxc",
-        hosts=[
-            {"name": "master", "role": "master"},
-            {"name": "worker1", "role": "worker"},
-            {"name": "worker2", "role": "worker", "platform": "oci"},
-            {"name": "worker3", "role": "worker", "platform": "native"},
-        ],
-    )
+    tbp = it_platform_testbed("lxc", hosts=_master_and_workers(None, "oci", "native"))
     assert [h.platform for h in tbp.resolved_hosts()] == ["lxc", "lxc", "oci", "native"]
     # 16 MB: one small file per map and reduce; nothing checked depends on the size.
     hp = _small_hadoop(replication=3)
@@ -162,10 +163,7 @@ def test_a_host_without_the_guest_image_is_refused_before_anything_starts(
     it_platform_testbed, platform, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("VBENCH_CACHE", str(tmp_path / "empty-cache"))
-    tbp = it_platform_testbed(
-        "native",
-        hosts=[{"name": "master", "role": "master"}, {"name": "worker1", "role": "worker", "platform": platform}],
-    )
+    tbp = it_platform_testbed("native", hosts=_master_and_workers(platform))
     with pytest.raises(VbenchError) as err:
         Testbed(tbp).up()
     assert f"{platform} host worker1 needs the guest image" in str(err.value)
@@ -292,14 +290,7 @@ def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed)
 @pytest.mark.slow
 def test_mixed_cluster_with_a_vm_worker_runs_a_small_smoke(it_platform_testbed, tmp_path):
     """Two native hosts and one VM worker (the heterogeneous setup of the Liu et al. study)."""
-    tbp = it_platform_testbed(
-        "native",
-        hosts=[
-            {"name": "master", "role": "master"},
-            {"name": "worker1", "role": "worker"},
-            {"name": "worker2", "role": "worker", "platform": "qemu"},
-        ],
-    )
+    tbp = it_platform_testbed("native", hosts=_master_and_workers(None, "qemu"))
     result, _ = run_smoke(tbp, _small_hadoop(), 16, tmp_path / "smoke", log=print, job_timeout_s=1800)
     print(result.summary())
     assert result.ok, result

@@ -22,6 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "core",
         (
             "errors",
+            "path_below",
             "units",
             "validate",
             "params",

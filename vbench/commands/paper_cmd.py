@@ -86,14 +86,11 @@ def run(args) -> int:
     bootstrap = bootstrap_settings(args)
     if args.equivalence_pct is not None and not args.equivalence_pct > 0:
         raise ParamsError("--equivalence-pct", f"must be greater than 0, got {args.equivalence_pct:g}")
-    campaign = args.campaign
-    if not (campaign / "samples.jsonl").is_file():
-        raise ParamsError("--campaign", f"{campaign}/samples.jsonl does not exist")
+    _require_samples("--campaign", args.campaign)
     for extra in args.extra_campaign:
-        if not (extra / "samples.jsonl").is_file():
-            raise ParamsError("--extra-campaign", f"{extra}/samples.jsonl does not exist")
+        _require_samples("--extra-campaign", extra)
     result = build_paper(
-        campaign,
+        args.campaign,
         args.out,
         baseline=args.baseline,
         pdf=not args.no_pdf,
@@ -116,3 +113,9 @@ def run(args) -> int:
         )
     print(result.summary())
     return 0
+
+
+def _require_samples(flag: str, campaign: Path) -> None:
+    """Refuse a campaign directory `flag` names that holds no samples.jsonl."""
+    if not (campaign / "samples.jsonl").is_file():
+        raise ParamsError(flag, f"{campaign}/samples.jsonl does not exist")

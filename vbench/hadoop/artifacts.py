@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape
 
 from vbench.cache import default_cache_dir
 from vbench.errors import VbenchError
+from vbench.path_below import PathBelow
 
 #: (artifactId, classifier) of what a cluster and the benchmark suite need. Beyond the obvious:
 #: hadoop-hdfs:tests carries webapps/ that NameNode and DataNode die without; the timeline
@@ -90,13 +91,8 @@ class HadoopDist:
     version: str
     home: Path
 
-    @property
-    def lib(self) -> Path:
-        return self.home / "lib"
-
-    @property
-    def marker(self) -> Path:
-        return self.home / "COMPLETE"
+    lib = PathBelow[Path]("home", "lib")
+    marker = PathBelow[Path]("home", "COMPLETE")
 
     def jars(self) -> list[str]:
         return sorted(p.name for p in self.lib.glob("*.jar"))

@@ -12,6 +12,7 @@ from xml.sax.saxutils import escape
 
 from vbench.hadoop.topology import TABLE_FILE, topology_properties
 from vbench.params import HadoopParams
+from vbench.path_below import PathBelow
 
 NAMENODE_RPC_PORT = 8020
 NAMENODE_HTTP_PORT = 9870
@@ -33,21 +34,10 @@ class HostLayout:
     work_dir: str
     lib_dir: str
 
-    @property
-    def conf(self) -> str:
-        return f"{self.work_dir}/conf"
-
-    @property
-    def logs(self) -> str:
-        return f"{self.work_dir}/logs"
-
-    @property
-    def run(self) -> str:
-        return f"{self.work_dir}/run"
-
-    @property
-    def data(self) -> str:
-        return f"{self.work_dir}/data"
+    conf = PathBelow[str]("work_dir", "conf")
+    logs = PathBelow[str]("work_dir", "logs")
+    run = PathBelow[str]("work_dir", "run")
+    data = PathBelow[str]("work_dir", "data")
 
     @property
     def classpath(self) -> str:

@@ -48,6 +48,11 @@ def _one_of(value: Any, known: frozenset[str], what: str) -> str:
     return value
 
 
+def _span_s(start_ms: int, end_ms: int) -> float:
+    """Seconds from `start_ms` to `end_ms`: JobHistory gives every time in epoch milliseconds."""
+    return (end_ms - start_ms) / 1000
+
+
 def job_url(master: str, job_id: str, suffix: str = "") -> str:
     return f"http://{master}:{JHS_HTTP_PORT}/ws/v1/history/mapreduce/jobs/{job_id}{suffix}"
 
@@ -64,7 +69,7 @@ class JobInfo:
 
     @property
     def elapsed_s(self) -> float:
-        return (self.finish_ms - self.start_ms) / 1000
+        return _span_s(self.start_ms, self.finish_ms)
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class Attempt:
 
     @property
     def elapsed_s(self) -> float:
-        return (self.finish_ms - self.start_ms) / 1000
+        return _span_s(self.start_ms, self.finish_ms)
 
     @property
     def phases_s(self) -> dict[str, float]:
@@ -90,9 +95,9 @@ class Attempt:
         if self.task_type != "REDUCE" or self.shuffle_finish_ms is None or self.merge_finish_ms is None:
             return {}
         return {
-            "shuffle": (self.shuffle_finish_ms - self.start_ms) / 1000,
-            "merge": (self.merge_finish_ms - self.shuffle_finish_ms) / 1000,
-            "reduce": (self.finish_ms - self.merge_finish_ms) / 1000,
+            "shuffle": _span_s(self.start_ms, self.shuffle_finish_ms),
+            "merge": _span_s(self.shuffle_finish_ms, self.merge_finish_ms),
+            "reduce": _span_s(self.merge_finish_ms, self.finish_ms),
         }
 
 
@@ -158,7 +163,7 @@ def phase_split(job: JobInfo, attempts: list[Attempt]) -> dict[str, float]:
     if not shuffles:
         return {}
     end = max(shuffles)
-    return {"map_shuffle": (end - job.start_ms) / 1000, "reduce_merge": (job.finish_ms - end) / 1000}
+    return {"map_shuffle": _span_s(job.start_ms, end), "reduce_merge": _span_s(end, job.finish_ms)}
 
 
 #: Counters kept as samples, with their units.

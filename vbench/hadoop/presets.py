@@ -57,10 +57,10 @@ class HadoopPreset:
         """The overrides of params/hadoop.yaml this preset stands for."""
         doc: dict[str, Any] = {}
         for c in self.carried:
+            value = c.value if c.as_param is None else c.as_param
             if c.file is None:
-                doc[c.hadoop3] = c.value if c.as_param is None else c.as_param
+                doc[c.hadoop3] = value
             else:
-                value = c.value if c.as_param is None else c.as_param
                 doc.setdefault("extra", {}).setdefault(c.file, {})[c.hadoop3] = value
         for field, value, _why in self.added:
             doc[field] = value

@@ -28,6 +28,7 @@ from typing import Callable
 
 from vbench.errors import VbenchError
 from vbench.cache import default_cache_dir
+from vbench.path_below import PathBelow
 from vbench.testbed.sshd import sshd_config
 
 Log = Callable[[str], None]
@@ -180,33 +181,13 @@ class GuestImage:
     hash: str
     home: Path
 
-    @property
-    def tarball(self) -> Path:
-        return self.home / "rootfs.tar"
-
-    @property
-    def rootfs(self) -> Path:
-        return self.home / "rootfs"
-
-    @property
-    def disk(self) -> Path:
-        return self.home / "disk.qcow2"
-
-    @property
-    def kernel(self) -> Path:
-        return self.home / "vmlinuz"
-
-    @property
-    def initrd(self) -> Path:
-        return self.home / "initrd.img"
-
-    @property
-    def info_file(self) -> Path:
-        return self.home / "image.json"
-
-    @property
-    def manifest(self) -> Path:
-        return self.home / "packages.txt"
+    tarball = PathBelow[Path]("home", "rootfs.tar")
+    rootfs = PathBelow[Path]("home", "rootfs")
+    disk = PathBelow[Path]("home", "disk.qcow2")
+    kernel = PathBelow[Path]("home", "vmlinuz")
+    initrd = PathBelow[Path]("home", "initrd.img")
+    info_file = PathBelow[Path]("home", "image.json")
+    manifest = PathBelow[Path]("home", "packages.txt")
 
     def exists(self) -> bool:
         return self.info_file.exists()

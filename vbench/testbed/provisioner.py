@@ -13,6 +13,7 @@ from typing import Callable, Protocol
 
 from vbench.host import Host, SshEndpoint
 from vbench.params import HostParams, TestbedParams
+from vbench.path_below import PathBelow
 from vbench.testbed import netcmd, physnet
 
 
@@ -24,9 +25,11 @@ class TestbedPaths:
 
     root: Path
 
-    @property
-    def state_file(self) -> Path:
-        return self.root / "state.json"
+    state_file = PathBelow[Path]("root", "state.json")
+    client_key = PathBelow[Path]("root", "id_ed25519")
+    authorized_keys = PathBelow[Path]("root", "authorized_keys")
+    known_hosts = PathBelow[Path]("root", "known_hosts")
+    hosts_file = PathBelow[Path]("root", "etc_hosts")
 
     @property
     def work_root(self) -> Path:
@@ -37,22 +40,6 @@ class TestbedPaths:
         """Beside the testbed's directory, not in it: teardown removes that directory while a
         second process may be waiting on the lock."""
         return self.root.parent / f"{self.root.name}.lock"
-
-    @property
-    def client_key(self) -> Path:
-        return self.root / "id_ed25519"
-
-    @property
-    def authorized_keys(self) -> Path:
-        return self.root / "authorized_keys"
-
-    @property
-    def known_hosts(self) -> Path:
-        return self.root / "known_hosts"
-
-    @property
-    def hosts_file(self) -> Path:
-        return self.root / "etc_hosts"
 
     def hosts_file_of(self, host: str) -> Path:
         """/etc/hosts of one guest on a NAT network (its own view of the testbed)."""
