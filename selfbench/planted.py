@@ -200,17 +200,6 @@ def campaign_intervals(
     return CampaignIntervals(preferred, candidates)
 
 
-def level_intervals(
-    samples: pd.DataFrame,
-    baseline: str = BASELINE,
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> dict[str, Interval]:
-    """Planted level -> its preferred ratio row for METRIC. Pure."""
-    return campaign_intervals(samples, baseline, n_resamples=n_resamples, seed=seed).preferred
-
-
 @dataclass(frozen=True)
 class Bias:
     """estimate / truth - 1 and its interval, from the repetitions' log estimates."""
@@ -403,7 +392,7 @@ def analyse(
     candidate_rows: list[PlantedRow] = []
     verdicts, candidates = [], []
     for p in protocols:
-        truths = level_intervals(p.truth, baseline, n_resamples=n_resamples, seed=seed)
+        truths = campaign_intervals(p.truth, baseline, n_resamples=n_resamples, seed=seed).preferred
         reps = [campaign_intervals(df, baseline, n_resamples=n_resamples, seed=seed) for df in p.repetitions]
         levels = sorted(truths, key=_level_key)
         mine = [
