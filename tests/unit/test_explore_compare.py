@@ -70,7 +70,7 @@ def campaign_table(d: data.CampaignData):
 def test_the_ratio_interval_and_method_are_the_stage_s(stage_table, name, metric, level):
     r = shown(name, metric)[level]
     stage = preferred_ratio(stage_table(name), "terasort", metric, level)
-    assert (r.estimate, r.low, r.high, r.method) == (
+    assert (r.ratio, r.low, r.high, r.method) == (
         pytest.approx(stage["estimate"], rel=1e-12),
         pytest.approx(stage["ci_low"], rel=1e-12),
         pytest.approx(stage["ci_high"], rel=1e-12),
@@ -90,7 +90,7 @@ def test_a_comparison_without_a_number_says_why():
     rs = compare.ratios(compare.campaign_statistics(d).table, "terasort", "terasort_time")
     assert [r.cell for r in rs] == [f"16MB, stress={s}" for s in ("cpu", "forkbomb", "io", "memory", "none")]
     for r in rs:
-        assert r.estimate is None and "no baseline 'native'" in r.note and r.text().startswith("no ratio: ")
+        assert r.ratio is None and "no baseline 'native'" in r.note and r.text().startswith("no ratio: ")
 
 
 def test_a_one_sided_level_gets_its_point_ratio_and_no_interval():

@@ -59,7 +59,7 @@ def test_the_comparison_figure_plots_each_ratio_with_its_interval():
     assert (
         len([c for c in left.collections if isinstance(c, PathCollection)]) == len(d.levels()) * 2
     )  # per (cell, level)
-    assert len(right.get_yticklabels()) == len([r for r in rs if r.estimate is not None]) == 4
+    assert len(right.get_yticklabels()) == len([r for r in rs if r.ratio is not None]) == 4
     assert right.get_xlabel() == "ratio to bridge (95 % interval)"
 
 

@@ -17,6 +17,8 @@ import pandas as pd
 
 from vbench.errors import VbenchError
 from vbench.explore.data import CampaignData
+from vbench.report.rows import cell_ratio_fields
+from vbench.report.summary import CellRatio
 from vbench.stats.campaign_stats import campaign_stats
 from vbench.stats.keys import natural_key
 from vbench.stats.table.cells import cell_count, cell_number, preferred_row
@@ -31,18 +33,12 @@ class CampaignStatistics:
 
 
 @dataclass(frozen=True)
-class Ratio:
-    """One level against the baseline in one cell, as the statistics table says it."""
+class Ratio(CellRatio):
+    """One level against the baseline in one cell, as the statistics table says it: the campaign
+    summary's record, read as the summary reads it so that the notebook and `vbench campaign
+    summary` cannot tell one comparison two ways, and what the notebook's table shows beside it."""
 
-    cell: str
-    level: str
-    baseline: str
-    estimate: float | None
-    low: float | None
-    high: float | None
-    method: str
     conf_level: float | None
-    n: int | None
     n_baseline: int | None
     n_pairs: int | None
     #: TOST's verdict after Holm over the campaign's equivalence tests.
@@ -52,15 +48,11 @@ class Ratio:
 
     def text(self) -> str:
         """e.g. "1.0173 [0.9850, 1.0790] (paired-t (blocks), 95 %)"; the note when there is no number."""
-        if self.estimate is None:
+        if self.ratio is None:
             return f"no ratio: {self.note}"
-        interval = (
-            f" [{fmt(self.low)}, {fmt(self.high)}]"
-            if self.low is not None and self.high is not None
-            else " (no interval)"
-        )
+        interval = f" [{fmt(self.low)}, {fmt(self.high)}]" if self.bounded else " (no interval)"
         conf = f", {self.conf_level * 100:g} %" if self.conf_level else ""
-        return f"{fmt(self.estimate)}{interval} ({self.method}{conf})"
+        return f"{fmt(self.ratio)}{interval} ({self.method}{conf})"
 
 
 def fmt(x: float | None) -> str:
@@ -90,15 +82,8 @@ def ratios(table: pd.DataFrame, benchmark: str, metric: str) -> list[Ratio]:
         eq = equivalence[(equivalence["size"] == cell) & (equivalence["platform"] == level)]
         out.append(
             Ratio(
-                cell=str(cell),
-                level=str(level),
-                baseline=str(r["baseline"]),
-                estimate=cell_number(r["estimate"]),
-                low=cell_number(r["ci_low"]),
-                high=cell_number(r["ci_high"]),
-                method=str(r["method"]),
+                **cell_ratio_fields(r),
                 conf_level=cell_number(r["conf_level"]),
-                n=cell_count(r["n"]),
                 n_baseline=cell_count(r["n_baseline"]),
                 n_pairs=cell_count(r["n_pairs"]),
                 equivalence=str(preferred_row(eq)["verdict"]) if len(eq) else "",
@@ -117,7 +102,7 @@ def ratio_frame(rs: list[Ratio]) -> pd.DataFrame:
                 "cell": r.cell,
                 "level": r.level,
                 "baseline": r.baseline,
-                "ratio": fmt(r.estimate),
+                "ratio": fmt(r.ratio),
                 "ci_low": fmt(r.low),
                 "ci_high": fmt(r.high),
                 "method": r.method,

@@ -76,16 +76,14 @@ def comparison_figure(values: pd.DataFrame, ratios: list[Ratio], metric: str, ba
     left.set_xticklabels([f"{lv}\n{c}" if c else lv for c, lv in keys], fontsize=8)
     left.set_ylabel(f"{metric} [{unit}]")
     left.set_title("each run (bar: mean)", fontsize=10)
-    shown = [r for r in ratios if r.estimate is not None]
+    shown = [r for r in ratios if r.ratio is not None]
     if shown:
         for y, r in enumerate(shown):
-            err = None
-            if r.low is not None and r.high is not None:
-                err = [[r.estimate - r.low], [r.high - r.estimate]]
-            right.errorbar(r.estimate, y, xerr=err, fmt="o", color=colour.get(r.level, "black"), capsize=4)
+            err = [[r.ratio - r.low], [r.high - r.ratio]] if r.bounded else None
+            right.errorbar(r.ratio, y, xerr=err, fmt="o", color=colour.get(r.level, "black"), capsize=4)
             right.annotate(
-                f"{r.estimate:.3f} ({r.method})",
-                (r.estimate, y),
+                f"{r.ratio:.3f} ({r.method})",
+                (r.ratio, y),
                 textcoords="offset points",
                 xytext=(0, 7),
                 ha="center",

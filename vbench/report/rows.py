@@ -36,6 +36,23 @@ def _select(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) 
     return table[keep]
 
 
+def cell_ratio_fields(r: pd.Series) -> dict[str, object]:
+    """The `CellRatio` part of a comparison's table row, read one way wherever a comparison is
+    shown: the summary's headlines and A/A checks, and the explore notebook's ratios."""
+    return dict(
+        benchmark=cell_text(r["benchmark"]),
+        cell=cell_text(r["size"]),
+        metric=cell_text(r["metric"]),
+        level=cell_text(r["platform"]),
+        baseline=cell_text(r["baseline"]),
+        ratio=cell_number(r["estimate"]),
+        low=cell_number(r["ci_low"]),
+        high=cell_number(r["ci_high"]),
+        method=cell_text(r["method"]),
+        n=cell_count(r["n"]),
+    )
+
+
 def ratios(
     table: pd.DataFrame,
     headlines: Collection[tuple[str, str]] | None,
@@ -52,7 +69,6 @@ def ratios(
     eq_groups = {k: g for k, g in equivalence.groupby(COMPARISON_ROW_KEY, sort=False)}
     out = []
     for key, rows in ratio_rows.groupby(COMPARISON_ROW_KEY, sort=False):
-        experiment, benchmark, size, metric, platform, baseline = key
         r = preferred_row(rows)
         eq = eq_groups.get(key)
         equivalent = False
@@ -64,18 +80,9 @@ def ratios(
         p_holm = cell_number(r["p_adjusted"]) if str(r["method"]) in PAIRED_METHODS else None
         out.append(
             Ratio(
-                experiment=experiment,
-                benchmark=benchmark,
-                cell=size,
-                metric=metric,
+                **cell_ratio_fields(r),
+                experiment=r["experiment"],
                 unit=cell_text(r["unit"]),
-                level=platform,
-                baseline=baseline,
-                ratio=cell_number(r["estimate"]),
-                low=cell_number(r["ci_low"]),
-                high=cell_number(r["ci_high"]),
-                method=cell_text(r["method"]),
-                n=cell_count(r["n"]),
                 n_baseline=cell_count(r["n_baseline"]),
                 n_pairs=cell_count(r["n_pairs"]) if str(r["method"]) in PAIRED_METHODS else None,
                 equivalent=equivalent,
@@ -96,21 +103,7 @@ def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None
     out = []
     for _, r in t[t["statistic"] == "aa_check"].iterrows():
         low, high = cell_number(r["ci_low"]), cell_number(r["ci_high"])
-        out.append(
-            AACheck(
-                benchmark=r["benchmark"],
-                cell=r["size"],
-                metric=r["metric"],
-                level=r["platform"],
-                baseline=r["baseline"],
-                ratio=cell_number(r["estimate"]),
-                low=low,
-                high=high,
-                method=cell_text(r["method"]),
-                n=cell_count(r["n"]),
-                passes=None if low is None or high is None else low <= 1.0 <= high,
-            )
-        )
+        out.append(AACheck(**cell_ratio_fields(r), passes=None if low is None or high is None else low <= 1.0 <= high))
     return tuple(out)
 
 

@@ -56,7 +56,8 @@ class Verdict:
 @dataclass(frozen=True)
 class CellRatio:
     """A level's ratio to the baseline in one cell with the table's interval and method: what a
-    headline comparison and an A/A check are both read as."""
+    headline comparison, an A/A check and the explore notebook's comparison (`vbench.explore.
+    compare.Ratio`) are all read as, by `vbench.report.rows.cell_ratio_fields`."""
 
     benchmark: str
     cell: str
