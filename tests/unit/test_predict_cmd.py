@@ -6,7 +6,10 @@ planted slowdowns, compared as its four slowdown factors against "1.0/0.0", each
 calibration micro-benchmarks and two Hadoop jobs per block) and a calibration campaign (native
 beside two platforms, micro-benchmarks only), both written as vbench writes samples.jsonl. The
 jobs' true shares of native time and the platforms' true costs are known, so is each job's true
-ratio on each platform: 1 + sum_r s_r (x_r - 1).
+ratio on each platform: 1 + sum_r s_r (x_r - 1). A fit shaped like costs-fit-nodelay.yaml (the
+2^3 factorial without the delay, against "1.0") is what a kernel without netem can measure. A
+calibration may record TeraSort's JobHistory phases too, each with a known share of native's job
+time and a known ratio to native, shown beside the attribution (vbench.stats.job_phases).
 
 The data seeds (100, 200, 3) are ones whose 95 % prediction intervals hold the truth; not every
 seed's do. Each planted configuration is compared with the same unplanted runs of its block, so
@@ -32,6 +35,7 @@ from tests.unit.builders import cli_runner
 from vbench.errors import ParamsError
 from vbench.samples import Sample, append_records
 from vbench.stats.campaign import load_campaign
+from vbench.stats.campaign_stats import StatsConfig, campaign_stats
 from vbench.stats.cost_prediction import (
     FIT_RESOURCES,
     format_prediction,
@@ -39,6 +43,8 @@ from vbench.stats.cost_prediction import (
     prediction_json,
     prediction_table,
 )
+from vbench.stats.job_phases import phase_ratios
+from vbench.stats.table.cells import preferred_row
 
 #: resource -> (benchmark, metric, unit, native's value, higher is better), as the micro-benchmarks record them.
 MICRO = {
@@ -48,13 +54,15 @@ MICRO = {
     "disk_seq_write": ("fio", "seq_write_bw", "MiB/s", 1300.0, True),
     "membw": ("membw", "bandwidth", "MiB/s", 9000.0, True),
 }
-#: costs-fit's planted levels: factor -> (unplanted, planted), and the cost each plants.
+#: costs-fit's planted levels: factor -> (unplanted, planted, the resource it slows), and the cost each plants.
 FACTORS = {
-    "slowdown.cpu_fraction": (1.0, 0.5),
-    "slowdown.delay_ms": (0.0, 0.2),
-    "slowdown.rate_mbit": (None, 1000),
-    "slowdown.disk_write_bps": (None, "100MB"),
+    "slowdown.cpu_fraction": (1.0, 0.5, "cpu"),
+    "slowdown.delay_ms": (0.0, 0.2, "round_trip"),
+    "slowdown.rate_mbit": (None, 1000, "net_throughput"),
+    "slowdown.disk_write_bps": (None, "100MB", "disk_seq_write"),
 }
+#: costs-fit-nodelay's: no delay, which a kernel without netem cannot plant.
+NODELAY = {f: levels for f, levels in FACTORS.items() if f != "slowdown.delay_ms"}
 PLANTED = {"cpu": 2.0, "round_trip": 8.0, "net_throughput": 19.0, "disk_seq_write": 13.0}
 #: job -> (benchmark, step, native's time in s, true shares in FIT_RESOURCES' order).
 JOBS = {
@@ -68,6 +76,21 @@ PLATFORMS = {
 }
 BLOCKS = 5
 DRAWS = 400
+#: TeraSort's JobHistory phases as a calibration records them (vbench.hadoop.history.job_samples):
+#: phase -> (its share of native's job time, its true ratio to native on any platform recording
+#: it). map_shuffle and reduce_merge add up to the job; a reducer_ phase is one reducer's.
+PHASE_TRUTH = {
+    "map_shuffle": (0.6, 1.8),
+    "reduce_merge": (0.4, 1.1),
+    "reducer_shuffle": (0.5, 2.0),
+    "reducer_merge": (0.1, 1.0),
+    "reducer_reduce": (0.3, 1.25),
+}
+#: Each block's log deviation of a phase's ratio from its truth: they sum to 0, so the paired t
+#: over the blocks' log ratios estimates the truth itself, and differ, so its interval has a width.
+PHASE_DEVIATIONS = (-0.06, 0.03, 0.0, -0.03, 0.06)
+#: The statistics' settings for the tests: fewer bootstrap resamples (the preferred paired t uses none).
+PHASE_STATS = StatsConfig(n_resamples=200)
 
 
 def true_ratio(job: str, costs: dict[str, float]) -> float:
@@ -103,17 +126,26 @@ def _campaign_json(d, **experiment) -> None:
     (d / "campaign.json").write_text(json.dumps({"experiment": experiment}))
 
 
-def fit_campaign(d, *, seed: int = 100, jobs: bool = True, quiet_baseline: bool = False):
-    """A costs-fit-shaped campaign at `d`: the 16 configurations of the factorial, BLOCKS blocks.
-    `quiet_baseline`: the unplanted configuration without noise (the same random numbers are
-    drawn, so every other configuration's samples are the same; selfbench/cost_model_coverage.py)."""
-    _campaign_json(d, compare=list(FACTORS), baseline="1.0/0.0", seed=53001)
+def fit_campaign(
+    d,
+    *,
+    seed: int = 100,
+    jobs: bool = True,
+    quiet_baseline: bool = False,
+    factors: dict = FACTORS,
+    baseline: str = "1.0/0.0",
+):
+    """A costs-fit-shaped campaign at `d`: the configurations of the factorial of `factors` (16;
+    NODELAY against "1.0": costs-fit-nodelay's 8), BLOCKS blocks. `quiet_baseline`: the unplanted
+    configuration without noise (the same random numbers are drawn, so every other configuration's
+    samples are the same; selfbench/cost_model_coverage.py)."""
+    _campaign_json(d, compare=list(factors), baseline=baseline, seed=53001)
     rng = np.random.default_rng(seed)
     records = []
     for block in range(BLOCKS):
-        for planted in itertools.product((False, True), repeat=len(FACTORS)):
-            levels = {f"factor.{f}": lv[p] for (f, lv), p in zip(FACTORS.items(), planted)}
-            costs = {r: PLANTED[r] if p else 1.0 for r, p in zip(FIT_RESOURCES, planted)}
+        for planted in itertools.product((False, True), repeat=len(factors)):
+            levels = {f"factor.{f}": lv[p] for (f, lv), p in zip(factors.items(), planted)}
+            costs = {lv[2]: PLANTED[lv[2]] if p else 1.0 for lv, p in zip(factors.values(), planted)}
             meta = {
                 "experiment": "planted",
                 "platform": "native",
@@ -130,12 +162,38 @@ def fit_campaign(d, *, seed: int = 100, jobs: bool = True, quiet_baseline: bool 
     return d
 
 
-def calibration_campaign(d, platforms=("native", *PLATFORMS), *, seed: int = 200, jobs: bool = False, drop=()):
+def _phase_samples(run: list[Sample], meta: dict, platform: str, block: int, native_times: dict) -> list[Sample]:
+    """TeraSort's JobHistory phases in one run of `block`, named as job_samples names them: on
+    native each its share of the run's own job time (native_times keeps it for the block's other
+    platforms); elsewhere native's of the block times the phase's true ratio and the block's
+    deviation. A reducer phase as two reducers' attempts, 0.9 and 1.1 times its value."""
+    benchmark, step = JOBS["terasort"][:2]
+    base = {**meta, "step": step, "benchmark_kind": "hadoop"}
+    if platform == "native":
+        native_times[block] = next(s.value for s in run if s.metric == f"{step}_job_time")
+    out = []
+    for phase, (share, ratio) in PHASE_TRUTH.items():
+        moved = 1.0 if platform == "native" else ratio * math.exp(PHASE_DEVIATIONS[block])
+        value = native_times[block] * share * moved
+        if not phase.startswith("reducer_"):
+            out.append(Sample(benchmark, f"{step}_{phase}_phase_time", value, "s", metadata=base))
+            continue
+        for i, spread in enumerate((0.9, 1.1)):
+            attempt = {**base, "attempt_id": f"{meta['run_id']}-r{i}", "task_type": "REDUCE", "node": f"worker{i}"}
+            out.append(Sample(benchmark, f"{phase}_time", value * spread, "s", metadata=attempt))
+    return out
+
+
+def calibration_campaign(
+    d, platforms=("native", *PLATFORMS), *, seed: int = 200, jobs: bool = False, drop=(), phases=()
+):
     """A calibration campaign at `d`: each of `platforms` in every block, micro-benchmarks (less
-    those of `drop`) and, with `jobs`, the suite's job times too."""
+    those of `drop`) and, with `jobs`, the suite's job times too; the platforms of `phases` (native
+    first among them) record TeraSort's phases (`_phase_samples`, which draw no random number)."""
     _campaign_json(d, compare=["platform"], baseline=None, seed=7)
     rng = np.random.default_rng(seed)
     records = []
+    native_times: dict[int, float] = {}
     for block in range(BLOCKS):
         for platform in platforms:
             costs = PLATFORMS.get(platform, {})
@@ -148,9 +206,12 @@ def calibration_campaign(d, platforms=("native", *PLATFORMS), *, seed: int = 200
                 "warmup": False,
                 "run_id": f"cal-{platform}-{block}",
             }
-            records += [
+            run = [
                 s for s in _run_samples(rng, meta, costs, jobs=jobs) if s.benchmark not in {MICRO[r][0] for r in drop}
             ]
+            records += run
+            if platform in phases:
+                records += _phase_samples(run, meta, platform, block, native_times)
     append_records(d / "samples.jsonl", records)
     return d
 
@@ -293,3 +354,157 @@ def test_a_resource_the_fit_refuses_is_named_before_any_fit(data, vbench_cli):
         "predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--resources", "cpu,membw"
     )
     assert rc == 2 and "membw" in err_text and "refuses" in err_text
+
+
+# --- A fit without the delay (costs-fit-nodelay: a kernel without netem) -------------------------
+
+
+@pytest.fixture
+def nodelay(data):
+    """DATA with raw/costs-fit-nodelay too."""
+    fit_campaign(data / "raw" / "costs-fit-nodelay", factors=NODELAY, baseline="1.0")
+    return data
+
+
+def test_a_fit_without_the_delay_predicts_without_the_round_trip(nodelay):
+    fit = load_campaign(nodelay / "raw" / "costs-fit-nodelay")
+    inputs = prediction_inputs(fit, load_campaign(nodelay / "raw" / "newplat"))
+    assert inputs.fit_baseline == "1.0" and not inputs.notes
+    assert inputs.resources == ("cpu", "net_throughput", "disk_seq_write")
+    assert [job for job, _ in inputs.designs] == ["nnbench_create_write", "terasort"]
+    assert all(len(rows) == 7 for _, rows in inputs.designs)
+    table = prediction_table(inputs, n_draws=DRAWS, seed=0)
+    assert all(fj.fit.resources == inputs.resources for fj in table.fits)
+    for row in table.rows:
+        assert [t.resource for t in row.attribution.terms] == list(inputs.resources), row
+        # What is predicted is the truth less the round trip's extra time, which no configuration moved.
+        unfitted = {r: x for r, x in PLATFORMS[row.platform].items() if r != "round_trip"}
+        assert row.predicted.estimate == pytest.approx(true_ratio(row.job, unfitted), rel=0.2), row
+    # So a job that waits on round trips is predicted short on a platform whose round trip costs:
+    # the sandbox's NNBench, a share of 0.3 of a 7.3x round trip (truth 2.89).
+    nnbench = next(r for r in table.rows if r.platform == "sandboxed" and r.job == "nnbench_create_write")
+    assert nnbench.predicted.high < true_ratio("nnbench_create_write", PLATFORMS["sandboxed"])
+
+
+def test_the_command_fits_what_the_fit_planted_without_being_told(nodelay, capsys):
+    from vbench import cli
+
+    argv = ["predict", "newplat", "--fit", "costs-fit-nodelay", "--data", str(nodelay), "--draws", "50"]
+    rc = cli.main([*argv, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["fit"]["baseline"] == "1.0"
+    assert doc["resources"] == ["cpu", "net_throughput", "disk_seq_write"]
+    assert all(list(j["shares"]) == doc["resources"] for j in doc["jobs"])
+    assert {p["platform"] for p in doc["predictions"]} == set(PLATFORMS)
+    assert all(t["resource"] != "round_trip" for p in doc["predictions"] for t in p["attribution"])
+    # Named, --resources is what is fitted.
+    rc = cli.main([*argv, "--json", "--resources", "cpu,net_throughput"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["resources"] == ["cpu", "net_throughput"]
+
+
+def test_a_fit_without_the_delay_asks_no_round_trip_of_the_calibration(nodelay, vbench_cli):
+    calibration_campaign(nodelay / "raw" / "nolatency", drop=("round_trip",))
+    fit = ("--fit", "costs-fit-nodelay", "--data", str(nodelay), "--draws", "20")
+    rc, err = vbench_cli("predict", "nolatency", *fit)
+    assert rc == 0, err
+    # Named, the round trip is asked for again, and the calibration did not measure it.
+    rc, err = vbench_cli("predict", "nolatency", *fit, "--resources", "cpu,round_trip")
+    assert rc == 2 and "round_trip (latency rtt_mean)" in err
+
+
+def test_a_fit_that_plants_nothing_is_refused_naming_its_file(data):
+    """A campaign comparing platforms, not planted slowdowns: no share can be told apart."""
+    calibration_campaign(data / "raw" / "unplanted", jobs=True)
+    with pytest.raises(ParamsError) as err:
+        prediction_inputs(load_campaign(data / "raw" / "unplanted"), load_campaign(data / "raw" / "newplat"))
+    assert err.value.field == str(data / "raw" / "unplanted" / "samples.jsonl")
+    assert "no planted slowdown" in err.value.message and "slowdown.delay_ms" in err.value.message
+
+
+# --- Where the time went: the calibration's measured phases beside the attribution ---------------
+
+
+@pytest.fixture
+def phased(data):
+    """DATA with raw/phased too: the suite timed (as test_a_calibration_that_timed_the_jobs_... times
+    it), TeraSort's phases recorded on native and sandboxed, none on slowvm, none of NNBench."""
+    calibration_campaign(data / "raw" / "phased", jobs=True, seed=3, phases=("native", "sandboxed"))
+    return data
+
+
+def test_the_measured_phases_stand_beside_the_attribution(phased):
+    cal = load_campaign(phased / "raw" / "phased")
+    phases = phase_ratios(cal, PHASE_STATS)
+    assert {(p.platform, p.job) for p in phases} == {("sandboxed", "terasort")}
+    table = _table(phased, "phased", phases=phases)
+    for row in table.rows:
+        if (row.platform, row.job) != ("sandboxed", "terasort"):
+            # A platform (slowvm) or a job (NNBench) without phase samples has nothing, not zeros.
+            assert row.phases == (), row
+            continue
+        assert row.measured is not None and row.attribution.unexplained_log is not None
+        assert [p.phase for p in row.phases] == list(PHASE_TRUTH)
+        assert [p.metric for p in row.phases] == [
+            "terasort.map_shuffle_time",
+            "terasort.reduce_merge_time",
+            "terasort.attempt.reduce_shuffle_time",
+            "terasort.attempt.reduce_merge_time",
+            "terasort.attempt.reduce_reduce_time",
+        ]
+        for p in row.phases:
+            share, truth = PHASE_TRUTH[p.phase]
+            assert p.baseline == "native" and p.method == "paired-t (blocks)", p
+            assert p.ratio.low < truth < p.ratio.high, p
+            assert p.ratio.estimate == pytest.approx(truth, rel=1e-9), p
+            assert p.native_share == pytest.approx(share, rel=1e-9), p
+    # The phases' own statistics pass reads the rows the whole campaign's table holds.
+    full = campaign_stats(cal, PHASE_STATS)
+    for p in phases:
+        rows = full[
+            (full["statistic"] == "ratio_to_baseline") & (full["metric"] == p.metric) & (full["platform"] == p.platform)
+        ]
+        r = preferred_row(rows)
+        assert r["method"] == p.method
+        table_row = (r["estimate"], r["ci_low"], r["ci_high"])
+        assert (p.ratio.estimate, p.ratio.low, p.ratio.high) == pytest.approx(table_row), p
+
+
+def test_a_calibration_without_phase_samples_shows_no_phases(data):
+    calibration_campaign(data / "raw" / "withjobs", jobs=True, seed=3)
+    for name in ("newplat", "withjobs"):
+        assert phase_ratios(load_campaign(data / "raw" / name)) == ()
+    table = _table(data, "withjobs", phases=())
+    assert all(row.phases == () for row in table.rows)
+    assert "Measured phases" not in format_prediction(table)
+    assert all(p["phases"] == [] for p in prediction_json(table)["predictions"])
+
+
+def test_the_command_prints_the_measured_phases_in_text_and_json(phased, capsys):
+    from vbench import cli
+
+    argv = ["predict", "phased", "--fit", "costs-fit", "--data", str(phased), "--draws", "50"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Measured phases on slowvm" not in out and "preferred ratio_to_baseline" in out
+    # e.g. "terasort  map_shuffle  1.80 [1.70, 1.91]  60 %", one line per phase under its header.
+    section = out.split("Measured phases on sandboxed:\n")[1].split("\n\n")[0]
+    lines = [line.split() for line in section.splitlines()]
+    assert lines[0][:3] == ["job", "phase", "ratio"] and "native's" in lines[0]
+    assert [line[:2] for line in lines[1:]] == [["terasort", phase] for phase in PHASE_TRUTH]
+    for line, (share, truth) in zip(lines[1:], PHASE_TRUTH.values()):
+        low, high = float(line[3].strip("[,")), float(line[4].strip("]"))
+        assert float(line[2]) == pytest.approx(truth, abs=0.005) and low <= truth <= high, line
+        assert line[5:] == [f"{100 * share:.0f}", "%"], line
+
+    assert cli.main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    phases = {(p["platform"], p["job"]): p["phases"] for p in doc["predictions"]}
+    assert phases[("slowvm", "terasort")] == [] and phases[("sandboxed", "nnbench_create_write")] == []
+    got = phases[("sandboxed", "terasort")]
+    assert [g["phase"] for g in got] == list(PHASE_TRUTH)
+    for g, (share, truth) in zip(got, PHASE_TRUTH.values()):
+        assert g["ratio"]["low"] < truth < g["ratio"]["high"], g
+        assert g["ratio"]["estimate"] == pytest.approx(truth, rel=1e-9), g
+        assert g["native_share"] == pytest.approx(share, rel=1e-9), g
+        assert g["method"] == "paired-t (blocks)" and g["baseline"] == "native", g
+    assert "the phases' statistics" in doc["seconds"]

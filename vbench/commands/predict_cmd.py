@@ -1,6 +1,8 @@
 """`vbench predict CALIBRATION --fit FIT`: what each suite job would cost on a platform measured by
 its calibration micro-benchmarks alone, from the shares of native time fitted on a campaign of
-planted slowdowns (vbench.stats.cost_prediction, vbench.stats.cost_model). Runs nothing."""
+planted slowdowns (vbench.stats.cost_prediction, vbench.stats.cost_model), and where CALIBRATION
+timed the jobs, their JobHistory phases' measured ratios beside it (vbench.stats.job_phases).
+Runs nothing."""
 
 from __future__ import annotations
 
@@ -17,9 +19,11 @@ def register(sub) -> None:
         "predict",
         help="each suite job's time ratio to native on a calibrated platform, from a fitted cost model",
         description="Fit each Hadoop job's shares of native time per resource on FIT (native under planted "
-        "slowdowns, params/experiments/costs-fit.yaml) and predict, for each platform of CALIBRATION (its "
-        "micro-benchmarks beside native, e.g. `vbench campaign run <design> --only calibrate`), each job's "
-        "time ratio to native with its interval and each resource's part of it.",
+        "slowdowns, params/experiments/costs-fit.yaml, or costs-fit-nodelay.yaml on a kernel without netem) "
+        "and predict, for each platform of CALIBRATION (its micro-benchmarks beside native, e.g. `vbench "
+        "campaign run <design> --only calibrate`), each job's time ratio to native with its interval and "
+        "each resource's part of it; where CALIBRATION timed the jobs, the measured ratio, what the model leaves "
+        "unexplained and each JobHistory phase's measured ratio to native.",
     )
     p.add_argument("calibration", help="the calibration campaign: a name under DATA/raw/ or its directory")
     p.add_argument(
@@ -31,7 +35,8 @@ def register(sub) -> None:
     p.add_argument(
         "--resources",
         default=None,
-        help="comma-separated resources to fit (default: costs-fit's, cpu,round_trip,net_throughput,disk_seq_write)",
+        help="comma-separated resources to fit (default: those FIT's planted slowdowns move: cpu for "
+        "cpu_fraction, round_trip for delay_ms, net_throughput for rate_mbit, disk_seq_write for disk_write_bps)",
     )
     p.add_argument("--draws", type=int, default=None, help="bootstrap draws (default 2000)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the fit campaign's design seed)")
@@ -49,16 +54,13 @@ def campaign_dir(name: str, data: Path, what: str) -> Path:
 
 
 def run(args) -> int:
-    from vbench.stats import cost_model, cost_prediction
+    from vbench.stats import cost_model, cost_prediction, job_phases
     from vbench.stats.campaign import load_campaign
+    from vbench.stats.campaign_stats import StatsConfig
     from vbench.stats.table.rows import DEFAULT_SEED
 
     started = time.perf_counter()
-    resources = (
-        cost_prediction.checked_resources(args.resources.split(","))
-        if args.resources is not None
-        else cost_prediction.FIT_RESOURCES
-    )
+    resources = cost_prediction.checked_resources(args.resources.split(",")) if args.resources is not None else None
     draws = cost_model.DEFAULT_DRAWS if args.draws is None else args.draws
     if draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {draws}")
@@ -71,9 +73,20 @@ def run(args) -> int:
     fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir)
     inputs = cost_prediction.prediction_inputs(fit, calibration, resources)
     read = time.perf_counter()
+    # The statistics stage's default settings, but against the baseline the costs are ratios to and
+    # at the predictions' level: a phase's interval then reads like the job's measured one beside it.
+    cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
+    phases = job_phases.phase_ratios(calibration, cfg)
+    compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.design_seed(fit_dir)
-    table = cost_prediction.prediction_table(inputs, n_draws=draws, seed=DEFAULT_SEED if seed is None else seed)
-    timings = (("reading and checking", read - started), ("fitting and predicting", time.perf_counter() - read))
+    table = cost_prediction.prediction_table(
+        inputs, phases=phases, n_draws=draws, seed=DEFAULT_SEED if seed is None else seed
+    )
+    timings = (
+        ("reading and checking", read - started),
+        ("the phases' statistics", compared - read),
+        ("fitting and predicting", time.perf_counter() - compared),
+    )
     if args.json:
         print(json.dumps(cost_prediction.prediction_json(table, timings), indent=1))
     else:

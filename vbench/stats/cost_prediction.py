@@ -4,9 +4,10 @@ calibration micro-benchmarks alone (issue #53 item 5). Pure.
 Two campaigns as `vbench.stats.campaign.load_campaign` reads them:
 
 * the fit: native under planted slowdowns, each configuration's calibration and Hadoop jobs
-  measured (params/experiments/costs-fit.yaml); each job's shares of native time per resource are
-  fitted on it (`cost_model.fit_job`), one design row per planted configuration, against the
-  design's baseline (the unplanted configuration);
+  measured (params/experiments/costs-fit.yaml, or costs-fit-nodelay.yaml on a kernel without
+  netem); each job's shares of native time per resource are fitted on it (`cost_model.fit_job`,
+  the resources its planted slowdowns move unless told), one design row per planted
+  configuration, against the design's baseline (the unplanted configuration);
 * the calibration: native and the platform(s) to predict, micro-benchmarks only (`vbench campaign
   run <design> --only calibrate`); each platform's cost vector is its paired ratio to the same
   campaign's native (`cost_model.cost_vectors_of`). A campaign without native gives no cost ratio:
@@ -15,7 +16,9 @@ Two campaigns as `vbench.stats.campaign.load_campaign` reads them:
 `prediction_inputs` checks both before anything is fitted (each error names the campaign's
 samples file and what is missing), `prediction_table` fits and predicts, `format_prediction` and
 `prediction_json` lay the result out. If the calibration campaign also timed the suite's jobs, the
-measured ratio and the unexplained part stand beside each prediction.
+measured ratio and the unexplained part stand beside each prediction, and where its runs recorded
+JobHistory's phases, each phase's measured ratio (`vbench.stats.job_phases`): where the time went
+beside where the model says it went.
 """
 
 from __future__ import annotations
@@ -29,14 +32,24 @@ from typing import Any, Sequence
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
+from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
+from vbench.stats.job_phases import PhaseRatio
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.rows import DEFAULT_SEED
 
-#: The resources params/experiments/costs-fit.yaml fits (its rule 2): the ones its planted
-#: slowdowns move apart. membw, syscall, spawn and jvmstart are moved by none but the CPU quota.
-FIT_RESOURCES: tuple[str, ...] = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
+#: Each planted slowdown (testbed.slowdown, a fit design's compared factor) -> the resource whose
+#: cost it moves. A fit can tell apart the shares of these only: membw, syscall, spawn and jvmstart
+#: are moved by none but the CPU quota.
+PLANTED_RESOURCES: dict[str, str] = {
+    "slowdown.cpu_fraction": "cpu",
+    "slowdown.delay_ms": "round_trip",
+    "slowdown.rate_mbit": "net_throughput",
+    "slowdown.disk_write_bps": "disk_seq_write",
+}
+#: The resources params/experiments/costs-fit.yaml fits (its rule 2): every planted one.
+FIT_RESOURCES: tuple[str, ...] = tuple(PLANTED_RESOURCES.values())
 #: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).
 LACK_OF_FIT_ALPHA = 0.05
 
@@ -89,6 +102,8 @@ class PredictedJob:
     attribution: cm.Attribution
     #: The calibration campaign's own measured ratio, if it timed the job.
     measured: Interval | None
+    #: Its phases' measured ratios, where its runs recorded them (`job_phases.phase_ratios`).
+    phases: tuple[PhaseRatio, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,26 @@ def samples_path(campaign: Campaign) -> str:
     return str(campaign.path / "samples.jsonl")
 
 
+def planted_resources(fit: Campaign) -> tuple[str, ...]:
+    """The resources whose planted slowdown the fit campaign compares at two levels or more, in
+    PLANTED_RESOURCES' order: the shares its configurations can tell apart. A kernel without netem
+    plants no delay (costs-fit-nodelay, or costs-fit with its delayed configurations refused), so
+    its fit has no round trip to fit."""
+    samples = fit.samples
+    out = tuple(
+        resource
+        for factor, resource in PLANTED_RESOURCES.items()
+        if LEVEL + factor in samples.columns and samples[LEVEL + factor].nunique(dropna=False) > 1
+    )
+    if not out:
+        raise ParamsError(
+            samples_path(fit),
+            f"no planted slowdown ({', '.join(PLANTED_RESOURCES)}) compared at two levels: no share "
+            "can be fitted (a fit campaign compares them, params/experiments/costs-fit.yaml)",
+        )
+    return out
+
+
 def baseline_of(campaign: Campaign, default: str = cm.DEFAULT_BASELINE) -> str:
     """The campaign's design baseline (a compared factor's level, e.g. costs-fit's "1.0/0.0"), else `default`."""
     found = sorted(set(campaign.baselines.values()))
@@ -146,14 +181,15 @@ def _read(campaign: Campaign, what, **kwargs):
 def prediction_inputs(
     fit: Campaign,
     calibration: Campaign,
-    resources: Sequence[str] = FIT_RESOURCES,
+    resources: Sequence[str] | None = None,
     *,
     conf: float = cm.DEFAULT_CONF,
 ) -> PredictionInputs:
     """Check both campaigns and gather what `prediction_table` needs; every refusal names the
     campaign's samples file (a fit campaign without jobs, a calibration without native, a resource
-    one of them did not measure or the fit cannot tell apart)."""
-    resources = checked_resources(resources)
+    one of them did not measure or the fit cannot tell apart). `resources`: by default, the ones
+    the fit's planted slowdowns move (`planted_resources`)."""
+    resources = checked_resources(resources) if resources is not None else planted_resources(fit)
     notes: list[str] = []
     fit_file, cal_file = samples_path(fit), samples_path(calibration)
 
@@ -256,11 +292,13 @@ def _fit(inputs: PredictionInputs, job: str, rows: tuple[str, ...], **kwargs) ->
 def prediction_table(
     inputs: PredictionInputs,
     *,
+    phases: Sequence[PhaseRatio] = (),
     conf: float = cm.DEFAULT_CONF,
     n_draws: int = cm.DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
 ) -> PredictionTable:
-    """Each job fitted on the fit campaign, each platform's ratio predicted and attributed."""
+    """Each job fitted on the fit campaign, each platform's ratio predicted and attributed, with
+    the calibration's measured `phases` of that job and platform beside it."""
     if n_draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
     fits = [_fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed) for job, rows in inputs.designs]
@@ -277,6 +315,7 @@ def prediction_table(
                     cm.predict(f, costs).ratio,
                     cm.attribute(f, costs, measured),
                     measured.ratio.interval(conf) if measured is not None else None,
+                    tuple(p for p in phases if p.job == f.job and p.platform == costs.platform),
                 )
             )
     return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed)
@@ -340,8 +379,9 @@ def _took(timings: Sequence[tuple[str, float]]) -> str:
 
 def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float]] = ()) -> str:
     """The table as text: the fit (per job its shares and lack of fit), then per platform its
-    costs and per job the predicted ratio with its interval and each resource's part; last, how
-    long it took (`timings`: what, seconds)."""
+    costs and per job the predicted ratio with its interval and each resource's part, and the
+    jobs' measured phases where the calibration recorded them; last, how long it took
+    (`timings`: what, seconds)."""
     inp = table.inputs
     level = round(100 * table.conf)
     out = [
@@ -378,6 +418,11 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
                 rec["unexplained"] = _pct(math.exp(un) - 1, signed=True) if un is not None else "-"
             records.append(rec)
         out.append(_table(records))
+        phased = [r for r in table.rows if r.platform == costs.platform and r.phases]
+        if phased:
+            out += ["", f"Measured phases on {costs.platform}:"]
+            phases = [_phase_record(ph, level, inp.calibration_baseline) for row in phased for ph in row.phases]
+            out.append(_table(phases))
     out += [
         "",
         "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
@@ -385,13 +430,34 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     ]
     if measured_any:
         out.append("unexplained: measured / predicted - 1, what the calibrated costs do not explain.")
+    if any(r.phases for r in table.rows):
+        out.append(
+            "Measured phases: each JobHistory phase's ratio to the baseline, the preferred ratio_to_baseline "
+            "row of the calibration's statistics table, and its share of the baseline's job time (map_shuffle "
+            "and reduce_merge add up to the job; a reducer_ phase is one reducer's, averaged over its reducers)."
+        )
     notes = list(inp.notes) + [
         f"{r.platform} {r.job}: {note}" for r in table.rows for note in (r.predicted.note, r.attribution.note) if note
+    ]
+    notes += [
+        f"{r.platform} {r.job} {ph.phase}: no ratio ({ph.ratio.note or 'the statistics table gives none'})"
+        for r in table.rows
+        for ph in r.phases
+        if ph.ratio.estimate is None
     ]
     out += [f"note: {n}" for n in dict.fromkeys(notes)]
     if timings:
         out.append(_took(timings))
     return "\n".join(out) + "\n"
+
+
+def _phase_record(ph: PhaseRatio, level: int, baseline: str) -> dict[str, str]:
+    return {
+        "job": ph.job,
+        "phase": ph.phase,
+        f"ratio [{level} %]": _interval(ph.ratio),
+        f"share of {baseline}'s job": _pct(ph.native_share),
+    }
 
 
 def _clean(x: Any) -> Any:
@@ -456,6 +522,17 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
                         "log_overhead": t.log_overhead,
                     }
                     for t in r.attribution.terms
+                ],
+                "phases": [
+                    {
+                        "phase": ph.phase,
+                        "metric": ph.metric,
+                        "baseline": ph.baseline,
+                        "ratio": _interval_json(ph.ratio),
+                        "method": ph.method,
+                        "native_share": _clean(ph.native_share),
+                    }
+                    for ph in r.phases
                 ],
                 "note": "; ".join(n for n in (r.predicted.note, r.attribution.note) if n),
             }

@@ -1,0 +1,136 @@
+"""Where a suite job's time went on each platform, as a calibration campaign measured it: each
+JobHistory phase's ratio to the baseline, beside the cost model's attribution (issue #53 item 4,
+`vbench predict`). Pure.
+
+The phases are what every Hadoop run already records (vbench.hadoop.history.job_samples), as
+`load_campaign` names them: VMware's split of the job into map-shuffle and reduce-merge
+(`<step>.map_shuffle_time`, `<step>.reduce_merge_time`: they add up to the job's time) and each
+reducer's shuffle, merge and reduce (`<step>.attempt.reduce_<phase>_time`: a reducer's, the
+pairing averaging a run's reducers). A phase's ratio and interval are the statistics table's
+preferred `ratio_to_baseline` row: `campaign_stats`, the function the statistics stage writes its
+table with, read by `preferred_row` as `vbench campaign summary` and the explore notebook read it,
+so that a phase is never told one way here and another in the table. Its share of the baseline's
+job time is read from the baseline's own samples.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import pandas as pd
+
+from vbench.errors import ParamsError, VbenchError
+from vbench.stats import cost_model as cm
+from vbench.stats.campaign import Campaign
+from vbench.stats.campaign_stats import StatsConfig, campaign_stats
+from vbench.stats.keys import natural_key
+from vbench.stats.records import Interval
+from vbench.stats.table.cells import cell_number, cell_text, key_as_text, preferred_row
+from vbench.stats.warmup import measured_samples
+
+#: Phase -> its metric after the job's step, as `load_campaign` names it; in the order shown.
+PHASES: dict[str, str] = {
+    "map_shuffle": "map_shuffle_time",
+    "reduce_merge": "reduce_merge_time",
+    "reducer_shuffle": "attempt.reduce_shuffle_time",
+    "reducer_merge": "attempt.reduce_merge_time",
+    "reducer_reduce": "attempt.reduce_reduce_time",
+}
+_ORDER = {p: i for i, p in enumerate(PHASES)}
+
+
+@dataclass(frozen=True)
+class PhaseRatio:
+    """One JobHistory phase of a suite job on one platform against the baseline, as the
+    statistics table of the campaign that timed it compares them."""
+
+    job: str
+    platform: str
+    baseline: str
+    #: A key of PHASES.
+    phase: str
+    #: The table's metric, e.g. "terasort.map_shuffle_time".
+    metric: str
+    #: The preferred row's estimate and interval; no estimate where the table has none (its note says why).
+    ratio: Interval
+    #: The preferred row's method, e.g. "paired-t (blocks)".
+    method: str
+    #: The median over the baseline's runs of the phase's time over the job's (a reducer's phase:
+    #: its mean over the run's reducers); None where no baseline run recorded both.
+    native_share: float | None
+
+
+def phase_metric(job: cm.Job, phase: str) -> str:
+    """`job`'s metric of `phase`: its job time's step (`terasort.job_time` -> `terasort.`) and the phase's name."""
+    return f"{job.metric.removesuffix('.job_time')}.{PHASES[phase]}"
+
+
+def native_share(samples: pd.DataFrame, job: cm.Job, metric: str, baseline: str) -> float | None:
+    """The median over `baseline`'s compared runs of `metric`'s time over `job`'s time, each run's
+    phase samples averaged first (a reducer phase has one per reducer). Runs are matched by
+    `run_id`; a campaign whose samples carry none gives None."""
+    rows = measured_samples(samples)
+    if rows is None or rows.empty or "run_id" not in rows.columns:
+        return None
+    rows = rows[(rows["benchmark"] == job.benchmark) & (rows["platform"] == baseline) & (rows["run_id"] != "")]
+    job_s, phase_s = (_run_means(rows[rows["metric"] == m]) for m in (job.metric, metric))
+    fractions = [float(phase_s[r] / job_s[r]) for r in phase_s.index if r in job_s.index and job_s[r] > 0]
+    return float(statistics.median(fractions)) if fractions else None
+
+
+def _run_means(rows: pd.DataFrame) -> pd.Series:
+    return rows["value"].astype(float).groupby(rows["run_id"]).mean()
+
+
+def _preferred_ratio(rows: pd.DataFrame) -> tuple[Interval, str]:
+    """The estimate, interval and method of the row the table prefers among one platform's ratio
+    rows of one phase metric."""
+    comparisons = rows.groupby(["experiment", "size", "baseline"], sort=True)
+    if comparisons.ngroups > 1:
+        # The cost model's job ratio pools experiments and refuses several cells: a phase split
+        # over several comparisons has no one ratio to stand beside it.
+        keys = ", ".join("/".join(map(str, k)) for k, _ in comparisons)
+        return Interval(None, note=f"{comparisons.ngroups} comparisons ({keys}): no single ratio"), ""
+    r = preferred_row(rows)
+    low, high = cell_number(r["ci_low"]), cell_number(r["ci_high"])
+    return Interval(cell_number(r["estimate"]), low, high, cell_text(r["note"])), cell_text(r["method"])
+
+
+def phase_ratios(
+    campaign: Campaign, cfg: StatsConfig = StatsConfig(), jobs: Sequence[cm.Job] = cm.JOBS
+) -> tuple[PhaseRatio, ...]:
+    """Every phase of every job of `jobs` the campaign timed, on every platform beside the
+    baseline (each experiment's, `cfg.baseline` where the design names none), in natural order
+    of platform and job and in PHASES' order; () when it recorded no phase. A platform or job
+    without phase samples has none: no row, not a zero."""
+    wanted = {(job.benchmark, phase_metric(job, phase)): (job, phase) for job in jobs for phase in PHASES}
+    samples = campaign.samples
+    if samples.empty:
+        return ()
+    phased = samples[[k in wanted for k in zip(samples["benchmark"], samples["metric"])]]
+    if phased.empty:
+        return ()
+    # The phases alone: a comparison's rows come from its own group (seeded by its own key), so
+    # the other metrics change none of them, only Holm's adjustment across the campaign, which no
+    # ratio reads; and their bootstrap and mixed models would cost time for nothing shown.
+    try:
+        table = campaign_stats(replace(campaign, samples=phased.reset_index(drop=True)), cfg)
+    except VbenchError as exc:
+        raise ParamsError(
+            str(campaign.path / "samples.jsonl"), f"the statistics refuse its JobHistory phase samples: {exc}"
+        ) from None
+    if table.empty:
+        return ()
+    ratio_rows = key_as_text(table[table["statistic"] == "ratio_to_baseline"])
+    out = []
+    for (benchmark, metric), (job, phase) in wanted.items():
+        t = ratio_rows[(ratio_rows["benchmark"] == benchmark) & (ratio_rows["metric"] == metric)]
+        for platform, rows in t.groupby("platform", sort=False):
+            baselines = sorted({cell_text(b) for b in rows["baseline"]})
+            baseline = baselines[0] if len(baselines) == 1 else cfg.baseline
+            ratio, method = _preferred_ratio(rows)
+            share = native_share(samples, job, metric, baseline)
+            out.append(PhaseRatio(job.name, str(platform), baseline, phase, metric, ratio, method, share))
+    return tuple(sorted(out, key=lambda p: (natural_key(p.platform), natural_key(p.job), _ORDER[p.phase])))
