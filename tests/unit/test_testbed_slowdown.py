@@ -457,6 +457,39 @@ def test_a_duet_puts_every_local_configuration_in_a_cpu_group_of_its_own():
     assert not any(t.cpu_group for t, _ in plain.values())
 
 
+def test_a_delay_on_a_kernel_without_netem_is_refused_before_anything_starts_naming_the_field():
+    from vbench.campaign.hosts_source import TestbedSource
+    from vbench.campaign.runner import configuration_params
+    from vbench.machine_fit import MachineFacts
+
+    machine = MachineFacts(mem_total_mb=1_000_000, cpus=64)
+    tb, hp = make_testbed({}), HadoopParams()
+    delayed = exp(
+        factors={"testbed.slowdown.cpu_fraction": [1.0, 0.5], "testbed.slowdown.delay_ms": [0.0, 0.2]},
+        compare=("slowdown.cpu_fraction", "slowdown.delay_ms"),
+    )
+    asked = []
+
+    def no_netem() -> bool:
+        asked.append(True)
+        return False
+
+    with pytest.raises(ParamsError) as info:
+        configuration_params(delayed, tb, hp, TestbedSource(print), frozenset({"hadoop"}), machine, netem=no_netem)
+    assert info.value.field == "testbed.slowdown.delay_ms"
+    assert "no netem" in str(info.value) and "2 of 4 configurations" in str(info.value)
+    assert asked == [True]  # asked once for the whole design, not per configuration
+    got = configuration_params(
+        delayed, tb, hp, TestbedSource(print), frozenset({"hadoop"}), machine, netem=lambda: True
+    )
+    assert len(got) == 4
+
+    def never() -> bool:
+        raise AssertionError("the kernel is asked only when a configuration delays")
+
+    assert configuration_params(exp(), tb, hp, TestbedSource(print), frozenset({"hadoop"}), machine, netem=never)
+
+
 # -- a testbed's CPUs (testbed.cpuset: a split duet's side on CPUs of its own) -----------------------
 
 

@@ -77,7 +77,7 @@ from vbench.host import Host
 from vbench.ledger import read_ledger
 from vbench.samples import Failure
 from vbench.store import CampaignStore
-from vbench.testbed import physnet
+from vbench.testbed import physhosts, physnet
 from vbench.testbed.freezer import TestbedFreezer
 
 Log = Callable[[str], None]
@@ -254,12 +254,15 @@ def configuration_params(
     source: HostsSource,
     kinds: frozenset[str],
     machine: MachineFacts | None = None,
+    netem: Callable[[], bool] = physhosts.netem_available,
 ) -> dict[str, tuple[TestbedParams, HadoopParams]]:
     """Every configuration's testbed and Hadoop params, by configuration key, after refusing what
-    cannot run, before anything starts: a configuration the machine cannot hold, and (clusters up
-    together) configurations that cannot coexist: together more memory than the machine has, or
-    an inventory's hosts shared by two of them."""
+    cannot run, before anything starts: a configuration the machine cannot hold, a delay on a
+    kernel without netem (`netem`: whether it has it, asked only if a configuration delays), and
+    (clusters up together) configurations that cannot coexist: together more memory than the
+    machine has, or an inventory's hosts shared by two of them."""
     out: dict[str, tuple[TestbedParams, HadoopParams]] = {}
+    delayed: dict[str, list[str]] = {}
     together = concurrent(exp)
     suite = bool(exp.suite) and "hadoop" in kinds
     for slot, config in enumerate(exp.configurations()):
@@ -271,6 +274,13 @@ def configuration_params(
                     "testbed; an inventory's hosts are what they are: vary them in the inventory",
                 )
             tb, hp = _params(exp, config, testbed, hadoop, source)
+            if source.local:
+                for name, delay_ms in (
+                    ("testbed.slowdown.delay_ms", tb.slowdown.delay_ms),
+                    ("network.link.delay_ms", tb.network.link.delay_ms),
+                ):
+                    if delay_ms > 0:
+                        delayed.setdefault(name, []).append(config.key)
             if "micro" in kinds:
                 _check_netmatrix(exp, tb, source)
                 _check_calibrate_hosts(exp, config, tb, source)
@@ -286,6 +296,17 @@ def configuration_params(
         except ParamsError as exc:
             raise prefixed(exc, f"configuration {config.key}") from None
         out[config.key] = (tb, hp)
+    # The testbed refuses a delay at its own bring-up too, but by then the configurations before
+    # it have run for hours and those after it would each fail in turn.
+    if delayed and not netem():
+        name, keys = next(iter(delayed.items()))
+        raise ParamsError(
+            name,
+            f"this kernel has no netem qdisc (sch_netem), so no delay can be set here, and "
+            f"{len(keys)} of {len(out)} configurations ask for one ({', '.join(keys[:3])}"
+            f"{', ...' if len(keys) > 3 else ''}); a design without the delay runs here (e.g. costs-fit-nodelay "
+            "for costs-fit)",
+        )
     if exp.duet is not None and exp.duet.cpus == "split":
         machine = machine or MachineFacts.local()
         split_parts(len(out), source.local, machine)
