@@ -467,6 +467,10 @@ def test_the_measured_phases_stand_beside_the_attribution(phased):
         assert r["method"] == p.method
         table_row = (r["estimate"], r["ci_low"], r["ci_high"])
         assert (p.ratio.estimate, p.ratio.low, p.ratio.high) == pytest.approx(table_row), p
+        # Holm's family is the whole table's there and the phases-only pass's here: the phase's note
+        # names none, and is otherwise the table row's.
+        assert "Holm over the" in r["note"] and "Holm" not in p.ratio.note, p
+        assert p.ratio.note == "; ".join(n for n in r["note"].split("; ") if not n.startswith("Holm over the")), p
 
 
 def test_a_calibration_without_phase_samples_shows_no_phases(data):
@@ -507,4 +511,5 @@ def test_the_command_prints_the_measured_phases_in_text_and_json(phased, capsys)
         assert g["ratio"]["estimate"] == pytest.approx(truth, rel=1e-9), g
         assert g["native_share"] == pytest.approx(share, rel=1e-9), g
         assert g["method"] == "paired-t (blocks)" and g["baseline"] == "native", g
+        assert "Holm" not in g["ratio"]["note"], g  # no family count of the phases-only statistics pass
     assert "the phases' statistics" in doc["seconds"]

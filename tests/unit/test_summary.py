@@ -109,17 +109,18 @@ def test_a_factor_study_names_its_levels():
 
 
 def test_the_aa_line_gives_the_noise_from_its_half_width():
-    a = S.AACheck("terasort", "128MB", "terasort_time", "native~aa", "native", 1.01, 0.895, 1.14, "paired-t", 4, True)
+    a = S.AACheck("terasort", "128MB", "terasort_time", "native~aa", "native", 1.01, 0.895, 1.14, "paired-t", 4)
     assert a.half_width_pct == pytest.approx(12.13, abs=0.01)
     assert S.aa_text(a) == "passes (1 is inside); differences under about 12 % cannot be told apart"
-    failing = S.AACheck("cpu", "", "events_per_s", "native~aa", "native", 1.1, 1.05, 1.15, "paired-t", 4, False)
+    failing = S.AACheck("cpu", "", "events_per_s", "native~aa", "native", 1.1, 1.05, 1.15, "paired-t", 4)
     assert S.aa_text(failing).startswith("FAILS: native differs from itself")
     line = S.noise_text((a, failing), "2026-11-24")
     assert line.startswith("A/A passes on 1 of 2 metrics, FAILS on 1")
     assert "this machine's noise on 2026-11-24: differences under about" in line
     assert S.noise_text(()).startswith("no A/A copy in this design")
-    unbounded = S.AACheck("pi", "", "job_wall_time", "native~aa", "native", 1.0, None, None, "fieller", 2, None)
+    unbounded = S.AACheck("pi", "", "job_wall_time", "native~aa", "native", 1.0, None, None, "fieller", 2)
     assert S.noise_text((unbounded,)) == "the A/A checks have no interval: this campaign's own noise is not known"
+    assert (a.passes, failing.passes, unbounded.passes) == (True, False, None)  # from each interval: 1 inside or not
 
 
 # --- the wording, from the statistics table's rows ----------------------------------------------
@@ -199,7 +200,7 @@ def test_the_verdicts_of_a_real_statistics_table():
 
 
 def summary(**kw) -> S.CampaignSummary:
-    aa = S.AACheck("terasort", "128MB", "terasort_time", "native~aa", "native", 1.01, 0.895, 1.14, "paired-t", 4, True)
+    aa = S.AACheck("terasort", "128MB", "terasort_time", "native~aa", "native", 1.01, 0.895, 1.14, "paired-t", 4)
     fields = dict(
         campaign="c",
         path="data/raw/c",
@@ -382,7 +383,7 @@ def test_a_failing_aa_is_drawn_as_a_difference_and_named_in_the_legend():
     from vbench.report.forest import AA_COLOUR, AA_FAILS_COLOUR
 
     (passing,) = summary().aa
-    failing = replace(passing, ratio=1.096, low=1.018, high=1.181, passes=False)
+    failing = replace(passing, ratio=1.096, low=1.018, high=1.181)
     for aa, colour, label in ((passing, AA_COLOUR, ""), (failing, AA_FAILS_COLOUR, " (fails)")):
         fig = forest_figure(summary(aa=(aa,)))
         (ax,) = fig.axes

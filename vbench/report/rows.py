@@ -100,11 +100,7 @@ def aa_checks(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None
     t = key_as_text(_select(table, headlines))
     if t.empty:
         return ()
-    out = []
-    for _, r in t[t["statistic"] == "aa_check"].iterrows():
-        low, high = cell_number(r["ci_low"]), cell_number(r["ci_high"])
-        out.append(AACheck(**cell_ratio_fields(r), passes=None if low is None or high is None else low <= 1.0 <= high))
-    return tuple(out)
+    return tuple(AACheck(**cell_ratio_fields(r)) for _, r in t[t["statistic"] == "aa_check"].iterrows())
 
 
 def means(table: pd.DataFrame, headlines: Collection[tuple[str, str]] | None) -> tuple[Mean, ...]:

@@ -110,7 +110,12 @@ class Ratio(CellRatio):
 class AACheck(CellRatio):
     """The baseline against its own copy in one cell (the table's `aa_check` row)."""
 
-    passes: bool | None  # None: no interval
+    @property
+    def passes(self) -> bool | None:
+        """The check passes when its interval holds 1 (None: no interval)."""
+        if self.low is None or self.high is None:
+            return None
+        return self.low <= 1.0 <= self.high
 
     @property
     def half_width_pct(self) -> float | None:

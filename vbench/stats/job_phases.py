@@ -28,6 +28,7 @@ from vbench.stats.campaign_stats import StatsConfig, campaign_stats
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.cells import cell_number, cell_text, key_as_text, preferred_row
+from vbench.stats.table.verdicts import HOLM_NOTE
 from vbench.stats.warmup import measured_samples
 
 #: Phase -> its metric after the job's step, as `load_campaign` names it; in the order shown.
@@ -54,6 +55,7 @@ class PhaseRatio:
     #: The table's metric, e.g. "terasort.map_shuffle_time".
     metric: str
     #: The preferred row's estimate and interval; no estimate where the table has none (its note says why).
+    #: Its note is the row's without Holm's family: that of the pass over the phases alone (`_row_note`).
     ratio: Interval
     #: The preferred row's method, e.g. "paired-t (blocks)".
     method: str
@@ -95,7 +97,14 @@ def _preferred_ratio(rows: pd.DataFrame) -> tuple[Interval, str]:
         return Interval(None, note=f"{comparisons.ngroups} comparisons ({keys}): no single ratio"), ""
     r = preferred_row(rows)
     low, high = cell_number(r["ci_low"]), cell_number(r["ci_high"])
-    return Interval(cell_number(r["estimate"]), low, high, cell_text(r["note"])), cell_text(r["method"])
+    return Interval(cell_number(r["estimate"]), low, high, _row_note(r["note"])), cell_text(r["method"])
+
+
+def _row_note(note: object) -> str:
+    """A phase row's note without its "Holm over the N paired ratio tests": that family is the
+    one of `phase_ratios`' pass over the phases alone, not the statistics table's, and no phase
+    ratio reads its adjusted p-value (the interval is the row's own, unadjusted)."""
+    return "; ".join(part for part in cell_text(note).split("; ") if not part.startswith(HOLM_NOTE))
 
 
 def phase_ratios(
@@ -114,7 +123,8 @@ def phase_ratios(
         return ()
     # The phases alone: a comparison's rows come from its own group (seeded by its own key), so
     # the other metrics change none of them, only Holm's adjustment across the campaign, which no
-    # ratio reads; and their bootstrap and mixed models would cost time for nothing shown.
+    # ratio reads (its note's family, this pass's, is dropped: `_row_note`); and their bootstrap
+    # and mixed models would cost time for nothing shown.
     try:
         table = campaign_stats(replace(campaign, samples=phased.reset_index(drop=True)), cfg)
     except VbenchError as exc:

@@ -27,6 +27,10 @@ def equivalence_verdict(baseline: str, equivalence_pct: float, equivalent: bool)
     )
 
 
+#: How `holm_across` opens the part of a row's note that names its Holm family and its size.
+HOLM_NOTE = "Holm over the "
+
+
 def holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
     """Holm over the campaign's comparisons, one family per kind of claim.
 
@@ -55,7 +59,7 @@ def holm_across(rows: list[StatRow], equivalence_pct: float) -> list[StatRow]:
         adjusted = holm([out[i].p_value for i in idx])
         for i, adj in zip(idx, adjusted):
             r = out[i]
-            holm_note = f"Holm over the {len(idx)} {tests[fam]}"
+            holm_note = f"{HOLM_NOTE}{len(idx)} {tests[fam]}"
             if fam == "equivalence":
                 verdict = equivalence_verdict(r.baseline, equivalence_pct, bool(adj < ALPHA))
             elif fam == INTERACTION:
