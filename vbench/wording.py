@@ -82,3 +82,37 @@ def level_label(levels: Mapping[str, object]) -> str:
     """Factor levels named with their factors: "VMs per host: 2", "network: bridge + NAT"; several
     joined by "; "."""
     return "; ".join(f"{factor_name(f)}: {level_name(f, v)}" for f, v in levels.items())
+
+
+#: The cost model's resources (vbench.stats.cost_model.RESOURCES) as a reader knows them: what a
+#: platform's cost vector holds, in the paper's cost-model section.
+RESOURCE_NAMES = {
+    "cpu": "CPU",
+    "membw": "memory bandwidth",
+    "disk_seq_read": "sequential disk reads",
+    "disk_seq_write": "sequential disk writes",
+    "disk_random_read": "random disk reads",
+    "net_throughput": "TCP throughput",
+    "round_trip": "network round trips",
+    "syscall": "system calls",
+    "spawn": "process creation",
+    "jvmstart": "JVM start",
+}
+#: The cost model's jobs (vbench.stats.cost_model.JOBS) as a reader knows them.
+JOB_NAMES = {
+    "terasort": "TeraSort",
+    "wordcount": "WordCount",
+    "nnbench_create_write": "NNBench create/write",
+    "nnbench_open_read": "NNBench open/read",
+    "dfsio_write": "TestDFSIO write",
+}
+
+
+def resource_name(resource: str) -> str:
+    """A cost-model resource as a reader knows it ("TCP throughput" for `net_throughput`); else its name."""
+    return RESOURCE_NAMES.get(resource, resource)
+
+
+def job_name(job: str) -> str:
+    """A cost-model job as a reader knows it ("NNBench create/write" for `nnbench_create_write`); else its name."""
+    return JOB_NAMES.get(job, job)

@@ -57,6 +57,7 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
         "extra_campaigns": [raw / "net", raw / "x", raw / "y"],
         "pernode_dir": None,
         "sandbox_dir": None,
+        "cost_fit_dir": None,
     }
 
 

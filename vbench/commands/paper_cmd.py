@@ -67,6 +67,12 @@ def register(sub) -> None:
     _add_campaign_option(
         p, "--sandbox", "campaign of the sandbox study for the sandboxed-kernel section (e.g. data/raw/sandbox)"
     )
+    _add_campaign_option(
+        p,
+        "--cost-fit",
+        "the cost model's fit campaign (native under planted slowdowns, e.g. data/raw/costs-fit-nodelay): "
+        "the section predicting --sandbox's platforms from their micro-benchmarks; omitted without it",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -89,6 +95,14 @@ def run(args) -> int:
     _require_samples("--campaign", args.campaign)
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
+    if args.cost_fit is not None:
+        # Built only when asked for: a fit that reads nothing would drop the section silently.
+        _require_samples("--cost-fit", args.cost_fit)
+        if args.sandbox is None:
+            raise ParamsError(
+                "--cost-fit", "needs --sandbox: the sandbox study's platforms are what the model predicts"
+            )
+        _require_samples("--sandbox", args.sandbox)
     result = build_paper(
         args.campaign,
         args.out,
@@ -102,6 +116,7 @@ def run(args) -> int:
         monitoring_dir=args.monitoring,
         pernode_dir=args.pernode,
         sandbox_dir=args.sandbox,
+        cost_fit_dir=args.cost_fit,
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

@@ -4,6 +4,7 @@
 wraps it. Modules: `data` (campaign -> tidy samples), `results` (statistics via vbench.stats),
 `tables`, `figures` (+ `style`), `macros`, `delta` (published findings vs this campaign),
 `fmt` (number formatting), `sandbox` (the rows and sentences of the sandboxed-kernel section),
+`costs` (the cost model's section: its rows, table, figure and sentences, built only with a fit campaign),
 `parallel` (campaigns read and their statistics computed on every core),
 `synthetic` (a test campaign, never a measurement).
 

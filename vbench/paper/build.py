@@ -13,6 +13,9 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
     generated/figures/*.tex     the figure environment, or a "not measured" note
     generated/delta.tex         the reproduction delta (vbench.paper.delta), delta.csv as data
     generated/stats.csv         the statistics table the paper drew from
+    generated/costs.tex         the cost model's section (vbench.paper.costs): with a fit campaign,
+                                its prose, tables/costs.tex, figures/costs.*, costs.csv and
+                                costs_attribution.csv; without one, a comment alone
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -30,13 +33,14 @@ from typing import Sequence
 
 import pandas as pd
 
-from vbench.errors import VbenchError
+from vbench.errors import ParamsError, VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.warmup import measured_samples
 
+from vbench.paper import costs as C
 from vbench.paper import delta as D
 from vbench.paper import figures as F
 from vbench.paper.tables import TABLES
@@ -126,16 +130,20 @@ def generate(
     monitoring_dir: Path | None = None,
     pernode_dir: Path | None = None,
     sandbox_dir: Path | None = None,
+    cost_fit_dir: Path | None = None,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
     host). The time-series figure draws from `monitoring_dir` (a campaign with monitored runs;
     default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone;
-    the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None."""
+    the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None;
+    the cost model's section from `cost_fit_dir` (native under planted slowdowns) and the sandbox
+    campaign, whose platforms it predicts: omitted, with one note, when `cost_fit_dir` is None."""
     t0 = time.perf_counter()
+    _check_cost_fit(cost_fit_dir, sandbox_dir)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
-    own = _own_campaigns(isolation_dir, pernode_dir, sandbox_dir)
+    own = _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir)
     loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
     main, *extras = distinct_experiments(loaded[: len(studies)])
     read = dict(zip(own, loaded[len(studies) :]))
@@ -148,6 +156,10 @@ def generate(
     if "sandbox" in read:
         sandbox, note = sandbox_study(read["sandbox"], parts[-1])
         sources.append(note)
+    # The cost model is fitted and predicted before anything is written: a refusal (a fit that
+    # cannot be fitted, a sandbox campaign without the jobs) leaves the last build's files as they were.
+    costs = C.cost_study(read["cost_fit"], read["sandbox"]) if "cost_fit" in read else None
+    sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -200,6 +212,14 @@ def generate(
     )
     if not stats.empty:
         _write(gen / "stats.csv", format_table(stats.table), written)
+    # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
+    # typesets nothing; its table and figure are then neither written nor counted.
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs), written)
+    if costs is not None:
+        _write(gen / "tables" / f"{C.NAME}.tex", C.table_costs(costs), written)
+        has_table[C.NAME] = True
+        for name, frame in ((C.NAME, C.cost_frame(costs)), (f"{C.NAME}_attribution", C.attribution_frame(costs))):
+            _write(gen / f"{name}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
 
     has_figure: dict[str, bool] = {}
     for name, paths, caption in drawing.result():
@@ -209,6 +229,13 @@ def generate(
         # The sandbox figure draws from its own campaign, measured or not whatever the main one is.
         note = _data_note(sandbox.samples) if name == "sandbox" and sandbox is not None else data_note
         _write(fig_dir / f"{name}.tex", _figure_tex(name, label, caption, source, paths, note), written)
+    if costs is not None:
+        paths = C.fig_costs(costs, fig_dir)
+        written += paths
+        has_figure[C.NAME] = bool(paths)
+        note = _data_note(read["cost_fit"].samples) or _data_note(read["sandbox"].samples)
+        tex = _figure_tex(C.NAME, C.FIGURE_LABEL, C.figure_caption(costs), C.FIGURE_SOURCE, paths, note)
+        _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
     ctx = MacroContext(
         campaign=campaign,
@@ -262,10 +289,39 @@ def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tup
     return drawn
 
 
-def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir) -> dict[str, Path]:
+def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir) -> dict[str, Path]:
     """The campaigns read for one section each, by section, where their directory holds samples."""
-    given = {"isolation": isolation_dir, "pernode": pernode_dir, "sandbox": sandbox_dir}
+    given = {"isolation": isolation_dir, "pernode": pernode_dir, "sandbox": sandbox_dir, "cost_fit": cost_fit_dir}
     return {k: Path(d) for k, d in given.items() if d is not None and (Path(d) / "samples.jsonl").exists()}
+
+
+def _check_cost_fit(cost_fit_dir, sandbox_dir) -> None:
+    """Refuse a fit campaign given without samples, or without the sandbox campaign whose platforms
+    it predicts, before anything is read: unlike the other sections', the cost model's is built only
+    when asked for, so a fit that reads nothing would drop the section the build was asked for
+    (`vbench.paper.inputs.PaperInputs.check_cost_fit` names params/paper.yaml's key first)."""
+    if cost_fit_dir is None:
+        return
+    if not (Path(cost_fit_dir) / "samples.jsonl").is_file():
+        samples = Path(cost_fit_dir) / "samples.jsonl"
+        raise ParamsError("cost_fit_dir", f"{samples} does not exist: no fit campaign there")
+    if sandbox_dir is None or not (Path(sandbox_dir) / "samples.jsonl").is_file():
+        raise ParamsError(
+            "cost_fit_dir",
+            "needs the sandbox campaign (sandbox_dir, with samples): its platforms are what the model "
+            "predicts and its jobs what the predictions are compared with",
+        )
+
+
+def _cost_note(costs: C.CostStudy) -> str:
+    """The build log's line on the cost model: what was fitted on what, with which seed."""
+    s = costs.summary
+    return (
+        f"cost model: fitted on {costs.fit_name} ({', '.join(costs.resources)}), predicted for "
+        f"{costs.calibration_name}'s platforms: {s.rows} rows, median |measured/predicted - 1| "
+        f"{100 * s.median_abs_error:.0f} %, {s.covered} inside the prediction interval, {s.agrees} agreeing "
+        f"({costs.n_draws} draws, seed {costs.seed})"
+    )
 
 
 def _samples_size(campaign_dir: Path) -> int:

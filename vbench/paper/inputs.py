@@ -2,9 +2,16 @@
 
 One reading for both ways of building the paper: the DVC stage (notebooks/05-paper.ipynb, whose
 parameters are that section's keys) and `invoke paper`, so the quick rebuild is the stage's paper
-by construction. Pure: names in, names out; `build_paper` turns them into directories.
+by construction. Pure: names in, names out (but `PaperInputs.check_cost_fit`, which looks for the
+fit's samples); `build_paper` turns them into directories.
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py).
+
+One key differs from the others: `cost_fit_campaign` is empty until the cost model's fit campaign
+(`vbench campaign run costs-fit-nodelay`) has been measured, and its section is built only when it
+is set, where the others' sections say "not measured". So a set key that names no measured
+campaign is refused, naming params/paper.yaml and the key (`PaperInputs.check_cost_fit`), by both
+ways of building, before anything is read: silently dropped, it would drop a result asked for.
 """
 
 from __future__ import annotations
@@ -14,8 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vbench.errors import ParamsError
 from vbench.params import load_yaml_section
 from vbench.validate import campaign_name
+
+#: Where the `paper` section is written: what a refusal of one of its keys names.
+PAPER_PARAMS = Path("params/paper.yaml")
 
 #: The keys of params/paper.yaml's `paper` section that name campaigns under data/raw/.
 PAPER_CAMPAIGN_KEYS = (
@@ -24,6 +35,7 @@ PAPER_CAMPAIGN_KEYS = (
     "study_campaigns",
     "pernode_campaign",
     "sandbox_campaign",
+    "cost_fit_campaign",
 )
 
 
@@ -42,6 +54,8 @@ class PaperInputs:
     studies: tuple[str, ...] = ()
     pernode: str = ""
     sandbox: str = ""
+    #: The cost model's fit (native under planted slowdowns); its section predicts `sandbox`'s platforms.
+    cost_fit: str = ""
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -53,6 +67,7 @@ class PaperInputs:
             studies=campaign_list(paper.get("study_campaigns")),
             pernode=str(paper.get("pernode_campaign") or ""),
             sandbox=str(paper.get("sandbox_campaign") or ""),
+            cost_fit=str(paper.get("cost_fit_campaign") or ""),
         )
 
     @property
@@ -68,11 +83,38 @@ class PaperInputs:
             *(("extra-campaign", n) for n in self.extra),
             ("pernode", self.pernode),
             ("sandbox", self.sandbox),
+            ("cost-fit", self.cost_fit),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
+    def check_cost_fit(self, raw: Path, where: Path | str = PAPER_PARAMS) -> None:
+        """Refuse a set `cost_fit_campaign` that is not a plain name, names no campaign measured under
+        `raw`, or comes without the sandbox campaign whose platforms it predicts: one line naming
+        `where` (params/paper.yaml) and the key. An empty key passes: the section is omitted."""
+        if not self.cost_fit:
+            return
+        key = f"{where}: paper.cost_fit_campaign"
+        campaign_name(self.cost_fit, key)
+        samples = raw / self.cost_fit / "samples.jsonl"
+        if not samples.is_file():
+            raise ParamsError(
+                key,
+                f"names {self.cost_fit!r}, but {samples} does not exist: measure the fit first "
+                "(`vbench campaign run costs-fit-nodelay`), or leave the key empty to build the paper "
+                "without the cost model's section",
+            )
+        if not self.sandbox or not (raw / self.sandbox / "samples.jsonl").is_file():
+            raise ParamsError(
+                key,
+                "needs paper.sandbox_campaign naming a measured campaign too: the sandbox study's "
+                "platforms are what the fitted model predicts, and its jobs what the predictions are "
+                "compared with",
+            )
+
     def build_arguments(self, raw: Path) -> dict[str, Any]:
-        """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw)."""
+        """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw), after
+        `check_cost_fit`: the one key whose campaign must exist when set."""
+        self.check_cost_fit(raw)
 
         def one(name: str) -> Path | None:
             return raw / name if name else None
@@ -83,13 +125,15 @@ class PaperInputs:
             "extra_campaigns": [raw / n for n in self.extra],
             "pernode_dir": one(self.pernode),
             "sandbox_dir": one(self.sandbox),
+            "cost_fit_dir": one(self.cost_fit),
         }
 
 
 def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
-    without a host (`invoke paper`, selfbench/paper_build.py)."""
+    without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign` that is
+    not measured there is refused (`PaperInputs.check_cost_fit`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -101,6 +145,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         for name in campaign_list(value):
             campaign_name(name, f"{where}: {key}")
     inputs = PaperInputs.from_params(paper, monitoring)
+    inputs.check_cost_fit(raw, paper_path)
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
 

@@ -1,0 +1,681 @@
+"""The cost model's section: what the model fitted on planted slowdowns predicts for the sandbox
+study's platforms, beside what they measured (issue #53 item 5).
+
+Two campaigns, read as `vbench predict CALIBRATION --fit FIT` reads them
+(`vbench.stats.cost_prediction.prediction_inputs`, whose checks refuse what cannot be fitted or
+predicted, naming the campaign's samples file):
+
+* the fit (params/paper.yaml's `cost_fit_campaign`): native hosts under planted slowdowns
+  (params/experiments/costs-fit-nodelay.yaml); each job's shares of native time per resource are
+  fitted on its configurations alone;
+* the calibration: the sandbox study's campaign (`sandbox_campaign`), native, LXC, OCI and gVisor
+  with their micro-benchmarks and the suite's jobs on the same hosts in the same blocks. Each
+  platform is predicted from its cost vector alone and compared with the job ratio it measured.
+
+The table's rows are `cost_model.leave_one_platform_out`'s: the shares fitted on the fit's
+configurations only (`fit_on_other_platforms` False), so no platform's job times are in any fit.
+The attribution of gVisor's TeraSort and NNBench is `cost_prediction.prediction_table`'s
+(`cost_model.attribute`), with the same seed and draws: it splits the prediction the table shows.
+The seed is the fit campaign's design seed, as `vbench predict` takes it, so the paper's numbers
+are the command's. Nothing here computes a statistic of its own: the error column is the rows'
+`error` (measured / predicted - 1, what the model leaves unexplained, as `vbench predict` prints
+it), and the attribution's parts are its log overheads over the measured ratio's log.
+
+Without a fit campaign (the key empty: costs-fit-nodelay not measured yet) `section_tex(None)` is
+a LaTeX comment: no section, table or figure is built and nothing in the paper claims a result.
+
+Pure but for `fig_costs`, which draws (and imports matplotlib only when called).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from vbench.errors import ParamsError
+from vbench.samples import is_aa
+from vbench.stats import cost_model as cm
+from vbench.stats.campaign import Campaign
+from vbench.stats.cost_prediction import (
+    PredictionInputs,
+    PredictionTable,
+    design_seed,
+    prediction_inputs,
+    prediction_table,
+    samples_path,
+)
+from vbench.stats.keys import natural_key
+from vbench.stats.records import Interval
+from vbench.stats.table.rows import DEFAULT_SEED
+from vbench.wording import count, job_name, resource_name
+
+from vbench.paper import sandbox as S
+from vbench.paper.abstract import reader_name
+from vbench.paper.fmt import and_list, configuration_tex, interval_text, sig_digits, tex_escape
+from vbench.paper.tables.grid import Grid, render
+
+#: The files this section writes under generated/: costs.tex (the section), tables/costs.tex,
+#: figures/costs.{pdf,png,tex}, costs.csv and costs_attribution.csv (the rows, for tracing).
+NAME = "costs"
+SECTION_LABEL, TABLE_LABEL, FIGURE_LABEL = "sec:costs", "tab:costs", "fig:costs"
+#: What the figure follows (its caption's "After ...").
+FIGURE_SOURCE = "this paper's planted-slowdown fit and sandbox study"
+#: The platform whose jobs the section attributes resource by resource, and the jobs: gVisor's,
+#: the one platform whose costs are far from native's, on the sandbox section's two jobs.
+ATTRIBUTED_PLATFORM = S.SANDBOX
+ATTRIBUTED_JOBS = ("terasort", "nnbench_create_write")
+#: Where a study compared gVisor's network stacks, the table names its labels so (the prose, as
+#: `reader_name` does); any other platform as `configuration_tex` prints it.
+TABLE_PLATFORM_NAMES = {"gvisor/sandbox": "gVisor", "gvisor/host": "gVisor, host stack"}
+#: The figure's marker fill per job (the marker is the platform's): apart in greyscale.
+JOB_FILLS = ("full", "none", "left", "bottom", "right", "top")
+
+#: What the generated section file holds when no fit campaign was given.
+OMITTED_TEX = (
+    "% The cost model's section is omitted: params/paper.yaml's paper.cost_fit_campaign is empty, so this\n"
+    "% build was given no fit campaign (it names data/raw/<name>/ once `vbench campaign run\n"
+    "% costs-fit-nodelay` has measured it). No table, figure or sentence of the model is built.\n"
+)
+#: The build log's one line on it.
+OMITTED_NOTE = (
+    "the cost model's section is omitted: params/paper.yaml's paper.cost_fit_campaign is empty "
+    "(set it once `vbench campaign run costs-fit-nodelay` has measured the fit)"
+)
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CostRow:
+    """One (job, platform) of the table: the platform's measured job ratio to native and the ratio
+    predicted for it from its calibration alone (a `cost_model.PredictionRow`, as the paper shows it)."""
+
+    job: str
+    platform: str
+    measured: Interval
+    predicted: Interval
+    #: The prediction interval holds the measured ratio's estimate (`PredictionRow.inside_prediction`).
+    covered: bool
+    #: The interval of measured / predicted - 1 holds 0: prediction and measurement agree given both
+    #: uncertainties (`PredictionRow.agrees`, what costs-fit-nodelay's rule 4 counts).
+    agrees: bool
+    #: measured / predicted - 1 (`PredictionRow.error`'s estimate): above 0 the platform took more
+    #: time than the model predicts.
+    error: float
+
+
+@dataclass(frozen=True)
+class CostSummary:
+    """The table's summary line."""
+
+    rows: int
+    #: Rows whose prediction interval holds the measured ratio.
+    covered: int
+    #: Rows whose measurement agrees with the prediction (`CostRow.agrees`).
+    agrees: int
+    #: The median over the rows of |measured / predicted - 1|.
+    median_abs_error: float
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.rows
+
+
+@dataclass(frozen=True)
+class ResourcePart:
+    """A resource's part of a job's measured overhead: its log overhead (`ResourceTerm.log_overhead`)
+    over log(measured ratio)."""
+
+    resource: str
+    share: float
+
+
+@dataclass(frozen=True)
+class AttributedJob:
+    """One job on the attributed platform: `prediction_table`'s attribution with its measured and
+    predicted ratios."""
+
+    job: str
+    platform: str
+    attribution: cm.Attribution
+    measured: Interval
+    predicted: Interval
+
+    @property
+    def resolved(self) -> bool:
+        """The measured ratio's interval excludes 1: an overhead to split. Within noise of native's
+        time, the parts of a log overhead near 0 would be noise over noise."""
+        m = self.measured
+        return m.bounded and not (m.low <= 1.0 <= m.high) and self.attribution.explained_log is not None
+
+    def parts(self) -> tuple[ResourcePart, ...]:
+        """Each resource's part of log(measured): with `rest` they add up to 1 (the attribution's log
+        parts add up to log(predicted), its unexplained part is log(measured) - log(predicted)).
+        Empty when the overhead is not `resolved` or the model predicts none."""
+        total = self.attribution.measured_log
+        if not self.resolved or total is None or any(t.log_overhead is None for t in self.attribution.terms):
+            return ()
+        return tuple(ResourcePart(t.resource, t.log_overhead / total) for t in self.attribution.terms)
+
+    @property
+    def rest(self) -> float | None:
+        """The unexplained part of log(measured): what the fitted resources leave (negative: the
+        model predicts more than was measured)."""
+        a = self.attribution
+        if not self.parts() or a.unexplained_log is None:
+            return None
+        return a.unexplained_log / a.measured_log
+
+
+@dataclass(frozen=True, eq=False)
+class CostStudy:
+    """The section's content: the leave-one-platform-out rows and the attribution."""
+
+    fit_name: str
+    calibration_name: str
+    #: The fitted resources, in the fit's order.
+    resources: tuple[str, ...]
+    #: Resources the calibration measured that the fit does not (no planted slowdown moved them on
+    #: their own): what a platform pays for them is in its error.
+    unfitted: tuple[str, ...]
+    #: job -> the fit's configurations its shares were fitted on.
+    designs: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The fit campaign's blocks.
+    blocks: int
+    #: `leave_one_platform_out`'s rows, in the table's order (`rows` are the same, as shown).
+    predictions: tuple[cm.PredictionRow, ...]
+    rows: tuple[CostRow, ...]
+    #: The platform whose jobs are attributed (as asked: `gvisor`, whatever its label in the rows).
+    attributed_platform: str
+    #: The jobs asked to be attributed there, whether measured or not.
+    attributed_jobs: tuple[str, ...]
+    attributions: tuple[AttributedJob, ...]
+    #: The jobs whose additive form the lack-of-fit test rejects (Holm over the jobs).
+    rejected: tuple[str, ...]
+    conf: float
+    n_draws: int
+    seed: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> CostSummary:
+        return cost_summary(self.rows)
+
+    @property
+    def level(self) -> int:
+        return round(100 * self.conf)
+
+
+# --- computing ------------------------------------------------------------------------------------
+
+
+def cost_study(
+    fit: Campaign,
+    calibration: Campaign,
+    *,
+    conf: float = cm.DEFAULT_CONF,
+    n_draws: int = cm.DEFAULT_DRAWS,
+    seed: int | None = None,
+    platform: str = ATTRIBUTED_PLATFORM,
+    jobs: Sequence[str] = ATTRIBUTED_JOBS,
+) -> CostStudy:
+    """Fit on `fit`, predict each platform of `calibration` and compare with its measured jobs;
+    attribute `platform`'s `jobs`. `seed`: by default the fit campaign's design seed, as `vbench
+    predict` takes it. Refused, naming the campaign's samples file, when the calibration timed no job
+    the fit fitted: a section without a measured ratio would show predictions no one can check."""
+    inputs = prediction_inputs(fit, calibration, conf=conf)
+    if seed is None:
+        found = design_seed(fit.path)
+        seed = DEFAULT_SEED if found is None else found
+    predictions = held_out_predictions(inputs, conf=conf, n_draws=n_draws, seed=seed)
+    if not predictions:
+        fitted = and_list([job_name(j) for j, _ in inputs.designs])
+        raise ParamsError(
+            samples_path(calibration),
+            f"timed none of the jobs the fit fitted ({fitted}) in two blocks or more beside "
+            f"{inputs.calibration_baseline}: no measured ratio to compare a prediction with",
+        )
+    table = prediction_table(inputs, conf=conf, n_draws=n_draws, seed=seed)
+    return CostStudy(
+        fit_name=fit.name,
+        calibration_name=calibration.name,
+        resources=inputs.resources,
+        unfitted=_unfitted(inputs),
+        designs=inputs.designs,
+        blocks=S.blocks_of(fit.samples),
+        predictions=predictions,
+        rows=tuple(cost_row(p) for p in predictions),
+        attributed_platform=platform,
+        attributed_jobs=tuple(jobs),
+        attributions=attributed(table, platform, jobs),
+        rejected=tuple(fj.fit.job for fj in table.fits if fj.rejected),
+        conf=conf,
+        n_draws=n_draws,
+        seed=seed,
+        notes=inputs.notes,
+    )
+
+
+def held_out_predictions(
+    inputs: PredictionInputs, *, conf: float, n_draws: int, seed: int
+) -> tuple[cm.PredictionRow, ...]:
+    """Per job, `leave_one_platform_out` over its design rows and the calibration's measured ratios,
+    in the table's order (jobs by name, platforms in vbench's order). The fit's configurations and
+    the calibration's platforms share one list of cost vectors, each a ratio to its own campaign's
+    baseline; only the job's design rows of the fit go in, so a configuration left out of the fit
+    (no cost of a resource) is not taken for a platform to predict."""
+    fit_names = {v.platform for v in inputs.fit_costs}
+    clash = sorted(fit_names & {v.platform for v in inputs.costs}, key=natural_key)
+    if clash:
+        raise ParamsError(
+            str(inputs.calibration_path / "samples.jsonl"),
+            f"the calibration's platforms {clash} are also configurations of the fit campaign "
+            f"{inputs.fit_path}: a prediction would not know which cost vector is whose",
+        )
+    costs = (*inputs.fit_costs, *inputs.costs)
+    out: list[cm.PredictionRow] = []
+    for job, design in inputs.designs:
+        # The A/A copy (native measured again as a configuration) is a check, not a platform to predict.
+        measured = [r for r in inputs.measured if r.job == job and not is_aa(r.platform)]
+        if not measured:
+            continue  # the calibration did not time this job: nothing to hold a prediction against
+        fitted = [r for r in inputs.fit_ratios if r.job == job and r.platform in design]
+        out += cm.leave_one_platform_out(
+            costs,
+            [*fitted, *measured],
+            design=design,
+            resources=inputs.resources,
+            conf=conf,
+            n_draws=n_draws,
+            seed=seed,
+        )
+    jobs = [j for j, _ in inputs.designs]
+    return tuple(sorted(out, key=lambda r: (jobs.index(r.job), S.platform_order(r.platform))))
+
+
+def cost_row(p: cm.PredictionRow) -> CostRow:
+    return CostRow(p.job, p.platform, p.measured, p.predicted, p.inside_prediction, p.agrees, p.error.estimate)
+
+
+def cost_summary(rows: Sequence[CostRow]) -> CostSummary:
+    if not rows:
+        raise ValueError("a summary of no rows")
+    return CostSummary(
+        rows=len(rows),
+        covered=sum(r.covered for r in rows),
+        agrees=sum(r.agrees for r in rows),
+        median_abs_error=float(np.median([abs(r.error) for r in rows])),
+    )
+
+
+def _unfitted(inputs: PredictionInputs) -> tuple[str, ...]:
+    measured = {r for v in inputs.costs for r in v.resources}
+    return tuple(r.name for r in cm.RESOURCES if r.name in measured and r.name not in inputs.resources)
+
+
+def attributed_label(platform: str, present: Sequence[str] | set[str]) -> str | None:
+    """The label `platform` has among `present`: itself, or its default level where the study
+    compared its network stacks (`gvisor` -> `gvisor/sandbox`); None if neither."""
+    for label in (platform, S.DEFAULT_LEVELS.get(platform)):
+        if label is not None and label in present:
+            return label
+    return None
+
+
+def attributed(table: PredictionTable, platform: str, jobs: Sequence[str]) -> tuple[AttributedJob, ...]:
+    """`platform`'s rows of `jobs` in `table` that have a measured ratio, in `jobs`' order."""
+    label = attributed_label(platform, {r.platform for r in table.rows})
+    out = []
+    for job in jobs:
+        row = next((r for r in table.rows if r.job == job and r.platform == label), None)
+        if row is not None and row.measured is not None:
+            out.append(AttributedJob(job, row.platform, row.attribution, row.measured, row.predicted))
+    return tuple(out)
+
+
+# --- the rows as data -----------------------------------------------------------------------------
+
+
+def cost_frame(study: CostStudy) -> pd.DataFrame:
+    """The table's rows for generated/costs.csv: `cost_model.prediction_frame`'s columns (its
+    `error` the table's, measured / predicted - 1) and the campaigns they came from."""
+    frame = cm.prediction_frame(study.predictions)
+    return frame.assign(fit_campaign=study.fit_name, calibration_campaign=study.calibration_name, seed=study.seed)
+
+
+def attribution_frame(study: CostStudy) -> pd.DataFrame:
+    """The attribution for generated/costs_attribution.csv: a line per job and resource, then its
+    unexplained rest (resource "unexplained")."""
+    records = []
+    for a in study.attributions:
+        parts = {p.resource: p.share for p in a.parts()}
+        for t in a.attribution.terms:
+            records.append(
+                {
+                    "job": a.job,
+                    "platform": a.platform,
+                    "resource": t.resource,
+                    "cost_ratio": t.cost_ratio,
+                    "time_share": t.time_share,
+                    "extra_time": t.extra_time,
+                    "share_of_predicted": t.share,
+                    "share_of_measured": parts.get(t.resource),
+                }
+            )
+        records.append({"job": a.job, "platform": a.platform, "resource": "unexplained", "share_of_measured": a.rest})
+    return pd.DataFrame(records)
+
+
+# --- LaTeX: numbers and names ---------------------------------------------------------------------
+
+
+def pct_text(x: float, *, signed: bool = False) -> str:
+    """A fraction as a percentage with two significant digits, "\\num{12}\\,\\%" (signed: "\\num{+12}")."""
+    s = sig_digits(100 * x, 2)
+    if signed and s != "0" and not s.startswith("-"):
+        s = "+" + s
+    return rf"\num{{{s}}}\,\%"
+
+
+def _interval(iv: Interval) -> str:
+    return interval_text(iv.estimate, iv.low, iv.high)
+
+
+def _platform_cell(platform: str) -> str:
+    return TABLE_PLATFORM_NAMES.get(platform) or configuration_tex(platform)
+
+
+def _resources_text(resources: Sequence[str]) -> str:
+    return and_list([tex_escape(resource_name(r)) for r in resources])
+
+
+def _configurations(study: CostStudy) -> str:
+    """ "7 planted configurations", or "5 to 7 ..." where jobs were fitted on different numbers."""
+    ns = sorted({len(rows) for _, rows in study.designs})
+    if len(ns) == 1:
+        return count(ns[0], "planted configuration")
+    return f"{ns[0]} to {ns[-1]} planted configurations"
+
+
+# --- the table --------------------------------------------------------------------------------------
+
+
+def summary_text(study: CostStudy) -> str:
+    """The summary line: the rows, the median absolute error, how many the prediction interval
+    held and how many agree."""
+    s = study.summary
+    return (
+        rf"{count(s.rows, 'row')}: median absolute error {pct_text(s.median_abs_error)}; the prediction interval "
+        rf"holds the measured ratio in {s.covered} of {s.rows} ({pct_text(s.coverage)}); measurement and "
+        rf"prediction agree, given both intervals, in {s.agrees} of {s.rows}."
+    )
+
+
+def table_costs(study: CostStudy) -> str:
+    """Per job and platform: the measured ratio to native, the predicted one, the error and whether
+    the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes."""
+    level = study.level
+    body, rules = [], []
+    for i, r in enumerate(study.rows):
+        if i and r.job != study.rows[i - 1].job:
+            rules.append(i - 1)
+        body.append(
+            [
+                tex_escape(job_name(r.job)),
+                _platform_cell(r.platform),
+                _interval(r.measured),
+                _interval(r.predicted),
+                pct_text(r.error, signed=True).removesuffix(r"\,\%"),
+                "yes" if r.covered else "no",
+            ]
+        )
+    notes = [
+        summary_text(study),
+        r"Error: measured / predicted $-$ 1 (positive: the platform took more time than the model predicts). "
+        rf"In PI: the {level}\,\% prediction interval holds the measured ratio. Agreeing: the {level}\,\% interval "
+        r"of measured / predicted, which carries both uncertainties, holds 1.",
+        rf"Fitted per job on {_configurations(study)} of native hosts in {count(study.blocks, 'block')} "
+        rf"(campaign \texttt{{{tex_escape(study.fit_name)}}}): the shares of native time that scale with "
+        rf"{_resources_text(study.resources)}. Measured and calibrated: campaign "
+        rf"\texttt{{{tex_escape(study.calibration_name)}}}, whose platforms are in no fit.",
+        (
+            rf"Calibrated but not in the model (no planted slowdown moved them on their own): "
+            rf"{_resources_text(study.unfitted)}; what a platform pays for them shows in its error."
+        )
+        if study.unfitted
+        else "",
+        (
+            rf"The lack-of-fit test (Holm over the jobs) rejects the additive form for "
+            rf"{and_list([tex_escape(job_name(j)) for j in study.rejected])}."
+        )
+        if study.rejected
+        else "",
+        r"gVisor, host stack: the host namespace's network stack reached through the Sentry."
+        if any(r.platform == "gvisor/host" for r in study.rows)
+        else "",
+        rf"Intervals: {level}\,\% percentile intervals of {study.n_draws} seeded bootstrap draws (prediction) "
+        r"and paired-$t$ over the blocks (measured).",
+    ]
+    caption = (
+        r"Each platform's job time ratio to native, measured, and predicted from its micro-benchmark costs "
+        r"alone by shares of native time fitted on native hosts under planted slowdowns, with "
+        rf"{level}\,\% intervals."
+    )
+    return render(
+        Grid(
+            ["Job", "Platform", rf"Measured [{level}\,\% CI]", rf"Predicted [{level}\,\% PI]", r"Error (\%)", "In PI"],
+            body,
+            "llcccc",
+            caption,
+            TABLE_LABEL,
+            notes,
+            size=r"\scriptsize",
+            rules_after=tuple(rules),
+        )
+    )
+
+
+# --- the figure ---------------------------------------------------------------------------------------
+
+
+def _drawable(r: CostRow) -> bool:
+    """A point a log axis can show: a positive predicted ratio (the measured one always is)."""
+    return r.predicted.estimate is not None and r.predicted.estimate > 0
+
+
+def _span(iv: Interval) -> np.ndarray | None:
+    if not iv.bounded:
+        return None
+    return np.array([[max(iv.estimate - iv.low, 0.0)], [max(iv.high - iv.estimate, 0.0)]])
+
+
+def _style_key(platform: str) -> str:
+    """The platform whose colour and marker a compared label takes: gVisor's default network level
+    gVisor's own; another level (its host stack) one of its own."""
+    return {level: p for p, level in S.DEFAULT_LEVELS.items()}.get(platform, platform)
+
+
+def _minor_label(v: float, _pos=None) -> str:
+    if v <= 0:
+        return ""
+    mantissa = round(v / 10 ** math.floor(math.log10(v)), 6)
+    return f"{v:g}" if mantissa in (2.0, 3.0, 5.0) else ""
+
+
+def figure_caption(study: CostStudy) -> str:
+    left_out = sum(not _drawable(r) for r in study.rows)
+    table = rf"Table~\ref{{{TABLE_LABEL}}}"
+    return (
+        r"Predicted against measured job time ratio to native, per job and platform, with "
+        rf"{study.level}\,\% intervals both ways, on log scales; on the dashed line the prediction is exact. "
+        r"Marker: the platform; marker fill: the job."
+        + (f" Not drawn: {count(left_out, 'row')} whose predicted ratio is not positive ({table})." if left_out else "")
+    )
+
+
+def fig_costs(study: CostStudy, out_dir: Path) -> list[Path]:
+    """Predicted against measured ratio per (job, platform) of the table, error bars both ways, log
+    axes, the line y = x; marker and colour by platform (`vbench.paper.style`), fill by job, so the
+    points read apart in greyscale. Writes costs.pdf and costs.png; [] with no point to draw."""
+    import matplotlib.ticker
+    from matplotlib.lines import Line2D
+
+    from vbench.paper import style
+    from vbench.paper.figures import legend_columns
+
+    points = [r for r in study.rows if _drawable(r)]
+    if not points:
+        return []
+    platforms = list(dict.fromkeys(r.platform for r in points))
+    jobs = list(dict.fromkeys(r.job for r in points))
+    style.apply()
+    fig, (ax,) = style.figure(1, height=3.4, width=4.2)
+    for r in points:
+        i, key = platforms.index(r.platform), _style_key(r.platform)
+        ax.errorbar(
+            [r.measured.estimate],
+            [r.predicted.estimate],
+            xerr=_span(r.measured),
+            yerr=_span(r.predicted),
+            color=style.colour(key, i),
+            marker=style.marker(key, i),
+            fillstyle=JOB_FILLS[jobs.index(r.job) % len(JOB_FILLS)],
+            markersize=5,
+            linestyle="none",
+        )
+    ends = [v for r in points for iv in (r.measured, r.predicted) for v in (iv.estimate, iv.low, iv.high)]
+    ends = [v for v in ends if v is not None and v > 0]
+    lo, hi = min(ends) / 1.15, max(ends) * 1.15
+    ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}")
+    # Within about a decade the major ticks alone are one or two: 2, 3 and 5 between them are labelled too.
+    minor = (
+        matplotlib.ticker.FuncFormatter(_minor_label)
+        if math.log10(hi / lo) < 1.5
+        else matplotlib.ticker.NullFormatter()
+    )
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(minor)
+    ax.set_xlabel("measured ratio to native (log scale)")
+    ax.set_ylabel("predicted ratio to native (log scale)")
+    handles = [
+        Line2D(
+            [],
+            [],
+            color=style.colour(_style_key(p), i),
+            marker=style.marker(_style_key(p), i),
+            linestyle="none",
+            label=TABLE_PLATFORM_NAMES.get(p) or style.label(p),
+        )
+        for i, p in enumerate(platforms)
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            color="0.3",
+            marker="o",
+            fillstyle=JOB_FILLS[j % len(JOB_FILLS)],
+            linestyle="none",
+            label=job_name(job),
+        )
+        for j, job in enumerate(jobs)
+    ]
+    handles.append(Line2D([], [], color="black", linestyle="--", linewidth=0.8, label="predicted = measured"))
+    labels = [h.get_label() for h in handles]
+    fig.legend(handles, labels, loc="outside lower center", ncol=legend_columns(labels), frameon=False)
+    return style.save(fig, out_dir, NAME)
+
+
+# --- the section's sentences ----------------------------------------------------------------------------
+
+
+def fitted_sentence(study: CostStudy) -> str:
+    """What was fitted, on what, and what was predicted from what."""
+    return (
+        r"A job's time on a platform is modelled as native's plus, for each resource, the share of native "
+        r"time that scales with the resource's cost times the platform's extra cost of it. The shares of "
+        rf"{_resources_text(study.resources)} were fitted per job on native hosts under "
+        rf"{_configurations(study)} in {count(study.blocks, 'block')}, and each platform of the sandbox study "
+        r"was then predicted from its micro-benchmark costs alone: none of its job times is in any fit."
+    )
+
+
+def accuracy_sentence(study: CostStudy) -> str:
+    """The summary line in words: median error, what the prediction interval held, what agreed."""
+    s = study.summary
+    return (
+        rf"Over the {count(s.rows, 'job and platform pair')} of Table~\ref{{{TABLE_LABEL}}} and "
+        rf"Figure~\ref{{{FIGURE_LABEL}}}, the median absolute error of the predicted ratio was "
+        rf"{pct_text(s.median_abs_error)}; the {study.level}\,\% prediction interval held the measured ratio in "
+        rf"{s.covered} of {s.rows}, and with the measurement's own noise counted too, prediction and "
+        rf"measurement agreed in {s.agrees} of {s.rows}."
+        + (
+            rf" The additive form fails the lack-of-fit test for "
+            rf"{and_list([tex_escape(job_name(j)) for j in study.rejected])}."
+            if study.rejected
+            else ""
+        )
+    )
+
+
+def _attribution_clause(a: AttributedJob) -> str:
+    name = tex_escape(job_name(a.job))
+    said = rf"{name}'s measured ratio of {_interval(a.measured)} (predicted {_interval(a.predicted)})"
+    parts = a.parts()
+    if not parts:
+        return said + " has no overhead resolved from native's to split"
+    by_size = sorted(parts, key=lambda p: -abs(p.share))
+    split = and_list([f"{pct_text(p.share)} to {tex_escape(resource_name(p.resource))}" for p in by_size])
+    rest = a.rest
+    tail = f", and {pct_text(rest)} is unexplained" if rest is not None else ""
+    if rest is not None and rest < 0:
+        tail += " (the model predicts more than was measured)"
+    return said + f" splits, on a log scale, into {split}{tail}"
+
+
+def attribution_sentence(study: CostStudy) -> str:
+    """Where the attributed platform's TeraSort and NNBench overheads go, resource by resource, and
+    the rest the fitted resources leave; says so when the study measured neither there."""
+    who = reader_name(study.attributed_platform)
+    if not study.attributions:
+        names = [tex_escape(job_name(j)) for j in study.attributed_jobs] or ["any job"]
+        wanted = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        return f"The sandbox study measured no job ratio of {wanted} on {who}, so no attribution is given."
+    clauses = [_attribution_clause(a) for a in study.attributions]
+    text = f"On {who}, " + "; ".join(clauses) + "."
+    if study.unfitted:
+        text += (
+            rf" The unexplained part includes what {who} pays for {_resources_text(study.unfitted)}, "
+            r"which no planted slowdown moved on their own."
+        )
+    return text
+
+
+def section_tex(study: CostStudy | None) -> str:
+    """generated/costs.tex: the section with its sentences, table and figure, or, with no fit
+    campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
+    if study is None:
+        return OMITTED_TEX
+    lines = [
+        "% Generated by vbench.paper.costs from the fit and sandbox campaigns. Do not edit.",
+        rf"\section{{Predicting a platform's cost from its micro-benchmarks}}\label{{{SECTION_LABEL}}}",
+        fitted_sentence(study),
+        accuracy_sentence(study),
+        attribution_sentence(study),
+        "",
+        rf"\input{{generated/tables/{NAME}.tex}}",
+        rf"\input{{generated/figures/{NAME}.tex}}",
+    ]
+    return "\n".join(lines) + "\n"
