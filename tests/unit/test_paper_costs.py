@@ -68,17 +68,16 @@ def test_the_table_has_one_row_per_job_and_platform_predicted(study):
     assert study.resources == ("cpu", "net_throughput", "disk_seq_write")
     assert study.unfitted == ("membw", "round_trip")
     designs = dict(study.designs)
-    for p, r in zip(study.predictions, study.rows):
+    for r in study.rows:
         # Each platform predicted from shares fitted on the fit's 7 configurations alone: none in its fit.
-        assert p.design == designs[p.job] and len(p.design) == 7 and not set(p.design) & set(COSTS)
-        assert (r.job, r.platform, r.measured, r.predicted) == (p.job, p.platform, p.measured, p.predicted)
-        # covered is the prediction interval holding the measurement, agrees the error's interval holding 0
-        assert r.covered == p.inside_prediction and r.agrees == p.agrees
+        assert r.design == designs[r.job] and len(r.design) == 7 and not set(r.design) & set(COSTS)
+        assert r.fit.design == r.design
 
 
 def test_the_predictions_are_vbench_predicts_with_the_fits_design_seed(raw, study):
     """The rows' predictions and the attribution's are one computation's: `vbench predict sandbox
-    --fit costs-fit-nodelay` (prediction_table, the fit's design seed 53001) gives the same numbers."""
+    --fit costs-fit-nodelay` (prediction_table, the fit's design seed 53001) gives the same numbers:
+    the rows' one fit per job, reused for the attribution, is the command's."""
     assert study.seed == 53001
     inputs = prediction_inputs(load_campaign(raw / FIT), load_campaign(raw / CALIBRATION))
     table = prediction_table(inputs, n_draws=DRAWS, seed=53001)
@@ -88,8 +87,14 @@ def test_the_predictions_are_vbench_predicts_with_the_fits_design_seed(raw, stud
         assert (r.predicted.estimate, r.predicted.low, r.predicted.high) == pytest.approx(
             (want.estimate, want.low, want.high)
         ), r
+    fits = {fj.fit.job: fj.fit for fj in table.fits}
+    for r in study.rows:
+        assert r.fit == fits[r.job] and np.array_equal(r.fit.draws, fits[r.job].draws), r
     for a in study.attributions:
         assert a.predicted == by[(a.job, a.platform)].predicted
+        assert a.measured == by[(a.job, a.platform)].measured
+        assert a.attribution == by[(a.job, a.platform)].attribution
+    assert study.rejected == tuple(fj.fit.job for fj in table.fits if fj.rejected)
 
 
 def test_the_error_column_is_measured_over_predicted_less_one(study):
@@ -97,36 +102,39 @@ def test_the_error_column_is_measured_over_predicted_less_one(study):
     frame = C.cost_frame(study)
     assert len(frame) == len(study.rows)
     for r, (_, line) in zip(study.rows, frame.iterrows()):
-        assert r.error == pytest.approx(r.measured.estimate / r.predicted.estimate - 1)
+        assert r.error.estimate == pytest.approx(r.measured.estimate / r.predicted.estimate - 1)
         # one error: cost_model's own (measured / predicted - 1), in the table and the CSV alike
         assert line["error"] == pytest.approx(line["measured"] / line["predicted"] - 1)
-        assert C.pct_text(r.error, signed=True).removesuffix(r"\,\%") in table
+        assert C.pct_text(r.error.estimate, signed=True).removesuffix(r"\,\%") in table
     assert set(frame["fit_campaign"]) == {FIT} and set(frame["calibration_campaign"]) == {CALIBRATION}
     # gVisor's NNBench waits on round trips, which no planted slowdown moved: predicted far short.
     nnbench = next(r for r in study.rows if r.job == "nnbench_create_write" and r.platform == "gvisor")
-    assert nnbench.error > 0.6
+    assert nnbench.error.estimate > 0.6
 
 
 def test_the_summary_counts_the_rows(study):
     s = study.summary
     assert s.rows == 4
     assert s.covered == sum(r.predicted.low <= r.measured.estimate <= r.predicted.high for r in study.rows)
-    assert s.agrees == sum(p.agrees for p in study.predictions)
-    errors = sorted(abs(p.measured.estimate / p.predicted.estimate - 1) for p in study.predictions)
+    assert s.agrees == sum(p.agrees for p in study.rows)
+    errors = sorted(abs(p.measured.estimate / p.predicted.estimate - 1) for p in study.rows)
     assert s.median_abs_error == pytest.approx((errors[1] + errors[2]) / 2)
     assert s.coverage == pytest.approx(s.covered / 4)
     assert f"in {s.covered} of 4" in C.summary_text(study)
 
 
-def _row(measured: float, predicted: float, covered: bool, agrees: bool) -> C.CostRow:
+def _row(measured: float, predicted: float, covered: bool, agrees: bool) -> cm.PredictionRow:
     measured_iv = Interval(measured, measured * 0.9, measured * 1.1)
     error = measured / predicted - 1
-    return C.CostRow("terasort", "lxc", measured_iv, Interval(predicted, 0.5, 3.0), covered, agrees, error)
+    error_iv = Interval(error, error - 0.1, error + 0.1)
+    return cm.PredictionRow(
+        "terasort", "lxc", measured_iv, Interval(predicted, 0.5, 3.0), error_iv, agrees, covered, ("a",)
+    )
 
 
 def test_the_summary_of_hand_made_rows():
     rows = [_row(1.1, 1.0, True, True), _row(1.6, 2.0, False, False), _row(1.05, 1.0, True, False)]
-    assert [r.error for r in rows] == pytest.approx([0.10, -0.20, 0.05])
+    assert [r.error.estimate for r in rows] == pytest.approx([0.10, -0.20, 0.05])
     s = C.cost_summary(rows)
     assert (s.rows, s.covered, s.agrees) == (3, 2, 1)
     assert s.median_abs_error == pytest.approx(0.10) and s.coverage == pytest.approx(2 / 3)
@@ -134,11 +142,11 @@ def test_the_summary_of_hand_made_rows():
         C.cost_summary([])
 
 
-def test_a_row_takes_coverage_from_the_prediction_interval_and_agreement_from_the_error():
+def test_a_row_counts_coverage_from_the_prediction_interval_and_agreement_from_the_error():
     iv, predicted, error = Interval(1.0, 0.9, 1.1), Interval(1.3, 1.2, 1.4), Interval(-0.2, -0.3, 0.05)
     p = cm.PredictionRow("terasort", "lxc", iv, predicted, error, True, False, ("a",))
-    row = C.cost_row(p)
-    assert row.covered is False and row.agrees is True
+    s = C.cost_summary([p])
+    assert (s.covered, s.agrees) == (0, 1) and s.median_abs_error == pytest.approx(0.2)
 
 
 # --- the attribution -------------------------------------------------------------------------------
@@ -271,26 +279,47 @@ def test_an_empty_key_builds_no_section(tmp_path):
         assert all(flag != "cost-fit" for flag, _ in inputs.flags())
 
 
+def _checked_arguments(paper: dict, raw: Path) -> dict:
+    """`build_arguments` of params/paper.yaml's `paper` section, then the build's check of the fit
+    campaign they name (what `generate` does first), told the key's name as the stage tells it."""
+    from vbench.paper.build import check_cost_fit
+
+    args = PaperInputs.from_params(paper).build_arguments(raw)
+    check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
+    return args
+
+
 def test_a_set_key_naming_a_campaign_not_measured_is_refused_naming_the_field(raw):
-    inputs = PaperInputs.from_params({"cost_fit_campaign": "costs-fit-gone", "sandbox_campaign": CALIBRATION})
+    _needs_figures()  # the check is the build's, which imports matplotlib
     with pytest.raises(ParamsError) as err:
-        inputs.build_arguments(raw)
+        _checked_arguments({"cost_fit_campaign": "costs-fit-gone", "sandbox_campaign": CALIBRATION}, raw)
     assert err.value.field == KEY
     assert "costs-fit-gone" in err.value.message and "vbench campaign run costs-fit-nodelay" in err.value.message
     for bad in ("../sandbox", "Costs"):
+        # Not a plain name: refused by `build_arguments` itself, before any directory is looked at.
         with pytest.raises(ParamsError) as err:
             PaperInputs.from_params({"cost_fit_campaign": bad, "sandbox_campaign": CALIBRATION}).build_arguments(raw)
         assert err.value.field == KEY, bad
     # Measured, but without the sandbox campaign it predicts.
     with pytest.raises(ParamsError) as err:
-        PaperInputs.from_params({"cost_fit_campaign": FIT}).build_arguments(raw)
+        _checked_arguments({"cost_fit_campaign": FIT}, raw)
     assert err.value.field == KEY and "sandbox_campaign" in err.value.message
-    ok = PaperInputs.from_params({"cost_fit_campaign": FIT, "sandbox_campaign": CALIBRATION})
-    assert ok.build_arguments(raw)["cost_fit_dir"] == raw / FIT
-    assert ("cost-fit", FIT) in ok.flags()
+    ok = {"cost_fit_campaign": FIT, "sandbox_campaign": CALIBRATION}
+    assert _checked_arguments(ok, raw)["cost_fit_dir"] == raw / FIT
+    assert ("cost-fit", FIT) in PaperInputs.from_params(ok).flags()
+
+
+def test_the_arguments_are_pure_and_name_the_key_for_the_builds_refusal(tmp_path):
+    """`build_arguments` looks at no directory: a key naming a campaign not measured goes through,
+    with the names the build's check refuses it by."""
+    inputs = PaperInputs.from_params({"cost_fit_campaign": "costs-fit-gone", "sandbox_campaign": CALIBRATION})
+    args = inputs.build_arguments(tmp_path / "nowhere")
+    assert args["cost_fit_dir"] == tmp_path / "nowhere" / "costs-fit-gone"
+    assert args["cost_fit_fields"] == (KEY, "paper.sandbox_campaign")
 
 
 def test_the_committed_rebuild_refuses_a_set_key_it_cannot_read(raw, tmp_path):
+    _needs_figures()  # a set key is checked by the build's check, which imports matplotlib
     params = tmp_path / "params"
     params.mkdir()
     (params / "pipeline.yaml").write_text(yaml.safe_dump({"pipeline": {"monitoring_campaign": "mon"}}))
@@ -350,9 +379,10 @@ def test_a_fit_without_its_sandbox_campaign_is_refused_before_anything_is_writte
 
     with pytest.raises(ParamsError) as err:
         generate(main_campaign, tmp_path, n_resamples=200, cost_fit_dir=raw / FIT)
-    assert err.value.field == "cost_fit_dir" and "sandbox" in err.value.message
-    with pytest.raises(ParamsError):
+    assert err.value.field == "cost_fit_dir" and "sandbox_dir" in err.value.message
+    with pytest.raises(ParamsError) as err:
         generate(main_campaign, tmp_path, n_resamples=200, cost_fit_dir=raw / "gone", sandbox_dir=raw / CALIBRATION)
+    assert err.value.field == "cost_fit_dir" and str(raw / "gone" / "samples.jsonl") in err.value.message
     assert not (tmp_path / "generated").exists()
 
 

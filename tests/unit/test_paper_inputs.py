@@ -58,6 +58,7 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
         "pernode_dir": None,
         "sandbox_dir": None,
         "cost_fit_dir": None,
+        "cost_fit_fields": ("params/paper.yaml: paper.cost_fit_campaign", "paper.sandbox_campaign"),
     }
 
 

@@ -95,14 +95,8 @@ def run(args) -> int:
     _require_samples("--campaign", args.campaign)
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
-    if args.cost_fit is not None:
-        # Built only when asked for: a fit that reads nothing would drop the section silently.
-        _require_samples("--cost-fit", args.cost_fit)
-        if args.sandbox is None:
-            raise ParamsError(
-                "--cost-fit", "needs --sandbox: the sandbox study's platforms are what the model predicts"
-            )
-        _require_samples("--sandbox", args.sandbox)
+    # The build checks --cost-fit and --sandbox itself before it reads anything
+    # (vbench.paper.build.check_cost_fit): told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -117,6 +111,7 @@ def run(args) -> int:
         pernode_dir=args.pernode,
         sandbox_dir=args.sandbox,
         cost_fit_dir=args.cost_fit,
+        cost_fit_fields=("--cost-fit", "--sandbox"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

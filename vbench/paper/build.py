@@ -57,6 +57,8 @@ from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sand
 SOURCES = Path(__file__).resolve().parents[2] / "paper"
 SOURCE_FILES = ("main.tex", "references.bib")
 LATEX_TIMEOUT_S = 600
+#: What a refusal of the fit campaign names by default (`check_cost_fit`): `generate`'s arguments.
+COST_FIT_FIELDS = ("cost_fit_dir", "sandbox_dir")
 
 
 @dataclass
@@ -131,6 +133,7 @@ def generate(
     pernode_dir: Path | None = None,
     sandbox_dir: Path | None = None,
     cost_fit_dir: Path | None = None,
+    cost_fit_fields: tuple[str, str] = COST_FIT_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -138,9 +141,11 @@ def generate(
     default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone;
     the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None;
     the cost model's section from `cost_fit_dir` (native under planted slowdowns) and the sandbox
-    campaign, whose platforms it predicts: omitted, with one note, when `cost_fit_dir` is None."""
+    campaign, whose platforms it predicts: omitted, with one note, when `cost_fit_dir` is None.
+    `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as
+    the caller was given them (`check_cost_fit`)."""
     t0 = time.perf_counter()
-    _check_cost_fit(cost_fit_dir, sandbox_dir)
+    check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir)
@@ -295,21 +300,34 @@ def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir) -> dic
     return {k: Path(d) for k, d in given.items() if d is not None and (Path(d) / "samples.jsonl").exists()}
 
 
-def _check_cost_fit(cost_fit_dir, sandbox_dir) -> None:
+def check_cost_fit(
+    cost_fit_dir: Path | str | None,
+    sandbox_dir: Path | str | None,
+    where: str = COST_FIT_FIELDS[0],
+    sandbox: str = COST_FIT_FIELDS[1],
+) -> None:
     """Refuse a fit campaign given without samples, or without the sandbox campaign whose platforms
     it predicts, before anything is read: unlike the other sections', the cost model's is built only
-    when asked for, so a fit that reads nothing would drop the section the build was asked for
-    (`vbench.paper.inputs.PaperInputs.check_cost_fit` names params/paper.yaml's key first)."""
+    when asked for, so a fit that reads nothing would drop the section the build was asked for.
+    The one check of every way in: `generate` (`build_paper`, the DVC stage's notebook and `vbench
+    paper build` pass their own `where` and `sandbox` through it) and `committed_inputs` (`invoke
+    paper`). `where` names the fit's field as the caller was given it, `sandbox` the sandbox
+    campaign's; None passes: the section is omitted."""
     if cost_fit_dir is None:
         return
-    if not (Path(cost_fit_dir) / "samples.jsonl").is_file():
-        samples = Path(cost_fit_dir) / "samples.jsonl"
-        raise ParamsError("cost_fit_dir", f"{samples} does not exist: no fit campaign there")
+    samples = Path(cost_fit_dir) / "samples.jsonl"
+    if not samples.is_file():
+        raise ParamsError(
+            where,
+            f"names {Path(cost_fit_dir).name!r}, but {samples} does not exist: measure the fit first "
+            "(`vbench campaign run costs-fit-nodelay`), or leave it unset to build the paper "
+            "without the cost model's section",
+        )
     if sandbox_dir is None or not (Path(sandbox_dir) / "samples.jsonl").is_file():
         raise ParamsError(
-            "cost_fit_dir",
-            "needs the sandbox campaign (sandbox_dir, with samples): its platforms are what the model "
-            "predicts and its jobs what the predictions are compared with",
+            where,
+            f"needs {sandbox} naming a measured campaign too: the sandbox study's platforms are what "
+            "the fitted model predicts, and its jobs what the predictions are compared with",
         )
 
 

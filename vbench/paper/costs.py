@@ -13,13 +13,15 @@ predicted, naming the campaign's samples file):
   platform is predicted from its cost vector alone and compared with the job ratio it measured.
 
 The table's rows are `cost_model.leave_one_platform_out`'s: the shares fitted on the fit's
-configurations only (`fit_on_other_platforms` False), so no platform's job times are in any fit.
-The attribution of gVisor's TeraSort and NNBench is `cost_prediction.prediction_table`'s
-(`cost_model.attribute`), with the same seed and draws: it splits the prediction the table shows.
-The seed is the fit campaign's design seed, as `vbench predict` takes it, so the paper's numbers
-are the command's. Nothing here computes a statistic of its own: the error column is the rows'
-`error` (measured / predicted - 1, what the model leaves unexplained, as `vbench predict` prints
-it), and the attribution's parts are its log overheads over the measured ratio's log.
+configurations only (`fit_on_other_platforms` False), so no platform's job times are in any fit,
+and a job's one fit serves every platform held out. The attribution of gVisor's TeraSort and
+NNBench is `cost_model.attribute` of that fit, which the rows carry: it splits the prediction the
+table shows, and is what `vbench predict` (`cost_prediction.prediction_table`) gives, fitting the
+same configurations with the same seed and draws. The seed is the fit campaign's design seed, as
+`vbench predict` takes it, so the paper's numbers are the command's. Nothing here computes a
+statistic of its own: the error column is the rows' `error` (measured / predicted - 1, what the
+model leaves unexplained, as `vbench predict` prints it), and the attribution's parts are its log
+overheads over the measured ratio's log.
 
 Without a fit campaign (the key empty: costs-fit-nodelay not measured yet) `section_tex(None)` is
 a LaTeX comment: no section, table or figure is built and nothing in the paper claims a result.
@@ -41,14 +43,8 @@ from vbench.errors import ParamsError
 from vbench.samples import is_aa
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
-from vbench.stats.cost_prediction import (
-    PredictionInputs,
-    PredictionTable,
-    design_seed,
-    prediction_inputs,
-    prediction_table,
-    samples_path,
-)
+from vbench.stats.cost_prediction import FittedJob, PredictionInputs, design_seed, prediction_inputs, samples_path
+from vbench.stats.hypothesis import holm
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.rows import DEFAULT_SEED
@@ -92,32 +88,13 @@ OMITTED_NOTE = (
 
 
 @dataclass(frozen=True)
-class CostRow:
-    """One (job, platform) of the table: the platform's measured job ratio to native and the ratio
-    predicted for it from its calibration alone (a `cost_model.PredictionRow`, as the paper shows it)."""
-
-    job: str
-    platform: str
-    measured: Interval
-    predicted: Interval
-    #: The prediction interval holds the measured ratio's estimate (`PredictionRow.inside_prediction`).
-    covered: bool
-    #: The interval of measured / predicted - 1 holds 0: prediction and measurement agree given both
-    #: uncertainties (`PredictionRow.agrees`, what costs-fit-nodelay's rule 4 counts).
-    agrees: bool
-    #: measured / predicted - 1 (`PredictionRow.error`'s estimate): above 0 the platform took more
-    #: time than the model predicts.
-    error: float
-
-
-@dataclass(frozen=True)
 class CostSummary:
     """The table's summary line."""
 
     rows: int
     #: Rows whose prediction interval holds the measured ratio.
     covered: int
-    #: Rows whose measurement agrees with the prediction (`CostRow.agrees`).
+    #: Rows whose measurement agrees with the prediction (`PredictionRow.agrees`).
     agrees: int
     #: The median over the rows of |measured / predicted - 1|.
     median_abs_error: float
@@ -138,8 +115,8 @@ class ResourcePart:
 
 @dataclass(frozen=True)
 class AttributedJob:
-    """One job on the attributed platform: `prediction_table`'s attribution with its measured and
-    predicted ratios."""
+    """One job on the attributed platform: `cost_model.attribute`'s attribution with its row's
+    measured and predicted ratios."""
 
     job: str
     platform: str
@@ -188,9 +165,8 @@ class CostStudy:
     designs: tuple[tuple[str, tuple[str, ...]], ...]
     #: The fit campaign's blocks.
     blocks: int
-    #: `leave_one_platform_out`'s rows, in the table's order (`rows` are the same, as shown).
-    predictions: tuple[cm.PredictionRow, ...]
-    rows: tuple[CostRow, ...]
+    #: `leave_one_platform_out`'s rows, in the table's order.
+    rows: tuple[cm.PredictionRow, ...]
     #: The platform whose jobs are attributed (as asked: `gvisor`, whatever its label in the rows).
     attributed_platform: str
     #: The jobs asked to be attributed there, whether measured or not.
@@ -233,6 +209,9 @@ def cost_study(
     if seed is None:
         found = design_seed(fit.path)
         seed = DEFAULT_SEED if found is None else found
+    # `vbench predict`'s refusal (prediction_table), which the rows' fit would otherwise skip.
+    if n_draws < 2:
+        raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
     predictions = held_out_predictions(inputs, conf=conf, n_draws=n_draws, seed=seed)
     if not predictions:
         fitted = and_list([job_name(j) for j, _ in inputs.designs])
@@ -241,7 +220,7 @@ def cost_study(
             f"timed none of the jobs the fit fitted ({fitted}) in two blocks or more beside "
             f"{inputs.calibration_baseline}: no measured ratio to compare a prediction with",
         )
-    table = prediction_table(inputs, conf=conf, n_draws=n_draws, seed=seed)
+    fits = job_fits(inputs, predictions, conf=conf, n_draws=n_draws, seed=seed)
     return CostStudy(
         fit_name=fit.name,
         calibration_name=calibration.name,
@@ -249,12 +228,11 @@ def cost_study(
         unfitted=_unfitted(inputs),
         designs=inputs.designs,
         blocks=S.blocks_of(fit.samples),
-        predictions=predictions,
-        rows=tuple(cost_row(p) for p in predictions),
+        rows=predictions,
         attributed_platform=platform,
         attributed_jobs=tuple(jobs),
-        attributions=attributed(table, platform, jobs),
-        rejected=tuple(fj.fit.job for fj in table.fits if fj.rejected),
+        attributions=attributed(inputs, predictions, platform, jobs),
+        rejected=rejected_jobs(fits),
         conf=conf,
         n_draws=n_draws,
         seed=seed,
@@ -299,18 +277,46 @@ def held_out_predictions(
     return tuple(sorted(out, key=lambda r: (jobs.index(r.job), S.platform_order(r.platform))))
 
 
-def cost_row(p: cm.PredictionRow) -> CostRow:
-    return CostRow(p.job, p.platform, p.measured, p.predicted, p.inside_prediction, p.agrees, p.error.estimate)
+def job_fits(
+    inputs: PredictionInputs, predictions: Sequence[cm.PredictionRow], *, conf: float, n_draws: int, seed: int
+) -> tuple[cm.JobFit, ...]:
+    """Every job's shares, in the fit's order. A job the calibration timed has them in its rows:
+    fitted on the fit's configurations alone, no platform held out is in them, so they are the fit
+    `vbench predict` makes of the same rows with the same seed and draws. Any other job is fitted
+    here, once: the lack-of-fit test is adjusted over every job the fit fitted, as the command's."""
+    held = {p.job: p.fit for p in predictions}
+    return tuple(
+        held[job]
+        if job in held
+        else cm.fit_job(
+            job,
+            inputs.fit_costs,
+            inputs.fit_ratios,
+            design=rows,
+            resources=inputs.resources,
+            conf=conf,
+            n_draws=n_draws,
+            seed=seed,
+        )
+        for job, rows in inputs.designs
+    )
 
 
-def cost_summary(rows: Sequence[CostRow]) -> CostSummary:
+def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
+    """The jobs whose additive form the lack-of-fit test rejects, Holm over all of `fits`: the
+    command's rule (`cost_prediction.FittedJob.rejected`)."""
+    adjusted = holm([f.lack_of_fit_p for f in fits])
+    return tuple(f.job for f, p in zip(fits, adjusted) if FittedJob(f, float(p)).rejected)
+
+
+def cost_summary(rows: Sequence[cm.PredictionRow]) -> CostSummary:
     if not rows:
         raise ValueError("a summary of no rows")
     return CostSummary(
         rows=len(rows),
-        covered=sum(r.covered for r in rows),
+        covered=sum(r.inside_prediction for r in rows),
         agrees=sum(r.agrees for r in rows),
-        median_abs_error=float(np.median([abs(r.error) for r in rows])),
+        median_abs_error=float(np.median([abs(r.error.estimate) for r in rows])),
     )
 
 
@@ -328,14 +334,22 @@ def attributed_label(platform: str, present: Sequence[str] | set[str]) -> str | 
     return None
 
 
-def attributed(table: PredictionTable, platform: str, jobs: Sequence[str]) -> tuple[AttributedJob, ...]:
-    """`platform`'s rows of `jobs` in `table` that have a measured ratio, in `jobs`' order."""
-    label = attributed_label(platform, {r.platform for r in table.rows})
+def attributed(
+    inputs: PredictionInputs, rows: Sequence[cm.PredictionRow], platform: str, jobs: Sequence[str]
+) -> tuple[AttributedJob, ...]:
+    """`platform`'s `rows` of `jobs` (each has a measured ratio), in `jobs`' order, attributed by the
+    shares their prediction came from: the split of what the table shows, without a second fit."""
+    # The label among every platform calibrated, as the command's table has them, not only those
+    # with a row: `gvisor` itself wherever it was calibrated, measured there or not.
+    label = attributed_label(platform, {v.platform for v in inputs.costs})
+    costs = {v.platform: v for v in inputs.costs}
     out = []
     for job in jobs:
-        row = next((r for r in table.rows if r.job == job and r.platform == label), None)
-        if row is not None and row.measured is not None:
-            out.append(AttributedJob(job, row.platform, row.attribution, row.measured, row.predicted))
+        row = next((r for r in rows if r.job == job and r.platform == label), None)
+        if row is not None:
+            measured = next(m for m in inputs.measured if m.job == job and m.platform == label)
+            attribution = cm.attribute(row.fit, costs[label], measured)
+            out.append(AttributedJob(job, label, attribution, row.measured, row.predicted))
     return tuple(out)
 
 
@@ -345,7 +359,7 @@ def attributed(table: PredictionTable, platform: str, jobs: Sequence[str]) -> tu
 def cost_frame(study: CostStudy) -> pd.DataFrame:
     """The table's rows for generated/costs.csv: `cost_model.prediction_frame`'s columns (its
     `error` the table's, measured / predicted - 1) and the campaigns they came from."""
-    frame = cm.prediction_frame(study.predictions)
+    frame = cm.prediction_frame(study.rows)
     return frame.assign(fit_campaign=study.fit_name, calibration_campaign=study.calibration_name, seed=study.seed)
 
 
@@ -431,8 +445,8 @@ def table_costs(study: CostStudy) -> str:
                 _platform_cell(r.platform),
                 _interval(r.measured),
                 _interval(r.predicted),
-                pct_text(r.error, signed=True).removesuffix(r"\,\%"),
-                "yes" if r.covered else "no",
+                pct_text(r.error.estimate, signed=True).removesuffix(r"\,\%"),
+                "yes" if r.inside_prediction else "no",
             ]
         )
     notes = [
@@ -484,7 +498,7 @@ def table_costs(study: CostStudy) -> str:
 # --- the figure ---------------------------------------------------------------------------------------
 
 
-def _drawable(r: CostRow) -> bool:
+def _drawable(r: cm.PredictionRow) -> bool:
     """A point a log axis can show: a positive predicted ratio (the measured one always is)."""
     return r.predicted.estimate is not None and r.predicted.estimate > 0
 

@@ -2,16 +2,17 @@
 
 One reading for both ways of building the paper: the DVC stage (notebooks/05-paper.ipynb, whose
 parameters are that section's keys) and `invoke paper`, so the quick rebuild is the stage's paper
-by construction. Pure: names in, names out (but `PaperInputs.check_cost_fit`, which looks for the
-fit's samples); `build_paper` turns them into directories.
+by construction. Pure: names in, names out; `build_paper` turns them into directories.
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
-selfbench/paper_build.py).
+selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
 One key differs from the others: `cost_fit_campaign` is empty until the cost model's fit campaign
 (`vbench campaign run costs-fit-nodelay`) has been measured, and its section is built only when it
 is set, where the others' sections say "not measured". So a set key that names no measured
-campaign is refused, naming params/paper.yaml and the key (`PaperInputs.check_cost_fit`), by both
-ways of building, before anything is read: silently dropped, it would drop a result asked for.
+campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`), by both ways of
+building, before anything is read: silently dropped, it would drop a result asked for. The check
+is the build's (`vbench.paper.build.check_cost_fit`): `build_arguments` passes the key's name
+through to it, `committed_inputs` calls it before it passes the campaign on.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vbench.errors import ParamsError
 from vbench.params import load_yaml_section
 from vbench.validate import campaign_name
 
@@ -37,6 +37,12 @@ PAPER_CAMPAIGN_KEYS = (
     "sandbox_campaign",
     "cost_fit_campaign",
 )
+
+
+def cost_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
+    """What a refusal of `cost_fit_campaign` names (`vbench.paper.build.check_cost_fit`): the key in
+    `where`, then the sandbox campaign's key it needs. Pure."""
+    return f"{where}: paper.cost_fit_campaign", "paper.sandbox_campaign"
 
 
 def campaign_list(text: Any) -> tuple[str, ...]:
@@ -87,34 +93,12 @@ class PaperInputs:
         ]
         return [(flag, name) for flag, name in pairs if name]
 
-    def check_cost_fit(self, raw: Path, where: Path | str = PAPER_PARAMS) -> None:
-        """Refuse a set `cost_fit_campaign` that is not a plain name, names no campaign measured under
-        `raw`, or comes without the sandbox campaign whose platforms it predicts: one line naming
-        `where` (params/paper.yaml) and the key. An empty key passes: the section is omitted."""
-        if not self.cost_fit:
-            return
-        key = f"{where}: paper.cost_fit_campaign"
-        campaign_name(self.cost_fit, key)
-        samples = raw / self.cost_fit / "samples.jsonl"
-        if not samples.is_file():
-            raise ParamsError(
-                key,
-                f"names {self.cost_fit!r}, but {samples} does not exist: measure the fit first "
-                "(`vbench campaign run costs-fit-nodelay`), or leave the key empty to build the paper "
-                "without the cost model's section",
-            )
-        if not self.sandbox or not (raw / self.sandbox / "samples.jsonl").is_file():
-            raise ParamsError(
-                key,
-                "needs paper.sandbox_campaign naming a measured campaign too: the sandbox study's "
-                "platforms are what the fitted model predicts, and its jobs what the predictions are "
-                "compared with",
-            )
-
-    def build_arguments(self, raw: Path) -> dict[str, Any]:
-        """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw), after
-        `check_cost_fit`: the one key whose campaign must exist when set."""
-        self.check_cost_fit(raw)
+    def build_arguments(self, raw: Path, where: Path | str = PAPER_PARAMS) -> dict[str, Any]:
+        """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
+        `cost_fit_campaign`, the one key whose campaign must exist, is refused here only if it is not
+        a plain name; the build looks for its samples, naming the key in `where` (`cost_fit_fields`)."""
+        if self.cost_fit:
+            campaign_name(self.cost_fit, cost_fit_fields(where)[0])
 
         def one(name: str) -> Path | None:
             return raw / name if name else None
@@ -126,6 +110,7 @@ class PaperInputs:
             "pernode_dir": one(self.pernode),
             "sandbox_dir": one(self.sandbox),
             "cost_fit_dir": one(self.cost_fit),
+            "cost_fit_fields": cost_fit_fields(where),
         }
 
 
@@ -133,7 +118,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign` that is
-    not measured there is refused (`PaperInputs.check_cost_fit`), not left out."""
+    not measured there is refused (`vbench.paper.build.check_cost_fit`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -145,7 +130,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         for name in campaign_list(value):
             campaign_name(name, f"{where}: {key}")
     inputs = PaperInputs.from_params(paper, monitoring)
-    inputs.check_cost_fit(raw, paper_path)
+    if inputs.cost_fit:
+        # The build's own check, imported only when the key is set: the build imports matplotlib,
+        # which `invoke paper` need not load to pass on campaign names (its section draws anyway).
+        from vbench.paper.build import check_cost_fit
+
+        args = inputs.build_arguments(raw, paper_path)
+        check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
 

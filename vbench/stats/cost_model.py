@@ -387,6 +387,9 @@ class PredictionRow:
     inside_prediction: bool
     #: The configurations (and platforms) the shares were fitted on.
     design: tuple[str, ...]
+    #: Those shares: what `attribute` splits this prediction by, so that an attribution beside the
+    #: row needs no second fit (None where a row was made by hand).
+    fit: JobFit | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -671,7 +674,7 @@ def leave_one_platform_out(
             error = _error(pred, measured, seed, conf)
             agrees = error.low is not None and error.low <= 0 and (error.high is None or error.high >= 0)
             inside = pred.ratio.low <= m.estimate <= pred.ratio.high
-            out.append(PredictionRow(job, platform, m, pred.ratio, error, agrees, inside, rows))
+            out.append(PredictionRow(job, platform, m, pred.ratio, error, agrees, inside, rows, fit))
     return out
 
 
