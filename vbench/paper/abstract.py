@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.stats.keys import natural_key
-from vbench.stats.paired import HIERARCHICAL, PAIRED_T
+from vbench.stats.paired import PAIRED_METHODS
 
 from vbench.paper import results as R
 from vbench.paper.fmt import configuration_tex, interval_text, sig_digits, size_display, tex_escape, times_text
@@ -86,7 +86,7 @@ class Quote:
 
     @property
     def paired(self) -> bool:
-        return str(self.row["method"]) in (PAIRED_T, HIERARCHICAL)
+        return str(self.row["method"]) in PAIRED_METHODS
 
     @property
     def half_width_pct(self) -> float:
@@ -130,7 +130,7 @@ def compared_in(
         row = R.ratio_row(stats, ex, platform, benchmark, metric, cell)
         if not _bounded(row) or str(row.get("baseline", baseline)) != baseline:
             continue
-        paired = str(row["method"]) in (PAIRED_T, HIERARCHICAL)
+        paired = str(row["method"]) in PAIRED_METHODS
         pairs = int(row["n_pairs"]) if paired and "n_pairs" in row and pd.notna(row["n_pairs"]) else 0
         found.append(Compared(ex, cell, row, pairs))
     return found

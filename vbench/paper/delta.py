@@ -42,7 +42,14 @@ from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
 from vbench.stats.keys import natural_key
 from vbench.stats.tidy import FACTOR_COLUMNS, is_size_factor, size_key, split_size_key, stamp_mapping, value_text
-from vbench.stats.paired import FIELLER, MAX_BLOCKS_TO_CLEAR, blocks_to_clear, pair_runs, paired_ratio
+from vbench.stats.paired import (
+    FIELLER,
+    MAX_BLOCKS_TO_CLEAR,
+    PAIRED_T_ROUNDS,
+    blocks_to_clear,
+    pair_runs,
+    preferred_ratio,
+)
 from vbench.stats.ratio import fieller_interval
 
 from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
@@ -560,16 +567,16 @@ def _compare(
     # Two sides run in the same blocks are compared block by block, as the statistics table does
     # (vbench.stats.paired); otherwise, or with fewer than two pairs, by Fieller's interval.
     pairs = pair_runs(a_rows, b_rows)
-    paired = paired_ratio(
-        pairs, conf=conf
-    )  # t over the blocks (their mean log ratios with rounds), as the table prefers
+    # The table's preferred paired row: t over the blocks (their mean log ratios with rounds), or
+    # over every round where the design is of the lean shape (vbench.stats.paired.preferred_ratio).
+    paired = preferred_ratio(pairs, conf=conf)
     iv = paired.ratio if paired is not None else fieller_interval(x, y, conf)
     method = paired.method if paired is not None else FIELLER
     low, high = iv.low, iv.high
     verdict = verdict_of(f, low, high)
 
     def interval_at(level: float) -> tuple[float | None, float | None]:
-        other = paired_ratio(pairs, conf=level) if paired is not None else None
+        other = preferred_ratio(pairs, conf=level) if paired is not None else None
         at = other.ratio if other is not None else fieller_interval(x, y, level)
         return at.low, at.high
 
@@ -577,7 +584,9 @@ def _compare(
     campaign, experiment = _split_unit(unit)
     settle = None
     if verdict == INCONCLUSIVE and paired is not None:
-        settle = blocks_to_clear(low, high, paired.n_blocks, decision_edges(f), conf)
+        # Where every round is a unit, a block added is its rounds added (the design's rounds a block).
+        per_block = round(paired.n_pairs / paired.n_blocks) if paired.method == PAIRED_T_ROUNDS else 1
+        settle = blocks_to_clear(low, high, paired.n_blocks, decision_edges(f), conf, per_block)
     return DeltaRow(
         f,
         verdict,

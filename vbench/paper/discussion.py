@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from vbench.report.rows import aa_checks, ratios
-from vbench.stats.paired import HIERARCHICAL, PAIRED_T
+from vbench.stats.paired import PAIRED_METHODS
 from vbench.stats.table.rows import ALPHA
 
 from vbench.paper import abstract as A
@@ -114,7 +114,7 @@ def aa_sentence(stats: StatisticsLookup, baseline: str, conf: float) -> str:
 
 
 def _paired(row: pd.Series) -> bool:
-    return str(row.get("method")) in (PAIRED_T, HIERARCHICAL)
+    return str(row.get("method")) in PAIRED_METHODS
 
 
 def _holm_differs(row: pd.Series) -> bool | None:

@@ -29,7 +29,8 @@ from vbench.stats.campaign_stats import (
     read_campaign_stats,
 )
 from vbench.stats.keys import natural_key
-from vbench.stats.paired import FIELLER, HIERARCHICAL, PAIRED_T
+from vbench.stats.paired import FIELLER, HIERARCHICAL, PAIRED_T, PAIRED_T_ROUNDS
+from vbench.stats.table.cells import cell_text
 from vbench.stats.table.groups import BLOCK_MEANS
 from vbench.stats.tidy import plain as _plain
 
@@ -161,17 +162,28 @@ def block_mean_row(stats: StatisticsLookup, experiment, platform, benchmark, met
 
 
 #: Methods of a comparison, preferred first: a paired interval where the design paired the runs
-#: (the statistics table writes a paired row only then), else Fieller's.
-COMPARISON_METHODS = (PAIRED_T, HIERARCHICAL, FIELLER)
+#: (the statistics table writes a paired row only then), else Fieller's. Of the two paired t's the
+#: one the table prefers (`_shown`): over every round for designs of the lean shape, else over
+#: the blocks' means (vbench.stats.paired.preferred_ratio).
+COMPARISON_METHODS = (PAIRED_T_ROUNDS, PAIRED_T, HIERARCHICAL, FIELLER)
+_PAIRED_TS = (PAIRED_T_ROUNDS, PAIRED_T)
+
+
+def _shown(method, preferred) -> bool:
+    """Whether a comparison row may be the one the paper shows: a paired t unless the table says it
+    is not preferred (the other t is, and stands beside it; a row without the column is shown),
+    any other method by `COMPARISON_METHODS`' order."""
+    return str(method) not in _PAIRED_TS or cell_text(preferred).lower() != "false"
 
 
 def ratio_row(
     stats: StatisticsLookup, experiment, platform, benchmark, metric, size, statistic="ratio_to_baseline"
 ) -> pd.Series | None:
-    """The comparison the paper shows: the paired row where there is one, else Fieller's; `method` says which."""
+    """The comparison the paper shows: the preferred paired row where there is one, else Fieller's;
+    `method` says which."""
     for method in COMPARISON_METHODS:
         row = group_row(stats, experiment, platform, benchmark, metric, size, statistic, method)
-        if row is not None:
+        if row is not None and _shown(method, row.get("preferred")):
             return row
     return None
 
@@ -183,6 +195,8 @@ def comparison_rows(stats: StatisticsLookup, statistic: str = "ratio_to_baseline
     if r.empty:
         return r
     r = r[r["method"].isin(COMPARISON_METHODS)]
+    if "preferred" in r.columns:
+        r = r[[_shown(m, p) for m, p in zip(r["method"], r["preferred"])]]
     rank = r["method"].map({m: i for i, m in enumerate(COMPARISON_METHODS)})
     key = ["experiment", "platform", "baseline", "benchmark", "metric", "size"]
     r = r.assign(_rank=rank.to_numpy()).sort_values("_rank", kind="stable")
@@ -198,7 +212,12 @@ def compared_baseline(stats: StatisticsLookup, **where) -> str:
 
 def method_text(method: str) -> str:
     """How the paper names a comparison's method."""
-    return {PAIRED_T: "paired by block", HIERARCHICAL: "hierarchical bootstrap", FIELLER: "Fieller"}.get(method, method)
+    return {
+        PAIRED_T: "paired by block",
+        PAIRED_T_ROUNDS: "paired by round",
+        HIERARCHICAL: "hierarchical bootstrap",
+        FIELLER: "Fieller",
+    }.get(method, method)
 
 
 def experiments_for(

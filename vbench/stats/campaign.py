@@ -15,6 +15,9 @@ It fills what older campaigns lack, and says so in `Campaign.notes`:
   phases) get the step in the metric, "terasort.map_shuffle_time", and per-attempt samples
   "terasort.attempt.reduce_merge_time": the same metric name is used for a job's
   reduce-merge phase and for each reduce attempt's merge, which must not be pooled.
+* `pair_unit` (`vbench.stats.paired.PAIR_UNIT`): "round" on every sample of a campaign whose
+  design (campaign.json) is of the lean shape, for which the planted-effect test adopted the t
+  over every round as the preferred paired row (`vbench.stats.paired.rounds_are_units`).
 
 `size` as given to the statistics is a *cell*: the size plus every design factor that varies
 within the same experiment, benchmark and metric (replication, stress, workers...), e.g.
@@ -34,8 +37,9 @@ import pandas as pd
 from vbench.benchmarks.registry import find
 from vbench.errors import ParamsError
 from vbench.samples import join_values, split_values
-from vbench.stats.compare import Comparison, comparison_of, comparison_view
+from vbench.stats.compare import Comparison, comparison_of, comparison_view, design_of
 from vbench.stats.keys import natural_key
+from vbench.stats.paired import PAIR_UNIT, ROUND, rounds_are_units
 from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
 
 __all__ = ["FACTOR_COLUMNS", "SIZE_PARAMS", "Campaign", "add_cells", "load_campaign", "merge_campaigns", "select"]
@@ -194,6 +198,9 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
             baselines = {str(e): comparison.baseline for e in df["experiment"].unique()}
         notes.append(f"compared: {', '.join(comparison.compare)} (baseline {comparison.baseline})")
     df = add_cells(df)
+    if rounds_are_units(design_of(campaign_dir)):
+        # Every pair of this design's runs counts its rounds as the independent unit (stats/paired.py).
+        df[PAIR_UNIT] = ROUND
     if "repetition" not in df.columns or df["repetition"].isna().any():
         df = _derive_repetitions(df)
         notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")

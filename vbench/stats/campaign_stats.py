@@ -38,7 +38,7 @@ from vbench.stats.allocation import block_costs, suggest_rounds_per_block
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import Campaign
 from vbench.stats.headlines import quoted_headlines
-from vbench.stats.paired import BLOCK, ROUND
+from vbench.stats.paired import BLOCK, PAIR_UNIT, ROUND
 from vbench.stats.table import compute_stats
 from vbench.stats.table.rows import DEFAULT_SEED
 from vbench.stats.table.writer import write_table
@@ -151,7 +151,7 @@ def campaign_stats(campaign: Campaign, cfg: StatsConfig = StatsConfig()) -> pd.D
     cols = ["experiment", "platform", "benchmark", "metric", "unit", "value", "repetition", "size"]
     # The design's pairing (block, round) and warm-up mark: the statistics pair runs by them and
     # exclude warm-ups by rule, so they must reach compute_stats.
-    cols += [c for c in ("warmup", BLOCK, ROUND) if c in df.columns]
+    cols += [c for c in ("warmup", BLOCK, ROUND, PAIR_UNIT) if c in df.columns]
     # A duet's sides (vbench.stats.warmup.duet_orphans): a side whose partner failed is excluded.
     cols += [c for c in (CELL_ID, DUET_GROUP, DUET_PARTNERS) if DUET_GROUP in df.columns and c in df.columns]
     # The quiet-machine gate's verdict, to count the runs measured on a flagged machine (by run),

@@ -39,12 +39,17 @@ class Comparison:
         return self.baseline if self.baseline is not None else default
 
 
-def comparison_of(campaign_dir: Path) -> Comparison:
-    """The comparison a campaign's design declares (campaign.json), else platforms."""
+def design_of(campaign_dir: Path) -> dict:
+    """The design a campaign ran (campaign.json's `experiment`); {} where it has none."""
     meta = Path(campaign_dir) / "campaign.json"
     if not meta.is_file():
-        return Comparison()
-    exp = json.loads(meta.read_text()).get("experiment", {})
+        return {}
+    return json.loads(meta.read_text()).get("experiment", {}) or {}
+
+
+def comparison_of(campaign_dir: Path) -> Comparison:
+    """The comparison a campaign's design declares (campaign.json), else platforms."""
+    exp = design_of(campaign_dir)
     return Comparison(tuple(exp.get("compare") or (PLATFORM,)), exp.get("baseline"))
 
 

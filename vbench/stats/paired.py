@@ -22,9 +22,14 @@ from the within-pair log ratios d = log(platform / baseline):
   and less still under adaptive stopping (docs/campaigns.md). So is the t over every round's log
   ratio as if rounds were independent (`rounds_ratio`, `PAIRED_T_ROUNDS`): on (pairs - 1) degrees
   of freedom instead of (blocks - 1) it is much narrower with few blocks, and right only where a
-  cluster instance adds no variance of its own to the ratio. Whether it is, is the planted-effect
-  test's to say (selfbench/planted.py judges every method of the table); until then it is a
-  candidate, never preferred.
+  cluster instance adds no variance of its own to the ratio. The planted-effect test judged it
+  (docs/planted-effects.md, 2026-11-30): on the lean shape (a block's configurations on clusters
+  up together, several rounds a block, 4 blocks of 3) it recovered both planted effects 10 times
+  in 10, 1.2-1.5x narrower than the t over block means. So for designs of that shape
+  (`rounds_are_units`: the campaign reader marks their samples with `PAIR_UNIT`) and at least
+  `MIN_BLOCKS_FOR_ROUNDS` blocks it is the preferred row (`preferred_ratio`); elsewhere it is a
+  candidate beside the t over block means, never preferred: no test has shown a cluster instance
+  adds nothing there (one round a block has no such row at all).
 
 Logs make the ratio symmetric (lxc/native and native/lxc have intervals that are reciprocals)
 and need positive values; a non-positive value, or fewer than two pairs, leaves the comparison
@@ -35,7 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -55,6 +60,32 @@ PAIRED_METHODS = (PAIRED_T, PAIRED_T_ROUNDS, HIERARCHICAL)
 
 #: The design's columns that say which runs belong together, outermost first.
 BLOCK, ROUND = "block", "round"
+#: The samples' column that says which level of a pair is the independent unit: ROUND where the
+#: campaign's design is of the shape the planted-effect test adopted the rounds' t for
+#: (`rounds_are_units`, set by the campaign reader); absent, or anything else, the block.
+PAIR_UNIT = "pair_unit"
+#: Fewest blocks for which the rounds' t is preferred: the planted-effect test saw the cluster
+#: instance add nothing at 4 blocks of 3 rounds; with fewer blocks that share is not sampled.
+MIN_BLOCKS_FOR_ROUNDS = 4
+#: Where the rounds' t is preferred, and on what evidence: said in every row that depends on it.
+ROUNDS_PREFERRED_WHY = (
+    "preferred for this design's shape (concurrent clusters, several rounds a block, at least "
+    f"{MIN_BLOCKS_FOR_ROUNDS} blocks: the planted-effect test, docs/planted-effects.md)"
+)
+
+
+def rounds_are_units(experiment: Mapping[str, Any]) -> bool:
+    """Whether a design (campaign.json's `experiment`) is of the lean shape, for which the rounds'
+    t is adopted (docs/planted-effects.md, "Repetitions 6-10 and the decision"): several rounds a
+    block, the block's configurations on clusters up together (`interleave: concurrent`, the
+    default), one job at a time (no duet) and the idle clusters left running (no freeze). The
+    planted-effect test measured that shape and no other; the job it ran is not part of it. Pure."""
+    return (
+        int(experiment.get("rounds") or 1) > 1
+        and (experiment.get("interleave") or "concurrent") == "concurrent"
+        and not experiment.get("duet")
+        and (experiment.get("idle") or "run") == "run"
+    )
 
 
 @dataclass(frozen=True)
@@ -66,6 +97,7 @@ class Pairs:
     has_rounds: bool  # the samples carry a round: pairs are (block, round), not whole blocks
     unpaired_runs: int = 0  # runs left out: their block (or round) lacks the other platform
     note: str = ""  # why there are no pairs, when there are none
+    rounds_are_units: bool = False  # every run's design is of the lean shape (PAIR_UNIT)
 
     @property
     def n_pairs(self) -> int:
@@ -87,6 +119,12 @@ class Pairs:
     def several_rounds(self) -> bool:
         """Whether some block has more than one pair: the case for the hierarchical bootstrap."""
         return self.has_rounds and any(x.size > 1 for x in self.by_block())
+
+    @property
+    def rounds_preferred(self) -> bool:
+        """Whether the rounds' t is the row read (`preferred_ratio`): a design of the lean shape,
+        several rounds a block and at least MIN_BLOCKS_FOR_ROUNDS blocks."""
+        return self.rounds_are_units and self.several_rounds and self.n_blocks >= MIN_BLOCKS_FOR_ROUNDS
 
 
 @dataclass(frozen=True)
@@ -145,6 +183,7 @@ def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
     if x.empty or y.empty:
         return Pairs((), empty, False, len(platform) + len(baseline), "no run carries a block: unpaired design")
     with_round = ROUND in x.columns and ROUND in y.columns and x[ROUND].notna().all() and y[ROUND].notna().all()
+    units = with_round and all(PAIR_UNIT in side.columns and (side[PAIR_UNIT] == ROUND).all() for side in (x, y))
     kx, ky = _pair_key(x, with_round).tolist(), _pair_key(y, with_round).tolist()
     # Each unit's mean by pandas' grouped mean, then looked up by key in plain dicts.
     mx, my = (_unit_means(side, k) for side, k in ((x, kx), (y, ky)))
@@ -158,7 +197,7 @@ def pair_runs(platform: pd.DataFrame, baseline: pd.DataFrame) -> Pairs:
     # Blocks (then rounds) in their natural order, so the bootstrap's draws do not depend on file order.
     both = sorted(both, key=lambda k: tuple(natural_key(p) for p in k.split("\x1f")))
     d = np.log(np.array([mx[k] for k in both]) / np.array([my[k] for k in both]))
-    pairs = Pairs(tuple(k.split("\x1f")[0] for k in both), d, with_round, unpaired)
+    pairs = Pairs(tuple(k.split("\x1f")[0] for k in both), d, with_round, unpaired, rounds_are_units=units)
     if pairs.n_pairs >= 2 and np.ptp(_upper_level(pairs)) == 0:
         # Whole-unit readings (bonnie++'s CPU %) can give every block the same ratio while the
         # runs themselves vary: a t interval of zero width would claim a certainty they do not have.
@@ -243,7 +282,9 @@ def hierarchical_ratio(
     note = (
         f"{pairs.n_pairs} pairs in {pairs.n_blocks} blocks; percentile interval of {n_resamples} resamples"
         + ("; with few blocks a percentile interval is too narrow: add blocks" if pairs.n_blocks < 5 else "")
-        + "; not preferred: covers less than 95 % with few blocks (the t over block means is the answer)"
+        + "; not preferred: covers less than 95 % with few blocks (the t over "
+        + ("every round" if pairs.rounds_preferred else "block means")
+        + " is the answer)"
         + _unpaired_note(pairs)
     )
     iv = Interval(math.exp(theta), math.exp(float(lo)), math.exp(float(hi)), note)
@@ -270,6 +311,8 @@ def paired_ratio(pairs: Pairs, *, conf: float = 0.95) -> PairedRatio | None:
         note = f"t on {d.size} block means of {pairs.n_pairs} round log ratios (a block is the independent unit)"
     else:
         note = f"t on {d.size} block log ratios"
+    if pairs.rounds_preferred:
+        note += f"; not preferred: the t on every round is ({PAIRED_T_ROUNDS}, {ROUNDS_PREFERRED_WHY})"
     note += _unpaired_note(pairs)
     return PairedRatio(
         PAIRED_T,
@@ -294,9 +337,10 @@ def rounds_ratio(pairs: Pairs, *, conf: float = 0.95) -> PairedRatio | None:
     if not (pairs.several_rounds and pairs.n_blocks >= 2):
         return None
     iv, p = t_on_logs(pairs.log_ratios, conf)
+    standing = ROUNDS_PREFERRED_WHY if pairs.rounds_preferred else "a candidate, not preferred"
     note = (
         f"t on {pairs.n_pairs} round log ratios as independent ({pairs.n_blocks} blocks): assumes no "
-        "cluster-instance variance; a candidate, not preferred" + _unpaired_note(pairs)
+        f"cluster-instance variance; {standing}" + _unpaired_note(pairs)
     )
     variance = variance_components(pairs)
     return PairedRatio(
@@ -304,41 +348,58 @@ def rounds_ratio(pairs: Pairs, *, conf: float = 0.95) -> PairedRatio | None:
     )
 
 
+def preferred_ratio(pairs: Pairs, *, conf: float = 0.95) -> PairedRatio | None:
+    """The paired row every verdict reads: the rounds' t where the pairs' design is of the lean
+    shape (`Pairs.rounds_preferred`), else the t over block means; None with fewer than two pairs."""
+    return rounds_ratio(pairs, conf=conf) if pairs.rounds_preferred else paired_ratio(pairs, conf=conf)
+
+
 #: The most blocks `blocks_to_clear` looks at: beyond it, more runs are no answer.
 MAX_BLOCKS_TO_CLEAR = 100
 
 
 def blocks_to_clear(
-    low: float | None, high: float | None, blocks: int, edges: Sequence[float], conf: float = 0.95
+    low: float | None,
+    high: float | None,
+    blocks: int,
+    edges: Sequence[float],
+    conf: float = 0.95,
+    rounds_per_block: int = 1,
 ) -> int | None:
-    """How many blocks in all would give a paired-t interval (`paired_ratio`'s) clear of every edge,
-    if the blocks' log ratios kept the spread and mean measured: their sd is backed out of the
-    interval (half-width = t(blocks - 1) sd / sqrt(blocks)), the centre stays where it is. None: no
-    interval to extrapolate from, or not within MAX_BLOCKS_TO_CLEAR (the estimate sits at an edge)."""
+    """How many blocks in all would give a paired-t interval clear of every edge, if the log ratios
+    kept the spread and mean measured: their sd is backed out of the interval (half-width = t(units
+    - 1) sd / sqrt(units)), the centre stays where it is. The units are the blocks (`paired_ratio`),
+    or, where the rounds' t is the row read (`rounds_ratio`), blocks x `rounds_per_block` rounds.
+    None: no interval to extrapolate from, or not within MAX_BLOCKS_TO_CLEAR (the estimate sits at
+    an edge)."""
     values = (low, high)
-    if blocks < 2 or any(v is None or not math.isfinite(v) or v <= 0 for v in values):
+    per = max(1, int(rounds_per_block))
+    if blocks * per < 2 or any(v is None or not math.isfinite(v) or v <= 0 for v in values):
         return None
     lo, hi = math.log(low), math.log(high)  # type: ignore[arg-type]
     centre, half = (lo + hi) / 2, (hi - lo) / 2
-    sd = half * math.sqrt(blocks) / float(stats.t.ppf(0.5 + conf / 2, blocks - 1))
+    units = blocks * per
+    sd = half * math.sqrt(units) / float(stats.t.ppf(0.5 + conf / 2, units - 1))
     gaps = [abs(centre - math.log(e)) for e in edges if e > 0]
     if not gaps:
         return None
     gap = min(gaps)
     for n in range(blocks, MAX_BLOCKS_TO_CLEAR + 1):
-        if float(stats.t.ppf(0.5 + conf / 2, n - 1)) * sd / math.sqrt(n) < gap:
+        m = n * per
+        if m >= 2 and float(stats.t.ppf(0.5 + conf / 2, m - 1)) * sd / math.sqrt(m) < gap:
             return n
     return None
 
 
 def paired_tost(pairs: Pairs, bound_pct: float, alpha: float = 0.05) -> TostResult:
-    """TOST of "ratio within [1 - X/100, 1 + X/100]" on the paired log ratio, same method as `paired_ratio`:
-    two one-sided t-tests of the mean block log ratio against log(1 -/+ X/100). The result's
-    interval is the dual (1 - 2 alpha) t interval."""
+    """TOST of "ratio within [1 - X/100, 1 + X/100]" on the paired log ratio, same units as the
+    preferred row (`preferred_ratio`): two one-sided t-tests of the mean block log ratio (or, where
+    the rounds' t is preferred, of every round's) against log(1 -/+ X/100). The result's interval
+    is the dual (1 - 2 alpha) t interval."""
     lo, hi = math.log(1 - bound_pct / 100.0), math.log(1 + bound_pct / 100.0)
     if pairs.n_pairs < 2:
         return TostResult(Interval(None), None, None, None, False, bound_pct, "fewer than two pairs: no paired test")
-    d = _upper_level(pairs)
+    d = pairs.log_ratios if pairs.rounds_preferred else _upper_level(pairs)
     dual, _ = t_on_logs(d, 1 - 2 * alpha)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     se = sd / math.sqrt(d.size)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from vbench.samples import aa_label, is_aa
-from vbench.stats.paired import FIELLER, PAIRED_T
+from vbench.stats.paired import FIELLER, PAIRED_T, PAIRED_T_ROUNDS
 from vbench.stats.quiet import quiet_counts
 
 from vbench.paper import results as R
@@ -35,7 +35,19 @@ _COMPARISONS = (
     ("mrbench", "avg_job_time", "MRBench"),
 )
 #: The method column's short names (the note spells them out).
-_METHOD_SHORT = {"paired-t (blocks)": "paired-$t$", "hierarchical bootstrap": "hier.\\ bootstrap", "fieller": "Fieller"}
+_METHOD_SHORT = {
+    PAIRED_T: "paired-$t$",
+    PAIRED_T_ROUNDS: "paired-$t$ (rounds)",
+    "hierarchical bootstrap": "hier.\\ bootstrap",
+    "fieller": "Fieller",
+}
+#: Where the paired t counts every round as a unit, and why (vbench.stats.paired.preferred_ratio).
+ROUNDS_NOTE = (
+    r"Paired-$t$ (rounds): $t$ over every round's log ratio, for designs whose configurations run on "
+    r"clusters up together, several rounds a block, at least four blocks: there the planted-effect "
+    r"test found a cluster instance adds nothing to the ratio, and this interval held both planted "
+    r"effects in 10 of 10 repetitions."
+)
 
 
 def _known(v) -> bool:
@@ -112,6 +124,8 @@ def table_overheads(stats, samples, baseline="native") -> str:
                 r"several rounds: a block is the independent unit); $n$ is the number of pairs. A block effect that slows every "
                 r"platform alike then cancels instead of widening the interval."
             )
+        if PAIRED_T_ROUNDS in methods:
+            notes.append(ROUNDS_NOTE)
         if "fieller" in methods:
             notes.append(
                 r"Fieller: runs treated as independent (no block holds both platforms, or fewer than two "
@@ -192,6 +206,7 @@ def table_sandbox(stats, samples, baseline="native") -> str:
         r"pairs of runs (block, round) behind it."
         if PAIRED_T in methods
         else "",
+        ROUNDS_NOTE if PAIRED_T_ROUNDS in methods else "",
         r"Fieller: runs treated as independent; $n$ is platform/baseline runs." if FIELLER in methods else "",
         r"\texttt{gvisor/sandbox}: gVisor's own network stack (runsc's default); \texttt{gvisor/host}: the host "
         r"namespace's stack reached through the Sentry (\texttt{runsc --network=host})."

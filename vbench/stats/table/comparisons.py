@@ -26,6 +26,7 @@ from vbench.stats.paired import (
     pair_runs,
     paired_ratio,
     paired_tost,
+    preferred_ratio,
     rounds_ratio,
 )
 from vbench.stats.ratio import fieller_interval, overhead_pct
@@ -141,12 +142,13 @@ def _compare_platform(
     # interval (stats/paired.py) and Fieller's, which counts block effects as noise, is kept
     # beside it for comparison. Fewer than two pairs leave the comparison to Fieller.
     pairs = pair_runs(kept[kept["platform"] == p], kept[kept["platform"] == baseline])
-    paired = paired_ratio(pairs, conf=conf)
-    # With several rounds per block the hierarchical bootstrap is reported beside the paired
-    # t over block means, never preferred: it covers less than it claims with few blocks.
+    # The row read: the t over block means, or for designs of the lean shape the t over every
+    # round, which the planted-effect test adopted there (stats/paired.py, `preferred_ratio`).
+    paired = preferred_ratio(pairs, conf=conf)
+    # With several rounds per block the hierarchical bootstrap is reported beside it, never
+    # preferred: it covers less than it claims with few blocks; and the other t of the two.
     hier = hierarchical_ratio(pairs, conf=conf, n_resamples=s.n_resamples, rng=seeded_rng(s.seed, "paired", *where))
-    # And the t over every round as independent: a candidate the planted-effect test judges.
-    rounds = rounds_ratio(pairs, conf=conf)
+    paired_ts = (paired_ratio(pairs, conf=conf), rounds_ratio(pairs, conf=conf))
     why_unpaired = "" if paired else f"not paired: {pairs.note or count(pairs.n_pairs, 'pair') + ', needs 2'}"
     # Fieller assumes normal means; prefer the bootstrap only when normality is doubtful
     # and both samples are large enough for BCa to be trusted.
@@ -162,8 +164,8 @@ def _compare_platform(
         n_pairs=pairs.n_pairs,
     )
     for stat, conv in (("ratio_to_baseline", lambda iv: iv), ("overhead_pct", lambda iv: overhead_pct(iv, hib))):
-        # The paired row is the one read; the hierarchical bootstrap and the rounds' t stand beside it.
-        for res, preferred in ((paired, True), (rounds, False), (hier, False)):
+        # The preferred paired row is the one read; the other t and the hierarchical bootstrap stand beside it.
+        for res in (*paired_ts, hier):
             if res is not None:
                 out.add(
                     stat_row(
@@ -172,7 +174,7 @@ def _compare_platform(
                         res.method,
                         conv(res.ratio),
                         n,
-                        preferred=preferred,
+                        preferred=paired is not None and res.method == paired.method,
                         p_value=res.p_value if stat == "ratio_to_baseline" else None,
                         note=conv(res.ratio).note,
                         **kw,
