@@ -43,8 +43,7 @@ from vbench.errors import ParamsError
 from vbench.samples import is_aa
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
-from vbench.stats.cost_prediction import FittedJob, PredictionInputs, design_seed, prediction_inputs, samples_path
-from vbench.stats.hypothesis import holm
+from vbench.stats.cost_prediction import PredictionInputs, design_seed, fitted_jobs, prediction_inputs, samples_path
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.rows import DEFAULT_SEED
@@ -304,9 +303,8 @@ def job_fits(
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
     """The jobs whose additive form the lack-of-fit test rejects, Holm over all of `fits`: the
-    command's rule (`cost_prediction.FittedJob.rejected`)."""
-    adjusted = holm([f.lack_of_fit_p for f in fits])
-    return tuple(f.job for f, p in zip(fits, adjusted) if FittedJob(f, float(p)).rejected)
+    command's rule (`cost_prediction.fitted_jobs`)."""
+    return tuple(fj.fit.job for fj in fitted_jobs(fits) if fj.rejected)
 
 
 def cost_summary(rows: Sequence[cm.PredictionRow]) -> CostSummary:

@@ -289,6 +289,13 @@ def _fit(inputs: PredictionInputs, job: str, rows: tuple[str, ...], **kwargs) ->
 # --- Computing ------------------------------------------------------------------------------------
 
 
+def fitted_jobs(fits: Sequence[cm.JobFit]) -> tuple[FittedJob, ...]:
+    """Every job's fit with its lack-of-fit p-value adjusted by Holm over all of `fits`: which
+    jobs' additive form is rejected (`FittedJob.rejected`), here and in the paper's section."""
+    adjusted = holm([f.lack_of_fit_p for f in fits])
+    return tuple(FittedJob(f, float(p)) for f, p in zip(fits, adjusted))
+
+
 def prediction_table(
     inputs: PredictionInputs,
     *,
@@ -302,8 +309,7 @@ def prediction_table(
     if n_draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
     fits = [_fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed) for job, rows in inputs.designs]
-    adjusted = holm([f.lack_of_fit_p for f in fits])
-    fitted = tuple(FittedJob(f, float(p)) for f, p in zip(fits, adjusted))
+    fitted = fitted_jobs(fits)
     rows = []
     for costs in inputs.costs:
         for f in fits:
