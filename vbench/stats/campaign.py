@@ -37,7 +37,7 @@ import pandas as pd
 from vbench.benchmarks.registry import find
 from vbench.errors import ParamsError
 from vbench.samples import join_values, split_values
-from vbench.stats.compare import Comparison, comparison_of, comparison_view, design_of
+from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIR_UNIT, ROUND, rounds_are_units
 from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
@@ -190,7 +190,9 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     if "run_id" not in df.columns:
         df["run_id"] = ""
     df["run_id"] = df["run_id"].fillna("").astype(str)
-    comparison = comparison or comparison_of(campaign_dir)
+    # campaign.json read once: its comparison, and its shape for the pairs (below).
+    design = design_of(campaign_dir)
+    comparison = comparison or comparison_in(design)
     baselines: dict[str, str] = {}
     if not comparison.is_platforms:
         df = comparison_view(df, comparison.compare)
@@ -198,7 +200,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
             baselines = {str(e): comparison.baseline for e in df["experiment"].unique()}
         notes.append(f"compared: {', '.join(comparison.compare)} (baseline {comparison.baseline})")
     df = add_cells(df)
-    if rounds_are_units(design_of(campaign_dir)):
+    if rounds_are_units(design):
         # Every pair of this design's runs counts its rounds as the independent unit (stats/paired.py).
         df[PAIR_UNIT] = ROUND
     if "repetition" not in df.columns or df["repetition"].isna().any():

@@ -47,10 +47,14 @@ def design_of(campaign_dir: Path) -> dict:
     return json.loads(meta.read_text()).get("experiment", {}) or {}
 
 
+def comparison_in(design: dict) -> Comparison:
+    """The comparison a design (campaign.json's `experiment`) declares, else platforms. Pure."""
+    return Comparison(tuple(design.get("compare") or (PLATFORM,)), design.get("baseline"))
+
+
 def comparison_of(campaign_dir: Path) -> Comparison:
     """The comparison a campaign's design declares (campaign.json), else platforms."""
-    exp = design_of(campaign_dir)
-    return Comparison(tuple(exp.get("compare") or (PLATFORM,)), exp.get("baseline"))
+    return comparison_in(design_of(campaign_dir))
 
 
 def comparison_view(samples: pd.DataFrame, compare: Sequence[str]) -> pd.DataFrame:
