@@ -274,6 +274,18 @@ SLOWDOWN_PLATFORMS = ("native", "lxc", "oci")
 FREEZER_PLATFORMS = ("native", "lxc")
 
 
+def planted_disk(limits: LimitsParams, sd: "SlowdownParams") -> dict[str, int]:
+    """A container's disk limits under a planted disk slowdown: the stricter of its own and the
+    planted rate, per direction (cgroup v1's blk-throttle holds only the cgroup a process is in,
+    so the plant goes into each host's own limits, as the testbed's CPUs do). Pure."""
+    out: dict[str, int] = {}
+    for key in ("disk_read_bps", "disk_write_bps"):
+        planted, own = getattr(sd, key), getattr(limits, key)
+        if planted is not None:
+            out[key] = planted if own is None else min(own, planted)
+    return out
+
+
 class SlowdownParams(_Strict):
     """A planted slowdown of one configuration (issue #51 item 2): the instrument's known-answer
     test, and the controlled slowdowns a model of job times is fitted on (issue #53). Every field
@@ -285,8 +297,9 @@ class SlowdownParams(_Strict):
     `vbench-<testbed>` (cgroup v1), under which every host's processes run. delay_ms / rate_mbit:
     netem delay / tbf rate on the egress of each host's own interface towards it (the bridge side
     of its veth), so every packet between two hosts is delayed once (a round trip by 2 x delay_ms).
-    disk_read_bps / disk_write_bps: blkio throttling of the whole testbed (the same parent cgroup)
-    on the disk holding work_root: direct and synchronous I/O only (see vbench.testbed.limits).
+    disk_read_bps / disk_write_bps: blkio throttling of EACH host on the disk holding work_root
+    (its own cgroup: cgroup v1's blk-throttle does not hold a child's I/O to its parent's limit),
+    direct and synchronous I/O only (see vbench.testbed.limits).
     """
 
     #: 1.0: no quota. Below 0.1 a Hadoop cluster hardly comes up: a typo, not an experiment.
@@ -554,6 +567,7 @@ class TestbedParams(_Strict):
                 self.cpuset is not None
             ):  # a container's own cgroup holds the testbed's CPUs (see slowdown.cgroup_settings)
                 limits = limits.model_copy(update={"cpuset": self.cpuset})
+            limits = limits.model_copy(update=planted_disk(limits, self.slowdown))
             limits = None if limits.is_empty() else limits
         return h.model_copy(update={"platform": platform, "limits": limits})
 

@@ -9,6 +9,7 @@ left. A few seconds.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -158,3 +159,64 @@ def test_a_native_hosts_command_chain_runs_inside_the_cgroup_as_one_process(tmp_
         sysops.run(netcmd.delete_netns(ns), check=False)
     assert left == [] and not any((mp / rel).exists() for mp in cgroup_hierarchies())
     assert ns not in sysops.existing_netns() and not sysops.alive(proc.pid)
+
+
+def test_a_planted_disk_write_rate_holds_a_native_hosts_direct_writes_and_nothing_is_left(tmp_path):
+    """The disk part as a native host gets it (`Slowdown.create_parent`, `host_procs`, the wrapper):
+    fio's direct sequential writes, started inside the host's cgroup, at no more than the planted
+    rate. Before 2026-11-30 the throttle sat on the testbed's parent cgroup, which cgroup v1's
+    blk-throttle does not apply to a child's I/O: costs-fit-nodelay's fio wrote at 1.6 GiB/s under
+    a planted 100 MiB/s, and this test fails that way."""
+    from vbench.params import testbed_params
+    from vbench.testbed.provisioner import TestbedContext, TestbedPaths
+
+    mounts = S.cgroup_mounts()
+    if "blkio" not in mounts or shutil.which("fio") is None:
+        pytest.skip("needs the cgroup v1 blkio hierarchy and fio")
+    try:
+        block_device_of(tmp_path)
+    except VbenchError:
+        pytest.skip(f"{tmp_path} is not on a block device")
+    name = f"d{os.getpid() % 100000}"  # a testbed name: at most 6 characters
+    rate_mb = 40
+    state: dict = {}
+    params = testbed_params(
+        {"name": name, "work_root": str(tmp_path / "wr"), "slowdown": {"disk_write_bps": f"{rate_mb}MB"}}
+    )
+    ctx = TestbedContext(
+        params, TestbedPaths(tmp_path / "wr" / name), lambda k, v: state.setdefault(k, []).append(v), lambda _m: None
+    )
+    sd = S.Slowdown(ctx)
+    rel = S.parent_cgroup(name)
+    spec = params.resolved_hosts()[0]
+    target = tmp_path / "fio.dat"
+    fio = [
+        "fio",
+        "--name=w",
+        f"--filename={target}",
+        "--size=64M",
+        "--direct=1",
+        "--rw=write",
+        "--bs=1024k",
+        "--ioengine=psync",
+        "--end_fsync=1",
+        "--output-format=json",
+    ]
+    proc = None
+    try:
+        sd.preflight()
+        sd.create_parent()
+        proc = subprocess.run(sd.native_argv(spec, fio), capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        job = json.loads(proc.stdout)["jobs"][0]
+        assert job["job options"]["direct"] == "1"  # O_DIRECT: what blk-throttle sees
+        mib_s = job["write"]["bw_bytes"] / 2**20
+        # The planted rate, with 25 % for blk-throttle's slices at the edges of a 1.6-s write.
+        assert mib_s <= rate_mb * 1.25, f"direct writes at {mib_s:.0f} MiB/s under a planted {rate_mb} MiB/s"
+        assert mib_s >= rate_mb * 0.5  # and they did run
+        assert sorted(state["cgroups"]) == [rel, S.host_cgroup(name, spec.name)]
+    finally:
+        target.unlink(missing_ok=True)
+        kill_cgroup(rel)
+        left = remove_cgroups(rel)
+    assert left == [] and not any((mp / rel).exists() for mp in cgroup_hierarchies())

@@ -142,16 +142,17 @@ def test_a_quota_out_of_reach_is_an_error(fraction, cpus):
         S.cpu_quota_us(fraction, cpus)
 
 
-def test_cpu_and_disk_settings_in_writing_order():
+def test_the_parent_holds_the_quota_and_each_host_the_disk_throttles_in_writing_order():
     sd = SlowdownParams(cpu_fraction=0.75, disk_read_bps="50MB", disk_write_bps="10MB")
     settings = S.cgroup_settings(sd, 2, DISK)
-    assert list(settings.items()) == [
-        ("cpu.cfs_period_us", "100000"),
-        ("cpu.cfs_quota_us", "150000"),
+    assert list(settings.items()) == [("cpu.cfs_period_us", "100000"), ("cpu.cfs_quota_us", "150000")]
+    own = S.host_settings(sd, DISK)
+    # Not the parent's: cgroup v1's blk-throttle does not hold a child's I/O to its parent's limit.
+    assert list(own.items()) == [
         ("blkio.throttle.read_bps_device", "254:0 52428800"),
         ("blkio.throttle.write_bps_device", "254:0 10485760"),
     ]
-    assert S.controllers(settings) == ["blkio", "cpu"]
+    assert S.controllers(settings) == ["cpu"] and S.controllers(own) == ["blkio"]
 
 
 def test_a_network_slowdown_alone_makes_no_cgroup():
@@ -160,7 +161,24 @@ def test_a_network_slowdown_alone_makes_no_cgroup():
 
 def test_a_disk_throttle_needs_a_device():
     with pytest.raises(VbenchError, match="disk_read_bps"):
-        S.cgroup_settings(SlowdownParams(disk_read_bps=1), 2, None)
+        S.host_settings(SlowdownParams(disk_read_bps=1), None)
+
+
+def test_a_container_takes_the_planted_disk_rate_as_its_own_limit_the_stricter_one_winning():
+    hosts = make_testbed(
+        {
+            "platform": "lxc",
+            "hosts": [
+                {"name": "m", "role": "master"},
+                {"name": "w", "role": "worker", "limits": {"disk_write_bps": "10MB", "disk_read_bps": "500MB"}},
+            ],
+            "slowdown": {"disk_write_bps": "100MB", "disk_read_bps": "200MB"},
+        }
+    ).resolved_hosts()
+    assert (hosts[0].limits.disk_write_bps, hosts[0].limits.disk_read_bps) == (100 * 2**20, 200 * 2**20)
+    assert (hosts[1].limits.disk_write_bps, hosts[1].limits.disk_read_bps) == (10 * 2**20, 200 * 2**20)
+    native = make_testbed({"slowdown": {"disk_write_bps": "100MB"}}).resolved_hosts()
+    assert all(h.limits is None for h in native)  # a native host's own cgroup holds it (host_procs)
 
 
 def test_names_derive_from_the_testbed():
@@ -281,7 +299,31 @@ def test_the_parent_is_recorded_then_made_with_its_settings(planted):
     sd.create_parent()
     assert state["cgroups"] == ["vbench-vb"]
     assert (mounts["cpu"] / "vbench-vb" / "cpu.cfs_quota_us").read_text() == "100000"
-    assert (mounts["blkio"] / "vbench-vb" / "blkio.throttle.read_bps_device").read_text() == "254:0 1000"
+    # Made in the blkio hierarchy too, for the hosts' cgroups, but holding no throttle itself.
+    assert (mounts["blkio"] / "vbench-vb").is_dir()
+    assert not (mounts["blkio"] / "vbench-vb" / "blkio.throttle.read_bps_device").exists()
+
+
+def test_a_native_hosts_own_cgroup_holds_the_disk_throttle_and_the_read_back_wants_it_there(planted, monkeypatch):
+    sd, state, mounts, _ = planted(disk_write_bps=1000)
+    sd.preflight()
+    sd.create_parent()
+    spec = sd.ctx.params.resolved_hosts()[0]
+    argv = sd.native_argv(spec, ["sshd", "-D"])
+    assert str(mounts["blkio"] / "vbench-vb" / "master" / "cgroup.procs") in argv
+    assert (mounts["blkio"] / "vbench-vb" / "master" / "blkio.throttle.write_bps_device").read_text() == "254:0 1000"
+    assert state["cgroups"] == ["vbench-vb", "vbench-vb/master"]
+    monkeypatch.setattr(S, "proc_cgroup", lambda _pid: "7:blkio:/vbench-vb/master\n")
+    facts = sd.verify_host(spec, 1, 1234)
+    assert facts["slowdown_applied"] == "blkio.throttle.write_bps_device=254:0 1000"
+    # Below its cgroup, the throttle would not hold it: refused by name.
+    monkeypatch.setattr(S, "proc_cgroup", lambda _pid: "7:blkio:/vbench-vb/master/inner\n")
+    with pytest.raises(VbenchError, match=r"blkio cgroup is /vbench-vb/master/inner, not /vbench-vb/master"):
+        sd.verify_host(spec, 1, 1234)
+    monkeypatch.setattr(S, "proc_cgroup", lambda _pid: "7:blkio:/vbench-vb/master\n")
+    (mounts["blkio"] / "vbench-vb" / "master" / "blkio.throttle.write_bps_device").write_text("")
+    with pytest.raises(VbenchError, match=r"vbench-vb/master: blkio.throttle.write_bps_device is ''"):
+        sd.verify_host(spec, 1, 1234)
 
 
 def test_a_parent_that_exists_already_is_refused_before_anything_is_made(planted):

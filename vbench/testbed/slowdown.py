@@ -12,9 +12,14 @@ What is planted, and where (cgroup v1: this machine's controllers are v1, see vb
   which every daemon descends over SSH, is started inside `vbench-<testbed>/<host>`: a shell
   writes its own pid into the cgroups' `cgroup.procs`, then execs the host's command
   (`in_cgroups_argv`), so nothing of the host ever runs outside.
-- Disk: `blkio.throttle.{read,write}_bps_device` on the same parent in the `blkio` hierarchy,
-  on the disk holding the testbed's work root (blk-throttle dispatches a child's I/O through its
-  parents' limits). Direct and synchronous I/O only, as for per-host limits.
+- Disk: `blkio.throttle.{read,write}_bps_device` on the disk holding the testbed's work root, in
+  EACH host's own cgroup (`vbench-<testbed>/<host>` in the `blkio` hierarchy): a native host's
+  (`host_procs` writes them), a container's through its limits (`params.planted_disk`). Not on the
+  parent: cgroup v1's blk-throttle holds only the cgroup a process is in. Measured here (kernel
+  6.18, 2026-11-30): fio's direct 1 MiB writes at 102-104 MiB/s under a 100 MiB/s limit on their
+  own cgroup, 1.1-1.3 GiB/s under the same limit on its parent, which is how `costs-fit-nodelay`'s
+  disk level came to move nothing. So each host has the rate, not the testbed: the cost a host's
+  fio measures is the cost its daemons pay. Direct and synchronous I/O only, as for per-host limits.
 - Network: a netem delay and/or a tbf rate (physnet.shape, the builders of link shaping) on
   the egress of each host's own interface towards it: the bridge side of its veth (LXC names it
   `lxc.net.0.veth.pair`), inside the emulated physical host's namespace when there is one (and
@@ -85,10 +90,11 @@ def cgroup_settings(
     cpu_group: bool = False,
     cpuset_root: tuple[str, str] | None = None,
 ) -> dict[str, str]:
-    """The parent cgroup's files (controller.file -> value, written in this order) that plant `sd`,
-    with `cpu_group` make the testbed one cpu cgroup of the default weight, and with `cpuset_root`
-    (the cpuset hierarchy root's CPUs and memory nodes) make it a cpuset cgroup holding what the
-    root holds. Pure. The period is written before the quota.
+    """The parent cgroup's files (controller.file -> value, written in this order) that plant `sd`'s
+    CPU quota, with `cpu_group` make the testbed one cpu cgroup of the default weight, and with
+    `cpuset_root` (the cpuset hierarchy root's CPUs and memory nodes) make it a cpuset cgroup holding
+    what the root holds. Pure. The period is written before the quota. A disk throttle is not
+    here: each host's own cgroup holds it (`host_settings`).
 
     The parent is not where a testbed's CPUs are held (testbed.cpuset): LXC rewrites every
     cpuset level on its container's path from the level above (unless that one has
@@ -103,7 +109,13 @@ def cgroup_settings(
     if sd.cpu:
         out["cpu.cfs_period_us"] = str(CFS_PERIOD_US)
         out["cpu.cfs_quota_us"] = str(cpu_quota_us(sd.cpu_fraction, cpus))
-    return out | blkio_throttles(sd, disk, "testbed.slowdown.")
+    return out
+
+
+def host_settings(sd: SlowdownParams, disk: BlockDevice | None) -> dict[str, str]:
+    """A native host's own cgroup's files that plant `sd`'s disk throttles (cgroup v1's blk-throttle
+    holds only the cgroup a process is in, never its children). Pure."""
+    return blkio_throttles(sd, disk, "testbed.slowdown.")
 
 
 def controllers(settings: dict[str, str]) -> list[str]:
@@ -211,6 +223,17 @@ def membership_problems(proc_cgroup: str, parent: str, ctrls: list[str]) -> list
     ]
 
 
+def exact_membership_problems(proc_cgroup: str, rel: str, ctrls: list[str]) -> list[str]:
+    """Where a process (its /proc/<pid>/cgroup text) is not in cgroup `rel` itself in a hierarchy
+    whose limits hold only the cgroup a process is in (v1 blkio), not its children. Pure."""
+    where = parse_proc_cgroup(proc_cgroup)
+    return [
+        f"its {c} cgroup is {where.get(c, '(none)')}, not /{rel.strip('/')} (which holds its limits)"
+        for c in ctrls
+        if where.get(c, "").strip("/") != rel.strip("/")
+    ]
+
+
 def applied_text(settings: dict[str, str], sd: SlowdownParams, cpus: int) -> str:
     """What was planted, in words for host facts and samples. Pure."""
     parts = [f"{k}={v}" for k, v in settings.items()]
@@ -264,12 +287,15 @@ def cgroup_mounts() -> dict[str, Path]:
     return parse_cgroup_mounts(Path("/proc/self/mountinfo").read_text())
 
 
-def make_cgroup(rel: str, settings: dict[str, str], mounts: dict[str, Path] | None = None) -> list[Path]:
-    """Create cgroup `rel` in the hierarchy of each controller `settings` name and write them;
-    returns the directories made. One that exists already is refused (not vbench's to take over)."""
+def make_cgroup(
+    rel: str, settings: dict[str, str], mounts: dict[str, Path] | None = None, also: tuple[str, ...] = ()
+) -> list[Path]:
+    """Create cgroup `rel` in the hierarchy of each controller `settings` name (and of those `also`
+    names, left as made) and write them; returns the directories made. One that exists already is
+    refused (not vbench's to take over)."""
     mounts = cgroup_mounts() if mounts is None else mounts
     made: list[Path] = []
-    for ctrl in controllers(settings):
+    for ctrl in sorted(set(controllers(settings)) | set(also)):
         if ctrl not in mounts:
             raise VbenchError(f"no cgroup v1 hierarchy holds the {ctrl} controller on this machine")
         d = mounts[ctrl] / rel
@@ -329,6 +355,14 @@ class Slowdown:
         a cpuset."""
         return self.sd.active or self.cpu_group or self.cpuset is not None
 
+    def host_files(self) -> dict[str, str]:
+        """A native host's own cgroup's files: the planted disk throttles."""
+        return host_settings(self.sd, self._disk()) if self.sd.disk else {}
+
+    def hierarchies(self) -> list[str]:
+        """The cgroup v1 controllers the testbed's cgroups live in: the parent's and a native host's."""
+        return sorted(set(controllers(self.settings())) | set(controllers(self.host_files())))
+
     def settings(self) -> dict[str, str]:
         """The parent's files (the quota from the CPUs vbench may run on now: computed once)."""
         if self._settings is None:
@@ -352,7 +386,7 @@ class Slowdown:
         if not self.makes_parent:
             return
         mounts = cgroup_mounts()
-        for ctrl in controllers(self.settings()):
+        for ctrl in self.hierarchies():
             if ctrl not in mounts:
                 raise VbenchError(
                     f"{self._what()} needs the cgroup v1 {ctrl} controller, which this "
@@ -387,13 +421,13 @@ class Slowdown:
         return "testbed.cpuset" if self.cpuset is not None and not self.cpu_group else "testbed.cpu_group"
 
     def create_parent(self) -> None:
-        """The parent cgroup with the CPU quota and disk throttles (or, for a cpu group, the
-        default weight), before any host exists."""
+        """The parent cgroup with the CPU quota (or, for a cpu group, the default weight), in every
+        hierarchy a host's cgroup lives in, before any host exists."""
         settings = self.settings()
-        if not settings:
+        if not self.hierarchies():
             return
         self.ctx.record(STATE_CGROUPS, self.parent)
-        make_cgroup(self.parent, settings)
+        make_cgroup(self.parent, settings, also=tuple(self.hierarchies()))
         what = "slowdown planted on" if self.sd.active else "its hosts share"
         self.ctx.log(
             f"testbed '{self.ctx.params.name}': {what} cgroup {self.parent}: "
@@ -408,8 +442,8 @@ class Slowdown:
 
     def host_procs(self, spec: HostParams) -> list[Path]:
         """The `cgroup.procs` a native host's first process moves itself into (made and recorded
-        here; none when nothing is planted on cgroups)."""
-        ctrls = controllers(self.settings())
+        here, the planted disk throttles written in them; none when nothing is planted on cgroups)."""
+        ctrls = self.hierarchies()
         if not ctrls:
             return []
         mounts = cgroup_mounts()
@@ -423,6 +457,12 @@ class Slowdown:
                 (d / "cpuset.cpus").write_text(self.cpuset or (d.parent / "cpuset.cpus").read_text().strip())
                 (d / "cpuset.mems").write_text((d.parent / "cpuset.mems").read_text().strip())
             procs.append(d / "cgroup.procs")
+        for key, value in self.host_files().items():
+            path = mounts[key.split(".", 1)[0]] / rel / key
+            try:
+                path.write_text(value)
+            except OSError as exc:
+                raise VbenchError(f"write {value!r} to {path}: {exc.strerror or exc}") from None
         return procs
 
     def shape_host(self, spec: HostParams, index: int) -> None:
@@ -440,12 +480,17 @@ class Slowdown:
         if not self.makes_parent:
             return {}
         settings = self.settings()
+        # A container's disk throttles are its limits (params.planted_disk), read back with them.
+        own = self.host_files() if spec.platform == "native" else {}
         what = f"{spec.platform} host {spec.name}"
         bad = mismatches(settings, read_settings(self.parent, list(settings)))
+        rel = host_cgroup(self.ctx.params.name, spec.name)
+        bad += [f"{rel}: {m}" for m in mismatches(own, read_settings(rel, list(own)))]
         proc = proc_cgroup(pid)
         if not proc:
             bad.append(f"its init process {pid} is gone")
-        bad += membership_problems(proc, self.parent, controllers(settings)) if proc else []
+        bad += membership_problems(proc, self.parent, self.hierarchies()) if proc else []
+        bad += exact_membership_problems(proc, rel, controllers(own)) if proc else []
         if self.cpuset is not None and proc:
             allowed = cpus_allowed(pid)
             if allowed != parse_cpuset(self.cpuset):
@@ -459,7 +504,9 @@ class Slowdown:
             return {**({"cpu_group": self.parent} if self.cpu_group else {}), **placed}
         return {
             "slowdown": sd.describe(),
-            "slowdown_applied": applied_text({k: normalise(k, v) for k, v in settings.items()}, sd, self._cpus),
+            "slowdown_applied": applied_text(
+                {k: normalise(k, v) for k, v in (settings | self.host_files()).items()}, sd, self._cpus
+            ),
             **placed,
         }
 
