@@ -11,7 +11,7 @@ import pytest
 
 from vbench.benchmarks.hadoop import dfsio, mrbench, nnbench, pi, sort, terasort, wordcount
 from vbench.benchmarks.hadoop.steps import START_TIME, JavaStep, ReadStep, StepOutput, UploadStep
-from vbench.errors import JobFailed
+from vbench.errors import ParamsError, JobFailed
 from vbench.hadoop import history, jobs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "hadoop" / "suite"
@@ -177,6 +177,23 @@ def test_terasort_steps_carry_output_replication():
     steps = terasort.steps(terasort.Config(size_mb=1, output_replication=3), "/r")
     assert "-Dmapreduce.terasort.output.replication=3" in steps[1].args
     assert steps[0].args[-2] == str(1024**2 // 100)
+
+
+def test_terasort_task_jit_reaches_the_sorts_jvms_alone_as_admin_options():
+    gen, sort, _ = terasort.steps(terasort.Config(size_mb=1, task_jit="c1", gate="output_size"), "/r")
+    c1 = "-XX:TieredStopAtLevel=1"
+    admin = [a for a in sort.args if "admin" in a]
+    assert admin == [
+        f"-Dmapreduce.admin.map.child.java.opts={terasort.ADMIN_TASK_OPTS} {c1}",
+        f"-Dmapreduce.admin.reduce.child.java.opts={terasort.ADMIN_TASK_OPTS} {c1}",
+        f"-Dyarn.app.mapreduce.am.admin-command-opts={c1}",
+    ]
+    assert sort.args[-2:] == ("/r/gen", "/r/sorted")  # the -D options before the paths
+    assert not any(c1 in a for a in gen.args)  # TeraGen keeps the JVM's default
+    tiered = terasort.steps(terasort.Config(size_mb=1, gate="output_size"), "/r")[1]
+    assert not any("admin" in a for a in tiered.args)
+    with pytest.raises(ParamsError, match="task_jit: expected one of tiered, c1"):
+        terasort.Config(task_jit="c2")
 
 
 def test_terasort_generate_only_is_teragen_alone():

@@ -52,6 +52,12 @@ class Config(BenchConfig):
     generate: Literal["each_run", "once_per_cluster"] = "each_run"
     #: Gate a run on TeraValidate (order and checksum; a second job) or on the output's size alone.
     gate: Literal["teravalidate", "output_size"] = "teravalidate"
+    #: The JIT of the sort's own JVMs (its ApplicationMaster, maps and reduces; not TeraGen's, not
+    #: the client's): `tiered`, the JVM's default, or `c1`, the client compiler alone
+    #: (-XX:TieredStopAtLevel=1). A benchmark parameter, so a design can give both as levels and
+    #: compare them on the same clusters within a round (issue #51: how much of a run's spread is
+    #: its task JVMs' JIT). `hadoop.job_jvm_flags` sets flags for every job of a cluster instead.
+    task_jit: Literal["tiered", "c1"] = "tiered"
 
     @model_validator(mode="after")
     def _sort_options_need_a_sort(self) -> Config:
@@ -93,6 +99,26 @@ def cluster_input_dir(cfg: Config) -> str:
     return f"/vbench-input/teragen-{cfg.size_mb}mb-{cfg.maps}maps-r{cfg.replication}"
 
 
+#: Hadoop's own admin options of a task JVM (MRJobConfig.DEFAULT_MAPRED_ADMIN_JAVA_OPTS), which a
+#: job's admin options replace: kept in front of the flags added.
+ADMIN_TASK_OPTS = "-Djava.net.preferIPv4Stack=true -Dhadoop.metrics.log.level=WARN"
+#: `task_jit` -> the JVM flags it adds.
+JIT_FLAGS = {"tiered": "", "c1": "-XX:TieredStopAtLevel=1"}
+
+
+def jit_options(task_jit: str) -> tuple[str, ...]:
+    """The sort job's -D options that give its ApplicationMaster and tasks `task_jit`'s flags, as
+    admin options (prepended to the tasks' own java.opts, so their heap stays the cluster's). Pure."""
+    flags = JIT_FLAGS[task_jit]
+    if not flags:
+        return ()
+    return (
+        f"-Dmapreduce.admin.map.child.java.opts={ADMIN_TASK_OPTS} {flags}",
+        f"-Dmapreduce.admin.reduce.child.java.opts={ADMIN_TASK_OPTS} {flags}",
+        f"-Dyarn.app.mapreduce.am.admin-command-opts={flags}",
+    )
+
+
 def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_details: bool = True) -> list[Step]:
     """TeraSort of `input_dir` and its gate: TeraValidate and its report, or the output's sizes. Pure."""
     out, val = output_dir(run_dir), f"{run_dir}/validate"
@@ -104,6 +130,7 @@ def sort_and_validate(cfg: Config, input_dir: str, run_dir: str, validate_detail
             f"-Ddfs.replication={cfg.replication}",
             f"-Dmapreduce.job.reduces={cfg.reduces}",
             f"-Dmapreduce.terasort.output.replication={cfg.output_replication}",
+            *jit_options(cfg.task_jit),
             input_dir,
             out,
         ),
