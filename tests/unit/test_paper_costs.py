@@ -23,6 +23,7 @@ from tests.unit.builders import cli_runner
 from tests.unit.test_predict_cmd import DRAWS, JOBS, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
+from vbench.paper.fmt import sig_digits
 from vbench.paper.inputs import PaperInputs, committed_inputs
 from vbench.paper.review import strip_comments
 from vbench.stats import cost_model as cm
@@ -225,6 +226,36 @@ def test_every_resource_and_job_of_the_model_has_a_readers_name():
     assert not any("_" in name for name in (*RESOURCE_NAMES.values(), *JOB_NAMES.values()))
 
 
+@pytest.fixture(scope="module")
+def weakdisk(raw) -> C.CostStudy:
+    """The study with a fit whose disk throttle did not move the disk's cost where the CPU quota is
+    planted beside it (test_predict_cmd's "101", the configuration "0.5/100MB"): rule 1 leaves the
+    disk out, as costs-fit-nodelay's committed disk level was."""
+    fit_campaign(raw / "weakdisk", factors=NODELAY, baseline="1.0", costs_in={"101": {"disk_seq_write": 1.2}})
+    return C.cost_study(load_campaign(raw / "weakdisk"), load_campaign(raw / CALIBRATION), n_draws=DRAWS)
+
+
+def test_a_resource_rule_one_left_out_is_said_apart_from_those_never_planted(study, weakdisk):
+    assert weakdisk.resources == ("cpu", "net_throughput")
+    assert [c.resource for c in weakdisk.left_out] == ["disk_seq_write"]
+    # Not among the unfitted, whose reason ("no planted slowdown moved them") would be false for it.
+    assert weakdisk.unfitted == ("membw", "round_trip")
+    [failed] = weakdisk.left_out[0].failed
+    tex = C.section_tex(weakdisk)
+    assert "sequential disk writes" in tex and "1 of the 4 configurations planting it" in tex
+    assert rf"\num{{{sig_digits(failed.low, 2)}}}" in tex and "left out of the model" in tex
+    assert "sequential disk writes, left out because the slowdown planted on it did not move the cost" in tex
+    table = C.table_costs(weakdisk)
+    assert "Planted but left out of the model" in table and "sequential disk writes; what a platform" in table
+    assert "own): memory bandwidth and network round trips;" in table
+    # With every planted level moving its cost, nothing is said of the rule; the section stays one paragraph.
+    assert study.left_out == () and C.left_out_sentence(study) == ""
+    assert "Planted but left out" not in C.table_costs(study) and "left out of the model" not in C.section_tex(study)
+    for s in (study, weakdisk):
+        prose = C.section_tex(s).split(r"\input{")[0].strip()
+        assert "\n\n" not in prose
+
+
 def test_without_a_fit_the_section_is_comments_alone():
     tex = C.section_tex(None)
     assert tex == C.OMITTED_TEX and strip_comments(tex).strip() == ""
@@ -258,18 +289,32 @@ def test_the_figure_draws_predicted_against_measured_on_log_axes(study, tmp_path
     markers = {r.platform: c.lines[0].get_marker() for r, c in zip(study.rows, ax.containers)}
     fills = {r.job: c.lines[0].get_fillstyle() for r, c in zip(study.rows, ax.containers)}
     assert len(set(markers.values())) == 2 and len(set(fills.values())) == 2
+    # The legend, every platform's and job's entry, lies within the figure: a row wider than it is cut.
+    [legend] = fig.legends
+    assert [t.get_text() for t in legend.get_texts()][:2] == ["gVisor", "slowvm"]
+    fig.canvas.draw()
+    box, page = legend.get_window_extent(), fig.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0, (box, page)
 
 
 # --- params/paper.yaml's key ---------------------------------------------------------------------
 
 
-def test_the_committed_key_is_empty_and_the_stage_has_no_dependency_on_it():
+def test_the_committed_key_is_set_exactly_when_the_stage_depends_on_its_samples():
+    """Set, the paper stage must depend on the fit's samples (or DVC would not rebuild the section
+    when they change); empty, it must not (data/raw/None/samples.jsonl does not exist)."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
-    assert "cost_fit_campaign" in paper and not paper["cost_fit_campaign"]
+    assert "cost_fit_campaign" in paper
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     assert "-p cost_fit_campaign ${paper.cost_fit_campaign}" in stage["cmd"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
-    assert not any("cost_fit_campaign" in d for d in deps)  # data/raw/None/ would not exist
+    depends = "data/raw/${paper.cost_fit_campaign}/samples.jsonl" in deps
+    assert bool(paper["cost_fit_campaign"]) == depends, (paper["cost_fit_campaign"], depends)
+    assert [d for d in deps if "cost_fit_campaign" in d] == (
+        ["data/raw/${paper.cost_fit_campaign}/samples.jsonl"] if depends else []
+    )
+    if paper["cost_fit_campaign"]:
+        assert (ROOT / "data" / "raw" / str(paper["cost_fit_campaign"]) / "samples.jsonl").is_file()
 
 
 def test_an_empty_key_builds_no_section(tmp_path):

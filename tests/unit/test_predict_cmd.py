@@ -36,9 +36,13 @@ from vbench.errors import ParamsError
 from vbench.samples import Sample, append_records
 from vbench.stats.campaign import load_campaign
 from vbench.stats.campaign_stats import StatsConfig, campaign_stats
+from vbench.stats import cost_model as cm
 from vbench.stats.cost_prediction import (
     FIT_RESOURCES,
+    MIN_PLANTED_COST,
+    PlantedFactor,
     format_prediction,
+    planted_checks,
     prediction_inputs,
     prediction_json,
     prediction_table,
@@ -134,18 +138,25 @@ def fit_campaign(
     quiet_baseline: bool = False,
     factors: dict = FACTORS,
     baseline: str = "1.0/0.0",
+    planted_costs: dict = PLANTED,
+    costs_in: dict | None = None,
 ):
     """A costs-fit-shaped campaign at `d`: the configurations of the factorial of `factors` (16;
     NODELAY against "1.0": costs-fit-nodelay's 8), BLOCKS blocks. `quiet_baseline`: the unplanted
     configuration without noise (the same random numbers are drawn, so every other configuration's
-    samples are the same; selfbench/cost_model_coverage.py)."""
+    samples are the same; selfbench/cost_model_coverage.py). `planted_costs`: the cost each planted
+    level gives its resource; `costs_in`: configuration -> costs there instead, a configuration
+    named by its run ids' code (a digit per factor of `factors`, 1 where planted: NODELAY's "101"
+    plants the CPU quota and the disk throttle)."""
     _campaign_json(d, compare=list(factors), baseline=baseline, seed=53001)
     rng = np.random.default_rng(seed)
     records = []
     for block in range(BLOCKS):
         for planted in itertools.product((False, True), repeat=len(factors)):
             levels = {f"factor.{f}": lv[p] for (f, lv), p in zip(factors.items(), planted)}
-            costs = {lv[2]: PLANTED[lv[2]] if p else 1.0 for lv, p in zip(factors.values(), planted)}
+            code = "".join(str(int(p)) for p in planted)
+            costs = {lv[2]: planted_costs[lv[2]] if p else 1.0 for lv, p in zip(factors.values(), planted)}
+            costs |= (costs_in or {}).get(code, {})
             meta = {
                 "experiment": "planted",
                 "platform": "native",
@@ -154,7 +165,7 @@ def fit_campaign(
                 "round": 0,
                 "repetition": block,
                 "warmup": False,
-                "run_id": f"fit-{''.join(str(int(p)) for p in planted)}-{block}",
+                "run_id": f"fit-{code}-{block}",
             }
             quiet = {"sd_cost": 0.0, "sd_job": 0.0} if quiet_baseline and not any(planted) else {}
             records += _run_samples(rng, meta, costs, jobs=jobs, **quiet)
@@ -371,6 +382,13 @@ def test_a_fit_without_the_delay_predicts_without_the_round_trip(nodelay):
     inputs = prediction_inputs(fit, load_campaign(nodelay / "raw" / "newplat"))
     assert inputs.fit_baseline == "1.0" and not inputs.notes
     assert inputs.resources == ("cpu", "net_throughput", "disk_seq_write")
+    # Rule 1: each planted level moved its own cost in the 4 configurations planting it.
+    assert [(c.resource, len(c.costs), c.passes) for c in inputs.planted] == [
+        ("cpu", 4, True),
+        ("net_throughput", 4, True),
+        ("disk_seq_write", 4, True),
+    ]
+    assert inputs.left_out == ()
     assert [job for job, _ in inputs.designs] == ["nnbench_create_write", "terasort"]
     assert all(len(rows) == 7 for _, rows in inputs.designs)
     table = prediction_table(inputs, n_draws=DRAWS, seed=0)
@@ -419,6 +437,107 @@ def test_a_fit_that_plants_nothing_is_refused_naming_its_file(data):
         prediction_inputs(load_campaign(data / "raw" / "unplanted"), load_campaign(data / "raw" / "newplat"))
     assert err.value.field == str(data / "raw" / "unplanted" / "samples.jsonl")
     assert "no planted slowdown" in err.value.message and "slowdown.delay_ms" in err.value.message
+
+
+# --- Rule 1: a planted level must move its own cost -----------------------------------------------
+
+
+def _cost(resource: str, ratio: float, se: float = 0.0) -> cm.ResourceCost:
+    return cm.ResourceCost(resource, cm.LogRatio(math.log(ratio), se, 4))
+
+
+def test_rule_one_reads_the_lower_bound_in_every_configuration_planting_the_factor():
+    factors = (PlantedFactor("slowdown.cpu_fraction", "cpu", ("0.5", "0.5/100MB", "0.5/1000")),)
+    costs = (
+        cm.CostVector("0.5", (_cost("cpu", 2.0, 0.01),)),
+        cm.CostVector("0.5/100MB", (_cost("cpu", 1.51),)),
+        cm.CostVector("0.5/1000", (_cost("cpu", 1.9), _cost("disk_seq_write", 1.0))),
+        cm.CostVector("1.0/100MB", (_cost("cpu", 1.0),)),  # plants no quota: not read
+    )
+    [check] = planted_checks(factors, costs)
+    assert check.passes and check.reason() == ""
+    assert [c.configuration for c in check.costs] == ["0.5", "0.5/100MB", "0.5/1000"]
+    assert check.costs[0].low == pytest.approx(cm.LogRatio(math.log(2.0), 0.01, 4).interval(0.95).low)
+    # A bound at or below 1.5 fails it, and so does a configuration without the cost measured:
+    # nothing there shows the level moved anything.
+    weak = (costs[0], cm.CostVector("0.5/100MB", (_cost("cpu", 1.49),)), cm.CostVector("0.5/1000", ()))
+    [check] = planted_checks(factors, weak)
+    assert not check.passes and [c.configuration for c in check.failed] == ["0.5/100MB", "0.5/1000"]
+    reason = check.reason()
+    assert "slowdown.cpu_fraction" in reason and "cpu (cpu events_per_s)" in reason and "2 of the 3" in reason
+    assert "1.49 in 0.5/100MB" in reason and "no cost ratio of it in 0.5/1000" in reason
+    assert MIN_PLANTED_COST == 1.5
+
+
+@pytest.fixture
+def weakdisk(nodelay):
+    """DATA with raw/weakdisk too: costs-fit-nodelay-shaped, but the disk throttle moves the disk's
+    cost to 1.2 only where the CPU quota is planted beside it ("101", the configuration "0.5/100MB")."""
+    fit_campaign(
+        nodelay / "raw" / "weakdisk", factors=NODELAY, baseline="1.0", costs_in={"101": {"disk_seq_write": 1.2}}
+    )
+    return nodelay
+
+
+def test_a_planted_level_that_does_not_move_its_cost_is_left_out_with_a_note(weakdisk):
+    fit = load_campaign(weakdisk / "raw" / "weakdisk")
+    inputs = prediction_inputs(fit, load_campaign(weakdisk / "raw" / "newplat"))
+    assert inputs.resources == ("cpu", "net_throughput")
+    [disk] = inputs.left_out
+    assert disk.resource == "disk_seq_write" and disk.factor == "slowdown.disk_write_bps"
+    [failed] = disk.failed
+    assert failed.configuration == "0.5/100MB" and failed.low < MIN_PLANTED_COST
+    [note] = inputs.notes
+    assert note.startswith("disk_seq_write left out of the fit (rule 1): slowdown.disk_write_bps")
+    assert f"{failed.low:.2f} in 0.5/100MB" in note and "1 of the 4 configurations" in note
+    # The others are fitted without it, on all 7 configurations.
+    assert all(len(rows) == 7 for _, rows in inputs.designs)
+    table = prediction_table(inputs, n_draws=50, seed=0)
+    assert all(fj.fit.resources == ("cpu", "net_throughput") for fj in table.fits)
+
+
+def test_the_command_says_which_resource_rule_one_left_out_and_why(weakdisk, capsys):
+    from vbench import cli
+
+    argv = ["predict", "newplat", "--fit", "weakdisk", "--data", str(weakdisk), "--draws", "20"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Resources: cpu, net_throughput (disk_seq_write left out by rule 1: see the notes)" in out
+    assert "note: disk_seq_write left out of the fit (rule 1)" in out
+    assert cli.main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["resources"] == ["cpu", "net_throughput"]
+    assert [(c["resource"], c["passes"], c["fitted"]) for c in doc["rule_1"]] == [
+        ("cpu", True, True),
+        ("net_throughput", True, True),
+        ("disk_seq_write", False, False),
+    ]
+    assert doc["rule_1"][2]["lower_bounds"]["0.5/100MB"] < MIN_PLANTED_COST
+    assert any(n.startswith("disk_seq_write left out") for n in doc["notes"])
+
+
+def test_named_resources_are_fitted_as_named_with_a_note_for_each_failing_rule_one(weakdisk):
+    fit, cal = load_campaign(weakdisk / "raw" / "weakdisk"), load_campaign(weakdisk / "raw" / "newplat")
+    inputs = prediction_inputs(fit, cal, ("cpu", "disk_seq_write"))
+    assert inputs.resources == ("cpu", "disk_seq_write") and inputs.left_out == ()
+    [note] = inputs.notes
+    assert note.startswith("disk_seq_write fitted as --resources asks, though it fails rule 1")
+    assert "0.5/100MB" in note
+    # Not named, the failing resource is not noted, nor said left out: the user chose what is fitted.
+    named = prediction_inputs(fit, cal, ("cpu", "net_throughput"))
+    assert named.notes == () and named.left_out == ()
+    assert not named.planted[2].passes  # the check itself is the same
+
+
+def test_a_fit_whose_planted_levels_move_nothing_is_refused_naming_its_file(nodelay):
+    unmoved = {"cpu": 1.2, "net_throughput": 1.3, "disk_seq_write": 1.0}
+    fit_campaign(nodelay / "raw" / "unmoved", factors=NODELAY, baseline="1.0", planted_costs=unmoved)
+    with pytest.raises(ParamsError) as err:
+        prediction_inputs(load_campaign(nodelay / "raw" / "unmoved"), load_campaign(nodelay / "raw" / "newplat"))
+    assert err.value.field == str(nodelay / "raw" / "unmoved" / "samples.jsonl")
+    assert "no planted level moved its own cost" in err.value.message and "rule 1" in err.value.message
+    for factor in NODELAY:
+        assert factor in err.value.message
 
 
 # --- Where the time went: the calibration's measured phases beside the attribution ---------------

@@ -332,10 +332,13 @@ def check_cost_fit(
 
 
 def _cost_note(costs: C.CostStudy) -> str:
-    """The build log's line on the cost model: what was fitted on what, with which seed."""
+    """The build log's line on the cost model: what was fitted on what (and what its rule 1 left
+    out), with which seed."""
     s = costs.summary
+    left_out = ", ".join(c.resource for c in costs.left_out)
     return (
-        f"cost model: fitted on {costs.fit_name} ({', '.join(costs.resources)}), predicted for "
+        f"cost model: fitted on {costs.fit_name} ({', '.join(costs.resources)}"
+        f"{f'; left out by rule 1: {left_out}' if left_out else ''}), predicted for "
         f"{costs.calibration_name}'s platforms: {s.rows} rows, median |measured/predicted - 1| "
         f"{100 * s.median_abs_error:.0f} %, {s.covered} inside the prediction interval, {s.agrees} agreeing "
         f"({costs.n_draws} draws, seed {costs.seed})"

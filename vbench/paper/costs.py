@@ -23,8 +23,13 @@ statistic of its own: the error column is the rows' `error` (measured / predicte
 model leaves unexplained, as `vbench predict` prints it), and the attribution's parts are its log
 overheads over the measured ratio's log.
 
-Without a fit campaign (the key empty: costs-fit-nodelay not measured yet) `section_tex(None)` is
-a LaTeX comment: no section, table or figure is built and nothing in the paper claims a result.
+The fitted resources are `prediction_inputs`' default: those whose planted slowdown moved their cost
+(the fit design's rule 1, `cost_prediction.planted_checks`). A planted resource the rule left out
+(costs-fit-nodelay's disk writes: the throttle moved nothing) is said so in the section and the
+table's note, apart from the resources no slowdown was planted on.
+
+Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
+figure is built and nothing in the paper claims a result.
 
 Pure but for `fig_costs`, which draws (and imports matplotlib only when called).
 """
@@ -43,7 +48,16 @@ from vbench.errors import ParamsError
 from vbench.samples import is_aa
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
-from vbench.stats.cost_prediction import PredictionInputs, design_seed, fitted_jobs, prediction_inputs, samples_path
+from vbench.stats.cost_prediction import (
+    MIN_PLANTED_COST,
+    PLANTED_COST_CONF,
+    PlantedCheck,
+    PredictionInputs,
+    design_seed,
+    fitted_jobs,
+    prediction_inputs,
+    samples_path,
+)
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.rows import DEFAULT_SEED
@@ -69,6 +83,11 @@ ATTRIBUTED_JOBS = ("terasort", "nnbench_create_write")
 TABLE_PLATFORM_NAMES = {"gvisor/sandbox": "gVisor", "gvisor/host": "gVisor, host stack"}
 #: The figure's marker fill per job (the marker is the platform's): apart in greyscale.
 JOB_FILLS = ("full", "none", "left", "bottom", "right", "top")
+#: The figure's size in inches: narrower than the page's figures (style.WIDTH), so its legend has
+#: the columns of its own width (`legend_columns`' characters scaled to it), not a page's: the
+#: sandbox study's 3 platforms and 5 jobs in 4 columns were wider than the figure and cut at both
+#: edges (its platforms' column lost). Taller for the legend's rows.
+FIGURE_WIDTH, FIGURE_HEIGHT = 4.2, 3.8
 
 #: What the generated section file holds when no fit campaign was given.
 OMITTED_TEX = (
@@ -158,7 +177,7 @@ class CostStudy:
     #: The fitted resources, in the fit's order.
     resources: tuple[str, ...]
     #: Resources the calibration measured that the fit does not (no planted slowdown moved them on
-    #: their own): what a platform pays for them is in its error.
+    #: their own), less `left_out`'s: what a platform pays for them is in its error.
     unfitted: tuple[str, ...]
     #: job -> the fit's configurations its shares were fitted on.
     designs: tuple[tuple[str, tuple[str, ...]], ...]
@@ -177,6 +196,9 @@ class CostStudy:
     n_draws: int
     seed: int
     notes: tuple[str, ...] = ()
+    #: The planted resources the fit design's rule 1 left out: their planted slowdown did not move
+    #: their cost (`PredictionInputs.left_out`), said apart from `unfitted`, where none was planted.
+    left_out: tuple[PlantedCheck, ...] = ()
 
     @property
     def summary(self) -> CostSummary:
@@ -236,6 +258,7 @@ def cost_study(
         n_draws=n_draws,
         seed=seed,
         notes=inputs.notes,
+        left_out=inputs.left_out,
     )
 
 
@@ -320,7 +343,10 @@ def cost_summary(rows: Sequence[cm.PredictionRow]) -> CostSummary:
 
 def _unfitted(inputs: PredictionInputs) -> tuple[str, ...]:
     measured = {r for v in inputs.costs for r in v.resources}
-    return tuple(r.name for r in cm.RESOURCES if r.name in measured and r.name not in inputs.resources)
+    planted = {c.resource for c in inputs.left_out}
+    return tuple(
+        r.name for r in cm.RESOURCES if r.name in measured and r.name not in inputs.resources and r.name not in planted
+    )
 
 
 def attributed_label(platform: str, present: Sequence[str] | set[str]) -> str | None:
@@ -457,6 +483,15 @@ def table_costs(study: CostStudy) -> str:
         rf"{_resources_text(study.resources)}. Measured and calibrated: campaign "
         rf"\texttt{{{tex_escape(study.calibration_name)}}}, whose platforms are in no fit.",
         (
+            rf"Planted but left out of the model (its planted slowdown did not move its cost ratio above "
+            rf"\num{{{MIN_PLANTED_COST:g}}} in every configuration planting it, a rule fixed before the fit ran): "
+            rf"{_resources_text(_left_out_resources(study))}; what a platform pays for "
+            + ("it" if len(study.left_out) == 1 else "them")
+            + " shows in its error."
+        )
+        if study.left_out
+        else "",
+        (
             rf"Calibrated but not in the model (no planted slowdown moved them on their own): "
             rf"{_resources_text(study.unfitted)}; what a platform pays for them shows in its error."
         )
@@ -539,7 +574,7 @@ def fig_costs(study: CostStudy, out_dir: Path) -> list[Path]:
     from matplotlib.lines import Line2D
 
     from vbench.paper import style
-    from vbench.paper.figures import legend_columns
+    from vbench.paper.figures import LEGEND_CHARS, legend_columns
 
     points = [r for r in study.rows if _drawable(r)]
     if not points:
@@ -547,7 +582,7 @@ def fig_costs(study: CostStudy, out_dir: Path) -> list[Path]:
     platforms = list(dict.fromkeys(r.platform for r in points))
     jobs = list(dict.fromkeys(r.job for r in points))
     style.apply()
-    fig, (ax,) = style.figure(1, height=3.4, width=4.2)
+    fig, (ax,) = style.figure(1, height=FIGURE_HEIGHT, width=FIGURE_WIDTH)
     for r in points:
         i, key = platforms.index(r.platform), _style_key(r.platform)
         ax.errorbar(
@@ -606,7 +641,10 @@ def fig_costs(study: CostStudy, out_dir: Path) -> list[Path]:
     ]
     handles.append(Line2D([], [], color="black", linestyle="--", linewidth=0.8, label="predicted = measured"))
     labels = [h.get_label() for h in handles]
-    fig.legend(handles, labels, loc="outside lower center", ncol=legend_columns(labels), frameon=False)
+    width_chars = round(LEGEND_CHARS * FIGURE_WIDTH / style.WIDTH)
+    fig.legend(
+        handles, labels, loc="outside lower center", ncol=legend_columns(labels, width_chars=width_chars), frameon=False
+    )
     return style.save(fig, out_dir, NAME)
 
 
@@ -621,6 +659,44 @@ def fitted_sentence(study: CostStudy) -> str:
         rf"{_resources_text(study.resources)} were fitted per job on native hosts under "
         rf"{_configurations(study)} in {count(study.blocks, 'block')}, and each platform of the sandbox study "
         r"was then predicted from its micro-benchmark costs alone: none of its job times is in any fit."
+    )
+
+
+def _left_out_resources(study: CostStudy) -> list[str]:
+    return [c.resource for c in study.left_out]
+
+
+def _left_out_clause(check: PlantedCheck) -> str:
+    """ "the slowdown planted on sequential disk writes did not move the cost in any of the 4
+    configurations planting it (...)": where and by how much it failed rule 1."""
+    n, failed = len(check.costs), check.failed
+    where = f"any of the {n}" if len(failed) == n else f"{len(failed)} of the {n}"
+    lows = sorted(c.low for c in failed if c.low is not None)
+    unmeasured = sum(c.low is None for c in failed)
+    said = []
+    if lows:
+        bounds = rf"\num{{{sig_digits(lows[0], 2)}}}" + (
+            rf" to \num{{{sig_digits(lows[-1], 2)}}}" if len(lows) > 1 else ""
+        )
+        said.append(rf"the lower bound of its cost ratio's {round(100 * PLANTED_COST_CONF)}\,\% interval was {bounds}")
+    if unmeasured:
+        said.append(f"{count(unmeasured, 'configuration')} did not measure it")
+    return (
+        rf"the slowdown planted on {tex_escape(resource_name(check.resource))} did not move the cost in {where} "
+        rf"configurations planting it ({'; '.join(said)})"
+    )
+
+
+def left_out_sentence(study: CostStudy) -> str:
+    """Which planted resources the fit design's rule 1 left out, and why; "" when none."""
+    if not study.left_out:
+        return ""
+    which = "that resource is" if len(study.left_out) == 1 else "those resources are"
+    return (
+        rf"The fit's design required, before it ran, that each planted slowdown move its own resource's "
+        rf"cost ratio above \num{{{MIN_PLANTED_COST:g}}} in every configuration planting it; "
+        + and_list([_left_out_clause(c) for c in study.left_out])
+        + f", so {which} left out of the model."
     )
 
 
@@ -667,11 +743,17 @@ def attribution_sentence(study: CostStudy) -> str:
         return f"The sandbox study measured no job ratio of {wanted} on {who}, so no attribution is given."
     clauses = [_attribution_clause(a) for a in study.attributions]
     text = f"On {who}, " + "; ".join(clauses) + "."
+    missing = []
     if study.unfitted:
-        text += (
-            rf" The unexplained part includes what {who} pays for {_resources_text(study.unfitted)}, "
-            r"which no planted slowdown moved on their own."
+        missing.append(f"{_resources_text(study.unfitted)}, which no planted slowdown moved on their own")
+    if study.left_out:
+        missing.append(
+            f"{_resources_text(_left_out_resources(study))}, left out because the slowdown planted on "
+            + ("it" if len(study.left_out) == 1 else "them")
+            + " did not move the cost"
         )
+    if missing:
+        text += f" The unexplained part includes what {who} pays for " + ", and for ".join(missing) + "."
     return text
 
 
@@ -683,7 +765,8 @@ def section_tex(study: CostStudy | None) -> str:
     lines = [
         "% Generated by vbench.paper.costs from the fit and sandbox campaigns. Do not edit.",
         rf"\section{{Predicting a platform's cost from its micro-benchmarks}}\label{{{SECTION_LABEL}}}",
-        fitted_sentence(study),
+        # One paragraph: an empty sentence (no resource left out) is no line, which would end it.
+        *(t for t in (fitted_sentence(study), left_out_sentence(study)) if t),
         accuracy_sentence(study),
         attribution_sentence(study),
         "",

@@ -181,7 +181,12 @@ def _finish(fig, axes, out_dir: Path, name: str) -> list[Path]:
     return style.save(fig, out_dir, name)
 
 
-def legend_columns(labels: list[str], most: int = 4, width_chars: int = 80) -> int:
+#: How many characters of legend labels (with their markers) a row of a page-wide figure
+#: (style.WIDTH) holds; a narrower figure holds proportionally fewer.
+LEGEND_CHARS = 80
+
+
+def legend_columns(labels: list[str], most: int = 4, width_chars: int = LEGEND_CHARS) -> int:
     """As many legend columns (at most `most`) as fit the page's width: matplotlib fills a
     legend column by column, each as wide as its longest label, and a row wider than the figure
     is cut at its edge (factor names such as 'Hadoop topology: a rack per physical host' are long).

@@ -6,9 +6,9 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-One key differs from the others: `cost_fit_campaign` is empty until the cost model's fit campaign
-(`vbench campaign run costs-fit-nodelay`) has been measured, and its section is built only when it
-is set, where the others' sections say "not measured". So a set key that names no measured
+One key differs from the others: `cost_fit_campaign` may be empty (as it was until the cost model's
+fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is built only
+when it is set, where the others' sections say "not measured". So a set key that names no measured
 campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`), by both ways of
 building, before anything is read: silently dropped, it would drop a result asked for. The check
 is the build's (`vbench.paper.build.check_cost_fit`): `build_arguments` passes the key's name

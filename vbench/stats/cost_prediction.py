@@ -6,8 +6,9 @@ Two campaigns as `vbench.stats.campaign.load_campaign` reads them:
 * the fit: native under planted slowdowns, each configuration's calibration and Hadoop jobs
   measured (params/experiments/costs-fit.yaml, or costs-fit-nodelay.yaml on a kernel without
   netem); each job's shares of native time per resource are fitted on it (`cost_model.fit_job`,
-  the resources its planted slowdowns move unless told), one design row per planted
-  configuration, against the design's baseline (the unplanted configuration);
+  unless told the resources its planted slowdowns move whose planted level moved their cost: the
+  designs' rule 1, `planted_checks`), one design row per planted configuration, against the
+  design's baseline (the unplanted configuration);
 * the calibration: native and the platform(s) to predict, micro-benchmarks only (`vbench campaign
   run <design> --only calibrate`); each platform's cost vector is its paired ratio to the same
   campaign's native (`cost_model.cost_vectors_of`). A campaign without native gives no cost ratio:
@@ -28,6 +29,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+
+import pandas as pd
 
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
@@ -52,6 +55,13 @@ PLANTED_RESOURCES: dict[str, str] = {
 FIT_RESOURCES: tuple[str, ...] = tuple(PLANTED_RESOURCES.values())
 #: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).
 LACK_OF_FIT_ALPHA = 0.05
+#: Rule 1 of params/experiments/costs-fit.yaml and costs-fit-nodelay.yaml, fixed before they ran:
+#: each planted level must move its own resource's cost, in every configuration that plants it, to
+#: a cost ratio whose 95 % interval lies above this. A level that does not (a throttle that never
+#: reached the hosts) leaves its share to be fitted on noise, so its resource is left out of the fit.
+MIN_PLANTED_COST = 1.5
+#: The rule's interval level, fixed with it: not the predictions' `conf`.
+PLANTED_COST_CONF = 0.95
 
 _BY_NAME = {r.name: r for r in cm.RESOURCES}
 
@@ -78,6 +88,78 @@ class PredictionInputs:
     #: The calibration campaign's own job ratios, where it timed the suite too.
     measured: tuple[cm.JobRatio, ...]
     notes: tuple[str, ...] = ()
+    #: Rule 1 on each planted resource (`planted_checks`), fitted or not.
+    planted: tuple[PlantedCheck, ...] = ()
+    #: The planted resources rule 1 left out of the fit (their level did not move their cost); none
+    #: when the resources were named (`rule_one`).
+    left_out: tuple[PlantedCheck, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlantedFactor:
+    """A planted slowdown the fit campaign compares, the resource it moves, and the configurations
+    that plant it: those whose level of the factor is not the baseline configuration's."""
+
+    factor: str
+    resource: str
+    configurations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlantedCost:
+    """A planting configuration's cost ratio of the factor's resource, as rule 1 reads it: the lower
+    bound of its interval at PLANTED_COST_CONF; None when the configuration has no cost ratio of it."""
+
+    configuration: str
+    low: float | None
+
+    @property
+    def moved(self) -> bool:
+        return self.low is not None and self.low > MIN_PLANTED_COST
+
+
+@dataclass(frozen=True)
+class PlantedCheck:
+    """Rule 1 on one planted factor: its resource's cost in every configuration that plants it."""
+
+    factor: str
+    resource: str
+    costs: tuple[PlantedCost, ...]
+
+    @property
+    def failed(self) -> tuple[PlantedCost, ...]:
+        return tuple(c for c in self.costs if not c.moved)
+
+    @property
+    def passes(self) -> bool:
+        return bool(self.costs) and not self.failed
+
+    def reason(self) -> str:
+        """Why it fails, naming the configurations and their bounds ("" when it passes)."""
+        if self.passes:
+            return ""
+        low = [f"{c.low:.2f} in {c.configuration}" for c in self.failed if c.low is not None]
+        unmeasured = [c.configuration for c in self.failed if c.low is None]
+        said = [f"its cost ratio's {round(100 * PLANTED_COST_CONF)} % lower bound is {', '.join(low)}"] if low else []
+        said += [f"no cost ratio of it in {', '.join(unmeasured)}"] if unmeasured else []
+        where = (
+            f"any of the {len(self.costs)}"
+            if len(self.failed) == len(self.costs)
+            else f"{len(self.failed)} of the {len(self.costs)}"
+        )
+        return (
+            f"{self.factor} does not move the cost of {_measures(self.resource)} above x{MIN_PLANTED_COST:g} "
+            f"in {where} configurations planting it: " + "; ".join(said)
+        )
+
+
+@dataclass(frozen=True)
+class FitChoice:
+    """The resources to fit after rule 1 (`rule_one`), those it left out, and its notes."""
+
+    resources: tuple[str, ...]
+    left_out: tuple[PlantedCheck, ...]
+    notes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -137,24 +219,89 @@ def samples_path(campaign: Campaign) -> str:
     return str(campaign.path / "samples.jsonl")
 
 
-def planted_resources(fit: Campaign) -> tuple[str, ...]:
-    """The resources whose planted slowdown the fit campaign compares at two levels or more, in
-    PLANTED_RESOURCES' order: the shares its configurations can tell apart. A kernel without netem
-    plants no delay (costs-fit-nodelay, or costs-fit with its delayed configurations refused), so
-    its fit has no round trip to fit."""
+def planted_factors(fit: Campaign, baseline: str) -> tuple[PlantedFactor, ...]:
+    """The planted slowdowns the fit campaign compares at two levels or more, in PLANTED_RESOURCES'
+    order, each with the configurations that plant it (its level differs from `baseline`'s, the
+    level columns of the samples: an unplanted rate or disk is null); none for a campaign of
+    platforms. A kernel without netem plants no delay (costs-fit-nodelay, or costs-fit with its
+    delayed configurations refused), so its fit has no round trip to fit."""
     samples = fit.samples
-    out = tuple(
-        resource
-        for factor, resource in PLANTED_RESOURCES.items()
-        if LEVEL + factor in samples.columns and samples[LEVEL + factor].nunique(dropna=False) > 1
+    out: list[PlantedFactor] = []
+    for factor, resource in PLANTED_RESOURCES.items():
+        column = LEVEL + factor
+        if column not in samples.columns or samples[column].nunique(dropna=False) < 2:
+            continue
+        levels = _levels_of(fit, column)
+        out.append(PlantedFactor(factor, resource, tuple(c for c, lv in levels.items() if lv != levels[baseline])))
+    return tuple(out)
+
+
+def _levels_of(fit: Campaign, column: str) -> dict[str, str | None]:
+    """Each configuration's level in `column` (None: unplanted, null), one per configuration."""
+    pairs = fit.samples[["platform", column]].drop_duplicates()
+    out: dict[str, str | None] = {}
+    for config, level in zip(pairs["platform"].astype(str), pairs[column]):
+        level = None if pd.isna(level) else str(level)
+        if out.get(config, level) != level:
+            raise ParamsError(
+                samples_path(fit),
+                f"configuration {config!r} has more than one {column} ({out[config]!r}, {level!r}): "
+                "which level it plants is unknown",
+            )
+        out[config] = level
+    return dict(sorted(out.items(), key=lambda kv: natural_key(kv[0])))
+
+
+def planted_checks(factors: Sequence[PlantedFactor], costs: Sequence[cm.CostVector]) -> tuple[PlantedCheck, ...]:
+    """Rule 1 (MIN_PLANTED_COST) on each planted factor, from the fit's configurations' cost vectors
+    against its baseline: the lower bound of its resource's cost ratio in every configuration that
+    plants it. A planting configuration without that cost ratio fails it too: nothing shows its
+    level moved anything."""
+    by_config = {v.platform: v for v in costs}
+    return tuple(
+        PlantedCheck(
+            f.factor, f.resource, tuple(_planted_cost(by_config.get(c), c, f.resource) for c in f.configurations)
+        )
+        for f in factors
     )
-    if not out:
+
+
+def _planted_cost(vector: cm.CostVector | None, configuration: str, resource: str) -> PlantedCost:
+    if vector is None or resource not in vector.resources:
+        return PlantedCost(configuration, None)
+    return PlantedCost(configuration, vector.ratio(resource).interval(PLANTED_COST_CONF).low)
+
+
+def rule_one(checks: Sequence[PlantedCheck], resources: Sequence[str] | None, fit_file: str) -> FitChoice:
+    """What is fitted after rule 1. Not told (`resources` None): the planted resources whose check
+    passes, each one failing left out and named in a note with why; refused, naming the fit's
+    samples file, when none passes. Told: those, as told, none left out, with a note for each one
+    failing the rule, so a share fitted on an unmoved cost is not taken for a measured one."""
+    failed = [c for c in checks if not c.passes]
+    if resources is None and not checks:
         raise ParamsError(
-            samples_path(fit),
+            fit_file,
             f"no planted slowdown ({', '.join(PLANTED_RESOURCES)}) compared at two levels: no share "
             "can be fitted (a fit campaign compares them, params/experiments/costs-fit.yaml)",
         )
-    return out
+    if resources is None:
+        kept = tuple(c.resource for c in checks if c.passes)
+        if not kept:
+            raise ParamsError(
+                fit_file,
+                "no planted level moved its own cost (costs-fit rule 1: a cost ratio above "
+                f"x{MIN_PLANTED_COST:g} in every configuration planting it), nothing to fit: "
+                + "; ".join(f"{c.resource}: {c.reason()}" for c in failed),
+            )
+        notes = tuple(f"{c.resource} left out of the fit (rule 1): {c.reason()}" for c in failed)
+        return FitChoice(kept, tuple(failed), notes)
+    told = tuple(resources)
+    notes = tuple(
+        f"{c.resource} fitted as --resources asks, though it fails rule 1: {c.reason()}"
+        for c in failed
+        if c.resource in told
+    )
+    return FitChoice(told, (), notes)
 
 
 def baseline_of(campaign: Campaign, default: str = cm.DEFAULT_BASELINE) -> str:
@@ -187,11 +334,26 @@ def prediction_inputs(
 ) -> PredictionInputs:
     """Check both campaigns and gather what `prediction_table` needs; every refusal names the
     campaign's samples file (a fit campaign without jobs, a calibration without native, a resource
-    one of them did not measure or the fit cannot tell apart). `resources`: by default, the ones
-    the fit's planted slowdowns move (`planted_resources`)."""
-    resources = checked_resources(resources) if resources is not None else planted_resources(fit)
+    one of them did not measure or the fit cannot tell apart). `resources`: by default, the ones the
+    fit's planted slowdowns move (`planted_factors`) and whose planted level moved their cost
+    (`planted_checks`, costs-fit rule 1), each one left out named in the notes; named, they are
+    fitted as named, a note for each one failing rule 1."""
+    told = checked_resources(resources) if resources is not None else None
     notes: list[str] = []
     fit_file, cal_file = samples_path(fit), samples_path(calibration)
+
+    # The fit's baseline and its configurations' costs first: rule 1 decides what is fitted.
+    fit_baseline = baseline_of(fit)
+    if fit_baseline not in fit.platforms:
+        raise ParamsError(
+            fit_file,
+            f"no baseline configuration {fit_baseline!r} (the campaign's configurations: {fit.platforms or 'none'})",
+        )
+    fit_costs = _read(fit, cm.cost_vectors_of, baseline=fit_baseline, conf=conf)
+    planted = planted_checks(planted_factors(fit, fit_baseline), fit_costs)
+    choice = rule_one(planted, told, fit_file)
+    resources = choice.resources
+    notes += choice.notes
 
     # The calibration: native beside each platform, every resource measured.
     cal_baseline = baseline_of(calibration)
@@ -217,13 +379,7 @@ def prediction_inputs(
             )
     measured = _read(calibration, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
 
-    # The fit: configurations with their costs and job ratios against the design's baseline.
-    fit_baseline = baseline_of(fit)
-    if fit_baseline not in fit.platforms:
-        raise ParamsError(
-            fit_file,
-            f"no baseline configuration {fit_baseline!r} (the campaign's configurations: {fit.platforms or 'none'})",
-        )
+    # The fit: configurations with their job ratios against the design's baseline.
     fit_ratios = _read(fit, cm.job_ratios_of, baseline=fit_baseline, conf=conf)
     if not fit_ratios:
         names = ", ".join(f"{j.benchmark} {j.metric}" for j in cm.JOBS)
@@ -233,7 +389,6 @@ def prediction_inputs(
             "nothing to fit (a fit campaign runs the Hadoop jobs under planted slowdowns, "
             "params/experiments/costs-fit.yaml)",
         )
-    fit_costs = _read(fit, cm.cost_vectors_of, baseline=fit_baseline, conf=conf)
     complete = []
     for v in fit_costs:
         missing = [r for r in resources if r not in v.resources]
@@ -269,6 +424,8 @@ def prediction_inputs(
         costs=costs,
         measured=measured,
         notes=tuple(notes),
+        planted=planted,
+        left_out=choice.left_out,
     )
     # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
     # decided before its bootstrap: a fit of two draws per job asks it before any real work.
@@ -393,8 +550,13 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     out = [
         f"Fit: {inp.fit_path} against {inp.fit_baseline}; calibration: {inp.calibration_path} against "
         f"{inp.calibration_baseline}",
-        f"Resources: {', '.join(inp.resources)}; {level} % intervals from {table.n_draws} bootstrap draws, "
-        f"seed {table.seed}",
+        f"Resources: {', '.join(inp.resources)}"
+        + (
+            f" ({', '.join(c.resource for c in inp.left_out)} left out by rule 1: see the notes)"
+            if inp.left_out
+            else ""
+        )
+        + f"; {level} % intervals from {table.n_draws} bootstrap draws, seed {table.seed}",
         "",
         "Shares of native time that scale with each resource's cost (per job, fitted on the fit's configurations):",
     ]
@@ -486,6 +648,16 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
         "fit": {"campaign": str(inp.fit_path), "baseline": inp.fit_baseline},
         "calibration": {"campaign": str(inp.calibration_path), "baseline": inp.calibration_baseline},
         "resources": list(inp.resources),
+        "rule_1": [
+            {
+                "factor": c.factor,
+                "resource": c.resource,
+                "passes": c.passes,
+                "fitted": c.resource in inp.resources,
+                "lower_bounds": {p.configuration: p.low for p in c.costs},
+            }
+            for c in inp.planted
+        ],
         "conf": table.conf,
         "draws": table.n_draws,
         "seed": table.seed,
