@@ -442,6 +442,17 @@ def test_the_flagged_runs_note_says_how_the_probe_stood_against_the_machines_ref
     assert "x1.40 this machine's reference" in t[t.statistic == "flagged_runs"].iloc[0].note
 
 
+def test_a_group_without_a_kept_run_counts_nothing_and_does_not_fail():
+    """A group whose every run the warm-up rule left out reaches quiet_counts empty; its empty run
+    mask once selected no columns and the probe's column was missing (lean-jit's closing summary)."""
+    from vbench.stats.quiet import quiet_counts
+
+    df = _tidy(["ok", "ok"])
+    df["quiet.cpu_probe_ms"], df["quiet.cpu_probe_machine_ms"] = 50.0, 40.0
+    q = quiet_counts(df.iloc[0:0])
+    assert (q.runs, q.flagged, q.probe_vs_machine, q.probe_runs) == (0, 0, None, 0)
+
+
 def test_the_paper_says_how_many_runs_were_taken_on_a_flagged_machine():
     import pandas as pd
 

@@ -58,7 +58,8 @@ def quiet_counts(samples: pd.DataFrame) -> QuietCounts | None:
     v = ["" if pd.isna(x) else str(x) for i, x in enumerate(verdicts) if keep is None or keep[i]]
     probe_vs_machine, probe_runs = None, 0
     if {QUIET_CPU_PROBE, QUIET_MACHINE_PROBE} <= set(samples.columns):
-        runs = samples if keep is None else samples[keep]
+        # .loc: a list of no booleans (a group without a kept row) is an empty mask, not a selection of no columns.
+        runs = samples if keep is None else samples.loc[keep]
         ratio = (
             pd.to_numeric(runs[QUIET_CPU_PROBE], errors="coerce")
             / pd.to_numeric(runs[QUIET_MACHINE_PROBE], errors="coerce")
