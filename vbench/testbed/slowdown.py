@@ -429,9 +429,17 @@ class Slowdown:
         self.ctx.record(STATE_CGROUPS, self.parent)
         make_cgroup(self.parent, settings, also=tuple(self.hierarchies()))
         what = "slowdown planted on" if self.sd.active else "its hosts share"
+        own = self.host_files()
         self.ctx.log(
             f"testbed '{self.ctx.params.name}': {what} cgroup {self.parent}: "
-            + applied_text(settings, self.sd, self._cpus)
+            + "; ".join(
+                part
+                for part in (
+                    applied_text(settings, self.sd, self._cpus) if settings else "",
+                    "each host's own cgroup below it: " + ";".join(f"{k}={v}" for k, v in own.items()) if own else "",
+                )
+                if part
+            )
         )
 
     def native_argv(self, spec: HostParams, argv: list[str]) -> list[str]:
