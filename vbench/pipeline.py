@@ -2,7 +2,9 @@
 
 provision -> calibrate -> suite (measurement: append to data/raw/<campaign>/)
 tidy -> statistics -> paper (analysis: data/processed/<campaign>/, paper/); the paper reads the
-statistics stage's table (`processed_of` says where it lies for a campaign directory).
+statistics stage's table (`processed_of` says where it lies for a campaign directory). The
+statistics stage also writes the cost model's predicted-vs-measured rows of the campaign
+(`predictions`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Callable
 import pandas as pd
 
 from vbench import durable
+from vbench.errors import ParamsError
 from vbench.campaign.design import Configuration, Experiment
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.hosts_source import TestbedSource
@@ -30,9 +33,19 @@ from vbench.stats.campaign_stats import StatsConfig, campaign_stats, write_campa
 from vbench.stats.compare import Comparison, comparison_of, comparison_view
 from vbench.stats.dvc_views import headline_metrics, run_plot_rows, write_metrics, write_plot_rows
 from vbench.stats.headlines import quoted_headlines
+from vbench.stats.predicted_rows import (
+    PREDICTIONS_CSV,
+    PREDICTIONS_JSON,
+    PredictedRows,
+    predicted_rows,
+    predictions_frame,
+    predictions_json,
+)
 from vbench.stats.stopping import precision_decision
+from vbench.stats.table.writer import write_table
 from vbench.stats.tidy import add_cells, read_campaign
 from vbench.store import CampaignStore
+from vbench.validate import campaign_name
 from vbench.testbed import Testbed
 
 Log = Callable[[str], None]
@@ -316,6 +329,43 @@ def statistics(
     table = campaign_stats(load_campaign(raw), cfg)
     write_campaign_stats(table, cfg, raw, out)
     return table
+
+
+#: Where the statistics stage's fit campaign is set (dvc.yaml passes it to the notebook): what a
+#: refusal of it names. The paper's cost-model section reads the same key, so both fit one campaign.
+COST_FIT_KEY = "params/paper.yaml: paper.cost_fit_campaign"
+
+
+def predictions(raw: Path, out: Path, fit_campaign: str | None, log: Log = print) -> pd.DataFrame:
+    """The cost model's predicted-vs-measured rows of the campaign in `raw`
+    (`vbench.stats.predicted_rows.predicted_rows`: each job it timed on each of its platforms,
+    predicted from its own calibration by shares fitted on data/raw/<fit_campaign>, as `vbench
+    predict <campaign> --fit <fit_campaign>` predicts it), written into `out` (predictions.csv,
+    predictions.json); returns the CSV's table. Without a fit campaign (None or empty), or where
+    the campaign cannot be predicted (no native calibrated, a fitted resource not calibrated, no job
+    timed: the engine's refusal, naming the samples file), both files say why and so does `log`:
+    the stage goes on. A fit campaign named but not measured is refused, naming COST_FIT_KEY."""
+    raw = Path(raw)
+    name = "" if fit_campaign is None else str(fit_campaign).strip()
+    if not name:
+        result = PredictedRows("", raw.name, skipped=f"no fit campaign: {COST_FIT_KEY} is empty")
+    else:
+        fit_dir = raw.parent / campaign_name(name, COST_FIT_KEY)
+        if not (fit_dir / "samples.jsonl").is_file():
+            raise ParamsError(
+                COST_FIT_KEY,
+                f"names {name!r}, but {fit_dir / 'samples.jsonl'} does not exist: measure the fit first "
+                "(`vbench campaign run costs-fit-nodelay`), or leave the key empty",
+            )
+        result = predicted_rows(load_campaign(fit_dir), load_campaign(raw))
+    frame = predictions_frame(result)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_table(frame, out / PREDICTIONS_CSV)
+    (out / PREDICTIONS_JSON).write_text(json.dumps(predictions_json(result), indent=1) + "\n", encoding="utf-8")
+    if result.skipped:
+        log(f"predictions of {raw.name}: none ({result.skipped})")
+    return frame
 
 
 def dvc_views(raw: Path, table: pd.DataFrame, metrics_path: Path, plots_path: Path) -> tuple[Path, Path]:

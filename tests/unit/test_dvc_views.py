@@ -248,6 +248,13 @@ def test_the_paper_stage_depends_on_the_table_it_reads_with_the_statistics_setti
 def _notebook_writes(monkeypatch, tmp_path, campaign: str) -> tuple[Path, Path]:
     """Runs the statistics notebook's code with the pipeline functions stubbed: the paths it hands
     to `dvc_views`."""
+    return _notebook_calls(monkeypatch, tmp_path, campaign)["paths"]
+
+
+def _notebook_calls(monkeypatch, tmp_path, campaign: str) -> dict:
+    """Runs the statistics notebook's code with the pipeline functions stubbed: what it hands to
+    `statistics` ("statistics": raw, out), `dvc_views` ("paths") and `predictions` ("predictions":
+    raw, out, fit campaign), the parameters cell's defaults but `data_dir` and `campaign`."""
     import vbench
 
     seen = {}
@@ -257,10 +264,19 @@ def _notebook_writes(monkeypatch, tmp_path, campaign: str) -> tuple[Path, Path]:
         (tmp_path / "m.json").write_text("{}")
         return tmp_path / "m.json", tmp_path / "p.csv"
 
+    def statistics(raw, out, **kwargs):
+        seen["statistics"] = (Path(raw), Path(out))
+        return pd.DataFrame({"statistic": ["mean"]})
+
+    def predictions(raw, out, fit_campaign):
+        seen["predictions"] = (Path(raw), Path(out), fit_campaign)
+        return pd.DataFrame({"skipped": ["stubbed"]})
+
     fake = types.SimpleNamespace(
         write_tidy=lambda raw, out: Path(out) / "samples.parquet",
-        statistics=lambda *a, **k: pd.DataFrame({"statistic": ["mean"]}),
+        statistics=statistics,
         dvc_views=dvc_views,
+        predictions=predictions,
     )
     monkeypatch.setattr(vbench, "pipeline", fake, raising=False)
     monkeypatch.setitem(sys.modules, "vbench.pipeline", fake)
@@ -274,7 +290,7 @@ def _notebook_writes(monkeypatch, tmp_path, campaign: str) -> tuple[Path, Path]:
         exec("".join(cell["source"]), scope)  # noqa: S102 - the repository's own notebook
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             scope.update(data_dir="data", campaign=campaign)
-    return seen["paths"]
+    return seen
 
 
 def test_dvc_yaml_declares_the_metrics_and_plots_the_statistics_stage_writes(monkeypatch, tmp_path):

@@ -58,7 +58,6 @@ def run(args) -> int:
     from vbench.stats import cost_model, cost_prediction, job_phases
     from vbench.stats.campaign import load_campaign
     from vbench.stats.campaign_stats import StatsConfig
-    from vbench.stats.table.rows import DEFAULT_SEED
 
     started = time.perf_counter()
     resources = cost_prediction.checked_resources(args.resources.split(",")) if args.resources is not None else None
@@ -79,10 +78,8 @@ def run(args) -> int:
     cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
     phases = job_phases.phase_ratios(calibration, cfg)
     compared = time.perf_counter()
-    seed = args.seed if args.seed is not None else cost_prediction.design_seed(fit_dir)
-    table = cost_prediction.prediction_table(
-        inputs, phases=phases, n_draws=draws, seed=DEFAULT_SEED if seed is None else seed
-    )
+    seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
+    table = cost_prediction.prediction_table(inputs, phases=phases, n_draws=draws, seed=seed)
     timings = (
         ("reading and checking", read - started),
         ("the phases' statistics", compared - read),

@@ -12,7 +12,8 @@ predicted, naming the campaign's samples file):
   with their micro-benchmarks and the suite's jobs on the same hosts in the same blocks. Each
   platform is predicted from its cost vector alone and compared with the job ratio it measured.
 
-The table's rows are `cost_model.leave_one_platform_out`'s: the shares fitted on the fit's
+The table's rows are `cost_model.leave_one_platform_out`'s (`vbench.stats.predicted_rows`, whose
+rows the statistics stage writes for the analysed campaign too): the shares fitted on the fit's
 configurations only (`fit_on_other_platforms` False), so no platform's job times are in any fit,
 and a job's one fit serves every platform held out. The attribution of gVisor's TeraSort and
 NNBench is `cost_model.attribute` of that fit, which the rows carry: it splits the prediction the
@@ -45,7 +46,6 @@ import numpy as np
 import pandas as pd
 
 from vbench.errors import ParamsError
-from vbench.samples import is_aa
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
 from vbench.stats.cost_prediction import (
@@ -53,14 +53,13 @@ from vbench.stats.cost_prediction import (
     PLANTED_COST_CONF,
     PlantedCheck,
     PredictionInputs,
-    design_seed,
+    fit_seed,
     fitted_jobs,
     prediction_inputs,
     samples_path,
 )
-from vbench.stats.keys import natural_key
+from vbench.stats.predicted_rows import held_out_frame, held_out_predictions, job_fits
 from vbench.stats.records import Interval
-from vbench.stats.table.rows import DEFAULT_SEED
 from vbench.wording import count, job_name, resource_name
 
 from vbench.paper import sandbox as S
@@ -227,9 +226,7 @@ def cost_study(
     predict` takes it. Refused, naming the campaign's samples file, when the calibration timed no job
     the fit fitted: a section without a measured ratio would show predictions no one can check."""
     inputs = prediction_inputs(fit, calibration, conf=conf)
-    if seed is None:
-        found = design_seed(fit.path)
-        seed = DEFAULT_SEED if found is None else found
+    seed = fit_seed(fit.path) if seed is None else seed
     # `vbench predict`'s refusal (prediction_table), which the rows' fit would otherwise skip.
     if n_draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
@@ -259,68 +256,6 @@ def cost_study(
         seed=seed,
         notes=inputs.notes,
         left_out=inputs.left_out,
-    )
-
-
-def held_out_predictions(
-    inputs: PredictionInputs, *, conf: float, n_draws: int, seed: int
-) -> tuple[cm.PredictionRow, ...]:
-    """Per job, `leave_one_platform_out` over its design rows and the calibration's measured ratios,
-    in the table's order (jobs by name, platforms in vbench's order). The fit's configurations and
-    the calibration's platforms share one list of cost vectors, each a ratio to its own campaign's
-    baseline; only the job's design rows of the fit go in, so a configuration left out of the fit
-    (no cost of a resource) is not taken for a platform to predict."""
-    fit_names = {v.platform for v in inputs.fit_costs}
-    clash = sorted(fit_names & {v.platform for v in inputs.costs}, key=natural_key)
-    if clash:
-        raise ParamsError(
-            str(inputs.calibration_path / "samples.jsonl"),
-            f"the calibration's platforms {clash} are also configurations of the fit campaign "
-            f"{inputs.fit_path}: a prediction would not know which cost vector is whose",
-        )
-    costs = (*inputs.fit_costs, *inputs.costs)
-    out: list[cm.PredictionRow] = []
-    for job, design in inputs.designs:
-        # The A/A copy (native measured again as a configuration) is a check, not a platform to predict.
-        measured = [r for r in inputs.measured if r.job == job and not is_aa(r.platform)]
-        if not measured:
-            continue  # the calibration did not time this job: nothing to hold a prediction against
-        fitted = [r for r in inputs.fit_ratios if r.job == job and r.platform in design]
-        out += cm.leave_one_platform_out(
-            costs,
-            [*fitted, *measured],
-            design=design,
-            resources=inputs.resources,
-            conf=conf,
-            n_draws=n_draws,
-            seed=seed,
-        )
-    jobs = [j for j, _ in inputs.designs]
-    return tuple(sorted(out, key=lambda r: (jobs.index(r.job), S.platform_order(r.platform))))
-
-
-def job_fits(
-    inputs: PredictionInputs, predictions: Sequence[cm.PredictionRow], *, conf: float, n_draws: int, seed: int
-) -> tuple[cm.JobFit, ...]:
-    """Every job's shares, in the fit's order. A job the calibration timed has them in its rows:
-    fitted on the fit's configurations alone, no platform held out is in them, so they are the fit
-    `vbench predict` makes of the same rows with the same seed and draws. Any other job is fitted
-    here, once: the lack-of-fit test is adjusted over every job the fit fitted, as the command's."""
-    held = {p.job: p.fit for p in predictions}
-    return tuple(
-        held[job]
-        if job in held
-        else cm.fit_job(
-            job,
-            inputs.fit_costs,
-            inputs.fit_ratios,
-            design=rows,
-            resources=inputs.resources,
-            conf=conf,
-            n_draws=n_draws,
-            seed=seed,
-        )
-        for job, rows in inputs.designs
     )
 
 
@@ -383,8 +318,9 @@ def attributed(
 def cost_frame(study: CostStudy) -> pd.DataFrame:
     """The table's rows for generated/costs.csv: `cost_model.prediction_frame`'s columns (its
     `error` the table's, measured / predicted - 1) and the campaigns they came from."""
-    frame = cm.prediction_frame(study.rows)
-    return frame.assign(fit_campaign=study.fit_name, calibration_campaign=study.calibration_name, seed=study.seed)
+    return held_out_frame(
+        study.rows, fit_campaign=study.fit_name, calibration_campaign=study.calibration_name, seed=study.seed
+    )
 
 
 def attribution_frame(study: CostStudy) -> pd.DataFrame:

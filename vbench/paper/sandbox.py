@@ -24,6 +24,7 @@ import pandas as pd
 from vbench.params import PLATFORMS
 from vbench.samples import is_aa
 from vbench.stats.campaign import Campaign
+from vbench.stats.keys import platform_order
 from vbench.stats.stopping import preferred_ratio_rows
 from vbench.stats.warmup import measured_samples
 
@@ -65,13 +66,6 @@ SANDBOX_METRICS = (
     SandboxMetric("terasort", "terasort.job_time", "TeraSort job time", "Terasort", job=True),
     SandboxMetric("wordcount", "wordcount.job_time", "WordCount job time", "Wordcount", job=True),
 )
-
-
-def platform_order(label: str) -> tuple[int, str]:
-    """Where a compared label sorts: by its platform in vbench's order, then by its level."""
-    order = {p: i for i, p in enumerate(PLATFORMS)}
-    platform, _, level = label.partition("/")
-    return order.get(platform, len(order)), level
 
 
 @dataclass(frozen=True, eq=False)

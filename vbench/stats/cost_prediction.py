@@ -496,6 +496,14 @@ def design_seed(campaign_dir: Path) -> int | None:
     return int(seed) if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
+def fit_seed(fit_dir: Path) -> int:
+    """The seed `vbench predict` fits and predicts with when not told one: the fit campaign's design
+    seed (`design_seed`), else DEFAULT_SEED. The paper's section and the statistics stage's
+    predictions take it so, so their numbers are the command's."""
+    found = design_seed(fit_dir)
+    return DEFAULT_SEED if found is None else found
+
+
 # --- Rendering ------------------------------------------------------------------------------------
 
 
@@ -635,7 +643,7 @@ def _clean(x: Any) -> Any:
     return x
 
 
-def _interval_json(iv: Interval | None) -> dict | None:
+def interval_json(iv: Interval | None) -> dict | None:
     if iv is None:
         return None
     return {"estimate": _clean(iv.estimate), "low": _clean(iv.low), "high": _clean(iv.high), "note": iv.note}
@@ -679,7 +687,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
         "platforms": [
             {
                 "platform": v.platform,
-                "costs": {r: _interval_json(v.ratio(r).interval(table.conf)) for r in inp.resources},
+                "costs": {r: interval_json(v.ratio(r).interval(table.conf)) for r in inp.resources},
             }
             for v in inp.costs
         ],
@@ -687,8 +695,8 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
             {
                 "platform": r.platform,
                 "job": r.job,
-                "predicted": _interval_json(r.predicted),
-                "measured": _interval_json(r.measured),
+                "predicted": interval_json(r.predicted),
+                "measured": interval_json(r.measured),
                 "unexplained_log": _clean(r.attribution.unexplained_log),
                 "attribution": [
                     {
@@ -706,7 +714,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
                         "phase": ph.phase,
                         "metric": ph.metric,
                         "baseline": ph.baseline,
-                        "ratio": _interval_json(ph.ratio),
+                        "ratio": interval_json(ph.ratio),
                         "method": ph.method,
                         "native_share": _clean(ph.native_share),
                     }

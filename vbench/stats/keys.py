@@ -6,6 +6,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from vbench.params import PLATFORMS
+
 #: Columns every samples file must have.
 REQUIRED_COLUMNS = ("experiment", "platform", "benchmark", "metric", "unit", "value", "repetition")
 
@@ -35,3 +37,11 @@ def _text_key(text: str) -> tuple:
             continue
         key.append((0, float(part), part) if _NUMBER.fullmatch(part) else (1, 0.0, part))
     return tuple(key)
+
+
+def platform_order(label: str) -> tuple[int, str]:
+    """Where a compared label sorts: by its platform in vbench's order (`vbench.params.PLATFORMS`),
+    then by its level ("gvisor/host" after "gvisor")."""
+    order = {p: i for i, p in enumerate(PLATFORMS)}
+    platform, _, level = label.partition("/")
+    return order.get(platform, len(order)), level
