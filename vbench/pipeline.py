@@ -19,7 +19,6 @@ from typing import Callable
 import pandas as pd
 
 from vbench import durable
-from vbench.errors import ParamsError
 from vbench.campaign.design import Configuration, Experiment
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.hosts_source import TestbedSource
@@ -344,7 +343,8 @@ def predictions(raw: Path, out: Path, fit_campaign: str | None, log: Log = print
     predictions.json); returns the CSV's table. Without a fit campaign (None or empty), or where
     the campaign cannot be predicted (no native calibrated, a fitted resource not calibrated, no job
     timed: the engine's refusal, naming the samples file), both files say why and so does `log`:
-    the stage goes on. A fit campaign named but not measured is refused, naming COST_FIT_KEY."""
+    the stage goes on; so does a fit campaign named but not in `raw`'s data directory. A fit
+    campaign there that cannot be fitted is refused, naming its samples file."""
     raw = Path(raw)
     name = "" if fit_campaign is None else str(fit_campaign).strip()
     if not name:
@@ -352,12 +352,16 @@ def predictions(raw: Path, out: Path, fit_campaign: str | None, log: Log = print
     else:
         fit_dir = raw.parent / campaign_name(name, COST_FIT_KEY)
         if not (fit_dir / "samples.jsonl").is_file():
-            raise ParamsError(
-                COST_FIT_KEY,
-                f"names {name!r}, but {fit_dir / 'samples.jsonl'} does not exist: measure the fit first "
-                "(`vbench campaign run costs-fit-nodelay`), or leave the key empty",
+            # The analysed campaign may live in a data directory without the committed fit (a
+            # campaign of one's own under --data): its statistics stand without predictions.
+            result = PredictedRows(
+                name,
+                raw.name,
+                skipped=f"{COST_FIT_KEY} names {name!r}, but {fit_dir / 'samples.jsonl'} does not exist "
+                "(measure it with `vbench campaign run costs-fit-nodelay`, or copy data/raw/" + name + " there)",
             )
-        result = predicted_rows(load_campaign(fit_dir), load_campaign(raw))
+        else:
+            result = predicted_rows(load_campaign(fit_dir), load_campaign(raw))
     frame = predictions_frame(result)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
