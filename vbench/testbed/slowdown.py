@@ -306,13 +306,18 @@ def make_cgroup(
                 f"cgroup {d} exists already and vbench did not create it; vbench neither adopts nor removes it"
             ) from None
         made.append(d)
+    write_settings(rel, settings, mounts)
+    return made
+
+
+def write_settings(rel: str, settings: dict[str, str], mounts: dict[str, Path]) -> None:
+    """Write `settings` (controller.file -> value, in order) into cgroup `rel`, which exists."""
     for key, value in settings.items():
         path = mounts[key.split(".", 1)[0]] / rel / key
         try:
             path.write_text(value)
         except OSError as exc:
             raise VbenchError(f"write {value!r} to {path}: {exc.strerror or exc}") from None
-    return made
 
 
 def read_settings(rel: str, keys: list[str], mounts: dict[str, Path] | None = None) -> dict[str, str]:
@@ -465,12 +470,7 @@ class Slowdown:
                 (d / "cpuset.cpus").write_text(self.cpuset or (d.parent / "cpuset.cpus").read_text().strip())
                 (d / "cpuset.mems").write_text((d.parent / "cpuset.mems").read_text().strip())
             procs.append(d / "cgroup.procs")
-        for key, value in self.host_files().items():
-            path = mounts[key.split(".", 1)[0]] / rel / key
-            try:
-                path.write_text(value)
-            except OSError as exc:
-                raise VbenchError(f"write {value!r} to {path}: {exc.strerror or exc}") from None
+        write_settings(rel, self.host_files(), mounts)
         return procs
 
     def shape_host(self, spec: HostParams, index: int) -> None:
