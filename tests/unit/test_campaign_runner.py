@@ -326,6 +326,43 @@ def test_the_time_budget_skips_cells_and_warmup_runs_alike(tmp_path, fake_machin
     assert not fake_machine.events and not result.ran
 
 
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_the_time_budget_is_spent_in_whole_blocks(tmp_path, fake_machine, monkeypatch, rounds):
+    # Whatever the estimate says, a started block runs to its end and a block past the budget is
+    # skipped whole: a campaign run in parts never splits a block's pairs between two runs.
+    asked: list[tuple[int, int]] = []
+
+    def over(elapsed_s, budget_s, runs, blocks_run):
+        asked.append((runs, len(blocks_run)))
+        return len(blocks_run) >= 1  # the first block fits, the second does not
+
+    monkeypatch.setattr("vbench.campaign.runner._block_over_budget", over)
+    e = design(rounds=rounds, budget_minutes=60)
+    result = run(e, tmp_path / "c", fake_machine)
+    cells = expand(e)
+    assert sorted(result.ran) == sorted(c.cell_id for c in cells if c.block == 0)
+    assert sorted(result.skipped) == sorted(c.cell_id for c in cells if c.block == 1)
+    assert [n for n, _ in asked] == [sum(len(s.runs) for s in sessions(e, cells) if s.block == b) for b in (0, 1)]
+    skipped = json.loads((tmp_path / "c" / "skipped.json").read_text())
+    assert skipped["cells"] == result.skipped and "time budget of 60" in skipped["reason"]
+    # Run again with the budget spent in another part: the skipped block runs, nothing else.
+    monkeypatch.setattr("vbench.campaign.runner._block_over_budget", lambda *a: False)
+    more = run(e, tmp_path / "c", fake_machine)
+    assert sorted(more.ran) == sorted(result.skipped) and not more.skipped
+
+
+def test_a_block_is_estimated_at_the_seconds_per_run_of_the_blocks_finished():
+    from vbench.campaign.runner import _block_over_budget
+
+    assert not _block_over_budget(0.0, 60.0, 10, [])  # nothing to go by: the first block starts
+    assert _block_over_budget(61.0, 60.0, 10, [])  # ...unless the budget is spent already
+    # Two blocks of 10 runs took 30 s and 50 s: 4 s a run, so 10 more runs take 40 s.
+    assert not _block_over_budget(80.0, 120.0, 10, [(30.0, 10), (50.0, 10)])
+    assert _block_over_budget(80.1, 120.0, 10, [(30.0, 10), (50.0, 10)])
+    # A short block (a resumed one's rest) counts by its runs, not as a whole block.
+    assert _block_over_budget(20.0, 100.0, 10, [(9.0, 1)]) and not _block_over_budget(20.0, 100.0, 1, [(9.0, 1)])
+
+
 def test_inventory_configurations_sharing_hosts_cannot_be_up_together(tmp_path, fake_machine):
     fake_machine.source.local = False
     e = design(platforms=["native"], factors={"hadoop.replication": [1, 2]})

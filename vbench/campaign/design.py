@@ -307,7 +307,8 @@ class Experiment(BaseModel):
     hadoop: dict[str, Any] = {}
     calibrate: tuple[BenchmarkSpec, ...] = ()
     suite: tuple[BenchmarkSpec, ...] = ()
-    #: Stop starting new cells after this many minutes; what is skipped is recorded.
+    #: A time budget per `campaign run`, spent in whole blocks (vbench.campaign.runner); what is
+    #: skipped is recorded and runs on the next `campaign run`.
     budget_minutes: float | None = Field(None, gt=0)
     drop_caches: bool = False
     #: Fault handling (issue #10): how often a failed cell is run again (each attempt is stored),

@@ -558,7 +558,8 @@ class _Campaign:
         self.result, self.base, self.dist, self.t0 = result, base, dist, t0
         self.budget_s = exp.budget_minutes * 60 if exp.budget_minutes else None
         self.budget_note = f"time budget of {exp.budget_minutes} min"
-        self.durations: dict[str, list[float]] = {}
+        #: (seconds, runs) of each block this run finished: what the budget expects of the next.
+        self.blocks_run: list[tuple[float, int]] = []
         self.rounds = _Rounds([], round_hooks)
         self.teardown_failed: str | None = None
         #: What the session gate (if any) stamped on the running session's runs.
@@ -569,15 +570,35 @@ class _Campaign:
         self.slots = {key: i for i, key in enumerate(params)}
 
     def run(self, plan: list[Session]) -> None:
+        """Run the plan block by block. The time budget is spent in whole blocks: a block starts
+        only if the blocks run so far say it fits, and a started block runs to its end, so a
+        campaign run in parts (a budget per `campaign run`) never leaves a block's pairs split
+        between two runs, which may be days or machines apart."""
         self.rounds = _Rounds([r for s in plan for r in s.runs], self.round_hooks)
         i = 0
-        for s in plan:
-            if not self.session(s, i):
-                return
-            i += len(s.runs)
+        for _block, group in groupby(plan, key=lambda s: s.block):
+            group = list(group)
+            runs = sum(len(s.runs) for s in group)
+            if self.block_over_budget(runs):
+                for s in group:
+                    for pos, cell in enumerate(s.runs):
+                        self.skip(cell)
+                        if stop := self.rounds.leave(i + pos):
+                            self.stop(stop)
+                            return
+                    i += len(s.runs)
+                continue
+            b0 = time.monotonic()
+            for s in group:
+                if not self.session(s, i):
+                    return
+                i += len(s.runs)
+            self.blocks_run.append((time.monotonic() - b0, runs))
 
-    def over_budget(self, cell: Cell) -> bool:
-        return self.budget_s is not None and _over_budget(self.t0, self.budget_s, cell, self.durations)
+    def block_over_budget(self, runs: int) -> bool:
+        return self.budget_s is not None and _block_over_budget(
+            time.monotonic() - self.t0, self.budget_s, runs, self.blocks_run
+        )
 
     def skip(self, cell: Cell) -> None:
         if not cell.warms_up:
@@ -587,12 +608,6 @@ class _Campaign:
     def session(self, s: Session, first: int) -> bool:
         """Run a session's runs (run indices from `first`); False when the campaign stops here."""
         handled: set[int] = set()  # positions in s.runs already accounted for (lost with their configuration)
-        if self.over_budget(s.runs[0]):  # not worth bringing anything up
-            for pos, cell in enumerate(s.runs):
-                self.skip(cell)
-                if stop := self.rounds.leave(first + pos):
-                    return self.stop(stop)
-            return True
         self.teardown_failed = None
         before = getattr(self.round_hooks, "before_session", None)
         self.session_stamp = dict(before(s) or {}) if before else {}
@@ -606,8 +621,6 @@ class _Campaign:
                 i = first + pos
                 if pos in handled:
                     pass
-                elif self.over_budget(cell):
-                    self.skip(cell)
                 else:
                     if cell.variant.kind == "hadoop" and not clusters_asked:
                         clusters_asked = True  # every cluster of the session comes up before its first job
@@ -672,7 +685,6 @@ class _Campaign:
             **idle,
         }
         self.progress.cell_started(cell.cell_id)
-        c0 = time.monotonic()
         try:
             failed, why = _run_cell(
                 cell,
@@ -684,14 +696,13 @@ class _Campaign:
             )
         except Exception as exc:  # the configuration broke (lost its hosts...)
             return self.lost(cell.config, exc, up, s, pos, handled)
-        self.measured(cell, time.monotonic() - c0, failed)
+        self.measured(cell, failed)
         self.progress.cell_finished(cell.cell_id, why)
         return True
 
-    def measured(self, cell: Cell, took_s: float, failed: int) -> None:
-        """A cell that ran (alone or in a duet) in the result: its time, which the budget expects of
-        the next cell of its variant, its failures, and whether it was a warm-up."""
-        self.durations.setdefault(cell.variant.key, []).append(took_s)
+    def measured(self, cell: Cell, failed: int) -> None:
+        """A cell that ran (alone or in a duet) in the result: its failures, and whether it was a
+        warm-up."""
         self.result.failures += failed
         if cell.warms_up:
             self.result.warmups += 1
@@ -720,7 +731,6 @@ class _Campaign:
                 }
             )
             self.progress.cell_started(cell.cell_id)
-        c0 = time.monotonic()
 
         def side(k: int) -> Callable[[], tuple[int, str | None]]:
             cell, held = cells[k], up[cells[k].config.key]
@@ -743,7 +753,6 @@ class _Campaign:
             return go
 
         outcomes = run_together([side(k) for k in range(len(cells))], start=start)
-        took = time.monotonic() - c0
         handled.update(group)
         for p, cell, out in zip(group, cells, outcomes):
             if isinstance(out.error, PartnerLost):  # it never started: not done, runs again on resume
@@ -760,7 +769,7 @@ class _Campaign:
                     return False
                 continue
             failed, why = out.value  # type: ignore[misc]
-            self.measured(cell, took, failed)  # the next group takes as long
+            self.measured(cell, failed)
             self.progress.cell_finished(cell.cell_id, why, together=len(cells))
         return True
 
@@ -1043,10 +1052,14 @@ def _clear_leftovers(params: dict[str, tuple[TestbedParams, HadoopParams]], sour
             log(f"leftovers of testbed {tb.name} not cleared: {exc}")
 
 
-def _over_budget(t0: float, budget_s: float, cell: Cell, durations: dict[str, list[float]]) -> bool:
-    past = durations.get(cell.variant.key)
-    estimate = sum(past) / len(past) if past else 0.0
-    return time.monotonic() - t0 + estimate > budget_s
+def _block_over_budget(elapsed_s: float, budget_s: float, runs: int, blocks_run: list[tuple[float, int]]) -> bool:
+    """Would a block of `runs` runs end past the budget? Estimated at the seconds per run of the
+    blocks this `campaign run` finished (their bring-ups, gates and teardowns included); before
+    the first one, only a budget already spent stops it."""
+    seconds = sum(s for s, _n in blocks_run)
+    done = sum(n for _s, n in blocks_run)
+    estimate = seconds / done * runs if done else 0.0
+    return elapsed_s + estimate > budget_s
 
 
 def _stamp(base: dict, config: Configuration, cell: Cell, rounds: int) -> dict:
