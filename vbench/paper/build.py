@@ -206,9 +206,16 @@ def generate(
         has_table[name] = has_data(tex)
 
     published = D.load_published(published_path)
+    # A finding's own campaign gives a verdict only once its design is whole (one run in parts
+    # does not until its last part): how much of each is measured, from its ledger.
+    progress = D.design_progress_by_campaign(
+        published.findings, [*studies, *own.values()], D.published_root(published_path)
+    )
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
     # findings (a node's platform is its own there, vbench.paper.delta.machine_platform).
-    rows = D.reproduction_delta(published, pd.concat([iso_samples, pernode_samples], ignore_index=True), cfg.conf)
+    rows = D.reproduction_delta(
+        published, pd.concat([iso_samples, pernode_samples], ignore_index=True), cfg.conf, progress
+    )
     _write(gen / "delta.tex", D.delta_table_tex(rows, published, cfg.conf), written)
     # The reproduction delta is a table of the paper too (tab:delta): counted where the text counts tables.
     has_table["delta"] = bool(rows)

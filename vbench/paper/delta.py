@@ -24,7 +24,12 @@ the paper once by `rule_tex` (issue #54 item 2):
 * Holm: each verdict's p-value (`verdict_p_value`) is Holm-adjusted over the findings with an
   interval; a verdict whose adjusted p exceeds 1 - conf becomes inconclusive;
 * not measured: a side has no samples or no local stand-in, or both sides are the same local
-  platform with the same selection, so there is nothing to compare.
+  platform with the same selection, so there is nothing to compare;
+* a campaign measured in part: where the comparison is made in a finding's own campaign (the one
+  its `test.design` writes) and that design's cells are not all done (a campaign run in parts,
+  `budget_minutes`), the finding is inconclusive whatever its interval, with no p-value (outside
+  Holm's family): a verdict read from a part would be optional stopping
+  (`design_progress_by_campaign`, `measured_in_part`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -65,6 +70,9 @@ from vbench.paper.published import (
     read_published,
     validate_published,
 )
+
+if TYPE_CHECKING:
+    from vbench.campaign.completeness import DesignProgress
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURED_VERDICT = (
     "reproduced",
@@ -102,6 +110,11 @@ class Test:
     #: The campaign the command writes (`vbench campaign run` names it after the design): a
     #: finding is judged on its own study's campaign before any other that measured the same cell.
     campaign: str = ""
+    #: The design file the command runs (relative to the repository), the inventory it runs on
+    #: and its `--only` ("" for none): what tells whether the campaign is whole.
+    design: str = ""
+    inventory: str = ""
+    only: str = ""
 
     @property
     def here(self) -> bool:
@@ -163,13 +176,19 @@ def default_published_path() -> Path:
     return Path(__file__).resolve().parents[2] / "params" / "published.yaml"
 
 
+def published_root(path: str | Path | None = None) -> Path:
+    """The repository holding a published.yaml (default: this one's): what its designs and
+    inventories are relative to."""
+    return (Path(path) if path else default_published_path()).resolve().parents[1]
+
+
 def load_published(path: str | Path | None = None, check: bool | None = None) -> Published:
     """Read and validate published.yaml (vbench.paper.published); errors name the file and the
     field. `check` (default: for the repository's own file) also loads every finding's design and
     inventory (`check_commands`), relative to the repository holding the file."""
     path = Path(path) if path else default_published_path()
     spec = read_published(path)
-    root = path.resolve().parents[1]
+    root = published_root(path)
     if check if check is not None else path.resolve() == default_published_path():
         check_commands(spec, root, str(path))
         margin_problems(spec, paper_margin_pct(root), str(path))
@@ -210,7 +229,15 @@ def _finding(f: FindingSpec, spec: PublishedSpec) -> Finding:
         note=f.note,
         margin_pct=f.margin_pct,
         fallback=tuple((w.benchmark, w.metric) for w in f.fallback),
-        test=Test(tuple(f.test.needs), f.test.command(), f.test.machine, f.test.campaign()),
+        test=Test(
+            tuple(f.test.needs),
+            f.test.command(),
+            f.test.machine,
+            f.test.campaign(),
+            f.test.design,
+            f.test.inventory or "",
+            f.test.only or "",
+        ),
         published_range=tuple(f.published_range) if f.published_range else None,
         basis=f.basis,
     )
@@ -350,6 +377,14 @@ class DeltaRow:
     #: How far a comparison got before it had to stop (not part of the result): which "not
     #: measured" reason says most.
     progress: int = field(default=0, compare=False, repr=False)
+    #: How much of its campaign's design was measured, where that is known (`design_progress_by_campaign`);
+    #: what it changes (a design measured in part: `measured_in_part`) is in the verdict and reason.
+    design_progress: DesignProgress | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def in_part(self) -> bool:
+        """Compared in a campaign whose design is measured only in part (no verdict until it is whole)."""
+        return self.design_progress is not None and not self.design_progress.complete
 
     @property
     def tested(self) -> bool:
@@ -485,14 +520,21 @@ def _comparison_key(a: pd.DataFrame, b: pd.DataFrame, ignore: set[str]) -> tuple
 DEFAULT_EXPERIMENTS = ("platforms",)
 
 
-def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
+def evaluate(
+    f: Finding,
+    samples: pd.DataFrame,
+    conf: float = 0.95,
+    design_progress: Mapping[str, DesignProgress] | None = None,
+) -> DeltaRow:
     """The verdict of one finding on a campaign's tidy samples (see the module docstring).
 
     Samples labelled with the study's own platforms (`labels` of published.yaml: a campaign run
     on them) are preferred to the local stand-ins; the study's workload to its fallbacks. The
     comparison is made in one campaign's experiment (those of the finding's own study campaign
     first, then the finding's preferred experiments, else "platforms", else the one with the most
-    runs on both sides) at one cell (the finding's `size`, else the largest cell both sides share)."""
+    runs on both sides) at one cell (the finding's `size`, else the largest cell both sides share).
+    `design_progress`: campaign -> how much of its design is measured (`design_progress_by_campaign`);
+    a comparison made in a campaign measured in part gives no verdict (`measured_in_part`)."""
     samples = prepare(samples)
     candidates: list[tuple[str, str, bool]] = []
     a_label, b_label = f.a.label or f.a.local, f.b.label or f.b.local
@@ -510,7 +552,7 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
     missed: list[DeltaRow] = []
     for pa, pb, own in candidates:
         for benchmark, metric in f.workloads():
-            row = _compare(f, samples, pa, pb, own, benchmark, metric, conf)
+            row = _compare(f, samples, pa, pb, own, benchmark, metric, conf, design_progress or {})
             if row.verdict != NOT_MEASURED_VERDICT:
                 return row
             missed.append(row)
@@ -519,7 +561,15 @@ def evaluate(f: Finding, samples: pd.DataFrame, conf: float = 0.95) -> DeltaRow:
 
 
 def _compare(
-    f: Finding, samples: pd.DataFrame, pa: str, pb: str, own: bool, benchmark: str, metric: str, conf: float
+    f: Finding,
+    samples: pd.DataFrame,
+    pa: str,
+    pb: str,
+    own: bool,
+    benchmark: str,
+    metric: str,
+    conf: float,
+    design_progress: Mapping[str, DesignProgress],
 ) -> DeltaRow:
     base = dict(platforms=(pa, pb), benchmark=benchmark, metric=metric, on_study_platforms=own)
     a = _side_rows(samples, benchmark, metric, pa, f.a, own)
@@ -582,12 +632,13 @@ def _compare(
 
     p_value = verdict_p_value(f, interval_at) if low is not None and high is not None else None
     campaign, experiment = _split_unit(unit)
+    part = design_progress.get(campaign)
     settle = None
     if verdict == INCONCLUSIVE and paired is not None:
         # Where every round is a unit, a block added is its rounds added (the design's rounds a block).
         per_block = round(paired.n_pairs / paired.n_blocks) if paired.method == PAIRED_T_ROUNDS else 1
         settle = blocks_to_clear(low, high, paired.n_blocks, decision_edges(f), conf, per_block)
-    return DeltaRow(
+    row = DeltaRow(
         f,
         verdict,
         iv.estimate,
@@ -604,14 +655,82 @@ def _compare(
         blocks_to_settle=settle,
         n_blocks=paired.n_blocks if paired is not None else 0,
         p_value=p_value,
+        design_progress=part,
         **base,
+    )
+    return measured_in_part(row, part) if part is not None and not part.complete else row
+
+
+def measured_in_part(row: DeltaRow, part: DesignProgress) -> DeltaRow:
+    """A row compared in a campaign whose design is measured only in part (a campaign run in
+    parts): inconclusive whatever its interval, which is still shown. Reading a verdict from a part
+    would be optional stopping (the next part could undo it), so the row has no p-value either:
+    Holm's correction does not count it, and no "blocks that would settle it" (the design says
+    how many blocks it has)."""
+    why = (
+        f"its design measured in part: {part.done} of {part.total} cells (a campaign run in parts); "
+        "no verdict until it is whole"
+    )
+    return replace(
+        row,
+        verdict=INCONCLUSIVE,
+        p_value=None,
+        p_holm=None,
+        unadjusted="",
+        blocks_to_settle=None,
+        reason="; ".join(r for r in (why, row.reason) if r),
+        design_progress=part,
     )
 
 
-def reproduction_delta(published: Published, samples: pd.DataFrame, conf: float = 0.95) -> list[DeltaRow]:
-    """Every finding's verdict, Holm-adjusted over the findings with an interval (`apply_holm`)."""
+def design_progress_by_campaign(
+    findings: Iterable[Finding], campaign_dirs: Iterable[Path], root: Path
+) -> dict[str, DesignProgress]:
+    """Campaign -> how much of its design is measured, for each finding's own campaign
+    (`Test.campaign`) among `campaign_dirs`, in the design the finding names (`Test.design`, with
+    its inventory's labels, relative to the repository `root`), where that can be told
+    (vbench.campaign.completeness.campaign_progress: a campaign without a ledger, or of another
+    design, is left out and judged as before). The kinds of cells counted are those the finding's
+    command runs (`--only`); a campaign several findings name is whole only when every cell any of
+    their commands runs is done."""
+    from vbench.campaign.completeness import campaign_progress, kinds_of_only
+    from vbench.campaign.design import load_experiment
+    from vbench.inventory.model import load_inventory
+
+    dirs = {Path(d).name: Path(d) for d in campaign_dirs}
+    # (campaign, design, inventory) -> the cell kinds its findings' commands run (None: every kind).
+    kinds: dict[tuple[str, str, str], frozenset[str] | None] = {}
+    for f in findings:
+        t = f.test
+        if not (t.campaign and t.design and t.campaign in dirs):
+            continue
+        key, wanted = (t.campaign, t.design, t.inventory), kinds_of_only(t.only)
+        kinds[key] = _union_kinds(kinds[key], wanted) if key in kinds else wanted
+    out: dict[str, DesignProgress] = {}
+    for (campaign, design, inventory), wanted in kinds.items():
+        labels = load_inventory(root / inventory).platforms() if inventory else ()
+        p = campaign_progress(load_experiment(root / design, labels), dirs[campaign], wanted)
+        # Of two designs that both match one campaign, the one that finds it in part decides.
+        if p is not None and (campaign not in out or out[campaign].complete):
+            out[campaign] = p
+    return out
+
+
+def _union_kinds(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    """The cell kinds two commands run between them (None: every kind)."""
+    return None if a is None or b is None else a | b
+
+
+def reproduction_delta(
+    published: Published,
+    samples: pd.DataFrame,
+    conf: float = 0.95,
+    design_progress: Mapping[str, DesignProgress] | None = None,
+) -> list[DeltaRow]:
+    """Every finding's verdict, Holm-adjusted over the findings with an interval (`apply_holm`);
+    `design_progress` as for `evaluate` (no row compared in a campaign measured in part has a verdict)."""
     samples = prepare(samples)
-    return apply_holm([evaluate(f, samples, conf) for f in published.findings], conf)
+    return apply_holm([evaluate(f, samples, conf, design_progress) for f in published.findings], conf)
 
 
 def apply_holm(rows: list[DeltaRow], conf: float = 0.95) -> list[DeltaRow]:
@@ -682,6 +801,16 @@ def rule_tex(published: Published, rows: list[DeltaRow], conf: float, paper_marg
         rf" claim is wider{': ' + ', '.join(wider) if wider else ''})"
     )
     n = holm_family_size(rows)
+    # Stated only where it acts, so that a delta of whole campaigns reads as before.
+    in_part = (
+        [
+            r"\item a finding compared in a campaign whose design is measured only in part (a campaign run"
+            r" in parts) is inconclusive, whatever its interval, until the design is whole, and is left out"
+            r" of Holm's correction."
+        ]
+        if any(r.in_part for r in rows)
+        else []
+    )
     return "\n".join(
         [
             r"\begin{itemize}",
@@ -699,6 +828,7 @@ def rule_tex(published: Published, rows: list[DeltaRow], conf: float, paper_marg
             r" contradicted when it excludes 1 on the other side, inconclusive when it contains 1;",
             r"\item a finding is \emph{not measured} when a side has no samples or no local stand-in, or"
             r" both sides are the same local platform.",
+            *in_part,
             r"\end{itemize}",
             rf"Every band and margin is in the data file with where it comes from, fixed before the data."
             rf" The interval is the comparison's {conf_pct}\,\% interval (paired by block where the design"
@@ -805,7 +935,7 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             verdict += rf" \newline {{\scriptsize {breakable(tex_escape(r.reason))}}}"
         if r.unadjusted:
             verdict += rf" \newline {{\scriptsize {r.unadjusted} by the interval alone; not after Holm}}"
-        elif r.verdict == INCONCLUSIVE and r.n_blocks:
+        elif r.verdict == INCONCLUSIVE and r.n_blocks and not r.in_part:
             verdict += rf" \newline {{\scriptsize {settle_text(r)}}}"
         if r.p_holm is not None:
             verdict += rf" \newline {{\scriptsize $p_{{\mathrm{{Holm}}}}{p_text(r.p_holm)}$}}"
