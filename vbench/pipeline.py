@@ -19,6 +19,7 @@ from typing import Callable
 import pandas as pd
 
 from vbench import durable
+from vbench.campaign.completeness import PRECISION_RECORD, stopped_by_precision
 from vbench.campaign.design import Configuration, Experiment
 from vbench.campaign.progress import ProgressReport
 from vbench.campaign.hosts_source import TestbedSource
@@ -163,20 +164,6 @@ def measure(stage: Stage, kind: str, log: Log = print) -> CampaignResult:
         # its decisions are said in the terminal, as the gate's are
         round_hooks=precision_hook(exp, stage.raw, report.note),
     )
-
-
-#: The campaign's record of the adaptive stopping rule's decisions (one per round it judged).
-PRECISION_RECORD = "precision.json"
-
-
-def stopped_by_precision(raw: Path) -> str | None:
-    """Why the campaign's precision rule stopped it earlier, or None: a stopped campaign is not
-    resumed into the rounds the rule decided not to run."""
-    path = raw / PRECISION_RECORD
-    if not path.is_file():
-        return None
-    final = json.loads(path.read_text()).get("stopped")
-    return None if final is None else f"{final['verdict']}: {final['reason']}"
 
 
 def primary_comparisons(exp: Experiment) -> tuple[tuple[str, str], ...]:

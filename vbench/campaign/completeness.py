@@ -22,6 +22,10 @@ from vbench.campaign.design import Experiment, design_hash, expand
 from vbench.campaign.runner import done_cells, extends_by_blocks
 from vbench.store import CampaignStore
 
+#: The campaign's record of the adaptive stopping rule's decisions (one per round it judged;
+#: written by vbench.pipeline.PrecisionHook).
+PRECISION_RECORD = "precision.json"
+
 #: The cell kinds `vbench campaign run --only X` runs (without --only: every kind).
 KINDS_OF_ONLY = {"calibrate": frozenset({"micro"}), "suite": frozenset({"hadoop"})}
 
@@ -39,6 +43,16 @@ class DesignProgress:
     @property
     def complete(self) -> bool:
         return bool(self.stopped) or self.done >= self.total
+
+
+def stopped_by_precision(raw: Path) -> str | None:
+    """Why the campaign's precision rule stopped it earlier, or None: a stopped campaign is not
+    resumed into the rounds the rule decided not to run."""
+    path = raw / PRECISION_RECORD
+    if not path.is_file():
+        return None
+    final = json.loads(path.read_text()).get("stopped")
+    return None if final is None else f"{final['verdict']}: {final['reason']}"
 
 
 def design_progress(exp: Experiment, done: AbstractSet[str], kinds: AbstractSet[str] | None = None) -> DesignProgress:
@@ -75,8 +89,6 @@ def campaign_progress(
         return None
     progress = design_progress(exp, done_cells(store), kinds)
     if exp.precision is not None and not progress.complete:
-        from vbench.pipeline import stopped_by_precision  # the statistics: imported only where needed
-
         progress = DesignProgress(progress.done, progress.total, stopped_by_precision(campaign_dir) or "")
     return progress
 
@@ -84,8 +96,10 @@ def campaign_progress(
 __all__ = [
     "DesignProgress",
     "KINDS_OF_ONLY",
+    "PRECISION_RECORD",
     "campaign_progress",
     "design_progress",
     "kinds_of_only",
     "records_design",
+    "stopped_by_precision",
 ]
