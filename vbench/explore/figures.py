@@ -6,6 +6,7 @@ one for display."""
 from __future__ import annotations
 
 import io
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from vbench.explore.compare import Ratio
+from vbench.explore.cost_split import CostSplit
 from vbench.explore.timeline import Timeline
 from vbench.monitor.monitor import one_per_counter
 from vbench.monitor.series import METRICS
@@ -22,6 +24,33 @@ TASK_COLOURS = {"MAP": "C0", "REDUCE": "C1"}
 #: Shades of a reducer's phases: shuffle, merge (sort), reduce.
 PHASE_ALPHA = {"shuffle": 0.35, "merge": 0.65, "reduce": 1.0}
 UNSUCCESSFUL_MARKERS = {"FAILED": ("x", "red"), "KILLED": ("D", "darkorange")}
+#: A job's measured phases (vbench.explore.cost_split): shades of blue, darkest first; a coarser
+#: cut's part takes the shade of its first phase.
+PHASE_COLOURS = {
+    "map": "#08519c",
+    "shuffle": "#4292c6",
+    "merge": "#9ecae1",
+    "reduce": "#deebf7",
+    "map_shuffle": "#08519c",
+    "reduce_merge": "#9ecae1",
+    "job": "#4292c6",
+}
+#: The cost model's resources (vbench.stats.cost_model.RESOURCES): no blue, which the phases hold.
+RESOURCE_COLOURS = {
+    "cpu": "tab:red",
+    "net_throughput": "tab:green",
+    "round_trip": "tab:orange",
+    "disk_seq_write": "tab:purple",
+    "disk_seq_read": "tab:olive",
+    "disk_random_read": "tab:cyan",
+    "membw": "tab:pink",
+    "syscall": "tab:brown",
+    "spawn": "gold",
+    "jvmstart": "black",
+}
+#: The model's bar starts from the baseline run's job time; what the model leaves over is hatched white.
+SPLIT_BASE_COLOUR = "0.75"
+SPLIT_REST = {"facecolor": "white", "edgecolor": "0.2", "hatch": ".."}
 #: The time series' panels: title, metrics (vbench.monitor.series), y label, scale.
 MONITOR_PANELS = (
     ("CPU", METRICS["cpu"], "% of CPUs", 1.0),
@@ -344,4 +373,67 @@ def timeseries_figure(ts: pd.DataFrame, tl: Timeline | None = None, title: str =
         ax.legend(fontsize=6)
     if title:
         fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def _split_bar(ax, y: float, segments: list[tuple[str, float, dict]]) -> tuple[float, float]:
+    """One bar of stacked segments (label, seconds, style) from 0, a negative one drawn back over
+    the parts before it and cross-hatched; returns the lowest and highest point the bar reaches."""
+    at, low, high = 0.0, 0.0, 0.0
+    for _, seconds, style in segments:
+        left, width = (at, seconds) if seconds >= 0 else (at + seconds, -seconds)
+        negative = {"hatch": "xxxx", "alpha": 0.7} if seconds < 0 else {}
+        ax.barh(y, width, left=left, height=0.6, linewidth=0.5, **{"edgecolor": "0.2", **style, **negative})
+        at += seconds
+        low, high = min(low, at), max(high, at)
+    return low, high
+
+
+def cost_split_figure(split: CostSplit) -> Figure:
+    """Horizontal stacked bars in seconds: the baseline's run and the platform's run of one block
+    cut into their JobHistory phases, and the cost model's split of the platform's time: the
+    baseline run's job time, each resource's predicted extra time, and the rest it does not explain
+    (the platform run's time less the prediction). Without a model, the two runs and why not."""
+    phases = [(p, s, {"facecolor": PHASE_COLOURS.get(p, "C0")}) for p, s in split.native.phases]
+    bars = [
+        (f"{split.baseline} run\nblock {split.native.block or '-'}", phases, f"{split.native.job_s:.1f} s"),
+        (
+            f"{split.platform} run\nblock {split.run.block or '-'}",
+            [(p, s, {"facecolor": PHASE_COLOURS.get(p, "C0")}) for p, s in split.run.phases],
+            f"{split.run.job_s:.1f} s (x{split.run_ratio:.2f})",
+        ),
+    ]
+    m = split.model
+    if m is not None:
+        model = [(f"{split.baseline} job time", split.native.job_s, {"facecolor": SPLIT_BASE_COLOUR})]
+        model += [(r, s, {"facecolor": RESOURCE_COLOURS.get(r, "C7")}) for r, s in split.extra_s()]
+        model.append(("not explained by the model", split.rest_s, SPLIT_REST))
+        iv = m.predicted
+        told = f"predicted x{iv.estimate:.2f}" + (f" [{iv.low:.2f}, {iv.high:.2f}]" if iv.bounded else "")
+        bars.append((f"cost model\n({m.fit})" if m.fit else "cost model", model, told))
+    fig = _figure(10, 1.6 + 0.6 * len(bars))
+    ax = fig.subplots()
+    reaches = [_split_bar(ax, len(bars) - 1 - k, segments) for k, (_, segments, _) in enumerate(bars)]
+    right = max(high for _, high in reaches) or 1.0
+    for k, ((_, _, text), (_, high)) in enumerate(zip(bars, reaches)):
+        ax.text(high + right * 0.01, len(bars) - 1 - k, text, va="center", fontsize=8)
+    ax.set_yticks(range(len(bars)))
+    ax.set_yticklabels([label for label, _, _ in reversed(bars)], fontsize=8)
+    ax.set_xlim(min(low for low, _ in reaches), right * 1.3)
+    ax.set_xlabel(f"seconds of the {split.job} job")
+    title = f"{split.platform} {split.job}: where one run's time went, and where the cost model says it went"
+    if m is None:
+        title += "\n" + textwrap.fill(textwrap.shorten(f"no model: {split.model_note}", 360), 130)
+    ax.set_title(title, fontsize=9)
+    handles = [Patch(facecolor=c["facecolor"], edgecolor="0.2", label=f"{p} (measured)") for p, _, c in phases]
+    if m is not None:
+        handles.append(Patch(facecolor=SPLIT_BASE_COLOUR, edgecolor="0.2", label=f"{split.baseline} job time"))
+        handles += [
+            Patch(facecolor=RESOURCE_COLOURS.get(r, "C7"), edgecolor="0.2", label=f"+ {r} (model)")
+            for r, _ in split.extra_s()
+        ]
+        handles.append(Patch(**SPLIT_REST, label="not explained by the model"))
+    if any(s < 0 for _, segments, _ in bars for _, s, _ in segments):
+        handles.append(Patch(facecolor="white", edgecolor="0.2", hatch="xxxx", label="negative: less time"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 5), fontsize=8, frameon=False)
     return fig

@@ -15,8 +15,9 @@ import ipywidgets as w
 import pandas as pd
 from IPython.display import HTML, Image, Markdown, display
 
-from vbench.explore import compare, design, figures, order, paths, run, timeline
-from vbench.explore.data import CampaignData, compare_choices, label, load, parse_label, stage_settings
+from vbench.explore import compare, cost_split, design, figures, order, paths, run, timeline
+from vbench.explore.data import CampaignData, compare_choices, label, load, parse_label, read, stage_settings
+from vbench.stats import cost_model as cm
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.keys import natural_key
 
@@ -321,6 +322,87 @@ def _headline_metric(benchmark: str | None, metrics: list[str]) -> str | None:
         if name in metrics:
             return name
     return sorted(metrics, key=natural_key)[0] if metrics else None
+
+
+def show_cost_split(
+    explorer: Explorer,
+    platform: str | None = None,
+    job: str | None = None,
+    run_id: str | None = None,
+    fit: str | None = None,
+) -> cost_split.CostSplit | None:
+    """The notebook's cost split (vbench.explore.cost_split) of the explorer's campaign as its
+    design compares it: `platform`'s `job` (None: gVisor's TeraSort where the campaign has them,
+    else its first platform and job), one run (`run_id`, else the median of its blocks' pairs)
+    beside the baseline's of its block, phase by phase, and the cost model's split of the
+    prediction by resource with the fit campaign `fit` (None: params/paper.yaml's
+    paper.cost_fit_campaign, the statistics stage's). Displays a line, the table and the figure,
+    or says plainly why there is nothing to split or no model; returns the split shown."""
+    raw = explorer.data.raw
+    samples = read(raw).samples
+    baseline = explorer.data.declared.baseline_or(explorer.settings.baseline)
+    pairs = cost_split.timed_pairs(samples, baseline)
+    if not pairs:
+        jobs = ", ".join(j.name for j in cm.JOBS)
+        display(
+            Markdown(
+                f"Campaign **{raw.name}** has no run of a job the cost model explains ({jobs}) beside a "
+                f"{baseline} run of the same block: no phases to split."
+            )
+        )
+        return None
+    chosen, job_name, notes = cost_split.choose(pairs, platform, job)
+    fit = cost_split.fit_campaign(explorer.data_dir) if fit is None else fit
+    models, why = cost_split.predictions(raw, fit)
+    split = cost_split.cost_split(
+        samples,
+        chosen,
+        job_name,
+        baseline,
+        models.get((chosen, job_name)),
+        why or _no_prediction(chosen, job_name),
+        run_id,
+    )
+    m = split.model
+    said = [
+        f"**{split.platform}** {split.job} run `{split.run.run_id}` (block {split.run.block or '-'}, {split.chosen}) "
+        f"beside **{baseline}**'s `{split.native.run_id}`: x{split.run_ratio:.2f}."
+    ]
+    if m is not None:
+        said.append(
+            f"The cost model (fit `{m.fit}`, the statistics stage's prediction) predicts "
+            f"x{_ratio_text(m.predicted)}; the campaign measured x{_ratio_text(m.measured)} over its blocks, "
+            + (
+                f"{split.unexplained * 100:+.0f} % unexplained (measured / predicted - 1)."
+                if split.unexplained is not None
+                else "nothing to set the prediction against."
+            )
+        )
+        if m.rejected:
+            said.append(f"*The lack-of-fit test rejects {split.job}'s additive form (Holm over the jobs).*")
+    else:
+        said.append(f"No model: {split.model_note}")
+    notes = [*notes, *split.notes, *(m.notes if m is not None else ())]
+    display(Markdown("\n\n".join(said + [f"- note: {n}" for n in notes])))
+    display(_table(cost_split.split_parts(split), "vbench-cost-split", index=False))
+    display(Image(figures.png(figures.cost_split_figure(split))))
+    platforms = [p for p in dict.fromkeys(p for p, _ in pairs) if p != chosen]
+    jobs = [j for p, j in pairs if p == chosen and j != job_name]
+    others = [f"other platforms: {', '.join(platforms)}"] if platforms else []
+    others += [f"{chosen}'s other jobs: {', '.join(jobs)}"] if jobs else []
+    if others:
+        display(Markdown(f"Also split here (`split_platform`, `split_job`): {'; '.join(others)}."))
+    return split
+
+
+def _no_prediction(platform: str, job: str) -> str:
+    return f"the statistics stage predicts no {job} on {platform} (no measured ratio of it over two blocks or more)"
+
+
+def _ratio_text(iv) -> str:
+    if iv is None or iv.estimate is None:
+        return "-"
+    return f"{iv.estimate:.2f}" + (f" [{iv.low:.2f}, {iv.high:.2f}]" if iv.bounded else "")
 
 
 def explore(data_dir: str | Path | None, *args, **kwargs) -> Explorer:
