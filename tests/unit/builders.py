@@ -1,5 +1,6 @@
 """Small builders the unit tests share: tidy sample rows and frames, the statistics table's column
-names, campaign designs and directories, and the tests every micro-benchmark's config and parser get."""
+names, campaign designs and directories, the quiet gate's readings, and the tests every
+micro-benchmark's config and parser get."""
 
 from __future__ import annotations
 
@@ -148,6 +149,17 @@ def two_platform_design(**fields):
     from vbench.campaign.design import Experiment
 
     return Experiment.model_validate({"name": "t", "platforms": ["native", "lxc"], "seed": 7, **fields})
+
+
+def quiet_readings(**fields):
+    """The quiet gate's readings of a quiet 2-CPU machine over a 2 s window (load 0.1, 5 % busy,
+    no swap, 4000 MiB available, performance governor, THP madvise, nothing outside the run);
+    `fields` replace any of them."""
+    from dataclasses import replace
+
+    from vbench.campaign.quiet import Readings
+
+    return replace(Readings(0.1, 2, 0.0, 5.0, 0, 0, 4000, "performance", "madvise", 0.0, (), 2.0), **fields)
 
 
 def config_refusal_test(config, cases):

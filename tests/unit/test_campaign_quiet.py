@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from vbench.campaign import quiet as Q
 
-from tests.unit.builders import two_platform_design
+from tests.unit.builders import quiet_readings, two_platform_design
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "quiet"
 HOG_PID, HOG_PARENT = 29374, 29373  # see tests/data/quiet/README.md
@@ -100,7 +100,7 @@ def _fake_measure(outside: list[float]):
     calls = iter(outside)
 
     def measure(window_s, own):
-        return Q.Readings(0.1, 2, 0.0, 5.0, 0, 0, 4000, "performance", "madvise", next(calls), (), window_s)
+        return quiet_readings(outside_cpu_pct=next(calls), window_s=window_s)
 
     return measure
 

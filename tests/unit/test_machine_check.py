@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
+from tests.unit.builders import quiet_readings
 from vbench import cli
 from vbench.campaign import quiet as Q
 from vbench.campaign.machine_check import DEFAULT_MAX_SLOWDOWN, check
@@ -22,8 +21,7 @@ def _measure(probes: list[float], outside: list[float] | None = None):
     def measure(window_s, own):
         probe, out = next(calls)
         top = ((7, "job", out),)
-        r = Q.Readings(0.1, 2, 0.0, 5.0, 0, 0, 4000, "performance", "madvise", out, top, window_s)
-        return replace(r, cpu_probe_ms=probe)
+        return quiet_readings(outside_cpu_pct=out, top_outside=top, window_s=window_s, cpu_probe_ms=probe)
 
     return measure
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.unit.builders import quiet_readings
 from vbench.campaign import quiet as Q
 from vbench.campaign.machine_ref import (
     ProbeReference,
@@ -107,21 +108,7 @@ def test_on_the_committed_campaigns_the_slow_day_shows_against_the_machines_refe
 
 
 def _readings(probe):
-    return Q.Readings(
-        load1=0.1,
-        cpus=2,
-        steal_pct=0.0,
-        busy_pct=1.0,
-        swap_used_mb=0,
-        swap_total_mb=0,
-        mem_available_mb=20000,
-        governor="not exposed",
-        thp="madvise",
-        outside_cpu_pct=0.0,
-        top_outside=(),
-        window_s=2.0,
-        cpu_probe_ms=probe,
-    )
+    return quiet_readings(busy_pct=1.0, mem_available_mb=20000, governor="not exposed", cpu_probe_ms=probe)
 
 
 def test_a_probe_slower_than_the_machines_reference_is_said_stamped_and_judged_when_asked():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.builders import quiet_readings
 from vbench.campaign import quiet as Q
 from vbench.campaign import quiet_remote as R
 from vbench.host import Host, SshEndpoint
@@ -94,7 +95,14 @@ def test_each_machine_is_read_once():
 
 
 def _readings(outside: float) -> Q.Readings:
-    return Q.Readings(1.0, 2, 0.0, 10.0, 0, 0, 20000, "performance", "never", outside, ((7, "java", outside),), 2.0)
+    return quiet_readings(
+        load1=1.0,
+        busy_pct=10.0,
+        mem_available_mb=20000,
+        thp="never",
+        outside_cpu_pct=outside,
+        top_outside=((7, "java", outside),),
+    )
 
 
 def test_the_round_takes_the_worst_host_and_names_every_reason():

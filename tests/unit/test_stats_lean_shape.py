@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from tests.unit.builders import time_record, write_samples
+from tests.unit.builders import sample_row, time_record, write_samples
 from vbench.stats import compute_stats
 from vbench.stats.paired import (
     MIN_BLOCKS_FOR_ROUNDS,
@@ -54,17 +54,8 @@ def _lean_frame(blocks=4, rounds=3, seed=5, marked=True, aa=False) -> pd.DataFra
         for r in range(rounds):
             drift = rng.normal(1, 0.05)  # a round's machine, shared by its configurations
             for p, effect in platforms.items():
-                row = dict(
-                    experiment="platforms",
-                    platform=p,
-                    benchmark="terasort",
-                    metric="terasort.job_time",
-                    unit="s",
-                    value=30.0 * effect * drift * rng.normal(1, 0.03),
-                    repetition=b,
-                    block=b,
-                    round=r,
-                )
+                value = 30.0 * effect * drift * rng.normal(1, 0.03)
+                row = sample_row(p, value, b, metric="terasort.job_time", block=b, round=r)
                 if marked:
                     row[PAIR_UNIT] = ROUND
                 rows.append(row)

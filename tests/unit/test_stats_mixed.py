@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from tests.unit.builders import sample_row
 from vbench.stats import compute_stats
 from vbench.stats.table import comparisons as comparisons_module
 from vbench.stats import mixed as mixed_module
@@ -37,16 +38,7 @@ def _campaign(
             inst = rng.normal(0, instance_sd)
             for r in range(rounds):
                 mu = math.log(100.0) + (math.log(truth) if k == 1 else 0.0)
-                row = dict(
-                    experiment="platforms",
-                    platform=p,
-                    benchmark="terasort",
-                    metric="terasort_time",
-                    unit="s",
-                    value=math.exp(mu + shared + inst + rng.normal(0, round_sd)),
-                    repetition=b,
-                    block=b,
-                )
+                row = sample_row(p, math.exp(mu + shared + inst + rng.normal(0, round_sd)), b, block=b)
                 if rounds > 1:
                     row["round"] = r
                 rows.append(row)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from tests.unit.builders import sample_row
 from vbench.stats import compute_stats
 from vbench.stats.dvc_views import headline_metrics
 from vbench.stats.hypothesis import holm
@@ -43,15 +44,7 @@ def _frame(
     rows = []
     for platform, xs in values.items():
         for i, v in enumerate(xs):
-            row = dict(
-                experiment="platforms",
-                platform=platform,
-                benchmark=benchmark,
-                metric=metric,
-                unit=unit,
-                value=float(v),
-                repetition=i,
-            )
+            row = sample_row(platform, float(v), i, benchmark=benchmark, metric=metric, unit=unit)
             if blocks is not None:
                 row["block"] = blocks[i]
             if rounds is not None:
