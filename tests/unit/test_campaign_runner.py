@@ -349,6 +349,8 @@ def test_the_time_budget_is_spent_in_whole_blocks(tmp_path, fake_machine, monkey
     monkeypatch.setattr("vbench.campaign.runner._block_over_budget", lambda *a: False)
     more = run(e, tmp_path / "c", fake_machine)
     assert sorted(more.ran) == sorted(result.skipped) and not more.skipped
+    # ...and the earlier part's list of skipped cells goes: it names none left to run.
+    assert not (tmp_path / "c" / "skipped.json").exists()
 
 
 def test_a_block_is_estimated_at_the_seconds_per_run_of_the_blocks_finished():

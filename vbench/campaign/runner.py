@@ -1037,6 +1037,10 @@ def run_campaign(
             json.dumps({"reason": run.budget_note, "cells": result.skipped}, indent=1)
         )
         log(f"time budget reached: {len(result.skipped)} cells skipped (listed in {store.root / 'skipped.json'})")
+    elif (store.root / "skipped.json").is_file():
+        # An earlier part's list: every cell of the plan has run now, so it names none left to run.
+        (store.root / "skipped.json").unlink()
+        log(f"every cell of the plan has run: {store.root / 'skipped.json'} of an earlier part removed")
     result.seconds = time.monotonic() - t0
     return result
 
