@@ -36,8 +36,7 @@ from vbench.stats.headlines import quoted_headlines
 from vbench.stats.predicted_rows import (
     PREDICTIONS_CSV,
     PREDICTIONS_JSON,
-    PredictedRows,
-    predicted_rows,
+    predicted_beside,
     predictions_frame,
     predictions_json,
 )
@@ -45,7 +44,6 @@ from vbench.stats.stopping import precision_decision
 from vbench.stats.table.writer import write_table
 from vbench.stats.tidy import add_cells, read_campaign
 from vbench.store import CampaignStore
-from vbench.validate import campaign_name
 from vbench.testbed import Testbed
 
 Log = Callable[[str], None]
@@ -317,14 +315,9 @@ def statistics(
     return table
 
 
-#: Where the statistics stage's fit campaign is set (dvc.yaml passes it to the notebook): what a
-#: refusal of it names. The paper's cost-model section reads the same key, so both fit one campaign.
-COST_FIT_KEY = "params/paper.yaml: paper.cost_fit_campaign"
-
-
 def predictions(raw: Path, out: Path, fit_campaign: str | None, log: Log = print) -> pd.DataFrame:
     """The cost model's predicted-vs-measured rows of the campaign in `raw`
-    (`vbench.stats.predicted_rows.predicted_rows`: each job it timed on each of its platforms,
+    (`vbench.stats.predicted_rows.predicted_beside`: each job it timed on each of its platforms,
     predicted from its own calibration by shares fitted on data/raw/<fit_campaign>, as `vbench
     predict <campaign> --fit <fit_campaign>` predicts it), written into `out` (predictions.csv,
     predictions.json); returns the CSV's table. Without a fit campaign (None or empty), or where
@@ -333,22 +326,7 @@ def predictions(raw: Path, out: Path, fit_campaign: str | None, log: Log = print
     the stage goes on; so does a fit campaign named but not in `raw`'s data directory. A fit
     campaign there that cannot be fitted is refused, naming its samples file."""
     raw = Path(raw)
-    name = "" if fit_campaign is None else str(fit_campaign).strip()
-    if not name:
-        result = PredictedRows("", raw.name, skipped=f"no fit campaign: {COST_FIT_KEY} is empty")
-    else:
-        fit_dir = raw.parent / campaign_name(name, COST_FIT_KEY)
-        if not (fit_dir / "samples.jsonl").is_file():
-            # The analysed campaign may live in a data directory without the committed fit (a
-            # campaign of one's own under --data): its statistics stand without predictions.
-            result = PredictedRows(
-                name,
-                raw.name,
-                skipped=f"{COST_FIT_KEY} names {name!r}, but {fit_dir / 'samples.jsonl'} does not exist "
-                "(measure it with `vbench campaign run costs-fit-nodelay`, or copy data/raw/" + name + " there)",
-            )
-        else:
-            result = predicted_rows(load_campaign(fit_dir), load_campaign(raw))
+    result = predicted_beside(raw, fit_campaign)
     frame = predictions_frame(result)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

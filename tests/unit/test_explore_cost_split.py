@@ -24,7 +24,7 @@ from vbench.explore import figures, widgets
 from vbench.explore.data import stage_settings
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
-from vbench.stats.predicted_rows import predicted_rows
+from vbench.stats.predicted_rows import COST_FIT_KEY, predicted_beside, predicted_rows
 from vbench.stats.records import Interval
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -335,12 +335,16 @@ def test_the_model_is_the_statistics_stages_prediction(raw):
 
 
 def test_no_fit_or_a_fit_not_measured_is_said_not_raised(raw, tmp_path):
-    assert cs.predictions(raw / ANALYSED, "") == ({}, f"no fit campaign ({cs.COST_FIT_KEY} is empty)")
+    """The statistics stage's reasons, word for word (`predicted_beside`): one reading of the key."""
+    assert cs.predictions(raw / ANALYSED, "") == ({}, f"no fit campaign: {COST_FIT_KEY} is empty")
     models, why = cs.predictions(raw / ANALYSED, "costs-fit")
-    assert models == {} and "is not measured here" in why
+    assert models == {} and why == predicted_beside(raw / ANALYSED, "costs-fit").skipped != ""
     # The fit predicting itself: the engine's refusal, as the reason.
     models, why = cs.predictions(raw / FIT, FIT, n_draws=DRAWS)
-    assert models == {} and why.startswith("not predicted: ")
+    assert models == {} and "also configurations of the fit campaign" in why
+    # A name that is a path: refused by the key's check, said, not raised.
+    models, why = cs.predictions(raw / ANALYSED, "../elsewhere")
+    assert models == {} and why.startswith("the cost model refuses it: ") and COST_FIT_KEY in why
     (tmp_path / "params").mkdir()
     (tmp_path / "params" / "paper.yaml").write_text("paper:\n  cost_fit_campaign: costs-fit-nodelay\n")
     assert cs.fit_campaign(tmp_path / "data") == "costs-fit-nodelay"

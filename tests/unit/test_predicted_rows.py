@@ -12,7 +12,6 @@ the predictions and attributions, `cost_model.leave_one_platform_out` for the er
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 from pathlib import Path
@@ -29,7 +28,9 @@ from vbench.paper import costs as C
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import prediction_inputs, prediction_json, prediction_table
+from vbench.stats import predicted_rows as predicted_rows_module
 from vbench.stats.predicted_rows import (
+    COST_FIT_KEY,
     PREDICTIONS_CSV,
     PREDICTIONS_JSON,
     held_out_predictions,
@@ -60,7 +61,11 @@ def result(raw):
 @pytest.fixture
 def few_draws(monkeypatch):
     """The stage's function with the tests' draws (the stage itself takes vbench predict's 2000)."""
-    monkeypatch.setattr(pipeline, "predicted_rows", functools.partial(predicted_rows, n_draws=DRAWS))
+
+    def few(fit, calibration, **kw):
+        return predicted_rows(fit, calibration, **{**kw, "n_draws": DRAWS})
+
+    monkeypatch.setattr(predicted_rows_module, "predicted_rows", few)
 
 
 def _interval(iv) -> tuple:
@@ -183,7 +188,7 @@ def test_a_campaign_that_timed_no_job_gets_the_reason(raw, tmp_path, few_draws):
 @pytest.mark.parametrize("fit", [None, ""])
 def test_no_fit_campaign_gives_the_reason(raw, tmp_path, fit):
     reason, doc, said = _skipped(raw, ANALYSED, tmp_path / "none", fit=fit)
-    assert reason == f"no fit campaign: {pipeline.COST_FIT_KEY} is empty" and doc["fit_campaign"] == ""
+    assert reason == f"no fit campaign: {COST_FIT_KEY} is empty" and doc["fit_campaign"] == ""
     assert said and reason in said[0]
 
 
@@ -191,7 +196,7 @@ def test_a_fit_campaign_not_in_the_data_directory_gives_the_reason(raw, tmp_path
     """A campaign of one's own under another data directory (the quick pipeline test's) has no
     committed fit beside it: its statistics stand, the predictions say why there are none."""
     reason, doc, said = _skipped(raw, ANALYSED, tmp_path / "gone", fit="costs-fit-gone")
-    assert reason.startswith(f"{pipeline.COST_FIT_KEY} names 'costs-fit-gone', but ")
+    assert reason.startswith(f"{COST_FIT_KEY} names 'costs-fit-gone', but ")
     assert str(raw / "costs-fit-gone" / "samples.jsonl") in reason and said and reason in said[0]
 
 
@@ -215,7 +220,7 @@ def test_the_statistics_stage_takes_the_papers_fit_campaign_and_depends_on_its_s
     """One key for both stages (params/paper.yaml's paper.cost_fit_campaign); set, each depends on
     the fit's samples, so DVC re-runs the statistics stage when they change; empty, neither does."""
     key = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]["cost_fit_campaign"]
-    assert pipeline.COST_FIT_KEY == "params/paper.yaml: paper.cost_fit_campaign"
+    assert COST_FIT_KEY == "params/paper.yaml: paper.cost_fit_campaign"
     dep = "data/raw/${paper.cost_fit_campaign}/samples.jsonl"
     statistics, paper = _stage("statistics"), _stage("paper")
     for stage in (statistics, paper):

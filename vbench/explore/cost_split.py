@@ -40,11 +40,10 @@ from vbench.errors import ParamsError, VbenchError
 from vbench.params import load_yaml_section
 from vbench.samples import is_aa
 from vbench.stats import cost_model as cm
-from vbench.stats.campaign import load_campaign
 from vbench.stats.keys import natural_key
-from vbench.stats.predicted_rows import PredictedRows, predicted_rows
+from vbench.stats.predicted_rows import PredictedRows, predicted_beside
 from vbench.stats.records import Interval
-from vbench.stats.tidy import value_text
+from vbench.stats.tidy import value_number, value_text
 from vbench.stats.warmup import measured_samples
 
 #: The finest cut of a job's time, then VMware's two phases, then the job alone: each adds up to the job.
@@ -58,7 +57,6 @@ _COARSER = {
 }
 #: Where the fit campaign is set: the statistics stage's and the paper's key, beside data/.
 PAPER_PARAMS = Path("params") / "paper.yaml"
-COST_FIT_KEY = "params/paper.yaml: paper.cost_fit_campaign"
 #: The platform and job the notebook shows when its parameters name none the campaign has.
 DEFAULT_PLATFORM, DEFAULT_JOB = "gvisor", "terasort"
 
@@ -182,20 +180,12 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series([None] * len(frame), index=frame.index, dtype=object)
 
 
-def _number(v) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _timed_phases(job_row: pd.Series, attempts: pd.DataFrame) -> tuple[tuple[str, float], ...] | None:
     """One JobHistory job cut at its times into PHASES, or None when its samples lack them."""
-    start, finish = _number(job_row.get("job_start_ms")), _number(job_row.get("job_finish_ms"))
+    start, finish = value_number(job_row.get("job_start_ms")), value_number(job_row.get("job_finish_ms"))
     raw = _column(attempts, "raw_metric").astype(str)
     maps = attempts[raw == "map_attempt_time"]
-    map_ends = [x for x in map(_number, _column(maps, "finish_ms")) if x is not None]
+    map_ends = [x for x in map(value_number, _column(maps, "finish_ms")) if x is not None]
     if start is None or finish is None or not map_ends:
         return None
     reduces = attempts[raw == "reduce_attempt_time"]
@@ -203,7 +193,7 @@ def _timed_phases(job_row: pd.Series, attempts: pd.DataFrame) -> tuple[tuple[str
     merge_s = dict(zip(_column(merged, "attempt_id").astype(str), merged["value"].astype(float)))
     shuffle_ends, merge_ends = [], []
     for aid, shuffle_end in zip(_column(reduces, "attempt_id").astype(str), _column(reduces, "shuffle_finish_ms")):
-        end = _number(shuffle_end)
+        end = value_number(shuffle_end)
         if end is None:
             continue
         shuffle_ends.append(end)
@@ -450,27 +440,23 @@ def _stamp(raw: Path) -> tuple:
 
 
 @lru_cache(maxsize=4)
-def _predicted(raw: Path, fit_dir: Path, n_draws: int, stamps: tuple) -> PredictedRows:
+def _predicted(raw: Path, fit: str, n_draws: int, stamps: tuple) -> PredictedRows:
     # Seconds of fitting and drawing per campaign; the same files give the same rows.
-    return predicted_rows(load_campaign(fit_dir), load_campaign(raw), n_draws=n_draws)
+    return predicted_beside(raw, fit, n_draws=n_draws)
 
 
 def predictions(raw: Path, fit: str, n_draws: int = cm.DEFAULT_DRAWS) -> tuple[dict[tuple[str, str], ModelView], str]:
     """The statistics stage's predictions of the campaign at `raw` with the fit campaign `fit` (a
-    name beside it under data/raw/) as `model_views`, and why there are none ("" when there are):
-    no fit named, the fit not there, the campaign or the fit refused (the engine's reason)."""
+    name beside it under data/raw/; `predicted_beside`) as `model_views`, and why there are none
+    ("" when there are): the stage's reason (no fit named, the fit not there, the campaign not
+    predictable), or the refusal of a fit that cannot be fitted."""
     raw = Path(raw).resolve()
-    if not fit:
-        return {}, f"no fit campaign ({COST_FIT_KEY} is empty)"
-    fit_dir = raw.parent / fit
-    if not (fit_dir / "samples.jsonl").is_file():
-        return {}, f"the fit campaign {fit!r} is not measured here ({fit_dir / 'samples.jsonl'} does not exist)"
     try:
-        result = _predicted(raw, fit_dir.resolve(), n_draws, (_stamp(raw), _stamp(fit_dir)))
+        result = _predicted(raw, fit, n_draws, (_stamp(raw), _stamp(raw.parent / fit)))
     except VbenchError as exc:
         return {}, f"the cost model refuses it: {exc}"
     if result.skipped:
-        return {}, f"not predicted: {result.skipped}"
+        return {}, result.skipped
     return model_views(result), ""
 
 

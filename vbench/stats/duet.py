@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from vbench.stats.tidy import value_number
 from vbench.stats.warmup import CELL_ID, DUET_GROUP, DUET_PARTNERS, duet_sides, is_duet_frame
 
 #: Epoch ms of a job's start and finish, from JobHistory (vbench.hadoop.history.job_samples).
@@ -96,14 +97,6 @@ def _is_job_time(metric: str, step: str) -> bool:
     return bool(step) and metric in (f"{step}_job_time", f"{step}.job_time")
 
 
-def _number(v) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if x != x else x
-
-
 def duet_job_rows(samples: pd.DataFrame) -> pd.DataFrame:
     """The measured job-time samples of duet runs that say when their job ran. Pure."""
     if samples is None or samples.empty or not is_duet_frame(samples):
@@ -137,7 +130,7 @@ def duet_jobs(samples: pd.DataFrame) -> list[DuetJob]:
         key = (str(group), str(step), tuple(sorted(duet_sides(cell, partner_cells))))
         span = spans.setdefault(key, {}).setdefault(str(cell), [float(start), float(finish)])
         span[0], span[1] = min(span[0], float(start)), max(span[1], float(finish))
-        if (s := _number(skew)) is not None:
+        if (s := value_number(skew)) is not None:
             released.setdefault(key, []).append(s)
     out = []
     for key in sorted(spans):

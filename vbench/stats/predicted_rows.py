@@ -1,6 +1,6 @@
 """Predicted beside measured (issue #53 item 5): each job a campaign timed, on each of its platforms,
 predicted by the cost model from the campaign's own calibration and compared with the ratio it
-measured. Pure.
+measured. Pure but for `predicted_beside`, which reads the two campaigns.
 
 Two campaigns as `vbench.stats.campaign.load_campaign` reads them, as `vbench predict CALIBRATION
 --fit FIT` reads them (`cost_prediction.prediction_inputs`: the fit's rule 1 decides the resources,
@@ -17,15 +17,17 @@ ratio. With the fit campaign's design seed and `vbench predict`'s draws (`cost_p
 * the paper's cost-model section (`vbench.paper.costs.cost_study`), which refuses a calibration
   without a job to compare;
 * the statistics stage (`vbench.pipeline.predictions`, notebooks/04-statistics.ipynb), which writes
-  `predicted_rows` of the analysed campaign to data/processed/<campaign>/predictions.csv and .json
+  `predicted_beside` of the analysed campaign to data/processed/<campaign>/predictions.csv and .json
   and never fails on a campaign that cannot be predicted: the result then says why (`skipped`), as
   the refusal of the engine put it. A fit campaign that cannot be fitted is still refused: that is
-  the fit's fault, not the analysed campaign's, and the paper refuses it too.
+  the fit's fault, not the analysed campaign's, and the paper refuses it too. The explore
+  notebook's cost split (`vbench.explore.cost_split.predictions`) reads the same rows the same way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
@@ -33,7 +35,7 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.samples import is_aa
 from vbench.stats import cost_model as cm
-from vbench.stats.campaign import Campaign
+from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.cost_prediction import (
     PredictedJob,
     PredictionInputs,
@@ -46,10 +48,13 @@ from vbench.stats.cost_prediction import (
     samples_path,
 )
 from vbench.stats.keys import natural_key, platform_order
+from vbench.validate import campaign_name
 
 #: What the statistics stage writes into data/processed/<campaign>/ (`vbench.pipeline.predictions`):
 #: `predictions_frame` as CSV, `predictions_json` as JSON.
 PREDICTIONS_CSV, PREDICTIONS_JSON = "predictions.csv", "predictions.json"
+#: Where the fit campaign is named: one key for the statistics stage, the paper and the explore notebook.
+COST_FIT_KEY = "params/paper.yaml: paper.cost_fit_campaign"
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,6 +184,27 @@ def predicted_rows(
     )
     table = PredictionTable(inputs, fits, predicted, conf, n_draws, seed)
     return PredictedRows(fit.name, calibration.name, table=table, rows=rows)
+
+
+def predicted_beside(raw: Path, fit_campaign: str | None, *, n_draws: int = cm.DEFAULT_DRAWS) -> PredictedRows:
+    """`predicted_rows` of the campaign at `raw` by the fit campaign `fit_campaign` names in the same
+    data directory (data/raw/<fit_campaign>). Skipped, saying why, where no fit is named (None or
+    empty) or the one named is not measured there: a campaign of one's own under another data
+    directory has no committed fit beside it, and its statistics stand without predictions. A
+    name that is a path is refused, naming COST_FIT_KEY; so is a fit that cannot be fitted."""
+    raw = Path(raw)
+    name = "" if fit_campaign is None else str(fit_campaign).strip()
+    if not name:
+        return PredictedRows("", raw.name, skipped=f"no fit campaign: {COST_FIT_KEY} is empty")
+    fit_dir = raw.parent / campaign_name(name, COST_FIT_KEY)
+    if not (fit_dir / "samples.jsonl").is_file():
+        return PredictedRows(
+            name,
+            raw.name,
+            skipped=f"{COST_FIT_KEY} names {name!r}, but {fit_dir / 'samples.jsonl'} does not exist "
+            f"(measure it with `vbench campaign run {name}`, or copy data/raw/{name} there)",
+        )
+    return predicted_rows(load_campaign(fit_dir), load_campaign(raw), n_draws=n_draws)
 
 
 # --- the rows as data -----------------------------------------------------------------------------

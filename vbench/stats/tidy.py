@@ -159,6 +159,16 @@ def value_text(v) -> str:
     return plain(v)
 
 
+def value_number(v) -> float | None:
+    """A column's value as a number: None where it is missing, not a number or not finite (a time,
+    a skew or a ratio that is infinite was not measured)."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
 def stamp_mapping(v) -> dict:
     """A per-host stamp (`host_platforms`, `host_accelerators`) as a dict: as recorded, or from
     its JSON text after tidying."""
