@@ -199,3 +199,29 @@ def test_the_factor_figure_names_the_levels_of_merged_campaigns_read_from_their_
     seen = _drawn(monkeypatch, F.fig_factors, stats, samples, tmp_path / "fig")
     assert seen["legend"] == ["Hadoop topology: a rack per physical host"]
     assert sum("vs Hadoop topology: one rack" in t for t in seen["ticks"]) == 2
+
+
+def test_a_level_has_one_colour_in_every_panel_of_the_factor_figure(monkeypatch, tmp_path):
+    """A level missing from one panel (the network study timed no TeraGen here) must not shift the
+    other levels' colours in that panel away from the legend's, which takes each level's first."""
+    from vbench.paper import figures as F
+
+    rows = [
+        *([*r[:3], "terasort_time", *r[4:]] for r in _factor_rows()),  # both studies
+        *_factor_rows((("network", "bridge", ("nat", "bridge+nat")),)),  # TeraGen: the network's only
+    ]
+    colours: dict[str, set] = {}
+
+    def keep(fig, axes, out_dir, name):
+        assert len(axes) == 2
+        for ax in axes:
+            for bars in ax.containers:
+                if getattr(bars, "patches", None):
+                    colours.setdefault(bars.get_label(), set()).add(bars.patches[0].get_facecolor())
+        return F.style.save(fig, out_dir, name)
+
+    monkeypatch.setattr(F, "_finish", keep)
+    assert F.fig_factors(_stats(rows), _factor_samples(), tmp_path)
+    assert {"network: NAT", "network: bridge + NAT"} <= set(colours)
+    assert all(len(c) == 1 for c in colours.values()), colours
+    assert len({next(iter(c)) for c in colours.values()}) == len(colours)  # and each level its own

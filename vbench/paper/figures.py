@@ -22,6 +22,7 @@ from vbench.explore.figures import MONITOR_PANELS, plot_counters
 from vbench.monitor.monitor import one_per_counter
 from vbench.stats.compare import LEVEL
 from vbench.stats.keys import natural_key
+from vbench.stats.table.groups import BLOCK_MEANS
 from vbench.stats.tidy import plain, split_size_key
 from vbench.wording import level_label
 
@@ -199,9 +200,26 @@ def legend_columns(labels: list[str], most: int = 4, width_chars: int = LEGEND_C
     return 1
 
 
+#: The columns that name one group of the statistics table: its rows differ by statistic and method.
+_GROUP = ["experiment", "platform", "benchmark", "metric", "size"]
+
+
+def _mean_series(stats: R.StatisticsLookup, experiment: str, benchmark: str, metric: str) -> pd.DataFrame:
+    """Each group's mean with its interval over its blocks' means, the design's unit, where the
+    campaign recorded two blocks or more, else Student-t over its runs: the tables' rule
+    (`vbench.paper.results.block_mean_row`). Runs of one block share its cluster instance; counted
+    as independent samples, they would draw bars narrower than the design can claim."""
+    t = _series(stats, experiment, benchmark, metric)
+    blocks = _series(stats, experiment, benchmark, metric, method=BLOCK_MEANS)
+    if blocks.empty or t.empty:
+        return t if blocks.empty else blocks
+    both = pd.concat([blocks, t])
+    return both[~both.duplicated(subset=_GROUP, keep="first")]
+
+
 def _sized(stats, experiment, benchmark, panels) -> list[tuple[pd.DataFrame, str]]:
     """(the metric's series where its size is known, title) of each (metric, title) panel that has any."""
-    data = [(_series(stats, experiment, benchmark, m), t) for m, t in panels]
+    data = [(_mean_series(stats, experiment, benchmark, m), t) for m, t in panels]
     data = [(d[d["x"].notna()], t) for d, t in data if not d.empty]
     return [(d, t) for d, t in data if not d.empty]
 
@@ -310,8 +328,13 @@ _SIZED_FIGURES: dict[str, tuple[Callable, str]] = {
 
 def figure_caption(name: str, stats: R.StatisticsLookup, caption: str | None = None) -> str:
     """The caption of figure `name` (`FIGURES`'), saying what is drawn: a figure against a size axis
-    whose panels each have one size draws a point per platform at that size, and says so."""
+    whose panels each have one size draws a point per platform at that size, and says so; the
+    factors' figure speaks of hatched bars only where it draws one."""
     caption = FIGURES[name][2] if caption is None else caption
+    if name == "factors":
+        r = _factor_rows(stats)
+        hatched = (r["ci_low"].isna() | r["ci_high"].isna()).any()
+        return caption if hatched else caption.replace(_FACTORS_HATCH, "")
     if name not in _SIZED_FIGURES or stats is None or stats.empty:
         return caption
     panels, against = _SIZED_FIGURES[name]
@@ -446,37 +469,55 @@ def level_labels(samples: pd.DataFrame | None) -> dict[tuple[str, str], str]:
     }
 
 
+#: fig_factors' panels: (metric, title), in order.
+_FACTOR_PANELS = (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("job_wall_time", "WordCount"))
+#: fig_factors' caption's sentence on hatched bars: said only where one is drawn (`figure_caption`).
+_FACTORS_HATCH = (
+    "; hatched bars have no interval (fewer than two runs, or an interval unbounded because the "
+    "baseline's runs vary too much)"
+)
+
+
+def _factor_rows(stats: R.StatisticsLookup) -> pd.DataFrame:
+    """fig_factors' bars: each comparison of a level with its factor's baseline that has an estimate,
+    in the figure's panels' metrics (no row when there is none). Pure."""
+    if stats is None or stats.empty or "baseline" not in stats.table.columns:
+        return pd.DataFrame(columns=["metric", "estimate", "ci_low", "ci_high"])
+    r = R.comparison_rows(stats)
+    if r.empty:
+        return pd.DataFrame(columns=["metric", "estimate", "ci_low", "ci_high"])
+    r = r[(r["baseline"].astype(str) != BASELINE) & r["estimate"].notna()]
+    return r[r["metric"].isin([m for m, _t in _FACTOR_PANELS])]
+
+
 def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path) -> list[Path]:
     """Time normalised to a factor level's baseline (e.g. network mode vs bridge) per cell of the
     other factors (e.g. VMs per host), 95 % CIs of the ratio (Jeong et al. Figs. 6 and 8, VMware's
     VMs per host): the studies whose design compares environment factors, not platforms."""
-    if stats is None or stats.empty or "baseline" not in stats.table.columns:
-        return []
-    r = R.comparison_rows(stats)
-    if r.empty:
-        return []
-    r = r[(r["baseline"].astype(str) != BASELINE) & r["estimate"].notna()]
-    panels = [
-        (m, t)
-        for m, t in (("teragen_time", "TeraGen"), ("terasort_time", "TeraSort"), ("job_wall_time", "WordCount"))
-        if (r["metric"] == m).any()
-    ]
+    r = _factor_rows(stats)
+    panels = [(m, t) for m, t in _FACTOR_PANELS if (r["metric"] == m).any()]
     if not panels:
         return []
     named = level_labels(samples)
+
+    def level_names(d: pd.DataFrame) -> list[str]:
+        return [named.get(k, k[1]) for k in zip(d["experiment"].astype(str), d["platform"].astype(str))]
+
+    # One colour per level across the panels: a level missing from one panel (TeraGen has no
+    # WordCount cells) must not shift the others' colours away from the legend's.
+    every_level = sorted(set(level_names(r[r["metric"].isin([m for m, _t in panels])])), key=natural_key)
     style.apply()
     fig, axes = style.figure(len(panels), height=2.6)
     for ax, (metric, title) in zip(axes, panels):
         d = r[r["metric"] == metric]
         experiments = d["experiment"].astype(str)
-        level_names = [named.get(k, k[1]) for k in zip(experiments, d["platform"].astype(str))]
         base_names = [named.get(k, k[1]) for k in zip(experiments, d["baseline"].astype(str))]
         # A cell is one experiment's size and baseline: two studies (or two runs of one design)
         # may share a size and a level name, and each is normalised to its own baseline.
         # Named by campaign, never by the statistics' `<experiment>@<campaign>` key.
         names = {e: R.experiment_name(samples, e) for e in experiments.unique()}
         cell = experiments.map(names) + ", " + d["size"].astype(str) + ", vs " + pd.Series(base_names, index=d.index)
-        d = d.assign(_cell=cell.to_numpy(), _level=level_names, _base=base_names)
+        d = d.assign(_cell=cell.to_numpy(), _level=level_names(d), _base=base_names)
         cells = sorted(d["_cell"].unique(), key=natural_key)
         levels = sorted(d["_level"].unique(), key=natural_key)
         bases = sorted(d["_base"].unique(), key=natural_key)
@@ -484,7 +525,8 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
         in_cell = d.groupby("_cell")["_level"].agg(set)
         present = {c: [lv for lv in levels if lv in in_cell[c]] for c in cells}
         width = 0.8 / max(max(len(v) for v in present.values()), 1)
-        for i, level in enumerate(levels):
+        for level in levels:
+            i = every_level.index(level)
             s = d[d["_level"] == level].set_index("_cell")
             s = s.reindex(cells).dropna(subset=["estimate"])
             xs = np.array(
@@ -577,25 +619,29 @@ def fig_sandbox(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
     return _finish(fig, [ax], out_dir, "sandbox")
 
 
+#: What the intervals of the figures of means are over (`_mean_series`).
+_OVER_BLOCKS = " over the blocks' means, the design's unit (over the runs where a campaign recorded one block)."
+
 #: Every figure: name -> (function, label, caption, what it follows).
 FIGURES: dict[str, tuple[Callable, str, str, str]] = {
     "wordcount": (
         fig_wordcount,
         "fig:wordcount",
-        r"WordCount job time against input size per platform; bars are 95\,\% Student-$t$ intervals.",
+        r"WordCount job time against input size per platform; bars are 95\,\% Student-$t$ intervals" + _OVER_BLOCKS,
         "Vasconcelos & Freitas Fig. 1; Xavier et al. Fig. 3",
     ),
     "terasort": (
         fig_terasort,
         "fig:terasort",
-        r"TeraGen, TeraSort and TeraValidate elapsed time against data size; bars are 95\,\% Student-$t$ intervals.",
+        r"TeraGen, TeraSort and TeraValidate elapsed time against data size; bars are 95\,\% Student-$t$ intervals"
+        + _OVER_BLOCKS,
         "Vasconcelos & Freitas Fig. 2; Xavier et al. Fig. 4",
     ),
     "dfsio": (
         fig_dfsio,
         "fig:dfsio",
         r"TestDFSIO write and read throughput against file size (line style: HDFS replication); "
-        r"bars are 95\,\% Student-$t$ intervals.",
+        r"bars are 95\,\% Student-$t$ intervals" + _OVER_BLOCKS,
         "Vasconcelos & Freitas Fig. 3; Xavier et al. Figs. 1-2",
     ),
     "normalised": (
@@ -618,8 +664,9 @@ FIGURES: dict[str, tuple[Callable, str, str, str]] = {
         "fig:factors",
         r"Execution time normalised to the baseline level of the compared factor (e.g.\ the bridged "
         r"network) in each cell of the other factors (e.g.\ VMs per physical host, data size); bars are "
-        r"95\,\% intervals of the ratio (paired by block where the runs are paired, Fieller's otherwise); hatched bars have no interval (fewer than two "
-        r"runs, or an interval unbounded because the baseline's runs vary too much).",
+        r"95\,\% intervals of the ratio (paired by block where the runs are paired, Fieller's otherwise)"
+        + _FACTORS_HATCH
+        + ".",
         "Jeong et al. Figs. 6 and 8; VMware, VMs per host",
     ),
     "sandbox": (
