@@ -23,6 +23,11 @@ def count(n: int | float, singular: str, plural: str | None = None) -> str:
     return f"{n} {noun(n, singular, plural)}"
 
 
+def was(n: int | float) -> str:
+    """The verb that agrees with a count: "1 was", "2 were", "0 were" (never "1 were")."""
+    return "was" if n == 1 else "were"
+
+
 # --- names as a reader knows them (issue #54 item 3) ----------------------------------------------
 # vbench's names are identifiers (`lxc`, `vms_per_host`, `native~aa`); the paper prints the names
 # below instead, and this is the one place they live: vbench.paper.style labels figures with them,

@@ -71,6 +71,32 @@ def test_cell_of_a_known_table(first):
     assert 1.4 < ratio < 1.8
 
 
+def test_the_findings_summary_is_written_from_the_delta_rows_and_counted_as_a_table(first):
+    import pandas as pd
+
+    from vbench.paper.delta import VERDICT_TEX
+
+    gen = first.out_dir / "generated"
+    delta = pd.read_csv(gen / "delta.csv")
+    verdict_of = {tex: v for v, tex in VERDICT_TEX.items()}
+
+    def rows(tex: str) -> dict[str, list[str]]:
+        split = (re.split(r"(?<!\\)&", ln[:-2]) for ln in tex.splitlines() if ln.endswith(r"\\"))
+        return {c[0].strip(): [x.strip() for x in c] for c in split if c[0].strip() in set(delta["id"])}
+
+    summary = rows((gen / "tables" / "findings_summary.tex").read_text())
+    long = rows((gen / "delta.tex").read_text())
+    assert list(summary) == list(delta["id"]) == list(long)
+    for fid, verdict in zip(delta["id"], delta["verdict"]):
+        assert verdict_of[summary[fid][-1].split(r"\newline")[0].strip()] == verdict, fid
+        assert summary[fid][4] == long[fid][5], fid
+    assert "findings_summary" in first.tables_with_data
+    macros = (gen / "macros.tex").read_text()
+    assert r"\newcommand{\vbHasTableFindingsSummary}{1}" in macros
+    n_tables = len(first.tables_with_data) + len(first.tables_absent)
+    assert rf"\newcommand{{\vbNumTables}}{{{n_tables}}}" in macros
+
+
 @pytest.mark.skipif(
     not latex_available(), reason="latexmk/pdflatex/bibtex not installed (scripts/setup.sh installs TeX)"
 )

@@ -94,6 +94,7 @@ TEXT_CHECKS = [
     ("no campaign ids in sentences", V.campaign_ids),
     ("no internal notes in references, captions or text", V.internal_notes),
     ("no cost of 100 % or more in the abstract", V.percent_multiples),
+    ("no '1 were', no sentences glued at a full stop", V.sentence_slips),
 ]
 
 
@@ -256,6 +257,17 @@ def test_campaign_ids_are_caught_even_in_code_font():
     assert V.campaign_ids(p) == [
         "abstract: campaign id 'platforms@xavier2014-oci' in ...TeraSort (platforms@xavier2014-oci) by 2 %..."
     ]
+
+
+def test_one_were_and_sentences_glued_at_a_full_stop_are_caught():
+    macros = {"vbQuoted": "The ratio was 1.0 on the ratio."}
+    # A macro at a line's end eats the line break, as TeX does: the next sentence is glued on.
+    glued = _paper(prose=V.expand("It ran. \\vbQuoted\nWordCount took 5 s.", macros))
+    assert [f.split(" in ")[0] for f in V.sentence_slips(glued)] == ["prose: no space after a full stop"]
+    assert V.sentence_slips(_paper(prose=V.expand("It ran. \\vbQuoted{}\nWordCount took 5 s.", macros))) == []
+    p = _paper(abstract="Of 28 findings, 1 were reproduced and 11 were not", prose="Xavier et al.K and e.g.\\ Table 1.")
+    assert [f.split(" in ")[0] for f in V.sentence_slips(p)] == ["abstract: '1 were'"]
+    assert V.sentence_slips(_paper(abstract="Of 28 findings, 1 was reproduced and 21 were not")) == []
 
 
 def test_internal_notes_in_captions_references_and_text():

@@ -12,6 +12,7 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
     generated/figures/*.pdf|png one pair per figure with data (vbench.paper.figures.FIGURES)
     generated/figures/*.tex     the figure environment, or a "not measured" note
     generated/delta.tex         the reproduction delta (vbench.paper.delta), delta.csv as data
+    generated/tables/findings_summary.tex  its summary in the introduction (vbench.paper.delta_summary)
     generated/stats.csv         the statistics table the paper drew from
     generated/costs.tex         the cost model's section (vbench.paper.costs): with a fit campaign,
                                 its prose, tables/costs.tex, figures/costs.*, costs.csv and
@@ -42,6 +43,7 @@ from vbench.stats.warmup import measured_samples
 
 from vbench.paper import costs as C
 from vbench.paper import delta as D
+from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
 from vbench.paper.tables import TABLES
 from vbench.paper.tables.grid import has_data
@@ -219,6 +221,9 @@ def generate(
     _write(gen / "delta.tex", D.delta_table_tex(rows, published, cfg.conf), written)
     # The reproduction delta is a table of the paper too (tab:delta): counted where the text counts tables.
     has_table["delta"] = bool(rows)
+    # Its summary in the introduction (tab:findings-summary), from the same rows: a table of its own.
+    _write(gen / "tables" / f"{S.NAME}.tex", S.findings_summary_tex(rows, published, cfg.conf), written)
+    has_table[S.NAME] = bool(rows)
     _write(
         gen / "delta.csv", D.delta_frame(rows).to_csv(index=False, float_format="%.10g", lineterminator="\n"), written
     )

@@ -889,12 +889,24 @@ def breakable(tex: str) -> str:
     return re.sub(r"(?<=[A-Za-z])(\.|\\_|=)(?=[A-Za-z])", lambda m: m[1] + r"\allowbreak{}", tex)
 
 
-_VERDICT_TEX = {
+#: A verdict as both delta tables print it (`delta_table_tex`, `vbench.paper.delta_summary`).
+VERDICT_TEX = {
     REPRODUCED: r"\textbf{reproduced}",
     CONTRADICTED: r"\textbf{contradicted}",
     INCONCLUSIVE: "inconclusive",
     NOT_MEASURED_VERDICT: r"\emph{not measured}",
 }
+
+
+def ratio_cell(r: DeltaRow) -> str:
+    """A row's ratio A/B with its interval as both delta tables print it (the long one and the
+    summary, `vbench.paper.delta_summary`): $^{p}$ marks an interval paired by block."""
+    if r.ratio is None:
+        return NOT_MEASURED
+    text = interval_text(r.ratio, r.low, r.high)
+    if r.method and r.method != FIELLER:
+        text += r"$^{p}$"
+    return text
 
 
 def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.95) -> str:
@@ -925,10 +937,8 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
     for r in rows:
         f = r.finding
         study = published.studies[f.study]
-        ratio = NOT_MEASURED if r.ratio is None else interval_text(r.ratio, r.low, r.high)
-        if r.ratio is not None and r.method and r.method != FIELLER:
-            ratio += r"$^{p}$"
-        verdict = _VERDICT_TEX[r.verdict]
+        ratio = ratio_cell(r)
+        verdict = VERDICT_TEX[r.verdict]
         if r.verdict != NOT_MEASURED_VERDICT and not r.tested:
             verdict += r" \newline {\scriptsize (stand-ins only)}"
         if r.reason:

@@ -30,6 +30,7 @@ from vbench.stats.table.rows import ALPHA
 from vbench.paper import abstract as A
 from vbench.paper.fmt import and_list, sig_digits, tex_escape
 from vbench.paper.results import StatisticsLookup
+from vbench.wording import was
 
 
 @dataclass(frozen=True)
@@ -77,16 +78,11 @@ def tally_sentence(t: Tally, baseline: str, equivalence_pct: str) -> str:
         " (" + and_list([f"{n} in {A.benchmark_name(b)}" for b, n in t.differ_by_benchmark]) + ")" if t.differ else ""
     )
     return (
-        f"Across the campaigns, {who} {_was(len(t.platforms))} compared with {A.reader_name(baseline)}, paired "
+        f"Across the campaigns, {who} {was(len(t.platforms))} compared with {A.reader_name(baseline)}, paired "
         f"by block, on {t.compared} metrics and cells: {t.differ} differed after Holm's correction{where}, "
-        rf"{t.equivalent} {_was(t.equivalent)} shown within $\pm${equivalence_pct}\,\% of "
-        f"{A.reader_name(baseline)}, and the other {t.neither} {_was(t.neither)} neither."
+        rf"{t.equivalent} {was(t.equivalent)} shown within $\pm${equivalence_pct}\,\% of "
+        f"{A.reader_name(baseline)}, and the other {t.neither} {was(t.neither)} neither."
     )
-
-
-def _was(n: int) -> str:
-    """The verb that agrees with a count: "1 was", "2 were" (never "1 were")."""
-    return "was" if n == 1 else "were"
 
 
 def expected_by_chance(checks: int, conf: float) -> str:

@@ -51,7 +51,7 @@ from vbench.paper.fmt import (
     size_display,
     tex_escape,
 )
-from vbench.wording import factor_name, level_name
+from vbench.wording import factor_name, level_name, was
 
 
 @dataclass(frozen=True)
@@ -494,6 +494,9 @@ def macros_tex(ctx: MacroContext) -> str:
     for v in VERDICTS:
         m[macro_name("Delta", v)] = str(k[v])
     m["vbDeltaStandIns"] = str(k[STAND_INS])
+    # The abstract's verbs agree with its counts ("1 was reproduced", never "1 were").
+    m["vbDeltaReproducedWas"] = was(k[REPRODUCED])
+    m["vbDeltaStandInsWas"] = was(k[STAND_INS])
     alone = counts(ctx.delta, alone=True)
     for v in (REPRODUCED, CONTRADICTED):
         m[macro_name("Delta", "alone", v)] = str(alone[v])

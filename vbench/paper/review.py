@@ -117,7 +117,9 @@ def expand(tex: str, macros: dict[str, str]) -> str:
                 pos = i
             else:
                 out.append(_after_control_word(out, macros.get(m[1], m[0])))
-                pos = m.end()
+                # TeX skips the blanks after a control word, a line's end among them: "\\vbX\nNext"
+                # prints the value glued to "Next" ("ratio.Next"), where "\\vbX{}" keeps the space.
+                pos = _skip_blanks(tex, m.end()) if m[1] in macros else m.end()
         out.append(tex[pos:])
         new = "".join(out)
         if new == tex:
@@ -134,6 +136,18 @@ def _after_control_word(out: list[str], value: str) -> str:
     if value[:1].isalpha() and re.search(r"(?<!\\)(?:\\\\)*\\[A-Za-z]+$", before):
         return " " + value
     return value
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    """Past the spaces and one line end after a control word, as TeX reads them; a blank line after
+    it (a paragraph's end) stays."""
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i < len(text) and text[i] == "\n":
+        i += 1
+        while i < len(text) and text[i] in " \t":
+            i += 1
+    return i
 
 
 def _skip_space(text: str, i: int) -> int:
@@ -325,6 +339,28 @@ def internal_notes(paper: Paper) -> list[str]:
         text = plain(tex)
         for pattern, what in INTERNAL_NOTES:
             out += [f"{where}: {what}, {_context(text, m.start(), m.end())}" for m in pattern.finditer(text)]
+    return out
+
+
+#: "1 were reproduced": a count of one with a plural verb, from a sentence that did not count.
+_ONE_WERE = re.compile(r"(?<![\d.,])\b1\s+were\b")
+#: "ratio.WordCount": the next sentence glued to a full stop, as TeX leaves it when a macro at a
+#: line's end eats the line break. Two lower-case letters before the stop, so that "et al.K" and
+#: initials do not count, and an upper-case letter with a lower-case one after it.
+_GLUED = re.compile(r"[a-z]{2}\.(?=[A-Z][a-z])")
+
+
+def sentence_slips(paper: Paper) -> list[str]:
+    """Slips a generated sentence makes and a reader sees at once, in sentences: "1 were" and two
+    sentences glued at a full stop."""
+    out = []
+    for where, tex in _parts(paper):
+        text = plain(tex)
+        out += [f"{where}: '1 were' in {_context(text, m.start(), m.end())}" for m in _ONE_WERE.finditer(text)]
+        out += [
+            f"{where}: no space after a full stop in {_context(text, m.start(), m.end())}"
+            for m in _GLUED.finditer(text)
+        ]
     return out
 
 
