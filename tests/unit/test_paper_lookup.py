@@ -61,3 +61,26 @@ def test_the_record_drops_the_tables_attrs():
     t = _table(10, 0)
     t.attrs = {"problems": ["x"]}
     assert R.lookup_of(t).table.attrs == {} and t.attrs == {"problems": ["x"]}
+
+
+def test_a_lookup_finds_the_rows_a_scan_of_every_column_finds():
+    """`rows` intersects each named column's positions (`StatisticsLookup.positions`): the rows, in
+    the table's order, that comparing every row's text finds, none where a value or column is not."""
+    from tests.unit.test_paper_reader_names import _factor_rows, _stats
+
+    stats = _stats(_factor_rows() + _factor_rows((("network", "bridge", ("nat",)),)))
+    table = stats.table
+    for where in (
+        {"experiment": "network"},
+        {"experiment": "network", "platform": "nat"},
+        {"metric": "teragen_time", "size": "64MB", "platform": "4"},
+        {"experiment": "vms-per-host", "platform": None},
+        {"experiment": "nowhere"},
+    ):
+        scan = table
+        for col, val in where.items():
+            if val is not None:
+                scan = scan[scan[col].astype(str) == val]
+        assert R.rows(stats, **where).index.tolist() == scan.index.tolist(), where
+    assert R.rows(stats, no_such_column="x").empty
+    assert len(R.rows(stats)) == len(table)
