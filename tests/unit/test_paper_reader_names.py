@@ -225,3 +225,35 @@ def test_a_level_has_one_colour_in_every_panel_of_the_factor_figure(monkeypatch,
     assert {"network: NAT", "network: bridge + NAT"} <= set(colours)
     assert all(len(c) == 1 for c in colours.values()), colours
     assert len({next(iter(c)) for c in colours.values()}) == len(colours)  # and each level its own
+
+
+def test_the_factor_figures_tick_labels_do_not_overlap(monkeypatch, tmp_path):
+    """Five cells named by long campaign names in one panel, two in the other: each panel is as wide
+    as its cells need and each label wrapped to its cell, so no two neighbours' labels touch."""
+    from vbench.paper import figures as F
+
+    names = [
+        "jeong2017",
+        "jeong2017-racks",
+        "jeong2017-racks-confirm",
+        "jeong2017-racks-nospec",
+        "vmware2015-vms-per-host",
+    ]
+    rows = [
+        _row(name, "rack", metric, "ratio_to_baseline", "fieller", 0.9, baseline="flat", size="256MB")
+        for metric, chosen in (("teragen_time", names), ("terasort_time", names[:1] + names[-1:]))
+        for name in chosen
+    ]
+    gaps: list[float] = []
+
+    def keep(fig, axes, out_dir, name):
+        renderer = fig.canvas.get_renderer()
+        fig.canvas.draw()
+        for ax in axes:
+            boxes = sorted((t.get_window_extent(renderer) for t in ax.get_xticklabels()), key=lambda b: b.x0)
+            gaps.extend(b.x0 - a.x1 for a, b in zip(boxes, boxes[1:]))
+        return F.style.save(fig, out_dir, name)
+
+    monkeypatch.setattr(F, "_finish", keep)
+    assert F.fig_factors(_stats(rows), None, tmp_path)
+    assert len(gaps) == 4 + 1 and min(gaps) > 0, gaps

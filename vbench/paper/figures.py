@@ -506,8 +506,11 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
     # One colour per level across the panels: a level missing from one panel (TeraGen has no
     # WordCount cells) must not shift the others' colours away from the legend's.
     every_level = sorted(set(level_names(r[r["metric"].isin([m for m, _t in panels])])), key=natural_key)
+    # Each panel as wide as its cells need, so that every cell's label has the same room.
+    n_cells = [max(r[r["metric"] == m].groupby(["experiment", "size", "baseline"]).ngroups, 2) for m, _t in panels]
+    label_width = max(10, 90 // sum(n_cells))
     style.apply()
-    fig, axes = style.figure(len(panels), height=2.6)
+    fig, axes = style.figure(len(panels), height=2.6, widths=n_cells)
     for ax, (metric, title) in zip(axes, panels):
         d = r[r["metric"] == metric]
         experiments = d["experiment"].astype(str)
@@ -555,7 +558,7 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
             )
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xticks(range(len(cells)))
-        ax.set_xticklabels([_tick_label(c) for c in cells], fontsize=6)
+        ax.set_xticklabels([_tick_label(c, label_width) for c in cells], fontsize=6)
         ax.set_ylabel(f"time / time at {bases[0]}" if len(bases) == 1 else "ratio to baseline")
         ax.set_title(title)
     return _finish(fig, axes, out_dir, "factors")

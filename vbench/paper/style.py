@@ -84,8 +84,10 @@ def label(platform: str) -> str:
     return platform_label(platform)
 
 
-def figure(ncols: int = 1, height: float = HEIGHT, width: float = WIDTH):
-    fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False, layout="constrained")
+def figure(ncols: int = 1, height: float = HEIGHT, width: float = WIDTH, widths: list[float] | None = None):
+    """A row of `ncols` panels, as wide as one another or in the ratios `widths`."""
+    grid = {"width_ratios": widths} if widths else None
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False, layout="constrained", gridspec_kw=grid)
     return fig, list(axes[0])
 
 
