@@ -5,6 +5,7 @@ platforms. Each test builds the samples table by hand in the form the paper hand
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +78,16 @@ def test_the_table_prints_the_class_and_the_command_of_untested_findings():
     rows = D.reproduction_delta(PUBLISHED, pd.DataFrame())
     tex = D.delta_table_tex(rows, PUBLISHED)
     assert tex.count("needs: ") == len(PUBLISHED.findings)
-    assert tex.count("To test") == len(PUBLISHED.findings)  # nothing measured: every row has its command
+    # Nothing measured: every finding is named under one command, each command printed once.
+    commands = {(f.test.command, f.test.machine or "") for f in PUBLISHED.findings}
+    assert tex.count("To test") == len(commands) < len(PUBLISHED.findings)
+    named = []
+    for ids in re.findall(r"To test ([^(:]+?)(?: \(on |: )", tex):
+        for part in ids.split(", "):
+            first, _, last = part.partition("--")
+            prefix = first.rstrip("0123456789")
+            named += [f"{prefix}{n}" for n in range(int(first[len(prefix) :]), int((last or first)[len(prefix) :]) + 1)]
+    assert sorted(named) == sorted(f.id for f in PUBLISHED.findings)
     assert r"params/\allowbreak{}inventories/\allowbreak{}vmware2015.yaml" in tex
     assert "a patched kernel" in tex and "a cluster of the study" in tex
     frame = D.delta_frame(rows)
@@ -361,3 +371,9 @@ def test_whole_number_levels_are_named_as_whole_numbers():
     # Merged with campaigns that lack the factor, the column has gaps and holds floats: 1.0, 2.0.
     df = pd.DataFrame({"platform": ["native"] * 3, "factor.vms_per_host": [1.0, 2.0, 4.0], "value": [1, 2, 3]})
     assert compared_levels(comparison_view(df, ["vms_per_host"])) == {"vms_per_host": ["1", "2", "4"]}
+
+
+def test_finding_ids_are_named_as_ranges_of_one_studys_consecutive_numbers():
+    assert D.id_ranges(["V1", "V2", "V3", "V5", "V6", "X1", "J3"]) == "V1--V3, V5--V6, X1, J3"
+    assert D.id_ranges(["V2", "V4"]) == "V2, V4" and D.id_ranges(["W1"]) == "W1"
+    assert D.id_ranges(["X9", "V10", "V11"]) == "X9, V10--V11"

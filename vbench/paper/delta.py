@@ -934,6 +934,14 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
         r"\bottomrule",
         r"\endfoot",
     ]
+    # One command tests every untested finding of its design: printed once, under the last of them,
+    # naming them all (it stood under each of the ten Vasconcelos rows, a page of one line).
+    untested: dict[tuple[str, str], list[str]] = {}
+    last_of: dict[tuple[str, str], DeltaRow] = {}
+    for r in rows:
+        if not r.tested:
+            untested.setdefault(_command_key(r.finding.test), []).append(r.finding.id)
+            last_of[_command_key(r.finding.test)] = r
     for r in rows:
         f = r.finding
         study = published.studies[f.study]
@@ -964,8 +972,8 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             )
             + r" \\"
         )
-        if not r.tested:
-            lines.append(_command_row(f.test, len(widths)))
+        if not r.tested and r is last_of[_command_key(f.test)]:
+            lines.append(_command_row(f.test, len(widths), untested[_command_key(f.test)]))
     lines += [r"\end{longtable}", r"\endgroup"]
     return "\n".join(lines) + "\n"
 
@@ -989,13 +997,31 @@ def settle_text(r: DeltaRow) -> str:
     )
 
 
-def _command_row(test: Test, ncols: int) -> str:
-    """The command that tests an untested finding, as a full-width line under its row."""
+def _command_key(test: Test) -> tuple[str, str]:
+    return test.command, test.machine or ""
+
+
+def id_ranges(ids: list[str]) -> str:
+    """Finding ids as a reader takes them in: runs of one study's consecutive numbers as ranges
+    ("V1--V3, V5"), in the order given. Pure."""
+    runs: list[list[str]] = []  # each run: its ids, consecutive numbers of one prefix
+    for i in ids:
+        m = re.fullmatch(r"([A-Za-z]+)(\d+)", i)
+        prev = re.fullmatch(r"([A-Za-z]+)(\d+)", runs[-1][-1]) if runs else None
+        if m and prev and prev[1] == m[1] and int(prev[2]) + 1 == int(m[2]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}--{run[-1]}" for run in runs)
+
+
+def _command_row(test: Test, ncols: int, ids: list[str]) -> str:
+    """The command that tests untested findings, as a full-width line under the last of them."""
     where = rf" (on {tex_escape(test.machine)})" if test.machine else ""
     command = tex_escape(test.command).replace("/", r"/\allowbreak{}")  # long paths may break at a slash
     return (
         rf"\multicolumn{{{ncols}}}{{>{{\raggedright\arraybackslash}}p{{0.97\linewidth}}}}{{\scriptsize "
-        rf"To test{where}: \texttt{{{command}}}}} \\"
+        rf"To test {tex_escape(id_ranges(ids))}{where}: \texttt{{{command}}}}} \\"
     )
 
 
