@@ -153,7 +153,8 @@ def table_overheads(stats, samples, baseline="native") -> str:
             head,
             body,
             "llcccc" + ("c" if with_aa else ""),
-            r"Each platform against the baseline, with the method that gave the interval.",
+            r"Each platform against the baseline, with the method that gave the interval. A ratio below 1 and a "
+            r"negative overhead are better.",
             "tab:overheads",
             notes,
             size=r"\footnotesize",

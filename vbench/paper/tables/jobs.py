@@ -167,7 +167,7 @@ def table_reducer_phases(stats, samples, baseline="native") -> str:
             header,
             body,
             "ll" + "c" * len(_PHASES),
-            r"Reduce-task phases per node (after Liu et al., Tables~1--2).",
+            r"Reduce-task phases per node (after Liu et al., Tables~1--2). Lower is better.",
             "tab:reducer-phases",
             notes,
         )
@@ -228,7 +228,7 @@ def table_pernode(stats, samples, baseline="native") -> str:
             ["Step", "Task", "Node", "Platform", "Tasks", "Mean", "Max", "vs others", "Failed", "Outrun"],
             body,
             "llllrrrrrr",
-            r"Task times per node of a heterogeneous cluster (after Liu et al.).",
+            r"Task times per node of a heterogeneous cluster (after Liu et al.). Lower is better.",
             "tab:pernode",
             notes,
             rules_after=tuple(rules),

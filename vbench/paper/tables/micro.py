@@ -106,7 +106,7 @@ def table_iperf(stats, samples, baseline="native") -> str:
         samples,
         baseline,
         (experiment, None),
-        r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4).",
+        r"Network throughput of iperf3 per second of a run (after Vasconcelos \& Freitas, Table~4). Higher is better.",
         "tab:iperf",
         about=r"Throughput in \unit{\mega\bit\per\second}, one row per reporting interval.",
         rules_after=(len(body) - 2,),

@@ -298,7 +298,7 @@ def table_tera_replication(stats, samples, baseline="native") -> str:
     return _tera_table(
         ["Replicas", "Platform"],
         body,
-        r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3).",
+        r"TeraSort suite with different HDFS replication (after VMware, Tables~2--3). Lower is better.",
         "tab:tera-replication",
         notes,
         size=r"\footnotesize",
@@ -359,7 +359,8 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
     return _tera_table(
         ["Platform", "Size"],
         body,
-        r"TeraSort suite against data size, with throughput (after VMware, Table~4).",
+        r"TeraSort suite against data size, with throughput (after VMware, Table~4). Lower times and "
+        r"higher throughputs are better.",
         "tab:tera-scaling",
         notes,
         size=r"\scriptsize",
