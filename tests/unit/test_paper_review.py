@@ -9,6 +9,7 @@ the planted texts below show that each check catches what it is for."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -125,6 +126,24 @@ def test_the_title_block_keeps_every_word_of_its_macros(built, paper):
 def test_the_numbers_of_tables_and_figures_said_are_those_built(paper):
     assert len(paper.labels("tab")) > 10 and len(paper.labels("fig")) > 3
     assert V.float_counts(paper) == [], _report(V.float_counts(paper))
+
+
+#: Tables that compare rather than measure, whose direction is their columns' own: the findings'
+#: ratios A/B (either way can be the claim), the testbed, the sandbox's ratios (a "better" column
+#: per metric) and the cost model's predictions (an error's sign explained in its note).
+NO_DIRECTION = {"tab:delta", "tab:findings-summary", "tab:testbed", "tab:sandbox", "tab:costs"}
+
+
+@pytest.mark.timeout(300)
+def test_every_table_of_measurements_says_which_way_is_better(paper):
+    tables = [f for f in paper.floats if re.search(r"\\label\{tab:", f)]
+    labels = [re.search(r"\\label\{(tab:[^}]*)\}", f)[1] for f in tables]
+    missing = [
+        label
+        for label, f in zip(labels, tables)
+        if label not in NO_DIRECTION and not re.search(r"is better|are better", V.plain(f))
+    ]
+    assert len(labels) > 10 and missing == [], missing
 
 
 @pytest.mark.timeout(300)
