@@ -498,6 +498,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbDeltaReproducedWas"] = was(k[REPRODUCED])
     m["vbDeltaStandInsWas"] = was(k[STAND_INS])
     alone = counts(ctx.delta, alone=True)
+    m["vbDeltaAloneReproducedWas"] = was(alone[REPRODUCED])
     for v in (REPRODUCED, CONTRADICTED):
         m[macro_name("Delta", "alone", v)] = str(alone[v])
     m["vbDeltaTested"] = str(len(ctx.delta) - k["not measured"] - k[STAND_INS])
