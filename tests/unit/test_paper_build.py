@@ -136,4 +136,7 @@ def test_warmup_runs_change_neither_the_delta_nor_the_tables(campaign, first, tm
     tables = sorted(p.name for p in (ref / "tables").glob("*.tex"))
     assert len(tables) > 5
     for table in tables:
-        assert (gen / "tables" / table).read_text() == (ref / "tables" / table).read_text(), table
+        text = (gen / "tables" / table).read_text()
+        if table == "campaigns.tex":  # names the campaign, whose copy here is called "warm"
+            text = text.replace(r"\texttt{warm}", r"\texttt{synthetic}")
+        assert text == (ref / "tables" / table).read_text(), table

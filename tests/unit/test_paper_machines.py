@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from vbench.paper.macros import machine_sentence, machines_sentence
+from vbench.paper.machines import campaigns_table_tex, machines_sentence
+from vbench.paper.macros import machine_sentence
 from vbench.stats.campaign import Campaign
 
 
@@ -16,23 +17,36 @@ def _campaign(name: str, cpu: list | None = None, facts: list[dict] | None = Non
     return Campaign(Path(name), name, samples, facts=facts or [])
 
 
-def test_campaigns_are_grouped_by_the_cpu_their_samples_or_facts_name_and_the_rest_said_unrecorded():
-    text = machines_sentence(
-        [
-            _campaign("b-new", cpu=["AMD EPYC", "AMD EPYC", None]),
-            _campaign("a-pipeline", facts=[{"cpu_model": "Intel(R) Xeon(R) Processor", "vcpus": "2"}]),
-            _campaign("c-old"),
-            _campaign("d-mixed", cpu=["AMD EPYC; Intel(R) Xeon(R) Processor"]),
-            _campaign("e-new", cpu=["AMD EPYC"]),
-        ]
+def _five() -> list[Campaign]:
+    return [
+        _campaign("b-new", cpu=["AMD EPYC", "AMD EPYC", None]),
+        _campaign("a-pipeline", facts=[{"cpu_model": "Intel(R) Xeon(R) Processor", "vcpus": "2"}]),
+        _campaign("c-old"),
+        _campaign("d-mixed", cpu=["AMD EPYC; Intel(R) Xeon(R) Processor"]),
+        _campaign("e-new", cpu=["AMD EPYC"]),
+        _campaign("e-new", cpu=["AMD EPYC"]),  # read twice (an extra campaign and a section's): counted once
+    ]
+
+
+def test_the_text_counts_campaigns_by_the_cpu_their_samples_or_facts_name_and_the_table_names_them():
+    text = machines_sentence(_five())
+    assert text.startswith(
+        "Of the 5 campaigns with samples, the hosts of 2 reported AMD EPYC, 1 reported AMD EPYC; Intel(R) Xeon(R) "
+        "Processor and 1 reported Intel(R) Xeon(R) Processor; 1 recorded no CPU model (measured before"
     )
-    assert text.startswith("The CPU model the hosts reported, by campaign: ")
-    assert r"AMD EPYC for \texttt{b-\allowbreak{}new} and \texttt{e-\allowbreak{}new}" in text
-    assert r"Intel(R) Xeon(R) Processor for \texttt{a-\allowbreak{}pipeline}" in text
-    # A campaign whose hosts were two machines is listed under both, not merged into either.
-    assert r"AMD EPYC; Intel(R) Xeon(R) Processor for \texttt{d-\allowbreak{}mixed}" in text
-    assert r"not recorded for \texttt{c-\allowbreak{}old} (measured before" in text
-    assert r"c-\allowbreak{}old" not in text.split("not recorded")[0]
+    assert r"Table~\ref{tab:campaigns}" in text and "texttt" not in text  # no campaign id in the prose
+    rows = {r.split(" & ")[0]: r.split(" & ")[1] for r in campaigns_table_tex(_five()).splitlines() if " & " in r}
+    assert rows == {
+        "Campaign": "CPU model",
+        r"\texttt{a-pipeline}": "Intel(R) Xeon(R) Processor",
+        r"\texttt{b-new}": "AMD EPYC",
+        r"\texttt{c-old}": r"\emph{not recorded}",
+        # A campaign whose hosts were two machines names both, not merged into either.
+        r"\texttt{d-mixed}": "AMD EPYC; Intel(R) Xeon(R) Processor",
+        r"\texttt{e-new}": "AMD EPYC",
+    }
+    assert list(rows)[1:] == sorted(list(rows)[1:])
+    assert r"not listed: \texttt{monitoring}" in campaigns_table_tex(_five(), ("monitoring",))
 
 
 def test_each_campaigns_median_cpu_probe_follows_each_reading_counted_once():
@@ -44,20 +58,21 @@ def test_each_campaigns_median_cpu_probe_follows_each_reading_counted_once():
         samples = pd.DataFrame(rows + rows[:1]).assign(platform="native", cpu_model="AMD EPYC")
         return Campaign(Path(name), name, samples, facts=[])
 
-    text = machines_sentence(
-        [
-            probed("usual", [(43.0, "ok"), (44.0, "waited"), (99.0, "flagged")]),
-            probed("slow-day", [(56.0, "ok"), (58.0, "ok"), (57.0, "ok")]),
-            _campaign("no-gate", cpu=["AMD EPYC"]),
-        ]
+    three = [
+        probed("usual", [(43.0, "ok"), (44.0, "waited"), (99.0, "flagged")]),
+        probed("slow-day", [(56.0, "ok"), (58.0, "ok"), (57.0, "ok")]),
+        _campaign("no-gate", cpu=["AMD EPYC"]),
+    ]
+    text = machines_sentence(three)
+    assert (
+        r"had a median from \qty{43.5}{\milli\second} to \qty{57.0}{\milli\second} by campaign (not taken in 1 campaign)."
+        in text
     )
-    probes = text.split("median by campaign: ")[1]
-    assert probes == (
-        r"\texttt{slow-\allowbreak{}day} \qty{57.0}{\milli\second} and \texttt{usual} \qty{43.5}{\milli\second}"
-        " (not taken in the other 1)."
-    )
+    probes = {r.split(" & ")[0]: r.split(" & ")[2] for r in campaigns_table_tex(three).splitlines() if " & " in r}
+    assert probes[r"\texttt{usual}"] == r"\num{43.5} \\" and probes[r"\texttt{slow-day}"] == r"\num{57.0} \\"
+    assert probes[r"\texttt{no-gate}"] == r"\textemdash \\"
     # No campaign with a probe: the sentence is the CPU models' alone.
-    assert "probe" not in machines_sentence([_campaign("no-gate", cpu=["AMD EPYC"])])
+    assert "probe" not in machines_sentence([_campaign("no-gate", cpu=["AMD EPYC"])]).split("Table")[0]
 
 
 def test_one_campaigns_machine_comes_from_its_samples_when_it_has_no_facts_file():

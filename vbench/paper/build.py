@@ -13,6 +13,7 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
     generated/figures/*.tex     the figure environment, or a "not measured" note
     generated/delta.tex         the reproduction delta (vbench.paper.delta), delta.csv as data
     generated/tables/findings_summary.tex  its summary in the introduction (vbench.paper.delta_summary)
+    generated/tables/campaigns.tex  each campaign's machine, in the appendix (vbench.paper.machines)
     generated/stats.csv         the statistics table the paper drew from
     generated/costs.tex         the cost model's section (vbench.paper.costs): with a fit campaign,
                                 its prose, tables/costs.tex, figures/costs.*, costs.csv and
@@ -45,6 +46,7 @@ from vbench.paper import costs as C
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
+from vbench.paper import machines as M
 from vbench.paper.tables import TABLES
 from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.jobs import isolation_stats
@@ -254,6 +256,11 @@ def generate(
         tex = _figure_tex(C.NAME, C.FIGURE_LABEL, C.figure_caption(costs), C.FIGURE_SOURCE, paths, note)
         _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
+    # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
+    read_campaigns = (main, *extras, *read.values())
+    others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
+    _write(gen / "tables" / f"{M.NAME}.tex", M.campaigns_table_tex(list(read_campaigns), others), written)
+    has_table[M.NAME] = True
     ctx = MacroContext(
         campaign=campaign,
         stats=stats,
@@ -268,9 +275,9 @@ def generate(
         has_table=has_table,
         has_figure=has_figure,
         sandbox=sandbox,
-        campaigns=(main, *extras, *read.values()),
+        campaigns=read_campaigns,
         # The time-series figure's campaign is read as a monitored run, not a Campaign: counted apart.
-        other_campaigns=(Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else (),
+        other_campaigns=others,
     )
     _write(gen / "macros.tex", macros_tex(ctx), written)
     return BuildResult(

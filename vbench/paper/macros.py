@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from vbench.campaign.machine_ref import samples_probe_ms
 from vbench.params import PLATFORMS
-from vbench.samples import is_aa, split_values
+from vbench.samples import is_aa
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
@@ -37,6 +36,7 @@ from vbench.paper.delta import (
     holm_family_size,
     rule_tex,
 )
+from vbench.paper.machines import machines_sentence, recorded
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (
@@ -259,20 +259,9 @@ def runs_sentence(ns: list[int]) -> str:
     return f"Each configuration ran {min(ns)} to {max(ns)} times."
 
 
-def _recorded(campaign: Campaign, key: str) -> list[str]:
-    """The distinct values of a machine fact (vbench.provenance.MACHINE_FACTS) a campaign recorded:
-    in its hosts' facts.json (the pipeline's provisioning) or stamped on its samples (every
-    campaign since the stamp; a sample of several hosts joins theirs: vbench.samples.join_values)."""
-    values = {str(f.get(key)).strip() for f in campaign.facts if f.get(key)}
-    if key in campaign.samples.columns:
-        for v in campaign.samples[key].dropna().unique():
-            values.update(split_values(v))
-    return sorted(values, key=natural_key)
-
-
 def machine_sentence(campaign: Campaign) -> str:
-    cpus = _recorded(campaign, "vcpus")
-    models = _recorded(campaign, "cpu_model")
+    cpus = recorded(campaign, "vcpus")
+    models = recorded(campaign, "cpu_model")
     if not cpus and not models:
         return "one machine (its CPU count and model were not recorded with this campaign)"
     bits = []
@@ -281,55 +270,6 @@ def machine_sentence(campaign: Campaign) -> str:
     if models:
         bits.append(tex_escape("; ".join(models)))
     return "one machine (" + ", ".join(bits) + ")" if bits else "one machine"
-
-
-def _campaign_tt(name: str) -> str:
-    """A campaign's name in typewriter type, which may break after its hyphens (typewriter type
-    does not hyphenate, and a line of such names would stick out of the column)."""
-    return r"\texttt{" + tex_escape(name).replace("-", r"-\allowbreak{}") + "}"
-
-
-def machines_sentence(campaigns: list[Campaign]) -> str:
-    """Which CPU each campaign the paper reads ran on. The machine behind a session is not always
-    the same one, and the same design's precision differed between two of them (docs/results.md),
-    so a reader can tell which figures share a machine. Pure."""
-    by_model: dict[str, list[str]] = {}
-    for c in campaigns:
-        models = _recorded(c, "cpu_model")
-        by_model.setdefault("; ".join(models) if models else "", []).append(c.name)
-    if not by_model:
-        return ""
-    parts = [
-        f"{tex_escape(model)} for " + and_list([_campaign_tt(n) for n in sorted(set(names))])
-        for model, names in sorted(by_model.items())
-        if model
-    ]
-    unknown = sorted(set(by_model.get("", [])))
-    if unknown:
-        parts.append(
-            "not recorded for "
-            + and_list([_campaign_tt(n) for n in unknown])
-            + " (measured before vbench stamped the CPU model on every sample)"
-        )
-    return "The CPU model the hosts reported, by campaign: " + "; ".join(parts) + "." + _probes_sentence(campaigns)
-
-
-def _probes_sentence(campaigns: list[Campaign]) -> str:
-    """Each campaign's median CPU probe: the same model of CPU is not always as fast
-    (`speculation-confirm` ran at 1.34 times the usual probe, with three times the spread:
-    docs/results.md), so a reader can tell which campaigns ran on a slow day of their machine."""
-    probes = {c.name: ms for c in campaigns if (ms := samples_probe_ms(c.samples)) is not None}
-    if not probes:
-        return ""
-    each = [_campaign_tt(n) + rf" \qty{{{ms:.1f}}}{{\milli\second}}" for n, ms in sorted(probes.items())]
-    rest = len({c.name for c in campaigns}) - len(probes)
-    return (
-        " The quiet gate's CPU probe (the same arithmetic, timed on the quiet machine before each round"
-        " or session: a slower time is a slower machine), median by campaign: "
-        + and_list(each)
-        + (f" (not taken in the other {rest})" if rest else "")
-        + "."
-    )
 
 
 def campaign_names(ctx: MacroContext) -> list[str]:
@@ -460,9 +400,9 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbMachine"] = machine_sentence(c)
     # What the machine under every host is (the threats to validity): its vCPUs, as the analysed
     # campaign's hosts saw them, and the hypervisor beneath its kernel, as any campaign recorded it.
-    vcpus = [int(v) for v in _recorded(c, "vcpus") if v.isdigit()]
+    vcpus = [int(v) for v in recorded(c, "vcpus") if v.isdigit()]
     m["vbMachineVcpus"] = counted(vcpus, "vCPU") if vcpus else r"vCPUs \emph{not recorded}"
-    m["vbHypervisor"] = D.hypervisor_text([v for x in (ctx.campaigns or (c,)) for v in _recorded(x, "virt_vm")])
+    m["vbHypervisor"] = D.hypervisor_text([v for x in (ctx.campaigns or (c,)) for v in recorded(x, "virt_vm")])
     m["vbHasHypervisor"] = "1" if m["vbHypervisor"] else "0"
     m["vbMachinesSentence"] = machines_sentence(list(ctx.campaigns or (c,)))
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()

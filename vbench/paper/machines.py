@@ -1,0 +1,113 @@
+"""Which machine each campaign the paper reads ran on (the threats section's sentence and the
+appendix's `tab:campaigns`). The machine behind a working session is not always the same one, and
+the same design's precision differed between two of them (docs/results.md), so a reader can tell
+which figures share a machine: each campaign's CPU model as its hosts reported it, and the quiet
+gate's median CPU probe, since the same model of CPU is not always as fast (`speculation-confirm`
+ran at 1.34 times the usual probe, with three times the spread). The sentence counts; the table
+names the campaigns, so the prose carries no list of campaign ids (issue #54). Pure.
+"""
+
+from __future__ import annotations
+
+from vbench.campaign.machine_ref import samples_probe_ms
+from vbench.samples import split_values
+from vbench.stats.campaign import Campaign
+from vbench.stats.keys import natural_key
+from vbench.wording import count
+
+from vbench.paper.fmt import and_list, tex_escape
+
+NAME, LABEL = "campaigns", "tab:campaigns"
+#: Why a campaign has no CPU model: it is older than the stamp.
+UNRECORDED = "not recorded"
+
+
+def recorded(campaign: Campaign, key: str) -> list[str]:
+    """The distinct values of a machine fact (vbench.provenance.MACHINE_FACTS) a campaign recorded:
+    in its hosts' facts.json (the pipeline's provisioning) or stamped on its samples (every
+    campaign since the stamp; a sample of several hosts joins theirs: vbench.samples.join_values)."""
+    values = {str(f.get(key)).strip() for f in campaign.facts if f.get(key)}
+    if key in campaign.samples.columns:
+        for v in campaign.samples[key].dropna().unique():
+            values.update(split_values(v))
+    return sorted(values, key=natural_key)
+
+
+def cpu_model(campaign: Campaign) -> str:
+    """The campaign's CPU model ("" where none was recorded); a campaign whose hosts were two
+    machines names both, joined, under neither alone."""
+    return "; ".join(recorded(campaign, "cpu_model"))
+
+
+def _distinct(campaigns: list[Campaign]) -> list[Campaign]:
+    seen: dict[str, Campaign] = {}
+    for c in campaigns:
+        seen.setdefault(c.name, c)
+    return [seen[n] for n in sorted(seen, key=natural_key)]
+
+
+def machines_sentence(campaigns: list[Campaign]) -> str:
+    """The threats section's count of machines: how many campaigns each CPU model ran, how many
+    recorded none, and the range of the campaigns' median CPU probes, pointing to the table."""
+    campaigns = _distinct(campaigns)
+    if not campaigns:
+        return ""
+    by_model: dict[str, int] = {}
+    for c in campaigns:
+        by_model[cpu_model(c)] = by_model.get(cpu_model(c), 0) + 1
+    models = [(model, n) for model, n in sorted(by_model.items()) if model]
+    sentence = f"Of the {count(len(campaigns), 'campaign')} with samples"
+    if models:
+        sentence += ", the hosts of " + and_list([f"{n} reported {tex_escape(model)}" for model, n in models])
+    if by_model.get(""):
+        sentence += (
+            f"{'; ' if models else ', '}{by_model['']} recorded no CPU model (measured before vbench stamped it"
+            " on every sample)"
+        )
+    probes = [ms for c in campaigns if (ms := samples_probe_ms(c.samples)) is not None]
+    if probes:
+        missing = len(campaigns) - len(probes)
+        sentence += (
+            "; the quiet gate's CPU probe (the same arithmetic, timed on the quiet machine before each round or"
+            " session: a slower time is a slower machine) had a median from "
+            rf"\qty{{{min(probes):.1f}}}{{\milli\second}} to \qty{{{max(probes):.1f}}}{{\milli\second}} by campaign"
+            + (f" (not taken in {count(missing, 'campaign')})" if missing else "")
+        )
+    return sentence + rf". Table~\ref{{{LABEL}}} in the appendix gives each campaign's CPU model and probe."
+
+
+def campaigns_table_tex(campaigns: list[Campaign], others: tuple[str, ...] = ()) -> str:
+    """`tab:campaigns`: each campaign the paper reads samples of, its hosts' CPU model and its median
+    CPU probe; `others`, campaigns read otherwise (the monitored run's time series), in its note."""
+    rows = []
+    for c in _distinct(campaigns):
+        ms = samples_probe_ms(c.samples)
+        probe = rf"\num{{{ms:.1f}}}" if ms is not None else r"\textemdash"
+        model = tex_escape(cpu_model(c)) or rf"\emph{{{UNRECORDED}}}"
+        rows.append(rf"\texttt{{{tex_escape(c.name)}}} & {model} & {probe} \\")
+    return (
+        "\n".join(
+            [
+                r"\begin{table}[tp]",
+                r"\centering\footnotesize",
+                r"\caption{The campaigns this paper reads and the machine each ran on: the CPU model its hosts "
+                r"reported and the quiet gate's CPU probe, the median over its readings (a fixed arithmetic timed "
+                r"before each round or session; a longer time is a slower machine).}",
+                rf"\label{{{LABEL}}}",
+                r"\begin{tabular}{llr}",
+                r"\toprule",
+                r"Campaign & CPU model & CPU probe (\unit{\milli\second}) \\",
+                r"\midrule",
+                *rows,
+                r"\bottomrule",
+                r"\end{tabular}",
+                r"\par\smallskip\parbox{0.95\linewidth}{\footnotesize\raggedright A campaign without a CPU model was"
+                r" measured before vbench stamped it on every sample; one without a probe ran without the quiet gate."
+                r" Lower probe times are faster machines."
+                + "".join(rf" Read as a monitored run, not listed: \texttt{{{tex_escape(n)}}}." for n in others)
+                + "}",
+                r"\end{table}",
+            ]
+        )
+        + "\n"
+    )
