@@ -481,11 +481,12 @@ _FACTORS_HATCH = (
 def _factor_rows(stats: R.StatisticsLookup) -> pd.DataFrame:
     """fig_factors' bars: each comparison of a level with its factor's baseline that has an estimate,
     in the figure's panels' metrics (no row when there is none). Pure."""
+    none = pd.DataFrame(columns=["experiment", "size", "baseline", "metric", "estimate", "ci_low", "ci_high"])
     if stats is None or stats.empty or "baseline" not in stats.table.columns:
-        return pd.DataFrame(columns=["metric", "estimate", "ci_low", "ci_high"])
+        return none
     r = R.comparison_rows(stats)
     if r.empty:
-        return pd.DataFrame(columns=["metric", "estimate", "ci_low", "ci_high"])
+        return none
     r = r[(r["baseline"].astype(str) != BASELINE) & r["estimate"].notna()]
     return r[r["metric"].isin([m for m, _t in _FACTOR_PANELS])]
 
@@ -507,7 +508,10 @@ def fig_factors(stats: R.StatisticsLookup, samples: pd.DataFrame, out_dir: Path)
     # WordCount cells) must not shift the others' colours away from the legend's.
     every_level = sorted(set(level_names(r[r["metric"].isin([m for m, _t in panels])])), key=natural_key)
     # Each panel as wide as its cells need, so that every cell's label has the same room.
-    n_cells = [max(r[r["metric"] == m].groupby(["experiment", "size", "baseline"]).ngroups, 2) for m, _t in panels]
+    n_cells = [
+        max(r[r["metric"] == m].groupby(["experiment", "size", "baseline"], dropna=False).ngroups, 2)
+        for m, _t in panels
+    ]
     label_width = max(10, 90 // sum(n_cells))
     style.apply()
     fig, axes = style.figure(len(panels), height=2.6, widths=n_cells)
