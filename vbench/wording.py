@@ -25,7 +25,7 @@ def count(n: int | float, singular: str, plural: str | None = None) -> str:
 
 def was(n: int | float) -> str:
     """The verb that agrees with a count: "1 was", "2 were", "0 were" (never "1 were")."""
-    return "was" if n == 1 else "were"
+    return noun(n, "was", "were")
 
 
 # --- names as a reader knows them (issue #54 item 3) ----------------------------------------------

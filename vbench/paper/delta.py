@@ -909,6 +909,15 @@ def ratio_cell(r: DeltaRow) -> str:
     return text
 
 
+def verdict_cell(r: DeltaRow, stand_ins: str = "(stand-ins only)") -> str:
+    """A row's verdict as both delta tables print it, with `stand_ins` under a verdict reached on
+    the local stand-ins alone (not a test of the claim)."""
+    text = VERDICT_TEX[r.verdict]
+    if r.verdict != NOT_MEASURED_VERDICT and not r.tested:
+        text += rf" \newline {{\scriptsize {stand_ins}}}"
+    return text
+
+
 def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.95) -> str:
     """The reproduction-delta table (longtable, so it may span pages)."""
     widths = (0.035, 0.12, 0.19, 0.14, 0.16, 0.11, 0.13)
@@ -936,19 +945,15 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
     ]
     # One command tests every untested finding of its design: printed once, under the last of them,
     # naming them all (it stood under each of the ten Vasconcelos rows, a page of one line).
-    untested: dict[tuple[str, str], list[str]] = {}
-    last_of: dict[tuple[str, str], DeltaRow] = {}
+    untested: dict[tuple[str, str], list[DeltaRow]] = {}
     for r in rows:
         if not r.tested:
-            untested.setdefault(_command_key(r.finding.test), []).append(r.finding.id)
-            last_of[_command_key(r.finding.test)] = r
+            untested.setdefault(_command_key(r.finding.test), []).append(r)
     for r in rows:
         f = r.finding
         study = published.studies[f.study]
         ratio = ratio_cell(r)
-        verdict = VERDICT_TEX[r.verdict]
-        if r.verdict != NOT_MEASURED_VERDICT and not r.tested:
-            verdict += r" \newline {\scriptsize (stand-ins only)}"
+        verdict = verdict_cell(r)
         if r.reason:
             verdict += rf" \newline {{\scriptsize {breakable(tex_escape(r.reason))}}}"
         if r.unadjusted:
@@ -972,8 +977,8 @@ def delta_table_tex(rows: list[DeltaRow], published: Published, conf: float = 0.
             )
             + r" \\"
         )
-        if not r.tested and r is last_of[_command_key(f.test)]:
-            lines.append(_command_row(f.test, len(widths), untested[_command_key(f.test)]))
+        if not r.tested and (group := untested[_command_key(f.test)])[-1] is r:
+            lines.append(_command_row(f.test, len(widths), [g.finding.id for g in group]))
     lines += [r"\end{longtable}", r"\endgroup"]
     return "\n".join(lines) + "\n"
 

@@ -4,7 +4,7 @@ One compact table (`tab:findings-summary`, `generated/tables/findings_summary.te
 published finding: its study, the claim, the ratio the study published, ours with its interval and
 the verdict. It is drawn from the rows the long table (`vbench.paper.delta.delta_table_tex`,
 `tab:delta`) is drawn from, by the build, and prints their ratio cell and verdict with the same
-functions (`ratio_cell`, `VERDICT_TEX`): nothing here computes a ratio, an interval or a verdict.
+functions (`ratio_cell`, `verdict_cell`): nothing here computes a ratio, an interval or a verdict.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 
 from vbench.paper.delta import (
-    NOT_MEASURED_VERDICT,
-    VERDICT_TEX,
     DeltaRow,
     Finding,
     Published,
     ratio_cell,
+    verdict_cell,
 )
 from vbench.paper.fmt import plain_number, tex_escape
 
@@ -49,14 +48,6 @@ def published_figure(f: Finding) -> str:
     if f.kind == "equivalence":
         return r"$\approx$\,1"
     return r"$<$\,1" if f.expect == "less" else r"$>$\,1"
-
-
-def verdict_cell(r: DeltaRow) -> str:
-    """The verdict as the long table prints it, with a note where it was reached on stand-ins."""
-    text = VERDICT_TEX[r.verdict]
-    if r.verdict != NOT_MEASURED_VERDICT and not r.tested:
-        text += rf" \newline {{\scriptsize {STAND_INS_NOTE}}}"
-    return text
 
 
 def findings_summary_tex(rows: list[DeltaRow], published: Published, conf: float = 0.95) -> str:
@@ -92,7 +83,7 @@ def findings_summary_tex(rows: list[DeltaRow], published: Published, conf: float
             tex_escape(f.claim),
             published_figure(f),
             ratio_cell(r),
-            verdict_cell(r),
+            verdict_cell(r, STAND_INS_NOTE),
         ]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]

@@ -9,6 +9,8 @@ names the campaigns, so the prose carries no list of campaign ids (issue #54). P
 
 from __future__ import annotations
 
+from collections import Counter
+
 from vbench.campaign.machine_ref import samples_probe_ms
 from vbench.samples import split_values
 from vbench.stats.campaign import Campaign
@@ -52,9 +54,7 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
     campaigns = _distinct(campaigns)
     if not campaigns:
         return ""
-    by_model: dict[str, int] = {}
-    for c in campaigns:
-        by_model[cpu_model(c)] = by_model.get(cpu_model(c), 0) + 1
+    by_model = Counter(cpu_model(c) for c in campaigns)
     models = [(model, n) for model, n in sorted(by_model.items()) if model]
     sentence = f"Of the {count(len(campaigns), 'campaign')} with samples"
     if models:
