@@ -7,51 +7,44 @@ which adds its sub-parser and sets `func` on it; `main` only dispatches.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from vbench.errors import VbenchError
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from vbench.commands import (
-        bench_cmd,
-        campaign_cmd,
-        cluster_cmd,
-        hadoop_cmd,
-        image_cmd,
-        inventory_cmd,
-        isolation_cmd,
-        monitor_cmd,
-        paper_cmd,
-        predict_cmd,
-        stage_cmd,
-        stats_cmd,
-        testbed_cmd,
-    )
+#: The commands, each registered by its module `vbench.commands.<name>_cmd`, in --help's order.
+COMMANDS = (
+    "testbed",
+    "cluster",
+    "hadoop",
+    "image",
+    "bench",
+    "campaign",
+    "inventory",
+    "isolation",
+    "monitor",
+    "stats",
+    "predict",
+    "paper",
+    "stage",
+)
 
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; or, given one of `COMMANDS`, that command's alone: the modules of
+    the others import what they drive (fabric, the campaign runner, the benchmarks: ~2 s), which
+    e.g. `vbench paper build` never uses."""
     parser = argparse.ArgumentParser(prog="vbench", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (
-        testbed_cmd,
-        cluster_cmd,
-        hadoop_cmd,
-        image_cmd,
-        bench_cmd,
-        campaign_cmd,
-        inventory_cmd,
-        isolation_cmd,
-        monitor_cmd,
-        stats_cmd,
-        predict_cmd,
-        paper_cmd,
-        stage_cmd,
-    ):
-        module.register(sub)
+    for name in (command,) if command in COMMANDS else COMMANDS:
+        importlib.import_module(f"vbench.commands.{name}_cmd").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

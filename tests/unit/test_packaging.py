@@ -139,7 +139,7 @@ def imports_of(folder: str) -> dict[str, set[str]]:
 
 
 def command_line_modules() -> dict[str, Path]:
-    """Every vbench module that `vbench --help` imports (cli.py imports every command module)."""
+    """Every vbench module that `vbench --help` imports (cli.py imports every command module for it)."""
     modules = {module_name(p): p for p in sources("vbench")}
     todo = ["vbench.cli", *(m for m in modules if m.startswith("vbench.commands."))]
     seen: dict[str, Path] = {}

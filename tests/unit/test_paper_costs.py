@@ -327,7 +327,7 @@ def test_an_empty_key_builds_no_section(tmp_path):
 def _checked_arguments(paper: dict, raw: Path) -> dict:
     """`build_arguments` of params/paper.yaml's `paper` section, then the build's check of the fit
     campaign they name (what `generate` does first), told the key's name as the stage tells it."""
-    from vbench.paper.build import check_cost_fit
+    from vbench.paper.inputs import check_cost_fit
 
     args = PaperInputs.from_params(paper).build_arguments(raw)
     check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])

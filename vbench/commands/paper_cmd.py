@@ -96,7 +96,7 @@ def run(args) -> int:
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox itself before it reads anything
-    # (vbench.paper.build.check_cost_fit): told their names, its refusal names the options.
+    # (vbench.paper.inputs.check_cost_fit): told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,

@@ -35,7 +35,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from vbench.errors import ParamsError, VbenchError
+from vbench.errors import VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
@@ -52,6 +52,7 @@ from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.jobs import isolation_stats
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
+from vbench.paper.inputs import COST_FIT_FIELDS, check_cost_fit
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.parallel import background, parallel_map
 from vbench.paper.results import StatisticsLookup, lookup_of, paper_statistics, statistics_of
@@ -61,8 +62,6 @@ from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sand
 SOURCES = Path(__file__).resolve().parents[2] / "paper"
 SOURCE_FILES = ("main.tex", "references.bib")
 LATEX_TIMEOUT_S = 600
-#: What a refusal of the fit campaign names by default (`check_cost_fit`): `generate`'s arguments.
-COST_FIT_FIELDS = ("cost_fit_dir", "sandbox_dir")
 
 
 @dataclass
@@ -317,37 +316,6 @@ def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir) -> dic
     """The campaigns read for one section each, by section, where their directory holds samples."""
     given = {"isolation": isolation_dir, "pernode": pernode_dir, "sandbox": sandbox_dir, "cost_fit": cost_fit_dir}
     return {k: Path(d) for k, d in given.items() if d is not None and (Path(d) / "samples.jsonl").exists()}
-
-
-def check_cost_fit(
-    cost_fit_dir: Path | str | None,
-    sandbox_dir: Path | str | None,
-    where: str = COST_FIT_FIELDS[0],
-    sandbox: str = COST_FIT_FIELDS[1],
-) -> None:
-    """Refuse a fit campaign given without samples, or without the sandbox campaign whose platforms
-    it predicts, before anything is read: unlike the other sections', the cost model's is built only
-    when asked for, so a fit that reads nothing would drop the section the build was asked for.
-    The one check of every way in: `generate` (`build_paper`, the DVC stage's notebook and `vbench
-    paper build` pass their own `where` and `sandbox` through it) and `committed_inputs` (`invoke
-    paper`). `where` names the fit's field as the caller was given it, `sandbox` the sandbox
-    campaign's; None passes: the section is omitted."""
-    if cost_fit_dir is None:
-        return
-    samples = Path(cost_fit_dir) / "samples.jsonl"
-    if not samples.is_file():
-        raise ParamsError(
-            where,
-            f"names {Path(cost_fit_dir).name!r}, but {samples} does not exist: measure the fit first "
-            "(`vbench campaign run costs-fit-nodelay`), or leave it unset to build the paper "
-            "without the cost model's section",
-        )
-    if sandbox_dir is None or not (Path(sandbox_dir) / "samples.jsonl").is_file():
-        raise ParamsError(
-            where,
-            f"needs {sandbox} naming a measured campaign too: the sandbox study's platforms are what "
-            "the fitted model predicts, and its jobs what the predictions are compared with",
-        )
 
 
 def _cost_note(costs: C.CostStudy) -> str:

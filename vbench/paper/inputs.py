@@ -11,7 +11,7 @@ fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its se
 when it is set, where the others' sections say "not measured". So a set key that names no measured
 campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`), by both ways of
 building, before anything is read: silently dropped, it would drop a result asked for. The check
-is the build's (`vbench.paper.build.check_cost_fit`): `build_arguments` passes the key's name
+is here (`check_cost_fit`), pure path checks, so that `invoke paper` need not import the build: `build_arguments` passes the key's name
 through to it, `committed_inputs` calls it before it passes the campaign on.
 """
 
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vbench.errors import ParamsError
 from vbench.params import load_yaml_section
 from vbench.validate import campaign_name
 
@@ -40,7 +41,7 @@ PAPER_CAMPAIGN_KEYS = (
 
 
 def cost_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
-    """What a refusal of `cost_fit_campaign` names (`vbench.paper.build.check_cost_fit`): the key in
+    """What a refusal of `cost_fit_campaign` names (`check_cost_fit`): the key in
     `where`, then the sandbox campaign's key it needs. Pure."""
     return f"{where}: paper.cost_fit_campaign", "paper.sandbox_campaign"
 
@@ -114,11 +115,46 @@ class PaperInputs:
         }
 
 
+#: What a refusal of the fit campaign names by default (`check_cost_fit`): `generate`'s arguments.
+COST_FIT_FIELDS = ("cost_fit_dir", "sandbox_dir")
+
+
+def check_cost_fit(
+    cost_fit_dir: Path | str | None,
+    sandbox_dir: Path | str | None,
+    where: str = COST_FIT_FIELDS[0],
+    sandbox: str = COST_FIT_FIELDS[1],
+) -> None:
+    """Refuse a fit campaign given without samples, or without the sandbox campaign whose platforms
+    it predicts, before anything is read: unlike the other sections', the cost model's is built only
+    when asked for, so a fit that reads nothing would drop the section the build was asked for.
+    The one check of every way in: `generate` (`build_paper`, the DVC stage's notebook and `vbench
+    paper build` pass their own `where` and `sandbox` through it) and `committed_inputs` (`invoke
+    paper`). `where` names the fit's field as the caller was given it, `sandbox` the sandbox
+    campaign's; None passes: the section is omitted."""
+    if cost_fit_dir is None:
+        return
+    samples = Path(cost_fit_dir) / "samples.jsonl"
+    if not samples.is_file():
+        raise ParamsError(
+            where,
+            f"names {Path(cost_fit_dir).name!r}, but {samples} does not exist: measure the fit first "
+            "(`vbench campaign run costs-fit-nodelay`), or leave it unset to build the paper "
+            "without the cost model's section",
+        )
+    if sandbox_dir is None or not (Path(sandbox_dir) / "samples.jsonl").is_file():
+        raise ParamsError(
+            where,
+            f"needs {sandbox} naming a measured campaign too: the sandbox study's platforms are what "
+            "the fitted model predicts, and its jobs what the predictions are compared with",
+        )
+
+
 def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign` that is
-    not measured there is refused (`vbench.paper.build.check_cost_fit`), not left out."""
+    not measured there is refused (`check_cost_fit`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -131,10 +167,6 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             campaign_name(name, f"{where}: {key}")
     inputs = PaperInputs.from_params(paper, monitoring)
     if inputs.cost_fit:
-        # The build's own check, imported only when the key is set: the build imports matplotlib,
-        # which `invoke paper` need not load to pass on campaign names (its section draws anyway).
-        from vbench.paper.build import check_cost_fit
-
         args = inputs.build_arguments(raw, paper_path)
         check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]

@@ -1,6 +1,6 @@
 """A campaign directory as the statistics read it: tidy samples named for analysis, failures, host facts.
 
-`load_campaign` reads `samples.jsonl` with `vbench.stats.tidy.read_campaign` (the one reader) and
+`load_campaign` reads `samples.jsonl` with `vbench.stats.tidy.read_rows` (the one reader, its rows before they are a frame) and
 returns one row per sample with the columns `vbench.stats` needs (experiment, platform, benchmark, metric,
 unit, value, repetition, size) plus every metadata key. The campaign's statistics table
 (`vbench.stats.campaign_stats`, written by the statistics stage) and the paper both start from it.
@@ -40,7 +40,7 @@ from vbench.samples import join_values, split_values
 from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIR_UNIT, ROUND, rounds_are_units
-from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_campaign
+from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_rows
 
 __all__ = ["FACTOR_COLUMNS", "SIZE_PARAMS", "Campaign", "add_cells", "load_campaign", "merge_campaigns", "select"]
 
@@ -127,8 +127,8 @@ def _read_facts(path: Path) -> list[dict]:
 
 
 def _present(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A frame row without the cells its record did not have: the frame fills those with NaN, and
-    `_size_label` and `_qualified_metric` ask whether a key is there. (A sample's value is never NaN.)"""
+    """A row without its NaN cells: `_size_label` and `_qualified_metric` ask whether a key is
+    there, and a NaN is a missing value, as in the frame the row becomes. (A sample's value is never NaN.)"""
     return {k: v for k, v in row.items() if not (isinstance(v, float) and math.isnan(v))}
 
 
@@ -149,11 +149,14 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     """Read `<path>/samples.jsonl` (and `facts.json` if present) into a `Campaign`; `comparison`
     (default: the campaign's design, campaign.json) says what `platform` holds and its baseline:
     the explore notebook (vbench.explore) lets a reader compare another factor of the design."""
-    tidy = read_campaign(path)
+    tidy = read_rows(path)
     campaign_dir = tidy.path
-    failures = tidy.failures.to_dict("records")
+    # A failure's dict has every failure's keys (NaN where its record had none), as a frame gives them.
+    failures = pd.DataFrame(tidy.failures).to_dict("records")
     declared: dict[str, frozenset[str]] = {}
-    rows = [_analysis_row(r, declared) for r in tidy.samples.to_dict("records")]
+    # From the rows, not a frame's records: each keeps the keys its record has (building a frame to
+    # read it back was a third of the reading).
+    rows = [_analysis_row(r, declared) for r in tidy.samples]
     notes: list[str] = []
     if tidy.torn_bytes:
         notes.append(f"the last {tidy.torn_bytes} bytes of samples.jsonl are an append that did not finish; not read")

@@ -80,11 +80,12 @@ def failure_row(f: Failure) -> dict[str, Any]:
     return {**own, **{k: v for k, v in f.metadata.items() if k not in own}}
 
 
-def frames(
+def rows(
     records: list[dict[str, Any]], source: str | Path = "", lines: list[int] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(samples, failures) of record dicts as `Sample.to_dict` and `Failure.to_dict` write them;
-    one that is neither is refused naming `source` and its line (`lines`: each record's)."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(sample rows, failure rows) of record dicts as `Sample.to_dict` and `Failure.to_dict` write
+    them, a row each with the keys its record has; one that is neither is refused naming `source`
+    and its line (`lines`: each record's)."""
     samples, failures = [], []
     for i, d in enumerate(records):
         r = checked_record(d, source, lines[i] if lines else i + 1)
@@ -92,15 +93,40 @@ def frames(
             failures.append(failure_row(r))
         else:
             samples.append(sample_row(r))
+    return samples, failures
+
+
+def frames(
+    records: list[dict[str, Any]], source: str | Path = "", lines: list[int] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`rows` as frames: (samples, failures), a column per key any record has."""
+    samples, failures = rows(records, source, lines)
     return pd.DataFrame(samples), pd.DataFrame(failures)
 
 
-def read_campaign(path: str | Path) -> TidyCampaign:
-    """The samples and failures of a campaign directory (or of a samples file), by the ledger's rules."""
+@dataclass(frozen=True)
+class CampaignRows:
+    """A campaign directory's records as `rows`, before they are a frame: a reader that reshapes
+    each row (`vbench.stats.campaign.load_campaign`) starts here, not from a frame's records."""
+
+    path: Path  # the campaign directory
+    samples: list[dict[str, Any]]
+    failures: list[dict[str, Any]]
+    torn_bytes: int = 0
+
+
+def read_rows(path: str | Path) -> CampaignRows:
+    """The sample and failure rows of a campaign directory (or of a samples file), by the ledger's rules."""
     f = samples_file(path)
     view = read_ledger(f)
-    samples, failures = frames(view.records, f, view.record_lines)
-    return TidyCampaign(f.parent, samples, failures, torn_bytes=view.size - view.end)
+    samples, failures = rows(view.records, f, view.record_lines)
+    return CampaignRows(f.parent, samples, failures, torn_bytes=view.size - view.end)
+
+
+def read_campaign(path: str | Path) -> TidyCampaign:
+    """`read_rows` as frames."""
+    r = read_rows(path)
+    return TidyCampaign(r.path, pd.DataFrame(r.samples), pd.DataFrame(r.failures), torn_bytes=r.torn_bytes)
 
 
 def is_size_factor(column: str) -> bool:
