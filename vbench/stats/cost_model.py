@@ -774,6 +774,15 @@ def _one_cell(rows: pd.DataFrame, what: str) -> pd.DataFrame:
     return rows
 
 
+def _level_log_ratio(
+    samples: pd.DataFrame, measured: Resource | Job, what: str, level: str, baseline: str, conf: float
+) -> LogRatio | None:
+    """`level`'s paired log ratio to `baseline` of what `measured` names (its benchmark's metric,
+    in one cell): a cost vector's entry and a job's time ratio are made alike."""
+    rows = _one_cell(_compared(samples, measured.benchmark, measured.metric), what)
+    return _paired_log_ratio(rows[rows["platform"] == level], rows[rows["platform"] == baseline], conf)
+
+
 def _levels(samples: pd.DataFrame, baseline: str) -> list[str]:
     levels = sorted({str(p) for p in samples["platform"]}, key=natural_key)
     if baseline not in levels:
@@ -795,8 +804,7 @@ def cost_vectors_of(
     for level in _levels(samples, baseline):
         costs = []
         for res in resources:
-            rows = _one_cell(_compared(samples, res.benchmark, res.metric), f"{res.benchmark} {res.metric}")
-            ratio = _paired_log_ratio(rows[rows["platform"] == level], rows[rows["platform"] == baseline], conf)
+            ratio = _level_log_ratio(samples, res, f"{res.benchmark} {res.metric}", level, baseline, conf)
             if ratio is not None:
                 costs.append(ResourceCost(res.name, ratio.inverse() if res.higher_is_better else ratio))
         out.append(CostVector(level, tuple(costs)))
@@ -815,8 +823,7 @@ def job_ratios_of(
     out = []
     for level in _levels(samples, baseline):
         for job in jobs:
-            rows = _one_cell(_compared(samples, job.benchmark, job.metric), job.name)
-            ratio = _paired_log_ratio(rows[rows["platform"] == level], rows[rows["platform"] == baseline], conf)
+            ratio = _level_log_ratio(samples, job, job.name, level, baseline, conf)
             if ratio is not None:
                 out.append(JobRatio(job.name, level, ratio))
     return tuple(out)
