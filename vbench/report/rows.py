@@ -25,6 +25,7 @@ from vbench.stats.table.cells import (
     cell_text,
     key_as_text,
     preferred_row,
+    preferred_rows,
 )
 from vbench.stats.table.rows import ALPHA
 
@@ -64,16 +65,15 @@ def ratios(
     t = key_as_text(_select(table, headlines))
     if t.empty:
         return ()
-    ratio_rows = t[t["statistic"] == "ratio_to_baseline"]
-    equivalence = t[t["statistic"] == "equivalence"]
-    eq_groups = {k: g for k, g in equivalence.groupby(COMPARISON_ROW_KEY, sort=False)}
+    chosen = preferred_rows(t[t["statistic"] == "ratio_to_baseline"])
+    equivalence = preferred_rows(t[t["statistic"] == "equivalence"])
+    eq_rows = {key: i for i, key in enumerate(zip(*(equivalence[c] for c in COMPARISON_ROW_KEY)))}
     out = []
-    for key, rows in ratio_rows.groupby(COMPARISON_ROW_KEY, sort=False):
-        r = preferred_row(rows)
-        eq = eq_groups.get(key)
+    for i, key in enumerate(zip(*(chosen[c] for c in COMPARISON_ROW_KEY))):
+        r = chosen.iloc[i]
         equivalent = False
-        if eq is not None and len(eq):
-            e = preferred_row(eq)
+        if key in eq_rows:
+            e = equivalence.iloc[eq_rows[key]]
             p = cell_number(e["p_adjusted"])
             p = cell_number(e["p_value"]) if p is None else p
             equivalent = p is not None and p < ALPHA
