@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from vbench.errors import ParamsError
 from vbench.ledger import append_unit
 from vbench.samples import Failure, Sample, append_records
-from vbench.stats.tidy import read_campaign
+from vbench.stats.tidy import read_campaign, text_as_objects
 
 
 def _records():
@@ -73,3 +74,13 @@ def test_an_old_file_skips_a_torn_line_wherever_a_crash_left_it(tmp_path):
 def test_a_directory_without_samples_is_named(tmp_path):
     with pytest.raises(ParamsError, match="no samples file"):
         read_campaign(tmp_path)
+
+
+def test_text_as_objects_keeps_the_values_and_joins_the_columns_in_few_blocks():
+    df = pd.DataFrame({"a": ["x", None, "z"], "v": [1.0, 2.0, 3.0]})
+    for i in range(120):  # added one by one, as the rows' keys are: a block each
+        df[f"t{i}"] = pd.Series(["p", "q", None], dtype="str")
+    out = text_as_objects(df)
+    assert all(out[c].dtype == object for c in df.columns if c != "v") and out["v"].dtype == float
+    assert out.astype(str).equals(df.astype(str)) and out["a"].isna().tolist() == [False, True, False]
+    assert out._mgr.nblocks <= 2 < df._mgr.nblocks

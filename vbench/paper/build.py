@@ -40,6 +40,7 @@ from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
 from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
+from vbench.stats.tidy import text_as_objects
 from vbench.stats.warmup import measured_samples
 
 from vbench.paper import costs as C
@@ -54,7 +55,7 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import COST_FIT_FIELDS, check_cost_fit
 from vbench.paper.macros import MacroContext, macros_tex
-from vbench.paper.parallel import background, parallel_map
+from vbench.paper.parallel import background, fewer_collections, parallel_map
 from vbench.paper.results import StatisticsLookup, lookup_of, paper_statistics, statistics_of
 from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sandbox_study
 
@@ -185,7 +186,7 @@ def generate(
     # samples feed only Table III and the reproduction delta, never the platform statistics.
     iso_samples = samples
     if "isolation" in read:
-        iso_samples = pd.concat([samples, measured_samples(read["isolation"].samples)], ignore_index=True)
+        iso_samples = joined(samples, measured_samples(read["isolation"].samples))
     iso = lookup_of(isolation_stats(iso_samples, cfg))
     # Per-node rows of every platform's cluster would swamp the table: only the mixed cluster's.
     pernode_samples = samples.iloc[0:0]
@@ -202,7 +203,7 @@ def generate(
                 tex = fn(*_sandbox_inputs(sandbox, samples), baseline)
             elif name == "node_disks":
                 # A mixed cluster's nodes are Liu et al.'s layout: its campaign's dd and hdparm too.
-                tex = fn(stats, pd.concat([samples, pernode_samples], ignore_index=True), baseline)
+                tex = fn(stats, joined(samples, pernode_samples), baseline)
             else:
                 tex = fn(stats, pernode_samples if name == "pernode" else samples, baseline)
             _write(gen / "tables" / f"{name}.tex", tex, written)
@@ -216,9 +217,7 @@ def generate(
     )
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
     # findings (a node's platform is its own there, vbench.paper.delta.machine_platform).
-    rows = D.reproduction_delta(
-        published, pd.concat([iso_samples, pernode_samples], ignore_index=True), cfg.conf, progress
-    )
+    rows = D.reproduction_delta(published, joined(iso_samples, pernode_samples), cfg.conf, progress)
     _write(gen / "delta.tex", D.delta_table_tex(rows, published, cfg.conf), written)
     # The reproduction delta is a table of the paper too (tab:delta): counted where the text counts tables.
     has_table["delta"] = bool(rows)
@@ -291,6 +290,13 @@ def generate(
         notes=[*campaign.notes, *sources],
         source_date_epoch=int(samples["timestamp"].max()) if not samples.empty else None,
     )
+
+
+def joined(*frames: pd.DataFrame) -> pd.DataFrame:
+    """The samples of several campaigns as one frame, its columns in few blocks (`text_as_objects`:
+    a column one campaign lacks comes out of concat as a block of its own, and the tables and the
+    delta select from the frame hundreds of times)."""
+    return text_as_objects(pd.concat(frames, ignore_index=True))
 
 
 def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tuple[str, list[Path], str]]:
@@ -428,7 +434,8 @@ def build_paper(
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
-    result = generate(campaign_dir, out_dir, **inputs)
+    with fewer_collections():
+        result = generate(campaign_dir, out_dir, **inputs)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

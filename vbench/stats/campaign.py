@@ -40,7 +40,7 @@ from vbench.samples import join_values, split_values
 from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIR_UNIT, ROUND, rounds_are_units
-from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_rows
+from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_rows, text_as_objects
 
 __all__ = ["FACTOR_COLUMNS", "SIZE_PARAMS", "Campaign", "add_cells", "load_campaign", "merge_campaigns", "select"]
 
@@ -179,7 +179,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         )
         notes.append("the campaign has no samples")
         return Campaign(campaign_dir, campaign_dir.name, df, failures, _read_facts(campaign_dir), notes)
-    df = pd.DataFrame(rows)
+    df = text_as_objects(pd.DataFrame(rows))
     if "platform" not in df.columns:
         df["platform"] = "unknown"
         notes.append("samples carry no platform; shown as 'unknown'")
@@ -214,7 +214,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     return Campaign(
         campaign_dir,
         campaign_dir.name,
-        df.reset_index(drop=True),
+        text_as_objects(df.reset_index(drop=True)),
         failures,
         _read_facts(campaign_dir),
         notes,
@@ -289,7 +289,8 @@ def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
     clash = set(main.samples["experiment"]) & {e for o in others for e in o.samples["experiment"]}
     if clash:
         raise ParamsError("paper.extra_campaigns", f"experiment(s) {sorted(clash)} appear in more than one campaign")
-    samples = pd.concat([main.samples, *(o.samples for o in others)], ignore_index=True)
+    # Columns one campaign lacks come out of concat as blocks of their own: joined again (text_as_objects).
+    samples = text_as_objects(pd.concat([main.samples, *(o.samples for o in others)], ignore_index=True))
     return Campaign(
         main.path,
         main.name,

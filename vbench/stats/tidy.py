@@ -129,6 +129,17 @@ def read_campaign(path: str | Path) -> TidyCampaign:
     return TidyCampaign(r.path, pd.DataFrame(r.samples), pd.DataFrame(r.failures), torn_bytes=r.torn_bytes)
 
 
+def text_as_objects(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with its text columns as numpy object columns, as pandas before 3.0 held them: for the
+    frames the statistics and the paper slice thousands of times (a campaign's samples, its
+    statistics table). pandas 3's `str` columns are a block each, taken one by one; object
+    columns are one block, taken at once (a campaign's samples: 105 blocks before, 4 after). The
+    values are the same strings and NaN."""
+    text = {c: object for c, t in df.dtypes.items() if isinstance(t, pd.StringDtype)}
+    # astype leaves each converted column a block of its own: the copy joins them into one.
+    return (df.astype(text) if text else df).copy()
+
+
 def is_size_factor(column: str) -> bool:
     """Whether `column` is the runner's `factor.<size param>` (e.g. factor.size_mb): the data size,
     which a cell names once, as its size label ("160MB", not "160MB, size_mb=160")."""
