@@ -44,6 +44,7 @@ FACTOR_NAMES = {
     "network.mode": "network",
     "topology": "Hadoop topology",
     "replication": "HDFS replication",
+    "output_replication": "output replication",
     "client_poll_ms": "client poll interval (ms)",
     "am_heartbeat_ms": "AM heartbeat (ms)",
     "nodemanager_heartbeat_ms": "NodeManager heartbeat (ms)",
@@ -121,3 +122,37 @@ def resource_name(resource: str) -> str:
 def job_name(job: str) -> str:
     """A cost-model job as a reader knows it ("NNBench create/write" for `nnbench_create_write`); else its name."""
     return JOB_NAMES.get(job, job)
+
+
+#: The metrics the published findings compare (params/published.yaml) as a reader knows them;
+#: a step's attempt metric (`terasort.attempt.reduce_merge_time`) is named by its last part.
+METRIC_NAMES = {
+    "avg_job_time": "mean job time",
+    "buffered_read_bw": "buffered read bandwidth",
+    "create_write_avg_latency": "create/write latency",
+    "job_wall_time": "job time",
+    "read_throughput": "read throughput",
+    "write_throughput": "write throughput",
+    "seq_delete": "sequential delete rate",
+    "seq_read_bw": "sequential read bandwidth",
+    "seq_write_bw": "sequential write bandwidth",
+    "seq_write_cpu": "CPU share of sequential writes",
+    "reduce_merge_time": "reduce merge time",
+    "teragen_time": "TeraGen time",
+    "terasort_time": "TeraSort time",
+    "throughput_mean": "mean throughput",
+    "time": "time",
+    "write_bw": "write bandwidth",
+}
+
+
+def metric_name(metric: str) -> str:
+    """A metric as a reader knows it ("read throughput" for `read_throughput`, "reduce merge time"
+    for `terasort.attempt.reduce_merge_time`); else its name."""
+    return METRIC_NAMES.get(metric) or METRIC_NAMES.get(metric.rsplit(".", 1)[-1], metric)
+
+
+def configuration_name(platform: str, levels: Mapping[str, object]) -> str:
+    """A platform at factor levels as a reader knows it: "LXC (stress: memory)", "QEMU (VMs per
+    host: 4)"; the platform alone without levels."""
+    return platform_label(platform) + (f" ({level_label(levels)})" if levels else "")

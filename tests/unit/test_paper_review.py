@@ -93,6 +93,7 @@ TEXT_CHECKS = [
     ("no (s) plurals", V.s_plurals),
     ("no parameter names in sentences", V.parameter_names),
     ("no campaign ids in sentences", V.campaign_ids),
+    ("no parameter names or recorded levels in tables", V.table_names),
     ("no internal notes in references, captions or text", V.internal_notes),
     ("no cost of 100 % or more in the abstract", V.percent_multiples),
     ("no '1 were', no sentences glued at a full stop", V.sentence_slips),
@@ -270,6 +271,21 @@ def test_parameter_names_outside_code_and_in_the_abstract_even_as_code():
     )
     found = V.parameter_names(p)
     assert [f.split("'")[1] for f in found] == ["network.mode", "vms_per_host", "hadoop.topology"]
+
+
+def test_parameter_names_and_recorded_levels_in_tables_outside_code():
+    p = _paper(
+        floats=(
+            r"\begin{table}\caption{Findings}\label{tab:x} lxc (stress=\allowbreak{}memory) / lxc; $n=13/13$;"
+            r" no read\_throughput samples; dd with \texttt{conv=fdatasync}\end{table}"
+        )
+    )
+    found = V.table_names(p)
+    assert [f.split(": ", 1)[1].split(" in ")[0] for f in found] == [
+        "parameter name 'read_throughput'",
+        "recorded level 'stress=memory'",
+    ]
+    assert all(f.startswith("float 1 (tab:x)") for f in found)
 
 
 def test_campaign_ids_are_caught_even_in_code_font():

@@ -56,8 +56,17 @@ from vbench.stats.paired import (
     preferred_ratio,
 )
 from vbench.stats.ratio import fieller_interval
+from vbench.wording import configuration_name, metric_name
 
-from vbench.paper.fmt import NOT_MEASURED, digits_display, interval_text, plain_number, size_display, tex_escape
+from vbench.paper.fmt import (
+    NOT_MEASURED,
+    and_list,
+    digits_display,
+    interval_text,
+    plain_number,
+    size_display,
+    tex_escape,
+)
 from vbench.paper.published import (
     NEED_TEXT,
     FindingSpec,
@@ -93,8 +102,13 @@ class Side:
     label: str | None = None
 
     def describe(self, platform: str | None = None) -> str:
+        """The side as recorded ("lxc (stress=memory)"): the delta's CSV, which scripts read."""
         w = ", ".join(f"{k}={v}" for k, v in sorted(self.where.items()))
         return f"{platform or self.local or 'none'}" + (f" ({w})" if w else "")
+
+    def reader_text(self, platform: str | None = None) -> str:
+        """The side as the paper prints it ("LXC (stress: memory)")."""
+        return configuration_name(platform or self.local or "none", dict(sorted(self.where.items())))
 
 
 @dataclass(frozen=True)
@@ -575,9 +589,10 @@ def _compare(
     a = _side_rows(samples, benchmark, metric, pa, f.a, own)
     b = _side_rows(samples, benchmark, metric, pb, f.b, own)
     if a.empty or b.empty:
-        who = ", ".join(s.describe(p) for s, p, d in ((f.a, pa, a), (f.b, pb, b)) if d.empty)
+        who = and_list([s.reader_text(p) for s, p, d in ((f.a, pa, a), (f.b, pb, b)) if d.empty])
         progress = int(not a.empty) + int(not b.empty)
-        return DeltaRow(f, NOT_MEASURED_VERDICT, reason=f"no {metric} samples for {who}", progress=progress, **base)
+        reason = f"no samples of {metric_name(metric)} for {who}"
+        return DeltaRow(f, NOT_MEASURED_VERDICT, reason=reason, progress=progress, **base)
     ignore = {p + k for k in (*f.a.where, *f.b.where) for p in PREFIXES}
     common = sorted(set(a[UNIT]) & set(b[UNIT]), key=natural_key)
     if not common:
@@ -868,7 +883,7 @@ def _published_text(f: Finding) -> str:
 def _here_text(r: DeltaRow) -> str:
     f = r.finding
     pa, pb = r.platforms if r.platforms != ("", "") else (None, None)
-    text = rf"{tex_escape(f.a.describe(pa))} / {tex_escape(f.b.describe(pb))}"
+    text = rf"{tex_escape(f.a.reader_text(pa))} / {tex_escape(f.b.reader_text(pb))}"
     if r.benchmark and r.benchmark != f.benchmark:
         text += rf"; {tex_escape(r.benchmark)} standing in for {tex_escape(f.benchmark)}"
     if r.cell:

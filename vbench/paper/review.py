@@ -320,6 +320,29 @@ def parameter_names(paper: Paper) -> list[str]:
     return out
 
 
+#: `name=value`: a factor's level as the samples record it ("stress=memory"), where a table names it
+#: as a reader knows it ("stress: memory"). A one-letter name is mathematics ($n=13$).
+KEY_VALUE = re.compile(r"(?<![\w.])([a-z][a-z0-9_.]+)=([\w.+-]+)")
+
+
+def table_names(paper: Paper) -> list[str]:
+    """Raw identifiers (read_throughput, vms_per_host) and recorded levels (stress=memory) in the
+    bodies and notes of tables and figures, outside code font: `parameter_names` reads the
+    sentences; a table of findings is read as sentences too."""
+    out = []
+    for i, tex in enumerate(paper.floats):
+        where = f"float {i + 1} ({_float_name(tex)})"
+        text = plain(tex, code=False)
+        for m in IDENTIFIER.finditer(text):
+            if m[1].lower() not in NOT_IDENTIFIERS:
+                out.append(f"{where}: parameter name '{m[1]}' in {_context(text, m.start(), m.end())}")
+        out += [
+            f"{where}: recorded level '{m[0]}' in {_context(text, m.start(), m.end())}"
+            for m in KEY_VALUE.finditer(text)
+        ]
+    return out
+
+
 def campaign_ids(paper: Paper) -> list[str]:
     """`<experiment>@<campaign>` in sentences, code font included: an internal key, not a name."""
     out = []

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from vbench.stats.compare import LEVEL, measured_platforms
 from vbench.stats.keys import natural_key
-from vbench.stats.tidy import split_size_key
-from vbench.wording import noun
+from vbench.stats.tidy import size_levels, split_size_key
+from vbench.wording import level_label, noun
 
 from vbench.paper import results as R
 from vbench.paper.fmt import NOT_MEASURED, configuration_tex, interval_text, size_display, tex_escape
@@ -352,7 +352,7 @@ def table_tera_scaling(stats, samples, baseline="native") -> str:
             r"Elapsed times in \unit{\second}; throughput is the data size over the TeraSort time,"
             r" in \unit{\mebi\byte\per\second}.",
             where_note(samples, experiment, None),
-            f"Every size at {tex_escape(shared)}." if shared else "",
+            f"Every size at {tex_escape(level_label(size_levels(shared)[1]))}." if shared else "",
         ],
         r"No experiment of this campaign ran TeraSort at two or more sizes.",
     )

@@ -145,7 +145,11 @@ def table_testbed(stats, samples, baseline="native", facts: list[dict] | None = 
     )
     notes = [
         "From the provenance every sample carries"
-        + (" and the hosts' facts (facts.json)." if facts else "; no host facts (facts.json) in this campaign."),
+        + (
+            " and the hosts' facts (\\texttt{facts.json})."
+            if facts
+            else "; no host facts (\\texttt{facts.json}) in this campaign."
+        ),
         (rf"The same on every platform: {said_once}." if said_once else ""),
         r"Virt.\ seen: the virtualisation the hosts detected. Hashes and commits: their first 7 characters.",
         r"\textemdash~not recorded.",
