@@ -1,6 +1,5 @@
 """vbench.paper.parallel: the build's pieces on every core, with the results of a loop."""
 
-import gc
 import multiprocessing
 import os
 import time
@@ -9,7 +8,7 @@ from functools import partial
 import pytest
 
 from vbench.paper import parallel
-from vbench.paper.parallel import background, fewer_collections, parallel_map
+from vbench.paper.parallel import background, parallel_map
 
 
 def _square(x: int) -> int:
@@ -93,14 +92,3 @@ def test_workers_that_answer_in_time_leave_nothing_running(monkeypatch, capsys):
     assert parallel_map(_square, [1, 2, 3]) == [1, 4, 9]
     assert capsys.readouterr().err == ""
     assert {p.pid for p in multiprocessing.active_children()} <= before
-
-
-def test_fewer_collections_sets_the_thresholds_and_restores_them():
-    before = gc.get_threshold()
-    with fewer_collections((12_345, 11, 12)):
-        assert gc.get_threshold() == (12_345, 11, 12)
-        assert gc.get_freeze_count() > 0  # what was alive before is left out of the passes
-    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
-    with pytest.raises(RuntimeError), fewer_collections((999, 9, 9)):
-        raise RuntimeError("a build that fails")
-    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

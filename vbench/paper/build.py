@@ -55,7 +55,7 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import COST_FIT_FIELDS, check_cost_fit
 from vbench.paper.macros import MacroContext, macros_tex
-from vbench.paper.parallel import background, fewer_collections, parallel_map
+from vbench.paper.parallel import background, parallel_map
 from vbench.paper.results import StatisticsLookup, lookup_of, paper_statistics, statistics_of
 from vbench.paper.sandbox import SandboxStudy, blocks_of, degrees_sentence, sandbox_study
 
@@ -434,8 +434,7 @@ def build_paper(
     `out_dir` holds main.tex and references.bib (copied from `sources`, the checkout's paper/,
     when absent, so any directory can be a build directory)."""
     campaign_dir, out_dir = Path(campaign_dir), Path(out_dir)
-    with fewer_collections():
-        result = generate(campaign_dir, out_dir, **inputs)
+    result = generate(campaign_dir, out_dir, **inputs)
     if pdf:
         _ensure_sources(out_dir, Path(sources))
         result.pdf, result.latex_seconds = run_latex(out_dir, result.source_date_epoch, force=force)

@@ -14,13 +14,11 @@ in-process and the pool's workers, which this module started, are terminated.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from multiprocessing.pool import AsyncResult, Pool
 from typing import Any, Generic, TypeVar
 
@@ -29,25 +27,6 @@ R = TypeVar("R")
 
 #: How long the forked workers of one call are waited for before they are taken as hung.
 WORKER_TIMEOUT_S = 300.0
-#: Python's garbage collector thresholds while the paper is built (its defaults: 700, 10, 10).
-BUILD_GC_THRESHOLDS = (50_000, 20, 100)
-
-
-@contextmanager
-def fewer_collections(thresholds: tuple[int, int, int] = BUILD_GC_THRESHOLDS) -> Iterator[None]:
-    """Python's cycle collector run less often while the body runs, and the objects alive before it
-    (modules, classes) left out of its passes; as they were after. The build allocates millions of
-    small containers (rows, cells, frames' pieces) and keeps most of them, so the default of a
-    collection every 700 allocations spent ~5 s of its ~40 s of CPU tracing objects still in use.
-    Forked workers inherit the setting. Memory: a collection every 50,000 allocations, not never."""
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*thresholds)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
 
 
 def cores() -> int:
