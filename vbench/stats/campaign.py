@@ -34,7 +34,6 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from vbench.benchmarks.registry import find
 from vbench.errors import ParamsError
 from vbench.samples import join_values, split_values
 from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
@@ -84,6 +83,10 @@ def _size_label(benchmark: str, meta: dict) -> str:
 
 
 def _declared_metrics(benchmark: str) -> frozenset[str]:
+    # Imported here: the registry imports every benchmark and what drives hosts (fabric), which
+    # reading a campaign (the paper's build, a notebook) need not load.
+    from vbench.benchmarks.registry import find
+
     try:
         return frozenset(find(benchmark)[1].METRICS)
     except ParamsError:  # an unknown benchmark (e.g. a future monitor) keeps its metric names

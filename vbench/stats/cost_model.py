@@ -71,7 +71,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
+from statsmodels.regression.linear_model import WLS
 from scipy import stats
 
 from vbench.errors import ParamsError
@@ -548,7 +548,7 @@ def fit_job(
     for _ in range(2):
         variance = var_y + ((shares * x_hat * x_se) ** 2).sum(axis=1)
         weights = 1.0 / np.where(variance > 0, variance, variance[variance > 0].min() if (variance > 0).any() else 1.0)
-        result = sm.WLS(Y, X, weights=weights).fit()
+        result = WLS(Y, X, weights=weights).fit()
         shares = np.asarray(result.params)
     dof = len(design) - len(resources)
     chi2 = float(np.sum(weights * np.asarray(result.resid) ** 2))
