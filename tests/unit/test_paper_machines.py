@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from vbench.paper.machines import campaigns_table_tex, machines_sentence
-from vbench.paper.macros import machine_sentence
+from vbench.paper.macros import machine_sentence, quoted_sentence
 from vbench.stats.campaign import Campaign
 
 
@@ -124,3 +124,20 @@ def test_several_hosts_values_are_joined_and_split_back_alike():
     assert stamp == {"cpu_model": "A; B", "vcpus": "2"}
     assert split_values(stamp["cpu_model"]) == ["A", "B"]
     assert join_values([]) == "" and split_values(None) == [] and split_values(float("nan")) == []
+
+
+def test_the_campaigns_the_abstract_quotes_are_marked_in_the_table_and_not_named_in_the_prose():
+    tex = campaigns_table_tex(_five(), (), {"b-new": ["LXC"], "e-new": ["OCI", "gVisor"]})
+    marked = [r.split(" & ")[0] for r in tex.splitlines() if r"$^\dagger$ &" in r]
+    assert marked == [r"\texttt{b-new}$^\dagger$", r"\texttt{e-new}$^\dagger$"]
+    assert r"LXC from \texttt{b-new}; OCI and gVisor from \texttt{e-new}." in tex
+    assert "dagger" not in campaigns_table_tex(_five())
+
+    class Q:  # the fields of a Quote that quoted_sentence reads
+        def __init__(self, platform, experiment):
+            self.platform, self.experiment = platform, experiment
+
+    two = quoted_sentence([Q("lxc", "platforms@b-new"), Q("oci", "platforms@e-new")], "a-pipeline")
+    one = quoted_sentence([Q("lxc", "platforms"), Q("oci", "platforms")], "a-pipeline")
+    assert "for LXC and OCI from the campaigns marked" in two and "from the campaign marked" in one
+    assert "texttt" not in two + one and r"Table~\ref{tab:campaigns}" in two

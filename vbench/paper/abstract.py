@@ -148,6 +148,21 @@ def quoted_comparison(
     return Quote(platform, best.experiment, best.cell, best.row, best.pairs, len({c.campaign for c in found}))
 
 
+def campaign_of(experiment: str, main: str) -> str:
+    """The campaign an experiment of the merged statistics belongs to: `<experiment>@<campaign>` names
+    it; one without is the analysed campaign's, `main` (vbench.stats.campaign.distinct_experiments)."""
+    return experiment.partition("@")[2] or main
+
+
+def quoted_campaigns(quotes: list[Quote], main: str) -> dict[str, list[str]]:
+    """Each campaign the abstract quotes from -> the platforms it is quoted for (their names), in
+    the quotes' order: what Table tab:campaigns marks."""
+    out: dict[str, list[str]] = {}
+    for q in quotes:
+        out.setdefault(campaign_of(q.experiment, main), []).append(reader_name(q.platform))
+    return out
+
+
 def container_quotes(stats: R.StatisticsLookup, baseline: str) -> list[Quote]:
     """The abstract's quote for each container platform measured (CONTAINERS' order)."""
     return [q for p in CONTAINERS if p != baseline and (q := quoted_comparison(stats, p, baseline)) is not None]

@@ -43,6 +43,7 @@ from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.tidy import text_as_objects
 from vbench.stats.warmup import measured_samples
 
+from vbench.paper import abstract as A
 from vbench.paper import costs as C
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
@@ -257,7 +258,8 @@ def generate(
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
     read_campaigns = (main, *extras, *read.values())
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
-    _write(gen / "tables" / f"{M.NAME}.tex", M.campaigns_table_tex(list(read_campaigns), others), written)
+    quoted = A.quoted_campaigns(A.container_quotes(stats, baseline), main.name)
+    _write(gen / "tables" / f"{M.NAME}.tex", M.campaigns_table_tex(list(read_campaigns), others, quoted), written)
     has_table[M.NAME] = True
     ctx = MacroContext(
         campaign=campaign,

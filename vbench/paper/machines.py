@@ -10,6 +10,7 @@ names the campaigns, so the prose carries no list of campaign ids (issue #54). P
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from vbench.campaign.machine_ref import samples_probe_ms
 from vbench.samples import split_values
@@ -76,15 +77,21 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
     return sentence + rf". Table~\ref{{{LABEL}}} in the appendix gives each campaign's CPU model and probe."
 
 
-def campaigns_table_tex(campaigns: list[Campaign], others: tuple[str, ...] = ()) -> str:
+def campaigns_table_tex(
+    campaigns: list[Campaign], others: tuple[str, ...] = (), quoted: Mapping[str, list[str]] | None = None
+) -> str:
     """`tab:campaigns`: each campaign the paper reads samples of, its hosts' CPU model and its median
-    CPU probe; `others`, campaigns read otherwise (the monitored run's time series), in its note."""
+    CPU probe; `others`, campaigns read otherwise (the monitored run's time series), in its note;
+    `quoted`, the campaigns the abstract quotes (-> for which platforms), marked with a dagger."""
+    quoted = quoted or {}
     rows = []
     for c in _distinct(campaigns):
         ms = samples_probe_ms(c.samples)
         probe = rf"\num{{{ms:.1f}}}" if ms is not None else r"\textemdash"
         model = tex_escape(cpu_model(c)) or rf"\emph{{{UNRECORDED}}}"
-        rows.append(rf"\texttt{{{tex_escape(c.name)}}} & {model} & {probe} \\")
+        mark = r"$^\dagger$" if c.name in quoted else ""
+        rows.append(rf"\texttt{{{tex_escape(c.name)}}}{mark} & {model} & {probe} \\")
+    said = "; ".join(rf"{and_list(ps)} from \texttt{{{tex_escape(n)}}}" for n, ps in quoted.items())
     return (
         "\n".join(
             [
@@ -105,6 +112,7 @@ def campaigns_table_tex(campaigns: list[Campaign], others: tuple[str, ...] = ())
                 r" measured before vbench stamped it on every sample; one without a probe ran without the quiet gate."
                 r" Lower probe times are faster machines."
                 + "".join(rf" Read as a monitored run, not listed: \texttt{{{tex_escape(n)}}}." for n in others)
+                + (rf" $^\dagger$The abstract's TeraSort ratios: {said}." if said else "")
                 + "}",
                 r"\end{table}",
             ]

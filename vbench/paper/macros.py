@@ -36,7 +36,7 @@ from vbench.paper.delta import (
     holm_family_size,
     rule_tex,
 )
-from vbench.paper.machines import machines_sentence, recorded
+from vbench.paper.machines import LABEL as CAMPAIGNS_LABEL, machines_sentence, recorded
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (
@@ -51,7 +51,7 @@ from vbench.paper.fmt import (
     size_display,
     tex_escape,
 )
-from vbench.wording import factor_name, level_name, was
+from vbench.wording import factor_name, level_name, noun, was
 
 
 @dataclass(frozen=True)
@@ -304,22 +304,17 @@ def artifacts_sentence(has_table: dict[str, bool], has_figure: dict[str, bool]) 
 
 
 def quoted_sentence(quotes: list[A.Quote], main: str) -> str:
-    """Which campaign the abstract's container answers come from, by name, and why it is that one. Pure."""
+    """Which campaigns the abstract's container answers come from (marked in the appendix's table of
+    campaigns, so that the prose names no campaign), and why those. Pure."""
     if not quotes:
         return ""
-    named = and_list(
-        [rf"\texttt{{{tex_escape(_campaign_of(q.experiment, main))}}} ({A.reader_name(q.platform)})" for q in quotes]
-    )
+    n = len(A.quoted_campaigns(quotes, main))
+    who = and_list([A.reader_name(q.platform) for q in quotes])
     return (
-        rf"The abstract quotes {A.QUOTED[2]} from {named}: of the campaigns that compared each platform with "
-        r"the baseline on it, the one with the most paired runs, a rule that does not look at the ratio."
+        rf"The abstract quotes {A.QUOTED[2]} for {who} from the {noun(n, 'campaign')} marked $\dagger$ in "
+        rf"Table~\ref{{{CAMPAIGNS_LABEL}}}: of the campaigns that compared each platform with the baseline on "
+        r"it, the one with the most paired runs, a rule that does not look at the ratio."
     )
-
-
-def _campaign_of(experiment: str, main: str) -> str:
-    """The campaign an experiment of the merged statistics belongs to: `<experiment>@<campaign>` names
-    it; one without is the analysed campaign's, `main` (vbench.stats.campaign.distinct_experiments)."""
-    return experiment.partition("@")[2] or main
 
 
 def macros_tex(ctx: MacroContext) -> str:
