@@ -1,4 +1,4 @@
-"""How long rebuilding the paper from the committed campaigns takes (issue 20: under a minute,
+"""How long rebuilding the paper from the committed campaigns takes (issue 54: at most 30 s,
 touching no host): `vbench paper build` with the inputs `invoke paper` gives it (params/paper.yaml,
 `vbench.paper.inputs.committed_inputs`), into a temporary directory, `--repeat` times in a row.
 Prints each build's wall time, the part before LaTeX ("generated in") and LaTeX's, then the
@@ -23,8 +23,10 @@ from pathlib import Path
 
 from vbench.campaign.quiet import cpu_probe_ms
 from vbench.paper.inputs import committed_inputs, paper_build_args
+from vbench.wording import count
 
-TARGET_S = 60.0
+#: The paper issue's target (#54; #20 asked for under a minute).
+TARGET_S = 30.0
 GENERATED = re.compile(r"generated in ([0-9.]+)s")
 LATEX = re.compile(r"LaTeX ([0-9.]+)s")
 
@@ -69,7 +71,7 @@ def main() -> int:
     median = statistics.median(walls)
     verdict = "met" if median < TARGET_S else "MISSED"
     print(
-        f"median {median:.1f} s over {len(walls)} build(s) (range {min(walls):.1f}-{max(walls):.1f}); target < {TARGET_S:.0f} s: {verdict}"
+        f"median {median:.1f} s over {count(len(walls), 'build')} (range {min(walls):.1f}-{max(walls):.1f}); target < {TARGET_S:.0f} s: {verdict}"
     )
     return 0 if median < TARGET_S else 2
 
