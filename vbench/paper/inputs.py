@@ -11,8 +11,9 @@ fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its se
 when it is set, where the others' sections say "not measured". So a set key that names no measured
 campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`), by both ways of
 building, before anything is read: silently dropped, it would drop a result asked for. The check
-is here (`check_cost_fit`), pure path checks, so that `invoke paper` need not import the build: `build_arguments` passes the key's name
-through to it, `committed_inputs` calls it before it passes the campaign on.
+is here (`check_cost_fit`: paths only, so `invoke paper` need not import the build, which loads
+matplotlib): `build_arguments` passes the key's name through to it, `committed_inputs` calls it
+before it passes the campaign on.
 """
 
 from __future__ import annotations

@@ -322,7 +322,7 @@ def parameter_names(paper: Paper) -> list[str]:
 
 #: `name=value`: a factor's level as the samples record it ("stress=memory"), where a table names it
 #: as a reader knows it ("stress: memory"). A one-letter name is mathematics ($n=13$).
-KEY_VALUE = re.compile(r"(?<![\w.])([a-z][a-z0-9_.]+)=([\w.+-]+)")
+KEY_VALUE = re.compile(r"(?<![\w.])([a-z][a-z0-9_.]+)=([\w+-]+(?:\.[\w+-]+)*)")
 
 
 def table_names(paper: Paper) -> list[str]:
