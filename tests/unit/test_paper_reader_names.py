@@ -4,8 +4,11 @@ self-check's copy of the baseline reads "native (A/A copy)", never its internal 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
+import yaml
 
 from vbench.paper import abstract as A
 from vbench.paper.fmt import configuration_tex
@@ -13,7 +16,7 @@ from vbench.paper.results import lookup_of
 from vbench.paper.tables.micro import table_bonnie_block, table_pi_digits
 from vbench.paper.tables.terasort import table_tera_elapsed
 from vbench.samples import aa_label
-from vbench.wording import factor_name, level_label, platform_label
+from vbench.wording import configuration_name, factor_name, level_label, metric_name, platform_label
 
 from tests.unit.builders import ESTIMATE_COLUMNS, STATS_KEY_COLUMNS
 
@@ -257,3 +260,18 @@ def test_the_factor_figures_tick_labels_do_not_overlap(monkeypatch, tmp_path):
     monkeypatch.setattr(F, "_finish", keep)
     assert F.fig_factors(_stats(rows), None, tmp_path)
     assert len(gaps) == 4 + 1 and min(gaps) > 0, gaps
+
+
+def test_metrics_and_configurations_as_a_reader_knows_them():
+    assert metric_name("read_throughput") == "read throughput"
+    assert metric_name("terasort.attempt.reduce_merge_time") == "reduce merge time"  # a step's attempt metric
+    assert metric_name("no_such_metric") == "no_such_metric"  # unknown: as recorded (the reviewer's check sees it)
+    assert configuration_name("lxc", {"stress": "memory"}) == "LXC (stress: memory)"
+    assert configuration_name("qemu", {"vms_per_host": 4}) == "QEMU (VMs per host: 4)"
+    assert configuration_name("native", {}) == "native"
+
+
+def test_every_metric_a_published_finding_compares_has_a_readers_name():
+    published = yaml.safe_load((Path(__file__).resolve().parents[2] / "params" / "published.yaml").read_text())
+    metrics = {f["metric"] for f in published["findings"] if "metric" in f}
+    assert metrics and {m for m in metrics if metric_name(m) == m and m != "time"} == set()
