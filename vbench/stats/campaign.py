@@ -182,7 +182,9 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         )
         notes.append("the campaign has no samples")
         return Campaign(campaign_dir, campaign_dir.name, df, failures, _read_facts(campaign_dir), notes)
-    df = pd.DataFrame(rows)
+    # Joined here as well as at the end: the reading below (cells, order, a compared factor's view)
+    # groups and selects from ~100 columns too.
+    df = text_as_objects(pd.DataFrame(rows))
     if "platform" not in df.columns:
         df["platform"] = "unknown"
         notes.append("samples carry no platform; shown as 'unknown'")
