@@ -365,6 +365,16 @@ def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
     sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))
     before, after = sentence.split("The A/A check")
     assert " on LXC (" in before and "aa" not in before and after.endswith("(0 expected).}")
+    # The build computes the abstract's quotes once and gives them: the same macros as computed here,
+    # and the macros quote what they are given.
+    from vbench.paper import abstract as A
+
+    quotes = A.container_quotes(lookup_of(stats), "native")
+    assert quotes
+    given = MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes=quotes)
+    assert macros_tex(given) == tex
+    none = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes=[]))
+    assert r"\newcommand{\vbContainerSentence}{}" in none and r"\newcommand{\vbContainerSentence}{}" not in tex
 
 
 def test_whole_number_levels_are_named_as_whole_numbers():

@@ -258,7 +258,9 @@ def generate(
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
     read_campaigns = (main, *extras, *read.values())
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
-    quoted = A.quoted_campaigns(A.container_quotes(stats, baseline), main.name)
+    # The abstract's quotes, once: the table marks their campaigns, the macros quote them.
+    quotes = A.container_quotes(stats, baseline)
+    quoted = A.quoted_campaigns(quotes, main.name)
     _write(gen / "tables" / f"{M.NAME}.tex", M.campaigns_table_tex(list(read_campaigns), others, quoted), written)
     has_table[M.NAME] = True
     ctx = MacroContext(
@@ -278,6 +280,7 @@ def generate(
         campaigns=read_campaigns,
         # The time-series figure's campaign is read as a monitored run, not a Campaign: counted apart.
         other_campaigns=others,
+        quotes=quotes,
     )
     _write(gen / "macros.tex", macros_tex(ctx), written)
     return BuildResult(
