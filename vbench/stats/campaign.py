@@ -1,10 +1,10 @@
 """A campaign directory as the statistics read it: tidy samples named for analysis, failures, host facts.
 
-`load_campaign` reads `samples.jsonl` with `vbench.stats.tidy.read_rows` (the one reader, its rows before they are a frame) and
-returns one row per sample with the columns `vbench.stats` needs (experiment, platform, benchmark, metric,
-unit, value, repetition, size) plus every metadata key. The campaign's statistics table
-(`vbench.stats.campaign_stats`, written by the statistics stage) and the paper both start from it.
-It fills what older campaigns lack, and says so in `Campaign.notes`:
+`load_campaign` reads `samples.jsonl` with `vbench.stats.tidy.read_rows` (the one reader, its rows
+before they are a frame) and returns one row per sample with the columns `vbench.stats` needs
+(experiment, platform, benchmark, metric, unit, value, repetition, size) plus every metadata key.
+The campaign's statistics table (`vbench.stats.campaign_stats`, written by the statistics stage) and
+the paper both start from it. It fills what older campaigns lack, and says so in `Campaign.notes`:
 
 * `experiment`: the runner's, else "campaign".
 * `repetition`: the runner's, else the rank of the run (`run_id`, ordered by its first
