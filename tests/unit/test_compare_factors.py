@@ -108,8 +108,13 @@ def test_merged_campaigns_keep_each_experiment_against_its_own_baseline(tmp_path
     assert format_table(stats) == format_table(campaign_stats(both, cfg))
     assert format_table(paper_statistics([net, main], cfg)[0].table) == format_table(stats)
     assert fig_factors(lookup_of(campaign_stats(main, cfg)), main.samples, tmp_path / "f2") == []
-    with pytest.raises(ParamsError, match="more than one campaign"):
+    with pytest.raises(ParamsError, match="more than one campaign") as one:
         merge_campaigns(main, [main])
+    assert one.value.message == "experiment ['platforms'] appears in more than one campaign"
+    with pytest.raises(ParamsError) as several:
+        merge_campaigns(both, [both])
+    assert several.value.message == "experiments ['netmodes', 'platforms'] appear in more than one campaign"
+    assert several.value.field == "paper.extra_campaigns"
 
 
 def test_the_pipeline_statistics_compare_modes_against_the_designs_baseline(tmp_path):

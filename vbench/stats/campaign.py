@@ -40,6 +40,7 @@ from vbench.stats.compare import Comparison, comparison_in, comparison_view, des
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIR_UNIT, ROUND, rounds_are_units
 from vbench.stats.tidy import FACTOR_COLUMNS, SIZE_PARAMS, add_cells, plain as _plain, read_rows, text_as_objects
+from vbench.wording import noun
 
 __all__ = ["FACTOR_COLUMNS", "SIZE_PARAMS", "Campaign", "add_cells", "load_campaign", "merge_campaigns", "select"]
 
@@ -293,7 +294,11 @@ def merge_campaigns(main: Campaign, others: list[Campaign]) -> Campaign:
         return main
     clash = set(main.samples["experiment"]) & {e for o in others for e in o.samples["experiment"]}
     if clash:
-        raise ParamsError("paper.extra_campaigns", f"experiment(s) {sorted(clash)} appear in more than one campaign")
+        n = len(clash)
+        raise ParamsError(
+            "paper.extra_campaigns",
+            f"{noun(n, 'experiment')} {sorted(clash)} {noun(n, 'appears', 'appear')} in more than one campaign",
+        )
     # Columns one campaign lacks come out of concat as blocks of their own: joined again (text_as_objects).
     samples = text_as_objects(pd.concat([main.samples, *(o.samples for o in others)], ignore_index=True))
     return Campaign(
