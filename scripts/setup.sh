@@ -29,14 +29,14 @@ install_debian() {
   # The JDK Hadoop runs on, Maven to fetch Hadoop, the testbed's plumbing (iproute2 and
   # nftables for network modes, util-linux's unshare, sshd, sudo for the inventory checks,
   # netcat for the SSH proxy, curl for health probes), git for DVC and the committed-campaign
-  # check, the micro-benchmark tools, the platforms' runtimes (busybox-static: the statx-free ls of
-  # gVisor hosts, vbench/testbed/gvisor.py), and the headless browser (with its WebDriver) that the
-  # explore notebook's test opens JupyterLab in.
+  # check, the micro-benchmark tools (and strace, the planted system-call stops), the platforms'
+  # runtimes (busybox-static: the statx-free ls of gVisor hosts, vbench/testbed/gvisor.py), and the
+  # headless browser (with its WebDriver) that the explore notebook's test opens JupyterLab in.
   local apt_packages=(
     openjdk-17-jre-headless maven git
     iproute2 nftables sudo util-linux procps openssh-server openssh-client netcat-openbsd curl
     python3 python3-venv python3-pip
-    fio iperf3 sysbench bonnie++ hdparm stress-ng pi
+    fio iperf3 sysbench bonnie++ hdparm stress-ng pi strace
     lxc crun runsc busybox-static qemu-system-x86 qemu-utils debootstrap e2fsprogs
     texlive-latex-base texlive-latex-recommended texlive-fonts-recommended texlive-science latexmk poppler-utils
     chromium chromium-driver

@@ -299,7 +299,9 @@ class SlowdownParams(_Strict):
     of its veth), so every packet between two hosts is delayed once (a round trip by 2 x delay_ms).
     disk_read_bps / disk_write_bps: blkio throttling of EACH host on the disk holding work_root
     (its own cgroup: cgroup v1's blk-throttle does not hold a child's I/O to its parent's limit),
-    direct and synchronous I/O only (see vbench.testbed.limits).
+    direct and synchronous I/O only (see vbench.testbed.limits). syscall_stops: every system call
+    of a native host's processes stopped twice under ptrace (strace -f), as gVisor's ptrace platform
+    stops each (vbench.testbed.syscall_stops): native hosts only.
     """
 
     #: 1.0: no quota. Below 0.1 a Hadoop cluster hardly comes up: a typo, not an experiment.
@@ -310,6 +312,8 @@ class SlowdownParams(_Strict):
     rate_mbit: float | None = Field(None, ge=0.1, le=100_000)
     disk_read_bps: int | None = Field(None, ge=1)
     disk_write_bps: int | None = Field(None, ge=1)
+    #: Every system call of the host's processes stopped under ptrace; False: none.
+    syscall_stops: bool = False
 
     _bps = field_validator("disk_read_bps", "disk_write_bps", mode="before")(
         classmethod(lambda cls, v: _byte_rate_or_none(v))
@@ -329,7 +333,7 @@ class SlowdownParams(_Strict):
 
     @property
     def active(self) -> bool:
-        return self.cpu or self.network or self.disk
+        return self.cpu or self.network or self.disk or self.syscall_stops
 
     def describe(self) -> str:
         """The fields that plant something, as sorted `key=value` pairs ('' when nothing is planted):
@@ -496,6 +500,14 @@ class TestbedParams(_Strict):
         anything starts, naming the field."""
         if not self.slowdown.active:
             return
+        if self.slowdown.syscall_stops:
+            odd = _platforms_outside(hosts, ("native",))
+            if odd:
+                raise _FieldError(
+                    "slowdown.syscall_stops",
+                    f"system calls are stopped under ptrace on native hosts only, not on {', '.join(odd)} hosts "
+                    "(a container's init is not started by vbench's own command; gVisor stops them already)",
+                )
         odd = _platforms_outside(hosts, SLOWDOWN_PLATFORMS)
         if odd:
             raise _FieldError(

@@ -88,18 +88,19 @@ class NativeProvisioner:
         empty = hdir / EMPTY_STARTUP_FILE
         empty.write_bytes(b"")
         empty.chmod(0o644)  # readable by a non-root ssh_user through the bind mount
+        slowdown = Slowdown(ctx)
         argv = netcmd.in_identity(
             ns,
             spec.name,
             str(ctx.hosts_file(spec)),
-            ["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)],
+            slowdown.init_argv(["/usr/sbin/sshd", "-D", "-e", "-f", str(cfg)]),
             mask=netcmd.shell_startup_files(login_home(ctx.params.ssh_user)),
             mask_with=str(empty),
         )
         # A planted slowdown's cgroups (and the testbed's freezer, when it has one) hold the sshd
         # from its first instruction, so every daemon started over SSH is inside them too.
         # One wrapper moves it into all of them (not one wrapper per mechanism).
-        procs = Slowdown(ctx).host_procs(spec)
+        procs = slowdown.host_procs(spec)
         if ctx.params.freezer:
             procs += freezer.native_procs(ctx.params.name, spec.name, lambda rel: ctx.record(STATE_CGROUPS, rel))
         argv = in_cgroups_argv(procs, argv) if procs else argv
@@ -112,7 +113,8 @@ class NativeProvisioner:
                 start_new_session=True,
             )
         ctx.record("pids", owned.process_record(proc.pid))  # pid and start time: a stale pid is never killed
-        # One process: the cgroup wrapper's sh (if any), ip, unshare and sh each exec the next, then sshd.
+        # One process: the cgroup wrapper's sh (if any), ip, unshare and sh each exec the next, then
+        # sshd (or, when system calls are stopped, strace, whose child sshd is).
         (hdir / "init.pid").write_text(f"{proc.pid}\n")
         return Created(self.host(spec, ctx), pub, log_path)
 

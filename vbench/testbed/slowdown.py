@@ -25,6 +25,9 @@ What is planted, and where (cgroup v1: this machine's controllers are v1, see vb
   `lxc.net.0.veth.pair`), inside the emulated physical host's namespace when there is one (and
   both NICs in bridge+nat). Every packet to a host crosses its own interface once, so each is
   delayed once and a round trip between two hosts grows by 2 x delay_ms.
+- System calls (`syscall_stops`, native hosts only): the host's sshd started under strace -f,
+  which stops every call of every process descending from it (vbench.testbed.syscall_stops).
+  No cgroup: the tracer is the host's init process, checked to trace its sshd.
 
 Ownership (vbench.testbed.owned): the parent cgroup must not exist before bring-up (refused,
 never adopted); each cgroup and qdisc is recorded in the testbed's state before it is made;
@@ -46,7 +49,7 @@ from pathlib import Path
 
 from vbench.errors import VbenchError
 from vbench.params import HostParams, SlowdownParams, TestbedParams, parse_cpuset
-from vbench.testbed import netcmd, physhosts, physnet, sysops
+from vbench.testbed import netcmd, physhosts, physnet, syscall_stops, sysops
 from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.limits import (
     CFS_PERIOD_US,
@@ -243,6 +246,8 @@ def applied_text(settings: dict[str, str], sd: SlowdownParams, cpus: int) -> str
         parts.append(f"netem_delay_ms={sd.delay_ms:g}")
     if sd.rate_mbit is not None:
         parts.append(f"tbf_rate_mbit={sd.rate_mbit:g}")
+    if sd.syscall_stops:
+        parts.append("syscall_stops=strace -f")
     return ";".join(parts)
 
 
@@ -410,6 +415,8 @@ class Slowdown:
                     f"testbed.cpuset {self.cpuset!r}: CPU {', '.join(map(str, outside))} is not one vbench may run "
                     f"on here (it may run on {', '.join(map(str, sorted(os.sched_getaffinity(0))))})"
                 )
+        if sd.syscall_stops:
+            syscall_stops.find_strace()
         if sd.network:
             if shutil.which("tc") is None:
                 raise VbenchError("testbed.slowdown: 'tc' is not installed (Debian package iproute2)")
@@ -452,6 +459,11 @@ class Slowdown:
         nothing is planted on cgroups)."""
         procs = self.host_procs(spec)
         return in_cgroups_argv(procs, argv) if procs else argv
+
+    def init_argv(self, argv: list[str]) -> list[str]:
+        """A native host's sshd command, under the tracer when system calls are stopped (else as is):
+        the innermost command, so that the tracer lives in the host's namespaces and cgroups."""
+        return syscall_stops.traced_argv(syscall_stops.find_strace(), argv) if self.sd.syscall_stops else argv
 
     def host_procs(self, spec: HostParams) -> list[Path]:
         """The `cgroup.procs` a native host's first process moves itself into (made and recorded
@@ -499,6 +511,8 @@ class Slowdown:
             bad.append(f"its init process {pid} is gone")
         bad += membership_problems(proc, self.parent, self.hierarchies()) if proc else []
         bad += exact_membership_problems(proc, rel, controllers(own)) if proc else []
+        if sd.syscall_stops and spec.platform == "native":
+            bad += syscall_stops.tracer_problems(pid)
         if self.cpuset is not None and proc:
             allowed = cpus_allowed(pid)
             if allowed != parse_cpuset(self.cpuset):

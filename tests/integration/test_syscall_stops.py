@@ -1,0 +1,82 @@
+"""Planted system-call stops (`testbed.slowdown.syscall_stops`, issue #53) on this machine, without
+Hadoop: a native testbed's host runs its sshd under strace, a command started over SSH (as every
+Hadoop daemon is) is traced by it, a run of small system calls costs far more per call than on an
+unplanted host, the host's facts say what was planted, and teardown leaves nothing. Seconds.
+
+    python3 -m pytest tests/integration/test_syscall_stops.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import leftovers
+from vbench.host import connect
+from vbench.testbed import Testbed
+from vbench.testbed.syscall_stops import parse_tracer_pid
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
+    pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace"),
+]
+
+#: One-byte reads and writes: 2 x CALLS system calls, a few ms untraced, a few s traced here.
+CALLS = 2000
+
+
+def _per_call_us(host) -> float:
+    """Microseconds per system call of a one-byte dd on `host`, over SSH."""
+    with connect(host) as conn:
+        r = conn.run(
+            f"dd if=/dev/zero of=/dev/null bs=1 count={CALLS} 2>&1 | tail -n 1", hide=True, warn=True, in_stream=False
+        )
+    assert r.ok, r.stderr
+    seconds = float(r.stdout.split(" copied, ")[1].split(" s")[0])
+    return seconds / (2 * CALLS) * 1e6
+
+
+def _tracer_of_sleep(tag: str) -> int:
+    """The TracerPid of the one process whose command line is `sleep <tag>`."""
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip() == f"sleep {tag}":
+                    return parse_tracer_pid((d / "status").read_text())
+            except OSError:
+                continue
+    raise AssertionError(f"no process 'sleep {tag}' found")
+
+
+def test_a_native_hosts_commands_are_stopped_at_each_system_call_and_nothing_is_left(it_platform_testbed):
+    plain = it_platform_testbed("native", hosts=[{"name": "master", "role": "master"}])
+    with Testbed(plain) as tb:
+        untraced_us = _per_call_us(tb.hosts[0])
+    assert leftovers(plain) == []
+
+    params = it_platform_testbed(
+        "native", hosts=[{"name": "master", "role": "master"}], slowdown={"syscall_stops": True}
+    )
+    tag = f"30.{os.getpid() % 1000}7"
+    with Testbed(params) as tb:
+        host = tb.hosts[0]
+        assert "syscall_stops=True" in host.facts["slowdown"], host.facts
+        assert "strace" in host.facts["slowdown_applied"], host.facts
+        traced_us = _per_call_us(host)
+        with connect(host) as conn:
+            r = conn.run(f"setsid sleep {tag} </dev/null >/dev/null 2>&1 &", hide=True, warn=True, in_stream=False)
+        assert r.ok, r.stderr
+        time.sleep(0.5)
+        tracer = _tracer_of_sleep(tag)
+        assert tracer > 0, "a daemon started over SSH is not traced"
+        assert Path(f"/proc/{tracer}/comm").read_text().strip() == "strace"
+    # Measured here: ~0.2 us a call untraced, 10-200 us traced (the wake-ups of each stop).
+    assert traced_us > 10 * untraced_us, (untraced_us, traced_us)
+    assert leftovers(params) == []
+    with pytest.raises(AssertionError):
+        _tracer_of_sleep(tag)  # gone with its host

@@ -1,0 +1,80 @@
+"""Planted system-call stops (`testbed.slowdown.syscall_stops`, issue #53): every system call of
+a native host, of every process and thread it ever runs, stopped twice under ptrace (at entry and
+at exit), as gVisor's ptrace platform stops a sandboxed task for each call.
+
+The cost model's other planted slowdowns (CPU quota, link rate, disk throttle) leave gVisor's
+overhead unexplained: its CPU, I/O and link costs are near native's or unused by the jobs, while
+its system call costs x129, a process creation x10 and a JVM's start x3 (docs/results.md, "The
+platform cost vector"). This slowdown moves those costs on native and nothing else, so the
+fit can give a job's share of them.
+
+The tracer is strace (`strace -f -e trace=none`): it stops the tracees as often as any tracer
+(without --seccomp-bpf every call stops at entry and exit, whatever is printed), decodes and
+prints nothing, and follows every fork, vfork and clone. A minimal tracer of our own that only
+restarted each stop was measured no cheaper here (1-byte dd: ~190 us a call under either, 0.16 us
+untraced, 2026-12-01: the wake-up of the other vCPU at each stop is the cost, not the tracer's
+work). The host's sshd is started under it, and every daemon and command of the host descends
+from that sshd over SSH, so all of them are stopped; the tracer exits with sshd, and teardown
+stops every process of the host's namespace as always.
+
+The builders are pure; `tracer_problems` reads /proc.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from vbench.errors import VbenchError
+
+Cmd = list[str]
+
+#: The tracer's flags: follow every process and thread, stop at every call, print nothing.
+STRACE_FLAGS: tuple[str, ...] = ("-f", "-qq", "-e", "trace=none", "-e", "signal=none", "-o", "/dev/null", "--")
+
+
+def traced_argv(strace: str, argv: list[str]) -> Cmd:
+    """`argv` run under the tracer: every system call of it and of its descendants stopped. Pure."""
+    return [strace, *STRACE_FLAGS, *argv]
+
+
+def find_strace() -> str:
+    """The tracer's path, or a refusal naming what to install."""
+    path = shutil.which("strace")
+    if path is None:
+        raise VbenchError("testbed.slowdown.syscall_stops: 'strace' is not installed (Debian package strace)")
+    return path
+
+
+def parse_tracer_pid(status: str) -> int:
+    """The `TracerPid` of a /proc/<pid>/status text (0: not traced, -1: no such line). Pure."""
+    for line in status.splitlines():
+        key, _, value = line.partition(":")
+        if key == "TracerPid" and value.strip().isdigit():
+            return int(value.strip())
+    return -1
+
+
+def parse_children(text: str) -> list[int]:
+    """The pids of a /proc/<pid>/task/<tid>/children text. Pure."""
+    return [int(p) for p in text.split() if p.isdigit()]
+
+
+def tracer_problems(tracer: int, proc: Path = Path("/proc")) -> list[str]:
+    """What is wrong with a host whose init process `tracer` should be the tracer of its sshd: the
+    tracer must have a child, and every child must be traced by it. [] when it holds."""
+    try:
+        children = parse_children((proc / str(tracer) / "task" / str(tracer) / "children").read_text())
+    except OSError:
+        return [f"its tracer {tracer} is gone"]
+    if not children:
+        return [f"its tracer {tracer} has no child (the host's sshd is not running under it)"]
+    bad = []
+    for child in children:
+        try:
+            traced_by = parse_tracer_pid((proc / str(child) / "status").read_text())
+        except OSError:
+            continue  # exited between the two reads
+        if traced_by != tracer:
+            bad.append(f"process {child} is traced by {traced_by or 'nothing'}, not by {tracer}")
+    return bad
