@@ -632,3 +632,70 @@ def test_the_command_prints_the_measured_phases_in_text_and_json(phased, capsys)
         assert g["method"] == "paired-t (blocks)" and g["baseline"] == "native", g
         assert "Holm" not in g["ratio"]["note"], g  # no family count of the phases-only statistics pass
     assert "the phases' statistics" in doc["seconds"]
+
+
+# --- The measured jobs from another campaign (--measured) -----------------------------------------
+
+
+def test_the_measured_jobs_may_come_from_another_campaign_than_the_calibration(data):
+    calibration_campaign(data / "raw" / "timed", jobs=True, seed=3)
+    inputs = prediction_inputs(
+        load_campaign(data / "raw" / "costs-fit"),
+        load_campaign(data / "raw" / "newplat"),
+        measured_in=load_campaign(data / "raw" / "timed"),
+    )
+    table = prediction_table(inputs, n_draws=DRAWS, seed=0)
+    alone = _table(data, "timed")
+    assert inputs.measured_path == data / "raw" / "timed" and inputs.notes == ()
+    for row, same in zip(table.rows, alone.rows):
+        truth = true_ratio(row.job, PLATFORMS[row.platform])
+        assert row.measured == same.measured and row.measured.low <= truth <= row.measured.high
+    assert all(r.measured is None for r in _table(data).rows)  # newplat alone timed nothing
+    assert f"measured jobs: {data / 'raw' / 'timed'}" in format_prediction(table)
+    assert prediction_json(table)["measured"] == {"campaign": str(data / "raw" / "timed")}
+
+
+def test_a_platform_without_measured_jobs_there_is_named_in_a_note(data):
+    calibration_campaign(data / "raw" / "timed", ("native", next(iter(PLATFORMS))), jobs=True, seed=3)
+    inputs = prediction_inputs(
+        load_campaign(data / "raw" / "costs-fit"),
+        load_campaign(data / "raw" / "newplat"),
+        measured_in=load_campaign(data / "raw" / "timed"),
+    )
+    missing = sorted(set(PLATFORMS) - {next(iter(PLATFORMS))})
+    assert inputs.notes == (
+        f"no measured job ratio of {', '.join(missing)} in {data / 'raw' / 'timed' / 'samples.jsonl'} "
+        "(platforms are matched by name)",
+    )
+
+
+def test_a_measured_campaign_without_the_calibrations_baseline_is_refused_naming_its_file(data, vbench_cli):
+    calibration_campaign(data / "raw" / "nonative", tuple(PLATFORMS), jobs=True, seed=3)
+    rc, err = vbench_cli(
+        "predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--measured", "nonative", "--draws", "10"
+    )
+    assert rc == 2 and str(data / "raw" / "nonative" / "samples.jsonl") in err and "no native configuration" in err
+
+
+def test_the_command_compares_with_the_measured_campaign(data, capsys):
+    from vbench import cli
+
+    calibration_campaign(data / "raw" / "timed", jobs=True, seed=3)
+    rc = cli.main(
+        [
+            "predict",
+            "newplat",
+            "--fit",
+            "costs-fit",
+            "--data",
+            str(data),
+            "--measured",
+            "timed",
+            "--draws",
+            "50",
+            "--json",
+        ]
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["measured"]["campaign"] == str(data / "raw" / "timed")
+    assert all(p["measured"] is not None for p in doc["predictions"])

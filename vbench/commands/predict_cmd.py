@@ -31,6 +31,13 @@ def register(sub) -> None:
         required=True,
         help="the fitting campaign (shaped like costs-fit): a name under DATA/raw/ or its directory",
     )
+    p.add_argument(
+        "--measured",
+        default=None,
+        help="the campaign whose timed jobs (and JobHistory phases) the predictions are compared with, when "
+        "CALIBRATION timed none: a name under DATA/raw/ or its directory, with CALIBRATION's baseline, its "
+        "platforms matched by name (e.g. `vbench predict costs --fit FIT --measured sandbox`)",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
         "--resources",
@@ -71,12 +78,19 @@ def run(args) -> int:
     )
     cal_dir = campaign_dir(args.calibration, args.data, "calibration campaign")
     fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir)
-    inputs = cost_prediction.prediction_inputs(fit, calibration, resources)
+    measured = (
+        load_campaign(campaign_dir(args.measured, args.data, "campaign of measured jobs"))
+        if args.measured is not None
+        else calibration
+    )
+    inputs = cost_prediction.prediction_inputs(
+        fit, calibration, resources, measured_in=measured if args.measured is not None else None
+    )
     read = time.perf_counter()
     # The statistics stage's default settings, but against the baseline the costs are ratios to and
     # at the predictions' level: a phase's interval then reads like the job's measured one beside it.
     cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
-    phases = job_phases.phase_ratios(calibration, cfg)
+    phases = job_phases.phase_ratios(measured, cfg)
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
     table = cost_prediction.prediction_table(inputs, phases=phases, n_draws=draws, seed=seed)

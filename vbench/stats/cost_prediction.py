@@ -88,7 +88,8 @@ class PredictionInputs:
     designs: tuple[tuple[str, tuple[str, ...]], ...]
     #: The platforms to predict (against `calibration_baseline`).
     costs: tuple[cm.CostVector, ...]
-    #: The calibration campaign's own job ratios, where it timed the suite too.
+    #: The measured job ratios: the calibration campaign's own, where it timed the suite too, or
+    #: those of the campaign `measured_path` names.
     measured: tuple[cm.JobRatio, ...]
     notes: tuple[str, ...] = ()
     #: Rule 1 on each planted resource (`planted_checks`), fitted or not.
@@ -96,6 +97,9 @@ class PredictionInputs:
     #: The planted resources rule 1 left out of the fit (their level did not move their cost); none
     #: when the resources were named (`rule_one`).
     left_out: tuple[PlantedCheck, ...] = ()
+    #: The campaign the measured ratios come from when it is not the calibration (None: the
+    #: calibration's own).
+    measured_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -334,13 +338,17 @@ def prediction_inputs(
     resources: Sequence[str] | None = None,
     *,
     conf: float = cm.DEFAULT_CONF,
+    measured_in: Campaign | None = None,
 ) -> PredictionInputs:
     """Check both campaigns and gather what `prediction_table` needs; every refusal names the
     campaign's samples file (a fit campaign without jobs, a calibration without native, a resource
     one of them did not measure or the fit cannot tell apart). `resources`: by default, the ones the
     fit's planted slowdowns move (`planted_factors`) and whose planted level moved their cost
     (`planted_checks`, costs-fit rule 1), each one left out named in the notes; named, they are
-    fitted as named, a note for each one failing rule 1."""
+    fitted as named, a note for each one failing rule 1. `measured_in`: the campaign whose timed jobs
+    the predictions are compared with when the calibration timed none (a calibration-only campaign
+    beside the study that timed the jobs, as `costs` beside `sandbox`): against the same baseline,
+    its platforms matched to the calibration's by name, on the same machine's say-so of the user."""
     told = checked_resources(resources) if resources is not None else None
     notes: list[str] = []
     fit_file, cal_file = samples_path(fit), samples_path(calibration)
@@ -380,7 +388,24 @@ def prediction_inputs(
                 f"to {cal_baseline} (not measured, or in fewer than two blocks beside {cal_baseline}): "
                 "calibrate it, or leave the resource out with --resources",
             )
-    measured = _read(calibration, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
+    if measured_in is not None:
+        measured_file = samples_path(measured_in)
+        if baseline_of(measured_in) != cal_baseline:
+            raise ParamsError(
+                measured_file,
+                f"its baseline is {baseline_of(measured_in)!r}, the calibration's {cal_baseline!r}: a measured "
+                "ratio and a prediction must be ratios to the same configuration",
+            )
+        if cal_baseline not in measured_in.platforms:
+            raise ParamsError(measured_file, f"no {cal_baseline} configuration: no measured ratio to it")
+    measured = _read(measured_in or calibration, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
+    if measured_in is not None:
+        unmatched = sorted({v.platform for v in costs} - {m.platform for m in measured}, key=natural_key)
+        if unmatched:
+            notes.append(
+                f"no measured job ratio of {', '.join(unmatched)} in {samples_path(measured_in)} "
+                "(platforms are matched by name)"
+            )
 
     # The fit: configurations with their job ratios against the design's baseline.
     fit_ratios = _read(fit, cm.job_ratios_of, baseline=fit_baseline, conf=conf)
@@ -429,6 +454,7 @@ def prediction_inputs(
         notes=tuple(notes),
         planted=planted,
         left_out=choice.left_out,
+        measured_path=measured_in.path if measured_in is not None else None,
     )
     # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
     # decided before its bootstrap: a fit of two draws per job asks it before any real work.
@@ -560,7 +586,8 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     level = round(100 * table.conf)
     out = [
         f"Fit: {inp.fit_path} against {inp.fit_baseline}; calibration: {inp.calibration_path} against "
-        f"{inp.calibration_baseline}",
+        f"{inp.calibration_baseline}"
+        + (f"; measured jobs: {inp.measured_path}" if inp.measured_path is not None else ""),
         f"Resources: {', '.join(inp.resources)}"
         + (
             f" ({', '.join(c.resource for c in inp.left_out)} left out by rule 1: see the notes)"
@@ -658,6 +685,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
     return {
         "fit": {"campaign": str(inp.fit_path), "baseline": inp.fit_baseline},
         "calibration": {"campaign": str(inp.calibration_path), "baseline": inp.calibration_baseline},
+        "measured": {"campaign": str(inp.measured_path or inp.calibration_path)},
         "resources": list(inp.resources),
         "rule_1": [
             {
