@@ -59,6 +59,13 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
         "sandbox_dir": None,
         "cost_fit_dir": None,
         "cost_fit_fields": ("params/paper.yaml: paper.cost_fit_campaign", "paper.sandbox_campaign"),
+        "syscall_fit_dir": None,
+        "syscall_calibration_dir": None,
+        "syscall_fit_fields": (
+            "params/paper.yaml: paper.syscall_fit_campaign",
+            "params/paper.yaml: paper.syscall_calibration_campaign",
+            "paper.cost_fit_campaign",
+        ),
     }
 
 

@@ -73,6 +73,18 @@ def register(sub) -> None:
         "the cost model's fit campaign (native under planted slowdowns, e.g. data/raw/costs-fit-nodelay): "
         "the section predicting --sandbox's platforms from their micro-benchmarks; omitted without it",
     )
+    _add_campaign_option(
+        p,
+        "--syscall-fit",
+        "the cost model's system-call level: its fit campaign (native under system-call stops, e.g. "
+        "data/raw/costs-fit-syscalls), with --syscall-calibration and --cost-fit; omitted without it",
+    )
+    _add_campaign_option(
+        p,
+        "--syscall-calibration",
+        "the system-call level's calibration campaign (the platforms' costs, e.g. data/raw/costs), whose "
+        "predictions are compared with --sandbox's jobs",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -95,8 +107,9 @@ def run(args) -> int:
     _require_samples("--campaign", args.campaign)
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
-    # The build checks --cost-fit and --sandbox itself before it reads anything
-    # (vbench.paper.inputs.check_cost_fit): told their names, its refusal names the options.
+    # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, itself
+    # before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit): told their
+    # names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -112,6 +125,9 @@ def run(args) -> int:
         sandbox_dir=args.sandbox,
         cost_fit_dir=args.cost_fit,
         cost_fit_fields=("--cost-fit", "--sandbox"),
+        syscall_fit_dir=args.syscall_fit,
+        syscall_calibration_dir=args.syscall_calibration,
+        syscall_fit_fields=("--syscall-fit", "--syscall-calibration", "--cost-fit"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

@@ -17,7 +17,10 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
     generated/stats.csv         the statistics table the paper drew from
     generated/costs.tex         the cost model's section (vbench.paper.costs): with a fit campaign,
                                 its prose, tables/costs.tex, figures/costs.*, costs.csv and
-                                costs_attribution.csv; without one, a comment alone
+                                costs_attribution.csv; without one, a comment alone; with the
+                                system-call level's campaigns too, its subsection's prose,
+                                tables/costs-syscalls.tex, costs-syscalls.csv and
+                                costs-syscalls_attribution.csv
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -54,7 +57,7 @@ from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.jobs import isolation_stats
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
-from vbench.paper.inputs import COST_FIT_FIELDS, check_cost_fit
+from vbench.paper.inputs import COST_FIT_FIELDS, SYSCALL_FIT_FIELDS, check_cost_fit, check_syscall_fit
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.parallel import background, parallel_map
 from vbench.paper.results import StatisticsLookup, lookup_of, paper_statistics, statistics_of
@@ -139,6 +142,9 @@ def generate(
     sandbox_dir: Path | None = None,
     cost_fit_dir: Path | None = None,
     cost_fit_fields: tuple[str, str] = COST_FIT_FIELDS,
+    syscall_fit_dir: Path | None = None,
+    syscall_calibration_dir: Path | None = None,
+    syscall_fit_fields: tuple[str, str, str] = SYSCALL_FIT_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -146,14 +152,25 @@ def generate(
     default: this one); the per-node table from `pernode_dir` (a heterogeneous cluster's campaign) alone;
     the sandboxed-kernel section from `sandbox_dir` (issue #21's study) alone, absent when it is None;
     the cost model's section from `cost_fit_dir` (native under planted slowdowns) and the sandbox
-    campaign, whose platforms it predicts: omitted, with one note, when `cost_fit_dir` is None.
-    `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as
-    the caller was given them (`check_cost_fit`)."""
+    campaign, whose platforms it predicts: omitted, with one note, when `cost_fit_dir` is None; its
+    system-call level from `syscall_fit_dir` (native under system-call stops) and
+    `syscall_calibration_dir` (the platforms' costs), compared with the sandbox campaign's jobs:
+    omitted, with one note, when both are None. `cost_fit_fields`: what a refusal of the fit names,
+    its field then the sandbox campaign's, as the caller was given them (`check_cost_fit`);
+    `syscall_fit_fields`: the system-call level's two fields then the fit's (`check_syscall_fit`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
+    check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
-    own = _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir)
+    own = _own_campaigns(
+        isolation=isolation_dir,
+        pernode=pernode_dir,
+        sandbox=sandbox_dir,
+        cost_fit=cost_fit_dir,
+        syscall_fit=syscall_fit_dir,
+        syscall_calibration=syscall_calibration_dir,
+    )
     loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
     main, *extras = distinct_experiments(loaded[: len(studies)])
     read = dict(zip(own, loaded[len(studies) :]))
@@ -169,7 +186,15 @@ def generate(
     # The cost model is fitted and predicted before anything is written: a refusal (a fit that
     # cannot be fitted, a sandbox campaign without the jobs) leaves the last build's files as they were.
     costs = C.cost_study(read["cost_fit"], read["sandbox"]) if "cost_fit" in read else None
+    # Its system-call level: the calibration's platforms predicted, the sandbox campaign's jobs compared.
+    syscalls = (
+        C.cost_study(read["syscall_fit"], read["syscall_calibration"], measured=read["sandbox"])
+        if "syscall_fit" in read
+        else None
+    )
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
+    if costs is not None:
+        sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -231,12 +256,15 @@ def generate(
     if not stats.empty:
         _write(gen / "stats.csv", format_table(stats.table), written)
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
-    # typesets nothing; its table and figure are then neither written nor counted.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs), written)
-    if costs is not None:
-        _write(gen / "tables" / f"{C.NAME}.tex", C.table_costs(costs), written)
-        has_table[C.NAME] = True
-        for name, frame in ((C.NAME, C.cost_frame(costs)), (f"{C.NAME}_attribution", C.attribution_frame(costs))):
+    # typesets nothing; its tables and figure are then neither written nor counted, nor is the
+    # system-call level's table without its campaigns.
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls), written)
+    for study, part in ((costs, C.MAIN), (syscalls, C.SYSCALLS)):
+        if study is None:
+            continue
+        _write(gen / "tables" / f"{part.name}.tex", C.table_costs(study, part), written)
+        has_table[part.name] = True
+        for name, frame in ((part.name, C.cost_frame(study)), (f"{part.name}_attribution", C.attribution_frame(study))):
             _write(gen / f"{name}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
 
     has_figure: dict[str, bool] = {}
@@ -323,9 +351,9 @@ def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tup
     return drawn
 
 
-def _own_campaigns(isolation_dir, pernode_dir, sandbox_dir, cost_fit_dir) -> dict[str, Path]:
-    """The campaigns read for one section each, by section, where their directory holds samples."""
-    given = {"isolation": isolation_dir, "pernode": pernode_dir, "sandbox": sandbox_dir, "cost_fit": cost_fit_dir}
+def _own_campaigns(**given: Path | None) -> dict[str, Path]:
+    """The campaigns read for one section each, by section (the keywords' names), where their
+    directory holds samples."""
     return {k: Path(d) for k, d in given.items() if d is not None and (Path(d) / "samples.jsonl").exists()}
 
 
@@ -334,10 +362,11 @@ def _cost_note(costs: C.CostStudy) -> str:
     out), with which seed."""
     s = costs.summary
     left_out = ", ".join(c.resource for c in costs.left_out)
+    measured = f" against {costs.measured_name}'s jobs" if costs.measured_name != costs.calibration_name else ""
     return (
         f"cost model: fitted on {costs.fit_name} ({', '.join(costs.resources)}"
         f"{f'; left out by rule 1: {left_out}' if left_out else ''}), predicted for "
-        f"{costs.calibration_name}'s platforms: {s.rows} rows, median |measured/predicted - 1| "
+        f"{costs.calibration_name}'s platforms{measured}: {s.rows} rows, median |measured/predicted - 1| "
         f"{100 * s.median_abs_error:.0f} %, {s.covered} inside the prediction interval, {s.agrees} agreeing "
         f"({costs.n_draws} draws, seed {costs.seed})"
     )

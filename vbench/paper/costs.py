@@ -29,8 +29,19 @@ The fitted resources are `prediction_inputs`' default: those whose planted slowd
 (costs-fit-nodelay's disk writes: the throttle moved nothing) is said so in the section and the
 table's note, apart from the resources no slowdown was planted on.
 
+A second part, "The system-call level" (`SYSCALLS`: tab:costs-syscalls, no figure), is built the
+same way from a second study (`cost_study` again, the same sentences and `table_costs`), with three
+campaigns instead of two: the fit params/paper.yaml's `syscall_fit_campaign` names
+(params/experiments/costs-fit-syscalls.yaml: native unplanted and with every system call of every
+host process stopped twice under ptrace; one level moves a system call's, a process creation's and a
+JVM's start's costs together, so one share per job is fitted, on the JVM's start, its design's rule
+3), the calibration `syscall_calibration_campaign` names (`costs`: the platforms' micro-benchmarks,
+no job) and the measured jobs, `sandbox_campaign`'s (`cost_study(..., measured=...)`, as `vbench
+predict costs --fit costs-fit-syscalls --measured sandbox` reads them).
+
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
-figure is built and nothing in the paper claims a result.
+figure is built and nothing in the paper claims a result. Without the second study (its keys
+empty) the section is the first part alone.
 
 Pure but for `fig_costs`, which draws (and imports matplotlib only when called).
 """
@@ -68,7 +79,8 @@ from vbench.paper.fmt import and_list, configuration_tex, interval_text, sig_dig
 from vbench.paper.tables.grid import Grid, render
 
 #: The files this section writes under generated/: costs.tex (the section), tables/costs.tex,
-#: figures/costs.{pdf,png,tex}, costs.csv and costs_attribution.csv (the rows, for tracing).
+#: figures/costs.{pdf,png,tex}, costs.csv and costs_attribution.csv (the rows, for tracing); the
+#: system-call level, tables/costs-syscalls.tex and its two CSV files (`SYSCALLS`).
 NAME = "costs"
 SECTION_LABEL, TABLE_LABEL, FIGURE_LABEL = "sec:costs", "tab:costs", "fig:costs"
 #: What the figure follows (its caption's "After ...").
@@ -98,6 +110,41 @@ OMITTED_TEX = (
 OMITTED_NOTE = (
     "the cost model's section is omitted: params/paper.yaml's paper.cost_fit_campaign is empty "
     "(set it once `vbench campaign run costs-fit-nodelay` has measured the fit)"
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the section, as the same functions present either study: the files it writes
+    under generated/ (tables/<name>.tex, <name>.csv and <name>_attribution.csv, figures/<name>.*
+    where it has a figure) and the labels its sentences refer to."""
+
+    name: str
+    table_label: str
+    #: None: the part has its table alone.
+    figure_label: str | None
+    #: What was planted on the native hosts, in the table's caption.
+    planted: str
+    #: The subsection it is and that subsection's label (None: the section's opening part).
+    title: str | None = None
+    label: str | None = None
+
+
+#: The section's opening part: the fit campaign's planted slowdowns (`cost_fit_campaign`).
+MAIN = Part(NAME, TABLE_LABEL, FIGURE_LABEL, "planted slowdowns")
+#: The system-call level (`syscall_fit_campaign`, `syscall_calibration_campaign`): its table alone.
+SYSCALLS = Part(
+    "costs-syscalls", "tab:costs-syscalls", None, "system-call stops", "The system-call level", "sec:costs-syscalls"
+)
+#: The build log's line when the section is built without its system-call level.
+SYSCALL_OMITTED_NOTE = (
+    "the cost model's system-call level is omitted: params/paper.yaml's paper.syscall_fit_campaign and "
+    "paper.syscall_calibration_campaign are empty (set them once `vbench campaign run costs-fit-syscalls` "
+    "has measured the fit)"
+)
+#: What the system-call level's fit planted (params/experiments/costs-fit-syscalls.yaml).
+SYSCALL_PLANTED = (
+    "every system call of every host process stopped twice under ptrace, as gVisor's ptrace platform stops each"
 )
 
 
@@ -173,6 +220,9 @@ class CostStudy:
 
     fit_name: str
     calibration_name: str
+    #: The campaign whose timed jobs the rows' measured ratios are: the calibration's name where it
+    #: timed them itself.
+    measured_name: str
     #: The fitted resources, in the fit's order.
     resources: tuple[str, ...]
     #: Resources the calibration measured that the fit does not (no planted slowdown moved them on
@@ -215,17 +265,21 @@ def cost_study(
     fit: Campaign,
     calibration: Campaign,
     *,
+    measured: Campaign | None = None,
     conf: float = cm.DEFAULT_CONF,
     n_draws: int = cm.DEFAULT_DRAWS,
     seed: int | None = None,
     platform: str = ATTRIBUTED_PLATFORM,
     jobs: Sequence[str] = ATTRIBUTED_JOBS,
 ) -> CostStudy:
-    """Fit on `fit`, predict each platform of `calibration` and compare with its measured jobs;
-    attribute `platform`'s `jobs`. `seed`: by default the fit campaign's design seed, as `vbench
-    predict` takes it. Refused, naming the campaign's samples file, when the calibration timed no job
-    the fit fitted: a section without a measured ratio would show predictions no one can check."""
-    inputs = prediction_inputs(fit, calibration, conf=conf)
+    """Fit on `fit`, predict each platform of `calibration` and compare with its measured jobs
+    (those `measured` timed, where given: `prediction_inputs`' `measured_in`, its platforms matched
+    to the calibration's by name); attribute `platform`'s `jobs`. `seed`: by default the fit
+    campaign's design seed, as `vbench predict` takes it. Refused, naming the samples file of the
+    campaign whose jobs are compared, when it timed no job the fit fitted: a section without a
+    measured ratio would show predictions no one can check."""
+    inputs = prediction_inputs(fit, calibration, conf=conf, measured_in=measured)
+    timed = calibration if measured is None else measured
     seed = fit_seed(fit.path) if seed is None else seed
     # `vbench predict`'s refusal (prediction_table), which the rows' fit would otherwise skip.
     if n_draws < 2:
@@ -234,7 +288,7 @@ def cost_study(
     if not predictions:
         fitted = and_list([job_name(j) for j, _ in inputs.designs])
         raise ParamsError(
-            samples_path(calibration),
+            samples_path(timed),
             f"timed none of the jobs the fit fitted ({fitted}) in two blocks or more beside "
             f"{inputs.calibration_baseline}: no measured ratio to compare a prediction with",
         )
@@ -242,6 +296,7 @@ def cost_study(
     return CostStudy(
         fit_name=fit.name,
         calibration_name=calibration.name,
+        measured_name=timed.name,
         resources=inputs.resources,
         unfitted=_unfitted(inputs),
         designs=inputs.designs,
@@ -316,11 +371,13 @@ def attributed(
 
 
 def cost_frame(study: CostStudy) -> pd.DataFrame:
-    """The table's rows for generated/costs.csv: `cost_model.prediction_frame`'s columns (its
-    `error` the table's, measured / predicted - 1) and the campaigns they came from."""
-    return held_out_frame(
+    """The table's rows for generated/<part>.csv: `cost_model.prediction_frame`'s columns (its
+    `error` the table's, measured / predicted - 1) and the campaigns they came from: the fit, the
+    calibration and the one whose jobs were measured (the calibration, or `cost_study`'s `measured`)."""
+    frame = held_out_frame(
         study.rows, fit_campaign=study.fit_name, calibration_campaign=study.calibration_name, seed=study.seed
     )
+    return frame.assign(measured_campaign=study.measured_name)
 
 
 def attribution_frame(study: CostStudy) -> pd.DataFrame:
@@ -377,6 +434,18 @@ def _configurations(study: CostStudy) -> str:
     return f"{ns[0]} to {ns[-1]} planted configurations"
 
 
+def _campaigns_text(study: CostStudy) -> str:
+    """The table note's campaigns the platforms' costs and jobs came from: one that calibrated and
+    timed them, or the calibration and the campaign of the measured jobs apart."""
+    calibration = rf"\texttt{{{tex_escape(study.calibration_name)}}}"
+    if study.measured_name == study.calibration_name:
+        return rf"Measured and calibrated: campaign {calibration}, whose platforms are in no fit."
+    return (
+        rf"Calibrated: campaign {calibration}; measured: campaign \texttt{{{tex_escape(study.measured_name)}}}, "
+        r"its platforms matched to the calibration's by name; no platform of either is in any fit."
+    )
+
+
 # --- the table --------------------------------------------------------------------------------------
 
 
@@ -391,9 +460,10 @@ def summary_text(study: CostStudy) -> str:
     )
 
 
-def table_costs(study: CostStudy) -> str:
+def table_costs(study: CostStudy, part: Part = MAIN) -> str:
     """Per job and platform: the measured ratio to native, the predicted one, the error and whether
-    the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes."""
+    the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes.
+    `part`: the label and the caption's planted level, `MAIN`'s or `SYSCALLS`'."""
     level = study.level
     body, rules = [], []
     for i, r in enumerate(study.rows):
@@ -416,8 +486,7 @@ def table_costs(study: CostStudy) -> str:
         r"of measured / predicted, which carries both uncertainties, holds 1.",
         rf"Fitted per job on {_configurations(study)} of native hosts in {count(study.blocks, 'block')} "
         rf"(campaign \texttt{{{tex_escape(study.fit_name)}}}): the shares of native time that scale with "
-        rf"{_resources_text(study.resources)}. Measured and calibrated: campaign "
-        rf"\texttt{{{tex_escape(study.calibration_name)}}}, whose platforms are in no fit.",
+        rf"{_resources_text(study.resources)}. {_campaigns_text(study)}",
         (
             rf"Planted but left out of the model (its planted slowdown did not move its cost ratio above "
             rf"\num{{{MIN_PLANTED_COST:g}}} in every configuration planting it, a rule fixed before the fit ran): "
@@ -447,7 +516,7 @@ def table_costs(study: CostStudy) -> str:
     ]
     caption = (
         r"Each platform's job time ratio to native, measured, and predicted from its micro-benchmark costs "
-        r"alone by shares of native time fitted on native hosts under planted slowdowns, with "
+        rf"alone by shares of native time fitted on native hosts under {part.planted}, with "
         rf"{level}\,\% intervals."
     )
     return render(
@@ -456,7 +525,7 @@ def table_costs(study: CostStudy) -> str:
             body,
             "llcccc",
             caption,
-            TABLE_LABEL,
+            part.table_label,
             notes,
             size=r"\scriptsize",
             rules_after=tuple(rules),
@@ -587,14 +656,37 @@ def fig_costs(study: CostStudy, out_dir: Path) -> list[Path]:
 # --- the section's sentences ----------------------------------------------------------------------------
 
 
+#: The model, said once, at the section's opening.
+MODEL_SENTENCE = (
+    r"A job's time on a platform is modelled as native's plus, for each resource, the share of native "
+    r"time that scales with the resource's cost times the platform's extra cost of it."
+)
+
+
 def fitted_sentence(study: CostStudy) -> str:
-    """What was fitted, on what, and what was predicted from what."""
+    """What was fitted, on what, and what was predicted from what: from which campaign's costs, where
+    the calibration is not the campaign that timed the jobs."""
+    calibrated = (
+        ""
+        if study.measured_name == study.calibration_name
+        else rf", as campaign \texttt{{{tex_escape(study.calibration_name)}}} calibrated them"
+    )
     return (
-        r"A job's time on a platform is modelled as native's plus, for each resource, the share of native "
-        r"time that scales with the resource's cost times the platform's extra cost of it. The shares of "
-        rf"{_resources_text(study.resources)} were fitted per job on native hosts under "
+        rf"The shares of {_resources_text(study.resources)} were fitted per job on native hosts under "
         rf"{_configurations(study)} in {count(study.blocks, 'block')}, and each platform of the sandbox study "
-        r"was then predicted from its micro-benchmark costs alone: none of its job times is in any fit."
+        rf"was then predicted from its micro-benchmark costs alone{calibrated}: none of its job times is in any fit."
+    )
+
+
+def syscall_sentence(study: CostStudy) -> str:
+    """What the system-call level's fit planted, and why it fits the resource it fits, in its
+    design's words (params/experiments/costs-fit-syscalls.yaml, rule 3, fixed before it ran)."""
+    return (
+        rf"Here the slowdown planted on native hosts was another: {SYSCALL_PLANTED}. That one level moves the "
+        r"costs of a system call, a process creation and a JVM's start together, so one share per job can be "
+        rf"fitted, on one of them: the fit's design chose {_resources_text(study.resources)} before it ran (its "
+        r"rule 3), Hadoop's tasks being JVMs started from nothing, whose start is the cost that should carry "
+        r"over to them."
     )
 
 
@@ -636,12 +728,14 @@ def left_out_sentence(study: CostStudy) -> str:
     )
 
 
-def accuracy_sentence(study: CostStudy) -> str:
-    """The summary line in words: median error, what the prediction interval held, what agreed."""
+def accuracy_sentence(study: CostStudy, part: Part = MAIN) -> str:
+    """The summary line in words: median error, what the prediction interval held, what agreed, over
+    the rows of `part`'s table (and figure, where it has one)."""
     s = study.summary
+    figure = rf" and Figure~\ref{{{part.figure_label}}}" if part.figure_label else ""
     return (
-        rf"Over the {count(s.rows, 'job and platform pair')} of Table~\ref{{{TABLE_LABEL}}} and "
-        rf"Figure~\ref{{{FIGURE_LABEL}}}, the median absolute error of the predicted ratio was "
+        rf"Over the {count(s.rows, 'job and platform pair')} of Table~\ref{{{part.table_label}}}{figure}, "
+        r"the median absolute error of the predicted ratio was "
         rf"{pct_text(s.median_abs_error)}; the {study.level}\,\% prediction interval held the measured ratio in "
         rf"{s.covered} of {s.rows}, and with the measurement's own noise counted too, prediction and "
         rf"measurement agreed in {s.agrees} of {s.rows}."
@@ -693,20 +787,37 @@ def attribution_sentence(study: CostStudy) -> str:
     return text
 
 
-def section_tex(study: CostStudy | None) -> str:
-    """generated/costs.tex: the section with its sentences, table and figure, or, with no fit
-    campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
+def _part_lines(study: CostStudy, part: Part, opening: str) -> list[str]:
+    """A part's paragraph, its `opening` then the sentences every part has, and its table and
+    figure."""
+    return [
+        # One paragraph: an empty sentence (no resource left out) is no line, which would end it.
+        *(t for t in (opening, left_out_sentence(study)) if t),
+        accuracy_sentence(study, part),
+        attribution_sentence(study),
+        "",
+        rf"\input{{generated/tables/{part.name}.tex}}",
+        *([rf"\input{{generated/figures/{part.name}.tex}}"] if part.figure_label else []),
+    ]
+
+
+def section_tex(study: CostStudy | None, syscalls: CostStudy | None = None) -> str:
+    """generated/costs.tex: the section with its sentences, table and figure, then, given the
+    system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table); with
+    no fit campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
     if study is None:
+        if syscalls is not None:
+            raise ValueError("the system-call level is a part of the cost model's section, which has no fit")
         return OMITTED_TEX
     lines = [
         "% Generated by vbench.paper.costs from the fit and sandbox campaigns. Do not edit.",
         rf"\section{{Predicting a platform's cost from its micro-benchmarks}}\label{{{SECTION_LABEL}}}",
-        # One paragraph: an empty sentence (no resource left out) is no line, which would end it.
-        *(t for t in (fitted_sentence(study), left_out_sentence(study)) if t),
-        accuracy_sentence(study),
-        attribution_sentence(study),
-        "",
-        rf"\input{{generated/tables/{NAME}.tex}}",
-        rf"\input{{generated/figures/{NAME}.tex}}",
+        *_part_lines(study, MAIN, f"{MODEL_SENTENCE} {fitted_sentence(study)}"),
     ]
+    if syscalls is not None:
+        lines += [
+            "",
+            rf"\subsection{{{SYSCALLS.title}}}\label{{{SYSCALLS.label}}}",
+            *_part_lines(syscalls, SYSCALLS, f"{syscall_sentence(syscalls)} {fitted_sentence(syscalls)}"),
+        ]
     return "\n".join(lines) + "\n"

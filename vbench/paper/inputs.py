@@ -6,14 +6,18 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-One key differs from the others: `cost_fit_campaign` may be empty (as it was until the cost model's
-fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is built only
-when it is set, where the others' sections say "not measured". So a set key that names no measured
-campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`), by both ways of
-building, before anything is read: silently dropped, it would drop a result asked for. The check
-is here (`check_cost_fit`: paths only, so `invoke paper` need not import the build, which loads
-matplotlib): `build_arguments` passes the key's name through to it, `committed_inputs` calls it
-before it passes the campaign on.
+Three keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
+built only when it is set, where the others' sections say "not measured"; so may
+`syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
+costs-fit-syscalls, and the calibration whose costs it predicts from, `costs`; the measured jobs
+are `sandbox_campaign`'s), set both or neither, and only with `cost_fit_campaign`. So a set key that
+names no measured campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`,
+`syscall_fit_fields`), by both ways of building, before anything is read: silently dropped, it
+would drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`: paths
+only, so `invoke paper` need not import the build, which loads matplotlib): `build_arguments`
+passes the keys' names through to them, `committed_inputs` calls them before it passes the
+campaigns on.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ PAPER_CAMPAIGN_KEYS = (
     "pernode_campaign",
     "sandbox_campaign",
     "cost_fit_campaign",
+    "syscall_fit_campaign",
+    "syscall_calibration_campaign",
 )
 
 
@@ -45,6 +51,16 @@ def cost_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     """What a refusal of `cost_fit_campaign` names (`check_cost_fit`): the key in
     `where`, then the sandbox campaign's key it needs. Pure."""
     return f"{where}: paper.cost_fit_campaign", "paper.sandbox_campaign"
+
+
+def syscall_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str]:
+    """What a refusal of the system-call level names (`check_syscall_fit`): its fit's key and its
+    calibration's in `where`, then the cost model's fit key it needs. Pure."""
+    return (
+        f"{where}: paper.syscall_fit_campaign",
+        f"{where}: paper.syscall_calibration_campaign",
+        "paper.cost_fit_campaign",
+    )
 
 
 def campaign_list(text: Any) -> tuple[str, ...]:
@@ -64,6 +80,10 @@ class PaperInputs:
     sandbox: str = ""
     #: The cost model's fit (native under planted slowdowns); its section predicts `sandbox`'s platforms.
     cost_fit: str = ""
+    #: The section's system-call level: its fit (native under system-call stops) and the calibration
+    #: whose platforms it predicts, compared with `sandbox`'s jobs.
+    syscall_fit: str = ""
+    syscall_calibration: str = ""
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -76,6 +96,8 @@ class PaperInputs:
             pernode=str(paper.get("pernode_campaign") or ""),
             sandbox=str(paper.get("sandbox_campaign") or ""),
             cost_fit=str(paper.get("cost_fit_campaign") or ""),
+            syscall_fit=str(paper.get("syscall_fit_campaign") or ""),
+            syscall_calibration=str(paper.get("syscall_calibration_campaign") or ""),
         )
 
     @property
@@ -92,15 +114,24 @@ class PaperInputs:
             ("pernode", self.pernode),
             ("sandbox", self.sandbox),
             ("cost-fit", self.cost_fit),
+            ("syscall-fit", self.syscall_fit),
+            ("syscall-calibration", self.syscall_calibration),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
     def build_arguments(self, raw: Path, where: Path | str = PAPER_PARAMS) -> dict[str, Any]:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
-        `cost_fit_campaign`, the one key whose campaign must exist, is refused here only if it is not
-        a plain name; the build looks for its samples, naming the key in `where` (`cost_fit_fields`)."""
-        if self.cost_fit:
-            campaign_name(self.cost_fit, cost_fit_fields(where)[0])
+        `cost_fit_campaign`, `syscall_fit_campaign` or `syscall_calibration_campaign`, the keys whose
+        campaigns must exist, is refused here only if it is not a plain name; the build looks for
+        their samples, naming the key in `where` (`cost_fit_fields`, `syscall_fit_fields`)."""
+        syscall_fields = syscall_fit_fields(where)
+        for name, field in (
+            (self.cost_fit, cost_fit_fields(where)[0]),
+            (self.syscall_fit, syscall_fields[0]),
+            (self.syscall_calibration, syscall_fields[1]),
+        ):
+            if name:
+                campaign_name(name, field)
 
         def one(name: str) -> Path | None:
             return raw / name if name else None
@@ -113,6 +144,9 @@ class PaperInputs:
             "sandbox_dir": one(self.sandbox),
             "cost_fit_dir": one(self.cost_fit),
             "cost_fit_fields": cost_fit_fields(where),
+            "syscall_fit_dir": one(self.syscall_fit),
+            "syscall_calibration_dir": one(self.syscall_calibration),
+            "syscall_fit_fields": syscall_fields,
         }
 
 
@@ -135,14 +169,12 @@ def check_cost_fit(
     campaign's; None passes: the section is omitted."""
     if cost_fit_dir is None:
         return
-    samples = Path(cost_fit_dir) / "samples.jsonl"
-    if not samples.is_file():
-        raise ParamsError(
-            where,
-            f"names {Path(cost_fit_dir).name!r}, but {samples} does not exist: measure the fit first "
-            "(`vbench campaign run costs-fit-nodelay`), or leave it unset to build the paper "
-            "without the cost model's section",
-        )
+    _require_samples(
+        cost_fit_dir,
+        where,
+        "measure the fit first (`vbench campaign run costs-fit-nodelay`), or leave it unset to build the paper "
+        "without the cost model's section",
+    )
     if sandbox_dir is None or not (Path(sandbox_dir) / "samples.jsonl").is_file():
         raise ParamsError(
             where,
@@ -151,11 +183,63 @@ def check_cost_fit(
         )
 
 
+#: What a refusal of the system-call level names by default (`check_syscall_fit`): `generate`'s
+#: arguments.
+SYSCALL_FIT_FIELDS = ("syscall_fit_dir", "syscall_calibration_dir", "cost_fit_dir")
+
+
+def check_syscall_fit(
+    syscall_fit_dir: Path | str | None,
+    syscall_calibration_dir: Path | str | None,
+    cost_fit_dir: Path | str | None,
+    where: str = SYSCALL_FIT_FIELDS[0],
+    calibration: str = SYSCALL_FIT_FIELDS[1],
+    cost_fit: str = SYSCALL_FIT_FIELDS[2],
+) -> None:
+    """Refuse the cost model's system-call level given in part, or without samples, or without the
+    cost model's fit, before anything is read, as `check_cost_fit` refuses the fit (and after it:
+    the fit's own check decides first): the level is built only when asked for, and is a part of
+    that section, whose sandbox campaign timed the jobs it compares its predictions with. The same
+    ways in call it. `where` and `calibration` name the level's fit and calibration fields as the
+    caller was given them, `cost_fit` the cost model's fit's; both None passes: the part is
+    omitted."""
+    if syscall_fit_dir is None and syscall_calibration_dir is None:
+        return
+    for directory, key, other in ((syscall_fit_dir, where, calibration), (syscall_calibration_dir, calibration, where)):
+        if directory is None:
+            raise ParamsError(
+                other,
+                f"needs {key} set too: the system-call level fits its shares on the one campaign and predicts "
+                "from the costs the other calibrated; set both, or neither to build the paper without it",
+            )
+    unset = "or leave it and the system-call level's other campaign unset to build the paper without it"
+    for directory, key, run in (
+        (syscall_fit_dir, where, "costs-fit-syscalls"),
+        (syscall_calibration_dir, calibration, "costs"),
+    ):
+        _require_samples(directory, key, f"measure it first (`vbench campaign run {run}`), {unset}")
+    if cost_fit_dir is None:
+        raise ParamsError(
+            where,
+            f"needs {cost_fit} set too: the system-call level is a part of the cost model's section, whose "
+            "sandbox campaign timed the jobs its predictions are compared with",
+        )
+
+
+def _require_samples(campaign_dir: Path | str, where: str, otherwise: str) -> None:
+    """Refuse a campaign directory a key names that holds no samples.jsonl, naming `where`;
+    `otherwise`: what to do instead."""
+    samples = Path(campaign_dir) / "samples.jsonl"
+    if not samples.is_file():
+        raise ParamsError(where, f"names {Path(campaign_dir).name!r}, but {samples} does not exist: {otherwise}")
+
+
 def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
-    without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign` that is
-    not measured there is refused (`check_cost_fit`), not left out."""
+    without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
+    `syscall_fit_campaign` or `syscall_calibration_campaign` that is not measured there is refused
+    (`check_cost_fit`, `check_syscall_fit`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -167,9 +251,12 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         for name in campaign_list(value):
             campaign_name(name, f"{where}: {key}")
     inputs = PaperInputs.from_params(paper, monitoring)
-    if inputs.cost_fit:
+    if inputs.cost_fit or inputs.syscall_fit or inputs.syscall_calibration:
         args = inputs.build_arguments(raw, paper_path)
         check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
+        check_syscall_fit(
+            args["syscall_fit_dir"], args["syscall_calibration_dir"], args["cost_fit_dir"], *args["syscall_fit_fields"]
+        )
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
 

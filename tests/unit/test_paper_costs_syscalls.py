@@ -1,0 +1,360 @@
+"""The cost-model section's second part, "The system-call level" (vbench.paper.costs.SYSCALLS,
+issue #53 item 3), on synthetic campaigns with a known answer, and its absence while
+params/paper.yaml's `syscall_fit_campaign` and `syscall_calibration_campaign` are empty.
+
+Three campaigns, as params/experiments/costs-fit-syscalls.yaml reads them: a fit shaped like it
+(native unplanted, "False", and with every system call stopped under ptrace, "True", 5 blocks; the
+one planted level moves a system call's, a process creation's and a JVM's start's costs together),
+a calibration shaped like `costs` (native, gVisor and "slowvm", those three costs alone, no job) and
+the jobs of a campaign shaped like `sandbox` (the same platforms, test_predict_cmd's micro-benchmarks
+and the suite's jobs). The builders are test_predict_cmd's, with the three costs among the
+micro-benchmarks and each job's true share of a JVM's start added to its true ratio while the
+campaigns are written. The section's first part is test_paper_costs': a fit shaped like
+costs-fit-nodelay and `sandbox` as its calibration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+import tests.unit.test_predict_cmd as P
+from tests.unit.builders import cli_runner
+from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
+from vbench.errors import ParamsError
+from vbench.paper import costs as C
+from vbench.paper.inputs import PaperInputs, check_syscall_fit, committed_inputs
+from vbench.stats import cost_model as cm
+from vbench.stats.campaign import load_campaign
+
+ROOT = Path(__file__).resolve().parents[2]
+FIT, SANDBOX = "costs-fit-nodelay", "sandbox"
+SYSCALL_FIT, CALIBRATION = "costs-fit-syscalls", "costs"
+#: A calibration like `costs` that timed jobs of its own too (which the rows must not take).
+TIMED_CALIBRATION = "costs-timed"
+#: The three costs `costs` calibrates, as the micro-benchmarks record them: resource -> (benchmark,
+#: metric, unit, native's value, higher is better).
+SYSCALL_MICRO = {
+    "syscall": ("syscall", "syscall_ns", "ns", 160.0, False),
+    "spawn": ("spawn", "spawn_us", "us", 900.0, False),
+    "jvmstart": ("jvmstart", "jvm_start_ms", "ms", 60.0, False),
+}
+#: test_predict_cmd's other micro-benchmarks, which `costs` does not run.
+OTHER_MICRO = tuple(MICRO)
+#: costs-fit-syscalls' planted factor: (unplanted, planted, the resource the fit fits), and what the
+#: stops cost on native where planted (the builder's configuration "1").
+STOPS = {"slowdown.syscall_stops": (False, True, "jvmstart")}
+STOPPED = {"jvmstart": 2.8, "syscall": 1000.0, "spawn": 2.5}
+#: gVisor: test_predict_cmd's sandboxed platform with `costs`' three costs of gVisor.
+GVISOR = {**PLATFORMS["sandboxed"], "jvmstart": 3.0, "syscall": 129.0, "spawn": 10.0}
+PLATFORMS_HERE = ("native", "gvisor", "slowvm")
+#: Each job's true share of native time that scales with a JVM's start.
+JVM_SHARES = {"terasort": 0.2, "nnbench_create_write": 0.3}
+KEYS = ("syscall_fit_campaign", "syscall_calibration_campaign")
+
+
+def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
+    """test_predict_cmd's true ratio plus the job's share of a JVM's start times its extra cost."""
+    return _ratio(job, costs) + JVM_SHARES[job] * (costs.get("jvmstart", 1.0) - 1)
+
+
+def _needs_figures() -> None:
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("seaborn")
+
+
+@pytest.fixture(scope="module")
+def raw(tmp_path_factory) -> Path:
+    """DATA/raw with the section's two fits, `costs` (and a `costs` that timed jobs too) and `sandbox`."""
+    raw = tmp_path_factory.mktemp("data") / "raw"
+    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")  # the first part's, as test_paper_costs'
+    with pytest.MonkeyPatch.context() as mp:
+        for resource, spec in SYSCALL_MICRO.items():
+            mp.setitem(MICRO, resource, spec)
+        mp.setitem(PLATFORMS, "gvisor", GVISOR)
+        mp.setattr(P, "true_ratio", _true_ratio)
+        fit_campaign(raw / SYSCALL_FIT, factors=STOPS, baseline="False", planted_costs=STOPPED, costs_in={"1": STOPPED})
+        calibration_campaign(raw / CALIBRATION, PLATFORMS_HERE, drop=OTHER_MICRO)
+        calibration_campaign(raw / TIMED_CALIBRATION, PLATFORMS_HERE, jobs=True, seed=5, drop=OTHER_MICRO)
+        calibration_campaign(raw / SANDBOX, PLATFORMS_HERE, jobs=True, seed=3, drop=tuple(SYSCALL_MICRO))
+    return raw
+
+
+def _study(raw: Path, fit: str, calibration: str, measured: str | None = None) -> C.CostStudy:
+    return C.cost_study(
+        load_campaign(raw / fit),
+        load_campaign(raw / calibration),
+        measured=load_campaign(raw / measured) if measured else None,
+        n_draws=DRAWS,
+    )
+
+
+@pytest.fixture(scope="module")
+def study(raw) -> C.CostStudy:
+    return _study(raw, FIT, SANDBOX)
+
+
+@pytest.fixture(scope="module")
+def syscalls(raw) -> C.CostStudy:
+    return _study(raw, SYSCALL_FIT, CALIBRATION, SANDBOX)
+
+
+def _measured_ratios(raw: Path, campaign: str, conf: float) -> dict:
+    """(job, platform) -> the measured ratio's interval, read from `campaign`'s samples alone."""
+    ratios = cm.job_ratios_of(load_campaign(raw / campaign).samples, baseline="native", conf=conf)
+    return {(r.job, r.platform): r.ratio.interval(conf) for r in ratios}
+
+
+def _bounds(iv) -> tuple:
+    return iv.estimate, iv.low, iv.high
+
+
+# --- the study -------------------------------------------------------------------------------------
+
+
+def test_the_system_call_level_fits_a_jvms_start_on_the_one_planted_configuration(syscalls):
+    assert (syscalls.fit_name, syscalls.calibration_name, syscalls.measured_name) == (SYSCALL_FIT, CALIBRATION, SANDBOX)
+    assert syscalls.resources == ("jvmstart",) and syscalls.unfitted == ("syscall", "spawn")
+    assert all(design == ("True",) for _, design in syscalls.designs) and syscalls.blocks == 5
+    assert [(r.job, r.platform) for r in syscalls.rows] == [
+        (job, platform) for job in sorted(JVM_SHARES) for platform in ("gvisor", "slowvm")
+    ]
+    for r in syscalls.rows:
+        [share] = r.fit.coefficients
+        assert share.resource == "jvmstart" and share.estimate == pytest.approx(JVM_SHARES[r.job], abs=0.1), r
+    assert syscalls.rejected == ()  # one row, one share: no lack-of-fit test
+
+
+def test_the_rows_measured_ratios_are_the_measured_campaigns(raw, syscalls):
+    """`costs` timed no job: every measured ratio is `sandbox`'s. Without it nothing is compared."""
+    want = _measured_ratios(raw, SANDBOX, syscalls.conf)
+    assert len(syscalls.rows) == 4
+    for r in syscalls.rows:
+        assert _bounds(r.measured) == pytest.approx(_bounds(want[r.job, r.platform])), r
+    for a in syscalls.attributions:
+        assert _bounds(a.measured) == pytest.approx(_bounds(want[a.job, a.platform]))
+    frame = C.cost_frame(syscalls)
+    assert set(frame["measured_campaign"]) == {SANDBOX} and set(frame["calibration_campaign"]) == {CALIBRATION}
+    with pytest.raises(ParamsError) as err:
+        _study(raw, SYSCALL_FIT, CALIBRATION)
+    assert err.value.field == str(raw / CALIBRATION / "samples.jsonl") and "timed none of the jobs" in err.value.message
+
+
+def test_a_calibration_that_timed_jobs_of_its_own_is_not_where_the_measured_ratios_come_from(raw):
+    mine = _measured_ratios(raw, TIMED_CALIBRATION, cm.DEFAULT_CONF)
+    compared = _study(raw, SYSCALL_FIT, TIMED_CALIBRATION, SANDBOX)
+    want = _measured_ratios(raw, SANDBOX, compared.conf)
+    assert compared.measured_name == SANDBOX
+    for r in compared.rows:
+        assert _bounds(r.measured) == pytest.approx(_bounds(want[r.job, r.platform])), r
+        assert r.measured.estimate != pytest.approx(mine[r.job, r.platform].estimate), r
+    # Alone, the same calibration compares its own.
+    alone = _study(raw, SYSCALL_FIT, TIMED_CALIBRATION)
+    assert alone.measured_name == TIMED_CALIBRATION
+    assert all(_bounds(r.measured) == pytest.approx(_bounds(mine[r.job, r.platform])) for r in alone.rows)
+
+
+# --- the LaTeX -------------------------------------------------------------------------------------
+
+
+def test_the_subsection_follows_the_first_parts_table_and_figure_with_its_own_table(study, syscalls):
+    tex = C.section_tex(study, syscalls)
+    first, second = tex.split(r"\subsection{The system-call level}\label{sec:costs-syscalls}")
+    assert first.index(r"\input{generated/tables/costs.tex}") < first.index(r"\input{generated/figures/costs.tex}")
+    assert second.strip().endswith(r"\input{generated/tables/costs-syscalls.tex}")
+    assert "generated/figures/costs-syscalls" not in tex  # no second figure
+    assert first.rstrip() + "\n" == C.section_tex(study)  # the first part as it is without the second
+    # What was planted, and why a JVM's start is what was fitted (the design's rule 3).
+    assert C.SYSCALL_PLANTED in second and "JVM start before it ran" in second and "rule 3" in second
+    # Its numbers are its rows', said by the first part's sentences about its own table.
+    s = syscalls.summary
+    assert r"Table~\ref{tab:costs-syscalls}, the median absolute error" in second and r"\ref{fig:" not in second
+    assert C.pct_text(s.median_abs_error) in second and f"agreed in {s.agrees} of {s.rows}" in second
+    assert "1 planted configuration in 5 blocks" in second and r"as campaign \texttt{costs} calibrated them" in second
+    [terasort, _nnbench] = syscalls.attributions
+    [part] = terasort.parts()
+    assert part.resource == "jvmstart" and f"{C.pct_text(part.share)} to JVM start" in second
+    assert "system calls and process creation, which no planted slowdown moved on their own" in second
+    prose = second.split(r"\input{")[0].strip()
+    assert "\n\n" not in prose  # one paragraph
+
+
+def test_the_table_is_the_first_parts_with_its_label_and_the_three_campaigns(study, syscalls):
+    table = C.table_costs(syscalls, C.SYSCALLS)
+    assert r"\label{tab:costs-syscalls}" in table and r"\label{tab:costs}" not in table
+    assert "under system-call stops" in table and "under planted slowdowns" not in table
+    for campaign in (SYSCALL_FIT, CALIBRATION, SANDBOX):
+        assert rf"\texttt{{{campaign}}}" in table, campaign
+    assert r"Calibrated: campaign \texttt{costs}; measured: campaign \texttt{sandbox}" in table
+    assert C.summary_text(syscalls) in table
+    for r in syscalls.rows:
+        assert C.pct_text(r.error.estimate, signed=True).removesuffix(r"\,\%") in table
+    text = table + C.section_tex(study, syscalls)
+    assert "_" not in text and "gvisor" not in text and "gVisor" in text  # names as a reader knows them
+    # The first part's table is as it was: one campaign measured and calibrated.
+    main = C.table_costs(study)
+    assert r"Measured and calibrated: campaign \texttt{sandbox}" in main and r"\label{tab:costs}" in main
+
+
+def test_without_the_second_study_the_section_has_no_subsection(study, syscalls):
+    assert "subsection" not in C.section_tex(study) and "costs-syscalls" not in C.section_tex(study)
+    with pytest.raises(ValueError):
+        C.section_tex(None, syscalls)
+
+
+# --- params/paper.yaml's keys ------------------------------------------------------------------------
+
+
+def test_the_committed_keys_are_set_exactly_when_the_paper_stage_depends_on_their_samples():
+    """Set, the paper stage depends on both campaigns' samples (or DVC would not rebuild the part when
+    they change); empty, on neither. The statistics stage does not read them."""
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+
+    def deps(stage: str) -> list[str]:
+        return [d if isinstance(d, str) else next(iter(d)) for d in stages[stage]["deps"]]
+
+    assert bool(paper[KEYS[0]]) == bool(paper[KEYS[1]])
+    for key in KEYS:
+        dep = f"data/raw/${{paper.{key}}}/samples.jsonl"
+        assert f"-p {key} ${{paper.{key}}}" in stages["paper"]["cmd"]
+        assert [d for d in deps("paper") if key in d] == ([dep] if paper[key] else []), key
+        assert not any(key in d for d in deps("statistics")) and key not in stages["statistics"]["cmd"]
+        if paper[key]:
+            assert (ROOT / "data" / "raw" / str(paper[key]) / "samples.jsonl").is_file(), key
+
+
+def _measured(raw: Path, *names: str) -> Path:
+    """DATA/raw with a samples.jsonl in each of `names`: what the checks look at, no more."""
+    for name in names:
+        (raw / name).mkdir(parents=True, exist_ok=True)
+        (raw / name / "samples.jsonl").write_text("")
+    return raw
+
+
+def _committed(tmp_path: Path, raw: Path, **paper) -> list[tuple[str, str]]:
+    """`committed_inputs` of params/paper.yaml's section (the four keys the cost model reads, as
+    committed, with `paper`'s instead) written under `tmp_path`."""
+    params = tmp_path / "params"
+    params.mkdir(exist_ok=True)
+    (params / "pipeline.yaml").write_text(yaml.safe_dump({"pipeline": {"monitoring_campaign": "mon"}}))
+    keys = {"sandbox_campaign": SANDBOX, "cost_fit_campaign": FIT, KEYS[0]: SYSCALL_FIT, KEYS[1]: CALIBRATION}
+    (params / "paper.yaml").write_text(yaml.safe_dump({"paper": {**keys, **paper}}))
+    return committed_inputs(params, raw)
+
+
+def test_the_committed_rebuild_passes_both_campaigns_on(tmp_path):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
+    assert _committed(tmp_path, raw) == [
+        ("sandbox", SANDBOX),
+        ("cost-fit", FIT),
+        ("syscall-fit", SYSCALL_FIT),
+        ("syscall-calibration", CALIBRATION),
+    ]
+    # Both empty: the part is omitted, nothing refused.
+    assert _committed(tmp_path, raw, **{KEYS[0]: "", KEYS[1]: None}) == [("sandbox", SANDBOX), ("cost-fit", FIT)]
+    inputs = PaperInputs.from_params({"cost_fit_campaign": FIT, KEYS[0]: "", KEYS[1]: ""})
+    args = inputs.build_arguments(raw)
+    assert args["syscall_fit_dir"] is None and args["syscall_calibration_dir"] is None
+    assert not any(flag.startswith("syscall") for flag, _ in inputs.flags())
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_key_naming_a_campaign_with_no_samples_is_refused_naming_the_file_and_the_key(tmp_path, key):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
+    (raw / "unmeasured").mkdir()  # a directory, but no samples in it
+    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}"
+    for name in ("unmeasured", "gone"):
+        with pytest.raises(ParamsError) as err:
+            _committed(tmp_path, raw, **{key: name})
+        assert err.value.field == field, name
+        assert str(raw / name / "samples.jsonl") in err.value.message and "vbench campaign run" in err.value.message
+    # Not a plain name: refused before any directory is looked at.
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **{key: "../costs"})
+    assert err.value.field == field
+
+
+def test_one_key_alone_or_either_without_the_fit_is_refused_naming_the_key(tmp_path):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
+    fields = {key: f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}" for key in KEYS}
+    for set_key, empty_key in (KEYS, KEYS[::-1]):
+        with pytest.raises(ParamsError) as err:
+            _committed(tmp_path, raw, **{empty_key: ""})
+        assert err.value.field == fields[set_key] and f"needs {fields[empty_key]} set too" in err.value.message
+    # The system-call level is a part of the cost model's section: not without its fit.
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, cost_fit_campaign="")
+    assert err.value.field == fields[KEYS[0]] and "needs paper.cost_fit_campaign set too" in err.value.message
+
+
+def test_the_builds_check_names_its_arguments_or_the_options_it_is_told(tmp_path):
+    raw = _measured(tmp_path / "raw", FIT, SYSCALL_FIT)
+    with pytest.raises(ParamsError) as err:
+        check_syscall_fit(raw / SYSCALL_FIT, raw / "gone", raw / FIT)
+    assert err.value.field == "syscall_calibration_dir"
+    with pytest.raises(ParamsError) as err:
+        check_syscall_fit(raw / SYSCALL_FIT, raw / "gone", raw / FIT, "--syscall-fit", "--syscall-calibration")
+    assert err.value.field == "--syscall-calibration"
+    check_syscall_fit(None, None, None)  # omitted
+
+
+def test_the_command_refuses_a_system_call_level_it_cannot_read(tmp_path, capsys):
+    _needs_figures()
+    raw = _measured(tmp_path / "raw", "main", SANDBOX, FIT, CALIBRATION)
+    run = cli_runner(capsys)
+    argv = ("paper", "build", "--campaign", str(raw / "main"), "--out", str(tmp_path / "paper"), "--no-pdf")
+    argv += ("--sandbox", str(raw / SANDBOX), "--cost-fit", str(raw / FIT))
+    rc, err = run(*argv, "--syscall-fit", str(raw / "gone"), "--syscall-calibration", str(raw / CALIBRATION))
+    assert rc == 2 and "--syscall-fit" in err and str(raw / "gone" / "samples.jsonl") in err
+    rc, err = run(*argv, "--syscall-calibration", str(raw / CALIBRATION))
+    assert rc == 2 and "--syscall-calibration" in err and "--syscall-fit" in err
+    assert not (tmp_path / "paper" / "generated").exists()
+
+
+# --- the build ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def main_campaign(tmp_path_factory) -> Path:
+    _needs_figures()
+    from vbench.paper.synthetic import write_synthetic_campaign
+
+    return write_synthetic_campaign(
+        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
+    )
+
+
+def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(main_campaign, raw, tmp_path):
+    from vbench.paper.build import generate
+
+    given = {"n_resamples": 200, "sandbox_dir": raw / SANDBOX, "cost_fit_dir": raw / FIT}
+    syscall_dirs = {"syscall_fit_dir": raw / SYSCALL_FIT, "syscall_calibration_dir": raw / CALIBRATION}
+    res = generate(main_campaign, tmp_path / "with", **given, **syscall_dirs)
+    gen = tmp_path / "with" / "generated"
+    section = (gen / "costs.tex").read_text()
+    assert r"\subsection{The system-call level}" in section
+    assert r"\input{generated/tables/costs-syscalls.tex}" in section
+    table = (gen / "tables" / "costs-syscalls.tex").read_text()
+    assert r"\label{tab:costs-syscalls}" in table and rf"\texttt{{{CALIBRATION}}}" in table
+    rows = pd.read_csv(gen / "costs-syscalls.csv")
+    assert len(rows) == 4 and set(rows["platform"]) == {"gvisor", "slowvm"}
+    assert set(zip(rows["fit_campaign"], rows["calibration_campaign"], rows["measured_campaign"])) == {
+        (SYSCALL_FIT, CALIBRATION, SANDBOX)
+    }
+    assert (gen / "costs-syscalls_attribution.csv").is_file() and not list((gen / "figures").glob("costs-syscalls*"))
+    assert "costs-syscalls" in res.tables_with_data and "costs" in res.tables_with_data
+    assert r"\newcommand{\vbHasTableCostsSyscalls}{1}" in (gen / "macros.tex").read_text()
+    assert sum(n.startswith(f"cost model: fitted on {SYSCALL_FIT} (jvmstart)") for n in res.notes) == 1
+    assert not any("system-call level is omitted" in n for n in res.notes)
+
+    res = generate(main_campaign, tmp_path / "without", **given)
+    gen = tmp_path / "without" / "generated"
+    section = (gen / "costs.tex").read_text()
+    assert "subsection" not in section and r"\label{sec:costs}" in section
+    assert not (gen / "tables" / "costs-syscalls.tex").exists() and not (gen / "costs-syscalls.csv").exists()
+    assert "costs-syscalls" not in res.tables_with_data + res.tables_absent
+    assert sum(n == C.SYSCALL_OMITTED_NOTE for n in res.notes) == 1
