@@ -23,6 +23,7 @@ import yaml
 
 import tests.unit.test_predict_cmd as P
 from tests.unit.builders import cli_runner
+from tests.unit.test_paper_costs import _needs_figures
 from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
@@ -59,11 +60,6 @@ KEYS = ("syscall_fit_campaign", "syscall_calibration_campaign")
 def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
     """test_predict_cmd's true ratio plus the job's share of a JVM's start times its extra cost."""
     return _ratio(job, costs) + JVM_SHARES[job] * (costs.get("jvmstart", 1.0) - 1)
-
-
-def _needs_figures() -> None:
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("seaborn")
 
 
 @pytest.fixture(scope="module")
