@@ -16,6 +16,7 @@ import yaml
 from vbench.campaign.design import expand
 from vbench.campaign.study import load_study
 from vbench.errors import ParamsError
+from vbench.paper import abstract as A
 from vbench.paper import delta as D
 from vbench.paper.published import check_commands, validate_published
 from vbench.paper.results import lookup_of
@@ -324,7 +325,9 @@ def test_the_abstract_counts_platforms_and_names_factor_levels_apart(tmp_path):
         ],
     )
     campaign = merge_campaigns(load_campaign(d), [load_campaign(_netmodes_campaign(tmp_path))])
-    ctx = MacroContext(campaign, lookup_of(pd.DataFrame()), "native", 0.95, 99, 1, 5.0, [], 5, {}, {})
+    stats = lookup_of(pd.DataFrame())
+    quotes = A.container_quotes(stats, "native")  # as the build computes them
+    ctx = MacroContext(campaign, stats, "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes)
     tex = macros_tex(ctx)
     assert r"\newcommand{\vbNumPlatforms}{2}" in tex
     assert r"\newcommand{\vbPlatformList}{native, LXC}" in tex
@@ -343,9 +346,9 @@ def test_a_platform_only_the_sandbox_study_measured_is_not_said_unmeasured(tmp_p
     campaign = load_campaign(_netmodes_campaign(tmp_path))
     samples = pd.DataFrame({"platform": ["native", "gvisor"], "benchmark": ["cpu"] * 2, "metric": ["m"] * 2})
     sandbox = SandboxStudy("sandbox", lookup_of(pd.DataFrame()), samples)
-    tex = macros_tex(
-        MacroContext(campaign, lookup_of(pd.DataFrame()), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, sandbox=sandbox)
-    )
+    stats = lookup_of(pd.DataFrame())
+    quotes = A.container_quotes(stats, "native")  # as the build computes them
+    tex = macros_tex(MacroContext(campaign, stats, "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes, sandbox=sandbox))
     line = next(x for x in tex.splitlines() if x.startswith(r"\newcommand{\vbPlatformsMissing}"))
     assert "gVisor (measured in the sandbox study's own campaign, sandbox)" in line
     assert "LXC, OCI," in line and "QEMU}" in line  # the others as before, without a note
@@ -359,21 +362,16 @@ def test_the_abstract_says_the_a_a_copy_apart_from_the_platforms():
 
     ref = load_campaign(Path(__file__).resolve().parents[2] / "data" / "raw" / "reference")
     stats = campaign_stats(ref, StatsConfig(n_resamples=99))
-    tex = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}))
+    quotes = A.container_quotes(lookup_of(stats), "native")  # as the build computes them
+    assert quotes
+    tex = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes))
     assert r"\newcommand{\vbNumPlatforms}{2}" in tex and r"\newcommand{\vbPlatformList}{native, LXC}" in tex
     assert r"\newcommand{\vbAASentence}{ with an A/A self-check (native (A/A copy): the baseline" in tex
     sentence = next(line for line in tex.splitlines() if line.startswith(r"\newcommand{\vbTeraSortSentence}"))
     before, after = sentence.split("The A/A check")
     assert " on LXC (" in before and "aa" not in before and after.endswith("(0 expected).}")
-    # The build computes the abstract's quotes once and gives them: the same macros as computed here,
-    # and the macros quote what they are given.
-    from vbench.paper import abstract as A
-
-    quotes = A.container_quotes(lookup_of(stats), "native")
-    assert quotes
-    given = MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes=quotes)
-    assert macros_tex(given) == tex
-    none = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, quotes=[]))
+    # The macros quote what they are given, not quotes of their own from the statistics.
+    none = macros_tex(MacroContext(ref, lookup_of(stats), "native", 0.95, 99, 1, 5.0, [], 5, {}, {}, []))
     assert r"\newcommand{\vbContainerSentence}{}" in none and r"\newcommand{\vbContainerSentence}{}" not in tex
 
 

@@ -67,6 +67,9 @@ class MacroContext:
     n_findings_studies: int
     has_table: dict[str, bool]
     has_figure: dict[str, bool]
+    #: The abstract's quotes (`A.container_quotes(stats, baseline)`), computed once by the build,
+    #: which also marks their campaigns in Table tab:campaigns.
+    quotes: list[A.Quote]
     sandbox: SandboxStudy | None = None  # the sandbox study (issue #21); None: not given to this build
     #: Every campaign the build read (the main one, the studies', isolation, per-node, sandbox).
     campaigns: tuple[Campaign, ...] = ()
@@ -74,9 +77,6 @@ class MacroContext:
     published: Published | None = None
     #: Campaigns whose data the paper shows but that are not read as a `Campaign` (the monitored run's).
     other_campaigns: tuple[str, ...] = ()
-    #: The abstract's quotes (`A.container_quotes(stats, baseline)`), computed once by the build,
-    #: which also marks their campaigns in Table tab:campaigns; None: computed here from `stats`.
-    quotes: list[A.Quote] | None = None
 
 
 def _cell_text(benchmark: str, cell: str | None) -> str:
@@ -414,7 +414,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbFindingsSentence"] = findings_sentence(ctx.delta)
     m.update(sandbox_macros(ctx.sandbox, ctx.baseline))
     # The abstract: one answer per platform (vbench.paper.abstract), in a reader's names.
-    quotes = ctx.quotes if ctx.quotes is not None else A.container_quotes(ctx.stats, ctx.baseline)
+    quotes = ctx.quotes
     m["vbContainerSentence"] = A.container_sentence(quotes, ctx.baseline)
     m["vbQuotedSentence"] = quoted_sentence(quotes, ctx.campaigns[0].name if ctx.campaigns else c.name)
     m["vbPrecisionSentence"] = A.precision_sentence(quotes, ctx.conf)
