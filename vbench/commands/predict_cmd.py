@@ -78,19 +78,17 @@ def run(args) -> int:
     )
     cal_dir = campaign_dir(args.calibration, args.data, "calibration campaign")
     fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir)
-    measured = (
+    measured_in = (
         load_campaign(campaign_dir(args.measured, args.data, "campaign of measured jobs"))
         if args.measured is not None
-        else calibration
+        else None
     )
-    inputs = cost_prediction.prediction_inputs(
-        fit, calibration, resources, measured_in=measured if args.measured is not None else None
-    )
+    inputs = cost_prediction.prediction_inputs(fit, calibration, resources, measured_in=measured_in)
     read = time.perf_counter()
     # The statistics stage's default settings, but against the baseline the costs are ratios to and
     # at the predictions' level: a phase's interval then reads like the job's measured one beside it.
     cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
-    phases = job_phases.phase_ratios(measured, cfg)
+    phases = job_phases.phase_ratios(measured_in or calibration, cfg)
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
     table = cost_prediction.prediction_table(inputs, phases=phases, n_draws=draws, seed=seed)
