@@ -213,10 +213,10 @@ def check_syscall_fit(
                 "from the costs the other calibrated; set both, or neither to build the paper without it",
             )
     unset = "or leave it and the system-call level's other campaign unset to build the paper without it"
-    for directory, key, run in (
-        (syscall_fit_dir, where, "costs-fit-syscalls"),
-        (syscall_calibration_dir, calibration, "costs"),
-    ):
+    # The hint runs the campaign the key names: the fit has had more than one (costs-fit-syscalls,
+    # then costs-fit-syscalls-confirm), and a name typed here would go stale with the key.
+    for directory, key in ((syscall_fit_dir, where), (syscall_calibration_dir, calibration)):
+        run = Path(directory).name
         _require_samples(directory, key, f"measure it first (`vbench campaign run {run}`), {unset}")
     if cost_fit_dir is None:
         raise ParamsError(
