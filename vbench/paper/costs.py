@@ -128,13 +128,23 @@ class Part:
     #: The subsection it is and that subsection's label (None: the section's opening part).
     title: str | None = None
     label: str | None = None
+    #: The resources its one planted level moves together, the fitted one among them: the fit cannot
+    #: give their shares apart, so the others are not in the model for that reason, not for want of
+    #: a planted slowdown.
+    together: tuple[str, ...] = ()
 
 
 #: The section's opening part: the fit campaign's planted slowdowns (`cost_fit_campaign`).
 MAIN = Part(NAME, TABLE_LABEL, FIGURE_LABEL, "planted slowdowns")
 #: The system-call level (`syscall_fit_campaign`, `syscall_calibration_campaign`): its table alone.
 SYSCALLS = Part(
-    "costs-syscalls", "tab:costs-syscalls", None, "system-call stops", "The system-call level", "sec:costs-syscalls"
+    "costs-syscalls",
+    "tab:costs-syscalls",
+    None,
+    "system-call stops",
+    "The system-call level",
+    "sec:costs-syscalls",
+    together=("syscall", "spawn", "jvmstart"),
 )
 #: The build log's line when the section is built without its system-call level.
 SYSCALL_OMITTED_NOTE = (
@@ -763,9 +773,10 @@ def _attribution_clause(a: AttributedJob) -> str:
     return said + f" splits, on a log scale, into {split}{tail}"
 
 
-def attribution_sentence(study: CostStudy) -> str:
+def attribution_sentence(study: CostStudy, part: Part = MAIN) -> str:
     """Where the attributed platform's TeraSort and NNBench overheads go, resource by resource, and
-    the rest the fitted resources leave; says so when the study measured neither there."""
+    the rest the fitted resources leave; says so when the study measured neither there. Resources
+    `part`'s planted level moved together with the fitted one are said so, not as unexplained."""
     who = reader_name(study.attributed_platform)
     if not study.attributions:
         names = [tex_escape(job_name(j)) for j in study.attributed_jobs] or ["any job"]
@@ -774,8 +785,9 @@ def attribution_sentence(study: CostStudy) -> str:
     clauses = [_attribution_clause(a) for a in study.attributions]
     text = f"On {who}, " + "; ".join(clauses) + "."
     missing = []
-    if study.unfitted:
-        missing.append(f"{_resources_text(study.unfitted)}, which no planted slowdown moved on their own")
+    unplanted = [r for r in study.unfitted if r not in part.together]
+    if unplanted:
+        missing.append(f"{_resources_text(unplanted)}, which no planted slowdown moved on their own")
     if study.left_out:
         missing.append(
             f"{_resources_text(_left_out_resources(study))}, left out because the slowdown planted on "
@@ -784,6 +796,11 @@ def attribution_sentence(study: CostStudy) -> str:
         )
     if missing:
         text += f" The unexplained part includes what {who} pays for " + ", and for ".join(missing) + "."
+    if any(r in part.together for r in study.unfitted):
+        text += (
+            f" The planted level moved {_resources_text(part.together)} together, so the fit cannot give their "
+            f"shares apart: the part it gives {_resources_text(study.resources)} stands for them all."
+        )
     return text
 
 
@@ -794,7 +811,7 @@ def _part_lines(study: CostStudy, part: Part, opening: str) -> list[str]:
         # One paragraph: an empty sentence (no resource left out) is no line, which would end it.
         *(t for t in (opening, left_out_sentence(study)) if t),
         accuracy_sentence(study, part),
-        attribution_sentence(study),
+        attribution_sentence(study, part),
         "",
         rf"\input{{generated/tables/{part.name}.tex}}",
         *([rf"\input{{generated/figures/{part.name}.tex}}"] if part.figure_label else []),
