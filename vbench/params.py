@@ -301,7 +301,8 @@ class SlowdownParams(_Strict):
     (its own cgroup: cgroup v1's blk-throttle does not hold a child's I/O to its parent's limit),
     direct and synchronous I/O only (see vbench.testbed.limits). syscall_stops: every system call
     of a native host's processes stopped twice under ptrace (strace -f), as gVisor's ptrace platform
-    stops each (vbench.testbed.syscall_stops): native hosts only.
+    stops each, or "process": only the calls that create, exec, wait for and end processes and
+    threads (vbench.testbed.syscall_stops): native hosts only.
     """
 
     #: 1.0: no quota. Below 0.1 a Hadoop cluster hardly comes up: a typo, not an experiment.
@@ -312,12 +313,21 @@ class SlowdownParams(_Strict):
     rate_mbit: float | None = Field(None, ge=0.1, le=100_000)
     disk_read_bps: int | None = Field(None, ge=1)
     disk_write_bps: int | None = Field(None, ge=1)
-    #: Every system call of the host's processes stopped under ptrace; False: none.
-    syscall_stops: bool = False
+    #: True: every system call of the host's processes stopped under ptrace; "process": only the
+    #: process and thread calls (strace's %process class); False: none.
+    syscall_stops: bool | Literal["process"] = False
 
     _bps = field_validator("disk_read_bps", "disk_write_bps", mode="before")(
         classmethod(lambda cls, v: _byte_rate_or_none(v))
     )
+
+    @field_validator("syscall_stops", mode="before")
+    @classmethod
+    def _stops_level(cls, v: Any) -> Any:
+        # One message naming every level, not one per member of the union.
+        if isinstance(v, bool) or v == "process":
+            return v
+        raise ValueError(f"expected true, false or 'process', got {v!r}")
 
     @property
     def cpu(self) -> bool:
@@ -333,14 +343,16 @@ class SlowdownParams(_Strict):
 
     @property
     def active(self) -> bool:
-        return self.cpu or self.network or self.disk or self.syscall_stops
+        return self.cpu or self.network or self.disk or bool(self.syscall_stops)
 
     def describe(self) -> str:
         """The fields that plant something, as sorted `key=value` pairs ('' when nothing is planted):
         what samples and host facts record. Pure."""
-        return ",".join(f"{k}={v if isinstance(v, int) else format(v, 'g')}" for k, v in sorted(self.planted().items()))
+        return ",".join(
+            f"{k}={v if isinstance(v, (int, str)) else format(v, 'g')}" for k, v in sorted(self.planted().items())
+        )
 
-    def planted(self) -> dict[str, float | int]:
+    def planted(self) -> dict[str, float | int | str]:
         """The fields that differ from planting nothing."""
         defaults = SlowdownParams()
         return {k: v for k, v in self.model_dump().items() if v != getattr(defaults, k)}

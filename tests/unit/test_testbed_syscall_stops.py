@@ -38,8 +38,20 @@ def test_a_mixed_testbed_with_a_container_is_refused_too():
     assert refused({"hosts": hosts, "slowdown": {"syscall_stops": True}}).field == "testbed.slowdown.syscall_stops"
 
 
-def test_a_value_that_is_not_a_truth_value_is_refused_naming_the_field():
-    assert refused({"slowdown": {"syscall_stops": "sometimes"}}).field == "testbed.slowdown.syscall_stops"
+@pytest.mark.parametrize("value", ["sometimes", "Process", "%process", 1])
+def test_a_value_that_is_no_level_is_refused_naming_the_field_and_every_level(value):
+    err = refused({"slowdown": {"syscall_stops": value}})
+    assert err.field == "testbed.slowdown.syscall_stops"
+    assert "expected true, false or 'process'" in str(err)
+
+
+def test_the_process_level_is_a_planted_slowdown_of_native_hosts_only():
+    sd = make_testbed({"slowdown": {"syscall_stops": "process"}}).slowdown
+    assert sd.active and sd.syscall_stops == T.PROCESS
+    assert sd.describe() == "syscall_stops=process"
+    assert refused({"platform": "lxc", "slowdown": {"syscall_stops": "process"}}).field == (
+        "testbed.slowdown.syscall_stops"
+    )
 
 
 def test_the_command_runs_under_strace_stopping_every_call_and_printing_nothing():
@@ -49,6 +61,20 @@ def test_the_command_runs_under_strace_stopping_every_call_and_printing_nothing(
     assert "-f" in flags and flags[-1] == "--"
     assert flags[flags.index("-o") + 1] == "/dev/null"
     assert "trace=none" in flags and "--seccomp-bpf" not in flags  # seccomp-bpf would stop only traced calls
+
+
+def test_the_process_level_stops_only_process_calls_through_a_seccomp_filter():
+    sshd = ["/usr/sbin/sshd", "-D"]
+    argv = T.traced_argv("/usr/bin/strace", sshd, T.PROCESS)
+    flags = argv[1:-2]
+    assert argv[0] == "/usr/bin/strace" and argv[-2:] == sshd and flags[-1] == "--"
+    assert "-f" in flags and "trace=none" not in flags
+    # Without --seccomp-bpf every call would still stop, whatever -e trace= says.
+    assert flags.index("--seccomp-bpf") < flags.index("trace=%process")
+    assert flags[flags.index("-o") + 1] == "/dev/null"
+    assert T.traced_argv("/usr/bin/strace", sshd, True) == T.traced_argv("/usr/bin/strace", sshd)
+    assert T.applied(True) == "strace -f"
+    assert T.applied(T.PROCESS) == "strace -f --seccomp-bpf -e trace=%process"
 
 
 def test_tracer_pid_and_children_are_parsed():
@@ -98,6 +124,9 @@ def test_a_native_hosts_sshd_starts_under_the_tracer_only_when_planted(tmp_path,
     assert slowdown_of(tmp_path / "a", syscall_stops=True).init_argv(sshd) == T.traced_argv("/usr/bin/strace", sshd)
     assert slowdown_of(tmp_path / "b").init_argv(sshd) == sshd
     assert slowdown_of(tmp_path / "c", cpu_fraction=0.5).init_argv(sshd) == sshd
+    assert slowdown_of(tmp_path / "d", syscall_stops="process").init_argv(sshd) == T.traced_argv(
+        "/usr/bin/strace", sshd, "process"
+    )
 
 
 def test_the_read_back_records_the_tracer_and_fails_without_it(tmp_path, monkeypatch):
@@ -112,3 +141,13 @@ def test_the_read_back_records_the_tracer_and_fails_without_it(tmp_path, monkeyp
     monkeypatch.setattr(S.syscall_stops, "tracer_problems", lambda pid: [f"its tracer {pid} is gone"])
     with pytest.raises(VbenchError, match=r"native host master: .*syscall_stops=True.* its tracer 1234 is gone"):
         sd.verify_host(spec, 1, 1234)
+
+
+def test_the_read_back_says_which_calls_the_process_level_stops(tmp_path, monkeypatch):
+    sd = slowdown_of(tmp_path, syscall_stops="process")
+    monkeypatch.setattr(S, "proc_cgroup", lambda _pid: "4:cpu:/\n")
+    monkeypatch.setattr(S.syscall_stops, "tracer_problems", lambda _pid: [])
+    assert sd.verify_host(sd.ctx.params.resolved_hosts()[0], 1, 1234) == {
+        "slowdown": "syscall_stops=process",
+        "slowdown_applied": "syscall_stops=strace -f --seccomp-bpf -e trace=%process",
+    }

@@ -26,7 +26,8 @@ What is planted, and where (cgroup v1: this machine's controllers are v1, see vb
   both NICs in bridge+nat). Every packet to a host crosses its own interface once, so each is
   delayed once and a round trip between two hosts grows by 2 x delay_ms.
 - System calls (`syscall_stops`, native hosts only): the host's sshd started under strace -f,
-  which stops every call of every process descending from it (vbench.testbed.syscall_stops).
+  which stops every call of every process descending from it, or at "process" only their process
+  and thread calls (vbench.testbed.syscall_stops).
   No cgroup: the tracer is the host's init process, checked to trace its sshd.
 
 Ownership (vbench.testbed.owned): the parent cgroup must not exist before bring-up (refused,
@@ -247,7 +248,7 @@ def applied_text(settings: dict[str, str], sd: SlowdownParams, cpus: int) -> str
     if sd.rate_mbit is not None:
         parts.append(f"tbf_rate_mbit={sd.rate_mbit:g}")
     if sd.syscall_stops:
-        parts.append("syscall_stops=strace -f")
+        parts.append(f"syscall_stops={syscall_stops.applied(sd.syscall_stops)}")
     return ";".join(parts)
 
 
@@ -463,7 +464,9 @@ class Slowdown:
     def init_argv(self, argv: list[str]) -> list[str]:
         """A native host's sshd command, under the tracer when system calls are stopped (else as is):
         the innermost command, so that the tracer lives in the host's namespaces and cgroups."""
-        return syscall_stops.traced_argv(syscall_stops.find_strace(), argv) if self.sd.syscall_stops else argv
+        if not self.sd.syscall_stops:
+            return argv
+        return syscall_stops.traced_argv(syscall_stops.find_strace(), argv, self.sd.syscall_stops)
 
     def host_procs(self, spec: HostParams) -> list[Path]:
         """The `cgroup.procs` a native host's first process moves itself into (made and recorded

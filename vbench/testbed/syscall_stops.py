@@ -1,6 +1,11 @@
 """Planted system-call stops (`testbed.slowdown.syscall_stops`, issue #53): every system call of
 a native host, of every process and thread it ever runs, stopped twice under ptrace (at entry and
-at exit), as gVisor's ptrace platform stops a sandboxed task for each call.
+at exit), as gVisor's ptrace platform stops a sandboxed task for each call; or, at the level
+"process", only the calls that create, exec, wait for and end processes and threads (strace's
+%process class: clone, fork, execve, wait4, exit...), so a process's or a thread's life pays the
+stops while an ordinary call (a read, a write, a futex) pays nothing. The two levels tell apart
+what a job pays per call from what it pays per process and thread (params/experiments/
+costs-fit-process.yaml).
 
 The cost model's other planted slowdowns (CPU quota, link rate, disk throttle) leave gVisor's
 overhead unexplained: its CPU, I/O and link costs are near native's or unused by the jobs, while
@@ -17,6 +22,10 @@ work). The host's sshd is started under it, and every daemon and command of the 
 from that sshd over SSH, so all of them are stopped; the tracer exits with sshd, and teardown
 stops every process of the host's namespace as always.
 
+At the level "process", `--seccomp-bpf` makes the kernel stop a tracee only at the traced calls
+(a seccomp filter installed in sshd and inherited by every descendant); without it every call
+would still stop, only printed or not.
+
 The builders are pure; `tracer_problems` reads /proc.
 """
 
@@ -29,13 +38,26 @@ from vbench.errors import VbenchError
 
 Cmd = list[str]
 
-#: The tracer's flags: follow every process and thread, stop at every call, print nothing.
-STRACE_FLAGS: tuple[str, ...] = ("-f", "-qq", "-e", "trace=none", "-e", "signal=none", "-o", "/dev/null", "--")
+#: The level that stops only the process and thread calls (`testbed.slowdown.syscall_stops`).
+PROCESS = "process"
+#: The tracer's flags: follow every process and thread, print nothing.
+_COMMON_FLAGS: tuple[str, ...] = ("-f", "-qq", "-e", "signal=none", "-o", "/dev/null")
+#: Which calls stop, per level: every one (without a seccomp filter), or %process's alone.
+_STOPPED: dict[bool | str, tuple[str, ...]] = {
+    True: ("-e", "trace=none"),
+    PROCESS: ("--seccomp-bpf", "-e", "trace=%process"),
+}
 
 
-def traced_argv(strace: str, argv: list[str]) -> Cmd:
-    """`argv` run under the tracer: every system call of it and of its descendants stopped. Pure."""
-    return [strace, *STRACE_FLAGS, *argv]
+def traced_argv(strace: str, argv: list[str], level: bool | str = True) -> Cmd:
+    """`argv` run under the tracer at `level` (True: every system call of it and of its
+    descendants stopped; "process": their process and thread calls only). Pure."""
+    return [strace, *_COMMON_FLAGS, *_STOPPED[level], "--", *argv]
+
+
+def applied(level: bool | str) -> str:
+    """What a level plants, in words for host facts and samples. Pure."""
+    return "strace -f" if level is True else f"strace -f --seccomp-bpf -e trace=%{level}"
 
 
 def find_strace() -> str:
