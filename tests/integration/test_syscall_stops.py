@@ -1,7 +1,8 @@
 """Planted system-call stops (`testbed.slowdown.syscall_stops`, issue #53) on this machine, without
 Hadoop: a native testbed's host runs its sshd under strace, a command started over SSH (as every
 Hadoop daemon is) is traced by it, a run of small system calls costs far more per call than on an
-unplanted host, the host's facts say what was planted, and teardown leaves nothing. Seconds.
+unplanted host, the host's facts say what was planted, and teardown leaves nothing; at the level
+"process", the commands are traced under a seccomp filter and a small call is not stopped. Seconds.
 
     python3 -m pytest tests/integration/test_syscall_stops.py
 """
