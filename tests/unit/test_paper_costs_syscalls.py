@@ -27,6 +27,7 @@ from tests.unit.test_paper_costs import _needs_figures
 from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
+from vbench.paper.fmt import sig_digits
 from vbench.paper.inputs import PaperInputs, check_syscall_fit, committed_inputs
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
@@ -55,6 +56,11 @@ PLATFORMS_HERE = ("native", "gvisor", "slowvm")
 #: Each job's true share of native time that scales with a JVM's start.
 JVM_SHARES = {"terasort": 0.2, "nnbench_create_write": 0.3}
 KEYS = ("syscall_fit_campaign", "syscall_calibration_campaign")
+#: A first run of the fit's design whose stops moved a JVM's start too little for its rule 1 (a
+#: cost ratio above 1.5 at its interval's lower bound), as costs-fit-syscalls' did before
+#: costs-fit-syscalls-confirm: params/paper.yaml's `syscall_fit_superseded`.
+SUPERSEDED, SUPERSEDED_KEY = "costs-fit-syscalls-first", "syscall_fit_superseded"
+WEAK_STOPS = {**STOPPED, "jvmstart": 1.3}
 
 
 def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
@@ -73,6 +79,9 @@ def raw(tmp_path_factory) -> Path:
         mp.setitem(PLATFORMS, "gvisor", GVISOR)
         mp.setattr(P, "true_ratio", _true_ratio)
         fit_campaign(raw / SYSCALL_FIT, factors=STOPS, baseline="False", planted_costs=STOPPED, costs_in={"1": STOPPED})
+        fit_campaign(
+            raw / SUPERSEDED, factors=STOPS, baseline="False", planted_costs=WEAK_STOPS, costs_in={"1": WEAK_STOPS}
+        )
         calibration_campaign(raw / CALIBRATION, PLATFORMS_HERE, drop=OTHER_MICRO)
         calibration_campaign(raw / TIMED_CALIBRATION, PLATFORMS_HERE, jobs=True, seed=5, drop=OTHER_MICRO)
         calibration_campaign(raw / SANDBOX, PLATFORMS_HERE, jobs=True, seed=3, drop=tuple(SYSCALL_MICRO))
@@ -207,6 +216,44 @@ def test_without_the_second_study_the_section_has_no_subsection(study, syscalls)
         C.section_tex(None, syscalls)
 
 
+# --- a first run that failed its rule 1 ----------------------------------------------------------------
+
+
+def test_a_superseded_first_run_is_its_rule_1_computed_from_its_samples(raw):
+    first = C.superseded_fit(load_campaign(raw / SUPERSEDED))
+    [failed] = first.failed
+    assert (first.name, failed.resource, failed.configuration, failed.planting) == (SUPERSEDED, "jvmstart", "True", 1)
+    # Its 95 % interval of a JVM's start's cost under the stops against the unplanted hosts.
+    costs = cm.cost_vectors_of(load_campaign(raw / SUPERSEDED).samples, baseline="False")
+    want = next(v for v in costs if v.platform == "True").ratio("jvmstart").interval(0.95)
+    assert _bounds(failed.ratio) == pytest.approx(_bounds(want))
+    assert failed.ratio.estimate == pytest.approx(WEAK_STOPS["jvmstart"], abs=0.1) and failed.ratio.low < 1.5
+    # A run whose rule 1 holds superseded nothing: the sentence would be false.
+    with pytest.raises(ParamsError) as err:
+        C.superseded_fit(load_campaign(raw / SYSCALL_FIT))
+    assert err.value.field == str(raw / SYSCALL_FIT / "samples.jsonl") and "rule 1" in err.value.message
+
+
+def test_the_subsection_says_the_first_run_failed_its_rule_1_in_one_sentence(raw, study, syscalls):
+    first = C.superseded_fit(load_campaign(raw / SUPERSEDED))
+    iv = first.failed[0].ratio
+    est, low, high = (rf"\num{{{sig_digits(v, 3)}}}" for v in (iv.estimate, iv.low, iv.high))
+    sentence = (
+        rf"A first run of the same design, campaign \texttt{{{SUPERSEDED}}}, failed its rule 1 (the cost ratio of "
+        rf"JVM start was {est} [{low}, {high}], under \num{{1.5}} at its lower bound; "
+        r"95\,\% intervals), and by its design nothing else of it is read."
+    )
+    assert C.superseded_sentence(first) == sentence
+    tex = C.section_tex(study, syscalls, first)
+    first_part, second = tex.split(r"\subsection{The system-call level}")
+    # In the subsection, after what was planted and before what was fitted on the run that is read.
+    assert sentence not in first_part
+    assert second.index(C.SYSCALL_PLANTED) < second.index(sentence) < second.index("The shares of JVM start")
+    assert tex.replace(sentence + " ", "") == C.section_tex(study, syscalls)  # the one sentence added
+    with pytest.raises(ValueError):
+        C.section_tex(study, None, first)
+
+
 # --- params/paper.yaml's keys ------------------------------------------------------------------------
 
 
@@ -227,6 +274,18 @@ def test_the_committed_keys_are_set_exactly_when_the_paper_stage_depends_on_thei
         assert not any(key in d for d in deps("statistics")) and key not in stages["statistics"]["cmd"]
         if paper[key]:
             assert (ROOT / "data" / "raw" / str(paper[key]) / "samples.jsonl").is_file(), key
+
+
+def test_the_superseded_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples():
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
+    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
+    dep = f"data/raw/${{paper.{SUPERSEDED_KEY}}}/samples.jsonl"
+    assert f"-p {SUPERSEDED_KEY} ${{paper.{SUPERSEDED_KEY}}}" in stage["cmd"]
+    assert [d for d in deps if SUPERSEDED_KEY in d] == ([dep] if paper[SUPERSEDED_KEY] else [])
+    if paper[SUPERSEDED_KEY]:
+        assert paper[KEYS[0]] and paper[SUPERSEDED_KEY] != paper[KEYS[0]]
+        assert (ROOT / "data" / "raw" / str(paper[SUPERSEDED_KEY]) / "samples.jsonl").is_file()
 
 
 def _measured(raw: Path, *names: str) -> Path:
@@ -282,6 +341,20 @@ def test_a_key_naming_a_campaign_with_no_samples_is_refused_naming_the_file_and_
     assert err.value.field == field
 
 
+def test_the_superseded_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, SUPERSEDED)
+    assert _committed(tmp_path, raw, **{SUPERSEDED_KEY: SUPERSEDED})[-1] == ("syscall-fit-superseded", SUPERSEDED)
+    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{SUPERSEDED_KEY}"
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **{SUPERSEDED_KEY: "gone"})
+    assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message
+    assert "(`vbench campaign run gone`)" in err.value.message
+    # Said in the system-call level's subsection: not without it.
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **{SUPERSEDED_KEY: SUPERSEDED, KEYS[0]: "", KEYS[1]: ""})
+    assert err.value.field == field and "needs paper.syscall_fit_campaign set too" in err.value.message
+
+
 def test_one_key_alone_or_either_without_the_fit_is_refused_naming_the_key(tmp_path):
     raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
     fields = {key: f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}" for key in KEYS}
@@ -316,6 +389,8 @@ def test_the_command_refuses_a_system_call_level_it_cannot_read(tmp_path, capsys
     assert rc == 2 and "--syscall-fit" in err and str(raw / "gone" / "samples.jsonl") in err
     rc, err = run(*argv, "--syscall-calibration", str(raw / CALIBRATION))
     assert rc == 2 and "--syscall-calibration" in err and "--syscall-fit" in err
+    rc, err = run(*argv, "--syscall-fit-superseded", str(raw / "gone"))
+    assert rc == 2 and "--syscall-fit-superseded" in err and str(raw / "gone" / "samples.jsonl") in err
     assert not (tmp_path / "paper" / "generated").exists()
 
 
@@ -337,10 +412,12 @@ def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(
 
     given = {"n_resamples": 200, "sandbox_dir": raw / SANDBOX, "cost_fit_dir": raw / FIT}
     syscall_dirs = {"syscall_fit_dir": raw / SYSCALL_FIT, "syscall_calibration_dir": raw / CALIBRATION}
-    res = generate(main_campaign, tmp_path / "with", **given, **syscall_dirs)
+    superseded = {"syscall_fit_superseded_dir": raw / SUPERSEDED}
+    res = generate(main_campaign, tmp_path / "with", **given, **syscall_dirs, **superseded)
     gen = tmp_path / "with" / "generated"
     section = (gen / "costs.tex").read_text()
     assert r"\subsection{The system-call level}" in section
+    assert C.superseded_sentence(C.superseded_fit(load_campaign(raw / SUPERSEDED))) in section
     assert r"\input{generated/tables/costs-syscalls.tex}" in section
     table = (gen / "tables" / "costs-syscalls.tex").read_text()
     assert r"\label{tab:costs-syscalls}" in table and rf"\texttt{{{CALIBRATION}}}" in table

@@ -66,6 +66,11 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.syscall_calibration_campaign",
             "paper.cost_fit_campaign",
         ),
+        "syscall_fit_superseded_dir": None,
+        "syscall_fit_superseded_fields": (
+            "params/paper.yaml: paper.syscall_fit_superseded",
+            "paper.syscall_fit_campaign",
+        ),
     }
 
 

@@ -85,6 +85,12 @@ def register(sub) -> None:
         "the system-call level's calibration campaign (the platforms' costs, e.g. data/raw/costs), whose "
         "predictions are compared with --sandbox's jobs",
     )
+    _add_campaign_option(
+        p,
+        "--syscall-fit-superseded",
+        "a first run of --syscall-fit's design that failed its rule 1 (e.g. data/raw/costs-fit-syscalls): one "
+        "sentence in the system-call level on that rule, nothing else of it read; with --syscall-fit",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -107,9 +113,9 @@ def run(args) -> int:
     _require_samples("--campaign", args.campaign)
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
-    # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, itself
-    # before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit): told their
-    # names, its refusal names the options.
+    # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
+    # --syscall-fit-superseded, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
+    # check_syscall_fit, check_superseded_fit): told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -128,6 +134,8 @@ def run(args) -> int:
         syscall_fit_dir=args.syscall_fit,
         syscall_calibration_dir=args.syscall_calibration,
         syscall_fit_fields=("--syscall-fit", "--syscall-calibration", "--cost-fit"),
+        syscall_fit_superseded_dir=args.syscall_fit_superseded,
+        syscall_fit_superseded_fields=("--syscall-fit-superseded", "--syscall-fit"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

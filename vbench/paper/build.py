@@ -57,7 +57,14 @@ from vbench.paper.tables.grid import has_data
 from vbench.paper.tables.jobs import isolation_stats
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
-from vbench.paper.inputs import COST_FIT_FIELDS, SYSCALL_FIT_FIELDS, check_cost_fit, check_syscall_fit
+from vbench.paper.inputs import (
+    COST_FIT_FIELDS,
+    SUPERSEDED_FIT_FIELDS,
+    SYSCALL_FIT_FIELDS,
+    check_cost_fit,
+    check_superseded_fit,
+    check_syscall_fit,
+)
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.parallel import background, parallel_map
 from vbench.paper.results import StatisticsLookup, lookup_of, paper_statistics, statistics_of
@@ -145,6 +152,8 @@ def generate(
     syscall_fit_dir: Path | None = None,
     syscall_calibration_dir: Path | None = None,
     syscall_fit_fields: tuple[str, str, str] = SYSCALL_FIT_FIELDS,
+    syscall_fit_superseded_dir: Path | None = None,
+    syscall_fit_superseded_fields: tuple[str, str] = SUPERSEDED_FIT_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -155,12 +164,16 @@ def generate(
     campaign, whose platforms it predicts: omitted, with one note, when `cost_fit_dir` is None; its
     system-call level from `syscall_fit_dir` (native under system-call stops) and
     `syscall_calibration_dir` (the platforms' costs), compared with the sandbox campaign's jobs:
-    omitted, with one note, when both are None. `cost_fit_fields`: what a refusal of the fit names,
-    its field then the sandbox campaign's, as the caller was given them (`check_cost_fit`);
-    `syscall_fit_fields`: the system-call level's two fields then the fit's (`check_syscall_fit`)."""
+    omitted, with one note, when both are None; in it, one sentence on `syscall_fit_superseded_dir`,
+    a first run of its fit's design that failed its rule 1, where given. `cost_fit_fields`: what a
+    refusal of the fit names, its field then the sandbox campaign's, as the caller was given them
+    (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two fields then the fit's
+    (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded fit's field then the
+    level's fit's (`check_superseded_fit`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
+    check_superseded_fit(syscall_fit_superseded_dir, syscall_fit_dir, *syscall_fit_superseded_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(
@@ -170,6 +183,7 @@ def generate(
         cost_fit=cost_fit_dir,
         syscall_fit=syscall_fit_dir,
         syscall_calibration=syscall_calibration_dir,
+        syscall_fit_superseded=syscall_fit_superseded_dir,
     )
     loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
     main, *extras = distinct_experiments(loaded[: len(studies)])
@@ -192,6 +206,8 @@ def generate(
         if "syscall_fit" in read
         else None
     )
+    # Of a first run of its fit's design that failed its rule 1, that rule alone.
+    superseded = C.superseded_fit(read["syscall_fit_superseded"]) if "syscall_fit_superseded" in read else None
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
@@ -258,7 +274,7 @@ def generate(
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls), written)
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded), written)
     for study, part in ((costs, C.MAIN), (syscalls, C.SYSCALLS)):
         if study is None:
             continue

@@ -37,7 +37,10 @@ host process stopped twice under ptrace; one level moves a system call's, a proc
 JVM's start's costs together, so one share per job is fitted, on the JVM's start, its design's rule
 3), the calibration `syscall_calibration_campaign` names (`costs`: the platforms' micro-benchmarks,
 no job) and the measured jobs, `sandbox_campaign`'s (`cost_study(..., measured=...)`, as `vbench
-predict costs --fit costs-fit-syscalls --measured sandbox` reads them).
+predict costs --fit costs-fit-syscalls --measured sandbox` reads them). A first run of that fit's
+design that failed its rule 1 (`syscall_fit_superseded`: costs-fit-syscalls, before
+costs-fit-syscalls-confirm) is said in one sentence, its rule 1 computed as `prediction_inputs`
+computes it (`superseded_fit`), and nothing else of it is read.
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -64,8 +67,11 @@ from vbench.stats.cost_prediction import (
     PLANTED_COST_CONF,
     PlantedCheck,
     PredictionInputs,
+    baseline_of,
     fit_seed,
     fitted_jobs,
+    planted_checks,
+    planted_factors,
     prediction_inputs,
     samples_path,
 )
@@ -322,6 +328,58 @@ def cost_study(
         notes=inputs.notes,
         left_out=inputs.left_out,
     )
+
+
+@dataclass(frozen=True)
+class FailedCost:
+    """A planting configuration's cost ratio that rule 1 found short of MIN_PLANTED_COST."""
+
+    resource: str
+    configuration: str
+    #: How many configurations plant the resource's level: the configuration is named among several.
+    planting: int
+    #: Its interval at PLANTED_COST_CONF, as rule 1 reads it; None: not measured there.
+    ratio: Interval | None
+
+
+@dataclass(frozen=True)
+class SupersededFit:
+    """A first run of the system-call level's fit design that failed its rule 1: by that design,
+    all that is read of it (params/paper.yaml's `syscall_fit_superseded`)."""
+
+    name: str
+    failed: tuple[FailedCost, ...]
+
+
+def superseded_fit(fit: Campaign) -> SupersededFit:
+    """`fit`'s rule 1 as `prediction_inputs` judges it (`planted_checks` on its configurations'
+    cost vectors against its baseline), each cost failing it with its interval. Refused, naming its
+    samples file, when no cost fails it: the paper would say it failed."""
+    baseline = baseline_of(fit)
+    if baseline not in fit.platforms:
+        raise ParamsError(samples_path(fit), f"no baseline configuration {baseline!r}: no rule 1 to read")
+    vectors = {v.platform: v for v in cm.cost_vectors_of(fit.samples, baseline=baseline)}
+    checks = planted_checks(planted_factors(fit, baseline), tuple(vectors.values()))
+    failed = tuple(
+        FailedCost(
+            c.resource, cost.configuration, len(c.costs), _planted_ratio(vectors.get(cost.configuration), c.resource)
+        )
+        for c in checks
+        for cost in c.failed
+    )
+    if not failed:
+        raise ParamsError(
+            samples_path(fit),
+            "no planted level of it failed rule 1: the paper would say a first run failed it",
+        )
+    return SupersededFit(fit.name, failed)
+
+
+def _planted_ratio(vector: cm.CostVector | None, resource: str) -> Interval | None:
+    """The interval whose lower bound rule 1 reads (`PlantedCost.low`); None where it has none."""
+    if vector is None or resource not in vector.resources:
+        return None
+    return vector.ratio(resource).interval(PLANTED_COST_CONF)
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
@@ -700,6 +758,30 @@ def syscall_sentence(study: CostStudy) -> str:
     )
 
 
+def _failed_clause(cost: FailedCost) -> str:
+    """ "the cost ratio of JVM start was 2.42 [1.44, 4.06], under 1.5 at its lower bound": three
+    significant digits, so that a lower bound just under the rule's reads under it."""
+    where = f" in configuration {tex_escape(cost.configuration)}" if cost.planting > 1 else ""
+    name = tex_escape(resource_name(cost.resource))
+    iv = cost.ratio
+    if iv is None:
+        return f"no cost ratio of {name} was measured{where}"
+    est, low, high = (rf"\num{{{sig_digits(v, 3)}}}" for v in (iv.estimate, iv.low, iv.high))
+    rule = rf"\num{{{MIN_PLANTED_COST:g}}}"
+    return f"the cost ratio of {name} was {est} [{low}, {high}]{where}, under {rule} at its lower bound"
+
+
+def superseded_sentence(first: SupersededFit) -> str:
+    """The first run of the same design that failed its rule 1, the cost ratios that failed it, and
+    that nothing else of it is read."""
+    clauses = and_list([_failed_clause(c) for c in first.failed])
+    return (
+        rf"A first run of the same design, campaign \texttt{{{tex_escape(first.name)}}}, failed its rule 1 "
+        rf"({clauses}; {round(100 * PLANTED_COST_CONF)}\,\% intervals), and by its design nothing else of it is "
+        "read."
+    )
+
+
 def _left_out_resources(study: CostStudy) -> list[str]:
     return [c.resource for c in study.left_out]
 
@@ -818,10 +900,15 @@ def _part_lines(study: CostStudy, part: Part, opening: str) -> list[str]:
     ]
 
 
-def section_tex(study: CostStudy | None, syscalls: CostStudy | None = None) -> str:
+def section_tex(
+    study: CostStudy | None, syscalls: CostStudy | None = None, superseded: SupersededFit | None = None
+) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
-    system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table); with
-    no fit campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
+    system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
+    the first run of its design it `superseded`, where given); with no fit campaign, `OMITTED_TEX`
+    (comments alone: nothing is typeset)."""
+    if superseded is not None and syscalls is None:
+        raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if study is None:
         if syscalls is not None:
             raise ValueError("the system-call level is a part of the cost model's section, which has no fit")
@@ -835,6 +922,16 @@ def section_tex(study: CostStudy | None, syscalls: CostStudy | None = None) -> s
         lines += [
             "",
             rf"\subsection{{{SYSCALLS.title}}}\label{{{SYSCALLS.label}}}",
-            *_part_lines(syscalls, SYSCALLS, f"{syscall_sentence(syscalls)} {fitted_sentence(syscalls)}"),
+            *_part_lines(
+                syscalls,
+                SYSCALLS,
+                " ".join(
+                    [
+                        syscall_sentence(syscalls),
+                        *([superseded_sentence(superseded)] if superseded is not None else []),
+                        fitted_sentence(syscalls),
+                    ]
+                ),
+            ),
         ]
     return "\n".join(lines) + "\n"
