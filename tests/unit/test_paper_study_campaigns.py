@@ -4,8 +4,10 @@ Every design names its comparison `platforms`, so two campaigns' experiments mus
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -46,7 +48,11 @@ def test_a_second_campaigns_clashing_experiment_is_shown_under_its_campaigns_nam
     assert main2 is main  # the first keeps its names
     assert set(study2.samples["experiment"]) == {"platforms@xavier2014-terasort"}
     assert study2.renamed == {"platforms": "platforms@xavier2014-terasort"}
-    assert any("platforms@xavier2014-terasort" in n for n in study2.notes)
+    assert "experiment shown as platforms@xavier2014-terasort (platforms here)" in study2.notes
+    # Two renamed: the note's noun agrees ("experiment(s)" left it to the reader).
+    two = [replace(c, samples=pd.concat([c.samples, c.samples.assign(experiment="sizes")])) for c in two_campaigns]
+    [note] = [n for n in distinct_experiments(two)[1].notes if "shown as" in n]
+    assert note.startswith("experiments shown as platforms@xavier2014-terasort (platforms here), sizes@")
     merged = merge_campaigns(main2, [study2])
     assert sorted(set(merged.samples["experiment"])) == ["platforms", "platforms@xavier2014-terasort"]
     # Campaigns without a clash are left as they were.

@@ -282,7 +282,9 @@ def distinct_experiments(campaigns: list[Campaign]) -> list[Campaign]:
             continue
         samples = c.samples.assign(experiment=c.samples["experiment"].astype(str).replace(renamed))
         baselines = {renamed.get(e, e): b for e, b in c.baselines.items()}
-        note = "experiment(s) shown as " + ", ".join(f"{new} ({old} here)" for old, new in renamed.items())
+        note = f"{noun(len(renamed), 'experiment')} shown as " + ", ".join(
+            f"{new} ({old} here)" for old, new in renamed.items()
+        )
         out.append(replace(c, samples=samples, baselines=baselines, renamed=renamed, notes=[*c.notes, note]))
     return out
 
