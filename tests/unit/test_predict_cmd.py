@@ -41,6 +41,7 @@ from vbench.stats.cost_prediction import (
     FIT_RESOURCES,
     MIN_PLANTED_COST,
     PlantedFactor,
+    configuration_ratios,
     format_prediction,
     planted_checks,
     prediction_inputs,
@@ -284,6 +285,37 @@ def test_text_and_json_say_the_same(data):
     row = next(r for r in table.rows if r.platform == "slowvm" and r.job == "terasort")
     assert one["predicted"]["estimate"] == pytest.approx(row.predicted.estimate)
     assert [t["resource"] for t in one["attribution"]] == list(FIT_RESOURCES)
+
+
+def test_each_fit_configuration_shows_what_the_fit_reads_of_it(data):
+    table = _table(data)
+    inputs = table.inputs
+    rows = dict(configuration_ratios(inputs))
+    assert sorted(rows) == sorted(v.platform for v in inputs.fit_costs) and len(rows) == 15
+    for v in inputs.fit_costs:
+        ratios = rows[v.platform]
+        assert list(ratios) == [*v.resources, *(r.job for r in inputs.fit_ratios if r.platform == v.platform)]
+        assert set(FIT_RESOURCES) | set(JOBS) <= set(ratios)
+        assert all(ratios[c.resource] is c.ratio for c in v.costs)
+        assert all(ratios[r.job] is r.ratio for r in inputs.fit_ratios if r.platform == v.platform)
+    # The configuration planting the CPU quota alone: its CPU cost x2 and TeraSort as its share says.
+    cpu_only = next(
+        c
+        for c, r in rows.items()
+        if r["cpu"].estimate > 1.5
+        and r["round_trip"].estimate < 1.5
+        and r["net_throughput"].estimate < 1.5
+        and r["disk_seq_write"].estimate < 1.5
+    )
+    iv = rows[cpu_only]["terasort"].interval()
+    assert iv.low <= true_ratio("terasort", {"cpu": 2.0}) <= iv.high
+    text = format_prediction(table)
+    header = text.split("The fit's configurations against 1.0/0.0")[1].splitlines()[1]
+    assert header.split()[:3] == ["ratio", "of", list(rows)[0]]
+    assert all(c in header for c in rows)
+    doc = json.loads(json.dumps(prediction_json(table)))
+    one = next(c for c in doc["configurations"] if c["configuration"] == cpu_only)
+    assert one["ratios"]["terasort"]["estimate"] == pytest.approx(iv.estimate)
 
 
 def test_a_calibration_that_timed_the_jobs_shows_the_measured_ratio(data):

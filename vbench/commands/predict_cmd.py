@@ -43,7 +43,8 @@ def register(sub) -> None:
         "--resources",
         default=None,
         help="comma-separated resources to fit (default: those FIT's planted slowdowns move: cpu for "
-        "cpu_fraction, round_trip for delay_ms, net_throughput for rate_mbit, disk_seq_write for disk_write_bps; "
+        "cpu_fraction, round_trip for delay_ms, net_throughput for rate_mbit, disk_seq_write for disk_write_bps, "
+        "jvmstart for syscall_stops; "
         "less any whose planted level did not move its cost, the design's rule 1, named in the notes)",
     )
     p.add_argument("--draws", type=int, default=None, help="bootstrap draws (default 2000)")

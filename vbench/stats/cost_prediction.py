@@ -595,6 +595,13 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             else ""
         )
         + f"; {level} % intervals from {table.n_draws} bootstrap draws, seed {table.seed}",
+    ]
+    out += [
+        "",
+        f"The fit's configurations against {inp.fit_baseline}: each resource's cost ratio, then each job's time ratio:",
+    ]
+    out.append(_table(_configuration_records(inp, table.conf)))
+    out += [
         "",
         "Shares of native time that scale with each resource's cost (per job, fitted on the fit's configurations):",
     ]
@@ -657,6 +664,31 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     return "\n".join(out) + "\n"
 
 
+def configuration_ratios(inputs: PredictionInputs) -> tuple[tuple[str, dict[str, cm.LogRatio]], ...]:
+    """Each fit configuration with the ratios the fit reads of it against the fit's baseline: every
+    resource its calibration measured, then every job it timed (what rule 1 and the shares stand
+    on, and, between two planted levels, how much of a job's slowdown each level gives). Pure."""
+    out = []
+    for v in inputs.fit_costs:
+        ratios = {c.resource: c.ratio for c in v.costs}
+        ratios.update({r.job: r.ratio for r in inputs.fit_ratios if r.platform == v.platform})
+        out.append((v.platform, ratios))
+    return tuple(out)
+
+
+def _configuration_records(inputs: PredictionInputs, conf: float) -> list[dict[str, str]]:
+    rows = configuration_ratios(inputs)
+    names = list(dict.fromkeys(n for _, ratios in rows for n in ratios))
+    # One line per resource or job, one column per configuration: a fit has few configurations.
+    return [
+        {
+            "ratio of": n,
+            **{config: _interval(ratios[n].interval(conf)) if n in ratios else "-" for config, ratios in rows},
+        }
+        for n in names
+    ]
+
+
 def _phase_record(ph: PhaseRatio, level: int, baseline: str) -> dict[str, str]:
     return {
         "job": ph.job,
@@ -696,6 +728,10 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
                 "lower_bounds": {p.configuration: p.low for p in c.costs},
             }
             for c in inp.planted
+        ],
+        "configurations": [
+            {"configuration": config, "ratios": {n: interval_json(r.interval(table.conf)) for n, r in ratios.items()}}
+            for config, ratios in configuration_ratios(inp)
         ],
         "conf": table.conf,
         "draws": table.n_draws,
