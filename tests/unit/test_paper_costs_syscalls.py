@@ -201,6 +201,9 @@ def test_the_table_is_the_first_parts_with_its_label_and_the_three_campaigns(stu
         assert rf"\texttt{{{campaign}}}" in table, campaign
     assert r"Calibrated: campaign \texttt{costs}; measured: campaign \texttt{sandbox}" in table
     assert C.summary_text(syscalls) in table
+    # The resources its one level moved with the fitted one are not said to be moved by none.
+    assert "no planted slowdown moved them on their own" not in table
+    assert "moved by the planted level together with JVM start" in table
     for r in syscalls.rows:
         assert C.pct_text(r.error.estimate, signed=True).removesuffix(r"\,\%") in table
     text = table + C.section_tex(study, syscalls)

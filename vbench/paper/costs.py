@@ -155,7 +155,7 @@ SYSCALLS = Part(
 #: The build log's line when the section is built without its system-call level.
 SYSCALL_OMITTED_NOTE = (
     "the cost model's system-call level is omitted: params/paper.yaml's paper.syscall_fit_campaign and "
-    "paper.syscall_calibration_campaign are empty (set them once `vbench campaign run costs-fit-syscalls` "
+    "paper.syscall_calibration_campaign are empty (set them once `vbench campaign run costs-fit-syscalls-confirm` "
     "has measured the fit)"
 )
 #: What the system-call level's fit planted (params/experiments/costs-fit-syscalls.yaml).
@@ -564,12 +564,7 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
         )
         if study.left_out
         else "",
-        (
-            rf"Calibrated but not in the model (no planted slowdown moved them on their own): "
-            rf"{_resources_text(study.unfitted)}; what a platform pays for them shows in its error."
-        )
-        if study.unfitted
-        else "",
+        _unfitted_note(study, part),
         (
             rf"The lack-of-fit test (Holm over the jobs) rejects the additive form for "
             rf"{and_list([tex_escape(job_name(j)) for j in study.rejected])}."
@@ -853,6 +848,25 @@ def _attribution_clause(a: AttributedJob) -> str:
     if rest is not None and rest < 0:
         tail += " (the model predicts more than was measured)"
     return said + f" splits, on a log scale, into {split}{tail}"
+
+
+def _unfitted_note(study: CostStudy, part: Part) -> str:
+    """The table's note on the calibrated resources outside the model: those no planted slowdown
+    moved, and those `part`'s one level moved with the fitted one ("" when there are none)."""
+    unplanted = [r for r in study.unfitted if r not in part.together]
+    together = [r for r in study.unfitted if r in part.together]
+    said = []
+    if unplanted:
+        said.append(
+            rf"Calibrated but not in the model (no planted slowdown moved them on their own): "
+            rf"{_resources_text(unplanted)}; what a platform pays for them shows in its error."
+        )
+    if together:
+        said.append(
+            rf"Calibrated, moved by the planted level together with {_resources_text(study.resources)} and so "
+            rf"not apart from it in the model: {_resources_text(together)}; the fitted share stands for them all."
+        )
+    return " ".join(said)
 
 
 def attribution_sentence(study: CostStudy, part: Part = MAIN) -> str:
