@@ -32,6 +32,7 @@ from vbench.stats.cost_model import (
     joint_log_draws,
     leave_one_platform_out,
     merge_cost_vectors,
+    part_of_slowdown,
     predict,
     prediction_frame,
 )
@@ -444,3 +445,28 @@ def test_blocks_must_agree_with_the_summary():
         LogRatio(float(logs.mean()), se, 4, blocks)
     with pytest.raises(ParamsError, match="distinct"):
         LogRatio(float(logs[0]), 0.0, 1, (("0", float(logs[0])), ("0", float(logs[0]))))
+
+
+def _blocked(values: list[float]) -> LogRatio:
+    """A ratio measured in len(values) blocks, each block's mean log ratio log(value)."""
+    logs = np.log(values)
+    se = float(logs.std(ddof=1) / np.sqrt(logs.size))
+    return LogRatio(float(logs.mean()), se, logs.size - 1, tuple((str(i), float(v)) for i, v in enumerate(logs)))
+
+
+def test_the_part_of_a_levels_slowdown_a_lesser_level_gives_has_the_known_answer():
+    whole = [2.6, 3.1, 2.8, 3.4]
+    # Each block's lesser level gives 40 % of the whole one's extra time: so does the reading.
+    part = [1 + 0.4 * (w - 1) for w in whole]
+    iv = part_of_slowdown(_blocked(part), _blocked(whole), np.random.default_rng(1), n=4000)
+    assert iv.estimate == pytest.approx(0.4, abs=0.01)
+    assert iv.low < 0.4 < iv.high and iv.high - iv.low < 0.1
+    # Noise of its own in the lesser level widens the interval around the same part.
+    noisy = [p * f for p, f in zip(part, (1.05, 0.95, 1.04, 0.97))]
+    wide = part_of_slowdown(_blocked(noisy), _blocked(whole), np.random.default_rng(1), n=4000)
+    assert wide.low < 0.4 < wide.high and wide.high - wide.low > iv.high - iv.low
+
+
+def test_the_part_of_no_slowdown_is_not_a_number():
+    iv = part_of_slowdown(_blocked([1.1, 0.95, 1.02]), _blocked([1.05, 0.97, 1.01]), np.random.default_rng(1))
+    assert iv.estimate is None and not iv.bounded and "holding 1" in iv.note

@@ -701,6 +701,22 @@ def _interval_columns(iv: Interval) -> dict[str, float | None]:
     return {"": iv.estimate, "_low": iv.low, "_high": iv.high}
 
 
+def part_of_slowdown(
+    part: LogRatio, whole: LogRatio, rng: np.random.Generator, n: int = DEFAULT_DRAWS, conf: float = DEFAULT_CONF
+) -> Interval:
+    """(part - 1) / (whole - 1): the part of one planted level's extra time (`whole`, e.g. every
+    system call stopped) that a lesser level gives (`part`, only the process calls stopped), both
+    ratios to the same baseline runs, with a percentile interval of joint draws over their blocks
+    (`joint_log_draws`: the baseline's noise in a block moves both alike). No estimate when `whole`
+    holds no slowdown to divide (its interval reaches 1): the part of nothing is not a number."""
+    iv = whole.interval(conf)
+    if iv.low <= 1.0 <= iv.high:
+        return Interval(None, None, None, f"the whole level's ratio {iv.estimate:.3g} has an interval holding 1")
+    d = np.exp(joint_log_draws([part, whole], rng, n))
+    low, high = np.percentile((d[:, 0] - 1) / (d[:, 1] - 1), [50 * (1 - conf), 50 * (1 + conf)])
+    return Interval((part.estimate - 1) / (whole.estimate - 1), float(low), float(high))
+
+
 # --- Attribution --------------------------------------------------------------------------------
 
 
