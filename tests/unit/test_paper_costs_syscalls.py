@@ -21,10 +21,23 @@ import pandas as pd
 import pytest
 import yaml
 
+import numpy as np
+
 import tests.unit.test_predict_cmd as P
 from tests.unit.builders import cli_runner
 from tests.unit.test_paper_costs import _needs_figures
-from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
+from tests.unit.test_predict_cmd import (
+    BLOCKS,
+    DRAWS,
+    MICRO,
+    NODELAY,
+    PLATFORMS,
+    _campaign_json,
+    _run_samples,
+    calibration_campaign,
+    fit_campaign,
+)
+from vbench.samples import append_records
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
 from vbench.paper.fmt import sig_digits
@@ -61,11 +74,44 @@ KEYS = ("syscall_fit_campaign", "syscall_calibration_campaign")
 #: costs-fit-syscalls-confirm: params/paper.yaml's `syscall_fit_superseded`.
 SUPERSEDED, SUPERSEDED_KEY = "costs-fit-syscalls-first", "syscall_fit_superseded"
 WEAK_STOPS = {**STOPPED, "jvmstart": 1.3}
+#: A second campaign that stopped only the process and thread calls beside every call (and none), as
+#: costs-fit-process did: params/paper.yaml's `syscall_levels_campaign`. At the process level every
+#: cost moves PART of its way to every call's, so every job's extra time is PART of every call's.
+LEVELS, LEVELS_WEAK, LEVELS_KEY = "costs-fit-levels", "costs-fit-levels-weak", "syscall_levels_campaign"
+PART = 0.4
+#: With every call stopped a JVM's start x2.0: the process level's x1.4 fails the fit's rule 1.
+WEAK_EVERY = {**STOPPED, "jvmstart": 2.0}
 
 
 def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
     """test_predict_cmd's true ratio plus the job's share of a JVM's start times its extra cost."""
     return _ratio(job, costs) + JVM_SHARES[job] * (costs.get("jvmstart", 1.0) - 1)
+
+
+def _levels_campaign(d: Path, every: dict[str, float], part: float = PART) -> Path:
+    """Native hosts with no system call stopped, only the process calls ("process") and every call
+    (True), BLOCKS blocks, little noise: at the process level each cost is 1 + `part` of every
+    call's extra cost, so each job's extra time is `part` of every call's (the true ratio is
+    linear in the costs)."""
+    _campaign_json(d, compare=["slowdown.syscall_stops"], baseline="False", seed=53001)
+    rng = np.random.default_rng(7)
+    process = {r: 1 + part * (c - 1) for r, c in every.items()}
+    records = []
+    for block in range(BLOCKS):
+        for level, costs in ((False, {}), ("process", process), (True, every)):
+            meta = {
+                "experiment": "planted",
+                "platform": "native",
+                "factor.slowdown.syscall_stops": level,
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "warmup": False,
+                "run_id": f"levels-{level}-{block}",
+            }
+            records += _run_samples(rng, meta, costs, sd_cost=0.01, sd_job=0.002)
+    append_records(d / "samples.jsonl", records)
+    return d
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +128,8 @@ def raw(tmp_path_factory) -> Path:
         fit_campaign(
             raw / SUPERSEDED, factors=STOPS, baseline="False", planted_costs=WEAK_STOPS, costs_in={"1": WEAK_STOPS}
         )
+        _levels_campaign(raw / LEVELS, STOPPED)
+        _levels_campaign(raw / LEVELS_WEAK, WEAK_EVERY)
         calibration_campaign(raw / CALIBRATION, PLATFORMS_HERE, drop=OTHER_MICRO)
         calibration_campaign(raw / TIMED_CALIBRATION, PLATFORMS_HERE, jobs=True, seed=5, drop=OTHER_MICRO)
         calibration_campaign(raw / SANDBOX, PLATFORMS_HERE, jobs=True, seed=3, drop=tuple(SYSCALL_MICRO))
@@ -257,6 +305,53 @@ def test_the_subsection_says_the_first_run_failed_its_rule_1_in_one_sentence(raw
         C.section_tex(study, None, first)
 
 
+# --- a second campaign: only the process and thread calls stopped ------------------------------------
+
+
+def test_the_process_level_s_known_part_of_every_job_s_cost_is_read_from_its_samples(raw):
+    levels = C.level_parts(load_campaign(raw / LEVELS))
+    assert levels.name == LEVELS and [j for j, _ in levels.parts] == ["terasort", "nnbench_create_write"]
+    for _, iv in levels.parts:
+        assert iv.estimate == pytest.approx(PART, abs=0.02) and iv.low < PART < iv.high
+    # Its fit's rule 1 holds (a JVM's start x1.72 at the process level): nothing said of it.
+    assert levels.failed_fit is None
+    weak = C.level_parts(load_campaign(raw / LEVELS_WEAK))
+    assert weak.failed_fit is not None and {c.configuration for c in weak.failed_fit.failed} == {"process"}
+
+
+def test_the_subsection_says_the_part_in_one_sentence_after_the_first_run(raw, study, syscalls):
+    levels = C.level_parts(load_campaign(raw / LEVELS))
+    sentence = C.level_parts_sentence(levels)
+    assert sentence.startswith(
+        rf"A second campaign, \texttt{{{LEVELS}}}, stopped only the process and thread calls (their creation, "
+        "exec, wait and exit) beside every call: of what stopping every call cost a job, that level gave "
+        r"TeraSort \num{40}\,\% ["
+    )
+    assert r"and NNBench create/write \num{40}\,\% [" in sentence
+    assert sentence.endswith(r"(95\,\% intervals over its blocks); the rest is paid at the jobs' ordinary calls.")
+    weak = C.level_parts_sentence(C.level_parts(load_campaign(raw / LEVELS_WEAK)))
+    assert weak.endswith(" Its own fit, on the JVM's start, failed its rule 1 and is not read.")
+    first = C.superseded_fit(load_campaign(raw / SUPERSEDED))
+    tex = C.section_tex(study, syscalls, first, levels)
+    first_part, second = tex.split(r"\subsection{The system-call level}")
+    assert sentence not in first_part
+    assert second.index(C.superseded_sentence(first)) < second.index(sentence) < second.index("The shares of JVM start")
+    assert tex.replace(sentence + " ", "") == C.section_tex(study, syscalls, first)  # the one sentence added
+    with pytest.raises(ValueError):
+        C.section_tex(study, None, None, levels)
+
+
+def test_a_job_whose_every_call_ratio_holds_1_has_no_part():
+    iv = C.Interval(None, None, None, "the whole level's ratio 1 has an interval holding 1")
+    assert C._part_clause("terasort", iv) == "TeraSort no part (its every-call ratio holds 1)"
+
+
+def test_a_campaign_without_the_process_level_is_refused_naming_its_samples(raw):
+    with pytest.raises(ParamsError) as err:
+        C.level_parts(load_campaign(raw / SYSCALL_FIT))
+    assert err.value.field == str(raw / SYSCALL_FIT / "samples.jsonl") and "'process'" in err.value.message
+
+
 # --- params/paper.yaml's keys ------------------------------------------------------------------------
 
 
@@ -358,6 +453,31 @@ def test_the_superseded_key_is_passed_on_or_refused_naming_the_file_and_the_key(
     assert err.value.field == field and "needs paper.syscall_fit_campaign set too" in err.value.message
 
 
+def test_the_levels_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, LEVELS)
+    assert _committed(tmp_path, raw, **{LEVELS_KEY: LEVELS})[-1] == ("syscall-levels", LEVELS)
+    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{LEVELS_KEY}"
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **{LEVELS_KEY: "gone"})
+    assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message
+    assert "(`vbench campaign run gone`)" in err.value.message
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **{LEVELS_KEY: LEVELS, KEYS[0]: "", KEYS[1]: ""})
+    assert err.value.field == field and "needs paper.syscall_fit_campaign set too" in err.value.message
+
+
+def test_the_levels_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples():
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
+    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
+    dep = f"data/raw/${{paper.{LEVELS_KEY}}}/samples.jsonl"
+    assert f"-p {LEVELS_KEY} ${{paper.{LEVELS_KEY}}}" in stage["cmd"]
+    assert [d for d in deps if LEVELS_KEY in d] == ([dep] if paper.get(LEVELS_KEY) else [])
+    if paper.get(LEVELS_KEY):
+        assert paper[KEYS[0]] and paper[LEVELS_KEY] != paper[KEYS[0]]
+        assert (ROOT / "data" / "raw" / str(paper[LEVELS_KEY]) / "samples.jsonl").is_file()
+
+
 def test_one_key_alone_or_either_without_the_fit_is_refused_naming_the_key(tmp_path):
     raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
     fields = {key: f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}" for key in KEYS}
@@ -394,6 +514,8 @@ def test_the_command_refuses_a_system_call_level_it_cannot_read(tmp_path, capsys
     assert rc == 2 and "--syscall-calibration" in err and "--syscall-fit" in err
     rc, err = run(*argv, "--syscall-fit-superseded", str(raw / "gone"))
     assert rc == 2 and "--syscall-fit-superseded" in err and str(raw / "gone" / "samples.jsonl") in err
+    rc, err = run(*argv, "--syscall-levels", str(raw / "gone"))
+    assert rc == 2 and "--syscall-levels" in err and str(raw / "gone" / "samples.jsonl") in err
     assert not (tmp_path / "paper" / "generated").exists()
 
 
@@ -415,12 +537,13 @@ def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(
 
     given = {"n_resamples": 200, "sandbox_dir": raw / SANDBOX, "cost_fit_dir": raw / FIT}
     syscall_dirs = {"syscall_fit_dir": raw / SYSCALL_FIT, "syscall_calibration_dir": raw / CALIBRATION}
-    superseded = {"syscall_fit_superseded_dir": raw / SUPERSEDED}
+    superseded = {"syscall_fit_superseded_dir": raw / SUPERSEDED, "syscall_levels_dir": raw / LEVELS}
     res = generate(main_campaign, tmp_path / "with", **given, **syscall_dirs, **superseded)
     gen = tmp_path / "with" / "generated"
     section = (gen / "costs.tex").read_text()
     assert r"\subsection{The system-call level}" in section
     assert C.superseded_sentence(C.superseded_fit(load_campaign(raw / SUPERSEDED))) in section
+    assert C.level_parts_sentence(C.level_parts(load_campaign(raw / LEVELS))) in section
     assert r"\input{generated/tables/costs-syscalls.tex}" in section
     table = (gen / "tables" / "costs-syscalls.tex").read_text()
     assert r"\label{tab:costs-syscalls}" in table and rf"\texttt{{{CALIBRATION}}}" in table

@@ -71,6 +71,11 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.syscall_fit_superseded",
             "paper.syscall_fit_campaign",
         ),
+        "syscall_levels_dir": None,
+        "syscall_levels_fields": (
+            "params/paper.yaml: paper.syscall_levels_campaign",
+            "paper.syscall_fit_campaign",
+        ),
     }
 
 

@@ -91,6 +91,13 @@ def register(sub) -> None:
         "a first run of --syscall-fit's design that failed its rule 1 (e.g. data/raw/costs-fit-syscalls): one "
         "sentence in the system-call level on that rule, nothing else of it read; with --syscall-fit",
     )
+    _add_campaign_option(
+        p,
+        "--syscall-levels",
+        "a campaign that stopped only the process and thread calls beside every call (e.g. "
+        "data/raw/costs-fit-process): one sentence in the system-call level on the part of each job's cost "
+        "that level gives; with --syscall-fit",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -114,8 +121,9 @@ def run(args) -> int:
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
-    # --syscall-fit-superseded, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
-    # check_syscall_fit, check_superseded_fit): told their names, its refusal names the options.
+    # --syscall-fit-superseded and --syscall-levels, itself before it reads anything
+    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels):
+    # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -136,6 +144,8 @@ def run(args) -> int:
         syscall_fit_fields=("--syscall-fit", "--syscall-calibration", "--cost-fit"),
         syscall_fit_superseded_dir=args.syscall_fit_superseded,
         syscall_fit_superseded_fields=("--syscall-fit-superseded", "--syscall-fit"),
+        syscall_levels_dir=args.syscall_levels,
+        syscall_levels_fields=("--syscall-levels", "--syscall-fit"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

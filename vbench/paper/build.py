@@ -59,9 +59,11 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import (
     COST_FIT_FIELDS,
+    LEVELS_FIELDS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     check_cost_fit,
+    check_levels,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -154,6 +156,8 @@ def generate(
     syscall_fit_fields: tuple[str, str, str] = SYSCALL_FIT_FIELDS,
     syscall_fit_superseded_dir: Path | None = None,
     syscall_fit_superseded_fields: tuple[str, str] = SUPERSEDED_FIT_FIELDS,
+    syscall_levels_dir: Path | None = None,
+    syscall_levels_fields: tuple[str, str] = LEVELS_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -165,15 +169,18 @@ def generate(
     system-call level from `syscall_fit_dir` (native under system-call stops) and
     `syscall_calibration_dir` (the platforms' costs), compared with the sandbox campaign's jobs:
     omitted, with one note, when both are None; in it, one sentence on `syscall_fit_superseded_dir`,
-    a first run of its fit's design that failed its rule 1, where given. `cost_fit_fields`: what a
-    refusal of the fit names, its field then the sandbox campaign's, as the caller was given them
-    (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two fields then the fit's
-    (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded fit's field then the
-    level's fit's (`check_superseded_fit`)."""
+    a first run of its fit's design that failed its rule 1, and one on `syscall_levels_dir`, a
+    second campaign that stopped only the process and thread calls beside every call, where given.
+    `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as the
+    caller was given them (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two
+    fields then the fit's (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded
+    fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
+    second campaign's field then the level's fit's (`check_levels`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
     check_superseded_fit(syscall_fit_superseded_dir, syscall_fit_dir, *syscall_fit_superseded_fields)
+    check_levels(syscall_levels_dir, syscall_fit_dir, *syscall_levels_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(
@@ -184,6 +191,7 @@ def generate(
         syscall_fit=syscall_fit_dir,
         syscall_calibration=syscall_calibration_dir,
         syscall_fit_superseded=syscall_fit_superseded_dir,
+        syscall_levels=syscall_levels_dir,
     )
     loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
     main, *extras = distinct_experiments(loaded[: len(studies)])
@@ -208,6 +216,8 @@ def generate(
     )
     # Of a first run of its fit's design that failed its rule 1, that rule alone.
     superseded = C.superseded_fit(read["syscall_fit_superseded"]) if "syscall_fit_superseded" in read else None
+    # Of a second campaign that stopped only the process and thread calls, the part of each job's cost.
+    levels = C.level_parts(read["syscall_levels"]) if "syscall_levels" in read else None
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
@@ -274,7 +284,7 @@ def generate(
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded), written)
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels), written)
     for study, part in ((costs, C.MAIN), (syscalls, C.SYSCALLS)):
         if study is None:
             continue

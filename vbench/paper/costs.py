@@ -40,7 +40,11 @@ no job) and the measured jobs, `sandbox_campaign`'s (`cost_study(..., measured=.
 predict costs --fit costs-fit-syscalls --measured sandbox` reads them). A first run of that fit's
 design that failed its rule 1 (`syscall_fit_superseded`: costs-fit-syscalls, before
 costs-fit-syscalls-confirm) is said in one sentence, its rule 1 computed as `prediction_inputs`
-computes it (`superseded_fit`), and nothing else of it is read.
+computes it (`superseded_fit`), and nothing else of it is read. A second campaign
+(`syscall_levels_campaign`: costs-fit-process) that stopped only the process and thread calls
+beside every call is said in one sentence more: of what stopping every call cost each job, the part
+that level gave (`level_parts`, `cost_model.part_of_slowdown`), and whether its own fit failed its
+rule 1 (`superseded_fit`).
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -68,6 +72,7 @@ from vbench.stats.cost_prediction import (
     PlantedCheck,
     PredictionInputs,
     baseline_of,
+    design_seed,
     fit_seed,
     fitted_jobs,
     planted_checks,
@@ -380,6 +385,63 @@ def _planted_ratio(vector: cm.CostVector | None, resource: str) -> Interval | No
     if vector is None or resource not in vector.resources:
         return None
     return vector.ratio(resource).interval(PLANTED_COST_CONF)
+
+
+#: The level column of the system-call stops, and its two planted levels a second campaign compares:
+#: the process and thread calls alone (the part), every call (the whole).
+SYSCALL_STOPS_LEVEL = "level.slowdown.syscall_stops"
+PART_LEVEL, WHOLE_LEVEL = "process", "True"
+
+
+@dataclass(frozen=True)
+class LevelParts:
+    """A campaign that stopped only the process and thread calls beside every call (params/paper.yaml's
+    `syscall_levels_campaign`): per job, of what every call stopped cost it, the part the lesser level
+    gave (`cost_model.part_of_slowdown`), and its own fit's rule 1 where it failed."""
+
+    name: str
+    #: (job, its part at `conf`; no estimate where the every-call ratio's interval holds 1).
+    parts: tuple[tuple[str, Interval], ...]
+    conf: float
+    #: Its own fit's rule 1 where it failed; None where it holds.
+    failed_fit: SupersededFit | None
+
+
+def _level_configuration(samples: pd.DataFrame, level: str, where: str) -> str:
+    """The configuration (`platform`) whose system-call stops are at `level`; refused naming `where`."""
+    if SYSCALL_STOPS_LEVEL not in samples.columns:
+        raise ParamsError(where, f"no column {SYSCALL_STOPS_LEVEL!r}: no system-call stop levels to compare")
+    found = sorted(set(samples.loc[samples[SYSCALL_STOPS_LEVEL].astype(str) == level, "platform"].astype(str)))
+    if len(found) != 1:
+        raise ParamsError(
+            where, f"{len(found)} configurations with {SYSCALL_STOPS_LEVEL} {level!r} ({found}): one is compared"
+        )
+    return found[0]
+
+
+def level_parts(campaign: Campaign, n_draws: int = cm.DEFAULT_DRAWS, conf: float = 0.95) -> LevelParts:
+    """Per job `campaign` timed at both levels, (r_process - 1) / (r_every - 1) against its baseline,
+    with its interval of `n_draws` joint draws over the blocks seeded by its design's seed (else
+    cost_model's default). Refused, naming its samples file, without either level."""
+    where = samples_path(campaign)
+    baseline = baseline_of(campaign)
+    part_at = _level_configuration(campaign.samples, PART_LEVEL, where)
+    whole_at = _level_configuration(campaign.samples, WHOLE_LEVEL, where)
+    ratios = {(j.job, j.platform): j.ratio for j in cm.job_ratios_of(campaign.samples, baseline=baseline)}
+    seed = design_seed(campaign.path)
+    rng = np.random.default_rng(cm.DEFAULT_SEED if seed is None else seed)
+    # Drawn in the jobs' names' order, as selfbench/level_part_reading.py draws them (the same
+    # numbers for the same seed and draws); said in cost_model's order of the jobs.
+    timed = sorted(j.name for j in cm.JOBS if (j.name, part_at) in ratios and (j.name, whole_at) in ratios)
+    drawn = {j: cm.part_of_slowdown(ratios[j, part_at], ratios[j, whole_at], rng, n_draws, conf) for j in timed}
+    parts = tuple((j.name, drawn[j.name]) for j in cm.JOBS if j.name in drawn)
+    if not parts:
+        raise ParamsError(where, f"no job timed at both {part_at!r} and {whole_at!r}: no part to read")
+    try:
+        failed_fit: SupersededFit | None = superseded_fit(campaign)
+    except ParamsError:
+        failed_fit = None  # its rule 1 holds: nothing to say of it
+    return LevelParts(campaign.name, parts, conf, failed_fit)
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
@@ -777,6 +839,29 @@ def superseded_sentence(first: SupersededFit) -> str:
     )
 
 
+def _part_clause(job: str, iv: Interval) -> str:
+    """ "TeraSort \\num{35}\\,\\% [\\num{16}, \\num{68}]", or that the job has no part to read."""
+    name = tex_escape(job_name(job))
+    if iv.estimate is None:
+        return f"{name} no part (its every-call ratio holds 1)"
+    est, low, high = (rf"\num{{{round(100 * v)}}}" for v in (iv.estimate, iv.low, iv.high))
+    return rf"{name} {est}\,\% [{low}, {high}]"
+
+
+def level_parts_sentence(levels: LevelParts) -> str:
+    """The second campaign: of what stopping every call cost each job, the part stopping only the
+    process and thread calls gave; and, where it failed, that its own fit failed its rule 1."""
+    sentence = (
+        rf"A second campaign, \texttt{{{tex_escape(levels.name)}}}, stopped only the process and thread calls "
+        "(their creation, exec, wait and exit) beside every call: of what stopping every call cost a job, that "
+        f"level gave {and_list([_part_clause(j, iv) for j, iv in levels.parts])} "
+        rf"({round(100 * levels.conf)}\,\% intervals over its blocks); the rest is paid at the jobs' ordinary calls."
+    )
+    if levels.failed_fit is not None:
+        sentence += " Its own fit, on the JVM's start, failed its rule 1 and is not read."
+    return sentence
+
+
 def _left_out_resources(study: CostStudy) -> list[str]:
     return [c.resource for c in study.left_out]
 
@@ -915,14 +1000,19 @@ def _part_lines(study: CostStudy, part: Part, opening: str) -> list[str]:
 
 
 def section_tex(
-    study: CostStudy | None, syscalls: CostStudy | None = None, superseded: SupersededFit | None = None
+    study: CostStudy | None,
+    syscalls: CostStudy | None = None,
+    superseded: SupersededFit | None = None,
+    levels: LevelParts | None = None,
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
     system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
-    the first run of its design it `superseded`, where given); with no fit campaign, `OMITTED_TEX`
-    (comments alone: nothing is typeset)."""
+    the first run of its design it `superseded` and the second campaign's `levels`, where given);
+    with no fit campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
+    if levels is not None and syscalls is None:
+        raise ValueError("the process level's part is said in the system-call level, which has no fit")
     if study is None:
         if syscalls is not None:
             raise ValueError("the system-call level is a part of the cost model's section, which has no fit")
@@ -943,6 +1033,7 @@ def section_tex(
                     [
                         syscall_sentence(syscalls),
                         *([superseded_sentence(superseded)] if superseded is not None else []),
+                        *([level_parts_sentence(levels)] if levels is not None else []),
                         fitted_sentence(syscalls),
                     ]
                 ),

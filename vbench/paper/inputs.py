@@ -6,20 +6,23 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Four keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Five keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
 costs-fit-syscalls, and the calibration whose costs it predicts from, `costs`; the measured jobs
 are `sandbox_campaign`'s), set both or neither, and only with `cost_fit_campaign`; and so may
 `syscall_fit_superseded`, a first run of the system-call level's fit design that failed its rule 1
-(said in one sentence), only with `syscall_fit_campaign`. So a set key that names no measured
-campaign is refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`,
-`superseded_fit_fields`), by both ways of building, before anything is read: silently dropped, it
-would drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`,
-`check_superseded_fit`: paths only, so `invoke paper` need not import the build, which loads
-matplotlib): `build_arguments` passes the keys' names through to them, `committed_inputs` calls
-them before it passes the campaigns on.
+(said in one sentence), only with `syscall_fit_campaign`; and so may `syscall_levels_campaign`, a
+second campaign that stopped only the process and thread calls beside every call (costs-fit-process:
+the part of each job's cost that level gives, in one sentence), only with `syscall_fit_campaign`.
+So a set key that names no measured campaign is refused, naming params/paper.yaml and the key
+(`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`), by both ways
+of building, before anything is read: silently dropped, it would drop a result asked for. The
+checks are here (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`:
+paths only, so `invoke paper` need not import the build, which loads matplotlib):
+`build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
+passes the campaigns on.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ PAPER_CAMPAIGN_KEYS = (
     "syscall_fit_campaign",
     "syscall_calibration_campaign",
     "syscall_fit_superseded",
+    "syscall_levels_campaign",
 )
 
 
@@ -72,6 +76,12 @@ def superseded_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     return f"{where}: paper.syscall_fit_superseded", "paper.syscall_fit_campaign"
 
 
+def levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
+    """What a refusal of `syscall_levels_campaign` names (`check_levels`): the key in `where`, then
+    the system-call level's fit key it needs. Pure."""
+    return f"{where}: paper.syscall_levels_campaign", "paper.syscall_fit_campaign"
+
+
 def campaign_list(text: Any) -> tuple[str, ...]:
     """The names of a comma-separated list (`paper.study_campaigns`), blanks dropped. Pure."""
     return tuple(n.strip() for n in str(text or "").split(",") if n.strip())
@@ -95,6 +105,9 @@ class PaperInputs:
     syscall_calibration: str = ""
     #: A first run of `syscall_fit`'s design that failed its rule 1: that, and nothing else, is read.
     syscall_fit_superseded: str = ""
+    #: A second campaign that stopped only the process and thread calls beside every call: the part
+    #: of each job's cost that level gives.
+    syscall_levels: str = ""
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -110,6 +123,7 @@ class PaperInputs:
             syscall_fit=str(paper.get("syscall_fit_campaign") or ""),
             syscall_calibration=str(paper.get("syscall_calibration_campaign") or ""),
             syscall_fit_superseded=str(paper.get("syscall_fit_superseded") or ""),
+            syscall_levels=str(paper.get("syscall_levels_campaign") or ""),
         )
 
     @property
@@ -129,21 +143,24 @@ class PaperInputs:
             ("syscall-fit", self.syscall_fit),
             ("syscall-calibration", self.syscall_calibration),
             ("syscall-fit-superseded", self.syscall_fit_superseded),
+            ("syscall-levels", self.syscall_levels),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
     def build_arguments(self, raw: Path, where: Path | str = PAPER_PARAMS) -> dict[str, Any]:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
-        `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign` or
-        `syscall_fit_superseded`, the keys whose campaigns must exist, is refused here only if it is
-        not a plain name; the build looks for their samples, naming the key in `where`
-        (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`)."""
+        `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
+        `syscall_fit_superseded` or `syscall_levels_campaign`, the keys whose campaigns must exist, is
+        refused here only if it is not a plain name; the build looks for their samples, naming the
+        key in `where` (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`,
+        `levels_fields`)."""
         syscall_fields = syscall_fit_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
             (self.syscall_fit, syscall_fields[0]),
             (self.syscall_calibration, syscall_fields[1]),
             (self.syscall_fit_superseded, superseded_fit_fields(where)[0]),
+            (self.syscall_levels, levels_fields(where)[0]),
         ):
             if name:
                 campaign_name(name, field)
@@ -164,6 +181,8 @@ class PaperInputs:
             "syscall_fit_fields": syscall_fields,
             "syscall_fit_superseded_dir": one(self.syscall_fit_superseded),
             "syscall_fit_superseded_fields": superseded_fit_fields(where),
+            "syscall_levels_dir": one(self.syscall_levels),
+            "syscall_levels_fields": levels_fields(where),
         }
 
 
@@ -274,6 +293,37 @@ def check_superseded_fit(
         )
 
 
+#: What a refusal of the second campaign of system-call levels names by default (`check_levels`):
+#: `generate`'s arguments.
+LEVELS_FIELDS = ("syscall_levels_dir", "syscall_fit_dir")
+
+
+def check_levels(
+    levels_dir: Path | str | None,
+    syscall_fit_dir: Path | str | None,
+    where: str = LEVELS_FIELDS[0],
+    syscall_fit: str = LEVELS_FIELDS[1],
+) -> None:
+    """Refuse a campaign of system-call levels given without samples, or without the system-call
+    level whose subsection says it, before anything is read, as `check_superseded_fit` refuses a
+    superseded fit (and after it). The same ways in call it. `where` names its field as the caller
+    was given it, `syscall_fit` the level's fit's; None passes: no sentence on it."""
+    if levels_dir is None:
+        return
+    _require_samples(
+        levels_dir,
+        where,
+        f"measure it first (`vbench campaign run {Path(levels_dir).name}`), or leave it unset to build the "
+        "paper without the sentence on it",
+    )
+    if syscall_fit_dir is None:
+        raise ParamsError(
+            where,
+            f"needs {syscall_fit} set too: the part of a job's cost a lesser level of stops gives is said in "
+            "the system-call level's subsection, beside its fit",
+        )
+
+
 def _require_samples(campaign_dir: Path | str, where: str, otherwise: str) -> None:
     """Refuse a campaign directory a key names that holds no samples.jsonl, naming `where`;
     `otherwise`: what to do instead."""
@@ -286,9 +336,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
-    `syscall_fit_campaign`, `syscall_calibration_campaign` or `syscall_fit_superseded` that is not
-    measured there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`), not
-    left out."""
+    `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded` or
+    `syscall_levels_campaign` that is not measured there is refused (`check_cost_fit`,
+    `check_syscall_fit`, `check_superseded_fit`, `check_levels`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -300,7 +350,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         for name in campaign_list(value):
             campaign_name(name, f"{where}: {key}")
     inputs = PaperInputs.from_params(paper, monitoring)
-    if inputs.cost_fit or inputs.syscall_fit or inputs.syscall_calibration or inputs.syscall_fit_superseded:
+    if (
+        inputs.cost_fit
+        or inputs.syscall_fit
+        or inputs.syscall_calibration
+        or inputs.syscall_fit_superseded
+        or inputs.syscall_levels
+    ):
         args = inputs.build_arguments(raw, paper_path)
         check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
         check_syscall_fit(
@@ -309,6 +365,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         check_superseded_fit(
             args["syscall_fit_superseded_dir"], args["syscall_fit_dir"], *args["syscall_fit_superseded_fields"]
         )
+        check_levels(args["syscall_levels_dir"], args["syscall_fit_dir"], *args["syscall_levels_fields"])
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
 
