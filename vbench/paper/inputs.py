@@ -277,20 +277,14 @@ def check_superseded_fit(
     subsection says it, before anything is read, as `check_syscall_fit` refuses the level (and after
     it). The same ways in call it. `where` names its field as the caller was given it,
     `syscall_fit` the level's fit's; None passes: no sentence on it."""
-    if superseded_dir is None:
-        return
-    _require_samples(
+    _check_sentence_campaign(
         superseded_dir,
+        syscall_fit_dir,
         where,
-        f"measure it first (`vbench campaign run {Path(superseded_dir).name}`), or leave it unset to build the "
-        "paper without the sentence on it",
+        syscall_fit,
+        "a first run that failed its rule 1 is said in the system-call level's subsection, beside the fit that "
+        "superseded it",
     )
-    if syscall_fit_dir is None:
-        raise ParamsError(
-            where,
-            f"needs {syscall_fit} set too: a first run that failed its rule 1 is said in the system-call "
-            "level's subsection, beside the fit that superseded it",
-        )
 
 
 #: What a refusal of the second campaign of system-call levels names by default (`check_levels`):
@@ -308,20 +302,31 @@ def check_levels(
     level whose subsection says it, before anything is read, as `check_superseded_fit` refuses a
     superseded fit (and after it). The same ways in call it. `where` names its field as the caller
     was given it, `syscall_fit` the level's fit's; None passes: no sentence on it."""
-    if levels_dir is None:
+    _check_sentence_campaign(
+        levels_dir,
+        syscall_fit_dir,
+        where,
+        syscall_fit,
+        "the part of a job's cost a lesser level of stops gives is said in the system-call level's subsection, "
+        "beside its fit",
+    )
+
+
+def _check_sentence_campaign(
+    campaign_dir: Path | str | None, syscall_fit_dir: Path | str | None, where: str, syscall_fit: str, why: str
+) -> None:
+    """A campaign the system-call level's subsection says one sentence of: measured, and beside
+    that level's fit (`why` it needs it); None passes."""
+    if campaign_dir is None:
         return
     _require_samples(
-        levels_dir,
+        campaign_dir,
         where,
-        f"measure it first (`vbench campaign run {Path(levels_dir).name}`), or leave it unset to build the "
+        f"measure it first (`vbench campaign run {Path(campaign_dir).name}`), or leave it unset to build the "
         "paper without the sentence on it",
     )
     if syscall_fit_dir is None:
-        raise ParamsError(
-            where,
-            f"needs {syscall_fit} set too: the part of a job's cost a lesser level of stops gives is said in "
-            "the system-call level's subsection, beside its fit",
-        )
+        raise ParamsError(where, f"needs {syscall_fit} set too: {why}")
 
 
 def _require_samples(campaign_dir: Path | str, where: str, otherwise: str) -> None:
