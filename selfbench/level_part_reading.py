@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     samples = load_campaign(args.campaign).samples
     costs = {v.platform: v for v in cm.cost_vectors_of(samples, baseline=args.baseline)}
-    jobs = {(j.job, j.platform): j.ratio for j in cm.job_ratios_of(samples, baseline=args.baseline)}
+    ratios = cm.job_ratios_of(samples, baseline=args.baseline)
+    jobs = {(j.job, j.platform): j.ratio for j in ratios}
     for config in (args.part, args.whole):
         print(f"{config} / {args.baseline}:")
         for c in costs[config].costs:
@@ -57,16 +58,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {job:22s} {_iv(r.interval())}  blocks {_blocks(r)}")
     print(f"\nPer job, (r_{args.part} - 1) / (r_{args.whole} - 1), 95 % of {args.draws} joint draws, seed {args.seed}:")
     rng = np.random.default_rng(args.seed)
-    for job in sorted({j for j, _ in jobs}):
-        part, whole = jobs.get((job, args.part)), jobs.get((job, args.whole))
-        if part is None or whole is None:
-            print(f"  {job:22s} - (not timed at both levels)")
-            continue
+    parts = cm.parts_of_slowdown(
+        cm.job_ratios_of(samples, baseline=args.baseline), args.part, args.whole, rng, args.draws
+    )
+    for job, iv in parts:
+        part, whole = jobs[job, args.part], jobs[job, args.whole]
         by_block = ", ".join(
             f"{(math.exp(p) - 1) / (math.exp(w) - 1):.2f}"
             for (_, p), (_, w) in zip(part.blocks or (), whole.blocks or ())
         )
-        print(f"  {job:22s} {_iv(cm.part_of_slowdown(part, whole, rng, args.draws))}  blocks {by_block}")
+        print(f"  {job:22s} {_iv(iv)}  blocks {by_block}")
     return 0
 
 

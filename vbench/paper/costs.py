@@ -66,6 +66,7 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
+from vbench.stats.compare import LEVEL
 from vbench.stats.cost_prediction import (
     MIN_PLANTED_COST,
     PLANTED_COST_CONF,
@@ -357,27 +358,32 @@ class SupersededFit:
 
 
 def superseded_fit(fit: Campaign) -> SupersededFit:
-    """`fit`'s rule 1 as `prediction_inputs` judges it (`planted_checks` on its configurations'
-    cost vectors against its baseline), each cost failing it with its interval. Refused, naming its
-    samples file, when no cost fails it: the paper would say it failed."""
-    baseline = baseline_of(fit)
-    if baseline not in fit.platforms:
-        raise ParamsError(samples_path(fit), f"no baseline configuration {baseline!r}: no rule 1 to read")
-    vectors = {v.platform: v for v in cm.cost_vectors_of(fit.samples, baseline=baseline)}
-    checks = planted_checks(planted_factors(fit, baseline), tuple(vectors.values()))
-    failed = tuple(
-        FailedCost(
-            c.resource, cost.configuration, len(c.costs), _planted_ratio(vectors.get(cost.configuration), c.resource)
-        )
-        for c in checks
-        for cost in c.failed
-    )
+    """`fit`'s rule 1 as `prediction_inputs` judges it, each cost failing it with its interval.
+    Refused, naming its samples file, when no cost fails it: the paper would say it failed."""
+    failed = rule_one_failures(fit)
     if not failed:
         raise ParamsError(
             samples_path(fit),
             "no planted level of it failed rule 1: the paper would say a first run failed it",
         )
     return SupersededFit(fit.name, failed)
+
+
+def rule_one_failures(fit: Campaign) -> tuple[FailedCost, ...]:
+    """The costs failing `fit`'s rule 1 (`planted_checks` on its configurations' cost vectors
+    against its baseline), each with its interval; none when it holds."""
+    baseline = baseline_of(fit)
+    if baseline not in fit.platforms:
+        raise ParamsError(samples_path(fit), f"no baseline configuration {baseline!r}: no rule 1 to read")
+    vectors = {v.platform: v for v in cm.cost_vectors_of(fit.samples, baseline=baseline)}
+    checks = planted_checks(planted_factors(fit, baseline), tuple(vectors.values()))
+    return tuple(
+        FailedCost(
+            c.resource, cost.configuration, len(c.costs), _planted_ratio(vectors.get(cost.configuration), c.resource)
+        )
+        for c in checks
+        for cost in c.failed
+    )
 
 
 def _planted_ratio(vector: cm.CostVector | None, resource: str) -> Interval | None:
@@ -389,7 +395,7 @@ def _planted_ratio(vector: cm.CostVector | None, resource: str) -> Interval | No
 
 #: The level column of the system-call stops, and its two planted levels a second campaign compares:
 #: the process and thread calls alone (the part), every call (the whole).
-SYSCALL_STOPS_LEVEL = "level.slowdown.syscall_stops"
+SYSCALL_STOPS_LEVEL = LEVEL + "slowdown.syscall_stops"
 PART_LEVEL, WHOLE_LEVEL = "process", "True"
 
 
@@ -427,21 +433,14 @@ def level_parts(campaign: Campaign, n_draws: int = cm.DEFAULT_DRAWS, conf: float
     baseline = baseline_of(campaign)
     part_at = _level_configuration(campaign.samples, PART_LEVEL, where)
     whole_at = _level_configuration(campaign.samples, WHOLE_LEVEL, where)
-    ratios = {(j.job, j.platform): j.ratio for j in cm.job_ratios_of(campaign.samples, baseline=baseline)}
     seed = design_seed(campaign.path)
     rng = np.random.default_rng(cm.DEFAULT_SEED if seed is None else seed)
-    # Drawn in the jobs' names' order, as selfbench/level_part_reading.py draws them (the same
-    # numbers for the same seed and draws); said in cost_model's order of the jobs.
-    timed = sorted(j.name for j in cm.JOBS if (j.name, part_at) in ratios and (j.name, whole_at) in ratios)
-    drawn = {j: cm.part_of_slowdown(ratios[j, part_at], ratios[j, whole_at], rng, n_draws, conf) for j in timed}
-    parts = tuple((j.name, drawn[j.name]) for j in cm.JOBS if j.name in drawn)
+    ratios = cm.job_ratios_of(campaign.samples, baseline=baseline)
+    parts = cm.parts_of_slowdown(ratios, part_at, whole_at, rng, n_draws, conf)
     if not parts:
         raise ParamsError(where, f"no job timed at both {part_at!r} and {whole_at!r}: no part to read")
-    try:
-        failed_fit: SupersededFit | None = superseded_fit(campaign)
-    except ParamsError:
-        failed_fit = None  # its rule 1 holds: nothing to say of it
-    return LevelParts(campaign.name, parts, conf, failed_fit)
+    failed = rule_one_failures(campaign)
+    return LevelParts(campaign.name, parts, conf, SupersededFit(campaign.name, failed) if failed else None)
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:

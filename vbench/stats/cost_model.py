@@ -717,6 +717,22 @@ def part_of_slowdown(
     return Interval((part.estimate - 1) / (whole.estimate - 1), float(low), float(high))
 
 
+def parts_of_slowdown(
+    ratios: Iterable[JobRatio],
+    part_at: str,
+    whole_at: str,
+    rng: np.random.Generator,
+    n: int = DEFAULT_DRAWS,
+    conf: float = DEFAULT_CONF,
+) -> tuple[tuple[str, Interval], ...]:
+    """`part_of_slowdown` for every job timed at both configurations, in JOBS' order; drawn in the
+    jobs' names' order, so a seed gives the same numbers whoever asks (the paper, the selfbench reading)."""
+    by = {(r.job, r.platform): r.ratio for r in ratios}
+    timed = sorted(j.name for j in JOBS if (j.name, part_at) in by and (j.name, whole_at) in by)
+    drawn = {j: part_of_slowdown(by[j, part_at], by[j, whole_at], rng, n, conf) for j in timed}
+    return tuple((j.name, drawn[j.name]) for j in JOBS if j.name in drawn)
+
+
 # --- Attribution --------------------------------------------------------------------------------
 
 
