@@ -43,6 +43,7 @@ from vbench.stats.cost_prediction import (
     PlantedFactor,
     configuration_ratios,
     format_prediction,
+    levels_apart,
     planted_checks,
     prediction_inputs,
     prediction_json,
@@ -499,6 +500,74 @@ def test_rule_one_reads_the_lower_bound_in_every_configuration_planting_the_fact
     assert "slowdown.cpu_fraction" in reason and "cpu (cpu events_per_s)" in reason and "2 of the 3" in reason
     assert "1.49 in 0.5/100MB" in reason and "no cost ratio of it in 0.5/1000" in reason
     assert MIN_PLANTED_COST == 1.5
+
+
+# --- Rule 1 for named resources: the levels move them apart ----------------------------------------
+
+
+def _levels(process_syscall: float = 1.06, process_spawn: float = 4.0) -> tuple[cm.CostVector, ...]:
+    """costs-fit-process-confirm's shape: the process level moves spawn alone, every call both."""
+    return (
+        cm.CostVector("1.0/process", (_cost("syscall", process_syscall), _cost("spawn", process_spawn))),
+        cm.CostVector("1.0/True", (_cost("syscall", 870.0), _cost("spawn", 6.5))),
+    )
+
+
+def test_two_resources_one_level_moves_alone_are_moved_apart():
+    check = levels_apart(("syscall", "spawn"), _levels())
+    assert check.passes and check.reason() == ""
+    # spawn first, on the level that leaves the call; then the call, on the level that moves both.
+    assert check.order == (("spawn", "1.0/process"), ("syscall", "1.0/True"))
+
+
+def test_resources_no_level_moves_apart_fail_naming_them():
+    # The process level moves the call too: no level moves one of them alone.
+    check = levels_apart(("syscall", "spawn"), _levels(process_syscall=2.0))
+    assert not check.passes and check.order == () and check.unresolved == ("syscall", "spawn")
+    assert "syscall, spawn" in check.reason() and "x1.5" in check.reason()
+    # The process level moves neither above 1.5 at its lower bound (costs-fit-process' JVM start).
+    weak = levels_apart(("syscall", "spawn"), _levels(process_spawn=1.4))
+    assert weak.unresolved == ("syscall", "spawn")
+
+
+def test_a_bound_is_read_not_the_estimate_and_an_unmeasured_cost_moves_nothing():
+    wide = (
+        cm.CostVector(
+            "1.0/process", (cm.ResourceCost("spawn", cm.LogRatio(math.log(2.0), 0.3, 3)), _cost("syscall", 1.0))
+        ),
+        _levels()[1],
+    )
+    # spawn x2 whose lower bound is under 1.5: not moved.
+    assert cm.LogRatio(math.log(2.0), 0.3, 3).interval(0.95).low < MIN_PLANTED_COST
+    assert not levels_apart(("syscall", "spawn"), wide).passes
+    # syscall x1.4 whose upper bound is over 1.5 is not left by the level either.
+    near = (
+        cm.CostVector(
+            "1.0/process", (cm.ResourceCost("syscall", cm.LogRatio(math.log(1.4), 0.1, 3)), _cost("spawn", 4.0))
+        ),
+        _levels()[1],
+    )
+    assert not levels_apart(("syscall", "spawn"), near).passes
+    unmeasured = (cm.CostVector("1.0/process", (_cost("spawn", 4.0),)), _levels()[1])
+    assert not levels_apart(("syscall", "spawn"), unmeasured).passes
+
+
+def test_one_named_resource_needs_a_level_that_moves_it():
+    assert levels_apart(("spawn",), _levels()).order == (("spawn", "1.0/process"),)
+    assert not levels_apart(("jvmstart",), _levels()).passes
+
+
+def test_named_resources_the_levels_do_not_move_apart_get_a_note(weakdisk):
+    fit, cal = load_campaign(weakdisk / "raw" / "weakdisk"), load_campaign(weakdisk / "raw" / "newplat")
+    inputs = prediction_inputs(fit, cal, ("cpu", "net_throughput"))
+    assert inputs.apart.passes and inputs.notes == ()
+    # Not named, there is no such check: the planted levels' own rule 1 holds.
+    assert prediction_inputs(fit, cal).apart is None
+    table = prediction_table(inputs, n_draws=20, seed=0)
+    doc = prediction_json(table)
+    assert doc["apart"]["passes"] and {o["resource"] for o in doc["apart"]["order"]} == {"cpu", "net_throughput"}
+    text = format_prediction(table)
+    assert "Rule 1 for the named resources: the fit's configurations move them apart (" in text
 
 
 @pytest.fixture

@@ -54,6 +54,16 @@ PLANTED_RESOURCES: dict[str, str] = {
     "slowdown.disk_write_bps": "disk_seq_write",
     "slowdown.syscall_stops": "jvmstart",
 }
+#: A fit campaign comparing both system-call levels (`slowdown.syscall_stops` at "process", only the
+#: process and thread calls stopped, beside every call) fits a system call and a process creation,
+#: as params/experiments/costs-fit-process-confirm.yaml named them before it ran: the process level
+#: moves a process creation alone, every call stopped moves the call. Named, not chosen by rule 1
+#: (PLANTED_RESOURCES has one resource per factor); its rule 1 is `levels_apart`.
+SYSCALL_LEVELS_RESOURCES: tuple[str, ...] = ("syscall", "spawn")
+#: The samples' column of the system-call stops' level, and its level that stops only the process
+#: and thread calls.
+SYSCALL_STOPS_COLUMN = LEVEL + "slowdown.syscall_stops"
+PROCESS_LEVEL = "process"
 #: The resources params/experiments/costs-fit.yaml fits (its rule 2): every planted one it plants.
 FIT_RESOURCES: tuple[str, ...] = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
 #: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).
@@ -100,6 +110,8 @@ class PredictionInputs:
     #: The campaign the measured ratios come from when it is not the calibration (None: the
     #: calibration's own).
     measured_path: Path | None = None
+    #: Rule 1 on the resources named to be fitted (`levels_apart`); None when they were not named.
+    apart: ApartCheck | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +179,33 @@ class FitChoice:
     resources: tuple[str, ...]
     left_out: tuple[PlantedCheck, ...]
     notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ApartCheck:
+    """Rule 1 for resources named to be fitted (`levels_apart`): an order of them in which each one
+    has a fit configuration moving its cost above MIN_PLANTED_COST while every resource after it
+    stays under it there (its interval's upper bound), so each share is fitted on a row the later
+    ones do not move; `unresolved` are those no such configuration was found for."""
+
+    #: (resource, the configuration that moves it apart from the resources after it), in that order.
+    order: tuple[tuple[str, str], ...]
+    unresolved: tuple[str, ...]
+
+    @property
+    def passes(self) -> bool:
+        return not self.unresolved
+
+    def reason(self) -> str:
+        """Why it fails ("" when it passes)."""
+        if self.passes:
+            return ""
+        rest = ", ".join(self.unresolved)
+        return (
+            f"no configuration moves any of {rest} above x{MIN_PLANTED_COST:g} (its cost ratio's "
+            f"{round(100 * PLANTED_COST_CONF)} % lower bound) while leaving the others among them under "
+            "it (their upper bounds): their shares are not fitted on configurations that move them apart"
+        )
 
 
 @dataclass(frozen=True)
@@ -259,6 +298,13 @@ def _levels_of(fit: Campaign, column: str) -> dict[str, str | None]:
     return dict(sorted(out.items(), key=lambda kv: natural_key(kv[0])))
 
 
+def _has_process_level(fit: Campaign) -> bool:
+    samples = fit.samples
+    return (
+        SYSCALL_STOPS_COLUMN in samples.columns and (samples[SYSCALL_STOPS_COLUMN].astype(str) == PROCESS_LEVEL).any()
+    )
+
+
 def planted_checks(factors: Sequence[PlantedFactor], costs: Sequence[cm.CostVector]) -> tuple[PlantedCheck, ...]:
     """Rule 1 (MIN_PLANTED_COST) on each planted factor, from the fit's configurations' cost vectors
     against its baseline: the lower bound of its resource's cost ratio in every configuration that
@@ -309,6 +355,42 @@ def rule_one(checks: Sequence[PlantedCheck], resources: Sequence[str] | None, fi
         if c.resource in told
     )
     return FitChoice(told, (), notes)
+
+
+def levels_apart(resources: Sequence[str], costs: Sequence[cm.CostVector]) -> ApartCheck:
+    """Whether the fit's configurations (`costs`, against its baseline) move `resources` apart. One
+    planted level may move several costs (every system call stopped moves a call, a process creation
+    and a JVM's start): their shares are told apart only if some level moves one while leaving the
+    others, as costs-fit-process-confirm's rule 1 fixed before it ran. Peeled greedily: a resource
+    moved alone among those left is taken, then the next among the rest; taking one only loosens the
+    others' condition, so the order found first is as good as any."""
+    left = list(resources)
+    order: list[tuple[str, str]] = []
+    while left:
+        found = next(
+            (
+                (r, v.platform)
+                for r in left
+                for v in costs
+                if _bound(v, r, "low") > MIN_PLANTED_COST
+                and all(_bound(v, q, "high") < MIN_PLANTED_COST for q in left if q != r)
+            ),
+            None,
+        )
+        if found is None:
+            break
+        order.append(found)
+        left.remove(found[0])
+    return ApartCheck(tuple(order), tuple(left))
+
+
+def _bound(vector: cm.CostVector, resource: str, which: str) -> float:
+    """A bound of the resource's cost ratio at PLANTED_COST_CONF; nan when not measured (then no
+    comparison holds)."""
+    if resource not in vector.resources:
+        return math.nan
+    value = getattr(vector.ratio(resource).interval(PLANTED_COST_CONF), which)
+    return math.nan if value is None else float(value)
 
 
 def baseline_of(campaign: Campaign, default: str = cm.DEFAULT_BASELINE) -> str:
@@ -365,6 +447,16 @@ def prediction_inputs(
     choice = rule_one(planted, told, fit_file)
     resources = choice.resources
     notes += choice.notes
+    if told is None and _has_process_level(fit):
+        notes.append(
+            "this fit compares both system-call levels (only the process and thread calls stopped, and every "
+            f"call): its design fits --resources {','.join(SYSCALL_LEVELS_RESOURCES)}, whose rule 1 is that the "
+            "levels move them apart"
+        )
+    # Named resources: rule 1 asks whether the fit's levels move them apart, not only each one.
+    apart = levels_apart(resources, fit_costs) if told is not None else None
+    if apart is not None and not apart.passes:
+        notes.append(f"{', '.join(apart.unresolved)} fitted as --resources asks, though rule 1 fails: {apart.reason()}")
 
     # The calibration: native beside each platform, every resource measured.
     cal_baseline = baseline_of(calibration)
@@ -455,6 +547,7 @@ def prediction_inputs(
         planted=planted,
         left_out=choice.left_out,
         measured_path=measured_in.path if measured_in is not None else None,
+        apart=apart,
     )
     # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
     # decided before its bootstrap: a fit of two draws per job asks it before any real work.
@@ -596,6 +689,9 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
         )
         + f"; {level} % intervals from {table.n_draws} bootstrap draws, seed {table.seed}",
     ]
+    if inp.apart is not None and inp.apart.passes:
+        moved = ", then ".join(f"{r} in {c}" for r, c in inp.apart.order)
+        out.append(f"Rule 1 for the named resources: the fit's configurations move them apart ({moved}).")
     out += [
         "",
         f"The fit's configurations against {inp.fit_baseline}: each resource's cost ratio, then each job's time ratio:",
@@ -729,6 +825,13 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
             }
             for c in inp.planted
         ],
+        "apart": None
+        if inp.apart is None
+        else {
+            "passes": inp.apart.passes,
+            "order": [{"resource": r, "configuration": c} for r, c in inp.apart.order],
+            "unresolved": list(inp.apart.unresolved),
+        },
         "configurations": [
             {"configuration": config, "ratios": {n: interval_json(r.interval(table.conf)) for n, r in ratios.items()}}
             for config, ratios in configuration_ratios(inp)
