@@ -76,11 +76,15 @@ SUPERSEDED, SUPERSEDED_KEY = "costs-fit-syscalls-first", "syscall_fit_superseded
 WEAK_STOPS = {**STOPPED, "jvmstart": 1.3}
 #: A second campaign that stopped only the process and thread calls beside every call (and none), as
 #: costs-fit-process did: params/paper.yaml's `syscall_levels_campaign`. At the process level every
-#: cost moves PART of its way to every call's, so every job's extra time is PART of every call's.
-LEVELS, LEVELS_WEAK, LEVELS_KEY = "costs-fit-levels", "costs-fit-levels-weak", "syscall_levels_campaign"
+#: cost moves PART of its way to every call's, so every job's extra time is PART of every call's;
+#: the one-byte call too (x400), so its levels do not move a call and a process creation apart and
+#: its fit is not read.
+LEVELS, LEVELS_KEY = "costs-fit-levels", "syscall_levels_campaign"
 PART = 0.4
-#: With every call stopped a JVM's start x2.0: the process level's x1.4 fails the fit's rule 1.
-WEAK_EVERY = {**STOPPED, "jvmstart": 2.0}
+#: The same with the call unmoved at the process level and a process creation moved x3.2 there (x6.5
+#: with every call stopped), as costs-fit-process-confirm's design asks: its fit is read.
+LEVELS_APART = "costs-fit-levels-apart"
+APART_EVERY = {**STOPPED, "spawn": 6.5}
 
 
 def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
@@ -88,14 +92,14 @@ def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float
     return _ratio(job, costs) + JVM_SHARES[job] * (costs.get("jvmstart", 1.0) - 1)
 
 
-def _levels_campaign(d: Path, every: dict[str, float], part: float = PART) -> Path:
+def _levels_campaign(d: Path, every: dict[str, float], part: float = PART, unmoved: tuple[str, ...] = ()) -> Path:
     """Native hosts with no system call stopped, only the process calls ("process") and every call
-    (True), BLOCKS blocks, little noise: at the process level each cost is 1 + `part` of every
-    call's extra cost, so each job's extra time is `part` of every call's (the true ratio is
-    linear in the costs)."""
+    (True), BLOCKS blocks, little noise: at the process level each cost but the `unmoved` ones
+    (native's there) is 1 + `part` of every call's extra cost, so each job's extra time is `part`
+    of every call's (the true ratio is linear in the costs, and a call's cost is not in it)."""
     _campaign_json(d, compare=["slowdown.syscall_stops"], baseline="False", seed=53001)
     rng = np.random.default_rng(7)
-    process = {r: 1 + part * (c - 1) for r, c in every.items()}
+    process = {r: 1.0 if r in unmoved else 1 + part * (c - 1) for r, c in every.items()}
     records = []
     for block in range(BLOCKS):
         for level, costs in ((False, {}), ("process", process), (True, every)):
@@ -129,7 +133,7 @@ def raw(tmp_path_factory) -> Path:
             raw / SUPERSEDED, factors=STOPS, baseline="False", planted_costs=WEAK_STOPS, costs_in={"1": WEAK_STOPS}
         )
         _levels_campaign(raw / LEVELS, STOPPED)
-        _levels_campaign(raw / LEVELS_WEAK, WEAK_EVERY)
+        _levels_campaign(raw / LEVELS_APART, APART_EVERY, unmoved=("syscall",))
         calibration_campaign(raw / CALIBRATION, PLATFORMS_HERE, drop=OTHER_MICRO)
         calibration_campaign(raw / TIMED_CALIBRATION, PLATFORMS_HERE, jobs=True, seed=5, drop=OTHER_MICRO)
         calibration_campaign(raw / SANDBOX, PLATFORMS_HERE, jobs=True, seed=3, drop=tuple(SYSCALL_MICRO))
@@ -309,18 +313,29 @@ def test_the_subsection_says_the_first_run_failed_its_rule_1_in_one_sentence(raw
 
 
 def test_the_process_level_s_known_part_of_every_job_s_cost_is_read_from_its_samples(raw):
-    levels = C.level_parts(load_campaign(raw / LEVELS))
-    assert levels.name == LEVELS and [j for j, _ in levels.parts] == ["terasort", "nnbench_create_write"]
-    for _, iv in levels.parts:
-        assert iv.estimate == pytest.approx(PART, abs=0.02) and iv.low < PART < iv.high
-    # Its fit's rule 1 holds (a JVM's start x1.72 at the process level): nothing said of it.
-    assert levels.failed_fit is None
-    weak = C.level_parts(load_campaign(raw / LEVELS_WEAK))
-    assert weak.failed_fit is not None and {c.configuration for c in weak.failed_fit.failed} == {"process"}
+    for name in (LEVELS, LEVELS_APART):
+        levels = C.level_parts(load_campaign(raw / name))
+        assert levels.name == name and [j for j, _ in levels.parts] == ["terasort", "nnbench_create_write"]
+        for _, iv in levels.parts:
+            assert iv.estimate == pytest.approx(PART, abs=0.02) and iv.low < PART < iv.high
+    # Its fit's rule 1: the process level moved the call x400 too, so nothing moved the two apart.
+    assert not levels_of(raw, LEVELS).apart.passes
+    assert levels_of(raw, LEVELS).apart.unresolved == C.LEVELS_FIT_RESOURCES == ("syscall", "spawn")
+    apart = levels_of(raw, LEVELS_APART).apart
+    assert apart.passes and apart.order == (("spawn", "process"), ("syscall", "True"))
+    # Without a calibration there is no fit to read, whatever rule 1 says.
+    assert levels_of(raw, LEVELS_APART).fit is None
+
+
+def levels_of(raw: Path, name: str, calibrated: bool = False) -> C.LevelParts:
+    if not calibrated:
+        return C.level_parts(load_campaign(raw / name))
+    return C.level_parts(load_campaign(raw / name), load_campaign(raw / CALIBRATION), load_campaign(raw / SANDBOX))
 
 
 def test_the_subsection_says_the_part_in_one_sentence_after_the_first_run(raw, study, syscalls):
-    levels = C.level_parts(load_campaign(raw / LEVELS))
+    levels = levels_of(raw, LEVELS, calibrated=True)
+    assert levels.fit is None  # rule 1 fails: its fit is not read
     sentence = C.level_parts_sentence(levels)
     assert sentence.startswith(
         rf"A second campaign, \texttt{{{LEVELS}}}, stopped only the process and thread calls (their creation, "
@@ -328,17 +343,63 @@ def test_the_subsection_says_the_part_in_one_sentence_after_the_first_run(raw, s
         r"TeraSort \num{40}\,\% ["
     )
     assert r"and NNBench create/write \num{40}\,\% [" in sentence
-    assert sentence.endswith(r"(95\,\% intervals over its blocks); the rest is paid at the jobs' ordinary calls.")
-    weak = C.level_parts_sentence(C.level_parts(load_campaign(raw / LEVELS_WEAK)))
-    assert weak.endswith(" Its own fit, on the JVM's start, failed its rule 1 and is not read.")
+    assert (
+        r"(95\,\% intervals over its blocks); the rest is paid at the jobs' ordinary calls. Its own fit, on "
+        "system calls and process creation, failed its rule 1 (its levels did not move them apart) and is not read."
+    ) in sentence
     first = C.superseded_fit(load_campaign(raw / SUPERSEDED))
     tex = C.section_tex(study, syscalls, first, levels)
     first_part, second = tex.split(r"\subsection{The system-call level}")
-    assert sentence not in first_part
+    assert sentence not in first_part and C.LEVELS.title not in tex
     assert second.index(C.superseded_sentence(first)) < second.index(sentence) < second.index("The shares of JVM start")
     assert tex.replace(sentence + " ", "") == C.section_tex(study, syscalls, first)  # the one sentence added
     with pytest.raises(ValueError):
         C.section_tex(study, None, None, levels)
+
+
+def test_a_fit_whose_levels_move_the_two_costs_apart_is_read_in_a_subsection_of_its_own(raw, study, syscalls):
+    levels = levels_of(raw, LEVELS_APART, calibrated=True)
+    fit = levels.fit
+    assert fit is not None and fit.fit_name == LEVELS_APART and fit.resources == ("syscall", "spawn")
+    assert (fit.calibration_name, fit.measured_name) == (CALIBRATION, SANDBOX)
+    # The fit is `vbench predict CALIBRATION --fit LEVELS_APART --measured SANDBOX --resources syscall,spawn`'s.
+    told = C.cost_study(
+        load_campaign(raw / LEVELS_APART),
+        load_campaign(raw / CALIBRATION),
+        measured=load_campaign(raw / SANDBOX),
+        resources=("syscall", "spawn"),
+    )
+    assert [(r.platform, r.job, r.predicted) for r in told.rows] == [(r.platform, r.job, r.predicted) for r in fit.rows]
+    # A JVM's start, moved by both levels, is calibrated but not apart from the two.
+    assert "jvmstart" in fit.unfitted
+    tex = C.section_tex(study, syscalls, None, levels)
+    syscall_part, levels_part = tex.split(rf"\subsection{{{C.LEVELS.title}}}\label{{{C.LEVELS.label}}}")
+    assert r"\subsection{The system-call level}" in syscall_part and C.level_parts_sentence(levels) not in tex
+    opening = C.levels_sentence(levels)
+    assert levels_part.index(opening) < levels_part.index(C.fitted_sentence(fit))
+    assert "its rule 1, that the levels move them apart, holds. Without the model, of what stopping every " in opening
+    assert "the first level gave TeraSort" in opening
+    assert levels_part.strip().endswith(r"\input{generated/tables/costs-syscall-levels.tex}")
+    assert rf"Table~\ref{{{C.LEVELS.table_label}}}" in levels_part
+    assert (
+        "The planted levels moved JVM start with system calls and process creation, so the fit cannot give its "
+        "share apart: the parts it gives system calls and process creation stand for it too."
+    ) in levels_part
+    table = C.table_costs(fit, C.LEVELS)
+    assert r"\label{tab:costs-syscall-levels}" in table
+    assert "moved by the planted levels with system calls and process creation and so not apart from them" in table
+
+
+def test_vbench_predict_names_the_levels_design_s_resources_when_not_told(raw):
+    from vbench.stats.cost_prediction import prediction_inputs
+
+    fit, cal = load_campaign(raw / LEVELS_APART), load_campaign(raw / CALIBRATION)
+    # Not told, rule 1 fits the JVM's start both levels moved; a note says what the design fits.
+    assert any("--resources syscall,spawn" in n for n in prediction_inputs(fit, cal).notes)
+    told = prediction_inputs(fit, cal, C.LEVELS_FIT_RESOURCES)
+    assert told.apart.passes and not any("both system-call levels" in n for n in told.notes)
+    one_level = prediction_inputs(load_campaign(raw / SYSCALL_FIT), cal)
+    assert not any("both system-call levels" in n for n in one_level.notes)
 
 
 def test_a_job_whose_every_call_ratio_holds_1_has_no_part():
@@ -537,13 +598,21 @@ def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(
 
     given = {"n_resamples": 200, "sandbox_dir": raw / SANDBOX, "cost_fit_dir": raw / FIT}
     syscall_dirs = {"syscall_fit_dir": raw / SYSCALL_FIT, "syscall_calibration_dir": raw / CALIBRATION}
-    superseded = {"syscall_fit_superseded_dir": raw / SUPERSEDED, "syscall_levels_dir": raw / LEVELS}
+    superseded = {"syscall_fit_superseded_dir": raw / SUPERSEDED, "syscall_levels_dir": raw / LEVELS_APART}
     res = generate(main_campaign, tmp_path / "with", **given, **syscall_dirs, **superseded)
     gen = tmp_path / "with" / "generated"
     section = (gen / "costs.tex").read_text()
     assert r"\subsection{The system-call level}" in section
     assert C.superseded_sentence(C.superseded_fit(load_campaign(raw / SUPERSEDED))) in section
-    assert C.level_parts_sentence(C.level_parts(load_campaign(raw / LEVELS))) in section
+    # The levels' fit holds its rule 1: its subsection and table, predicting `costs`' platforms.
+    assert C.levels_sentence(levels_of(raw, LEVELS_APART, calibrated=True)) in section
+    levels_table = (gen / "tables" / "costs-syscall-levels.tex").read_text()
+    assert r"\label{tab:costs-syscall-levels}" in levels_table
+    levels_rows = pd.read_csv(gen / "costs-syscall-levels.csv")
+    assert set(levels_rows["fit_campaign"]) == {LEVELS_APART} and len(levels_rows) == 4
+    assert (gen / "costs-syscall-levels_attribution.csv").is_file()
+    assert "costs-syscall-levels" in res.tables_with_data
+    assert sum(n.startswith(f"cost model: fitted on {LEVELS_APART} (syscall, spawn)") for n in res.notes) == 1
     assert r"\input{generated/tables/costs-syscalls.tex}" in section
     table = (gen / "tables" / "costs-syscalls.tex").read_text()
     assert r"\label{tab:costs-syscalls}" in table and rf"\texttt{{{CALIBRATION}}}" in table
@@ -564,4 +633,5 @@ def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(
     assert "subsection" not in section and r"\label{sec:costs}" in section
     assert not (gen / "tables" / "costs-syscalls.tex").exists() and not (gen / "costs-syscalls.csv").exists()
     assert "costs-syscalls" not in res.tables_with_data + res.tables_absent
+    assert not (gen / "tables" / "costs-syscall-levels.tex").exists()
     assert sum(n == C.SYSCALL_OMITTED_NOTE for n in res.notes) == 1

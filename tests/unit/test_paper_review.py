@@ -140,6 +140,7 @@ NO_DIRECTION = {
     "tab:sandbox",
     "tab:costs",
     "tab:costs-syscalls",
+    "tab:costs-syscall-levels",
     "tab:campaigns",
 }
 

@@ -20,7 +20,9 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 costs_attribution.csv; without one, a comment alone; with the
                                 system-call level's campaigns too, its subsection's prose,
                                 tables/costs-syscalls.tex, costs-syscalls.csv and
-                                costs-syscalls_attribution.csv
+                                costs-syscalls_attribution.csv; with the campaign of both
+                                system-call levels, where its fit's rule 1 holds, a subsection
+                                more and tables/costs-syscall-levels.tex with its two CSV files
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -217,10 +219,17 @@ def generate(
     # Of a first run of its fit's design that failed its rule 1, that rule alone.
     superseded = C.superseded_fit(read["syscall_fit_superseded"]) if "syscall_fit_superseded" in read else None
     # Of a second campaign that stopped only the process and thread calls, the part of each job's cost.
-    levels = C.level_parts(read["syscall_levels"]) if "syscall_levels" in read else None
+    # and, where its own fit's rule 1 holds, that fit's predictions of the calibration's platforms.
+    levels = (
+        C.level_parts(read["syscall_levels"], read["syscall_calibration"], read["sandbox"])
+        if "syscall_levels" in read
+        else None
+    )
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
+    if levels is not None and levels.fit is not None:
+        sources.append(_cost_note(levels.fit))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -285,7 +294,7 @@ def generate(
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
     _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels), written)
-    for study, part in ((costs, C.MAIN), (syscalls, C.SYSCALLS)):
+    for study, part in ((costs, C.MAIN), (syscalls, C.SYSCALLS), (levels.fit if levels else None, C.LEVELS)):
         if study is None:
             continue
         _write(gen / "tables" / f"{part.name}.tex", C.table_costs(study, part), written)

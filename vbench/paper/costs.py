@@ -44,7 +44,14 @@ computes it (`superseded_fit`), and nothing else of it is read. A second campaig
 (`syscall_levels_campaign`: costs-fit-process) that stopped only the process and thread calls
 beside every call is said in one sentence more: of what stopping every call cost each job, the part
 that level gave (`level_parts`, `cost_model.part_of_slowdown`), and whether its own fit failed its
-rule 1 (`superseded_fit`).
+rule 1. That fit has two shares per job, of a system call and of a process creation
+(`LEVELS_FIT_RESOURCES`, as params/experiments/costs-fit-process-confirm.yaml named them before it
+ran), and its rule 1 asks that the levels move the two apart (`cost_prediction.levels_apart`: the
+process level moves a process creation above x1.5 and leaves a call under it, every call stopped
+moves the call). Where it holds, the fit is read as a third part, "The system-call levels apart"
+(`LEVELS`: tab:costs-syscall-levels, no figure), `cost_study` with those resources named, against
+the system-call level's calibration and the sandbox campaign's jobs; the part of each job's cost
+moves into its opening.
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -66,16 +73,20 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
-from vbench.stats.compare import LEVEL
 from vbench.stats.cost_prediction import (
     MIN_PLANTED_COST,
     PLANTED_COST_CONF,
+    PROCESS_LEVEL,
+    SYSCALL_LEVELS_RESOURCES,
+    SYSCALL_STOPS_COLUMN,
+    ApartCheck,
     PlantedCheck,
     PredictionInputs,
     baseline_of,
     design_seed,
     fit_seed,
     fitted_jobs,
+    levels_apart,
     planted_checks,
     planted_factors,
     prediction_inputs,
@@ -157,6 +168,17 @@ SYSCALLS = Part(
     "The system-call level",
     "sec:costs-syscalls",
     together=("syscall", "spawn", "jvmstart"),
+)
+#: The system-call levels apart (`syscall_levels_campaign` where its fit's rule 1 holds): the
+#: process and thread calls stopped alone beside every call, two shares per job; its table alone.
+LEVELS = Part(
+    "costs-syscall-levels",
+    "tab:costs-syscall-levels",
+    None,
+    "system-call stops at two levels",
+    "The system-call levels apart",
+    "sec:costs-syscall-levels",
+    together=("jvmstart",),
 )
 #: The build log's line when the section is built without its system-call level.
 SYSCALL_OMITTED_NOTE = (
@@ -293,14 +315,16 @@ def cost_study(
     seed: int | None = None,
     platform: str = ATTRIBUTED_PLATFORM,
     jobs: Sequence[str] = ATTRIBUTED_JOBS,
+    resources: Sequence[str] | None = None,
 ) -> CostStudy:
     """Fit on `fit`, predict each platform of `calibration` and compare with its measured jobs
     (those `measured` timed, where given: `prediction_inputs`' `measured_in`, its platforms matched
     to the calibration's by name); attribute `platform`'s `jobs`. `seed`: by default the fit
-    campaign's design seed, as `vbench predict` takes it. Refused, naming the samples file of the
+    campaign's design seed, as `vbench predict` takes it. `resources`: the fitted ones as its design
+    named them (`vbench predict --resources`); by default rule 1's. Refused, naming the samples file of the
     campaign whose jobs are compared, when it timed no job the fit fitted: a section without a
     measured ratio would show predictions no one can check."""
-    inputs = prediction_inputs(fit, calibration, conf=conf, measured_in=measured)
+    inputs = prediction_inputs(fit, calibration, resources, conf=conf, measured_in=measured)
     timed = calibration if measured is None else measured
     seed = fit_seed(fit.path) if seed is None else seed
     # `vbench predict`'s refusal (prediction_table), which the rows' fit would otherwise skip.
@@ -393,42 +417,62 @@ def _planted_ratio(vector: cm.CostVector | None, resource: str) -> Interval | No
     return vector.ratio(resource).interval(PLANTED_COST_CONF)
 
 
-#: The level column of the system-call stops, and its two planted levels a second campaign compares:
+#: The two planted levels of the system-call stops (SYSCALL_STOPS_COLUMN) a second campaign compares:
 #: the process and thread calls alone (the part), every call (the whole).
-SYSCALL_STOPS_LEVEL = LEVEL + "slowdown.syscall_stops"
-PART_LEVEL, WHOLE_LEVEL = "process", "True"
+PART_LEVEL, WHOLE_LEVEL = PROCESS_LEVEL, "True"
+
+
+#: The resources a campaign of both system-call levels is fitted on (its design's; a JVM's start,
+#: moved by both levels, is not apart from them: `LEVELS.together`).
+LEVELS_FIT_RESOURCES = SYSCALL_LEVELS_RESOURCES
 
 
 @dataclass(frozen=True)
 class LevelParts:
     """A campaign that stopped only the process and thread calls beside every call (params/paper.yaml's
     `syscall_levels_campaign`): per job, of what every call stopped cost it, the part the lesser level
-    gave (`cost_model.part_of_slowdown`), and its own fit's rule 1 where it failed."""
+    gave (`cost_model.part_of_slowdown`); its own fit's rule 1 (do its levels move LEVELS_FIT_RESOURCES
+    apart, `levels_apart`), and where it holds the fit's study: the platforms predicted from it."""
 
     name: str
     #: (job, its part at `conf`; no estimate where the every-call ratio's interval holds 1).
     parts: tuple[tuple[str, Interval], ...]
     conf: float
-    #: Its own fit's rule 1 where it failed; None where it holds.
-    failed_fit: SupersededFit | None
+    apart: ApartCheck
+    #: The two-share fit's study (`cost_study`), where rule 1 holds and it was asked for.
+    fit: CostStudy | None = None
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        return LEVELS_FIT_RESOURCES
 
 
 def _level_configuration(samples: pd.DataFrame, level: str, where: str) -> str:
     """The configuration (`platform`) whose system-call stops are at `level`; refused naming `where`."""
-    if SYSCALL_STOPS_LEVEL not in samples.columns:
-        raise ParamsError(where, f"no column {SYSCALL_STOPS_LEVEL!r}: no system-call stop levels to compare")
-    found = sorted(set(samples.loc[samples[SYSCALL_STOPS_LEVEL].astype(str) == level, "platform"].astype(str)))
+    if SYSCALL_STOPS_COLUMN not in samples.columns:
+        raise ParamsError(where, f"no column {SYSCALL_STOPS_COLUMN!r}: no system-call stop levels to compare")
+    found = sorted(set(samples.loc[samples[SYSCALL_STOPS_COLUMN].astype(str) == level, "platform"].astype(str)))
     if len(found) != 1:
         raise ParamsError(
-            where, f"{len(found)} configurations with {SYSCALL_STOPS_LEVEL} {level!r} ({found}): one is compared"
+            where, f"{len(found)} configurations with {SYSCALL_STOPS_COLUMN} {level!r} ({found}): one is compared"
         )
     return found[0]
 
 
-def level_parts(campaign: Campaign, n_draws: int = cm.DEFAULT_DRAWS, conf: float = 0.95) -> LevelParts:
+def level_parts(
+    campaign: Campaign,
+    calibration: Campaign | None = None,
+    measured: Campaign | None = None,
+    n_draws: int = cm.DEFAULT_DRAWS,
+    conf: float = 0.95,
+) -> LevelParts:
     """Per job `campaign` timed at both levels, (r_process - 1) / (r_every - 1) against its baseline,
     with its interval of `n_draws` joint draws over the blocks seeded by its design's seed (else
-    cost_model's default). Refused, naming its samples file, without either level."""
+    cost_model's default); and its fit's rule 1. Where rule 1 holds and a `calibration` is given,
+    the study of its fit on LEVELS_FIT_RESOURCES predicting the calibration's platforms against
+    `measured`'s jobs (`cost_study`, as `vbench predict CALIBRATION --fit CAMPAIGN --measured
+    MEASURED --resources syscall,spawn` reads them). Refused, naming its samples file, without
+    either level."""
     where = samples_path(campaign)
     baseline = baseline_of(campaign)
     part_at = _level_configuration(campaign.samples, PART_LEVEL, where)
@@ -439,8 +483,11 @@ def level_parts(campaign: Campaign, n_draws: int = cm.DEFAULT_DRAWS, conf: float
     parts = cm.parts_of_slowdown(ratios, part_at, whole_at, rng, n_draws, conf)
     if not parts:
         raise ParamsError(where, f"no job timed at both {part_at!r} and {whole_at!r}: no part to read")
-    failed = rule_one_failures(campaign)
-    return LevelParts(campaign.name, parts, conf, SupersededFit(campaign.name, failed) if failed else None)
+    apart = levels_apart(LEVELS_FIT_RESOURCES, cm.cost_vectors_of(campaign.samples, baseline=baseline))
+    fit = None
+    if apart.passes and calibration is not None:
+        fit = cost_study(campaign, calibration, measured=measured, resources=LEVELS_FIT_RESOURCES)
+    return LevelParts(campaign.name, parts, conf, apart, fit)
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
@@ -592,7 +639,7 @@ def summary_text(study: CostStudy) -> str:
 def table_costs(study: CostStudy, part: Part = MAIN) -> str:
     """Per job and platform: the measured ratio to native, the predicted one, the error and whether
     the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes.
-    `part`: the label and the caption's planted level, `MAIN`'s or `SYSCALLS`'."""
+    `part`: the label and the caption's planted level, `MAIN`'s, `SYSCALLS`' or `LEVELS`'."""
     level = study.level
     body, rules = [], []
     for i, r in enumerate(study.rows):
@@ -847,18 +894,44 @@ def _part_clause(job: str, iv: Interval) -> str:
     return rf"{name} {est}\,\% [{low}, {high}]"
 
 
-def level_parts_sentence(levels: LevelParts) -> str:
-    """The second campaign: of what stopping every call cost each job, the part stopping only the
-    process and thread calls gave; and, where it failed, that its own fit failed its rule 1."""
-    sentence = (
-        rf"A second campaign, \texttt{{{tex_escape(levels.name)}}}, stopped only the process and thread calls "
-        "(their creation, exec, wait and exit) beside every call: of what stopping every call cost a job, that "
-        f"level gave {and_list([_part_clause(j, iv) for j, iv in levels.parts])} "
+def _parts_text(levels: LevelParts, which: str = "that level") -> str:
+    """ "of what stopping every call cost a job, that level gave TeraSort 35 % [16, 68], ... (95 %
+    intervals over its blocks); the rest is paid at the jobs' ordinary calls" """
+    return (
+        f"of what stopping every call cost a job, {which} gave "
+        f"{and_list([_part_clause(j, iv) for j, iv in levels.parts])} "
         rf"({round(100 * levels.conf)}\,\% intervals over its blocks); the rest is paid at the jobs' ordinary calls."
     )
-    if levels.failed_fit is not None:
-        sentence += " Its own fit, on the JVM's start, failed its rule 1 and is not read."
+
+
+def level_parts_sentence(levels: LevelParts) -> str:
+    """The second campaign, where its fit is not read: of what stopping every call cost each job, the
+    part stopping only the process and thread calls gave; and, where it failed, that its own fit
+    failed its rule 1."""
+    sentence = (
+        rf"A second campaign, \texttt{{{tex_escape(levels.name)}}}, stopped only the process and thread calls "
+        f"(their creation, exec, wait and exit) beside every call: {_parts_text(levels)}"
+    )
+    if not levels.apart.passes:
+        sentence += (
+            rf" Its own fit, on {_resources_text(levels.resources)}, failed its rule 1 (its levels did not move "
+            "them apart) and is not read."
+        )
     return sentence
+
+
+def levels_sentence(levels: LevelParts) -> str:
+    """The second campaign whose fit is read: what its two levels planted, why its fit has two shares
+    (params/experiments/costs-fit-process-confirm.yaml, fixed before it ran), and the part of each
+    job's cost the lesser level gave."""
+    ordinary, creation = (tex_escape(resource_name(r)) for r in LEVELS_FIT_RESOURCES)
+    return (
+        rf"A second campaign, \texttt{{{tex_escape(levels.name)}}}, stopped only the process and thread calls "
+        r"(their creation, exec, wait and exit) beside every call. The first level moves the cost of "
+        rf"{creation} and leaves that of other {ordinary}, the second moves both, so each job gets two shares, "
+        rf"of {ordinary} and of {creation}, as the design named them before it ran; its rule 1, that the levels "
+        rf"move them apart, holds. Without the model, {_parts_text(levels, 'the first level')}"
+    )
 
 
 def _left_out_resources(study: CostStudy) -> list[str]:
@@ -945,10 +1018,16 @@ def _unfitted_note(study: CostStudy, part: Part) -> str:
             rf"Calibrated but not in the model (no planted slowdown moved them on their own): "
             rf"{_resources_text(unplanted)}; what a platform pays for them shows in its error."
         )
-    if together:
+    if together and len(study.resources) == 1:
         said.append(
             rf"Calibrated, moved by the planted level together with {_resources_text(study.resources)} and so "
             rf"not apart from it in the model: {_resources_text(together)}; the fitted share stands for them all."
+        )
+    elif together:
+        said.append(
+            rf"Calibrated, moved by the planted levels with {_resources_text(study.resources)} and so not apart "
+            rf"from them in the model: {_resources_text(together)}; the fitted shares stand for "
+            + ("it." if len(together) == 1 else "them.")
         )
     return " ".join(said)
 
@@ -976,10 +1055,18 @@ def attribution_sentence(study: CostStudy, part: Part = MAIN) -> str:
         )
     if missing:
         text += f" The unexplained part includes what {who} pays for " + ", and for ".join(missing) + "."
-    if any(r in part.together for r in study.unfitted):
+    together = [r for r in study.unfitted if r in part.together]
+    if together and len(study.resources) == 1:
         text += (
             f" The planted level moved {_resources_text(part.together)} together, so the fit cannot give their "
             f"shares apart: the part it gives {_resources_text(study.resources)} stands for them all."
+        )
+    elif together:
+        one = len(together) == 1
+        text += (
+            f" The planted levels moved {_resources_text(together)} with {_resources_text(study.resources)}, so "
+            f"the fit cannot give {'its share' if one else 'their shares'} apart: the parts it gives "
+            f"{_resources_text(study.resources)} stand for {'it' if one else 'them'} too."
         )
     return text
 
@@ -1012,6 +1099,8 @@ def section_tex(
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:
         raise ValueError("the process level's part is said in the system-call level, which has no fit")
+    # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
+    levels_fit = levels.fit if levels is not None else None
     if study is None:
         if syscalls is not None:
             raise ValueError("the system-call level is a part of the cost model's section, which has no fit")
@@ -1032,10 +1121,20 @@ def section_tex(
                     [
                         syscall_sentence(syscalls),
                         *([superseded_sentence(superseded)] if superseded is not None else []),
-                        *([level_parts_sentence(levels)] if levels is not None else []),
+                        *([level_parts_sentence(levels)] if levels is not None and levels_fit is None else []),
                         fitted_sentence(syscalls),
                     ]
                 ),
+            ),
+        ]
+    if levels_fit is not None:
+        lines += [
+            "",
+            rf"\subsection{{{LEVELS.title}}}\label{{{LEVELS.label}}}",
+            *_part_lines(
+                levels_fit,
+                LEVELS,
+                " ".join([levels_sentence(levels), fitted_sentence(levels_fit)]),
             ),
         ]
     return "\n".join(lines) + "\n"
