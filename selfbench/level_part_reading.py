@@ -58,9 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {job:22s} {_iv(r.interval())}  blocks {_blocks(r)}")
     print(f"\nPer job, (r_{args.part} - 1) / (r_{args.whole} - 1), 95 % of {args.draws} joint draws, seed {args.seed}:")
     rng = np.random.default_rng(args.seed)
-    parts = cm.parts_of_slowdown(
-        cm.job_ratios_of(samples, baseline=args.baseline), args.part, args.whole, rng, args.draws
-    )
+    parts = cm.parts_of_slowdown(ratios, args.part, args.whole, rng, args.draws)
     for job, iv in parts:
         part, whole = jobs[job, args.part], jobs[job, args.whole]
         by_block = ", ".join(

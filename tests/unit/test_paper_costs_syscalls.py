@@ -500,30 +500,21 @@ def test_a_key_naming_a_campaign_with_no_samples_is_refused_naming_the_file_and_
     assert err.value.field == field
 
 
-def test_the_superseded_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path):
-    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, SUPERSEDED)
-    assert _committed(tmp_path, raw, **{SUPERSEDED_KEY: SUPERSEDED})[-1] == ("syscall-fit-superseded", SUPERSEDED)
-    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{SUPERSEDED_KEY}"
+@pytest.mark.parametrize(
+    "key, name, flag",
+    [(SUPERSEDED_KEY, SUPERSEDED, "syscall-fit-superseded"), (LEVELS_KEY, LEVELS, "syscall-levels")],
+)
+def test_a_sentence_campaign_s_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path, key, name, flag):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, name)
+    assert _committed(tmp_path, raw, **{key: name})[-1] == (flag, name)
+    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}"
     with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **{SUPERSEDED_KEY: "gone"})
+        _committed(tmp_path, raw, **{key: "gone"})
     assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message
     assert "(`vbench campaign run gone`)" in err.value.message
     # Said in the system-call level's subsection: not without it.
     with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **{SUPERSEDED_KEY: SUPERSEDED, KEYS[0]: "", KEYS[1]: ""})
-    assert err.value.field == field and "needs paper.syscall_fit_campaign set too" in err.value.message
-
-
-def test_the_levels_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path):
-    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, LEVELS)
-    assert _committed(tmp_path, raw, **{LEVELS_KEY: LEVELS})[-1] == ("syscall-levels", LEVELS)
-    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{LEVELS_KEY}"
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **{LEVELS_KEY: "gone"})
-    assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message
-    assert "(`vbench campaign run gone`)" in err.value.message
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **{LEVELS_KEY: LEVELS, KEYS[0]: "", KEYS[1]: ""})
+        _committed(tmp_path, raw, **{key: name, KEYS[0]: "", KEYS[1]: ""})
     assert err.value.field == field and "needs paper.syscall_fit_campaign set too" in err.value.message
 
 

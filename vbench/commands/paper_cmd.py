@@ -95,8 +95,9 @@ def register(sub) -> None:
         p,
         "--syscall-levels",
         "a campaign that stopped only the process and thread calls beside every call (e.g. "
-        "data/raw/costs-fit-process): one sentence in the system-call level on the part of each job's cost "
-        "that level gives; with --syscall-fit",
+        "data/raw/costs-fit-process-confirm): the part of each job's cost that level gives, and its fit on a "
+        "system call and a process creation in a subsection of its own where that fit's rule 1 holds (else one "
+        "sentence in the system-call level); with --syscall-fit",
     )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)

@@ -442,10 +442,6 @@ class LevelParts:
     #: The two-share fit's study (`cost_study`), where rule 1 holds and it was asked for.
     fit: CostStudy | None = None
 
-    @property
-    def resources(self) -> tuple[str, ...]:
-        return LEVELS_FIT_RESOURCES
-
 
 def _level_configuration(samples: pd.DataFrame, level: str, where: str) -> str:
     """The configuration (`platform`) whose system-call stops are at `level`; refused naming `where`."""
@@ -914,7 +910,7 @@ def level_parts_sentence(levels: LevelParts) -> str:
     )
     if not levels.apart.passes:
         sentence += (
-            rf" Its own fit, on {_resources_text(levels.resources)}, failed its rule 1 (its levels did not move "
+            rf" Its own fit, on {_resources_text(LEVELS_FIT_RESOURCES)}, failed its rule 1 (its levels did not move "
             "them apart) and is not read."
         )
     return sentence
