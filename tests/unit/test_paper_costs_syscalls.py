@@ -435,18 +435,6 @@ def test_the_committed_keys_are_set_exactly_when_the_paper_stage_depends_on_thei
             assert (ROOT / "data" / "raw" / str(paper[key]) / "samples.jsonl").is_file(), key
 
 
-def test_the_superseded_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples():
-    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
-    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
-    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
-    dep = f"data/raw/${{paper.{SUPERSEDED_KEY}}}/samples.jsonl"
-    assert f"-p {SUPERSEDED_KEY} ${{paper.{SUPERSEDED_KEY}}}" in stage["cmd"]
-    assert [d for d in deps if SUPERSEDED_KEY in d] == ([dep] if paper[SUPERSEDED_KEY] else [])
-    if paper[SUPERSEDED_KEY]:
-        assert paper[KEYS[0]] and paper[SUPERSEDED_KEY] != paper[KEYS[0]]
-        assert (ROOT / "data" / "raw" / str(paper[SUPERSEDED_KEY]) / "samples.jsonl").is_file()
-
-
 def _measured(raw: Path, *names: str) -> Path:
     """DATA/raw with a samples.jsonl in each of `names`: what the checks look at, no more."""
     for name in names:
@@ -518,16 +506,17 @@ def test_a_sentence_campaign_s_key_is_passed_on_or_refused_naming_the_file_and_t
     assert err.value.field == field and "needs paper.syscall_fit_campaign set too" in err.value.message
 
 
-def test_the_levels_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples():
+@pytest.mark.parametrize("key", [SUPERSEDED_KEY, LEVELS_KEY])
+def test_a_sentence_campaign_s_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples(key):
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
-    dep = f"data/raw/${{paper.{LEVELS_KEY}}}/samples.jsonl"
-    assert f"-p {LEVELS_KEY} ${{paper.{LEVELS_KEY}}}" in stage["cmd"]
-    assert [d for d in deps if LEVELS_KEY in d] == ([dep] if paper.get(LEVELS_KEY) else [])
-    if paper.get(LEVELS_KEY):
-        assert paper[KEYS[0]] and paper[LEVELS_KEY] != paper[KEYS[0]]
-        assert (ROOT / "data" / "raw" / str(paper[LEVELS_KEY]) / "samples.jsonl").is_file()
+    dep = f"data/raw/${{paper.{key}}}/samples.jsonl"
+    assert f"-p {key} ${{paper.{key}}}" in stage["cmd"]
+    assert [d for d in deps if key in d] == ([dep] if paper.get(key) else [])
+    if paper.get(key):
+        assert paper[KEYS[0]] and paper[key] != paper[KEYS[0]]
+        assert (ROOT / "data" / "raw" / str(paper[key]) / "samples.jsonl").is_file()
 
 
 def test_one_key_alone_or_either_without_the_fit_is_refused_naming_the_key(tmp_path):
