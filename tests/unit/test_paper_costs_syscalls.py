@@ -85,6 +85,13 @@ PART = 0.4
 #: with every call stopped), as costs-fit-process-confirm's design asks: its fit is read.
 LEVELS_APART = "costs-fit-levels-apart"
 APART_EVERY = {**STOPPED, "spawn": 6.5}
+#: A campaign on a day of its own, as costs-gvisor-network: native and gVisor on its own network
+#: stack and on the host's, the three costs and the jobs, predicted by the levels' fit:
+#: params/paper.yaml's `syscall_levels_heldout`. The host stack's round trip and JVM start cost
+#: less, so its jobs take less time than on gVisor's own stack, by a known ratio.
+HELDOUT, HELDOUT_KEY = "costs-gvisor-stacks", "syscall_levels_heldout"
+HELDOUT_SEED = 53008
+HOST_STACK = {**GVISOR, "round_trip": 2.0, "jvmstart": 2.0}
 
 
 def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
@@ -118,6 +125,36 @@ def _levels_campaign(d: Path, every: dict[str, float], part: float = PART, unmov
     return d
 
 
+def _heldout_campaign(d: Path) -> Path:
+    """Native, gVisor on its own stack and on the host's (compared as `platform` and
+    `gvisor.network`, as costs-gvisor-network's design does), BLOCKS blocks, the three costs and the
+    jobs; seeded HELDOUT_SEED."""
+    _campaign_json(d, compare=["platform", "gvisor.network"], baseline=None, seed=HELDOUT_SEED)
+    rng = np.random.default_rng(11)
+    records = []
+    for block in range(BLOCKS):
+        for platform, network, costs in (
+            ("native", None, {}),
+            ("gvisor", "sandbox", GVISOR),
+            ("gvisor", "host", HOST_STACK),
+        ):
+            meta = {
+                "experiment": "platforms",
+                "platform": platform,
+                **({"factor.gvisor.network": network} if network else {}),
+                "block": block,
+                "round": 0,
+                "repetition": block,
+                "warmup": False,
+                "run_id": f"heldout-{platform}-{network}-{block}",
+            }
+            records += [
+                s for s in _run_samples(rng, meta, costs) if s.benchmark not in {MICRO[r][0] for r in OTHER_MICRO}
+            ]
+    append_records(d / "samples.jsonl", records)
+    return d
+
+
 @pytest.fixture(scope="module")
 def raw(tmp_path_factory) -> Path:
     """DATA/raw with the section's two fits, `costs` (and a `costs` that timed jobs too) and `sandbox`."""
@@ -134,6 +171,7 @@ def raw(tmp_path_factory) -> Path:
         )
         _levels_campaign(raw / LEVELS, STOPPED)
         _levels_campaign(raw / LEVELS_APART, APART_EVERY, unmoved=("syscall",))
+        _heldout_campaign(raw / HELDOUT)
         calibration_campaign(raw / CALIBRATION, PLATFORMS_HERE, drop=OTHER_MICRO)
         calibration_campaign(raw / TIMED_CALIBRATION, PLATFORMS_HERE, jobs=True, seed=5, drop=OTHER_MICRO)
         calibration_campaign(raw / SANDBOX, PLATFORMS_HERE, jobs=True, seed=3, drop=tuple(SYSCALL_MICRO))
@@ -615,3 +653,168 @@ def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(
     assert "costs-syscalls" not in res.tables_with_data + res.tables_absent
     assert not (gen / "tables" / "costs-syscall-levels.tex").exists()
     assert sum(n == C.SYSCALL_OMITTED_NOTE for n in res.notes) == 1
+
+
+# --- a day of its own: the levels' fit held out ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def heldout(raw) -> C.HeldOut:
+    levels = levels_of(raw, LEVELS_APART, calibrated=True)
+    return C.held_out(load_campaign(raw / HELDOUT), load_campaign(raw / LEVELS_APART), levels)
+
+
+def test_a_held_out_campaign_is_predicted_by_the_levels_fit_from_its_own_costs(raw, heldout):
+    """Its rows are `vbench predict HELDOUT --fit LEVELS --resources syscall,spawn --seed <its seed>`'s:
+    the levels' fit, its own calibration and its own jobs; its host-stack gVisor attributed."""
+    expected = C.cost_study(
+        load_campaign(raw / LEVELS_APART),
+        load_campaign(raw / HELDOUT),
+        seed=HELDOUT_SEED,
+        platform=C.HOST_STACK,
+        resources=C.LEVELS_FIT_RESOURCES,
+    )
+    study = heldout.study
+    assert study.resources == C.LEVELS_FIT_RESOURCES and study.seed == HELDOUT_SEED
+    assert study.fit_name == LEVELS_APART and study.calibration_name == study.measured_name == HELDOUT
+    assert [(r.job, r.platform, r.predicted, r.measured) for r in study.rows] == [
+        (r.job, r.platform, r.predicted, r.measured) for r in expected.rows
+    ]
+    assert {r.platform for r in study.rows} == {C.OWN_STACK, C.HOST_STACK}
+    assert {a.platform for a in study.attributions} == {C.HOST_STACK}
+    assert heldout.name == HELDOUT and heldout.blocks == BLOCKS
+
+
+def test_the_two_network_stacks_ratio_recovers_the_known_answer(heldout):
+    truth = {job: _true_ratio(job, HOST_STACK) / _true_ratio(job, GVISOR) for job in JVM_SHARES}
+    got = dict(heldout.stacks)
+    assert set(got) == set(truth)
+    for job, ratio in truth.items():
+        assert ratio < 0.8  # the host stack is cheaper here: a contrast worth reading
+        # One seeded draw of 5 blocks: the estimate near the truth, its interval clear of 1 as the truth is.
+        assert got[job].estimate == pytest.approx(ratio, rel=0.1), job
+        assert got[job].high < 1, job
+
+
+def test_a_held_out_campaign_is_not_read_where_the_levels_fit_is_not(raw, study, syscalls):
+    levels = levels_of(raw, LEVELS, calibrated=True)
+    assert levels.fit is None
+    assert C.held_out(load_campaign(raw / HELDOUT), load_campaign(raw / LEVELS), levels) is None
+    with pytest.raises(ValueError, match="held-out"):
+        C.section_tex(study, syscalls, levels=levels, heldout=C.HeldOut(HELDOUT, BLOCKS, syscalls))
+
+
+def test_the_held_out_subsection_follows_the_levels_fit_s(raw, study, syscalls, heldout):
+    levels = levels_of(raw, LEVELS_APART, calibrated=True)
+    section = C.section_tex(study, syscalls, levels=levels, heldout=heldout)
+    head = rf"\subsection{{{C.HELDOUT.title}}}\label{{{C.HELDOUT.label}}}"
+    assert section.index(rf"\label{{{C.LEVELS.label}}}") < section.index(head)
+    part = section[section.index(head) :]
+    opening = part.splitlines()[1]
+    assert opening.startswith(
+        rf"Campaign \texttt{{{HELDOUT}}} calibrated the same costs and timed the same jobs on native and on "
+        "gVisor, on its own network stack (netstack, in the Sentry) and on the host's "
+        r"(\texttt{runsc --network=host}), on a day of its own (5 blocks), none of them in any fit"
+    )
+    stacks = C.and_list([C._stack_clause(j, iv) for j, iv in heldout.stacks])
+    assert f"Per job, the host stack's time over gVisor's own was {stacks} (95" in opening
+    assert rf"and each gVisor level of campaign \texttt{{{HELDOUT}}} was then predicted" in opening
+    assert rf"Table~\ref{{{C.HELDOUT.table_label}}}" in part
+    assert part.strip().endswith(r"\input{generated/tables/costs-heldout.tex}")
+    table = C.table_costs(heldout.study, C.HELDOUT)
+    assert r"\label{tab:costs-heldout}" in table and "gVisor, host stack" in table
+    assert rf"Measured and calibrated: campaign \texttt{{{HELDOUT}}}" in table
+    # Without it, no such subsection.
+    assert head not in C.section_tex(study, syscalls, levels=levels)
+
+
+def test_the_held_out_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path):
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, LEVELS_APART, HELDOUT)
+    with_levels = {LEVELS_KEY: LEVELS_APART}
+    assert _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: HELDOUT})[-2:] == [
+        ("syscall-levels", LEVELS_APART),
+        ("syscall-levels-heldout", HELDOUT),
+    ]
+    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{HELDOUT_KEY}"
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: "gone"})
+    assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message
+    assert "(`vbench campaign run gone`)" in err.value.message
+    # Its platforms are predicted by the levels' fit: not without it.
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **{HELDOUT_KEY: HELDOUT})
+    assert err.value.field == field and "needs paper.syscall_levels_campaign set too" in err.value.message
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: "../x"})
+    assert err.value.field == field
+
+
+def test_the_held_out_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples():
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
+    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
+    dep = f"data/raw/${{paper.{HELDOUT_KEY}}}/samples.jsonl"
+    assert f"-p {HELDOUT_KEY} ${{paper.{HELDOUT_KEY}}}" in stage["cmd"]
+    assert [d for d in deps if HELDOUT_KEY in d] == ([dep] if paper.get(HELDOUT_KEY) else [])
+    if paper.get(HELDOUT_KEY):
+        assert paper[LEVELS_KEY] and paper[HELDOUT_KEY] != paper[LEVELS_KEY]
+        assert (ROOT / "data" / "raw" / str(paper[HELDOUT_KEY]) / "samples.jsonl").is_file()
+
+
+def test_the_build_writes_the_held_out_subsection_and_its_table(main_campaign, raw, tmp_path):
+    from vbench.paper.build import generate
+
+    given = {
+        "n_resamples": 200,
+        "sandbox_dir": raw / SANDBOX,
+        "cost_fit_dir": raw / FIT,
+        "syscall_fit_dir": raw / SYSCALL_FIT,
+        "syscall_calibration_dir": raw / CALIBRATION,
+        "syscall_levels_dir": raw / LEVELS_APART,
+    }
+    res = generate(main_campaign, tmp_path / "with", **given, syscall_levels_heldout_dir=raw / HELDOUT)
+    gen = tmp_path / "with" / "generated"
+    assert rf"\label{{{C.HELDOUT.label}}}" in (gen / "costs.tex").read_text()
+    assert r"\label{tab:costs-heldout}" in (gen / "tables" / "costs-heldout.tex").read_text()
+    rows = pd.read_csv(gen / "costs-heldout.csv")
+    assert set(rows["platform"]) == {C.OWN_STACK, C.HOST_STACK} and len(rows) == 4
+    assert set(zip(rows["fit_campaign"], rows["calibration_campaign"], rows["measured_campaign"])) == {
+        (LEVELS_APART, HELDOUT, HELDOUT)
+    }
+    assert set(pd.read_csv(gen / "costs-heldout_attribution.csv")["platform"]) == {C.HOST_STACK}
+    assert "costs-heldout" in res.tables_with_data
+    assert sum(n.startswith(f"cost model: fitted on {LEVELS_APART} (syscall, spawn)") for n in res.notes) == 2
+    # Where the levels' fit is not read, neither is the held-out campaign: no subsection, no table.
+    res = generate(
+        main_campaign,
+        tmp_path / "unread",
+        **{**given, "syscall_levels_dir": raw / LEVELS},
+        syscall_levels_heldout_dir=raw / HELDOUT,
+    )
+    gen = tmp_path / "unread" / "generated"
+    assert C.HELDOUT.label not in (gen / "costs.tex").read_text()
+    assert not (gen / "tables" / "costs-heldout.tex").exists() and "costs-heldout" not in res.tables_with_data
+
+
+def test_the_command_refuses_a_held_out_campaign_without_samples_or_levels(tmp_path, capsys):
+    _needs_figures()
+    raw = _measured(tmp_path / "raw", "main", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, LEVELS_APART)
+    run = cli_runner(capsys)
+    argv = ("paper", "build", "--campaign", str(raw / "main"), "--out", str(tmp_path / "paper"), "--no-pdf")
+    argv += ("--sandbox", str(raw / SANDBOX), "--cost-fit", str(raw / FIT), "--syscall-fit", str(raw / SYSCALL_FIT))
+    argv += ("--syscall-calibration", str(raw / CALIBRATION))
+    rc, err = run(*argv, "--syscall-levels", str(raw / LEVELS_APART), "--syscall-levels-heldout", str(raw / "gone"))
+    assert rc == 2 and "--syscall-levels-heldout" in err and str(raw / "gone" / "samples.jsonl") in err
+    rc, err = run(*argv, "--syscall-levels-heldout", str(raw / LEVELS_APART))
+    assert rc == 2 and "--syscall-levels-heldout" in err and "needs --syscall-levels set too" in err
+    assert not (tmp_path / "paper" / "generated").exists()
+
+
+def test_a_held_out_campaign_of_one_gvisor_names_its_platforms_and_no_stacks(raw):
+    levels = levels_of(raw, LEVELS_APART, calibrated=True)
+    heldout = C.held_out(load_campaign(raw / TIMED_CALIBRATION), load_campaign(raw / LEVELS_APART), levels)
+    assert heldout.stacks == () and {a.platform for a in heldout.study.attributions} == {"gvisor"}
+    sentence = C.heldout_sentence(heldout)
+    names = C.and_list([C._platform_cell(p) for p in ("gvisor", "slowvm")])
+    assert f"timed the same jobs on native and {names}, on a day of its own (5 blocks)" in sentence
+    assert "host stack" not in sentence and "Per job" not in sentence

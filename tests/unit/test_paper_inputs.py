@@ -76,6 +76,11 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.syscall_levels_campaign",
             "paper.syscall_fit_campaign",
         ),
+        "syscall_levels_heldout_dir": None,
+        "syscall_levels_heldout_fields": (
+            "params/paper.yaml: paper.syscall_levels_heldout",
+            "paper.syscall_levels_campaign",
+        ),
     }
 
 

@@ -99,6 +99,13 @@ def register(sub) -> None:
         "system call and a process creation in a subsection of its own where that fit's rule 1 holds (else one "
         "sentence in the system-call level); with --syscall-fit",
     )
+    _add_campaign_option(
+        p,
+        "--syscall-levels-heldout",
+        "a campaign that calibrated and timed platforms on a day of its own (e.g. data/raw/costs-gvisor-network): "
+        "each predicted by --syscall-levels' fit from its own costs, against its own jobs, in a subsection after "
+        "that fit's, where that fit is read; with --syscall-levels",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -122,8 +129,9 @@ def run(args) -> int:
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
-    # --syscall-fit-superseded and --syscall-levels, itself before it reads anything
-    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels):
+    # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, itself before it reads
+    # anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit,
+    # check_levels, check_heldout):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -147,6 +155,8 @@ def run(args) -> int:
         syscall_fit_superseded_fields=("--syscall-fit-superseded", "--syscall-fit"),
         syscall_levels_dir=args.syscall_levels,
         syscall_levels_fields=("--syscall-levels", "--syscall-fit"),
+        syscall_levels_heldout_dir=args.syscall_levels_heldout,
+        syscall_levels_heldout_fields=("--syscall-levels-heldout", "--syscall-levels"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

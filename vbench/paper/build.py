@@ -61,10 +61,12 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import (
     COST_FIT_FIELDS,
+    HELDOUT_FIELDS,
     LEVELS_FIELDS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     check_cost_fit,
+    check_heldout,
     check_levels,
     check_superseded_fit,
     check_syscall_fit,
@@ -160,6 +162,8 @@ def generate(
     syscall_fit_superseded_fields: tuple[str, str] = SUPERSEDED_FIT_FIELDS,
     syscall_levels_dir: Path | None = None,
     syscall_levels_fields: tuple[str, str] = LEVELS_FIELDS,
+    syscall_levels_heldout_dir: Path | None = None,
+    syscall_levels_heldout_fields: tuple[str, str] = HELDOUT_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -172,17 +176,21 @@ def generate(
     `syscall_calibration_dir` (the platforms' costs), compared with the sandbox campaign's jobs:
     omitted, with one note, when both are None; in it, one sentence on `syscall_fit_superseded_dir`,
     a first run of its fit's design that failed its rule 1, and one on `syscall_levels_dir`, a
-    second campaign that stopped only the process and thread calls beside every call, where given.
+    second campaign that stopped only the process and thread calls beside every call, where given;
+    after that campaign's fit, where it is read, its predictions of `syscall_levels_heldout_dir`'s
+    platforms (a campaign that calibrated and timed them on a day of its own), where given.
     `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as the
     caller was given them (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two
     fields then the fit's (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded
     fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
-    second campaign's field then the level's fit's (`check_levels`)."""
+    second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
+    the held-out campaign's field then the second campaign's (`check_heldout`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
     check_superseded_fit(syscall_fit_superseded_dir, syscall_fit_dir, *syscall_fit_superseded_fields)
     check_levels(syscall_levels_dir, syscall_fit_dir, *syscall_levels_fields)
+    check_heldout(syscall_levels_heldout_dir, syscall_levels_dir, *syscall_levels_heldout_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(
@@ -194,6 +202,7 @@ def generate(
         syscall_calibration=syscall_calibration_dir,
         syscall_fit_superseded=syscall_fit_superseded_dir,
         syscall_levels=syscall_levels_dir,
+        syscall_levels_heldout=syscall_levels_heldout_dir,
     )
     loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
     main, *extras = distinct_experiments(loaded[: len(studies)])
@@ -225,11 +234,19 @@ def generate(
         if "syscall_levels" in read
         else None
     )
+    # A day of its own: its platforms predicted by the levels' fit, where that fit is read.
+    heldout = (
+        C.held_out(read["syscall_levels_heldout"], read["syscall_levels"], levels)
+        if "syscall_levels_heldout" in read and levels is not None
+        else None
+    )
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
     if levels is not None and levels.fit is not None:
         sources.append(_cost_note(levels.fit))
+    if heldout is not None:
+        sources.append(_cost_note(heldout.study))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -293,8 +310,13 @@ def generate(
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels), written)
-    for study, part in ((costs, C.MAIN), (syscalls, C.SYSCALLS), (levels.fit if levels else None, C.LEVELS)):
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels, heldout), written)
+    for study, part in (
+        (costs, C.MAIN),
+        (syscalls, C.SYSCALLS),
+        (levels.fit if levels else None, C.LEVELS),
+        (heldout.study if heldout else None, C.HELDOUT),
+    ):
         if study is None:
             continue
         _write(gen / "tables" / f"{part.name}.tex", C.table_costs(study, part), written)

@@ -93,6 +93,7 @@ from vbench.stats.cost_prediction import (
     samples_path,
 )
 from vbench.stats.predicted_rows import held_out_frame, held_out_predictions, job_fits
+from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.wording import count, job_name, resource_name
 
@@ -180,6 +181,19 @@ LEVELS = Part(
     "sec:costs-syscall-levels",
     together=("jvmstart",),
 )
+#: The levels' fit on a day of its own (`syscall_levels_heldout`): a campaign that calibrated and timed
+#: gVisor on both its network stacks beside native, each predicted from its own costs; its table alone.
+HELDOUT = Part(
+    "costs-heldout",
+    "tab:costs-heldout",
+    None,
+    "system-call stops at two levels",
+    "A day of its own: gVisor on both network stacks",
+    "sec:costs-heldout",
+    together=("jvmstart",),
+)
+#: gVisor's two network stacks as a comparison view names them: the held-out part sets them side by side.
+OWN_STACK, HOST_STACK = "gvisor/sandbox", "gvisor/host"
 #: The build log's line when the section is built without its system-call level.
 SYSCALL_OMITTED_NOTE = (
     "the cost model's system-call level is omitted: params/paper.yaml's paper.syscall_fit_campaign and "
@@ -484,6 +498,43 @@ def level_parts(
     if apart.passes and calibration is not None:
         fit = cost_study(campaign, calibration, measured=measured, resources=LEVELS_FIT_RESOURCES)
     return LevelParts(campaign.name, parts, conf, apart, fit)
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The levels' fit predicting a campaign that calibrated and timed its platforms on a day of its
+    own (params/paper.yaml's `syscall_levels_heldout`): its study, and where it timed gVisor on both
+    network stacks, each job's ratio of the host's stack to gVisor's own."""
+
+    name: str
+    blocks: int
+    study: CostStudy
+    #: (job, gvisor/host's time over gvisor/sandbox's, paired over the blocks at `study.conf`).
+    stacks: tuple[tuple[str, Interval], ...] = ()
+
+
+def held_out(campaign: Campaign, levels_campaign: Campaign, levels: LevelParts) -> HeldOut | None:
+    """`levels_campaign`'s fit on LEVELS_FIT_RESOURCES predicting each platform `campaign` calibrated,
+    against the jobs it timed (`cost_study`, as `vbench predict CAMPAIGN --fit LEVELS --resources
+    syscall,spawn --seed <CAMPAIGN's design seed>`), its host-stack gVisor attributed where it has one;
+    None where that fit is not read (its rule 1 failed): a held-out test of a fit not read is not read
+    either."""
+    if levels.fit is None:
+        return None
+    platforms = set(campaign.platforms)
+    attributed_at = HOST_STACK if HOST_STACK in platforms else ATTRIBUTED_PLATFORM
+    study = cost_study(
+        levels_campaign,
+        campaign,
+        seed=design_seed(campaign.path),
+        platform=attributed_at,
+        resources=LEVELS_FIT_RESOURCES,
+    )
+    stacks: tuple[tuple[str, Interval], ...] = ()
+    if {OWN_STACK, HOST_STACK} <= platforms:
+        ratios = cm.job_ratios_of(campaign.samples, baseline=OWN_STACK, conf=study.conf)
+        stacks = tuple((r.job, r.ratio.interval(study.conf)) for r in ratios if r.platform == HOST_STACK)
+    return HeldOut(campaign.name, S.blocks_of(campaign.samples), study, stacks)
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
@@ -830,8 +881,8 @@ MODEL_SENTENCE = (
 )
 
 
-def fitted_sentence(study: CostStudy) -> str:
-    """What was fitted, on what, and what was predicted from what: from which campaign's costs, where
+def fitted_sentence(study: CostStudy, predicted: str = "each platform of the sandbox study") -> str:
+    """What was fitted, on what, and what was `predicted` from what: from which campaign's costs, where
     the calibration is not the campaign that timed the jobs."""
     calibrated = (
         ""
@@ -840,7 +891,7 @@ def fitted_sentence(study: CostStudy) -> str:
     )
     return (
         rf"The shares of {_resources_text(study.resources)} were fitted per job on native hosts under "
-        rf"{_configurations(study)} in {count(study.blocks, 'block')}, and each platform of the sandbox study "
+        rf"{_configurations(study)} in {count(study.blocks, 'block')}, and {predicted} "
         rf"was then predicted from its micro-benchmark costs alone{calibrated}: none of its job times is in any fit."
     )
 
@@ -928,6 +979,36 @@ def levels_sentence(levels: LevelParts) -> str:
         rf"of {ordinary} and of {creation}, as the design named them before it ran; its rule 1, that the levels "
         rf"move them apart, holds. Without the model, {_parts_text(levels, 'the first level')}"
     )
+
+
+def _stack_clause(job: str, iv: Interval) -> str:
+    """ "TeraSort \\num{0.93} [\\num{0.81}, \\num{1.07}]" """
+    return f"{tex_escape(job_name(job))} {_interval(iv)}"
+
+
+def heldout_sentence(heldout: HeldOut) -> str:
+    """What the held-out campaign measured and why it is read here, and, where it timed gVisor on both
+    network stacks, each job's ratio of the host's stack to gVisor's own."""
+    if heldout.stacks:
+        where = (
+            r"native and on gVisor, on its own network stack (netstack, in the Sentry) and on the host's "
+            r"(\texttt{runsc --network=host})"
+        )
+    else:
+        platforms = sorted({r.platform for r in heldout.study.rows}, key=natural_key)
+        where = f"native and {and_list([_platform_cell(p) for p in platforms])}"
+    sentence = (
+        rf"Campaign \texttt{{{tex_escape(heldout.name)}}} calibrated the same costs and timed the same jobs on "
+        rf"{where}, on a day of its own ({count(heldout.blocks, 'block')}), none of them in any fit: a second "
+        "test of the levels' fit above."
+    )
+    if heldout.stacks:
+        sentence += (
+            " Per job, the host stack's time over gVisor's own was "
+            + and_list([_stack_clause(j, iv) for j, iv in heldout.stacks])
+            + rf" ({heldout.study.level}\,\% intervals, paired over the blocks)."
+        )
+    return sentence
 
 
 def _left_out_resources(study: CostStudy) -> list[str]:
@@ -1086,15 +1167,19 @@ def section_tex(
     syscalls: CostStudy | None = None,
     superseded: SupersededFit | None = None,
     levels: LevelParts | None = None,
+    heldout: HeldOut | None = None,
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
     system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
-    the first run of its design it `superseded` and the second campaign's `levels`, where given);
+    the first run of its design it `superseded` and the second campaign's `levels`, where given), the
+    levels' fit's subsection where it is read, and the `heldout` campaign's after it, where given;
     with no fit campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:
         raise ValueError("the process level's part is said in the system-call level, which has no fit")
+    if heldout is not None and (levels is None or levels.fit is None):
+        raise ValueError("a held-out campaign tests the levels' fit, which is not read")
     # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
     levels_fit = levels.fit if levels is not None else None
     if study is None:
@@ -1131,6 +1216,23 @@ def section_tex(
                 levels_fit,
                 LEVELS,
                 " ".join([levels_sentence(levels), fitted_sentence(levels_fit)]),
+            ),
+        ]
+    if heldout is not None:
+        lines += [
+            "",
+            rf"\subsection{{{HELDOUT.title}}}\label{{{HELDOUT.label}}}",
+            *_part_lines(
+                heldout.study,
+                HELDOUT,
+                " ".join(
+                    [
+                        heldout_sentence(heldout),
+                        fitted_sentence(
+                            heldout.study, rf"each gVisor level of campaign \texttt{{{tex_escape(heldout.name)}}}"
+                        ),
+                    ]
+                ),
             ),
         ]
     return "\n".join(lines) + "\n"

@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Five keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Six keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -15,11 +15,14 @@ are `sandbox_campaign`'s), set both or neither, and only with `cost_fit_campaign
 `syscall_fit_superseded`, a first run of the system-call level's fit design that failed its rule 1
 (said in one sentence), only with `syscall_fit_campaign`; and so may `syscall_levels_campaign`, a
 second campaign that stopped only the process and thread calls beside every call (costs-fit-process:
-the part of each job's cost that level gives, in one sentence), only with `syscall_fit_campaign`.
+the part of each job's cost that level gives, in one sentence), only with `syscall_fit_campaign`;
+and so may `syscall_levels_heldout`, a campaign that calibrated and timed platforms on a day of its
+own, which the levels' fit predicts (in a subsection of its own), only with `syscall_levels_campaign`.
 So a set key that names no measured campaign is refused, naming params/paper.yaml and the key
-(`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`), by both ways
-of building, before anything is read: silently dropped, it would drop a result asked for. The
-checks are here (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`:
+(`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
+`heldout_fields`), by both ways of building, before anything is read: silently dropped, it would
+drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`,
+`check_superseded_fit`, `check_levels`, `check_heldout`:
 paths only, so `invoke paper` need not import the build, which loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
@@ -51,6 +54,7 @@ PAPER_CAMPAIGN_KEYS = (
     "syscall_calibration_campaign",
     "syscall_fit_superseded",
     "syscall_levels_campaign",
+    "syscall_levels_heldout",
 )
 
 
@@ -82,6 +86,12 @@ def levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     return f"{where}: paper.syscall_levels_campaign", "paper.syscall_fit_campaign"
 
 
+def heldout_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
+    """What a refusal of `syscall_levels_heldout` names (`check_heldout`): the key in `where`, then
+    the levels campaign's key it needs. Pure."""
+    return f"{where}: paper.syscall_levels_heldout", "paper.syscall_levels_campaign"
+
+
 def campaign_list(text: Any) -> tuple[str, ...]:
     """The names of a comma-separated list (`paper.study_campaigns`), blanks dropped. Pure."""
     return tuple(n.strip() for n in str(text or "").split(",") if n.strip())
@@ -108,6 +118,9 @@ class PaperInputs:
     #: A second campaign that stopped only the process and thread calls beside every call: the part
     #: of each job's cost that level gives.
     syscall_levels: str = ""
+    #: A campaign that calibrated and timed platforms on a day of their own: each predicted by the
+    #: levels' fit from its own costs, against its own jobs.
+    syscall_levels_heldout: str = ""
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -124,6 +137,7 @@ class PaperInputs:
             syscall_calibration=str(paper.get("syscall_calibration_campaign") or ""),
             syscall_fit_superseded=str(paper.get("syscall_fit_superseded") or ""),
             syscall_levels=str(paper.get("syscall_levels_campaign") or ""),
+            syscall_levels_heldout=str(paper.get("syscall_levels_heldout") or ""),
         )
 
     @property
@@ -144,16 +158,17 @@ class PaperInputs:
             ("syscall-calibration", self.syscall_calibration),
             ("syscall-fit-superseded", self.syscall_fit_superseded),
             ("syscall-levels", self.syscall_levels),
+            ("syscall-levels-heldout", self.syscall_levels_heldout),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
     def build_arguments(self, raw: Path, where: Path | str = PAPER_PARAMS) -> dict[str, Any]:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
-        `syscall_fit_superseded` or `syscall_levels_campaign`, the keys whose campaigns must exist, is
-        refused here only if it is not a plain name; the build looks for their samples, naming the
-        key in `where` (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`,
-        `levels_fields`)."""
+        `syscall_fit_superseded`, `syscall_levels_campaign` or `syscall_levels_heldout`, the keys whose
+        campaigns must exist, is refused here only if it is not a plain name; the build looks for
+        their samples, naming the key in `where` (`cost_fit_fields`, `syscall_fit_fields`,
+        `superseded_fit_fields`, `levels_fields`, `heldout_fields`)."""
         syscall_fields = syscall_fit_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
@@ -161,6 +176,7 @@ class PaperInputs:
             (self.syscall_calibration, syscall_fields[1]),
             (self.syscall_fit_superseded, superseded_fit_fields(where)[0]),
             (self.syscall_levels, levels_fields(where)[0]),
+            (self.syscall_levels_heldout, heldout_fields(where)[0]),
         ):
             if name:
                 campaign_name(name, field)
@@ -183,6 +199,8 @@ class PaperInputs:
             "syscall_fit_superseded_fields": superseded_fit_fields(where),
             "syscall_levels_dir": one(self.syscall_levels),
             "syscall_levels_fields": levels_fields(where),
+            "syscall_levels_heldout_dir": one(self.syscall_levels_heldout),
+            "syscall_levels_heldout_fields": heldout_fields(where),
         }
 
 
@@ -312,11 +330,37 @@ def check_levels(
     )
 
 
+#: What a refusal of the levels' held-out campaign names by default (`check_heldout`): `generate`'s
+#: arguments.
+HELDOUT_FIELDS = ("syscall_levels_heldout_dir", "syscall_levels_dir")
+
+
+def check_heldout(
+    heldout_dir: Path | str | None,
+    levels_dir: Path | str | None,
+    where: str = HELDOUT_FIELDS[0],
+    levels: str = HELDOUT_FIELDS[1],
+) -> None:
+    """Refuse a held-out campaign given without samples, or without the campaign of system-call
+    levels whose fit predicts it, before anything is read, as `check_levels` refuses that campaign
+    (and after it). The same ways in call it. `where` names its field as the caller was given it,
+    `levels` the levels campaign's; None passes: no subsection on it."""
+    _check_sentence_campaign(
+        heldout_dir,
+        levels_dir,
+        where,
+        levels,
+        "its platforms are predicted by the fit of the campaign of system-call levels, in a subsection after that "
+        "fit's",
+    )
+
+
 def _check_sentence_campaign(
     campaign_dir: Path | str | None, syscall_fit_dir: Path | str | None, where: str, syscall_fit: str, why: str
 ) -> None:
-    """A campaign the system-call level's subsection says one sentence of: measured, and beside
-    that level's fit (`why` it needs it); None passes."""
+    """A campaign the cost model's section reads beside another: measured, and beside that other
+    campaign (`syscall_fit_dir`: the system-call level's fit, or the levels campaign; `why` it needs
+    it); None passes."""
     if campaign_dir is None:
         return
     _require_samples(
@@ -341,9 +385,10 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     """(`vbench paper build` flag, campaign) of every input params/paper.yaml and the pipeline's
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
-    `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded` or
-    `syscall_levels_campaign` that is not measured there is refused (`check_cost_fit`,
-    `check_syscall_fit`, `check_superseded_fit`, `check_levels`), not left out."""
+    `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
+    `syscall_levels_campaign` or `syscall_levels_heldout` that is not measured there is refused
+    (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`),
+    not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -361,6 +406,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.syscall_calibration
         or inputs.syscall_fit_superseded
         or inputs.syscall_levels
+        or inputs.syscall_levels_heldout
     ):
         args = inputs.build_arguments(raw, paper_path)
         check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
@@ -371,6 +417,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["syscall_fit_superseded_dir"], args["syscall_fit_dir"], *args["syscall_fit_superseded_fields"]
         )
         check_levels(args["syscall_levels_dir"], args["syscall_fit_dir"], *args["syscall_levels_fields"])
+        check_heldout(
+            args["syscall_levels_heldout_dir"], args["syscall_levels_dir"], *args["syscall_levels_heldout_fields"]
+        )
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
 
