@@ -36,6 +36,7 @@ from tests.unit.test_predict_cmd import (
     _run_samples,
     calibration_campaign,
     fit_campaign,
+    platform_meta,
 )
 from vbench.samples import append_records
 from vbench.errors import ParamsError
@@ -138,16 +139,8 @@ def _heldout_campaign(d: Path) -> Path:
             ("gvisor", "sandbox", GVISOR),
             ("gvisor", "host", HOST_STACK),
         ):
-            meta = {
-                "experiment": "platforms",
-                "platform": platform,
-                **({"factor.gvisor.network": network} if network else {}),
-                "block": block,
-                "round": 0,
-                "repetition": block,
-                "warmup": False,
-                "run_id": f"heldout-{platform}-{network}-{block}",
-            }
+            stack = {"gvisor.network": network} if network else {}
+            meta = platform_meta(platform, block, f"heldout-{platform}-{network}-{block}", **stack)
             records += [
                 s for s in _run_samples(rng, meta, costs) if s.benchmark not in {MICRO[r][0] for r in OTHER_MICRO}
             ]

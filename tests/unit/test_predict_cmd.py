@@ -197,6 +197,21 @@ def _phase_samples(run: list[Sample], meta: dict, platform: str, block: int, nat
     return out
 
 
+def platform_meta(platform: str, block: int, run_id: str, **factors) -> dict:
+    """A platform campaign's run metadata in one block (one round, the block's repetition), with
+    `factors`' levels as `factor.<name>` (a comparison view's other compared levels)."""
+    return {
+        "experiment": "platforms",
+        "platform": platform,
+        **{f"factor.{name}": level for name, level in factors.items()},
+        "block": block,
+        "round": 0,
+        "repetition": block,
+        "warmup": False,
+        "run_id": run_id,
+    }
+
+
 def calibration_campaign(
     d, platforms=("native", *PLATFORMS), *, seed: int = 200, jobs: bool = False, drop=(), phases=()
 ):
@@ -210,15 +225,7 @@ def calibration_campaign(
     for block in range(BLOCKS):
         for platform in platforms:
             costs = PLATFORMS.get(platform, {})
-            meta = {
-                "experiment": "platforms",
-                "platform": platform,
-                "block": block,
-                "round": 0,
-                "repetition": block,
-                "warmup": False,
-                "run_id": f"cal-{platform}-{block}",
-            }
+            meta = platform_meta(platform, block, f"cal-{platform}-{block}")
             run = [
                 s for s in _run_samples(rng, meta, costs, jobs=jobs) if s.benchmark not in {MICRO[r][0] for r in drop}
             ]
