@@ -295,7 +295,7 @@ def check_superseded_fit(
     subsection says it, before anything is read, as `check_syscall_fit` refuses the level (and after
     it). The same ways in call it. `where` names its field as the caller was given it,
     `syscall_fit` the level's fit's; None passes: no sentence on it."""
-    _check_sentence_campaign(
+    _check_campaign_beside(
         superseded_dir,
         syscall_fit_dir,
         where,
@@ -320,7 +320,7 @@ def check_levels(
     level whose subsection says it, before anything is read, as `check_superseded_fit` refuses a
     superseded fit (and after it). The same ways in call it. `where` names its field as the caller
     was given it, `syscall_fit` the level's fit's; None passes: no sentence on it."""
-    _check_sentence_campaign(
+    _check_campaign_beside(
         levels_dir,
         syscall_fit_dir,
         where,
@@ -345,32 +345,38 @@ def check_heldout(
     levels whose fit predicts it, before anything is read, as `check_levels` refuses that campaign
     (and after it). The same ways in call it. `where` names its field as the caller was given it,
     `levels` the levels campaign's; None passes: no subsection on it."""
-    _check_sentence_campaign(
+    _check_campaign_beside(
         heldout_dir,
         levels_dir,
         where,
         levels,
         "its platforms are predicted by the fit of the campaign of system-call levels, in a subsection after that "
         "fit's",
+        without="its subsection",
     )
 
 
-def _check_sentence_campaign(
-    campaign_dir: Path | str | None, syscall_fit_dir: Path | str | None, where: str, syscall_fit: str, why: str
+def _check_campaign_beside(
+    campaign_dir: Path | str | None,
+    needed_dir: Path | str | None,
+    where: str,
+    needed: str,
+    why: str,
+    without: str = "the sentence on it",
 ) -> None:
     """A campaign the cost model's section reads beside another: measured, and beside that other
-    campaign (`syscall_fit_dir`: the system-call level's fit, or the levels campaign; `why` it needs
-    it); None passes."""
+    campaign (`needed_dir`, named `needed`: the system-call level's fit, or the levels campaign; `why`
+    it needs it; `without`: what the paper then lacks); None passes."""
     if campaign_dir is None:
         return
     _require_samples(
         campaign_dir,
         where,
         f"measure it first (`vbench campaign run {Path(campaign_dir).name}`), or leave it unset to build the "
-        "paper without the sentence on it",
+        f"paper without {without}",
     )
-    if syscall_fit_dir is None:
-        raise ParamsError(where, f"needs {syscall_fit} set too: {why}")
+    if needed_dir is None:
+        raise ParamsError(where, f"needs {needed} set too: {why}")
 
 
 def _require_samples(campaign_dir: Path | str, where: str, otherwise: str) -> None:
