@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from vbench.errors import ParamsError
+from vbench.stats import cost_model as cm
 from vbench.stats.cost_model import (
     CostVector,
     Job,
@@ -36,6 +37,7 @@ from vbench.stats.cost_model import (
     predict,
     prediction_frame,
 )
+from vbench.stats.job_phases import phase_metric
 
 RESOURCES = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
 #: The planted level of each resource's cost ratio (CPU quota 0.5, delay 0.2 ms, 1 Gbit/s, 100 MB/s).
@@ -470,3 +472,32 @@ def test_the_part_of_a_levels_slowdown_a_lesser_level_gives_has_the_known_answer
 def test_the_part_of_no_slowdown_is_not_a_number():
     iv = part_of_slowdown(_blocked([1.1, 0.95, 1.02]), _blocked([1.05, 0.97, 1.01]), np.random.default_rng(1))
     assert iv.estimate is None and not iv.bounded and "holding 1" in iv.note
+
+
+def test_nnbench_is_explained_per_operation_and_only_job_times_have_phases():
+    by_name = {j.name: j for j in cm.JOBS}
+    # NNBench's job time holds a sleep at its barrier: the model reads its own time per operation.
+    assert by_name["nnbench_create_write"].metric == "create_write_avg_exec_time"
+    assert by_name["nnbench_open_read"].metric == "open_read_avg_exec_time"
+    assert by_name["nnbench_create_write"].step is None
+    assert by_name["terasort"].step == "terasort" and by_name["dfsio_write"].step == "write"
+    assert Job("x", "b", "a.b.job_time").step == "a.b" and Job("x", "b", "job_time").step is None
+    assert [j.name for j in cm.PHASED_JOBS] == ["terasort", "wordcount", "dfsio_write"]
+    assert phase_metric(by_name["terasort"], "map_shuffle") == "terasort.map_shuffle_time"
+    with pytest.raises(ValueError, match="no phases"):
+        phase_metric(by_name["nnbench_open_read"], "map_shuffle")
+
+
+def test_job_ratios_read_nnbench_per_operation_not_its_job_time():
+    samples = _samples(
+        {
+            # the job times hold the barrier's sleep: 16 s on native, 60 s on gVisor
+            ("native", "nnbench", "create_write.job_time"): [16, 16, 16],
+            ("gvisor", "nnbench", "create_write.job_time"): [60, 62, 58],
+            ("native", "nnbench", "create_write_avg_exec_time"): [14, 12, 13],
+            ("gvisor", "nnbench", "create_write_avg_exec_time"): [56, 50, 52],
+        }
+    )
+    (ratio,) = job_ratios_of(samples, jobs=cm.JOBS)
+    assert ratio.job == "nnbench_create_write"
+    assert ratio.ratio.estimate == pytest.approx(math.exp(np.mean(np.log([56 / 14, 50 / 12, 52 / 13]))))

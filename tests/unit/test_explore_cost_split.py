@@ -240,6 +240,9 @@ def test_what_can_be_split_and_which_is_shown():
     assert (platform, job) == ("lxc", "terasort") and len(notes) == 2 and "choices: lxc" in notes[0]
     with pytest.raises(ParamsError, match="not a job of the cost model"):
         cs.job_of("teragen")
+    # NNBench's time per operation is a job of the model but not a JobHistory job's time: no phases.
+    with pytest.raises(ParamsError, match="whose time has phases"):
+        cs.job_of("nnbench_create_write")
 
 
 def test_the_table_has_a_row_per_platform_and_job():

@@ -99,6 +99,13 @@ PHASE_DEVIATIONS = (-0.06, 0.03, 0.0, -0.03, 0.06)
 PHASE_STATS = StatsConfig(n_resamples=200)
 
 
+def sample_metric(job: str, step: str) -> str:
+    """The sample a run records of `job`'s time, as the model reads it (`cm.JOBS`): its step's
+    JobHistory job time, or the step's own time per operation (NNBench)."""
+    model_job = next(j for j in cm.JOBS if j.name == job)
+    return f"{step}_job_time" if model_job.step is not None else model_job.metric
+
+
 def true_ratio(job: str, costs: dict[str, float]) -> float:
     shares = JOBS[job][3]
     return 1 + sum(s * (costs.get(r, 1.0) - 1) for s, r in zip(shares, FIT_RESOURCES))
@@ -118,7 +125,7 @@ def _run_samples(rng, meta: dict, costs: dict[str, float], *, micro=True, jobs=T
             out.append(
                 Sample(
                     benchmark,
-                    f"{step}_job_time",
+                    sample_metric(job, step),
                     value,
                     "s",
                     metadata={**meta, "step": step, "benchmark_kind": "hadoop"},

@@ -1,5 +1,6 @@
 """Where one run's time went, beside where the cost model says it went (issue #53 item 5): per
-platform and job of the cost model's suite (`vbench.stats.cost_model.JOBS`), one run's JobHistory
+platform and job of the cost model's suite whose time is a JobHistory job's
+(`vbench.stats.cost_model.PHASED_JOBS`: not NNBench's time per operation), one run's JobHistory
 phases beside those of the baseline's run of the same block, and the model's attribution of the
 predicted overhead by resource, with the rest it leaves unexplained. Pure but for `predictions`,
 which reads the fit campaign and predicts as the statistics stage does.
@@ -162,16 +163,20 @@ class CostSplit:
 
 
 def job_of(name: str) -> cm.Job:
-    """The suite's job called `name` (`cost_model.JOBS`), refused naming those there are."""
-    for job in cm.JOBS:
+    """The suite's job called `name` whose time JobHistory's phases split (`cost_model.PHASED_JOBS`),
+    refused naming those there are (NNBench's time per operation has no phases)."""
+    for job in cm.PHASED_JOBS:
         if job.name == name:
             return job
-    raise ParamsError("job", f"{name!r} is not a job of the cost model ({', '.join(j.name for j in cm.JOBS)})")
+    there = ", ".join(j.name for j in cm.PHASED_JOBS)
+    raise ParamsError("job", f"{name!r} is not a job of the cost model whose time has phases ({there})")
 
 
 def step_of(job: cm.Job) -> str:
     """The benchmark step that submits `job`: its job time's metric without `.job_time`."""
-    return job.metric.removesuffix(".job_time")
+    if job.step is None:
+        raise ParamsError("job", f"{job.name}'s time ({job.metric}) is not a JobHistory job's: no phases")
+    return job.step
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -302,7 +307,7 @@ def run_pairs(samples: pd.DataFrame, platform: str, job: cm.Job, baseline: str) 
     return out
 
 
-def timed_pairs(samples: pd.DataFrame, baseline: str, jobs: Sequence[cm.Job] = cm.JOBS) -> list[tuple[str, str]]:
+def timed_pairs(samples: pd.DataFrame, baseline: str, jobs: Sequence[cm.Job] = cm.PHASED_JOBS) -> list[tuple[str, str]]:
     """(platform, job name) of every platform beside `baseline` (not its A/A copy) whose run of a
     job of the suite has a counterpart of the baseline in its block: what can be split."""
     platforms = sorted({str(p) for p in samples["platform"]}, key=natural_key) if len(samples) else []

@@ -343,7 +343,7 @@ def show_cost_split(
     baseline = explorer.data.declared.baseline_or(explorer.settings.baseline)
     pairs = cost_split.timed_pairs(samples, baseline)
     if not pairs:
-        jobs = ", ".join(j.name for j in cm.JOBS)
+        jobs = ", ".join(j.name for j in cm.PHASED_JOBS)
         display(
             Markdown(
                 f"Campaign **{raw.name}** has no run of a job the cost model explains ({jobs}) beside a "

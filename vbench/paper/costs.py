@@ -733,7 +733,8 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
         r"and paired-$t$ over the blocks (measured).",
     ]
     caption = (
-        r"Each platform's job time ratio to native, measured, and predicted from its micro-benchmark costs "
+        r"Each platform's job time ratio to native (NNBench's: per operation), measured, and predicted from "
+        r"its micro-benchmark costs "
         rf"alone by shares of native time fitted on native hosts under {part.planted}, with "
         rf"{level}\,\% intervals."
     )
@@ -877,7 +878,11 @@ def fig_costs(study: CostStudy, out_dir: Path) -> list[Path]:
 #: The model, said once, at the section's opening.
 MODEL_SENTENCE = (
     r"A job's time on a platform is modelled as native's plus, for each resource, the share of native "
-    r"time that scales with the resource's cost times the platform's extra cost of it."
+    r"time that scales with the resource's cost times the platform's extra cost of it. "
+    r"NNBench's time is its own per operation (its maps' operations after its barrier, over their number), "
+    r"not its job's: the maps sleep at a barrier set when the job is submitted, which on native absorbs "
+    r"any slowdown of the job's start-up and on gVisor has passed before they start, so its job time is "
+    r"proportional to no cost."
 )
 
 

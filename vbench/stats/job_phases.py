@@ -65,8 +65,11 @@ class PhaseRatio:
 
 
 def phase_metric(job: cm.Job, phase: str) -> str:
-    """`job`'s metric of `phase`: its job time's step (`terasort.job_time` -> `terasort.`) and the phase's name."""
-    return f"{job.metric.removesuffix('.job_time')}.{PHASES[phase]}"
+    """`job`'s metric of `phase`: its job time's step (`terasort.job_time` -> `terasort.`) and the
+    phase's name. Only a job of `cm.PHASED_JOBS` has phases."""
+    if job.step is None:
+        raise ValueError(f"{job.name}'s time ({job.metric}) is not a JobHistory job's: it has no phases")
+    return f"{job.step}.{PHASES[phase]}"
 
 
 def native_share(samples: pd.DataFrame, job: cm.Job, metric: str, baseline: str) -> float | None:
@@ -108,7 +111,7 @@ def _row_note(note: object) -> str:
 
 
 def phase_ratios(
-    campaign: Campaign, cfg: StatsConfig = StatsConfig(), jobs: Sequence[cm.Job] = cm.JOBS
+    campaign: Campaign, cfg: StatsConfig = StatsConfig(), jobs: Sequence[cm.Job] = cm.PHASED_JOBS
 ) -> tuple[PhaseRatio, ...]:
     """Every phase of every job of `jobs` the campaign timed, on every platform beside the
     baseline (each experiment's, `cfg.baseline` where the design names none), in natural order
