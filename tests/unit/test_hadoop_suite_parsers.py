@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,84 @@ def test_nnbench_parses_a_successful_report():
     assert samples["create_write_tps"].value == tps
     lat = float(re.search(r"Avg Lat \(ms\): Open: ([0-9.]+)", text_r).group(1))
     assert samples["open_avg_latency"].value == lat and samples["open_avg_latency"].unit == "ms"
+
+
+#: Excerpts of captured client logs (data/raw/costs-gvisor-network/raw/<run>/create_write.stderr):
+#: native, whose maps waited at the barrier, and gVisor, whose maps began ~56 s after it while
+#: NNBench counted none late.
+NNBENCH_NATIVE = """\
+2026-12-01 12:58:02,574 INFO hdfs.NNBench:                Start time: 2026-12-01 12:58:21,0
+2026-12-01 12:58:10,563 INFO mapreduce.Job:  map 0% reduce 0%
+2026-12-01 12:58:22,823 INFO mapreduce.Job:  map 50% reduce 0%
+2026-12-01 12:58:22,937 INFO mapreduce.Job:  map 100% reduce 0%
+2026-12-01 12:58:27,799 INFO hdfs.NNBench:         # maps that missed the barrier: 0
+2026-12-01 12:58:27,800 INFO hdfs.NNBench:        RAW DATA: Longest Map Time (ms): 1436.0
+"""
+NNBENCH_GVISOR = """\
+2026-12-01 13:04:17,866 INFO hdfs.NNBench:                Start time: 2026-12-01 13:04:34,0
+2026-12-01 13:04:55,109 INFO mapreduce.Job:  map 0% reduce 0%
+2026-12-01 13:05:36,132 INFO mapreduce.Job:  map 50% reduce 0%
+2026-12-01 13:05:36,710 INFO mapreduce.Job:  map 100% reduce 0%
+2026-12-01 13:06:01,506 INFO hdfs.NNBench:         # maps that missed the barrier: 0
+2026-12-01 13:06:01,507 INFO hdfs.NNBench:        RAW DATA: Longest Map Time (ms): 6687.0
+"""
+
+
+def test_nnbench_ops_start_at_the_barrier_when_the_maps_waited():
+    # 12:58:22.937 - 1.436 s - 12:58:21.0
+    assert nnbench.ops_start_after_barrier("NameNode Benchmark 0.4\n", NNBENCH_NATIVE) == 0.501
+
+
+def test_nnbench_ops_start_long_after_the_barrier_of_a_late_map_nnbench_did_not_count():
+    # 13:05:36.710 - 6.687 s - 13:04:34.0, with "# maps that missed the barrier: 0" in the same log.
+    late = nnbench.ops_start_after_barrier("", NNBENCH_GVISOR)
+    assert late == 56.023 and late > 10
+
+
+@pytest.mark.parametrize("missing", ["Start time:", "map 100% reduce 0%", "Longest Map Time"])
+def test_nnbench_output_without_a_line_has_no_barrier_reading(missing):
+    text = "".join(line for line in NNBENCH_GVISOR.splitlines(keepends=True) if missing not in line)
+    assert nnbench.ops_start_after_barrier("", text) is None
+
+
+def test_nnbench_log_cut_inside_the_longest_map_has_no_barrier_reading():
+    # "...Longest Map Time (ms): 66" of "6687.0": a killed client's last line is no number.
+    assert nnbench.ops_start_after_barrier("", NNBENCH_GVISOR[: -len("87.0\n")]) is None
+
+
+def test_nnbench_barrier_milliseconds_are_javas_unpadded_count():
+    def barrier(stamp):
+        return nnbench.barrier_time([f"2026-12-01 13:04:17,866 INFO hdfs.NNBench:   Start time: {stamp}"])
+
+    assert barrier("2026-12-01 13:04:34,0") == datetime(2026, 12, 1, 13, 4, 34)
+    assert barrier("2026-12-01 13:04:34,123") == datetime(2026, 12, 1, 13, 4, 34, 123000)
+    assert barrier("2026-12-01 13:04:34,5") == datetime(2026, 12, 1, 13, 4, 34, 5000)  # 5 ms, not 500
+    assert barrier("2026-12-01 13:04:34,1234") is None
+    text = NNBENCH_GVISOR.replace("13:04:34,0", "13:04:34,123")
+    assert nnbench.ops_start_after_barrier("", text) == 55.9
+
+
+def test_nnbench_reads_no_time_from_a_line_that_swallowed_the_one_before():
+    # A lost newline glues "map 50%" (13:05:36,132) to "map 100%": its time is not the maps' end.
+    glued = NNBENCH_GVISOR.replace("map 50% reduce 0%\n", "map 50% reduce 0%#")
+    assert nnbench.ops_start_after_barrier("", glued) is None
+
+
+def test_nnbench_parse_gives_the_barrier_reading_only_where_the_log_has_it():
+    text = (DATA / "nnbench_ok_create_write.stderr").read_text()
+    text_r = (DATA / "nnbench_ok_open_read.stderr").read_text()
+    no_longest = "".join(line for line in text_r.splitlines(keepends=True) if "Longest Map Time" not in line)
+    samples = nnbench.parse(
+        {"create_write": StepOutput("", text, 1), "open_read": StepOutput("", no_longest, 1)}, nnbench.Config()
+    )
+    # 01:27:06.929 - 2.643 s - 01:26:59.0, on every create/write sample, beside NNBench's own count
+    written = [s for s in samples if s.metric.startswith("create_write") or s.metric == "close_avg_latency"]
+    assert written and all(s.metadata[nnbench.BARRIER_KEY] == 5.286 for s in written)
+    assert all(s.metadata["maps_missed_barrier"] == 0 for s in written)
+    read = [s for s in samples if s.metric.startswith("open")]
+    assert read and all(nnbench.BARRIER_KEY not in s.metadata for s in read)
+    # metadata, not a metric: no ratio of a signed lateness to native's
+    assert not any("barrier" in m for m in nnbench.METRICS)
 
 
 def test_nnbench_steps_put_a_barrier_and_a_valid_block_size():
