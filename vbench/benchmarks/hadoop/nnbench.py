@@ -115,32 +115,28 @@ def _local_time(date_time: str, millis: str) -> datetime | None:
         return None
 
 
+def _first(pattern: re.Pattern[str], lines: list[str]) -> tuple[str, ...] | None:
+    """The groups of `pattern`'s first match among `lines`; None where no line matches."""
+    return next((m.groups() for m in map(pattern.search, lines) if m), None)
+
+
 def barrier_time(lines: list[str]) -> datetime | None:
     """NNBench's barrier as it printed it (twice: with its inputs and in its report; the first
     readable one)."""
-    for line in lines:
-        m = _BARRIER.search(line)
-        if m:
-            return _local_time(*m.groups())
-    return None
+    found = _first(_BARRIER, lines)
+    return _local_time(*found) if found else None
 
 
 def maps_done_time(lines: list[str]) -> datetime | None:
     """When the client first saw every map done: the log time of its first "map 100% reduce 0%"."""
-    for line in lines:
-        m = _MAPS_DONE.match(line)
-        if m:
-            return _local_time(*m.groups())
-    return None
+    found = _first(_MAPS_DONE, lines)
+    return _local_time(*found) if found else None
 
 
 def longest_map_s(lines: list[str]) -> float | None:
     """The longest map's span of operations, barrier wait excluded (NNBench's "Longest Map Time")."""
-    for line in lines:
-        m = _LONGEST_MAP.search(line)
-        if m:
-            return float(m.group(1)) / 1000
-    return None
+    found = _first(_LONGEST_MAP, lines)
+    return float(found[0]) / 1000 if found else None
 
 
 def ops_start_after_barrier(*streams: str) -> float | None:
