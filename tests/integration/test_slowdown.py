@@ -31,6 +31,7 @@ NAME = f"t{os.getpid() % 100000}slow"
 #: quota binds whatever else runs here, and the test costs at most 0.2 CPU-seconds a second.
 FRACTION = 0.1
 WINDOW_S = 2.0
+WINDOWS = 3
 
 
 def cpu_ticks(pids: set[int]) -> int:
@@ -80,15 +81,22 @@ def test_a_cpu_quota_over_the_testbed_caps_what_its_processes_get_and_nothing_is
         assert {k: v.strip() for k, v in got.items()} == settings
         assert S.membership_problems(S.proc_cgroup(proc.pid), rel, S.controllers(settings)) == []
 
-        stat0 = S.read_settings(rel, ["cpu.stat"])["cpu.stat"]
-        t0, c0 = time.monotonic(), cpu_ticks(seen)
-        time.sleep(WINDOW_S)
-        used = (cpu_ticks(seen) - c0) / os.sysconf("SC_CLK_TCK") / (time.monotonic() - t0)
-        stat1 = dict(line.split() for line in S.read_settings(rel, ["cpu.stat"])["cpu.stat"].splitlines())
         share = FRACTION * cpus
-        # At most its share (one period's quota of slack at each end of the window), whatever the load.
-        assert 0 < used <= share * 1.15 + 0.05, f"used {used:.3f} CPUs, quota {share:.2f} ({stat0!r} -> {stat1})"
-        assert int(stat1["nr_throttled"]) > 0
+        # Throttled in one of a few windows: a machine loaded by other tests (CI's, load ~7) can
+        # starve the group under its quota for a whole window, and then nothing is throttled.
+        for _ in range(WINDOWS):
+            stat0 = S.read_settings(rel, ["cpu.stat"])["cpu.stat"]
+            t0, c0 = time.monotonic(), cpu_ticks(seen)
+            time.sleep(WINDOW_S)
+            used = (cpu_ticks(seen) - c0) / os.sysconf("SC_CLK_TCK") / (time.monotonic() - t0)
+            stat1 = dict(line.split() for line in S.read_settings(rel, ["cpu.stat"])["cpu.stat"].splitlines())
+            # At most its share (one period's quota of slack at each end of the window), whatever the load.
+            assert 0 < used <= share * 1.15 + 0.05, f"used {used:.3f} CPUs, quota {share:.2f} ({stat0!r} -> {stat1})"
+            if int(stat1["nr_throttled"]) > 0:
+                break
+        assert int(stat1["nr_throttled"]) > 0, (
+            f"never throttled in {WINDOWS} windows: used {used:.3f} CPUs, quota {share:.2f}"
+        )
     finally:
         kill_cgroup(rel)
         if proc is not None:
