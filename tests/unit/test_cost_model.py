@@ -501,3 +501,105 @@ def test_job_ratios_read_nnbench_per_operation_not_its_job_time():
     (ratio,) = job_ratios_of(samples, jobs=cm.JOBS)
     assert ratio.job == "nnbench_create_write"
     assert ratio.ratio.estimate == pytest.approx(math.exp(np.mean(np.log([56 / 14, 50 / 12, 52 / 13]))))
+
+
+# --- The prediction interval of a measurement: the job's run-to-run noise added ----------------
+
+
+#: Two resources, three planted rows, a platform held out: the smallest world a PI needs.
+NOISE_RESOURCES = ("cpu", "round_trip")
+NOISE_DESIGN = {"planted-10": (2.0, 1.0), "planted-01": (1.0, 8.0), "planted-11": (2.0, 8.0)}
+
+
+def _run_noise_world(seed: int, *, sd_run: float = 0.05, drift: float = 0.2, blocks: int = 5, measured_blocks: int = 3):
+    """terasort's fit rows and a held-out platform's measured ratio, as blocked campaigns measure
+    them: each run's log time is its configuration's true one plus the block's drift (shared by
+    every run of the block, large) plus its own noise (`sd_run`); a ratio is a block's run less the
+    baseline's run of the same block. The platform is measured in a campaign of its own. Costs
+    are calibrated nearly exactly: what is left is the job's own noise."""
+    rng = np.random.default_rng(seed)
+
+    def campaign(truths: dict[str, float], n: int) -> dict[str, LogRatio]:
+        names = [str(b) for b in range(n)]
+        block = drift * rng.standard_normal(n)
+        base = block + sd_run * rng.standard_normal(n)
+        out = {}
+        for name, truth in truths.items():
+            logs = math.log(truth) + block + sd_run * rng.standard_normal(n) - base
+            se = float(logs.std(ddof=1) / math.sqrt(n))
+            out[name] = LogRatio(float(logs.mean()), se, n - 1, tuple(zip(names, logs.tolist())))
+        return out
+
+    def calibrated(name: str, xs: tuple[float, ...]) -> CostVector:
+        return CostVector(
+            name, tuple(ResourceCost(r, LogRatio(math.log(x), 0.002, 4)) for r, x in zip(NOISE_RESOURCES, xs))
+        )
+
+    shares = SHARES["terasort"][:2]
+    ratio = lambda xs: 1 + sum(s * (x - 1) for s, x in zip(shares, xs))  # noqa: E731
+    fit_rows = campaign({p: ratio(xs) for p, xs in NOISE_DESIGN.items()}, blocks)
+    slowvm = HELD_OUT["slowvm"][:2]
+    held = campaign({"slowvm": ratio(slowvm)}, measured_blocks)
+    costs = (*(calibrated(p, xs) for p, xs in NOISE_DESIGN.items()), calibrated("slowvm", slowvm))
+    ratios = (
+        *(JobRatio("terasort", p, r) for p, r in fit_rows.items()),
+        JobRatio("terasort", "slowvm", held["slowvm"]),
+    )
+    return costs, ratios
+
+
+def test_run_noise_is_one_run_s_noise_twice_without_the_blocks_drift():
+    """The two-way residual of the fit rows' blocks: sqrt(2) x the runs' own noise, whatever the
+    blocks' drift (a block's shift moves the baseline's run and every row's alike), on
+    rows x (blocks - 1) degrees of freedom; the blocks counted are the rows'."""
+    ests = []
+    for seed in range(40):
+        costs, ratios = _run_noise_world(seed, sd_run=0.05, drift=0.5, blocks=8)
+        noise = cm.run_noise([r.ratio for r in ratios if r.platform in NOISE_DESIGN])
+        assert noise.df == 3 * 7 and noise.blocks == 8
+        ests.append(noise.block_sd**2)
+    assert math.sqrt(np.mean(ests)) == pytest.approx(math.sqrt(2) * 0.05, rel=0.08)
+    # Without blocks, each row's own variance of a block's ratio, pooled: the same scale.
+    summaries = [dataclasses.replace(r.ratio, blocks=None) for r in ratios if r.platform in NOISE_DESIGN]
+    pooled = cm.run_noise(summaries)
+    assert pooled.df == 3 * 7 and pooled.blocks == 8
+    assert pooled.block_sd == pytest.approx(math.sqrt(2) * 0.05, rel=0.5)
+    assert cm.run_noise([LogRatio(0.1, 0.01)]) is None  # a normal's summary: no noise to read
+
+
+def test_a_measurement_s_interval_holds_the_ratio_s_and_narrows_with_blocks():
+    costs, ratios = _run_noise_world(1)
+    fit = fit_job("terasort", costs, ratios, design=tuple(NOISE_DESIGN), resources=NOISE_RESOURCES, n_draws=DRAWS)
+    slowvm = costs[-1]
+    by_default, three, twenty = predict(fit, slowvm), predict(fit, slowvm, 3), predict(fit, slowvm, 20)
+    assert by_default.blocks == fit.noise.blocks == 5 and three.blocks == 3
+    # The ratio's own interval does not move with the measurement asked about.
+    assert by_default.ratio == three.ratio == twenty.ratio
+    for p in (three, twenty):
+        assert p.measurement.low < p.ratio.low <= p.ratio.high < p.measurement.high
+    assert math.log(three.measurement.high / three.measurement.low) > math.log(
+        twenty.measurement.high / twenty.measurement.low
+    )
+    with pytest.raises(ParamsError, match="two blocks"):
+        predict(fit, slowvm, 1)
+    summaries = dataclasses.replace(fit, noise=None)
+    assert predict(summaries, slowvm).measurement is None
+
+
+def test_the_prediction_interval_holds_a_measured_ratio_near_95_percent():
+    """Over 1000 seeded pairs of campaigns (the fit's, 5 blocks; the platform's own, 3 blocks), the
+    measured ratio lies inside the prediction interval of a 3-block measurement ~95 % of the time
+    (948 when written); inside the ratio's interval alone (fit and calibration, no run-to-run noise)
+    far less often (656): that interval is for the platform's true ratio, not for what a campaign
+    measures of it."""
+    with_noise, ratio_alone = [], []
+    for seed in range(1000):
+        costs, ratios = _run_noise_world(5000 + seed)
+        (row,) = leave_one_platform_out(
+            costs, ratios, design=tuple(NOISE_DESIGN), resources=NOISE_RESOURCES, n_draws=DRAWS, seed=seed
+        )
+        assert row.measurement is not None
+        with_noise.append(row.inside_prediction)
+        ratio_alone.append(row.predicted.low <= row.measured.estimate <= row.predicted.high)
+    assert 0.93 <= np.mean(with_noise) <= 0.97, np.mean(with_noise)
+    assert np.mean(ratio_alone) < 0.8, np.mean(ratio_alone)

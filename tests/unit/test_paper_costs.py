@@ -116,7 +116,7 @@ def test_the_error_column_is_measured_over_predicted_less_one(study):
 def test_the_summary_counts_the_rows(study):
     s = study.summary
     assert s.rows == 4
-    assert s.covered == sum(r.predicted.low <= r.measured.estimate <= r.predicted.high for r in study.rows)
+    assert s.covered == sum(r.measurement.low <= r.measured.estimate <= r.measurement.high for r in study.rows)
     assert s.agrees == sum(p.agrees for p in study.rows)
     errors = sorted(abs(p.measured.estimate / p.predicted.estimate - 1) for p in study.rows)
     assert s.median_abs_error == pytest.approx((errors[1] + errors[2]) / 2)

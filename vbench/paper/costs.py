@@ -697,7 +697,7 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
                 tex_escape(job_name(r.job)),
                 _platform_cell(r.platform),
                 _interval(r.measured),
-                _interval(r.predicted),
+                _interval(r.pi),
                 pct_text(r.error.estimate, signed=True).removesuffix(r"\,\%"),
                 "yes" if r.inside_prediction else "no",
             ]
@@ -705,8 +705,12 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
     notes = [
         summary_text(study),
         r"Error: measured / predicted $-$ 1 (positive: the platform took more time than the model predicts). "
-        rf"In PI: the {level}\,\% prediction interval holds the measured ratio. Agreeing: the {level}\,\% interval "
-        r"of measured / predicted, which carries both uncertainties, holds 1.",
+        rf"Predicted: the {level}\,\% prediction interval of a ratio measured in as many blocks, the job's "
+        r"run-to-run noise on the fit's configurations added to the fit's and the calibrations' uncertainty "
+        r"(the interval of the platform's ratio itself, without that noise, is the CSV's). In PI: it holds the "
+        r"measured ratio. "
+        rf"Agreeing: the {level}\,\% interval of measured / predicted, which carries the measurement's own "
+        r"interval and the predicted ratio's, holds 1.",
         rf"Fitted per job on {_configurations(study)} of native hosts in {count(study.blocks, 'block')} "
         rf"(campaign \texttt{{{tex_escape(study.fit_name)}}}): the shares of native time that scale with "
         rf"{_resources_text(study.resources)}. {_campaigns_text(study)}",
@@ -1062,9 +1066,9 @@ def accuracy_sentence(study: CostStudy, part: Part = MAIN) -> str:
     return (
         rf"Over the {count(s.rows, 'job and platform pair')} of Table~\ref{{{part.table_label}}}{figure}, "
         r"the median absolute error of the predicted ratio was "
-        rf"{pct_text(s.median_abs_error)}; the {study.level}\,\% prediction interval held the measured ratio in "
-        rf"{s.covered} of {s.rows}, and with the measurement's own noise counted too, prediction and "
-        rf"measurement agreed in {s.agrees} of {s.rows}."
+        rf"{pct_text(s.median_abs_error)}; the {study.level}\,\% prediction interval of a measurement in as "
+        rf"many blocks held the measured ratio in {s.covered} of {s.rows}, and given the measurement's own "
+        rf"interval, prediction and measurement agreed in {s.agrees} of {s.rows}."
         + (
             rf" The additive form fails the lack-of-fit test for "
             rf"{and_list([tex_escape(job_name(j)) for j in study.rejected])}."

@@ -52,6 +52,11 @@ misses something, or the ratios' intervals are too narrow) the ratios' draws are
 lack of fit widens the prediction instead of hiding in it; `JobFit.lack_of_fit_p` reports it.
 Not carried: a held-out platform's own departure from the model (a resource it pays that no
 micro-benchmark measures), which is what the prediction error is there to show.
+That interval is the platform's ratio's. What a campaign measures of it carries the job's own
+run-to-run noise besides: `predict` also gives the prediction interval of a ratio measured in a
+given number of blocks, the ratio's draws times a t draw of that noise as the fit's rows show it
+(`run_noise`, the two-way residual of their blocks), which is what a measured ratio is held against
+(`PredictionRow.inside_prediction`).
 
 Attribution (item 4). The predicted log overhead log(R_hat) is split over the resources in
 proportion to their extra-time terms s_r (x_r - 1): the shares sum to 1, their log parts to
@@ -66,7 +71,7 @@ block as every ratio of the statistics table is (vbench.stats.paired).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -364,6 +369,9 @@ class JobFit:
     draws: np.ndarray = field(compare=False, repr=False)
     #: The rows' ratios and costs were drawn jointly by block (`joint_log_draws`), not independently.
     joint: bool = False
+    #: The job's run-to-run noise in a measured ratio, read off the design rows (`run_noise`): what
+    #: a prediction interval of a measurement adds to the ratio's own (None: not known).
+    noise: "RunNoise | None" = None
 
     @property
     def estimates(self) -> np.ndarray:
@@ -382,11 +390,27 @@ class JobFit:
 
 
 @dataclass(frozen=True)
+class RunNoise:
+    """A job's run-to-run noise in a ratio measured block by block: the standard deviation of one
+    block's log ratio to the baseline, on `df` degrees of freedom, and the blocks the rows it was
+    read from were measured in (what a measurement is taken to have when no count is given)."""
+
+    block_sd: float
+    df: float
+    blocks: int
+
+
+@dataclass(frozen=True)
 class Prediction:
     job: str
     platform: str
+    #: The platform's ratio: the interval carries the fit's and the calibrations' uncertainty.
     ratio: Interval
     draws: np.ndarray = field(compare=False, repr=False)
+    #: The prediction interval of a ratio measured over `blocks` blocks: `ratio`'s draws with the
+    #: job's run-to-run noise added (`JobFit.noise`); None where that noise is not known.
+    measurement: Interval | None = None
+    blocks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -399,17 +423,27 @@ class PredictionRow:
     predicted: Interval
     #: measured / predicted - 1, with the interval of its draws (both uncertainties).
     error: Interval
-    #: The measurement agrees with the prediction: the error's interval holds 0. What the issue's
-    #: coverage target counts (the prediction interval alone is for the platform's true ratio and
-    #: leaves the measurement's own noise out).
+    #: The measurement agrees with the prediction: the error's interval holds 0 (the measurement's
+    #: own interval and the prediction's ratio interval, both).
     agrees: bool
-    #: The measured ratio's estimate lies inside the prediction interval.
+    #: The measured ratio's estimate lies inside `pi`, the prediction interval of a ratio measured
+    #: over as many blocks: what the issue's coverage target counts, an interval fixed before the
+    #: measurement is read (its noise is the fit's rows', not the measurement's own).
     inside_prediction: bool
     #: The configurations (and platforms) the shares were fitted on.
     design: tuple[str, ...]
     #: Those shares: what `attribute` splits this prediction by, so that an attribution beside the
     #: row needs no second fit (None where a row was made by hand).
     fit: JobFit | None = field(default=None, compare=False, repr=False)
+    #: The prediction interval of a ratio measured over the measured ratio's blocks
+    #: (`Prediction.measurement`; None where the fit knows no run-to-run noise).
+    measurement: Interval | None = None
+
+    @property
+    def pi(self) -> Interval:
+        """The interval `inside_prediction` reads: `measurement`, or the ratio's own where the fit
+        knows no run-to-run noise (ratios given as summaries on a normal's degrees of freedom)."""
+        return self.predicted if self.measurement is None else self.measurement
 
 
 @dataclass(frozen=True)
@@ -615,15 +649,55 @@ def fit_job(
         seed=seed,
         draws=draws,
         joint=joint,
+        noise=run_noise(measured),
     )
+
+
+def run_noise(measured: Sequence[LogRatio]) -> RunNoise | None:
+    """The run-to-run noise of one block's log ratio, from a job's ratios on a fit's rows.
+
+    Where every row carries its blocks and they share two or more: the residual of the two-way
+    (configuration x block) model of the blocks' log times, the baseline a row of zeros (a ratio is
+    a configuration's log time less the baseline's in the same block, a shift the block effect
+    takes up). Its variance sigma^2 on (rows)(blocks - 1) degrees of freedom is one run's, after
+    the block's drift is taken out; a block's ratio is the difference of two, 2 sigma^2. The rows
+    share the baseline's runs, so their own variances are not independent estimates; the two-way
+    residual is, and its degrees of freedom are exact. Otherwise each row's variance of a block's
+    log ratio (log_se^2 x blocks), pooled on their summed degrees of freedom (rows taken as
+    independent, as their draws are). None with no row on finite degrees of freedom.
+
+    Assumed: the noise is alike on every row (on the log scale) and on the platform predicted; a
+    platform noisier than native under its planted slowdowns is covered less than the level says."""
+    blocked = [m.blocks for m in measured if m.blocks is not None]
+    if blocked and len(blocked) == len(measured):
+        common = set.intersection(*({b for b, _ in blocks} for blocks in blocked))
+        names = sorted(common, key=natural_key)
+        if len(names) >= 2:
+            d = np.array([[0.0] * len(names)] + [[dict(blocks)[b] for b in names] for blocks in blocked])
+            resid = d - d.mean(axis=1, keepdims=True) - d.mean(axis=0, keepdims=True) + d.mean()
+            df = len(blocked) * (len(names) - 1)
+            return RunNoise(math.sqrt(2 * float((resid**2).sum()) / df), float(df), len(names))
+    finite = [m for m in measured if math.isfinite(m.df)]
+    if not finite:
+        return None
+    df = sum(m.df for m in finite)
+    variance = sum(m.df * m.log_se**2 * (m.df + 1) for m in finite) / df
+    blocks = int(round(float(np.median([m.df + 1 for m in finite]))))
+    return RunNoise(math.sqrt(variance), float(df), blocks)
 
 
 # --- Prediction ---------------------------------------------------------------------------------
 
 
-def predict(fit: JobFit, costs: CostVector) -> Prediction:
+def predict(fit: JobFit, costs: CostVector, blocks: int | None = None) -> Prediction:
     """The job's time ratio to native on `costs`' platform, from its cost vector alone, with the
-    percentile interval of the fit's draws paired with draws of the platform's costs."""
+    percentile interval of the fit's draws paired with draws of the platform's costs; and the
+    prediction interval of a ratio measured over `blocks` blocks (by default as many as the fit's
+    rows had): those draws times a draw of the job's run-to-run noise in such a ratio, a t on the
+    noise's degrees of freedom (`JobFit.noise`). Its own seeded draws: the ratio's interval is the
+    same whether or not a measurement is predicted."""
+    if blocks is not None and blocks < 2:
+        raise ParamsError("blocks", f"a measured ratio needs two blocks or more, not {blocks}")
     ratios = [costs.ratio(r) for r in fit.resources]
     x_hat = np.array([c.estimate for c in ratios])
     rng = seeded_rng(fit.seed, "cost_model.predict", fit.job, costs.platform)
@@ -636,7 +710,17 @@ def predict(fit: JobFit, costs: CostVector) -> Prediction:
     estimate = float(1.0 + fit.estimates @ (x_hat - 1))
     low, high = np.percentile(draws, [50 * (1 - fit.conf), 50 * (1 + fit.conf)])
     note = "" if estimate > 0 else "the fitted shares predict a non-positive time ratio: outside the model's range"
-    return Prediction(fit.job, costs.platform, Interval(estimate, float(low), float(high), note), draws)
+    ratio = Interval(estimate, float(low), float(high), note)
+    noise = fit.noise
+    if noise is None:
+        return Prediction(fit.job, costs.platform, ratio, draws)
+    blocks = noise.blocks if blocks is None else blocks
+    rng = seeded_rng(fit.seed, "cost_model.measurement", fit.job, costs.platform, str(blocks))
+    t = np.clip(rng.standard_t(noise.df, n), *_t_tails(noise.df))
+    measured = draws * np.exp(noise.block_sd / math.sqrt(blocks) * t)
+    m_low, m_high = np.percentile(measured, [50 * (1 - fit.conf), 50 * (1 + fit.conf)])
+    measurement = Interval(estimate, float(m_low), float(m_high), note)
+    return Prediction(fit.job, costs.platform, ratio, draws, measurement, blocks)
 
 
 def _error(pred: Prediction, measured: LogRatio, seed: int, conf: float) -> Interval:
@@ -688,14 +772,21 @@ def leave_one_platform_out(
                 shared = None if fit_on_other_platforms else fit
             else:
                 fit = shared
-            pred = predict(fit, by_platform[platform])
             measured = _ratio_of(ratios, job, platform).ratio
+            pred = predict(fit, by_platform[platform], measured_blocks(measured))
             m = measured.interval(conf)
             error = _error(pred, measured, seed, conf)
             agrees = error.low is not None and error.low <= 0 and (error.high is None or error.high >= 0)
-            inside = pred.ratio.low <= m.estimate <= pred.ratio.high
-            out.append(PredictionRow(job, platform, m, pred.ratio, error, agrees, inside, rows, fit))
+            row = PredictionRow(job, platform, m, pred.ratio, error, agrees, False, rows, fit, pred.measurement)
+            out.append(replace(row, inside_prediction=row.pi.low <= m.estimate <= row.pi.high))
     return out
+
+
+def measured_blocks(ratio: LogRatio) -> int | None:
+    """The blocks a measured ratio was paired over (None: a summary on a normal's infinite df)."""
+    if ratio.blocks is not None:
+        return len(ratio.blocks)
+    return int(round(ratio.df)) + 1 if math.isfinite(ratio.df) else None
 
 
 def prediction_frame(rows: Iterable[PredictionRow]) -> pd.DataFrame:
@@ -709,6 +800,8 @@ def prediction_frame(rows: Iterable[PredictionRow]) -> pd.DataFrame:
                 **{f"measured{k}": v for k, v in _interval_columns(r.measured).items()},
                 **{f"predicted{k}": v for k, v in _interval_columns(r.predicted).items()},
                 **{f"error{k}": v for k, v in _interval_columns(r.error).items()},
+                "pi_low": None if r.measurement is None else r.measurement.low,
+                "pi_high": None if r.measurement is None else r.measurement.high,
                 "agrees": r.agrees,
                 "inside_prediction": r.inside_prediction,
                 "design_rows": len(r.design),

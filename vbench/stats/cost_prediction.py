@@ -232,6 +232,10 @@ class PredictedJob:
     measured: Interval | None
     #: Its phases' measured ratios, where its runs recorded them (`job_phases.phase_ratios`).
     phases: tuple[PhaseRatio, ...] = ()
+    #: The prediction interval of a ratio measured over `blocks` blocks (`cost_model.predict`):
+    #: as many as the measured ratio's, or the fit's rows' where none was measured.
+    measurement: Interval | None = None
+    blocks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -593,14 +597,17 @@ def prediction_table(
     for costs in inputs.costs:
         for f in fits:
             measured = next((m for m in inputs.measured if m.job == f.job and m.platform == costs.platform), None)
+            pred = cm.predict(f, costs, None if measured is None else cm.measured_blocks(measured.ratio))
             rows.append(
                 PredictedJob(
                     costs.platform,
                     f.job,
-                    cm.predict(f, costs).ratio,
+                    pred.ratio,
                     cm.attribute(f, costs, measured),
                     measured.ratio.interval(conf) if measured is not None else None,
                     tuple(p for p in phases if p.job == f.job and p.platform == costs.platform),
+                    pred.measurement,
+                    pred.blocks,
                 )
             )
     return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed)
@@ -641,6 +648,14 @@ def _interval(iv: Interval | None) -> str:
     if not iv.bounded:
         return f"{_num(iv.estimate)} (no interval)"
     return f"{_num(iv.estimate)} [{_num(iv.low)}, {_num(iv.high)}]"
+
+
+def _measurement(row: PredictedJob) -> str:
+    """The prediction interval of a measurement and its blocks, or '-' where the noise is not known."""
+    iv = row.measurement
+    if iv is None or row.blocks is None:
+        return "-"
+    return f"[{_num(iv.low)}, {_num(iv.high)}] ({row.blocks} b)"
 
 
 def _pct(x: float | None, signed: bool = False) -> str:
@@ -718,7 +733,11 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
         out.append("  " + ", ".join(f"{r} {_interval(costs.ratio(r).interval(table.conf))}" for r in inp.resources))
         records = []
         for row in (r for r in table.rows if r.platform == costs.platform):
-            rec = {"job": row.job, f"predicted ratio [{level} %]": _interval(row.predicted)}
+            rec = {
+                "job": row.job,
+                f"predicted ratio [{level} %]": _interval(row.predicted),
+                f"a measurement [{level} % PI]": _measurement(row),
+            }
             for t in row.attribution.terms:
                 rec[t.resource] = f"{_pct(t.extra_time, signed=True)} ({_pct(t.share)})"
             if measured_any:
@@ -736,6 +755,9 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
         "",
         "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
         "predicted ratio - 1), and (its part of the predicted overhead).",
+        "a measurement: where the ratio a campaign of that many blocks (b) finds should fall: the job's "
+        "run-to-run noise on the fit's configurations added to the predicted ratio's interval (which carries "
+        "the fit's and the calibrations' uncertainty only).",
     ]
     if measured_any:
         out.append("unexplained: measured / predicted - 1, what the calibrated costs do not explain.")
@@ -866,6 +888,9 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
                 "platform": r.platform,
                 "job": r.job,
                 "predicted": interval_json(r.predicted),
+                "prediction_interval": None
+                if r.measurement is None or r.blocks is None
+                else {**interval_json(r.measurement), "blocks": r.blocks},
                 "measured": interval_json(r.measured),
                 "unexplained_log": _clean(r.attribution.unexplained_log),
                 "attribution": [

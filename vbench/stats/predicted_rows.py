@@ -179,6 +179,8 @@ def predicted_rows(
             r.predicted,
             cm.attribute(r.fit, costs[r.platform], measured[r.job, r.platform]),
             r.measured,
+            measurement=r.measurement,
+            blocks=cm.measured_blocks(measured[r.job, r.platform].ratio),
         )
         for r in rows
     )
