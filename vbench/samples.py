@@ -79,6 +79,18 @@ def split_values(field: object) -> list[str]:
     return sorted({p.strip() for p in str(field).split(VALUES_SEPARATOR.strip()) if p.strip()})
 
 
+#: What gVisor's Sentry reports as the CPU's model name (/proc/cpuinfo inside a sandbox): its own
+#: placeholder, not a machine's. Campaigns before 2026-12-01 stamped it on gVisor's samples beside
+#: the machine's model the other platforms' samples name (vbench.testbed.gvisor stamps the machine's).
+SANDBOX_CPU_MODEL = "unknown"
+
+
+def cpu_models(field: object) -> list[str]:
+    """The machines' CPU models a `cpu_model` field (or a host's fact) names: `split_values` without
+    the sandbox's placeholder. Pure."""
+    return [m for m in split_values(field) if m != SANDBOX_CPU_MODEL]
+
+
 def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 

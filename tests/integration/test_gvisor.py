@@ -24,6 +24,7 @@ from tests.integration.conftest import IT_NAME, host_stdout, leftovers
 from vbench.errors import ParamsError, VbenchError
 from vbench.host import connect
 from vbench.testbed import Testbed
+from vbench.testbed.facts import this_cpu_model
 from vbench.testbed.image import image_for
 from vbench.testbed.limits import cgroup_dirs_of, read_back
 from vbench.testbed.platforms import PROVISIONERS
@@ -67,6 +68,8 @@ def test_a_gvisor_host_answers_ssh_from_inside_gvisor_with_its_limits_read_back(
         assert g.facts["gvisor_platform"] == "ptrace" and g.facts["gvisor_network"] == network
         assert g.facts["runsc_version"].startswith("0.0~") and g.facts["runtime"] == "runsc"
         assert g.facts["limits"] == "cpus=1,cpuset=0,memory_mb=1024"
+        # The machine's CPU, as the native host beside it says it, not the Sentry's "unknown".
+        assert g.facts["cpu_model"] == master.facts["cpu_model"] == this_cpu_model() != ""
         # Inside: gVisor's kernel, not the machine's, and the limits as the guest sees them.
         out = host_stdout(
             g, "dmesg | head -n 1; cat /proc/version; nproc; sed -n 's/^MemTotal: *//p' /proc/meminfo; hostname"

@@ -22,7 +22,7 @@ import yaml
 
 from tests.integration.conftest import _RUN, REPO, leftovers
 from vbench.campaign.design import load_experiment
-from vbench.campaign.machine_ref import this_cpu_model
+from vbench.testbed.facts import this_cpu_model
 from vbench.campaign.runner import slot_testbed
 from vbench.params import TestbedParams
 from vbench.samples import Sample, append_records, read_records

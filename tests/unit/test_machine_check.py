@@ -8,7 +8,8 @@ from tests.unit.builders import quiet_readings
 from vbench import cli
 from vbench.campaign import quiet as Q
 from vbench.campaign.machine_check import DEFAULT_MAX_SLOWDOWN, check
-from vbench.campaign.machine_ref import ProbeReference, this_cpu_model
+from vbench.campaign.machine_ref import ProbeReference
+from vbench.testbed.facts import this_cpu_model
 from vbench.samples import Sample, append_records
 
 REF = ProbeReference("AMD EPYC", 40.0, (("earlier", 40.0),))

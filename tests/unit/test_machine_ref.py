@@ -12,12 +12,12 @@ from vbench.campaign import quiet as Q
 from vbench.campaign.machine_ref import (
     ProbeReference,
     campaign_probe_ms,
-    parse_cpu_model,
     quiet_probes,
     reference_beside,
     reference_of,
 )
 from vbench.samples import Sample, append_records, join_values
+from vbench.testbed.facts import parse_cpu_model
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -141,3 +141,35 @@ def test_the_campaigns_the_abstract_quotes_are_marked_in_the_table_and_not_named
     one = quoted_sentence([Q("lxc", "platforms"), Q("oci", "platforms")], "a-pipeline")
     assert "for LXC and OCI from the campaigns marked" in two and "from the campaign marked" in one
     assert "texttt" not in two + one and r"Table~\ref{tab:campaigns}" in two
+
+
+def test_a_sandbox_s_cpu_placeholder_names_no_machine(tmp_path):
+    """gVisor's Sentry reports the CPU model "unknown": campaigns before 2026-12-01 stamped it on
+    gVisor's samples beside the machine's on the others'. It is no second machine: not in the
+    campaign's notes, not in the paper's table or count, not in the quiet gate's references."""
+    from vbench.campaign.machine_ref import quiet_probes
+    from vbench.samples import SANDBOX_CPU_MODEL, cpu_models
+    from vbench.stats.campaign import load_campaign
+
+    from tests.unit.builders import time_record, write_samples
+
+    assert cpu_models(f"AMD EPYC; {SANDBOX_CPU_MODEL}") == ["AMD EPYC"] and cpu_models(SANDBOX_CPU_MODEL) == []
+
+    def rec(platform, block, cpu):
+        meta = {"experiment": "sandbox", "platform": platform, "block": block, "round": 0, "repetition": block}
+        meta.update({"run_id": f"{platform}-{block}", "cpu_model": cpu})
+        return time_record("terasort", "terasort_time", {"native": 21.0, "gvisor": 60.0}[platform], block, meta)
+
+    d = tmp_path / "sandboxed"
+    d.mkdir()
+    write_samples(d, [rec(p, b, cpu) for b in (0, 1) for p, cpu in (("native", "A"), ("gvisor", SANDBOX_CPU_MODEL))])
+    campaign = load_campaign(d)
+    assert campaign.notes == []
+    assert machines_sentence([campaign]).startswith("Of the 1 campaign with samples, the hosts of 1 reported A")
+    assert "unknown" not in campaigns_table_tex([campaign])
+    # A sandbox's own facts file says the same.
+    assert machine_sentence(_campaign("g", facts=[{"cpu_model": SANDBOX_CPU_MODEL}])) == machine_sentence(
+        _campaign("none")
+    )
+    probe = {"quiet.verdict": "ok", "quiet.cpu_probe_ms": 30.0, "block": 0, "round": 0}
+    assert quiet_probes([{**probe, "cpu_model": f"A; {SANDBOX_CPU_MODEL}"}]) == {"A": [30.0]}

@@ -13,7 +13,7 @@ reason (`quiet.max_machine_slowdown`).
 Only campaigns whose samples carry the `cpu_model` stamp (vbench.provenance.machine_stamp) count:
 a campaign that did not record its CPU names no machine. Each campaign counts once (the median
 of its own quiet probes), so a long campaign does not outvote a short one. Everything here is
-pure but `reference_beside` and `this_cpu_model`, which read files.
+pure but `reference_beside`, which reads files (the machine's own model: `vbench.testbed.facts.this_cpu_model`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
 from vbench.errors import VbenchError
-from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, read_records, split_values
+from vbench.samples import QUIET_CPU_PROBE, QUIET_VERDICT, cpu_models, read_records
 from vbench.wording import count
 
 #: The verdicts of a gate reading taken on a quiet machine (vbench.campaign.quiet OK, WAITED).
@@ -65,7 +65,7 @@ def _reading(md: Mapping[str, object]) -> _Reading | None:
     if not isinstance(probe, (int, float)) or probe != probe or md.get(QUIET_VERDICT) not in QUIET_VERDICTS:
         return None
     key = (_index(md.get("block")), _index(md.get("round")), float(probe))
-    return _Reading(split_values(md.get("cpu_model")), key, float(probe))
+    return _Reading(cpu_models(md.get("cpu_model")), key, float(probe))
 
 
 def quiet_probes(rows: Iterable[Mapping[str, object]]) -> dict[str, list[float]]:
@@ -108,22 +108,6 @@ def reference_of(campaigns: dict[str, dict[str, list[float]]], cpu_model: str) -
     if not cpu_model or not medians:
         return None
     return ProbeReference(cpu_model, statistics.median(ms for _, ms in medians), medians)
-
-
-def parse_cpu_model(cpuinfo: str) -> str:
-    """The first `model name` of /proc/cpuinfo, as the hosts' facts record it ("" if none). Pure."""
-    for line in cpuinfo.splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip() == "model name":
-            return value.strip()
-    return ""
-
-
-def this_cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    try:
-        return parse_cpu_model(cpuinfo.read_text())
-    except OSError:
-        return ""
 
 
 def reference_beside(campaign_dir: Path, cpu_model: str) -> ProbeReference | None:

@@ -50,7 +50,7 @@ from vbench.campaign.design import (
 )
 from vbench.campaign.hooks import RunHook, check_hook
 from vbench.campaign.hosts_source import HostsSource, TestbedSource
-from vbench.campaign.machine_ref import reference_said, this_cpu_model
+from vbench.campaign.machine_ref import reference_said
 from vbench.campaign.measure import (
     Planned,
     check_calibrate_hosts,
@@ -78,6 +78,7 @@ from vbench.ledger import read_ledger
 from vbench.samples import Failure
 from vbench.store import CampaignStore
 from vbench.testbed import physhosts, physnet
+from vbench.testbed.facts import this_cpu_model
 from vbench.testbed.freezer import TestbedFreezer
 
 Log = Callable[[str], None]

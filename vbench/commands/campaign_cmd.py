@@ -232,7 +232,8 @@ def _check(args, exp, campaign_dir: Path, *, local: bool) -> int:
     import os
 
     from vbench.campaign.machine_check import check
-    from vbench.campaign.machine_ref import reference_said, this_cpu_model
+    from vbench.campaign.machine_ref import reference_said
+    from vbench.testbed.facts import this_cpu_model
     from vbench.errors import VbenchError
 
     if not local:

@@ -35,7 +35,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from vbench.errors import ParamsError
-from vbench.samples import join_values, split_values
+from vbench.samples import cpu_models, join_values
 from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import PAIR_UNIT, ROUND, rounds_are_units
@@ -239,7 +239,7 @@ def machines_note(samples: pd.DataFrame) -> list[str]:
     cols = ["cpu_model", *(["block"] if "block" in samples.columns else [])]
     distinct = samples[cols].dropna(subset=["cpu_model"]).drop_duplicates()
     # A sample whose hosts ran on two machines names both in one field (vbench.samples.join_values).
-    named = distinct["cpu_model"].map(split_values)
+    named = distinct["cpu_model"].map(cpu_models)
     models = sorted({m for ms in named for m in ms}, key=natural_key)
     if len(models) < 2:
         return []

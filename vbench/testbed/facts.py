@@ -11,7 +11,8 @@ on a VM-hosted machine is also seen by native hosts and containers), kernel, cpu
 (CPUs usable by processes: nproc), mem_total_mb (MemTotal; containers see the machine's),
 memory_limit_mb (the cgroup limit seen from inside, if any), limits (what was applied and read
 back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH);
-gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor);
+gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor), and
+the machine's cpu_model in place of the sandbox's placeholder ("unknown": runsc runs on this machine);
 native hosts add netns and shell_startup (masked: the SSH user's startup files hidden, vbench.testbed.native);
 under a planted slowdown every host adds slowdown and slowdown_applied (vbench.testbed.slowdown).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Mapping
 
 from vbench.host import Host, connect
@@ -67,6 +69,24 @@ def parse_facts(text: str) -> dict[str, str]:
     if limit.isdigit() and int(limit) < 2**60:  # v1 "unlimited" is 2^63 rounded to pages
         facts["memory_limit_mb"] = str(int(limit) // 1024**2)
     return facts
+
+
+def parse_cpu_model(cpuinfo: str) -> str:
+    """The first `model name` of /proc/cpuinfo, as FACTS_SCRIPT reads it ("" if none). Pure."""
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "model name":
+            return value.strip()
+    return ""
+
+
+def this_cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU model of the machine vbench runs on ("" if unreadable): the quiet gate's reference,
+    and a local sandbox's machine, which the sandbox itself does not report."""
+    try:
+        return parse_cpu_model(cpuinfo.read_text())
+    except OSError:
+        return ""
 
 
 def _vm_seen(raw: Mapping[str, str]) -> str:

@@ -49,6 +49,7 @@ from vbench.errors import ParamsError, VbenchError
 from vbench.host import Host
 from vbench.params import HostParams, TestbedParams
 from vbench.testbed import netcmd, sysops
+from vbench.testbed.facts import this_cpu_model
 from vbench.testbed.guest import cgroup_rel
 from vbench.testbed.image import require_image
 from vbench.testbed.limits import BlockDevice, cgroup_pids, fill_cpuset_parent
@@ -340,4 +341,7 @@ class GvisorProvisioner(OciProvisioner):
         ]
         if bad:
             raise VbenchError(f"gvisor host {spec.name}: the sandbox does not run as asked: " + "; ".join(bad))
-        return {"runsc_version": version, "gvisor_platform": seen_platform, "gvisor_network": seen_network}
+        facts = {"runsc_version": version, "gvisor_platform": seen_platform, "gvisor_network": seen_network}
+        # The Sentry names no CPU (/proc/cpuinfo says "unknown"); runsc runs here, on this machine.
+        machine = this_cpu_model()
+        return facts | ({"cpu_model": machine} if machine else {})
