@@ -34,6 +34,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from vbench.benchmarks.hadoop.nnbench import BARRIER_KEY, OP_OF_METRIC
 from vbench.errors import ParamsError
 from vbench.samples import cpu_models, join_values
 from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
@@ -216,7 +217,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         df = _derive_repetitions(df)
         notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")
     df = df.iloc[_sample_order(df, ["experiment", "platform", "benchmark", "metric", "size", "repetition"])]
-    notes += machines_note(df)
+    notes += machines_note(df) + barrier_note(df)
     return Campaign(
         campaign_dir,
         campaign_dir.name,
@@ -226,6 +227,37 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         notes,
         baselines,
     )
+
+
+#: How late after NNBench's barrier the last map may begin its operations and still have waited at
+#: it: the client sees a map's end by polling about once a second (native, LXC and OCI read 0.2 to
+#: 0.6 s, docs/results.md "NNBench's barrier").
+LATE_AFTER_BARRIER_S = 2.0
+
+
+def barrier_note(samples: pd.DataFrame) -> list[str]:
+    """A note per platform (configuration) on which NNBench's last map began its operations more
+    than LATE_AFTER_BARRIER_S after the barrier in some run (`nnbench.BARRIER_KEY`, in the samples
+    since 426f2e9): its maps did not all run together for that long, so the NameNode carried a
+    lighter load than the design asked for, which the per-operation times do not show. NNBench's
+    own count of maps that missed the barrier says 0 all the same. Pure."""
+    if BARRIER_KEY not in samples.columns:
+        return []
+    # Each step's reading once: its samples (one per metric) carry the same metadata.
+    read = samples.loc[samples[BARRIER_KEY].notna(), ["platform", "run_id", "metric", BARRIER_KEY]]
+    read = read.assign(step=read["metric"].map(OP_OF_METRIC)).drop_duplicates(["platform", "run_id", "step"])
+    notes = []
+    for platform, g in sorted(read.groupby("platform"), key=lambda kv: natural_key(kv[0])):
+        late = g[BARRIER_KEY].astype(float)
+        n_late = int((late > LATE_AFTER_BARRIER_S).sum())
+        if n_late:
+            notes.append(
+                f"NNBench on {platform}: the last map began its operations more than {LATE_AFTER_BARRIER_S:g} s "
+                f"after the barrier in {n_late} of {len(late)} steps (up to {late.max():.1f} s): its maps did not "
+                "all run together, a lighter load on the NameNode than the design's, which the per-operation "
+                "times do not show"
+            )
+    return notes
 
 
 def machines_note(samples: pd.DataFrame) -> list[str]:

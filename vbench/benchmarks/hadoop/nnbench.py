@@ -41,6 +41,8 @@ _REPORT = {
 }
 OPS = tuple(_REPORT)
 METRICS = {metric: unit for labels in _REPORT.values() for metric, unit in labels.values()}
+#: The step (operation) whose report gives each metric: one step's samples share its metadata.
+OP_OF_METRIC = {metric: op for op, labels in _REPORT.items() for metric, _ in labels.values()}
 #: The metadata key of an op's samples saying how long after the barrier its last map began its
 #: operations (`ops_start_after_barrier`). Metadata, as NNBench's own late-map count is: a signed
 #: lateness near 0 is no time whose ratio to native's means anything.
