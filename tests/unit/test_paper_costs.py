@@ -451,3 +451,16 @@ def test_with_a_fit_campaign_the_build_writes_the_section_table_figure_and_rows(
     assert r"\newcommand{\vbHasTableCosts}{1}" in macros and r"\newcommand{\vbHasFigureCosts}{1}" in macros
     assert sum(n.startswith("cost model: fitted on costs-fit-nodelay") for n in res.notes) == 1
     assert not any("section is omitted" in n for n in res.notes)
+
+
+def test_a_ratio_s_low_limit_is_never_printed_as_zero():
+    """A ratio's interval rounded to its width's place can lose its low limit (costs-oneday's
+    gVisor TestDFSIO write, 4.10 [0.40, 42.1], printed "4 [0, 42]"): it keeps one significant
+    digit; a difference (offset) may print 0, and an interval whose low limit shows is as before."""
+    from vbench.paper.fmt import interval_text
+
+    assert interval_text(4.10, 0.40, 42.1) == r"\num{4.1} [\num{0.4}, \num{42.1}]"
+    assert interval_text(2.82, 2.59, 3.08) == r"\num{2.82} [\num{2.59}, \num{3.08}]"
+    assert interval_text(30, 12, 90) == r"\num{30} [\num{12}, \num{90}]"
+    assert interval_text(1.05, 0.9, 1.2, scale=100, offset=-100) == r"\num{5} [\num{-10}, \num{20}]"
+    assert interval_text(1.2, 1.004, 20.0, scale=100, offset=-100) == r"\num{20} [\num{0}, \num{1900}]"

@@ -183,6 +183,10 @@ def interval_text(estimate, low, high, *, scale: float = 1.0, offset: float = 0.
         lo, hi = float(low) * scale + offset, float(high) * scale + offset
         width = (hi - lo) / 2.0
         d = min(decimals_for(width, sig), 12) if width > 0 else 3
+        if offset == 0 and lo > 0 and float(_fixed(lo, d)) == 0:
+            # A ratio's interval on a log scale reaches far up and a little down (4.1 [0.40, 42]):
+            # its low limit keeps one significant digit, never "0", which no ratio can be.
+            d = min(decimals_for(lo, 1), 12)
         return rf"\num{{{_fixed(e, d)}}} [\num{{{_fixed(lo, d)}}}, \num{{{_fixed(hi, d)}}}]"
     return rf"\num{{{sig_digits(e)}}}$^\dagger$"
 
