@@ -42,7 +42,7 @@ from vbench.samples import append_records
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
 from vbench.paper.fmt import sig_digits
-from vbench.paper.inputs import PaperInputs, check_syscall_fit, committed_inputs
+from vbench.paper.inputs import PaperInputs, campaign_list, check_syscall_fit, committed_inputs
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
 
@@ -87,9 +87,10 @@ PART = 0.4
 LEVELS_APART = "costs-fit-levels-apart"
 APART_EVERY = {**STOPPED, "spawn": 6.5}
 #: A campaign on a day of its own, as costs-gvisor-network: native and gVisor on its own network
-#: stack and on the host's, the three costs and the jobs, predicted by the levels' fit:
+#: stack and on the host's, the three costs and the jobs, predicted by the levels' fit: one of
 #: params/paper.yaml's `syscall_levels_heldout`. The host stack's round trip and JVM start cost
-#: less, so its jobs take less time than on gVisor's own stack, by a known ratio.
+#: less, so its jobs take less time than on gVisor's own stack, by a known ratio. The second held
+#: out, as costs-oneday, is TIMED_CALIBRATION: native, one gVisor and "slowvm", no stacks.
 HELDOUT, HELDOUT_KEY = "costs-gvisor-stacks", "syscall_levels_heldout"
 HELDOUT_SEED = 53008
 HOST_STACK = {**GVISOR, "round_trip": 2.0, "jvmstart": 2.0}
@@ -694,64 +695,126 @@ def test_a_held_out_campaign_is_not_read_where_the_levels_fit_is_not(raw, study,
     assert levels.fit is None
     assert C.held_out(load_campaign(raw / HELDOUT), load_campaign(raw / LEVELS), levels) is None
     with pytest.raises(ValueError, match="held-out"):
-        C.section_tex(study, syscalls, levels=levels, heldout=C.HeldOut(HELDOUT, BLOCKS, syscalls))
+        C.section_tex(study, syscalls, levels=levels, heldouts=[C.HeldOut(HELDOUT, BLOCKS, syscalls)])
 
 
 def test_the_held_out_subsection_follows_the_levels_fit_s(raw, study, syscalls, heldout):
     levels = levels_of(raw, LEVELS_APART, calibrated=True)
-    section = C.section_tex(study, syscalls, levels=levels, heldout=heldout)
-    head = rf"\subsection{{{C.HELDOUT.title}}}\label{{{C.HELDOUT.label}}}"
+    section = C.section_tex(study, syscalls, levels=levels, heldouts=[heldout])
+    part_of = C.heldout_part(heldout)
+    assert (part_of.name, part_of.table_label, part_of.label) == (
+        f"costs-heldout-{HELDOUT}",
+        f"tab:costs-heldout-{HELDOUT}",
+        f"sec:costs-heldout-{HELDOUT}",
+    )
+    assert part_of.title == "The levels' fit held out: gVisor on both network stacks"
+    head = rf"\subsection{{{part_of.title}}}\label{{{part_of.label}}}"
     assert section.index(rf"\label{{{C.LEVELS.label}}}") < section.index(head)
     part = section[section.index(head) :]
     opening = part.splitlines()[1]
     assert opening.startswith(
         rf"Campaign \texttt{{{HELDOUT}}} calibrated the same costs and timed the same jobs on native and on "
         "gVisor, on its own network stack (netstack, in the Sentry) and on the host's "
-        r"(\texttt{runsc --network=host}), on a day of its own (5 blocks), none of them in any fit"
+        r"(\texttt{runsc --network=host}), in runs of its own (5 blocks), none of them in any fit"
     )
     stacks = C.and_list([C._stack_clause(j, iv) for j, iv in heldout.stacks])
     assert f"Per job, the host stack's time over gVisor's own was {stacks} (95" in opening
+    assert "none of them in any fit: a second test of the levels' fit above." in opening
     assert rf"and each gVisor level of campaign \texttt{{{HELDOUT}}} was then predicted" in opening
-    assert rf"Table~\ref{{{C.HELDOUT.table_label}}}" in part
-    assert part.strip().endswith(r"\input{generated/tables/costs-heldout.tex}")
-    table = C.table_costs(heldout.study, C.HELDOUT)
-    assert r"\label{tab:costs-heldout}" in table and "gVisor, host stack" in table
+    assert rf"Table~\ref{{{part_of.table_label}}}" in part
+    assert part.strip().endswith(rf"\input{{generated/tables/costs-heldout-{HELDOUT}.tex}}")
+    table = C.table_costs(heldout.study, part_of)
+    assert rf"\label{{tab:costs-heldout-{HELDOUT}}}" in table and "gVisor, host stack" in table
     assert rf"Measured and calibrated: campaign \texttt{{{HELDOUT}}}" in table
     # Without it, no such subsection.
     assert head not in C.section_tex(study, syscalls, levels=levels)
 
 
+@pytest.fixture(scope="module")
+def second_heldout(raw) -> C.HeldOut:
+    """A second day of its own, as costs-oneday: one gVisor beside native and "slowvm", no stacks."""
+    levels = levels_of(raw, LEVELS_APART, calibrated=True)
+    return C.held_out(load_campaign(raw / TIMED_CALIBRATION), load_campaign(raw / LEVELS_APART), levels)
+
+
+def test_two_held_out_campaigns_are_two_subsections_in_the_list_s_order_with_labels_of_their_own(
+    raw, study, syscalls, heldout, second_heldout
+):
+    levels = levels_of(raw, LEVELS_APART, calibrated=True)
+    section = C.section_tex(study, syscalls, levels=levels, heldouts=[heldout, second_heldout])
+    first, second = C.heldout_part(heldout), C.heldout_part(second_heldout)
+    assert second.label == f"sec:costs-heldout-{TIMED_CALIBRATION}"
+    assert len({first.name, second.name}) == len({first.table_label, second.table_label}) == 2
+    # A campaign's labels are its own wherever the list puts it.
+    swapped = C.section_tex(study, syscalls, levels=levels, heldouts=[second_heldout, heldout])
+    assert swapped.index(rf"\label{{{second.label}}}") < swapped.index(rf"\label{{{first.label}}}")
+    assert first.label not in C.section_tex(study, syscalls, levels=levels, heldouts=[second_heldout])
+    heads = [section.index(rf"\label{{{p.label}}}") for p in (C.LEVELS, first, second)]
+    assert heads == sorted(heads) and section.count(r"\subsection{") == 4
+    part = section[heads[2] :]
+    # Without gVisor's two stacks: a title naming its platforms, each of them predicted, no stacks said.
+    assert second.title == "The levels' fit held out: gVisor and slowvm"
+    assert rf"\subsection{{{second.title}}}\label{{{second.label}}}" in section
+    assert "none of them in any fit: a third test of the levels' fit above." in part
+    assert rf"and each platform of campaign \texttt{{{TIMED_CALIBRATION}}} was then predicted" in part
+    assert "gVisor level" not in part and "host stack" not in part
+    assert rf"Table~\ref{{{second.table_label}}}" in part
+    assert part.strip().endswith(rf"\input{{generated/tables/costs-heldout-{TIMED_CALIBRATION}.tex}}")
+    table = C.table_costs(second_heldout.study, second)
+    assert rf"\label{{{second.table_label}}}" in table and first.table_label not in table
+
+
 def test_the_held_out_key_is_passed_on_or_refused_naming_the_file_and_the_key(tmp_path):
-    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, LEVELS_APART, HELDOUT)
+    raw = _measured(tmp_path / "raw", SANDBOX, FIT, SYSCALL_FIT, CALIBRATION, LEVELS_APART, HELDOUT, "second")
     with_levels = {LEVELS_KEY: LEVELS_APART}
-    assert _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: HELDOUT})[-2:] == [
+    assert _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: f"{HELDOUT}, second"})[-3:] == [
         ("syscall-levels", LEVELS_APART),
         ("syscall-levels-heldout", HELDOUT),
+        ("syscall-levels-heldout", "second"),
     ]
+    # Empty: no held-out campaign, nothing refused.
+    assert _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: ""})[-1] == ("syscall-levels", LEVELS_APART)
     field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{HELDOUT_KEY}"
+    # Each campaign listed is checked: the second as the first.
+    for listed in ("gone", f"{HELDOUT},gone"):
+        with pytest.raises(ParamsError) as err:
+            _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: listed})
+        assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message, listed
+        assert "(`vbench campaign run gone`)" in err.value.message
+    # Twice, its two subsections would share their labels.
     with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: "gone"})
-    assert err.value.field == field and str(raw / "gone" / "samples.jsonl") in err.value.message
-    assert "(`vbench campaign run gone`)" in err.value.message
-    # Its platforms are predicted by the levels' fit: not without it.
+        _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: f"{HELDOUT},second,{HELDOUT}"})
+    assert err.value.field == field and f"lists {HELDOUT!r} twice" in err.value.message
+    # Their platforms are predicted by the levels' fit: not without it.
     with pytest.raises(ParamsError) as err:
         _committed(tmp_path, raw, **{HELDOUT_KEY: HELDOUT})
     assert err.value.field == field and "needs paper.syscall_levels_campaign set too" in err.value.message
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: "../x"})
-    assert err.value.field == field
+    for listed in ("../x", f"{HELDOUT},../x"):
+        with pytest.raises(ParamsError) as err:
+            _committed(tmp_path, raw, **with_levels, **{HELDOUT_KEY: listed})
+        assert err.value.field == field, listed
 
 
-def test_the_held_out_key_is_set_exactly_when_the_paper_stage_depends_on_its_samples():
+def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each():
+    """Set, the paper stage depends on each listed campaign's samples (or DVC would not rebuild its
+    subsection when they change), as on each study campaign's: the stage's literal campaign lines are
+    those two lists, no more (a campaign taken out of either is no dependency left behind)."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
-    dep = f"data/raw/${{paper.{HELDOUT_KEY}}}/samples.jsonl"
+    names = campaign_list(paper.get(HELDOUT_KEY))
     assert f"-p {HELDOUT_KEY} ${{paper.{HELDOUT_KEY}}}" in stage["cmd"]
-    assert [d for d in deps if HELDOUT_KEY in d] == ([dep] if paper.get(HELDOUT_KEY) else [])
-    if paper.get(HELDOUT_KEY):
-        assert paper[LEVELS_KEY] and paper[HELDOUT_KEY] != paper[LEVELS_KEY]
-        assert (ROOT / "data" / "raw" / str(paper[HELDOUT_KEY]) / "samples.jsonl").is_file()
+    # The list is no one path: a dependency on the key itself would be data/raw/<a>,<b>/samples.jsonl.
+    assert not any(HELDOUT_KEY in d for d in deps)
+    literal = {d for d in deps if d.startswith("data/raw/") and "$" not in d}
+    studies = campaign_list(paper["study_campaigns"])
+    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names)}
+    assert len(set(names)) == len(names) and not set(names) & set(studies)
+    if names:
+        assert paper[LEVELS_KEY] and paper[LEVELS_KEY] not in names
+    for name in names:
+        assert (ROOT / "data" / "raw" / name / "samples.jsonl").is_file(), name
+        assert (ROOT / "params" / "experiments" / f"{name}.yaml").is_file(), f"no design named {name}"
 
 
 def test_the_build_writes_the_held_out_subsection_and_its_table(main_campaign, raw, tmp_path):
@@ -765,28 +828,39 @@ def test_the_build_writes_the_held_out_subsection_and_its_table(main_campaign, r
         "syscall_calibration_dir": raw / CALIBRATION,
         "syscall_levels_dir": raw / LEVELS_APART,
     }
-    res = generate(main_campaign, tmp_path / "with", **given, syscall_levels_heldout_dir=raw / HELDOUT)
+    heldout_dirs = [raw / HELDOUT, raw / TIMED_CALIBRATION]
+    res = generate(main_campaign, tmp_path / "with", **given, syscall_levels_heldout_dirs=heldout_dirs)
     gen = tmp_path / "with" / "generated"
-    assert rf"\label{{{C.HELDOUT.label}}}" in (gen / "costs.tex").read_text()
-    assert r"\label{tab:costs-heldout}" in (gen / "tables" / "costs-heldout.tex").read_text()
-    rows = pd.read_csv(gen / "costs-heldout.csv")
+    section = (gen / "costs.tex").read_text()
+    first, second = f"costs-heldout-{HELDOUT}", f"costs-heldout-{TIMED_CALIBRATION}"
+    assert section.index(rf"\label{{sec:{first}}}") < section.index(rf"\label{{sec:{second}}}")
+    assert rf"\label{{tab:{first}}}" in (gen / "tables" / f"{first}.tex").read_text()
+    assert rf"\label{{tab:{second}}}" in (gen / "tables" / f"{second}.tex").read_text()
+    rows = pd.read_csv(gen / f"{first}.csv")
     assert set(rows["platform"]) == {C.OWN_STACK, C.HOST_STACK} and len(rows) == 4
     assert set(zip(rows["fit_campaign"], rows["calibration_campaign"], rows["measured_campaign"])) == {
         (LEVELS_APART, HELDOUT, HELDOUT)
     }
-    assert set(pd.read_csv(gen / "costs-heldout_attribution.csv")["platform"]) == {C.HOST_STACK}
-    assert "costs-heldout" in res.tables_with_data
-    assert sum(n.startswith(f"cost model: fitted on {LEVELS_APART} (syscall, spawn)") for n in res.notes) == 2
-    # Where the levels' fit is not read, neither is the held-out campaign: no subsection, no table.
+    assert set(pd.read_csv(gen / f"{first}_attribution.csv")["platform"]) == {C.HOST_STACK}
+    rows = pd.read_csv(gen / f"{second}.csv")
+    assert set(rows["platform"]) == {"gvisor", "slowvm"} and set(rows["calibration_campaign"]) == {TIMED_CALIBRATION}
+    assert set(pd.read_csv(gen / f"{second}_attribution.csv")["platform"]) == {"gvisor"}
+    assert {first, second} <= set(res.tables_with_data)
+    assert sum(n.startswith(f"cost model: fitted on {LEVELS_APART} (syscall, spawn)") for n in res.notes) == 3
+    # Each is a campaign the paper read: a row of the campaigns' table.
+    campaigns = (gen / "tables" / "campaigns.tex").read_text()
+    assert HELDOUT in campaigns and TIMED_CALIBRATION in campaigns
+    # Where the levels' fit is not read, neither is any held-out campaign: no subsection, no table.
     res = generate(
         main_campaign,
         tmp_path / "unread",
         **{**given, "syscall_levels_dir": raw / LEVELS},
-        syscall_levels_heldout_dir=raw / HELDOUT,
+        syscall_levels_heldout_dirs=heldout_dirs,
     )
     gen = tmp_path / "unread" / "generated"
-    assert C.HELDOUT.label not in (gen / "costs.tex").read_text()
-    assert not (gen / "tables" / "costs-heldout.tex").exists() and "costs-heldout" not in res.tables_with_data
+    assert C.HELDOUT_PREFIX not in (gen / "costs.tex").read_text()
+    assert not list((gen / "tables").glob(f"{C.HELDOUT_PREFIX}*"))
+    assert not any(n.startswith(C.HELDOUT_PREFIX) for n in res.tables_with_data + res.tables_absent)
 
 
 def test_the_command_refuses_a_held_out_campaign_without_samples_or_levels(tmp_path, capsys):
@@ -800,6 +874,10 @@ def test_the_command_refuses_a_held_out_campaign_without_samples_or_levels(tmp_p
     assert rc == 2 and "--syscall-levels-heldout" in err and str(raw / "gone" / "samples.jsonl") in err
     rc, err = run(*argv, "--syscall-levels-heldout", str(raw / LEVELS_APART))
     assert rc == 2 and "--syscall-levels-heldout" in err and "needs --syscall-levels set too" in err
+    # Repeatable: the second is checked as the first, before anything is read.
+    levels = ("--syscall-levels", str(raw / LEVELS_APART), "--syscall-levels-heldout", str(raw / LEVELS_APART))
+    rc, err = run(*argv, *levels, "--syscall-levels-heldout", str(raw / "gone"))
+    assert rc == 2 and "--syscall-levels-heldout" in err and str(raw / "gone" / "samples.jsonl") in err
     assert not (tmp_path / "paper" / "generated").exists()
 
 
@@ -808,6 +886,6 @@ def test_a_held_out_campaign_of_one_gvisor_names_its_platforms_and_no_stacks(raw
     heldout = C.held_out(load_campaign(raw / TIMED_CALIBRATION), load_campaign(raw / LEVELS_APART), levels)
     assert heldout.stacks == () and {a.platform for a in heldout.study.attributions} == {"gvisor"}
     sentence = C.heldout_sentence(heldout)
-    names = C.and_list([C._platform_cell(p) for p in ("gvisor", "slowvm")])
-    assert f"timed the same jobs on native and {names}, on a day of its own (5 blocks)" in sentence
+    # One list, native first: not "native and gVisor and slowvm".
+    assert "timed the same jobs on native, gVisor and slowvm, in runs of its own (5 blocks)" in sentence
     assert "host stack" not in sentence and "Per job" not in sentence

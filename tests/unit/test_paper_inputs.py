@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
-from vbench.paper.inputs import PaperInputs, campaign_list, committed_inputs
+from vbench.errors import ParamsError
+from vbench.paper.inputs import PaperInputs, campaign_list, check_heldout, committed_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,12 +78,58 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.syscall_levels_campaign",
             "paper.syscall_fit_campaign",
         ),
-        "syscall_levels_heldout_dir": None,
+        "syscall_levels_heldout_dirs": [],
         "syscall_levels_heldout_fields": (
             "params/paper.yaml: paper.syscall_levels_heldout",
             "paper.syscall_levels_campaign",
         ),
     }
+
+
+def test_the_held_out_campaigns_are_a_list_as_the_study_campaigns_are():
+    """Each listed campaign is a flag and a directory of its own, in the list's order, all refused
+    naming the one key; empty, none."""
+    inputs = PaperInputs.from_params({"syscall_levels_heldout": " a, ,b ", "syscall_levels_campaign": "lv"})
+    assert inputs.syscall_levels_heldout == ("a", "b")
+    assert inputs.flags()[-2:] == [("syscall-levels-heldout", "a"), ("syscall-levels-heldout", "b")]
+    args = inputs.build_arguments(Path("data/raw"), "p.yaml")
+    assert args["syscall_levels_heldout_dirs"] == [Path("data/raw/a"), Path("data/raw/b")]
+    assert args["syscall_levels_heldout_fields"] == (
+        "p.yaml: paper.syscall_levels_heldout",
+        "paper.syscall_levels_campaign",
+    )
+    assert (
+        PaperInputs.from_params({"syscall_levels_heldout": ""}).build_arguments(Path("r"))[
+            "syscall_levels_heldout_dirs"
+        ]
+        == []
+    )
+
+
+def test_a_held_out_campaign_that_is_not_a_name_is_refused_naming_the_key_wherever_it_is_listed():
+    for listed in ("../x", "a,../x"):
+        inputs = PaperInputs.from_params({"syscall_levels_heldout": listed})
+        with pytest.raises(ParamsError) as err:
+            inputs.build_arguments(Path("data/raw"), "p.yaml")
+        assert err.value.field == "p.yaml: paper.syscall_levels_heldout", listed
+
+
+def test_the_build_s_check_refuses_each_held_out_campaign_naming_the_field_it_is_told(tmp_path):
+    for name in ("levels", "a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "samples.jsonl").write_text("")
+    check_heldout([tmp_path / "a", tmp_path / "b"], tmp_path / "levels")
+    check_heldout([], None)  # none: no subsection
+    for dirs, said in (
+        ([tmp_path / "a", tmp_path / "gone"], str(tmp_path / "gone" / "samples.jsonl")),
+        ([tmp_path / "a", tmp_path / "b", tmp_path / "a"], "lists 'a' twice"),
+    ):
+        with pytest.raises(ParamsError) as err:
+            check_heldout(dirs, tmp_path / "levels", "--syscall-levels-heldout", "--syscall-levels")
+        assert err.value.field == "--syscall-levels-heldout" and said in err.value.message
+    with pytest.raises(ParamsError) as err:
+        check_heldout([tmp_path / "a", tmp_path / "b"], None)
+    assert err.value.field == "syscall_levels_heldout_dirs" and "needs syscall_levels_dir set too" in err.value.message
 
 
 def _notebook_parameters() -> dict:

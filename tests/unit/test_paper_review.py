@@ -131,8 +131,8 @@ def test_the_numbers_of_tables_and_figures_said_are_those_built(paper):
 
 #: Tables that compare rather than measure, whose direction is their columns' own: the findings'
 #: ratios A/B (either way can be the claim), the testbed, the sandbox's ratios (a "better" column
-#: per metric), the cost model's predictions, every part's (an error's sign explained in its note)
-#: and the campaigns' machines.
+#: per metric), the cost model's predictions, every part's (an error's sign explained in its note;
+#: each held-out campaign's, `NO_DIRECTION_PREFIXES`) and the campaigns' machines.
 NO_DIRECTION = {
     "tab:delta",
     "tab:findings-summary",
@@ -141,9 +141,14 @@ NO_DIRECTION = {
     "tab:costs",
     "tab:costs-syscalls",
     "tab:costs-syscall-levels",
-    "tab:costs-heldout",
     "tab:campaigns",
 }
+#: The held-out campaigns' tables, tab:costs-heldout-<campaign>, one per campaign params/paper.yaml lists.
+NO_DIRECTION_PREFIXES = ("tab:costs-heldout-",)
+
+
+def _compares(label: str) -> bool:
+    return label in NO_DIRECTION or label.startswith(NO_DIRECTION_PREFIXES)
 
 
 @pytest.mark.timeout(300)
@@ -153,9 +158,22 @@ def test_every_table_of_measurements_says_which_way_is_better(paper):
     missing = [
         label
         for label, f in zip(labels, tables)
-        if label not in NO_DIRECTION and not re.search(r"is better|are better", V.plain(f))
+        if not _compares(label) and not re.search(r"is better|are better", V.plain(f))
     ]
     assert len(labels) > 10 and missing == [], missing
+
+
+@pytest.mark.timeout(300)
+def test_each_held_out_campaign_listed_is_a_table_of_the_paper_in_the_list_s_order(paper):
+    """params/paper.yaml's `syscall_levels_heldout` lists campaigns: one table each, labelled by its
+    name, in that order (none may stand in for another under one label)."""
+    from vbench.paper.inputs import campaign_list
+
+    listed = campaign_list(
+        yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]["syscall_levels_heldout"]
+    )
+    labels = [label for label in paper.labels("tab") if label.startswith(NO_DIRECTION_PREFIXES)]
+    assert labels == [f"tab:costs-heldout-{name}" for name in listed]
 
 
 @pytest.mark.timeout(300)

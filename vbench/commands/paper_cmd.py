@@ -99,12 +99,16 @@ def register(sub) -> None:
         "system call and a process creation in a subsection of its own where that fit's rule 1 holds (else one "
         "sentence in the system-call level); with --syscall-fit",
     )
-    _add_campaign_option(
-        p,
+    p.add_argument(
         "--syscall-levels-heldout",
-        "a campaign that calibrated and timed platforms on a day of its own (e.g. data/raw/costs-gvisor-network): "
-        "each predicted by --syscall-levels' fit from its own costs, against its own jobs, in a subsection after "
-        "that fit's, where that fit is read; with --syscall-levels",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a campaign that calibrated and timed platforms in runs of its own (e.g. "
+        "data/raw/costs-gvisor-network): each predicted by --syscall-levels' fit from its own costs, against its "
+        "own jobs, in a subsection after that fit's, where that fit is read; with --syscall-levels; repeatable, "
+        "a subsection each in the order given",
     )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
@@ -155,7 +159,7 @@ def run(args) -> int:
         syscall_fit_superseded_fields=("--syscall-fit-superseded", "--syscall-fit"),
         syscall_levels_dir=args.syscall_levels,
         syscall_levels_fields=("--syscall-levels", "--syscall-fit"),
-        syscall_levels_heldout_dir=args.syscall_levels_heldout,
+        syscall_levels_heldout_dirs=args.syscall_levels_heldout,
         syscall_levels_heldout_fields=("--syscall-levels-heldout", "--syscall-levels"),
     )
     for note in result.notes:

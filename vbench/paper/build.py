@@ -22,7 +22,9 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 tables/costs-syscalls.tex, costs-syscalls.csv and
                                 costs-syscalls_attribution.csv; with the campaign of both
                                 system-call levels, where its fit's rule 1 holds, a subsection
-                                more and tables/costs-syscall-levels.tex with its two CSV files
+                                more and tables/costs-syscall-levels.tex with its two CSV files;
+                                after it, one subsection per held-out campaign and
+                                tables/costs-heldout-<campaign>.tex with its two CSV files
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -162,7 +164,7 @@ def generate(
     syscall_fit_superseded_fields: tuple[str, str] = SUPERSEDED_FIT_FIELDS,
     syscall_levels_dir: Path | None = None,
     syscall_levels_fields: tuple[str, str] = LEVELS_FIELDS,
-    syscall_levels_heldout_dir: Path | None = None,
+    syscall_levels_heldout_dirs: Sequence[Path] = (),
     syscall_levels_heldout_fields: tuple[str, str] = HELDOUT_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
@@ -177,20 +179,21 @@ def generate(
     omitted, with one note, when both are None; in it, one sentence on `syscall_fit_superseded_dir`,
     a first run of its fit's design that failed its rule 1, and one on `syscall_levels_dir`, a
     second campaign that stopped only the process and thread calls beside every call, where given;
-    after that campaign's fit, where it is read, its predictions of `syscall_levels_heldout_dir`'s
-    platforms (a campaign that calibrated and timed them on a day of its own), where given.
+    after that campaign's fit, where it is read, its predictions of the platforms of each of
+    `syscall_levels_heldout_dirs` (campaigns that calibrated and timed them in runs of their own), a
+    subsection each in their order.
     `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as the
     caller was given them (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two
     fields then the fit's (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded
     fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
     second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
-    the held-out campaign's field then the second campaign's (`check_heldout`)."""
+    the held-out campaigns' field then the second campaign's (`check_heldout`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
     check_superseded_fit(syscall_fit_superseded_dir, syscall_fit_dir, *syscall_fit_superseded_fields)
     check_levels(syscall_levels_dir, syscall_fit_dir, *syscall_levels_fields)
-    check_heldout(syscall_levels_heldout_dir, syscall_levels_dir, *syscall_levels_heldout_fields)
+    check_heldout(syscall_levels_heldout_dirs, syscall_levels_dir, *syscall_levels_heldout_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(
@@ -202,11 +205,13 @@ def generate(
         syscall_calibration=syscall_calibration_dir,
         syscall_fit_superseded=syscall_fit_superseded_dir,
         syscall_levels=syscall_levels_dir,
-        syscall_levels_heldout=syscall_levels_heldout_dir,
     )
-    loaded = parallel_map(load_campaign, [*studies, *own.values()], cost=_samples_size)
+    # The held-out campaigns are a list, each a subsection: checked above, each has its samples.
+    heldout_dirs = [Path(d) for d in syscall_levels_heldout_dirs]
+    loaded = parallel_map(load_campaign, [*studies, *own.values(), *heldout_dirs], cost=_samples_size)
     main, *extras = distinct_experiments(loaded[: len(studies)])
-    read = dict(zip(own, loaded[len(studies) :]))
+    read = dict(zip(own, loaded[len(studies) : len(studies) + len(own)]))
+    heldout_read = loaded[len(studies) + len(own) :]
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
     # The sandbox study keeps its own statistics: its `platforms` experiment is not the main campaign's.
@@ -234,19 +239,18 @@ def generate(
         if "syscall_levels" in read
         else None
     )
-    # A day of its own: its platforms predicted by the levels' fit, where that fit is read.
-    heldout = (
-        C.held_out(read["syscall_levels_heldout"], read["syscall_levels"], levels)
-        if "syscall_levels_heldout" in read and levels is not None
-        else None
-    )
+    # Days of their own: each one's platforms predicted by the levels' fit, where that fit is read
+    # (`held_out` is None where it is not).
+    heldouts: list[C.HeldOut] = []
+    if levels is not None:
+        found = (C.held_out(c, read["syscall_levels"], levels) for c in heldout_read)
+        heldouts = [h for h in found if h is not None]
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
     if levels is not None and levels.fit is not None:
         sources.append(_cost_note(levels.fit))
-    if heldout is not None:
-        sources.append(_cost_note(heldout.study))
+    sources += [_cost_note(h.study) for h in heldouts]
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -291,7 +295,7 @@ def generate(
     # A finding's own campaign gives a verdict only once its design is whole (one run in parts
     # does not until its last part): how much of each is measured, from its ledger.
     progress = D.design_progress_by_campaign(
-        published.findings, [*studies, *own.values()], D.published_root(published_path)
+        published.findings, [*studies, *own.values(), *heldout_dirs], D.published_root(published_path)
     )
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
     # findings (a node's platform is its own there, vbench.paper.delta.machine_platform).
@@ -310,12 +314,12 @@ def generate(
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels, heldout), written)
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels, heldouts), written)
     for study, part in (
         (costs, C.MAIN),
         (syscalls, C.SYSCALLS),
         (levels.fit if levels else None, C.LEVELS),
-        (heldout.study if heldout else None, C.HELDOUT),
+        *((h.study, C.heldout_part(h)) for h in heldouts),
     ):
         if study is None:
             continue
@@ -341,7 +345,7 @@ def generate(
         _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
-    read_campaigns = (main, *extras, *read.values())
+    read_campaigns = (main, *extras, *read.values(), *heldout_read)
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
     # The abstract's quotes, once: the table marks their campaigns, the macros quote them.
     quotes = A.container_quotes(stats, baseline)

@@ -51,7 +51,10 @@ process level moves a process creation above x1.5 and leaves a call under it, ev
 moves the call). Where it holds, the fit is read as a third part, "The system-call levels apart"
 (`LEVELS`: tab:costs-syscall-levels, no figure), `cost_study` with those resources named, against
 the system-call level's calibration and the sandbox campaign's jobs; the part of each job's cost
-moves into its opening.
+moves into its opening. After it, each campaign that calibrated the same costs and timed the same
+jobs in runs of its own (`syscall_levels_heldout`, a list: costs-gvisor-network, costs-oneday) is a
+part of its own (`heldout_part`: tab:costs-heldout-<campaign>, no figure), its platforms predicted
+by that fit from its own costs against its own jobs (`held_out`).
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -181,17 +184,16 @@ LEVELS = Part(
     "sec:costs-syscall-levels",
     together=("jvmstart",),
 )
-#: The levels' fit on a day of its own (`syscall_levels_heldout`): a campaign that calibrated and timed
-#: gVisor on both its network stacks beside native, each predicted from its own costs; its table alone.
-HELDOUT = Part(
-    "costs-heldout",
-    "tab:costs-heldout",
-    None,
-    "system-call stops at two levels",
-    "A day of its own: gVisor on both network stacks",
-    "sec:costs-heldout",
-    together=("jvmstart",),
-)
+#: The levels' fit held out (`syscall_levels_heldout`, a list): each campaign there is a
+#: part of its own (`heldout_part`), its files and labels this prefix and the campaign's name, so
+#: that a campaign's table keeps its label wherever the list puts it.
+HELDOUT_PREFIX = "costs-heldout"
+#: A held-out part's subsection title where the campaign timed gVisor on both its network stacks
+#: (costs-gvisor-network); any other names its platforms after `HELDOUT_TITLE`.
+HELDOUT_STACKS_TITLE = "The levels' fit held out: gVisor on both network stacks"
+HELDOUT_TITLE = "The levels' fit held out"
+#: The held-out campaigns' places among the tests of the levels' fit: its own subsection's is the first.
+HELDOUT_ORDINALS = ("second", "third", "fourth", "fifth", "sixth")
 #: gVisor's two network stacks as a comparison view names them: the held-out part sets them side by side.
 OWN_STACK, HOST_STACK = "gvisor/sandbox", "gvisor/host"
 #: The build log's line when the section is built without its system-call level.
@@ -503,7 +505,7 @@ def level_parts(
 @dataclass(frozen=True)
 class HeldOut:
     """The levels' fit predicting a campaign that calibrated and timed its platforms on a day of its
-    own (params/paper.yaml's `syscall_levels_heldout`): its study, and where it timed gVisor on both
+    own (one of params/paper.yaml's `syscall_levels_heldout`): its study, and where it timed gVisor on both
     network stacks, each job's ratio of the host's stack to gVisor's own."""
 
     name: str
@@ -535,6 +537,34 @@ def held_out(campaign: Campaign, levels_campaign: Campaign, levels: LevelParts) 
         ratios = cm.job_ratios_of(campaign.samples, baseline=OWN_STACK, conf=study.conf)
         stacks = tuple((r.job, r.ratio.interval(study.conf)) for r in ratios if r.platform == HOST_STACK)
     return HeldOut(campaign.name, S.blocks_of(campaign.samples), study, stacks)
+
+
+def heldout_part(heldout: HeldOut) -> Part:
+    """The part `heldout` is in the section: its table alone, named after its campaign
+    (costs-heldout-<name>: tables/<that>.tex, tab:<that>, sec:<that>), titled by what it timed."""
+    name = f"{HELDOUT_PREFIX}-{heldout.name}"
+    return Part(
+        name,
+        f"tab:{name}",
+        None,
+        "system-call stops at two levels",
+        heldout_title(heldout),
+        f"sec:{name}",
+        together=("jvmstart",),
+    )
+
+
+def heldout_title(heldout: HeldOut) -> str:
+    """Its subsection's title: gVisor's two network stacks where it timed both, else its platforms."""
+    if heldout.stacks:
+        return HELDOUT_STACKS_TITLE
+    return f"{HELDOUT_TITLE}: {and_list(_heldout_platforms(heldout))}"
+
+
+def _heldout_platforms(heldout: HeldOut) -> list[str]:
+    """The platforms its rows predict (native's is the baseline, in none), as the table names them."""
+    platforms = sorted({r.platform for r in heldout.study.rows}, key=natural_key)
+    return [_platform_cell(p) for p in platforms]
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
@@ -995,20 +1025,21 @@ def _stack_clause(job: str, iv: Interval) -> str:
     return f"{tex_escape(job_name(job))} {_interval(iv)}"
 
 
-def heldout_sentence(heldout: HeldOut) -> str:
+def heldout_sentence(heldout: HeldOut, test: int = 0) -> str:
     """What the held-out campaign measured and why it is read here, and, where it timed gVisor on both
-    network stacks, each job's ratio of the host's stack to gVisor's own."""
+    network stacks, each job's ratio of the host's stack to gVisor's own. `test`: its place among the
+    held-out campaigns (0: the first), which makes it the second test of the levels' fit, or a later."""
     if heldout.stacks:
         where = (
             r"native and on gVisor, on its own network stack (netstack, in the Sentry) and on the host's "
             r"(\texttt{runsc --network=host})"
         )
     else:
-        platforms = sorted({r.platform for r in heldout.study.rows}, key=natural_key)
-        where = f"native and {and_list([_platform_cell(p) for p in platforms])}"
+        where = and_list(["native", *_heldout_platforms(heldout)])
+    which = HELDOUT_ORDINALS[test] if test < len(HELDOUT_ORDINALS) else "another"
     sentence = (
         rf"Campaign \texttt{{{tex_escape(heldout.name)}}} calibrated the same costs and timed the same jobs on "
-        rf"{where}, on a day of its own ({count(heldout.blocks, 'block')}), none of them in any fit: a second "
+        rf"{where}, in runs of its own ({count(heldout.blocks, 'block')}), none of them in any fit: a {which} "
         "test of the levels' fit above."
     )
     if heldout.stacks:
@@ -1176,18 +1207,19 @@ def section_tex(
     syscalls: CostStudy | None = None,
     superseded: SupersededFit | None = None,
     levels: LevelParts | None = None,
-    heldout: HeldOut | None = None,
+    heldouts: Sequence[HeldOut] = (),
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
     system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
     the first run of its design it `superseded` and the second campaign's `levels`, where given), the
-    levels' fit's subsection where it is read, and the `heldout` campaign's after it, where given;
-    with no fit campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
+    levels' fit's subsection where it is read, and one subsection per `heldouts` campaign after it,
+    in their order (`heldout_part`); with no fit campaign, `OMITTED_TEX` (comments alone: nothing is
+    typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:
         raise ValueError("the process level's part is said in the system-call level, which has no fit")
-    if heldout is not None and (levels is None or levels.fit is None):
+    if heldouts and (levels is None or levels.fit is None):
         raise ValueError("a held-out campaign tests the levels' fit, which is not read")
     # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
     levels_fit = levels.fit if levels is not None else None
@@ -1227,21 +1259,22 @@ def section_tex(
                 " ".join([levels_sentence(levels), fitted_sentence(levels_fit)]),
             ),
         ]
-    if heldout is not None:
-        lines += [
-            "",
-            rf"\subsection{{{HELDOUT.title}}}\label{{{HELDOUT.label}}}",
-            *_part_lines(
-                heldout.study,
-                HELDOUT,
-                " ".join(
-                    [
-                        heldout_sentence(heldout),
-                        fitted_sentence(
-                            heldout.study, rf"each gVisor level of campaign \texttt{{{tex_escape(heldout.name)}}}"
-                        ),
-                    ]
-                ),
-            ),
-        ]
+    for test, heldout in enumerate(heldouts):
+        lines += ["", *_heldout_lines(heldout, test)]
     return "\n".join(lines) + "\n"
+
+
+def _heldout_lines(heldout: HeldOut, test: int) -> list[str]:
+    """A held-out campaign's subsection (`heldout_part`), the `test`-th of them (0: the first)."""
+    part = heldout_part(heldout)
+    # Where it timed gVisor on both stacks, its platforms are gVisor's levels; else platforms of their own.
+    which = "each gVisor level" if heldout.stacks else "each platform"
+    predicted = rf"{which} of campaign \texttt{{{tex_escape(heldout.name)}}}"
+    return [
+        rf"\subsection{{{part.title}}}\label{{{part.label}}}",
+        *_part_lines(
+            heldout.study,
+            part,
+            " ".join([heldout_sentence(heldout, test), fitted_sentence(heldout.study, predicted)]),
+        ),
+    ]

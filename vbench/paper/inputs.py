@@ -16,8 +16,9 @@ are `sandbox_campaign`'s), set both or neither, and only with `cost_fit_campaign
 (said in one sentence), only with `syscall_fit_campaign`; and so may `syscall_levels_campaign`, a
 second campaign that stopped only the process and thread calls beside every call (costs-fit-process:
 the part of each job's cost that level gives, in one sentence), only with `syscall_fit_campaign`;
-and so may `syscall_levels_heldout`, a campaign that calibrated and timed platforms on a day of its
-own, which the levels' fit predicts (in a subsection of its own), only with `syscall_levels_campaign`.
+and so may `syscall_levels_heldout`, a comma-separated list of campaigns that calibrated and timed
+platforms in runs of their own, which the levels' fit predicts (in a subsection each), only with
+`syscall_levels_campaign`.
 So a set key that names no measured campaign is refused, naming params/paper.yaml and the key
 (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
 `heldout_fields`), by both ways of building, before anything is read: silently dropped, it would
@@ -30,7 +31,7 @@ passes the campaigns on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,8 +88,8 @@ def levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
 
 
 def heldout_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
-    """What a refusal of `syscall_levels_heldout` names (`check_heldout`): the key in `where`, then
-    the levels campaign's key it needs. Pure."""
+    """What a refusal of any campaign `syscall_levels_heldout` lists names (`check_heldout`): the key
+    in `where`, then the levels campaign's key it needs. Pure."""
     return f"{where}: paper.syscall_levels_heldout", "paper.syscall_levels_campaign"
 
 
@@ -118,9 +119,9 @@ class PaperInputs:
     #: A second campaign that stopped only the process and thread calls beside every call: the part
     #: of each job's cost that level gives.
     syscall_levels: str = ""
-    #: A campaign that calibrated and timed platforms on a day of their own: each predicted by the
-    #: levels' fit from its own costs, against its own jobs.
-    syscall_levels_heldout: str = ""
+    #: Campaigns that calibrated and timed platforms in runs of their own, in the paper's order: each
+    #: one's platforms predicted by the levels' fit from its own costs, against its own jobs.
+    syscall_levels_heldout: tuple[str, ...] = ()
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -137,7 +138,7 @@ class PaperInputs:
             syscall_calibration=str(paper.get("syscall_calibration_campaign") or ""),
             syscall_fit_superseded=str(paper.get("syscall_fit_superseded") or ""),
             syscall_levels=str(paper.get("syscall_levels_campaign") or ""),
-            syscall_levels_heldout=str(paper.get("syscall_levels_heldout") or ""),
+            syscall_levels_heldout=campaign_list(paper.get("syscall_levels_heldout")),
         )
 
     @property
@@ -158,7 +159,7 @@ class PaperInputs:
             ("syscall-calibration", self.syscall_calibration),
             ("syscall-fit-superseded", self.syscall_fit_superseded),
             ("syscall-levels", self.syscall_levels),
-            ("syscall-levels-heldout", self.syscall_levels_heldout),
+            *(("syscall-levels-heldout", n) for n in self.syscall_levels_heldout),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
@@ -176,7 +177,7 @@ class PaperInputs:
             (self.syscall_calibration, syscall_fields[1]),
             (self.syscall_fit_superseded, superseded_fit_fields(where)[0]),
             (self.syscall_levels, levels_fields(where)[0]),
-            (self.syscall_levels_heldout, heldout_fields(where)[0]),
+            *((n, heldout_fields(where)[0]) for n in self.syscall_levels_heldout),
         ):
             if name:
                 campaign_name(name, field)
@@ -199,7 +200,7 @@ class PaperInputs:
             "syscall_fit_superseded_fields": superseded_fit_fields(where),
             "syscall_levels_dir": one(self.syscall_levels),
             "syscall_levels_fields": levels_fields(where),
-            "syscall_levels_heldout_dir": one(self.syscall_levels_heldout),
+            "syscall_levels_heldout_dirs": [raw / n for n in self.syscall_levels_heldout],
             "syscall_levels_heldout_fields": heldout_fields(where),
         }
 
@@ -330,30 +331,37 @@ def check_levels(
     )
 
 
-#: What a refusal of the levels' held-out campaign names by default (`check_heldout`): `generate`'s
+#: What a refusal of the levels' held-out campaigns names by default (`check_heldout`): `generate`'s
 #: arguments.
-HELDOUT_FIELDS = ("syscall_levels_heldout_dir", "syscall_levels_dir")
+HELDOUT_FIELDS = ("syscall_levels_heldout_dirs", "syscall_levels_dir")
 
 
 def check_heldout(
-    heldout_dir: Path | str | None,
+    heldout_dirs: Sequence[Path | str],
     levels_dir: Path | str | None,
     where: str = HELDOUT_FIELDS[0],
     levels: str = HELDOUT_FIELDS[1],
 ) -> None:
-    """Refuse a held-out campaign given without samples, or without the campaign of system-call
-    levels whose fit predicts it, before anything is read, as `check_levels` refuses that campaign
-    (and after it). The same ways in call it. `where` names its field as the caller was given it,
-    `levels` the levels campaign's; None passes: no subsection on it."""
-    _check_campaign_beside(
-        heldout_dir,
-        levels_dir,
-        where,
-        levels,
-        "its platforms are predicted by the fit of the campaign of system-call levels, in a subsection after that "
-        "fit's",
-        without="its subsection",
-    )
+    """Refuse a held-out campaign given without samples, or twice, or any without the campaign of
+    system-call levels whose fit predicts them, before anything is read, as `check_levels` refuses
+    that campaign (and after it). The same ways in call it. `where` names their field as the caller
+    was given it, `levels` the levels campaign's; none passes: no subsection on them."""
+    seen: set[str] = set()
+    for heldout_dir in heldout_dirs:
+        # A campaign's subsection and table are labelled by its name: twice, two would share them.
+        name = Path(heldout_dir).name
+        if name in seen:
+            raise ParamsError(where, f"lists {name!r} twice: each held-out campaign has one subsection")
+        seen.add(name)
+        _check_campaign_beside(
+            heldout_dir,
+            levels_dir,
+            where,
+            levels,
+            "its platforms are predicted by the fit of the campaign of system-call levels, in a subsection after "
+            "that fit's",
+            without="its subsection",
+        )
 
 
 def _check_campaign_beside(
@@ -424,7 +432,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         )
         check_levels(args["syscall_levels_dir"], args["syscall_fit_dir"], *args["syscall_levels_fields"])
         check_heldout(
-            args["syscall_levels_heldout_dir"], args["syscall_levels_dir"], *args["syscall_levels_heldout_fields"]
+            args["syscall_levels_heldout_dirs"], args["syscall_levels_dir"], *args["syscall_levels_heldout_fields"]
         )
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
