@@ -753,7 +753,7 @@ def test_two_held_out_campaigns_are_two_subsections_in_the_list_s_order_with_lab
     assert heads == sorted(heads) and section.count(r"\subsection{") == 4
     part = section[heads[2] :]
     # Without gVisor's two stacks: a title naming its platforms, each of them predicted, no stacks said.
-    assert second.title == "The levels' fit held out: gVisor and slowvm"
+    assert second.title == rf"The levels' fit held out on \texttt{{{TIMED_CALIBRATION}}}: gVisor and slowvm"
     assert rf"\subsection{{{second.title}}}\label{{{second.label}}}" in section
     assert "none of them in any fit: a third test of the levels' fit above." in part
     assert rf"and each platform of campaign \texttt{{{TIMED_CALIBRATION}}} was then predicted" in part

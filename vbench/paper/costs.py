@@ -555,10 +555,12 @@ def heldout_part(heldout: HeldOut) -> Part:
 
 
 def heldout_title(heldout: HeldOut) -> str:
-    """Its subsection's title: gVisor's two network stacks where it timed both, else its platforms."""
+    """Its subsection's title: gVisor's two network stacks where it timed both, else its campaign
+    and platforms (one design run twice, as costs-oneday and its confirmation, is two subsections
+    that its platforms alone would title alike)."""
     if heldout.stacks:
         return HELDOUT_STACKS_TITLE
-    return f"{HELDOUT_TITLE}: {and_list(_heldout_platforms(heldout))}"
+    return rf"{HELDOUT_TITLE} on \texttt{{{tex_escape(heldout.name)}}}: {and_list(_heldout_platforms(heldout))}"
 
 
 def _heldout_platforms(heldout: HeldOut) -> list[str]:
