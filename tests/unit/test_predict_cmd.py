@@ -365,6 +365,30 @@ def test_the_command_prints_the_table_and_how_long_it_took(data, capsys):
     assert {p["platform"] for p in doc["predictions"]} == set(PLATFORMS)
 
 
+def test_the_prediction_interval_is_for_the_blocks_asked_and_narrows_with_them(data, capsys, vbench_cli):
+    """By default each row's prediction interval is for a measurement of as many blocks as the fit's
+    rows had; --blocks plans another campaign: the ratio's interval stays, the measurement's narrows."""
+    from vbench import cli
+
+    argv = ["predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--draws", str(DRAWS), "--json"]
+    docs = {}
+    for blocks in (None, 3, 30):
+        assert cli.main(argv + ([] if blocks is None else ["--blocks", str(blocks)])) == 0
+        docs[blocks] = {(p["platform"], p["job"]): p for p in json.loads(capsys.readouterr().out)["predictions"]}
+    for key, default in docs[None].items():
+        few, many = docs[3][key], docs[30][key]
+        assert default["prediction_interval"]["blocks"] == 5 and few["prediction_interval"]["blocks"] == 3
+        assert few["predicted"] == many["predicted"] == default["predicted"]
+        width = {
+            n: d["prediction_interval"]["high"] / d["prediction_interval"]["low"] for n, d in ((3, few), (30, many))
+        }
+        # 30 blocks add little noise: about the ratio's own interval (its percentiles, other draws).
+        ratio_width = many["predicted"]["high"] / many["predicted"]["low"]
+        assert width[3] > width[30] > 0.98 * ratio_width and width[3] > 1.05 * ratio_width, key
+    rc, err = vbench_cli(*argv[:-1], "--blocks", "1")
+    assert rc == 2 and "--blocks" in err and "two blocks or more" in err
+
+
 def test_a_missing_campaign_is_refused_naming_its_file(data, vbench_cli):
     rc, err = vbench_cli("predict", "newplat", "--fit", "nofit", "--data", str(data))
     assert rc == 2 and str(data / "raw" / "nofit" / "samples.jsonl") in err and "costs-fit" in err

@@ -47,6 +47,14 @@ def register(sub) -> None:
         "jvmstart for syscall_stops; "
         "less any whose planted level did not move its cost, the design's rule 1, named in the notes)",
     )
+    p.add_argument(
+        "--blocks",
+        type=int,
+        default=None,
+        help="the blocks of the campaign whose measured ratio each prediction interval is for (a campaign one "
+        "plans: more blocks, a narrower interval); default: as many as CALIBRATION's measured ratio of the job, "
+        "or as the fit's configurations where it timed none",
+    )
     p.add_argument("--draws", type=int, default=None, help="bootstrap draws (default 2000)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the fit campaign's design seed)")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
@@ -72,6 +80,8 @@ def run(args) -> int:
     draws = cost_model.DEFAULT_DRAWS if args.draws is None else args.draws
     if draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {draws}")
+    if args.blocks is not None and args.blocks < 2:
+        raise ParamsError("--blocks", f"a measured ratio needs two blocks or more, not {args.blocks}")
     fit_dir = campaign_dir(
         args.fit,
         args.data,
@@ -92,7 +102,7 @@ def run(args) -> int:
     phases = job_phases.phase_ratios(measured_in or calibration, cfg)
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
-    table = cost_prediction.prediction_table(inputs, phases=phases, n_draws=draws, seed=seed)
+    table = cost_prediction.prediction_table(inputs, phases=phases, n_draws=draws, seed=seed, blocks=args.blocks)
     timings = (
         ("reading and checking", read - started),
         ("the phases' statistics", compared - read),

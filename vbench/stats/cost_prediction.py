@@ -586,18 +586,26 @@ def prediction_table(
     conf: float = cm.DEFAULT_CONF,
     n_draws: int = cm.DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
+    blocks: int | None = None,
 ) -> PredictionTable:
     """Each job fitted on the fit campaign, each platform's ratio predicted and attributed, with
-    the calibration's measured `phases` of that job and platform beside it."""
+    the calibration's measured `phases` of that job and platform beside it. Each row's prediction
+    interval is for a measurement of `blocks` blocks (a campaign one plans); by default of as many
+    as its measured ratio's, or, with none, as the fit's rows'."""
     if n_draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
+    if blocks is not None and blocks < 2:
+        raise ParamsError("--blocks", f"a measured ratio needs two blocks or more, not {blocks}")
     fits = [_fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed) for job, rows in inputs.designs]
     fitted = fitted_jobs(fits)
     rows = []
     for costs in inputs.costs:
         for f in fits:
             measured = next((m for m in inputs.measured if m.job == f.job and m.platform == costs.platform), None)
-            pred = cm.predict(f, costs, None if measured is None else cm.measured_blocks(measured.ratio))
+            if blocks is None and measured is not None:
+                pred = cm.predict(f, costs, cm.measured_blocks(measured.ratio))
+            else:
+                pred = cm.predict(f, costs, blocks)
             rows.append(
                 PredictedJob(
                     costs.platform,
