@@ -511,21 +511,30 @@ NOISE_RESOURCES = ("cpu", "round_trip")
 NOISE_DESIGN = {"planted-10": (2.0, 1.0), "planted-01": (1.0, 8.0), "planted-11": (2.0, 8.0)}
 
 
-def _run_noise_world(seed: int, *, sd_run: float = 0.05, drift: float = 0.2, blocks: int = 5, measured_blocks: int = 3):
+def _run_noise_world(
+    seed: int,
+    *,
+    sd_run: float = 0.05,
+    drift: float = 0.2,
+    blocks: int = 5,
+    measured_blocks: int = 3,
+    platform_noise: float = 1.0,
+):
     """terasort's fit rows and a held-out platform's measured ratio, as blocked campaigns measure
     them: each run's log time is its configuration's true one plus the block's drift (shared by
     every run of the block, large) plus its own noise (`sd_run`); a ratio is a block's run less the
-    baseline's run of the same block. The platform is measured in a campaign of its own. Costs
-    are calibrated nearly exactly: what is left is the job's own noise."""
+    baseline's run of the same block. The platform is measured in a campaign of its own, its own
+    runs' noise `platform_noise` times the others' (native's beside it as the fit's). Costs are
+    calibrated nearly exactly: what is left is the job's own noise."""
     rng = np.random.default_rng(seed)
 
-    def campaign(truths: dict[str, float], n: int) -> dict[str, LogRatio]:
+    def campaign(truths: dict[str, float], n: int, own: float = 1.0) -> dict[str, LogRatio]:
         names = [str(b) for b in range(n)]
         block = drift * rng.standard_normal(n)
         base = block + sd_run * rng.standard_normal(n)
         out = {}
         for name, truth in truths.items():
-            logs = math.log(truth) + block + sd_run * rng.standard_normal(n) - base
+            logs = math.log(truth) + block + own * sd_run * rng.standard_normal(n) - base
             se = float(logs.std(ddof=1) / math.sqrt(n))
             out[name] = LogRatio(float(logs.mean()), se, n - 1, tuple(zip(names, logs.tolist())))
         return out
@@ -539,7 +548,7 @@ def _run_noise_world(seed: int, *, sd_run: float = 0.05, drift: float = 0.2, blo
     ratio = lambda xs: 1 + sum(s * (x - 1) for s, x in zip(shares, xs))  # noqa: E731
     fit_rows = campaign({p: ratio(xs) for p, xs in NOISE_DESIGN.items()}, blocks)
     slowvm = HELD_OUT["slowvm"][:2]
-    held = campaign({"slowvm": ratio(slowvm)}, measured_blocks)
+    held = campaign({"slowvm": ratio(slowvm)}, measured_blocks, platform_noise)
     costs = (*(calibrated(p, xs) for p, xs in NOISE_DESIGN.items()), calibrated("slowvm", slowvm))
     ratios = (
         *(JobRatio("terasort", p, r) for p, r in fit_rows.items()),
