@@ -30,17 +30,10 @@ from typing import Sequence
 
 from scipy import stats
 
+from selfbench.cost_model_coverage import wilson
 from tests.unit import test_cost_model as world
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
-
-
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval of a proportion k / n."""
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def coverage(pairs: int, noise: float, first_seed: int = 5000) -> tuple[int, int, int]:
