@@ -66,9 +66,11 @@ def blocks_needed(block_sd: float, within: float, conf: float = 0.95, most: int 
 
 
 def pooled_block_sd(ratios: Sequence[cm.LogRatio]) -> tuple[float, float]:
-    """(sd of a block's log ratio pooled on the ratios' degrees of freedom, those degrees). Pure."""
-    df = sum(r.df for r in ratios)
-    return math.sqrt(sum(r.df * r.log_se**2 * (r.df + 1) for r in ratios) / df), df
+    """(sd of a block's log ratio pooled on the ratios' degrees of freedom, those degrees): the
+    campaigns are independent, so `cost_model.pooled_noise`, not the two-way residual of one
+    campaign's rows. Pure."""
+    noise = cm.pooled_noise(ratios)
+    return noise.block_sd, noise.df
 
 
 def block_readings(campaigns: Sequence[Path]) -> dict[tuple[str, str], list[cm.LogRatio]]:

@@ -662,9 +662,8 @@ def run_noise(measured: Sequence[LogRatio]) -> RunNoise | None:
     takes up). Its variance sigma^2 on (rows)(blocks - 1) degrees of freedom is one run's, after
     the block's drift is taken out; a block's ratio is the difference of two, 2 sigma^2. The rows
     share the baseline's runs, so their own variances are not independent estimates; the two-way
-    residual is, and its degrees of freedom are exact. Otherwise each row's variance of a block's
-    log ratio (log_se^2 x blocks), pooled on their summed degrees of freedom (rows taken as
-    independent, as their draws are). None with no row on finite degrees of freedom.
+    residual is, and its degrees of freedom are exact. Otherwise `pooled_noise` (rows taken as
+    independent, as their draws are).
 
     Assumed: the noise is alike on every row (on the log scale) and on the platform predicted; a
     platform noisier than native under its planted slowdowns is covered less than the level says."""
@@ -677,7 +676,14 @@ def run_noise(measured: Sequence[LogRatio]) -> RunNoise | None:
             resid = d - d.mean(axis=1, keepdims=True) - d.mean(axis=0, keepdims=True) + d.mean()
             df = len(blocked) * (len(names) - 1)
             return RunNoise(math.sqrt(2 * float((resid**2).sum()) / df), float(df), len(names))
-    finite = [m for m in measured if math.isfinite(m.df)]
+    return pooled_noise(measured)
+
+
+def pooled_noise(ratios: Sequence[LogRatio]) -> RunNoise | None:
+    """Each ratio's variance of one block's log ratio (log_se^2 x blocks), pooled on their summed
+    degrees of freedom, the ratios taken as independent; the blocks their median. None with no
+    ratio on finite degrees of freedom. Pure."""
+    finite = [m for m in ratios if math.isfinite(m.df)]
     if not finite:
         return None
     df = sum(m.df for m in finite)
@@ -783,9 +789,8 @@ def leave_one_platform_out(
 
 
 def measured_blocks(ratio: LogRatio) -> int | None:
-    """The blocks a measured ratio was paired over (None: a summary on a normal's infinite df)."""
-    if ratio.blocks is not None:
-        return len(ratio.blocks)
+    """The blocks a measured ratio was paired over, its degrees of freedom and one (which its blocks,
+    where it carries them, are checked to give); None for a summary on a normal's infinite df."""
     return int(round(ratio.df)) + 1 if math.isfinite(ratio.df) else None
 
 

@@ -602,10 +602,8 @@ def prediction_table(
     for costs in inputs.costs:
         for f in fits:
             measured = next((m for m in inputs.measured if m.job == f.job and m.platform == costs.platform), None)
-            if blocks is None and measured is not None:
-                pred = cm.predict(f, costs, cm.measured_blocks(measured.ratio))
-            else:
-                pred = cm.predict(f, costs, blocks)
+            planned = blocks if blocks is not None or measured is None else cm.measured_blocks(measured.ratio)
+            pred = cm.predict(f, costs, planned)
             rows.append(
                 PredictedJob(
                     costs.platform,
