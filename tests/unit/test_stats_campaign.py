@@ -87,7 +87,7 @@ def test_nnbench_maps_that_began_late_after_the_barrier_are_noted_per_platform(t
     note = (
         "NNBench on gvisor: the last map began its operations more than 2 s after the barrier in 2 of 4 steps "
         "(up to 9.7 s): the maps that began in time ran their operations beside the late ones' start-up, "
-        "which can inflate and scatter the time per operation (gVisor's create/write: x1.27, twice the spread)"
+        "which can inflate and scatter the time per operation (gVisor's create/write: x1.27 [1.00, 1.60], twice the spread)"
     )
     assert load_campaign(tmp_path).notes == [note]
     # Samples that say their barrier (the runner stamps the config's barrier_s) name the one that would

@@ -242,9 +242,10 @@ def barrier_note(samples: pd.DataFrame) -> list[str]:
     """A note per platform (configuration) on which NNBench's last map began its operations more
     than LATE_AFTER_BARRIER_S after the barrier in some run (`nnbench.BARRIER_KEY`, in the samples
     since 426f2e9): the maps that began in time ran their operations beside the late ones' start-up,
-    which on gVisor made create/write's time per operation x1.27 and its ratio to native's twice as
-    noisy between blocks as with a barrier every map reached (docs/results.md,
-    `costs-nnbench-barrier`). NNBench's own count of maps that missed the barrier says 0 all the same.
+    which on gVisor made create/write's time per operation x1.27 [1.00, 1.60] and its ratio to
+    native's twice as noisy between blocks as with a barrier every map reached, over 8 blocks, one
+    of them flagged by the quiet gate (docs/results.md, `costs-nnbench-barrier`; open/read did not
+    move). NNBench's own count of maps that missed the barrier says 0 all the same.
     The note names the `barrier_s` that would have covered the latest start seen (with the same
     margin), where the samples carry the barrier they ran with. Pure."""
     if BARRIER_KEY not in samples.columns:
@@ -262,7 +263,7 @@ def barrier_note(samples: pd.DataFrame) -> list[str]:
                 f"NNBench on {platform}: the last map began its operations more than {LATE_AFTER_BARRIER_S:g} s "
                 f"after the barrier in {n_late} of {len(late)} steps (up to {late.max():.1f} s): the maps that "
                 "began in time ran their operations beside the late ones' start-up, which can inflate and scatter "
-                "the time per operation (gVisor's create/write: x1.27, twice the spread)"
+                "the time per operation (gVisor's create/write: x1.27 [1.00, 1.60], twice the spread)"
                 + _covering_barrier(g[late > LATE_AFTER_BARRIER_S])
             )
     return notes
