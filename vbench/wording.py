@@ -103,6 +103,7 @@ RESOURCE_NAMES = {
     "syscall": "system calls",
     "spawn": "process creation",
     "jvmstart": "JVM start",
+    "fileopen": "file opens",
 }
 #: The cost model's jobs (vbench.stats.cost_model.JOBS) as a reader knows them.
 JOB_NAMES = {

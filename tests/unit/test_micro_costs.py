@@ -15,7 +15,7 @@ import pytest
 from invoke import Result
 
 from vbench.benchmarks import registry
-from vbench.benchmarks.micro import jvmstart, spawn, syscall
+from vbench.benchmarks.micro import fileopen, jvmstart, spawn, syscall
 from vbench.campaign.measure import failure_reason
 from vbench.errors import JobFailed, ParamsError
 
@@ -263,3 +263,48 @@ def test_defaults_are_the_issues():
     assert jvmstart.METRICS["jvm_start_ms"] == "ms"
     kinds = {name: registry.find(name)[0] for name in ("syscall", "spawn", "jvmstart")}
     assert kinds == {"syscall": "micro", "spawn": "micro", "jvmstart": "micro"}
+
+
+# --- fileopen ------------------------------------------------------------------------------------
+
+
+def test_fileopen_command_opens_one_file_many_times_and_once_inside_one_shell():
+    cmd = fileopen.command(fileopen.FileopenConfig(count=300, repeats=2), "/w d/")
+    assert cmd.startswith("cd '/w d' || exit 1; : > vbench-fileopen || exit 1; trap 'rm -f vbench-fileopen' EXIT; ")
+    # The argument list is made before the first stamp, so yes and head are not timed.
+    assert cmd.index("files=$(yes vbench-fileopen | head -n 300)") < cmd.index("sm=$(date +%s%N)")
+    many, one = cmd.index("cat $files >/dev/null"), cmd.index("cat vbench-fileopen >/dev/null")
+    assert cmd.index("sm=") < many < cmd.index("em=") < cmd.index("so=") < one < cmd.index("eo=")
+    assert "$(seq 1 2)" in cmd and cmd.endswith("done; exit $rc")
+
+
+def test_fileopen_parses_the_difference_of_its_two_windows_into_us_per_file():
+    cfg = fileopen.FileopenConfig(count=100, repeats=2)
+    samples = fileopen.parse_stdout(_text("fileopen.txt"), cfg)
+    # Repeat 1: 2,766,589 ns for 100 files, 1,595,911 ns for one: 11.83 us a file more.
+    assert _values(samples, "fileopen_us") == pytest.approx([11.825, 11.542], abs=0.001)
+    assert _values(samples, "elapsed") == pytest.approx([0.002766589, 0.002814399])
+    assert samples[0].metadata["files"] == 100 and samples[0].unit == "us"
+
+
+def test_fileopen_refuses_missing_lines_a_wrong_count_and_a_window_not_longer_than_one_file():
+    cfg = fileopen.FileopenConfig(count=100, repeats=2)
+    text = _text("fileopen.txt")
+    with pytest.raises(JobFailed, match="expected 2 result lines, found 1"):
+        fileopen.parse_stdout(text.splitlines()[0], cfg)
+    with pytest.raises(JobFailed, match="expected 1 of 200"):
+        fileopen.parse_stdout(text, fileopen.FileopenConfig(count=200, repeats=2))
+    slow_one = "fileopen repeat=1 count=100 many_start=1000 many_end=2000 one_start=3000 one_end=5000\n"
+    with pytest.raises(JobFailed, match="not more than"):
+        fileopen.parse_stdout(slow_one, fileopen.FileopenConfig(count=100, repeats=1))
+    with pytest.raises(ParamsError):
+        registry.make_config(fileopen, {"count": "10"})  # fewer than 100 files: cat's start would dominate
+
+
+def test_fileopen_runs_here_and_says_what_a_file_costs(tmp_path):
+    # The real command under /bin/sh in a fresh directory: a positive cost, and the file removed.
+    cfg = fileopen.FileopenConfig(count=200, repeats=2)
+    out = subprocess.run(["sh", "-c", fileopen.command(cfg, str(tmp_path))], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert all(v > 0 for v in _values(fileopen.parse_stdout(out.stdout, cfg), "fileopen_us"))
+    assert list(tmp_path.iterdir()) == []

@@ -32,10 +32,11 @@ CAPTURES = {
     "syscall": ("syscall.txt", {"count": 1000, "repeats": 2}),
     "spawn": ("spawn.txt", {"count": 100, "repeats": 2}),
     "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2}),
+    "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2}),
 }
 
 
-def test_registry_names_the_twelve_benchmarks():
+def test_registry_names_the_thirteen_benchmarks():
     assert set(MICRO_BENCHMARKS) == set(CAPTURES)
     assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
 

@@ -38,18 +38,19 @@ def test_a_mixed_testbed_with_a_container_is_refused_too():
     assert refused({"hosts": hosts, "slowdown": {"syscall_stops": True}}).field == "testbed.slowdown.syscall_stops"
 
 
-@pytest.mark.parametrize("value", ["sometimes", "Process", "%process", 1])
+@pytest.mark.parametrize("value", ["sometimes", "Process", "%process", "%file", "files", 1])
 def test_a_value_that_is_no_level_is_refused_naming_the_field_and_every_level(value):
     err = refused({"slowdown": {"syscall_stops": value}})
     assert err.field == "testbed.slowdown.syscall_stops"
-    assert "expected true, false or 'process'" in str(err)
+    assert "expected true, false, 'process' or 'file'" in str(err)
 
 
-def test_the_process_level_is_a_planted_slowdown_of_native_hosts_only():
-    sd = make_testbed({"slowdown": {"syscall_stops": "process"}}).slowdown
-    assert sd.active and sd.syscall_stops == T.PROCESS
-    assert sd.describe() == "syscall_stops=process"
-    assert refused({"platform": "lxc", "slowdown": {"syscall_stops": "process"}}).field == (
+@pytest.mark.parametrize("level", [T.PROCESS, T.FILE])
+def test_the_partial_levels_are_planted_slowdowns_of_native_hosts_only(level):
+    sd = make_testbed({"slowdown": {"syscall_stops": level}}).slowdown
+    assert sd.active and sd.syscall_stops == level
+    assert sd.describe() == f"syscall_stops={level}"
+    assert refused({"platform": "lxc", "slowdown": {"syscall_stops": level}}).field == (
         "testbed.slowdown.syscall_stops"
     )
 
@@ -75,6 +76,13 @@ def test_the_process_level_stops_only_process_calls_through_a_seccomp_filter():
     assert T.traced_argv("/usr/bin/strace", sshd, True) == T.traced_argv("/usr/bin/strace", sshd)
     assert T.applied(True) == "strace -f"
     assert T.applied(T.PROCESS) == "strace -f --seccomp-bpf -e trace=%process"
+
+
+def test_the_file_level_stops_only_calls_naming_a_file_through_a_seccomp_filter():
+    sshd = ["/usr/sbin/sshd", "-D"]
+    flags = T.traced_argv("/usr/bin/strace", sshd, T.FILE)[1:-2]
+    assert flags.index("--seccomp-bpf") < flags.index("trace=%file") and "trace=%process" not in flags
+    assert T.applied(T.FILE) == "strace -f --seccomp-bpf -e trace=%file"
 
 
 def test_tracer_pid_and_children_are_parsed():

@@ -47,6 +47,7 @@ RESOURCE_COLOURS = {
     "syscall": "tab:brown",
     "spawn": "gold",
     "jvmstart": "black",
+    "fileopen": "tab:blue",
 }
 #: The model's bar starts from the baseline run's job time; what the model leaves over is hatched white.
 SPLIT_BASE_COLOUR = "0.75"

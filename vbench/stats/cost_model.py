@@ -108,7 +108,7 @@ class Resource:
 
 
 #: The cost vector the committed campaigns can fill (sandbox, reference: cpu, membw, fio, iperf3,
-#: latency; costs: syscall, spawn, jvmstart).
+#: latency; costs: syscall, spawn, jvmstart; fileopen since costs-nnbench-barrier asked for it).
 RESOURCES: tuple[Resource, ...] = (
     Resource("cpu", "cpu", "events_per_s", True),
     Resource("membw", "membw", "bandwidth", True),
@@ -120,6 +120,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("syscall", "syscall", "syscall_ns", False),
     Resource("spawn", "spawn", "spawn_us", False),
     Resource("jvmstart", "jvmstart", "jvm_start_ms", False),
+    Resource("fileopen", "fileopen", "fileopen_us", False),
 )
 
 

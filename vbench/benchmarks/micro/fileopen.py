@@ -1,0 +1,107 @@
+"""fileopen: the cost of opening a file by its name, reading it to its end and closing it (us per
+file), in the host's work directory.
+
+None of the studies measured it, but an HDFS DataNode pays it for every block it serves or
+writes (a block file and its checksum file opened by name), and a task for every spill, shuffle
+and jar file. It is where gVisor differs from a system call alone: a call naming a file leaves the
+Sentry for its file system (the gofer), where a one-byte write stays in it, so gVisor's NNBench
+open/read was under-predicted by 32-51 % from the system call and process costs alone (issue #53,
+docs/results.md "NNBench's barrier at 20 s and 60 s"). `testbed.slowdown.syscall_stops: file`
+plants the same kind of cost on native hosts (vbench.testbed.syscall_stops).
+
+One empty file is made in the work directory; `cat` is then given it `count` times, and once,
+each between two `date +%s%N` stamps of the same shell (the argument list is built before the
+first): per file, cat's openat, fstat, fadvise, read (at its end at once) and close. The
+difference of the two windows over `count - 1` is the cost of one more file, without cat's own
+start and exit, the stamps' `date`s or the shell's. The file is removed on the way out.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig
+from vbench.errors import JobFailed
+from vbench.samples import Sample
+
+from ._common import Runner, execute, one_step, sample
+from .spawn import elapsed_s
+
+NAME = "fileopen"
+METRICS = {"fileopen_us": "us", "elapsed": "s"}
+#: The file opened, in the work directory: short, so `count` copies of its name stay far below
+#: the kernel's limit on a command's arguments (100,000 x 17 bytes = 1.7 MB < 2 MB).
+TEST_FILE = "vbench-fileopen"
+
+
+class FileopenConfig(BenchConfig):
+    count: int = Field(20_000, ge=100, le=100_000)  # files opened by one cat per repeat
+    repeats: int = Field(5, ge=1, le=1000)  # one sample of each metric per repeat
+
+
+#: The registry and `vbench bench list` find every module's config under this name.
+Config = FileopenConfig
+PRESETS: dict[str, FileopenConfig] = {}
+
+
+def command(cfg: FileopenConfig, workdir: str) -> str:
+    """The shell script: per repeat, a `fileopen repeat= count= many_start= many_end= one_start=
+    one_end=` line (`parse_stdout` reads it); cat's first failure stops it, saying so on stderr,
+    and is its exit status."""
+    d = shlex.quote(workdir.rstrip("/") or "/")
+    f = TEST_FILE
+    failed = 'echo "vbench: fileopen: cat exited $rc in repeat $r" >&2'
+    window = "s{0}=$(date +%s%N); cat {1} >/dev/null || {{ rc=$?; {2}; break; }}; e{0}=$(date +%s%N)"
+    return (
+        f"cd {d} || exit 1; : > {f} || exit 1; trap 'rm -f {f}' EXIT; "
+        # `count` newline-separated copies of the name, split by the shell into cat's arguments.
+        f"files=$(yes {f} | head -n {cfg.count}); rc=0; "
+        f"for r in $(seq 1 {cfg.repeats}); do "
+        f"{window.format('m', '$files', failed)}; {window.format('o', f, failed)}; "
+        f'echo "{NAME} repeat=$r count={cfg.count} many_start=$sm many_end=$em one_start=$so one_end=$eo"; '
+        f"done; exit $rc"
+    )
+
+
+_FIELDS = ("repeat", "count", "many_start", "many_end", "one_start", "one_end")
+
+
+def _line(text: str) -> dict[str, str] | None:
+    words = text.split()
+    if not words or words[0] != NAME:
+        return None
+    pairs = dict(w.partition("=")[::2] for w in words[1:])
+    return pairs if tuple(pairs) == _FIELDS else None
+
+
+def parse_stdout(text: str, cfg: FileopenConfig) -> list[Sample]:
+    found = [p for p in map(_line, (text or "").splitlines()) if p is not None]
+    if len(found) != cfg.repeats:
+        raise JobFailed(f"{NAME}: expected {cfg.repeats} result lines, found {len(found)}")
+    samples = []
+    for i, p in enumerate(found, start=1):
+        if p["repeat"] != str(i) or p["count"] != str(cfg.count):
+            raise JobFailed(
+                f"{NAME}: line {i} is repeat {p['repeat']} of {p['count']} files, expected {i} of {cfg.count}"
+            )
+        many = elapsed_s(p["many_start"], p["many_end"], f"{NAME} repeat {i}")
+        one = elapsed_s(p["one_start"], p["one_end"], f"{NAME} repeat {i}")
+        if many <= one:
+            # cat's start alone outlasting count files: a window disturbed, not a cost.
+            raise JobFailed(
+                f"{NAME}: repeat {i} took {many:.6f} s for {cfg.count} files, not more than {one:.6f} s for one"
+            )
+        meta = {"repeat": i, "files": cfg.count}
+        samples.append(sample(NAME, "fileopen_us", (many - one) / (cfg.count - 1) * 1e6, "us", cfg, **meta))
+        samples.append(sample(NAME, "elapsed", many, "s", cfg, **meta))
+    return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
+
+
+def run(c: Runner, cfg: FileopenConfig, workdir: str = "") -> tuple[list[Sample], str]:
+    return execute(c, NAME, command(cfg, workdir), parse, cfg)
