@@ -101,28 +101,12 @@ def test_a_native_hosts_commands_are_stopped_at_each_system_call_and_nothing_is_
         _tracer_of_sleep(tag)  # gone with its host
 
 
-def test_at_the_process_level_a_hosts_commands_are_traced_but_an_ordinary_call_does_not_stop(it_platform_testbed):
-    params = it_platform_testbed(
-        "native", hosts=[{"name": "master", "role": "master"}], slowdown={"syscall_stops": "process"}
-    )
-    tag = f"31.{os.getpid() % 1000}7"
-    with Testbed(params) as tb:
-        host = tb.hosts[0]
-        assert "syscall_stops=process" in host.facts["slowdown"], host.facts
-        assert "--seccomp-bpf -e trace=%process" in host.facts["slowdown_applied"], host.facts
-        per_call_us = _per_call_us(host)
-        status = _traced_daemon(host, tag)
-        # The seccomp filter that lets every call but the process ones run without a stop.
-        assert "Seccomp:\t2" in status, status
-    # Measured here: ~0.2 us a call untraced, 10-200 us with every call stopped.
-    assert per_call_us < 5, per_call_us
-    assert leftovers(params) == []
-
-
 def _fileopen_us(host, workdir: str) -> float:
     """fileopen's cost of one more file (us) on `host`, over SSH, by the micro-benchmark's own
     command and parser, in `workdir` (made and removed here)."""
-    cfg = fileopen.FileopenConfig(count=200, repeats=1)
+    # 2000 files: at the file level cat's own start (its exec and libraries stopped) is ~10 ms,
+    # which 200 files' window did not always outlast.
+    cfg = fileopen.FileopenConfig(count=2000, repeats=1)
     d = shlex.quote(workdir)
     with connect(host) as conn:
         r = conn.run(
@@ -136,20 +120,25 @@ def _fileopen_us(host, workdir: str) -> float:
     return cost
 
 
-def test_at_the_file_level_a_file_open_stops_and_an_ordinary_call_does_not(it_platform_testbed):
+@pytest.mark.parametrize("level, tag", [("process", 31), ("file", 32)])
+def test_at_a_partial_level_a_hosts_commands_are_traced_but_an_ordinary_call_does_not_stop(
+    it_platform_testbed, level, tag
+):
     params = it_platform_testbed(
-        "native", hosts=[{"name": "master", "role": "master"}], slowdown={"syscall_stops": "file"}
+        "native", hosts=[{"name": "master", "role": "master"}], slowdown={"syscall_stops": level}
     )
-    tag = f"32.{os.getpid() % 1000}7"
     with Testbed(params) as tb:
         host = tb.hosts[0]
-        assert "syscall_stops=file" in host.facts["slowdown"], host.facts
-        assert "--seccomp-bpf -e trace=%file" in host.facts["slowdown_applied"], host.facts
+        assert f"syscall_stops={level}" in host.facts["slowdown"], host.facts
+        assert f"--seccomp-bpf -e trace=%{level}" in host.facts["slowdown_applied"], host.facts
         per_call_us = _per_call_us(host)
         per_file_us = _fileopen_us(host, f"/tmp/vbench-it-fileopen-{os.getpid()}")
-        assert "Seccomp:\t2" in _traced_daemon(host, tag)
-    # Measured by hand (2026-12-01): 12-16 us a file untraced, 410-710 us at this level; a
-    # one-byte call ~0.2 us at both.
+        status = _traced_daemon(host, f"{tag}.{os.getpid() % 1000}7")
+        # The seccomp filter that lets every call but the level's run without a stop.
+        assert "Seccomp:\t2" in status, status
+    # Measured here: ~0.2 us a call untraced, 10-200 us with every call stopped; a file opened by
+    # name 12-16 us untraced and at the process level, 75-710 us at the file level (by hand and in
+    # this test, 2026-12-01: a stop's price is a wake-up's, which varies run to run).
     assert per_call_us < 5, per_call_us
-    assert per_file_us > 100, per_file_us
+    assert (per_file_us > 40) == (level == "file"), per_file_us
     assert leftovers(params) == []
