@@ -36,11 +36,12 @@ from selfbench.measurement_pi import blocks_needed
 from vbench.benchmarks.hadoop import nnbench
 from vbench.samples import Sample, read_records
 from vbench.stats.campaign import LATE_AFTER_BARRIER_S
+from vbench.stats.cost_model import DEFAULT_BASELINE
 from vbench.stats.paired import t_on_logs
 from vbench.stats.records import Interval
 
-BASELINE = "native"
-BARRIER = "factor.barrier_s"
+BASELINE = DEFAULT_BASELINE
+BARRIER = f"factor.{nnbench.BARRIER_S}"
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,16 @@ _FIND_JAVA = (
     'echo "jvmstart java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
 )
 
+_FILEOPEN = (
+    "cd {d} || exit 1; : > vbench-fileopen || exit 1; trap 'rm -f vbench-fileopen' EXIT; "
+    "files=$(yes vbench-fileopen | head -n 20000); rc=0; for r in $(seq 1 5); do "
+    'sm=$(date +%s%N); cat $files >/dev/null || { rc=$?; echo "vbench: fileopen: cat exited $rc in repeat $r" >&2; '
+    "break; }; em=$(date +%s%N); "
+    'so=$(date +%s%N); cat vbench-fileopen >/dev/null || { rc=$?; echo "vbench: fileopen: cat exited $rc in repeat '
+    '$r" >&2; break; }; eo=$(date +%s%N); '
+    'echo "fileopen repeat=$r count=20000 many_start=$sm many_end=$em one_start=$so one_end=$eo"; done; exit $rc'
+)
+
 # (benchmark, preset or None for the default Config, work dir) -> the command string before argv.
 BEFORE = {
     ("cpu", None, W): "LC_ALL=C sysbench cpu --cpu-max-prime=10000 --threads=1 --time=5 run",
@@ -94,20 +104,8 @@ BEFORE = {
     ("spawn", None, W): _TIMED.format(n=5, count=2000, program="/bin/true", tag="spawn"),
     ("jvmstart", None, W): _FIND_JAVA
     + _TIMED.format(n=3, count=10, program='"$java" -Xshare:auto -version > /dev/null 2>&1', tag="jvmstart"),
-    ("fileopen", None, W): f"cd {W} || exit 1; : > vbench-fileopen || exit 1; trap 'rm -f vbench-fileopen' EXIT; "
-    "files=$(yes vbench-fileopen | head -n 20000); rc=0; for r in $(seq 1 5); do "
-    'sm=$(date +%s%N); cat $files >/dev/null || { rc=$?; echo "vbench: fileopen: cat exited $rc in repeat $r" >&2; '
-    "break; }; em=$(date +%s%N); "
-    'so=$(date +%s%N); cat vbench-fileopen >/dev/null || { rc=$?; echo "vbench: fileopen: cat exited $rc in repeat '
-    '$r" >&2; break; }; eo=$(date +%s%N); '
-    'echo "fileopen repeat=$r count=20000 many_start=$sm many_end=$em one_start=$so one_end=$eo"; done; exit $rc',
-    ("fileopen", None, SPACED): "cd '/data/work dir' || exit 1; : > vbench-fileopen || exit 1; "
-    "trap 'rm -f vbench-fileopen' EXIT; files=$(yes vbench-fileopen | head -n 20000); rc=0; for r in $(seq 1 5); do "
-    'sm=$(date +%s%N); cat $files >/dev/null || { rc=$?; echo "vbench: fileopen: cat exited $rc in repeat $r" >&2; '
-    "break; }; em=$(date +%s%N); "
-    'so=$(date +%s%N); cat vbench-fileopen >/dev/null || { rc=$?; echo "vbench: fileopen: cat exited $rc in repeat '
-    '$r" >&2; break; }; eo=$(date +%s%N); '
-    'echo "fileopen repeat=$r count=20000 many_start=$sm many_end=$em one_start=$so one_end=$eo"; done; exit $rc',
+    ("fileopen", None, W): _FILEOPEN.replace("{d}", W),
+    ("fileopen", None, SPACED): _FILEOPEN.replace("{d}", "'/data/work dir'"),
     ("pi_digits", "vasconcelos", W): _PI.format(sizes="1000000 2000000 4000000 8000000", out=f"{W}/vbench-pi.txt"),
 }
 

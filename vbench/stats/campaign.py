@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from vbench.benchmarks.hadoop.nnbench import BARRIER_KEY, OP_OF_METRIC
+from vbench.benchmarks.hadoop.nnbench import BARRIER_KEY, BARRIER_S, OP_OF_METRIC
 from vbench.errors import ParamsError
 from vbench.samples import cpu_models, join_values
 from vbench.stats.compare import Comparison, comparison_in, comparison_view, design_of
@@ -233,9 +233,6 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
 #: it: the client sees a map's end by polling about once a second (native, LXC and OCI read 0.2 to
 #: 0.6 s, docs/results.md "NNBench's barrier").
 LATE_AFTER_BARRIER_S = 2.0
-
-#: The NNBench config field the runner stamps into each sample's metadata: the barrier the run used.
-BARRIER_S = "barrier_s"
 
 
 def barrier_note(samples: pd.DataFrame) -> list[str]:

@@ -47,6 +47,9 @@ OP_OF_METRIC = {metric: op for op, labels in _REPORT.items() for metric, _ in la
 #: operations (`ops_start_after_barrier`). Metadata, as NNBench's own late-map count is: a signed
 #: lateness near 0 is no time whose ratio to native's means anything.
 BARRIER_KEY = "ops_start_after_barrier_s"
+#: The config field of the barrier (`Config.barrier_s`), as the runner stamps it into each sample's
+#: metadata and a design's variant factor names it (`factor.barrier_s`).
+BARRIER_S = "barrier_s"
 
 # The times below are read strictly (ASCII digits, every field, whole lines): a damaged log is to
 # give no number rather than another one.
