@@ -429,9 +429,9 @@ def test_vbench_predict_names_the_levels_design_s_resources_when_not_told(raw):
     # Not told, rule 1 fits the JVM's start both levels moved; a note says what the design fits.
     assert any("--resources syscall,spawn" in n for n in prediction_inputs(fit, cal).notes)
     told = prediction_inputs(fit, cal, C.LEVELS_FIT_RESOURCES)
-    assert told.apart.passes and not any("both system-call levels" in n for n in told.notes)
+    assert told.apart.passes and not any("compares system-call levels" in n for n in told.notes)
     one_level = prediction_inputs(load_campaign(raw / SYSCALL_FIT), cal)
-    assert not any("both system-call levels" in n for n in one_level.notes)
+    assert not any("compares system-call levels" in n for n in one_level.notes)
 
 
 def test_a_job_whose_every_call_ratio_holds_1_has_no_part():

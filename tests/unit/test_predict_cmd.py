@@ -29,6 +29,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tests.unit.builders import cli_runner
@@ -44,6 +45,7 @@ from vbench.stats.cost_prediction import (
     configuration_ratios,
     format_prediction,
     levels_apart,
+    levels_resources,
     planted_checks,
     prediction_inputs,
     prediction_json,
@@ -588,6 +590,17 @@ def test_a_bound_is_read_not_the_estimate_and_an_unmeasured_cost_moves_nothing()
     assert not levels_apart(("syscall", "spawn"), near).passes
     unmeasured = (cm.CostVector("1.0/process", (_cost("spawn", 4.0),)), _levels()[1])
     assert not levels_apart(("syscall", "spawn"), unmeasured).passes
+
+
+def test_the_resources_a_levels_fit_tells_apart_follow_its_partial_levels():
+    column = "level.slowdown.syscall_stops"
+    levels = lambda *xs: pd.DataFrame({column: list(xs)})  # noqa: E731
+    assert levels_resources(levels(False, "process", True)) == ("syscall", "spawn")
+    assert levels_resources(levels(False, "process", "file", True)) == ("syscall", "spawn", "fileopen")
+    assert levels_resources(levels(False, "file", True)) == ("syscall", "fileopen")
+    # One level moves its costs together: no design names resources apart.
+    assert levels_resources(levels(False, True)) == ()
+    assert levels_resources(pd.DataFrame({"platform": ["native"]})) == ()
 
 
 def test_one_named_resource_needs_a_level_that_moves_it():

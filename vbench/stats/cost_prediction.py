@@ -64,6 +64,10 @@ SYSCALL_LEVELS_RESOURCES: tuple[str, ...] = ("syscall", "spawn")
 #: and thread calls.
 SYSCALL_STOPS_COLUMN = LEVEL + "slowdown.syscall_stops"
 PROCESS_LEVEL = "process"
+#: Each partial level of the system-call stops -> the resource it moves apart from every call
+#: stopped (which moves the one-byte call, `syscall`): params/experiments/costs-fit-file.yaml added
+#: the calls that name a file to costs-fit-process-confirm's process level.
+PARTIAL_LEVEL_RESOURCES: dict[str, str] = {PROCESS_LEVEL: "spawn", "file": "fileopen"}
 #: The resources params/experiments/costs-fit.yaml fits (its rule 2): every planted one it plants.
 FIT_RESOURCES: tuple[str, ...] = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
 #: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).
@@ -302,11 +306,15 @@ def _levels_of(fit: Campaign, column: str) -> dict[str, str | None]:
     return dict(sorted(out.items(), key=lambda kv: natural_key(kv[0])))
 
 
-def _has_process_level(fit: Campaign) -> bool:
-    samples = fit.samples
-    return (
-        SYSCALL_STOPS_COLUMN in samples.columns and (samples[SYSCALL_STOPS_COLUMN].astype(str) == PROCESS_LEVEL).any()
-    )
+def levels_resources(samples: pd.DataFrame) -> tuple[str, ...]:
+    """The resources a fit comparing system-call levels tells apart, as its design names them: the
+    one-byte call, and each partial level's resource (PARTIAL_LEVEL_RESOURCES) for the levels its
+    samples planted; () for a fit with no partial level (one level moves its costs together)."""
+    if SYSCALL_STOPS_COLUMN not in samples.columns:
+        return ()
+    planted = set(samples[SYSCALL_STOPS_COLUMN].dropna().astype(str))
+    partial = tuple(r for level, r in PARTIAL_LEVEL_RESOURCES.items() if level in planted)
+    return ("syscall", *partial) if partial else ()
 
 
 def planted_checks(factors: Sequence[PlantedFactor], costs: Sequence[cm.CostVector]) -> tuple[PlantedCheck, ...]:
@@ -451,11 +459,11 @@ def prediction_inputs(
     choice = rule_one(planted, told, fit_file)
     resources = choice.resources
     notes += choice.notes
-    if told is None and _has_process_level(fit):
+    levels_fit = levels_resources(fit.samples)
+    if told is None and levels_fit:
         notes.append(
-            "this fit compares both system-call levels (only the process and thread calls stopped, and every "
-            f"call): its design fits --resources {','.join(SYSCALL_LEVELS_RESOURCES)}, whose rule 1 is that the "
-            "levels move them apart"
+            "this fit compares system-call levels (every call stopped, and only some): its design fits "
+            f"--resources {','.join(levels_fit)}, whose rule 1 is that the levels move them apart"
         )
     # Named resources: rule 1 asks whether the fit's levels move them apart, not only each one.
     apart = levels_apart(resources, fit_costs) if told is not None else None
