@@ -106,12 +106,18 @@ def _levels_campaign(d: Path, every: dict[str, float], part: float = PART, unmov
     (True), BLOCKS blocks, little noise: at the process level each cost but the `unmoved` ones
     (native's there) is 1 + `part` of every call's extra cost, so each job's extra time is `part`
     of every call's (the true ratio is linear in the costs, and a call's cost is not in it)."""
-    _campaign_json(d, compare=["slowdown.syscall_stops"], baseline="False", seed=53001)
-    rng = np.random.default_rng(7)
     process = {r: 1.0 if r in unmoved else 1 + part * (c - 1) for r, c in every.items()}
+    return planted_levels_campaign(d, {"process": process, True: every}, seed=53001, prefix="levels")
+
+
+def planted_levels_campaign(d: Path, at_levels: dict, seed: int, prefix: str) -> Path:
+    """Native hosts with no system call stopped ("False") and at each of `at_levels` (level -> its
+    costs there), BLOCKS blocks, little noise, the design seeded `seed`; run ids `prefix`-level-block."""
+    _campaign_json(d, compare=["slowdown.syscall_stops"], baseline="False", seed=seed)
+    rng = np.random.default_rng(7)
     records = []
     for block in range(BLOCKS):
-        for level, costs in ((False, {}), ("process", process), (True, every)):
+        for level, costs in ((False, {}), *at_levels.items()):
             meta = {
                 "experiment": "planted",
                 "platform": "native",
@@ -120,7 +126,7 @@ def _levels_campaign(d: Path, every: dict[str, float], part: float = PART, unmov
                 "round": 0,
                 "repetition": block,
                 "warmup": False,
-                "run_id": f"levels-{level}-{block}",
+                "run_id": f"{prefix}-{level}-{block}",
             }
             records += _run_samples(rng, meta, costs, sd_cost=0.01, sd_job=0.002)
     append_records(d / "samples.jsonl", records)

@@ -83,6 +83,15 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.syscall_levels_heldout",
             "paper.syscall_levels_campaign",
         ),
+        "file_levels_dir": None,
+        "file_levels_calibration_dir": None,
+        "file_levels_measured_dir": None,
+        "file_levels_fields": (
+            "params/paper.yaml: paper.file_levels_campaign",
+            "params/paper.yaml: paper.file_levels_calibration_campaign",
+            "params/paper.yaml: paper.file_levels_measured_campaign",
+            "paper.cost_fit_campaign",
+        ),
     }
 
 

@@ -141,6 +141,7 @@ NO_DIRECTION = {
     "tab:costs",
     "tab:costs-syscalls",
     "tab:costs-syscall-levels",
+    "tab:costs-file-levels",
     "tab:campaigns",
 }
 #: The held-out campaigns' tables, tab:costs-heldout-<campaign>, one per campaign params/paper.yaml lists.

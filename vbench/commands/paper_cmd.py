@@ -110,6 +110,25 @@ def register(sub) -> None:
         "own jobs, in a subsection after that fit's, where that fit is read; with --syscall-levels; repeatable, "
         "a subsection each in the order given",
     )
+    _add_campaign_option(
+        p,
+        "--file-levels",
+        "a fit campaign that stopped only the calls that name a file beside only the process calls and every call "
+        "(e.g. data/raw/costs-fit-file): its fit on a system call, a process creation and a file open, in the cost "
+        "model's last subsection where its rule 1 holds (else one sentence); with --file-levels-calibration, "
+        "--file-levels-measured and --cost-fit",
+    )
+    _add_campaign_option(
+        p,
+        "--file-levels-calibration",
+        "the calibration whose platforms --file-levels' fit predicts (e.g. data/raw/costs-calibration-file)",
+    )
+    _add_campaign_option(
+        p,
+        "--file-levels-measured",
+        "the campaign whose timed jobs --file-levels' predictions are compared with (e.g. "
+        "data/raw/costs-oneday-confirm)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -133,9 +152,9 @@ def run(args) -> int:
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
-    # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, itself before it reads
-    # anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit,
-    # check_levels, check_heldout):
+    # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
+    # --file-levels options, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
+    # check_syscall_fit, check_superseded_fit, check_levels, check_heldout, check_file_levels):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -161,6 +180,10 @@ def run(args) -> int:
         syscall_levels_fields=("--syscall-levels", "--syscall-fit"),
         syscall_levels_heldout_dirs=args.syscall_levels_heldout,
         syscall_levels_heldout_fields=("--syscall-levels-heldout", "--syscall-levels"),
+        file_levels_dir=args.file_levels,
+        file_levels_calibration_dir=args.file_levels_calibration,
+        file_levels_measured_dir=args.file_levels_measured,
+        file_levels_fields=("--file-levels", "--file-levels-calibration", "--file-levels-measured", "--cost-fit"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

@@ -24,7 +24,10 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 system-call levels, where its fit's rule 1 holds, a subsection
                                 more and tables/costs-syscall-levels.tex with its two CSV files;
                                 after it, one subsection per held-out campaign and
-                                tables/costs-heldout-<campaign>.tex with its two CSV files
+                                tables/costs-heldout-<campaign>.tex with its two CSV files; last,
+                                with the fit of three system-call levels and its calibration
+                                and measured campaigns, a subsection and, where its rule 1
+                                holds, tables/costs-file-levels.tex with its two CSV files
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -45,7 +48,7 @@ import pandas as pd
 from vbench.errors import VbenchError
 from vbench.stats import DEFAULT_SEED, format_table
 from vbench.stats.bootstrap import DEFAULT_RESAMPLES
-from vbench.stats.campaign import distinct_experiments, load_campaign, merge_campaigns
+from vbench.stats.campaign import Campaign, distinct_experiments, load_campaign, merge_campaigns
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.tidy import text_as_objects
 from vbench.stats.warmup import measured_samples
@@ -63,11 +66,13 @@ from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import (
     COST_FIT_FIELDS,
+    FILE_LEVELS_FIELDS,
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     check_cost_fit,
+    check_file_levels,
     check_heldout,
     check_levels,
     check_superseded_fit,
@@ -166,6 +171,10 @@ def generate(
     syscall_levels_fields: tuple[str, str] = LEVELS_FIELDS,
     syscall_levels_heldout_dirs: Sequence[Path] = (),
     syscall_levels_heldout_fields: tuple[str, str] = HELDOUT_FIELDS,
+    file_levels_dir: Path | None = None,
+    file_levels_calibration_dir: Path | None = None,
+    file_levels_measured_dir: Path | None = None,
+    file_levels_fields: tuple[str, str, str, str] = FILE_LEVELS_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -181,19 +190,26 @@ def generate(
     second campaign that stopped only the process and thread calls beside every call, where given;
     after that campaign's fit, where it is read, its predictions of the platforms of each of
     `syscall_levels_heldout_dirs` (campaigns that calibrated and timed them in runs of their own), a
-    subsection each in their order.
+    subsection each in their order; last, a subsection on `file_levels_dir` (native with only the
+    calls that name a file stopped, beside the process level and every call), its fit, where its
+    rule 1 holds, predicting `file_levels_calibration_dir`'s platforms against
+    `file_levels_measured_dir`'s jobs: omitted when all three are None.
     `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as the
     caller was given them (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two
     fields then the fit's (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded
     fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
     second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
-    the held-out campaigns' field then the second campaign's (`check_heldout`)."""
+    the held-out campaigns' field then the second campaign's (`check_heldout`); `file_levels_fields`:
+    the three file-level fields then the fit's (`check_file_levels`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
     check_superseded_fit(syscall_fit_superseded_dir, syscall_fit_dir, *syscall_fit_superseded_fields)
     check_levels(syscall_levels_dir, syscall_fit_dir, *syscall_levels_fields)
     check_heldout(syscall_levels_heldout_dirs, syscall_levels_dir, *syscall_levels_heldout_fields)
+    check_file_levels(
+        file_levels_dir, file_levels_calibration_dir, file_levels_measured_dir, cost_fit_dir, *file_levels_fields
+    )
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(
@@ -205,10 +221,13 @@ def generate(
         syscall_calibration=syscall_calibration_dir,
         syscall_fit_superseded=syscall_fit_superseded_dir,
         syscall_levels=syscall_levels_dir,
+        file_levels=file_levels_dir,
+        file_levels_calibration=file_levels_calibration_dir,
+        file_levels_measured=file_levels_measured_dir,
     )
     # The held-out campaigns are a list, each a subsection: checked above, each has its samples.
     heldout_dirs = [Path(d) for d in syscall_levels_heldout_dirs]
-    loaded = parallel_map(load_campaign, [*studies, *own.values(), *heldout_dirs], cost=_samples_size)
+    loaded = _read_once([*studies, *own.values(), *heldout_dirs])
     main, *extras = distinct_experiments(loaded[: len(studies)])
     read = dict(zip(own, loaded[len(studies) : len(studies) + len(own)]))
     heldout_read = loaded[len(studies) + len(own) :]
@@ -245,12 +264,20 @@ def generate(
     if levels is not None:
         found = (C.held_out(c, read["syscall_levels"], levels) for c in heldout_read)
         heldouts = [h for h in found if h is not None]
+    # The calls that name a file: that fit's rule 1, and where it holds its predictions of its calibration.
+    file_levels = (
+        C.file_levels(read["file_levels"], read["file_levels_calibration"], read["file_levels_measured"])
+        if "file_levels" in read
+        else None
+    )
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
     if levels is not None and levels.fit is not None:
         sources.append(_cost_note(levels.fit))
     sources += [_cost_note(h.study) for h in heldouts]
+    if file_levels is not None:
+        sources.append(_file_levels_note(file_levels))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -314,12 +341,13 @@ def generate(
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels, heldouts), written)
+    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels, heldouts, file_levels), written)
     for study, part in (
         (costs, C.MAIN),
         (syscalls, C.SYSCALLS),
         (levels.fit if levels else None, C.LEVELS),
         *((h.study, C.heldout_part(h)) for h in heldouts),
+        (file_levels.study if file_levels else None, C.FILE_LEVELS),
     ):
         if study is None:
             continue
@@ -431,6 +459,25 @@ def _cost_note(costs: C.CostStudy) -> str:
         f"{100 * s.median_abs_error:.0f} %, {s.covered} inside the prediction interval, {s.agrees} agreeing "
         f"({costs.n_draws} draws, seed {costs.seed})"
     )
+
+
+def _file_levels_note(levels: C.FileLevels) -> str:
+    """The build log's line on the fit of three system-call levels: `_cost_note`'s where its rule 1
+    holds, else that it failed and is not read."""
+    if levels.study is not None:
+        return _cost_note(levels.study)
+    return (
+        f"cost model: {levels.name}'s levels did not move {', '.join(levels.resources)} apart (rule 1; unresolved: "
+        f"{', '.join(levels.apart.unresolved)}): its fit is not read, its subsection says so"
+    )
+
+
+def _read_once(campaign_dirs: list[Path]) -> list[Campaign]:
+    """Each of `campaign_dirs` read (on every core), in their order, a campaign two parts read (a
+    held-out campaign whose jobs the file levels' fit is compared with too) read once."""
+    distinct = list(dict.fromkeys(campaign_dirs))
+    read = dict(zip(distinct, parallel_map(load_campaign, distinct, cost=_samples_size)))
+    return [read[d] for d in campaign_dirs]
 
 
 def _samples_size(campaign_dir: Path) -> int:

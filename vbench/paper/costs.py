@@ -54,7 +54,15 @@ the system-call level's calibration and the sandbox campaign's jobs; the part of
 moves into its opening. After it, each campaign that calibrated the same costs and timed the same
 jobs in runs of its own (`syscall_levels_heldout`, a list: costs-gvisor-network, costs-oneday) is a
 part of its own (`heldout_part`: tab:costs-heldout-<campaign>, no figure), its platforms predicted
-by that fit from its own costs against its own jobs (`held_out`).
+by that fit from its own costs against its own jobs (`held_out`). Last, a fit of three levels of stops
+(`file_levels_campaign`: costs-fit-file) that stopped only the calls that name a file beside the
+process and thread calls alone and every call is a part of its own, "The calls that name a file"
+(`FILE_LEVELS`: tab:costs-file-levels, no figure): three shares per job, of a system call, a process
+creation and a file opened by name (`cost_prediction.levels_resources`, as its design named them),
+read only where its rule 1 holds (`levels_apart`; else its subsection is one sentence saying so),
+the platforms of a calibration of those three costs (`file_levels_calibration_campaign`:
+costs-calibration-file) predicted against the jobs of another campaign
+(`file_levels_measured_campaign`: costs-oneday-confirm), seeded by the fit's design (`file_levels`).
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -90,6 +98,7 @@ from vbench.stats.cost_prediction import (
     fit_seed,
     fitted_jobs,
     levels_apart,
+    levels_resources,
     planted_checks,
     planted_factors,
     prediction_inputs,
@@ -107,7 +116,8 @@ from vbench.paper.tables.grid import Grid, render
 
 #: The files this section writes under generated/: costs.tex (the section), tables/costs.tex,
 #: figures/costs.{pdf,png,tex}, costs.csv and costs_attribution.csv (the rows, for tracing); the
-#: system-call level, tables/costs-syscalls.tex and its two CSV files (`SYSCALLS`).
+#: system-call level, tables/costs-syscalls.tex and its two CSV files (`SYSCALLS`); each later part,
+#: tables/<its name>.tex and its two CSV files (`LEVELS`, `heldout_part`, `FILE_LEVELS`).
 NAME = "costs"
 SECTION_LABEL, TABLE_LABEL, FIGURE_LABEL = "sec:costs", "tab:costs", "fig:costs"
 #: What the figure follows (its caption's "After ...").
@@ -184,6 +194,25 @@ LEVELS = Part(
     "sec:costs-syscall-levels",
     together=("jvmstart",),
 )
+#: The calls that name a file (`file_levels_campaign`, where its fit's rule 1 holds): only those calls
+#: stopped beside the process and thread calls alone and every call, three shares per job; its table
+#: alone. Where rule 1 fails, its subsection is one sentence, and it has no table.
+FILE_LEVELS = Part(
+    "costs-file-levels",
+    "tab:costs-file-levels",
+    None,
+    "system-call stops at three levels",
+    "The calls that name a file",
+    "sec:costs-file-levels",
+    together=("jvmstart",),
+)
+#: The level of the system-call stops (SYSCALL_STOPS_COLUMN) at which only the calls that name a file
+#: are stopped (params/experiments/costs-fit-file.yaml; `cost_prediction.PARTIAL_LEVEL_RESOURCES`).
+FILE_LEVEL = "file"
+#: How that level stops them, as the paper prints it.
+FILE_CALLS_TRACED = r"\texttt{strace -f --seccomp-bpf -e trace=\%file}"
+#: Resource -> the one operation whose cost it is, as the file levels' sentences name its share.
+COST_UNITS = {"syscall": "a one-byte system call", "spawn": "a process creation", "fileopen": "a file opened by name"}
 #: The levels' fit held out (`syscall_levels_heldout`, a list): each campaign there is a
 #: part of its own (`heldout_part`), its files and labels this prefix and the campaign's name, so
 #: that a campaign's table keeps its label wherever the list puts it.
@@ -569,6 +598,45 @@ def _heldout_platforms(heldout: HeldOut) -> list[str]:
     return [_platform_cell(p) for p in platforms]
 
 
+@dataclass(frozen=True)
+class FileLevels:
+    """A fit that stopped only the calls that name a file beside the process and thread calls alone and
+    every call (params/paper.yaml's `file_levels_campaign`): its rule 1 (do its levels move the
+    resources its design names apart, `levels_apart`) and, where it holds, its study: the platforms of
+    the calibration predicted against the measured campaign's jobs."""
+
+    name: str
+    calibration_name: str
+    measured_name: str
+    #: The resources its design names (`levels_resources`): a system call, a process creation, a file open.
+    resources: tuple[str, ...]
+    apart: ApartCheck
+    #: The three-share fit's study (`cost_study`); None where rule 1 fails (the fit is not read).
+    study: CostStudy | None = None
+
+
+def file_levels(
+    fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS
+) -> FileLevels:
+    """`fit`'s rule 1 on the resources its levels name (`levels_resources`) and, where it holds, its
+    study: `calibration`'s platforms predicted against `measured`'s jobs, seeded by the fit's design
+    (`cost_study`, as `vbench predict CALIBRATION --fit FIT --measured MEASURED --resources
+    syscall,spawn,fileopen --seed <its design's seed>` reads them). Refused, naming its samples file,
+    without one of its three levels: the subsection says it stopped them."""
+    where = samples_path(fit)
+    for level in (PROCESS_LEVEL, FILE_LEVEL, WHOLE_LEVEL):
+        _level_configuration(fit.samples, level, where)
+    resources = levels_resources(fit.samples)
+    apart = levels_apart(resources, cm.cost_vectors_of(fit.samples, baseline=baseline_of(fit)))
+    names = (fit.name, calibration.name, measured.name)
+    if not apart.passes:
+        return FileLevels(*names, resources, apart)
+    study = cost_study(
+        fit, calibration, measured=measured, n_draws=n_draws, seed=design_seed(fit.path), resources=resources
+    )
+    return FileLevels(*names, resources, apart, study)
+
+
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
     """The jobs whose additive form the lack-of-fit test rejects, Holm over all of `fits`: the
     command's rule (`cost_prediction.fitted_jobs`)."""
@@ -718,7 +786,8 @@ def summary_text(study: CostStudy) -> str:
 def table_costs(study: CostStudy, part: Part = MAIN) -> str:
     """Per job and platform: the measured ratio to native, the predicted one, the error and whether
     the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes.
-    `part`: the label and the caption's planted level, `MAIN`'s, `SYSCALLS`' or `LEVELS`'."""
+    `part`: the label and the caption's planted level, `MAIN`'s or a later part's (`SYSCALLS`, `LEVELS`,
+    `heldout_part`, `FILE_LEVELS`)."""
     level = study.level
     body, rules = [], []
     for i, r in enumerate(study.rows):
@@ -1053,6 +1122,36 @@ def heldout_sentence(heldout: HeldOut, test: int = 0) -> str:
     return sentence
 
 
+def _file_levels_plan(levels: FileLevels, would: bool = False) -> str:
+    """What the fit of three levels planted, the shares it fits and the campaigns it predicts, in its
+    design's words (params/experiments/costs-fit-file.yaml, fixed before it ran): "would" where its
+    fit is not read."""
+    gets, are = ("would get", "would be") if would else ("gets", "are")
+    units = and_list([COST_UNITS.get(r, tex_escape(resource_name(r))) for r in levels.resources])
+    return (
+        rf"Campaign \texttt{{{tex_escape(levels.name)}}} stopped under ptrace only the calls that name a file "
+        rf"({FILE_CALLS_TRACED}), beside only the process and thread calls and every call, so that each job "
+        rf"{gets} three shares, of {units}, as its design named them before it ran, and the platforms campaign "
+        rf"\texttt{{{tex_escape(levels.calibration_name)}}} calibrated {are} predicted against the jobs campaign "
+        rf"\texttt{{{tex_escape(levels.measured_name)}}} timed"
+    )
+
+
+def file_levels_sentence(levels: FileLevels) -> str:
+    """The fit of three levels whose fit is read: what it planted, its three shares, the campaigns
+    predicted and compared, and that its rule 1 holds."""
+    return f"{_file_levels_plan(levels)}; its rule 1, that the levels move the three apart, holds."
+
+
+def file_levels_unread_sentence(levels: FileLevels) -> str:
+    """The fit of three levels whose rule 1 failed, in one sentence: what it planted and would have
+    fitted, and that its fit is not read (as `level_parts_sentence` says of the two levels')."""
+    return (
+        f"{_file_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
+        "rule 1 (its levels did not move them apart) and is not read."
+    )
+
+
 def _left_out_resources(study: CostStudy) -> list[str]:
     return [c.resource for c in study.left_out]
 
@@ -1210,13 +1309,15 @@ def section_tex(
     superseded: SupersededFit | None = None,
     levels: LevelParts | None = None,
     heldouts: Sequence[HeldOut] = (),
+    file_levels: FileLevels | None = None,
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
     system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
     the first run of its design it `superseded` and the second campaign's `levels`, where given), the
     levels' fit's subsection where it is read, and one subsection per `heldouts` campaign after it,
-    in their order (`heldout_part`); with no fit campaign, `OMITTED_TEX` (comments alone: nothing is
-    typeset)."""
+    in their order (`heldout_part`), and last, given the fit of three levels, its subsection
+    (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence); with no fit campaign,
+    `OMITTED_TEX` (comments alone: nothing is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:
@@ -1226,8 +1327,8 @@ def section_tex(
     # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
     levels_fit = levels.fit if levels is not None else None
     if study is None:
-        if syscalls is not None:
-            raise ValueError("the system-call level is a part of the cost model's section, which has no fit")
+        if syscalls is not None or file_levels is not None:
+            raise ValueError("the system-call levels are parts of the cost model's section, which has no fit")
         return OMITTED_TEX
     lines = [
         "% Generated by vbench.paper.costs from the fit and sandbox campaigns. Do not edit.",
@@ -1263,6 +1364,8 @@ def section_tex(
         ]
     for test, heldout in enumerate(heldouts):
         lines += ["", *_heldout_lines(heldout, test)]
+    if file_levels is not None:
+        lines += ["", *_file_levels_lines(file_levels)]
     return "\n".join(lines) + "\n"
 
 
@@ -1280,3 +1383,14 @@ def _heldout_lines(heldout: HeldOut, test: int) -> list[str]:
             " ".join([heldout_sentence(heldout, test), fitted_sentence(heldout.study, predicted)]),
         ),
     ]
+
+
+def _file_levels_lines(levels: FileLevels) -> list[str]:
+    """The fit of three levels' subsection (`FILE_LEVELS`): where its rule 1 holds, its opening and
+    the sentences and table every part has; where it fails, the one sentence saying so, no table."""
+    head = rf"\subsection{{{FILE_LEVELS.title}}}\label{{{FILE_LEVELS.label}}}"
+    study = levels.study
+    if study is None:
+        return [head, file_levels_unread_sentence(levels)]
+    opening = " ".join([file_levels_sentence(levels), fitted_sentence(study, "each platform")])
+    return [head, *_part_lines(study, FILE_LEVELS, opening)]

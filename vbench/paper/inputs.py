@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Six keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Nine keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -18,12 +18,16 @@ second campaign that stopped only the process and thread calls beside every call
 the part of each job's cost that level gives, in one sentence), only with `syscall_fit_campaign`;
 and so may `syscall_levels_heldout`, a comma-separated list of campaigns that calibrated and timed
 platforms in runs of their own, which the levels' fit predicts (in a subsection each), only with
-`syscall_levels_campaign`.
+`syscall_levels_campaign`; and so may `file_levels_campaign`, `file_levels_calibration_campaign` and
+`file_levels_measured_campaign`, the subsection on the calls that name a file (its fit of three
+levels of stops, costs-fit-file; the calibration whose platforms it predicts, costs-calibration-file;
+the campaign whose jobs they are compared with, costs-oneday-confirm), set all three or none, and
+only with `cost_fit_campaign`.
 So a set key that names no measured campaign is refused, naming params/paper.yaml and the key
 (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
-`heldout_fields`), by both ways of building, before anything is read: silently dropped, it would
-drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`,
-`check_superseded_fit`, `check_levels`, `check_heldout`:
+`heldout_fields`, `file_levels_fields`), by both ways of building, before anything is read:
+silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`,
+`check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`:
 paths only, so `invoke paper` need not import the build, which loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
@@ -56,6 +60,9 @@ PAPER_CAMPAIGN_KEYS = (
     "syscall_fit_superseded",
     "syscall_levels_campaign",
     "syscall_levels_heldout",
+    "file_levels_campaign",
+    "file_levels_calibration_campaign",
+    "file_levels_measured_campaign",
 )
 
 
@@ -93,6 +100,18 @@ def heldout_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     return f"{where}: paper.syscall_levels_heldout", "paper.syscall_levels_campaign"
 
 
+def file_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
+    """What a refusal of the subsection on the calls that name a file names (`check_file_levels`): its
+    fit's, calibration's and measured campaign's keys in `where`, then the cost model's fit key it
+    needs. Pure."""
+    return (
+        f"{where}: paper.file_levels_campaign",
+        f"{where}: paper.file_levels_calibration_campaign",
+        f"{where}: paper.file_levels_measured_campaign",
+        "paper.cost_fit_campaign",
+    )
+
+
 def campaign_list(text: Any) -> tuple[str, ...]:
     """The names of a comma-separated list (`paper.study_campaigns`), blanks dropped. Pure."""
     return tuple(n.strip() for n in str(text or "").split(",") if n.strip())
@@ -122,6 +141,11 @@ class PaperInputs:
     #: Campaigns that calibrated and timed platforms in runs of their own, in the paper's order: each
     #: one's platforms predicted by the levels' fit from its own costs, against its own jobs.
     syscall_levels_heldout: tuple[str, ...] = ()
+    #: The calls that name a file: the fit of three levels of stops, the calibration whose platforms it
+    #: predicts and the campaign whose jobs they are compared with.
+    file_levels: str = ""
+    file_levels_calibration: str = ""
+    file_levels_measured: str = ""
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -139,6 +163,9 @@ class PaperInputs:
             syscall_fit_superseded=str(paper.get("syscall_fit_superseded") or ""),
             syscall_levels=str(paper.get("syscall_levels_campaign") or ""),
             syscall_levels_heldout=campaign_list(paper.get("syscall_levels_heldout")),
+            file_levels=str(paper.get("file_levels_campaign") or ""),
+            file_levels_calibration=str(paper.get("file_levels_calibration_campaign") or ""),
+            file_levels_measured=str(paper.get("file_levels_measured_campaign") or ""),
         )
 
     @property
@@ -160,17 +187,21 @@ class PaperInputs:
             ("syscall-fit-superseded", self.syscall_fit_superseded),
             ("syscall-levels", self.syscall_levels),
             *(("syscall-levels-heldout", n) for n in self.syscall_levels_heldout),
+            ("file-levels", self.file_levels),
+            ("file-levels-calibration", self.file_levels_calibration),
+            ("file-levels-measured", self.file_levels_measured),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
     def build_arguments(self, raw: Path, where: Path | str = PAPER_PARAMS) -> dict[str, Any]:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
-        `syscall_fit_superseded`, `syscall_levels_campaign` or `syscall_levels_heldout`, the keys whose
-        campaigns must exist, is refused here only if it is not a plain name; the build looks for
-        their samples, naming the key in `where` (`cost_fit_fields`, `syscall_fit_fields`,
-        `superseded_fit_fields`, `levels_fields`, `heldout_fields`)."""
-        syscall_fields = syscall_fit_fields(where)
+        `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout` or a
+        `file_levels_*` key, the keys whose campaigns must exist, is refused here only if it is not a
+        plain name; the build looks for their samples, naming the key in `where` (`cost_fit_fields`,
+        `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`, `heldout_fields`,
+        `file_levels_fields`)."""
+        syscall_fields, file_fields = syscall_fit_fields(where), file_levels_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
             (self.syscall_fit, syscall_fields[0]),
@@ -178,6 +209,7 @@ class PaperInputs:
             (self.syscall_fit_superseded, superseded_fit_fields(where)[0]),
             (self.syscall_levels, levels_fields(where)[0]),
             *((n, heldout_fields(where)[0]) for n in self.syscall_levels_heldout),
+            *zip((self.file_levels, self.file_levels_calibration, self.file_levels_measured), file_fields),
         ):
             if name:
                 campaign_name(name, field)
@@ -202,6 +234,10 @@ class PaperInputs:
             "syscall_levels_fields": levels_fields(where),
             "syscall_levels_heldout_dirs": [raw / n for n in self.syscall_levels_heldout],
             "syscall_levels_heldout_fields": heldout_fields(where),
+            "file_levels_dir": one(self.file_levels),
+            "file_levels_calibration_dir": one(self.file_levels_calibration),
+            "file_levels_measured_dir": one(self.file_levels_measured),
+            "file_levels_fields": file_fields,
         }
 
 
@@ -258,26 +294,53 @@ def check_syscall_fit(
     ways in call it. `where` and `calibration` name the level's fit and calibration fields as the
     caller was given them, `cost_fit` the cost model's fit's; both None passes: the part is
     omitted."""
-    if syscall_fit_dir is None and syscall_calibration_dir is None:
+    if not _check_set_together(
+        ((syscall_fit_dir, where), (syscall_calibration_dir, calibration)),
+        "the system-call level fits its shares on the one campaign and predicts from the costs the other "
+        "calibrated; set both, or neither to build the paper without it",
+        "or leave it and the system-call level's other campaign unset to build the paper without it",
+    ):
         return
-    for directory, key, other in ((syscall_fit_dir, where, calibration), (syscall_calibration_dir, calibration, where)):
-        if directory is None:
-            raise ParamsError(
-                other,
-                f"needs {key} set too: the system-call level fits its shares on the one campaign and predicts "
-                "from the costs the other calibrated; set both, or neither to build the paper without it",
-            )
-    unset = "or leave it and the system-call level's other campaign unset to build the paper without it"
-    # The hint runs the campaign the key names: the fit has had more than one (costs-fit-syscalls,
-    # then costs-fit-syscalls-confirm), and a name typed here would go stale with the key.
-    for directory, key in ((syscall_fit_dir, where), (syscall_calibration_dir, calibration)):
-        run = Path(directory).name
-        _require_samples(directory, key, f"measure it first (`vbench campaign run {run}`), {unset}")
     if cost_fit_dir is None:
         raise ParamsError(
             where,
             f"needs {cost_fit} set too: the system-call level is a part of the cost model's section, whose "
             "sandbox campaign timed the jobs its predictions are compared with",
+        )
+
+
+#: What a refusal of the subsection on the calls that name a file names by default
+#: (`check_file_levels`): `generate`'s arguments.
+FILE_LEVELS_FIELDS = ("file_levels_dir", "file_levels_calibration_dir", "file_levels_measured_dir", "cost_fit_dir")
+
+
+def check_file_levels(
+    file_levels_dir: Path | str | None,
+    calibration_dir: Path | str | None,
+    measured_dir: Path | str | None,
+    cost_fit_dir: Path | str | None,
+    where: str = FILE_LEVELS_FIELDS[0],
+    calibration: str = FILE_LEVELS_FIELDS[1],
+    measured: str = FILE_LEVELS_FIELDS[2],
+    cost_fit: str = FILE_LEVELS_FIELDS[3],
+) -> None:
+    """Refuse the subsection on the calls that name a file given in part, or without samples, or
+    without the cost model's fit, before anything is read, as `check_syscall_fit` refuses the
+    system-call level (and after the checks before it). The same ways in call it. `where`,
+    `calibration` and `measured` name its fit's, its calibration's and its measured campaign's fields
+    as the caller was given them, `cost_fit` the cost model's fit's; all three None passes: the part
+    is omitted."""
+    if not _check_set_together(
+        ((file_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
+        "the calls that name a file are fitted on the one campaign, whose fit predicts the platforms the second "
+        "calibrated against the jobs the third timed; set all three, or none to build the paper without them",
+        "or leave it and the file level's other campaigns unset to build the paper without them",
+    ):
+        return
+    if cost_fit_dir is None:
+        raise ParamsError(
+            where,
+            f"needs {cost_fit} set too: the calls that name a file are a subsection of the cost model's section",
         )
 
 
@@ -387,6 +450,24 @@ def _check_campaign_beside(
         raise ParamsError(where, f"needs {needed} set too: {why}")
 
 
+def _check_set_together(given: Sequence[tuple[Path | str | None, str]], why: str, unset: str) -> bool:
+    """Campaigns one part reads together (`given`: each directory with the field naming it): none set,
+    False (the part is omitted); some set and some not, refused naming the first set field and those
+    unset (`why` they go together); else each must be measured (`unset`: how to build without the
+    part instead), True."""
+    missing = [key for directory, key in given if directory is None]
+    if len(missing) == len(given):
+        return False
+    if missing:
+        first = next(key for directory, key in given if directory is not None)
+        raise ParamsError(first, f"needs {' and '.join(missing)} set too: {why}")
+    # The hint runs the campaign the key names: a fit has had more than one run (costs-fit-syscalls,
+    # then costs-fit-syscalls-confirm), and a name typed here would go stale with the key.
+    for directory, key in given:
+        _require_samples(directory, key, f"measure it first (`vbench campaign run {Path(directory).name}`), {unset}")
+    return True
+
+
 def _require_samples(campaign_dir: Path | str, where: str, otherwise: str) -> None:
     """Refuse a campaign directory a key names that holds no samples.jsonl, naming `where`;
     `otherwise`: what to do instead."""
@@ -400,9 +481,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
-    `syscall_levels_campaign` or `syscall_levels_heldout` that is not measured there is refused
-    (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`),
-    not left out."""
+    `syscall_levels_campaign`, `syscall_levels_heldout` or `file_levels_*` key that is not measured
+    there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`,
+    `check_heldout`, `check_file_levels`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -421,6 +502,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.syscall_fit_superseded
         or inputs.syscall_levels
         or inputs.syscall_levels_heldout
+        or inputs.file_levels
+        or inputs.file_levels_calibration
+        or inputs.file_levels_measured
     ):
         args = inputs.build_arguments(raw, paper_path)
         check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
@@ -433,6 +517,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         check_levels(args["syscall_levels_dir"], args["syscall_fit_dir"], *args["syscall_levels_fields"])
         check_heldout(
             args["syscall_levels_heldout_dirs"], args["syscall_levels_dir"], *args["syscall_levels_heldout_fields"]
+        )
+        check_file_levels(
+            args["file_levels_dir"],
+            args["file_levels_calibration_dir"],
+            args["file_levels_measured_dir"],
+            args["cost_fit_dir"],
+            *args["file_levels_fields"],
         )
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
