@@ -524,11 +524,24 @@ def level_parts(
     parts = cm.parts_of_slowdown(ratios, part_at, whole_at, rng, n_draws, conf)
     if not parts:
         raise ParamsError(where, f"no job timed at both {part_at!r} and {whole_at!r}: no part to read")
-    apart = levels_apart(LEVELS_FIT_RESOURCES, cm.cost_vectors_of(campaign.samples, baseline=baseline))
-    fit = None
-    if apart.passes and calibration is not None:
-        fit = cost_study(campaign, calibration, measured=measured, resources=LEVELS_FIT_RESOURCES)
+    apart, fit = _fit_where_apart(campaign, LEVELS_FIT_RESOURCES, calibration, measured)
     return LevelParts(campaign.name, parts, conf, apart, fit)
+
+
+def _fit_where_apart(
+    fit: Campaign,
+    resources: Sequence[str],
+    calibration: Campaign | None,
+    measured: Campaign | None,
+    **study,
+) -> tuple[ApartCheck, CostStudy | None]:
+    """A fit of system-call levels' rule 1 on the `resources` its design names (`levels_apart`) and,
+    where it holds and a `calibration` is given, its study on them (`cost_study` with `study`'s
+    keywords): a fit whose levels do not move its resources apart is not read."""
+    apart = levels_apart(resources, cm.cost_vectors_of(fit.samples, baseline=baseline_of(fit)))
+    if not apart.passes or calibration is None:
+        return apart, None
+    return apart, cost_study(fit, calibration, measured=measured, resources=resources, **study)
 
 
 @dataclass(frozen=True)
@@ -627,14 +640,8 @@ def file_levels(
     for level in (PROCESS_LEVEL, FILE_LEVEL, WHOLE_LEVEL):
         _level_configuration(fit.samples, level, where)
     resources = levels_resources(fit.samples)
-    apart = levels_apart(resources, cm.cost_vectors_of(fit.samples, baseline=baseline_of(fit)))
-    names = (fit.name, calibration.name, measured.name)
-    if not apart.passes:
-        return FileLevels(*names, resources, apart)
-    study = cost_study(
-        fit, calibration, measured=measured, n_draws=n_draws, seed=design_seed(fit.path), resources=resources
-    )
-    return FileLevels(*names, resources, apart, study)
+    apart, study = _fit_where_apart(fit, resources, calibration, measured, n_draws=n_draws, seed=design_seed(fit.path))
+    return FileLevels(fit.name, calibration.name, measured.name, resources, apart, study)
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:

@@ -294,19 +294,18 @@ def check_syscall_fit(
     ways in call it. `where` and `calibration` name the level's fit and calibration fields as the
     caller was given them, `cost_fit` the cost model's fit's; both None passes: the part is
     omitted."""
-    if not _check_set_together(
+    _check_set_together(
         ((syscall_fit_dir, where), (syscall_calibration_dir, calibration)),
         "the system-call level fits its shares on the one campaign and predicts from the costs the other "
         "calibrated; set both, or neither to build the paper without it",
         "or leave it and the system-call level's other campaign unset to build the paper without it",
-    ):
-        return
-    if cost_fit_dir is None:
-        raise ParamsError(
-            where,
-            f"needs {cost_fit} set too: the system-call level is a part of the cost model's section, whose "
-            "sandbox campaign timed the jobs its predictions are compared with",
-        )
+        (
+            cost_fit_dir,
+            cost_fit,
+            "the system-call level is a part of the cost model's section, whose sandbox campaign timed the jobs "
+            "its predictions are compared with",
+        ),
+    )
 
 
 #: What a refusal of the subsection on the calls that name a file names by default
@@ -330,18 +329,13 @@ def check_file_levels(
     `calibration` and `measured` name its fit's, its calibration's and its measured campaign's fields
     as the caller was given them, `cost_fit` the cost model's fit's; all three None passes: the part
     is omitted."""
-    if not _check_set_together(
+    _check_set_together(
         ((file_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
         "the calls that name a file are fitted on the one campaign, whose fit predicts the platforms the second "
         "calibrated against the jobs the third timed; set all three, or none to build the paper without them",
         "or leave it and the file level's other campaigns unset to build the paper without them",
-    ):
-        return
-    if cost_fit_dir is None:
-        raise ParamsError(
-            where,
-            f"needs {cost_fit} set too: the calls that name a file are a subsection of the cost model's section",
-        )
+        (cost_fit_dir, cost_fit, "the calls that name a file are a subsection of the cost model's section"),
+    )
 
 
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
@@ -450,22 +444,30 @@ def _check_campaign_beside(
         raise ParamsError(where, f"needs {needed} set too: {why}")
 
 
-def _check_set_together(given: Sequence[tuple[Path | str | None, str]], why: str, unset: str) -> bool:
-    """Campaigns one part reads together (`given`: each directory with the field naming it): none set,
-    False (the part is omitted); some set and some not, refused naming the first set field and those
+def _check_set_together(
+    given: Sequence[tuple[Path | str | None, str]],
+    why: str,
+    unset: str,
+    needed: tuple[Path | str | None, str, str],
+) -> None:
+    """Campaigns one part reads together (`given`: each directory with the field naming it): none set
+    passes (the part is omitted); some set and some not, refused naming the first set field and those
     unset (`why` they go together); else each must be measured (`unset`: how to build without the
-    part instead), True."""
+    part instead), and the part's section must be asked for (`needed`: its campaign's directory, its
+    field, why the part needs it), refused naming the first field."""
     missing = [key for directory, key in given if directory is None]
     if len(missing) == len(given):
-        return False
+        return
+    first = next(key for directory, key in given if directory is not None)
     if missing:
-        first = next(key for directory, key in given if directory is not None)
         raise ParamsError(first, f"needs {' and '.join(missing)} set too: {why}")
     # The hint runs the campaign the key names: a fit has had more than one run (costs-fit-syscalls,
     # then costs-fit-syscalls-confirm), and a name typed here would go stale with the key.
     for directory, key in given:
         _require_samples(directory, key, f"measure it first (`vbench campaign run {Path(directory).name}`), {unset}")
-    return True
+    needed_dir, needed_key, needed_why = needed
+    if needed_dir is None:
+        raise ParamsError(first, f"needs {needed_key} set too: {needed_why}")
 
 
 def _require_samples(campaign_dir: Path | str, where: str, otherwise: str) -> None:
