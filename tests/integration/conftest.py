@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -113,8 +114,22 @@ def it_params_dir(tmp_path, it_testbed):
     return d
 
 
-def leftovers(params) -> list[str]:
-    """Everything of a testbed that teardown must have removed, described; [] when clean."""
+def leftovers(params, settle_s: float = 10.0) -> list[str]:
+    """Everything of a testbed that teardown must have removed, described; [] when clean.
+
+    A process that is on its way out is given `settle_s` to go: LXC's `[lxc monitor]`, parent
+    of a container's init outside its cgroup, exits by itself once teardown has killed the
+    container, a moment later; its cgroup already reads empty while it is still in /proc (a full
+    CI run saw it at the first look, 2026-11-26 and 2026-12-02)."""
+    deadline = time.monotonic() + settle_s
+    found = _leftovers_now(params)
+    while any(x.startswith("process ") for x in found) and time.monotonic() < deadline:
+        time.sleep(0.5)
+        found = _leftovers_now(params)
+    return found
+
+
+def _leftovers_now(params) -> list[str]:
     found = []
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     found += [f"netns {line.split()[0]}" for line in ns.splitlines() if line.startswith(f"{params.name}-")]

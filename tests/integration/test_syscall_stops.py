@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -101,23 +102,36 @@ def test_a_native_hosts_commands_are_stopped_at_each_system_call_and_nothing_is_
         _tracer_of_sleep(tag)  # gone with its host
 
 
-def _fileopen_us(host, workdir: str) -> float:
+#: 2000 files: at the file level cat's own start (its exec and libraries stopped) is ~10 ms,
+#: which 200 files' window did not always outlast.
+FILEOPEN = fileopen.FileopenConfig(count=2000, repeats=3)
+
+
+def _fileopen_us(stdout: str) -> float:
+    """The least of fileopen's repeats' costs of one more file (us): the least is the one a
+    neighbour's burst of load touched least."""
+    return min(s.value for s in fileopen.parse_stdout(stdout, FILEOPEN) if s.metric == "fileopen_us")
+
+
+def _fileopen_script(workdir: str) -> str:
+    d = shlex.quote(workdir)
+    return f"mkdir -p {d} && ({fileopen.command(FILEOPEN, workdir)}); rc=$?; rmdir {d}; exit $rc"
+
+
+def _fileopen_on(host, workdir: str) -> float:
     """fileopen's cost of one more file (us) on `host`, over SSH, by the micro-benchmark's own
     command and parser, in `workdir` (made and removed here)."""
-    # 2000 files: at the file level cat's own start (its exec and libraries stopped) is ~10 ms,
-    # which 200 files' window did not always outlast.
-    cfg = fileopen.FileopenConfig(count=2000, repeats=1)
-    d = shlex.quote(workdir)
     with connect(host) as conn:
-        r = conn.run(
-            f"mkdir -p {d} && ({fileopen.command(cfg, workdir)}); rc=$?; rmdir {d}; exit $rc",
-            hide=True,
-            warn=True,
-            in_stream=False,
-        )
+        r = conn.run(_fileopen_script(workdir), hide=True, warn=True, in_stream=False)
     assert r.ok, r.stderr
-    (cost,) = [s.value for s in fileopen.parse_stdout(r.stdout, cfg) if s.metric == "fileopen_us"]
-    return cost
+    return _fileopen_us(r.stdout)
+
+
+def _fileopen_here(workdir: str) -> float:
+    """The same on this machine, untraced: the baseline of the same minute's load."""
+    r = subprocess.run(["sh", "-c", _fileopen_script(workdir)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return _fileopen_us(r.stdout)
 
 
 @pytest.mark.parametrize("level, tag", [("process", 31), ("file", 32)])
@@ -132,13 +146,16 @@ def test_at_a_partial_level_a_hosts_commands_are_traced_but_an_ordinary_call_doe
         assert f"syscall_stops={level}" in host.facts["slowdown"], host.facts
         assert f"--seccomp-bpf -e trace=%{level}" in host.facts["slowdown_applied"], host.facts
         per_call_us = _per_call_us(host)
-        per_file_us = _fileopen_us(host, f"/tmp/vbench-it-fileopen-{os.getpid()}")
+        untraced_file_us = _fileopen_here(f"/tmp/vbench-it-fileopen-{os.getpid()}-here")
+        per_file_us = _fileopen_on(host, f"/tmp/vbench-it-fileopen-{os.getpid()}")
         status = _traced_daemon(host, f"{tag}.{os.getpid() % 1000}7")
         # The seccomp filter that lets every call but the level's run without a stop.
         assert "Seccomp:\t2" in status, status
     # Measured here: ~0.2 us a call untraced, 10-200 us with every call stopped; a file opened by
     # name 12-16 us untraced and at the process level, 75-710 us at the file level (by hand and in
-    # this test, 2026-12-01: a stop's price is a wake-up's, which varies run to run).
+    # this test, 2026-12-01: a stop's price is a wake-up's, which varies run to run). Under a
+    # loaded CI run the process level read 40.7 us (2026-12-02): hence against the untraced cost
+    # of the same minute, x5 and more at the file level, about x1 at the process level.
     assert per_call_us < 5, per_call_us
-    assert (per_file_us > 40) == (level == "file"), per_file_us
+    assert (per_file_us > 2.5 * untraced_file_us) == (level == "file"), (per_file_us, untraced_file_us)
     assert leftovers(params) == []
