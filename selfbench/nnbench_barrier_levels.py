@@ -24,67 +24,23 @@ Reads committed data; runs nothing.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from selfbench.measurement_pi import blocks_needed
 from vbench.benchmarks.hadoop import nnbench
-from vbench.samples import Sample, read_records
+from vbench.samples import read_records
 from vbench.stats.campaign import LATE_AFTER_BARRIER_S
 from vbench.stats.cost_model import DEFAULT_BASELINE
+from vbench.stats.nnbench_barrier import Step, by_block, difference, steps_of
 from vbench.stats.paired import t_on_logs
 from vbench.stats.records import Interval
 
 BASELINE = DEFAULT_BASELINE
-BARRIER = f"factor.{nnbench.BARRIER_S}"
-
-
-@dataclass(frozen=True)
-class Step:
-    """One NNBench step of one run: its time per operation and how late its last map began."""
-
-    block: int
-    platform: str
-    barrier_s: int
-    op: str
-    per_op_ms: float
-    late_s: float | None
-
-
-def steps_of(records: Iterable[object]) -> list[Step]:
-    """The non-warm-up NNBench steps among a campaign's records that carry a barrier level. Pure."""
-    out = []
-    for r in records:
-        if not isinstance(r, Sample) or r.benchmark != nnbench.NAME:
-            continue
-        m = r.metadata
-        op = r.metric.removesuffix("_avg_exec_time")
-        if op not in nnbench.OPS or op == r.metric or m.get("warmup") or BARRIER not in m:
-            continue
-        late = m.get(nnbench.BARRIER_KEY)
-        out.append(
-            Step(
-                int(m["block"]), str(m["platform"]), int(m[BARRIER]), op, r.value, None if late is None else float(late)
-            )
-        )
-    return out
-
-
-def by_block(steps: Iterable[Step], platform: str, barrier_s: int, op: str) -> dict[int, float]:
-    """Block -> the log of the step's time per operation (one step per block and cell). Pure."""
-    return {
-        s.block: math.log(s.per_op_ms) for s in steps if (s.platform, s.barrier_s, s.op) == (platform, barrier_s, op)
-    }
-
-
-def difference(a: Mapping[int, float], b: Mapping[int, float]) -> np.ndarray:
-    """a - b on the blocks both have, in block order. Pure."""
-    return np.array([a[k] - b[k] for k in sorted(a.keys() & b.keys())])
 
 
 @dataclass(frozen=True)
