@@ -92,6 +92,15 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.file_levels_measured_campaign",
             "paper.cost_fit_campaign",
         ),
+        "barrier_dir": None,
+        "barrier_fit_dir": None,
+        "barrier_calibration_dir": None,
+        "barrier_fields": (
+            "params/paper.yaml: paper.barrier_campaign",
+            "params/paper.yaml: paper.barrier_fit_campaign",
+            "params/paper.yaml: paper.barrier_calibration_campaign",
+            "paper.syscall_levels_campaign",
+        ),
     }
 
 

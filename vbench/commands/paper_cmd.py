@@ -129,6 +129,23 @@ def register(sub) -> None:
         "the campaign whose timed jobs --file-levels' predictions are compared with (e.g. "
         "data/raw/costs-oneday-confirm)",
     )
+    _add_campaign_option(
+        p,
+        "--barrier",
+        "a campaign that timed NNBench at two barriers on native and gVisor (e.g. data/raw/costs-nnbench-barrier): "
+        "its ratio at the longer beside the levels' fit's and --barrier-fit's predictions, in the cost model's "
+        "last subsection; with --barrier-fit, --barrier-calibration and --syscall-levels",
+    )
+    _add_campaign_option(
+        p,
+        "--barrier-fit",
+        "the levels' fit again at a barrier every level's maps reach (e.g. data/raw/costs-fit-barrier)",
+    )
+    _add_campaign_option(
+        p,
+        "--barrier-calibration",
+        "the calibration both fits predict --barrier's platform from (e.g. data/raw/costs-oneday-confirm)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -153,8 +170,9 @@ def run(args) -> int:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
-    # --file-levels options, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
-    # check_syscall_fit, check_superseded_fit, check_levels, check_heldout, check_file_levels):
+    # --file-levels options, then the three --barrier options, itself before it reads anything
+    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
+    # check_heldout, check_file_levels, check_barrier):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -184,6 +202,10 @@ def run(args) -> int:
         file_levels_calibration_dir=args.file_levels_calibration,
         file_levels_measured_dir=args.file_levels_measured,
         file_levels_fields=("--file-levels", "--file-levels-calibration", "--file-levels-measured", "--cost-fit"),
+        barrier_dir=args.barrier,
+        barrier_fit_dir=args.barrier_fit,
+        barrier_calibration_dir=args.barrier_calibration,
+        barrier_fields=("--barrier", "--barrier-fit", "--barrier-calibration", "--syscall-levels"),
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

@@ -55,6 +55,7 @@ from vbench.stats.warmup import measured_samples
 
 from vbench.paper import abstract as A
 from vbench.paper import costs as C
+from vbench.paper import costs_barrier as CB
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
@@ -65,12 +66,14 @@ from vbench.paper.tables.jobs import isolation_stats
 from vbench.paper.monitoring import monitored_run
 from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import (
+    BARRIER_FIELDS,
     COST_FIT_FIELDS,
     FILE_LEVELS_FIELDS,
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
+    check_barrier,
     check_cost_fit,
     check_file_levels,
     check_heldout,
@@ -175,6 +178,10 @@ def generate(
     file_levels_calibration_dir: Path | None = None,
     file_levels_measured_dir: Path | None = None,
     file_levels_fields: tuple[str, str, str, str] = FILE_LEVELS_FIELDS,
+    barrier_dir: Path | None = None,
+    barrier_fit_dir: Path | None = None,
+    barrier_calibration_dir: Path | None = None,
+    barrier_fields: tuple[str, str, str, str] = BARRIER_FIELDS,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -193,14 +200,18 @@ def generate(
     subsection each in their order; last, a subsection on `file_levels_dir` (native with only the
     calls that name a file stopped, beside the process level and every call), its fit, where its
     rule 1 holds, predicting `file_levels_calibration_dir`'s platforms against
-    `file_levels_measured_dir`'s jobs: omitted when all three are None.
+    `file_levels_measured_dir`'s jobs: omitted when all three are None; and after it, a subsection on
+    NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
+    beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
+    `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
     `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as the
     caller was given them (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two
     fields then the fit's (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded
     fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
     second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
     the held-out campaigns' field then the second campaign's (`check_heldout`); `file_levels_fields`:
-    the three file-level fields then the fit's (`check_file_levels`)."""
+    the three file-level fields then the fit's (`check_file_levels`); `barrier_fields`: the barrier's
+    three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
@@ -210,6 +221,7 @@ def generate(
     check_file_levels(
         file_levels_dir, file_levels_calibration_dir, file_levels_measured_dir, cost_fit_dir, *file_levels_fields
     )
+    check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
     own = _own_campaigns(
@@ -224,6 +236,9 @@ def generate(
         file_levels=file_levels_dir,
         file_levels_calibration=file_levels_calibration_dir,
         file_levels_measured=file_levels_measured_dir,
+        barrier=barrier_dir,
+        barrier_fit=barrier_fit_dir,
+        barrier_calibration=barrier_calibration_dir,
     )
     # The held-out campaigns are a list, each a subsection: checked above, each has its samples.
     heldout_dirs = [Path(d) for d in syscall_levels_heldout_dirs]
@@ -270,6 +285,12 @@ def generate(
         if "file_levels" in read
         else None
     )
+    # NNBench's barrier: a test of the levels' fit, read where that fit is.
+    barrier = (
+        CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
+        if "barrier" in read and levels is not None and levels.fit is not None
+        else None
+    )
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
@@ -278,6 +299,8 @@ def generate(
     sources += [_cost_note(h.study) for h in heldouts]
     if file_levels is not None:
         sources.append(_file_levels_note(file_levels))
+    if barrier is not None:
+        sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
     samples = measured_samples(campaign.samples)
     gen = out_dir / "generated"
@@ -341,7 +364,10 @@ def generate(
     # The cost model's section: a comment alone without a fit campaign, so main.tex's \input of it
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
-    _write(gen / f"{C.NAME}.tex", C.section_tex(costs, syscalls, superseded, levels, heldouts, file_levels), written)
+    section = C.section_tex(
+        costs, syscalls, superseded, levels, heldouts, file_levels, after=CB.barrier_tex(barrier) if barrier else ()
+    )
+    _write(gen / f"{C.NAME}.tex", section, written)
     for study, part in (
         (costs, C.MAIN),
         (syscalls, C.SYSCALLS),

@@ -1317,14 +1317,16 @@ def section_tex(
     levels: LevelParts | None = None,
     heldouts: Sequence[HeldOut] = (),
     file_levels: FileLevels | None = None,
+    after: Sequence[str] = (),
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
     system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
     the first run of its design it `superseded` and the second campaign's `levels`, where given), the
     levels' fit's subsection where it is read, and one subsection per `heldouts` campaign after it,
     in their order (`heldout_part`), and last, given the fit of three levels, its subsection
-    (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence); with no fit campaign,
-    `OMITTED_TEX` (comments alone: nothing is typeset)."""
+    (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), then the lines `after` (a
+    subsection another module writes: `costs_barrier`'s); with no fit campaign, `OMITTED_TEX`
+    (comments alone: nothing is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:
@@ -1334,7 +1336,7 @@ def section_tex(
     # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
     levels_fit = levels.fit if levels is not None else None
     if study is None:
-        if syscalls is not None or file_levels is not None:
+        if syscalls is not None or file_levels is not None or after:
             raise ValueError("the system-call levels are parts of the cost model's section, which has no fit")
         return OMITTED_TEX
     lines = [
@@ -1373,6 +1375,8 @@ def section_tex(
         lines += ["", *_heldout_lines(heldout, test)]
     if file_levels is not None:
         lines += ["", *_file_levels_lines(file_levels)]
+    if after:
+        lines += ["", *after]
     return "\n".join(lines) + "\n"
 
 

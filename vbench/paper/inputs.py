@@ -22,12 +22,15 @@ platforms in runs of their own, which the levels' fit predicts (in a subsection 
 `file_levels_measured_campaign`, the subsection on the calls that name a file (its fit of three
 levels of stops, costs-fit-file; the calibration whose platforms it predicts, costs-calibration-file;
 the campaign whose jobs they are compared with, costs-oneday-confirm), set all three or none, and
-only with `cost_fit_campaign`.
+only with `cost_fit_campaign`; and so may `barrier_campaign`, `barrier_fit_campaign` and
+`barrier_calibration_campaign`, the subsection on NNBench's barrier (NNBench timed at two barriers,
+costs-nnbench-barrier; the levels' refit at a longer one, costs-fit-barrier; the calibration both fits
+predict from, costs-oneday-confirm), set all three or none, and only with `syscall_levels_campaign`.
 So a set key that names no measured campaign is refused, naming params/paper.yaml and the key
 (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
-`heldout_fields`, `file_levels_fields`), by both ways of building, before anything is read:
+`heldout_fields`, `file_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
 silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`,
-`check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`:
+`check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`, `check_barrier`:
 paths only, so `invoke paper` need not import the build, which loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
@@ -63,6 +66,9 @@ PAPER_CAMPAIGN_KEYS = (
     "file_levels_campaign",
     "file_levels_calibration_campaign",
     "file_levels_measured_campaign",
+    "barrier_campaign",
+    "barrier_fit_campaign",
+    "barrier_calibration_campaign",
 )
 
 
@@ -112,6 +118,18 @@ def file_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str,
     )
 
 
+def barrier_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
+    """What a refusal of the subsection on NNBench's barrier names (`check_barrier`): its measured
+    campaign's, its refit's and its calibration's keys in `where`, then the levels campaign's key it
+    needs. Pure."""
+    return (
+        f"{where}: paper.barrier_campaign",
+        f"{where}: paper.barrier_fit_campaign",
+        f"{where}: paper.barrier_calibration_campaign",
+        "paper.syscall_levels_campaign",
+    )
+
+
 def campaign_list(text: Any) -> tuple[str, ...]:
     """The names of a comma-separated list (`paper.study_campaigns`), blanks dropped. Pure."""
     return tuple(n.strip() for n in str(text or "").split(",") if n.strip())
@@ -146,6 +164,11 @@ class PaperInputs:
     file_levels: str = ""
     file_levels_calibration: str = ""
     file_levels_measured: str = ""
+    #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
+    #: every level reaches, and the calibration both fits predict from.
+    barrier: str = ""
+    barrier_fit: str = ""
+    barrier_calibration: str = ""
 
     @classmethod
     def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
@@ -166,6 +189,9 @@ class PaperInputs:
             file_levels=str(paper.get("file_levels_campaign") or ""),
             file_levels_calibration=str(paper.get("file_levels_calibration_campaign") or ""),
             file_levels_measured=str(paper.get("file_levels_measured_campaign") or ""),
+            barrier=str(paper.get("barrier_campaign") or ""),
+            barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
+            barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
         )
 
     @property
@@ -190,6 +216,9 @@ class PaperInputs:
             ("file-levels", self.file_levels),
             ("file-levels-calibration", self.file_levels_calibration),
             ("file-levels-measured", self.file_levels_measured),
+            ("barrier", self.barrier),
+            ("barrier-fit", self.barrier_fit),
+            ("barrier-calibration", self.barrier_calibration),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
@@ -202,6 +231,7 @@ class PaperInputs:
         `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`, `heldout_fields`,
         `file_levels_fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), file_levels_fields(where)
+        nnbench_fields = barrier_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
             (self.syscall_fit, syscall_fields[0]),
@@ -210,6 +240,7 @@ class PaperInputs:
             (self.syscall_levels, levels_fields(where)[0]),
             *((n, heldout_fields(where)[0]) for n in self.syscall_levels_heldout),
             *zip((self.file_levels, self.file_levels_calibration, self.file_levels_measured), file_fields),
+            *zip((self.barrier, self.barrier_fit, self.barrier_calibration), nnbench_fields),
         ):
             if name:
                 campaign_name(name, field)
@@ -238,6 +269,10 @@ class PaperInputs:
             "file_levels_calibration_dir": one(self.file_levels_calibration),
             "file_levels_measured_dir": one(self.file_levels_measured),
             "file_levels_fields": file_fields,
+            "barrier_dir": one(self.barrier),
+            "barrier_fit_dir": one(self.barrier_fit),
+            "barrier_calibration_dir": one(self.barrier_calibration),
+            "barrier_fields": nnbench_fields,
         }
 
 
@@ -335,6 +370,35 @@ def check_file_levels(
         "calibrated against the jobs the third timed; set all three, or none to build the paper without them",
         "or leave it and the file level's other campaigns unset to build the paper without them",
         (cost_fit_dir, cost_fit, "the calls that name a file are a subsection of the cost model's section"),
+    )
+
+
+#: What a refusal of the subsection on NNBench's barrier names by default (`check_barrier`):
+#: `generate`'s arguments.
+BARRIER_FIELDS = ("barrier_dir", "barrier_fit_dir", "barrier_calibration_dir", "syscall_levels_dir")
+
+
+def check_barrier(
+    barrier_dir: Path | str | None,
+    barrier_fit_dir: Path | str | None,
+    calibration_dir: Path | str | None,
+    levels_dir: Path | str | None,
+    where: str = BARRIER_FIELDS[0],
+    fit: str = BARRIER_FIELDS[1],
+    calibration: str = BARRIER_FIELDS[2],
+    levels: str = BARRIER_FIELDS[3],
+) -> None:
+    """Refuse the subsection on NNBench's barrier given in part, or without samples, or without the
+    campaign of system-call levels whose fit it tests, before anything is read, as `check_file_levels`
+    refuses the file level (and after the checks before it). The same ways in call it. `where`, `fit`
+    and `calibration` name its measured campaign's, its refit's and its calibration's fields as the
+    caller was given them, `levels` the levels campaign's; all three None passes: no subsection."""
+    _check_set_together(
+        ((barrier_dir, where), (barrier_fit_dir, fit), (calibration_dir, calibration)),
+        "NNBench timed at two barriers is compared with the levels' fit and its refit at a longer barrier, both "
+        "predicting from the costs the third calibrated; set all three, or none to build the paper without them",
+        "or leave it and the barrier's other campaigns unset to build the paper without them",
+        (levels_dir, levels, "the barrier's subsection tests the levels' fit, whose subsection it follows"),
     )
 
 
@@ -483,9 +547,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
-    `syscall_levels_campaign`, `syscall_levels_heldout` or `file_levels_*` key that is not measured
-    there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`,
-    `check_heldout`, `check_file_levels`), not left out."""
+    `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*` or `barrier*` key that is not
+    measured there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`,
+    `check_levels`, `check_heldout`, `check_file_levels`, `check_barrier`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -507,6 +571,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.file_levels
         or inputs.file_levels_calibration
         or inputs.file_levels_measured
+        or inputs.barrier
+        or inputs.barrier_fit
+        or inputs.barrier_calibration
     ):
         args = inputs.build_arguments(raw, paper_path)
         check_cost_fit(args["cost_fit_dir"], args["sandbox_dir"], *args["cost_fit_fields"])
@@ -526,6 +593,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["file_levels_measured_dir"],
             args["cost_fit_dir"],
             *args["file_levels_fields"],
+        )
+        check_barrier(
+            args["barrier_dir"],
+            args["barrier_fit_dir"],
+            args["barrier_calibration_dir"],
+            args["syscall_levels_dir"],
+            *args["barrier_fields"],
         )
     return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
 
