@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -56,14 +57,20 @@ def _sleep_on_each_host(hosts, seconds: int) -> None:
         assert r.ok, r.stderr
 
 
-def _sleepers_below(root: Path, hosts, seconds: int) -> list[list[int]]:
-    """Each host's sleep (as _sleep_on_each_host started it) found in cgroup `root` or below."""
-    found = _procs_below(root)
-    out = []
-    for i, h in enumerate(hosts):
-        mine = [pid for pid, argv in found.items() if argv == f"sleep {seconds}.{i}7"]
+def _sleepers_below(root: Path, hosts, seconds: int, wait_s: float = 10.0) -> list[list[int]]:
+    """Each host's sleep (as _sleep_on_each_host started it) found in cgroup `root` or below. The
+    SSH command returns once its shell has put the sleep in the background, which may not have
+    exec'd yet (a loaded CI run, 2026-12-02, looked before an LXC host's had): up to `wait_s` for
+    every host's to show."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        found = _procs_below(root)
+        out = [[pid for pid, argv in found.items() if argv == f"sleep {seconds}.{i}7"] for i in range(len(hosts))]
+        if all(out) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    for h, mine in zip(hosts, out):
         assert mine, (h.name, h.platform, sorted(found.values()))
-        out.append(mine)
     return out
 
 
