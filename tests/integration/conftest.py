@@ -121,11 +121,18 @@ def leftovers(params, settle_s: float = 10.0) -> list[str]:
     of a container's init outside its cgroup, exits by itself once teardown has killed the
     container, a moment later; its cgroup already reads empty while it is still in /proc (a full
     CI run saw it at the first look, 2026-11-26 and 2026-12-02)."""
-    deadline = time.monotonic() + settle_s
-    found = _leftovers_now(params)
-    while any(x.startswith("process ") for x in found) and time.monotonic() < deadline:
-        time.sleep(0.5)
-        found = _leftovers_now(params)
+    return eventually(
+        lambda: _leftovers_now(params), lambda found: not any(x.startswith("process ") for x in found), settle_s
+    )
+
+
+def eventually(read, done, wait_s: float, step_s: float = 0.2):
+    """`read()` again every `step_s` until `done(it)` or `wait_s` have passed; the last reading."""
+    deadline = time.monotonic() + wait_s
+    found = read()
+    while not done(found) and time.monotonic() < deadline:
+        time.sleep(step_s)
+        found = read()
     return found
 
 

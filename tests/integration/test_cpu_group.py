@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import leftovers
+from tests.integration.conftest import eventually, leftovers
 from vbench.host import connect
 from vbench.testbed import Testbed
 from vbench.testbed.slowdown import DEFAULT_CPU_SHARES, cgroup_mounts, parent_cgroup, parse_cpus_allowed
@@ -62,13 +61,12 @@ def _sleepers_below(root: Path, hosts, seconds: int, wait_s: float = 10.0) -> li
     SSH command returns once its shell has put the sleep in the background, which may not have
     exec'd yet (a loaded CI run, 2026-12-02, looked before an LXC host's had): up to `wait_s` for
     every host's to show."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        found = _procs_below(root)
-        out = [[pid for pid, argv in found.items() if argv == f"sleep {seconds}.{i}7"] for i in range(len(hosts))]
-        if all(out) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    found = eventually(
+        lambda: _procs_below(root),
+        lambda procs: all(f"sleep {seconds}.{i}7" in procs.values() for i in range(len(hosts))),
+        wait_s,
+    )
+    out = [[pid for pid, argv in found.items() if argv == f"sleep {seconds}.{i}7"] for i in range(len(hosts))]
     for h, mine in zip(hosts, out):
         assert mine, (h.name, h.platform, sorted(found.values()))
     return out

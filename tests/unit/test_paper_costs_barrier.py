@@ -6,13 +6,13 @@ the paper stage)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.unit.selfbench_scripts import load
+from tests.unit.test_paper_costs_file_level import _resolved
 from tests.unit.test_paper_costs_syscalls import CALIBRATION, FIT, SANDBOX, SYSCALL_FIT, _committed, _measured
 from vbench.errors import ParamsError
 from vbench.paper import costs_barrier as CB
@@ -178,10 +178,7 @@ def test_the_committed_keys_are_set_all_three_or_none_and_the_paper_stage_passes
     assert len({bool(paper.get(key)) for key in KEYS}) == 1, "set all three or none"
     for key in KEYS:
         assert (f"-p {key} ${{paper.{key}}}" in stage["cmd"]) == (key in paper), key
-    resolved = [
-        re.sub(r"\$\{(\w+)\.(\w+)\}", lambda m: str({"paper": paper, "pipeline": pipeline}[m[1]].get(m[2])), d)
-        for d in deps
-    ]
+    resolved = [_resolved(d, {"paper": paper, "pipeline": pipeline}) for d in deps]
     assert len(resolved) == len(set(resolved)), "a path twice"
     for key in KEYS:
         if paper.get(key):
