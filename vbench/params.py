@@ -265,6 +265,15 @@ class GvisorParams(_Strict):
     #: How the Sentry intercepts the guest's system calls. auto: systrap where this runsc has it
     #: (releases from mid-2023), else ptrace; kvm needs a /dev/kvm that runs guests.
     platform: Literal["auto", "ptrace", "kvm", "systrap"] = "auto"
+    #: Which of a gVisor testbed's hosts run in the sandbox, the others natively: all; only the
+    #: master (NameNode, ResourceManager); only the workers (DataNodes, NodeManagers, tasks). A
+    #: design crosses it to find which side of an RPC pays a job's overhead (costs-nnbench-sides).
+    #: A host given its own `platform` in `testbed.hosts` keeps it.
+    sandboxed: Literal["all", "master", "workers"] = "all"
+
+    def sandboxes(self, role: str) -> bool:
+        """Whether a host of this role runs in the sandbox on a gVisor testbed. Pure."""
+        return self.sandboxed == "all" or self.sandboxed == {"master": "master", "worker": "workers"}.get(role)
 
 
 #: Platforms whose hosts a planted slowdown (`testbed.slowdown`) can hold: their processes are the
@@ -586,6 +595,8 @@ class TestbedParams(_Strict):
 
     def _completed(self, h: HostParams) -> HostParams:
         platform = h.platform or self.platform
+        if h.platform is None and platform == "gvisor" and not self.gvisor.sandboxes(h.role):
+            platform = "native"
         limits = None
         if platform in LIMITED_PLATFORMS:
             limits = (h.limits or LimitsParams()).over(self.limits)

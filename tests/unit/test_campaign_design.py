@@ -139,6 +139,26 @@ def test_a_factor_scoped_to_one_platform_is_crossed_with_that_platform_only():
     assert {c.config.key for c in expand(e)} == set(keys)
 
 
+def test_which_gvisor_hosts_are_sandboxed_crosses_gvisor_only_and_reaches_each_host():
+    from vbench.params import testbed_params
+
+    e = exp(
+        platforms=("native", "gvisor"),
+        factors={"testbed.gvisor.sandboxed": ["all", "master", "workers"]},
+        compare=("platform", "gvisor.sandboxed"),
+    )
+    hosts = {
+        c.key: [h.platform for h in testbed_params({"platform": c.platform, **c.overrides("testbed")}).resolved_hosts()]
+        for c in e.configurations()
+    }
+    assert hosts == {
+        "native": ["native"] * 3,
+        "gvisor[gvisor.sandboxed=all]": ["gvisor"] * 3,
+        "gvisor[gvisor.sandboxed=master]": ["gvisor", "native", "native"],
+        "gvisor[gvisor.sandboxed=workers]": ["native", "gvisor", "gvisor"],
+    }
+
+
 def test_a_scoped_factor_needs_its_platform_and_is_compared_with_the_platforms():
     with pytest.raises(ValueError, match="changes gvisor hosts only, and gvisor is not among"):
         exp(platforms=("native", "lxc"), factors={"testbed.gvisor.network": ["sandbox", "host"]})

@@ -113,6 +113,47 @@ def test_a_mixed_cluster_of_a_native_master_and_gvisor_workers_is_valid():
     assert [h.platform for h in tb.resolved_hosts()] == ["native", "gvisor", "gvisor"]
 
 
+@pytest.mark.parametrize(
+    "sandboxed, platforms",
+    [
+        ("all", ["gvisor", "gvisor", "gvisor"]),
+        ("master", ["gvisor", "native", "native"]),
+        ("workers", ["native", "gvisor", "gvisor"]),
+    ],
+)
+def test_which_hosts_of_a_gvisor_testbed_run_sandboxed_is_a_field(sandboxed, platforms):
+    tb = make_testbed({"platform": "gvisor", "gvisor": {"sandboxed": sandboxed}})
+    assert [(h.role, h.platform) for h in tb.resolved_hosts()] == list(
+        zip(["master", "worker", "worker"], platforms)
+    )
+    # Other platforms' testbeds have no sandbox to leave: the field changes nothing there.
+    assert {h.platform for h in make_testbed({"platform": "lxc", "gvisor": {"sandboxed": sandboxed}}).resolved_hosts()} == {"lxc"}
+
+
+def test_a_host_given_its_own_platform_keeps_it_whatever_is_sandboxed():
+    tb = make_testbed(
+        {
+            "platform": "gvisor",
+            "gvisor": {"sandboxed": "master"},
+            "hosts": [
+                {"name": "master", "role": "master"},
+                {"name": "worker1", "role": "worker", "platform": "gvisor"},
+                {"name": "worker2", "role": "worker"},
+            ],
+        }
+    )
+    assert [h.platform for h in tb.resolved_hosts()] == ["gvisor", "gvisor", "native"]
+
+
+def test_which_hosts_are_sandboxed_is_a_factor_of_a_design_and_a_wrong_level_is_refused():
+    _check_factor("testbed.gvisor.sandboxed", ["all", "master", "workers"])
+    with pytest.raises(ValueError, match="level 1"):
+        _check_factor("testbed.gvisor.sandboxed", ["all", "worker"])
+    with pytest.raises(ParamsError) as err:
+        make_testbed({"platform": "gvisor", "gvisor": {"sandboxed": "none"}})
+    assert err.value.field == "testbed.gvisor.sandboxed"
+
+
 # -- runsc's command -----------------------------------------------------------------------------------
 OVERLAY = (Path("/c/rootfs"), Path("/h/upper"), Path("/h/work"), Path("/h/rootfs"))
 
