@@ -310,3 +310,15 @@ def test_fileopen_runs_here_and_says_what_a_file_costs(tmp_path):
     assert out.returncode == 0, out.stderr
     assert all(v > 0 for v in _values(fileopen.parse_stdout(out.stdout, cfg), "fileopen_us"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fileopen_at_its_largest_count_still_fits_the_kernels_argument_limit(tmp_path):
+    # 100,000 copies of the name got "Argument list too long" (exit 126) on a host here: the kernel
+    # counts each argument's pointer beside its text. The largest count allowed must run, one past it
+    # is refused before anything starts.
+    cfg = fileopen.FileopenConfig(count=fileopen.MAX_COUNT, repeats=1)
+    out = subprocess.run(["sh", "-c", fileopen.command(cfg, str(tmp_path))], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert len(fileopen.parse_stdout(out.stdout, cfg)) == 2  # fileopen_us and elapsed
+    with pytest.raises(ParamsError):
+        registry.make_config(fileopen, {"count": str(fileopen.MAX_COUNT + 1)})
