@@ -257,7 +257,7 @@ class LimitsParams(_Strict):
 
 
 class GvisorParams(_Strict):
-    """How gVisor hosts run (runsc). Both fields may be factors of a design."""
+    """How gVisor hosts run (runsc). Every field may be a factor of a design."""
 
     #: sandbox: gVisor's own network stack (netstack) inside the Sentry, runsc's default; host: the
     #: host's network namespace's stack, reached through the Sentry (runsc --network=host).
