@@ -87,8 +87,24 @@ def _cmdline(pid: int) -> str:
 
 def run(out: Path, files: int) -> int:
     out.mkdir(parents=True, exist_ok=True)
-    argv = [str(REPO / ".venv/bin/vbench"), "bench", "run", "nnbench", "--set", f"files={files}", "--set", "barrier_s=50",
-            "--platform", "native", "--workers", "2", "--campaign", "nnbench-calls", "--data", str(out / "data")]
+    argv = [
+        str(REPO / ".venv/bin/vbench"),
+        "bench",
+        "run",
+        "nnbench",
+        "--set",
+        f"files={files}",
+        "--set",
+        "barrier_s=50",
+        "--platform",
+        "native",
+        "--workers",
+        "2",
+        "--campaign",
+        "nnbench-calls",
+        "--data",
+        str(out / "data"),
+    ]
     bench = subprocess.Popen(argv, cwd=REPO, stdout=open(out / "bench.log", "w"), stderr=subprocess.STDOUT)
     tracers: dict[int, subprocess.Popen] = {}
     try:
@@ -106,7 +122,8 @@ def run(out: Path, files: int) -> int:
                         continue
                     tracers[pid] = subprocess.Popen(
                         ["strace", "-f", "-tt", "-qq", "-o", str(out / f"{name}.strace"), "-p", str(pid)],
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
                     )
             time.sleep(0.5)
     finally:
@@ -134,7 +151,9 @@ def report(out: Path, files: int) -> str:
             if sum(calls.values()) < ops:  # a launcher shell, or a map of the other step
                 continue
             top = ", ".join(f"{k} {v / ops:.1f}" for k, v in calls.most_common(8))
-            lines.append(f"  {trace.stem}: {sum(calls.values()) / ops:.1f} calls an operation ({top}); signals {sum(sigs.values()) / ops:.2f}")
+            lines.append(
+                f"  {trace.stem}: {sum(calls.values()) / ops:.1f} calls an operation ({top}); signals {sum(sigs.values()) / ops:.2f}"
+            )
     return "\n".join(lines)
 
 

@@ -22,18 +22,15 @@ Reads committed data; runs nothing.
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from selfbench.nnbench_sides import mean_interval
+from selfbench.nnbench_sides import campaign_arguments, late_line, mean_interval, shown
 from vbench.benchmarks.hadoop import nnbench
 from vbench.samples import Sample, read_records
-from vbench.stats.campaign import LATE_AFTER_BARRIER_S
 from vbench.stats.cost_model import DEFAULT_BASELINE
 from vbench.stats.paired import t_on_logs
 from vbench.stats.records import Interval
@@ -65,7 +62,11 @@ def count_steps(records: Iterable[object]) -> list[CountStep]:
         if op == r.metric or op not in nnbench.OPS or m.get("warmup") or FILES not in m:
             continue
         late = m.get(nnbench.BARRIER_KEY)
-        out.append(CountStep(int(m["block"]), str(m["platform"]), int(m[FILES]), op, r.value, None if late is None else float(late)))
+        out.append(
+            CountStep(
+                int(m["block"]), str(m["platform"]), int(m[FILES]), op, r.value, None if late is None else float(late)
+            )
+        )
     return out
 
 
@@ -89,6 +90,7 @@ def ratio(steps: Sequence[CountStep], platform: str, files: int, op: str) -> Int
 
 def ratio_of_ratios(steps: Sequence[CountStep], platform: str, small: int, large: int, op: str) -> Interval | None:
     """Reading 2: the ratio to native at `large` over at `small`, paired over the blocks. Pure."""
+
     def r(files: int) -> dict[int, float]:
         mine, base = per_block(steps, platform, files, op), per_block(steps, BASELINE, files, op)
         return {k: mine[k] / base[k] for k in mine.keys() & base.keys()}
@@ -96,7 +98,9 @@ def ratio_of_ratios(steps: Sequence[CountStep], platform: str, small: int, large
     return _paired_log(r(large), r(small))
 
 
-def once_and_steady(steps: Sequence[CountStep], platform: str, small: int, large: int, op: str) -> tuple[list[float], list[float]]:
+def once_and_steady(
+    steps: Sequence[CountStep], platform: str, small: int, large: int, op: str
+) -> tuple[list[float], list[float]]:
     """Reading 3 per block: (F in ms a map, s in ms an operation), on the blocks that timed both
     counts. Pure."""
     a, b = per_block(steps, platform, small, op), per_block(steps, platform, large, op)
@@ -106,12 +110,6 @@ def once_and_steady(steps: Sequence[CountStep], platform: str, small: int, large
         fs.append(f)
         ss.append(b[k] - f / large)
     return fs, ss
-
-
-def _shown(i: Interval | None, digits: int = 2) -> str:
-    if i is None or i.estimate is None:
-        return "not read (fewer than two blocks)"
-    return f"{i.estimate:.{digits}f} [{i.low:.{digits}f}, {i.high:.{digits}f}]"
 
 
 def report(steps: Sequence[CountStep], late_after_s: float) -> str:
@@ -124,15 +122,15 @@ def report(steps: Sequence[CountStep], late_after_s: float) -> str:
     for op in nnbench.OPS:
         lines.append(f"{op}:")
         for n in counts:
-            lines.append(f"  1. {platform} / {BASELINE} at {n} files a map: {_shown(ratio(steps, platform, n, op))}")
-        lines.append(f"  2. at {large} over at {small}: {_shown(ratio_of_ratios(steps, platform, small, large, op))}")
+            lines.append(f"  1. {platform} / {BASELINE} at {n} files a map: {shown(ratio(steps, platform, n, op))}")
+        lines.append(f"  2. at {large} over at {small}: {shown(ratio_of_ratios(steps, platform, small, large, op))}")
         means = {}
         for p in (BASELINE, platform):
             fs, ss = once_and_steady(steps, p, small, large, op)
             means[p] = (mean_interval(fs), mean_interval(ss))
             lines.append(
-                f"  3. {p}: once a map F {_shown(means[p][0], 1)} ms (blocks {', '.join(f'{x:.0f}' for x in fs)}), "
-                f"per operation s {_shown(means[p][1], 3)} ms (blocks {', '.join(f'{x:.2f}' for x in ss)})"
+                f"  3. {p}: once a map F {shown(means[p][0], 1)} ms (blocks {', '.join(f'{x:.0f}' for x in fs)}), "
+                f"per operation s {shown(means[p][1], 3)} ms (blocks {', '.join(f'{x:.2f}' for x in ss)})"
             )
         for i, name in ((0, "F"), (1, "s")):
             mine, base = means[platform][i], means[BASELINE][i]
@@ -140,22 +138,19 @@ def report(steps: Sequence[CountStep], late_after_s: float) -> str:
                 lines.append(f"  3. {platform}'s {name} over {BASELINE}'s: {mine.estimate / base.estimate:.2f}")
         lines.append(
             f"  4. {BASELINE} at {large} over at {small}: "
-            f"{_shown(_paired_log(per_block(steps, BASELINE, large, op), per_block(steps, BASELINE, small, op)))}"
+            f"{shown(_paired_log(per_block(steps, BASELINE, large, op), per_block(steps, BASELINE, small, op)))}"
         )
-    late = [s for s in steps if s.late_s is not None and s.late_s > late_after_s]
-    lines.append(
-        f"4. steps whose last map began more than {late_after_s:g} s after the barrier: "
-        + (", ".join(f"b{s.block} {s.platform} {s.files} {s.op} {s.late_s:.1f} s" for s in late) or "none")
-        + f" (of {sum(s.late_s is not None for s in steps)} with a known lateness)"
-    )
+    late = [
+        f"b{s.block} {s.platform} {s.files} {s.op} {s.late_s:.1f} s"
+        for s in steps
+        if s.late_s is not None and s.late_s > late_after_s
+    ]
+    lines.append(late_line("4", late, sum(s.late_s is not None for s in steps), late_after_s))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("campaign", type=Path, help="a campaign directory (data/raw/<name>)")
-    ap.add_argument("--late", type=float, default=LATE_AFTER_BARRIER_S, help="seconds after the barrier that count as late")
-    args = ap.parse_args(argv)
+    args = campaign_arguments(__doc__, argv)
     print(report(count_steps(read_records(args.campaign / "samples.jsonl")), args.late))
     return 0
 

@@ -55,7 +55,7 @@ class OpTime:
 
 
 def side_of(metadata: Mapping[str, object]) -> str | None:
-    """"native", the gVisor side a sample's configuration ran (a testbed of before the factor:
+    """ "native", the gVisor side a sample's configuration ran (a testbed of before the factor:
     "all"), or None for another platform. Pure."""
     platform = metadata.get("platform")
     if platform == NATIVE:
@@ -142,10 +142,30 @@ def round_trips(records: Iterable[object]) -> dict[tuple[str, str], list[float]]
     return out
 
 
-def _shown(i: Interval | None, digits: int = 2) -> str:
+def shown(i: Interval | None, digits: int = 2) -> str:
+    """An interval as the readings print it. Pure."""
     if i is None or i.estimate is None:
         return "not read (fewer than two blocks)"
     return f"{i.estimate:.{digits}f} [{i.low:.{digits}f}, {i.high:.{digits}f}]"
+
+
+def late_line(number: str, late: Sequence[str], known: int, late_after_s: float) -> str:
+    """The reading of late steps: each late one by its label, of those whose lateness is known. Pure."""
+    return (
+        f"{number}. steps whose last map began more than {late_after_s:g} s after the barrier: "
+        + (", ".join(late) or "none")
+        + f" (of {known} with a known lateness)"
+    )
+
+
+def campaign_arguments(doc: str, argv: list[str] | None) -> argparse.Namespace:
+    """A reading's command line: the campaign directory and the lateness threshold."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("campaign", type=Path, help="a campaign directory (data/raw/<name>)")
+    ap.add_argument(
+        "--late", type=float, default=LATE_AFTER_BARRIER_S, help="seconds after the barrier that count as late"
+    )
+    return ap.parse_args(argv)
 
 
 def report(records: Sequence[object], late_after_s: float) -> str:
@@ -155,30 +175,31 @@ def report(records: Sequence[object], late_after_s: float) -> str:
         lines.append(f"{op}:")
         for side in SIDES:
             n = len(ratios_by_block(times, side, op))
-            lines.append(f"  1. gVisor on {side}: {_shown(ratio(times, side, op))} x native ({n} blocks)")
+            lines.append(f"  1. gVisor on {side}: {shown(ratio(times, side, op))} x native ({n} blocks)")
         shares = per_block_shares(times, op)
-        for name, label in (("master", "2. the master's part"), ("workers", "2. the workers' part"), ("interaction", "3. the interaction")):
+        for name, label in (
+            ("master", "2. the master's part"),
+            ("workers", "2. the workers' part"),
+            ("interaction", "3. the interaction"),
+        ):
             values = ", ".join(f"{v:.2f}" for v in shares[name])
-            lines.append(f"  {label}: {_shown(mean_interval(shares[name]))} (blocks: {values})")
+            lines.append(f"  {label}: {shown(mean_interval(shares[name]))} (blocks: {values})")
     lines.append("4. round trips, rtt_mean in us (median [min, max] over blocks and pairs):")
     for (side, cross), values in sorted(round_trips(records).items()):
         lines.append(
             f"  {side:8} {cross:15} {statistics.median(values):8.1f} [{min(values):.1f}, {max(values):.1f}] (n {len(values)})"
         )
-    late = [t for t in times if t.late_s is not None and t.late_s > late_after_s]
-    lines.append(
-        f"5. steps whose last map began more than {late_after_s:g} s after the barrier: "
-        + (", ".join(f"b{t.block} {t.side} {t.op} {t.late_s:.1f} s" for t in late) or "none")
-        + f" (of {sum(t.late_s is not None for t in times)} with a known lateness)"
-    )
+    late = [
+        f"b{t.block} {t.side} {t.op} {t.late_s:.1f} s"
+        for t in times
+        if t.late_s is not None and t.late_s > late_after_s
+    ]
+    lines.append(late_line("5", late, sum(t.late_s is not None for t in times), late_after_s))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("campaign", type=Path, help="a campaign directory (data/raw/<name>)")
-    ap.add_argument("--late", type=float, default=LATE_AFTER_BARRIER_S, help="seconds after the barrier that count as late")
-    args = ap.parse_args(argv)
+    args = campaign_arguments(__doc__, argv)
     print(report(list(read_records(args.campaign / "samples.jsonl")), args.late))
     return 0
 

@@ -16,9 +16,9 @@ TRACE = [
     "2784 09:36:27.100000 futex(0x7f, FUTEX_WAKE_PRIVATE, 1) = 1",
     "2790 09:36:27.200000 epoll_wait(5,  <unfinished ...>",
     "2790 09:36:27.300000 <... epoll_wait resumed>[{events=EPOLLIN}], 1, 60000) = 1",  # not a new call
-    "2790 09:36:27.400000 read(7, \"\\0\\0\", 4) = 4",
+    '2790 09:36:27.400000 read(7, "\\0\\0", 4) = 4',
     "2784 09:36:28.000000 --- SIGSEGV {si_signo=SIGSEGV} ---",
-    "2784 09:36:29.200000 write(7, \"x\", 1) = 1",  # after the longest map
+    '2784 09:36:29.200000 write(7, "x", 1) = 1',  # after the longest map
     "garbage",
 ]
 

@@ -23,9 +23,7 @@ def step(block, platform, files, per_op, op="open_read", late=0.4, **extra):
 
 
 def campaign():
-    return [
-        step(b, p, n, s + f / n) for p, rows in TRUTH.items() for b, (f, s) in enumerate(rows) for n in (100, 1000)
-    ]
+    return [step(b, p, n, s + f / n) for p, rows in TRUTH.items() for b, (f, s) in enumerate(rows) for n in (100, 1000)]
 
 
 def test_the_once_a_map_and_per_operation_costs_come_back_from_two_counts():
@@ -36,7 +34,10 @@ def test_the_once_a_map_and_per_operation_costs_come_back_from_two_counts():
 
 def test_the_ratio_at_each_count_and_their_ratio_are_paired_over_the_blocks():
     steps = N.count_steps(campaign())
-    at = {n: [(fg / n + sg) / (fn / n + sn) for (fg, sg), (fn, sn) in zip(TRUTH["gvisor"], TRUTH["native"])] for n in (100, 1000)}
+    at = {
+        n: [(fg / n + sg) / (fn / n + sn) for (fg, sg), (fn, sn) in zip(TRUTH["gvisor"], TRUTH["native"])]
+        for n in (100, 1000)
+    }
     r100 = N.ratio(steps, "gvisor", 100, "open_read")
     assert r100.estimate == pytest.approx(math.exp(sum(map(math.log, at[100])) / 4))
     rr = N.ratio_of_ratios(steps, "gvisor", 100, 1000, "open_read")
@@ -45,13 +46,22 @@ def test_the_ratio_at_each_count_and_their_ratio_are_paired_over_the_blocks():
 
 
 def test_warm_ups_and_samples_without_a_files_level_are_not_read():
-    extra = [step(0, "native", 100, 99.0, warmup=True), Sample("nnbench", "open_read_avg_exec_time", 9.0, "ms", {"block": 0, "platform": "native"})]
+    extra = [
+        step(0, "native", 100, 99.0, warmup=True),
+        Sample("nnbench", "open_read_avg_exec_time", 9.0, "ms", {"block": 0, "platform": "native"}),
+    ]
     assert N.count_steps(campaign() + extra) == N.count_steps(campaign())
 
 
 def test_the_report_reads_every_step_and_refuses_a_campaign_of_another_shape():
     text = N.report(N.count_steps(campaign()), 2.0)
-    for words in ("1. gvisor / native at 100", "2. at 1000 over at 100", "once a map F", "gvisor's s over native's", "4. steps"):
+    for words in (
+        "1. gvisor / native at 100",
+        "2. at 1000 over at 100",
+        "once a map F",
+        "gvisor's s over native's",
+        "4. steps",
+    ):
         assert words in text
     assert "not read (fewer than two blocks)" in text  # create_write was not timed
     assert N.report(N.count_steps(campaign()[:8]), 2.0).startswith("expected two counts and one platform")

@@ -47,7 +47,11 @@ def test_the_parts_and_the_interaction_are_read_per_block_and_sum_to_one():
 
 
 def test_a_block_missing_a_side_is_left_out_of_the_split_not_of_the_other_ratios():
-    samples = [s for s in campaign() if not (s.metadata["block"] == 3 and s.metadata.get("factor.gvisor.sandboxed") == "workers")]
+    samples = [
+        s
+        for s in campaign()
+        if not (s.metadata["block"] == 3 and s.metadata.get("factor.gvisor.sandboxed") == "workers")
+    ]
     times = S.op_times(samples)
     assert len(S.per_block_shares(times, "open_read")["master"]) == 3
     assert len(S.ratios_by_block(times, "master", "open_read")) == 4
@@ -69,10 +73,21 @@ def test_a_gvisor_sample_from_before_the_factor_is_all_hosts():
 
 def test_round_trips_are_grouped_by_which_side_ran_in_the_sandbox():
     def rtt(side, client, server, us):
-        meta = {"platform": "gvisor", "factor.gvisor.sandboxed": side, "host_platform": client, "server_platform": server}
+        meta = {
+            "platform": "gvisor",
+            "factor.gvisor.sandboxed": side,
+            "host_platform": client,
+            "server_platform": server,
+        }
         return Sample("latency", "rtt_mean", us, "us", meta)
 
-    got = S.round_trips([rtt("workers", "native", "gvisor", 150.0), rtt("workers", "gvisor", "gvisor", 430.0), rtt("master", "gvisor", "native", 160.0)])
+    got = S.round_trips(
+        [
+            rtt("workers", "native", "gvisor", 150.0),
+            rtt("workers", "gvisor", "gvisor", 430.0),
+            rtt("master", "gvisor", "native", 160.0),
+        ]
+    )
     assert got == {
         ("workers", "gVisor server"): [150.0],
         ("workers", "both in gVisor"): [430.0],
@@ -81,7 +96,15 @@ def test_round_trips_are_grouped_by_which_side_ran_in_the_sandbox():
 
 
 def test_the_report_names_every_reading_and_the_late_steps():
-    text = S.report(campaign() + [nn(1, "all", 9.0, op="create_write", late=5.0), nn(1, "native", 3.0, op="create_write")], 2.0)
-    for words in ("1. gVisor on master", "2. the master's part", "3. the interaction", "4. round trips", "b1 all create_write 5.0 s"):
+    text = S.report(
+        campaign() + [nn(1, "all", 9.0, op="create_write", late=5.0), nn(1, "native", 3.0, op="create_write")], 2.0
+    )
+    for words in (
+        "1. gVisor on master",
+        "2. the master's part",
+        "3. the interaction",
+        "4. round trips",
+        "b1 all create_write 5.0 s",
+    ):
         assert words in text
     assert "not read (fewer than two blocks)" in text  # create_write has one block

@@ -123,11 +123,11 @@ def test_a_mixed_cluster_of_a_native_master_and_gvisor_workers_is_valid():
 )
 def test_which_hosts_of_a_gvisor_testbed_run_sandboxed_is_a_field(sandboxed, platforms):
     tb = make_testbed({"platform": "gvisor", "gvisor": {"sandboxed": sandboxed}})
-    assert [(h.role, h.platform) for h in tb.resolved_hosts()] == list(
-        zip(["master", "worker", "worker"], platforms)
-    )
+    assert [(h.role, h.platform) for h in tb.resolved_hosts()] == list(zip(["master", "worker", "worker"], platforms))
     # Other platforms' testbeds have no sandbox to leave: the field changes nothing there.
-    assert {h.platform for h in make_testbed({"platform": "lxc", "gvisor": {"sandboxed": sandboxed}}).resolved_hosts()} == {"lxc"}
+    assert {
+        h.platform for h in make_testbed({"platform": "lxc", "gvisor": {"sandboxed": sandboxed}}).resolved_hosts()
+    } == {"lxc"}
 
 
 def test_a_host_given_its_own_platform_keeps_it_whatever_is_sandboxed():
