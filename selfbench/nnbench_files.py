@@ -30,8 +30,9 @@ import numpy as np
 
 from selfbench.nnbench_sides import campaign_arguments, late_line, mean_interval, shown
 from vbench.benchmarks.hadoop import nnbench
-from vbench.samples import Sample, read_records
+from vbench.samples import read_records
 from vbench.stats.cost_model import DEFAULT_BASELINE
+from vbench.stats.nnbench_barrier import op_samples
 from vbench.stats.paired import t_on_logs
 from vbench.stats.records import Interval
 
@@ -53,21 +54,13 @@ class CountStep:
 
 def count_steps(records: Iterable[object]) -> list[CountStep]:
     """The non-warm-up NNBench steps among a campaign's records that carry a files level. Pure."""
-    out = []
-    for r in records:
-        if not isinstance(r, Sample) or r.benchmark != nnbench.NAME:
-            continue
-        m = r.metadata
-        op = r.metric.removesuffix("_avg_exec_time")
-        if op == r.metric or op not in nnbench.OPS or m.get("warmup") or FILES not in m:
-            continue
-        late = m.get(nnbench.BARRIER_KEY)
-        out.append(
-            CountStep(
-                int(m["block"]), str(m["platform"]), int(m[FILES]), op, r.value, None if late is None else float(late)
-            )
+    return [
+        CountStep(
+            int(o.metadata["block"]), str(o.metadata["platform"]), int(o.metadata[FILES]), o.op, o.per_op_ms, o.late_s
         )
-    return out
+        for o in op_samples(records)
+        if FILES in o.metadata
+    ]
 
 
 def per_block(steps: Sequence[CountStep], platform: str, files: int, op: str) -> dict[int, float]:

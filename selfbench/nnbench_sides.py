@@ -34,6 +34,7 @@ from vbench.benchmarks.hadoop import nnbench
 from vbench.samples import Sample, read_records
 from vbench.stats.campaign import LATE_AFTER_BARRIER_S
 from vbench.stats.describe import t_quantile
+from vbench.stats.nnbench_barrier import op_samples
 from vbench.stats.paired import t_on_logs
 from vbench.stats.records import Interval
 
@@ -67,17 +68,11 @@ def side_of(metadata: Mapping[str, object]) -> str | None:
 
 def op_times(records: Iterable[object]) -> list[OpTime]:
     """The non-warm-up NNBench steps of native and gVisor among a campaign's records. Pure."""
-    out = []
-    for r in records:
-        if not isinstance(r, Sample) or r.benchmark != nnbench.NAME or r.metadata.get("warmup"):
-            continue
-        op = r.metric.removesuffix("_avg_exec_time")
-        side = side_of(r.metadata)
-        if op == r.metric or op not in nnbench.OPS or side is None:
-            continue
-        late = r.metadata.get(nnbench.BARRIER_KEY)
-        out.append(OpTime(int(r.metadata["block"]), side, op, r.value, None if late is None else float(late)))
-    return out
+    return [
+        OpTime(int(o.metadata["block"]), side, o.op, o.per_op_ms, o.late_s)
+        for o in op_samples(records)
+        if (side := side_of(o.metadata)) is not None
+    ]
 
 
 def ratios_by_block(times: Sequence[OpTime], side: str, op: str) -> dict[int, float]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -35,23 +35,39 @@ class Step:
     late_s: float | None
 
 
+@dataclass(frozen=True)
+class OpSample:
+    """One run's NNBench step: its time per operation, how late its last map began, its metadata."""
+
+    op: str
+    per_op_ms: float
+    late_s: float | None
+    metadata: Mapping[str, Any]
+
+
+def op_samples(records: Iterable[object]) -> Iterator[OpSample]:
+    """The non-warm-up NNBench steps' times per operation (`<step>_avg_exec_time`, the cost model's
+    NNBench metric) among a campaign's records: what every reading of NNBench's steps starts
+    from. Pure."""
+    for r in records:
+        if not isinstance(r, Sample) or r.benchmark != nnbench.NAME or r.metadata.get("warmup"):
+            continue
+        op = r.metric.removesuffix("_avg_exec_time")
+        if op == r.metric or op not in nnbench.OPS:
+            continue
+        late = r.metadata.get(nnbench.BARRIER_KEY)
+        yield OpSample(op, r.value, None if late is None else float(late), r.metadata)
+
+
 def steps_of(records: Iterable[object]) -> list[Step]:
     """The non-warm-up NNBench steps among a campaign's records that carry a barrier level. Pure."""
-    out = []
-    for r in records:
-        if not isinstance(r, Sample) or r.benchmark != nnbench.NAME:
-            continue
-        m = r.metadata
-        op = r.metric.removesuffix("_avg_exec_time")
-        if op not in nnbench.OPS or op == r.metric or m.get("warmup") or BARRIER not in m:
-            continue
-        late = m.get(nnbench.BARRIER_KEY)
-        out.append(
-            Step(
-                int(m["block"]), str(m["platform"]), int(m[BARRIER]), op, r.value, None if late is None else float(late)
-            )
+    return [
+        Step(
+            int(o.metadata["block"]), str(o.metadata["platform"]), int(o.metadata[BARRIER]), o.op, o.per_op_ms, o.late_s
         )
-    return out
+        for o in op_samples(records)
+        if BARRIER in o.metadata
+    ]
 
 
 def by_block(steps: Iterable[Step], platform: str, barrier_s: int, op: str) -> dict[int, float]:
