@@ -104,6 +104,7 @@ RESOURCE_NAMES = {
     "spawn": "process creation",
     "jvmstart": "JVM start",
     "fileopen": "file opens",
+    "rpc": "loopback RPCs",
 }
 #: The cost model's jobs (vbench.stats.cost_model.JOBS) as a reader knows them.
 JOB_NAMES = {

@@ -10,7 +10,7 @@ import shlex
 
 import pytest
 
-from vbench.benchmarks.micro import MICRO_BENCHMARKS, iperf3
+from vbench.benchmarks.micro import MICRO_BENCHMARKS, iperf3, rpc
 from vbench.benchmarks.micro import latency as L
 
 W = "/var/tmp/vbench/w1/micro"  # a work dir as the campaign makes them: nothing to quote
@@ -73,6 +73,16 @@ _FILEOPEN = (
     'echo "fileopen repeat=$r count=20000 many_start=$sm many_end=$em one_start=$so one_end=$eo"; done; exit $rc'
 )
 
+#: The program itself is its file's text (tests/unit/test_micro_rpc.py runs it); the shell around it is pinned.
+_RPC = (
+    _FIND_JAVA.replace("jvmstart", "rpc")
+    + "cd {d} || exit 1; trap 'rm -f RpcPingPong.java' EXIT; "
+    + "printf '%s' "
+    + shlex.quote(rpc.program_source())
+    + " > RpcPingPong.java || exit 1; "
+    + '"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m RpcPingPong.java 3 3 3 64'
+)
+
 # (benchmark, preset or None for the default Config, work dir) -> the command string before argv.
 BEFORE = {
     ("cpu", None, W): "LC_ALL=C sysbench cpu --cpu-max-prime=10000 --threads=1 --time=5 run",
@@ -106,6 +116,8 @@ BEFORE = {
     + _TIMED.format(n=3, count=10, program='"$java" -Xshare:auto -version > /dev/null 2>&1', tag="jvmstart"),
     ("fileopen", None, W): _FILEOPEN.replace("{d}", W),
     ("fileopen", None, SPACED): _FILEOPEN.replace("{d}", "'/data/work dir'"),
+    ("rpc", None, W): _RPC.replace("{d}", W),
+    ("rpc", None, SPACED): _RPC.replace("{d}", "'/data/work dir'"),
     ("pi_digits", "vasconcelos", W): _PI.format(sizes="1000000 2000000 4000000 8000000", out=f"{W}/vbench-pi.txt"),
 }
 

@@ -33,10 +33,11 @@ CAPTURES = {
     "spawn": ("spawn.txt", {"count": 100, "repeats": 2}),
     "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2}),
     "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2}),
+    "rpc": ("rpc.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5}),
 }
 
 
-def test_registry_names_the_thirteen_benchmarks():
+def test_registry_names_the_fourteen_benchmarks():
     assert set(MICRO_BENCHMARKS) == set(CAPTURES)
     assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
 

@@ -48,6 +48,7 @@ RESOURCE_COLOURS = {
     "spawn": "gold",
     "jvmstart": "black",
     "fileopen": "tab:blue",
+    "rpc": "tab:gray",
 }
 #: The model's bar starts from the baseline run's job time; what the model leaves over is hatched white.
 SPLIT_BASE_COLOUR = "0.75"

@@ -212,7 +212,12 @@ FILE_LEVEL = "file"
 #: How that level stops them, as the paper prints it.
 FILE_CALLS_TRACED = r"\texttt{strace -f --seccomp-bpf -e trace=\%file}"
 #: Resource -> the one operation whose cost it is, as the file levels' sentences name its share.
-COST_UNITS = {"syscall": "a one-byte system call", "spawn": "a process creation", "fileopen": "a file opened by name"}
+COST_UNITS = {
+    "syscall": "a one-byte system call",
+    "spawn": "a process creation",
+    "fileopen": "a file opened by name",
+    "rpc": "a loopback RPC of a JVM",
+}
 #: The levels' fit held out (`syscall_levels_heldout`, a list): each campaign there is a
 #: part of its own (`heldout_part`), its files and labels this prefix and the campaign's name, so
 #: that a campaign's table keeps its label wherever the list puts it.

@@ -108,7 +108,8 @@ class Resource:
 
 
 #: The cost vector the committed campaigns can fill (sandbox, reference: cpu, membw, fio, iperf3,
-#: latency; costs: syscall, spawn, jvmstart; fileopen since costs-nnbench-barrier asked for it).
+#: latency; costs: syscall, spawn, jvmstart; fileopen since costs-nnbench-barrier asked for it;
+#: rpc since a JVM's calls were found priced unlike dd's).
 RESOURCES: tuple[Resource, ...] = (
     Resource("cpu", "cpu", "events_per_s", True),
     Resource("membw", "membw", "bandwidth", True),
@@ -121,6 +122,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("spawn", "spawn", "spawn_us", False),
     Resource("jvmstart", "jvmstart", "jvm_start_ms", False),
     Resource("fileopen", "fileopen", "fileopen_us", False),
+    Resource("rpc", "rpc", "rpc_us", False),
 )
 
 

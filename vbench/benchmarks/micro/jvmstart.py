@@ -54,14 +54,15 @@ Config = JvmStartConfig
 PRESETS: dict[str, JvmStartConfig] = {}
 
 
-def find_java(cfg: JvmStartConfig) -> str:
-    """Sets $java to the host's java, or stops the script (exit NO_JAVA) saying where it looked."""
+def find_java(cfg: JvmStartConfig, tool: str = NAME) -> str:
+    """Sets $java to the host's java, or stops the script (exit NO_JAVA) saying, as `tool`, where it
+    looked. `cfg`: any config with a `java_home`."""
     home = shlex.quote(cfg.java_home.rstrip("/") or "/")
     return (
         f'jh={home}; java=""; '
         'for j in "$jh/bin/java" "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java 2>/dev/null)"; do '
         'if [ -n "$j" ] && [ -x "$j" ]; then java=$j; break; fi; done; '
-        'if [ -z "$java" ]; then echo "vbench: jvmstart: no java on this host '
+        f'if [ -z "$java" ]; then echo "vbench: {tool}: no java on this host '
         f'(not $jh/bin/java, not \\$JAVA_HOME/bin/java, none on the PATH)" >&2; exit {NO_JAVA}; fi; '
     )
 

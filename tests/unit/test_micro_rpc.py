@@ -1,0 +1,107 @@
+"""The rpc micro-benchmark (a loopback RPC as a JVM pays it, issue #53): its script, its parser
+against output captured here (tests/data/micro/README.md), its refusals, and its program run for
+real by this machine's java."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from invoke import Result
+
+from vbench.benchmarks import registry
+from vbench.benchmarks.micro import jvmstart, rpc
+from vbench.campaign.measure import failure_reason
+from vbench.errors import JobFailed, ParamsError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
+CAPTURED = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5)
+HEADER = 'rpc java=/usr/bin/java version=openjdk version "17.0.15" 2025-04-15\n'
+
+
+def _captured() -> str:
+    return (DATA / "rpc.txt").read_text()
+
+
+def test_the_script_writes_the_program_to_the_work_dir_runs_it_and_removes_it():
+    cmd = rpc.command(rpc.RpcConfig(seconds=2.5, repeats=4, warmup_s=1, payload=100), "/w d/")
+    assert "cd '/w d' || exit 1; trap 'rm -f RpcPingPong.java' EXIT; " in cmd
+    assert cmd.index("trap ") < cmd.index("printf '%s' ") < cmd.index(" > RpcPingPong.java || exit 1; ")
+    assert cmd.endswith('"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m RpcPingPong.java 2.5 4 1 100')
+    assert "vbench: rpc: no java on this host" in cmd and 'echo "rpc java=$java version=' in cmd
+
+
+def test_the_program_is_the_file_beside_the_module():
+    text = rpc.program_source()
+    assert "public final class RpcPingPong" in text  # source-file mode: the class named as its file
+    assert (Path(rpc.__file__).parent / rpc.PROGRAM).read_text() == text
+
+
+def test_the_captured_output_parses_into_us_per_call():
+    samples = rpc.parse_stdout(_captured(), CAPTURED)
+    per_call = [s for s in samples if s.metric == "rpc_us"]
+    assert [s.value for s in per_call] == pytest.approx([500061487 / 4888 / 1e3, 500046184 / 4413 / 1e3])
+    assert [s.metadata["calls"] for s in per_call] == [4888, 4413]
+    assert {s.metadata["warmup_calls"] for s in samples} == {8876}
+    assert {s.metadata["java"] for s in samples} == {"/usr/lib/jvm/java-17-openjdk-amd64/bin/java"}
+    assert [s.value for s in samples if s.metric == "elapsed"] == pytest.approx([0.500061487, 0.500046184])
+    assert all(s.unit == rpc.METRICS[s.metric] for s in samples)
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\nrpc repeat=2 calls=1 ns=1\n", "no 'rpc java="),
+        (HEADER + "rpc repeat=1 calls=1 ns=1\nrpc repeat=2 calls=1 ns=1\n", "no 'rpc warmup"),
+        (HEADER + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\n", "expected 2 result lines, found 1"),
+        (HEADER + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\nrpc repeat=3 calls=1 ns=1\n", "is repeat 3"),
+        (HEADER + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=0 ns=9\nrpc repeat=2 calls=1 ns=1\n", "0 calls in 9"),
+    ],
+)
+def test_output_missing_a_line_or_with_an_impossible_count_is_refused(text, reason):
+    with pytest.raises(JobFailed, match=reason):
+        rpc.parse_stdout(text, CAPTURED)
+
+
+def test_a_non_zero_exit_is_a_failure_with_the_programs_last_words(fake_context):
+    said = "vbench: rpc: thread receiver failed: java.io.EOFException: the server closed the connection\n"
+    c = fake_context(Result(stdout=HEADER, stderr=said, exited=3))
+    with pytest.raises(JobFailed) as info:
+        rpc.run(c, CAPTURED, "/w")
+    assert failure_reason(info.value) == f"rpc: exit 3: {said.strip()}"
+
+
+@pytest.mark.parametrize(
+    "key, text",
+    [("seconds", "0.1"), ("repeats", "0"), ("warmup_s", "-1"), ("payload", "65537"), ("java_home", "jdk")],
+)
+def test_a_bad_config_is_refused_naming_the_field(key, text):
+    with pytest.raises(ParamsError) as info:
+        registry.make_config(rpc, {key: text})
+    assert info.value.field == f"rpc.{key}"
+
+
+def test_a_host_without_java_fails_saying_so_as_rpc():
+    cfg = rpc.RpcConfig(java_home="/nonexistent")
+    done = subprocess.run(
+        ["/bin/sh", "-c", rpc.command(cfg, "/tmp")], capture_output=True, text=True, env={"PATH": "/nonexistent"}
+    )
+    assert done.returncode == jvmstart.NO_JAVA and done.stdout == ""
+    assert done.stderr.startswith("vbench: rpc: no java on this host")
+
+
+JAVA = Path(jvmstart.DEFAULT_JAVA_HOME) / "bin" / "java"
+
+
+@pytest.mark.skipif(not JAVA.exists() or shutil.which("sh") is None, reason="needs the JDK Hadoop's hosts use")
+def test_the_program_runs_for_real_and_leaves_the_work_dir_as_it_found_it(tmp_path):
+    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5)
+    done = subprocess.run(["/bin/sh", "-c", rpc.command(cfg, str(tmp_path))], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    samples = rpc.parse_stdout(done.stdout, cfg)
+    per_call = [s.value for s in samples if s.metric == "rpc_us"]
+    # A loopback round trip through four threads: more than a microsecond, less than a second.
+    assert len(per_call) == 2 and all(1 < us < 1e6 for us in per_call)
+    assert list(tmp_path.iterdir()) == []

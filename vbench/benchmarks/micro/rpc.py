@@ -1,0 +1,119 @@
+"""rpc: a loopback RPC as a JVM pays it (us per call), handed between threads as Hadoop's IPC does.
+
+A client and a server in one JVM, over TCP on the host's loopback.
+
+None of the studies measured it, but Hadoop pays it for every NameNode operation, heartbeat and
+task report. It was built because `syscall` (dd's one-byte calls) prices a JVM's calls wrongly
+(issue #53; docs/results.md, "What an operation's calls cost (by hand)"): an NNBench open/read is
+~45 calls, most of them futex and gettid calls of threads handing the call to each other, and the
+plant's stops (vbench.testbed.syscall_stops) cost such a call about half of what they cost dd's,
+gVisor 2-3x what it costs dd's, so dd's cost ratio under-predicts gVisor's open/read ~3-6x.
+
+One call here: the caller gives the request (`payload` bytes and a 4-byte length) to a sender
+thread and waits for it to be written, then waits on a monitor; the server's reader thread
+selects and reads it and queues it; a handler thread takes it and writes the answer (as many
+bytes); the client's receiver thread reads it and wakes the caller (Hadoop 3's Client.call,
+Server's Reader and Handler). Traced here (strace -c, native): 13 futex, 3.3 gettid, 3 read, 2
+write and 1 epoll_wait per call, against 13, 9.5, 2, 1 and 4 per NNBench open/read in its map.
+
+The program (RpcPingPong.java, beside this module) is written to the work directory and run by
+the host's java (found as `jvmstart` finds it) in source-file mode, which compiles it in memory:
+a JDK's java, as Hadoop's hosts have (`hadoop.java_home`). It times itself (System.nanoTime
+around calls made one after another for `seconds`), after `warmup_s` of calls that let the JIT
+compile the path, so neither the JVM's start nor its compiler is counted. Serial GC and a fixed
+64 MiB heap: a call allocates a few small buffers, and a collector's threads would only add noise.
+The JVM is not pinned to a CPU: a call handed to a thread on the other CPU wakes it, as Hadoop's
+unpinned JVMs do (pinned to one CPU the same calls cost a third, 37 against 115 us here).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from importlib.resources import files
+
+from pydantic import Field
+
+from vbench.benchmarks.base import BenchConfig
+from vbench.errors import JobFailed
+from vbench.samples import Sample
+from vbench.validate import SafePathText
+
+from ._common import Runner, execute, one_step, sample
+from .jvmstart import DEFAULT_JAVA_HOME, find_java
+
+NAME = "rpc"
+METRICS = {"rpc_us": "us", "elapsed": "s"}
+#: The program, in this package; its class name is its file's name (source-file mode's rule).
+PROGRAM = "RpcPingPong.java"
+#: The JVM's options (the module docstring says why).
+JAVA_ARGS = ("-Xshare:auto", "-XX:+UseSerialGC", "-Xms64m", "-Xmx64m")
+
+_HEADER = re.compile(r"^rpc java=(\S+) version=(.*?)\s*$", re.M)
+_WARMUP = re.compile(r"^rpc warmup calls=(\d+) ns=(\d+)\s*$", re.M)
+_REPEAT = re.compile(r"^rpc repeat=(\d+) calls=(\d+) ns=(\d+)\s*$", re.M)
+
+
+class RpcConfig(BenchConfig):
+    seconds: float = Field(3.0, ge=0.5, le=600)  # calls made one after another per repeat, for this long
+    repeats: int = Field(3, ge=1, le=1000)  # one sample of each metric per repeat
+    warmup_s: float = Field(3.0, ge=0, le=600)  # calls made first, not sampled: the JIT compiles the path
+    payload: int = Field(64, ge=0, le=65536)  # bytes of each request and each answer
+    java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
+
+
+#: The registry and `vbench bench list` find every module's config under this name.
+Config = RpcConfig
+PRESETS: dict[str, RpcConfig] = {}
+
+
+def program_source() -> str:
+    return files(__package__).joinpath(PROGRAM).read_text(encoding="utf-8")
+
+
+def command(cfg: RpcConfig, workdir: str) -> str:
+    """The shell script: the header line, the program written to `workdir` and run (its lines are
+    `parse_stdout`'s), and the program removed on the way out; the JVM's exit status is its own."""
+    d = shlex.quote(workdir.rstrip("/") or "/")
+    header = 'echo "rpc java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
+    args = [f"{cfg.seconds:g}", str(cfg.repeats), f"{cfg.warmup_s:g}", str(cfg.payload)]
+    return (
+        "export LC_ALL=C; "
+        + find_java(cfg, NAME)
+        + header
+        + f"cd {d} || exit 1; trap 'rm -f {PROGRAM}' EXIT; "
+        + f"printf '%s' {shlex.quote(program_source())} > {PROGRAM} || exit 1; "
+        + f'"$java" {shlex.join(JAVA_ARGS)} {PROGRAM} {shlex.join(args)}'
+    )
+
+
+def parse_stdout(text: str, cfg: RpcConfig) -> list[Sample]:
+    text = text or ""
+    head = _HEADER.search(text)
+    if head is None:
+        raise JobFailed("rpc: no 'rpc java=... version=...' line in output")
+    warm = _WARMUP.search(text)
+    if warm is None:
+        raise JobFailed("rpc: no 'rpc warmup calls=... ns=...' line in output")
+    found = _REPEAT.findall(text)
+    if len(found) != cfg.repeats:
+        raise JobFailed(f"rpc: expected {cfg.repeats} result lines, found {len(found)}")
+    meta = {"java": head.group(1), "java_version": head.group(2), "warmup_calls": int(warm.group(1))}
+    samples = []
+    for i, (repeat, calls, ns) in enumerate(found, start=1):
+        n, elapsed_ns = int(calls), int(ns)
+        if int(repeat) != i:
+            raise JobFailed(f"rpc: line {i} is repeat {repeat}, expected {i}")
+        if n < 1 or elapsed_ns <= 0:
+            raise JobFailed(f"rpc: repeat {i} reports {n} calls in {elapsed_ns} ns")
+        samples.append(sample(NAME, "rpc_us", elapsed_ns / n / 1e3, "us", cfg, repeat=i, calls=n, **meta))
+        samples.append(sample(NAME, "elapsed", elapsed_ns / 1e9, "s", cfg, repeat=i, calls=n, **meta))
+    return samples
+
+
+#: The contract's parse(outputs, cfg): one step, named after the benchmark.
+parse = one_step(NAME, parse_stdout)
+
+
+def run(c: Runner, cfg: RpcConfig, workdir: str = "") -> tuple[list[Sample], str]:
+    return execute(c, NAME, command(cfg, workdir), parse, cfg)
