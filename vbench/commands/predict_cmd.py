@@ -38,6 +38,14 @@ def register(sub) -> None:
         "CALIBRATION timed none: a name under DATA/raw/ or its directory, with CALIBRATION's baseline, its "
         "platforms matched by name (e.g. `vbench predict costs --fit FIT --measured sandbox`)",
     )
+    p.add_argument(
+        "--fit-costs",
+        default=None,
+        help="the campaign the fit's configurations' costs are read from instead of FIT's own calibration: one "
+        "that calibrated FIT's planted configurations (the same factor levels, so the same names) without Hadoop, "
+        "to fit a resource FIT did not measure (e.g. `--fit costs-fit-barrier --fit-costs costs-rpc-levels "
+        "--resources rpc,spawn`); a name under DATA/raw/ or its directory, with FIT's baseline",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
         "--resources",
@@ -94,7 +102,14 @@ def run(args) -> int:
         if args.measured is not None
         else None
     )
-    inputs = cost_prediction.prediction_inputs(fit, calibration, resources, measured_in=measured_in)
+    fit_costs_in = (
+        load_campaign(campaign_dir(args.fit_costs, args.data, "campaign of the fit's configurations' costs"))
+        if args.fit_costs is not None
+        else None
+    )
+    inputs = cost_prediction.prediction_inputs(
+        fit, calibration, resources, measured_in=measured_in, fit_costs_in=fit_costs_in
+    )
     read = time.perf_counter()
     # The statistics stage's default settings, but against the baseline the costs are ratios to and
     # at the predictions' level: a phase's interval then reads like the job's measured one beside it.

@@ -116,6 +116,9 @@ class PredictionInputs:
     measured_path: Path | None = None
     #: Rule 1 on the resources named to be fitted (`levels_apart`); None when they were not named.
     apart: ApartCheck | None = None
+    #: The campaign the fit's configurations' costs come from when it is not the fit (None: the
+    #: fit's own calibration).
+    fit_costs_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -433,6 +436,7 @@ def prediction_inputs(
     *,
     conf: float = cm.DEFAULT_CONF,
     measured_in: Campaign | None = None,
+    fit_costs_in: Campaign | None = None,
 ) -> PredictionInputs:
     """Check both campaigns and gather what `prediction_table` needs; every refusal names the
     campaign's samples file (a fit campaign without jobs, a calibration without native, a resource
@@ -442,7 +446,11 @@ def prediction_inputs(
     fitted as named, a note for each one failing rule 1. `measured_in`: the campaign whose timed jobs
     the predictions are compared with when the calibration timed none (a calibration-only campaign
     beside the study that timed the jobs, as `costs` beside `sandbox`): against the same baseline,
-    its platforms matched to the calibration's by name, on the same machine's say-so of the user."""
+    its platforms matched to the calibration's by name, on the same machine's say-so of the user.
+    `fit_costs_in`: the campaign the fit's configurations' costs are read from instead of the fit's
+    own calibration (one that calibrated the same planted configurations without Hadoop, to fit a
+    resource the fit did not measure): against the same baseline, its configurations matched to the
+    fit's by name, on the user's say-so that a planted level's costs are the mechanism's, not the day's."""
     told = checked_resources(resources) if resources is not None else None
     notes: list[str] = []
     fit_file, cal_file = samples_path(fit), samples_path(calibration)
@@ -454,7 +462,7 @@ def prediction_inputs(
             fit_file,
             f"no baseline configuration {fit_baseline!r} (the campaign's configurations: {fit.platforms or 'none'})",
         )
-    fit_costs = _read(fit, cm.cost_vectors_of, baseline=fit_baseline, conf=conf)
+    fit_costs = _fit_costs(fit, fit_baseline, fit_costs_in, conf)
     planted = planted_checks(planted_factors(fit, fit_baseline), fit_costs)
     choice = rule_one(planted, told, fit_file)
     resources = choice.resources
@@ -528,10 +536,18 @@ def prediction_inputs(
             notes.append(f"fit configuration {v.platform} left out: no cost ratio of {', '.join(missing)}")
         else:
             complete.append(v.platform)
+    if fit_costs_in is not None:
+        timed = {r.platform for r in fit_ratios}
+        uncosted = sorted(timed - {v.platform for v in fit_costs}, key=natural_key)
+        if uncosted:
+            notes.append(
+                f"fit configuration(s) {', '.join(uncosted)} left out: not calibrated in {samples_path(fit_costs_in)} "
+                "(configurations are matched by name)"
+            )
     if not complete:
         lacking = sorted({r for v in fit_costs for r in resources if r not in v.resources})
         raise ParamsError(
-            fit_file,
+            samples_path(fit_costs_in) if fit_costs_in is not None else fit_file,
             f"no configuration has a cost ratio of every resource fitted: "
             f"{', '.join(_measures(r) for r in lacking)} not measured against {fit_baseline!r}",
         )
@@ -560,12 +576,37 @@ def prediction_inputs(
         left_out=choice.left_out,
         measured_path=measured_in.path if measured_in is not None else None,
         apart=apart,
+        fit_costs_path=fit_costs_in.path if fit_costs_in is not None else None,
     )
     # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
     # decided before its bootstrap: a fit of two draws per job asks it before any real work.
     for job, rows in inputs.designs:
         _fit(inputs, job, rows, conf=conf, n_draws=2, seed=DEFAULT_SEED)
     return inputs
+
+
+def _fit_costs(fit: Campaign, baseline: str, costs_in: Campaign | None, conf: float) -> tuple[cm.CostVector, ...]:
+    """The fit's configurations' cost vectors: from the fit's own calibration, or from `costs_in`,
+    which must compare the same baseline configuration and have calibrated it."""
+    if costs_in is None:
+        return _read(fit, cm.cost_vectors_of, baseline=baseline, conf=conf)
+    costs_file = samples_path(costs_in)
+    if baseline_of(costs_in) != baseline:
+        raise ParamsError(
+            costs_file,
+            f"its baseline is {baseline_of(costs_in)!r}, the fit's {baseline!r}: the fit's configurations' "
+            "costs must be ratios to the configuration its job ratios are",
+        )
+    if baseline not in costs_in.platforms:
+        raise ParamsError(costs_file, f"no {baseline!r} configuration: no cost ratio to it")
+    costs = _read(costs_in, cm.cost_vectors_of, baseline=baseline, conf=conf)
+    if not {v.platform for v in costs} & set(fit.platforms):
+        raise ParamsError(
+            costs_file,
+            f"none of its configurations ({', '.join(v.platform for v in costs) or 'none'}) is one of the fit's "
+            f"({', '.join(p for p in fit.platforms if p != baseline)}): configurations are matched by name",
+        )
+    return costs
 
 
 def _fit(inputs: PredictionInputs, job: str, rows: tuple[str, ...], **kwargs) -> cm.JobFit:
@@ -709,7 +750,8 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     out = [
         f"Fit: {inp.fit_path} against {inp.fit_baseline}; calibration: {inp.calibration_path} against "
         f"{inp.calibration_baseline}"
-        + (f"; measured jobs: {inp.measured_path}" if inp.measured_path is not None else ""),
+        + (f"; measured jobs: {inp.measured_path}" if inp.measured_path is not None else "")
+        + (f"; the fit's configurations' costs: {inp.fit_costs_path}" if inp.fit_costs_path is not None else ""),
         f"Resources: {', '.join(inp.resources)}"
         + (
             f" ({', '.join(c.resource for c in inp.left_out)} left out by rule 1: see the notes)"
@@ -847,7 +889,11 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
     """The table as a JSON document (`timings`: what, seconds)."""
     inp = table.inputs
     return {
-        "fit": {"campaign": str(inp.fit_path), "baseline": inp.fit_baseline},
+        "fit": {
+            "campaign": str(inp.fit_path),
+            "baseline": inp.fit_baseline,
+            "costs_campaign": str(inp.fit_costs_path or inp.fit_path),
+        },
         "calibration": {"campaign": str(inp.calibration_path), "baseline": inp.calibration_baseline},
         "measured": {"campaign": str(inp.measured_path or inp.calibration_path)},
         "resources": list(inp.resources),
