@@ -34,6 +34,15 @@ At the levels "process" and "file", `--seccomp-bpf` makes the kernel stop a trac
 (a seccomp filter installed in sshd and inherited by every descendant); without it every call
 would still stop, only printed or not.
 
+What the partial levels do not do (found 2026-12-02, `selfbench/plant_threads.py`; tests/
+integration/test_syscall_stops.py holds it as a strict xfail): with Debian 12's strace 6.1 the
+filter spares only the process strace started and children that exec. A thread a process creates,
+and a forked child until it execs, have every call stopped, as at the every-call level (~120-175
+us an ordinary call, against 0.3 in the main thread). A JVM's work all runs in threads it creates
+(its `main` too), so a JVM pays the every-call level at "process" and "file": a loopback RPC of a
+JVM (`rpc`) costs x7.2 at "process" and x7.7 with every call stopped (costs-rpc-levels). Whatever a
+fit attributes to a partial level's resource (spawn, fileopen) holds the JVMs' calls too.
+
 The builders are pure; `tracer_problems` reads /proc.
 """
 
