@@ -18,9 +18,10 @@ write and 1 epoll_wait per call, against 13, 9.5, 2, 1 and 4 per NNBench open/re
 
 The program (RpcPingPong.java, beside this module) is written to the work directory and run by
 the host's java (found as `jvmstart` finds it) in source-file mode, which compiles it in memory:
-a JDK's java, as Hadoop's hosts have (`hadoop.java_home`). It times itself (System.nanoTime
-around calls made one after another for `seconds`), after `warmup_s` of calls that let the JIT
-compile the path, so neither the JVM's start nor its compiler is counted. Serial GC and a fixed
+a java with the jdk.compiler module (`hadoop.java_home`'s; Debian's openjdk-17-jre-headless has
+it: the guest image's JRE ran it on LXC, OCI and gVisor hosts in costs-rpc-platforms). It times
+itself (System.nanoTime around calls made one after another for `seconds`), after `warmup_s` of
+calls that let the JIT compile the path, so neither the JVM's start nor its compiler is counted. Serial GC and a fixed
 64 MiB heap: a call allocates a few small buffers, and a collector's threads would only add noise.
 The JVM is not pinned to a CPU: a call handed to a thread on the other CPU wakes it, as Hadoop's
 unpinned JVMs do (pinned to one CPU the same calls cost a third, 37 against 115 us here).
