@@ -12,9 +12,11 @@ one, and prints what an ordinary call (getppid, in no traced class) costs in the
 - a child it forks that execs a new program.
 
 An ordinary call costs ~0.2 us unstopped and ~120 us stopped here. With Debian 12's strace 6.1
-(2026-12-02) the partial levels stopped every call of a new thread and of a forked child until it
-execs, as the every-call level does: a JVM, whose work all runs in threads it creates, pays every
-call stopped at the "process" and "file" levels (docs/results.md, "A JVM's loopback RPC").
+(2026-12-02) the partial levels as first built (%process or %file alone) stopped every call of a
+new thread and of a forked child until it execs, as the every-call level does: a JVM, whose work
+all runs in threads it creates, paid every call stopped at the "process" and "file" levels. They
+now trace each new task's first call too (`syscall_stops.FIRST_CALL`), and `--as-first-built`
+runs the levels as they were, to show the difference (docs/results.md, "A JVM's loopback RPC").
 
 Runs the host's strace and python3; needs nothing else. Each level takes about a second.
 
@@ -77,10 +79,17 @@ def level_name(level: bool | str | None) -> str:
     return "no tracer" if level is None else syscall_stops.applied(level)
 
 
-def measure(level: bool | str | None, calls: int, strace: str) -> dict[str, float]:
+def first_built(argv: list[str]) -> list[str]:
+    """A partial level's tracer command as first built, without FIRST_CALL traced. Pure."""
+    suffix = f",{syscall_stops.FIRST_CALL}"
+    return [a[: -len(suffix)] if a.startswith("trace=%") and a.endswith(suffix) else a for a in argv]
+
+
+def measure(level: bool | str | None, calls: int, strace: str, as_first_built: bool = False) -> dict[str, float]:
     argv = workload_argv(calls)
     if level is not None:
         argv = syscall_stops.traced_argv(strace, argv, level)
+        argv = first_built(argv) if as_first_built else argv
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise SystemExit(f"{level_name(level)}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
@@ -90,14 +99,17 @@ def measure(level: bool | str | None, calls: int, strace: str) -> dict[str, floa
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--calls", type=int, default=5000, help="getppid calls per task")
+    ap.add_argument("--as-first-built", action="store_true", help="the partial levels without FIRST_CALL traced")
     args = ap.parse_args(argv)
     strace = syscall_stops.find_strace()
     version = subprocess.run([strace, "-V"], capture_output=True, text=True).stdout.splitlines()[0]
     print(f"{version}; an ordinary call's cost (us), {args.calls} calls per task")
     print(f"{'level':50} " + " ".join(f"{t:>13}" for t in TASKS))
     for level in LEVELS:
-        costs = measure(level, args.calls, strace)
-        print(f"{level_name(level):50} " + " ".join(f"{costs.get(t, float('nan')):13.2f}" for t in TASKS))
+        costs = measure(level, args.calls, strace, args.as_first_built)
+        name = level_name(level)
+        name = name.replace(f",{syscall_stops.FIRST_CALL}", "") if args.as_first_built else name
+        print(f"{name:58} " + " ".join(f"{costs.get(t, float('nan')):13.2f}" for t in TASKS))
     return 0
 
 

@@ -22,3 +22,13 @@ def test_each_level_is_named_as_the_testbeds_facts_name_it_and_run_under_its_tra
     assert plant_threads.level_name("process") == syscall_stops.applied("process")
     argv = plant_threads.workload_argv(10)
     assert argv[2] == plant_threads.WORKLOAD and argv[3:] == ["10", plant_threads.EXECED]
+
+
+def test_a_partial_level_as_first_built_traces_its_class_alone():
+    argv = syscall_stops.traced_argv("/usr/bin/strace", ["prog"], syscall_stops.PROCESS)
+    assert "trace=%process,set_robust_list" in argv
+    before = plant_threads.first_built(argv)
+    assert "trace=%process" in before and len(before) == len(argv)
+    assert [a for a in before if "set_robust_list" in a] == []
+    every = syscall_stops.traced_argv("/usr/bin/strace", ["prog"], True)
+    assert plant_threads.first_built(every) == every

@@ -71,18 +71,19 @@ def test_the_process_level_stops_only_process_calls_through_a_seccomp_filter():
     assert argv[0] == "/usr/bin/strace" and argv[-2:] == sshd and flags[-1] == "--"
     assert "-f" in flags and "trace=none" not in flags
     # Without --seccomp-bpf every call would still stop, whatever -e trace= says.
-    assert flags.index("--seccomp-bpf") < flags.index("trace=%process")
+    assert flags.index("--seccomp-bpf") < flags.index("trace=%process,set_robust_list")
     assert flags[flags.index("-o") + 1] == "/dev/null"
     assert T.traced_argv("/usr/bin/strace", sshd, True) == T.traced_argv("/usr/bin/strace", sshd)
     assert T.applied(True) == "strace -f"
-    assert T.applied(T.PROCESS) == "strace -f --seccomp-bpf -e trace=%process"
+    assert T.applied(T.PROCESS) == "strace -f --seccomp-bpf -e trace=%process,set_robust_list"
 
 
 def test_the_file_level_stops_only_calls_naming_a_file_through_a_seccomp_filter():
     sshd = ["/usr/sbin/sshd", "-D"]
     flags = T.traced_argv("/usr/bin/strace", sshd, T.FILE)[1:-2]
-    assert flags.index("--seccomp-bpf") < flags.index("trace=%file") and "trace=%process" not in flags
-    assert T.applied(T.FILE) == "strace -f --seccomp-bpf -e trace=%file"
+    assert flags.index("--seccomp-bpf") < flags.index("trace=%file,set_robust_list")
+    assert not any("%process" in f for f in flags)
+    assert T.applied(T.FILE) == "strace -f --seccomp-bpf -e trace=%file,set_robust_list"
 
 
 def test_tracer_pid_and_children_are_parsed():
@@ -157,5 +158,5 @@ def test_the_read_back_says_which_calls_the_process_level_stops(tmp_path, monkey
     monkeypatch.setattr(S.syscall_stops, "tracer_problems", lambda _pid: [])
     assert sd.verify_host(sd.ctx.params.resolved_hosts()[0], 1, 1234) == {
         "slowdown": "syscall_stops=process",
-        "slowdown_applied": "syscall_stops=strace -f --seccomp-bpf -e trace=%process",
+        "slowdown_applied": "syscall_stops=strace -f --seccomp-bpf -e trace=%process,set_robust_list",
     }

@@ -34,14 +34,18 @@ At the levels "process" and "file", `--seccomp-bpf` makes the kernel stop a trac
 (a seccomp filter installed in sshd and inherited by every descendant); without it every call
 would still stop, only printed or not.
 
-What the partial levels do not do (found 2026-12-02, `selfbench/plant_threads.py`; tests/
-integration/test_syscall_stops.py holds it as a strict xfail): with Debian 12's strace 6.1 the
-filter spares only the process strace started and children that exec. A thread a process creates,
-and a forked child until it execs, have every call stopped, as at the every-call level (~120-175
-us an ordinary call, against 0.3 in the main thread). A JVM's work all runs in threads it creates
-(its `main` too), so a JVM pays the every-call level at "process" and "file": a loopback RPC of a
-JVM (`rpc`) costs x7.2 at "process" and x7.7 with every call stopped (costs-rpc-levels). Whatever a
-fit attributes to a partial level's resource (spawn, fileopen) holds the JVMs' calls too.
+Why the partial levels also trace `set_robust_list` (FIRST_CALL; found 2026-12-02,
+`selfbench/plant_threads.py`, tests/integration/test_syscall_stops.py): strace (6.1 here, and
+upstream to at least 6.8) resumes a new task with PTRACE_SYSCALL, every call stopped, until that
+task's first seccomp stop. With %process or %file alone, a thread a process creates, and a forked
+child until it execs, had every ordinary call stopped (~120-175 us, against 0.3 in the main
+thread): a JVM, whose work all runs in threads it creates (its `main` too), paid the every-call
+level at "process" and "file" (a loopback RPC of a JVM, `rpc`, x7.2 at "process" and x7.7 with
+every call stopped: costs-rpc-levels). Traced, the first call of each new task is its first seccomp
+stop; after it an ordinary call costs what it costs untraced. Every campaign that planted a partial
+level before this (its hosts' `slowdown_applied` reads `trace=%process` or `trace=%file` without
+`,set_robust_list`) planted the every-call level on its JVMs: what a fit gave that level's resource
+(spawn, fileopen) holds the JVMs' calls too.
 
 The builders are pure; `tracer_problems` reads /proc.
 """
@@ -63,11 +67,16 @@ PROCESS = "process"
 FILE = "file"
 #: The tracer's flags: follow every process and thread, print nothing.
 _COMMON_FLAGS: tuple[str, ...] = ("-f", "-qq", "-e", "signal=none", "-o", "/dev/null")
-#: Which calls stop, per level: every one (without a seccomp filter), or %process's alone.
+#: The call every new thread and every forked child makes first thing (glibc registers its robust
+#: futex list in both): traced at the partial levels so that strace, which resumes a new task with
+#: every call stopped until its first seccomp stop, moves each new task to the filter at once.
+FIRST_CALL = "set_robust_list"
+#: Which calls stop, per level: every one (without a seccomp filter), or %process's (%file's) and
+#: FIRST_CALL alone.
 _STOPPED: dict[bool | str, tuple[str, ...]] = {
     True: ("-e", "trace=none"),
-    PROCESS: ("--seccomp-bpf", "-e", "trace=%process"),
-    FILE: ("--seccomp-bpf", "-e", "trace=%file"),
+    PROCESS: ("--seccomp-bpf", "-e", f"trace=%process,{FIRST_CALL}"),
+    FILE: ("--seccomp-bpf", "-e", f"trace=%file,{FIRST_CALL}"),
 }
 
 
@@ -79,7 +88,7 @@ def traced_argv(strace: str, argv: list[str], level: bool | str = True) -> Cmd:
 
 def applied(level: bool | str) -> str:
     """What a level plants, in words for host facts and samples. Pure."""
-    return "strace -f" if level is True else f"strace -f --seccomp-bpf -e trace=%{level}"
+    return "strace -f" if level is True else f"strace -f --seccomp-bpf -e trace=%{level},{FIRST_CALL}"
 
 
 def find_strace() -> str:
