@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     strace = syscall_stops.find_strace()
     version = subprocess.run([strace, "-V"], capture_output=True, text=True).stdout.splitlines()[0]
     print(f"{version}; an ordinary call's cost (us), {args.calls} calls per task")
-    print(f"{'level':50} " + " ".join(f"{t:>13}" for t in TASKS))
+    print(f"{'level':58} " + " ".join(f"{t:>13}" for t in TASKS))
     for level in LEVELS:
         costs = measure(level, args.calls, strace, args.as_first_built)
         name = level_name(level)
