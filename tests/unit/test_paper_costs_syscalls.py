@@ -415,6 +415,12 @@ def test_a_fit_whose_levels_move_the_two_costs_apart_is_read_in_a_subsection_of_
     assert r"\subsection{The system-call level}" in syscall_part and C.level_parts_sentence(levels) not in tex
     opening = C.levels_sentence(levels)
     assert levels_part.index(opening) < levels_part.index(C.fitted_sentence(fit))
+    # What the partial level did to a JVM's threads is said where its fit is read, before the fit.
+    assert (
+        levels_part.index(opening)
+        < levels_part.index(C.PARTIAL_LEVELS_THREADS)
+        < levels_part.index(C.fitted_sentence(fit))
+    )
     assert "its rule 1, that the levels move them apart, holds. Without the model, of what stopping every " in opening
     assert "the first level gave TeraSort" in opening
     assert levels_part.strip().endswith(r"\input{generated/tables/costs-syscall-levels.tex}")

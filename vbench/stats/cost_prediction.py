@@ -501,15 +501,13 @@ def prediction_inputs(
                 "calibrate it, or leave the resource out with --resources",
             )
     if measured_in is not None:
-        measured_file = samples_path(measured_in)
-        if baseline_of(measured_in) != cal_baseline:
-            raise ParamsError(
-                measured_file,
-                f"its baseline is {baseline_of(measured_in)!r}, the calibration's {cal_baseline!r}: a measured "
-                "ratio and a prediction must be ratios to the same configuration",
-            )
-        if cal_baseline not in measured_in.platforms:
-            raise ParamsError(measured_file, f"no {cal_baseline} configuration: no measured ratio to it")
+        _check_beside(
+            measured_in,
+            cal_baseline,
+            "the calibration's",
+            "a measured ratio and a prediction must be ratios to the same configuration",
+            "measured ratio",
+        )
     measured = _read(measured_in or calibration, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
     if measured_in is not None:
         unmatched = sorted({v.platform for v in costs} - {m.platform for m in measured}, key=natural_key)
@@ -585,24 +583,32 @@ def prediction_inputs(
     return inputs
 
 
+def _check_beside(other: Campaign, baseline: str, whose: str, why: str, what: str) -> None:
+    """`other` (a campaign read beside the fit or the calibration) compares against `baseline` and
+    measured it; else refused naming its samples file, `whose` baseline it differs from and `why` it
+    must not, or that it has no `what` to it."""
+    if baseline_of(other) != baseline:
+        raise ParamsError(samples_path(other), f"its baseline is {baseline_of(other)!r}, {whose} {baseline!r}: {why}")
+    if baseline not in other.platforms:
+        raise ParamsError(samples_path(other), f"no {baseline} configuration: no {what} to it")
+
+
 def _fit_costs(fit: Campaign, baseline: str, costs_in: Campaign | None, conf: float) -> tuple[cm.CostVector, ...]:
     """The fit's configurations' cost vectors: from the fit's own calibration, or from `costs_in`,
     which must compare the same baseline configuration and have calibrated it."""
     if costs_in is None:
         return _read(fit, cm.cost_vectors_of, baseline=baseline, conf=conf)
-    costs_file = samples_path(costs_in)
-    if baseline_of(costs_in) != baseline:
-        raise ParamsError(
-            costs_file,
-            f"its baseline is {baseline_of(costs_in)!r}, the fit's {baseline!r}: the fit's configurations' "
-            "costs must be ratios to the configuration its job ratios are",
-        )
-    if baseline not in costs_in.platforms:
-        raise ParamsError(costs_file, f"no {baseline!r} configuration: no cost ratio to it")
+    _check_beside(
+        costs_in,
+        baseline,
+        "the fit's",
+        "the fit's configurations' costs must be ratios to the configuration its job ratios are",
+        "cost ratio",
+    )
     costs = _read(costs_in, cm.cost_vectors_of, baseline=baseline, conf=conf)
     if not {v.platform for v in costs} & set(fit.platforms):
         raise ParamsError(
-            costs_file,
+            samples_path(costs_in),
             f"none of its configurations ({', '.join(v.platform for v in costs) or 'none'}) is one of the fit's "
             f"({', '.join(p for p in fit.platforms if p != baseline)}): configurations are matched by name",
         )
