@@ -42,6 +42,8 @@ from vbench.stats.cost_prediction import (
     FIT_RESOURCES,
     MIN_PLANTED_COST,
     PlantedFactor,
+    PredictedJob,
+    accuracy,
     configuration_ratios,
     format_prediction,
     levels_apart,
@@ -52,6 +54,7 @@ from vbench.stats.cost_prediction import (
     prediction_table,
 )
 from vbench.stats.job_phases import phase_ratios
+from vbench.stats.records import Interval
 from vbench.stats.table.cells import preferred_row
 
 #: resource -> (benchmark, metric, unit, native's value, higher is better), as the micro-benchmarks record them.
@@ -853,6 +856,52 @@ def test_the_command_compares_with_the_measured_campaign(data, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0 and doc["measured"]["campaign"] == str(data / "raw" / "timed")
     assert all(p["measured"] is not None for p in doc["predictions"])
+    # Its accuracy against them, in the JSON and the text alike.
+    acc = doc["accuracy"]
+    assert acc["rows"] == len(doc["predictions"]) and {p["platform"] for p in acc["platforms"]} == set(PLATFORMS)
+    errors = [abs(p["measured"]["estimate"] / p["predicted"]["estimate"] - 1) for p in doc["predictions"]]
+    assert acc["median_abs_error"] == pytest.approx(float(np.median(errors)))
+    rc = cli.main(["predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--measured", "timed"])
+    out = capsys.readouterr().out
+    assert rc == 0 and f"Against the measured ratios ({acc['rows']} rows)" in out
+    assert f"holds the measured ratio in {acc['covered']} of {acc['rows']}" in out
+
+
+def test_without_measured_jobs_there_is_no_accuracy(data, capsys):
+    from vbench import cli
+
+    rc = cli.main(["predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--draws", "50", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["accuracy"] is None
+
+
+def _row(platform, measured, predicted, pi=None):
+    def iv(t):
+        return None if t is None else Interval(t[0], t[1], t[2])
+
+    attribution = cm.Attribution("job", platform, (), predicted[0], None, None, None)
+    return PredictedJob(platform, "job", iv(predicted), attribution, iv(measured), measurement=iv(pi))
+
+
+def test_accuracy_reads_each_platform_against_its_measured_ratios():
+    rows = [
+        # error +10 %: inside the PI, the measured interval holds the prediction.
+        _row("gvisor", (2.2, 2.0, 2.4), (2.0, 1.5, 2.5), pi=(2.0, 1.4, 2.6)),
+        # error -20 %: outside the PI, the measured interval misses the prediction.
+        _row("gvisor", (1.6, 1.5, 1.7), (2.0, 1.9, 2.1), pi=(2.0, 1.8, 2.2)),
+        # error 0: no PI (the fit knew no noise), so not covered.
+        _row("lxc", (1.0, 0.9, 1.1), (1.0, 0.95, 1.05)),
+        # No measured ratio: not judged.
+        _row("oci", None, (1.0, 0.9, 1.1)),
+    ]
+    acc = accuracy(rows)
+    assert acc.rows == 3 and acc.covered == 1 and acc.within_measured == 2
+    assert acc.median_abs_error == pytest.approx(0.1)
+    gvisor, lxc = acc.platforms
+    assert (gvisor.platform, gvisor.rows, gvisor.covered, gvisor.within_measured) == ("gvisor", 2, 1, 1)
+    assert gvisor.median_abs_error == pytest.approx(0.15) and gvisor.max_abs_error == pytest.approx(0.2)
+    assert (lxc.platform, lxc.max_abs_error) == ("lxc", 0.0)
+    assert accuracy(rows[3:]) is None
 
 
 # --- The fit's configurations' costs from another campaign (--fit-costs) ---------------------------

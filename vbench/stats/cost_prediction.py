@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
 from vbench.errors import ParamsError
@@ -253,6 +254,93 @@ class PredictionTable:
     conf: float
     n_draws: int
     seed: int
+
+
+@dataclass(frozen=True)
+class PlatformAccuracy:
+    """How a platform's predictions meet its measured ratios: issue #53's targets read per platform."""
+
+    platform: str
+    #: Its rows with a measured ratio and a predicted one.
+    rows: int
+    #: The median and the largest |measured / predicted - 1| over them.
+    median_abs_error: float
+    max_abs_error: float
+    #: Rows whose prediction interval of a measurement (`PredictedJob.measurement`) holds the
+    #: measured ratio; rows whose measured interval holds the predicted ratio.
+    covered: int
+    within_measured: int
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """The same over every platform's rows."""
+
+    rows: int
+    median_abs_error: float
+    covered: int
+    within_measured: int
+    platforms: tuple[PlatformAccuracy, ...]
+
+
+def _holds(iv: Interval | None, x: float | None) -> bool:
+    return iv is not None and x is not None and iv.low is not None and iv.high is not None and iv.low <= x <= iv.high
+
+
+def _judged(rows: Sequence[PredictedJob]) -> list[tuple[PredictedJob, float]]:
+    """The rows with both estimates, each with its error measured / predicted - 1."""
+    out = []
+    for r in rows:
+        m, p = r.measured.estimate if r.measured is not None else None, r.predicted.estimate
+        if m is not None and p is not None and p > 0 and math.isfinite(m) and math.isfinite(p):
+            out.append((r, m / p - 1))
+    return out
+
+
+def accuracy(rows: Sequence[PredictedJob]) -> Accuracy | None:
+    """The predictions against the measured ratios, overall and per platform (issue #53's targets:
+    the median |error|, each platform's largest, the prediction intervals' coverage, the measured
+    intervals holding the predictions); None where no row was measured. Pure."""
+    judged = _judged(rows)
+    if not judged:
+        return None
+
+    def counts(part: list[tuple[PredictedJob, float]]) -> tuple[int, int]:
+        covered = sum(_holds(r.measurement, r.measured.estimate if r.measured else None) for r, _ in part)
+        return covered, sum(_holds(r.measured, r.predicted.estimate) for r, _ in part)
+
+    platforms = []
+    for platform in sorted({r.platform for r, _ in judged}, key=natural_key):
+        part = [(r, e) for r, e in judged if r.platform == platform]
+        errors = [abs(e) for _, e in part]
+        covered, within = counts(part)
+        platforms.append(
+            PlatformAccuracy(platform, len(part), float(np.median(errors)), float(max(errors)), covered, within)
+        )
+    covered, within = counts(judged)
+    return Accuracy(len(judged), float(np.median([abs(e) for _, e in judged])), covered, within, tuple(platforms))
+
+
+def format_accuracy(acc: Accuracy) -> list[str]:
+    """Its lines in the command's text."""
+    out = [
+        f"Against the measured ratios ({acc.rows} rows): median |measured / predicted - 1| "
+        f"{_pct(acc.median_abs_error)}; the prediction interval of a measurement holds the measured ratio "
+        f"in {acc.covered} of {acc.rows}; the measured interval holds the predicted ratio in "
+        f"{acc.within_measured} of {acc.rows}."
+    ]
+    records = [
+        {
+            "platform": a.platform,
+            "rows": str(a.rows),
+            "median |error|": _pct(a.median_abs_error),
+            "largest |error|": _pct(a.max_abs_error),
+            "PI holds measured": f"{a.covered}/{a.rows}",
+            "measured holds predicted": f"{a.within_measured}/{a.rows}",
+        }
+        for a in acc.platforms
+    ]
+    return [*out, _table(records)]
 
 
 # --- Checks ---------------------------------------------------------------------------------------
@@ -823,6 +911,9 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     ]
     if measured_any:
         out.append("unexplained: measured / predicted - 1, what the calibrated costs do not explain.")
+    acc = accuracy(table.rows)
+    if acc is not None:
+        out += ["", *format_accuracy(acc)]
     if any(r.phases for r in table.rows):
         out.append(
             "Measured phases: each JobHistory phase's ratio to the baseline, the preferred ratio_to_baseline "
@@ -883,6 +974,10 @@ def _clean(x: Any) -> Any:
     if isinstance(x, float) and not math.isfinite(x):
         return None
     return x
+
+
+def _accuracy_json(acc: Accuracy | None) -> dict | None:
+    return None if acc is None else asdict(acc)
 
 
 def interval_json(iv: Interval | None) -> dict | None:
@@ -985,6 +1080,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
             }
             for r in table.rows
         ],
+        "accuracy": _accuracy_json(accuracy(table.rows)),
         "notes": list(inp.notes),
         "seconds": {what: s for what, s in timings} | ({"total": sum(s for _, s in timings)} if timings else {}),
     }
