@@ -142,6 +142,7 @@ NO_DIRECTION = {
     "tab:costs-syscalls",
     "tab:costs-syscall-levels",
     "tab:costs-file-levels",
+    "tab:costs-rpc-levels",
     "tab:campaigns",
 }
 #: The held-out campaigns' tables, tab:costs-heldout-<campaign>, one per campaign params/paper.yaml lists.

@@ -131,6 +131,25 @@ def register(sub) -> None:
     )
     _add_campaign_option(
         p,
+        "--rpc-levels",
+        "a fit campaign of the two system-call levels with the process level fixed for threads (e.g. "
+        "data/raw/costs-fit-threads): its fit on a JVM's loopback RPC alone, in the cost model's subsection after "
+        "the file levels' where its rule 1 holds (else one sentence); with --rpc-levels-calibration, "
+        "--rpc-levels-measured and --cost-fit",
+    )
+    _add_campaign_option(
+        p,
+        "--rpc-levels-calibration",
+        "the calibration whose platforms --rpc-levels' fit predicts (e.g. data/raw/costs-rpc-platforms)",
+    )
+    _add_campaign_option(
+        p,
+        "--rpc-levels-measured",
+        "the campaign whose timed jobs --rpc-levels' predictions are compared with (e.g. "
+        "data/raw/costs-oneday-confirm)",
+    )
+    _add_campaign_option(
+        p,
         "--barrier",
         "a campaign that timed NNBench at two barriers on native and gVisor (e.g. data/raw/costs-nnbench-barrier): "
         "its ratio at the longer beside the levels' fit's and --barrier-fit's predictions, in the cost model's "
@@ -170,9 +189,10 @@ def run(args) -> int:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
-    # --file-levels options, then the three --barrier options, itself before it reads anything
-    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
-    # check_heldout, check_file_levels, check_barrier):
+    # --file-levels options, then the three --rpc-levels options, then the three --barrier options,
+    # itself before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit,
+    # check_superseded_fit, check_levels, check_heldout, check_file_levels, check_rpc_levels,
+    # check_barrier):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -202,6 +222,10 @@ def run(args) -> int:
         file_levels_calibration_dir=args.file_levels_calibration,
         file_levels_measured_dir=args.file_levels_measured,
         file_levels_fields=("--file-levels", "--file-levels-calibration", "--file-levels-measured", "--cost-fit"),
+        rpc_levels_dir=args.rpc_levels,
+        rpc_levels_calibration_dir=args.rpc_levels_calibration,
+        rpc_levels_measured_dir=args.rpc_levels_measured,
+        rpc_levels_fields=("--rpc-levels", "--rpc-levels-calibration", "--rpc-levels-measured", "--cost-fit"),
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

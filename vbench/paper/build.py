@@ -27,7 +27,10 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 tables/costs-heldout-<campaign>.tex with its two CSV files; last,
                                 with the fit of three system-call levels and its calibration
                                 and measured campaigns, a subsection and, where its rule 1
-                                holds, tables/costs-file-levels.tex with its two CSV files
+                                holds, tables/costs-file-levels.tex with its two CSV files;
+                                then, with the fit priced by a JVM's call and its calibration
+                                and measured campaigns, a subsection and, where its rule 1
+                                holds, tables/costs-rpc-levels.tex with its two CSV files
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -71,6 +74,7 @@ from vbench.paper.inputs import (
     FILE_LEVELS_FIELDS,
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
+    RPC_LEVELS_FIELDS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     check_barrier,
@@ -78,6 +82,7 @@ from vbench.paper.inputs import (
     check_file_levels,
     check_heldout,
     check_levels,
+    check_rpc_levels,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -178,6 +183,10 @@ def generate(
     file_levels_calibration_dir: Path | None = None,
     file_levels_measured_dir: Path | None = None,
     file_levels_fields: tuple[str, str, str, str] = FILE_LEVELS_FIELDS,
+    rpc_levels_dir: Path | None = None,
+    rpc_levels_calibration_dir: Path | None = None,
+    rpc_levels_measured_dir: Path | None = None,
+    rpc_levels_fields: tuple[str, str, str, str] = RPC_LEVELS_FIELDS,
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -197,10 +206,13 @@ def generate(
     second campaign that stopped only the process and thread calls beside every call, where given;
     after that campaign's fit, where it is read, its predictions of the platforms of each of
     `syscall_levels_heldout_dirs` (campaigns that calibrated and timed them in runs of their own), a
-    subsection each in their order; last, a subsection on `file_levels_dir` (native with only the
+    subsection each in their order; then a subsection on `file_levels_dir` (native with only the
     calls that name a file stopped, beside the process level and every call), its fit, where its
     rule 1 holds, predicting `file_levels_calibration_dir`'s platforms against
-    `file_levels_measured_dir`'s jobs: omitted when all three are None; and after it, a subsection on
+    `file_levels_measured_dir`'s jobs: omitted when all three are None; then a subsection on
+    `rpc_levels_dir` (native with the process level fixed for threads and every call), its fit on a
+    JVM's loopback RPC, where its rule 1 holds, predicting `rpc_levels_calibration_dir`'s platforms
+    against `rpc_levels_measured_dir`'s jobs: omitted when all three are None; and after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
@@ -210,7 +222,8 @@ def generate(
     fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
     second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
     the held-out campaigns' field then the second campaign's (`check_heldout`); `file_levels_fields`:
-    the three file-level fields then the fit's (`check_file_levels`); `barrier_fields`: the barrier's
+    the three file-level fields then the fit's (`check_file_levels`); `rpc_levels_fields`: the three
+    fields of the fit priced by a JVM's call then the fit's (`check_rpc_levels`); `barrier_fields`: the barrier's
     three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
@@ -220,6 +233,9 @@ def generate(
     check_heldout(syscall_levels_heldout_dirs, syscall_levels_dir, *syscall_levels_heldout_fields)
     check_file_levels(
         file_levels_dir, file_levels_calibration_dir, file_levels_measured_dir, cost_fit_dir, *file_levels_fields
+    )
+    check_rpc_levels(
+        rpc_levels_dir, rpc_levels_calibration_dir, rpc_levels_measured_dir, cost_fit_dir, *rpc_levels_fields
     )
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
@@ -236,6 +252,9 @@ def generate(
         file_levels=file_levels_dir,
         file_levels_calibration=file_levels_calibration_dir,
         file_levels_measured=file_levels_measured_dir,
+        rpc_levels=rpc_levels_dir,
+        rpc_levels_calibration=rpc_levels_calibration_dir,
+        rpc_levels_measured=rpc_levels_measured_dir,
         barrier=barrier_dir,
         barrier_fit=barrier_fit_dir,
         barrier_calibration=barrier_calibration_dir,
@@ -285,6 +304,12 @@ def generate(
         if "file_levels" in read
         else None
     )
+    # Priced by a JVM's call: that fit's rule 1 on the RPC, and where it holds its predictions of its calibration.
+    rpc_levels = (
+        C.rpc_levels(read["rpc_levels"], read["rpc_levels_calibration"], read["rpc_levels_measured"])
+        if "rpc_levels" in read
+        else None
+    )
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
@@ -297,8 +322,7 @@ def generate(
     if levels is not None and levels.fit is not None:
         sources.append(_cost_note(levels.fit))
     sources += [_cost_note(h.study) for h in heldouts]
-    if file_levels is not None:
-        sources.append(_file_levels_note(file_levels))
+    sources += [_levels_fit_note(f) for f in (file_levels, rpc_levels) if f is not None]
     if barrier is not None:
         sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
@@ -365,7 +389,14 @@ def generate(
     # typesets nothing; its tables and figure are then neither written nor counted, nor is the
     # system-call level's table without its campaigns.
     section = C.section_tex(
-        costs, syscalls, superseded, levels, heldouts, file_levels, after=CB.barrier_tex(barrier) if barrier else ()
+        costs,
+        syscalls,
+        superseded,
+        levels,
+        heldouts,
+        file_levels,
+        rpc_levels,
+        after=CB.barrier_tex(barrier) if barrier else (),
     )
     _write(gen / f"{C.NAME}.tex", section, written)
     for study, part in (
@@ -374,6 +405,7 @@ def generate(
         (levels.fit if levels else None, C.LEVELS),
         *((h.study, C.heldout_part(h)) for h in heldouts),
         (file_levels.study if file_levels else None, C.FILE_LEVELS),
+        (rpc_levels.study if rpc_levels else None, C.RPC_LEVELS),
     ):
         if study is None:
             continue
@@ -487,9 +519,9 @@ def _cost_note(costs: C.CostStudy) -> str:
     )
 
 
-def _file_levels_note(levels: C.FileLevels) -> str:
-    """The build log's line on the fit of three system-call levels: `_cost_note`'s where its rule 1
-    holds, else that it failed and is not read."""
+def _levels_fit_note(levels: C.LevelsFit) -> str:
+    """The build log's line on a fit of system-call levels (the file levels', or the one priced by a
+    JVM's call): `_cost_note`'s where its rule 1 holds, else that it failed and is not read."""
     if levels.study is not None:
         return _cost_note(levels.study)
     return (

@@ -54,7 +54,7 @@ the system-call level's calibration and the sandbox campaign's jobs; the part of
 moves into its opening. After it, each campaign that calibrated the same costs and timed the same
 jobs in runs of its own (`syscall_levels_heldout`, a list: costs-gvisor-network, costs-oneday) is a
 part of its own (`heldout_part`: tab:costs-heldout-<campaign>, no figure), its platforms predicted
-by that fit from its own costs against its own jobs (`held_out`). Last, a fit of three levels of stops
+by that fit from its own costs against its own jobs (`held_out`). Then a fit of three levels of stops
 (`file_levels_campaign`: costs-fit-file) that stopped only the calls that name a file beside the
 process and thread calls alone and every call is a part of its own, "The calls that name a file"
 (`FILE_LEVELS`: tab:costs-file-levels, no figure): three shares per job, of a system call, a process
@@ -63,6 +63,16 @@ read only where its rule 1 holds (`levels_apart`; else its subsection is one sen
 the platforms of a calibration of those three costs (`file_levels_calibration_campaign`:
 costs-calibration-file) predicted against the jobs of another campaign
 (`file_levels_measured_campaign`: costs-oneday-confirm), seeded by the fit's design (`file_levels`).
+Last, a fit of the two levels with the process level fixed for threads (`rpc_levels_campaign`:
+costs-fit-threads, whose partial level no longer stops a JVM's threads at every call) is a part of its
+own, "Priced by a JVM's call" (`RPC_LEVELS`: tab:costs-rpc-levels, no figure): one share per job, of a
+JVM's loopback RPC (`RPC_LEVELS_RESOURCES`), read only where a level moves that cost
+(`levels_apart` on it alone; else its subsection is one sentence saying so), beside whether its
+levels move a process creation apart from the RPC (`levels_apart` on both, `RPC_LEVELS_BESIDE`: said,
+its share not fitted), the platforms of `rpc_levels_calibration_campaign` (costs-rpc-platforms)
+predicted against the jobs of `rpc_levels_measured_campaign` (costs-oneday-confirm), seeded by the
+fit's design (`rpc_levels`, as `vbench predict CALIBRATION --fit FIT --measured MEASURED --resources
+rpc` reads them). Both fits of levels are one record (`LevelsFit`), read by one function.
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -76,7 +86,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -117,7 +127,7 @@ from vbench.paper.tables.grid import Grid, render
 #: The files this section writes under generated/: costs.tex (the section), tables/costs.tex,
 #: figures/costs.{pdf,png,tex}, costs.csv and costs_attribution.csv (the rows, for tracing); the
 #: system-call level, tables/costs-syscalls.tex and its two CSV files (`SYSCALLS`); each later part,
-#: tables/<its name>.tex and its two CSV files (`LEVELS`, `heldout_part`, `FILE_LEVELS`).
+#: tables/<its name>.tex and its two CSV files (`LEVELS`, `heldout_part`, `FILE_LEVELS`, `RPC_LEVELS`).
 NAME = "costs"
 SECTION_LABEL, TABLE_LABEL, FIGURE_LABEL = "sec:costs", "tab:costs", "fig:costs"
 #: What the figure follows (its caption's "After ...").
@@ -206,11 +216,38 @@ FILE_LEVELS = Part(
     "sec:costs-file-levels",
     together=("jvmstart",),
 )
+#: The fit of the two levels with the process level fixed for threads (`rpc_levels_campaign`, where a
+#: level moves a JVM's call): one share per job, priced by that call; its table alone. Where no level
+#: moves it, its subsection is one sentence, and it has no table. Its one planted level that moves the
+#: RPC (every call stopped) moves a call and a process creation with it: the share stands for them.
+RPC_LEVELS = Part(
+    "costs-rpc-levels",
+    "tab:costs-rpc-levels",
+    None,
+    "system-call stops at two levels",
+    "Priced by a JVM's call",
+    "sec:costs-rpc-levels",
+    together=("rpc", "syscall", "spawn"),
+)
 #: The level of the system-call stops (SYSCALL_STOPS_COLUMN) at which only the calls that name a file
 #: are stopped (params/experiments/costs-fit-file.yaml; `cost_prediction.PARTIAL_LEVEL_RESOURCES`).
 FILE_LEVEL = "file"
 #: How that level stops them, as the paper prints it.
 FILE_CALLS_TRACED = r"\texttt{strace -f --seccomp-bpf -e trace=\%file}"
+#: What a host records it planted at the process level once that level was fixed for threads (its
+#: `slowdown_applied`; vbench.testbed.syscall_stops.applied, with its FIRST_CALL, since 341e298): the
+#: fit priced by a JVM's call is read only from such hosts, as its subsection says its threads ran
+#: their ordinary calls unstopped. Not imported: the paper does not load the modules that drive hosts.
+FIXED_PROCESS_PLANT = "trace=%process,set_robust_list"
+APPLIED_COLUMN = "slowdown_applied"
+#: How the fixed level stops them, as the paper prints it.
+FIXED_CALLS_TRACED = rf"\texttt{{strace -f --seccomp-bpf -e {tex_escape(FIXED_PROCESS_PLANT)}}}"
+#: The one resource the fit priced by a JVM's call fits (`rpc`, vbench/benchmarks/micro/rpc.py: a
+#: JVM's loopback RPC, a call as a JVM's threads make it, not dd's), and the one its hosts calibrated
+#: beside it whose share it leaves out: whether its levels move a process creation apart from the
+#: RPC is said (`levels_apart` on both), not fitted on.
+RPC_LEVELS_RESOURCES = ("rpc",)
+RPC_LEVELS_BESIDE = ("spawn",)
 #: Resource -> the one operation whose cost it is, as the file levels' sentences name its share.
 COST_UNITS = {
     "syscall": "a one-byte system call",
@@ -543,10 +580,15 @@ def _fit_where_apart(
     """A fit of system-call levels' rule 1 on the `resources` its design names (`levels_apart`) and,
     where it holds and a `calibration` is given, its study on them (`cost_study` with `study`'s
     keywords): a fit whose levels do not move its resources apart is not read."""
-    apart = levels_apart(resources, cm.cost_vectors_of(fit.samples, baseline=baseline_of(fit)))
+    apart = _levels_apart_of(fit, resources)
     if not apart.passes or calibration is None:
         return apart, None
     return apart, cost_study(fit, calibration, measured=measured, resources=resources, **study)
+
+
+def _levels_apart_of(fit: Campaign, resources: Sequence[str]) -> ApartCheck:
+    """`levels_apart` on `resources`, from `fit`'s configurations' cost vectors against its baseline."""
+    return levels_apart(resources, cm.cost_vectors_of(fit.samples, baseline=baseline_of(fit)))
 
 
 @dataclass(frozen=True)
@@ -617,36 +659,96 @@ def _heldout_platforms(heldout: HeldOut) -> list[str]:
 
 
 @dataclass(frozen=True)
-class FileLevels:
-    """A fit that stopped only the calls that name a file beside the process and thread calls alone and
-    every call (params/paper.yaml's `file_levels_campaign`): its rule 1 (do its levels move the
-    resources its design names apart, `levels_apart`) and, where it holds, its study: the platforms of
-    the calibration predicted against the measured campaign's jobs."""
+class LevelsFit:
+    """A fit of system-call levels read on the resources named for it: the file levels'
+    (params/paper.yaml's `file_levels_campaign`: only the calls that name a file stopped beside the
+    process and thread calls alone and every call, on the resources its design names) or the fit priced
+    by a JVM's call (`rpc_levels_campaign`: the process level fixed for threads and every call, on a
+    JVM's loopback RPC alone). Its rule 1 (do its levels move those resources apart, `levels_apart`)
+    and, where it holds, its study: the platforms of the calibration predicted against the measured
+    campaign's jobs."""
 
     name: str
     calibration_name: str
     measured_name: str
-    #: The resources its design names (`levels_resources`): a system call, a process creation, a file open.
+    #: The resources fitted: a system call, a process creation, a file open (`levels_resources`); or
+    #: a JVM's loopback RPC (`RPC_LEVELS_RESOURCES`).
     resources: tuple[str, ...]
     apart: ApartCheck
-    #: The three-share fit's study (`cost_study`); None where rule 1 fails (the fit is not read).
+    #: The fit's study (`cost_study`); None where rule 1 fails (the fit is not read).
     study: CostStudy | None = None
+    #: Rule 1 on `resources` with the ones calibrated beside them whose shares are not fitted
+    #: (`RPC_LEVELS_BESIDE`): what the subsection says of them. None where none is (the file levels
+    #: fit every resource their levels name).
+    beside: ApartCheck | None = None
 
 
-def file_levels(
-    fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS
-) -> FileLevels:
+#: The file levels' record (`file_levels`): a fit of levels like any other.
+FileLevels = LevelsFit
+
+
+def file_levels(fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS) -> LevelsFit:
     """`fit`'s rule 1 on the resources its levels name (`levels_resources`) and, where it holds, its
     study: `calibration`'s platforms predicted against `measured`'s jobs, seeded by the fit's design
     (`cost_study`, as `vbench predict CALIBRATION --fit FIT --measured MEASURED --resources
     syscall,spawn,fileopen --seed <its design's seed>` reads them). Refused, naming its samples file,
     without one of its three levels: the subsection says it stopped them."""
+    levels = (PROCESS_LEVEL, FILE_LEVEL, WHOLE_LEVEL)
+    return _levels_fit(fit, calibration, measured, levels, levels_resources(fit.samples), n_draws)
+
+
+def rpc_levels(fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS) -> LevelsFit:
+    """`fit`'s rule 1 on a JVM's loopback RPC alone (`RPC_LEVELS_RESOURCES`) and, where it holds, its
+    study: `calibration`'s platforms predicted against `measured`'s jobs, seeded by the fit's design
+    (`cost_study`, as `vbench predict CALIBRATION --fit FIT --measured MEASURED --resources rpc --seed
+    <its design's seed>` reads them); and rule 1 on the RPC with a process creation
+    (`RPC_LEVELS_BESIDE`), which the subsection says. Refused, naming its samples file, without its
+    process level or every call stopped, or where its hosts did not plant the process level fixed for
+    threads (`FIXED_PROCESS_PLANT`): the subsection says they did."""
+    _check_fixed_process_level(fit)
+    levels = (PROCESS_LEVEL, WHOLE_LEVEL)
+    return _levels_fit(fit, calibration, measured, levels, RPC_LEVELS_RESOURCES, n_draws, RPC_LEVELS_BESIDE)
+
+
+def _levels_fit(
+    fit: Campaign,
+    calibration: Campaign,
+    measured: Campaign,
+    levels: Sequence[str],
+    resources: Sequence[str],
+    n_draws: int,
+    beside: Sequence[str] = (),
+) -> LevelsFit:
+    """`fit`'s rule 1 on `resources` and, where it holds, its study on them seeded by its design
+    (`_fit_where_apart`); given `beside`, rule 1 on `resources` with them too. Refused, naming its
+    samples file, without one of `levels`: its subsection says it planted them."""
     where = samples_path(fit)
-    for level in (PROCESS_LEVEL, FILE_LEVEL, WHOLE_LEVEL):
+    for level in levels:
         _level_configuration(fit.samples, level, where)
-    resources = levels_resources(fit.samples)
     apart, study = _fit_where_apart(fit, resources, calibration, measured, n_draws=n_draws, seed=design_seed(fit.path))
-    return FileLevels(fit.name, calibration.name, measured.name, resources, apart, study)
+    with_beside = _levels_apart_of(fit, (*resources, *beside)) if beside else None
+    return LevelsFit(fit.name, calibration.name, measured.name, tuple(resources), apart, study, with_beside)
+
+
+def _check_fixed_process_level(fit: Campaign) -> None:
+    """Refuse, naming `fit`'s samples file, a process level whose hosts did not record the plant fixed
+    for threads (`FIXED_PROCESS_PLANT` in every `slowdown_applied` they recorded there, and one at
+    least): planted before the fix, a JVM's threads paid every call stopped at that level."""
+    where = samples_path(fit)
+    config = _level_configuration(fit.samples, PROCESS_LEVEL, where)
+    samples = fit.samples
+    applied = (
+        set(samples.loc[samples["platform"].astype(str) == config, APPLIED_COLUMN].dropna().astype(str))
+        if APPLIED_COLUMN in samples.columns
+        else set()
+    )
+    if not applied or any(FIXED_PROCESS_PLANT not in text for text in applied):
+        raise ParamsError(
+            where,
+            f"its process level ({config!r}) is not the plant fixed for threads: its hosts recorded "
+            f"{APPLIED_COLUMN} {sorted(applied) or 'nothing'}, not {FIXED_PROCESS_PLANT!r} (a JVM's threads paid "
+            "every call stopped there); the fit priced by a JVM's call reads a level fixed for them",
+        )
 
 
 def rejected_jobs(fits: Sequence[cm.JobFit]) -> tuple[str, ...]:
@@ -799,7 +901,7 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
     """Per job and platform: the measured ratio to native, the predicted one, the error and whether
     the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes.
     `part`: the label and the caption's planted level, `MAIN`'s or a later part's (`SYSCALLS`, `LEVELS`,
-    `heldout_part`, `FILE_LEVELS`)."""
+    `heldout_part`, `FILE_LEVELS`, `RPC_LEVELS`)."""
     level = study.level
     body, rules = [], []
     for i, r in enumerate(study.rows):
@@ -1145,12 +1247,12 @@ def heldout_sentence(heldout: HeldOut, test: int = 0) -> str:
     return sentence
 
 
-def _file_levels_plan(levels: FileLevels, would: bool = False) -> str:
+def _file_levels_plan(levels: LevelsFit, would: bool = False) -> str:
     """What the fit of three levels planted, the shares it fits and the campaigns it predicts, in its
     design's words (params/experiments/costs-fit-file.yaml, fixed before it ran): "would" where its
     fit is not read."""
     gets, are = ("would get", "would be") if would else ("gets", "are")
-    units = and_list([COST_UNITS.get(r, tex_escape(resource_name(r))) for r in levels.resources])
+    units = _cost_units(levels.resources)
     return (
         rf"Campaign \texttt{{{tex_escape(levels.name)}}} stopped under ptrace only the calls that name a file "
         rf"({FILE_CALLS_TRACED}), beside only the process and thread calls and every call, so that each job "
@@ -1160,18 +1262,82 @@ def _file_levels_plan(levels: FileLevels, would: bool = False) -> str:
     )
 
 
-def file_levels_sentence(levels: FileLevels) -> str:
+def file_levels_sentence(levels: LevelsFit) -> str:
     """The fit of three levels whose fit is read: what it planted, its three shares, the campaigns
     predicted and compared, and that its rule 1 holds."""
     return f"{_file_levels_plan(levels)}; its rule 1, that the levels move the three apart, holds."
 
 
-def file_levels_unread_sentence(levels: FileLevels) -> str:
+def file_levels_unread_sentence(levels: LevelsFit) -> str:
     """The fit of three levels whose rule 1 failed, in one sentence: what it planted and would have
     fitted, and that its fit is not read (as `level_parts_sentence` says of the two levels')."""
     return (
         f"{_file_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
         "rule 1 (its levels did not move them apart) and is not read."
+    )
+
+
+def _cost_units(resources: Sequence[str]) -> str:
+    """ "a loopback RPC of a JVM and a process creation": each resource as the one operation it prices."""
+    return and_list([COST_UNITS.get(r, tex_escape(resource_name(r))) for r in resources])
+
+
+def _rpc_levels_plan(levels: LevelsFit, would: bool = False) -> str:
+    """What the fit priced by a JVM's call planted, its one share and the campaigns it predicts:
+    "would" where its fit is not read."""
+    gets, are = ("would get", "would be") if would else ("gets", "are")
+    return (
+        rf"Campaign \texttt{{{tex_escape(levels.name)}}} timed the jobs on native hosts with no call stopped, with "
+        rf"only the process and thread calls stopped under ptrace, the plant fixed for threads ({FIXED_CALLS_TRACED}: "
+        r"each new task's first call is stopped too, so a JVM's threads run their ordinary calls unstopped), and with "
+        rf"every call stopped, so that each job {gets} one share, of {_cost_units(levels.resources)}, and the "
+        rf"platforms campaign \texttt{{{tex_escape(levels.calibration_name)}}} calibrated {are} "
+        rf"predicted against the jobs campaign \texttt{{{tex_escape(levels.measured_name)}}} timed"
+    )
+
+
+def _unmoved_clause(check: ApartCheck) -> str:
+    """Why `levels_apart` left `check.unresolved` unresolved, in its terms: no level moved the cost of
+    one of them above MIN_PLANTED_COST (its interval's lower bound) while leaving the others under it
+    (their upper bounds); a resource left alone needs only to be moved."""
+    left = check.unresolved
+    moved = rf"above \num{{{MIN_PLANTED_COST:g}}} at its {round(100 * PLANTED_COST_CONF)}\,\% lower bound"
+    if len(left) == 1:
+        return f"no level moved the cost of {_cost_units(left)} {moved}"
+    others = "the other under it at its" if len(left) == 2 else "the others under it at their"
+    return f"no level moved the cost of one of {_cost_units(left)} {moved} while leaving {others} upper bound"
+
+
+def rpc_levels_sentence(levels: LevelsFit) -> str:
+    """The fit priced by a JVM's call whose fit is read: what it planted, its one share, the campaigns
+    predicted and compared, and that its rule 1 on that share holds."""
+    return (
+        f"{_rpc_levels_plan(levels)}; its rule 1 on that share, that a level moves its cost "
+        rf"above \num{{{MIN_PLANTED_COST:g}}} at its {round(100 * PLANTED_COST_CONF)}\,\% lower bound, holds."
+    )
+
+
+def rpc_levels_beside_sentence(levels: LevelsFit) -> str:
+    """Whether the fit's levels move the resources calibrated beside its share (a process creation)
+    apart from it (`LevelsFit.beside`), and that their shares are not fitted: where they do not, which
+    rule 1 left unresolved."""
+    check = levels.beside
+    if check is None:
+        raise ValueError("no rule 1 on the resources beside the fitted ones to say")
+    others = [r for r in (*(r for r, _ in check.order), *check.unresolved) if r not in levels.resources]
+    which, fitted = _cost_units(others), _cost_units(levels.resources)
+    share = f"the share of {which} is" if len(others) == 1 else f"the shares of {which} are"
+    if check.passes:
+        return f"Its levels move {which} apart from {fitted} too; {share} not fitted here."
+    return f"Its levels do not move {which} apart from {fitted} ({_unmoved_clause(check)}), so {share} not fitted."
+
+
+def rpc_levels_unread_sentence(levels: LevelsFit) -> str:
+    """The fit priced by a JVM's call whose rule 1 failed, in one sentence: what it planted and would
+    have fitted, and that its fit is not read (as `file_levels_unread_sentence` says of the file levels')."""
+    return (
+        f"{_rpc_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
+        f"rule 1 ({_unmoved_clause(levels.apart)}) and is not read."
     )
 
 
@@ -1332,17 +1498,19 @@ def section_tex(
     superseded: SupersededFit | None = None,
     levels: LevelParts | None = None,
     heldouts: Sequence[HeldOut] = (),
-    file_levels: FileLevels | None = None,
+    file_levels: LevelsFit | None = None,
+    rpc_levels: LevelsFit | None = None,
     after: Sequence[str] = (),
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
     system-call level's study, its subsection (`SYSCALLS`: the same sentences and its table, and
     the first run of its design it `superseded` and the second campaign's `levels`, where given), the
     levels' fit's subsection where it is read, and one subsection per `heldouts` campaign after it,
-    in their order (`heldout_part`), and last, given the fit of three levels, its subsection
-    (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), then the lines `after` (a
-    subsection another module writes: `costs_barrier`'s); with no fit campaign, `OMITTED_TEX`
-    (comments alone: nothing is typeset)."""
+    in their order (`heldout_part`), then, given the fit of three levels, its subsection
+    (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), and given the fit priced by
+    a JVM's call, its subsection (`RPC_LEVELS`: alike), then the lines `after` (a subsection another
+    module writes: `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
+    is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:
@@ -1352,7 +1520,7 @@ def section_tex(
     # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
     levels_fit = levels.fit if levels is not None else None
     if study is None:
-        if syscalls is not None or file_levels is not None or after:
+        if syscalls is not None or file_levels is not None or rpc_levels is not None or after:
             raise ValueError("the system-call levels are parts of the cost model's section, which has no fit")
         return OMITTED_TEX
     lines = [
@@ -1391,6 +1559,8 @@ def section_tex(
         lines += ["", *_heldout_lines(heldout, test)]
     if file_levels is not None:
         lines += ["", *_file_levels_lines(file_levels)]
+    if rpc_levels is not None:
+        lines += ["", *_rpc_levels_lines(rpc_levels)]
     if after:
         lines += ["", *after]
     return "\n".join(lines) + "\n"
@@ -1412,12 +1582,39 @@ def _heldout_lines(heldout: HeldOut, test: int) -> list[str]:
     ]
 
 
-def _file_levels_lines(levels: FileLevels) -> list[str]:
-    """The fit of three levels' subsection (`FILE_LEVELS`): where its rule 1 holds, its opening and
-    the sentences and table every part has; where it fails, the one sentence saying so, no table."""
-    head = rf"\subsection{{{FILE_LEVELS.title}}}\label{{{FILE_LEVELS.label}}}"
+def _file_levels_lines(levels: LevelsFit) -> list[str]:
+    """The fit of three levels' subsection (`FILE_LEVELS`, `_levels_fit_lines`)."""
+    return _levels_fit_lines(
+        levels,
+        FILE_LEVELS,
+        file_levels_unread_sentence,
+        lambda lv: [file_levels_sentence(lv), PARTIAL_LEVELS_THREADS],
+    )
+
+
+def _rpc_levels_lines(levels: LevelsFit) -> list[str]:
+    """The subsection of the fit priced by a JVM's call (`RPC_LEVELS`, `_levels_fit_lines`): its
+    partial level was fixed for threads, so `PARTIAL_LEVELS_THREADS` is not said of it."""
+    return _levels_fit_lines(
+        levels,
+        RPC_LEVELS,
+        rpc_levels_unread_sentence,
+        lambda lv: [rpc_levels_sentence(lv), rpc_levels_beside_sentence(lv)],
+    )
+
+
+def _levels_fit_lines(
+    levels: LevelsFit,
+    part: Part,
+    unread: Callable[[LevelsFit], str],
+    opening: Callable[[LevelsFit], Sequence[str]],
+) -> list[str]:
+    """A fit of levels' subsection (`part`): where its rule 1 holds, the sentences `opening` says and
+    what was fitted and predicted, then the sentences and table every part has; where it fails, the
+    one sentence `unread` says, no table. Each is asked only where it applies (a sentence on a failed
+    rule names what it left unresolved)."""
+    head = rf"\subsection{{{part.title}}}\label{{{part.label}}}"
     study = levels.study
     if study is None:
-        return [head, file_levels_unread_sentence(levels)]
-    opening = " ".join([file_levels_sentence(levels), PARTIAL_LEVELS_THREADS, fitted_sentence(study, "each platform")])
-    return [head, *_part_lines(study, FILE_LEVELS, opening)]
+        return [head, unread(levels)]
+    return [head, *_part_lines(study, part, " ".join([*opening(levels), fitted_sentence(study, "each platform")]))]

@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Nine keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Fifteen keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -22,16 +22,22 @@ platforms in runs of their own, which the levels' fit predicts (in a subsection 
 `file_levels_measured_campaign`, the subsection on the calls that name a file (its fit of three
 levels of stops, costs-fit-file; the calibration whose platforms it predicts, costs-calibration-file;
 the campaign whose jobs they are compared with, costs-oneday-confirm), set all three or none, and
-only with `cost_fit_campaign`; and so may `barrier_campaign`, `barrier_fit_campaign` and
-`barrier_calibration_campaign`, the subsection on NNBench's barrier (NNBench timed at two barriers,
-costs-nnbench-barrier; the levels' refit at a longer one, costs-fit-barrier; the calibration both fits
-predict from, costs-oneday-confirm), set all three or none, and only with `syscall_levels_campaign`.
-So a set key that names no measured campaign is refused, naming params/paper.yaml and the key
-(`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
-`heldout_fields`, `file_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
-silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`, `check_syscall_fit`,
-`check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`, `check_barrier`:
-paths only, so `invoke paper` need not import the build, which loads matplotlib):
+only with `cost_fit_campaign`; and so may `rpc_levels_campaign`, `rpc_levels_calibration_campaign` and
+`rpc_levels_measured_campaign`, the subsection priced by a JVM's call (its fit of the two levels with
+the process level fixed for threads, costs-fit-threads; the calibration whose platforms it predicts,
+costs-rpc-platforms; the campaign whose jobs they are compared with, costs-oneday-confirm), set all
+three or none, and only with `cost_fit_campaign`; and so may `barrier_campaign`,
+`barrier_fit_campaign` and `barrier_calibration_campaign`, the subsection on NNBench's barrier
+(NNBench timed at two barriers, costs-nnbench-barrier; the levels' refit at a longer one,
+costs-fit-barrier; the calibration both fits predict from, costs-oneday-confirm), set all three or
+none, and only with `syscall_levels_campaign`. So a set key that names no measured campaign is
+refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`,
+`superseded_fit_fields`, `levels_fields`, `heldout_fields`, `file_levels_fields`,
+`rpc_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
+silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
+`check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`,
+`check_rpc_levels`, `check_barrier`: paths only, so `invoke paper` need not import the build, which
+loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
 """
@@ -66,6 +72,9 @@ PAPER_CAMPAIGN_KEYS = (
     "file_levels_campaign",
     "file_levels_calibration_campaign",
     "file_levels_measured_campaign",
+    "rpc_levels_campaign",
+    "rpc_levels_calibration_campaign",
+    "rpc_levels_measured_campaign",
     "barrier_campaign",
     "barrier_fit_campaign",
     "barrier_calibration_campaign",
@@ -118,6 +127,18 @@ def file_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str,
     )
 
 
+def rpc_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
+    """What a refusal of the subsection priced by a JVM's call names (`check_rpc_levels`): its fit's,
+    calibration's and measured campaign's keys in `where`, then the cost model's fit key it needs.
+    Pure."""
+    return (
+        f"{where}: paper.rpc_levels_campaign",
+        f"{where}: paper.rpc_levels_calibration_campaign",
+        f"{where}: paper.rpc_levels_measured_campaign",
+        "paper.cost_fit_campaign",
+    )
+
+
 def barrier_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
     """What a refusal of the subsection on NNBench's barrier names (`check_barrier`): its measured
     campaign's, its refit's and its calibration's keys in `where`, then the levels campaign's key it
@@ -164,6 +185,11 @@ class PaperInputs:
     file_levels: str = ""
     file_levels_calibration: str = ""
     file_levels_measured: str = ""
+    #: Priced by a JVM's call: the fit of the two levels with the process level fixed for threads, the
+    #: calibration whose platforms it predicts and the campaign whose jobs they are compared with.
+    rpc_levels: str = ""
+    rpc_levels_calibration: str = ""
+    rpc_levels_measured: str = ""
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -189,6 +215,9 @@ class PaperInputs:
             file_levels=str(paper.get("file_levels_campaign") or ""),
             file_levels_calibration=str(paper.get("file_levels_calibration_campaign") or ""),
             file_levels_measured=str(paper.get("file_levels_measured_campaign") or ""),
+            rpc_levels=str(paper.get("rpc_levels_campaign") or ""),
+            rpc_levels_calibration=str(paper.get("rpc_levels_calibration_campaign") or ""),
+            rpc_levels_measured=str(paper.get("rpc_levels_measured_campaign") or ""),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -216,6 +245,9 @@ class PaperInputs:
             ("file-levels", self.file_levels),
             ("file-levels-calibration", self.file_levels_calibration),
             ("file-levels-measured", self.file_levels_measured),
+            ("rpc-levels", self.rpc_levels),
+            ("rpc-levels-calibration", self.rpc_levels_calibration),
+            ("rpc-levels-measured", self.rpc_levels_measured),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -225,12 +257,13 @@ class PaperInputs:
     def build_arguments(self, raw: Path, where: Path | str = PAPER_PARAMS) -> dict[str, Any]:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
-        `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout` or a
-        `file_levels_*` key, the keys whose campaigns must exist, is refused here only if it is not a
-        plain name; the build looks for their samples, naming the key in `where` (`cost_fit_fields`,
-        `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`, `heldout_fields`,
-        `file_levels_fields`)."""
+        `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout`, a
+        `file_levels_*` or an `rpc_levels_*` key, the keys whose campaigns must exist, is refused here
+        only if it is not a plain name; the build looks for their samples, naming the key in `where`
+        (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
+        `heldout_fields`, `file_levels_fields`, `rpc_levels_fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), file_levels_fields(where)
+        rpc_fields = rpc_levels_fields(where)
         nnbench_fields = barrier_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
@@ -240,6 +273,7 @@ class PaperInputs:
             (self.syscall_levels, levels_fields(where)[0]),
             *((n, heldout_fields(where)[0]) for n in self.syscall_levels_heldout),
             *zip((self.file_levels, self.file_levels_calibration, self.file_levels_measured), file_fields),
+            *zip((self.rpc_levels, self.rpc_levels_calibration, self.rpc_levels_measured), rpc_fields),
             *zip((self.barrier, self.barrier_fit, self.barrier_calibration), nnbench_fields),
         ):
             if name:
@@ -269,6 +303,10 @@ class PaperInputs:
             "file_levels_calibration_dir": one(self.file_levels_calibration),
             "file_levels_measured_dir": one(self.file_levels_measured),
             "file_levels_fields": file_fields,
+            "rpc_levels_dir": one(self.rpc_levels),
+            "rpc_levels_calibration_dir": one(self.rpc_levels_calibration),
+            "rpc_levels_measured_dir": one(self.rpc_levels_measured),
+            "rpc_levels_fields": rpc_fields,
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -370,6 +408,35 @@ def check_file_levels(
         "calibrated against the jobs the third timed; set all three, or none to build the paper without them",
         "or leave it and the file level's other campaigns unset to build the paper without them",
         (cost_fit_dir, cost_fit, "the calls that name a file are a subsection of the cost model's section"),
+    )
+
+
+#: What a refusal of the subsection priced by a JVM's call names by default (`check_rpc_levels`):
+#: `generate`'s arguments.
+RPC_LEVELS_FIELDS = ("rpc_levels_dir", "rpc_levels_calibration_dir", "rpc_levels_measured_dir", "cost_fit_dir")
+
+
+def check_rpc_levels(
+    rpc_levels_dir: Path | str | None,
+    calibration_dir: Path | str | None,
+    measured_dir: Path | str | None,
+    cost_fit_dir: Path | str | None,
+    where: str = RPC_LEVELS_FIELDS[0],
+    calibration: str = RPC_LEVELS_FIELDS[1],
+    measured: str = RPC_LEVELS_FIELDS[2],
+    cost_fit: str = RPC_LEVELS_FIELDS[3],
+) -> None:
+    """Refuse the subsection priced by a JVM's call given in part, or without samples, or without the
+    cost model's fit, before anything is read, as `check_file_levels` refuses the file levels (and
+    after the checks before it). The same ways in call it. `where`, `calibration` and `measured` name
+    its fit's, its calibration's and its measured campaign's fields as the caller was given them,
+    `cost_fit` the cost model's fit's; all three None passes: the part is omitted."""
+    _check_set_together(
+        ((rpc_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
+        "a JVM's call is priced by the fit of the one campaign, which predicts the platforms the second calibrated "
+        "against the jobs the third timed; set all three, or none to build the paper without it",
+        "or leave it and the other campaigns priced by a JVM's call unset to build the paper without them",
+        (cost_fit_dir, cost_fit, "the fit priced by a JVM's call is a subsection of the cost model's section"),
     )
 
 
@@ -547,9 +614,10 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
-    `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*` or `barrier*` key that is not
-    measured there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`,
-    `check_levels`, `check_heldout`, `check_file_levels`, `check_barrier`), not left out."""
+    `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*` or `barrier*`
+    key that is not measured there is refused (`check_cost_fit`, `check_syscall_fit`,
+    `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`, `check_rpc_levels`,
+    `check_barrier`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -571,6 +639,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.file_levels
         or inputs.file_levels_calibration
         or inputs.file_levels_measured
+        or inputs.rpc_levels
+        or inputs.rpc_levels_calibration
+        or inputs.rpc_levels_measured
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -593,6 +664,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["file_levels_measured_dir"],
             args["cost_fit_dir"],
             *args["file_levels_fields"],
+        )
+        check_rpc_levels(
+            args["rpc_levels_dir"],
+            args["rpc_levels_calibration_dir"],
+            args["rpc_levels_measured_dir"],
+            args["cost_fit_dir"],
+            *args["rpc_levels_fields"],
         )
         check_barrier(
             args["barrier_dir"],
