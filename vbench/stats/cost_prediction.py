@@ -977,7 +977,10 @@ def _clean(x: Any) -> Any:
 
 
 def _accuracy_json(acc: Accuracy | None) -> dict | None:
-    return None if acc is None else asdict(acc)
+    if acc is None:
+        return None
+    # JSON has no tuple: the platforms as the list a round trip gives.
+    return {**asdict(acc), "platforms": [asdict(p) for p in acc.platforms]}
 
 
 def interval_json(iv: Interval | None) -> dict | None:
