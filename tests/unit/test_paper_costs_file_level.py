@@ -15,25 +15,19 @@ test_paper_costs': a fit shaped like costs-fit-nodelay and `sandbox` as its cali
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 import tests.unit.test_predict_cmd as P
 from tests.unit.builders import cli_runner
 from tests.unit.test_paper_costs import _needs_figures
 from tests.unit.test_paper_costs_syscalls import (
     planted_levels_campaign,
-    CALIBRATION,
     FIT,
     SANDBOX,
-    SYSCALL_FIT,
     SYSCALL_MICRO,
-    _committed,
-    _measured,
 )
 from tests.unit.test_predict_cmd import (
     BLOCKS,
@@ -46,15 +40,10 @@ from tests.unit.test_predict_cmd import (
 )
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
-from vbench.paper.inputs import check_file_levels
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import ApartCheck
 from vbench.stats.records import Interval
 
-ROOT = Path(__file__).resolve().parents[2]
-#: The campaigns test_paper_costs_syscalls' `_committed` names beside the three keys (the cost model's
-#: fit and `sandbox`, the system-call level's fit and calibration).
-BESIDE = (SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
 FILE_FIT, FILE_CALIBRATION, FILE_MEASURED = "costs-fit-file", "costs-calibration-file", "costs-oneday-confirm"
 FILE_FIT_SEED = 53015
 #: A run of the same design whose file level left a file open's cost where it was: its rule 1 fails.
@@ -263,103 +252,8 @@ def test_a_fit_whose_rule_1_fails_is_one_sentence_and_no_table(raw, study):
     assert rf"campaign \texttt{{{FILE_CALIBRATION}}} calibrated would be predicted" in sentence
 
 
-# --- params/paper.yaml's keys --------------------------------------------------------------------------
-
-
-def _file_keys(**given: str) -> dict[str, str]:
-    return {**dict(zip(KEYS, (FILE_FIT, FILE_CALIBRATION, FILE_MEASURED))), **given}
-
-
-def test_the_committed_rebuild_passes_the_three_campaigns_on(tmp_path):
-    raw = _measured(tmp_path / "raw", *BESIDE, FILE_FIT, FILE_CALIBRATION, FILE_MEASURED)
-    assert _committed(tmp_path, raw, **_file_keys())[-3:] == list(
-        zip(FLAGS, (FILE_FIT, FILE_CALIBRATION, FILE_MEASURED))
-    )
-    # None set: the part is omitted, nothing refused.
-    assert not any(flag in FLAGS for flag, _ in _committed(tmp_path, raw))
-
-
-def test_a_key_set_alone_or_without_the_cost_model_s_fit_is_refused_naming_the_file_and_the_key(tmp_path):
-    raw = _measured(tmp_path / "raw", *BESIDE, FILE_FIT, FILE_CALIBRATION, FILE_MEASURED)
-    fields = {key: f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}" for key in KEYS}
-    for unset in KEYS:
-        with pytest.raises(ParamsError) as err:
-            _committed(tmp_path, raw, **_file_keys(**{unset: ""}))
-        first_set = next(k for k in KEYS if k != unset)
-        assert err.value.field == fields[first_set], unset
-        assert f"needs {fields[unset]} set too" in err.value.message and "set all three, or none" in err.value.message
-    # Two unset: both named.
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **{KEYS[2]: FILE_MEASURED})
-    assert err.value.field == fields[KEYS[2]]
-    assert f"needs {fields[KEYS[0]]} and {fields[KEYS[1]]} set too" in err.value.message
-    # A subsection of the cost model's section: not without its fit (nor the system-call level, which needs it too).
-    without_fit = {"cost_fit_campaign": "", "syscall_fit_campaign": "", "syscall_calibration_campaign": ""}
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **without_fit, **_file_keys())
-    assert err.value.field == fields[KEYS[0]] and "needs paper.cost_fit_campaign set too" in err.value.message
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_a_key_naming_a_campaign_with_no_samples_is_refused_naming_the_file_and_the_key(tmp_path, key):
-    raw = _measured(tmp_path / "raw", *BESIDE, FILE_FIT, FILE_CALIBRATION, FILE_MEASURED)
-    (raw / "unmeasured").mkdir()  # a directory, but no samples in it
-    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}"
-    for name in ("unmeasured", "gone"):
-        with pytest.raises(ParamsError) as err:
-            _committed(tmp_path, raw, **_file_keys(**{key: name}))
-        assert err.value.field == field and str(raw / name / "samples.jsonl") in err.value.message, name
-        assert f"(`vbench campaign run {name}`)" in err.value.message
-    # Not a plain name: refused before any directory is looked at.
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **_file_keys(**{key: "../x"}))
-    assert err.value.field == field
-
-
-def test_the_build_s_check_names_its_arguments_or_the_options_it_is_told(tmp_path):
-    raw = _measured(tmp_path / "raw", FIT, FILE_FIT, FILE_CALIBRATION, FILE_MEASURED)
-    check_file_levels(None, None, None, None)  # omitted
-    check_file_levels(raw / FILE_FIT, raw / FILE_CALIBRATION, raw / FILE_MEASURED, raw / FIT)
-    with pytest.raises(ParamsError) as err:
-        check_file_levels(raw / FILE_FIT, None, None, raw / FIT)
-    assert err.value.field == "file_levels_dir"
-    assert "needs file_levels_calibration_dir and file_levels_measured_dir set too" in err.value.message
-    flags = ("--file-levels", "--file-levels-calibration", "--file-levels-measured", "--cost-fit")
-    with pytest.raises(ParamsError) as err:
-        check_file_levels(raw / FILE_FIT, raw / FILE_CALIBRATION, raw / "gone", raw / FIT, *flags)
-    assert err.value.field == "--file-levels-measured"
-    with pytest.raises(ParamsError) as err:
-        check_file_levels(raw / FILE_FIT, raw / FILE_CALIBRATION, raw / FILE_MEASURED, None, *flags)
-    assert err.value.field == "--file-levels" and "needs --cost-fit set too" in err.value.message
-
-
-def _resolved(dep: str, params: dict[str, dict]) -> str:
-    """A dvc.yaml dependency with its ${section.key} templates filled in from `params`."""
-    return re.sub(r"\$\{(\w+)\.(\w+)\}", lambda m: str(params[m[1]].get(m[2])), dep)
-
-
-def test_the_committed_keys_are_set_all_three_or_none_and_the_paper_stage_passes_and_depends_on_them():
-    """Unset (absent from params/paper.yaml), the stage names them nowhere: DVC refuses a
-    ${paper.<key>} it cannot find. Set, the stage passes each to the notebook and depends on each one's
-    samples (or DVC would not rebuild the subsection when they change), no path twice (the measured
-    campaign's may already be a held-out campaign's line)."""
-    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
-    pipeline = yaml.safe_load((ROOT / "params" / "pipeline.yaml").read_text())["pipeline"]
-    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
-    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
-    assert len({bool(paper.get(key)) for key in KEYS}) == 1, "set all three or none"
-    for key in KEYS:
-        assert (f"-p {key} ${{paper.{key}}}" in stage["cmd"]) == (key in paper), key
-        assert (f"${{paper.{key}}}" in stage["cmd"]) == (key in paper), key
-        if not paper.get(key):
-            assert not any(key in d for d in deps), key
-    resolved = [_resolved(d, {"paper": paper, "pipeline": pipeline}) for d in deps]
-    assert len(resolved) == len(set(resolved)), "a path twice"
-    for key in KEYS:
-        if paper.get(key):
-            assert f"data/raw/{paper[key]}/samples.jsonl" in resolved, key
-            assert (ROOT / "data" / "raw" / str(paper[key]) / "samples.jsonl").is_file(), key
-            assert paper["cost_fit_campaign"]
+# params/paper.yaml's keys: tests/unit/test_paper_levels_keys.py, over this subsection and the other
+# levels' fit's alike.
 
 
 # --- the build ---------------------------------------------------------------------------------------

@@ -22,21 +22,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 import tests.unit.test_predict_cmd as P
 from tests.unit.builders import cli_runner
 from tests.unit.test_paper_costs import _needs_figures
-from tests.unit.test_paper_costs_file_level import _resolved
 from tests.unit.test_paper_costs_syscalls import (
     planted_levels_campaign,
-    CALIBRATION,
     FIT,
     SANDBOX,
-    SYSCALL_FIT,
     SYSCALL_MICRO,
-    _committed,
-    _measured,
 )
 from tests.unit.test_predict_cmd import (
     BLOCKS,
@@ -49,15 +43,10 @@ from tests.unit.test_predict_cmd import (
 )
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
-from vbench.paper.inputs import check_rpc_levels
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import ApartCheck
 from vbench.testbed.syscall_stops import FIRST_CALL, applied
 
-ROOT = Path(__file__).resolve().parents[2]
-#: The campaigns test_paper_costs_syscalls' `_committed` names beside the three keys (the cost model's
-#: fit and `sandbox`, the system-call level's fit and calibration).
-BESIDE = (SANDBOX, FIT, SYSCALL_FIT, CALIBRATION)
 RPC_FIT, RPC_CALIBRATION, RPC_MEASURED = "costs-fit-threads", "costs-rpc-platforms", "costs-oneday-confirm"
 RPC_FIT_SEED = 53022
 #: A run of the same levels whose process level moved a process creation x3.2 and left the RPC: its levels
@@ -327,96 +316,8 @@ def test_a_fit_whose_rule_1_fails_is_one_sentence_and_no_table(raw, study):
     assert rf"campaign \texttt{{{RPC_CALIBRATION}}} calibrated would be predicted" in sentence
 
 
-# --- params/paper.yaml's keys --------------------------------------------------------------------------
-
-
-def _rpc_keys(**given: str) -> dict[str, str]:
-    return {**dict(zip(KEYS, (RPC_FIT, RPC_CALIBRATION, RPC_MEASURED))), **given}
-
-
-def test_the_committed_rebuild_passes_the_three_campaigns_on(tmp_path):
-    raw = _measured(tmp_path / "raw", *BESIDE, RPC_FIT, RPC_CALIBRATION, RPC_MEASURED)
-    assert _committed(tmp_path, raw, **_rpc_keys())[-3:] == list(zip(FLAGS, (RPC_FIT, RPC_CALIBRATION, RPC_MEASURED)))
-    # None set: the part is omitted, nothing refused.
-    assert not any(flag in FLAGS for flag, _ in _committed(tmp_path, raw))
-
-
-def test_a_key_set_alone_or_without_the_cost_model_s_fit_is_refused_naming_the_file_and_the_key(tmp_path):
-    raw = _measured(tmp_path / "raw", *BESIDE, RPC_FIT, RPC_CALIBRATION, RPC_MEASURED)
-    fields = {key: f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}" for key in KEYS}
-    for unset in KEYS:
-        with pytest.raises(ParamsError) as err:
-            _committed(tmp_path, raw, **_rpc_keys(**{unset: ""}))
-        first_set = next(k for k in KEYS if k != unset)
-        assert err.value.field == fields[first_set], unset
-        assert f"needs {fields[unset]} set too" in err.value.message and "set all three, or none" in err.value.message
-    # Two unset: both named.
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **{KEYS[2]: RPC_MEASURED})
-    assert err.value.field == fields[KEYS[2]]
-    assert f"needs {fields[KEYS[0]]} and {fields[KEYS[1]]} set too" in err.value.message
-    # A subsection of the cost model's section: not without its fit (nor the system-call level, which needs it too).
-    without_fit = {"cost_fit_campaign": "", "syscall_fit_campaign": "", "syscall_calibration_campaign": ""}
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **without_fit, **_rpc_keys())
-    assert err.value.field == fields[KEYS[0]] and "needs paper.cost_fit_campaign set too" in err.value.message
-
-
-@pytest.mark.parametrize("key", KEYS)
-def test_a_key_naming_a_campaign_with_no_samples_is_refused_naming_the_file_and_the_key(tmp_path, key):
-    raw = _measured(tmp_path / "raw", *BESIDE, RPC_FIT, RPC_CALIBRATION, RPC_MEASURED)
-    (raw / "unmeasured").mkdir()  # a directory, but no samples in it
-    field = f"{tmp_path / 'params' / 'paper.yaml'}: paper.{key}"
-    for name in ("unmeasured", "gone"):
-        with pytest.raises(ParamsError) as err:
-            _committed(tmp_path, raw, **_rpc_keys(**{key: name}))
-        assert err.value.field == field and str(raw / name / "samples.jsonl") in err.value.message, name
-        assert f"(`vbench campaign run {name}`)" in err.value.message
-    # Not a plain name: refused before any directory is looked at.
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, **_rpc_keys(**{key: "../x"}))
-    assert err.value.field == field
-
-
-def test_the_build_s_check_names_its_arguments_or_the_options_it_is_told(tmp_path):
-    raw = _measured(tmp_path / "raw", FIT, RPC_FIT, RPC_CALIBRATION, RPC_MEASURED)
-    check_rpc_levels(None, None, None, None)  # omitted
-    check_rpc_levels(raw / RPC_FIT, raw / RPC_CALIBRATION, raw / RPC_MEASURED, raw / FIT)
-    with pytest.raises(ParamsError) as err:
-        check_rpc_levels(raw / RPC_FIT, None, None, raw / FIT)
-    assert err.value.field == "rpc_levels_dir"
-    assert "needs rpc_levels_calibration_dir and rpc_levels_measured_dir set too" in err.value.message
-    flags = ("--rpc-levels", "--rpc-levels-calibration", "--rpc-levels-measured", "--cost-fit")
-    with pytest.raises(ParamsError) as err:
-        check_rpc_levels(raw / RPC_FIT, raw / RPC_CALIBRATION, raw / "gone", raw / FIT, *flags)
-    assert err.value.field == "--rpc-levels-measured"
-    with pytest.raises(ParamsError) as err:
-        check_rpc_levels(raw / RPC_FIT, raw / RPC_CALIBRATION, raw / RPC_MEASURED, None, *flags)
-    assert err.value.field == "--rpc-levels" and "needs --cost-fit set too" in err.value.message
-
-
-def test_the_committed_keys_are_set_all_three_or_none_and_the_paper_stage_passes_and_depends_on_them():
-    """Unset (absent from params/paper.yaml), the stage names them nowhere: DVC refuses a
-    ${paper.<key>} it cannot find. Set, the stage passes each to the notebook and depends on each one's
-    samples (or DVC would not rebuild the subsection when they change), no path twice (the measured
-    campaign's may already be a held-out campaign's line)."""
-    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
-    pipeline = yaml.safe_load((ROOT / "params" / "pipeline.yaml").read_text())["pipeline"]
-    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
-    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
-    assert len({bool(paper.get(key)) for key in KEYS}) == 1, "set all three or none"
-    for key in KEYS:
-        assert (f"-p {key} ${{paper.{key}}}" in stage["cmd"]) == (key in paper), key
-        assert (f"${{paper.{key}}}" in stage["cmd"]) == (key in paper), key
-        if not paper.get(key):
-            assert not any(key in d for d in deps), key
-    resolved = [_resolved(d, {"paper": paper, "pipeline": pipeline}) for d in deps]
-    assert len(resolved) == len(set(resolved)), "a path twice"
-    for key in KEYS:
-        if paper.get(key):
-            assert f"data/raw/{paper[key]}/samples.jsonl" in resolved, key
-            assert (ROOT / "data" / "raw" / str(paper[key]) / "samples.jsonl").is_file(), key
-            assert paper["cost_fit_campaign"]
+# params/paper.yaml's keys: tests/unit/test_paper_levels_keys.py, over this subsection and the other
+# levels' fit's alike.
 
 
 # --- the build ---------------------------------------------------------------------------------------
