@@ -114,14 +114,14 @@ def raw(tmp_path_factory) -> Path:
     return raw
 
 
-def _file_levels(raw: Path, fit: str = FILE_FIT) -> C.FileLevels:
+def _file_levels(raw: Path, fit: str = FILE_FIT) -> C.LevelsFit:
     return C.file_levels(
         load_campaign(raw / fit), load_campaign(raw / FILE_CALIBRATION), load_campaign(raw / FILE_MEASURED), DRAWS
     )
 
 
 @pytest.fixture(scope="module")
-def levels(raw) -> C.FileLevels:
+def levels(raw) -> C.LevelsFit:
     return _file_levels(raw)
 
 

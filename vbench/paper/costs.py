@@ -683,10 +683,6 @@ class LevelsFit:
     beside: ApartCheck | None = None
 
 
-#: The file levels' record (`file_levels`): a fit of levels like any other.
-FileLevels = LevelsFit
-
-
 def file_levels(fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS) -> LevelsFit:
     """`fit`'s rule 1 on the resources its levels name (`levels_resources`) and, where it holds, its
     study: `calibration`'s platforms predicted against `measured`'s jobs, seeded by the fit's design
