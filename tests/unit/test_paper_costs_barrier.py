@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.unit.selfbench_scripts import load
-from tests.unit.test_paper_costs_file_level import _resolved
+from tests.unit.test_paper_levels_keys import _resolved
 from tests.unit.test_paper_costs_syscalls import CALIBRATION, FIT, SANDBOX, SYSCALL_FIT, _committed, _measured
 from vbench.errors import ParamsError
 from vbench.paper import costs_barrier as CB
