@@ -155,6 +155,7 @@ def fit_campaign(
     planted_costs: dict = PLANTED,
     costs_in: dict | None = None,
     micro: bool = True,
+    cpu_model: str | None = None,
 ):
     """A costs-fit-shaped campaign at `d`: the configurations of the factorial of `factors` (16;
     NODELAY against "1.0": costs-fit-nodelay's 8), BLOCKS blocks. `quiet_baseline`: the unplanted
@@ -163,7 +164,8 @@ def fit_campaign(
     level gives its resource; `costs_in`: configuration -> costs there instead, a configuration
     named by its run ids' code (a digit per factor of `factors`, 1 where planted: NODELAY's "101"
     plants the CPU quota and the disk throttle). `micro`, `jobs`: whether its runs record the
-    micro-benchmarks, the jobs (a fit without the one, a levels' calibration without the other)."""
+    micro-benchmarks, the jobs (a fit without the one, a levels' calibration without the other).
+    `cpu_model`: the machine its samples name (`machine_stamp`), none by default."""
     _campaign_json(d, compare=list(factors), baseline=baseline, seed=53001)
     rng = np.random.default_rng(seed)
     records = []
@@ -182,6 +184,7 @@ def fit_campaign(
                 "repetition": block,
                 "warmup": False,
                 "run_id": f"fit-{code}-{block}",
+                **machine_stamp(cpu_model),
             }
             quiet = {"sd_cost": 0.0, "sd_job": 0.0} if quiet_baseline and not any(planted) else {}
             records += _run_samples(rng, meta, costs, micro=micro, jobs=jobs, **quiet)
@@ -211,6 +214,11 @@ def _phase_samples(run: list[Sample], meta: dict, platform: str, block: int, nat
     return out
 
 
+def machine_stamp(cpu_model: str | None) -> dict:
+    """The CPU model a sample names (vbench.provenance.machine_stamp); none, as before the stamp."""
+    return {} if cpu_model is None else {"cpu_model": cpu_model}
+
+
 def platform_meta(platform: str, block: int, run_id: str, **factors) -> dict:
     """A platform campaign's run metadata in one block (one round, the block's repetition), with
     `factors`' levels as `factor.<name>` (a comparison view's other compared levels)."""
@@ -227,11 +235,19 @@ def platform_meta(platform: str, block: int, run_id: str, **factors) -> dict:
 
 
 def calibration_campaign(
-    d, platforms=("native", *PLATFORMS), *, seed: int = 200, jobs: bool = False, drop=(), phases=()
+    d,
+    platforms=("native", *PLATFORMS),
+    *,
+    seed: int = 200,
+    jobs: bool = False,
+    drop=(),
+    phases=(),
+    cpu_model: str | None = None,
 ):
     """A calibration campaign at `d`: each of `platforms` in every block, micro-benchmarks (less
     those of `drop`) and, with `jobs`, the suite's job times too; the platforms of `phases` (native
-    first among them) record TeraSort's phases (`_phase_samples`, which draw no random number)."""
+    first among them) record TeraSort's phases (`_phase_samples`, which draw no random number).
+    `cpu_model`: the machine its samples name, none by default."""
     _campaign_json(d, compare=["platform"], baseline=None, seed=7)
     rng = np.random.default_rng(seed)
     records = []
@@ -239,7 +255,7 @@ def calibration_campaign(
     for block in range(BLOCKS):
         for platform in platforms:
             costs = PLATFORMS.get(platform, {})
-            meta = platform_meta(platform, block, f"cal-{platform}-{block}")
+            meta = platform_meta(platform, block, f"cal-{platform}-{block}") | machine_stamp(cpu_model)
             run = [
                 s for s in _run_samples(rng, meta, costs, jobs=jobs) if s.benchmark not in {MICRO[r][0] for r in drop}
             ]

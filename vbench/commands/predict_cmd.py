@@ -23,7 +23,9 @@ def register(sub) -> None:
         "and predict, for each platform of CALIBRATION (its micro-benchmarks beside native, e.g. `vbench "
         "campaign run <design> --only calibrate`), each job's time ratio to native with its interval and "
         "each resource's part of it; where CALIBRATION timed the jobs, the measured ratio, what the model leaves "
-        "unexplained and each JobHistory phase's measured ratio to native.",
+        "unexplained and each JobHistory phase's measured ratio to native. Each campaign read is named with the "
+        "CPU model its samples recorded, with a warning where the fit's is not CALIBRATION's or MEASURED's: a fit "
+        "made on one machine has not been shown to carry to another.",
     )
     p.add_argument("calibration", help="the calibration campaign: a name under DATA/raw/ or its directory")
     p.add_argument(

@@ -19,7 +19,9 @@ samples file and what is missing), `prediction_table` fits and predicts, `format
 `prediction_json` lay the result out. If the calibration campaign also timed the suite's jobs, the
 measured ratio and the unexplained part stand beside each prediction, and where its runs recorded
 JobHistory's phases, each phase's measured ratio (`vbench.stats.job_phases`): where the time went
-beside where the model says it went.
+beside where the model says it went. Each campaign read is named with the machine (CPU model) it ran
+on, and a warning given where the fit's is not the calibration's or the measured jobs' (vbench.stats.machines):
+a fit made on one machine has not been shown to carry to another.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pandas as pd
 
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
+from vbench.stats import machines as mc
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
@@ -120,6 +123,9 @@ class PredictionInputs:
     #: The campaign the fit's configurations' costs come from when it is not the fit (None: the
     #: fit's own calibration).
     fit_costs_path: Path | None = None
+    #: The CPU model(s) each campaign read ran on (`campaign_machines`): the fit, the fit's costs,
+    #: the calibration, the measured jobs, as read.
+    machines: tuple[mc.CampaignMachines, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -663,12 +669,25 @@ def prediction_inputs(
         measured_path=measured_in.path if measured_in is not None else None,
         apart=apart,
         fit_costs_path=fit_costs_in.path if fit_costs_in is not None else None,
+        machines=campaign_machines(fit, calibration, measured_in=measured_in, fit_costs_in=fit_costs_in),
     )
     # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
     # decided before its bootstrap: a fit of two draws per job asks it before any real work.
     for job, rows in inputs.designs:
         _fit(inputs, job, rows, conf=conf, n_draws=2, seed=DEFAULT_SEED)
     return inputs
+
+
+def campaign_machines(
+    fit: Campaign,
+    calibration: Campaign,
+    *,
+    measured_in: Campaign | None = None,
+    fit_costs_in: Campaign | None = None,
+) -> tuple[mc.CampaignMachines, ...]:
+    """The machine (CPU models) of each campaign `prediction_inputs` reads, each with its part."""
+    read = ((mc.FIT, fit), (mc.FIT_COSTS, fit_costs_in), (mc.CALIBRATION, calibration), (mc.MEASURED, measured_in))
+    return tuple(mc.campaign_machines(role, c) for role, c in read if c is not None)
 
 
 def _check_beside(other: Campaign, baseline: str, whose: str, why: str, what: str) -> None:
@@ -835,7 +854,8 @@ def _took(timings: Sequence[tuple[str, float]]) -> str:
 
 
 def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float]] = ()) -> str:
-    """The table as text: the fit (per job its shares and lack of fit), then per platform its
+    """The table as text: the campaigns and the machines they ran on (a warning where the fit's is
+    not the predicted one's), the fit (per job its shares and lack of fit), then per platform its
     costs and per job the predicted ratio with its interval and each resource's part, and the
     jobs' measured phases where the calibration recorded them; last, how long it took
     (`timings`: what, seconds)."""
@@ -846,6 +866,8 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
         f"{inp.calibration_baseline}"
         + (f"; measured jobs: {inp.measured_path}" if inp.measured_path is not None else "")
         + (f"; the fit's configurations' costs: {inp.fit_costs_path}" if inp.fit_costs_path is not None else ""),
+        # Beside the campaigns, before any number: a fit carried to another machine may be far off.
+        *mc.machines_lines(inp.machines),
         f"Resources: {', '.join(inp.resources)}"
         + (
             f" ({', '.join(c.resource for c in inp.left_out)} left out by rule 1: see the notes)"
@@ -1000,6 +1022,8 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
         },
         "calibration": {"campaign": str(inp.calibration_path), "baseline": inp.calibration_baseline},
         "measured": {"campaign": str(inp.measured_path or inp.calibration_path)},
+        "machines": mc.machines_json(inp.machines),
+        "machine_warning": mc.machine_warning(inp.machines),
         "resources": list(inp.resources),
         "rule_1": [
             {
