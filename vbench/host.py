@@ -76,10 +76,18 @@ def recorded_command(command: str, pid_file: str) -> str:
     """`command` as its remote shell runs it after writing its pid to `pid_file` (a new file,
     never one that exists: noclobber), which the shell removes when it exits. OpenSSH starts the
     shell of every session as a session leader, so that pid is also the command's process group:
-    whatever it started, unless that called setsid itself (a daemon). Pure."""
+    whatever it started, unless that called setsid itself (a daemon).
+
+    The command runs in a subshell, `( ... )`, never in the recording shell itself: a shell has
+    one EXIT trap, and a command that sets its own (rpc's and fileopen's `trap 'rm -f <their
+    file>' EXIT`) replaced the one removing `pid_file`, as a command that `exec`s replaced the
+    shell: rpc's calibration left one file in /tmp per host it ran on. In the subshell either
+    acts on the subshell alone; `$$` and the process group stay the recording shell's, the
+    shell's exit status is the command's, and a simple command is exec'd by the subshell, not
+    forked once more. Pure."""
     f = shlex.quote(pid_file)
     remove = shlex.quote(f"rm -f {f}")
-    return f"trap {remove} EXIT; {{ set -C; echo $$ > {f}; }} 2>/dev/null; set +C; {{\n{command}\n}}"
+    return f"trap {remove} EXIT; {{ set -C; echo $$ > {f}; }} 2>/dev/null; set +C; (\n{command}\n)"
 
 
 def kill_line(pid_file: str, grace_s: float = 2.0) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -21,6 +22,7 @@ import fabric.runners
 import pytest
 from invoke.exceptions import CommandTimedOut
 
+from vbench.benchmarks.micro import fileopen, rpc
 from vbench.host import Host, KillableRemote, SshEndpoint, connect, isolated_config, kill_line, recorded_command
 from vbench.lifecycle import Terminated, interrupts_unwind
 
@@ -258,6 +260,79 @@ def test_the_pid_file_is_never_one_that_exists(tmp_path):
     f.write_text("1\n")  # planted: noclobber refuses it, the command still runs
     r = subprocess.run(["sh", "-c", recorded_command("echo ran", str(f))], capture_output=True, text=True, timeout=10)
     assert (r.stdout, r.returncode) == ("ran\n", 0)
+
+
+#: The shells a host runs a command with: sshd's login shell (root's bash on the testbed's native
+#: hosts and in the guest image) and /bin/sh (dash on Debian).
+SHELLS = [s for s in ("sh", "bash") if shutil.which(s)]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize(
+    "command",
+    [
+        # A command with an EXIT trap of its own (rpc's and fileopen's, for their files): it
+        # replaced the one removing the pid file, and rpc's calibration left one per host.
+        'trap \'rm -f "$OWN"\' EXIT; : > "$OWN"; echo out; exit 3',
+        # A command that execs: it replaced the shell whose trap removes the file.
+        "exec sh -c 'echo out; exit 3'",
+    ],
+    ids=["own-exit-trap", "exec"],
+)
+def test_a_command_that_sets_its_own_exit_trap_or_execs_still_leaves_no_pid_file(tmp_path, shell, command):
+    pids, own = tmp_path / "pids", tmp_path / "own"
+    pids.mkdir()
+    f = pids / "vbench-run-x.pid"
+    r = subprocess.run(
+        [shell, "-c", recorded_command(command, str(f))],
+        env={**os.environ, "OWN": str(own)},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    assert (r.stdout, r.stderr, r.returncode) == ("out\n", "", 3)
+    assert list(pids.iterdir()) == []  # the pid file is gone
+    assert not own.exists()  # and the command's own trap still ran
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_recorded_pid_is_the_commands_shell_and_group(tmp_path, shell):
+    """The kill reads the pid file and signals that process group: the command's `$$` and its
+    children's group must be the pid recorded, the command running in a subshell or not."""
+    f = tmp_path / "vbench-run-x.pid"
+    command = f"cat {f}; echo $$; ps -o pgid= -p $$; sleep 5 & c=$!; ps -o pgid= -p $c; kill $c"
+    p = subprocess.run(
+        [shell, "-c", recorded_command(command, str(f))],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        start_new_session=True,  # as sshd starts a session's shell
+    )
+    recorded, dollar, group, child_group = (int(x) for x in p.stdout.split())
+    assert recorded == dollar == group == child_group
+    assert not f.exists()
+
+
+def test_the_runner_leaves_no_pid_file_after_a_micro_benchmark_with_an_exit_trap(conn, tmp_path):
+    """The leak as it was found: fileopen's and rpc's scripts set `trap 'rm -f <file>' EXIT`; run
+    through the runner each left its vbench-run-*.pid (one per host per calibration)."""
+    pids, work = tmp_path / "pids", tmp_path / "work"
+    pids.mkdir()
+    work.mkdir()
+    java_home = tmp_path / "jdk"
+    (java_home / "bin").mkdir(parents=True)
+    java = java_home / "bin" / "java"  # a stand-in: rpc's script around the JVM is what is tested
+    java.write_text('#!/bin/sh\necho "openjdk version stub"\n')
+    java.chmod(0o755)
+    r = runner(conn, pids)
+    for command in (
+        fileopen.command(fileopen.FileopenConfig(count=100, repeats=1), str(work)),
+        rpc.command(rpc.RpcConfig(java_home=str(java_home)), str(work)),
+    ):
+        res = r.run(command, hide=True, warn=True, in_stream=False)
+        assert res.exited == 0, res.stderr
+        assert list(pids.iterdir()) == [], command[:60]  # its pid file is gone
+        assert list(work.iterdir()) == []  # and so is the file its own trap removes
 
 
 def test_every_connection_runs_its_commands_through_the_killable_runner(tmp_path):
