@@ -1,6 +1,7 @@
-"""Which call carries the levels' system-call share to a platform: dd's one-byte call or a JVM's
-loopback RPC. The readings fixed before costs-rpc-levels and costs-rpc-platforms ran (issue #53;
-params/experiments/costs-rpc-levels.yaml, costs-rpc-platforms.yaml).
+"""Which call carries the levels' system-call share to a platform: dd's one-byte call, a JVM's
+loopback RPC or a JVM's start. The readings fixed before costs-rpc-levels and costs-rpc-platforms
+ran (issue #53; params/experiments/costs-rpc-levels.yaml, costs-rpc-platforms.yaml), and read the
+same way for costs-jvm-levels and costs-jvm-platforms (a JVM's start, where both calibrated it).
 
 Reads the two calibration-only campaigns. Prints:
 
@@ -11,8 +12,8 @@ Reads the two calibration-only campaigns. Prints:
    (x_platform - 1) / (x_every - 1): what the cost model multiplies a job's every-call share by
    (`cost_model`'s additive form) to carry it to the platform; its interval from independent draws
    of the two ratios (different campaigns), percentiles;
-3. rpc's CV over a host's repeats in each configuration and platform: the median over hosts and
-   blocks, and the range.
+3. rpc's and jvmstart's CV over a host's repeats in each configuration and platform (where the
+   campaign measured them): the median over hosts and blocks, and the range.
 
 Reads committed data; runs nothing.
 
@@ -37,8 +38,10 @@ from vbench.stats.records import Interval
 
 #: The configuration that stops every call (costs-rpc-levels' factor levels joined by "/").
 EVERY_CALL = "1.0/True"
-YARDSTICKS = ("syscall", "rpc")
-RESOURCES = ("syscall", "spawn", "rpc")
+YARDSTICKS = ("syscall", "rpc", "jvmstart")
+RESOURCES = ("syscall", "spawn", "rpc", "jvmstart")
+#: The costs whose CV over a host's repeats is read (3.): benchmark, metric.
+CV_OF = (("rpc", "rpc_us"), ("jvmstart", "jvm_start_ms"))
 DRAWS = 4000
 SEED = 53020
 
@@ -52,9 +55,9 @@ def carried(platform: cm.LogRatio, every: cm.LogRatio, rng: np.random.Generator,
     return Interval((platform.estimate - 1) / (every.estimate - 1), float(low), float(high))
 
 
-def cv_by_configuration(samples, metric: str = "rpc_us") -> dict[str, list[float]]:
-    """Configuration -> the CV (%) of each host's repeats in each block. Pure."""
-    rows = samples[(samples["benchmark"] == "rpc") & (samples["metric"] == metric)]
+def cv_by_configuration(samples, benchmark: str = "rpc", metric: str = "rpc_us") -> dict[str, list[float]]:
+    """Configuration -> the CV (%) of each host's repeats of `benchmark`'s `metric` in each block. Pure."""
+    rows = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)]
     groups: dict[tuple[str, str, object], list[float]] = defaultdict(list)
     for _, r in rows.iterrows():
         groups[(str(r["platform"]), str(r["host"]), r["block"])].append(float(r["value"]))
@@ -86,10 +89,16 @@ def report(levels_dir: Path, platforms_dir: Path) -> str:
             else:
                 parts.append(f"{r} {shown(carried(v.ratio(r), every.ratio(r), rng), 3)}")
         lines.append(f"   {v.platform}: " + "; ".join(parts))
-    lines.append("3. rpc's CV over a host's repeats (%): median over hosts and blocks [range]")
-    for campaign in (levels, platforms):
-        for config, cvs in sorted(cv_by_configuration(campaign.samples).items()):
-            lines.append(f"   {config}: {statistics.median(cvs):.1f} [{min(cvs):.1f}, {max(cvs):.1f}] of {len(cvs)}")
+    for benchmark, metric in CV_OF:
+        by_campaign = [cv_by_configuration(c.samples, benchmark, metric) for c in (levels, platforms)]
+        if not any(by_campaign):
+            continue
+        lines.append(f"3. {benchmark}'s CV over a host's repeats (%): median over hosts and blocks [range]")
+        for cv in by_campaign:
+            for config, cvs in sorted(cv.items()):
+                lines.append(
+                    f"   {config}: {statistics.median(cvs):.1f} [{min(cvs):.1f}, {max(cvs):.1f}] of {len(cvs)}"
+                )
     return "\n".join(lines) + "\n"
 
 
