@@ -46,7 +46,9 @@ def register(sub) -> None:
         help="the campaign the fit's configurations' costs are read from instead of FIT's own calibration: one "
         "that calibrated FIT's planted configurations (the same factor levels, so the same names) without Hadoop, "
         "to fit a resource FIT did not measure (e.g. `--fit costs-fit-barrier --fit-costs costs-rpc-levels "
-        "--resources rpc,spawn`); a name under DATA/raw/ or its directory, with FIT's baseline",
+        "--resources rpc,spawn`); a name under DATA/raw/ or its directory, with FIT's baseline. A fitted resource "
+        "both campaigns measured at a configuration with intervals that do not overlap is noted: the shares then "
+        "depend on which campaign's plant is read",
     )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(

@@ -571,6 +571,9 @@ def prediction_inputs(
     apart = levels_apart(resources, fit_costs) if told is not None else None
     if apart is not None and not apart.passes:
         notes.append(f"{', '.join(apart.unresolved)} fitted as --resources asks, though rule 1 fails: {apart.reason()}")
+    if fit_costs_in is not None:
+        own = cm.cost_vectors_of(fit.samples, baseline=fit_baseline, conf=conf)
+        notes += costs_disagree(fit_costs, own, resources, samples_path(fit_costs_in), conf)
 
     # The calibration: native beside each platform, every resource measured.
     cal_baseline = baseline_of(calibration)
@@ -688,6 +691,38 @@ def campaign_machines(
     """The machine (CPU models) of each campaign `prediction_inputs` reads, each with its part."""
     read = ((mc.FIT, fit), (mc.FIT_COSTS, fit_costs_in), (mc.CALIBRATION, calibration), (mc.MEASURED, measured_in))
     return tuple(mc.campaign_machines(role, c) for role, c in read if c is not None)
+
+
+def costs_disagree(
+    costs: Sequence[cm.CostVector],
+    own: Sequence[cm.CostVector],
+    resources: Sequence[str],
+    costs_file: str,
+    conf: float = cm.DEFAULT_CONF,
+) -> list[str]:
+    """A note per fitted resource and configuration that `--fit-costs`' campaign (`costs`, read
+    from `costs_file`) and the fit's own calibration (`own`) both measured, with intervals that do
+    not overlap: the fit's shares then depend on which campaign's plant is read, since a planted
+    level's cost was the day's or the campaign's, not the mechanism's alone (costs-jvm-levels moved
+    spawn x6.05 [5.90, 6.22] where costs-fit-intel, the same morning, moved it x8.33 [8.07, 8.59]).
+    Pure."""
+    theirs = {v.platform: v for v in costs}
+    notes = []
+    for mine in own:
+        other = theirs.get(mine.platform)
+        if other is None:
+            continue
+        for r in resources:
+            if r not in mine.resources or r not in other.resources:
+                continue
+            a, b = other.ratio(r).interval(conf), mine.ratio(r).interval(conf)
+            if a.high < b.low or b.high < a.low:
+                notes.append(
+                    f"{r} in {mine.platform}: {costs_file} measured it x{_interval(a)}, the fit's own calibration "
+                    f"x{_interval(b)}; the intervals do not overlap, so the fit's shares depend on which campaign's "
+                    "plant is read (the fit reads --fit-costs')"
+                )
+    return notes
 
 
 def _check_beside(other: Campaign, baseline: str, whose: str, why: str, what: str) -> None:
