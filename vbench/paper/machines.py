@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Mapping
 
 from vbench.campaign.machine_ref import samples_probe_ms
-from vbench.samples import cpu_models, split_values
 from vbench.stats.campaign import Campaign
+from vbench.stats.machines import recorded
 from vbench.stats.keys import natural_key
 from vbench.wording import count
 
@@ -23,19 +23,6 @@ from vbench.paper.fmt import and_list, tex_escape
 NAME, LABEL = "campaigns", "tab:campaigns"
 #: Why a campaign has no CPU model: it is older than the stamp.
 UNRECORDED = "not recorded"
-
-
-def recorded(campaign: Campaign, key: str) -> list[str]:
-    """The distinct values of a machine fact (vbench.provenance.MACHINE_FACTS) a campaign recorded:
-    in its hosts' facts.json (the pipeline's provisioning) or stamped on its samples (every
-    campaign since the stamp; a sample of several hosts joins theirs: vbench.samples.join_values).
-    A CPU model is a machine's: a sandbox's placeholder is not one (vbench.samples.cpu_models)."""
-    read = cpu_models if key == "cpu_model" else split_values
-    values = {v for f in campaign.facts for v in read(f.get(key))}
-    if key in campaign.samples.columns:
-        for v in campaign.samples[key].dropna().unique():
-            values.update(read(v))
-    return sorted(values, key=natural_key)
 
 
 def cpu_model(campaign: Campaign) -> str:

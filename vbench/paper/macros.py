@@ -21,6 +21,7 @@ from vbench.stats.campaign import Campaign
 from vbench.stats.compare import compared_levels, measured_platforms
 from vbench.stats.headlines import HEADLINES
 from vbench.stats.keys import natural_key
+from vbench.stats.machines import recorded
 
 from vbench.paper import abstract as A
 from vbench.paper import discussion as D
@@ -36,7 +37,7 @@ from vbench.paper.delta import (
     holm_family_size,
     rule_tex,
 )
-from vbench.paper.machines import LABEL as CAMPAIGNS_LABEL, machines_sentence, recorded
+from vbench.paper.machines import LABEL as CAMPAIGNS_LABEL, machines_sentence
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (

@@ -572,7 +572,9 @@ def prediction_inputs(
     if apart is not None and not apart.passes:
         notes.append(f"{', '.join(apart.unresolved)} fitted as --resources asks, though rule 1 fails: {apart.reason()}")
     if fit_costs_in is not None:
-        own = cm.cost_vectors_of(fit.samples, baseline=fit_baseline, conf=conf)
+        # Only the fitted resources' ratios: the others are never compared.
+        fitted = [r for r in cm.RESOURCES if r.name in resources]
+        own = cm.cost_vectors_of(fit.samples, baseline=fit_baseline, resources=fitted, conf=conf)
         notes += costs_disagree(fit_costs, own, resources, samples_path(fit_costs_in), conf)
 
     # The calibration: native beside each platform, every resource measured.

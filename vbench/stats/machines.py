@@ -16,7 +16,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from vbench.samples import cpu_models
+from vbench.samples import cpu_models, split_values
 from vbench.stats.campaign import Campaign
 from vbench.stats.keys import natural_key
 
@@ -55,23 +55,35 @@ class CampaignMachines:
         return " and ".join(self.cpu_models) or NOT_RECORDED
 
 
+def _samples_values(samples: pd.DataFrame, key: str) -> set[str]:
+    """The distinct values of machine fact `key` stamped on a campaign's samples; a field naming
+    several hosts' values names each (vbench.samples.join_values); a CPU model is a machine's, a
+    sandbox's placeholder is not one (vbench.samples.cpu_models)."""
+    if key not in samples.columns:
+        return set()
+    read = cpu_models if key == CPU_MODEL else split_values
+    # Each distinct field once: a campaign holds thousands of samples and a value or two.
+    return {v for f in samples[key].dropna().unique() for v in read(f)}
+
+
+def recorded(campaign: Campaign, key: str) -> list[str]:
+    """The distinct values of a machine fact (vbench.provenance.MACHINE_FACTS) a campaign recorded,
+    sorted: in its hosts' facts.json (the pipeline's provisioning) or stamped on its samples (every
+    campaign since the stamp). `vbench predict` and the paper's table of campaigns read them so."""
+    read = cpu_models if key == CPU_MODEL else split_values
+    values = {v for f in campaign.facts for v in read(f.get(key))} | _samples_values(campaign.samples, key)
+    return sorted(values, key=natural_key)
+
+
 def samples_cpu_models(samples: pd.DataFrame) -> tuple[str, ...]:
     """The distinct CPU models a campaign's samples name, sorted; none where its samples have no
-    `cpu_model` (measured before the stamp) or every one is missing. A field naming several hosts'
-    models names each (vbench.samples.join_values); a sandbox's placeholder is no machine's."""
-    if CPU_MODEL not in samples.columns:
-        return ()
-    # Each distinct field once: a campaign holds thousands of samples and a model or two.
-    fields = samples[CPU_MODEL].dropna().unique()
-    return tuple(sorted({m for f in fields for m in cpu_models(f)}, key=natural_key))
+    `cpu_model` (measured before the stamp) or every one is missing."""
+    return tuple(sorted(_samples_values(samples, CPU_MODEL), key=natural_key))
 
 
 def campaign_machines(role: str, campaign: Campaign) -> CampaignMachines:
-    """The CPU models `campaign` ran on, from its samples and its hosts' facts (facts.json, where
-    the pipeline provisioned them), as the paper's table of campaigns reads them (vbench.paper.machines)."""
-    models = set(samples_cpu_models(campaign.samples))
-    models.update(m for f in campaign.facts for m in cpu_models(f.get(CPU_MODEL)))
-    return CampaignMachines(role, str(campaign.path), tuple(sorted(models, key=natural_key)))
+    """The CPU models `campaign` ran on (`recorded`), with the part it plays."""
+    return CampaignMachines(role, str(campaign.path), tuple(recorded(campaign, CPU_MODEL)))
 
 
 def machine_warning(machines: Sequence[CampaignMachines]) -> str | None:
