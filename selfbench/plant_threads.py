@@ -62,7 +62,13 @@ for _ in range(n):
 print("execed_child", (time.perf_counter() - t) / n * 1e6, flush=True)
 """
 TASKS = ("main_thread", "new_thread", "forked_child", "execed_child")
-LEVELS: tuple[bool | str | None, ...] = (None, syscall_stops.PROCESS, syscall_stops.FILE, True)
+LEVELS: tuple[bool | str | None, ...] = (
+    None,
+    syscall_stops.PROCESS,
+    syscall_stops.FILE,
+    syscall_stops.MEMORY,
+    True,
+)
 _LINE = re.compile(r"^(\w+) ([0-9.eE+-]+)$", re.M)
 
 

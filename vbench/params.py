@@ -311,8 +311,8 @@ class SlowdownParams(_Strict):
     direct and synchronous I/O only (see vbench.testbed.limits). syscall_stops: every system call
     of a native host's processes stopped twice under ptrace (strace -f), as gVisor's ptrace platform
     stops each, or "process": only the calls that create, exec, wait for and end processes and
-    threads, or "file": only the calls that name a file (vbench.testbed.syscall_stops): native
-    hosts only.
+    threads, or "file": only the calls that name a file, or "memory": only the calls that map and
+    unmap memory (vbench.testbed.syscall_stops): native hosts only.
     """
 
     #: 1.0: no quota. Below 0.1 a Hadoop cluster hardly comes up: a typo, not an experiment.
@@ -325,8 +325,9 @@ class SlowdownParams(_Strict):
     disk_write_bps: int | None = Field(None, ge=1)
     #: True: every system call of the host's processes stopped under ptrace; "process": only the
     #: process and thread calls (strace's %process class); "file": only the calls naming a file
-    #: (strace's %file class); False: none.
-    syscall_stops: bool | Literal["process", "file"] = False
+    #: (strace's %file class); "memory": only the calls mapping memory (strace's %memory class);
+    #: False: none.
+    syscall_stops: bool | Literal["process", "file", "memory"] = False
 
     _bps = field_validator("disk_read_bps", "disk_write_bps", mode="before")(
         classmethod(lambda cls, v: _byte_rate_or_none(v))
@@ -336,9 +337,9 @@ class SlowdownParams(_Strict):
     @classmethod
     def _stops_level(cls, v: Any) -> Any:
         # One message naming every level, not one per member of the union.
-        if isinstance(v, bool) or v in ("process", "file"):
+        if isinstance(v, bool) or v in ("process", "file", "memory"):
             return v
-        raise ValueError(f"expected true, false, 'process' or 'file', got {v!r}")
+        raise ValueError(f"expected true, false, 'process', 'file' or 'memory', got {v!r}")
 
     @property
     def cpu(self) -> bool:

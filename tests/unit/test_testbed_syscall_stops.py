@@ -38,14 +38,14 @@ def test_a_mixed_testbed_with_a_container_is_refused_too():
     assert refused({"hosts": hosts, "slowdown": {"syscall_stops": True}}).field == "testbed.slowdown.syscall_stops"
 
 
-@pytest.mark.parametrize("value", ["sometimes", "Process", "%process", "%file", "files", 1])
+@pytest.mark.parametrize("value", ["sometimes", "Process", "%process", "%file", "files", "%memory", "mem", 1])
 def test_a_value_that_is_no_level_is_refused_naming_the_field_and_every_level(value):
     err = refused({"slowdown": {"syscall_stops": value}})
     assert err.field == "testbed.slowdown.syscall_stops"
-    assert "expected true, false, 'process' or 'file'" in str(err)
+    assert "expected true, false, 'process', 'file' or 'memory'" in str(err)
 
 
-@pytest.mark.parametrize("level", [T.PROCESS, T.FILE])
+@pytest.mark.parametrize("level", [T.PROCESS, T.FILE, T.MEMORY])
 def test_the_partial_levels_are_planted_slowdowns_of_native_hosts_only(level):
     sd = make_testbed({"slowdown": {"syscall_stops": level}}).slowdown
     assert sd.active and sd.syscall_stops == level
@@ -84,6 +84,14 @@ def test_the_file_level_stops_only_calls_naming_a_file_through_a_seccomp_filter(
     assert flags.index("--seccomp-bpf") < flags.index("trace=%file,set_robust_list")
     assert not any("%process" in f for f in flags)
     assert T.applied(T.FILE) == "strace -f --seccomp-bpf -e trace=%file,set_robust_list"
+
+
+def test_the_memory_level_stops_only_calls_mapping_memory_through_a_seccomp_filter():
+    sshd = ["/usr/sbin/sshd", "-D"]
+    flags = T.traced_argv("/usr/bin/strace", sshd, T.MEMORY)[1:-2]
+    assert flags.index("--seccomp-bpf") < flags.index("trace=%memory,set_robust_list")
+    assert not any("%process" in f or "%file" in f for f in flags)
+    assert T.applied(T.MEMORY) == "strace -f --seccomp-bpf -e trace=%memory,set_robust_list"
 
 
 def test_tracer_pid_and_children_are_parsed():

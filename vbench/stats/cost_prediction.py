@@ -70,8 +70,9 @@ SYSCALL_STOPS_COLUMN = LEVEL + "slowdown.syscall_stops"
 PROCESS_LEVEL = "process"
 #: Each partial level of the system-call stops -> the resource it moves apart from every call
 #: stopped (which moves the one-byte call, `syscall`): params/experiments/costs-fit-file.yaml added
-#: the calls that name a file to costs-fit-process-confirm's process level.
-PARTIAL_LEVEL_RESOURCES: dict[str, str] = {PROCESS_LEVEL: "spawn", "file": "fileopen"}
+#: the calls that name a file to costs-fit-process-confirm's process level; costs-fit-memory.yaml the
+#: calls that map memory, which move a JVM's start and not its calls.
+PARTIAL_LEVEL_RESOURCES: dict[str, str] = {PROCESS_LEVEL: "spawn", "file": "fileopen", "memory": "jvmstart"}
 #: The resources params/experiments/costs-fit.yaml fits (its rule 2): every planted one it plants.
 FIT_RESOURCES: tuple[str, ...] = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
 #: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).

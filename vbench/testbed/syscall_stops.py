@@ -30,14 +30,22 @@ costs-nnbench-barrier.yaml asked for it: gVisor's NNBench open/read is dearer th
 processes say). On this machine `fileopen` moved x37 under it and x0.8 under "process"
 (2026-12-01, 2000 files, 5 repeats).
 
-At the levels "process" and "file", `--seccomp-bpf` makes the kernel stop a tracee only at the traced calls
+At the level "memory", only the calls that map, unmap, protect and advise memory stop (strace's
+%memory class: mmap, munmap, mprotect, madvise, brk, mremap...): what a JVM's start pays in
+quantity (it maps its heap, its code cache, its libraries and its class data: ~2x a JVM's start by
+hand, 28 against 55 ms, 2026-12-03) and a JVM's call does not at all (`rpc` 92 against 95 us a
+call untraced). `fileopen` pays it too (cat maps and unmaps a 136 KiB read buffer per file:
+x4). It moves a JVM's start apart from its calls, which the process level, x1.17
+against x1.00, hardly did (params/experiments/costs-fit-memory.yaml asked for it).
+
+At the partial levels ("process", "file", "memory"), `--seccomp-bpf` makes the kernel stop a tracee only at the traced calls
 (a seccomp filter installed in sshd and inherited by every descendant); without it every call
 would still stop, only printed or not.
 
 Why the partial levels also trace `set_robust_list` (FIRST_CALL; found 2026-12-02,
 `selfbench/plant_threads.py`, tests/integration/test_syscall_stops.py): strace (6.1 here, and
 upstream to at least 6.8) resumes a new task with PTRACE_SYSCALL, every call stopped, until that
-task's first seccomp stop. With %process or %file alone, a thread a process creates, and a forked
+task's first seccomp stop. With %process, %file or %memory alone, a thread a process creates, and a forked
 child until it execs, had every ordinary call stopped (~120-175 us, against 0.3 in the main
 thread): a JVM, whose work all runs in threads it creates (its `main` too), paid the every-call
 level at "process" and "file" (a loopback RPC of a JVM, `rpc`, x7.2 at "process" and x7.7 with
@@ -65,6 +73,9 @@ PROCESS = "process"
 #: access, readlink, unlink, execve...), as gVisor sends a call naming a file out of its Sentry to
 #: its file system: what `fileopen` measures.
 FILE = "file"
+#: The level that stops only the calls that map and unmap memory (strace's %memory class): a JVM's
+#: start pays them, a JVM's call does not.
+MEMORY = "memory"
 #: The tracer's flags: follow every process and thread, print nothing.
 _COMMON_FLAGS: tuple[str, ...] = ("-f", "-qq", "-e", "signal=none", "-o", "/dev/null")
 #: The call every new thread and every forked child makes first thing (glibc registers its robust
@@ -77,6 +88,7 @@ _STOPPED: dict[bool | str, tuple[str, ...]] = {
     True: ("-e", "trace=none"),
     PROCESS: ("--seccomp-bpf", "-e", f"trace=%process,{FIRST_CALL}"),
     FILE: ("--seccomp-bpf", "-e", f"trace=%file,{FIRST_CALL}"),
+    MEMORY: ("--seccomp-bpf", "-e", f"trace=%memory,{FIRST_CALL}"),
 }
 
 
