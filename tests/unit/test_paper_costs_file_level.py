@@ -209,7 +209,7 @@ def test_the_subsection_comes_last_after_the_held_out_ones_with_its_sentences_an
     opening, prose = part.splitlines()[1], part.split(r"\input{")[0]
     assert opening.startswith(
         rf"Campaign \texttt{{{FILE_FIT}}} stopped under ptrace only the calls that name a file "
-        r"(\texttt{strace -f --seccomp-bpf -e trace=\%file}), beside only the process and thread calls and every "
+        r"(\texttt{strace -f -{}-seccomp-bpf -e trace=\%file}), beside only the process and thread calls and every "
         "call, so that each job gets three shares, of a one-byte system call, a process creation and a file opened "
         rf"by name, as its design named them before it ran, and the platforms campaign \texttt{{{FILE_CALIBRATION}}} "
         rf"calibrated are predicted against the jobs campaign \texttt{{{FILE_MEASURED}}} timed; its rule 1, that the "

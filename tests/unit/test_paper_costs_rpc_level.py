@@ -84,12 +84,12 @@ def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float
     return _ratio(job, costs) + RPC_SHARES[job] * (costs.get("rpc", 1.0) - 1)
 
 
-def _rpc_levels_campaign(d: Path, at_levels: dict, fixed: bool = True) -> Path:
+def _rpc_levels_campaign(d: Path, at_levels: dict, fixed: bool = True, seed: int = RPC_FIT_SEED) -> Path:
     """Native hosts with no system call stopped and at each of `at_levels` (its costs there), BLOCKS
-    blocks, little noise (test_paper_costs_syscalls' `planted_levels_campaign`), seeded as
-    costs-fit-threads' design; each planted sample records its level's plant as the testbed words it,
+    blocks, little noise (test_paper_costs_syscalls' `planted_levels_campaign`), its design seeded
+    `seed` (costs-fit-threads'); each planted sample records its level's plant as the testbed words it,
     the process level's without FIRST_CALL where not `fixed`."""
-    planted_levels_campaign(d, at_levels, seed=RPC_FIT_SEED, prefix="rpc-levels")
+    planted_levels_campaign(d, at_levels, seed=seed, prefix="rpc-levels")
     samples = d / "samples.jsonl"
     records = [json.loads(line) for line in samples.read_text().splitlines()]
     for r in records:
@@ -248,7 +248,7 @@ def test_the_subsection_comes_right_after_the_file_levels_with_its_sentences_and
     assert opening.startswith(
         rf"Campaign \texttt{{{RPC_FIT}}} timed the jobs on native hosts with no call stopped, with only the "
         r"process and thread calls stopped under ptrace, the plant fixed for threads (\texttt{strace -f "
-        r"--seccomp-bpf -e trace=\%process,set\_robust\_list}: each new task's first call is stopped too, so a "
+        r"-{}-seccomp-bpf -e trace=\%process,set\_robust\_list}: each new task's first call is stopped too, so a "
         "JVM's threads run their ordinary calls unstopped), and with every call stopped, so that each job gets one "
         rf"share, of a loopback RPC of a JVM, and the platforms campaign \texttt{{{RPC_CALIBRATION}}} calibrated "
         rf"are predicted against the jobs campaign \texttt{{{RPC_MEASURED}}} timed; its rule 1 on that share, that "
@@ -274,7 +274,7 @@ def test_the_subsection_comes_right_after_the_file_levels_with_its_sentences_and
 
 def test_levels_that_move_a_process_creation_apart_say_so_and_still_fit_one_share(raw):
     apart = _rpc_levels(raw, APART)
-    assert C.rpc_levels_beside_sentence(apart) == (
+    assert C.levels_beside_sentence(apart) == (
         "Its levels move a process creation apart from a loopback RPC of a JVM too; the share of a process "
         "creation is not fitted here."
     )
@@ -286,7 +286,7 @@ def test_a_process_creation_left_alone_is_said_unmoved():
     left = C.LevelsFit(
         RPC_FIT, RPC_CALIBRATION, RPC_MEASURED, ("rpc",), moved, beside=ApartCheck(moved.order, ("spawn",))
     )
-    assert C.rpc_levels_beside_sentence(left) == (
+    assert C.levels_beside_sentence(left) == (
         r"Its levels do not move a process creation apart from a loopback RPC of a JVM (no level moved the cost of a "
         r"process creation above \num{1.5} at its 95\,\% lower bound), so the share of a process creation is not "
         "fitted."
@@ -351,7 +351,7 @@ def test_vbench_paper_build_with_the_three_options_writes_the_subsection_and_its
     section = (gen / "costs.tex").read_text()
     part = _subsection(section)
     assert part.strip().endswith(r"\input{generated/tables/costs-rpc-levels.tex}")
-    assert C.rpc_levels_beside_sentence(_rpc_levels(raw)) in part
+    assert C.levels_beside_sentence(_rpc_levels(raw)) in part
     assert section.index(r"\label{sec:costs}") < section.index(rf"\label{{{C.RPC_LEVELS.label}}}")
     assert r"\label{tab:costs-rpc-levels}" in (gen / "tables" / "costs-rpc-levels.tex").read_text()
     rows = pd.read_csv(gen / "costs-rpc-levels.csv")

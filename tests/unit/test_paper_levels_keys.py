@@ -1,9 +1,10 @@
 """params/paper.yaml's keys of the cost model's subsections that read a levels' fit, a calibration
-and a measured campaign (the file levels', vbench.paper.inputs.check_file_levels, and the one priced by
-a JVM's call, check_rpc_levels): the committed rebuild passes them on, refuses them given in part,
-unmeasured or without the cost model's fit, naming the file and the key, and the paper stage in
-dvc.yaml passes and depends on them. One set of tests over both: the two subsections are refused
-alike (`inputs._check_set_together`), so their keys' tests are too."""
+and a measured campaign (the file levels', vbench.paper.inputs.check_file_levels, the one priced by
+a JVM's call, check_rpc_levels, and the memory level's, check_memory_levels): the committed rebuild
+passes them on, refuses them given in part, unmeasured or without the cost model's fit, naming the
+file and the key, and the paper stage in dvc.yaml passes and depends on them. One set of tests over
+the three: the subsections are refused alike (`inputs._check_set_together`), so their keys' tests
+are too."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ from tests.unit.test_paper_costs_file_level import (
 )
 from tests.unit.test_paper_costs_file_level import FLAGS as FILE_FLAGS
 from tests.unit.test_paper_costs_file_level import KEYS as FILE_KEYS
+from tests.unit.test_paper_costs_memory_level import (
+    MEMORY_CALIBRATION,
+    MEMORY_FIT,
+    MEMORY_MEASURED,
+)
+from tests.unit.test_paper_costs_memory_level import FLAGS as MEMORY_FLAGS
+from tests.unit.test_paper_costs_memory_level import KEYS as MEMORY_KEYS
 from tests.unit.test_paper_costs_rpc_level import (
     RPC_CALIBRATION,
     RPC_FIT,
@@ -31,7 +39,7 @@ from tests.unit.test_paper_costs_rpc_level import FLAGS as RPC_FLAGS
 from tests.unit.test_paper_costs_rpc_level import KEYS as RPC_KEYS
 from tests.unit.test_paper_costs_syscalls import CALIBRATION, FIT, SANDBOX, SYSCALL_FIT, _committed, _measured
 from vbench.errors import ParamsError
-from vbench.paper.inputs import check_file_levels, check_rpc_levels
+from vbench.paper.inputs import check_file_levels, check_memory_levels, check_rpc_levels
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The campaigns test_paper_costs_syscalls' `_committed` names beside the three keys (the cost model's
@@ -60,7 +68,16 @@ FILE_LEVELS = Subsection(
     FILE_KEYS, (FILE_FIT, FILE_CALIBRATION, FILE_MEASURED), FILE_FLAGS, check_file_levels, "file_levels"
 )
 RPC_LEVELS = Subsection(RPC_KEYS, (RPC_FIT, RPC_CALIBRATION, RPC_MEASURED), RPC_FLAGS, check_rpc_levels, "rpc_levels")
-SUBSECTIONS = pytest.mark.parametrize("sub", [FILE_LEVELS, RPC_LEVELS], ids=["file_levels", "rpc_levels"])
+MEMORY_LEVELS = Subsection(
+    MEMORY_KEYS,
+    (MEMORY_FIT, MEMORY_CALIBRATION, MEMORY_MEASURED),
+    MEMORY_FLAGS,
+    check_memory_levels,
+    "memory_levels",
+)
+SUBSECTIONS = pytest.mark.parametrize(
+    "sub", [FILE_LEVELS, RPC_LEVELS, MEMORY_LEVELS], ids=["file_levels", "rpc_levels", "memory_levels"]
+)
 
 
 @SUBSECTIONS

@@ -143,6 +143,7 @@ NO_DIRECTION = {
     "tab:costs-syscall-levels",
     "tab:costs-file-levels",
     "tab:costs-rpc-levels",
+    "tab:costs-memory-levels",
     "tab:campaigns",
 }
 #: The held-out campaigns' tables, tab:costs-heldout-<campaign>, one per campaign params/paper.yaml lists.

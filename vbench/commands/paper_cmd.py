@@ -150,6 +150,25 @@ def register(sub) -> None:
     )
     _add_campaign_option(
         p,
+        "--memory-levels",
+        "a fit campaign of three system-call levels with the calls that map memory stopped (e.g. "
+        "data/raw/costs-fit-memory): its fit on a JVM's call and its start, in the cost model's subsection after "
+        "the one priced by a JVM's call where its rule 1 holds (else one sentence); with "
+        "--memory-levels-calibration, --memory-levels-measured and --cost-fit",
+    )
+    _add_campaign_option(
+        p,
+        "--memory-levels-calibration",
+        "the calibration whose platforms --memory-levels' fit predicts (e.g. data/raw/costs-jvm-sameday)",
+    )
+    _add_campaign_option(
+        p,
+        "--memory-levels-measured",
+        "the campaign whose timed jobs --memory-levels' predictions are compared with (e.g. "
+        "data/raw/costs-jvm-sameday)",
+    )
+    _add_campaign_option(
+        p,
         "--barrier",
         "a campaign that timed NNBench at two barriers on native and gVisor (e.g. data/raw/costs-nnbench-barrier): "
         "its ratio at the longer beside the levels' fit's and --barrier-fit's predictions, in the cost model's "
@@ -189,10 +208,10 @@ def run(args) -> int:
         _require_samples("--extra-campaign", extra)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
-    # --file-levels options, then the three --rpc-levels options, then the three --barrier options,
-    # itself before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit,
-    # check_superseded_fit, check_levels, check_heldout, check_file_levels, check_rpc_levels,
-    # check_barrier):
+    # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
+    # options, then the three --barrier options, itself before it reads anything
+    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
+    # check_heldout, check_file_levels, check_rpc_levels, check_memory_levels, check_barrier):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -226,6 +245,15 @@ def run(args) -> int:
         rpc_levels_calibration_dir=args.rpc_levels_calibration,
         rpc_levels_measured_dir=args.rpc_levels_measured,
         rpc_levels_fields=("--rpc-levels", "--rpc-levels-calibration", "--rpc-levels-measured", "--cost-fit"),
+        memory_levels_dir=args.memory_levels,
+        memory_levels_calibration_dir=args.memory_levels_calibration,
+        memory_levels_measured_dir=args.memory_levels_measured,
+        memory_levels_fields=(
+            "--memory-levels",
+            "--memory-levels-calibration",
+            "--memory-levels-measured",
+            "--cost-fit",
+        ),
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

@@ -75,6 +75,7 @@ from vbench.paper.inputs import (
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
     RPC_LEVELS_FIELDS,
+    MEMORY_LEVELS_FIELDS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     check_barrier,
@@ -83,6 +84,7 @@ from vbench.paper.inputs import (
     check_heldout,
     check_levels,
     check_rpc_levels,
+    check_memory_levels,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -187,6 +189,10 @@ def generate(
     rpc_levels_calibration_dir: Path | None = None,
     rpc_levels_measured_dir: Path | None = None,
     rpc_levels_fields: tuple[str, str, str, str] = RPC_LEVELS_FIELDS,
+    memory_levels_dir: Path | None = None,
+    memory_levels_calibration_dir: Path | None = None,
+    memory_levels_measured_dir: Path | None = None,
+    memory_levels_fields: tuple[str, str, str, str] = MEMORY_LEVELS_FIELDS,
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -212,7 +218,11 @@ def generate(
     `file_levels_measured_dir`'s jobs: omitted when all three are None; then a subsection on
     `rpc_levels_dir` (native with the process level fixed for threads and every call), its fit on a
     JVM's loopback RPC, where its rule 1 holds, predicting `rpc_levels_calibration_dir`'s platforms
-    against `rpc_levels_measured_dir`'s jobs: omitted when all three are None; and after it, a subsection on
+    against `rpc_levels_measured_dir`'s jobs: omitted when all three are None; then a subsection on
+    `memory_levels_dir` (native with the fixed process level, the calls that map memory alone and every
+    call stopped), its fit on a JVM's call and its start, where its rule 1 holds, predicting
+    `memory_levels_calibration_dir`'s platforms against `memory_levels_measured_dir`'s jobs: omitted
+    when all three are None; and after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
@@ -223,7 +233,8 @@ def generate(
     second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
     the held-out campaigns' field then the second campaign's (`check_heldout`); `file_levels_fields`:
     the three file-level fields then the fit's (`check_file_levels`); `rpc_levels_fields`: the three
-    fields of the fit priced by a JVM's call then the fit's (`check_rpc_levels`); `barrier_fields`: the barrier's
+    fields of the fit priced by a JVM's call then the fit's (`check_rpc_levels`); `memory_levels_fields`: the
+    memory level's three fields then the fit's (`check_memory_levels`); `barrier_fields`: the barrier's
     three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
@@ -236,6 +247,13 @@ def generate(
     )
     check_rpc_levels(
         rpc_levels_dir, rpc_levels_calibration_dir, rpc_levels_measured_dir, cost_fit_dir, *rpc_levels_fields
+    )
+    check_memory_levels(
+        memory_levels_dir,
+        memory_levels_calibration_dir,
+        memory_levels_measured_dir,
+        cost_fit_dir,
+        *memory_levels_fields,
     )
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
@@ -255,6 +273,9 @@ def generate(
         rpc_levels=rpc_levels_dir,
         rpc_levels_calibration=rpc_levels_calibration_dir,
         rpc_levels_measured=rpc_levels_measured_dir,
+        memory_levels=memory_levels_dir,
+        memory_levels_calibration=memory_levels_calibration_dir,
+        memory_levels_measured=memory_levels_measured_dir,
         barrier=barrier_dir,
         barrier_fit=barrier_fit_dir,
         barrier_calibration=barrier_calibration_dir,
@@ -310,6 +331,12 @@ def generate(
         if "rpc_levels" in read
         else None
     )
+    # A JVM's start apart from its calls: that fit's rule 1 on both, and where it holds its predictions.
+    memory_levels = (
+        C.memory_levels(read["memory_levels"], read["memory_levels_calibration"], read["memory_levels_measured"])
+        if "memory_levels" in read
+        else None
+    )
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
@@ -322,7 +349,7 @@ def generate(
     if levels is not None and levels.fit is not None:
         sources.append(_cost_note(levels.fit))
     sources += [_cost_note(h.study) for h in heldouts]
-    sources += [_levels_fit_note(f) for f in (file_levels, rpc_levels) if f is not None]
+    sources += [_levels_fit_note(f) for f in (file_levels, rpc_levels, memory_levels) if f is not None]
     if barrier is not None:
         sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
@@ -396,6 +423,7 @@ def generate(
         heldouts,
         file_levels,
         rpc_levels,
+        memory_levels,
         after=CB.barrier_tex(barrier) if barrier else (),
     )
     _write(gen / f"{C.NAME}.tex", section, written)
@@ -406,6 +434,7 @@ def generate(
         *((h.study, C.heldout_part(h)) for h in heldouts),
         (file_levels.study if file_levels else None, C.FILE_LEVELS),
         (rpc_levels.study if rpc_levels else None, C.RPC_LEVELS),
+        (memory_levels.study if memory_levels else None, C.MEMORY_LEVELS),
     ):
         if study is None:
             continue
@@ -520,8 +549,8 @@ def _cost_note(costs: C.CostStudy) -> str:
 
 
 def _levels_fit_note(levels: C.LevelsFit) -> str:
-    """The build log's line on a fit of system-call levels (the file levels', or the one priced by a
-    JVM's call): `_cost_note`'s where its rule 1 holds, else that it failed and is not read."""
+    """The build log's line on a fit of system-call levels (the file levels', the one priced by a
+    JVM's call or the memory level's): `_cost_note`'s where its rule 1 holds, else that it failed and is not read."""
     if levels.study is not None:
         return _cost_note(levels.study)
     return (

@@ -72,7 +72,14 @@ levels move a process creation apart from the RPC (`levels_apart` on both, `RPC_
 its share not fitted), the platforms of `rpc_levels_calibration_campaign` (costs-rpc-platforms)
 predicted against the jobs of `rpc_levels_measured_campaign` (costs-oneday-confirm), seeded by the
 fit's design (`rpc_levels`, as `vbench predict CALIBRATION --fit FIT --measured MEASURED --resources
-rpc` reads them). Both fits of levels are one record (`LevelsFit`), read by one function.
+rpc` reads them). After it, a fit of three levels on another machine (`memory_levels_campaign`:
+costs-fit-memory, on the Intel Xeon: the fixed process level, only the calls that map memory, and every
+call) is a part of its own, "A JVM's start apart from its calls" (`MEMORY_LEVELS`:
+tab:costs-memory-levels, no figure): two shares per job, of a JVM's call and its start
+(`MEMORY_LEVELS_RESOURCES`), read only where its levels move the two apart (else one sentence), its
+machine named, the platforms and jobs of one campaign (`memory_levels_calibration_campaign` and
+`memory_levels_measured_campaign`: costs-jvm-sameday) predicted and compared (`memory_levels`). The
+fits of levels are one record (`LevelsFit`), read by one function.
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -119,6 +126,7 @@ from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.wording import count, job_name, resource_name
 
+from vbench.paper import machines as M
 from vbench.paper import sandbox as S
 from vbench.paper.abstract import reader_name
 from vbench.paper.fmt import and_list, configuration_tex, interval_text, sig_digits, tex_escape
@@ -127,7 +135,8 @@ from vbench.paper.tables.grid import Grid, render
 #: The files this section writes under generated/: costs.tex (the section), tables/costs.tex,
 #: figures/costs.{pdf,png,tex}, costs.csv and costs_attribution.csv (the rows, for tracing); the
 #: system-call level, tables/costs-syscalls.tex and its two CSV files (`SYSCALLS`); each later part,
-#: tables/<its name>.tex and its two CSV files (`LEVELS`, `heldout_part`, `FILE_LEVELS`, `RPC_LEVELS`).
+#: tables/<its name>.tex and its two CSV files (`LEVELS`, `heldout_part`, `FILE_LEVELS`, `RPC_LEVELS`,
+#: `MEMORY_LEVELS`).
 NAME = "costs"
 SECTION_LABEL, TABLE_LABEL, FIGURE_LABEL = "sec:costs", "tab:costs", "fig:costs"
 #: What the figure follows (its caption's "After ...").
@@ -229,11 +238,32 @@ RPC_LEVELS = Part(
     "sec:costs-rpc-levels",
     together=("rpc", "syscall", "spawn"),
 )
+#: A JVM's start apart from its calls (`memory_levels_campaign`, where its fit's rule 1 holds): only the
+#: calls that map memory stopped beside the fixed process level and every call, on another machine, two
+#: shares per job, of a JVM's call and its start; its table alone. Where rule 1 fails, its subsection is
+#: one sentence, and it has no table. A process creation moves with a JVM's start at every level.
+MEMORY_LEVELS = Part(
+    "costs-memory-levels",
+    "tab:costs-memory-levels",
+    None,
+    "system-call stops at three levels",
+    "A JVM's start apart from its calls",
+    "sec:costs-memory-levels",
+    together=("syscall", "spawn"),
+)
+
+
+def strace_tex(calls: str) -> str:
+    """How a partial level stops `calls` (strace's -e argument), as the paper prints it: "-{}-" keeps
+    LaTeX from setting the option's "--" as an en dash. Pure."""
+    return rf"\texttt{{strace -f -{{}}-seccomp-bpf -e {tex_escape(calls)}}}"
+
+
 #: The level of the system-call stops (SYSCALL_STOPS_COLUMN) at which only the calls that name a file
 #: are stopped (params/experiments/costs-fit-file.yaml; `cost_prediction.PARTIAL_LEVEL_RESOURCES`).
 FILE_LEVEL = "file"
 #: How that level stops them, as the paper prints it.
-FILE_CALLS_TRACED = r"\texttt{strace -f --seccomp-bpf -e trace=\%file}"
+FILE_CALLS_TRACED = strace_tex("trace=%file")
 #: What a host records it planted at the process level once that level was fixed for threads (its
 #: `slowdown_applied`; vbench.testbed.syscall_stops.applied, with its FIRST_CALL, since 341e298): the
 #: fit priced by a JVM's call is read only from such hosts, as its subsection says its threads ran
@@ -241,19 +271,28 @@ FILE_CALLS_TRACED = r"\texttt{strace -f --seccomp-bpf -e trace=\%file}"
 FIXED_PROCESS_PLANT = "trace=%process,set_robust_list"
 APPLIED_COLUMN = "slowdown_applied"
 #: How the fixed level stops them, as the paper prints it.
-FIXED_CALLS_TRACED = rf"\texttt{{strace -f --seccomp-bpf -e {tex_escape(FIXED_PROCESS_PLANT)}}}"
+FIXED_CALLS_TRACED = strace_tex(FIXED_PROCESS_PLANT)
 #: The one resource the fit priced by a JVM's call fits (`rpc`, vbench/benchmarks/micro/rpc.py: a
 #: JVM's loopback RPC, a call as a JVM's threads make it, not dd's), and the one its hosts calibrated
 #: beside it whose share it leaves out: whether its levels move a process creation apart from the
 #: RPC is said (`levels_apart` on both), not fitted on.
 RPC_LEVELS_RESOURCES = ("rpc",)
 RPC_LEVELS_BESIDE = ("spawn",)
+#: The level at which only the calls that map memory are stopped (params/experiments/costs-fit-memory.yaml;
+#: `cost_prediction.PARTIAL_LEVEL_RESOURCES`), and how it stops them, as the paper prints it.
+MEMORY_LEVEL = "memory"
+MEMORY_CALLS_TRACED = strace_tex("trace=%memory,set_robust_list")
+#: The two resources the fit of the memory level fits (as params/experiments/costs-fit-memory.yaml
+#: named them before it ran), and the one its hosts calibrated beside them whose share it leaves out.
+MEMORY_LEVELS_RESOURCES = ("rpc", "jvmstart")
+MEMORY_LEVELS_BESIDE = ("spawn",)
 #: Resource -> the one operation whose cost it is, as the file levels' sentences name its share.
 COST_UNITS = {
     "syscall": "a one-byte system call",
     "spawn": "a process creation",
     "fileopen": "a file opened by name",
     "rpc": "a loopback RPC of a JVM",
+    "jvmstart": "a JVM's start",
 }
 #: The levels' fit held out (`syscall_levels_heldout`, a list): each campaign there is a
 #: part of its own (`heldout_part`), its files and labels this prefix and the campaign's name, so
@@ -662,9 +701,10 @@ def _heldout_platforms(heldout: HeldOut) -> list[str]:
 class LevelsFit:
     """A fit of system-call levels read on the resources named for it: the file levels'
     (params/paper.yaml's `file_levels_campaign`: only the calls that name a file stopped beside the
-    process and thread calls alone and every call, on the resources its design names) or the fit priced
+    process and thread calls alone and every call, on the resources its design names), the fit priced
     by a JVM's call (`rpc_levels_campaign`: the process level fixed for threads and every call, on a
-    JVM's loopback RPC alone). Its rule 1 (do its levels move those resources apart, `levels_apart`)
+    JVM's loopback RPC alone) or the memory level's (`memory_levels_campaign`: only the calls that map
+    memory stopped beside those two, on a JVM's call and its start). Its rule 1 (do its levels move those resources apart, `levels_apart`)
     and, where it holds, its study: the platforms of the calibration predicted against the measured
     campaign's jobs."""
 
@@ -681,6 +721,8 @@ class LevelsFit:
     #: (`RPC_LEVELS_BESIDE`): what the subsection says of them. None where none is (the file levels
     #: fit every resource their levels name).
     beside: ApartCheck | None = None
+    #: The fit's CPU model, as its hosts recorded it ("" where they did not; `machines.cpu_model`).
+    machine: str = ""
 
 
 def file_levels(fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS) -> LevelsFit:
@@ -706,6 +748,21 @@ def rpc_levels(fit: Campaign, calibration: Campaign, measured: Campaign, n_draws
     return _levels_fit(fit, calibration, measured, levels, RPC_LEVELS_RESOURCES, n_draws, RPC_LEVELS_BESIDE)
 
 
+def memory_levels(
+    fit: Campaign, calibration: Campaign, measured: Campaign, n_draws: int = cm.DEFAULT_DRAWS
+) -> LevelsFit:
+    """`fit`'s rule 1 on a JVM's call and its start (`MEMORY_LEVELS_RESOURCES`) and, where it holds,
+    its study: `calibration`'s platforms predicted against `measured`'s jobs, seeded by the fit's
+    design (`cost_study`, as `vbench predict CALIBRATION --fit FIT --measured MEASURED --resources
+    rpc,jvmstart --seed <its design's seed>` reads them); and rule 1 with a process creation beside
+    them (`MEMORY_LEVELS_BESIDE`), which the subsection says. Refused, naming its samples file, without
+    its process, memory or every-call level, or where its process level is not the plant fixed for
+    threads."""
+    _check_fixed_process_level(fit)
+    levels = (PROCESS_LEVEL, MEMORY_LEVEL, WHOLE_LEVEL)
+    return _levels_fit(fit, calibration, measured, levels, MEMORY_LEVELS_RESOURCES, n_draws, MEMORY_LEVELS_BESIDE)
+
+
 def _levels_fit(
     fit: Campaign,
     calibration: Campaign,
@@ -723,7 +780,9 @@ def _levels_fit(
         _level_configuration(fit.samples, level, where)
     apart, study = _fit_where_apart(fit, resources, calibration, measured, n_draws=n_draws, seed=design_seed(fit.path))
     with_beside = _levels_apart_of(fit, (*resources, *beside)) if beside else None
-    return LevelsFit(fit.name, calibration.name, measured.name, tuple(resources), apart, study, with_beside)
+    return LevelsFit(
+        fit.name, calibration.name, measured.name, tuple(resources), apart, study, with_beside, M.cpu_model(fit)
+    )
 
 
 def _check_fixed_process_level(fit: Campaign) -> None:
@@ -897,7 +956,7 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
     """Per job and platform: the measured ratio to native, the predicted one, the error and whether
     the prediction interval holds the measured ratio; a rule between jobs, the summary in the notes.
     `part`: the label and the caption's planted level, `MAIN`'s or a later part's (`SYSCALLS`, `LEVELS`,
-    `heldout_part`, `FILE_LEVELS`, `RPC_LEVELS`)."""
+    `heldout_part`, `FILE_LEVELS`, `RPC_LEVELS`, `MEMORY_LEVELS`)."""
     level = study.level
     body, rules = [], []
     for i, r in enumerate(study.rows):
@@ -1313,7 +1372,7 @@ def rpc_levels_sentence(levels: LevelsFit) -> str:
     )
 
 
-def rpc_levels_beside_sentence(levels: LevelsFit) -> str:
+def levels_beside_sentence(levels: LevelsFit) -> str:
     """Whether the fit's levels move the resources calibrated beside its share (a process creation)
     apart from it (`LevelsFit.beside`), and that their shares are not fitted: where they do not, which
     rule 1 left unresolved."""
@@ -1326,6 +1385,52 @@ def rpc_levels_beside_sentence(levels: LevelsFit) -> str:
     if check.passes:
         return f"Its levels move {which} apart from {fitted} too; {share} not fitted here."
     return f"Its levels do not move {which} apart from {fitted} ({_unmoved_clause(check)}), so {share} not fitted."
+
+
+def _memory_levels_plan(levels: LevelsFit, would: bool = False) -> str:
+    """What the memory level's fit planted, on which machine, its two shares and the campaigns it
+    predicts, in its design's words (params/experiments/costs-fit-memory.yaml, fixed before it ran):
+    "would" where its fit is not read."""
+    gets, are = ("would get", "would be") if would else ("gets", "are")
+    machine = (
+        rf" on {tex_escape(levels.machine)} (Table~\ref{{{M.LABEL}}} names each campaign's machine)"
+        if levels.machine
+        else ""
+    )
+    return (
+        rf"Campaign \texttt{{{tex_escape(levels.name)}}}{machine} timed the jobs on native hosts with no call stopped, "
+        rf"with only the process and thread calls stopped ({FIXED_CALLS_TRACED}), with only the calls that map, unmap, "
+        rf"protect and advise memory stopped ({MEMORY_CALLS_TRACED}: a JVM's start pays them in quantity, its calls "
+        rf"not at all) and with every call stopped, so that each job {gets} two shares, of "
+        rf"{_cost_units(levels.resources)}, as its design named them before it ran, and {_predicted_against(levels, are)}"
+    )
+
+
+def _predicted_against(levels: LevelsFit, are: str) -> str:
+    """ "the platforms campaign X calibrated are predicted against the jobs campaign Y timed", or, where
+    one campaign did both, against the jobs it timed in the same blocks."""
+    calibration = rf"\texttt{{{tex_escape(levels.calibration_name)}}}"
+    if levels.calibration_name == levels.measured_name:
+        return rf"the platforms campaign {calibration} calibrated {are} predicted against the jobs it timed in the same blocks"
+    return (
+        rf"the platforms campaign {calibration} calibrated {are} predicted against the jobs campaign "
+        rf"\texttt{{{tex_escape(levels.measured_name)}}} timed"
+    )
+
+
+def memory_levels_sentence(levels: LevelsFit) -> str:
+    """The memory level's fit where it is read: what it planted, its two shares, the campaigns
+    predicted and compared, and that its rule 1 holds."""
+    return f"{_memory_levels_plan(levels)}; its rule 1, that the levels move the two apart, holds."
+
+
+def memory_levels_unread_sentence(levels: LevelsFit) -> str:
+    """The memory level's fit whose rule 1 failed, in one sentence: what it planted and would have
+    fitted, and that its fit is not read."""
+    return (
+        f"{_memory_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
+        f"rule 1 ({_unmoved_clause(levels.apart)}) and is not read."
+    )
 
 
 def rpc_levels_unread_sentence(levels: LevelsFit) -> str:
@@ -1496,6 +1601,7 @@ def section_tex(
     heldouts: Sequence[HeldOut] = (),
     file_levels: LevelsFit | None = None,
     rpc_levels: LevelsFit | None = None,
+    memory_levels: LevelsFit | None = None,
     after: Sequence[str] = (),
 ) -> str:
     """generated/costs.tex: the section with its sentences, table and figure, then, given the
@@ -1504,7 +1610,8 @@ def section_tex(
     levels' fit's subsection where it is read, and one subsection per `heldouts` campaign after it,
     in their order (`heldout_part`), then, given the fit of three levels, its subsection
     (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), and given the fit priced by
-    a JVM's call, its subsection (`RPC_LEVELS`: alike), then the lines `after` (a subsection another
+    a JVM's call, its subsection (`RPC_LEVELS`: alike), given the memory level's fit, its subsection
+    (`MEMORY_LEVELS`: alike), then the lines `after` (a subsection another
     module writes: `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
     is typeset)."""
     if superseded is not None and syscalls is None:
@@ -1516,7 +1623,7 @@ def section_tex(
     # The levels' fit, where read, has a subsection of its own, with the part of each job's cost.
     levels_fit = levels.fit if levels is not None else None
     if study is None:
-        if syscalls is not None or file_levels is not None or rpc_levels is not None or after:
+        if any(p is not None for p in (syscalls, file_levels, rpc_levels, memory_levels)) or after:
             raise ValueError("the system-call levels are parts of the cost model's section, which has no fit")
         return OMITTED_TEX
     lines = [
@@ -1557,6 +1664,8 @@ def section_tex(
         lines += ["", *_file_levels_lines(file_levels)]
     if rpc_levels is not None:
         lines += ["", *_rpc_levels_lines(rpc_levels)]
+    if memory_levels is not None:
+        lines += ["", *_memory_levels_lines(memory_levels)]
     if after:
         lines += ["", *after]
     return "\n".join(lines) + "\n"
@@ -1595,7 +1704,18 @@ def _rpc_levels_lines(levels: LevelsFit) -> list[str]:
         levels,
         RPC_LEVELS,
         rpc_levels_unread_sentence,
-        lambda lv: [rpc_levels_sentence(lv), rpc_levels_beside_sentence(lv)],
+        lambda lv: [rpc_levels_sentence(lv), levels_beside_sentence(lv)],
+    )
+
+
+def _memory_levels_lines(levels: LevelsFit) -> list[str]:
+    """The memory level's subsection (`MEMORY_LEVELS`, `_levels_fit_lines`): its partial levels were
+    fixed for threads, so `PARTIAL_LEVELS_THREADS` is not said of it."""
+    return _levels_fit_lines(
+        levels,
+        MEMORY_LEVELS,
+        memory_levels_unread_sentence,
+        lambda lv: [memory_levels_sentence(lv), levels_beside_sentence(lv)],
     )
 
 

@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Fifteen keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Eighteen keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -26,17 +26,22 @@ only with `cost_fit_campaign`; and so may `rpc_levels_campaign`, `rpc_levels_cal
 `rpc_levels_measured_campaign`, the subsection priced by a JVM's call (its fit of the two levels with
 the process level fixed for threads, costs-fit-threads; the calibration whose platforms it predicts,
 costs-rpc-platforms; the campaign whose jobs they are compared with, costs-oneday-confirm), set all
-three or none, and only with `cost_fit_campaign`; and so may `barrier_campaign`,
+three or none, and only with `cost_fit_campaign`; and so may `memory_levels_campaign`,
+`memory_levels_calibration_campaign` and `memory_levels_measured_campaign`, the subsection on a JVM's
+start apart from its calls (its fit of three levels with the calls that map memory stopped,
+costs-fit-memory; the calibration whose platforms it predicts and the campaign whose jobs they are
+compared with, both costs-jvm-sameday), set all three or none, and only with `cost_fit_campaign`;
+and so may `barrier_campaign`,
 `barrier_fit_campaign` and `barrier_calibration_campaign`, the subsection on NNBench's barrier
 (NNBench timed at two barriers, costs-nnbench-barrier; the levels' refit at a longer one,
 costs-fit-barrier; the calibration both fits predict from, costs-oneday-confirm), set all three or
 none, and only with `syscall_levels_campaign`. So a set key that names no measured campaign is
 refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`,
 `superseded_fit_fields`, `levels_fields`, `heldout_fields`, `file_levels_fields`,
-`rpc_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
+`rpc_levels_fields`, `memory_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
 silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
 `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`,
-`check_rpc_levels`, `check_barrier`: paths only, so `invoke paper` need not import the build, which
+`check_rpc_levels`, `check_memory_levels`, `check_barrier`: paths only, so `invoke paper` need not import the build, which
 loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
@@ -75,6 +80,9 @@ PAPER_CAMPAIGN_KEYS = (
     "rpc_levels_campaign",
     "rpc_levels_calibration_campaign",
     "rpc_levels_measured_campaign",
+    "memory_levels_campaign",
+    "memory_levels_calibration_campaign",
+    "memory_levels_measured_campaign",
     "barrier_campaign",
     "barrier_fit_campaign",
     "barrier_calibration_campaign",
@@ -139,6 +147,18 @@ def rpc_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, 
     )
 
 
+def memory_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
+    """What a refusal of the subsection on a JVM's start apart from its calls names
+    (`check_memory_levels`): its fit's, calibration's and measured campaign's keys in `where`, then the
+    cost model's fit key it needs. Pure."""
+    return (
+        f"{where}: paper.memory_levels_campaign",
+        f"{where}: paper.memory_levels_calibration_campaign",
+        f"{where}: paper.memory_levels_measured_campaign",
+        "paper.cost_fit_campaign",
+    )
+
+
 def barrier_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
     """What a refusal of the subsection on NNBench's barrier names (`check_barrier`): its measured
     campaign's, its refit's and its calibration's keys in `where`, then the levels campaign's key it
@@ -190,6 +210,12 @@ class PaperInputs:
     rpc_levels: str = ""
     rpc_levels_calibration: str = ""
     rpc_levels_measured: str = ""
+    #: A JVM's start apart from its calls: the fit of three levels with the calls that map memory
+    #: stopped, the calibration whose platforms it predicts and the campaign whose jobs they are
+    #: compared with.
+    memory_levels: str = ""
+    memory_levels_calibration: str = ""
+    memory_levels_measured: str = ""
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -218,6 +244,9 @@ class PaperInputs:
             rpc_levels=str(paper.get("rpc_levels_campaign") or ""),
             rpc_levels_calibration=str(paper.get("rpc_levels_calibration_campaign") or ""),
             rpc_levels_measured=str(paper.get("rpc_levels_measured_campaign") or ""),
+            memory_levels=str(paper.get("memory_levels_campaign") or ""),
+            memory_levels_calibration=str(paper.get("memory_levels_calibration_campaign") or ""),
+            memory_levels_measured=str(paper.get("memory_levels_measured_campaign") or ""),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -248,6 +277,9 @@ class PaperInputs:
             ("rpc-levels", self.rpc_levels),
             ("rpc-levels-calibration", self.rpc_levels_calibration),
             ("rpc-levels-measured", self.rpc_levels_measured),
+            ("memory-levels", self.memory_levels),
+            ("memory-levels-calibration", self.memory_levels_calibration),
+            ("memory-levels-measured", self.memory_levels_measured),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -258,12 +290,12 @@ class PaperInputs:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
         `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout`, a
-        `file_levels_*` or an `rpc_levels_*` key, the keys whose campaigns must exist, is refused here
+        `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key, the keys whose campaigns must exist, is refused here
         only if it is not a plain name; the build looks for their samples, naming the key in `where`
         (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
-        `heldout_fields`, `file_levels_fields`, `rpc_levels_fields`)."""
+        `heldout_fields`, `file_levels_fields`, `rpc_levels_fields`, `memory_levels_fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), file_levels_fields(where)
-        rpc_fields = rpc_levels_fields(where)
+        rpc_fields, memory_fields = rpc_levels_fields(where), memory_levels_fields(where)
         nnbench_fields = barrier_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
@@ -274,6 +306,7 @@ class PaperInputs:
             *((n, heldout_fields(where)[0]) for n in self.syscall_levels_heldout),
             *zip((self.file_levels, self.file_levels_calibration, self.file_levels_measured), file_fields),
             *zip((self.rpc_levels, self.rpc_levels_calibration, self.rpc_levels_measured), rpc_fields),
+            *zip((self.memory_levels, self.memory_levels_calibration, self.memory_levels_measured), memory_fields),
             *zip((self.barrier, self.barrier_fit, self.barrier_calibration), nnbench_fields),
         ):
             if name:
@@ -307,6 +340,10 @@ class PaperInputs:
             "rpc_levels_calibration_dir": one(self.rpc_levels_calibration),
             "rpc_levels_measured_dir": one(self.rpc_levels_measured),
             "rpc_levels_fields": rpc_fields,
+            "memory_levels_dir": one(self.memory_levels),
+            "memory_levels_calibration_dir": one(self.memory_levels_calibration),
+            "memory_levels_measured_dir": one(self.memory_levels_measured),
+            "memory_levels_fields": memory_fields,
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -437,6 +474,40 @@ def check_rpc_levels(
         "against the jobs the third timed; set all three, or none to build the paper without it",
         "or leave it and the other campaigns priced by a JVM's call unset to build the paper without them",
         (cost_fit_dir, cost_fit, "the fit priced by a JVM's call is a subsection of the cost model's section"),
+    )
+
+
+#: What a refusal of the subsection on a JVM's start apart from its calls names by default
+#: (`check_memory_levels`): `generate`'s arguments.
+MEMORY_LEVELS_FIELDS = (
+    "memory_levels_dir",
+    "memory_levels_calibration_dir",
+    "memory_levels_measured_dir",
+    "cost_fit_dir",
+)
+
+
+def check_memory_levels(
+    memory_levels_dir: Path | str | None,
+    calibration_dir: Path | str | None,
+    measured_dir: Path | str | None,
+    cost_fit_dir: Path | str | None,
+    where: str = MEMORY_LEVELS_FIELDS[0],
+    calibration: str = MEMORY_LEVELS_FIELDS[1],
+    measured: str = MEMORY_LEVELS_FIELDS[2],
+    cost_fit: str = MEMORY_LEVELS_FIELDS[3],
+) -> None:
+    """Refuse the subsection on a JVM's start apart from its calls given in part, or without samples,
+    or without the cost model's fit, before anything is read, as `check_rpc_levels` refuses the
+    subsection priced by a JVM's call (and after the checks before it). The same ways in call it;
+    the fields are named as there; all three None passes: the part is omitted."""
+    _check_set_together(
+        ((memory_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
+        "a JVM's start and its calls are told apart by the fit of the one campaign, which predicts the platforms "
+        "the second calibrated against the jobs the third timed; set all three, or none to build the paper "
+        "without it",
+        "or leave it and the memory level's other campaigns unset to build the paper without them",
+        (cost_fit_dir, cost_fit, "the memory level's fit is a subsection of the cost model's section"),
     )
 
 
@@ -614,10 +685,10 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     monitoring campaign name that is a directory under `raw`: what the paper is rebuilt from
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
-    `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*` or `barrier*`
-    key that is not measured there is refused (`check_cost_fit`, `check_syscall_fit`,
-    `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`, `check_rpc_levels`,
-    `check_barrier`), not left out."""
+    `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
+    `memory_levels_*` or `barrier*` key that is not measured there is refused (`check_cost_fit`,
+    `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`,
+    `check_rpc_levels`, `check_memory_levels`, `check_barrier`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -642,6 +713,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.rpc_levels
         or inputs.rpc_levels_calibration
         or inputs.rpc_levels_measured
+        or inputs.memory_levels
+        or inputs.memory_levels_calibration
+        or inputs.memory_levels_measured
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -671,6 +745,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["rpc_levels_measured_dir"],
             args["cost_fit_dir"],
             *args["rpc_levels_fields"],
+        )
+        check_memory_levels(
+            args["memory_levels_dir"],
+            args["memory_levels_calibration_dir"],
+            args["memory_levels_measured_dir"],
+            args["cost_fit_dir"],
+            *args["memory_levels_fields"],
         )
         check_barrier(
             args["barrier_dir"],

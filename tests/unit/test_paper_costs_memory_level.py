@@ -1,0 +1,260 @@
+"""The cost-model section's subsection "A JVM's start apart from its calls" (vbench.paper.costs.
+MEMORY_LEVELS, issue #53), on synthetic campaigns with a known answer.
+
+As params/experiments/costs-fit-memory.yaml reads them: a fit shaped like costs-fit-memory (native with
+no call stopped, "False"; the process and thread calls alone, with the plant fixed for threads,
+"process"; the calls that map memory alone, "memory"; every call, True; 5 blocks) whose memory level
+moves a JVM's start and leaves its call, and whose every call moves the call too, so that the levels
+move the two apart (its rule 1 on `rpc` and `jvmstart` holds) while a process creation moves with a
+JVM's start at every level; and one campaign shaped like costs-jvm-sameday (native, gVisor and LXC,
+the four costs and the jobs in the same blocks) that is both the calibration and the measured jobs.
+Each job's true ratio is 1 + its share of each of the two costs times that cost's ratio - 1, so the
+fitted shares are known. The builders are test_paper_costs_rpc_level's and test_predict_cmd's; the
+section's first part is test_paper_costs'. params/paper.yaml's three keys: test_paper_levels_keys.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import json
+
+import pandas as pd
+import pytest
+
+import tests.unit.test_predict_cmd as P
+from tests.unit.builders import cli_runner
+from tests.unit.test_paper_costs import _needs_figures
+from tests.unit.test_paper_costs_rpc_level import RPC_MICRO, _rpc_levels_campaign
+from tests.unit.test_paper_costs_syscalls import FIT, SANDBOX
+from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
+from vbench.errors import ParamsError
+from vbench.paper import costs as C
+from vbench.stats.campaign import load_campaign
+
+MEMORY_FIT, MEMORY_CALIBRATION, MEMORY_MEASURED = "costs-fit-memory", "costs-jvm-platforms", "costs-jvm-sameday"
+MEMORY_FIT_SEED = 53031
+#: The fit's machine, as its hosts stamp it on every sample.
+MACHINE = "Intel(R) Xeon(R) Processor"
+#: A run whose memory level left a JVM's start where it was: only every call moves it, with the call.
+UNMOVED = "costs-fit-memory-unmoved"
+#: The fixed process level and every call alone, no memory level: not the design the part reads.
+NO_MEMORY_LEVEL = "costs-fit-threads"
+KEYS = ("memory_levels_campaign", "memory_levels_calibration_campaign", "memory_levels_measured_campaign")
+FLAGS = ("memory-levels", "memory-levels-calibration", "memory-levels-measured")
+#: The four costs the fit's hosts calibrate (test_predict_cmd's MICRO form).
+MEMORY_MICRO = {**RPC_MICRO, "jvmstart": ("jvmstart", "jvm_start_ms", "ms", 30.0, False)}
+#: Each planted level's costs on native (native's, 1, where not said), as costs-fit-memory measured them.
+EVERY_CALL = {"rpc": 7.0, "jvmstart": 2.9, "syscall": 700.0, "spawn": 6.0}
+AT_LEVELS = {"process": {"spawn": 1.4, "jvmstart": 1.2}, "memory": {"spawn": 2.8, "jvmstart": 2.2}, True: EVERY_CALL}
+#: Each job's true shares of native time per cost (test_predict_cmd's jobs).
+SHARES = {"terasort": {"rpc": 0.1, "jvmstart": 0.3}, "nnbench_create_write": {"rpc": 0.2, "jvmstart": 0.1}}
+#: The platforms calibrated and timed: their true costs over native's.
+MEMORY_PLATFORMS = {
+    "gvisor": {"rpc": 8.0, "jvmstart": 4.5, "syscall": 129.0, "spawn": 13.0},
+    "lxc": {"rpc": 1.05, "jvmstart": 1.06, "syscall": 1.05, "spawn": 1.04},
+}
+
+
+def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
+    """test_predict_cmd's true ratio plus the job's shares of the call and the start times their extra costs."""
+    return _ratio(job, costs) + sum(share * (costs.get(r, 1.0) - 1) for r, share in SHARES[job].items())
+
+
+def _stamped(d: Path, machine: str) -> Path:
+    """Every sample of `d` stamped with its hosts' CPU model, as vbench.provenance records it."""
+    path = d / "samples.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for r in records:
+        r["metadata"]["cpu_model"] = machine
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    return d
+
+
+@pytest.fixture(scope="module")
+def raw(tmp_path_factory) -> Path:
+    """DATA/raw with the section's first fit and `sandbox`, the memory level's fits and the campaigns
+    they predict."""
+    raw = tmp_path_factory.mktemp("data") / "raw"
+    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(PLATFORMS, "gvisor", PLATFORMS["sandboxed"])
+        calibration_campaign(raw / SANDBOX, ("native", "gvisor", "slowvm"), jobs=True, seed=3)
+    with pytest.MonkeyPatch.context() as mp:
+        for resource, spec in MEMORY_MICRO.items():
+            mp.setitem(MICRO, resource, spec)
+        for platform, costs in MEMORY_PLATFORMS.items():
+            mp.setitem(PLATFORMS, platform, costs)
+        mp.setattr(P, "true_ratio", _true_ratio)
+        _stamped(_rpc_levels_campaign(raw / MEMORY_FIT, AT_LEVELS, seed=MEMORY_FIT_SEED), MACHINE)
+        unmoved = {**AT_LEVELS, "memory": {"spawn": 1.1}, True: {"rpc": 7.0}}
+        _rpc_levels_campaign(raw / UNMOVED, unmoved, seed=MEMORY_FIT_SEED)
+        _rpc_levels_campaign(raw / NO_MEMORY_LEVEL, {"process": AT_LEVELS["process"], True: EVERY_CALL})
+        others = tuple(r for r in MICRO if r not in MEMORY_MICRO)
+        platforms = ("native", *MEMORY_PLATFORMS)
+        calibration_campaign(raw / MEMORY_CALIBRATION, platforms, drop=others)
+        calibration_campaign(raw / MEMORY_MEASURED, platforms, jobs=True, seed=3, drop=others)
+    return raw
+
+
+def _memory_levels(raw: Path, fit: str = MEMORY_FIT, calibration: str = MEMORY_MEASURED) -> C.LevelsFit:
+    return C.memory_levels(
+        load_campaign(raw / fit), load_campaign(raw / calibration), load_campaign(raw / MEMORY_MEASURED), DRAWS
+    )
+
+
+@pytest.fixture(scope="module")
+def levels(raw) -> C.LevelsFit:
+    return _memory_levels(raw)
+
+
+@pytest.fixture(scope="module")
+def study(raw) -> C.CostStudy:
+    return C.cost_study(load_campaign(raw / FIT), load_campaign(raw / SANDBOX), n_draws=DRAWS)
+
+
+def _subsection(tex: str) -> str:
+    """The memory level's subsection: from its heading to the end."""
+    return tex[tex.index(rf"\subsection{{{C.MEMORY_LEVELS.title}}}\label{{{C.MEMORY_LEVELS.label}}}") :]
+
+
+# --- the fit -------------------------------------------------------------------------------------------
+
+
+def test_the_levels_move_a_jvm_s_start_and_its_call_apart_and_the_fit_recovers_both_shares(levels):
+    assert levels.resources == C.MEMORY_LEVELS_RESOURCES == ("rpc", "jvmstart")
+    assert levels.apart.passes and levels.apart.order == (("jvmstart", "memory"), ("rpc", "True"))
+    assert levels.machine == MACHINE
+    study = levels.study
+    assert study.resources == ("rpc", "jvmstart") and study.seed == MEMORY_FIT_SEED  # the fit's design seed
+    assert study.unfitted == ("syscall", "spawn") and study.left_out == ()
+    assert sorted((r.job, r.platform) for r in study.rows) == [
+        (job, platform) for job in sorted(SHARES) for platform in sorted(MEMORY_PLATFORMS)
+    ]
+    for r in study.rows:
+        shares = {c.resource: c.estimate for c in r.fit.coefficients}
+        assert shares == pytest.approx(SHARES[r.job], abs=0.03), r
+        truth = _true_ratio(r.job, MEMORY_PLATFORMS[r.platform])
+        assert r.predicted.estimate == pytest.approx(truth, rel=0.05), r
+        assert r.measured.estimate == pytest.approx(truth, rel=0.1), r
+
+
+def test_a_process_creation_moves_with_a_jvm_s_start_and_is_said_not_fitted(levels):
+    assert C.MEMORY_LEVELS_BESIDE == ("spawn",) and not levels.beside.passes
+    assert "spawn" in levels.beside.unresolved
+    assert C.levels_beside_sentence(levels).startswith(
+        "Its levels do not move a process creation apart from a loopback RPC of a JVM and a JVM's start ("
+    )
+
+
+def test_a_memory_level_that_leaves_the_start_fails_rule_1_and_nothing_is_fitted(raw):
+    unread = _memory_levels(raw, UNMOVED)
+    assert not unread.apart.passes and unread.study is None
+
+
+def test_a_fit_without_the_memory_level_is_refused_naming_its_samples(raw):
+    with pytest.raises(ParamsError) as err:
+        _memory_levels(raw, NO_MEMORY_LEVEL)
+    assert err.value.field == str(raw / NO_MEMORY_LEVEL / "samples.jsonl") and "'memory'" in err.value.message
+
+
+# --- the LaTeX -------------------------------------------------------------------------------------
+
+
+def test_the_subsection_comes_after_the_one_priced_by_a_call_with_its_machine_sentences_and_table(study, levels):
+    # The subsection priced by a JVM's call, with this fit standing in for it: only its place is read.
+    rpc_levels = C.LevelsFit(
+        NO_MEMORY_LEVEL, MEMORY_CALIBRATION, MEMORY_MEASURED, ("rpc",), levels.apart, levels.study, levels.beside
+    )
+    barrier = [r"\subsection{NNBench}\label{sec:costs-barrier}", "After."]
+    before = C.section_tex(study, rpc_levels=rpc_levels, after=barrier)
+    tex = C.section_tex(study, rpc_levels=rpc_levels, memory_levels=levels, after=barrier)
+    part = _subsection(tex)
+    assert tex.index(rf"\label{{{C.RPC_LEVELS.label}}}") < tex.index(part) < tex.index(r"\label{sec:costs-barrier}")
+    assert tex.replace(part[: part.index(barrier[0])], "") == before
+    part = part[: part.index(barrier[0])]
+    opening, prose = part.splitlines()[1], part.split(r"\input{")[0]
+    assert opening.startswith(
+        rf"Campaign \texttt{{{MEMORY_FIT}}} on {C.tex_escape(MACHINE)} (Table~\ref{{tab:campaigns}} names each "
+        "campaign's machine) timed the jobs on native hosts with no call stopped, with only the process and thread "
+        r"calls stopped (\texttt{strace -f -{}-seccomp-bpf -e trace=\%process,set\_robust\_list}), with only the calls "
+        r"that map, unmap, protect and advise memory stopped (\texttt{strace -f -{}-seccomp-bpf -e "
+        r"trace=\%memory,set\_robust\_list}: a JVM's start pays them in quantity, its calls not at all) and with "
+        "every call stopped, so that each job gets two shares, of a loopback RPC of a JVM and a JVM's start, as its "
+        rf"design named them before it ran, and the platforms campaign \texttt{{{MEMORY_MEASURED}}} calibrated are "
+        "predicted against the jobs it timed in the same blocks; its rule 1, that the levels move the two apart, "
+        "holds. Its levels do not move a process creation apart"
+    )
+    assert opening.endswith(C.fitted_sentence(levels.study, "each platform"))
+    assert C.PARTIAL_LEVELS_THREADS not in part  # its partial levels are the fixed ones
+    fit = levels.study
+    assert C.accuracy_sentence(fit, C.MEMORY_LEVELS) in prose
+    assert C.attribution_sentence(fit, C.MEMORY_LEVELS) in prose
+    assert part.strip().endswith(r"\input{generated/tables/costs-memory-levels.tex}")
+    assert "\n\n" not in prose.strip()  # one paragraph
+    with pytest.raises(ValueError):
+        C.section_tex(None, memory_levels=levels)
+
+
+def test_a_calibration_apart_from_the_jobs_is_named_beside_them(raw):
+    apart = _memory_levels(raw, calibration=MEMORY_CALIBRATION)
+    assert (
+        rf"the platforms campaign \texttt{{{MEMORY_CALIBRATION}}} calibrated are predicted against the jobs campaign "
+        rf"\texttt{{{MEMORY_MEASURED}}} timed; its rule 1" in C.memory_levels_sentence(apart)
+    )
+
+
+def test_a_fit_whose_rule_1_fails_is_one_sentence_and_no_table(raw, study):
+    unread = _memory_levels(raw, UNMOVED)
+    part = _subsection(C.section_tex(study, memory_levels=unread))
+    sentence = C.memory_levels_unread_sentence(unread)
+    assert part.splitlines()[1:] == [sentence]  # the heading, then the one sentence: no table, no number
+    assert "so that each job would get two shares" in sentence and "failed its rule 1 (no level moved" in sentence
+    assert sentence.startswith(rf"Campaign \texttt{{{UNMOVED}}} timed")  # no machine recorded: none said
+
+
+def test_the_table_has_its_label_its_three_levels_and_its_campaigns(levels):
+    table = C.table_costs(levels.study, C.MEMORY_LEVELS)
+    assert r"\label{tab:costs-memory-levels}" in table and "under system-call stops at three levels" in table
+    assert "the shares of native time that scale with loopback RPCs and JVM start" in table
+    assert C.summary_text(levels.study) in table
+    assert "_" not in table and "gvisor" not in table and "gVisor" in table
+
+
+# --- the build ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def main_campaign(tmp_path_factory) -> Path:
+    _needs_figures()
+    from vbench.paper.synthetic import write_synthetic_campaign
+
+    return write_synthetic_campaign(
+        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
+    )
+
+
+def _build_argv(raw: Path, main: Path, out: Path) -> tuple[str, ...]:
+    argv = ("paper", "build", "--campaign", str(main), "--out", str(out), "--no-pdf", "--resamples", "200")
+    argv += ("--sandbox", str(raw / SANDBOX), "--cost-fit", str(raw / FIT))
+    names = (MEMORY_FIT, MEMORY_MEASURED, MEMORY_MEASURED)
+    return argv + tuple(a for flag, name in zip(FLAGS, names) for a in (f"--{flag}", str(raw / name)))
+
+
+def test_vbench_paper_build_with_the_three_options_writes_the_subsection_and_its_table(
+    main_campaign, raw, tmp_path, capsys
+):
+    run = cli_runner(capsys)
+    argv = _build_argv(raw, main_campaign, tmp_path / "paper")
+    rc, err = run(*argv[: argv.index("--memory-levels-measured")])  # two of three: refused before anything
+    assert rc == 2 and "needs --memory-levels-measured set too" in err
+    assert not (tmp_path / "paper" / "generated").exists()
+    rc, err = run(*argv)
+    assert rc == 0, err
+    gen = tmp_path / "paper" / "generated"
+    part = _subsection((gen / "costs.tex").read_text())
+    assert part.strip().endswith(r"\input{generated/tables/costs-memory-levels.tex}")
+    assert r"\label{tab:costs-memory-levels}" in (gen / "tables" / "costs-memory-levels.tex").read_text()
+    rows = pd.read_csv(gen / "costs-memory-levels.csv")
+    assert len(rows) == 4 and set(rows["platform"]) == set(MEMORY_PLATFORMS)
+    assert f"note: cost model: fitted on {MEMORY_FIT} (rpc, jvmstart), predicted for {MEMORY_MEASURED}'s" in err
