@@ -704,9 +704,9 @@ class LevelsFit:
     process and thread calls alone and every call, on the resources its design names), the fit priced
     by a JVM's call (`rpc_levels_campaign`: the process level fixed for threads and every call, on a
     JVM's loopback RPC alone) or the memory level's (`memory_levels_campaign`: only the calls that map
-    memory stopped beside those two, on a JVM's call and its start). Its rule 1 (do its levels move those resources apart, `levels_apart`)
-    and, where it holds, its study: the platforms of the calibration predicted against the measured
-    campaign's jobs."""
+    memory stopped beside those two, on a JVM's call and its start). Its rule 1 (do its levels move
+    those resources apart, `levels_apart`) and, where it holds, its study: the platforms of the
+    calibration predicted against the measured campaign's jobs."""
 
     name: str
     calibration_name: str
@@ -1311,9 +1311,8 @@ def _file_levels_plan(levels: LevelsFit, would: bool = False) -> str:
     return (
         rf"Campaign \texttt{{{tex_escape(levels.name)}}} stopped under ptrace only the calls that name a file "
         rf"({FILE_CALLS_TRACED}), beside only the process and thread calls and every call, so that each job "
-        rf"{gets} three shares, of {units}, as its design named them before it ran, and the platforms campaign "
-        rf"\texttt{{{tex_escape(levels.calibration_name)}}} calibrated {are} predicted against the jobs campaign "
-        rf"\texttt{{{tex_escape(levels.measured_name)}}} timed"
+        rf"{gets} three shares, of {units}, as its design named them before it ran, and "
+        + _predicted_against(levels, are)
     )
 
 
@@ -1345,9 +1344,8 @@ def _rpc_levels_plan(levels: LevelsFit, would: bool = False) -> str:
         rf"Campaign \texttt{{{tex_escape(levels.name)}}} timed the jobs on native hosts with no call stopped, with "
         rf"only the process and thread calls stopped under ptrace, the plant fixed for threads ({FIXED_CALLS_TRACED}: "
         r"each new task's first call is stopped too, so a JVM's threads run their ordinary calls unstopped), and with "
-        rf"every call stopped, so that each job {gets} one share, of {_cost_units(levels.resources)}, and the "
-        rf"platforms campaign \texttt{{{tex_escape(levels.calibration_name)}}} calibrated {are} "
-        rf"predicted against the jobs campaign \texttt{{{tex_escape(levels.measured_name)}}} timed"
+        rf"every call stopped, so that each job {gets} one share, of {_cost_units(levels.resources)}, and "
+        + _predicted_against(levels, are)
     )
 
 
@@ -1402,7 +1400,8 @@ def _memory_levels_plan(levels: LevelsFit, would: bool = False) -> str:
         rf"with only the process and thread calls stopped ({FIXED_CALLS_TRACED}), with only the calls that map, unmap, "
         rf"protect and advise memory stopped ({MEMORY_CALLS_TRACED}: a JVM's start pays them in quantity, its calls "
         rf"not at all) and with every call stopped, so that each job {gets} two shares, of "
-        rf"{_cost_units(levels.resources)}, as its design named them before it ran, and {_predicted_against(levels, are)}"
+        rf"{_cost_units(levels.resources)}, as its design named them before it ran, and "
+        + _predicted_against(levels, are)
     )
 
 
@@ -1411,7 +1410,10 @@ def _predicted_against(levels: LevelsFit, are: str) -> str:
     one campaign did both, against the jobs it timed in the same blocks."""
     calibration = rf"\texttt{{{tex_escape(levels.calibration_name)}}}"
     if levels.calibration_name == levels.measured_name:
-        return rf"the platforms campaign {calibration} calibrated {are} predicted against the jobs it timed in the same blocks"
+        return (
+            rf"the platforms campaign {calibration} calibrated {are} predicted against the jobs it timed"
+            " in the same blocks"
+        )
     return (
         rf"the platforms campaign {calibration} calibrated {are} predicted against the jobs campaign "
         rf"\texttt{{{tex_escape(levels.measured_name)}}} timed"

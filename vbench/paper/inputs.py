@@ -41,8 +41,8 @@ refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_f
 `rpc_levels_fields`, `memory_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
 silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
 `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`,
-`check_rpc_levels`, `check_memory_levels`, `check_barrier`: paths only, so `invoke paper` need not import the build, which
-loads matplotlib):
+`check_rpc_levels`, `check_memory_levels`, `check_barrier`: paths only, so `invoke paper` need not
+import the build, which loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
 """
@@ -290,9 +290,9 @@ class PaperInputs:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
         `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout`, a
-        `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key, the keys whose campaigns must exist, is refused here
-        only if it is not a plain name; the build looks for their samples, naming the key in `where`
-        (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
+        `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key, the keys whose campaigns must
+        exist, is refused here only if it is not a plain name; the build looks for their samples,
+        naming the key in `where` (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
         `heldout_fields`, `file_levels_fields`, `rpc_levels_fields`, `memory_levels_fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), file_levels_fields(where)
         rpc_fields, memory_fields = rpc_levels_fields(where), memory_levels_fields(where)
