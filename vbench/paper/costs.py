@@ -102,6 +102,8 @@ from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
 from vbench.stats.cost_prediction import (
+    FILE_LEVEL,
+    MEMORY_LEVEL,
     MIN_PLANTED_COST,
     PLANTED_COST_CONF,
     PROCESS_LEVEL,
@@ -129,7 +131,7 @@ from vbench.wording import count, job_name, resource_name
 from vbench.paper import machines as M
 from vbench.paper import sandbox as S
 from vbench.paper.abstract import reader_name
-from vbench.paper.fmt import and_list, configuration_tex, interval_text, sig_digits, tex_escape
+from vbench.paper.fmt import and_list, code_tex, configuration_tex, interval_text, sig_digits, tex_escape
 from vbench.paper.tables.grid import Grid, render
 
 #: The files this section writes under generated/: costs.tex (the section), tables/costs.tex,
@@ -254,15 +256,12 @@ MEMORY_LEVELS = Part(
 
 
 def strace_tex(calls: str) -> str:
-    """How a partial level stops `calls` (strace's -e argument), as the paper prints it: "-{}-" keeps
-    LaTeX from setting the option's "--" as an en dash. Pure."""
-    return rf"\texttt{{strace -f -{{}}-seccomp-bpf -e {tex_escape(calls)}}}"
+    """How a partial level stops `calls` (strace's -e argument), as the paper prints it. Pure."""
+    return code_tex(f"strace -f --seccomp-bpf -e {calls}")
 
 
-#: The level of the system-call stops (SYSCALL_STOPS_COLUMN) at which only the calls that name a file
-#: are stopped (params/experiments/costs-fit-file.yaml; `cost_prediction.PARTIAL_LEVEL_RESOURCES`).
-FILE_LEVEL = "file"
-#: How that level stops them, as the paper prints it.
+#: How the level that stops only the calls naming a file (`FILE_LEVEL`, params/experiments/
+#: costs-fit-file.yaml) stops them, as the paper prints it.
 FILE_CALLS_TRACED = strace_tex("trace=%file")
 #: What a host records it planted at the process level once that level was fixed for threads (its
 #: `slowdown_applied`; vbench.testbed.syscall_stops.applied, with its FIRST_CALL, since 341e298): the
@@ -278,9 +277,8 @@ FIXED_CALLS_TRACED = strace_tex(FIXED_PROCESS_PLANT)
 #: RPC is said (`levels_apart` on both), not fitted on.
 RPC_LEVELS_RESOURCES = ("rpc",)
 RPC_LEVELS_BESIDE = ("spawn",)
-#: The level at which only the calls that map memory are stopped (params/experiments/costs-fit-memory.yaml;
-#: `cost_prediction.PARTIAL_LEVEL_RESOURCES`), and how it stops them, as the paper prints it.
-MEMORY_LEVEL = "memory"
+#: How the level that stops only the calls mapping memory (`MEMORY_LEVEL`, params/experiments/
+#: costs-fit-memory.yaml) stops them, as the paper prints it.
 MEMORY_CALLS_TRACED = strace_tex("trace=%memory,set_robust_list")
 #: The two resources the fit of the memory level fits (as params/experiments/costs-fit-memory.yaml
 #: named them before it ran), and the one its hosts calibrated beside them whose share it leaves out.

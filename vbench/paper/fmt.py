@@ -67,6 +67,12 @@ def tex_escape(text: object) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
+def code_tex(text: object) -> str:
+    """A command as the paper prints it, in typewriter type: escaped, and each "--" of an option kept
+    two hyphens ("-{}-"), which LaTeX would otherwise set as an en dash. Pure."""
+    return rf"\texttt{{{tex_escape(text).replace('--', '-{}-')}}}"
+
+
 def configuration_tex(config: object) -> str:
     """A configuration as the paper prints it (`vbench.wording.platform_label`: "LXC", the A/A
     copy `native~aa` as "native (A/A copy)"), safe inside LaTeX."""

@@ -64,15 +64,17 @@ PLANTED_RESOURCES: dict[str, str] = {
 #: moves a process creation alone, every call stopped moves the call. Named, not chosen by rule 1
 #: (PLANTED_RESOURCES has one resource per factor); its rule 1 is `levels_apart`.
 SYSCALL_LEVELS_RESOURCES: tuple[str, ...] = ("syscall", "spawn")
-#: The samples' column of the system-call stops' level, and its level that stops only the process
-#: and thread calls.
+#: The samples' column of the system-call stops' level, and its partial levels: the one that stops
+#: only the process and thread calls, the one that stops only the calls naming a file, and the one
+#: that stops only the calls mapping memory (vbench.testbed.syscall_stops, which the statistics and
+#: the paper do not import).
 SYSCALL_STOPS_COLUMN = LEVEL + "slowdown.syscall_stops"
-PROCESS_LEVEL = "process"
+PROCESS_LEVEL, FILE_LEVEL, MEMORY_LEVEL = "process", "file", "memory"
 #: Each partial level of the system-call stops -> the resource it moves apart from every call
 #: stopped (which moves the one-byte call, `syscall`): params/experiments/costs-fit-file.yaml added
 #: the calls that name a file to costs-fit-process-confirm's process level; costs-fit-memory.yaml the
 #: calls that map memory, which move a JVM's start and not its calls.
-PARTIAL_LEVEL_RESOURCES: dict[str, str] = {PROCESS_LEVEL: "spawn", "file": "fileopen", "memory": "jvmstart"}
+PARTIAL_LEVEL_RESOURCES: dict[str, str] = {PROCESS_LEVEL: "spawn", FILE_LEVEL: "fileopen", MEMORY_LEVEL: "jvmstart"}
 #: The resources params/experiments/costs-fit.yaml fits (its rule 2): every planted one it plants.
 FIT_RESOURCES: tuple[str, ...] = ("cpu", "round_trip", "net_throughput", "disk_seq_write")
 #: Below this (after Holm over the jobs) the additive form is rejected for a job (costs-fit rule 3).
