@@ -119,9 +119,12 @@ def run(args) -> int:
     # at the predictions' level: a phase's interval then reads like the job's measured one beside it.
     cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
     phases = job_phases.phase_ratios(measured_in or calibration, cfg)
+    attempts = job_phases.unsuccessful_attempts(measured_in or calibration)
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
-    table = cost_prediction.prediction_table(inputs, phases=phases, n_draws=draws, seed=seed, blocks=args.blocks)
+    table = cost_prediction.prediction_table(
+        inputs, phases=phases, attempts=attempts, n_draws=draws, seed=seed, blocks=args.blocks
+    )
     timings = (
         ("reading and checking", read - started),
         ("the phases' statistics", compared - read),

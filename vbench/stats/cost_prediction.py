@@ -41,7 +41,7 @@ from vbench.stats import machines as mc
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
-from vbench.stats.job_phases import PhaseRatio
+from vbench.stats.job_phases import AttemptRuns, PhaseRatio
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.rows import DEFAULT_SEED
@@ -263,6 +263,9 @@ class PredictionTable:
     conf: float
     n_draws: int
     seed: int
+    #: The measured runs with a task attempt that did not succeed, per platform (the baseline too)
+    #: and job (`job_phases.unsuccessful_attempts`); () where the jobs' campaign recorded none.
+    attempts: tuple[AttemptRuns, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -785,13 +788,15 @@ def prediction_table(
     inputs: PredictionInputs,
     *,
     phases: Sequence[PhaseRatio] = (),
+    attempts: Sequence[AttemptRuns] = (),
     conf: float = cm.DEFAULT_CONF,
     n_draws: int = cm.DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
     blocks: int | None = None,
 ) -> PredictionTable:
     """Each job fitted on the fit campaign, each platform's ratio predicted and attributed, with
-    the calibration's measured `phases` of that job and platform beside it. Each row's prediction
+    the calibration's measured `phases` of that job and platform beside it, and its runs with an
+    unsuccessful task attempt (`attempts`) beside the table. Each row's prediction
     interval is for a measurement of `blocks` blocks (a campaign one plans); by default of as many
     as its measured ratio's, or, with none, as the fit's rows'."""
     if n_draws < 2:
@@ -818,7 +823,7 @@ def prediction_table(
                     pred.blocks,
                 )
             )
-    return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed)
+    return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed, tuple(attempts))
 
 
 def design_seed(campaign_dir: Path) -> int | None:
@@ -963,6 +968,9 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             out += ["", f"Measured phases on {costs.platform}:"]
             phases = [_phase_record(ph, level, inp.calibration_baseline) for row in phased for ph in row.phases]
             out.append(_table(phases))
+    if any(a.any for a in table.attempts):
+        out += ["", "Measured runs with a task attempt that did not succeed (JobHistory):"]
+        out.append(_table([_attempt_record(a) for a in table.attempts]))
     out += [
         "",
         "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
@@ -976,6 +984,12 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     acc = accuracy(table.rows)
     if acc is not None:
         out += ["", *format_accuracy(acc)]
+    if any(a.any for a in table.attempts):
+        out.append(
+            "outrun: a run with a task attempt killed because its speculative copy finished first (YARN found the "
+            "task slow and started it again beside itself): a straggler's time, which no calibrated cost prices, "
+            "and a copy holding a core while it ran; lost: one failed or killed otherwise."
+        )
     if any(r.phases for r in table.rows):
         out.append(
             "Measured phases: each JobHistory phase's ratio to the baseline, the preferred ratio_to_baseline "
@@ -1028,6 +1042,16 @@ def _phase_record(ph: PhaseRatio, level: int, baseline: str) -> dict[str, str]:
         "phase": ph.phase,
         f"ratio [{level} %]": _interval(ph.ratio),
         f"share of {baseline}'s job": _pct(ph.native_share),
+    }
+
+
+def _attempt_record(a: AttemptRuns) -> dict[str, str]:
+    return {
+        "platform": a.platform,
+        "job": a.job,
+        "runs outrun": f"{a.outrun} of {a.runs}",
+        "runs lost": f"{a.lost} of {a.runs}",
+        "attempts (map, reduce)": f"{a.maps}, {a.reduces}",
     }
 
 
@@ -1147,6 +1171,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
             }
             for r in table.rows
         ],
+        "attempts": [asdict(a) for a in table.attempts],
         "accuracy": _accuracy_json(accuracy(table.rows)),
         "notes": list(inp.notes),
         "seconds": {what: s for what, s in timings} | ({"total": sum(s for _, s in timings)} if timings else {}),

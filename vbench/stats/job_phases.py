@@ -11,6 +11,11 @@ preferred `ratio_to_baseline` row: `campaign_stats`, the function the statistics
 table with, read by `preferred_row` as `vbench campaign summary` and the explore notebook read it,
 so that a phase is never told one way here and another in the table. Its share of the baseline's
 job time is read from the baseline's own samples.
+
+Beside the phases, `unsuccessful_attempts` counts the runs in which JobHistory recorded a task
+attempt of the job killed because its speculative copy finished first (a straggler: YARN thought
+the task slow enough to start it again beside itself) or lost otherwise: time no calibrated cost
+prices, and the copy that loses holds a core while it runs.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
 from vbench.stats.campaign_stats import StatsConfig, campaign_stats
 from vbench.stats.keys import natural_key
+from vbench.stats.pernode import SPECULATION_LOST
 from vbench.stats.records import Interval
 from vbench.stats.table.cells import cell_number, cell_text, key_as_text, preferred_row
 from vbench.stats.table.verdicts import HOLM_NOTE
@@ -147,3 +153,63 @@ def phase_ratios(
             share = native_share(samples, job, metric, baseline)
             out.append(PhaseRatio(job.name, str(platform), baseline, phase, metric, ratio, method, share))
     return tuple(sorted(out, key=lambda p: (natural_key(p.platform), natural_key(p.job), _ORDER[p.phase])))
+
+
+#: A job's unsuccessful attempts' metric after its step, per task type, as `load_campaign` names them.
+UNSUCCESSFUL: tuple[str, ...] = ("attempt.map_attempt_unsuccessful", "attempt.reduce_attempt_unsuccessful")
+
+
+@dataclass(frozen=True)
+class AttemptRuns:
+    """How many of a suite job's measured runs on one platform had a task attempt that did not
+    succeed, as JobHistory recorded it."""
+
+    job: str
+    platform: str
+    #: The measured runs that timed the job (warm-up runs left out).
+    runs: int
+    #: Runs with an attempt killed because its speculative copy finished first.
+    outrun: int
+    #: Runs with an attempt that failed, or was killed for another reason (e.g. "Attmpt state
+    #: missing from History").
+    lost: int
+    #: The unsuccessful attempts of each kind, over all the runs: map and reduce.
+    maps: int
+    reduces: int
+
+    @property
+    def any(self) -> bool:
+        return self.outrun > 0 or self.lost > 0
+
+
+def unsuccessful_attempts(campaign: Campaign, jobs: Sequence[cm.Job] = cm.PHASED_JOBS) -> tuple[AttemptRuns, ...]:
+    """For every job of `jobs` the campaign timed and every platform it timed it on (the baseline
+    too), the runs with an attempt outrun by its speculative copy and those with one lost otherwise,
+    in natural order of platform and job. Runs are told apart by `run_id`; a campaign whose samples
+    carry none gives (). Pure."""
+    rows = measured_samples(campaign.samples)
+    if rows is None or rows.empty or "run_id" not in rows.columns:
+        return ()
+    rows = rows[rows["run_id"].astype(str) != ""]
+    out = []
+    for job in jobs:
+        mine = rows[rows["benchmark"] == job.benchmark]
+        timed = mine[mine["metric"] == job.metric]
+        bad = mine[mine["metric"].isin([f"{job.step}.{m}" for m in UNSUCCESSFUL])]
+        state = bad["attempt_state"].astype(str) if "attempt_state" in bad.columns else pd.Series("", index=bad.index)
+        why = bad["diagnostics"].fillna("").astype(str) if "diagnostics" in bad.columns else state.map(lambda _: "")
+        outrun = state.eq("KILLED") & why.str.startswith(SPECULATION_LOST)
+        for platform, runs in timed.groupby("platform", sort=False):
+            here = bad["platform"] == platform
+            out.append(
+                AttemptRuns(
+                    job.name,
+                    str(platform),
+                    int(runs["run_id"].nunique()),
+                    int(bad.loc[here & outrun, "run_id"].nunique()),
+                    int(bad.loc[here & ~outrun, "run_id"].nunique()),
+                    int((here & bad["metric"].str.endswith(UNSUCCESSFUL[0])).sum()),
+                    int((here & bad["metric"].str.endswith(UNSUCCESSFUL[1])).sum()),
+                )
+            )
+    return tuple(sorted(out, key=lambda a: (natural_key(a.platform), natural_key(a.job))))
