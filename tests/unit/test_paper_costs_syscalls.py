@@ -727,7 +727,7 @@ def test_the_held_out_subsection_follows_the_levels_fit_s(raw, study, syscalls, 
     assert opening.startswith(
         rf"Campaign \texttt{{{HELDOUT}}} calibrated the same costs and timed the same jobs on native and on "
         "gVisor, on its own network stack (netstack, in the Sentry) and on the host's "
-        r"(\texttt{runsc --network=host}), in runs of its own (5 blocks), none of them in any fit"
+        r"(\texttt{runsc -{}-network=host}), in runs of its own (5 blocks), none of them in any fit"
     )
     stacks = C.and_list([C._stack_clause(j, iv) for j, iv in heldout.stacks])
     assert f"Per job, the host stack's time over gVisor's own was {stacks} (95" in opening

@@ -1281,7 +1281,7 @@ def heldout_sentence(heldout: HeldOut, test: int = 0) -> str:
     if heldout.stacks:
         where = (
             r"native and on gVisor, on its own network stack (netstack, in the Sentry) and on the host's "
-            r"(\texttt{runsc --network=host})"
+            f"({code_tex('runsc --network=host')})"
         )
     else:
         where = and_list(["native", *_heldout_platforms(heldout)])

@@ -13,7 +13,7 @@ from vbench.stats.quiet import quiet_counts
 
 from vbench.paper import results as R
 from vbench.paper import sandbox as S
-from vbench.paper.fmt import NOT_MEASURED, configuration_tex, interval_text, tex_escape, unit_tex
+from vbench.paper.fmt import NOT_MEASURED, code_tex, configuration_tex, interval_text, tex_escape, unit_tex
 from vbench.paper.tables.grid import Grid, campaign_platforms, render
 
 
@@ -210,7 +210,7 @@ def table_sandbox(stats, samples, baseline="native") -> str:
         ROUNDS_NOTE if PAIRED_T_ROUNDS in methods else "",
         r"Fieller: runs treated as independent; $n$ is platform/baseline runs." if FIELLER in methods else "",
         r"\texttt{gvisor/sandbox}: gVisor's own network stack (runsc's default); \texttt{gvisor/host}: the host "
-        r"namespace's stack reached through the Sentry (\texttt{runsc --network=host})."
+        r"namespace's stack reached through the Sentry (" + code_tex("runsc --network=host") + ")."
         if any("/" in p for p in platforms)
         else "",
         r"Not measured: this build was given no sandbox campaign (\texttt{paper.sandbox\_campaign})."
