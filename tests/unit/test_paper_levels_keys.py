@@ -1,6 +1,6 @@
 """params/paper.yaml's keys of the cost model's subsections that read a levels' fit, a calibration
-and a measured campaign (the file levels', vbench.paper.inputs.check_file_levels, the one priced by
-a JVM's call, check_rpc_levels, and the memory level's, check_memory_levels): the committed rebuild
+and a measured campaign (vbench.paper.inputs.LevelsPart: the file levels', the one priced by a JVM's
+call and the memory level's): the committed rebuild
 passes them on, refuses them given in part, unmeasured or without the cost model's fit, naming the
 file and the key, and the paper stage in dvc.yaml passes and depends on them. One set of tests over
 the three: the subsections are refused alike (`inputs._check_set_together`), so their keys' tests
@@ -39,7 +39,7 @@ from tests.unit.test_paper_costs_rpc_level import FLAGS as RPC_FLAGS
 from tests.unit.test_paper_costs_rpc_level import KEYS as RPC_KEYS
 from tests.unit.test_paper_costs_syscalls import CALIBRATION, FIT, SANDBOX, SYSCALL_FIT, _committed, _measured
 from vbench.errors import ParamsError
-from vbench.paper.inputs import check_file_levels, check_memory_levels, check_rpc_levels
+from vbench.paper.inputs import FILE_LEVELS_INPUTS, MEMORY_LEVELS_INPUTS, RPC_LEVELS_INPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The campaigns test_paper_costs_syscalls' `_committed` names beside the three keys (the cost model's
@@ -65,14 +65,16 @@ class Subsection:
 
 
 FILE_LEVELS = Subsection(
-    FILE_KEYS, (FILE_FIT, FILE_CALIBRATION, FILE_MEASURED), FILE_FLAGS, check_file_levels, "file_levels"
+    FILE_KEYS, (FILE_FIT, FILE_CALIBRATION, FILE_MEASURED), FILE_FLAGS, FILE_LEVELS_INPUTS.check, "file_levels"
 )
-RPC_LEVELS = Subsection(RPC_KEYS, (RPC_FIT, RPC_CALIBRATION, RPC_MEASURED), RPC_FLAGS, check_rpc_levels, "rpc_levels")
+RPC_LEVELS = Subsection(
+    RPC_KEYS, (RPC_FIT, RPC_CALIBRATION, RPC_MEASURED), RPC_FLAGS, RPC_LEVELS_INPUTS.check, "rpc_levels"
+)
 MEMORY_LEVELS = Subsection(
     MEMORY_KEYS,
     (MEMORY_FIT, MEMORY_CALIBRATION, MEMORY_MEASURED),
     MEMORY_FLAGS,
-    check_memory_levels,
+    MEMORY_LEVELS_INPUTS.check,
     "memory_levels",
 )
 SUBSECTIONS = pytest.mark.parametrize(

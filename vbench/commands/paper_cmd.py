@@ -211,7 +211,7 @@ def run(args) -> int:
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
     # options, then the three --barrier options, itself before it reads anything
     # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
-    # check_heldout, check_file_levels, check_rpc_levels, check_memory_levels, check_barrier):
+    # check_heldout, each LevelsPart.check, check_barrier):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,

@@ -71,20 +71,17 @@ from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import (
     BARRIER_FIELDS,
     COST_FIT_FIELDS,
-    FILE_LEVELS_FIELDS,
+    FILE_LEVELS_INPUTS,
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
-    RPC_LEVELS_FIELDS,
-    MEMORY_LEVELS_FIELDS,
+    MEMORY_LEVELS_INPUTS,
+    RPC_LEVELS_INPUTS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     check_barrier,
     check_cost_fit,
-    check_file_levels,
     check_heldout,
     check_levels,
-    check_rpc_levels,
-    check_memory_levels,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -184,15 +181,15 @@ def generate(
     file_levels_dir: Path | None = None,
     file_levels_calibration_dir: Path | None = None,
     file_levels_measured_dir: Path | None = None,
-    file_levels_fields: tuple[str, str, str, str] = FILE_LEVELS_FIELDS,
+    file_levels_fields: tuple[str, str, str, str] = FILE_LEVELS_INPUTS.arguments,
     rpc_levels_dir: Path | None = None,
     rpc_levels_calibration_dir: Path | None = None,
     rpc_levels_measured_dir: Path | None = None,
-    rpc_levels_fields: tuple[str, str, str, str] = RPC_LEVELS_FIELDS,
+    rpc_levels_fields: tuple[str, str, str, str] = RPC_LEVELS_INPUTS.arguments,
     memory_levels_dir: Path | None = None,
     memory_levels_calibration_dir: Path | None = None,
     memory_levels_measured_dir: Path | None = None,
-    memory_levels_fields: tuple[str, str, str, str] = MEMORY_LEVELS_FIELDS,
+    memory_levels_fields: tuple[str, str, str, str] = MEMORY_LEVELS_INPUTS.arguments,
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -232,9 +229,9 @@ def generate(
     fit's field then the level's fit's (`check_superseded_fit`); `syscall_levels_fields`: the
     second campaign's field then the level's fit's (`check_levels`); `syscall_levels_heldout_fields`:
     the held-out campaigns' field then the second campaign's (`check_heldout`); `file_levels_fields`:
-    the three file-level fields then the fit's (`check_file_levels`); `rpc_levels_fields`: the three
-    fields of the fit priced by a JVM's call then the fit's (`check_rpc_levels`); `memory_levels_fields`: the
-    memory level's three fields then the fit's (`check_memory_levels`); `barrier_fields`: the barrier's
+    the three file-level fields then the fit's (`FILE_LEVELS_INPUTS.check`); `rpc_levels_fields`: the
+    three fields of the fit priced by a JVM's call then the fit's (`RPC_LEVELS_INPUTS.check`);
+    `memory_levels_fields`: the memory level's three fields then the fit's (`MEMORY_LEVELS_INPUTS.check`); `barrier_fields`: the barrier's
     three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
@@ -242,13 +239,13 @@ def generate(
     check_superseded_fit(syscall_fit_superseded_dir, syscall_fit_dir, *syscall_fit_superseded_fields)
     check_levels(syscall_levels_dir, syscall_fit_dir, *syscall_levels_fields)
     check_heldout(syscall_levels_heldout_dirs, syscall_levels_dir, *syscall_levels_heldout_fields)
-    check_file_levels(
+    FILE_LEVELS_INPUTS.check(
         file_levels_dir, file_levels_calibration_dir, file_levels_measured_dir, cost_fit_dir, *file_levels_fields
     )
-    check_rpc_levels(
+    RPC_LEVELS_INPUTS.check(
         rpc_levels_dir, rpc_levels_calibration_dir, rpc_levels_measured_dir, cost_fit_dir, *rpc_levels_fields
     )
-    check_memory_levels(
+    MEMORY_LEVELS_INPUTS.check(
         memory_levels_dir,
         memory_levels_calibration_dir,
         memory_levels_measured_dir,

@@ -37,11 +37,11 @@ and so may `barrier_campaign`,
 costs-fit-barrier; the calibration both fits predict from, costs-oneday-confirm), set all three or
 none, and only with `syscall_levels_campaign`. So a set key that names no measured campaign is
 refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`,
-`superseded_fit_fields`, `levels_fields`, `heldout_fields`, `file_levels_fields`,
-`rpc_levels_fields`, `memory_levels_fields`, `barrier_fields`), by both ways of building, before anything is read:
+`superseded_fit_fields`, `levels_fields`, `heldout_fields`, `barrier_fields`, and the three-campaign
+subsections' `LevelsPart.fields`), by both ways of building, before anything is read:
 silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
-`check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`,
-`check_rpc_levels`, `check_memory_levels`, `check_barrier`: paths only, so `invoke paper` need not
+`check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_barrier`, and
+`LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`: paths only, so `invoke paper` need not
 import the build, which loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
@@ -123,40 +123,87 @@ def heldout_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     return f"{where}: paper.syscall_levels_heldout", "paper.syscall_levels_campaign"
 
 
-def file_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
-    """What a refusal of the subsection on the calls that name a file names (`check_file_levels`): its
-    fit's, calibration's and measured campaign's keys in `where`, then the cost model's fit key it
-    needs. Pure."""
-    return (
-        f"{where}: paper.file_levels_campaign",
-        f"{where}: paper.file_levels_calibration_campaign",
-        f"{where}: paper.file_levels_measured_campaign",
-        "paper.cost_fit_campaign",
-    )
+@dataclass(frozen=True)
+class LevelsPart:
+    """A subsection of the cost model's section made of three campaigns: a fit of planted levels,
+    the calibration whose platforms it predicts and the campaign whose jobs they are compared with,
+    set all three or none, and only with the cost model's fit (`cost_fit_campaign`). `key` names its
+    params keys (`paper.<key>_campaign`, `paper.<key>_calibration_campaign`,
+    `paper.<key>_measured_campaign`) and `generate`'s arguments (`<key>_dir`, ...); the rest is what
+    a refusal says: why the three go together, how to build without them, whose subsection it is."""
+
+    key: str
+    together: str
+    omit: str
+    part_of: str
+
+    @property
+    def arguments(self) -> tuple[str, str, str, str]:
+        """What a refusal names by default: `generate`'s arguments, then the cost model's fit's."""
+        return (f"{self.key}_dir", f"{self.key}_calibration_dir", f"{self.key}_measured_dir", "cost_fit_dir")
+
+    def fields(self, where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
+        """What a refusal names when read from params: its three keys in `where`, then the cost
+        model's fit key it needs. Pure."""
+        return (
+            f"{where}: paper.{self.key}_campaign",
+            f"{where}: paper.{self.key}_calibration_campaign",
+            f"{where}: paper.{self.key}_measured_campaign",
+            "paper.cost_fit_campaign",
+        )
+
+    def check(
+        self,
+        fit_dir: Path | str | None,
+        calibration_dir: Path | str | None,
+        measured_dir: Path | str | None,
+        cost_fit_dir: Path | str | None,
+        where: str | None = None,
+        calibration: str | None = None,
+        measured: str | None = None,
+        cost_fit: str | None = None,
+    ) -> None:
+        """Refuse the subsection given in part, or without samples, or without the cost model's fit,
+        before anything is read, as `check_syscall_fit` refuses the system-call level (and after the
+        checks before it). The same ways in call it. `where`, `calibration` and `measured` name its
+        fit's, its calibration's and its measured campaign's fields as the caller was given them,
+        `cost_fit` the cost model's fit's (by default `arguments`); all three None passes: the part
+        is omitted."""
+        named = [where, calibration, measured, cost_fit]
+        where, calibration, measured, cost_fit = (n if n is not None else d for n, d in zip(named, self.arguments))
+        _check_set_together(
+            ((fit_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
+            self.together,
+            self.omit,
+            (cost_fit_dir, cost_fit, self.part_of),
+        )
 
 
-def rpc_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
-    """What a refusal of the subsection priced by a JVM's call names (`check_rpc_levels`): its fit's,
-    calibration's and measured campaign's keys in `where`, then the cost model's fit key it needs.
-    Pure."""
-    return (
-        f"{where}: paper.rpc_levels_campaign",
-        f"{where}: paper.rpc_levels_calibration_campaign",
-        f"{where}: paper.rpc_levels_measured_campaign",
-        "paper.cost_fit_campaign",
-    )
-
-
-def memory_levels_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
-    """What a refusal of the subsection on a JVM's start apart from its calls names
-    (`check_memory_levels`): its fit's, calibration's and measured campaign's keys in `where`, then the
-    cost model's fit key it needs. Pure."""
-    return (
-        f"{where}: paper.memory_levels_campaign",
-        f"{where}: paper.memory_levels_calibration_campaign",
-        f"{where}: paper.memory_levels_measured_campaign",
-        "paper.cost_fit_campaign",
-    )
+#: The calls that name a file (costs-fit-file, costs-calibration-file, costs-oneday-confirm).
+FILE_LEVELS_INPUTS = LevelsPart(
+    "file_levels",
+    "the calls that name a file are fitted on the one campaign, whose fit predicts the platforms the second "
+    "calibrated against the jobs the third timed; set all three, or none to build the paper without them",
+    "or leave it and the file level's other campaigns unset to build the paper without them",
+    "the calls that name a file are a subsection of the cost model's section",
+)
+#: Priced by a JVM's call (costs-fit-threads, costs-rpc-platforms, costs-oneday-confirm).
+RPC_LEVELS_INPUTS = LevelsPart(
+    "rpc_levels",
+    "a JVM's call is priced by the fit of the one campaign, which predicts the platforms the second calibrated "
+    "against the jobs the third timed; set all three, or none to build the paper without it",
+    "or leave it and the other campaigns priced by a JVM's call unset to build the paper without them",
+    "the fit priced by a JVM's call is a subsection of the cost model's section",
+)
+#: A JVM's start apart from its calls (costs-fit-memory, costs-jvm-sameday twice).
+MEMORY_LEVELS_INPUTS = LevelsPart(
+    "memory_levels",
+    "a JVM's start and its calls are told apart by the fit of the one campaign, which predicts the platforms "
+    "the second calibrated against the jobs the third timed; set all three, or none to build the paper "
+    "without it",
+    "or leave it and the memory level's other campaigns unset to build the paper without them",
+    "the memory level's fit is a subsection of the cost model's section",
+)
 
 
 def barrier_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
@@ -293,9 +340,9 @@ class PaperInputs:
         `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key, the keys whose campaigns must
         exist, is refused here only if it is not a plain name; the build looks for their samples,
         naming the key in `where` (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
-        `heldout_fields`, `file_levels_fields`, `rpc_levels_fields`, `memory_levels_fields`)."""
-        syscall_fields, file_fields = syscall_fit_fields(where), file_levels_fields(where)
-        rpc_fields, memory_fields = rpc_levels_fields(where), memory_levels_fields(where)
+        `heldout_fields`, and each `LevelsPart.fields`)."""
+        syscall_fields, file_fields = syscall_fit_fields(where), FILE_LEVELS_INPUTS.fields(where)
+        rpc_fields, memory_fields = RPC_LEVELS_INPUTS.fields(where), MEMORY_LEVELS_INPUTS.fields(where)
         nnbench_fields = barrier_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
@@ -418,99 +465,6 @@ def check_syscall_fit(
     )
 
 
-#: What a refusal of the subsection on the calls that name a file names by default
-#: (`check_file_levels`): `generate`'s arguments.
-FILE_LEVELS_FIELDS = ("file_levels_dir", "file_levels_calibration_dir", "file_levels_measured_dir", "cost_fit_dir")
-
-
-def check_file_levels(
-    file_levels_dir: Path | str | None,
-    calibration_dir: Path | str | None,
-    measured_dir: Path | str | None,
-    cost_fit_dir: Path | str | None,
-    where: str = FILE_LEVELS_FIELDS[0],
-    calibration: str = FILE_LEVELS_FIELDS[1],
-    measured: str = FILE_LEVELS_FIELDS[2],
-    cost_fit: str = FILE_LEVELS_FIELDS[3],
-) -> None:
-    """Refuse the subsection on the calls that name a file given in part, or without samples, or
-    without the cost model's fit, before anything is read, as `check_syscall_fit` refuses the
-    system-call level (and after the checks before it). The same ways in call it. `where`,
-    `calibration` and `measured` name its fit's, its calibration's and its measured campaign's fields
-    as the caller was given them, `cost_fit` the cost model's fit's; all three None passes: the part
-    is omitted."""
-    _check_set_together(
-        ((file_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
-        "the calls that name a file are fitted on the one campaign, whose fit predicts the platforms the second "
-        "calibrated against the jobs the third timed; set all three, or none to build the paper without them",
-        "or leave it and the file level's other campaigns unset to build the paper without them",
-        (cost_fit_dir, cost_fit, "the calls that name a file are a subsection of the cost model's section"),
-    )
-
-
-#: What a refusal of the subsection priced by a JVM's call names by default (`check_rpc_levels`):
-#: `generate`'s arguments.
-RPC_LEVELS_FIELDS = ("rpc_levels_dir", "rpc_levels_calibration_dir", "rpc_levels_measured_dir", "cost_fit_dir")
-
-
-def check_rpc_levels(
-    rpc_levels_dir: Path | str | None,
-    calibration_dir: Path | str | None,
-    measured_dir: Path | str | None,
-    cost_fit_dir: Path | str | None,
-    where: str = RPC_LEVELS_FIELDS[0],
-    calibration: str = RPC_LEVELS_FIELDS[1],
-    measured: str = RPC_LEVELS_FIELDS[2],
-    cost_fit: str = RPC_LEVELS_FIELDS[3],
-) -> None:
-    """Refuse the subsection priced by a JVM's call given in part, or without samples, or without the
-    cost model's fit, before anything is read, as `check_file_levels` refuses the file levels (and
-    after the checks before it). The same ways in call it. `where`, `calibration` and `measured` name
-    its fit's, its calibration's and its measured campaign's fields as the caller was given them,
-    `cost_fit` the cost model's fit's; all three None passes: the part is omitted."""
-    _check_set_together(
-        ((rpc_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
-        "a JVM's call is priced by the fit of the one campaign, which predicts the platforms the second calibrated "
-        "against the jobs the third timed; set all three, or none to build the paper without it",
-        "or leave it and the other campaigns priced by a JVM's call unset to build the paper without them",
-        (cost_fit_dir, cost_fit, "the fit priced by a JVM's call is a subsection of the cost model's section"),
-    )
-
-
-#: What a refusal of the subsection on a JVM's start apart from its calls names by default
-#: (`check_memory_levels`): `generate`'s arguments.
-MEMORY_LEVELS_FIELDS = (
-    "memory_levels_dir",
-    "memory_levels_calibration_dir",
-    "memory_levels_measured_dir",
-    "cost_fit_dir",
-)
-
-
-def check_memory_levels(
-    memory_levels_dir: Path | str | None,
-    calibration_dir: Path | str | None,
-    measured_dir: Path | str | None,
-    cost_fit_dir: Path | str | None,
-    where: str = MEMORY_LEVELS_FIELDS[0],
-    calibration: str = MEMORY_LEVELS_FIELDS[1],
-    measured: str = MEMORY_LEVELS_FIELDS[2],
-    cost_fit: str = MEMORY_LEVELS_FIELDS[3],
-) -> None:
-    """Refuse the subsection on a JVM's start apart from its calls given in part, or without samples,
-    or without the cost model's fit, before anything is read, as `check_rpc_levels` refuses the
-    subsection priced by a JVM's call (and after the checks before it). The same ways in call it;
-    the fields are named as there; all three None passes: the part is omitted."""
-    _check_set_together(
-        ((memory_levels_dir, where), (calibration_dir, calibration), (measured_dir, measured)),
-        "a JVM's start and its calls are told apart by the fit of the one campaign, which predicts the platforms "
-        "the second calibrated against the jobs the third timed; set all three, or none to build the paper "
-        "without it",
-        "or leave it and the memory level's other campaigns unset to build the paper without them",
-        (cost_fit_dir, cost_fit, "the memory level's fit is a subsection of the cost model's section"),
-    )
-
-
 #: What a refusal of the subsection on NNBench's barrier names by default (`check_barrier`):
 #: `generate`'s arguments.
 BARRIER_FIELDS = ("barrier_dir", "barrier_fit_dir", "barrier_calibration_dir", "syscall_levels_dir")
@@ -527,7 +481,7 @@ def check_barrier(
     levels: str = BARRIER_FIELDS[3],
 ) -> None:
     """Refuse the subsection on NNBench's barrier given in part, or without samples, or without the
-    campaign of system-call levels whose fit it tests, before anything is read, as `check_file_levels`
+    campaign of system-call levels whose fit it tests, before anything is read, as `FILE_LEVELS_INPUTS.check`
     refuses the file level (and after the checks before it). The same ways in call it. `where`, `fit`
     and `calibration` name its measured campaign's, its refit's and its calibration's fields as the
     caller was given them, `levels` the levels campaign's; all three None passes: no subsection."""
@@ -687,8 +641,8 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
     `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
     `memory_levels_*` or `barrier*` key that is not measured there is refused (`check_cost_fit`,
-    `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_file_levels`,
-    `check_rpc_levels`, `check_memory_levels`, `check_barrier`), not left out."""
+    `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, each
+    `LevelsPart.check`, `check_barrier`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -732,21 +686,21 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         check_heldout(
             args["syscall_levels_heldout_dirs"], args["syscall_levels_dir"], *args["syscall_levels_heldout_fields"]
         )
-        check_file_levels(
+        FILE_LEVELS_INPUTS.check(
             args["file_levels_dir"],
             args["file_levels_calibration_dir"],
             args["file_levels_measured_dir"],
             args["cost_fit_dir"],
             *args["file_levels_fields"],
         )
-        check_rpc_levels(
+        RPC_LEVELS_INPUTS.check(
             args["rpc_levels_dir"],
             args["rpc_levels_calibration_dir"],
             args["rpc_levels_measured_dir"],
             args["cost_fit_dir"],
             *args["rpc_levels_fields"],
         )
-        check_memory_levels(
+        MEMORY_LEVELS_INPUTS.check(
             args["memory_levels_dir"],
             args["memory_levels_calibration_dir"],
             args["memory_levels_measured_dir"],
