@@ -394,17 +394,6 @@ def test_the_command_refuses_a_fit_it_cannot_read(raw, tmp_path, capsys):
 # --- the build ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def main_campaign(tmp_path_factory) -> Path:
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("seaborn")
-    from vbench.paper.synthetic import write_synthetic_campaign
-
-    return write_synthetic_campaign(
-        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
-    )
-
-
 def test_without_a_fit_campaign_the_build_omits_the_section_and_says_so_once(main_campaign, raw, tmp_path):
     from vbench.paper.build import generate
 

@@ -259,16 +259,6 @@ def test_a_fit_whose_rule_1_fails_is_one_sentence_and_no_table(raw, study):
 # --- the build ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def main_campaign(tmp_path_factory) -> Path:
-    _needs_figures()
-    from vbench.paper.synthetic import write_synthetic_campaign
-
-    return write_synthetic_campaign(
-        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
-    )
-
-
 def _build_argv(raw: Path, main: Path, out: Path, fit: str = FILE_FIT) -> tuple[str, ...]:
     argv = ("paper", "build", "--campaign", str(main), "--out", str(out), "--no-pdf", "--resamples", "200")
     argv += ("--sandbox", str(raw / SANDBOX), "--cost-fit", str(raw / FIT))

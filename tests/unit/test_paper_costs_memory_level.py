@@ -24,7 +24,6 @@ import pytest
 
 import tests.unit.test_predict_cmd as P
 from tests.unit.builders import cli_runner
-from tests.unit.test_paper_costs import _needs_figures
 from tests.unit.test_paper_costs_rpc_level import RPC_MICRO, _rpc_levels_campaign
 from tests.unit.test_paper_costs_syscalls import FIT, SANDBOX
 from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
@@ -222,16 +221,6 @@ def test_the_table_has_its_label_its_three_levels_and_its_campaigns(levels):
 
 
 # --- the build ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def main_campaign(tmp_path_factory) -> Path:
-    _needs_figures()
-    from vbench.paper.synthetic import write_synthetic_campaign
-
-    return write_synthetic_campaign(
-        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
-    )
 
 
 def _build_argv(raw: Path, main: Path, out: Path) -> tuple[str, ...]:

@@ -607,16 +607,6 @@ def test_the_command_refuses_a_system_call_level_it_cannot_read(tmp_path, capsys
 # --- the build ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def main_campaign(tmp_path_factory) -> Path:
-    _needs_figures()
-    from vbench.paper.synthetic import write_synthetic_campaign
-
-    return write_synthetic_campaign(
-        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
-    )
-
-
 def test_the_build_writes_the_subsection_and_its_table_only_with_both_campaigns(main_campaign, raw, tmp_path):
     from vbench.paper.build import generate
 

@@ -18,7 +18,6 @@ from vbench.paper.abstract import reader_name  # noqa: E402
 from vbench.paper.build import generate  # noqa: E402
 from vbench.paper.fmt import configuration_tex, interval_text, tex_escape  # noqa: E402
 from vbench.paper.results import lookup_of  # noqa: E402
-from vbench.paper.synthetic import write_synthetic_campaign  # noqa: E402
 from vbench.stats.campaign import load_campaign  # noqa: E402
 from vbench.stats.campaign_stats import INPUT_FILES, StatsConfig, campaign_stats  # noqa: E402
 from vbench.stats.stopping import preferred_ratio_rows  # noqa: E402
@@ -51,13 +50,6 @@ def sandbox_stats(sandbox_dir) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def preferred(sandbox_stats) -> pd.DataFrame:
     return preferred_ratio_rows(sandbox_stats)
-
-
-@pytest.fixture(scope="module")
-def main_campaign(tmp_path_factory) -> Path:
-    return write_synthetic_campaign(
-        tmp_path_factory.mktemp("main") / "synthetic", platforms=("native", "lxc"), repetitions=2, with_isolation=False
-    )
 
 
 @pytest.fixture(scope="module")
