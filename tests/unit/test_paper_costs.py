@@ -453,3 +453,10 @@ def test_a_ratio_s_low_limit_is_never_printed_as_zero():
     assert interval_text(30, 12, 90) == r"\num{30} [\num{12}, \num{90}]"
     assert interval_text(1.05, 0.9, 1.2, scale=100, offset=-100) == r"\num{5} [\num{-10}, \num{20}]"
     assert interval_text(1.2, 1.004, 20.0, scale=100, offset=-100) == r"\num{20} [\num{0}, \num{1900}]"
+
+
+def test_a_signed_percentage_keeps_its_plus_through_siunitx():
+    # siunitx drops an explicit plus unless told to keep it: the PDF printed "+31 %" as "31 %".
+    assert C.pct_text(0.31, signed=True) == r"\num[retain-explicit-plus]{+31}\,\%"
+    assert C.pct_text(-0.08, signed=True) == r"\num{-8.0}\,\%"
+    assert C.pct_text(0.31) == r"\num{31}\,\%" and C.pct_text(0.0, signed=True) == r"\num{0}\,\%"

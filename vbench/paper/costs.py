@@ -897,10 +897,12 @@ def attribution_frame(study: CostStudy) -> pd.DataFrame:
 
 
 def pct_text(x: float, *, signed: bool = False) -> str:
-    """A fraction as a percentage with two significant digits, "\\num{12}\\,\\%" (signed: "\\num{+12}")."""
+    """A fraction as a percentage with two significant digits, "\\num{12}\\,\\%" (signed:
+    "\\num[retain-explicit-plus]{+12}": siunitx drops a plus it is not told to keep, and an error's
+    sign is what a reader reads first)."""
     s = sig_digits(100 * x, 2)
     if signed and s != "0" and not s.startswith("-"):
-        s = "+" + s
+        return rf"\num[retain-explicit-plus]{{+{s}}}\,\%"
     return rf"\num{{{s}}}\,\%"
 
 
