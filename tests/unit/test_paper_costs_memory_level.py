@@ -15,6 +15,7 @@ section's first part is test_paper_costs'. params/paper.yaml's three keys: test_
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import json
@@ -39,6 +40,12 @@ MACHINE = "Intel(R) Xeon(R) Processor"
 UNMOVED = "costs-fit-memory-unmoved"
 #: The fixed process level and every call alone, no memory level: not the design the part reads.
 NO_MEMORY_LEVEL = "costs-fit-threads"
+#: Campaigns run after the fit was read (params/paper.yaml's `memory_levels_tests`), each calibrating
+#: and timing the platforms in the same blocks: on the fit's machine, on another, and one whose gVisor
+#: jobs are DEARER than the two costs price (as gVisor's TeraSort was on the Intel days).
+LATER, LATER_ELSEWHERE, LATER_DEARER = "costs-jvm-sameday-confirm", "costs-sameday-amd", "costs-dearer"
+OTHER_MACHINE = "AMD EPYC"
+DEARER = 1.3
 KEYS = ("memory_levels_campaign", "memory_levels_calibration_campaign", "memory_levels_measured_campaign")
 FLAGS = ("memory-levels", "memory-levels-calibration", "memory-levels-measured")
 #: The four costs the fit's hosts calibrate (test_predict_cmd's MICRO form).
@@ -58,6 +65,11 @@ MEMORY_PLATFORMS = {
 def _true_ratio(job: str, costs: dict[str, float], _ratio=P.true_ratio) -> float:
     """test_predict_cmd's true ratio plus the job's shares of the call and the start times their extra costs."""
     return _ratio(job, costs) + sum(share * (costs.get(r, 1.0) - 1) for r, share in SHARES[job].items())
+
+
+def _dearer_on_gvisor(job: str, costs: dict[str, float]) -> float:
+    """`_true_ratio`, times DEARER on gVisor (the only platform whose call costs x8)."""
+    return _true_ratio(job, costs) * (DEARER if costs.get("rpc", 1.0) > 2 else 1.0)
 
 
 def _stamped(d: Path, machine: str) -> Path:
@@ -93,12 +105,23 @@ def raw(tmp_path_factory) -> Path:
         platforms = ("native", *MEMORY_PLATFORMS)
         calibration_campaign(raw / MEMORY_CALIBRATION, platforms, drop=others)
         calibration_campaign(raw / MEMORY_MEASURED, platforms, jobs=True, seed=3, drop=others)
+        calibration_campaign(raw / LATER, platforms, jobs=True, seed=5, drop=others, cpu_model=MACHINE)
+        elsewhere = raw / LATER_ELSEWHERE
+        calibration_campaign(elsewhere, platforms, jobs=True, seed=6, drop=others, cpu_model=OTHER_MACHINE)
+        mp.setattr(P, "true_ratio", _dearer_on_gvisor)
+        calibration_campaign(raw / LATER_DEARER, platforms, jobs=True, seed=8, drop=others, cpu_model=MACHINE)
     return raw
 
 
-def _memory_levels(raw: Path, fit: str = MEMORY_FIT, calibration: str = MEMORY_MEASURED) -> C.LevelsFit:
+def _memory_levels(
+    raw: Path, fit: str = MEMORY_FIT, calibration: str = MEMORY_MEASURED, tests: tuple[str, ...] = ()
+) -> C.LevelsFit:
     return C.memory_levels(
-        load_campaign(raw / fit), load_campaign(raw / calibration), load_campaign(raw / MEMORY_MEASURED), DRAWS
+        load_campaign(raw / fit),
+        load_campaign(raw / calibration),
+        load_campaign(raw / MEMORY_MEASURED),
+        DRAWS,
+        tests=tuple(load_campaign(raw / t) for t in tests),
     )
 
 
@@ -155,6 +178,67 @@ def test_a_fit_without_the_memory_level_is_refused_naming_its_samples(raw):
     with pytest.raises(ParamsError) as err:
         _memory_levels(raw, NO_MEMORY_LEVEL)
     assert err.value.field == str(raw / NO_MEMORY_LEVEL / "samples.jsonl") and "'memory'" in err.value.message
+
+
+# --- its later tests ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tested(raw) -> C.LevelsFit:
+    return _memory_levels(raw, tests=(LATER, LATER_ELSEWHERE, LATER_DEARER))
+
+
+def test_each_later_campaign_is_predicted_from_its_own_costs_against_its_own_jobs(levels, tested):
+    assert levels.tests == ()  # none asked, none read
+    assert [t.name for t in tested.tests] == [LATER, LATER_ELSEWHERE, LATER_DEARER]
+    assert [t.other_machine for t in tested.tests] == ["", OTHER_MACHINE, ""]
+    for test in tested.tests:
+        assert test.blocks == P.BLOCKS and test.study.measured_name == test.study.calibration_name == test.name
+        assert test.study.fit_name == MEMORY_FIT and test.study.resources == C.MEMORY_LEVELS_RESOURCES
+        assert {r.platform for r in test.gvisor_rows} == {"gvisor"} and {r.platform for r in test.other_rows} == {"lxc"}
+    errors = {t.name: [r.error.estimate for r in t.gvisor_rows] for t in tested.tests}
+    assert all(abs(e) < 0.1 for e in errors[LATER] + errors[LATER_ELSEWHERE]), errors
+    assert errors[LATER_DEARER] == pytest.approx([DEARER - 1] * 2, abs=0.1), errors
+    assert [t.gvisor_within_target for t in tested.tests] == [True, True, False]
+
+
+def test_a_fit_whose_rule_1_fails_reads_no_later_test(raw):
+    assert _memory_levels(raw, UNMOVED, tests=(LATER,)).tests == ()
+
+
+def test_the_later_tests_sentence_gives_gvisor_s_errors_the_others_held_and_the_machine(tested):
+    sentence = C.levels_tests_sentence(tested)
+    later, elsewhere, dearer = tested.tests
+    assert sentence.startswith(
+        "The same fit predicted 3 later campaigns, each run after it was read, that calibrated the costs and timed "
+        rf"the jobs in the same blocks: on \texttt{{{LATER}}} ({P.BLOCKS} blocks), gVisor's "
+    )
+    assert (
+        rf"on \texttt{{{LATER_ELSEWHERE}}} ({P.BLOCKS} blocks, on {OTHER_MACHINE}, another machine than the fit's)"
+        in (sentence)
+    )
+    row = dearer.gvisor_rows[0]
+    assert (
+        rf"{C.tex_escape(C.job_name(row.job))} measured {C._interval(row.measured)} against a predicted "
+        rf"\num{{{C.sig_digits(row.predicted.estimate, 3)}}} ({C.pct_text(row.error.estimate, signed=True)})"
+    ) in sentence
+    held = [sum(r.measured.low <= r.predicted.estimate <= r.measured.high for r in t.other_rows) for t in tested.tests]
+    assert sum(held) >= 4  # the cost LXC adds is priced right: its 95 % intervals hold nearly all
+    clauses = sentence.split("; ")
+    assert [f"held {h} of the 2 LXC predictions" in c for h, c in zip(held, clauses)] == [True] * 3
+    assert sentence.endswith(r"Every gVisor job came within \num{15}\,\% of its measured ratio in 2 of 3 tests.")
+    assert C.levels_tests_sentence(_without_tests(tested)) == ""
+
+
+def _without_tests(levels: C.LevelsFit) -> C.LevelsFit:
+    return replace(levels, tests=())
+
+
+def test_the_later_tests_are_a_paragraph_after_the_subsection_s_table(study, tested):
+    part = _subsection(C.section_tex(study, memory_levels=tested))
+    table = r"\input{generated/tables/costs-memory-levels.tex}"
+    assert part.rstrip().endswith(table + "\n\n" + C.levels_tests_sentence(tested))
+    assert _subsection(C.section_tex(study, memory_levels=_without_tests(tested))).rstrip().endswith(table)
 
 
 # --- the LaTeX -------------------------------------------------------------------------------------

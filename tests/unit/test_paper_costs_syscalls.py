@@ -799,8 +799,9 @@ def test_the_held_out_key_is_passed_on_or_refused_naming_the_file_and_the_key(tm
 
 def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each():
     """Set, the paper stage depends on each listed campaign's samples (or DVC would not rebuild its
-    subsection when they change), as on each study campaign's: the stage's literal campaign lines are
-    those two lists, no more (a campaign taken out of either is no dependency left behind)."""
+    subsection when they change), as on each study campaign's and each of the memory level's later
+    tests': the stage's literal campaign lines are those three lists, no more (a campaign taken out of
+    any is no dependency left behind)."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
@@ -810,8 +811,10 @@ def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each
     assert not any(HELDOUT_KEY in d for d in deps)
     literal = {d for d in deps if d.startswith("data/raw/") and "$" not in d}
     studies = campaign_list(paper["study_campaigns"])
-    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names)}
+    tests = campaign_list(paper.get("memory_levels_tests"))
+    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names, *tests)}
     assert len(set(names)) == len(names) and not set(names) & set(studies)
+    assert not set(tests) & {*studies, *names}  # no path twice
     if names:
         assert paper[LEVELS_KEY] and paper[LEVELS_KEY] not in names
     for name in names:

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from vbench.errors import ParamsError
-from vbench.paper.inputs import PaperInputs, campaign_list, check_heldout, committed_inputs
+from vbench.paper.inputs import PaperInputs, campaign_list, check_heldout, check_memory_tests, committed_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,6 +110,11 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.memory_levels_measured_campaign",
             "paper.cost_fit_campaign",
         ),
+        "memory_levels_test_dirs": [],
+        "memory_levels_tests_fields": (
+            "params/paper.yaml: paper.memory_levels_tests",
+            "paper.memory_levels_campaign",
+        ),
         "barrier_dir": None,
         "barrier_fit_dir": None,
         "barrier_calibration_dir": None,
@@ -168,6 +173,59 @@ def test_the_build_s_check_refuses_each_held_out_campaign_naming_the_field_it_is
     assert err.value.field == "syscall_levels_heldout_dirs" and "needs syscall_levels_dir set too" in err.value.message
 
 
+def test_the_memory_level_s_later_tests_are_a_list_passed_right_after_its_three_campaigns():
+    """Each listed campaign is a flag and a directory of its own, in the list's order, after the
+    memory level's measured campaign and before the barrier's (the order the build checks them in),
+    all refused naming the one key; empty, none."""
+    memory = {
+        "memory_levels_campaign": "fit",
+        "memory_levels_calibration_campaign": "cal",
+        "memory_levels_measured_campaign": "jobs",
+    }
+    inputs = PaperInputs.from_params({**memory, "memory_levels_tests": " a, ,b ", "barrier_campaign": "nn"})
+    assert inputs.memory_levels_tests == ("a", "b")
+    assert inputs.flags()[-6:] == [
+        ("memory-levels", "fit"),
+        ("memory-levels-calibration", "cal"),
+        ("memory-levels-measured", "jobs"),
+        ("memory-levels-test", "a"),
+        ("memory-levels-test", "b"),
+        ("barrier", "nn"),
+    ]
+    args = inputs.build_arguments(Path("data/raw"), "p.yaml")
+    assert args["memory_levels_test_dirs"] == [Path("data/raw/a"), Path("data/raw/b")]
+    assert args["memory_levels_tests_fields"] == ("p.yaml: paper.memory_levels_tests", "paper.memory_levels_campaign")
+    empty = PaperInputs.from_params({**memory, "memory_levels_tests": ""})
+    assert empty.build_arguments(Path("r"))["memory_levels_test_dirs"] == []
+    assert not any(flag == "memory-levels-test" for flag, _ in empty.flags())
+
+
+def test_a_later_test_that_is_not_a_name_is_refused_naming_the_key_wherever_it_is_listed():
+    for listed in ("../x", "a,../x"):
+        inputs = PaperInputs.from_params({"memory_levels_tests": listed})
+        with pytest.raises(ParamsError) as err:
+            inputs.build_arguments(Path("data/raw"), "p.yaml")
+        assert err.value.field == "p.yaml: paper.memory_levels_tests", listed
+
+
+def test_the_build_s_check_refuses_each_later_test_naming_the_field_it_is_told(tmp_path):
+    for name in ("fit", "a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "samples.jsonl").write_text("")
+    check_memory_tests([tmp_path / "a", tmp_path / "b"], tmp_path / "fit")
+    check_memory_tests([], None)  # none: no later test is said
+    for dirs, said in (
+        ([tmp_path / "a", tmp_path / "gone"], str(tmp_path / "gone" / "samples.jsonl")),
+        ([tmp_path / "a", tmp_path / "b", tmp_path / "a"], "lists 'a' twice"),
+    ):
+        with pytest.raises(ParamsError) as err:
+            check_memory_tests(dirs, tmp_path / "fit", "--memory-levels-test", "--memory-levels")
+        assert err.value.field == "--memory-levels-test" and said in err.value.message
+    with pytest.raises(ParamsError) as err:
+        check_memory_tests([tmp_path / "a"], None)
+    assert err.value.field == "memory_levels_test_dirs" and "needs memory_levels_dir set too" in err.value.message
+
+
 def _notebook_parameters() -> dict:
     nb = json.loads((ROOT / "notebooks" / "05-paper.ipynb").read_text())
     namespace: dict = {}
@@ -184,6 +242,8 @@ def test_the_paper_notebook_takes_every_key_of_params_paper_and_reads_it_through
     nb = json.loads((ROOT / "notebooks" / "05-paper.ipynb").read_text())
     code = "".join(nb["cells"][2]["source"])
     assert "PaperInputs.from_params(" in code and "**inputs.build_arguments(" in code
+    # Each parameter is passed on by its key's name: one taken but not passed would be dropped too.
+    assert [key for key in paper if f"{key}={key}" not in code] == []
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     for key in paper:
         assert f"-p {key} ${{paper.{key}}}" in stage["cmd"], f"dvc.yaml's paper stage does not pass {key}"

@@ -167,6 +167,17 @@ def register(sub) -> None:
         "the campaign whose timed jobs --memory-levels' predictions are compared with (e.g. "
         "data/raw/costs-jvm-sameday)",
     )
+    p.add_argument(
+        "--memory-levels-test",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a campaign that calibrated and timed the platforms in the same blocks after --memory-levels' fit "
+        "was read (e.g. data/raw/costs-jvm-sameday-confirm): predicted by that fit from its own costs, against "
+        "its own jobs, a later test of it said in its subsection, where that fit is read; with --memory-levels; "
+        "repeatable, said in the order given",
+    )
     _add_campaign_option(
         p,
         "--barrier",
@@ -209,9 +220,9 @@ def run(args) -> int:
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
-    # options, then the three --barrier options, itself before it reads anything
-    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
-    # check_heldout, each LevelsPart.check, check_barrier):
+    # options, then --memory-levels-test, then the three --barrier options, itself before it reads
+    # anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit,
+    # check_levels, check_heldout, each LevelsPart.check, check_memory_tests, check_barrier):
     # told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -254,6 +265,8 @@ def run(args) -> int:
             "--memory-levels-measured",
             "--cost-fit",
         ),
+        memory_levels_test_dirs=args.memory_levels_test,
+        memory_levels_tests_fields=("--memory-levels-test", "--memory-levels"),
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

@@ -75,6 +75,7 @@ from vbench.paper.inputs import (
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
     MEMORY_LEVELS_INPUTS,
+    MEMORY_TESTS_FIELDS,
     RPC_LEVELS_INPUTS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
@@ -82,6 +83,7 @@ from vbench.paper.inputs import (
     check_cost_fit,
     check_heldout,
     check_levels,
+    check_memory_tests,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -190,6 +192,8 @@ def generate(
     memory_levels_calibration_dir: Path | None = None,
     memory_levels_measured_dir: Path | None = None,
     memory_levels_fields: tuple[str, str, str, str] = MEMORY_LEVELS_INPUTS.arguments,
+    memory_levels_test_dirs: Sequence[Path] = (),
+    memory_levels_tests_fields: tuple[str, str] = MEMORY_TESTS_FIELDS,
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -219,7 +223,10 @@ def generate(
     `memory_levels_dir` (native with the fixed process level, the calls that map memory alone and every
     call stopped), its fit on a JVM's call and its start, where its rule 1 holds, predicting
     `memory_levels_calibration_dir`'s platforms against `memory_levels_measured_dir`'s jobs: omitted
-    when all three are None; and after it, a subsection on
+    when all three are None; in it, after its table and where that fit is read, its predictions of
+    each of `memory_levels_test_dirs` (campaigns that calibrated and timed the platforms in the same
+    blocks after the fit was read), later tests of it said in one paragraph, in their order; and
+    after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
@@ -231,8 +238,10 @@ def generate(
     the held-out campaigns' field then the second campaign's (`check_heldout`); `file_levels_fields`:
     the three file-level fields then the fit's (`FILE_LEVELS_INPUTS.check`); `rpc_levels_fields`: the
     three fields of the fit priced by a JVM's call then the fit's (`RPC_LEVELS_INPUTS.check`);
-    `memory_levels_fields`: the memory level's three fields then the fit's (`MEMORY_LEVELS_INPUTS.check`); `barrier_fields`: the barrier's
-    three fields then the levels campaign's (`check_barrier`)."""
+    `memory_levels_fields`: the memory level's three fields then the fit's (`MEMORY_LEVELS_INPUTS.check`);
+    `memory_levels_tests_fields`: the later tests' field then the memory level's fit's
+    (`check_memory_tests`); `barrier_fields`: the barrier's three fields then the levels campaign's
+    (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
@@ -252,6 +261,7 @@ def generate(
         cost_fit_dir,
         *memory_levels_fields,
     )
+    check_memory_tests(memory_levels_test_dirs, memory_levels_dir, *memory_levels_tests_fields)
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
@@ -279,10 +289,14 @@ def generate(
     )
     # The held-out campaigns are a list, each a subsection: checked above, each has its samples.
     heldout_dirs = [Path(d) for d in syscall_levels_heldout_dirs]
-    loaded = _read_once([*studies, *own.values(), *heldout_dirs])
+    # The memory level's later tests are a list too, each a campaign its subsection says: checked
+    # above, each has its samples.
+    test_dirs = [Path(d) for d in memory_levels_test_dirs]
+    loaded = _read_once([*studies, *own.values(), *heldout_dirs, *test_dirs])
     main, *extras = distinct_experiments(loaded[: len(studies)])
     read = dict(zip(own, loaded[len(studies) : len(studies) + len(own)]))
-    heldout_read = loaded[len(studies) + len(own) :]
+    heldout_read = loaded[len(studies) + len(own) : len(studies) + len(own) + len(heldout_dirs)]
+    tests_read = loaded[len(studies) + len(own) + len(heldout_dirs) :]
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
     # The sandbox study keeps its own statistics: its `platforms` experiment is not the main campaign's.
@@ -328,9 +342,15 @@ def generate(
         if "rpc_levels" in read
         else None
     )
-    # A JVM's start apart from its calls: that fit's rule 1 on both, and where it holds its predictions.
+    # A JVM's start apart from its calls: that fit's rule 1 on both, and where it holds its predictions,
+    # of its calibration and of each later test (none where rule 1 fails).
     memory_levels = (
-        C.memory_levels(read["memory_levels"], read["memory_levels_calibration"], read["memory_levels_measured"])
+        C.memory_levels(
+            read["memory_levels"],
+            read["memory_levels_calibration"],
+            read["memory_levels_measured"],
+            tests=tuple(tests_read),
+        )
         if "memory_levels" in read
         else None
     )
@@ -347,6 +367,8 @@ def generate(
         sources.append(_cost_note(levels.fit))
     sources += [_cost_note(h.study) for h in heldouts]
     sources += [_levels_fit_note(f) for f in (file_levels, rpc_levels, memory_levels) if f is not None]
+    if memory_levels is not None:
+        sources += [_cost_note(t.study) for t in memory_levels.tests]
     if barrier is not None:
         sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
@@ -393,7 +415,7 @@ def generate(
     # A finding's own campaign gives a verdict only once its design is whole (one run in parts
     # does not until its last part): how much of each is measured, from its ledger.
     progress = D.design_progress_by_campaign(
-        published.findings, [*studies, *own.values(), *heldout_dirs], D.published_root(published_path)
+        published.findings, [*studies, *own.values(), *heldout_dirs, *test_dirs], D.published_root(published_path)
     )
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
     # findings (a node's platform is its own there, vbench.paper.delta.machine_platform).
@@ -457,7 +479,7 @@ def generate(
         _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
-    read_campaigns = (main, *extras, *read.values(), *heldout_read)
+    read_campaigns = (main, *extras, *read.values(), *heldout_read, *tests_read)
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
     # The abstract's quotes, once: the table marks their campaigns, the macros quote them.
     quotes = A.container_quotes(stats, baseline)

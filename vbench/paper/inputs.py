@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Eighteen keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Nineteen keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -31,18 +31,20 @@ three or none, and only with `cost_fit_campaign`; and so may `memory_levels_camp
 start apart from its calls (its fit of three levels with the calls that map memory stopped,
 costs-fit-memory; the calibration whose platforms it predicts and the campaign whose jobs they are
 compared with, both costs-jvm-sameday), set all three or none, and only with `cost_fit_campaign`;
-and so may `barrier_campaign`,
+and so may `memory_levels_tests`, a comma-separated list of campaigns that calibrated and timed the
+platforms in the same blocks after that fit was read, each predicted by it (a later test of it, said
+in its subsection), only with `memory_levels_campaign`; and so may `barrier_campaign`,
 `barrier_fit_campaign` and `barrier_calibration_campaign`, the subsection on NNBench's barrier
 (NNBench timed at two barriers, costs-nnbench-barrier; the levels' refit at a longer one,
 costs-fit-barrier; the calibration both fits predict from, costs-oneday-confirm), set all three or
 none, and only with `syscall_levels_campaign`. So a set key that names no measured campaign is
 refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`,
-`superseded_fit_fields`, `levels_fields`, `heldout_fields`, `barrier_fields`, and the three-campaign
-subsections' `LevelsPart.fields`), by both ways of building, before anything is read:
-silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
-`check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `check_barrier`, and
-`LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`: paths only, so `invoke paper` need not
-import the build, which loads matplotlib):
+`superseded_fit_fields`, `levels_fields`, `heldout_fields`, `memory_tests_fields`, `barrier_fields`,
+and the three-campaign subsections' `LevelsPart.fields`), by both ways of building, before anything
+is read: silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
+`check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `LevelsPart.check` of
+`FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`, `check_memory_tests`, and
+`check_barrier`: paths only, so `invoke paper` need not import the build, which loads matplotlib):
 `build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
 passes the campaigns on.
 """
@@ -83,6 +85,7 @@ PAPER_CAMPAIGN_KEYS = (
     "memory_levels_campaign",
     "memory_levels_calibration_campaign",
     "memory_levels_measured_campaign",
+    "memory_levels_tests",
     "barrier_campaign",
     "barrier_fit_campaign",
     "barrier_calibration_campaign",
@@ -121,6 +124,12 @@ def heldout_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     """What a refusal of any campaign `syscall_levels_heldout` lists names (`check_heldout`): the key
     in `where`, then the levels campaign's key it needs. Pure."""
     return f"{where}: paper.syscall_levels_heldout", "paper.syscall_levels_campaign"
+
+
+def memory_tests_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
+    """What a refusal of any campaign `memory_levels_tests` lists names (`check_memory_tests`): the
+    key in `where`, then the memory level's fit key it needs. Pure."""
+    return f"{where}: paper.memory_levels_tests", "paper.memory_levels_campaign"
 
 
 @dataclass(frozen=True)
@@ -263,6 +272,10 @@ class PaperInputs:
     memory_levels: str = ""
     memory_levels_calibration: str = ""
     memory_levels_measured: str = ""
+    #: Campaigns that calibrated and timed the platforms in the same blocks after the memory level's fit
+    #: was read, in the paper's order: each predicted by that fit from its own costs, against its own
+    #: jobs, a later test of it said in its subsection.
+    memory_levels_tests: tuple[str, ...] = ()
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -294,6 +307,7 @@ class PaperInputs:
             memory_levels=str(paper.get("memory_levels_campaign") or ""),
             memory_levels_calibration=str(paper.get("memory_levels_calibration_campaign") or ""),
             memory_levels_measured=str(paper.get("memory_levels_measured_campaign") or ""),
+            memory_levels_tests=campaign_list(paper.get("memory_levels_tests")),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -327,6 +341,7 @@ class PaperInputs:
             ("memory-levels", self.memory_levels),
             ("memory-levels-calibration", self.memory_levels_calibration),
             ("memory-levels-measured", self.memory_levels_measured),
+            *(("memory-levels-test", n) for n in self.memory_levels_tests),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -337,10 +352,11 @@ class PaperInputs:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
         `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout`, a
-        `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key, the keys whose campaigns must
-        exist, is refused here only if it is not a plain name; the build looks for their samples,
-        naming the key in `where` (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`,
-        `heldout_fields`, and each `LevelsPart.fields`)."""
+        `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key (`memory_levels_tests` among
+        them), the keys whose campaigns must exist, is refused here only if it is not a plain name;
+        the build looks for their samples, naming the key in `where` (`cost_fit_fields`,
+        `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`, `heldout_fields`,
+        `memory_tests_fields`, and each `LevelsPart.fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), FILE_LEVELS_INPUTS.fields(where)
         rpc_fields, memory_fields = RPC_LEVELS_INPUTS.fields(where), MEMORY_LEVELS_INPUTS.fields(where)
         nnbench_fields = barrier_fields(where)
@@ -354,6 +370,7 @@ class PaperInputs:
             *zip((self.file_levels, self.file_levels_calibration, self.file_levels_measured), file_fields),
             *zip((self.rpc_levels, self.rpc_levels_calibration, self.rpc_levels_measured), rpc_fields),
             *zip((self.memory_levels, self.memory_levels_calibration, self.memory_levels_measured), memory_fields),
+            *((n, memory_tests_fields(where)[0]) for n in self.memory_levels_tests),
             *zip((self.barrier, self.barrier_fit, self.barrier_calibration), nnbench_fields),
         ):
             if name:
@@ -391,6 +408,8 @@ class PaperInputs:
             "memory_levels_calibration_dir": one(self.memory_levels_calibration),
             "memory_levels_measured_dir": one(self.memory_levels_measured),
             "memory_levels_fields": memory_fields,
+            "memory_levels_test_dirs": [raw / n for n in self.memory_levels_tests],
+            "memory_levels_tests_fields": memory_tests_fields(where),
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -577,6 +596,39 @@ def check_heldout(
         )
 
 
+#: What a refusal of the memory level's later tests names by default (`check_memory_tests`):
+#: `generate`'s arguments.
+MEMORY_TESTS_FIELDS = ("memory_levels_test_dirs", "memory_levels_dir")
+
+
+def check_memory_tests(
+    test_dirs: Sequence[Path | str],
+    memory_levels_dir: Path | str | None,
+    where: str = MEMORY_TESTS_FIELDS[0],
+    levels: str = MEMORY_TESTS_FIELDS[1],
+) -> None:
+    """Refuse a later test of the memory level's fit given without samples, or twice, or any without
+    that fit, before anything is read, as `check_heldout` refuses a held-out campaign (and after
+    `MEMORY_LEVELS_INPUTS.check`: the fit's own check decides first). The same ways in call it.
+    `where` names their field as the caller was given it, `levels` the memory level's fit's; none
+    passes: no later test is said."""
+    seen: set[str] = set()
+    for test_dir in test_dirs:
+        # A test is said by its campaign's name: twice, the subsection would count one test as two.
+        name = Path(test_dir).name
+        if name in seen:
+            raise ParamsError(where, f"lists {name!r} twice: each later test is said once")
+        seen.add(name)
+        _check_campaign_beside(
+            test_dir,
+            memory_levels_dir,
+            where,
+            levels,
+            "its platforms are predicted by the memory level's fit, a later test of it said in that fit's subsection",
+            without="that later test of the memory level's fit",
+        )
+
+
 def _check_campaign_beside(
     campaign_dir: Path | str | None,
     needed_dir: Path | str | None,
@@ -586,8 +638,8 @@ def _check_campaign_beside(
     without: str = "the sentence on it",
 ) -> None:
     """A campaign the cost model's section reads beside another: measured, and beside that other
-    campaign (`needed_dir`, named `needed`: the system-call level's fit, or the levels campaign; `why`
-    it needs it; `without`: what the paper then lacks); None passes."""
+    campaign (`needed_dir`, named `needed`: the system-call level's fit, the levels campaign, or the
+    memory level's fit; `why` it needs it; `without`: what the paper then lacks); None passes."""
     if campaign_dir is None:
         return
     _require_samples(
@@ -640,9 +692,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
     `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
-    `memory_levels_*` or `barrier*` key that is not measured there is refused (`check_cost_fit`,
-    `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, each
-    `LevelsPart.check`, `check_barrier`), not left out."""
+    `memory_levels_*` (`memory_levels_tests` too) or `barrier*` key that is not measured there is
+    refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`,
+    `check_heldout`, each `LevelsPart.check`, `check_memory_tests`, `check_barrier`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -670,6 +722,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.memory_levels
         or inputs.memory_levels_calibration
         or inputs.memory_levels_measured
+        or inputs.memory_levels_tests
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -706,6 +759,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["memory_levels_measured_dir"],
             args["cost_fit_dir"],
             *args["memory_levels_fields"],
+        )
+        check_memory_tests(
+            args["memory_levels_test_dirs"], args["memory_levels_dir"], *args["memory_levels_tests_fields"]
         )
         check_barrier(
             args["barrier_dir"],
