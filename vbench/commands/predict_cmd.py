@@ -120,10 +120,11 @@ def run(args) -> int:
     cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
     phases = job_phases.phase_ratios(measured_in or calibration, cfg)
     attempts = job_phases.unsuccessful_attempts(measured_in or calibration)
+    task_cpu = job_phases.task_cpu(measured_in or calibration, inputs.calibration_baseline)
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
     table = cost_prediction.prediction_table(
-        inputs, phases=phases, attempts=attempts, n_draws=draws, seed=seed, blocks=args.blocks
+        inputs, phases=phases, attempts=attempts, task_cpu=task_cpu, n_draws=draws, seed=seed, blocks=args.blocks
     )
     timings = (
         ("reading and checking", read - started),

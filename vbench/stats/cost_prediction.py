@@ -42,6 +42,7 @@ from vbench.stats.campaign import Campaign
 from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
 from vbench.stats.job_phases import AttemptRuns, PhaseRatio
+from vbench.stats.profile import PlatformResource
 from vbench.stats.keys import natural_key
 from vbench.stats.records import Interval
 from vbench.stats.table.rows import DEFAULT_SEED
@@ -266,6 +267,9 @@ class PredictionTable:
     #: The measured runs with a task attempt that did not succeed, per platform (the baseline too)
     #: and job (`job_phases.unsuccessful_attempts`); () where the jobs' campaign recorded none.
     attempts: tuple[AttemptRuns, ...] = ()
+    #: The CPU time each platform's tasks spent per job over the baseline's (`job_phases.task_cpu`);
+    #: () where the jobs' campaign recorded none.
+    task_cpu: tuple[PlatformResource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -789,6 +793,7 @@ def prediction_table(
     *,
     phases: Sequence[PhaseRatio] = (),
     attempts: Sequence[AttemptRuns] = (),
+    task_cpu: Sequence[PlatformResource] = (),
     conf: float = cm.DEFAULT_CONF,
     n_draws: int = cm.DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
@@ -796,7 +801,7 @@ def prediction_table(
 ) -> PredictionTable:
     """Each job fitted on the fit campaign, each platform's ratio predicted and attributed, with
     the calibration's measured `phases` of that job and platform beside it, and its runs with an
-    unsuccessful task attempt (`attempts`) beside the table. Each row's prediction
+    unsuccessful task attempt (`attempts`) and its tasks' CPU time (`task_cpu`) beside the table. Each row's prediction
     interval is for a measurement of `blocks` blocks (a campaign one plans); by default of as many
     as its measured ratio's, or, with none, as the fit's rows'."""
     if n_draws < 2:
@@ -823,7 +828,7 @@ def prediction_table(
                     pred.blocks,
                 )
             )
-    return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed, tuple(attempts))
+    return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed, tuple(attempts), tuple(task_cpu))
 
 
 def design_seed(campaign_dir: Path) -> int | None:
@@ -971,6 +976,15 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     if any(a.any for a in table.attempts):
         out += ["", "Measured runs with a task attempt that did not succeed (JobHistory):"]
         out.append(_table([_attempt_record(a) for a in table.attempts]))
+    if table.task_cpu:
+        out += [
+            "",
+            f"Task CPU time over {inp.calibration_baseline}'s (JobHistory's CPU_MILLISECONDS, medians over the runs):",
+        ]
+        records = [_task_cpu_record(r) for r in table.task_cpu]
+        if not any(r.note for r in table.task_cpu):
+            records = [{k: v for k, v in rec.items() if k != "note"} for rec in records]
+        out.append(_table(records))
     out += [
         "",
         "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
@@ -989,6 +1003,13 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             "outrun: a run with a task attempt killed because its speculative copy finished first (YARN found the "
             "task slow and started it again beside itself): a straggler's time, which no calibrated cost prices, "
             "and a copy holding a core while it ran; lost: one failed or killed otherwise."
+        )
+    if table.task_cpu:
+        out.append(
+            "Task CPU time: what the job's task attempts spent on a CPU, as their own /proc counts it (inside "
+            "gVisor, the Sentry's account, its work for them included), median over the runs (`vbench campaign "
+            "profile`): on shared cores a job is slowed by what its tasks spend as well as by what their calls "
+            "wait for, which the calibrated costs (times per operation) do not tell apart."
         )
     if any(r.phases for r in table.rows):
         out.append(
@@ -1043,6 +1064,17 @@ def _phase_record(ph: PhaseRatio, level: int, baseline: str) -> dict[str, str]:
         f"ratio [{level} %]": _interval(ph.ratio),
         f"share of {baseline}'s job": _pct(ph.native_share),
     }
+
+
+def _task_cpu_record(r: PlatformResource) -> dict[str, str]:
+    shown = {
+        "platform": r.platform,
+        "job": r.step,
+        f"{r.baseline} (ms)": "-" if r.baseline_median is None else f"{r.baseline_median:.0f}",
+        "ms": "-" if r.median is None else f"{r.median:.0f}",
+        "ratio": "-" if r.ratio is None else f"{r.ratio:.2f}",
+    }
+    return shown | {"note": r.note}
 
 
 def _attempt_record(a: AttemptRuns) -> dict[str, str]:
@@ -1172,6 +1204,19 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
             for r in table.rows
         ],
         "attempts": [asdict(a) for a in table.attempts],
+        "task_cpu": [
+            {
+                "platform": r.platform,
+                "job": r.step,
+                "baseline": r.baseline,
+                "median_ms": _clean(r.median),
+                "baseline_median_ms": _clean(r.baseline_median),
+                "ratio": _clean(r.ratio),
+                "runs": r.recorded,
+                "note": r.note,
+            }
+            for r in table.task_cpu
+        ],
         "accuracy": _accuracy_json(accuracy(table.rows)),
         "notes": list(inp.notes),
         "seconds": {what: s for what, s in timings} | ({"total": sum(s for _, s in timings)} if timings else {}),

@@ -32,6 +32,7 @@ from vbench.stats.campaign import Campaign
 from vbench.stats.campaign_stats import StatsConfig, campaign_stats
 from vbench.stats.keys import natural_key
 from vbench.stats.pernode import SPECULATION_LOST
+from vbench.stats.profile import PlatformResource, job_profiles, platform_medians
 from vbench.stats.records import Interval
 from vbench.stats.table.cells import cell_number, cell_text, key_as_text, preferred_row
 from vbench.stats.table.verdicts import HOLM_NOTE
@@ -213,3 +214,23 @@ def unsuccessful_attempts(campaign: Campaign, jobs: Sequence[cm.Job] = cm.PHASED
                 )
             )
     return tuple(sorted(out, key=lambda a: (natural_key(a.platform), natural_key(a.job))))
+
+
+#: The profile's resource `task_cpu` reads (vbench.stats.profile.COUNTER_FIELDS: JobHistory's
+#: TaskCounter.CPU_MILLISECONDS).
+TASK_CPU = "cpu_ms"
+
+
+def task_cpu(
+    campaign: Campaign, baseline: str, jobs: Sequence[cm.Job] = cm.PHASED_JOBS
+) -> tuple[PlatformResource, ...]:
+    """For every job of `jobs` the campaign timed and every platform beside `baseline`, the CPU time
+    its task attempts spent (median over the measured runs) and its ratio to `baseline`'s, as `vbench
+    campaign profile` gives it (`profile.platform_medians`, medians, no interval): beside a prediction,
+    what a platform's tasks spend as well as what they wait for (gVisor's 2.8-6.7x native's where the
+    plant's levels spend 1.2-1.4x; docs/results.md). Inside gVisor the counter is the Sentry's
+    account of the tasks' CPU, its own work for them included. Pure."""
+    steps = {job.step: job.name for job in jobs if job.step is not None}
+    rows = platform_medians(job_profiles(campaign), baseline=baseline)
+    picked = [r for r in rows if r.resource == TASK_CPU and r.step in steps and r.platform != baseline]
+    return tuple(sorted(picked, key=lambda r: (natural_key(r.platform), natural_key(steps[r.step]))))
