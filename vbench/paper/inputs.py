@@ -578,22 +578,17 @@ def check_heldout(
     system-call levels whose fit predicts them, before anything is read, as `check_levels` refuses
     that campaign (and after it). The same ways in call it. `where` names their field as the caller
     was given it, `levels` the levels campaign's; none passes: no subsection on them."""
-    seen: set[str] = set()
-    for heldout_dir in heldout_dirs:
-        # A campaign's subsection and table are labelled by its name: twice, two would share them.
-        name = Path(heldout_dir).name
-        if name in seen:
-            raise ParamsError(where, f"lists {name!r} twice: each held-out campaign has one subsection")
-        seen.add(name)
-        _check_campaign_beside(
-            heldout_dir,
-            levels_dir,
-            where,
-            levels,
-            "its platforms are predicted by the fit of the campaign of system-call levels, in a subsection after "
-            "that fit's",
-            without="its subsection",
-        )
+    # A campaign's subsection and table are labelled by its name: twice, two would share them.
+    _check_campaign_list(
+        heldout_dirs,
+        levels_dir,
+        where,
+        levels,
+        "each held-out campaign has one subsection",
+        "its platforms are predicted by the fit of the campaign of system-call levels, in a subsection after "
+        "that fit's",
+        without="its subsection",
+    )
 
 
 #: What a refusal of the memory level's later tests names by default (`check_memory_tests`):
@@ -612,21 +607,36 @@ def check_memory_tests(
     `MEMORY_LEVELS_INPUTS.check`: the fit's own check decides first). The same ways in call it.
     `where` names their field as the caller was given it, `levels` the memory level's fit's; none
     passes: no later test is said."""
+    # A test is said by its campaign's name: twice, the subsection would count one test as two.
+    _check_campaign_list(
+        test_dirs,
+        memory_levels_dir,
+        where,
+        levels,
+        "each later test is said once",
+        "its platforms are predicted by the memory level's fit, a later test of it said in that fit's subsection",
+        without="that later test of the memory level's fit",
+    )
+
+
+def _check_campaign_list(
+    campaign_dirs: Sequence[Path | str],
+    needed_dir: Path | str | None,
+    where: str,
+    needed: str,
+    once: str,
+    why: str,
+    without: str,
+) -> None:
+    """A list of campaigns the cost model's section reads beside another (`_check_campaign_beside`
+    on each), none listed twice (`once`: why not)."""
     seen: set[str] = set()
-    for test_dir in test_dirs:
-        # A test is said by its campaign's name: twice, the subsection would count one test as two.
-        name = Path(test_dir).name
+    for campaign_dir in campaign_dirs:
+        name = Path(campaign_dir).name
         if name in seen:
-            raise ParamsError(where, f"lists {name!r} twice: each later test is said once")
+            raise ParamsError(where, f"lists {name!r} twice: {once}")
         seen.add(name)
-        _check_campaign_beside(
-            test_dir,
-            memory_levels_dir,
-            where,
-            levels,
-            "its platforms are predicted by the memory level's fit, a later test of it said in that fit's subsection",
-            without="that later test of the memory level's fit",
-        )
+        _check_campaign_beside(campaign_dir, needed_dir, where, needed, why, without=without)
 
 
 def _check_campaign_beside(
