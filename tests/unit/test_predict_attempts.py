@@ -1,6 +1,6 @@
 """The measured runs with a task attempt that did not succeed, beside `vbench predict`'s table
 (vbench.stats.job_phases.unsuccessful_attempts): on the Intel days gVisor's TeraSort had an attempt
-outrun by its speculative copy in every block and native none, time no calibrated cost prices
+killed by speculation in every block and native none, time no calibrated cost prices
 (docs/results.md, costs-jvm-sameday-confirm). Counted per platform and job from JobHistory's
 samples, a speculative copy's win told from any other loss by the AM's diagnostics."""
 
@@ -17,8 +17,8 @@ from vbench.stats.cost_prediction import format_prediction, prediction_inputs, p
 from vbench.stats.job_phases import AttemptRuns, unsuccessful_attempts
 
 OUTRUN = "Speculation: attempt_1796317650153_0002_r_000001_0 succeeded first!"
-#: (platform, block, task type, state, diagnostics): sandboxed has a reduce outrun in blocks 0-2 and
-#: a map outrun too in block 1; slowvm one map failed in block 4; native one lost only in a warm-up run.
+#: (platform, block, task type, state, diagnostics): sandboxed has a reduce speculated in blocks 0-2 and
+#: a map speculated too in block 1; slowvm one map failed in block 4; native one lost only in a warm-up run.
 UNSUCCESSFUL = (
     ("sandboxed", 0, "REDUCE", "KILLED", OUTRUN),
     ("sandboxed", 1, "REDUCE", "KILLED", OUTRUN),
@@ -51,7 +51,7 @@ def _attempt(platform: str, run_id: str, meta: dict, i: int, task_type: str, sta
 @pytest.fixture
 def data(tmp_path):
     """DATA with raw/costs-fit and raw/timed: the suite timed on every platform, with UNSUCCESSFUL's
-    attempts, and a native warm-up run (not measured) with an attempt outrun."""
+    attempts, and a native warm-up run (not measured) with an attempt speculated."""
     fit_campaign(tmp_path / "raw" / "costs-fit")
     timed = calibration_campaign(tmp_path / "raw" / "timed", jobs=True, seed=3)
     records = [
@@ -64,14 +64,14 @@ def data(tmp_path):
     return tmp_path
 
 
-def test_runs_outrun_and_lost_are_counted_per_platform_and_job(data):
+def test_runs_speculated_and_lost_are_counted_per_platform_and_job(data):
     got = unsuccessful_attempts(load_campaign(data / "raw" / "timed"))
     assert got == (
         # The warm-up run's attempt is not a measured run's.
-        AttemptRuns("terasort", "native", BLOCKS, outrun=0, lost=0, maps=0, reduces=0),
-        # Block 1's two attempts make one run; a speculative win is "outrun", nothing "lost".
-        AttemptRuns("terasort", "sandboxed", BLOCKS, outrun=3, lost=0, maps=1, reduces=3),
-        AttemptRuns("terasort", "slowvm", BLOCKS, outrun=0, lost=1, maps=1, reduces=0),
+        AttemptRuns("terasort", "native", BLOCKS, speculated=0, lost=0, maps=0, reduces=0),
+        # Block 1's two attempts make one run; a speculation's kill is "speculated", nothing "lost".
+        AttemptRuns("terasort", "sandboxed", BLOCKS, speculated=3, lost=0, maps=1, reduces=3),
+        AttemptRuns("terasort", "slowvm", BLOCKS, speculated=0, lost=1, maps=1, reduces=0),
     )
     assert [a.any for a in got] == [False, True, True]
 
@@ -84,7 +84,7 @@ def test_a_campaign_without_unsuccessful_attempts_counts_runs_and_shows_nothing(
     assert all(a.runs == BLOCKS and not a.any for a in got)
     inputs = prediction_inputs(load_campaign(data / "raw" / "costs-fit"), clean)
     table = prediction_table(inputs, attempts=got, n_draws=DRAWS, seed=0)
-    assert "did not succeed" not in format_prediction(table) and "outrun:" not in format_prediction(table)
+    assert "did not succeed" not in format_prediction(table) and "speculated:" not in format_prediction(table)
     assert len(prediction_json(table)["attempts"]) == 3
 
 
@@ -97,10 +97,10 @@ def test_the_command_prints_the_runs_in_text_and_json(data, capsys):
     section = out.split("Measured runs with a task attempt that did not succeed (JobHistory):\n")[1].split("\n\n")[0]
     rows = [line.split() for line in section.splitlines()[1:]]
     assert [r[:2] for r in rows] == [["native", "terasort"], ["sandboxed", "terasort"], ["slowvm", "terasort"]]
-    # "3 of 5" runs outrun, "0 of 5" lost, then the attempts "1, 3" (map, reduce).
+    # "3 of 5" runs speculated, "0 of 5" lost, then the attempts "1, 3" (map, reduce).
     assert rows[1][2:] == ["3", "of", str(BLOCKS), "0", "of", str(BLOCKS), "1,", "3"]
     assert rows[2][2:] == ["0", "of", str(BLOCKS), "1", "of", str(BLOCKS), "1,", "0"]
-    assert "outrun: a run with a task attempt killed because its speculative copy finished first" in out
+    assert "speculated: a run in which YARN found a task slow enough to start a second attempt of it" in out
 
     assert cli.main([*argv, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -109,9 +109,9 @@ def test_the_command_prints_the_runs_in_text_and_json(data, capsys):
         "job": "terasort",
         "platform": "sandboxed",
         "runs": BLOCKS,
-        "outrun": 3,
+        "speculated": 3,
         "lost": 0,
         "maps": 1,
         "reduces": 3,
     }
-    assert by[("native", "terasort")]["outrun"] == 0
+    assert by[("native", "terasort")]["speculated"] == 0

@@ -1000,9 +1000,10 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
         out += ["", *format_accuracy(acc)]
     if any(a.any for a in table.attempts):
         out.append(
-            "outrun: a run with a task attempt killed because its speculative copy finished first (YARN found the "
-            "task slow and started it again beside itself): a straggler's time, which no calibrated cost prices, "
-            "and a copy holding a core while it ran; lost: one failed or killed otherwise."
+            "speculated: a run in which YARN found a task slow enough to start a second attempt of it beside the "
+            'first, and killed the one that finished second (JobHistory\'s "Speculation: ... succeeded first!"): a '
+            "straggler's time, which no calibrated cost prices, and a second attempt holding a core while it ran; "
+            "lost: one failed or killed otherwise."
         )
     if table.task_cpu:
         out.append(
@@ -1081,7 +1082,7 @@ def _attempt_record(a: AttemptRuns) -> dict[str, str]:
     return {
         "platform": a.platform,
         "job": a.job,
-        "runs outrun": f"{a.outrun} of {a.runs}",
+        "runs speculated": f"{a.speculated} of {a.runs}",
         "runs lost": f"{a.lost} of {a.runs}",
         "attempts (map, reduce)": f"{a.maps}, {a.reduces}",
     }

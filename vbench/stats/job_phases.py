@@ -13,9 +13,10 @@ so that a phase is never told one way here and another in the table. Its share o
 job time is read from the baseline's own samples.
 
 Beside the phases, `unsuccessful_attempts` counts the runs in which JobHistory recorded a task
-attempt of the job killed because its speculative copy finished first (a straggler: YARN thought
-the task slow enough to start it again beside itself) or lost otherwise: time no calibrated cost
-prices, and the copy that loses holds a core while it runs.
+attempt of the job killed by speculation (a straggler: YARN thought the task slow enough to start a
+second attempt beside it, and killed the one that finished second) or lost otherwise: time no
+calibrated cost prices, and the losing attempt holds a core while it runs. `task_cpu` gives what the
+tasks spent on a CPU.
 """
 
 from __future__ import annotations
@@ -169,8 +170,9 @@ class AttemptRuns:
     platform: str
     #: The measured runs that timed the job (warm-up runs left out).
     runs: int
-    #: Runs with an attempt killed because its speculative copy finished first.
-    outrun: int
+    #: Runs with an attempt killed by speculation: YARN found a task slow, started a second attempt
+    #: of it, and killed the one that did not finish first (in every campaign here, the second).
+    speculated: int
     #: Runs with an attempt that failed, or was killed for another reason (e.g. "Attmpt state
     #: missing from History").
     lost: int
@@ -180,12 +182,12 @@ class AttemptRuns:
 
     @property
     def any(self) -> bool:
-        return self.outrun > 0 or self.lost > 0
+        return self.speculated > 0 or self.lost > 0
 
 
 def unsuccessful_attempts(campaign: Campaign, jobs: Sequence[cm.Job] = cm.PHASED_JOBS) -> tuple[AttemptRuns, ...]:
     """For every job of `jobs` the campaign timed and every platform it timed it on (the baseline
-    too), the runs with an attempt outrun by its speculative copy and those with one lost otherwise,
+    too), the runs with an attempt killed by speculation and those with one lost otherwise,
     in natural order of platform and job. Runs are told apart by `run_id`; a campaign whose samples
     carry none gives (). Pure."""
     rows = measured_samples(campaign.samples)
@@ -199,7 +201,7 @@ def unsuccessful_attempts(campaign: Campaign, jobs: Sequence[cm.Job] = cm.PHASED
         bad = mine[mine["metric"].isin([f"{job.step}.{m}" for m in UNSUCCESSFUL])]
         state = bad["attempt_state"].astype(str) if "attempt_state" in bad.columns else pd.Series("", index=bad.index)
         why = bad["diagnostics"].fillna("").astype(str) if "diagnostics" in bad.columns else state.map(lambda _: "")
-        outrun = state.eq("KILLED") & why.str.startswith(SPECULATION_LOST)
+        speculated = state.eq("KILLED") & why.str.startswith(SPECULATION_LOST)
         for platform, runs in timed.groupby("platform", sort=False):
             here = bad["platform"] == platform
             out.append(
@@ -207,8 +209,8 @@ def unsuccessful_attempts(campaign: Campaign, jobs: Sequence[cm.Job] = cm.PHASED
                     job.name,
                     str(platform),
                     int(runs["run_id"].nunique()),
-                    int(bad.loc[here & outrun, "run_id"].nunique()),
-                    int(bad.loc[here & ~outrun, "run_id"].nunique()),
+                    int(bad.loc[here & speculated, "run_id"].nunique()),
+                    int(bad.loc[here & ~speculated, "run_id"].nunique()),
                     int((here & bad["metric"].str.endswith(UNSUCCESSFUL[0])).sum()),
                     int((here & bad["metric"].str.endswith(UNSUCCESSFUL[1])).sum()),
                 )

@@ -211,7 +211,8 @@ def table_pernode(stats, samples, baseline="native") -> str:
             r"Task attempts per node from JobHistory (all runs pooled), times in \unit{\second}; "
             r"``vs others'': the node's mean over the median of the other nodes' means; "
             r"``failed'': attempts sent to the node that failed (and were re-run elsewhere); "
-            r"``outrun'': its attempts killed because a speculative copy of the task finished first."
+            r"``outrun'': its attempts killed because another attempt of the same task (the first or a speculative "
+            r"copy) finished first."
         )
         notes.append(
             "Straggler: "
