@@ -981,10 +981,8 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             "",
             f"Task CPU time over {inp.calibration_baseline}'s (JobHistory's CPU_MILLISECONDS, medians over the runs):",
         ]
-        records = [_task_cpu_record(r) for r in table.task_cpu]
-        if not any(r.note for r in table.task_cpu):
-            records = [{k: v for k, v in rec.items() if k != "note"} for rec in records]
-        out.append(_table(records))
+        with_note = any(r.note for r in table.task_cpu)
+        out.append(_table([_task_cpu_record(r, with_note) for r in table.task_cpu]))
     out += [
         "",
         "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
@@ -1067,7 +1065,8 @@ def _phase_record(ph: PhaseRatio, level: int, baseline: str) -> dict[str, str]:
     }
 
 
-def _task_cpu_record(r: PlatformResource) -> dict[str, str]:
+def _task_cpu_record(r: PlatformResource, with_note: bool) -> dict[str, str]:
+    """A task CPU row as printed; the note column only when some row has a note."""
     shown = {
         "platform": r.platform,
         "job": r.step,
@@ -1075,7 +1074,7 @@ def _task_cpu_record(r: PlatformResource) -> dict[str, str]:
         "ms": "-" if r.median is None else f"{r.median:.0f}",
         "ratio": "-" if r.ratio is None else f"{r.ratio:.2f}",
     }
-    return shown | {"note": r.note}
+    return (shown | {"note": r.note}) if with_note else shown
 
 
 def _attempt_record(a: AttemptRuns) -> dict[str, str]:

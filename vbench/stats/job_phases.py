@@ -32,7 +32,7 @@ from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
 from vbench.stats.campaign_stats import StatsConfig, campaign_stats
 from vbench.stats.keys import natural_key
-from vbench.stats.pernode import SPECULATION_LOST
+from vbench.stats.pernode import lost_to_speculation
 from vbench.stats.profile import PlatformResource, job_profiles, platform_medians
 from vbench.stats.records import Interval
 from vbench.stats.table.cells import cell_number, cell_text, key_as_text, preferred_row
@@ -199,9 +199,7 @@ def unsuccessful_attempts(campaign: Campaign, jobs: Sequence[cm.Job] = cm.PHASED
         mine = rows[rows["benchmark"] == job.benchmark]
         timed = mine[mine["metric"] == job.metric]
         bad = mine[mine["metric"].isin([f"{job.step}.{m}" for m in UNSUCCESSFUL])]
-        state = bad["attempt_state"].astype(str) if "attempt_state" in bad.columns else pd.Series("", index=bad.index)
-        why = bad["diagnostics"].fillna("").astype(str) if "diagnostics" in bad.columns else state.map(lambda _: "")
-        speculated = state.eq("KILLED") & why.str.startswith(SPECULATION_LOST)
+        speculated = lost_to_speculation(bad)
         for platform, runs in timed.groupby("platform", sort=False):
             here = bad["platform"] == platform
             out.append(

@@ -23,6 +23,16 @@ UNSUCCESSFUL_METRICS = {"map_attempt_unsuccessful": "MAP", "reduce_attempt_unsuc
 SPECULATION_LOST = "Speculation:"
 
 
+def lost_to_speculation(samples: pd.DataFrame) -> pd.Series:
+    """Per unsuccessful-attempt sample: whether the AM killed it because its speculative twin
+    finished first (state KILLED, diagnostics opening with SPECULATION_LOST). Missing columns read
+    as empty. Pure."""
+    blank = pd.Series("", index=samples.index)
+    state = samples.get("attempt_state", blank).fillna("").astype(str)
+    why = samples.get("diagnostics", blank).fillna("").astype(str)
+    return state.eq("KILLED") & why.str.startswith(SPECULATION_LOST)
+
+
 @dataclass(frozen=True)
 class NodeRow:
     #: The run's testbed platform stamp: runs on different clusters are never pooled.
@@ -83,14 +93,13 @@ def node_table(samples: pd.DataFrame, platforms: Mapping[str, str] | None = None
     plat = {**platforms_from_samples(samples), **(platforms or {})}
     blank = pd.Series("", index=d.index)
     state = d.get("attempt_state", blank).fillna("")
-    why = d.get("diagnostics", blank).fillna("").astype(str)
     d = d.assign(
         task_type=d[col].map(kinds),
         step=d.get("step", blank).fillna(""),
         cluster=d.get("platform", blank).fillna("").astype(str),
         ok=d[col].isin(list(ATTEMPT_METRICS)),
         state=state,
-        outrun=state.eq("KILLED") & why.str.startswith(SPECULATION_LOST),
+        outrun=lost_to_speculation(d),
     )
     rows: list[NodeRow] = []
     for (cluster, step, tt), g in d.groupby(["cluster", "step", "task_type"], sort=True):
