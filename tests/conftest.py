@@ -381,7 +381,7 @@ def fake_machine(monkeypatch):
             hdfs_output_removed=True,
         )
 
-    def measure_micro(hosts, item, log=print, iperf_pairs=None, layout=None):
+    def measure_micro(hosts, item, log=print, iperf_pairs=None, layout=None, machine=None):
         m.run("micro", item.benchmark, hosts[0].testbed)
         return [
             BenchRun(

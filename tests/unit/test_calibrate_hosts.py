@@ -42,7 +42,7 @@ def ran(monkeypatch) -> list[str]:
         where.append(name)
         return BenchRun("x", f"x-{len(where)}", {})
 
-    monkeypatch.setattr(measure, "_run_micro", lambda h, item, log: one(h.name))
+    monkeypatch.setattr(measure, "_run_micro", lambda h, item, log, machine=None: one(h.name))
     monkeypatch.setattr(measure, "_run_iperf", lambda c, s, cfg, log: one(f"{c.name}->{s.name}"))
     monkeypatch.setattr(measure, "_run_latency", lambda c, s, cfg, log: one(f"{c.name}->{s.name}"))
     return where

@@ -168,7 +168,7 @@ def test_micro_samples_say_the_page_cache_was_kept(tmp_path, fake_hadoop, monkey
     monkeypatch.setattr(
         runner,
         "measure_micro",
-        lambda hosts, item, log=print, layout=None: [
+        lambda hosts, item, log=print, layout=None, machine=None: [
             BenchRun("cpu", "cpu-1", {}, samples=[Sample("cpu", "events", 1.0, "events/s")])
         ],
     )

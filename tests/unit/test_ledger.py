@@ -96,7 +96,7 @@ def fake_micro(monkeypatch):
     """Every micro cell measures two samples; `ran` lists what was measured."""
     ran: list[str] = []
 
-    def measure(hosts, item, log=print, iperf_pairs=None, layout=None):
+    def measure(hosts, item, log=print, iperf_pairs=None, layout=None, machine=None):
         ran.append(item.benchmark)
         return [
             BenchRun(
@@ -157,7 +157,7 @@ def _failing_then(monkeypatch, second):
     """Attempt 0 of every cell fails; attempt 1 does `second()`."""
     calls: list[int] = []
 
-    def measure(hosts, item, log=print, iperf_pairs=None, layout=None):
+    def measure(hosts, item, log=print, iperf_pairs=None, layout=None, machine=None):
         calls.append(1)
         if len(calls) == 1:
             return [BenchRun("cpu", "cpu-a0", {}, failure=Failure("cpu", "host busy"))]

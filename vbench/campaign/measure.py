@@ -26,11 +26,14 @@ from vbench.campaign.pagecache import drop_page_cache, kept
 from vbench.errors import JobFailed, ParamsError, VbenchError
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import Host, connect
+from vbench.monitor.machine_cpu import Mark, busy_between
 from vbench.samples import Failure
 from vbench.store import Run
 from vbench.testbed.physnet import NetLayout
 
 Log = Callable[[str], None]
+#: Reads the machine's busy CPU now (vbench.monitor.machine_cpu.mark).
+Marker = Callable[[], Mark]
 T = TypeVar("T")
 
 
@@ -111,15 +114,17 @@ def _failure(run: BenchRun, exc: Exception, **where: str) -> Failure:
     return Failure(run.benchmark, failure_reason(exc), run.parameters, tail(str(exc)), where)
 
 
-def _run_micro(host: Host, item: Planned, log: Log) -> BenchRun:
+def _run_micro(host: Host, item: Planned, log: Log, machine: Marker | None = None) -> BenchRun:
     run = BenchRun(item.benchmark, new_run_id(f"{item.benchmark}-{host.name}"), config_params(item.config))
     workdir = f"{host.work_dir}/micro"
     with connect(host) as c:
         c.run(f"mkdir -p {shlex.quote(workdir)}", hide=True, in_stream=False)
         try:
+            before = machine() if machine is not None else None
             samples, raw = item.module.run(c, item.config, workdir)
+            spent = busy_between(before, machine()) if machine is not None and before is not None else {}
             run.outputs["output"] = raw
-            run.samples = [s.with_metadata(host=host.name, host_platform=host.platform) for s in samples]
+            run.samples = [s.with_metadata(host=host.name, host_platform=host.platform, **spent) for s in samples]
         except JobFailed as exc:
             run.failure = _failure(run, exc, host=host.name)
     return run
@@ -206,11 +211,14 @@ def measure_micro(
     log: Log = print,
     iperf_pairs: list[tuple[Host, Host]] | None = None,
     layout: NetLayout | None = None,
+    machine: Marker | None = None,
 ) -> list[BenchRun]:
     """One micro-benchmark on every host (iperf3: between pairs of hosts, a ring by default;
     latency: between every pair; the iperf3 matrix: between the pairs of the testbed's network
     `layout`, each a run), or, with `item.hosts` N, on the first N hosts or pairs of those;
-    nothing is stored."""
+    nothing is stored. With `machine` (the reader of the machine the hosts share: the local
+    testbed's), a one-host run's samples carry the machine's CPU spent over the run
+    (vbench.monitor.machine_cpu); runs between hosts do not."""
     if item.benchmark == netmatrix.NAME:
         if layout is None:  # refused before anything starts (runner.configuration_params); a guard
             raise VbenchError("netmatrix needs the testbed's emulated physical hosts (a network layout)")
@@ -232,7 +240,7 @@ def measure_micro(
             for c, s in first_of(latency_pairs(hosts), item.hosts)
         ]
     else:
-        jobs = [(lambda h=h: _run_micro(h, item, log), h.name) for h in first_of(hosts, item.hosts)]
+        jobs = [(lambda h=h: _run_micro(h, item, log, machine), h.name) for h in first_of(hosts, item.hosts)]
     runs = []
     for job, where in jobs:
         log(f"{item.benchmark} on {where} ...")

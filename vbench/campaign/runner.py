@@ -70,6 +70,7 @@ from vbench.hadoop.cluster import HadoopCluster
 from vbench.hadoop.presets import preset_params
 from vbench.lifecycle import interrupts_unwind, shielded
 from vbench.monitor.monitor import Monitor, finish_monitor
+from vbench.monitor import machine_cpu
 from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
 from vbench.params import HadoopParams, TestbedParams, describe_validation_error, prefixed
 from vbench.provenance import cluster_provenance, machine_stamp, slowdown_stamp, vbench_commit
@@ -805,7 +806,9 @@ class _Campaign:
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None
             planned = Planned(v.benchmark, v.config, registry.find(v.benchmark)[1], v.hosts)
-            runs = measure_micro(held.hosts, planned, self.log, layout=layout)
+            # The local testbed's hosts share this machine: what it spent over each run is read here.
+            machine = machine_cpu.mark if self.source.local else None
+            runs = measure_micro(held.hosts, planned, self.log, layout=layout, machine=machine)
             kind_stamp = {"benchmark_kind": "micro", **kept()}
             if v.hosts is not None:  # only then: samples of designs without it stay as they were
                 kind_stamp["hosts_measured"] = v.hosts

@@ -50,6 +50,15 @@ def register(sub) -> None:
         "both campaigns measured at a configuration with intervals that do not overlap is noted: the shares then "
         "depend on which campaign's plant is read",
     )
+    p.add_argument(
+        "--costs",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="how the micro-benchmarks price a resource: 'wall', the time per operation as measured (default), "
+        "or 'cpu', the machine's CPU per operation (the time times the CPUs the run kept busy, read on the "
+        "machine around each run: a wait and a core's work told apart); 'cpu' needs --resources, and every "
+        "calibration read (CALIBRATION's and the fit's) measured on the local testbed since the runner reads it",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
         "--resources",
@@ -111,6 +120,14 @@ def run(args) -> int:
         if args.fit_costs is not None
         else None
     )
+    if args.costs == "cpu":
+        if resources is None:
+            raise ParamsError("--costs", "cpu prices only the resources named: give --resources")
+        calibration = cost_prediction.priced_in_cpu(calibration, resources)
+        if fit_costs_in is not None:
+            fit_costs_in = cost_prediction.priced_in_cpu(fit_costs_in, resources)
+        else:
+            fit = cost_prediction.priced_in_cpu(fit, resources)
     inputs = cost_prediction.prediction_inputs(
         fit, calibration, resources, measured_in=measured_in, fit_costs_in=fit_costs_in
     )
@@ -132,7 +149,11 @@ def run(args) -> int:
         ("fitting and predicting", time.perf_counter() - compared),
     )
     if args.json:
-        print(json.dumps(cost_prediction.prediction_json(table, timings), indent=1))
+        print(json.dumps({**cost_prediction.prediction_json(table, timings), "costs": args.costs}, indent=1))
     else:
+        if args.costs == "cpu":
+            print(
+                "Costs in the machine's CPU per operation (--costs cpu): each run's time per operation times the CPUs it kept busy."
+            )
         print(cost_prediction.format_prediction(table, timings), end="")
     return 0

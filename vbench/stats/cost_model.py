@@ -943,6 +943,44 @@ def _levels(samples: pd.DataFrame, baseline: str) -> list[str]:
     return [p for p in levels if p != baseline]
 
 
+#: The sample fields of a run's machine CPU reading (vbench.monitor.machine_cpu; the stats layer
+#: does not import the monitor's).
+MACHINE_CPU_FIELD = "machine_cpu_s"
+MACHINE_WALL_FIELD = "machine_wall_s"
+#: How the costs are read: as measured (a wall time per operation), or as the machine's CPU per
+#: operation (the wall time times the CPUs the run kept busy on average).
+COST_KINDS = ("wall", "cpu")
+
+
+def cpu_weighted(samples: pd.DataFrame, resources: Sequence[str]) -> pd.DataFrame:
+    """`samples` with each named resource's calibration rows priced in the machine's CPU: a time
+    per operation times the CPUs its run kept busy (`machine_cpu_s` / `machine_wall_s`, read
+    around the run by the runner), a throughput divided by them (per busy CPU). Other rows are as
+    they were. Refused (ParamsError naming the resource) where a named resource's row carries no
+    reading: measured before the reading existed, or not on the local testbed. Pure."""
+    by_name = {r.name: r for r in RESOURCES}
+    out = samples.copy()
+    for name in _checked_resources(resources):
+        res = by_name[name]
+        rows = (out["benchmark"] == res.benchmark) & (out["metric"] == res.metric)
+        if not rows.any():
+            continue  # not measured here: the model's own refusal names it
+        cpu = pd.to_numeric(out.get(MACHINE_CPU_FIELD, pd.Series(np.nan, index=out.index)), errors="coerce")
+        wall = pd.to_numeric(out.get(MACHINE_WALL_FIELD, pd.Series(np.nan, index=out.index)), errors="coerce")
+        busy = cpu / wall.where(wall > 0)
+        missing = rows & ~(busy > 0)
+        if missing.any():
+            raise ParamsError(
+                "samples",
+                f"{name}: {int(missing.sum())} of {int(rows.sum())} {res.benchmark} samples carry no machine CPU "
+                f"reading ({MACHINE_CPU_FIELD}, {MACHINE_WALL_FIELD}): a cost in CPU needs runs on the local "
+                "testbed measured since the runner reads it",
+            )
+        factor = 1 / busy[rows] if res.higher_is_better else busy[rows]
+        out.loc[rows, "value"] = out.loc[rows, "value"].astype(float) * factor
+    return out
+
+
 def cost_vectors_of(
     samples: pd.DataFrame,
     *,

@@ -26,9 +26,10 @@ a fit made on one machine has not been shown to carry to another.
 
 from __future__ import annotations
 
+
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -531,6 +532,12 @@ def _read(campaign: Campaign, what, **kwargs):
         return what(campaign.samples, **kwargs)
     except ParamsError as exc:
         raise ParamsError(samples_path(campaign), str(exc)) from None
+
+
+def priced_in_cpu(campaign: Campaign, resources: Sequence[str]) -> Campaign:
+    """The campaign with `resources`' calibrations priced in the machine's CPU per operation
+    (`cost_model.cpu_weighted`), a refusal naming its samples file. Pure."""
+    return replace(campaign, samples=_read(campaign, cm.cpu_weighted, resources=resources))
 
 
 def prediction_inputs(

@@ -1,0 +1,99 @@
+"""The machine's CPU spent over a micro-benchmark run (vbench.monitor.machine_cpu), stamped by the
+runner on each sample (vbench.campaign.measure), and the costs priced in it
+(`cost_model.cpu_weighted`, `vbench predict --costs cpu`): known answers."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vbench.benchmarks.micro import syscall
+from vbench.campaign import measure
+from vbench.errors import ParamsError
+from vbench.host import Host, SshEndpoint
+from vbench.monitor.machine_cpu import CPU_FIELD, WALL_FIELD, Mark, busy_between, busy_cpus, busy_ticks, mark
+from vbench.stats import cost_model as cm
+
+#: user nice system idle iowait irq softirq steal guest guest_nice
+LINE = "cpu  1000 20 300 5000 40 5 6 70 0 0\n"
+
+
+def test_busy_ticks_leave_out_idle_iowait_and_steal():
+    assert busy_ticks(LINE) == 1000 + 20 + 300 + 5 + 6
+    with pytest.raises(ValueError):
+        busy_ticks("cpu0 1 2 3 4\n")  # a per-CPU line is not the machine's
+
+
+def test_a_run_s_stamp_is_its_cpu_seconds_and_wall_seconds():
+    assert busy_between(Mark(1000, 10.0), Mark(1450, 13.0), hz=100) == {CPU_FIELD: 4.5, WALL_FIELD: 3.0}
+    assert busy_cpus(4.5, 3.0) == pytest.approx(1.5) and busy_cpus(1.0, 0.0) is None
+    lines, times = iter([LINE, LINE.replace("1000", "1100")]), iter([1.0, 2.0])
+    a = mark(lambda: next(lines), lambda: next(times))
+    b = mark(lambda: next(lines), lambda: next(times))
+    assert busy_between(a, b, hz=100) == {CPU_FIELD: 1.0, WALL_FIELD: 1.0}
+
+
+def _host() -> Host:
+    ssh = SshEndpoint("10.0.0.2", "root", Path("/k"), Path("/kh"))
+    return Host("h1", "worker", "native", "10.0.0.2", "/w", ssh)
+
+
+def test_the_runner_stamps_each_sample_of_a_one_host_run_with_the_machine_s_cpu(monkeypatch):
+    cfg = syscall.SyscallConfig(count=1000, repeats=2)
+    dd = "1000 bytes (1.0 kB, 1000 B) copied, 0.0005 s, 2.0 MB/s\n"
+
+    class Conn:
+        def run(self, command, **_kw):
+            return SimpleNamespace(stdout=dd * 2 if "dd " in command else "", stderr="", exited=0)
+
+    @contextmanager
+    def connect(_host):
+        yield Conn()
+
+    monkeypatch.setattr(measure, "connect", connect)
+    marks = iter([Mark(500, 100.0), Mark(800, 102.0)])
+    item = measure.Planned("syscall", cfg, syscall)
+    (run,) = measure.measure_micro([_host()], item, lambda _l: None, machine=lambda: next(marks))
+    assert run.ok and len(run.samples) == 4
+    assert {(s.metadata[CPU_FIELD], s.metadata[WALL_FIELD]) for s in run.samples} == {(3.0, 2.0)}
+    (bare,) = measure.measure_micro([_host()], item, lambda _l: None)  # an inventory's host: not read
+    assert all(CPU_FIELD not in s.metadata for s in bare.samples)
+
+
+def _samples(**stamp) -> pd.DataFrame:
+    rows = [
+        {"benchmark": "rpc", "metric": "rpc_us", "value": 100.0, "platform": "native", **stamp},
+        {"benchmark": "iperf3", "metric": "throughput_mean", "value": 1000.0, "platform": "native", **stamp},
+        {"benchmark": "terasort", "metric": "terasort_job_time", "value": 30.0, "platform": "native"},
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_time_per_operation_is_multiplied_by_the_busy_cpus_and_a_throughput_divided():
+    got = cm.cpu_weighted(_samples(**{CPU_FIELD: 3.0, WALL_FIELD: 2.0}), ["rpc", "net_throughput"])
+    assert list(got["value"]) == [150.0, pytest.approx(1000 / 1.5), 30.0]
+    only_rpc = cm.cpu_weighted(_samples(**{CPU_FIELD: 3.0, WALL_FIELD: 2.0}), ["rpc"])
+    assert list(only_rpc["value"]) == [150.0, 1000.0, 30.0]  # a resource not named is as measured
+    assert list(cm.cpu_weighted(_samples(), ["jvmstart"])["value"]) == [100.0, 1000.0, 30.0]  # not measured
+
+
+@pytest.mark.parametrize("stamp", [{}, {CPU_FIELD: np.nan, WALL_FIELD: 2.0}, {CPU_FIELD: 3.0, WALL_FIELD: 0.0}])
+def test_a_named_resource_without_a_reading_is_refused(stamp):
+    with pytest.raises(ParamsError, match="rpc: 1 of 1 rpc samples carry no machine CPU reading"):
+        cm.cpu_weighted(_samples(**stamp), ["rpc"])
+
+
+def test_predict_prices_in_cpu_only_the_resources_named(capsys, tmp_path):
+    from vbench import cli
+
+    (tmp_path / "raw" / "cal").mkdir(parents=True)
+    (tmp_path / "raw" / "cal" / "samples.jsonl").write_text("")
+    (tmp_path / "raw" / "fit").mkdir(parents=True)
+    (tmp_path / "raw" / "fit" / "samples.jsonl").write_text("")
+    rc = cli.main(["predict", "cal", "--fit", "fit", "--data", str(tmp_path), "--costs", "cpu"])
+    assert rc != 0 and "--costs: cpu prices only the resources named: give --resources" in capsys.readouterr().err
