@@ -97,3 +97,40 @@ def test_predict_prices_in_cpu_only_the_resources_named(capsys, tmp_path):
     (tmp_path / "raw" / "fit" / "samples.jsonl").write_text("")
     rc = cli.main(["predict", "cal", "--fit", "fit", "--data", str(tmp_path), "--costs", "cpu"])
     assert rc != 0 and "--costs: cpu prices only the resources named: give --resources" in capsys.readouterr().err
+
+
+def _runs(busy: dict[tuple[str, int], list[float]]) -> pd.DataFrame:
+    """Three rpc samples per run (as rpc records a run's repeats), each run's stamp giving `busy`."""
+    rows = []
+    for (platform, block), values in busy.items():
+        for i, b in enumerate(values):
+            stamp = {CPU_FIELD: 2.0 * b, WALL_FIELD: 2.0, "run_id": f"{platform}-{block}-{i}", "block": block}
+            rows += [
+                {"benchmark": "rpc", "metric": "rpc_us", "value": 90.0 + r, "platform": platform, **stamp}
+                for r in range(3)
+            ]
+    return pd.DataFrame(rows)
+
+
+def test_the_busy_cpus_are_one_value_per_run_medians_per_configuration_and_block():
+    samples = _runs(
+        {("native", 0): [1.0, 1.2, 1.1], ("native", 1): [0.9], ("gvisor", 0): [1.8, 1.6], ("gvisor", 1): [1.7]}
+    )
+    got = cm.busy_cpus_of(samples, ["rpc"])
+    assert [(b.configuration, b.resource, b.runs) for b in got] == [("gvisor", "rpc", 3), ("native", "rpc", 4)]
+    gvisor, native = got
+    assert gvisor.median == pytest.approx(1.7) and native.median == pytest.approx(1.05)
+    assert gvisor.per_block == (("0", pytest.approx(1.7)), ("1", pytest.approx(1.7)))
+    assert native.per_block == (("0", pytest.approx(1.1)), ("1", pytest.approx(0.9)))
+    assert cm.busy_cpus_of(samples.drop(columns=[CPU_FIELD]), ["rpc"]) == ()  # measured before the reading
+
+
+def test_predict_prints_and_writes_the_busy_cpus_it_priced_with(tmp_path):
+    from vbench.stats.campaign import Campaign
+    from vbench.stats.cost_prediction import busy_json, format_busy
+
+    rows = cm.busy_cpus_of(_runs({("native", 0): [1.0], ("native", 1): [1.2]}), ["rpc"])
+    text = format_busy(Campaign(tmp_path, "cal", pd.DataFrame()), rows)
+    assert "CPUs each run kept busy in cal" in text
+    assert text.splitlines()[-1].split() == ["native", "rpc", "1.10", "2", "1.00", "1.20"]
+    assert busy_json(rows)[0]["per_block"] == [{"block": "0", "median": 1.0}, {"block": "1", "median": 1.2}]

@@ -120,9 +120,12 @@ def run(args) -> int:
         if args.fit_costs is not None
         else None
     )
+    busy = []  # (campaign, its runs' busy CPUs) of each campaign whose costs are priced in CPU
     if args.costs == "cpu":
         if resources is None:
             raise ParamsError("--costs", "cpu prices only the resources named: give --resources")
+        for priced in (calibration, fit_costs_in if fit_costs_in is not None else fit):
+            busy.append((priced, cost_model.busy_cpus_of(priced.samples, resources)))
         calibration = cost_prediction.priced_in_cpu(calibration, resources)
         if fit_costs_in is not None:
             fit_costs_in = cost_prediction.priced_in_cpu(fit_costs_in, resources)
@@ -149,11 +152,17 @@ def run(args) -> int:
         ("fitting and predicting", time.perf_counter() - compared),
     )
     if args.json:
-        print(json.dumps({**cost_prediction.prediction_json(table, timings), "costs": args.costs}, indent=1))
+        doc = cost_prediction.prediction_json(table, timings)
+        doc["costs"] = args.costs
+        doc["busy_cpus"] = {c.name: cost_prediction.busy_json(rows) for c, rows in busy}
+        print(json.dumps(doc, indent=1))
     else:
         if args.costs == "cpu":
             print(
-                "Costs in the machine's CPU per operation (--costs cpu): each run's time per operation times the CPUs it kept busy."
+                "Costs in the machine's CPU per operation (--costs cpu): each run's time per operation "
+                "times the CPUs it kept busy."
             )
         print(cost_prediction.format_prediction(table, timings), end="")
+        for c, rows in busy:
+            print(cost_prediction.format_busy(c, rows), end="")
     return 0

@@ -981,6 +981,43 @@ def cpu_weighted(samples: pd.DataFrame, resources: Sequence[str]) -> pd.DataFram
     return out
 
 
+@dataclass(frozen=True)
+class BusyCpus:
+    """The CPUs one configuration's runs of one resource's micro-benchmark kept busy: each run's
+    machine CPU over its wall time, the median over the runs, and each block's median."""
+
+    configuration: str
+    resource: str
+    median: float
+    runs: int
+    #: (block, the median over that block's runs), in block order.
+    per_block: tuple[tuple[str, float], ...]
+
+
+def busy_cpus_of(samples: pd.DataFrame, resources: Sequence[str]) -> tuple[BusyCpus, ...]:
+    """Per configuration (platform or compared level) and named resource, the CPUs its runs kept
+    busy (`machine_cpu_s` / `machine_wall_s`, one value per run), where the runs carry the reading;
+    in natural order of configuration, then the resources' order. Pure."""
+    if MACHINE_CPU_FIELD not in samples.columns or MACHINE_WALL_FIELD not in samples.columns:
+        return ()
+    by_name = {r.name: r for r in RESOURCES}
+    out = []
+    for name in _checked_resources(resources):
+        res = by_name[name]
+        rows = _compared(samples, res.benchmark, res.metric)
+        cpu = pd.to_numeric(rows[MACHINE_CPU_FIELD], errors="coerce")
+        wall = pd.to_numeric(rows[MACHINE_WALL_FIELD], errors="coerce")
+        rows = rows.assign(busy=cpu / wall.where(wall > 0)).dropna(subset=["busy"])
+        runs = rows.drop_duplicates("run_id") if "run_id" in rows.columns else rows
+        for level in sorted({str(p) for p in runs["platform"]}, key=natural_key):
+            mine = runs[runs["platform"].astype(str) == level]
+            blocks = sorted({str(b) for b in mine["block"]}, key=natural_key) if "block" in mine.columns else []
+            per_block = tuple((b, float(mine.loc[mine["block"].astype(str) == b, "busy"].median())) for b in blocks)
+            out.append(BusyCpus(level, name, float(mine["busy"].median()), len(mine), per_block))
+    out.sort(key=lambda b: natural_key(b.configuration))  # stable: the resources' order within one
+    return tuple(out)
+
+
 def cost_vectors_of(
     samples: pd.DataFrame,
     *,

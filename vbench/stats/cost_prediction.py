@@ -540,6 +540,37 @@ def priced_in_cpu(campaign: Campaign, resources: Sequence[str]) -> Campaign:
     return replace(campaign, samples=_read(campaign, cm.cpu_weighted, resources=resources))
 
 
+def format_busy(campaign: Campaign, rows: Sequence[cm.BusyCpus]) -> str:
+    """The CPUs each configuration's runs kept busy, as `vbench predict --costs cpu` prints them
+    under its table: what each cost was multiplied by. Pure."""
+    records = [
+        {
+            "configuration": b.configuration,
+            "resource": b.resource,
+            "busy CPUs": f"{b.median:.2f}",
+            "runs": str(b.runs),
+            "per block": " ".join(f"{v:.2f}" for _, v in b.per_block),
+        }
+        for b in rows
+    ]
+    head = f"CPUs each run kept busy in {campaign.name} (machine CPU over the run's wall time; medians over its runs):"
+    return "\n".join(["", head, _table(records) if records else "(none recorded)"]) + "\n"
+
+
+def busy_json(rows: Sequence[cm.BusyCpus]) -> list[dict]:
+    """`busy_cpus_of`'s rows as JSON records. Pure."""
+    return [
+        {
+            "configuration": b.configuration,
+            "resource": b.resource,
+            "median": b.median,
+            "runs": b.runs,
+            "per_block": [{"block": k, "median": v} for k, v in b.per_block],
+        }
+        for b in rows
+    ]
+
+
 def prediction_inputs(
     fit: Campaign,
     calibration: Campaign,
