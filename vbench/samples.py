@@ -51,6 +51,10 @@ AA_SUFFIX = "~aa"
 QUIET_VERDICT = "quiet.verdict"
 QUIET_CPU_PROBE = "quiet.cpu_probe_ms"
 QUIET_MACHINE_PROBE = "quiet.cpu_probe_machine_ms"
+#: Sample fields of a micro-benchmark run's machine CPU (vbench.monitor.machine_cpu stamps them,
+#: vbench.stats.cost_model reads them): the machine's busy CPU-seconds and wall seconds over the run.
+MACHINE_CPU_FIELD = "machine_cpu_s"
+MACHINE_WALL_FIELD = "machine_wall_s"
 
 
 def aa_label(platform: str) -> str:

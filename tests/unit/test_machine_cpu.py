@@ -16,7 +16,8 @@ from vbench.benchmarks.micro import syscall
 from vbench.campaign import measure
 from vbench.errors import ParamsError
 from vbench.host import Host, SshEndpoint
-from vbench.monitor.machine_cpu import CPU_FIELD, WALL_FIELD, Mark, busy_between, busy_cpus, busy_ticks, mark
+from vbench.monitor.machine_cpu import Mark, busy_between, busy_ticks, mark
+from vbench.samples import MACHINE_CPU_FIELD as CPU_FIELD, MACHINE_WALL_FIELD as WALL_FIELD
 from vbench.stats import cost_model as cm
 
 #: user nice system idle iowait irq softirq steal guest guest_nice
@@ -31,7 +32,6 @@ def test_busy_ticks_leave_out_idle_iowait_and_steal():
 
 def test_a_run_s_stamp_is_its_cpu_seconds_and_wall_seconds():
     assert busy_between(Mark(1000, 10.0), Mark(1450, 13.0), hz=100) == {CPU_FIELD: 4.5, WALL_FIELD: 3.0}
-    assert busy_cpus(4.5, 3.0) == pytest.approx(1.5) and busy_cpus(1.0, 0.0) is None
     lines, times = iter([LINE, LINE.replace("1000", "1100")]), iter([1.0, 2.0])
     a = mark(lambda: next(lines), lambda: next(times))
     b = mark(lambda: next(lines), lambda: next(times))
@@ -134,3 +134,23 @@ def test_predict_prints_and_writes_the_busy_cpus_it_priced_with(tmp_path):
     assert "CPUs each run kept busy in cal" in text
     assert text.splitlines()[-1].split() == ["native", "rpc", "1.10", "2", "1.00", "1.20"]
     assert busy_json(rows)[0]["per_block"] == [{"block": "0", "median": 1.0}, {"block": "1", "median": 1.2}]
+
+
+def test_priced_in_cpu_a_platform_s_cost_ratio_is_its_wall_ratio_times_its_busy_cpus_ratio():
+    """Native's rpc call 100 us with 0.75 CPUs busy, the platform's 600 us with 1.05: priced in CPU
+    the platform's cost is 600 x 1.05 / (100 x 0.75) = 8.4 times native's, in wall time 6."""
+    rows = []
+    # The sandbox's per-block ratios 6 x 1.02, 6 / 1.02, 6: their geometric mean is 6, and they differ.
+    for block, wobble in enumerate((1.02, 1 / 1.02, 1.0)):
+        for platform, us, busy in (("native", 100.0 / wobble, 0.75), ("sandbox", 600.0, 1.05)):
+            stamp = {CPU_FIELD: 10.0 * busy, WALL_FIELD: 10.0, "run_id": f"{platform}-{block}", "block": block}
+            rows.append(
+                {"benchmark": "rpc", "metric": "rpc_us", "value": us, "unit": "us", "platform": platform} | stamp
+            )
+    samples = pd.DataFrame(rows)
+    (wall,) = cm.cost_vectors_of(samples)
+    (cpu,) = cm.cost_vectors_of(cm.cpu_weighted(samples, ["rpc"]))
+    assert wall.platform == cpu.platform == "sandbox"
+    assert [c.resource for c in wall.costs] == [c.resource for c in cpu.costs] == ["rpc"]
+    assert np.exp(wall.costs[0].ratio.log_estimate) == pytest.approx(6.0)
+    assert np.exp(cpu.costs[0].ratio.log_estimate) == pytest.approx(8.4)

@@ -25,10 +25,8 @@ from typing import Callable
 
 from vbench.monitor.machine import USER_HZ
 from vbench.monitor.sampler import parse_cpu_line
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
 
-#: The sample fields of the reading.
-CPU_FIELD = "machine_cpu_s"
-WALL_FIELD = "machine_wall_s"
 #: Time the machine did not spend working for anything: idle, waiting on I/O, or taken by the
 #: hypervisor for another guest (steal). Everything else (user, nice, system, irq, softirq) is busy.
 _NOT_BUSY = ("idle", "iowait", "steal")
@@ -51,8 +49,8 @@ class Mark:
 def busy_between(before: Mark, after: Mark, hz: int = USER_HZ) -> dict[str, float]:
     """The stamp of a run between two marks: CPU-seconds spent and wall seconds. Pure."""
     return {
-        CPU_FIELD: round(max(0, after.busy - before.busy) / hz, 3),
-        WALL_FIELD: round(max(0.0, after.at - before.at), 3),
+        MACHINE_CPU_FIELD: round(max(0, after.busy - before.busy) / hz, 3),
+        MACHINE_WALL_FIELD: round(max(0.0, after.at - before.at), 3),
     }
 
 
@@ -65,8 +63,3 @@ def read_stat_line(path: Path = Path("/proc/stat")) -> str:
 def mark(read: Callable[[], str] = read_stat_line, clock: Callable[[], float] = time.monotonic) -> Mark:
     """Now's mark of this machine."""
     return Mark(busy_ticks(read()), clock())
-
-
-def busy_cpus(cpu_s: float, wall_s: float) -> float | None:
-    """The CPUs a run kept busy on average (None without a wall time). Pure."""
-    return cpu_s / wall_s if wall_s > 0 else None

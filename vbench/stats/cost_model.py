@@ -80,6 +80,7 @@ from statsmodels.regression.linear_model import WLS
 from scipy import stats
 
 from vbench.errors import ParamsError
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
 from vbench.stats.keys import natural_key
 from vbench.stats.paired import pair_runs, paired_ratio
 from vbench.stats.records import Interval
@@ -941,15 +942,6 @@ def _levels(samples: pd.DataFrame, baseline: str) -> list[str]:
     if baseline not in levels:
         raise ParamsError("baseline", f"{baseline!r} is not among the samples' platforms {levels}")
     return [p for p in levels if p != baseline]
-
-
-#: The sample fields of a run's machine CPU reading (vbench.monitor.machine_cpu; the stats layer
-#: does not import the monitor's).
-MACHINE_CPU_FIELD = "machine_cpu_s"
-MACHINE_WALL_FIELD = "machine_wall_s"
-#: How the costs are read: as measured (a wall time per operation), or as the machine's CPU per
-#: operation (the wall time times the CPUs the run kept busy on average).
-COST_KINDS = ("wall", "cpu")
 
 
 def cpu_weighted(samples: pd.DataFrame, resources: Sequence[str]) -> pd.DataFrame:

@@ -26,7 +26,6 @@ a fit made on one machine has not been shown to carry to another.
 
 from __future__ import annotations
 
-
 import json
 import math
 from dataclasses import asdict, dataclass, replace
