@@ -122,7 +122,7 @@ def _run_micro(host: Host, item: Planned, log: Log, machine: Marker | None = Non
         try:
             before = machine() if machine is not None else None
             samples, raw = item.module.run(c, item.config, workdir)
-            spent = busy_between(before, machine()) if machine is not None and before is not None else {}
+            spent = busy_between(before, machine()) if before is not None else {}
             run.outputs["output"] = raw
             run.samples = [s.with_metadata(host=host.name, host_platform=host.platform, **spent) for s in samples]
         except JobFailed as exc:

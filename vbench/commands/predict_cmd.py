@@ -124,10 +124,12 @@ def run(args) -> int:
     if args.costs == "cpu":
         if resources is None:
             raise ParamsError("--costs", "cpu prices only the resources named: give --resources")
-        for priced in (calibration, fit_costs_in if fit_costs_in is not None else fit):
-            busy.append((priced, cost_model.busy_cpus_of(priced.samples, resources)))
+        busy = [
+            (c, cost_model.busy_cpus_of(c.samples, resources))
+            for c in (calibration, fit_costs_in if fit_costs_in is not None else fit)
+        ]
         calibration = cost_prediction.priced_in_cpu(calibration, resources)
-        if fit_costs_in is not None:
+        if fit_costs_in is not None:  # the fit's configurations' costs are read from it, not from FIT
             fit_costs_in = cost_prediction.priced_in_cpu(fit_costs_in, resources)
         else:
             fit = cost_prediction.priced_in_cpu(fit, resources)

@@ -125,6 +125,8 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("fileopen", "fileopen", "fileopen_us", False),
     Resource("rpc", "rpc", "rpc_us", False),
 )
+#: The cost vector's resources by name.
+RESOURCE_BY_NAME: dict[str, Resource] = {r.name: r for r in RESOURCES}
 
 
 @dataclass(frozen=True)
@@ -944,22 +946,28 @@ def _levels(samples: pd.DataFrame, baseline: str) -> list[str]:
     return [p for p in levels if p != baseline]
 
 
+def _busy_cpus(samples: pd.DataFrame) -> pd.Series:
+    """Per sample, the CPUs its run kept busy (`machine_cpu_s` / `machine_wall_s`); NaN where the
+    run carries no reading or no wall time. Pure."""
+    nan = pd.Series(np.nan, index=samples.index)
+    cpu = pd.to_numeric(samples.get(MACHINE_CPU_FIELD, nan), errors="coerce")
+    wall = pd.to_numeric(samples.get(MACHINE_WALL_FIELD, nan), errors="coerce")
+    return cpu / wall.where(wall > 0)
+
+
 def cpu_weighted(samples: pd.DataFrame, resources: Sequence[str]) -> pd.DataFrame:
     """`samples` with each named resource's calibration rows priced in the machine's CPU: a time
     per operation times the CPUs its run kept busy (`machine_cpu_s` / `machine_wall_s`, read
     around the run by the runner), a throughput divided by them (per busy CPU). Other rows are as
     they were. Refused (ParamsError naming the resource) where a named resource's row carries no
     reading: measured before the reading existed, or not on the local testbed. Pure."""
-    by_name = {r.name: r for r in RESOURCES}
     out = samples.copy()
+    busy = _busy_cpus(out)
     for name in _checked_resources(resources):
-        res = by_name[name]
+        res = RESOURCE_BY_NAME[name]
         rows = (out["benchmark"] == res.benchmark) & (out["metric"] == res.metric)
         if not rows.any():
             continue  # not measured here: the model's own refusal names it
-        cpu = pd.to_numeric(out.get(MACHINE_CPU_FIELD, pd.Series(np.nan, index=out.index)), errors="coerce")
-        wall = pd.to_numeric(out.get(MACHINE_WALL_FIELD, pd.Series(np.nan, index=out.index)), errors="coerce")
-        busy = cpu / wall.where(wall > 0)
         missing = rows & ~(busy > 0)
         if missing.any():
             raise ParamsError(
@@ -992,14 +1000,11 @@ def busy_cpus_of(samples: pd.DataFrame, resources: Sequence[str]) -> tuple[BusyC
     in natural order of configuration, then the resources' order. Pure."""
     if MACHINE_CPU_FIELD not in samples.columns or MACHINE_WALL_FIELD not in samples.columns:
         return ()
-    by_name = {r.name: r for r in RESOURCES}
     out = []
     for name in _checked_resources(resources):
-        res = by_name[name]
+        res = RESOURCE_BY_NAME[name]
         rows = _compared(samples, res.benchmark, res.metric)
-        cpu = pd.to_numeric(rows[MACHINE_CPU_FIELD], errors="coerce")
-        wall = pd.to_numeric(rows[MACHINE_WALL_FIELD], errors="coerce")
-        rows = rows.assign(busy=cpu / wall.where(wall > 0)).dropna(subset=["busy"])
+        rows = rows.assign(busy=_busy_cpus(rows)).dropna(subset=["busy"])
         runs = rows.drop_duplicates("run_id") if "run_id" in rows.columns else rows
         for level in sorted({str(p) for p in runs["platform"]}, key=natural_key):
             mine = runs[runs["platform"].astype(str) == level]

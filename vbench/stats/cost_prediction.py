@@ -88,8 +88,6 @@ MIN_PLANTED_COST = 1.5
 #: The rule's interval level, fixed with it: not the predictions' `conf`.
 PLANTED_COST_CONF = 0.95
 
-_BY_NAME = {r.name: r for r in cm.RESOURCES}
-
 
 # --- Records --------------------------------------------------------------------------------------
 
@@ -367,9 +365,9 @@ def checked_resources(names: Sequence[str], field: str = "--resources") -> tuple
     out = tuple(n.strip() for n in names if n.strip())
     if not out:
         raise ParamsError(field, "name at least one resource")
-    unknown = [n for n in out if n not in _BY_NAME]
+    unknown = [n for n in out if n not in cm.RESOURCE_BY_NAME]
     if unknown:
-        raise ParamsError(field, f"unknown resource(s) {unknown}; the cost model knows {sorted(_BY_NAME)}")
+        raise ParamsError(field, f"unknown resource(s) {unknown}; the cost model knows {sorted(cm.RESOURCE_BY_NAME)}")
     twice = sorted({n for n in out if out.count(n) > 1})
     if twice:
         raise ParamsError(field, f"{twice} named more than once")
@@ -521,7 +519,7 @@ def baseline_of(campaign: Campaign, default: str = cm.DEFAULT_BASELINE) -> str:
 
 
 def _measures(name: str) -> str:
-    r = _BY_NAME[name]
+    r = cm.RESOURCE_BY_NAME[name]
     return f"{r.name} ({r.benchmark} {r.metric})"
 
 
