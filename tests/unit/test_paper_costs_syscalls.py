@@ -799,9 +799,9 @@ def test_the_held_out_key_is_passed_on_or_refused_naming_the_file_and_the_key(tm
 
 def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each():
     """Set, the paper stage depends on each listed campaign's samples (or DVC would not rebuild its
-    subsection when they change), as on each study campaign's and each of the memory level's later
-    tests': the stage's literal campaign lines are those three lists, no more (a campaign taken out of
-    any is no dependency left behind)."""
+    subsection when they change), as on each study campaign's, each of the memory level's later
+    tests' and each campaign priced in the machine's CPU: the stage's literal campaign lines are those
+    four lists, no more (a campaign taken out of any is no dependency left behind)."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
@@ -812,9 +812,11 @@ def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each
     literal = {d for d in deps if d.startswith("data/raw/") and "$" not in d}
     studies = campaign_list(paper["study_campaigns"])
     tests = campaign_list(paper.get("memory_levels_tests"))
-    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names, *tests)}
+    priced = campaign_list(paper.get("cpu_tests"))
+    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names, *tests, *priced)}
     assert len(set(names)) == len(names) and not set(names) & set(studies)
     assert not set(tests) & {*studies, *names}  # no path twice
+    assert not set(priced) & {*studies, *names, *tests}
     if names:
         assert paper[LEVELS_KEY] and paper[LEVELS_KEY] not in names
     for name in names:

@@ -180,6 +180,29 @@ def register(sub) -> None:
     )
     _add_campaign_option(
         p,
+        "--cpu-fit",
+        "a fit campaign whose jobs give each job's share of a JVM's loopback RPC (e.g. data/raw/costs-fit-memory-amd): "
+        "the cost model's subsection priced in the machine's CPU, after the memory level's; with --cpu-fit-costs, "
+        "--cpu-test and --cost-fit",
+    )
+    _add_campaign_option(
+        p,
+        "--cpu-fit-costs",
+        "the campaign --cpu-fit's configurations' costs are read from, each micro-benchmark run with the machine's "
+        "CPU read (e.g. data/raw/costs-cpu-levels-amd)",
+    )
+    p.add_argument(
+        "--cpu-test",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a campaign that calibrated the platforms with the machine's CPU read and timed the jobs in the same "
+        "blocks (e.g. data/raw/costs-cpu-sameday-amd): predicted by --cpu-fit from its own costs against its own "
+        "jobs, priced in the machine's CPU and in wall time; repeatable, in the order given",
+    )
+    _add_campaign_option(
+        p,
         "--barrier",
         "a campaign that timed NNBench at two barriers on native and gVisor (e.g. data/raw/costs-nnbench-barrier): "
         "its ratio at the longer beside the levels' fit's and --barrier-fit's predictions, in the cost model's "
@@ -220,10 +243,11 @@ def run(args) -> int:
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
-    # options, then --memory-levels-test, then the three --barrier options, itself before it reads
-    # anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit,
-    # check_levels, check_heldout, each LevelsPart.check, check_memory_tests, check_barrier):
-    # told their names, its refusal names the options.
+    # options, then --memory-levels-test, then --cpu-fit, --cpu-fit-costs and --cpu-test, then the
+    # three --barrier options, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
+    # check_syscall_fit, check_superseded_fit, check_levels, check_heldout, each LevelsPart.check,
+    # check_memory_tests, check_cpu_priced, check_barrier): told their names, its refusal names the
+    # options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -267,6 +291,10 @@ def run(args) -> int:
         ),
         memory_levels_test_dirs=args.memory_levels_test,
         memory_levels_tests_fields=("--memory-levels-test", "--memory-levels"),
+        cpu_fit_dir=args.cpu_fit,
+        cpu_fit_costs_dir=args.cpu_fit_costs,
+        cpu_test_dirs=args.cpu_test,
+        cpu_fields=("--cpu-fit", "--cpu-fit-costs", "--cpu-test", "--cost-fit"),
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

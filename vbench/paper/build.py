@@ -30,7 +30,10 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 holds, tables/costs-file-levels.tex with its two CSV files;
                                 then, with the fit priced by a JVM's call and its calibration
                                 and measured campaigns, a subsection and, where its rule 1
-                                holds, tables/costs-rpc-levels.tex with its two CSV files
+                                holds, tables/costs-rpc-levels.tex with its two CSV files;
+                                after the memory level's, with the campaigns priced in the
+                                machine's CPU, a subsection, tables/costs-cpu.tex and
+                                costs-cpu.csv (vbench.paper.costs_cpu)
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -59,6 +62,7 @@ from vbench.stats.warmup import measured_samples
 from vbench.paper import abstract as A
 from vbench.paper import costs as C
 from vbench.paper import costs_barrier as CB
+from vbench.paper import costs_cpu as CC
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
@@ -71,6 +75,7 @@ from vbench.paper.fmt import tex_escape
 from vbench.paper.inputs import (
     BARRIER_FIELDS,
     COST_FIT_FIELDS,
+    CPU_FIELDS,
     FILE_LEVELS_INPUTS,
     HELDOUT_FIELDS,
     LEVELS_FIELDS,
@@ -81,6 +86,7 @@ from vbench.paper.inputs import (
     SYSCALL_FIT_FIELDS,
     check_barrier,
     check_cost_fit,
+    check_cpu_priced,
     check_heldout,
     check_levels,
     check_memory_tests,
@@ -194,6 +200,10 @@ def generate(
     memory_levels_fields: tuple[str, str, str, str] = MEMORY_LEVELS_INPUTS.arguments,
     memory_levels_test_dirs: Sequence[Path] = (),
     memory_levels_tests_fields: tuple[str, str] = MEMORY_TESTS_FIELDS,
+    cpu_fit_dir: Path | None = None,
+    cpu_fit_costs_dir: Path | None = None,
+    cpu_test_dirs: Sequence[Path] = (),
+    cpu_fields: tuple[str, str, str, str] = CPU_FIELDS,
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -225,8 +235,11 @@ def generate(
     `memory_levels_calibration_dir`'s platforms against `memory_levels_measured_dir`'s jobs: omitted
     when all three are None; in it, after its table and where that fit is read, its predictions of
     each of `memory_levels_test_dirs` (campaigns that calibrated and timed the platforms in the same
-    blocks after the fit was read), later tests of it said in one paragraph, in their order; and
-    after it, a subsection on
+    blocks after the fit was read), later tests of it said in one paragraph, in their order; then a
+    subsection priced in the machine's CPU (`vbench.paper.costs_cpu`): `cpu_fit_dir`'s shares, its
+    configurations' costs read from `cpu_fit_costs_dir`, predicting each of `cpu_test_dirs` from its
+    own costs against its own jobs, priced in CPU and in wall time, omitted when all three are None
+    or empty; and after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
@@ -240,8 +253,9 @@ def generate(
     three fields of the fit priced by a JVM's call then the fit's (`RPC_LEVELS_INPUTS.check`);
     `memory_levels_fields`: the memory level's three fields then the fit's (`MEMORY_LEVELS_INPUTS.check`);
     `memory_levels_tests_fields`: the later tests' field then the memory level's fit's
-    (`check_memory_tests`); `barrier_fields`: the barrier's three fields then the levels campaign's
-    (`check_barrier`)."""
+    (`check_memory_tests`); `cpu_fields`: the fields of the fit, its costs and the tests priced in
+    the machine's CPU, then the cost model's fit's (`check_cpu_priced`); `barrier_fields`: the
+    barrier's three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
     check_syscall_fit(syscall_fit_dir, syscall_calibration_dir, cost_fit_dir, *syscall_fit_fields)
@@ -262,6 +276,7 @@ def generate(
         *memory_levels_fields,
     )
     check_memory_tests(memory_levels_test_dirs, memory_levels_dir, *memory_levels_tests_fields)
+    check_cpu_priced(cpu_fit_dir, cpu_fit_costs_dir, cpu_test_dirs, cost_fit_dir, *cpu_fields)
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
@@ -283,6 +298,8 @@ def generate(
         memory_levels=memory_levels_dir,
         memory_levels_calibration=memory_levels_calibration_dir,
         memory_levels_measured=memory_levels_measured_dir,
+        cpu_fit=cpu_fit_dir,
+        cpu_fit_costs=cpu_fit_costs_dir,
         barrier=barrier_dir,
         barrier_fit=barrier_fit_dir,
         barrier_calibration=barrier_calibration_dir,
@@ -292,11 +309,15 @@ def generate(
     # The memory level's later tests are a list too, each a campaign its subsection says: checked
     # above, each has its samples.
     test_dirs = [Path(d) for d in memory_levels_test_dirs]
-    loaded = _read_once([*studies, *own.values(), *heldout_dirs, *test_dirs])
+    # And the campaigns priced in the machine's CPU: checked above, each has its samples.
+    cpu_dirs = [Path(d) for d in cpu_test_dirs]
+    loaded = _read_once([*studies, *own.values(), *heldout_dirs, *test_dirs, *cpu_dirs])
     main, *extras = distinct_experiments(loaded[: len(studies)])
     read = dict(zip(own, loaded[len(studies) : len(studies) + len(own)]))
     heldout_read = loaded[len(studies) + len(own) : len(studies) + len(own) + len(heldout_dirs)]
-    tests_read = loaded[len(studies) + len(own) + len(heldout_dirs) :]
+    tests_start = len(studies) + len(own) + len(heldout_dirs)
+    tests_read = loaded[tests_start : tests_start + len(test_dirs)]
+    cpu_read = loaded[tests_start + len(test_dirs) :]
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
     # The sandbox study keeps its own statistics: its `platforms` experiment is not the main campaign's.
@@ -354,6 +375,8 @@ def generate(
         if "memory_levels" in read
         else None
     )
+    # Priced in the machine's CPU: each test predicted in both pricings, before anything is written.
+    cpu = CC.cpu_priced(read["cpu_fit"], read["cpu_fit_costs"], cpu_read) if "cpu_fit" in read else None
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
@@ -369,6 +392,8 @@ def generate(
     sources += [_levels_fit_note(f) for f in (file_levels, rpc_levels, memory_levels) if f is not None]
     if memory_levels is not None:
         sources += [_cost_note(t.study) for t in memory_levels.tests]
+    if costs is not None:
+        sources += CC.build_note(cpu) if cpu is not None else [CC.OMITTED_NOTE]
     if barrier is not None:
         sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
@@ -415,7 +440,9 @@ def generate(
     # A finding's own campaign gives a verdict only once its design is whole (one run in parts
     # does not until its last part): how much of each is measured, from its ledger.
     progress = D.design_progress_by_campaign(
-        published.findings, [*studies, *own.values(), *heldout_dirs, *test_dirs], D.published_root(published_path)
+        published.findings,
+        [*studies, *own.values(), *heldout_dirs, *test_dirs, *cpu_dirs],
+        D.published_root(published_path),
     )
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
     # findings (a node's platform is its own there, vbench.paper.delta.machine_platform).
@@ -443,9 +470,16 @@ def generate(
         file_levels,
         rpc_levels,
         memory_levels,
-        after=CB.barrier_tex(barrier) if barrier else (),
+        # Priced in the machine's CPU, then NNBench's barrier, the section's last: subsections other
+        # modules write.
+        after=_subsections(CC.cpu_tex(cpu) if cpu else [], CB.barrier_tex(barrier) if barrier else []),
     )
     _write(gen / f"{C.NAME}.tex", section, written)
+    if cpu is not None:
+        _write(gen / "tables" / f"{CC.NAME}.tex", CC.table_cpu(cpu), written)
+        has_table[CC.NAME] = True
+        frame = CC.cpu_frame(cpu)
+        _write(gen / f"{CC.NAME}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
     for study, part in (
         (costs, C.MAIN),
         (syscalls, C.SYSCALLS),
@@ -479,7 +513,7 @@ def generate(
         _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
-    read_campaigns = (main, *extras, *read.values(), *heldout_read, *tests_read)
+    read_campaigns = (main, *extras, *read.values(), *heldout_read, *tests_read, *cpu_read)
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
     # The abstract's quotes, once: the table marks their campaigns, the macros quote them.
     quotes = A.container_quotes(stats, baseline)
@@ -525,6 +559,14 @@ def joined(*frames: pd.DataFrame) -> pd.DataFrame:
     a column one campaign lacks comes out of concat as a block of its own, and the tables and the
     delta select from the frame hundreds of times)."""
     return text_as_objects(pd.concat(frames, ignore_index=True))
+
+
+def _subsections(*parts: list[str]) -> list[str]:
+    """The lines of the subsections given (none empty), a blank line between two."""
+    lines: list[str] = []
+    for part in (p for p in parts if p):
+        lines += ["", *part] if lines else part
+    return lines
 
 
 def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tuple[str, list[Path], str]]:

@@ -79,7 +79,10 @@ tab:costs-memory-levels, no figure): two shares per job, of a JVM's call and its
 (`MEMORY_LEVELS_RESOURCES`), read only where its levels move the two apart (else one sentence), its
 machine named, the platforms and jobs of one campaign (`memory_levels_calibration_campaign` and
 `memory_levels_measured_campaign`: costs-jvm-sameday) predicted and compared (`memory_levels`). The
-fits of levels are one record (`LevelsFit`), read by one function.
+fits of levels are one record (`LevelsFit`), read by one function. The subsections after it are other
+modules': priced in the machine's CPU (`vbench.paper.costs_cpu`, whose tests are `levels_test`'s with
+the fit's costs read from another campaign, `cost_study`'s `fit_costs`) and NNBench's barrier
+(`vbench.paper.costs_barrier`).
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -440,15 +443,17 @@ def cost_study(
     platform: str = ATTRIBUTED_PLATFORM,
     jobs: Sequence[str] = ATTRIBUTED_JOBS,
     resources: Sequence[str] | None = None,
+    fit_costs: Campaign | None = None,
 ) -> CostStudy:
     """Fit on `fit`, predict each platform of `calibration` and compare with its measured jobs
     (those `measured` timed, where given: `prediction_inputs`' `measured_in`, its platforms matched
     to the calibration's by name); attribute `platform`'s `jobs`. `seed`: by default the fit
     campaign's design seed, as `vbench predict` takes it. `resources`: the fitted ones as its design
-    named them (`vbench predict --resources`); by default rule 1's. Refused, naming the samples file of the
-    campaign whose jobs are compared, when it timed no job the fit fitted: a section without a
-    measured ratio would show predictions no one can check."""
-    inputs = prediction_inputs(fit, calibration, resources, conf=conf, measured_in=measured)
+    named them (`vbench predict --resources`); by default rule 1's. `fit_costs`: the campaign the
+    fit's configurations' costs are read from instead of the fit's own (`vbench predict --fit-costs`).
+    Refused, naming the samples file of the campaign whose jobs are compared, when it timed no job
+    the fit fitted: a section without a measured ratio would show predictions no one can check."""
+    inputs = prediction_inputs(fit, calibration, resources, conf=conf, measured_in=measured, fit_costs_in=fit_costs)
     timed = calibration if measured is None else measured
     seed = fit_seed(fit.path) if seed is None else seed
     # `vbench predict`'s refusal (prediction_table), which the rows' fit would otherwise skip.
@@ -731,11 +736,15 @@ class LevelsTest:
         return bool(rows) and all(r.error.estimate is not None and abs(r.error.estimate) <= GVISOR_TARGET for r in rows)
 
 
-def levels_test(fit: Campaign, campaign: Campaign, resources: Sequence[str], n_draws: int) -> LevelsTest:
+def levels_test(
+    fit: Campaign, campaign: Campaign, resources: Sequence[str], n_draws: int, fit_costs: Campaign | None = None
+) -> LevelsTest:
     """`fit`'s shares on `resources` predicting each platform `campaign` calibrated, against the jobs
     it timed in the same blocks (`cost_study`, as `vbench predict CAMPAIGN --fit FIT --resources ...
-    --seed <CAMPAIGN's design seed>` reads them, as a held-out campaign is read)."""
-    study = cost_study(fit, campaign, resources=resources, n_draws=n_draws, seed=design_seed(campaign.path))
+    --seed <CAMPAIGN's design seed>` reads them, as a held-out campaign is read); its configurations'
+    costs read from `fit_costs` where given (`--fit-costs`)."""
+    seed = design_seed(campaign.path)
+    study = cost_study(fit, campaign, resources=resources, n_draws=n_draws, seed=seed, fit_costs=fit_costs)
     fit_machine, machine = M.cpu_model(fit), M.cpu_model(campaign)
     other = machine if fit_machine and machine and machine != fit_machine else ""
     return LevelsTest(campaign.name, S.blocks_of(campaign.samples), study, other)
@@ -1716,8 +1725,8 @@ def section_tex(
     in their order (`heldout_part`), then, given the fit of three levels, its subsection
     (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), and given the fit priced by
     a JVM's call, its subsection (`RPC_LEVELS`: alike), given the memory level's fit, its subsection
-    (`MEMORY_LEVELS`: alike), then the lines `after` (a subsection another
-    module writes: `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
+    (`MEMORY_LEVELS`: alike), then the lines `after` (subsections other
+    modules write: `costs_cpu`'s, then `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
     is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")

@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Nineteen keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Twenty-two keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -33,20 +33,25 @@ costs-fit-memory; the calibration whose platforms it predicts and the campaign w
 compared with, both costs-jvm-sameday), set all three or none, and only with `cost_fit_campaign`;
 and so may `memory_levels_tests`, a comma-separated list of campaigns that calibrated and timed the
 platforms in the same blocks after that fit was read, each predicted by it (a later test of it, said
-in its subsection), only with `memory_levels_campaign`; and so may `barrier_campaign`,
-`barrier_fit_campaign` and `barrier_calibration_campaign`, the subsection on NNBench's barrier
-(NNBench timed at two barriers, costs-nnbench-barrier; the levels' refit at a longer one,
-costs-fit-barrier; the calibration both fits predict from, costs-oneday-confirm), set all three or
-none, and only with `syscall_levels_campaign`. So a set key that names no measured campaign is
-refused, naming params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`,
-`superseded_fit_fields`, `levels_fields`, `heldout_fields`, `memory_tests_fields`, `barrier_fields`,
-and the three-campaign subsections' `LevelsPart.fields`), by both ways of building, before anything
-is read: silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
+in its subsection), only with `memory_levels_campaign`; and so may `cpu_fit_campaign`,
+`cpu_fit_costs_campaign` and `cpu_tests`, the subsection priced in the machine's CPU (the fit whose
+jobs give the shares, costs-fit-memory-amd; the campaign its configurations' costs are read from with
+each run's machine CPU, costs-cpu-levels-amd; a comma-separated list of campaigns predicted from their
+own costs against their own jobs, costs-cpu-sameday-amd), set all three or none, and only with
+`cost_fit_campaign`; and so may `barrier_campaign`, `barrier_fit_campaign` and
+`barrier_calibration_campaign`, the subsection on NNBench's barrier (NNBench timed at two barriers,
+costs-nnbench-barrier; the levels' refit at a longer one, costs-fit-barrier; the calibration both
+fits predict from, costs-oneday-confirm), set all three or none, and only with
+`syscall_levels_campaign`. So a set key that names no measured campaign is refused, naming
+params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`,
+`levels_fields`, `heldout_fields`, `memory_tests_fields`, `cpu_fields`, `barrier_fields`, and the
+three-campaign subsections' `LevelsPart.fields`), by both ways of building, before anything is read:
+silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
 `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `LevelsPart.check` of
-`FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`, `check_memory_tests`, and
-`check_barrier`: paths only, so `invoke paper` need not import the build, which loads matplotlib):
-`build_arguments` passes the keys' names through to them, `committed_inputs` calls them before it
-passes the campaigns on.
+`FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`, `check_memory_tests`,
+`check_cpu_priced` and `check_barrier`: paths only, so `invoke paper` need not import the build,
+which loads matplotlib): `build_arguments` passes the keys' names through to them,
+`committed_inputs` calls them before it passes the campaigns on.
 """
 
 from __future__ import annotations
@@ -86,6 +91,9 @@ PAPER_CAMPAIGN_KEYS = (
     "memory_levels_calibration_campaign",
     "memory_levels_measured_campaign",
     "memory_levels_tests",
+    "cpu_fit_campaign",
+    "cpu_fit_costs_campaign",
+    "cpu_tests",
     "barrier_campaign",
     "barrier_fit_campaign",
     "barrier_calibration_campaign",
@@ -130,6 +138,17 @@ def memory_tests_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
     """What a refusal of any campaign `memory_levels_tests` lists names (`check_memory_tests`): the
     key in `where`, then the memory level's fit key it needs. Pure."""
     return f"{where}: paper.memory_levels_tests", "paper.memory_levels_campaign"
+
+
+def cpu_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
+    """What a refusal of the subsection priced in the machine's CPU names (`check_cpu_priced`): its
+    fit's, its fit's costs' and its tests' keys in `where`, then the cost model's fit key it needs. Pure."""
+    return (
+        f"{where}: paper.cpu_fit_campaign",
+        f"{where}: paper.cpu_fit_costs_campaign",
+        f"{where}: paper.cpu_tests",
+        "paper.cost_fit_campaign",
+    )
 
 
 @dataclass(frozen=True)
@@ -276,6 +295,11 @@ class PaperInputs:
     #: was read, in the paper's order: each predicted by that fit from its own costs, against its own
     #: jobs, a later test of it said in its subsection.
     memory_levels_tests: tuple[str, ...] = ()
+    #: Priced in the machine's CPU: the fit whose jobs give the shares, the campaign its configurations'
+    #: costs are read from (each run's machine CPU read), and the campaigns predicted, in the paper's order.
+    cpu_fit: str = ""
+    cpu_fit_costs: str = ""
+    cpu_tests: tuple[str, ...] = ()
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -308,6 +332,9 @@ class PaperInputs:
             memory_levels_calibration=str(paper.get("memory_levels_calibration_campaign") or ""),
             memory_levels_measured=str(paper.get("memory_levels_measured_campaign") or ""),
             memory_levels_tests=campaign_list(paper.get("memory_levels_tests")),
+            cpu_fit=str(paper.get("cpu_fit_campaign") or ""),
+            cpu_fit_costs=str(paper.get("cpu_fit_costs_campaign") or ""),
+            cpu_tests=campaign_list(paper.get("cpu_tests")),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -342,6 +369,9 @@ class PaperInputs:
             ("memory-levels-calibration", self.memory_levels_calibration),
             ("memory-levels-measured", self.memory_levels_measured),
             *(("memory-levels-test", n) for n in self.memory_levels_tests),
+            ("cpu-fit", self.cpu_fit),
+            ("cpu-fit-costs", self.cpu_fit_costs),
+            *(("cpu-test", n) for n in self.cpu_tests),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -352,14 +382,14 @@ class PaperInputs:
         """`build_paper`'s keyword arguments for these campaigns under `raw` (data/raw). Pure: a set
         `cost_fit_campaign`, `syscall_fit_campaign`, `syscall_calibration_campaign`,
         `syscall_fit_superseded`, `syscall_levels_campaign`, `syscall_levels_heldout`, a
-        `file_levels_*`, an `rpc_levels_*` or a `memory_levels_*` key (`memory_levels_tests` among
-        them), the keys whose campaigns must exist, is refused here only if it is not a plain name;
-        the build looks for their samples, naming the key in `where` (`cost_fit_fields`,
+        `file_levels_*`, an `rpc_levels_*`, a `memory_levels_*` (`memory_levels_tests` among them) or
+        a `cpu_*` key, the keys whose campaigns must exist, is refused here only if it is not a plain
+        name; the build looks for their samples, naming the key in `where` (`cost_fit_fields`,
         `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`, `heldout_fields`,
-        `memory_tests_fields`, and each `LevelsPart.fields`)."""
+        `memory_tests_fields`, `cpu_fields`, and each `LevelsPart.fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), FILE_LEVELS_INPUTS.fields(where)
         rpc_fields, memory_fields = RPC_LEVELS_INPUTS.fields(where), MEMORY_LEVELS_INPUTS.fields(where)
-        nnbench_fields = barrier_fields(where)
+        nnbench_fields, priced_fields = barrier_fields(where), cpu_fields(where)
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
             (self.syscall_fit, syscall_fields[0]),
@@ -371,6 +401,8 @@ class PaperInputs:
             *zip((self.rpc_levels, self.rpc_levels_calibration, self.rpc_levels_measured), rpc_fields),
             *zip((self.memory_levels, self.memory_levels_calibration, self.memory_levels_measured), memory_fields),
             *((n, memory_tests_fields(where)[0]) for n in self.memory_levels_tests),
+            *zip((self.cpu_fit, self.cpu_fit_costs), priced_fields),
+            *((n, priced_fields[2]) for n in self.cpu_tests),
             *zip((self.barrier, self.barrier_fit, self.barrier_calibration), nnbench_fields),
         ):
             if name:
@@ -410,6 +442,10 @@ class PaperInputs:
             "memory_levels_fields": memory_fields,
             "memory_levels_test_dirs": [raw / n for n in self.memory_levels_tests],
             "memory_levels_tests_fields": memory_tests_fields(where),
+            "cpu_fit_dir": one(self.cpu_fit),
+            "cpu_fit_costs_dir": one(self.cpu_fit_costs),
+            "cpu_test_dirs": [raw / n for n in self.cpu_tests],
+            "cpu_fields": priced_fields,
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -510,6 +546,46 @@ def check_barrier(
         "predicting from the costs the third calibrated; set all three, or none to build the paper without them",
         "or leave it and the barrier's other campaigns unset to build the paper without them",
         (levels_dir, levels, "the barrier's subsection tests the levels' fit, whose subsection it follows"),
+    )
+
+
+#: What a refusal of the subsection priced in the machine's CPU names by default (`check_cpu_priced`):
+#: `generate`'s arguments.
+CPU_FIELDS = ("cpu_fit_dir", "cpu_fit_costs_dir", "cpu_test_dirs", "cost_fit_dir")
+
+
+def check_cpu_priced(
+    fit_dir: Path | str | None,
+    fit_costs_dir: Path | str | None,
+    test_dirs: Sequence[Path | str],
+    cost_fit_dir: Path | str | None,
+    where: str = CPU_FIELDS[0],
+    fit_costs: str = CPU_FIELDS[1],
+    tests: str = CPU_FIELDS[2],
+    cost_fit: str = CPU_FIELDS[3],
+) -> None:
+    """Refuse the subsection priced in the machine's CPU given in part, or without samples, or with a
+    test listed twice, or without the cost model's fit, before anything is read, as `LevelsPart.check`
+    refuses a fit of levels (and after `check_memory_tests`). The same ways in call it. `where`,
+    `fit_costs` and `tests` name its fit's, its fit's costs' and its tests' fields as the caller was
+    given them, `cost_fit` the cost model's fit's; none set passes: no subsection."""
+    first = test_dirs[0] if test_dirs else None
+    _check_set_together(
+        ((fit_dir, where), (fit_costs_dir, fit_costs), (first, tests)),
+        "the campaigns listed are predicted by the fit of the one campaign, its configurations' costs read from "
+        "the second, all priced in the machine's CPU; set all three, or none to build the paper without them",
+        "or leave it and the other campaigns priced in the machine's CPU unset to build the paper without them",
+        (cost_fit_dir, cost_fit, "the subsection priced in the machine's CPU is a part of the cost model's section"),
+    )
+    # Each listed campaign, the first too: measured, and said once (its group of the table).
+    _check_campaign_list(
+        test_dirs,
+        fit_dir,
+        tests,
+        where,
+        "each campaign is one group of the subsection's table",
+        "its platforms are predicted by that fit",
+        without="that test priced in the machine's CPU",
     )
 
 
@@ -702,9 +778,10 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
     `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
-    `memory_levels_*` (`memory_levels_tests` too) or `barrier*` key that is not measured there is
-    refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`,
-    `check_heldout`, each `LevelsPart.check`, `check_memory_tests`, `check_barrier`), not left out."""
+    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` or `barrier*` key that is not measured
+    there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`,
+    `check_heldout`, each `LevelsPart.check`, `check_memory_tests`, `check_cpu_priced`,
+    `check_barrier`), not left out."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -733,6 +810,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.memory_levels_calibration
         or inputs.memory_levels_measured
         or inputs.memory_levels_tests
+        or inputs.cpu_fit
+        or inputs.cpu_fit_costs
+        or inputs.cpu_tests
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -772,6 +852,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         )
         check_memory_tests(
             args["memory_levels_test_dirs"], args["memory_levels_dir"], *args["memory_levels_tests_fields"]
+        )
+        check_cpu_priced(
+            args["cpu_fit_dir"],
+            args["cpu_fit_costs_dir"],
+            args["cpu_test_dirs"],
+            args["cost_fit_dir"],
+            *args["cpu_fields"],
         )
         check_barrier(
             args["barrier_dir"],
