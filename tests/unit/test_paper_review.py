@@ -144,6 +144,7 @@ NO_DIRECTION = {
     "tab:costs-file-levels",
     "tab:costs-rpc-levels",
     "tab:costs-memory-levels",
+    "tab:costs-cpu",
     "tab:campaigns",
 }
 #: The held-out campaigns' tables, tab:costs-heldout-<campaign>, one per campaign params/paper.yaml lists.
