@@ -28,8 +28,15 @@ import yaml
 import tests.unit.test_predict_cmd as P
 from tests.unit.test_paper_costs_rpc_level import AT_LEVELS, RPC_MICRO, RPC_PLATFORMS, RPC_SHARES
 from tests.unit.test_paper_costs_rpc_level import _true_ratio as rpc_true_ratio
-from tests.unit.test_paper_costs_syscalls import FIT, SANDBOX, _committed, _measured, planted_levels_campaign
-from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
+from tests.unit.test_paper_costs_syscalls import (
+    FIT,
+    SANDBOX,
+    _committed,
+    _measured,
+    planted_levels_campaign,
+    section_base,
+)
+from tests.unit.test_predict_cmd import DRAWS, MICRO, PLATFORMS, calibration_campaign
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
 from vbench.paper import costs_cpu as CC
@@ -85,10 +92,7 @@ def raw(tmp_path_factory) -> Path:
     """DATA/raw with the section's first fit and `sandbox`, the fit priced in CPU, its configurations'
     costs with the machine reading, and the campaigns it predicts."""
     raw = tmp_path_factory.mktemp("data") / "raw"
-    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(PLATFORMS, "gvisor", PLATFORMS["sandboxed"])
-        calibration_campaign(raw / SANDBOX, ("native", "gvisor", "slowvm"), jobs=True, seed=3)
+    section_base(raw)
     with pytest.MonkeyPatch.context() as mp:
         for resource, spec in RPC_MICRO.items():
             mp.setitem(MICRO, resource, spec)

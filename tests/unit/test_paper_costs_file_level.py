@@ -28,15 +28,14 @@ from tests.unit.test_paper_costs_syscalls import (
     FIT,
     SANDBOX,
     SYSCALL_MICRO,
+    section_base,
 )
 from tests.unit.test_predict_cmd import (
     BLOCKS,
     DRAWS,
     MICRO,
-    NODELAY,
     PLATFORMS,
     calibration_campaign,
-    fit_campaign,
 )
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
@@ -94,10 +93,7 @@ def raw(tmp_path_factory) -> Path:
     measured jobs."""
     raw = tmp_path_factory.mktemp("data") / "raw"
     # The first part's, as test_paper_costs': gVisor with test_predict_cmd's sandboxed costs.
-    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(PLATFORMS, "gvisor", PLATFORMS["sandboxed"])
-        calibration_campaign(raw / SANDBOX, ("native", "gvisor", "slowvm"), jobs=True, seed=3)
+    section_base(raw)
     with pytest.MonkeyPatch.context() as mp:
         for resource, spec in FILE_MICRO.items():
             mp.setitem(MICRO, resource, spec)

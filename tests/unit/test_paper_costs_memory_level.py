@@ -26,8 +26,8 @@ import pytest
 import tests.unit.test_predict_cmd as P
 from tests.unit.builders import cli_runner
 from tests.unit.test_paper_costs_rpc_level import RPC_MICRO, _rpc_levels_campaign
-from tests.unit.test_paper_costs_syscalls import FIT, SANDBOX
-from tests.unit.test_predict_cmd import DRAWS, MICRO, NODELAY, PLATFORMS, calibration_campaign, fit_campaign
+from tests.unit.test_paper_costs_syscalls import FIT, SANDBOX, section_base
+from tests.unit.test_predict_cmd import DRAWS, MICRO, PLATFORMS, calibration_campaign
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
 from vbench.stats.campaign import load_campaign
@@ -87,10 +87,7 @@ def raw(tmp_path_factory) -> Path:
     """DATA/raw with the section's first fit and `sandbox`, the memory level's fits and the campaigns
     they predict."""
     raw = tmp_path_factory.mktemp("data") / "raw"
-    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(PLATFORMS, "gvisor", PLATFORMS["sandboxed"])
-        calibration_campaign(raw / SANDBOX, ("native", "gvisor", "slowvm"), jobs=True, seed=3)
+    section_base(raw)
     with pytest.MonkeyPatch.context() as mp:
         for resource, spec in MEMORY_MICRO.items():
             mp.setitem(MICRO, resource, spec)

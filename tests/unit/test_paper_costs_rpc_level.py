@@ -31,15 +31,14 @@ from tests.unit.test_paper_costs_syscalls import (
     FIT,
     SANDBOX,
     SYSCALL_MICRO,
+    section_base,
 )
 from tests.unit.test_predict_cmd import (
     BLOCKS,
     DRAWS,
     MICRO,
-    NODELAY,
     PLATFORMS,
     calibration_campaign,
-    fit_campaign,
 )
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
@@ -107,10 +106,7 @@ def raw(tmp_path_factory) -> Path:
     calibration and measured jobs."""
     raw = tmp_path_factory.mktemp("data") / "raw"
     # The first part's, as test_paper_costs': gVisor with test_predict_cmd's sandboxed costs.
-    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(PLATFORMS, "gvisor", PLATFORMS["sandboxed"])
-        calibration_campaign(raw / SANDBOX, ("native", "gvisor", "slowvm"), jobs=True, seed=3)
+    section_base(raw)
     with pytest.MonkeyPatch.context() as mp:
         for resource, spec in RPC_MICRO.items():
             mp.setitem(MICRO, resource, spec)

@@ -110,6 +110,15 @@ def _levels_campaign(d: Path, every: dict[str, float], part: float = PART, unmov
     return planted_levels_campaign(d, {"process": process, True: every}, seed=53001, prefix="levels")
 
 
+def section_base(raw: Path) -> None:
+    """The cost section's first fit (FIT) and `sandbox` (native, gVisor as the sandboxed platform,
+    a slow VM) under `raw`: what every later subsection's build needs beside its own campaigns."""
+    fit_campaign(raw / FIT, factors=NODELAY, baseline="1.0")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(PLATFORMS, "gvisor", PLATFORMS["sandboxed"])
+        calibration_campaign(raw / SANDBOX, ("native", "gvisor", "slowvm"), jobs=True, seed=3)
+
+
 def planted_levels_campaign(d: Path, at_levels: dict, seed: int, prefix: str) -> Path:
     """Native hosts with no system call stopped ("False") and at each of `at_levels` (level -> its
     costs there), BLOCKS blocks, little noise, the design seeded `seed`; run ids `prefix`-level-block."""
