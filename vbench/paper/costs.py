@@ -697,7 +697,7 @@ def heldout_title(heldout: HeldOut) -> str:
 def _heldout_platforms(heldout: HeldOut) -> list[str]:
     """The platforms its rows predict (native's is the baseline, in none), as the table names them."""
     platforms = sorted({r.platform for r in heldout.study.rows}, key=natural_key)
-    return [_platform_cell(p) for p in platforms]
+    return [platform_cell(p) for p in platforms]
 
 
 #: How far a gVisor job's prediction may miss its measured ratio, as issue #53 set the target before
@@ -972,19 +972,22 @@ def pct_text(x: float, *, signed: bool = False) -> str:
     return rf"\num{{{s}}}\,\%"
 
 
-def _interval(iv: Interval) -> str:
+def interval_cell(iv: Interval) -> str:
+    """An interval as every cost table and sentence prints it: the estimate and its bounds."""
     return interval_text(iv.estimate, iv.low, iv.high)
 
 
-def _platform_cell(platform: str) -> str:
+def platform_cell(platform: str) -> str:
+    """A platform or planted configuration as the cost tables name it."""
     return TABLE_PLATFORM_NAMES.get(platform) or configuration_tex(platform)
 
 
-def _resources_text(resources: Sequence[str]) -> str:
+def resources_text(resources: Sequence[str]) -> str:
+    """The fitted resources' names as a sentence lists them."""
     return and_list([tex_escape(resource_name(r)) for r in resources])
 
 
-def _configurations(study: CostStudy) -> str:
+def configurations_text(study: CostStudy) -> str:
     """ "7 planted configurations", or "5 to 7 ..." where jobs were fitted on different numbers."""
     ns = sorted({len(rows) for _, rows in study.designs})
     if len(ns) == 1:
@@ -1031,9 +1034,9 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
         body.append(
             [
                 tex_escape(job_name(r.job)),
-                _platform_cell(r.platform),
-                _interval(r.measured),
-                _interval(r.pi),
+                platform_cell(r.platform),
+                interval_cell(r.measured),
+                interval_cell(r.pi),
                 pct_text(r.error.estimate, signed=True).removesuffix(r"\,\%"),
                 "yes" if r.inside_prediction else "no",
             ]
@@ -1047,13 +1050,13 @@ def table_costs(study: CostStudy, part: Part = MAIN) -> str:
         r"measured ratio. "
         rf"Agreeing: the {level}\,\% interval of measured / predicted, which carries the measurement's own "
         r"interval and the predicted ratio's, holds 1.",
-        rf"Fitted per job on {_configurations(study)} of native hosts in {count(study.blocks, 'block')} "
+        rf"Fitted per job on {configurations_text(study)} of native hosts in {count(study.blocks, 'block')} "
         rf"(campaign \texttt{{{tex_escape(study.fit_name)}}}): the shares of native time that scale with "
-        rf"{_resources_text(study.resources)}. {_campaigns_text(study)}",
+        rf"{resources_text(study.resources)}. {_campaigns_text(study)}",
         (
             rf"Planted but left out of the model (its planted slowdown did not move its cost ratio above "
             rf"\num{{{MIN_PLANTED_COST:g}}} in every configuration planting it, a rule fixed before the fit ran): "
-            rf"{_resources_text(_left_out_resources(study))}; what a platform pays for "
+            rf"{resources_text(_left_out_resources(study))}; what a platform pays for "
             + ("it" if len(study.left_out) == 1 else "them")
             + " shows in its error."
         )
@@ -1235,8 +1238,8 @@ def fitted_sentence(study: CostStudy, predicted: str = "each platform of the san
         else rf", as campaign \texttt{{{tex_escape(study.calibration_name)}}} calibrated them"
     )
     return (
-        rf"The shares of {_resources_text(study.resources)} were fitted per job on native hosts under "
-        rf"{_configurations(study)} in {count(study.blocks, 'block')}, and {predicted} "
+        rf"The shares of {resources_text(study.resources)} were fitted per job on native hosts under "
+        rf"{configurations_text(study)} in {count(study.blocks, 'block')}, and {predicted} "
         rf"was then predicted from its micro-benchmark costs alone{calibrated}: none of its job times is in any fit."
     )
 
@@ -1247,7 +1250,7 @@ def syscall_sentence(study: CostStudy) -> str:
     return (
         rf"Here the slowdown planted on native hosts was another: {SYSCALL_PLANTED}. That one level moves the "
         r"costs of a system call, a process creation and a JVM's start together, so one share per job can be "
-        rf"fitted, on one of them: the fit's design chose {_resources_text(study.resources)} before it ran (its "
+        rf"fitted, on one of them: the fit's design chose {resources_text(study.resources)} before it ran (its "
         r"rule 3), Hadoop's tasks being JVMs started from nothing, whose start is the cost that should carry "
         r"over to them."
     )
@@ -1306,7 +1309,7 @@ def level_parts_sentence(levels: LevelParts) -> str:
     )
     if not levels.apart.passes:
         sentence += (
-            rf" Its own fit, on {_resources_text(LEVELS_FIT_RESOURCES)}, failed its rule 1 (its levels did not move "
+            rf" Its own fit, on {resources_text(LEVELS_FIT_RESOURCES)}, failed its rule 1 (its levels did not move "
             "them apart) and is not read."
         )
     return sentence
@@ -1339,7 +1342,7 @@ def levels_sentence(levels: LevelParts) -> str:
 
 def _stack_clause(job: str, iv: Interval) -> str:
     """ "TeraSort \\num{0.93} [\\num{0.81}, \\num{1.07}]" """
-    return f"{tex_escape(job_name(job))} {_interval(iv)}"
+    return f"{tex_escape(job_name(job))} {interval_cell(iv)}"
 
 
 def heldout_sentence(heldout: HeldOut, test: int = 0) -> str:
@@ -1373,7 +1376,7 @@ def _file_levels_plan(levels: LevelsFit, would: bool = False) -> str:
     design's words (params/experiments/costs-fit-file.yaml, fixed before it ran): "would" where its
     fit is not read."""
     gets, are = ("would get", "would be") if would else ("gets", "are")
-    units = _cost_units(levels.resources)
+    units = cost_units_text(levels.resources)
     return (
         rf"Campaign \texttt{{{tex_escape(levels.name)}}} stopped under ptrace only the calls that name a file "
         rf"({FILE_CALLS_TRACED}), beside only the process and thread calls and every call, so that each job "
@@ -1392,12 +1395,12 @@ def file_levels_unread_sentence(levels: LevelsFit) -> str:
     """The fit of three levels whose rule 1 failed, in one sentence: what it planted and would have
     fitted, and that its fit is not read (as `level_parts_sentence` says of the two levels')."""
     return (
-        f"{_file_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
+        f"{_file_levels_plan(levels, would=True)}; its fit, on {resources_text(levels.resources)}, failed its "
         "rule 1 (its levels did not move them apart) and is not read."
     )
 
 
-def _cost_units(resources: Sequence[str]) -> str:
+def cost_units_text(resources: Sequence[str]) -> str:
     """ "a loopback RPC of a JVM and a process creation": each resource as the one operation it prices."""
     return and_list([COST_UNITS.get(r, tex_escape(resource_name(r))) for r in resources])
 
@@ -1410,7 +1413,7 @@ def _rpc_levels_plan(levels: LevelsFit, would: bool = False) -> str:
         rf"Campaign \texttt{{{tex_escape(levels.name)}}} timed the jobs on native hosts with no call stopped, with "
         rf"only the process and thread calls stopped under ptrace, the plant fixed for threads ({FIXED_CALLS_TRACED}: "
         r"each new task's first call is stopped too, so a JVM's threads run their ordinary calls unstopped), and with "
-        rf"every call stopped, so that each job {gets} one share, of {_cost_units(levels.resources)}, and "
+        rf"every call stopped, so that each job {gets} one share, of {cost_units_text(levels.resources)}, and "
         + _predicted_against(levels, are)
     )
 
@@ -1422,9 +1425,9 @@ def _unmoved_clause(check: ApartCheck) -> str:
     left = check.unresolved
     moved = rf"above \num{{{MIN_PLANTED_COST:g}}} at its {round(100 * PLANTED_COST_CONF)}\,\% lower bound"
     if len(left) == 1:
-        return f"no level moved the cost of {_cost_units(left)} {moved}"
+        return f"no level moved the cost of {cost_units_text(left)} {moved}"
     others = "the other under it at its" if len(left) == 2 else "the others under it at their"
-    return f"no level moved the cost of one of {_cost_units(left)} {moved} while leaving {others} upper bound"
+    return f"no level moved the cost of one of {cost_units_text(left)} {moved} while leaving {others} upper bound"
 
 
 def rpc_levels_sentence(levels: LevelsFit) -> str:
@@ -1444,7 +1447,7 @@ def levels_beside_sentence(levels: LevelsFit) -> str:
     if check is None:
         raise ValueError("no rule 1 on the resources beside the fitted ones to say")
     others = [r for r in (*(r for r, _ in check.order), *check.unresolved) if r not in levels.resources]
-    which, fitted = _cost_units(others), _cost_units(levels.resources)
+    which, fitted = cost_units_text(others), cost_units_text(levels.resources)
     share = f"the share of {which} is" if len(others) == 1 else f"the shares of {which} are"
     if check.passes:
         return f"Its levels move {which} apart from {fitted} too; {share} not fitted here."
@@ -1466,7 +1469,7 @@ def _memory_levels_plan(levels: LevelsFit, would: bool = False) -> str:
         rf"with only the process and thread calls stopped ({FIXED_CALLS_TRACED}), with only the calls that map, unmap, "
         rf"protect and advise memory stopped ({MEMORY_CALLS_TRACED}: a JVM's start pays them in quantity, its calls "
         rf"not at all) and with every call stopped, so that each job {gets} two shares, of "
-        rf"{_cost_units(levels.resources)}, as its design named them before it ran, and "
+        rf"{cost_units_text(levels.resources)}, as its design named them before it ran, and "
         + _predicted_against(levels, are)
     )
 
@@ -1496,7 +1499,7 @@ def memory_levels_unread_sentence(levels: LevelsFit) -> str:
     """The memory level's fit whose rule 1 failed, in one sentence: what it planted and would have
     fitted, and that its fit is not read."""
     return (
-        f"{_memory_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
+        f"{_memory_levels_plan(levels, would=True)}; its fit, on {resources_text(levels.resources)}, failed its "
         f"rule 1 ({_unmoved_clause(levels.apart)}) and is not read."
     )
 
@@ -1524,7 +1527,7 @@ def _levels_test_clause(test: LevelsTest) -> str:
     machine = rf", on {tex_escape(test.other_machine)}, another machine than the fit's" if test.other_machine else ""
     gvisor = and_list(
         [
-            rf"{tex_escape(job_name(r.job))} measured {_interval(r.measured)} against a predicted "
+            rf"{tex_escape(job_name(r.job))} measured {interval_cell(r.measured)} against a predicted "
             rf"\num{{{sig_digits(r.predicted.estimate, 3)}}} ({pct_text(r.error.estimate, signed=True)})"
             for r in test.gvisor_rows
             if r.error.estimate is not None
@@ -1535,13 +1538,13 @@ def _levels_test_clause(test: LevelsTest) -> str:
         said += f", gVisor's {gvisor}"
     others = test.other_rows
     if others:
-        held = sum(_measured_holds(r) for r in others)
-        platforms = and_list(sorted({_platform_cell(r.platform) for r in others}, key=natural_key))
+        held = sum(measured_holds(r) for r in others)
+        platforms = and_list(sorted({platform_cell(r.platform) for r in others}, key=natural_key))
         said += rf", and the measured intervals held {held} of the {len(others)} {platforms} predictions"
     return said
 
 
-def _measured_holds(row: cm.PredictionRow) -> bool:
+def measured_holds(row: cm.PredictionRow) -> bool:
     """The measured ratio's interval holds the predicted ratio's estimate."""
     m, p = row.measured, row.predicted.estimate
     return m.bounded and p is not None and m.low <= p <= m.high
@@ -1551,7 +1554,7 @@ def rpc_levels_unread_sentence(levels: LevelsFit) -> str:
     """The fit priced by a JVM's call whose rule 1 failed, in one sentence: what it planted and would
     have fitted, and that its fit is not read (as `file_levels_unread_sentence` says of the file levels')."""
     return (
-        f"{_rpc_levels_plan(levels, would=True)}; its fit, on {_resources_text(levels.resources)}, failed its "
+        f"{_rpc_levels_plan(levels, would=True)}; its fit, on {resources_text(levels.resources)}, failed its "
         f"rule 1 ({_unmoved_clause(levels.apart)}) and is not read."
     )
 
@@ -1616,7 +1619,7 @@ def accuracy_sentence(study: CostStudy, part: Part = MAIN) -> str:
 
 def _attribution_clause(a: AttributedJob) -> str:
     name = tex_escape(job_name(a.job))
-    said = rf"{name}'s measured ratio of {_interval(a.measured)} (predicted {_interval(a.predicted)})"
+    said = rf"{name}'s measured ratio of {interval_cell(a.measured)} (predicted {interval_cell(a.predicted)})"
     parts = a.parts()
     if not parts:
         return said + " has no overhead resolved from native's to split"
@@ -1638,17 +1641,17 @@ def _unfitted_note(study: CostStudy, part: Part) -> str:
     if unplanted:
         said.append(
             rf"Calibrated but not in the model (no planted slowdown moved them on their own): "
-            rf"{_resources_text(unplanted)}; what a platform pays for them shows in its error."
+            rf"{resources_text(unplanted)}; what a platform pays for them shows in its error."
         )
     if together and len(study.resources) == 1:
         said.append(
-            rf"Calibrated, moved by the planted level together with {_resources_text(study.resources)} and so "
-            rf"not apart from it in the model: {_resources_text(together)}; the fitted share stands for them all."
+            rf"Calibrated, moved by the planted level together with {resources_text(study.resources)} and so "
+            rf"not apart from it in the model: {resources_text(together)}; the fitted share stands for them all."
         )
     elif together:
         said.append(
-            rf"Calibrated, moved by the planted levels with {_resources_text(study.resources)} and so not apart "
-            rf"from them in the model: {_resources_text(together)}; the fitted shares stand for "
+            rf"Calibrated, moved by the planted levels with {resources_text(study.resources)} and so not apart "
+            rf"from them in the model: {resources_text(together)}; the fitted shares stand for "
             + ("it." if len(together) == 1 else "them.")
         )
     return " ".join(said)
@@ -1668,10 +1671,10 @@ def attribution_sentence(study: CostStudy, part: Part = MAIN) -> str:
     missing = []
     unplanted = [r for r in study.unfitted if r not in part.together]
     if unplanted:
-        missing.append(f"{_resources_text(unplanted)}, which no planted slowdown moved on their own")
+        missing.append(f"{resources_text(unplanted)}, which no planted slowdown moved on their own")
     if study.left_out:
         missing.append(
-            f"{_resources_text(_left_out_resources(study))}, left out because the slowdown planted on "
+            f"{resources_text(_left_out_resources(study))}, left out because the slowdown planted on "
             + ("it" if len(study.left_out) == 1 else "them")
             + " did not move the cost"
         )
@@ -1680,15 +1683,15 @@ def attribution_sentence(study: CostStudy, part: Part = MAIN) -> str:
     together = [r for r in study.unfitted if r in part.together]
     if together and len(study.resources) == 1:
         text += (
-            f" The planted level moved {_resources_text(part.together)} together, so the fit cannot give their "
-            f"shares apart: the part it gives {_resources_text(study.resources)} stands for them all."
+            f" The planted level moved {resources_text(part.together)} together, so the fit cannot give their "
+            f"shares apart: the part it gives {resources_text(study.resources)} stands for them all."
         )
     elif together:
         one = len(together) == 1
         text += (
-            f" The planted levels moved {_resources_text(together)} with {_resources_text(study.resources)}, so "
+            f" The planted levels moved {resources_text(together)} with {resources_text(study.resources)}, so "
             f"the fit cannot give {'its share' if one else 'their shares'} apart: the parts it gives "
-            f"{_resources_text(study.resources)} stand for {'it' if one else 'them'} too."
+            f"{resources_text(study.resources)} stand for {'it' if one else 'them'} too."
         )
     return text
 

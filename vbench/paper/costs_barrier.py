@@ -31,8 +31,8 @@ from vbench.stats.records import Interval
 from vbench.wording import count, job_name
 
 from vbench.paper import sandbox as S
-from vbench.paper.costs import ATTRIBUTED_PLATFORM, LEVELS_FIT_RESOURCES, cost_study
-from vbench.paper.fmt import and_list, interval_text, tex_escape
+from vbench.paper.costs import ATTRIBUTED_PLATFORM, LEVELS_FIT_RESOURCES, cost_study, interval_cell
+from vbench.paper.fmt import and_list, tex_escape
 
 NAME = "costs-barrier"
 LABEL = f"sec:{NAME}"
@@ -166,13 +166,9 @@ def barrier_reading(
 # --- the subsection's text ------------------------------------------------------------------------
 
 
-def _iv(iv: Interval) -> str:
-    return interval_text(iv.estimate, iv.low, iv.high)
-
-
 def _steps(pairs: list[tuple[str, Interval]]) -> str:
     """ "\\num{3.2} [..] for NNBench create/write and \\num{4.7} [..] for NNBench open/read" """
-    return and_list([f"{_iv(iv)} for {tex_escape(job_name(f'{nnbench.NAME}_{op}'))}" for op, iv in pairs])
+    return and_list([f"{interval_cell(iv)} for {tex_escape(job_name(f'{nnbench.NAME}_{op}'))}" for op, iv in pairs])
 
 
 def _fit_predicts(fit: BarrierFit, calibration: str) -> str:

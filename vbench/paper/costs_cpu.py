@@ -185,7 +185,7 @@ def _levels_busy(priced: CpuPriced) -> str:
 def _platforms_busy(test: CpuTest) -> str:
     """ "\\num{0.74} on native, \\num{0.75} on LXC, ...", platforms in vbench's order."""
     busy = sorted(test.busy, key=lambda b: platform_order(b.configuration))
-    return and_list([f"{_busy_num(b)} on {C._platform_cell(b.configuration)}" for b in busy])
+    return and_list([f"{_busy_num(b)} on {C.platform_cell(b.configuration)}" for b in busy])
 
 
 def method_sentence(priced: CpuPriced) -> str:
@@ -197,8 +197,8 @@ def method_sentence(priced: CpuPriced) -> str:
         r"over its wall seconds). Priced in the machine's CPU, a time per operation is multiplied by its run's "
         r"busy CPUs and a throughput divided by them, in each test campaign's calibration and in the fit's "
         rf"configurations' costs, before anything is fitted. Each job's share of native time that scales with "
-        rf"{C._cost_units(priced.resources)} is fitted on the jobs campaign \texttt{{{tex_escape(priced.fit_name)}}} "
-        rf"timed on native hosts in {C._configurations(study)}, the costs of those configurations read from campaign "
+        rf"{C.cost_units_text(priced.resources)} is fitted on the jobs campaign \texttt{{{tex_escape(priced.fit_name)}}} "
+        rf"timed on native hosts in {C.configurations_text(study)}, the costs of those configurations read from campaign "
         rf"\texttt{{{tex_escape(priced.fit_costs_name)}}}, which calibrated them again with the machine's CPU read; "
         r"each test campaign's platforms are predicted from its own costs against the jobs it timed in the same "
         r"blocks, priced in the machine's CPU and, as a control, in wall time, with the same bootstrap seed."
@@ -212,7 +212,7 @@ def busy_sentence(priced: CpuPriced) -> str:
         *(f"{_platforms_busy(t)} in campaign \\texttt{{{tex_escape(t.name)}}}" for t in priced.tests if t.busy),
     ]
     said = groups[0] if len(groups) == 1 else "; ".join(groups[:-1]) + "; and " + groups[-1]
-    return rf"Median over the runs, the CPUs the runs of {C._cost_units(priced.resources)} kept busy were {said}."
+    return rf"Median over the runs, the CPUs the runs of {C.cost_units_text(priced.resources)} kept busy were {said}."
 
 
 def prediction_sentence(test: CpuTest) -> str:
@@ -226,7 +226,7 @@ def prediction_sentence(test: CpuTest) -> str:
     if gvisor:
         measured = and_list(
             [
-                rf"{tex_escape(job_name(r.job))} measured {C._interval(r.measured)} against a predicted "
+                rf"{tex_escape(job_name(r.job))} measured {C.interval_cell(r.measured)} against a predicted "
                 rf"\num{{{C.sig_digits(r.predicted.estimate, 3)}}} ({C.pct_text(r.error.estimate, signed=True)})"
                 for r in gvisor
             ]
@@ -238,9 +238,9 @@ def prediction_sentence(test: CpuTest) -> str:
         said += ", no gVisor job was predicted"
     others = cpu.other_rows
     if others:
-        platforms = and_list(sorted({C._platform_cell(r.platform) for r in others}, key=str))
-        held_cpu = sum(C._measured_holds(r) for r in others)
-        held_wall = sum(C._measured_holds(r) for r in wall.other_rows)
+        platforms = and_list(sorted({C.platform_cell(r.platform) for r in others}, key=str))
+        held_cpu = sum(C.measured_holds(r) for r in others)
+        held_wall = sum(C.measured_holds(r) for r in wall.other_rows)
         said += (
             rf". The measured intervals held {held_cpu} of the {len(others)} {platforms} predictions priced in the "
             rf"machine's CPU and {held_wall} of {len(wall.other_rows)} priced in wall time"
@@ -276,10 +276,10 @@ def table_cpu(priced: CpuPriced) -> str:
         for cpu, wall in test.pairs():
             body.append(
                 [
-                    C._platform_cell(cpu.platform),
+                    C.platform_cell(cpu.platform),
                     tex_escape(job_name(cpu.job)),
-                    C._interval(cpu.measured),
-                    C._interval(cpu.pi),
+                    C.interval_cell(cpu.measured),
+                    C.interval_cell(cpu.pi),
                     _error_cell(cpu),
                     _error_cell(wall),
                 ]
@@ -291,9 +291,9 @@ def table_cpu(priced: CpuPriced) -> str:
         r"measured, the same campaigns, draws and seed.",
         r"Error: measured / predicted $-$ 1 (positive: the platform took more time than the model predicts). "
         rf"Predicted: the {level}\,\% prediction interval of a ratio measured in as many blocks.",
-        rf"Fitted per job on {C._configurations(first)} of native hosts in {count(first.blocks, 'block')} "
+        rf"Fitted per job on {C.configurations_text(first)} of native hosts in {count(first.blocks, 'block')} "
         rf"(campaign \texttt{{{tex_escape(priced.fit_name)}}}): the shares of native time that scale with "
-        rf"{C._resources_text(priced.resources)}; the configurations' costs from campaign "
+        rf"{C.resources_text(priced.resources)}; the configurations' costs from campaign "
         rf"\texttt{{{tex_escape(priced.fit_costs_name)}}}. Each campaign's platforms are calibrated and timed in the "
         r"same blocks; none is in any fit.",
         rf"Intervals: {level}\,\% percentile intervals of {first.n_draws} seeded bootstrap draws (prediction) "
@@ -333,7 +333,7 @@ def build_note(priced: CpuPriced) -> list[str]:
             f"{100 * walls[r.job, r.platform].error.estimate:+.1f} % in wall time"
             for r in test.cpu.gvisor_rows
         )
-        held = sum(C._measured_holds(r) for r in test.cpu.other_rows)
+        held = sum(C.measured_holds(r) for r in test.cpu.other_rows)
         lines.append(
             f"cost model priced in the machine's CPU: fitted on {priced.fit_name} with {priced.fit_costs_name}'s costs "
             f"({', '.join(priced.resources)}), predicted for {test.name}'s platforms (seed {test.cpu.study.seed}): "
