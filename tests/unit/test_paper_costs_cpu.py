@@ -234,10 +234,10 @@ def test_the_table_has_a_group_per_test_and_a_row_per_platform_and_job(priced):
     for test, lines in zip(priced.tests, (rows[1:5], rows[6:10])):
         for (cpu, wall), line in zip(test.pairs(), lines):
             assert line.split(" & ") == [
-                C._platform_cell(cpu.platform),
+                C.platform_cell(cpu.platform),
                 C.job_name(cpu.job),
-                C._interval(cpu.measured),
-                C._interval(cpu.pi),
+                C.interval_cell(cpu.measured),
+                C.interval_cell(cpu.pi),
                 C.pct_text(cpu.error.estimate, signed=True).removesuffix(r"\,\%"),
                 C.pct_text(wall.error.estimate, signed=True).removesuffix(r"\,\%"),
             ]
@@ -269,14 +269,14 @@ def test_the_subsection_says_the_method_the_busy_cpus_and_each_test_in_both_pric
     terasort = next(r for r in first.cpu.gvisor_rows if r.job == "terasort")
     wall = next(r for r in first.wall.gvisor_rows if r.job == "terasort")
     assert (
-        rf"TeraSort measured {C._interval(terasort.measured)} against a predicted "
+        rf"TeraSort measured {C.interval_cell(terasort.measured)} against a predicted "
         rf"\num{{{C.sig_digits(terasort.predicted.estimate, 3)}}} ({C.pct_text(terasort.error.estimate, signed=True)})"
     ) in sentence
     assert (
         "; priced in wall time, their errors were " in sentence
         and C.pct_text(wall.error.estimate, signed=True) in sentence
     )
-    held = sum(C._measured_holds(r) for r in first.cpu.other_rows)
+    held = sum(C.measured_holds(r) for r in first.cpu.other_rows)
     assert f"The measured intervals held {held} of the 2 LXC predictions priced in the machine's CPU and " in sentence
     assert "within" not in sentence  # no target is said met or missed: the errors are given
 

@@ -216,7 +216,7 @@ def test_the_later_tests_sentence_gives_gvisor_s_errors_the_others_held_and_the_
     )
     row = dearer.gvisor_rows[0]
     assert (
-        rf"{C.tex_escape(C.job_name(row.job))} measured {C._interval(row.measured)} against a predicted "
+        rf"{C.tex_escape(C.job_name(row.job))} measured {C.interval_cell(row.measured)} against a predicted "
         rf"\num{{{C.sig_digits(row.predicted.estimate, 3)}}} ({C.pct_text(row.error.estimate, signed=True)})"
     ) in sentence
     held = [sum(r.measured.low <= r.predicted.estimate <= r.measured.high for r in t.other_rows) for t in tested.tests]
