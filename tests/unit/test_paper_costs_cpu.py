@@ -13,11 +13,17 @@ in CPU: a job's true ratio is 1 + its share times (the RPC's cost ratio times th
 So priced in CPU the predictions recover the truth, and priced in wall time they fall short of gVisor's
 by a known amount. The section's first part is test_paper_costs': a fit shaped like costs-fit-nodelay
 and `sandbox` as its calibration.
+
+A further replication (params/paper.yaml's `cpu_replications`), as costs-nospec-fit-amd and
+costs-nospec-sameday-amd read: a fit of the same levels whose own calibration carries the machine
+reading, so no campaign of its costs, and a campaign shaped like the first's tests, both designs with
+`hadoop.speculative: false`; the same known answer.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -40,7 +46,14 @@ from tests.unit.test_predict_cmd import DRAWS, MICRO, PLATFORMS, calibration_cam
 from vbench.errors import ParamsError
 from vbench.paper import costs as C
 from vbench.paper import costs_cpu as CC
-from vbench.paper.inputs import campaign_list, check_cpu_priced
+from vbench.paper.inputs import (
+    CpuReplicationDirs,
+    ReplicationFields,
+    campaign_list,
+    check_cpu_priced,
+    check_cpu_replications,
+    cpu_replications_of,
+)
 from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
 from vbench.stats.campaign import load_campaign
 
@@ -49,6 +62,11 @@ CPU_FIT, CPU_FIT_COSTS = "costs-fit-memory-amd", "costs-cpu-levels-amd"
 #: Two campaigns priced in CPU, each with a design seed of its own, and one calibrated without the reading.
 CPU_TEST, CPU_TEST_AGAIN, UNREAD = "costs-cpu-sameday-amd", "costs-cpu-sameday-amd-confirm", "costs-sameday-amd"
 SEEDS = {CPU_TEST: 53039, CPU_TEST_AGAIN: 53040, UNREAD: 53035}
+#: A further replication: a fit whose own calibration has the machine reading, and its test, both designs
+#: with Hadoop's speculative execution off.
+NOSPEC_FIT, NOSPEC_TEST = "costs-nospec-fit-amd", "costs-nospec-sameday-amd"
+SEEDS[NOSPEC_TEST] = 53041
+NOSPEC = {"speculative": False}
 KEYS = ("cpu_fit_campaign", "cpu_fit_costs_campaign", "cpu_tests")
 FLAGS = ("cpu-fit", "cpu-fit-costs", "cpu-test")
 #: The CPUs each run kept busy: every planted level's RPC runs alike (a stopped call is a wait), gVisor's a
@@ -87,6 +105,15 @@ def _sameday(d: Path, seed: int, design_seed: int) -> Path:
     return d
 
 
+def _hadoop(d: Path, settings: dict) -> Path:
+    """`d`'s design (campaign.json) with `settings` as its Hadoop overrides, as a design's `hadoop:` writes them."""
+    path = d / "campaign.json"
+    doc = json.loads(path.read_text())
+    doc["experiment"]["hadoop"] = settings
+    path.write_text(json.dumps(doc))
+    return d
+
+
 @pytest.fixture(scope="module")
 def raw(tmp_path_factory) -> Path:
     """DATA/raw with the section's first fit and `sandbox`, the fit priced in CPU, its configurations'
@@ -107,6 +134,12 @@ def raw(tmp_path_factory) -> Path:
         _stamped(_sameday(raw / CPU_TEST, 3, SEEDS[CPU_TEST]), lambda m: BUSY[m["platform"]])
         _stamped(_sameday(raw / CPU_TEST_AGAIN, 5, SEEDS[CPU_TEST_AGAIN]), lambda m: BUSY[m["platform"]])
         _sameday(raw / UNREAD, 6, SEEDS[UNREAD])
+        # The replication: its fit's own micro-benchmark runs stamped, its test as the first's.
+        mp.setattr(P, "true_ratio", rpc_true_ratio)
+        nospec_fit = planted_levels_campaign(raw / NOSPEC_FIT, AT_LEVELS, seed=53040, prefix="nospec")
+        _hadoop(_stamped(nospec_fit, lambda _m: BUSY_PLANT), NOSPEC)
+        mp.setattr(P, "true_ratio", _cpu_true_ratio)
+        _hadoop(_stamped(_sameday(raw / NOSPEC_TEST, 8, SEEDS[NOSPEC_TEST]), lambda m: BUSY[m["platform"]]), NOSPEC)
     return raw
 
 
@@ -122,6 +155,13 @@ def priced(raw) -> CC.CpuPriced:
 
 
 @pytest.fixture(scope="module")
+def replicated(raw, priced) -> list[CC.CpuPriced]:
+    """The first replication (`priced`) and the one without a campaign of its costs."""
+    nospec = CC.cpu_priced(load_campaign(raw / NOSPEC_FIT), None, [load_campaign(raw / NOSPEC_TEST)], DRAWS)
+    return [priced, nospec]
+
+
+@pytest.fixture(scope="module")
 def study(raw) -> C.CostStudy:
     return C.cost_study(load_campaign(raw / FIT), load_campaign(raw / SANDBOX), n_draws=DRAWS)
 
@@ -130,12 +170,37 @@ def study(raw) -> C.CostStudy:
 
 
 def test_priced_in_cpu_the_predictions_recover_the_truth_and_in_wall_time_gvisor_s_fall_short(priced):
-    assert priced.fit_name == CPU_FIT and priced.fit_costs_name == CPU_FIT_COSTS
+    assert priced.fit_name == CPU_FIT and priced.fit_costs_name == CPU_FIT_COSTS and not priced.own_costs
     assert priced.resources == CC.CPU_PRICED_RESOURCES == ("rpc",)
     assert [t.name for t in priced.tests] == [CPU_TEST, CPU_TEST_AGAIN]
+    _recovers_the_truth(priced)
+    # No design set a Hadoop setting: none is said.
+    assert [d.campaign for d in priced.designs] == [CPU_FIT, CPU_FIT_COSTS, CPU_TEST, CPU_TEST_AGAIN]
+    assert priced.shared_settings == priced.own_settings == () and CC.settings_clause(priced) == ""
+
+
+def test_a_replication_without_a_campaign_of_its_costs_reads_the_fit_s_own_and_recovers_the_truth(replicated):
+    """As `vbench predict` without --fit-costs: the fit's own calibration, priced in CPU, gives its
+    configurations' costs; its designs' Hadoop setting is read as both sides'."""
+    _, nospec = replicated
+    assert (nospec.fit_name, nospec.fit_costs_name, nospec.own_costs) == (NOSPEC_FIT, NOSPEC_FIT, True)
+    assert [t.name for t in nospec.tests] == [NOSPEC_TEST]
+    _recovers_the_truth(nospec)
+    assert {b.configuration: b.median for b in nospec.levels_busy} == pytest.approx(
+        {level: BUSY_PLANT for level in ("False", "True", "process")}
+    )
+    assert [d.campaign for d in nospec.designs] == [NOSPEC_FIT, NOSPEC_TEST]
+    assert nospec.shared_settings == (("speculative", False),) and nospec.own_settings == ()
+    # What it ran with; the first's, which set nothing, ran with vbench's default.
+    assert nospec.designs[0].value("speculative") is False and replicated[0].designs[0].value("speculative") is True
+
+
+def _recovers_the_truth(priced: CC.CpuPriced) -> None:
+    """Priced in CPU each prediction is the planted truth; in wall time gVisor's fall short by the
+    busy CPUs' ratio it does not price."""
     for test in priced.tests:
         assert test.cpu.study.seed == test.wall.study.seed == SEEDS[test.name]  # the test's design seed
-        assert test.cpu.study.fit_name == CPU_FIT and test.cpu.study.resources == ("rpc",)
+        assert test.cpu.study.fit_name == priced.fit_name and test.cpu.study.resources == ("rpc",)
         pairs = test.pairs()
         assert [(c.platform, c.job) for c, _ in pairs] == [
             (p, j) for p in ("lxc", "gvisor") for j in ("nnbench_create_write", "terasort")
@@ -170,21 +235,33 @@ def test_the_busy_cpus_are_the_fit_s_levels_and_each_test_s_platforms(priced):
         assert {b.configuration: b.median for b in test.busy} == pytest.approx(BUSY)
 
 
-def test_the_record_s_numbers_are_vbench_predict_s_in_both_pricings(raw, priced, capsys):
+def test_the_record_s_numbers_are_vbench_predict_s_in_both_pricings(raw, replicated, capsys):
     """`vbench predict TEST --fit FIT --fit-costs FIT_COSTS --resources rpc --costs cpu|wall --seed <TEST's
     design seed> --json` gives the rows' predictions, their prediction intervals, the measured ratios and
-    the busy CPUs."""
+    the busy CPUs; of a replication without a campaign of its costs, the same command without
+    --fit-costs."""
+    first, nospec = replicated
+    assert _same_as_predict(raw.parent, first, capsys, draws=DRAWS) == 2 * 2 * 4
+    assert _same_as_predict(raw.parent, nospec, capsys, draws=DRAWS) == 2 * 4
+
+
+def _same_as_predict(data: Path, priced: CC.CpuPriced, capsys, draws: int | None = None) -> int:
+    """Assert each row of each test of `priced`, in both pricings, is the one `vbench predict --json`
+    gives for it from DATA `data` (and, priced in CPU, the busy CPUs it prints); the rows compared."""
     from vbench import cli
 
+    compared = 0
     for test in priced.tests:
+        seed = SEEDS.get(test.name, test.cpu.study.seed)
         for pricing, told in (("cpu", test.cpu), ("wall", test.wall)):
-            argv = ["predict", test.name, "--fit", CPU_FIT, "--fit-costs", CPU_FIT_COSTS, "--resources", "rpc"]
-            argv += ["--costs", pricing, "--seed", str(SEEDS[test.name]), "--draws", str(DRAWS)]
-            assert cli.main([*argv, "--data", str(raw.parent), "--json"]) == 0
+            argv = ["predict", test.name, "--fit", priced.fit_name, "--resources", ",".join(priced.resources)]
+            argv += [] if priced.own_costs else ["--fit-costs", priced.fit_costs_name]
+            argv += ["--costs", pricing, "--seed", str(seed)] + (["--draws", str(draws)] if draws else [])
+            assert cli.main([*argv, "--data", str(data), "--json"]) == 0
             doc = json.loads(capsys.readouterr().out)
-            assert doc["costs"] == pricing and doc["seed"] == SEEDS[test.name]
+            assert doc["costs"] == pricing and doc["seed"] == seed == told.study.seed
             command = {(p["job"], p["platform"]): p for p in doc["predictions"]}
-            assert len(command) == len(told.study.rows)
+            assert len(command) == len(told.study.rows) > 0
             for r in told.study.rows:
                 said = command[r.job, r.platform]
                 for iv, theirs in (
@@ -195,12 +272,17 @@ def test_the_record_s_numbers_are_vbench_predict_s_in_both_pricings(raw, priced,
                     assert (iv.estimate, iv.low, iv.high) == pytest.approx(
                         (theirs["estimate"], theirs["low"], theirs["high"])
                     ), (pricing, r)
+                assert r.error.estimate == pytest.approx(
+                    said["measured"]["estimate"] / said["predicted"]["estimate"] - 1
+                )
+                compared += 1
             if pricing == "cpu":
                 busy = doc["busy_cpus"]
                 assert [b["median"] for b in busy[test.name]] == pytest.approx([b.median for b in test.busy])
-                assert [b["median"] for b in busy[CPU_FIT_COSTS]] == pytest.approx(
+                assert [b["median"] for b in busy[priced.fit_costs_name]] == pytest.approx(
                     [b.median for b in priced.levels_busy]
                 )
+    return compared
 
 
 def test_a_campaign_without_the_machine_reading_is_refused_naming_its_samples(raw):
@@ -224,7 +306,7 @@ def _subsection(tex: str) -> str:
 
 
 def test_the_table_has_a_group_per_test_and_a_row_per_platform_and_job(priced):
-    table = CC.table_cpu(priced)
+    table = CC.table_cpu([priced])
     assert rf"\label{{{CC.TABLE_LABEL}}}" in table and "_" not in table.replace(r"\_", "")
     body = table[table.index(r"\midrule") : table.index(r"\bottomrule")]
     rows = [line.removesuffix(r" \\") for line in body.splitlines() if line.endswith(r" \\")]
@@ -249,7 +331,7 @@ def test_the_table_has_a_group_per_test_and_a_row_per_platform_and_job(priced):
 
 def test_the_subsection_says_the_method_the_busy_cpus_and_each_test_in_both_pricings(study, priced):
     barrier = [r"\subsection{NNBench}\label{sec:costs-barrier}", "After."]
-    tex = C.section_tex(study, after=[*CC.cpu_tex(priced), "", *barrier])
+    tex = C.section_tex(study, after=[*CC.cpu_tex([priced]), "", *barrier])
     part = _subsection(tex)
     assert tex.index(part) < tex.index(r"\label{sec:costs-barrier}")
     assert part.rstrip().endswith(rf"\input{{generated/tables/{CC.NAME}.tex}}")
@@ -282,13 +364,122 @@ def test_the_subsection_says_the_method_the_busy_cpus_and_each_test_in_both_pric
 
 
 def test_the_build_log_gives_gvisor_s_errors_to_a_tenth_of_a_per_cent(priced):
-    first, _ = CC.build_note(priced)
+    first, _ = CC.build_note([priced])
     terasort = next(r for r in priced.tests[0].cpu.gvisor_rows if r.job == "terasort")
     assert first.startswith(
         f"cost model priced in the machine's CPU: fitted on {CPU_FIT} with {CPU_FIT_COSTS}'s costs (rpc), predicted "
         f"for {CPU_TEST}'s platforms (seed {SEEDS[CPU_TEST]}): "
     )
     assert f"gvisor terasort {100 * terasort.error.estimate:+.1f} % in CPU" in first
+
+
+def _table_rows(table: str) -> list[str]:
+    body = table[table.index(r"\midrule") : table.index(r"\bottomrule")]
+    return [line.removesuffix(r" \\") for line in body.splitlines() if line.endswith(r" \\")]
+
+
+def test_a_replication_is_a_paragraph_after_the_first_s_and_a_group_of_rows_headed_by_its_fit(study, replicated):
+    first, nospec = replicated
+    part = _subsection(C.section_tex(study, after=CC.cpu_tex(replicated)))
+    # The first's paragraphs as they are without a replication; then the replication's; then the table.
+    alone = _subsection(C.section_tex(study, after=CC.cpu_tex([first])))
+    paragraphs = part.rstrip().split("\n\n")
+    assert paragraphs[:2] == alone.rstrip().split("\n\n")[:2] and len(paragraphs) == 4
+    assert paragraphs[3].strip() == rf"\input{{generated/tables/{CC.NAME}.tex}}"
+    said = paragraphs[2]
+    assert said == CC.replication_paragraph(nospec, first)
+    assert said.startswith(
+        r"The same model was fitted and tested again on campaigns of their own, with Hadoop's speculative "
+        r"execution off on both sides (\texttt{hadoop.speculative: false} in the design of the fit and of each "
+        r"test; the first fit and its tests ran with Hadoop's speculative execution on, the default): "
+    )
+    assert (
+        rf"fitted on the jobs campaign \texttt{{{C.tex_escape(NOSPEC_FIT)}}} timed on native hosts in 2 planted" in said
+    )
+    assert "its configurations' costs read from its own calibration, each run with the machine's CPU read" in said
+    assert r"kept busy were \num{0.75} with no call stopped" in said
+    assert rf"in campaign \texttt{{{C.tex_escape(NOSPEC_FIT)}}}; and \num{{0.75}} on native" in said
+    assert said.endswith(CC.prediction_sentence(nospec.tests[0]))
+    terasort = next(r for r in nospec.tests[0].cpu.gvisor_rows if r.job == "terasort")
+    assert rf"TeraSort measured {C.interval_cell(terasort.measured)} against a predicted " in said
+    held = sum(C.measured_holds(r) for r in nospec.tests[0].cpu.other_rows)
+    assert f"The measured intervals held {held} of the 2 LXC predictions priced in the machine's CPU" in said
+    # Not said of the first: none of its designs set anything.
+    assert "speculative" not in paragraphs[0] + paragraphs[1]
+
+
+def test_the_table_heads_each_replication_s_rows_with_its_fit(replicated):
+    first, nospec = replicated
+    table = CC.table_cpu(replicated)
+    rows = _table_rows(table)
+    heads = [i for i, row in enumerate(rows) if row.startswith(r"\multicolumn{6}{l}{\emph{Fitted on")]
+    assert heads == [0, 11]  # the first's head, two tests of 1 + 4 rows; then the replication's
+    assert rows[0] == (
+        rf"\multicolumn{{6}}{{l}}{{\emph{{Fitted on \texttt{{{C.tex_escape(CPU_FIT)}}}, its configurations' costs "
+        rf"from \texttt{{{C.tex_escape(CPU_FIT_COSTS)}}}}}}}"
+    )
+    assert rows[11] == (
+        rf"\multicolumn{{6}}{{l}}{{\emph{{Fitted on \texttt{{{C.tex_escape(NOSPEC_FIT)}}}, its configurations' costs "
+        r"from its own calibration; Hadoop's speculative execution off on both sides}}"
+    )
+    assert rows[12] == rf"\multicolumn{{6}}{{l}}{{Campaign \texttt{{{C.tex_escape(NOSPEC_TEST)}}} (5 blocks)}}"
+    for (cpu, wall), line in zip(nospec.tests[0].pairs(), rows[13:], strict=True):
+        assert line.split(" & ") == [
+            C.platform_cell(cpu.platform),
+            C.job_name(cpu.job),
+            C.interval_cell(cpu.measured),
+            C.interval_cell(cpu.pi),
+            C.pct_text(cpu.error.estimate, signed=True).removesuffix(r"\,\%"),
+            C.pct_text(wall.error.estimate, signed=True).removesuffix(r"\,\%"),
+        ]
+    # A rule between the two tests and before the replication's head, none between a head and its test.
+    assert table.count(r"\midrule") == 3
+    # The note says each fit and where its costs came from; one replication's note is as it was.
+    assert (
+        rf"(campaign \texttt{{{C.tex_escape(CPU_FIT)}}}), the configurations' costs from campaign "
+        rf"\texttt{{{C.tex_escape(CPU_FIT_COSTS)}}}; and on 2 planted configurations of native hosts in 5 blocks "
+        rf"(campaign \texttt{{{C.tex_escape(NOSPEC_FIT)}}}), the configurations' costs from its own calibration."
+    ) in table
+    assert r"\emph{Fitted on" not in CC.table_cpu([first])
+    frame = CC.cpu_frame(replicated)
+    assert len(frame) == 2 * (2 * 4 + 4)
+    assert set(zip(frame["fit_campaign"], frame["fit_costs_campaign"], frame["calibration_campaign"])) == {
+        (CPU_FIT, CPU_FIT_COSTS, CPU_TEST),
+        (CPU_FIT, CPU_FIT_COSTS, CPU_TEST_AGAIN),
+        (NOSPEC_FIT, NOSPEC_FIT, NOSPEC_TEST),
+    }
+
+
+def test_the_build_log_has_a_line_per_test_of_each_replication(replicated):
+    lines = CC.build_note(replicated)
+    assert len(lines) == 3 and lines[:2] == CC.build_note(replicated[:1])
+    assert lines[2].startswith(
+        f"cost model priced in the machine's CPU: fitted on {NOSPEC_FIT} with its own costs (rpc, hadoop.speculative: "
+        f"false on both sides), predicted for {NOSPEC_TEST}'s platforms (seed {SEEDS[NOSPEC_TEST]}): "
+    )
+    for r in replicated[1].tests[0].cpu.gvisor_rows:
+        assert f"gvisor {r.job} {100 * r.error.estimate:+.1f} % in CPU" in lines[2]
+
+
+def test_a_setting_one_side_alone_set_is_said_with_its_campaign_and_a_setting_the_first_shares_is_not(replicated):
+    first, nospec = replicated
+    one_side = replace(
+        nospec, designs=(CC.DesignSettings(NOSPEC_FIT, (("speculative", False),)), CC.DesignSettings(NOSPEC_TEST))
+    )
+    assert one_side.shared_settings == () and one_side.own_settings == ((NOSPEC_FIT, "speculative", False),)
+    assert CC.settings_clause(one_side, first) == (
+        rf"with \texttt{{hadoop.speculative: false}} in the design of \texttt{{{C.tex_escape(NOSPEC_FIT)}}} alone"
+    )
+    # Both replications with speculation off: said on both sides, no contrast with the first, no word in the head.
+    off = replace(first, designs=tuple(replace(d, hadoop=(("speculative", False),)) for d in first.designs))
+    assert CC.settings_clause(nospec, off) == (
+        r"with Hadoop's speculative execution off on both sides (\texttt{hadoop.speculative: false} in the design of "
+        r"the fit and of each test)"
+    )
+    assert "speculative" not in _table_rows(CC.table_cpu([off, nospec]))[11]
+    assert "Hadoop's speculative execution off on both sides" in _table_rows(CC.table_cpu([off, nospec]))[0]
+    # A setting the words do not know is said as its key and value.
+    assert CC.setting_words("block_size", 64) == "Hadoop's block size set to 64"
 
 
 # --- the keys and the build -----------------------------------------------------------------------------
@@ -371,6 +562,148 @@ def test_the_build_s_check_names_its_arguments_or_the_options_it_is_told(tmp_pat
     assert err.value.field == "--cpu-fit" and "needs --cost-fit set too" in err.value.message
 
 
+#: A replication as params/paper.yaml writes it: no fit_costs, the fit's own.
+NOSPEC_RECORD = {"fit": NOSPEC_FIT, "tests": [NOSPEC_TEST]}
+
+
+def test_the_committed_rebuild_passes_each_replication_on_after_the_first_its_fit_first(tmp_path):
+    raw = _measured(tmp_path / "raw", *BESIDE, *NAMES, NOSPEC_FIT, NOSPEC_TEST, "other-fit", "other-costs", "t1", "t2")
+    other = {"fit": "other-fit", "fit_costs": "other-costs", "tests": "t1, t2"}  # a comma list, as cpu_tests
+    flags = _committed(tmp_path, raw, **_given(), cpu_replications=[NOSPEC_RECORD, other])
+    assert flags[-9:] == [
+        ("cpu-fit", CPU_FIT),
+        ("cpu-fit-costs", CPU_FIT_COSTS),
+        ("cpu-test", CPU_TEST),
+        ("cpu-replication-fit", NOSPEC_FIT),
+        ("cpu-replication-test", NOSPEC_TEST),
+        ("cpu-replication-fit", "other-fit"),
+        ("cpu-replication-fit-costs", "other-costs"),
+        ("cpu-replication-test", "t1"),
+        ("cpu-replication-test", "t2"),
+    ]
+    # Absent, empty or null: none, nothing refused.
+    for none in ([], "", None):
+        assert _committed(tmp_path, raw, **_given(), cpu_replications=none)[-1] == ("cpu-test", CPU_TEST)
+
+
+@pytest.mark.parametrize(
+    ("value", "field", "said"),
+    [
+        (NOSPEC_FIT, "", "a list of records {fit: <campaign>, tests: [<campaign>, ...]}"),
+        ([NOSPEC_FIT], "[0]", f"this one is {NOSPEC_FIT!r}"),
+        ([{**NOSPEC_RECORD, "test": [NOSPEC_TEST]}], "[0].test", "not a field of a replication"),
+        ([{"tests": [NOSPEC_TEST]}], "[0].fit", "names no campaign"),
+        ([{"fit": NOSPEC_FIT}], "[0].tests", "lists no campaign"),
+        ([{"fit": NOSPEC_FIT, "tests": []}], "[0].tests", "lists no campaign"),
+        ([{"fit": NOSPEC_FIT, "tests": [NOSPEC_TEST, None]}], "[0].tests", "lists an empty name"),
+        ([{"fit": NOSPEC_FIT, "tests": [3]}], "[0].tests", "a campaign's name, not 3"),
+        ([{"fit": NOSPEC_FIT, "tests": {"a": 1}}], "[0].tests", "a list of campaigns, not {'a': 1}"),
+        ([{"fit": "../x", "tests": [NOSPEC_TEST]}], "[0].fit", ""),
+        ([{**NOSPEC_RECORD, "fit_costs": True}], "[0].fit_costs", "a campaign's name, not True"),
+        ([{**NOSPEC_RECORD, "tests": [NOSPEC_TEST, "a;b"]}], "[0].tests", ""),
+        ([NOSPEC_RECORD, {"fit": NOSPEC_FIT}], "[1].tests", "lists no campaign"),
+    ],
+)
+def test_a_replication_not_shaped_as_a_record_is_refused_naming_the_file_and_the_field(tmp_path, value, field, said):
+    raw = _measured(tmp_path / "raw", *BESIDE, *NAMES, NOSPEC_FIT, NOSPEC_TEST)
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **_given(), cpu_replications=value)
+    assert err.value.field == f"{tmp_path / 'params' / 'paper.yaml'}: paper.cpu_replications{field}"
+    assert said in err.value.message and "\n" not in str(err.value)
+    # The notebook's reading of the same record refuses it alike, naming the file it is told.
+    with pytest.raises(ParamsError) as err:
+        cpu_replications_of(value, "p.yaml")
+    assert err.value.field == f"p.yaml: paper.cpu_replications{field}"
+
+
+def test_a_replication_not_measured_twice_or_without_the_first_is_refused_naming_the_field(tmp_path):
+    raw = _measured(tmp_path / "raw", *BESIDE, *NAMES, NOSPEC_FIT, NOSPEC_TEST)
+    key = f"{tmp_path / 'params' / 'paper.yaml'}: paper.cpu_replications"
+    for record, field, said in (
+        ({**NOSPEC_RECORD, "fit": "gone"}, "[0].fit", str(raw / "gone" / "samples.jsonl")),
+        ({**NOSPEC_RECORD, "fit_costs": "gone"}, "[0].fit_costs", str(raw / "gone" / "samples.jsonl")),
+        ({**NOSPEC_RECORD, "tests": [NOSPEC_TEST, "gone"]}, "[0].tests", str(raw / "gone" / "samples.jsonl")),
+        ({**NOSPEC_RECORD, "tests": [NOSPEC_TEST, NOSPEC_TEST]}, "[0].tests", f"lists {NOSPEC_TEST!r} twice"),
+        # The first's fit and costs again: one replication read twice, two groups with one head.
+        ({"fit": CPU_FIT, "fit_costs": CPU_FIT_COSTS, "tests": [NOSPEC_TEST]}, "[0].fit", "again"),
+    ):
+        with pytest.raises(ParamsError) as err:
+            _committed(tmp_path, raw, **_given(), cpu_replications=[record])
+        assert err.value.field == key + field and said in err.value.message, record
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, **_given(), cpu_replications=[NOSPEC_RECORD, NOSPEC_RECORD])
+    assert err.value.field == f"{key}[1].fit" and f"fits {NOSPEC_FIT!r} with the costs of {NOSPEC_FIT!r} again" in (
+        err.value.message
+    )
+    # Another fit of the same campaign with other costs is another replication: read.
+    other = {**NOSPEC_RECORD, "fit_costs": CPU_FIT_COSTS}
+    assert _committed(tmp_path, raw, **_given(), cpu_replications=[NOSPEC_RECORD, other])[-3:] == [
+        ("cpu-replication-fit", NOSPEC_FIT),
+        ("cpu-replication-fit-costs", CPU_FIT_COSTS),
+        ("cpu-replication-test", NOSPEC_TEST),
+    ]
+    # Without the first's three keys: refused naming the key, and the three it needs.
+    fields = [f"{tmp_path / 'params' / 'paper.yaml'}: paper.{k}" for k in KEYS]
+    with pytest.raises(ParamsError) as err:
+        _committed(tmp_path, raw, cpu_replications=[NOSPEC_RECORD])
+    assert err.value.field == key
+    assert f"needs {fields[0]}, {fields[1]} and {fields[2]} set too" in err.value.message
+
+
+def test_the_build_s_replication_check_names_its_arguments_or_the_options_it_is_told(tmp_path, capsys):
+    raw = _measured(tmp_path / "raw", *NAMES, NOSPEC_FIT, NOSPEC_TEST)
+    given = [CpuReplicationDirs(raw / NOSPEC_FIT, (raw / NOSPEC_TEST,))]
+    check_cpu_replications([], None, None)  # none
+    check_cpu_replications(given, raw / CPU_FIT, raw / CPU_FIT_COSTS)
+    with pytest.raises(ParamsError) as err:
+        check_cpu_replications(given, None, None)
+    assert err.value.field == "cpu_replications"
+    assert "needs cpu_fit_dir, cpu_fit_costs_dir and cpu_test_dirs set too" in err.value.message
+    with pytest.raises(ParamsError) as err:
+        check_cpu_replications([*given, CpuReplicationDirs(raw / "gone", (raw / NOSPEC_TEST,))], raw / CPU_FIT, None)
+    assert err.value.field == "cpu_replications[1].fit" and str(raw / "gone" / "samples.jsonl") in err.value.message
+    from vbench.commands.paper_cmd import REPLICATION_OPTIONS
+
+    assert REPLICATION_OPTIONS.at(1) == (
+        "--cpu-replication-fit (replication 2)",
+        "--cpu-replication-fit-costs (replication 2)",
+        "--cpu-replication-test (replication 2)",
+    )
+    with pytest.raises(ParamsError) as err:
+        check_cpu_replications(
+            [CpuReplicationDirs(raw / NOSPEC_FIT, ())], raw / CPU_FIT, raw / CPU_FIT_COSTS, fields=REPLICATION_OPTIONS
+        )
+    assert err.value.field == "--cpu-replication-test (replication 1)" and "lists no campaign" in err.value.message
+    assert ReplicationFields().at(0)[2] == "cpu_replications[0].tests"
+
+
+def test_the_command_groups_each_replication_s_options_after_the_fit_that_starts_it(tmp_path, capsys):
+    from vbench.cli import build_parser
+
+    parser = build_parser("paper")
+    base = ["paper", "build", "--campaign", "main"]
+    args = parser.parse_args(
+        [
+            *base,
+            *("--cpu-replication-fit", "f1", "--cpu-replication-test", "t1", "--cpu-replication-test", "t2"),
+            *("--cpu-replication-fit", "f2", "--cpu-replication-test", "t3", "--cpu-replication-fit-costs", "c2"),
+        ]
+    )
+    assert args.cpu_replications == [
+        CpuReplicationDirs(Path("f1"), (Path("t1"), Path("t2"))),
+        CpuReplicationDirs(Path("f2"), (Path("t3"),), Path("c2")),
+    ]
+    assert build_parser("paper").parse_args(base).cpu_replications == []
+    for argv, said in (
+        (["--cpu-replication-test", "t1"], "give --cpu-replication-fit first"),
+        (["--cpu-replication-fit-costs", "c1"], "give --cpu-replication-fit first"),
+        (["--cpu-replication-fit", "f1", *["--cpu-replication-fit-costs", "c"] * 2], "given twice for one replication"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            build_parser("paper").parse_args([*base, *argv])
+        assert exit_.value.code == 2 and said in capsys.readouterr().err, argv
+
+
 def test_the_committed_keys_are_set_all_three_or_none_and_the_paper_stage_passes_and_depends_on_them():
     """Set, the stage passes each key to the notebook and depends on the fit's and its costs' samples and
     on each test's, a line each (a dependency on the list itself would be data/raw/<a>,<b>/samples.jsonl),
@@ -428,3 +761,27 @@ def test_the_build_writes_the_subsection_its_table_and_rows_and_omits_it_when_th
     tex, notes, gen = _generated(main_campaign, raw, tmp_path / "without")
     assert CC.LABEL not in tex and not (gen / "tables" / f"{CC.NAME}.tex").exists()
     assert sum(n == CC.OMITTED_NOTE for n in notes) == 1
+
+
+def test_the_build_writes_each_replication_s_rows_and_lines_and_reads_its_campaigns(main_campaign, raw, tmp_path):
+    cpu = {"cpu_fit_dir": raw / CPU_FIT, "cpu_fit_costs_dir": raw / CPU_FIT_COSTS, "cpu_test_dirs": [raw / CPU_TEST]}
+    replication = CpuReplicationDirs(raw / NOSPEC_FIT, (raw / NOSPEC_TEST,))
+    tex, notes, gen = _generated(main_campaign, raw, tmp_path / "with", **cpu, cpu_replications=[replication])
+    part = _subsection(tex)
+    assert "The same model was fitted and tested again" in part and r"\texttt{hadoop.speculative: false}" in part
+    assert part.index(rf"\texttt{{{C.tex_escape(NOSPEC_TEST)}}} (5 blocks), priced") > part.index(
+        rf"\texttt{{{C.tex_escape(CPU_TEST)}}} (5 blocks), priced"
+    )
+    table = (gen / "tables" / f"{CC.NAME}.tex").read_text()
+    assert rf"Fitted on \texttt{{{C.tex_escape(NOSPEC_FIT)}}}" in table
+    rows = pd.read_csv(gen / f"{CC.NAME}.csv")
+    assert len(rows) == 2 * (4 + 4) and set(rows["fit_campaign"]) == {CPU_FIT, NOSPEC_FIT}
+    said = [n for n in notes if n.startswith("cost model priced in the machine's CPU")]
+    assert [line.split(" predicted for ")[1].split("'s platforms")[0] for line in said] == [CPU_TEST, NOSPEC_TEST]
+    campaigns = (gen / "tables" / "campaigns.tex").read_text()
+    assert all(rf"\texttt{{{C.tex_escape(n)}}}" in campaigns for n in (NOSPEC_FIT, NOSPEC_TEST))
+    # Refused before anything is written, naming the record's field, where a campaign is not measured.
+    gone = CpuReplicationDirs(raw / NOSPEC_FIT, (raw / "gone",))
+    with pytest.raises(ParamsError) as err:
+        _generated(main_campaign, raw, tmp_path / "gone", **cpu, cpu_replications=[replication, gone])
+    assert err.value.field == "cpu_replications[1].tests" and not (tmp_path / "gone" / "generated").exists()

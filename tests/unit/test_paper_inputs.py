@@ -9,7 +9,17 @@ import pytest
 import yaml
 
 from vbench.errors import ParamsError
-from vbench.paper.inputs import PaperInputs, campaign_list, check_heldout, check_memory_tests, committed_inputs
+from vbench.paper.inputs import (
+    CpuReplication,
+    CpuReplicationDirs,
+    PaperInputs,
+    ReplicationFields,
+    campaign_list,
+    check_heldout,
+    check_memory_tests,
+    committed_inputs,
+    cpu_replication_fields,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,6 +133,13 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.cpu_fit_costs_campaign",
             "params/paper.yaml: paper.cpu_tests",
             "paper.cost_fit_campaign",
+        ),
+        "cpu_replications": [],
+        "cpu_replications_fields": ReplicationFields(
+            "params/paper.yaml: paper.cpu_replications",
+            "params/paper.yaml: paper.cpu_replications[{i}].fit",
+            "params/paper.yaml: paper.cpu_replications[{i}].fit_costs",
+            "params/paper.yaml: paper.cpu_replications[{i}].tests",
         ),
         "barrier_dir": None,
         "barrier_fit_dir": None,
@@ -256,3 +273,22 @@ def test_the_paper_notebook_takes_every_key_of_params_paper_and_reads_it_through
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     for key in paper:
         assert f"-p {key} ${{paper.{key}}}" in stage["cmd"], f"dvc.yaml's paper stage does not pass {key}"
+
+
+def test_the_notebook_s_reading_of_the_records_is_the_committed_rebuild_s(tmp_path):
+    """The notebook's cell, run on a params file with a replication, builds the arguments
+    `committed_inputs` checks: the same records, the same directories."""
+    params = tmp_path / "params"
+    params.mkdir()
+    record = {"fit": "f", "fit_costs": "c", "tests": ["t1", "t2"]}
+    (params / "paper.yaml").write_text(yaml.safe_dump({"paper": {"cpu_replications": [record]}}))
+    from vbench.params import load_yaml_section
+
+    records = load_yaml_section(params / "paper.yaml", "paper", required=True)
+    inputs = PaperInputs.from_params({"cpu_replications": records.get("cpu_replications")}, "", params / "paper.yaml")
+    assert inputs.cpu_replications == (CpuReplication("f", ("t1", "t2"), "c"),)
+    raw = Path("data/raw")
+    args = inputs.build_arguments(raw, params / "paper.yaml")
+    assert args["cpu_replications"] == [CpuReplicationDirs(raw / "f", (raw / "t1", raw / "t2"), raw / "c")]
+    assert args["cpu_replications_fields"] == cpu_replication_fields(params / "paper.yaml")
+    assert args["cpu_replications_fields"].at(0)[0] == f"{params / 'paper.yaml'}: paper.cpu_replications[0].fit"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from vbench.errors import ParamsError
+from vbench.paper.inputs import CpuReplicationDirs, ReplicationFields
 from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
 
@@ -201,6 +204,33 @@ def register(sub) -> None:
         "blocks (e.g. data/raw/costs-cpu-sameday-amd): predicted by --cpu-fit from its own costs against its own "
         "jobs, priced in the machine's CPU and in wall time; repeatable, in the order given",
     )
+    p.set_defaults(cpu_replications=[])
+    p.add_argument(
+        "--cpu-replication-fit",
+        type=Path,
+        action=_replication_action("fit"),
+        metavar="DIR",
+        help="starts a further replication of --cpu-fit's subsection: a fit campaign of its own (e.g. "
+        "data/raw/costs-nospec-fit-amd), its configurations' costs read from its own calibration unless "
+        "--cpu-replication-fit-costs follows; a paragraph and a group of rows after the first's; with --cpu-fit; "
+        "repeatable, each starting another",
+    )
+    p.add_argument(
+        "--cpu-replication-fit-costs",
+        type=Path,
+        action=_replication_action("fit_costs"),
+        metavar="DIR",
+        help="the campaign the last --cpu-replication-fit's configurations' costs are read from, each run with the "
+        "machine's CPU read (default: that fit's own calibration)",
+    )
+    p.add_argument(
+        "--cpu-replication-test",
+        type=Path,
+        action=_replication_action("tests"),
+        metavar="DIR",
+        help="a campaign the last --cpu-replication-fit predicts (e.g. data/raw/costs-nospec-sameday-amd), priced "
+        "in the machine's CPU and in wall time; repeatable, in the order given",
+    )
     _add_campaign_option(
         p,
         "--barrier",
@@ -220,6 +250,37 @@ def register(sub) -> None:
     )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
+
+
+#: What a refusal of a further replication names: its options, with the replication's number.
+REPLICATION_OPTIONS = ReplicationFields(
+    "--cpu-replication-fit",
+    "--cpu-replication-fit (replication {n})",
+    "--cpu-replication-fit-costs (replication {n})",
+    "--cpu-replication-test (replication {n})",
+)
+
+
+def _replication_action(part: str) -> type[argparse.Action]:
+    """The action of one option of a further replication: "fit" starts one (`CpuReplicationDirs` in
+    `cpu_replications`), "fit_costs" and "tests" add to the last one started, refused before any."""
+
+    class Replication(argparse.Action):
+        def __call__(self, parser, namespace, value, option_string=None):
+            replications = list(getattr(namespace, "cpu_replications", None) or [])
+            if part == "fit":
+                replications.append(CpuReplicationDirs(value, ()))
+            elif not replications:
+                raise argparse.ArgumentError(self, "give --cpu-replication-fit first: it starts the replication")
+            elif part == "fit_costs":
+                if replications[-1].fit_costs is not None:
+                    raise argparse.ArgumentError(self, "given twice for one replication")
+                replications[-1] = replace(replications[-1], fit_costs=value)
+            else:
+                replications[-1] = replace(replications[-1], tests=(*replications[-1].tests, value))
+            namespace.cpu_replications = replications
+
+    return Replication
 
 
 def _add_campaign_option(p, flag: str, help_text: str) -> None:
@@ -244,10 +305,10 @@ def run(args) -> int:
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
     # options, then --memory-levels-test, then --cpu-fit, --cpu-fit-costs and --cpu-test, then the
-    # three --barrier options, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
-    # check_syscall_fit, check_superseded_fit, check_levels, check_heldout, each LevelsPart.check,
-    # check_memory_tests, check_cpu_priced, check_barrier): told their names, its refusal names the
-    # options.
+    # --cpu-replication-* options, then the three --barrier options, itself before it reads anything
+    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
+    # check_heldout, each LevelsPart.check, check_memory_tests, check_cpu_priced,
+    # check_cpu_replications, check_barrier): told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -295,6 +356,8 @@ def run(args) -> int:
         cpu_fit_costs_dir=args.cpu_fit_costs,
         cpu_test_dirs=args.cpu_test,
         cpu_fields=("--cpu-fit", "--cpu-fit-costs", "--cpu-test", "--cost-fit"),
+        cpu_replications=args.cpu_replications,
+        cpu_replications_fields=REPLICATION_OPTIONS,
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

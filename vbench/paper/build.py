@@ -33,7 +33,8 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 holds, tables/costs-rpc-levels.tex with its two CSV files;
                                 after the memory level's, with the campaigns priced in the
                                 machine's CPU, a subsection, tables/costs-cpu.tex and
-                                costs-cpu.csv (vbench.paper.costs_cpu)
+                                costs-cpu.csv (vbench.paper.costs_cpu), with each further
+                                replication of it a paragraph and a group of rows more
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -84,9 +85,12 @@ from vbench.paper.inputs import (
     RPC_LEVELS_INPUTS,
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
+    CpuReplicationDirs,
+    ReplicationFields,
     check_barrier,
     check_cost_fit,
     check_cpu_priced,
+    check_cpu_replications,
     check_heldout,
     check_levels,
     check_memory_tests,
@@ -204,6 +208,8 @@ def generate(
     cpu_fit_costs_dir: Path | None = None,
     cpu_test_dirs: Sequence[Path] = (),
     cpu_fields: tuple[str, str, str, str] = CPU_FIELDS,
+    cpu_replications: Sequence[CpuReplicationDirs] = (),
+    cpu_replications_fields: ReplicationFields = ReplicationFields(),
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -239,7 +245,9 @@ def generate(
     subsection priced in the machine's CPU (`vbench.paper.costs_cpu`): `cpu_fit_dir`'s shares, its
     configurations' costs read from `cpu_fit_costs_dir`, predicting each of `cpu_test_dirs` from its
     own costs against its own jobs, priced in CPU and in wall time, omitted when all three are None
-    or empty; and after it, a subsection on
+    or empty; in it, after the first, each of `cpu_replications` (another fit, the campaign its
+    configurations' costs are read from or None for its own, and its tests), a paragraph and a group
+    of rows each, in their order; and after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
@@ -254,7 +262,8 @@ def generate(
     `memory_levels_fields`: the memory level's three fields then the fit's (`MEMORY_LEVELS_INPUTS.check`);
     `memory_levels_tests_fields`: the later tests' field then the memory level's fit's
     (`check_memory_tests`); `cpu_fields`: the fields of the fit, its costs and the tests priced in
-    the machine's CPU, then the cost model's fit's (`check_cpu_priced`); `barrier_fields`: the
+    the machine's CPU, then the cost model's fit's (`check_cpu_priced`); `cpu_replications_fields`:
+    the further replications' key and each one's fields (`check_cpu_replications`); `barrier_fields`: the
     barrier's three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
@@ -277,6 +286,7 @@ def generate(
     )
     check_memory_tests(memory_levels_test_dirs, memory_levels_dir, *memory_levels_tests_fields)
     check_cpu_priced(cpu_fit_dir, cpu_fit_costs_dir, cpu_test_dirs, cost_fit_dir, *cpu_fields)
+    check_cpu_replications(cpu_replications, cpu_fit_dir, cpu_fit_costs_dir, cpu_fields[:3], cpu_replications_fields)
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
@@ -309,15 +319,15 @@ def generate(
     # The memory level's later tests are a list too, each a campaign its subsection says: checked
     # above, each has its samples.
     test_dirs = [Path(d) for d in memory_levels_test_dirs]
-    # And the campaigns priced in the machine's CPU: checked above, each has its samples.
+    # And the campaigns priced in the machine's CPU: checked above, each has its samples; then each
+    # further replication's, its fit, its costs where another campaign's and its tests, in that order.
     cpu_dirs = [Path(d) for d in cpu_test_dirs]
-    loaded = _read_once([*studies, *own.values(), *heldout_dirs, *test_dirs, *cpu_dirs])
-    main, *extras = distinct_experiments(loaded[: len(studies)])
-    read = dict(zip(own, loaded[len(studies) : len(studies) + len(own)]))
-    heldout_read = loaded[len(studies) + len(own) : len(studies) + len(own) + len(heldout_dirs)]
-    tests_start = len(studies) + len(own) + len(heldout_dirs)
-    tests_read = loaded[tests_start : tests_start + len(test_dirs)]
-    cpu_read = loaded[tests_start + len(test_dirs) :]
+    replicated_dirs = [Path(d) for r in cpu_replications for d in _replication_dirs(r)]
+    groups = (studies, list(own.values()), heldout_dirs, test_dirs, cpu_dirs, replicated_dirs)
+    loaded = _read_once([d for g in groups for d in g])
+    studies_read, own_read, heldout_read, tests_read, cpu_read, replicated_read = _split(loaded, groups)
+    main, *extras = distinct_experiments(studies_read)
+    read = dict(zip(own, own_read))
     campaign = merge_campaigns(main, extras)
     cfg = StatsConfig(baseline=baseline, n_resamples=n_resamples, seed=seed, equivalence_pct=equivalence_pct)
     # The sandbox study keeps its own statistics: its `platforms` experiment is not the main campaign's.
@@ -375,8 +385,16 @@ def generate(
         if "memory_levels" in read
         else None
     )
-    # Priced in the machine's CPU: each test predicted in both pricings, before anything is written.
-    cpu = CC.cpu_priced(read["cpu_fit"], read["cpu_fit_costs"], cpu_read) if "cpu_fit" in read else None
+    # Priced in the machine's CPU: each test of each replication predicted in both pricings, before
+    # anything is written.
+    cpu = (
+        [
+            CC.cpu_priced(read["cpu_fit"], read["cpu_fit_costs"], cpu_read),
+            *(CC.cpu_priced(*r) for r in _replications_read(cpu_replications, replicated_read)),
+        ]
+        if "cpu_fit" in read
+        else None
+    )
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
@@ -441,7 +459,7 @@ def generate(
     # does not until its last part): how much of each is measured, from its ledger.
     progress = D.design_progress_by_campaign(
         published.findings,
-        [*studies, *own.values(), *heldout_dirs, *test_dirs, *cpu_dirs],
+        [d for g in groups for d in g],
         D.published_root(published_path),
     )
     # The delta reads every campaign given: a mixed cluster's per-node samples answer Liu et al.'s
@@ -513,7 +531,7 @@ def generate(
         _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
-    read_campaigns = (main, *extras, *read.values(), *heldout_read, *tests_read, *cpu_read)
+    read_campaigns = (main, *extras, *read.values(), *heldout_read, *tests_read, *cpu_read, *replicated_read)
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
     # The abstract's quotes, once: the table marks their campaigns, the macros quote them.
     quotes = A.container_quotes(stats, baseline)
@@ -586,6 +604,38 @@ def _draw_figures(stats, samples, fig_dir: Path, monitored, sandbox) -> list[tup
             caption = F.figure_caption(name, stats, caption)
         drawn.append((name, paths, caption))
     return drawn
+
+
+def _split(loaded: list[Campaign], groups: Sequence[Sequence[Path]]) -> list[list[Campaign]]:
+    """`loaded` (read from the groups' directories joined, in order) cut back into the groups."""
+    out, start = [], 0
+    for group in groups:
+        out.append(loaded[start : start + len(group)])
+        start += len(group)
+    assert start == len(loaded), (start, len(loaded))
+    return out
+
+
+def _replication_dirs(replication: CpuReplicationDirs) -> list[Path]:
+    """A further replication's directories in the order they are read: its fit, its costs where
+    another campaign's, its tests."""
+    costs = [replication.fit_costs] if replication.fit_costs is not None else []
+    return [Path(replication.fit), *(Path(c) for c in costs), *(Path(t) for t in replication.tests)]
+
+
+def _replications_read(
+    replications: Sequence[CpuReplicationDirs], loaded: Sequence[Campaign]
+) -> list[tuple[Campaign, Campaign | None, list[Campaign]]]:
+    """(fit, its costs or None, tests) of each further replication, from its campaigns read in
+    `_replication_dirs`' order."""
+    out, at = [], 0
+    for r in replications:
+        n = len(_replication_dirs(r))
+        fit, *rest = loaded[at : at + n]
+        costs = rest.pop(0) if r.fit_costs is not None else None
+        out.append((fit, costs, rest))
+        at += n
+    return out
 
 
 def _own_campaigns(**given: Path | None) -> dict[str, Path]:

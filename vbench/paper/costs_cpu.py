@@ -14,18 +14,31 @@ command's table; the CPUs each configuration's runs kept busy are `cost_model.bu
 numbers the command prints under its table. A campaign without the machine reading is refused by
 `priced_in_cpu`, naming its samples file.
 
+Further replications of the same model, each its own fit, the campaign its configurations' costs are
+read from and its tests, come from params/paper.yaml's `cpu_replications` (records,
+`vbench.paper.inputs.CpuReplication`): costs-nospec-fit-amd predicting costs-nospec-sameday-amd, read
+as `vbench predict costs-nospec-sameday-amd --fit costs-nospec-fit-amd --resources rpc --costs cpu|wall
+--seed 53041` reads them. A record without `fit_costs` reads the fit's configurations' costs from the
+fit's own calibration, as the command does without `--fit-costs`. The subsection reads them after the
+first (`CpuPriced` each, in order): a paragraph each after the first's, and a group of rows each in the
+table, headed by its fit. The Hadoop settings each campaign's design set (campaign.json's
+`experiment.hadoop`: costs-nospec-*'s `speculative: false`) are read from the designs and said with the
+replication whose campaigns set them, against what the first's ran with.
+
 Pure: campaigns in, records and text out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
+from vbench.params import HadoopParams
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
+from vbench.stats.compare import design_of
 from vbench.stats.cost_prediction import (
     FILE_LEVEL,
     MEMORY_LEVEL,
@@ -56,6 +69,12 @@ STOP_LEVEL_WORDS = {
     FILE_LEVEL: "with only the calls that name a file stopped",
     MEMORY_LEVEL: "with only the calls that map memory stopped",
     C.WHOLE_LEVEL: "with every call stopped",
+}
+#: A Hadoop setting of a design (`experiment.hadoop`: key, value) as a sentence or a table's heading
+#: says it in words; one not here is said as "Hadoop's <key> set to <value>".
+SETTING_WORDS = {
+    ("speculative", False): "Hadoop's speculative execution off",
+    ("speculative", True): "Hadoop's speculative execution on",
 }
 #: The build log's line when the section is built without this subsection.
 OMITTED_NOTE = (
@@ -89,9 +108,45 @@ class CpuTest:
 
 
 @dataclass(frozen=True)
+class DesignSettings:
+    """The Hadoop settings a campaign's design set (campaign.json's `experiment.hadoop`, nested keys
+    joined by "."): what it changed of Hadoop's configuration; none where it left the defaults."""
+
+    campaign: str
+    hadoop: tuple[tuple[str, Any], ...] = ()
+
+    def value(self, key: str) -> Any:
+        """The setting `key` ran with: the design's, else vbench's default (`HadoopParams`; None where
+        it has no such field)."""
+        found = dict(self.hadoop)
+        if key in found:
+            return found[key]
+        spec = HadoopParams.model_fields.get(key)
+        return spec.default if spec is not None else None
+
+
+def design_settings(campaign: Campaign) -> DesignSettings:
+    """`campaign`'s Hadoop settings, as its design (campaign.json) recorded them."""
+    hadoop = design_of(campaign.path).get("hadoop")
+    return DesignSettings(campaign.name, tuple(sorted(_flattened(hadoop).items())) if isinstance(hadoop, dict) else ())
+
+
+def _flattened(settings: dict, prefix: str = "") -> dict[str, Any]:
+    """{"a": {"b": 1}} -> {"a.b": 1}."""
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        if isinstance(value, dict) and value:
+            out.update(_flattened(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+@dataclass(frozen=True)
 class CpuPriced:
-    """The subsection's content: the fit, the campaign its configurations' costs came from, the CPUs
-    those configurations' runs kept busy, and each test in both pricings."""
+    """One replication of the subsection: the fit, the campaign its configurations' costs came from
+    (the fit itself where they are its own), the CPUs those configurations' runs kept busy, each test
+    in both pricings, and the Hadoop settings each of their designs set."""
 
     fit_name: str
     fit_costs_name: str
@@ -101,37 +156,69 @@ class CpuPriced:
     #: (configuration, its level of system-call stops) of the fit's costs, where its samples record one.
     stop_levels: tuple[tuple[str, str], ...]
     tests: tuple[CpuTest, ...]
+    #: The fit's, its costs' (where another campaign's) and each test's design settings, in that order.
+    designs: tuple[DesignSettings, ...] = ()
+
+    @property
+    def own_costs(self) -> bool:
+        """Its configurations' costs are the fit's own calibration (`vbench predict` without `--fit-costs`)."""
+        return self.fit_costs_name == self.fit_name
+
+    @property
+    def shared_settings(self) -> tuple[tuple[str, Any], ...]:
+        """The Hadoop settings every one of its campaigns' designs set, to the same value: both sides."""
+        if not self.designs:
+            return ()
+        first, *others = self.designs
+        return tuple((k, v) for k, v in first.hadoop if all((k, v) in d.hadoop for d in others))
+
+    @property
+    def own_settings(self) -> tuple[tuple[str, str, Any], ...]:
+        """(campaign, key, value) of each Hadoop setting a design set that not every other one did."""
+        shared = set(self.shared_settings)
+        return tuple((d.campaign, k, v) for d in self.designs for k, v in d.hadoop if (k, v) not in shared)
 
 
 def cpu_priced(
     fit: Campaign,
-    fit_costs: Campaign,
+    fit_costs: Campaign | None,
     tests: Sequence[Campaign],
     n_draws: int = cm.DEFAULT_DRAWS,
     resources: Sequence[str] = CPU_PRICED_RESOURCES,
 ) -> CpuPriced:
-    """`fit`'s shares on `resources`, its configurations' costs read from `fit_costs`, predicting each
-    of `tests` from its own costs against its own jobs, seeded by its design, priced in the machine's
-    CPU and in wall time (`levels_test`, as `vbench predict` with `--costs cpu` and `--costs wall`).
-    Refused, naming its samples file, where a campaign priced lacks the machine reading
-    (`priced_in_cpu`)."""
+    """`fit`'s shares on `resources`, its configurations' costs read from `fit_costs` (None: from the
+    fit's own calibration), predicting each of `tests` from its own costs against its own jobs, seeded
+    by its design, priced in the machine's CPU and in wall time (`levels_test`, as `vbench predict` with
+    `--costs cpu` and `--costs wall`, with `--fit-costs` where `fit_costs` is given). Refused, naming its
+    samples file, where a campaign priced lacks the machine reading (`priced_in_cpu`)."""
     if not tests:
         raise ValueError("the subsection priced in the machine's CPU predicts a campaign at least")
     resources = tuple(resources)
     # Priced once, before anything is fitted, as the command prices them: the fit's jobs are not costs.
-    costs_in_cpu = priced_in_cpu(fit_costs, resources)
+    # Without a campaign of its costs the command prices the fit itself and passes no --fit-costs: so
+    # here, read as the command reads it.
+    costs = fit_costs if fit_costs is not None else fit
+    costs_in_cpu = priced_in_cpu(costs, resources)
+    fit_in_cpu = fit if fit_costs is not None else costs_in_cpu
     read = []
     for test in tests:
-        in_cpu = C.levels_test(fit, priced_in_cpu(test, resources), resources, n_draws, fit_costs=costs_in_cpu)
-        in_wall = C.levels_test(fit, test, resources, n_draws, fit_costs=fit_costs)
+        in_test = priced_in_cpu(test, resources)
+        if fit_costs is not None:
+            in_cpu = C.levels_test(fit, in_test, resources, n_draws, fit_costs=costs_in_cpu)
+            in_wall = C.levels_test(fit, test, resources, n_draws, fit_costs=fit_costs)
+        else:
+            in_cpu = C.levels_test(fit_in_cpu, in_test, resources, n_draws)
+            in_wall = C.levels_test(fit, test, resources, n_draws)
         read.append(CpuTest(in_cpu, in_wall, cm.busy_cpus_of(test.samples, resources)))
+    sides = [fit, *([fit_costs] if fit_costs is not None else []), *tests]
     return CpuPriced(
         fit.name,
-        fit_costs.name,
+        costs.name,
         resources,
-        cm.busy_cpus_of(fit_costs.samples, resources),
-        _stop_levels(fit_costs),
+        cm.busy_cpus_of(costs.samples, resources),
+        _stop_levels(costs),
         tuple(read),
+        tuple(design_settings(c) for c in sides),
     )
 
 
@@ -145,11 +232,13 @@ def _stop_levels(campaign: Campaign) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(zip(pairs["platform"], pairs[SYSCALL_STOPS_COLUMN])))
 
 
-def cpu_frame(priced: CpuPriced) -> pd.DataFrame:
-    """The table's rows for generated/costs-cpu.csv: `cost_frame`'s columns of each test in each
-    pricing, with the pricing and the campaign the fit's configurations' costs came from."""
+def cpu_frame(replications: Sequence[CpuPriced]) -> pd.DataFrame:
+    """The table's rows for generated/costs-cpu.csv: `cost_frame`'s columns (its `fit_campaign` names
+    the replication) of each test of each replication in each pricing, with the pricing and the campaign
+    the fit's configurations' costs came from (the fit's own name where they are its own)."""
     frames = [
         C.cost_frame(study).assign(pricing=pricing, fit_costs_campaign=priced.fit_costs_name)
+        for priced in replications
         for test in priced.tests
         for pricing, study in (("cpu", test.cpu.study), ("wall", test.wall.study))
     ]
@@ -191,6 +280,7 @@ def _platforms_busy(test: CpuTest) -> str:
 def method_sentence(priced: CpuPriced) -> str:
     """How the costs are priced in the machine's CPU, and what is fitted on what and predicted."""
     study = priced.tests[0].cpu.study
+    settings = settings_clause(priced)
     return (
         r"Each one-host micro-benchmark run on the local testbed reads the machine's busy CPU time from "
         r"\texttt{/proc/stat} before and after it, so each run also gives the CPUs it kept busy (busy CPU-seconds "
@@ -198,11 +288,62 @@ def method_sentence(priced: CpuPriced) -> str:
         r"busy CPUs and a throughput divided by them, in each test campaign's calibration and in the fit's "
         rf"configurations' costs, before anything is fitted. Each job's share of native time that scales with "
         rf"{C.cost_units_text(priced.resources)} is fitted on the jobs campaign \texttt{{{tex_escape(priced.fit_name)}}} "
-        rf"timed on native hosts in {C.configurations_text(study)}, the costs of those configurations read from campaign "
-        rf"\texttt{{{tex_escape(priced.fit_costs_name)}}}, which calibrated them again with the machine's CPU read; "
+        rf"timed on native hosts in {C.configurations_text(study)}, {_costs_clause(priced)}"
+        rf"{f' ({settings})' if settings else ''}; "
         r"each test campaign's platforms are predicted from its own costs against the jobs it timed in the same "
         r"blocks, priced in the machine's CPU and, as a control, in wall time, with the same bootstrap seed."
     )
+
+
+def _costs_clause(priced: CpuPriced) -> str:
+    """Where the fit's configurations' costs were read from: another campaign that calibrated them
+    again, or the fit's own calibration."""
+    if priced.own_costs:
+        return "its configurations' costs read from its own calibration, each run with the machine's CPU read"
+    return (
+        rf"the costs of those configurations read from campaign \texttt{{{tex_escape(priced.fit_costs_name)}}}, "
+        r"which calibrated them again with the machine's CPU read"
+    )
+
+
+def _setting_code(key: str, value: Any) -> str:
+    """A design's Hadoop setting as its design writes it, in code font ("hadoop.speculative: false")."""
+    return rf"\texttt{{{tex_escape(f'hadoop.{key}: {_yaml_value(value)}')}}}"
+
+
+def setting_words(key: str, value: Any) -> str:
+    """A design's Hadoop setting in words (`SETTING_WORDS`), no identifier a reader does not say."""
+    said = SETTING_WORDS.get((key, value))
+    return said or tex_escape(f"Hadoop's {key.replace('_', ' ').replace('.', ' ')} set to {_yaml_value(value)}")
+
+
+def _yaml_value(value: Any) -> str:
+    """A value as YAML writes it: false, true, null, 3."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def settings_clause(priced: CpuPriced, before: CpuPriced | None = None) -> str:
+    """The Hadoop settings its campaigns' designs set, "" where none did: those every one set ("on both
+    sides"), each with what `before` (the first replication) ran with where that differs, then those
+    some set alone."""
+    said = []
+    for key, value in priced.shared_settings:
+        contrast = ""
+        if before is not None:
+            theirs = {d.value(key) for d in before.designs}
+            if len(theirs) == 1 and (was := theirs.pop()) != value:
+                left = all(key not in dict(d.hadoop) for d in before.designs)
+                contrast = f"; the first fit and its tests ran with {setting_words(key, was)}"
+                contrast += ", the default" if left else ""
+        said.append(
+            rf"with {setting_words(key, value)} on both sides ({_setting_code(key, value)} in the design of the "
+            f"fit and of each test{contrast})"
+        )
+    for campaign, key, value in priced.own_settings:
+        said.append(rf"with {_setting_code(key, value)} in the design of \texttt{{{tex_escape(campaign)}}} alone")
+    return "; ".join(said)
 
 
 def busy_sentence(priced: CpuPriced) -> str:
@@ -248,42 +389,112 @@ def prediction_sentence(test: CpuTest) -> str:
     return said + "."
 
 
-def cpu_tex(priced: CpuPriced) -> list[str]:
-    """The subsection's lines: the method and the busy CPUs, then each test, then its table."""
-    return [
+def replication_paragraph(priced: CpuPriced, first: CpuPriced) -> str:
+    """A further replication after the first's paragraph: what was fitted on what and with which Hadoop
+    settings against the first's, the CPUs its runs kept busy, and each of its tests in both pricings."""
+    study = priced.tests[0].cpu.study
+    settings = settings_clause(priced, first)
+    return " ".join(
+        [
+            r"The same model was fitted and tested again on campaigns of their own"
+            + (f", {settings}" if settings else "")
+            + rf": each job's share of native time that scales with {C.cost_units_text(priced.resources)} fitted on "
+            rf"the jobs campaign \texttt{{{tex_escape(priced.fit_name)}}} timed on native hosts in "
+            rf"{C.configurations_text(study)}, {_costs_clause(priced)}, each test priced as above; its predictions "
+            rf"are the rows under its fit in Table~\ref{{{TABLE_LABEL}}}.",
+            busy_sentence(priced),
+            *(prediction_sentence(t) for t in priced.tests),
+        ]
+    )
+
+
+def cpu_tex(replications: Sequence[CpuPriced]) -> list[str]:
+    """The subsection's lines: the first replication's method and busy CPUs, then each of its tests;
+    then a paragraph per further replication; then the table."""
+    first, *further = replications
+    lines = [
         rf"\subsection{{{TITLE}}}\label{{{LABEL}}}",
-        " ".join([method_sentence(priced), busy_sentence(priced)]),
+        " ".join([method_sentence(first), busy_sentence(first)]),
         "",
-        rf"Table~\ref{{{TABLE_LABEL}}} gives each prediction. "
-        + " ".join(prediction_sentence(t) for t in priced.tests),
-        "",
-        rf"\input{{generated/tables/{NAME}.tex}}",
+        rf"Table~\ref{{{TABLE_LABEL}}} gives each prediction. " + " ".join(prediction_sentence(t) for t in first.tests),
     ]
+    for priced in further:
+        lines += ["", replication_paragraph(priced, first)]
+    return [*lines, "", rf"\input{{generated/tables/{NAME}.tex}}"]
 
 
-def table_cpu(priced: CpuPriced) -> str:
-    """Per test campaign, platform and job: the measured ratio, the prediction priced in the machine's
-    CPU with its prediction interval and error, and the error of the prediction priced in wall time."""
-    first = priced.tests[0].cpu.study
-    level = first.level
+def _fit_heading(priced: CpuPriced, first: CpuPriced) -> str:
+    """A replication's heading row in the table (where there are several): its fit, where its costs
+    came from, and the Hadoop settings on both sides where they differ from the first's."""
+    costs = "its own calibration" if priced.own_costs else rf"\texttt{{{tex_escape(priced.fit_costs_name)}}}"
+    settings = [
+        setting_words(k, v)
+        for k, v in priced.shared_settings
+        if priced is first or {d.value(k) for d in first.designs} != {v}
+    ]
+    said = rf"Fitted on \texttt{{{tex_escape(priced.fit_name)}}}, its configurations' costs from {costs}"
+    if settings:
+        said += f"; {and_list(settings)} on both sides"
+    return rf"\multicolumn{{6}}{{l}}{{\emph{{{said}}}}}"
+
+
+def _fit_note(replications: Sequence[CpuPriced]) -> str:
+    """The table's note on what was fitted on what: one replication as the first says it; several, each
+    fit with where its costs came from."""
+
+    def on(priced: CpuPriced) -> str:
+        study = priced.tests[0].cpu.study
+        return (
+            rf"on {C.configurations_text(study)} of native hosts in {count(study.blocks, 'block')} "
+            rf"(campaign \texttt{{{tex_escape(priced.fit_name)}}})"
+        )
+
+    def costs(priced: CpuPriced) -> str:
+        if priced.own_costs:
+            return "the configurations' costs from its own calibration"
+        return rf"the configurations' costs from campaign \texttt{{{tex_escape(priced.fit_costs_name)}}}"
+
+    shares = rf"the shares of native time that scale with {C.resources_text(replications[0].resources)}"
+    if len(replications) == 1:
+        (priced,) = replications
+        return f"Fitted per job {on(priced)}: {shares}; {costs(priced)}."
+    fits = [f"{on(p)}, {costs(p)}" for p in replications]
+    return f"Fitted per job, {shares}: {'; '.join(fits[:-1])}; and {fits[-1]}."
+
+
+def table_cpu(replications: Sequence[CpuPriced]) -> str:
+    """Per replication (headed by its fit where there are several), test campaign, platform and job:
+    the measured ratio, the prediction priced in the machine's CPU with its prediction interval and
+    error, and the error of the prediction priced in wall time."""
+    first = replications[0]
+    study = first.tests[0].cpu.study
+    level = study.level
     body: list[list[str]] = []
     rules: list[int] = []
-    for test in priced.tests:
-        if body:
-            rules.append(len(body) - 1)
-        head = rf"Campaign \texttt{{{tex_escape(test.name)}}} ({count(test.cpu.blocks, 'block')})"
-        body.append([rf"\multicolumn{{6}}{{l}}{{{head}}}"])
-        for cpu, wall in test.pairs():
-            body.append(
-                [
-                    C.platform_cell(cpu.platform),
-                    tex_escape(job_name(cpu.job)),
-                    C.interval_cell(cpu.measured),
-                    C.interval_cell(cpu.pi),
-                    _error_cell(cpu),
-                    _error_cell(wall),
-                ]
-            )
+    for priced in replications:
+        headed = False
+        if len(replications) > 1:
+            if body:
+                rules.append(len(body) - 1)
+            body.append([_fit_heading(priced, first)])
+            headed = True
+        for test in priced.tests:
+            if body and not headed:
+                rules.append(len(body) - 1)
+            headed = False
+            head = rf"Campaign \texttt{{{tex_escape(test.name)}}} ({count(test.cpu.blocks, 'block')})"
+            body.append([rf"\multicolumn{{6}}{{l}}{{{head}}}"])
+            for cpu, wall in test.pairs():
+                body.append(
+                    [
+                        C.platform_cell(cpu.platform),
+                        tex_escape(job_name(cpu.job)),
+                        C.interval_cell(cpu.measured),
+                        C.interval_cell(cpu.pi),
+                        _error_cell(cpu),
+                        _error_cell(wall),
+                    ]
+                )
     notes = [
         r"Priced in the machine's CPU: each micro-benchmark's time per operation times the CPUs its run kept busy "
         r"(the machine's busy CPU-seconds over the run's wall seconds, read from \texttt{/proc/stat}), in the test's "
@@ -291,12 +502,9 @@ def table_cpu(priced: CpuPriced) -> str:
         r"measured, the same campaigns, draws and seed.",
         r"Error: measured / predicted $-$ 1 (positive: the platform took more time than the model predicts). "
         rf"Predicted: the {level}\,\% prediction interval of a ratio measured in as many blocks.",
-        rf"Fitted per job on {C.configurations_text(first)} of native hosts in {count(first.blocks, 'block')} "
-        rf"(campaign \texttt{{{tex_escape(priced.fit_name)}}}): the shares of native time that scale with "
-        rf"{C.resources_text(priced.resources)}; the configurations' costs from campaign "
-        rf"\texttt{{{tex_escape(priced.fit_costs_name)}}}. Each campaign's platforms are calibrated and timed in the "
-        r"same blocks; none is in any fit.",
-        rf"Intervals: {level}\,\% percentile intervals of {first.n_draws} seeded bootstrap draws (prediction) "
+        _fit_note(replications)
+        + r" Each campaign's platforms are calibrated and timed in the same blocks; none is in any fit.",
+        rf"Intervals: {level}\,\% percentile intervals of {study.n_draws} seeded bootstrap draws (prediction) "
         r"and paired-$t$ over the blocks (measured).",
     ]
     caption = (
@@ -322,22 +530,25 @@ def _error_cell(row: cm.PredictionRow) -> str:
     return C.pct_text(row.error.estimate, signed=True).removesuffix(r"\,\%")
 
 
-def build_note(priced: CpuPriced) -> list[str]:
-    """The build log's lines on it, one per test: gVisor's errors in both pricings, to a tenth of a
-    per cent (as docs/results.md reads them), and what the measured intervals held."""
+def build_note(replications: Sequence[CpuPriced]) -> list[str]:
+    """The build log's lines on it, one per test of each replication: gVisor's errors in both pricings,
+    to a tenth of a per cent (as docs/results.md reads them), and what the measured intervals held."""
     lines = []
-    for test in priced.tests:
-        walls = {(r.job, r.platform): r for r in test.wall.study.rows}
-        errors = "; ".join(
-            f"{r.platform} {r.job} {100 * r.error.estimate:+.1f} % in CPU, "
-            f"{100 * walls[r.job, r.platform].error.estimate:+.1f} % in wall time"
-            for r in test.cpu.gvisor_rows
-        )
-        held = sum(C.measured_holds(r) for r in test.cpu.other_rows)
-        lines.append(
-            f"cost model priced in the machine's CPU: fitted on {priced.fit_name} with {priced.fit_costs_name}'s costs "
-            f"({', '.join(priced.resources)}), predicted for {test.name}'s platforms (seed {test.cpu.study.seed}): "
-            f"{errors or 'no gVisor job'}; the measured intervals held {held} of {len(test.cpu.other_rows)} other "
-            "predictions in CPU"
-        )
+    for priced in replications:
+        costs = "its own costs" if priced.own_costs else f"{priced.fit_costs_name}'s costs"
+        settings = "".join(f", hadoop.{k}: {_yaml_value(v)} on both sides" for k, v in priced.shared_settings)
+        for test in priced.tests:
+            walls = {(r.job, r.platform): r for r in test.wall.study.rows}
+            errors = "; ".join(
+                f"{r.platform} {r.job} {100 * r.error.estimate:+.1f} % in CPU, "
+                f"{100 * walls[r.job, r.platform].error.estimate:+.1f} % in wall time"
+                for r in test.cpu.gvisor_rows
+            )
+            held = sum(C.measured_holds(r) for r in test.cpu.other_rows)
+            lines.append(
+                f"cost model priced in the machine's CPU: fitted on {priced.fit_name} with {costs} "
+                f"({', '.join(priced.resources)}{settings}), predicted for {test.name}'s platforms (seed "
+                f"{test.cpu.study.seed}): {errors or 'no gVisor job'}; the measured intervals held {held} of "
+                f"{len(test.cpu.other_rows)} other predictions in CPU"
+            )
     return lines

@@ -38,18 +38,23 @@ in its subsection), only with `memory_levels_campaign`; and so may `cpu_fit_camp
 jobs give the shares, costs-fit-memory-amd; the campaign its configurations' costs are read from with
 each run's machine CPU, costs-cpu-levels-amd; a comma-separated list of campaigns predicted from their
 own costs against their own jobs, costs-cpu-sameday-amd), set all three or none, and only with
-`cost_fit_campaign`; and so may `barrier_campaign`, `barrier_fit_campaign` and
+`cost_fit_campaign`; and so may `cpu_replications`, further replications of that subsection (a list of
+records, `CpuReplication`: a fit, the campaign its configurations' costs are read from, absent for the
+fit's own, and the campaigns it predicts; costs-nospec-fit-amd predicting costs-nospec-sameday-amd),
+only with those three; and so may `barrier_campaign`, `barrier_fit_campaign` and
 `barrier_calibration_campaign`, the subsection on NNBench's barrier (NNBench timed at two barriers,
 costs-nnbench-barrier; the levels' refit at a longer one, costs-fit-barrier; the calibration both
 fits predict from, costs-oneday-confirm), set all three or none, and only with
 `syscall_levels_campaign`. So a set key that names no measured campaign is refused, naming
 params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`,
-`levels_fields`, `heldout_fields`, `memory_tests_fields`, `cpu_fields`, `barrier_fields`, and the
-three-campaign subsections' `LevelsPart.fields`), by both ways of building, before anything is read:
-silently dropped, it would drop a result asked for. The checks are here (`check_cost_fit`,
-`check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, `LevelsPart.check` of
-`FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`, `check_memory_tests`,
-`check_cpu_priced` and `check_barrier`: paths only, so `invoke paper` need not import the build,
+`levels_fields`, `heldout_fields`, `memory_tests_fields`, `cpu_fields`, `cpu_replication_fields`,
+`barrier_fields`, and the three-campaign subsections' `LevelsPart.fields`), by both ways of building,
+before anything is read: silently dropped, it would drop a result asked for; a record of
+`cpu_replications` not shaped as one is refused as it is read (`cpu_replications_of`), naming the
+file and the field. The checks are here (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`,
+`check_levels`, `check_heldout`, `LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and
+`MEMORY_LEVELS_INPUTS`, `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications` and
+`check_barrier`: paths only, so `invoke paper` need not import the build,
 which loads matplotlib): `build_arguments` passes the keys' names through to them,
 `committed_inputs` calls them before it passes the campaigns on.
 """
@@ -98,6 +103,13 @@ PAPER_CAMPAIGN_KEYS = (
     "barrier_fit_campaign",
     "barrier_calibration_campaign",
 )
+
+
+#: The keys of the `paper` section whose value is a list of records naming campaigns, not a name or a
+#: comma-separated list: read by `PaperInputs.from_params` (`cpu_replications_of`). DVC puts no list
+#: on a command line, so the paper stage passes the params file instead (`-p paper_params
+#: params/paper.yaml`) and its notebook reads them from it.
+PAPER_RECORD_KEYS = ("cpu_replications",)
 
 
 def cost_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
@@ -149,6 +161,132 @@ def cpu_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str, str, str]:
         f"{where}: paper.cpu_tests",
         "paper.cost_fit_campaign",
     )
+
+
+@dataclass(frozen=True)
+class CpuReplicationDirs:
+    """A further replication of the subsection priced in the machine's CPU as the build reads it: the
+    fit's campaign directory, each test's, and the directory its configurations' costs are read from
+    (None: the fit's own, as `vbench predict` reads them without `--fit-costs`)."""
+
+    fit: Path
+    tests: tuple[Path, ...]
+    fit_costs: Path | None = None
+
+
+@dataclass(frozen=True)
+class CpuReplication:
+    """A further replication of the subsection priced in the machine's CPU, one record of
+    params/paper.yaml's `cpu_replications`: the same model's shares fitted on `fit`'s jobs, its
+    configurations' costs read from `fit_costs` ("": from `fit`'s own calibration), predicting each of
+    `tests` from its own costs against its own jobs, in both pricings. Names under data/raw/."""
+
+    fit: str
+    tests: tuple[str, ...]
+    fit_costs: str = ""
+
+    def dirs(self, raw: Path) -> CpuReplicationDirs:
+        """Its campaigns' directories under `raw` (data/raw). Pure."""
+        return CpuReplicationDirs(
+            raw / self.fit, tuple(raw / t for t in self.tests), raw / self.fit_costs if self.fit_costs else None
+        )
+
+    def flags(self) -> list[tuple[str, str]]:
+        """(`vbench paper build` flag, campaign) of its campaigns: the fit's flag starts a replication,
+        the others add to the one it started."""
+        return [
+            ("cpu-replication-fit", self.fit),
+            *([("cpu-replication-fit-costs", self.fit_costs)] if self.fit_costs else []),
+            *(("cpu-replication-test", t) for t in self.tests),
+        ]
+
+
+#: A record's fields in params/paper.yaml's `cpu_replications`: `fit_costs` may be left out.
+CPU_REPLICATION_KEYS = ("fit", "fit_costs", "tests")
+
+
+@dataclass(frozen=True)
+class ReplicationFields:
+    """What a refusal of a further replication names: the key giving them all, then a record's fit,
+    fit costs and tests, each a template of the record's index `{i}` (from 0, as a YAML list counts)
+    or number `{n}` (from 1, as a command line's options count)."""
+
+    key: str = "cpu_replications"
+    fit: str = "cpu_replications[{i}].fit"
+    fit_costs: str = "cpu_replications[{i}].fit_costs"
+    tests: str = "cpu_replications[{i}].tests"
+
+    def at(self, i: int) -> tuple[str, str, str]:
+        """The fit's, its costs' and its tests' fields of record `i` (from 0). Pure."""
+        return (
+            self.fit.format(i=i, n=i + 1),
+            self.fit_costs.format(i=i, n=i + 1),
+            self.tests.format(i=i, n=i + 1),
+        )
+
+
+def cpu_replication_fields(where: Path | str = PAPER_PARAMS) -> ReplicationFields:
+    """What a refusal of `cpu_replications` names (`check_cpu_replications`): the key in `where`, and
+    each record's fields under it. Pure."""
+    key = f"{where}: paper.cpu_replications"
+    template = key.replace("{", "{{").replace("}", "}}") + "[{i}]"
+    return ReplicationFields(key, f"{template}.fit", f"{template}.fit_costs", f"{template}.tests")
+
+
+def cpu_replications_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[CpuReplication, ...]:
+    """params/paper.yaml's `cpu_replications` as records: absent or empty, none; else a list of
+    mappings, each with `fit` (a campaign), `tests` (a list of campaigns, or one comma-separated
+    string) and, optionally, `fit_costs` (a campaign; absent, the fit's own costs). Anything else is
+    refused, naming `where` and the field. Pure: whether the campaigns are measured is
+    `check_cpu_replications`'."""
+    key = f"{where}: paper.cpu_replications"
+    if value is None or value == "" or value == []:
+        return ()
+    shape = "a list of records {fit: <campaign>, tests: [<campaign>, ...]}, fit_costs: <campaign> optional"
+    if not isinstance(value, list):
+        raise ParamsError(key, f"{shape}, not {_shown(value)}")
+    records = []
+    for i, record in enumerate(value):
+        field = f"{key}[{i}]"
+        if not isinstance(record, dict):
+            raise ParamsError(field, f"{shape}: this one is {_shown(record)}")
+        unknown = [k for k in record if k not in CPU_REPLICATION_KEYS]
+        if unknown:
+            raise ParamsError(f"{field}.{unknown[0]}", "not a field of a replication: fit, tests and fit_costs are")
+        fit = _record_name(record.get("fit"), f"{field}.fit")
+        if not fit:
+            raise ParamsError(f"{field}.fit", "names no campaign: a replication is fitted on the jobs of one")
+        costs = _record_name(record.get("fit_costs"), f"{field}.fit_costs")
+        tests = record.get("tests")
+        if isinstance(tests, list):
+            names = tuple(_record_name(t, f"{field}.tests") for t in tests)
+            if not all(names):
+                raise ParamsError(f"{field}.tests", "lists an empty name: each is a campaign")
+        elif isinstance(tests, str) or tests is None:
+            names = campaign_list(tests)
+            for name in names:
+                campaign_name(name, f"{field}.tests")
+        else:
+            raise ParamsError(f"{field}.tests", f"a list of campaigns, not {_shown(tests)}")
+        if not names:
+            raise ParamsError(f"{field}.tests", "lists no campaign: a replication predicts one at least")
+        records.append(CpuReplication(fit, names, costs))
+    return tuple(records)
+
+
+def _record_name(value: Any, field: str) -> str:
+    """A campaign a record names: "" where none is, else a plain name, refused naming `field`."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise ParamsError(field, f"a campaign's name, not {_shown(value)}")
+    return campaign_name(value.strip(), field)
+
+
+def _shown(value: Any) -> str:
+    """A value a refusal quotes: its repr, on one line and short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -300,6 +438,9 @@ class PaperInputs:
     cpu_fit: str = ""
     cpu_fit_costs: str = ""
     cpu_tests: tuple[str, ...] = ()
+    #: Further replications of it, in the paper's order: each a fit, its configurations' costs and the
+    #: campaigns it predicts (`cpu_replications`).
+    cpu_replications: tuple[CpuReplication, ...] = ()
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -307,8 +448,11 @@ class PaperInputs:
     barrier_calibration: str = ""
 
     @classmethod
-    def from_params(cls, paper: Mapping[str, Any], monitoring: str = "") -> PaperInputs:
-        """From params/paper.yaml's `paper` section and the pipeline's monitoring campaign."""
+    def from_params(
+        cls, paper: Mapping[str, Any], monitoring: str = "", where: Path | str = PAPER_PARAMS
+    ) -> PaperInputs:
+        """From params/paper.yaml's `paper` section and the pipeline's monitoring campaign; a record of
+        `cpu_replications` not shaped as one is refused naming `where` and its field."""
         return cls(
             isolation=str(paper.get("isolation_campaign") or ""),
             monitoring=str(monitoring or ""),
@@ -335,6 +479,7 @@ class PaperInputs:
             cpu_fit=str(paper.get("cpu_fit_campaign") or ""),
             cpu_fit_costs=str(paper.get("cpu_fit_costs_campaign") or ""),
             cpu_tests=campaign_list(paper.get("cpu_tests")),
+            cpu_replications=cpu_replications_of(paper.get("cpu_replications"), where),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -372,6 +517,7 @@ class PaperInputs:
             ("cpu-fit", self.cpu_fit),
             ("cpu-fit-costs", self.cpu_fit_costs),
             *(("cpu-test", n) for n in self.cpu_tests),
+            *(pair for r in self.cpu_replications for pair in r.flags()),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -386,10 +532,16 @@ class PaperInputs:
         a `cpu_*` key, the keys whose campaigns must exist, is refused here only if it is not a plain
         name; the build looks for their samples, naming the key in `where` (`cost_fit_fields`,
         `syscall_fit_fields`, `superseded_fit_fields`, `levels_fields`, `heldout_fields`,
-        `memory_tests_fields`, `cpu_fields`, and each `LevelsPart.fields`)."""
+        `memory_tests_fields`, `cpu_fields`, `cpu_replication_fields`, and each `LevelsPart.fields`)."""
         syscall_fields, file_fields = syscall_fit_fields(where), FILE_LEVELS_INPUTS.fields(where)
         rpc_fields, memory_fields = RPC_LEVELS_INPUTS.fields(where), MEMORY_LEVELS_INPUTS.fields(where)
         nnbench_fields, priced_fields = barrier_fields(where), cpu_fields(where)
+        replication_fields = cpu_replication_fields(where)
+        replicated = [
+            (name, field)
+            for i, r in enumerate(self.cpu_replications)
+            for name, field in zip((r.fit, r.fit_costs), replication_fields.at(i))
+        ] + [(t, replication_fields.at(i)[2]) for i, r in enumerate(self.cpu_replications) for t in r.tests]
         for name, field in (
             (self.cost_fit, cost_fit_fields(where)[0]),
             (self.syscall_fit, syscall_fields[0]),
@@ -403,6 +555,7 @@ class PaperInputs:
             *((n, memory_tests_fields(where)[0]) for n in self.memory_levels_tests),
             *zip((self.cpu_fit, self.cpu_fit_costs), priced_fields),
             *((n, priced_fields[2]) for n in self.cpu_tests),
+            *replicated,
             *zip((self.barrier, self.barrier_fit, self.barrier_calibration), nnbench_fields),
         ):
             if name:
@@ -446,6 +599,8 @@ class PaperInputs:
             "cpu_fit_costs_dir": one(self.cpu_fit_costs),
             "cpu_test_dirs": [raw / n for n in self.cpu_tests],
             "cpu_fields": priced_fields,
+            "cpu_replications": [r.dirs(raw) for r in self.cpu_replications],
+            "cpu_replications_fields": replication_fields,
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -587,6 +742,58 @@ def check_cpu_priced(
         "its platforms are predicted by that fit",
         without="that test priced in the machine's CPU",
     )
+
+
+def check_cpu_replications(
+    replications: Sequence[CpuReplicationDirs],
+    fit_dir: Path | str | None,
+    fit_costs_dir: Path | str | None,
+    needs: Sequence[str] = CPU_FIELDS[:3],
+    fields: ReplicationFields = ReplicationFields(),
+) -> None:
+    """Refuse a further replication of the subsection priced in the machine's CPU given without the
+    first (`fit_dir` and `fit_costs_dir`, whose fields are `needs`: the first's fit, fit costs and
+    tests), or with a campaign not measured, or with no test or a test listed twice, or with the fit
+    and costs of the first or of an earlier one again, before anything is read, after
+    `check_cpu_priced` (the first's own check decides first). The same ways in call it. `fields`
+    names the key and each record's fields as the caller was given them; none passes."""
+    if not replications:
+        return
+    if fit_dir is None:
+        raise ParamsError(
+            fields.key,
+            f"needs {', '.join(needs[:-1])} and {needs[-1]} set too: a further replication is said after the "
+            "first, in its subsection and table",
+        )
+    first_costs = fit_costs_dir if fit_costs_dir is not None else fit_dir
+    read = {(Path(fit_dir).name, Path(first_costs).name)}
+    for i, r in enumerate(replications):
+        fit, fit_costs, tests = fields.at(i)
+        unset = f"or take its record out of {fields.key} to build the paper without it"
+        _require_samples(r.fit, fit, f"measure it first (`vbench campaign run {Path(r.fit).name}`), {unset}")
+        if r.fit_costs is not None:
+            _require_samples(
+                r.fit_costs, fit_costs, f"measure it first (`vbench campaign run {Path(r.fit_costs).name}`), {unset}"
+            )
+        if not r.tests:
+            raise ParamsError(tests, "lists no campaign: a replication predicts one at least")
+        _check_campaign_list(
+            r.tests,
+            r.fit,
+            tests,
+            fit,
+            "each campaign is one group of the replication's rows",
+            "its platforms are predicted by that fit",
+            without="that test of the replication",
+        )
+        pair = (Path(r.fit).name, Path(r.fit_costs if r.fit_costs is not None else r.fit).name)
+        if pair in read:
+            raise ParamsError(
+                fit,
+                f"fits {pair[0]!r} with the costs of {pair[1]!r} again: the subsection reads that replication "
+                "already, and each is one group of the table",
+            )
+        read.add(pair)
 
 
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
@@ -778,10 +985,11 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
     `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
-    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` or `barrier*` key that is not measured
-    there is refused (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`,
-    `check_heldout`, each `LevelsPart.check`, `check_memory_tests`, `check_cpu_priced`,
-    `check_barrier`), not left out."""
+    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` (`cpu_replications` too) or `barrier*` key
+    that is not measured there is refused (`check_cost_fit`, `check_syscall_fit`,
+    `check_superseded_fit`, `check_levels`, `check_heldout`, each `LevelsPart.check`,
+    `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_barrier`), not left out;
+    so is a record of `cpu_replications` not shaped as one (`cpu_replications_of`)."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -792,7 +1000,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     ):
         for name in campaign_list(value):
             campaign_name(name, f"{where}: {key}")
-    inputs = PaperInputs.from_params(paper, monitoring)
+    inputs = PaperInputs.from_params(paper, monitoring, paper_path)
     if (
         inputs.cost_fit
         or inputs.syscall_fit
@@ -813,6 +1021,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.cpu_fit
         or inputs.cpu_fit_costs
         or inputs.cpu_tests
+        or inputs.cpu_replications
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -859,6 +1068,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["cpu_test_dirs"],
             args["cost_fit_dir"],
             *args["cpu_fields"],
+        )
+        check_cpu_replications(
+            args["cpu_replications"],
+            args["cpu_fit_dir"],
+            args["cpu_fit_costs_dir"],
+            args["cpu_fields"][:3],
+            args["cpu_replications_fields"],
         )
         check_barrier(
             args["barrier_dir"],
