@@ -17,7 +17,8 @@ and `sandbox` as its calibration.
 A further replication (params/paper.yaml's `cpu_replications`), as costs-nospec-fit-amd and
 costs-nospec-sameday-amd read: a fit of the same levels whose own calibration carries the machine
 reading, so no campaign of its costs, and a campaign shaped like the first's tests, both designs with
-`hadoop.speculative: false`; the same known answer.
+`hadoop.speculative: false`; the same known answer. And the committed replication against `vbench
+predict --json` on the committed campaigns.
 """
 
 from __future__ import annotations
@@ -728,6 +729,74 @@ def test_the_committed_keys_are_set_all_three_or_none_and_the_paper_stage_passes
             paper.get("cpu_fit_campaign"),
             paper.get("cpu_fit_costs_campaign"),
         )
+
+
+def test_the_committed_replications_are_records_the_stage_reads_from_the_params_file_and_depends_on():
+    """Each committed replication: after the three keys, measured, each campaign a design of its own and
+    a line of the paper stage's dependencies (no path twice, the first's three not again); the stage
+    passes params/paper.yaml, whose paper section it tracks, and the notebook reads the records from it."""
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
+    deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
+    records = cpu_replications_of(paper.get("cpu_replications"))
+    assert [(r.fit, r.fit_costs, r.tests) for r in records] == [(NOSPEC_FIT, "", (NOSPEC_TEST,))]
+    assert all(paper.get(k) for k in KEYS), "a replication needs the first's three keys"
+    assert "-p paper_params params/paper.yaml" in stage["cmd"] and {"params/paper.yaml": ["paper"]} in stage["params"]
+    named = [n for r in records for n in (r.fit, r.fit_costs, *r.tests) if n]
+    for name in named:
+        assert (ROOT / "data" / "raw" / name / "samples.jsonl").is_file(), name
+        assert (ROOT / "params" / "experiments" / f"{name}.yaml").is_file(), f"no design named {name}"
+        assert deps.count(f"data/raw/{name}/samples.jsonl") == 1, f"dvc.yaml's paper stage lacks data/raw/{name}"
+        assert name not in (
+            paper["cpu_fit_campaign"],
+            paper["cpu_fit_costs_campaign"],
+            *campaign_list(paper["cpu_tests"]),
+        )
+    # What the subsection says of them is what their designs set: speculation off, on both sides.
+    for name in named:
+        design = yaml.safe_load((ROOT / "params" / "experiments" / f"{name}.yaml").read_text())["experiment"]
+        recorded = json.loads((ROOT / "data" / "raw" / name / "campaign.json").read_text())["experiment"]
+        assert design["hadoop"] == recorded["hadoop"] == NOSPEC, name
+
+
+@pytest.fixture(scope="module")
+def committed_replications() -> list[CC.CpuPriced]:
+    """The committed replications as the build reads them: the first's three keys, then each record."""
+    from vbench.paper.inputs import PaperInputs
+
+    if not (ROOT / "data" / "raw" / NOSPEC_TEST / "samples.jsonl").is_file():
+        pytest.skip("the committed campaigns are not checked out")
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    args = PaperInputs.from_params(paper).build_arguments(ROOT / "data" / "raw")
+
+    def read(d: Path | None):
+        return load_campaign(d) if d is not None else None
+
+    first = CC.cpu_priced(
+        read(args["cpu_fit_dir"]), read(args["cpu_fit_costs_dir"]), list(map(read, args["cpu_test_dirs"]))
+    )
+    further = [
+        CC.cpu_priced(read(r.fit), read(r.fit_costs), list(map(read, r.tests))) for r in args["cpu_replications"]
+    ]
+    return [first, *further]
+
+
+def test_the_committed_replications_rows_are_vbench_predict_s_for_them(committed_replications, capsys):
+    """The table's rows of each committed replication, the first's and costs-nospec-fit-amd's, are `vbench
+    predict --json`'s on the committed campaigns (the seeds their designs name, the default draws)."""
+    first, nospec = committed_replications
+    assert (nospec.fit_name, nospec.own_costs, [t.name for t in nospec.tests]) == (NOSPEC_FIT, True, [NOSPEC_TEST])
+    assert nospec.tests[0].cpu.study.seed == 53041 and nospec.shared_settings == (("speculative", False),)
+    for priced in committed_replications:
+        assert _same_as_predict(ROOT / "data", priced, capsys) == 2 * sum(len(t.cpu.study.rows) for t in priced.tests)
+    # docs/results.md's reading of costs-nospec-sameday-amd: gVisor's TeraSort under-predicted by a third
+    # priced in CPU and more in wall time, its WordCount within 10 %, both LXC rows inside their intervals.
+    cpu = {r.job: r for r in nospec.tests[0].cpu.gvisor_rows}
+    wall = {r.job: r for r in nospec.tests[0].wall.gvisor_rows}
+    assert round(cpu["terasort"].predicted.estimate, 2) == 2.49 and round(cpu["terasort"].error.estimate, 2) == 0.35
+    assert round(cpu["wordcount"].predicted.estimate, 2) == 2.28 and round(cpu["wordcount"].error.estimate, 2) == -0.07
+    assert (round(wall["terasort"].error.estimate, 2), round(wall["wordcount"].error.estimate, 2)) == (0.58, 0.08)
+    assert [C.measured_holds(r) for r in nospec.tests[0].cpu.other_rows] == [True, True]
 
 
 def _generated(main: Path, raw: Path, out: Path, **cpu) -> tuple[str, list[str], Path]:

@@ -10,6 +10,7 @@ import yaml
 
 from vbench.errors import ParamsError
 from vbench.paper.inputs import (
+    PAPER_RECORD_KEYS,
     CpuReplication,
     CpuReplicationDirs,
     PaperInputs,
@@ -261,18 +262,28 @@ def _notebook_parameters() -> dict:
 
 def test_the_paper_notebook_takes_every_key_of_params_paper_and_reads_it_through_paper_inputs():
     """A key of params/paper.yaml the notebook has no parameter for would be dropped by the stage,
-    and a notebook that assembled its own list could differ from `invoke paper`'s."""
+    and a notebook that assembled its own list could differ from `invoke paper`'s. A key whose value
+    is a list of records (`PAPER_RECORD_KEYS`) is on no command line DVC writes: the stage passes the
+    params file, and the notebook reads the key from it."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     params = _notebook_parameters()
-    assert set(paper) <= set(params), set(paper) - set(params)
+    plain = [key for key in paper if key not in PAPER_RECORD_KEYS]
+    assert set(plain) <= set(params), set(plain) - set(params)
+    assert not set(PAPER_RECORD_KEYS) & set(params) and params["paper_params"] == ""
     nb = json.loads((ROOT / "notebooks" / "05-paper.ipynb").read_text())
     code = "".join(nb["cells"][2]["source"])
     assert "PaperInputs.from_params(" in code and "**inputs.build_arguments(" in code
     # Each parameter is passed on by its key's name: one taken but not passed would be dropped too.
-    assert [key for key in paper if f"{key}={key}" not in code] == []
+    assert [key for key in plain if f"{key}={key}" not in code] == []
+    for key in PAPER_RECORD_KEYS:
+        assert f"{key}=records.get('{key}')" in code, key
+    assert "records = load_yaml_section(Path(paper_params), 'paper', required=True) if paper_params else {}" in code
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
-    for key in paper:
+    for key in plain:
         assert f"-p {key} ${{paper.{key}}}" in stage["cmd"], f"dvc.yaml's paper stage does not pass {key}"
+    # The file the records are read from, whose `paper` section the stage tracks: a record changed reruns it.
+    assert "-p paper_params params/paper.yaml" in stage["cmd"] and {"params/paper.yaml": ["paper"]} in stage["params"]
+    assert not any(f"${{paper.{key}}}" in stage["cmd"] for key in PAPER_RECORD_KEYS)
 
 
 def test_the_notebook_s_reading_of_the_records_is_the_committed_rebuild_s(tmp_path):
