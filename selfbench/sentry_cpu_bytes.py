@@ -10,9 +10,15 @@ tasks spend x5 native's CPU against WordCount's x2.2 (docs/results.md, "What gVi
 that the plant's do not"). This says whether the extra CPU follows the bytes a job moves, which
 no planted level controls. A reading of committed data, no rule fixed before it: a pointer.
 
+With `--sizes SMALL BIG` (cells, e.g. 16MB 64MB) it reads costs-bytes-gvisor's rule instead: per
+block, the platform's extra task CPU of each job at the big size minus at the small one, over the
+job's native bytes moved at the big size minus at the small one (ms per MiB), and the median over
+the blocks (params/experiments/costs-bytes-gvisor.yaml fixed it before that campaign ran).
+
 Reads committed data; runs nothing.
 
     cd <repository> && python -m selfbench.sentry_cpu_bytes data/raw/costs-nospec-sameday-amd [more campaigns]
+    cd <repository> && python -m selfbench.sentry_cpu_bytes data/raw/costs-bytes-gvisor --sizes 16MB 64MB
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ class ExtraCpu:
     """One job of one campaign: the platform's task CPU beyond the baseline's, and what it moved."""
 
     campaign: str
+    #: The statistics' cell: the job's size label.
+    cell: str
     step: str
     platform: str
     #: Medians over each side's compared runs (s).
@@ -51,30 +59,27 @@ class ExtraCpu:
         return self.cpu_s - self.baseline_cpu_s
 
 
-def extra_cpu(campaign: str, profiles: Iterable[JobProfile], platform: str, baseline: str = "native") -> list[ExtraCpu]:
-    """Each job (step) of the campaign that both `platform` and `baseline` ran and recorded CPU for. Pure."""
-    by_step: dict[str, dict[str, dict[str, float | None]]] = {}
+def extra_cpu(
+    campaign: str, profiles: Iterable[JobProfile], platform: str, baseline: str = "native", cell: str | None = None
+) -> list[ExtraCpu]:
+    """Each job (step) of each cell (size) of the campaign that both `platform` and `baseline` ran and
+    recorded CPU for; only the cell `cell` where given. Pure."""
+    groups: dict[tuple[str, str], dict[str, dict[str, float | None]]] = {}
     for r in platform_medians(profiles, baseline):
-        if r.platform in (platform, baseline):
-            by_step.setdefault(r.step, {}).setdefault(r.platform, {})[r.resource] = r.median
+        if r.platform in (platform, baseline) and (cell is None or r.cell == cell):
+            groups.setdefault((r.cell, r.step), {}).setdefault(r.platform, {})[r.resource] = r.median
     out = []
-    for step, sides in sorted(by_step.items()):
+    for (job_cell, step), sides in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         mine, base = sides.get(platform), sides.get(baseline)
         if not mine or not base or mine.get("cpu_ms") is None or base.get("cpu_ms") is None:
             continue
         moved = sum(base.get(c) or 0.0 for c in BYTE_COUNTERS) / MIB
         tasks = (base.get("launched_maps") or 0.0) + (base.get("launched_reduces") or 0.0)
         t, bt = mine.get("job_time_s"), base.get("job_time_s")
+        ratio = t / bt if t and bt else None
         out.append(
             ExtraCpu(
-                campaign,
-                step,
-                platform,
-                mine["cpu_ms"] / 1e3,
-                base["cpu_ms"] / 1e3,
-                moved,
-                tasks,
-                t / bt if t and bt else None,
+                campaign, job_cell, step, platform, mine["cpu_ms"] / 1e3, base["cpu_ms"] / 1e3, moved, tasks, ratio
             )
         )
     return out
@@ -102,18 +107,68 @@ def bytes_line(rows: Sequence[ExtraCpu]) -> Line | None:
     return Line(float(intercept), float(slope), float(np.sqrt(np.mean(resid**2))), len(rows))
 
 
+@dataclass(frozen=True)
+class SizeSlope:
+    """One job in one block: the platform's extra task CPU per MiB the job moves more at the big size."""
+
+    step: str
+    block: int
+    small: ExtraCpu
+    big: ExtraCpu
+
+    @property
+    def ms_per_mib(self) -> float:
+        return (self.big.extra_cpu_s - self.small.extra_cpu_s) / (self.big.moved_mib - self.small.moved_mib) * 1e3
+
+
+def size_slopes(
+    profiles: Sequence[JobProfile], platform: str, small: str, big: str, baseline: str = "native"
+) -> list[SizeSlope]:
+    """Per block and job, the extra CPU's growth from cell `small` to cell `big` over the bytes'
+    growth; a block or job missing either size on either side, or moving no more bytes, is left
+    out. Pure."""
+    out = []
+    for block in sorted({p.run.block for p in profiles if p.run.block is not None}):
+        mine = [p for p in profiles if p.run.block == block]
+        at = {cell: {r.step: r for r in extra_cpu("", mine, platform, baseline, cell)} for cell in (small, big)}
+        for step in sorted(set(at[small]) & set(at[big])):
+            s_row, b_row = at[small][step], at[big][step]
+            if b_row.moved_mib > s_row.moved_mib:
+                out.append(SizeSlope(step, block, s_row, b_row))
+    return out
+
+
+def size_report(path: Path, platform: str, small: str, big: str) -> str:
+    slopes = size_slopes(load_profiles(path), platform, small, big)
+    lines = [f"{path.name}: {platform} against native, extra task CPU from {small} to {big}, per block"]
+    lines.append(
+        f"  {'job':<14} {'block':>5} {'extra ' + small:>12} {'extra ' + big:>12} {'MiB ' + small:>10} "
+        f"{'MiB ' + big:>10} {'tasks':>9} {'ms/MiB':>7}"
+    )
+    for s in slopes:
+        tasks = f"{s.small.tasks:.0f}/{s.big.tasks:.0f}"
+        lines.append(
+            f"  {s.step:<14} {s.block:>5} {s.small.extra_cpu_s:>12.2f} {s.big.extra_cpu_s:>12.2f} "
+            f"{s.small.moved_mib:>10.1f} {s.big.moved_mib:>10.1f} {tasks:>9} {s.ms_per_mib:>7.0f}"
+        )
+    for step in sorted({s.step for s in slopes}):
+        values = [s.ms_per_mib for s in slopes if s.step == step]
+        lines.append(f"  {step}: median over {len(values)} blocks {float(np.median(values)):.0f} ms/MiB")
+    return "\n".join(lines)
+
+
 def report(campaigns: Sequence[Path], platform: str) -> str:
     lines = []
     for path in campaigns:
         rows = extra_cpu(path.name, load_profiles(path), platform)
         lines.append(f"{path.name}: {platform} against native, medians over compared runs")
         lines.append(
-            f"  {'job':<14} {'CPU s':>7} {'native':>7} {'extra':>7} {'MiB moved':>10} {'tasks':>6} {'job ratio':>10}"
+            f"  {'job':<14} {'size':>6} {'CPU s':>7} {'native':>7} {'extra':>7} {'MiB moved':>10} {'tasks':>6} {'job ratio':>10}"
         )
         for r in rows:
             ratio = f"{r.job_ratio:.2f}" if r.job_ratio else "-"
             lines.append(
-                f"  {r.step:<14} {r.cpu_s:>7.2f} {r.baseline_cpu_s:>7.2f} {r.extra_cpu_s:>7.2f} "
+                f"  {r.step:<14} {r.cell:>6} {r.cpu_s:>7.2f} {r.baseline_cpu_s:>7.2f} {r.extra_cpu_s:>7.2f} "
                 f"{r.moved_mib:>10.1f} {r.tasks:>6.0f} {ratio:>10}"
             )
         line = bytes_line(rows)
@@ -131,8 +186,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("campaigns", nargs="+", type=Path)
     ap.add_argument("--platform", default="gvisor")
+    ap.add_argument("--sizes", nargs=2, metavar=("SMALL", "BIG"), help="cells (size labels) to read per block")
     args = ap.parse_args(argv)
-    print(report(args.campaigns, args.platform))
+    if args.sizes:
+        print("\n".join(size_report(p, args.platform, *args.sizes) for p in args.campaigns))
+    else:
+        print(report(args.campaigns, args.platform))
 
 
 if __name__ == "__main__":
