@@ -306,6 +306,18 @@ def _subsection(tex: str) -> str:
     return tex[start : end if end >= 0 else len(tex)]
 
 
+def _expected_cells(cpu, wall) -> list[str]:
+    """A table row's cells as the subsection should print a platform and job priced in CPU and in wall time."""
+    return [
+        C.platform_cell(cpu.platform),
+        C.job_name(cpu.job),
+        C.interval_cell(cpu.measured),
+        C.interval_cell(cpu.pi),
+        C.pct_text(cpu.error.estimate, signed=True).removesuffix(r"\,\%"),
+        C.pct_text(wall.error.estimate, signed=True).removesuffix(r"\,\%"),
+    ]
+
+
 def test_the_table_has_a_group_per_test_and_a_row_per_platform_and_job(priced):
     table = CC.table_cpu([priced])
     assert rf"\label{{{CC.TABLE_LABEL}}}" in table and "_" not in table.replace(r"\_", "")
@@ -316,14 +328,7 @@ def test_the_table_has_a_group_per_test_and_a_row_per_platform_and_job(priced):
     assert body.count(r"\midrule") == 2  # under the header, and between the two tests
     for test, lines in zip(priced.tests, (rows[1:5], rows[6:10])):
         for (cpu, wall), line in zip(test.pairs(), lines):
-            assert line.split(" & ") == [
-                C.platform_cell(cpu.platform),
-                C.job_name(cpu.job),
-                C.interval_cell(cpu.measured),
-                C.interval_cell(cpu.pi),
-                C.pct_text(cpu.error.estimate, signed=True).removesuffix(r"\,\%"),
-                C.pct_text(wall.error.estimate, signed=True).removesuffix(r"\,\%"),
-            ]
+            assert line.split(" & ") == _expected_cells(cpu, wall)
     assert (
         rf"campaign \texttt{{{C.tex_escape(CPU_FIT)}}}" in table
         and rf"\texttt{{{C.tex_escape(CPU_FIT_COSTS)}}}" in table
@@ -425,14 +430,7 @@ def test_the_table_heads_each_replication_s_rows_with_its_fit(replicated):
     )
     assert rows[12] == rf"\multicolumn{{6}}{{l}}{{Campaign \texttt{{{C.tex_escape(NOSPEC_TEST)}}} (5 blocks)}}"
     for (cpu, wall), line in zip(nospec.tests[0].pairs(), rows[13:], strict=True):
-        assert line.split(" & ") == [
-            C.platform_cell(cpu.platform),
-            C.job_name(cpu.job),
-            C.interval_cell(cpu.measured),
-            C.interval_cell(cpu.pi),
-            C.pct_text(cpu.error.estimate, signed=True).removesuffix(r"\,\%"),
-            C.pct_text(wall.error.estimate, signed=True).removesuffix(r"\,\%"),
-        ]
+        assert line.split(" & ") == _expected_cells(cpu, wall)
     # A rule between the two tests and before the replication's head, none between a head and its test.
     assert table.count(r"\midrule") == 3
     # The note says each fit and where its costs came from; one replication's note is as it was.
