@@ -51,8 +51,9 @@ AA_SUFFIX = "~aa"
 QUIET_VERDICT = "quiet.verdict"
 QUIET_CPU_PROBE = "quiet.cpu_probe_ms"
 QUIET_MACHINE_PROBE = "quiet.cpu_probe_machine_ms"
-#: Sample fields of a micro-benchmark run's machine CPU (vbench.monitor.machine_cpu stamps them,
-#: vbench.stats.cost_model reads them): the machine's busy CPU-seconds and wall seconds over the run.
+#: Sample fields of the machine's CPU over a micro-benchmark run or a Hadoop step (on the local
+#: testbed; vbench.monitor.machine_cpu stamps them, vbench.stats.cost_model and
+#: vbench.stats.profile read them): the machine's busy CPU-seconds and wall seconds over it.
 MACHINE_CPU_FIELD = "machine_cpu_s"
 MACHINE_WALL_FIELD = "machine_wall_s"
 

@@ -55,8 +55,10 @@ def _job(
     warmup: bool = False,
     block: int = 0,
     t: float = 1000.0,
+    machine: dict[str, float] | None = None,
 ) -> list[Sample]:
-    """The samples vbench.hadoop.history.job_samples gives one job, stamped as the runner stamps them."""
+    """The samples vbench.hadoop.history.job_samples gives one job, stamped as the runner stamps them
+    (`machine`: the machine's CPU over the step, as vbench.benchmarks.hadoop.execute stamps it)."""
     run = {
         "experiment": "platforms",
         "platform": platform,
@@ -68,7 +70,7 @@ def _job(
         "cell_id": f"b{block}/{platform}/terasort" + ("/warmup" if warmup else ""),
         "size_mb": 128,
     }
-    base = {**run, "step": step, "job_id": job_id or f"job_{run_id}_{step}"}
+    base = {**run, "step": step, "job_id": job_id or f"job_{run_id}_{step}", **(machine or {})}
     out = [
         Sample("terasort", f"{step}_job_time", job_time, "s", base, timestamp=t),
         Sample("terasort", f"{step}_map_shuffle_phase_time", job_time * 0.6, "s", base, timestamp=t),
@@ -164,6 +166,18 @@ def test_missing_counters_are_none_never_zero(tmp_path):
     row = profile.profiles_frame([p]).iloc[0]
     assert row["cpu_ms"] == 41_000 and pd.isna(row["gc_ms"]) and pd.isna(row["launched_maps"])
     assert row["reduce_attempts_n"] == 0 and pd.isna(row["reduce_attempts_median_s"])
+
+
+def test_the_machine_cpu_over_the_step_is_the_profiles_and_none_where_not_read(tmp_path):
+    read = {"machine_cpu_s": 95.5, "machine_wall_s": 61.25}
+    records = _job("r1", "gvisor", machine=read) + _job("r2", "native")
+    by_run = _by_run(profile.load_profiles(_campaign(tmp_path, records)))
+
+    assert (by_run["r1"].machine_cpu_s, by_run["r1"].machine_wall_s) == (95.5, 61.25)
+    assert by_run["r2"].machine_cpu_s is None and by_run["r2"].machine_wall_s is None
+    frame = profile.profiles_frame(by_run.values())
+    assert _row(frame, run_id="r1")["machine_cpu_s"] == 95.5 and pd.isna(_row(frame, run_id="r2")["machine_cpu_s"])
+    assert profile.RESOURCE_UNITS["machine_cpu_s"] == "s"
 
 
 def test_profiles_frame_has_one_row_per_job_with_identity_and_resources(tmp_path):

@@ -4,6 +4,7 @@ a set of paths, so what is skipped, removed and listed is the executor's own log
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import pytest
@@ -14,6 +15,8 @@ from vbench.benchmarks.hadoop.steps import JavaStep, ListStep
 from vbench.errors import JobFailed, ParamsError
 from vbench.hadoop import jobs, webhdfs
 from vbench.hadoop.cluster import CommandResult
+from vbench.monitor.machine_cpu import Mark
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, Sample
 
 LEAN = terasort.Config(size_mb=1, generate="once_per_cluster", gate="output_size")
 ROW_BYTES = jobs.teragen_rows(1024**2) * jobs.TERA_ROW_BYTES
@@ -120,3 +123,41 @@ def test_parse_without_teragen_has_no_teragen_samples():
     outputs = {"terasort": StepOutput("", "", 20.0), "sizes": StepOutput(listing, "", 0.1)}
     samples = {s.metric: s.value for s in terasort.parse(outputs, LEAN)}
     assert samples == {"terasort_time": 20.0, "terasort_throughput": 1 / 20.0}
+
+
+def test_each_steps_jobhistory_samples_carry_the_machine_cpu_over_that_step(monkeypatch):
+    # The machine's busy ticks grow by 100 per reading: TeraGen's, TeraSort's and TeraValidate's
+    # spans each read two marks, so each step is 100 ticks and its own wall seconds.
+    marks = iter([Mark(busy=100 * i, at=10.0 * i * i) for i in range(10)])
+    monkeypatch.setattr(
+        execute,
+        "job_detail_samples",
+        lambda cluster, benchmark, step, log: [
+            Sample(benchmark, f"{step}_job_time", 1.0, "s", {"step": step, "job_id": f"job_{step}"})
+        ],
+    )
+    cfg = terasort.Config(size_mb=1, gate="output_size")
+    run = execute.execute(FakeHdfs(), terasort, cfg, log=lambda _m: None, machine=lambda: next(marks))
+
+    assert run.ok, run.failure
+    stamped = {s.metadata["step"]: s.metadata for s in run.samples if "step" in s.metadata}
+    hz = os.sysconf("SC_CLK_TCK")
+    assert set(stamped) == {"teragen", "terasort"}
+    # Marks 0-1 around TeraGen, 2-3 around TeraSort: (10*i*i) makes every span's wall different.
+    assert stamped["teragen"][MACHINE_WALL_FIELD] == 10.0 and stamped["terasort"][MACHINE_WALL_FIELD] == 50.0
+    assert stamped["teragen"][MACHINE_CPU_FIELD] == round(100 / hz, 3) == stamped["terasort"][MACHINE_CPU_FIELD]
+    # The parser's own samples are not a job's: they stay as they were.
+    assert all(MACHINE_CPU_FIELD not in s.metadata for s in run.samples if "step" not in s.metadata)
+
+
+def test_without_a_machine_reader_nothing_is_stamped(monkeypatch):
+    monkeypatch.setattr(
+        execute,
+        "job_detail_samples",
+        lambda cluster, benchmark, step, log: [
+            Sample(benchmark, f"{step}_job_time", 1.0, "s", {"step": step, "job_id": f"job_{step}"})
+        ],
+    )
+    run = execute.execute(FakeHdfs(), terasort, terasort.Config(size_mb=1, gate="output_size"), log=lambda _m: None)
+
+    assert run.ok and all(MACHINE_CPU_FIELD not in s.metadata for s in run.samples)

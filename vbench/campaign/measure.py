@@ -26,14 +26,12 @@ from vbench.campaign.pagecache import drop_page_cache, kept
 from vbench.errors import JobFailed, ParamsError, VbenchError
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.host import Host, connect
-from vbench.monitor.machine_cpu import Mark, busy_between
+from vbench.monitor.machine_cpu import Marker, busy_between
 from vbench.samples import Failure
 from vbench.store import Run
 from vbench.testbed.physnet import NetLayout
 
 Log = Callable[[str], None]
-#: Reads the machine's busy CPU now (vbench.monitor.machine_cpu.mark).
-Marker = Callable[[], Mark]
 T = TypeVar("T")
 
 
@@ -260,10 +258,11 @@ def measure_hadoop(
     log: Log = print,
     timeout_s: float | None = None,
     before_first_step: Callable[[], None] | None = None,
+    machine: Marker | None = None,
 ) -> tuple[BenchRun, dict[str, Any]]:
     """One Hadoop cell's run, nothing stored: the hook's set-up (if the design has one), the page
     cache dropped on every host right before the benchmark when `drop_caches`, the benchmark, the
-    hook's tear-down (`before_first_step`: vbench.benchmarks.hadoop.execute.execute's). Returns the run (the hook's samples in `beside`, kept when the run failed)
+    hook's tear-down (`before_first_step` and `machine`: vbench.benchmarks.hadoop.execute.execute's). Returns the run (the hook's samples in `beside`, kept when the run failed)
     and what its records are stamped with: what was done about the page cache, and the hook's.
 
     A hook that cannot set up (VbenchError: the neighbour did not come up, the fork bomb was
@@ -291,6 +290,7 @@ def measure_hadoop(
             timeout_s=timeout_s,
             inspect=inspect,
             before_first_step=before_first_step,
+            machine=machine,
         )
     stamp = dict(page_cache)
     if beside is not None:  # filled in as the hook tore down

@@ -802,12 +802,12 @@ class _Campaign:
         v, exp = cell.variant, self.exp
         log = log or self.log
         mon = Monitor(held.hosts, held.tb.name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
+        # The local testbed's hosts share this machine: what it spent over each run is read here.
+        machine = machine_cpu.mark if self.source.local else None
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None
             planned = Planned(v.benchmark, v.config, registry.find(v.benchmark)[1], v.hosts)
-            # The local testbed's hosts share this machine: what it spent over each run is read here.
-            machine = machine_cpu.mark if self.source.local else None
             runs = measure_micro(held.hosts, planned, self.log, layout=layout, machine=machine)
             kind_stamp = {"benchmark_kind": "micro", **kept()}
             if v.hosts is not None:  # only then: samples of designs without it stay as they were
@@ -822,6 +822,7 @@ class _Campaign:
                 log=log,
                 timeout_s=exp.job_timeout_s,
                 before_first_step=(lambda: _start_together(*start, mon)) if start is not None else None,
+                machine=machine,
             )
             if start is not None:
                 run_stamp["duet_release_skew_s"] = _rounded(start[0].skew_s())

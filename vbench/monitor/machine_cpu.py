@@ -46,6 +46,10 @@ class Mark:
     at: float
 
 
+#: Reads the machine's busy CPU now (`mark`, or a test's stand-in).
+Marker = Callable[[], Mark]
+
+
 def busy_between(before: Mark, after: Mark, hz: int = USER_HZ) -> dict[str, float]:
     """The stamp of a run between two marks: CPU-seconds spent and wall seconds. Pure."""
     return {

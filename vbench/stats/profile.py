@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from vbench.hadoop.history import COUNTERS
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.keys import natural_key
 
@@ -79,6 +80,13 @@ PHASE_FIELDS: dict[str, str] = {
     "map_shuffle_phase_s": "map_shuffle_phase_time",
     "reduce_merge_phase_s": "reduce_merge_phase_time",
 }
+
+#: Profile field -> the field its job's samples carry: the machine's busy CPU and wall seconds over
+#: the step that submitted the job, read outside every host (vbench.monitor.machine_cpu; local
+#: testbeds only, None elsewhere and in campaigns older than it). Every process of the machine
+#: counts: the daemons, the client, a sandbox's Sentry and a VM's emulator. A step submitting
+#: several jobs (MRBench) gives each of them the whole step's.
+MACHINE_FIELDS: dict[str, str] = {"machine_cpu_s": MACHINE_CPU_FIELD, "machine_wall_s": MACHINE_WALL_FIELD}
 
 DEFAULT_BASELINE = "native"
 
@@ -161,6 +169,9 @@ class JobProfile:
     #: race): with the successful ones, the launched attempts JobHistory counts.
     unsuccessful_map_attempts: int
     unsuccessful_reduce_attempts: int
+    #: The machine's CPU and wall seconds over the job's step (`MACHINE_FIELDS`); None: not read.
+    machine_cpu_s: float | None = None
+    machine_wall_s: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -174,6 +185,7 @@ class JobProfile:
             times: TaskTimes = getattr(self, name)
             out.update({f"{name}_n": times.n, f"{name}_median_s": times.median_s, f"{name}_max_s": times.max_s})
         out.update({name: getattr(self, name) for name in UNSUCCESSFUL_FIELDS})
+        out.update({name: getattr(self, name) for name in MACHINE_FIELDS})
         return out
 
 
@@ -187,6 +199,7 @@ RESOURCE_UNITS: dict[str, str] = {
         for part, unit in (("n", "count"), ("median_s", "s"), ("max_s", "s"))
     },
     **{name: "count" for name in UNSUCCESSFUL_FIELDS},
+    **{name: "s" for name in MACHINE_FIELDS},
 }
 IDENTITY_COLUMNS = [f.name for f in fields(RunIdentity)] + ["step", "job_id"]
 
@@ -197,6 +210,10 @@ def _present(v: Any) -> bool:
 
 def _int_or_none(v: Any) -> int | None:
     return int(v) if _present(v) else None
+
+
+def _float_or_none(v: Any) -> float | None:
+    return float(v) if _present(v) else None
 
 
 def _identity(row: Mapping[str, Any]) -> RunIdentity:
@@ -240,6 +257,7 @@ def _job_profile(step: str, job_id: str, rows: list[dict[str, Any]], metric: str
         counters=JobCounters(**{name: counter(key) for name, key in COUNTER_FIELDS.items()}),
         **{name: TaskTimes.of(attempts.get(sample, [])) for name, sample in TASK_FIELDS.items()},
         **{name: len(attempts.get(sample, [])) for name, sample in UNSUCCESSFUL_FIELDS.items()},
+        **{name: _float_or_none(first.get(key)) for name, key in MACHINE_FIELDS.items()},
     )
 
 

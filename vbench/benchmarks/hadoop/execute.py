@@ -23,6 +23,7 @@ from invoke.exceptions import CommandTimedOut
 from vbench.hadoop import history, history_fetch, jobs, webhdfs, yarn_apps
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import shielded
+from vbench.monitor.machine_cpu import Marker, busy_between
 from vbench.samples import Failure, Sample
 
 Log = Callable[[str], None]
@@ -196,18 +197,26 @@ def execute(
     timeout_s: float | None = None,
     inspect: Inspect | None = None,
     before_first_step: Callable[[], None] | None = None,
+    machine: Marker | None = None,
 ) -> BenchRun:
     """Run the benchmark's steps; `timeout_s` bounds each Hadoop job step (the job is killed and
     the run recorded as failed when it is exceeded). `inspect`, when the steps passed, reads
     the run's HDFS directory before it is removed; its samples join the run's. An interrupt
     (KeyboardInterrupt, vbench.lifecycle.Terminated) kills a running job and is raised again.
     `before_first_step` is called once, right before the first step that runs (a duet's
-    barrier: the sides' jobs start together, after whatever each checks before them)."""
+    barrier: the sides' jobs start together, after whatever each checks before them).
+
+    With `machine` (the reader of the machine the hosts share: the local testbed's), every
+    JobHistory sample of a step carries the machine's busy CPU-seconds and wall seconds over that
+    step (vbench.monitor.machine_cpu). A sandbox's own account of its tasks' CPU is not the
+    machine's: gVisor's ptrace platform counts a task's time waiting for a core as its CPU, so
+    `CPU_MILLISECONDS` there grows with the machine's load (docs/results.md)."""
     run_id = run_id or new_run_id(module.NAME)
     run_dir = f"/vbench/{run_id}"
     run = BenchRun(module.NAME, run_id, config_params(cfg))
     step = None
     interrupted = False
+    spans: dict[str, dict[str, float]] = {}  # step -> the machine's CPU over it
     try:
         for step in module.steps(cfg, run_dir):
             if isinstance(step, JavaStep) and reusable_output_exists(cluster, step):
@@ -217,13 +226,17 @@ def execute(
                 before_first_step, wait = None, before_first_step
                 wait()
             log(f"{module.NAME}: {step.name} ...")
+            before = machine() if machine is not None else None
             run.outputs[step.name] = run_step(cluster, step, log, timeout_s)
+            if before is not None:
+                spans[step.name] = busy_between(before, machine())
         samples = list(module.parse(run.outputs, cfg))
         if job_details:
             t0, details = time.monotonic(), []
             for s in module.steps(cfg, run_dir):
                 if isinstance(s, JavaStep) and s.job_details and s.name in run.outputs:
-                    details += job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
+                    found = job_detail_samples(cluster, module.NAME, s.name, run.outputs[s.name].stderr)
+                    details += [d.with_metadata(**spans.get(s.name, {})) for d in found]
             # The line to time this step by (issue #24: it cost N+3 SSH round trips per job).
             log(
                 f"{module.NAME}: JobHistory of {len({d.metadata['job_id'] for d in details})} job(s) read in "
