@@ -15,7 +15,10 @@ run, less the ticks of the competing loops (`--competitors`, host processes this
 before the run and kills by pid after it; their own /proc/<pid>/stat, the machine's kernel's).
 What is left is the payload's CPU (and, under gVisor, its Sentry's and stub's, which a busy loop
 with no system calls barely uses) plus whatever else ran on the machine: run it on an idle
-machine. Rounds alternate the ways; each value is the median over rounds.
+machine. Rounds alternate the ways; each value is the median over rounds. The payload and each
+loop run in a session of their own: with the kernel's autogroup on, CFS shares the cores between
+sessions first, so a sandbox (`runsc do` starts it in its own session) beside loops of one session
+gets a whole core where a native payload in their session gets its thread's share.
 
 It starts a sandbox per run with `runsc --network=none --platform=ptrace do` (no testbed); the
 payload is in a temporary directory this script makes and removes. Needs root and runsc. ~1 min at
@@ -137,12 +140,17 @@ def _read(path: str) -> str:
 
 def run_one(way: str, payload: Path, seconds: float, competitors: int, timeout: float) -> Spin:
     """One run beside `competitors` loops this function starts and kills (by pid) around it."""
-    procs = [subprocess.Popen(COMPETITOR) for _ in range(competitors)]
+    # Each in a session of its own, as `runsc do` puts its sandbox: with the kernel's autogroup on
+    # (sched_autogroup_enabled), CFS shares the cores between sessions first, and a payload sharing
+    # its session with the loops would get less than a sandbox in its own.
+    procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(competitors)]
     try:
         time.sleep(0.5)  # the loops are running before the payload starts
         comp0 = sum(process_ticks(_read(f"/proc/{p.pid}/stat")) for p in procs)
         busy0 = busy_ticks(_read("/proc/stat"))
-        r = subprocess.run(argv_of(way, payload, seconds), capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(
+            argv_of(way, payload, seconds), capture_output=True, text=True, timeout=timeout, start_new_session=True
+        )
         busy1 = busy_ticks(_read("/proc/stat"))
         comp1 = sum(process_ticks(_read(f"/proc/{p.pid}/stat")) for p in procs)
     finally:

@@ -209,8 +209,8 @@ def execute(
     With `machine` (the reader of the machine the hosts share: the local testbed's), every
     JobHistory sample of a step carries the machine's busy CPU-seconds and wall seconds over that
     step (vbench.monitor.machine_cpu). A sandbox's own account of its tasks' CPU is not the
-    machine's: gVisor's ptrace platform counts a task's time waiting for a core as its CPU, so
-    `CPU_MILLISECONDS` there grows with the machine's load (docs/results.md)."""
+    machine's: gVisor's tasks count their waits for a core, yet see a fraction of what the
+    machine spends for the job (docs/results.md, costs-accounting-gvisor)."""
     run_id = run_id or new_run_id(module.NAME)
     run_dir = f"/vbench/{run_id}"
     run = BenchRun(module.NAME, run_id, config_params(cfg))
