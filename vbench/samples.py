@@ -56,6 +56,9 @@ QUIET_MACHINE_PROBE = "quiet.cpu_probe_machine_ms"
 #: vbench.stats.profile read them): the machine's busy CPU-seconds and wall seconds over it.
 MACHINE_CPU_FIELD = "machine_cpu_s"
 MACHINE_WALL_FIELD = "machine_wall_s"
+#: Of those, the CPU-seconds the local testbed's gVisor Sentries spent (their own processes: the
+#: system calls and faults they serve, not the guest's code); stamped only where a gVisor host ran.
+SENTRY_CPU_FIELD = "sentry_cpu_s"
 
 
 def aa_label(platform: str) -> str:

@@ -16,8 +16,12 @@ from vbench.benchmarks.micro import syscall
 from vbench.campaign import measure
 from vbench.errors import ParamsError
 from vbench.host import Host, SshEndpoint
-from vbench.monitor.machine_cpu import Mark, busy_between, busy_ticks, mark
-from vbench.samples import MACHINE_CPU_FIELD as CPU_FIELD, MACHINE_WALL_FIELD as WALL_FIELD
+from vbench.monitor.machine_cpu import SENTRY_ARGV0, Mark, busy_between, busy_ticks, mark, read_sentries, sentry_ticks
+from vbench.samples import (
+    MACHINE_CPU_FIELD as CPU_FIELD,
+    MACHINE_WALL_FIELD as WALL_FIELD,
+    SENTRY_CPU_FIELD as SENTRY_FIELD,
+)
 from vbench.stats import cost_model as cm
 
 #: user nice system idle iowait irq softirq steal guest guest_nice
@@ -36,6 +40,58 @@ def test_a_run_s_stamp_is_its_cpu_seconds_and_wall_seconds():
     a = mark(lambda: next(lines), lambda: next(times))
     b = mark(lambda: next(lines), lambda: next(times))
     assert busy_between(a, b, hz=100) == {CPU_FIELD: 1.0, WALL_FIELD: 1.0}
+
+
+def _stat(pid: int, comm: str, utime: int, stime: int) -> str:
+    return f"{pid} ({comm}) S 1 {pid} {pid} 0 -1 4194560 10 0 0 0 {utime} {stime} 0 0 20 0 9 0 5 0 0"
+
+
+def test_the_sentries_ticks_are_the_runsc_sandbox_processes_and_no_other():
+    processes = [
+        ("runsc-sandbox\0--root=/var/lib/vbench/vb/runsc\0boot\0", _stat(10, "exe", 300, 700)),
+        ("runsc-gofer\0--root=/r\0gofer\0", _stat(11, "exe", 5, 9)),
+        ("", _stat(12, "exe", 4000, 800)),  # a ptrace stub: the guest's own code
+        ("runsc-sandbox\0boot\0", _stat(20, "exe (x) y", 1, 2)),  # another host's; a name with parens
+    ]
+    assert SENTRY_ARGV0 == "runsc-sandbox"
+    assert sentry_ticks(processes) == 1000 + 3
+    assert sentry_ticks([]) == 0
+
+
+def test_marks_with_sandboxes_stamp_the_sentries_cpu_and_marks_without_do_not():
+    lines = iter([LINE, LINE.replace("1000", "1900")])
+    read = {"sandboxes": ("vbench-vb/worker1", "vbench-vb/worker2"), "sentries": lambda rels: 100 * len(rels)}
+    a = mark(lambda: next(lines), iter([1.0]).__next__, **read)
+    read["sentries"] = lambda rels: 100 * len(rels) + 250
+    b = mark(lambda: next(lines), iter([2.0]).__next__, **read)
+    assert (a.sentry, b.sentry) == (200, 450)
+    assert busy_between(a, b, hz=100) == {CPU_FIELD: 9.0, WALL_FIELD: 1.0, SENTRY_FIELD: 2.5}
+    # No gVisor host: the Sentries are not read at all, and the stamp has no such field.
+    plain = mark(lambda: LINE, lambda: 3.0, sentries=lambda rels: pytest.fail("read without a sandbox"))
+    assert plain.sentry is None and SENTRY_FIELD not in busy_between(plain, plain, hz=100)
+
+
+def test_read_sentries_reads_each_process_listed_in_the_hosts_cpuacct_cgroups(tmp_path, monkeypatch):
+    for host, pids in (("worker1", "4242\n4343\n"), ("worker2", "")):
+        (tmp_path / "cpuacct" / "vbench-vb" / host).mkdir(parents=True)
+        (tmp_path / "cpuacct" / "vbench-vb" / host / "cgroup.procs").write_text(pids)
+    proc = {
+        "/proc/4242/stat": _stat(4242, "exe", 30, 70),
+        "/proc/4242/cmdline": "runsc-sandbox\0boot\0",
+        "/proc/4343/stat": _stat(4343, "exe", 500, 5),
+        "/proc/4343/cmdline": "",
+    }
+    real_read_text = Path.read_text
+
+    def read_text(self, *args, **kwargs):
+        if str(self).startswith("/proc/"):
+            if str(self) not in proc:
+                raise FileNotFoundError(self)
+            return proc[str(self)]
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    assert read_sentries(["vbench-vb/worker1", "vbench-vb/worker2", "vbench-vb/gone"], root=tmp_path) == 100
 
 
 def _host() -> Host:

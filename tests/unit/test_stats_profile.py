@@ -169,12 +169,14 @@ def test_missing_counters_are_none_never_zero(tmp_path):
 
 
 def test_the_machine_cpu_over_the_step_is_the_profiles_and_none_where_not_read(tmp_path):
-    read = {"machine_cpu_s": 95.5, "machine_wall_s": 61.25}
+    read = {"machine_cpu_s": 95.5, "machine_wall_s": 61.25, "sentry_cpu_s": 30.5}
     records = _job("r1", "gvisor", machine=read) + _job("r2", "native")
     by_run = _by_run(profile.load_profiles(_campaign(tmp_path, records)))
 
-    assert (by_run["r1"].machine_cpu_s, by_run["r1"].machine_wall_s) == (95.5, 61.25)
-    assert by_run["r2"].machine_cpu_s is None and by_run["r2"].machine_wall_s is None
+    assert (by_run["r1"].machine_cpu_s, by_run["r1"].machine_wall_s, by_run["r1"].sentry_cpu_s) == (95.5, 61.25, 30.5)
+    assert (
+        by_run["r2"].machine_cpu_s is None and by_run["r2"].machine_wall_s is None and by_run["r2"].sentry_cpu_s is None
+    )
     frame = profile.profiles_frame(by_run.values())
     assert _row(frame, run_id="r1")["machine_cpu_s"] == 95.5 and pd.isna(_row(frame, run_id="r2")["machine_cpu_s"])
     assert profile.RESOURCE_UNITS["machine_cpu_s"] == "s"

@@ -26,6 +26,7 @@ import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import groupby
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -80,6 +81,7 @@ from vbench.samples import Failure
 from vbench.store import CampaignStore
 from vbench.testbed import physhosts, physnet
 from vbench.testbed.facts import this_cpu_model
+from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.freezer import TestbedFreezer
 
 Log = Callable[[str], None]
@@ -802,8 +804,10 @@ class _Campaign:
         v, exp = cell.variant, self.exp
         log = log or self.log
         mon = Monitor(held.hosts, held.tb.name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
-        # The local testbed's hosts share this machine: what it spent over each run is read here.
-        machine = machine_cpu.mark if self.source.local else None
+        # The local testbed's hosts share this machine: what it spent over each run is read here,
+        # with its gVisor hosts' Sentries apart.
+        sandboxes = tuple(f"{testbed_cgroup(held.tb.name)}/{h.name}" for h in held.hosts if h.platform == "gvisor")
+        machine = partial(machine_cpu.mark, sandboxes=sandboxes) if self.source.local else None
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None

@@ -1,4 +1,5 @@
-"""The machine's CPU spent over one micro-benchmark run, read from outside the host (issue #53).
+"""The machine's CPU spent over one micro-benchmark run or Hadoop step, read from outside the hosts
+(issue #53).
 
 A calibrated cost is a wall time per operation: it cannot tell a call that waits (the planted
 stops' wake-ups of another vCPU) from one that burns CPU (gVisor's Sentry doing the call's work
@@ -11,6 +12,12 @@ just after each micro-benchmark's command, and stamps each sample with the two s
 sandbox's or tracer's included) and `machine_wall_s`. Their ratio is the CPUs the run kept busy
 on average; a cost times it is the CPU a run's operation cost the machine (`cpu_weighted`).
 
+Each Hadoop step is read the same way (vbench.benchmarks.hadoop.execute). Where the testbed has
+gVisor hosts, each mark also sums the CPU ticks of their Sentries (the `runsc-sandbox` process
+in each host's cpuacct cgroup, which vbench's provisioner made), stamped as `sentry_cpu_s`: the
+part of the machine's CPU that served the guests' system calls and faults, apart from the guests'
+own code (the ptrace stubs) and the rest of the machine.
+
 Only the local testbed's hosts are read: they share this machine's kernel. A sandbox's or a
 guest's own /proc/stat is its kernel's account, not the machine's, so it is never read for this.
 The parsing and the arithmetic are pure.
@@ -21,11 +28,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
 from vbench.monitor.machine import USER_HZ
 from vbench.monitor.sampler import parse_cpu_line
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
+from vbench.testbed.limits import CGROUP_ROOT
 
 #: Time the machine did not spend working for anything: idle, waiting on I/O, or taken by the
 #: hypervisor for another guest (steal). Everything else (user, nice, system, irq, softirq) is busy.
@@ -40,10 +48,12 @@ def busy_ticks(cpu_line: str) -> int:
 
 @dataclass(frozen=True)
 class Mark:
-    """The machine's busy ticks at one moment, and when (monotonic seconds)."""
+    """The machine's busy ticks at one moment, and when (monotonic seconds); with gVisor hosts, the
+    ticks of their Sentries (None: not read, or no gVisor host)."""
 
     busy: int
     at: float
+    sentry: int | None = None
 
 
 #: Reads the machine's busy CPU now (`mark`, or a test's stand-in).
@@ -51,11 +61,50 @@ Marker = Callable[[], Mark]
 
 
 def busy_between(before: Mark, after: Mark, hz: int = USER_HZ) -> dict[str, float]:
-    """The stamp of a run between two marks: CPU-seconds spent and wall seconds. Pure."""
-    return {
+    """The stamp of a run between two marks: CPU-seconds spent and wall seconds, and the Sentries'
+    CPU-seconds where both marks read them. Pure."""
+    out = {
         MACHINE_CPU_FIELD: round(max(0, after.busy - before.busy) / hz, 3),
         MACHINE_WALL_FIELD: round(max(0.0, after.at - before.at), 3),
     }
+    if before.sentry is not None and after.sentry is not None:
+        out[SENTRY_CPU_FIELD] = round(max(0, after.sentry - before.sentry) / hz, 3)
+    return out
+
+
+#: argv[0] of a gVisor sandbox's Sentry process (`runsc boot` names itself so).
+SENTRY_ARGV0 = "runsc-sandbox"
+
+
+def sentry_ticks(processes: Iterable[tuple[str, str]]) -> int:
+    """utime + stime of the Sentries among `processes`: (its /proc/<pid>/cmdline, its
+    /proc/<pid>/stat) pairs; any other process (the gofer, the ptrace stubs that run the guest's
+    code) is left out. Pure."""
+    total = 0
+    for cmdline, stat in processes:
+        if cmdline.split("\0", 1)[0] == SENTRY_ARGV0:
+            rest = stat.rsplit(")", 1)[1].split()
+            total += int(rest[11]) + int(rest[12])
+    return total
+
+
+def _read_or_empty(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:  # a process that exited between the listing and the read
+        return ""
+
+
+def read_sentries(rels: Sequence[str], root: Path = CGROUP_ROOT) -> int:
+    """The Sentries' ticks of the gVisor hosts whose cpuacct cgroups (vbench-<testbed>/<host>,
+    made by vbench's provisioner) are `rels`: each process listed in them, read only."""
+    processes = []
+    for rel in rels:
+        for pid in _read_or_empty(root / "cpuacct" / rel / "cgroup.procs").split():
+            stat = _read_or_empty(Path(f"/proc/{pid}/stat"))
+            if stat:
+                processes.append((_read_or_empty(Path(f"/proc/{pid}/cmdline")), stat))
+    return sentry_ticks(processes)
 
 
 def read_stat_line(path: Path = Path("/proc/stat")) -> str:
@@ -64,6 +113,13 @@ def read_stat_line(path: Path = Path("/proc/stat")) -> str:
         return f.readline()
 
 
-def mark(read: Callable[[], str] = read_stat_line, clock: Callable[[], float] = time.monotonic) -> Mark:
-    """Now's mark of this machine."""
-    return Mark(busy_ticks(read()), clock())
+def mark(
+    read: Callable[[], str] = read_stat_line,
+    clock: Callable[[], float] = time.monotonic,
+    sandboxes: Sequence[str] = (),
+    sentries: Callable[[Sequence[str]], int] = read_sentries,
+) -> Mark:
+    """Now's mark of this machine; with `sandboxes` (the cgroups of its gVisor hosts), their
+    Sentries' ticks too."""
+    sentry = sentries(sandboxes) if sandboxes else None
+    return Mark(busy_ticks(read()), clock(), sentry)

@@ -34,7 +34,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from vbench.hadoop.history import COUNTERS
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.keys import natural_key
 
@@ -86,7 +86,12 @@ PHASE_FIELDS: dict[str, str] = {
 #: testbeds only, None elsewhere and in campaigns older than it). Every process of the machine
 #: counts: the daemons, the client, a sandbox's Sentry and a VM's emulator. A step submitting
 #: several jobs (MRBench) gives each of them the whole step's.
-MACHINE_FIELDS: dict[str, str] = {"machine_cpu_s": MACHINE_CPU_FIELD, "machine_wall_s": MACHINE_WALL_FIELD}
+MACHINE_FIELDS: dict[str, str] = {
+    "machine_cpu_s": MACHINE_CPU_FIELD,
+    "machine_wall_s": MACHINE_WALL_FIELD,
+    # Of the machine's CPU, its gVisor Sentries' (None where no gVisor host ran).
+    "sentry_cpu_s": SENTRY_CPU_FIELD,
+}
 
 DEFAULT_BASELINE = "native"
 
@@ -169,9 +174,11 @@ class JobProfile:
     #: race): with the successful ones, the launched attempts JobHistory counts.
     unsuccessful_map_attempts: int
     unsuccessful_reduce_attempts: int
-    #: The machine's CPU and wall seconds over the job's step (`MACHINE_FIELDS`); None: not read.
+    #: The machine's CPU and wall seconds over the job's step, and its gVisor Sentries' CPU
+    #: (`MACHINE_FIELDS`); None: not read.
     machine_cpu_s: float | None = None
     machine_wall_s: float | None = None
+    sentry_cpu_s: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
