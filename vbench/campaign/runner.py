@@ -81,8 +81,8 @@ from vbench.samples import Failure
 from vbench.store import CampaignStore
 from vbench.testbed import physhosts, physnet
 from vbench.testbed.facts import this_cpu_model
-from vbench.testbed.guest import testbed_cgroup
 from vbench.testbed.freezer import TestbedFreezer
+from vbench.testbed.guest import testbed_cgroup
 
 Log = Callable[[str], None]
 #: Every kind of cell a campaign has: calibration ("micro") and the Hadoop suite ("hadoop").

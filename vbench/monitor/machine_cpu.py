@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from vbench.monitor.machine import USER_HZ
+from vbench.monitor.machine import USER_HZ, parse_pid_stat
 from vbench.monitor.sampler import parse_cpu_line
 from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
 from vbench.testbed.limits import CGROUP_ROOT
@@ -83,8 +83,7 @@ def sentry_ticks(processes: Iterable[tuple[str, str]]) -> int:
     total = 0
     for cmdline, stat in processes:
         if cmdline.split("\0", 1)[0] == SENTRY_ARGV0:
-            rest = stat.rsplit(")", 1)[1].split()
-            total += int(rest[11]) + int(rest[12])
+            total += sum(parse_pid_stat(stat))
     return total
 
 
