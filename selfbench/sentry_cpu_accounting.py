@@ -30,7 +30,6 @@ the defaults.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -40,6 +39,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
+
+from vbench.monitor.machine import USER_HZ, parse_pid_stat
+from vbench.monitor.machine_cpu import busy_ticks, read_stat_line
 
 #: The payload: spins for argv[1] seconds of wall time, then prints its wall time and its own CPU.
 PAYLOAD = r"""
@@ -59,7 +61,6 @@ print(f"spin wall_s={wall:.3f} reported_cpu_s={(int(rest[11]) + int(rest[12])) /
 #: A competing loop: a host process that keeps one core busy until killed.
 COMPETITOR = ["python3", "-c", "while True: pass"]
 WAYS = ("native", "gvisor")
-USER_HZ = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -89,22 +90,6 @@ def parse(stdout: str) -> tuple[float, float]:
             kv = dict(part.split("=", 1) for part in line.split()[1:])
             return float(kv["wall_s"]), float(kv["reported_cpu_s"])
     raise ValueError(f"no 'spin wall_s=... reported_cpu_s=...' line in {stdout[-300:]!r}")
-
-
-def busy_ticks(stat_text: str) -> int:
-    """The busy ticks of /proc/stat's aggregate cpu line: all but idle, iowait and steal. Pure."""
-    first = stat_text.splitlines()[0].split()
-    if first[0] != "cpu":
-        raise ValueError(f"not /proc/stat's aggregate line: {first[:3]}")
-    v = [int(x) for x in first[1:]]
-    # user nice system idle iowait irq softirq steal ...
-    return v[0] + v[1] + v[2] + v[5] + v[6]
-
-
-def process_ticks(stat_text: str) -> int:
-    """utime + stime of a /proc/<pid>/stat (the command name may hold spaces and parens). Pure."""
-    rest = stat_text.rsplit(")", 1)[1].split()
-    return int(rest[11]) + int(rest[12])
 
 
 def payload_cpu_s(busy: tuple[int, int], competitors: tuple[int, int], hz: int = USER_HZ) -> float:
@@ -146,13 +131,13 @@ def run_one(way: str, payload: Path, seconds: float, competitors: int, timeout: 
     procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(competitors)]
     try:
         time.sleep(0.5)  # the loops are running before the payload starts
-        comp0 = sum(process_ticks(_read(f"/proc/{p.pid}/stat")) for p in procs)
-        busy0 = busy_ticks(_read("/proc/stat"))
+        comp0 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
+        busy0 = busy_ticks(read_stat_line())
         r = subprocess.run(
             argv_of(way, payload, seconds), capture_output=True, text=True, timeout=timeout, start_new_session=True
         )
-        busy1 = busy_ticks(_read("/proc/stat"))
-        comp1 = sum(process_ticks(_read(f"/proc/{p.pid}/stat")) for p in procs)
+        busy1 = busy_ticks(read_stat_line())
+        comp1 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
     finally:
         for p in procs:
             p.kill()

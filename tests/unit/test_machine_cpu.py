@@ -16,7 +16,16 @@ from vbench.benchmarks.micro import syscall
 from vbench.campaign import measure
 from vbench.errors import ParamsError
 from vbench.host import Host, SshEndpoint
-from vbench.monitor.machine_cpu import SENTRY_ARGV0, Mark, busy_between, busy_ticks, mark, read_sentries, sentry_ticks
+from vbench.monitor.machine_cpu import (
+    SENTRY_ARGV0,
+    Mark,
+    SentryReader,
+    busy_between,
+    busy_ticks,
+    is_sentry,
+    mark,
+    start_time,
+)
 from vbench.samples import (
     MACHINE_CPU_FIELD as CPU_FIELD,
     MACHINE_WALL_FIELD as WALL_FIELD,
@@ -42,20 +51,16 @@ def test_a_run_s_stamp_is_its_cpu_seconds_and_wall_seconds():
     assert busy_between(a, b, hz=100) == {CPU_FIELD: 1.0, WALL_FIELD: 1.0}
 
 
-def _stat(pid: int, comm: str, utime: int, stime: int) -> str:
-    return f"{pid} ({comm}) S 1 {pid} {pid} 0 -1 4194560 10 0 0 0 {utime} {stime} 0 0 20 0 9 0 5 0 0"
+def _stat(pid: int, comm: str, utime: int, stime: int, start: int = 5) -> str:
+    return f"{pid} ({comm}) S 1 {pid} {pid} 0 -1 4194560 10 0 0 0 {utime} {stime} 0 0 20 0 9 0 {start} 0 0"
 
 
-def test_the_sentries_ticks_are_the_runsc_sandbox_processes_and_no_other():
-    processes = [
-        ("runsc-sandbox\0--root=/var/lib/vbench/vb/runsc\0boot\0", _stat(10, "exe", 300, 700)),
-        ("runsc-gofer\0--root=/r\0gofer\0", _stat(11, "exe", 5, 9)),
-        ("", _stat(12, "exe", 4000, 800)),  # a ptrace stub: the guest's own code
-        ("runsc-sandbox\0boot\0", _stat(20, "exe (x) y", 1, 2)),  # another host's; a name with parens
-    ]
+def test_a_sentry_is_a_runsc_sandbox_process_and_its_start_time_is_field_22():
     assert SENTRY_ARGV0 == "runsc-sandbox"
-    assert sentry_ticks(processes) == 1000 + 3
-    assert sentry_ticks([]) == 0
+    assert is_sentry("runsc-sandbox\0--root=/var/lib/vbench/vb/runsc\0boot\0")
+    assert not is_sentry("runsc-gofer\0--root=/r\0gofer\0")
+    assert not is_sentry("")  # a ptrace stub (the guest's own code) or a process gone
+    assert start_time(_stat(20, "exe (x) y", 1, 2, start=777)) == "777"  # a name with parens
 
 
 def test_marks_with_sandboxes_stamp_the_sentries_cpu_and_marks_without_do_not():
@@ -71,27 +76,53 @@ def test_marks_with_sandboxes_stamp_the_sentries_cpu_and_marks_without_do_not():
     assert plain.sentry is None and SENTRY_FIELD not in busy_between(plain, plain, hz=100)
 
 
-def test_read_sentries_reads_each_process_listed_in_the_hosts_cpuacct_cgroups(tmp_path, monkeypatch):
-    for host, pids in (("worker1", "4242\n4343\n"), ("worker2", "")):
-        (tmp_path / "cpuacct" / "vbench-vb" / host).mkdir(parents=True)
-        (tmp_path / "cpuacct" / "vbench-vb" / host / "cgroup.procs").write_text(pids)
-    proc = {
-        "/proc/4242/stat": _stat(4242, "exe", 30, 70),
-        "/proc/4242/cmdline": "runsc-sandbox\0boot\0",
-        "/proc/4343/stat": _stat(4343, "exe", 500, 5),
-        "/proc/4343/cmdline": "",
-    }
+def _fake_proc(monkeypatch, proc: dict[str, str], reads: list[str]) -> None:
     real_read_text = Path.read_text
 
     def read_text(self, *args, **kwargs):
         if str(self).startswith("/proc/"):
+            reads.append(str(self))
             if str(self) not in proc:
                 raise FileNotFoundError(self)
             return proc[str(self)]
         return real_read_text(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_text", read_text)
-    assert read_sentries(["vbench-vb/worker1", "vbench-vb/worker2", "vbench-vb/gone"], root=tmp_path) == 100
+
+
+def test_the_reader_sums_the_sentries_of_each_cgroup_and_lists_a_cgroup_only_until_they_are_found(
+    tmp_path, monkeypatch
+):
+    for host, pids in (("worker1", "4242\n4343\n4444\n"), ("worker2", "")):
+        (tmp_path / "cpuacct" / "vbench-vb" / host).mkdir(parents=True)
+        (tmp_path / "cpuacct" / "vbench-vb" / host / "cgroup.procs").write_text(pids)
+    proc = {
+        "/proc/4242/stat": _stat(4242, "exe", 30, 70),
+        "/proc/4242/cmdline": "runsc-sandbox\0boot\0",
+        "/proc/4343/stat": _stat(4343, "exe", 500, 5),  # a stub: the guest's own code
+        "/proc/4343/cmdline": "",
+        "/proc/4444/stat": _stat(4444, "exe", 9, 9),
+        "/proc/4444/cmdline": "runsc-gofer\0gofer\0",
+    }
+    reads: list[str] = []
+    _fake_proc(monkeypatch, proc, reads)
+    rels = ["vbench-vb/worker1", "vbench-vb/worker2", "vbench-vb/gone"]
+    reader = SentryReader(root=tmp_path)
+    assert reader(rels) == 100
+    assert "/proc/4343/cmdline" in reads
+    # The next mark reads the Sentry's stat alone, with its new ticks.
+    reads.clear()
+    proc["/proc/4242/stat"] = _stat(4242, "exe", 80, 90)
+    assert reader(rels) == 170
+    assert [r for r in reads if r.startswith("/proc/4")] == ["/proc/4242/stat"]
+    # The host restarted: its pid now names a process with another start time, and the cgroup's
+    # Sentry is another pid. The reader lists the cgroup again and follows the new one.
+    proc["/proc/4242/stat"] = _stat(4242, "exe", 1, 1, start=900)
+    proc["/proc/4242/cmdline"] = ""
+    proc["/proc/5555/stat"] = _stat(5555, "exe", 7, 3, start=901)
+    proc["/proc/5555/cmdline"] = "runsc-sandbox\0boot\0"
+    (tmp_path / "cpuacct" / "vbench-vb" / "worker1" / "cgroup.procs").write_text("4242\n5555\n")
+    assert reader(rels) == 10
 
 
 def _host() -> Host:

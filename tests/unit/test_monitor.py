@@ -163,6 +163,8 @@ def test_machine_side_parsers():
     )
     stat = "1234 (qemu-system-x86 (x)) S 1 1234 1234 0 -1 4194560 100 0 0 0 700 250 0 0 20 0 3 0 100 1 1"
     assert machine.parse_pid_stat(stat) == (700, 250)
+    spaced = "4242 (python3 (x) y) R 1 4242 4242 0 -1 4194304 100 0 0 0 321 12 0 0 20 0 1 0 5 0 0"
+    assert machine.parse_pid_stat(spaced) == (321, 12)
     assert machine.parse_pid_io("rchar: 1\nwchar: 2\nread_bytes: 4096\nwrite_bytes: 512\n") == (4096, 512)
 
 

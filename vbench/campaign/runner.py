@@ -806,8 +806,10 @@ class _Campaign:
         mon = Monitor(held.hosts, held.tb.name, exp.monitor_interval_s, log).start() if exp.monitor_interval_s else None
         # The local testbed's hosts share this machine: what it spent over each run is read here,
         # with its gVisor hosts' Sentries apart.
-        sandboxes = tuple(f"{testbed_cgroup(held.tb.name)}/{h.name}" for h in held.hosts if h.platform == "gvisor")
-        machine = partial(machine_cpu.mark, sandboxes=sandboxes) if self.source.local else None
+        machine = None
+        if self.source.local:
+            sandboxes = tuple(f"{testbed_cgroup(held.tb.name)}/{h.name}" for h in held.hosts if h.platform == "gvisor")
+            machine = partial(machine_cpu.mark, sandboxes=sandboxes, sentries=machine_cpu.SentryReader())
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from vbench.monitor.machine import USER_HZ, parse_pid_stat
 from vbench.monitor.sampler import parse_cpu_line
@@ -76,15 +76,16 @@ def busy_between(before: Mark, after: Mark, hz: int = USER_HZ) -> dict[str, floa
 SENTRY_ARGV0 = "runsc-sandbox"
 
 
-def sentry_ticks(processes: Iterable[tuple[str, str]]) -> int:
-    """utime + stime of the Sentries among `processes`: (its /proc/<pid>/cmdline, its
-    /proc/<pid>/stat) pairs; any other process (the gofer, the ptrace stubs that run the guest's
-    code) is left out. Pure."""
-    total = 0
-    for cmdline, stat in processes:
-        if cmdline.split("\0", 1)[0] == SENTRY_ARGV0:
-            total += sum(parse_pid_stat(stat))
-    return total
+def is_sentry(cmdline: str) -> bool:
+    """Whether a /proc/<pid>/cmdline is a Sentry's; the gofer and the ptrace stubs that run the
+    guest's code are not. Pure."""
+    return cmdline.split("\0", 1)[0] == SENTRY_ARGV0
+
+
+def start_time(stat: str) -> str:
+    """A /proc/<pid>/stat's start time (field 22, ticks since boot): with the pid, it names one
+    process for the machine's life, where a pid alone may be reused. Pure."""
+    return stat.rsplit(")", 1)[1].split()[19]
 
 
 def _read_or_empty(path: Path) -> str:
@@ -94,16 +95,37 @@ def _read_or_empty(path: Path) -> str:
         return ""
 
 
-def read_sentries(rels: Sequence[str], root: Path = CGROUP_ROOT) -> int:
-    """The Sentries' ticks of the gVisor hosts whose cpuacct cgroups (vbench-<testbed>/<host>,
-    made by vbench's provisioner) are `rels`: each process listed in them, read only."""
-    processes = []
-    for rel in rels:
-        for pid in _read_or_empty(root / "cpuacct" / rel / "cgroup.procs").split():
+class SentryReader:
+    """Reads the Sentries' ticks of the gVisor hosts whose cpuacct cgroups (vbench-<testbed>/<host>,
+    made by vbench's provisioner) it is called with, read only.
+
+    A host's cgroup lists its Sentry beside dozens of ptrace stubs, and a Sentry lives as long as
+    its host: so each cgroup is listed (and its processes' cmdlines read) only until its Sentries
+    are found, and after that only their stats are read, two per step. A remembered Sentry is
+    trusted while its pid still has the start time it was found with; else the cgroup is listed
+    again."""
+
+    def __init__(self, root: Path = CGROUP_ROOT) -> None:
+        self.root = root
+        self._found: dict[str, list[tuple[str, str]]] = {}  # cgroup -> [(pid, start time)]
+
+    def __call__(self, rels: Sequence[str]) -> int:
+        return sum(self._ticks(rel) for rel in rels)
+
+    def _ticks(self, rel: str) -> int:
+        known = self._found.get(rel)
+        if known:
+            stats = [_read_or_empty(Path(f"/proc/{pid}/stat")) for pid, _ in known]
+            if all(stat and start_time(stat) == start for stat, (_, start) in zip(stats, known)):
+                return sum(sum(parse_pid_stat(stat)) for stat in stats)
+        found, total = [], 0
+        for pid in _read_or_empty(self.root / "cpuacct" / rel / "cgroup.procs").split():
             stat = _read_or_empty(Path(f"/proc/{pid}/stat"))
-            if stat:
-                processes.append((_read_or_empty(Path(f"/proc/{pid}/cmdline")), stat))
-    return sentry_ticks(processes)
+            if stat and is_sentry(_read_or_empty(Path(f"/proc/{pid}/cmdline"))):
+                found.append((pid, start_time(stat)))
+                total += sum(parse_pid_stat(stat))
+        self._found[rel] = found
+        return total
 
 
 def read_stat_line(path: Path = Path("/proc/stat")) -> str:
@@ -116,9 +138,9 @@ def mark(
     read: Callable[[], str] = read_stat_line,
     clock: Callable[[], float] = time.monotonic,
     sandboxes: Sequence[str] = (),
-    sentries: Callable[[Sequence[str]], int] = read_sentries,
+    sentries: Callable[[Sequence[str]], int] | None = None,
 ) -> Mark:
     """Now's mark of this machine; with `sandboxes` (the cgroups of its gVisor hosts), their
-    Sentries' ticks too."""
-    sentry = sentries(sandboxes) if sandboxes else None
+    Sentries' ticks too, read by `sentries` (a SentryReader kept across marks finds them once)."""
+    sentry = (sentries or SentryReader())(sandboxes) if sandboxes else None
     return Mark(busy_ticks(read()), clock(), sentry)
