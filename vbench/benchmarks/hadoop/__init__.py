@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from vbench.benchmarks.hadoop import dfsio, mrbench, nnbench, pi, sort, terasort, wordcount
+from vbench.benchmarks.hadoop import clientjvm, dfsio, mrbench, nnbench, pi, sort, terasort, wordcount
 
-HADOOP_BENCHMARKS: dict[str, ModuleType] = {m.NAME: m for m in (terasort, dfsio, nnbench, mrbench, wordcount, pi, sort)}
+HADOOP_BENCHMARKS: dict[str, ModuleType] = {
+    m.NAME: m for m in (terasort, dfsio, nnbench, mrbench, wordcount, pi, sort, clientjvm)
+}

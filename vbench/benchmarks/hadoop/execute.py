@@ -15,7 +15,7 @@ from functools import partial
 from types import ModuleType
 from typing import Any, Callable
 
-from vbench.benchmarks.hadoop.steps import JavaStep, ListStep, ReadStep, StepOutput, UploadStep, START_TIME
+from vbench.benchmarks.hadoop.steps import START_TIME, JavaStep, ListStep, ReadStep, StepOutput, UploadStep, WaitStep
 from vbench.benchmarks.micro._common import params as config_params, tail
 from vbench.errors import JobFailed, VbenchError
 from invoke.exceptions import CommandTimedOut
@@ -110,6 +110,10 @@ def run_step(cluster: HadoopCluster, step, log: Log, timeout_s: float | None = N
         except VbenchError as exc:
             raise _StepFailed(step.name, str(exc), StepOutput("", str(exc), time.monotonic() - t0)) from None
         return StepOutput(webhdfs.listing_text(entries), "", time.monotonic() - t0)
+    if isinstance(step, WaitStep):
+        t0 = time.monotonic()
+        time.sleep(step.seconds)  # an interrupt ends it at once: its signal handler raises
+        return StepOutput("", "", time.monotonic() - t0)
     if isinstance(step, UploadStep):
         t0 = time.monotonic()
         local, info = step.make()
@@ -208,7 +212,8 @@ def execute(
 
     With `machine` (the reader of the machine the hosts share: the local testbed's), every
     JobHistory sample of a step carries the machine's busy CPU-seconds and wall seconds over that
-    step (vbench.monitor.machine_cpu). A sandbox's own account of its tasks' CPU is not the
+    step (vbench.monitor.machine_cpu), and so does every sample the module's parser names a step
+    in (`step` in its metadata). A sandbox's own account of its tasks' CPU is not the
     machine's: gVisor's tasks count their waits for a core, yet see a fraction of what the
     machine spends for the job (docs/results.md, costs-accounting-gvisor)."""
     run_id = run_id or new_run_id(module.NAME)
@@ -230,7 +235,8 @@ def execute(
             run.outputs[step.name] = run_step(cluster, step, log, timeout_s)
             if before is not None:
                 spans[step.name] = busy_between(before, machine())
-        samples = list(module.parse(run.outputs, cfg))
+        # A parser's sample that names its step (a step with no job: clientjvm's) carries its span too.
+        samples = [s.with_metadata(**spans.get(s.metadata.get("step"), {})) for s in module.parse(run.outputs, cfg)]
         if job_details:
             t0, details = time.monotonic(), []
             for s in module.steps(cfg, run_dir):

@@ -13,7 +13,7 @@ from typing import Callable
 # What a step printed: the contract's type (every benchmark's parse reads it), named here too.
 from vbench.benchmarks.base import Outputs, StepOutput
 
-__all__ = ["JavaStep", "ListStep", "Outputs", "ReadStep", "START_TIME", "Step", "StepOutput", "UploadStep"]
+__all__ = ["JavaStep", "ListStep", "Outputs", "ReadStep", "START_TIME", "Step", "StepOutput", "UploadStep", "WaitStep"]
 
 #: In JavaStep args, replaced at run time by an epoch-seconds start time `barrier_s` ahead
 #: (NNBench's -startTime barrier must be in the future when the maps start).
@@ -64,4 +64,13 @@ class UploadStep:
     make: Callable[[], tuple[str, dict]] = field(compare=False)
 
 
-Step = JavaStep | ReadStep | ListStep | UploadStep
+@dataclass(frozen=True)
+class WaitStep:
+    """Leave the cluster up and doing nothing for `seconds`: what its daemons cost (heartbeats,
+    reports, timers) while no job runs, read by the machine's marks around the step."""
+
+    name: str
+    seconds: float
+
+
+Step = JavaStep | ReadStep | ListStep | UploadStep | WaitStep
