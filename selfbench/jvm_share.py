@@ -1,0 +1,223 @@
+"""How much of each Hadoop job's machine CPU its JVMs' starts and the waiting cluster explain, per
+platform, and how much of gVisor's extra over native (issue #53, the attribution).
+
+On the 2-core local testbed a 16-MB job's time is the machine CPU it needs (docs/results.md,
+costs-accounting-gvisor), and a 16-MB job's data is a small part of that CPU: each job starts a
+client, an ApplicationMaster and a JVM per task attempt, and the cluster's daemons keep working
+while it runs. The `clientjvm` benchmark prices both on the cluster the jobs ran on, per platform
+and block:
+
+- the waiting cluster's rate, `idle_cpus`: its `idle` step's machine CPU over its wall time;
+- a Hadoop JVM's own CPU, `jvm_cpu_s`: each `jvmN` step's machine CPU less the waiting cluster's
+  over its wall time, the median over the run's JVMs (a client JVM: `hadoop fs -ls /`).
+
+A job step's explained CPU is then `idle_cpus x its wall time + JVMs x jvm_cpu_s`, where its JVMs
+are its launched map and reduce attempts (JobHistory's counters), its ApplicationMaster and its
+client. Per block, the share of gVisor's extra machine CPU explained is (explained on gVisor -
+explained on native) / (gVisor's machine CPU - native's), split into the waiting cluster's part
+and the JVMs' part; what is left is the jobs' own work (their data) and whatever a task JVM costs
+beyond a client's.
+
+Reads a committed campaign; runs nothing.
+
+    cd <repository> && python -m selfbench.jvm_share data/raw/costs-jvm-share-gvisor [--platform gvisor]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from vbench.benchmarks.hadoop import clientjvm
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
+from vbench.stats.campaign import load_campaign
+from vbench.stats.profile import JobProfile, job_profiles
+
+#: The JVMs a job starts besides its task attempts: its ApplicationMaster and the client that submits it.
+JVMS_BESIDE_TASKS = 2
+
+
+@dataclass(frozen=True)
+class Span:
+    """One step of a clientjvm run: the machine's CPU and wall seconds over it."""
+
+    platform: str
+    block: int
+    step: str
+    cpu_s: float
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class Prices:
+    """One platform's prices in one block."""
+
+    idle_cpus: float
+    jvm_cpu_s: float
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job step of one run: the machine's CPU and wall seconds over it, and the JVMs it started."""
+
+    platform: str
+    block: int
+    step: str
+    cpu_s: float
+    wall_s: float
+    jvms: int
+
+
+@dataclass(frozen=True)
+class Split:
+    """A job's machine CPU and the parts of it the prices explain (CPU-seconds)."""
+
+    cpu_s: float
+    waiting_s: float
+    jvms_s: float
+
+    @property
+    def explained_s(self) -> float:
+        return self.waiting_s + self.jvms_s
+
+
+def prices_of(spans: Iterable[Span]) -> dict[tuple[str, int], Prices]:
+    """Each (platform, block)'s prices from its clientjvm steps; one without its idle step or a JVM
+    step is left out. Pure."""
+    groups: dict[tuple[str, int], list[Span]] = {}
+    for s in spans:
+        groups.setdefault((s.platform, s.block), []).append(s)
+    out = {}
+    for key, steps in groups.items():
+        idle = [s for s in steps if s.step == clientjvm.IDLE_STEP and s.wall_s > 0]
+        jvms = [s for s in steps if s.step != clientjvm.IDLE_STEP]
+        if not idle or not jvms:
+            continue
+        rate = sum(s.cpu_s for s in idle) / sum(s.wall_s for s in idle)
+        out[key] = Prices(rate, statistics.median(s.cpu_s - rate * s.wall_s for s in jvms))
+    return out
+
+
+def split(job: Job, prices: Prices) -> Split:
+    """The job's machine CPU beside what the waiting cluster and its JVMs explain of it. Pure."""
+    return Split(job.cpu_s, prices.idle_cpus * job.wall_s, job.jvms * prices.jvm_cpu_s)
+
+
+@dataclass(frozen=True)
+class Share:
+    """One job step in one block: the platform's extra machine CPU over the baseline's and the part
+    of it each price explains."""
+
+    step: str
+    block: int
+    extra_cpu_s: float
+    waiting_s: float
+    jvms_s: float
+
+    @property
+    def share(self) -> float:
+        return (self.waiting_s + self.jvms_s) / self.extra_cpu_s if self.extra_cpu_s > 0 else math.nan
+
+
+def shares(
+    jobs: Iterable[Job], prices: dict[tuple[str, int], Prices], platform: str, baseline: str = "native"
+) -> list[Share]:
+    """Per (step, block) both platforms ran and priced: the platform's extra machine CPU and the
+    explained parts of it (the platform's explained less the baseline's). Pure."""
+    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
+    out = []
+    for step, block, plat in sorted(by):
+        if plat != platform:
+            continue
+        mine, base = by[(step, block, platform)], by.get((step, block, baseline))
+        pm, pb = prices.get((platform, block)), prices.get((baseline, block))
+        if base is None or pm is None or pb is None:
+            continue
+        a, b = split(mine, pm), split(base, pb)
+        out.append(Share(step, block, a.cpu_s - b.cpu_s, a.waiting_s - b.waiting_s, a.jvms_s - b.jvms_s))
+    return out
+
+
+def job_of(p: JobProfile) -> Job | None:
+    """A profile's job, where its step's machine CPU was read and its block is known. Pure."""
+    if p.machine_cpu_s is None or p.machine_wall_s is None or p.run.block is None:
+        return None
+    tasks = (p.counters.launched_maps or 0) + (p.counters.launched_reduces or 0)
+    return Job(p.run.platform, p.run.block, p.step, p.machine_cpu_s, p.machine_wall_s, tasks + JVMS_BESIDE_TASKS)
+
+
+def read(path: Path) -> tuple[list[Span], list[Job]]:
+    """The clientjvm spans and the priced jobs of a campaign directory."""
+    camp = load_campaign(path)
+    s = camp.samples
+    rows = s[(s["benchmark"] == clientjvm.NAME) & s[MACHINE_CPU_FIELD].notna()] if MACHINE_CPU_FIELD in s else s[:0]
+    spans = [
+        Span(
+            str(r["platform"]),
+            int(r["block"]),
+            str(r["step"]),
+            float(r[MACHINE_CPU_FIELD]),
+            float(r[MACHINE_WALL_FIELD]),
+        )
+        for _, r in rows.iterrows()
+    ]
+    jobs = [j for j in map(job_of, job_profiles(camp)) if j is not None]
+    return spans, jobs
+
+
+def report(spans: Sequence[Span], jobs: Sequence[Job], platform: str, baseline: str = "native") -> str:
+    """The prices per block, each step's explained fraction per platform, and the shares. Pure."""
+    prices = prices_of(spans)
+    lines = ["prices (per block): platform  block  waiting cluster (CPUs)  a client JVM's own CPU (s)"]
+    for (plat, block), p in sorted(prices.items()):
+        lines.append(f"  {plat:<10}{block:>5}{p.idle_cpus:>24.3f}{p.jvm_cpu_s:>28.2f}")
+    lines.append(
+        "explained fraction of each step's machine CPU (medians over blocks): step  platform  CPU s  explained"
+    )
+    steps = sorted({j.step for j in jobs})
+    for step in steps:
+        for plat in (baseline, platform):
+            got = [
+                (j, split(j, prices[(j.platform, j.block)]))
+                for j in jobs
+                if j.step == step and j.platform == plat and (j.platform, j.block) in prices
+            ]
+            if got:
+                cpu = statistics.median(sp.cpu_s for _, sp in got)
+                frac = statistics.median(sp.explained_s / sp.cpu_s for _, sp in got if sp.cpu_s > 0)
+                lines.append(f"  {step:<14}{plat:<10}{cpu:>8.1f}{frac:>10.2f}")
+    lines.append(
+        f"{platform}'s extra over {baseline}: step  extra CPU s  waiting part  JVMs part  share (blocks)  median"
+    )
+    all_shares = shares(jobs, prices, platform, baseline)
+    for step in steps:
+        mine = [s for s in all_shares if s.step == step]
+        if not mine:
+            continue
+        extra = statistics.median(s.extra_cpu_s for s in mine)
+        waiting = statistics.median(s.waiting_s for s in mine)
+        jvm = statistics.median(s.jvms_s for s in mine)
+        per = ", ".join(f"{s.share:.2f}" for s in sorted(mine, key=lambda s: s.block))
+        lines.append(
+            f"  {step:<14}{extra:>8.1f}{waiting:>10.1f}{jvm:>10.1f}   ({per})  {statistics.median(s.share for s in mine):.2f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("campaign", type=Path)
+    ap.add_argument("--platform", default="gvisor")
+    ap.add_argument("--baseline", default="native")
+    args = ap.parse_args(argv)
+    spans, jobs = read(args.campaign)
+    print(report(spans, jobs, args.platform, args.baseline))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
