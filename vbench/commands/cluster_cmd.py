@@ -7,13 +7,14 @@ from pathlib import Path
 
 from vbench.campaign.progress import ProgressReport
 from vbench.commands.common import add_params_options, hadoop_from_args, testbed_from_args
+from vbench.errors import VbenchError
 from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
 from vbench.lifecycle import interrupts_unwind
 from vbench.machine_fit import MachineFacts, check_cluster_fits
 from vbench.smoke import result_dict, run_smoke, smoke_size_mb
 from vbench.testbed import Testbed
-from vbench.testbed.local import testbed_status
+from vbench.testbed.local import platform_mismatch, testbed_status
 from vbench.units import parse_size
 
 
@@ -53,6 +54,14 @@ def run(args) -> int:
         dist = fetch(hp.version, hp.examples_version)
         with interrupts_unwind():
             created = not testbed_status(tbp).exists
+            # Hosts of another platform are another machine's layout: pushing Hadoop to them fails
+            # deep in an SFTP call, so refuse before anything is touched.
+            why = None if created else platform_mismatch(tb.recorded_platforms(), tbp.resolved_hosts())
+            if why:
+                raise VbenchError(
+                    f"testbed '{tbp.name}' is up, but {why}: `vbench cluster down --testbed` removes it, "
+                    "then `vbench cluster up` makes it anew"
+                )
             hosts = tb.up() if created else tb.attach()
             cluster = HadoopCluster(hosts, hp, dist)
             try:

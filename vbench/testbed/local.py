@@ -23,7 +23,7 @@ import time
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from vbench.each_host import on_each
 from vbench.errors import VbenchError
@@ -39,6 +39,9 @@ from vbench.testbed.placement import with_placement
 from vbench.testbed.platforms import provisioner_for
 from vbench.testbed.provisioner import Created, TestbedContext, TestbedPaths
 from vbench.testbed.slowdown import STATE_CGROUPS, Slowdown, membership_problems, proc_cgroup, remove_qdiscs
+
+#: The state file's list of "<host>=<platform>" the testbed's hosts were made as.
+STATE_PLATFORMS = "platforms"
 
 Log = Callable[[str], None]
 
@@ -237,6 +240,7 @@ class Testbed(UpDown):
         created: list[Created] = []
         started: list[float] = []
         for i, spec in specs:
+            self._record(STATE_PLATFORMS, f"{spec.name}={spec.platform}")
             started.append(time.monotonic())
             created.append(provisioner_for(spec.platform).create(spec, i, self.ctx))
             self.slowdown.shape_host(spec, i)
@@ -278,6 +282,11 @@ class Testbed(UpDown):
             if bad:
                 raise VbenchError(f"{spec.platform} host {spec.name} cannot be frozen whole: " + "; ".join(bad))
         return self.slowdown.verify_host(spec, index, pid)
+
+    def recorded_platforms(self) -> dict[str, str]:
+        """Each host's platform as this testbed's bring-up recorded it (empty: none recorded)."""
+        entries = self._load_state().get(STATE_PLATFORMS) or []
+        return dict(e.split("=", 1) for e in entries if isinstance(e, str) and "=" in e)
 
     def attach(self) -> list[Host]:
         """The hosts of a testbed that an earlier `up()` (maybe another process) created."""
@@ -425,6 +434,19 @@ def _raise_if_stopped_or_dead(c: Created, stop: threading.Event) -> None:
     why = c.failure() if c.failure is not None else None
     if why:
         raise VbenchError(f"{c.host.name} ({c.host.platform}) died while starting: {why}")
+
+
+def platform_mismatch(recorded: dict[str, str], asked: Sequence[HostParams]) -> str | None:
+    """What differs between the platforms a testbed's hosts were made with and those `asked` of
+    it, said for a user; None when they agree or nothing was recorded. Pure."""
+    if not recorded:
+        return None
+    want = {h.name: h.platform for h in asked}
+    if want == recorded:
+        return None
+    made = ", ".join(f"{n} {p}" for n, p in sorted(recorded.items()))
+    wanted = ", ".join(f"{n} {p}" for n, p in sorted(want.items()))
+    return f"its hosts were made as {made}; this asks for {wanted}"
 
 
 @dataclass(frozen=True)
