@@ -12,8 +12,8 @@ and block:
   over its wall time, the median over the run's JVMs (a client JVM: `hadoop fs -ls /`).
 
 A job step's explained CPU is then `idle_cpus x its wall time + JVMs x jvm_cpu_s`, where its JVMs
-are its launched map and reduce attempts (JobHistory's counters), its ApplicationMaster and its
-client. Per block, the share of gVisor's extra machine CPU explained is (explained on gVisor -
+are its jobs' launched map and reduce attempts (JobHistory's counters), an ApplicationMaster per
+job and the step's one client. Per block, the share of gVisor's extra machine CPU explained is (explained on gVisor -
 explained on native) / (gVisor's machine CPU - native's), split into the waiting cluster's part
 and the JVMs' part; what is left is the jobs' own work (their data) and whatever a task JVM costs
 beyond a client's.
@@ -37,8 +37,9 @@ from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
 from vbench.stats.campaign import load_campaign
 from vbench.stats.profile import JobProfile, job_profiles
 
-#: The JVMs a job starts besides its task attempts: its ApplicationMaster and the client that submits it.
-JVMS_BESIDE_TASKS = 2
+#: The JVMs a step starts besides its jobs' task attempts: one ApplicationMaster per job, and the one
+#: client that submits them all (MRBench's step submits several jobs from one client).
+CLIENTS_PER_STEP = 1
 
 
 @dataclass(frozen=True)
@@ -142,12 +143,21 @@ def shares(
     return out
 
 
-def job_of(p: JobProfile) -> Job | None:
-    """A profile's job, where its step's machine CPU was read and its block is known. Pure."""
-    if p.machine_cpu_s is None or p.machine_wall_s is None or p.run.block is None:
-        return None
-    tasks = (p.counters.launched_maps or 0) + (p.counters.launched_reduces or 0)
-    return Job(p.run.platform, p.run.block, p.step, p.machine_cpu_s, p.machine_wall_s, tasks + JVMS_BESIDE_TASKS)
+def jobs_of(profiles: Iterable[JobProfile]) -> list[Job]:
+    """One Job per step of each run whose machine CPU was read and whose block is known: the step's
+    machine CPU and wall time (each of its jobs' profiles carries the whole step's), and the JVMs
+    its jobs launched (task attempts and an ApplicationMaster each) and its client. Pure."""
+    steps: dict[tuple[str, str], list[JobProfile]] = {}
+    for p in profiles:
+        if p.machine_cpu_s is not None and p.machine_wall_s is not None and p.run.block is not None:
+            steps.setdefault((p.run.run_id, p.step), []).append(p)
+    out = []
+    for (_, step), ps in sorted(steps.items()):
+        first = ps[0]
+        tasks = sum((p.counters.launched_maps or 0) + (p.counters.launched_reduces or 0) for p in ps)
+        jvms = tasks + len(ps) + CLIENTS_PER_STEP
+        out.append(Job(first.run.platform, first.run.block, step, first.machine_cpu_s, first.machine_wall_s, jvms))
+    return out
 
 
 def read(path: Path) -> tuple[list[Span], list[Job]]:
@@ -165,7 +175,7 @@ def read(path: Path) -> tuple[list[Span], list[Job]]:
         )
         for _, r in rows.iterrows()
     ]
-    jobs = [j for j in map(job_of, job_profiles(camp)) if j is not None]
+    jobs = jobs_of(job_profiles(camp))
     return spans, jobs
 
 

@@ -4,6 +4,7 @@ share of a platform's extra machine CPU they explain, on synthetic data with a k
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -60,3 +61,26 @@ def test_the_report_names_every_price_and_step():
     assert "gvisor" in text and "terasort" in text
     last = text.splitlines()[-1].split()
     assert last[0] == "terasort" and float(last[-1]) == pytest.approx(((12 + 30) - (1.5 + 9.6)) / 60, abs=0.006)
+
+
+def _profile(run_id: str, step: str, maps: int, reduces: int | None, cpu: float | None = 50.0, block: int | None = 0):
+    run = SimpleNamespace(run_id=run_id, platform="gvisor", block=block)
+    counters = SimpleNamespace(launched_maps=maps, launched_reduces=reduces)
+    return SimpleNamespace(run=run, step=step, counters=counters, machine_cpu_s=cpu, machine_wall_s=20.0)
+
+
+def test_a_step_is_one_job_with_its_jobs_tasks_an_application_master_each_and_one_client():
+    jobs = js.jobs_of(
+        [
+            _profile("r1", "teragen", 2, None),  # TeraGen has no reduce counter: 2 maps + AM + client
+            _profile("r1", "mrbench", 2, 1),  # MRBench: three jobs from one client
+            _profile("r1", "mrbench", 2, 1),
+            _profile("r1", "mrbench", 3, 1),  # a speculative map attempt counts as a JVM
+            _profile("r2", "terasort", 2, 2, cpu=None),  # its machine CPU not read: left out
+            _profile("r3", "terasort", 2, 2, block=None),  # no block: left out
+        ]
+    )
+    assert sorted((j.step, j.jvms, j.cpu_s) for j in jobs) == [
+        ("mrbench", 3 * 3 + 1 + 3 + 1, 50.0),
+        ("teragen", 4, 50.0),
+    ]
