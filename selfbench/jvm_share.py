@@ -18,9 +18,17 @@ explained on native) / (gVisor's machine CPU - native's), split into the waiting
 and the JVMs' part; what is left is the jobs' own work (their data) and whatever a task JVM costs
 beyond a client's.
 
+With `--task-step mrbench` (a step of jobs with no data, in the same blocks), what the two prices
+leave of that step's CPU, over its JVMs that are not its client, is a third price: a task JVM's (or
+an ApplicationMaster's) beyond a client JVM's. Each other step's machine CPU is then predicted with
+all three, and the platform's machine-CPU ratio to the baseline's as (the baseline's measured CPU +
+the platform's predicted - the baseline's predicted) / the baseline's measured, beside the measured
+ratio and YARN's job-time ratio (costs-jvm-predict-gvisor's rule).
+
 Reads a committed campaign; runs nothing.
 
     cd <repository> && python -m selfbench.jvm_share data/raw/costs-jvm-share-gvisor [--platform gvisor]
+    cd <repository> && python -m selfbench.jvm_share data/raw/costs-jvm-predict-gvisor --task-step mrbench
 """
 
 from __future__ import annotations
@@ -71,6 +79,8 @@ class Job:
     cpu_s: float
     wall_s: float
     jvms: int
+    #: YARN's time of its jobs, summed (None: a job's missing).
+    job_time_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +166,11 @@ def jobs_of(profiles: Iterable[JobProfile]) -> list[Job]:
         first = ps[0]
         tasks = sum((p.counters.launched_maps or 0) + (p.counters.launched_reduces or 0) for p in ps)
         jvms = tasks + len(ps) + CLIENTS_PER_STEP
-        out.append(Job(first.run.platform, first.run.block, step, first.machine_cpu_s, first.machine_wall_s, jvms))
+        times = [p.job_time_s for p in ps]
+        job_time = sum(times) if all(t is not None for t in times) else None
+        out.append(
+            Job(first.run.platform, first.run.block, step, first.machine_cpu_s, first.machine_wall_s, jvms, job_time)
+        )
     return out
 
 
@@ -179,7 +193,69 @@ def read(path: Path) -> tuple[list[Span], list[Job]]:
     return spans, jobs
 
 
-def report(spans: Sequence[Span], jobs: Sequence[Job], platform: str, baseline: str = "native") -> str:
+def task_prices(jobs: Iterable[Job], prices: dict[tuple[str, int], Prices], step: str) -> dict[tuple[str, int], float]:
+    """A task JVM's (or ApplicationMaster's) price beyond a client JVM's, per (platform, block),
+    from `step`, a job step with no data (MRBench's): what the waiting cluster and its JVMs at the
+    client's price leave of its machine CPU, over its JVMs that are not its client. Pure."""
+    out = {}
+    for j in jobs:
+        p = prices.get((j.platform, j.block))
+        if j.step == step and p is not None and j.jvms > CLIENTS_PER_STEP:
+            sp = split(j, p)
+            out[(j.platform, j.block)] = (sp.cpu_s - sp.explained_s) / (j.jvms - CLIENTS_PER_STEP)
+    return out
+
+
+def predicted_cpu_s(job: Job, prices: Prices, task_price_s: float) -> float:
+    """The job step's machine CPU as its waiting cluster, its JVMs at a client's price, and its
+    JVMs that are not its client at the task price beyond it. Pure."""
+    return split(job, prices).explained_s + (job.jvms - CLIENTS_PER_STEP) * task_price_s
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One job step in one block: the platform's machine-CPU ratio to the baseline's, predicted
+    (the baseline's measured CPU plus the predicted difference) and measured, and YARN's job-time
+    ratio."""
+
+    step: str
+    block: int
+    predicted_ratio: float
+    measured_ratio: float
+    job_time_ratio: float | None
+
+    @property
+    def error(self) -> float:
+        """Predicted over measured, less 1."""
+        return self.predicted_ratio / self.measured_ratio - 1
+
+
+def predictions(
+    jobs: Iterable[Job],
+    prices: dict[tuple[str, int], Prices],
+    tasks: dict[tuple[str, int], float],
+    platform: str,
+    baseline: str = "native",
+) -> list[Prediction]:
+    """Per (step, block) both sides ran and were priced (task price included). Pure."""
+    by = {(j.step, j.block, j.platform): j for j in jobs}
+    out = []
+    for step, block, plat in sorted(by):
+        if plat != platform or (baseline, block) not in tasks or (platform, block) not in tasks:
+            continue
+        mine, base = by[(step, block, platform)], by.get((step, block, baseline))
+        pm, pb = prices.get((platform, block)), prices.get((baseline, block))
+        if base is None or pm is None or pb is None or base.cpu_s <= 0:
+            continue
+        diff = predicted_cpu_s(mine, pm, tasks[(platform, block)]) - predicted_cpu_s(base, pb, tasks[(baseline, block)])
+        jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
+        out.append(Prediction(step, block, (base.cpu_s + diff) / base.cpu_s, mine.cpu_s / base.cpu_s, jt))
+    return out
+
+
+def report(
+    spans: Sequence[Span], jobs: Sequence[Job], platform: str, baseline: str = "native", task_step: str | None = None
+) -> str:
     """The prices per block, each step's explained fraction per platform, and the shares. Pure."""
     prices = prices_of(spans)
     lines = ["prices (per block): platform  block  waiting cluster (CPUs)  a client JVM's own CPU (s)"]
@@ -215,6 +291,22 @@ def report(spans: Sequence[Span], jobs: Sequence[Job], platform: str, baseline: 
         lines.append(
             f"  {step:<14}{extra:>8.1f}{waiting:>10.1f}{jvm:>10.1f}   ({per})  {statistics.median(s.share for s in mine):.2f}"
         )
+    if task_step is not None:
+        tasks = task_prices(jobs, prices, task_step)
+        lines.append(f"a task JVM's price beyond a client JVM's, from {task_step} (per block): platform  block  s")
+        for (plat, block), t in sorted(tasks.items()):
+            lines.append(f"  {plat:<10}{block:>5}{t:>8.2f}")
+        lines.append(
+            f"{platform}'s machine-CPU ratio to {baseline}, with the task price: step  block  predicted  measured  "
+            "error  job-time ratio"
+        )
+        for pr in predictions(jobs, prices, tasks, platform, baseline):
+            if pr.step == task_step:
+                continue  # the step the task price came from predicts itself
+            jt = f"{pr.job_time_ratio:.2f}" if pr.job_time_ratio is not None else "-"
+            lines.append(
+                f"  {pr.step:<14}{pr.block:>5}{pr.predicted_ratio:>11.2f}{pr.measured_ratio:>10.2f}{pr.error:>+8.1%}{jt:>8}"
+            )
     return "\n".join(lines)
 
 
@@ -223,9 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("campaign", type=Path)
     ap.add_argument("--platform", default="gvisor")
     ap.add_argument("--baseline", default="native")
+    ap.add_argument("--task-step", help="a job step with no data (mrbench) to price a task JVM beyond a client JVM")
     args = ap.parse_args(argv)
     spans, jobs = read(args.campaign)
-    print(report(spans, jobs, args.platform, args.baseline))
+    print(report(spans, jobs, args.platform, args.baseline, args.task_step))
     return 0
 
 

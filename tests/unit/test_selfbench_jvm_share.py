@@ -66,7 +66,9 @@ def test_the_report_names_every_price_and_step():
 def _profile(run_id: str, step: str, maps: int, reduces: int | None, cpu: float | None = 50.0, block: int | None = 0):
     run = SimpleNamespace(run_id=run_id, platform="gvisor", block=block)
     counters = SimpleNamespace(launched_maps=maps, launched_reduces=reduces)
-    return SimpleNamespace(run=run, step=step, counters=counters, machine_cpu_s=cpu, machine_wall_s=20.0)
+    return SimpleNamespace(
+        run=run, step=step, counters=counters, machine_cpu_s=cpu, machine_wall_s=20.0, job_time_s=10.0 + maps
+    )
 
 
 def test_a_step_is_one_job_with_its_jobs_tasks_an_application_master_each_and_one_client():
@@ -84,3 +86,43 @@ def test_a_step_is_one_job_with_its_jobs_tasks_an_application_master_each_and_on
         ("mrbench", 3 * 3 + 1 + 3 + 1, 50.0),
         ("teragen", 4, 50.0),
     ]
+    # A step's job time is its jobs' summed.
+    assert sorted(j.job_time_s for j in jobs) == [12.0, 12.0 + 12.0 + 13.0]
+
+
+def _priced_job(
+    platform: str, step: str, wall: float, jvms: int, rate: float, client: float, task: float, extra: float = 0.0
+):
+    cpu = rate * wall + jvms * client + (jvms - 1) * task + extra
+    return js.Job(platform, 0, step, cpu, wall, jvms, job_time_s=cpu / 2)
+
+
+def test_the_task_price_is_what_a_no_data_step_leaves_over_its_jvms_that_are_not_its_client():
+    prices = {("native", 0): js.Prices(0.1, 1.5), ("gvisor", 0): js.Prices(0.3, 5.0)}
+    jobs = [
+        _priced_job("native", "mrbench", 45.0, 13, 0.1, 1.5, 4.0),
+        _priced_job("gvisor", "mrbench", 170.0, 13, 0.3, 5.0, 15.0),
+        _priced_job("gvisor", "terasort", 40.0, 6, 0.3, 5.0, 15.0),  # not the task step
+    ]
+    tasks = js.task_prices(jobs, prices, "mrbench")
+    assert tasks == {("native", 0): pytest.approx(4.0), ("gvisor", 0): pytest.approx(15.0)}
+
+
+def test_a_step_made_of_the_three_prices_is_predicted_exactly_and_one_with_more_work_is_under_predicted():
+    prices = {("native", 0): js.Prices(0.1, 1.5), ("gvisor", 0): js.Prices(0.3, 5.0)}
+    tasks = {("native", 0): 4.0, ("gvisor", 0): 15.0}
+    jobs = [
+        _priced_job("native", "terasort", 15.0, 6, 0.1, 1.5, 4.0, extra=5.0),  # 5 s of its own work natively
+        _priced_job("gvisor", "terasort", 45.0, 6, 0.3, 5.0, 15.0, extra=5.0),  # the same 5 s on gVisor
+        _priced_job("native", "teragen", 10.0, 4, 0.1, 1.5, 4.0, extra=2.0),
+        _priced_job("gvisor", "teragen", 30.0, 4, 0.3, 5.0, 15.0, extra=8.0),  # its work costs gVisor 6 s more
+    ]
+    got = {p.step: p for p in js.predictions(jobs, prices, tasks, "gvisor")}
+    ts = got["terasort"]
+    assert ts.predicted_ratio == pytest.approx(ts.measured_ratio) and ts.error == pytest.approx(0.0)
+    assert ts.job_time_ratio == pytest.approx(ts.measured_ratio)  # the synthetic job time is CPU / 2
+    tg = got["teragen"]
+    native_cpu = 0.1 * 10 + 4 * 1.5 + 3 * 4.0 + 2.0
+    assert tg.measured_ratio - tg.predicted_ratio == pytest.approx(6.0 / native_cpu)
+    # Without a task price for a block, nothing is predicted there.
+    assert js.predictions(jobs, prices, {("gvisor", 0): 15.0}, "gvisor") == []
