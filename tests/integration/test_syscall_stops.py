@@ -147,8 +147,9 @@ def test_a_native_hosts_commands_are_stopped_at_each_system_call_and_nothing_is_
         status = _traced_daemon(host, tag)
         assert "Seccomp:\t0" in status, status  # every call stops: no filter picks some
     # Measured here: ~0.2 us a call untraced, 10-200 us traced (the wake-ups of each stop); on
-    # CI's machine 3.0 against 22.2 us.
-    assert _stopped(traced_us, untraced_us, ratio=3, floor_us=5), (untraced_us, traced_us)
+    # CI's machine 3.0 against 22.2 us; on the Intel Xeon machine of 2026-12-04 evening 0.10 against
+    # 4.9 us (a stop that cheap failed a 5-us floor). A stop is two context switches at least: 2 us.
+    assert _stopped(traced_us, untraced_us, ratio=3, floor_us=2), (untraced_us, traced_us)
     assert leftovers(params) == []
     with pytest.raises(AssertionError):
         _tracer_of_sleep(tag)  # gone with its host
