@@ -134,22 +134,40 @@ class Share:
         return (self.waiting_s + self.jvms_s) / self.extra_cpu_s if self.extra_cpu_s > 0 else math.nan
 
 
+@dataclass(frozen=True)
+class Pair:
+    """One job step in one block that both sides ran and were priced for."""
+
+    step: str
+    block: int
+    mine: Job
+    base: Job
+    mine_prices: Prices
+    base_prices: Prices
+
+
+def pairs(jobs: Iterable[Job], prices: dict[tuple[str, int], Prices], platform: str, baseline: str) -> list[Pair]:
+    """The platform's job steps beside the baseline's of the same step and block, where both
+    blocks are priced; in step and block order. Pure."""
+    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
+    out = []
+    for step, block, plat in sorted(by):
+        base = by.get((step, block, baseline))
+        pm, pb = prices.get((platform, block)), prices.get((baseline, block))
+        if plat == platform and base is not None and pm is not None and pb is not None:
+            out.append(Pair(step, block, by[(step, block, platform)], base, pm, pb))
+    return out
+
+
 def shares(
     jobs: Iterable[Job], prices: dict[tuple[str, int], Prices], platform: str, baseline: str = "native"
 ) -> list[Share]:
     """Per (step, block) both platforms ran and priced: the platform's extra machine CPU and the
     explained parts of it (the platform's explained less the baseline's). Pure."""
-    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
     out = []
-    for step, block, plat in sorted(by):
-        if plat != platform:
-            continue
-        mine, base = by[(step, block, platform)], by.get((step, block, baseline))
-        pm, pb = prices.get((platform, block)), prices.get((baseline, block))
-        if base is None or pm is None or pb is None:
-            continue
-        a, b = split(mine, pm), split(base, pb)
-        out.append(Share(step, block, a.cpu_s - b.cpu_s, a.waiting_s - b.waiting_s, a.jvms_s - b.jvms_s))
+    for pr in pairs(jobs, prices, platform, baseline):
+        a, b = split(pr.mine, pr.mine_prices), split(pr.base, pr.base_prices)
+        out.append(Share(pr.step, pr.block, a.cpu_s - b.cpu_s, a.waiting_s - b.waiting_s, a.jvms_s - b.jvms_s))
     return out
 
 
@@ -238,18 +256,15 @@ def predictions(
     baseline: str = "native",
 ) -> list[Prediction]:
     """Per (step, block) both sides ran and were priced (task price included). Pure."""
-    by = {(j.step, j.block, j.platform): j for j in jobs}
     out = []
-    for step, block, plat in sorted(by):
-        if plat != platform or (baseline, block) not in tasks or (platform, block) not in tasks:
+    for pr in pairs(jobs, prices, platform, baseline):
+        tm, tb = tasks.get((platform, pr.block)), tasks.get((baseline, pr.block))
+        if tm is None or tb is None or pr.base.cpu_s <= 0:
             continue
-        mine, base = by[(step, block, platform)], by.get((step, block, baseline))
-        pm, pb = prices.get((platform, block)), prices.get((baseline, block))
-        if base is None or pm is None or pb is None or base.cpu_s <= 0:
-            continue
-        diff = predicted_cpu_s(mine, pm, tasks[(platform, block)]) - predicted_cpu_s(base, pb, tasks[(baseline, block)])
+        mine, base = pr.mine, pr.base
+        diff = predicted_cpu_s(mine, pr.mine_prices, tm) - predicted_cpu_s(base, pr.base_prices, tb)
         jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
-        out.append(Prediction(step, block, (base.cpu_s + diff) / base.cpu_s, mine.cpu_s / base.cpu_s, jt))
+        out.append(Prediction(pr.step, pr.block, (base.cpu_s + diff) / base.cpu_s, mine.cpu_s / base.cpu_s, jt))
     return out
 
 
