@@ -59,6 +59,10 @@ MACHINE_WALL_FIELD = "machine_wall_s"
 #: Of those, the CPU-seconds the local testbed's gVisor Sentries spent (their own processes: the
 #: system calls and faults they serve, not the guest's code); stamped only where a gVisor host ran.
 SENTRY_CPU_FIELD = "sentry_cpu_s"
+#: Of the machine's busy CPU-seconds, those its kernel spent (system, irq and softirq time): on
+#: native hosts, the part of a job's work a platform that serves calls and faults its own way
+#: (gVisor's Sentry, a VM's hypervisor) prices apart from the user code the JVMs run.
+MACHINE_KERNEL_FIELD = "machine_kernel_cpu_s"
 
 
 def aa_label(platform: str) -> str:

@@ -23,11 +23,13 @@ from vbench.monitor.machine_cpu import (
     busy_between,
     busy_ticks,
     is_sentry,
+    kernel_ticks,
     mark,
     start_time,
 )
 from vbench.samples import (
     MACHINE_CPU_FIELD as CPU_FIELD,
+    MACHINE_KERNEL_FIELD as KERNEL_FIELD,
     MACHINE_WALL_FIELD as WALL_FIELD,
     SENTRY_CPU_FIELD as SENTRY_FIELD,
 )
@@ -45,10 +47,17 @@ def test_busy_ticks_leave_out_idle_iowait_and_steal():
 
 def test_a_run_s_stamp_is_its_cpu_seconds_and_wall_seconds():
     assert busy_between(Mark(1000, 10.0), Mark(1450, 13.0), hz=100) == {CPU_FIELD: 4.5, WALL_FIELD: 3.0}
-    lines, times = iter([LINE, LINE.replace("1000", "1100")]), iter([1.0, 2.0])
+    # 100 more user ticks and 30 more system ticks: 1.3 s busy, 0.3 s of it the kernel's.
+    lines, times = iter([LINE, LINE.replace("1000", "1100").replace(" 300 ", " 330 ")]), iter([1.0, 2.0])
     a = mark(lambda: next(lines), lambda: next(times))
     b = mark(lambda: next(lines), lambda: next(times))
-    assert busy_between(a, b, hz=100) == {CPU_FIELD: 1.0, WALL_FIELD: 1.0}
+    assert busy_between(a, b, hz=100) == {CPU_FIELD: 1.3, WALL_FIELD: 1.0, KERNEL_FIELD: 0.3}
+
+
+def test_the_kernels_ticks_are_system_irq_and_softirq():
+    assert kernel_ticks(LINE) == 300 + 5 + 6
+    # Marks made without it (a test's stand-in, an older reader) stamp no kernel field.
+    assert KERNEL_FIELD not in busy_between(Mark(1, 0.0, kernel=5), Mark(2, 1.0), hz=100)
 
 
 def _stat(pid: int, comm: str, utime: int, stime: int, start: int = 5) -> str:
@@ -70,7 +79,7 @@ def test_marks_with_sandboxes_stamp_the_sentries_cpu_and_marks_without_do_not():
     read["sentries"] = lambda rels: 100 * len(rels) + 250
     b = mark(lambda: next(lines), iter([2.0]).__next__, **read)
     assert (a.sentry, b.sentry) == (200, 450)
-    assert busy_between(a, b, hz=100) == {CPU_FIELD: 9.0, WALL_FIELD: 1.0, SENTRY_FIELD: 2.5}
+    assert busy_between(a, b, hz=100) == {CPU_FIELD: 9.0, WALL_FIELD: 1.0, SENTRY_FIELD: 2.5, KERNEL_FIELD: 0.0}
     # No gVisor host: the Sentries are not read at all, and the stamp has no such field.
     plain = mark(lambda: LINE, lambda: 3.0, sentries=lambda rels: pytest.fail("read without a sandbox"))
     assert plain.sentry is None and SENTRY_FIELD not in busy_between(plain, plain, hz=100)

@@ -11,6 +11,9 @@ just after each micro-benchmark's command, and stamps each sample with the two s
 `machine_cpu_s` (CPU-seconds the machine spent, every process's, the host's own and its
 sandbox's or tracer's included) and `machine_wall_s`. Their ratio is the CPUs the run kept busy
 on average; a cost times it is the CPU a run's operation cost the machine (`cpu_weighted`).
+Beside them, `machine_kernel_cpu_s`: the part of the busy CPU the kernel spent (system, irq,
+softirq). On native hosts that splits a job's CPU into its JVMs' own code, which a sandbox runs at
+native speed, and the calls and faults a sandbox serves its own way (issue #53).
 
 Each Hadoop step is read the same way (vbench.benchmarks.hadoop.execute). Where the testbed has
 gVisor hosts, each mark also sums the CPU ticks of their Sentries (the `runsc-sandbox` process
@@ -32,12 +35,14 @@ from typing import Callable, Sequence
 
 from vbench.monitor.machine import USER_HZ, parse_pid_stat
 from vbench.monitor.sampler import parse_cpu_line
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_KERNEL_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
 from vbench.testbed.limits import CGROUP_ROOT
 
 #: Time the machine did not spend working for anything: idle, waiting on I/O, or taken by the
 #: hypervisor for another guest (steal). Everything else (user, nice, system, irq, softirq) is busy.
 _NOT_BUSY = ("idle", "iowait", "steal")
+#: Of the busy time, the kernel's.
+_KERNEL = ("system", "irq", "softirq")
 
 
 def busy_ticks(cpu_line: str) -> int:
@@ -46,14 +51,22 @@ def busy_ticks(cpu_line: str) -> int:
     return sum(v for k, v in fields.items() if k not in _NOT_BUSY)
 
 
+def kernel_ticks(cpu_line: str) -> int:
+    """The ticks (all CPUs) the kernel spent, of an aggregate /proc/stat cpu line. Pure."""
+    fields = parse_cpu_line(cpu_line)
+    return sum(fields.get(k, 0) for k in _KERNEL)
+
+
 @dataclass(frozen=True)
 class Mark:
     """The machine's busy ticks at one moment, and when (monotonic seconds); with gVisor hosts, the
-    ticks of their Sentries (None: not read, or no gVisor host)."""
+    ticks of their Sentries (None: not read, or no gVisor host); the kernel's part of the busy
+    ticks (None: not read)."""
 
     busy: int
     at: float
     sentry: int | None = None
+    kernel: int | None = None
 
 
 #: Reads the machine's busy CPU now (`mark`, or a test's stand-in).
@@ -62,13 +75,15 @@ Marker = Callable[[], Mark]
 
 def busy_between(before: Mark, after: Mark, hz: int = USER_HZ) -> dict[str, float]:
     """The stamp of a run between two marks: CPU-seconds spent and wall seconds, and the Sentries'
-    CPU-seconds where both marks read them. Pure."""
+    and the kernel's CPU-seconds where both marks read them. Pure."""
     out = {
         MACHINE_CPU_FIELD: round(max(0, after.busy - before.busy) / hz, 3),
         MACHINE_WALL_FIELD: round(max(0.0, after.at - before.at), 3),
     }
     if before.sentry is not None and after.sentry is not None:
         out[SENTRY_CPU_FIELD] = round(max(0, after.sentry - before.sentry) / hz, 3)
+    if before.kernel is not None and after.kernel is not None:
+        out[MACHINE_KERNEL_FIELD] = round(max(0, after.kernel - before.kernel) / hz, 3)
     return out
 
 
@@ -143,4 +158,5 @@ def mark(
     """Now's mark of this machine; with `sandboxes` (the cgroups of its gVisor hosts), their
     Sentries' ticks too, read by `sentries` (a SentryReader kept across marks finds them once)."""
     sentry = (sentries or SentryReader())(sandboxes) if sandboxes else None
-    return Mark(busy_ticks(read()), clock(), sentry)
+    line = read()
+    return Mark(busy_ticks(line), clock(), sentry, kernel_ticks(line))

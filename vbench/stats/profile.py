@@ -34,7 +34,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from vbench.hadoop.history import COUNTERS
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_KERNEL_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.keys import natural_key
 
@@ -91,6 +91,8 @@ MACHINE_FIELDS: dict[str, str] = {
     "machine_wall_s": MACHINE_WALL_FIELD,
     # Of the machine's CPU, its gVisor Sentries' (None where no gVisor host ran).
     "sentry_cpu_s": SENTRY_CPU_FIELD,
+    # Of the machine's CPU, its kernel's (system, irq, softirq; None in campaigns older than it).
+    "machine_kernel_cpu_s": MACHINE_KERNEL_FIELD,
 }
 
 DEFAULT_BASELINE = "native"
@@ -179,6 +181,7 @@ class JobProfile:
     machine_cpu_s: float | None = None
     machine_wall_s: float | None = None
     sentry_cpu_s: float | None = None
+    machine_kernel_cpu_s: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
