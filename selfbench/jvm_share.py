@@ -25,10 +25,17 @@ all three, and the platform's machine-CPU ratio to the baseline's as (the baseli
 the platform's predicted - the baseline's predicted) / the baseline's measured, beside the measured
 ratio and YARN's job-time ratio (costs-jvm-predict-gvisor's rule).
 
+With a `jvmstart` calibration in the same blocks (costs-jvm-suite-gvisor's rule 2), each job step
+is also predicted without the platform's Hadoop: the platform's three prices are the baseline's
+times r, the ratio of the two platforms' machine CPU per JVM start (`jvmstart`'s time per start
+times its run's busy CPUs), the JVMs are the baseline job's, and the job's wall time grows as its
+machine CPU does (`calibrated_ratio`).
+
 Reads a committed campaign; runs nothing.
 
     cd <repository> && python -m selfbench.jvm_share data/raw/costs-jvm-share-gvisor [--platform gvisor]
     cd <repository> && python -m selfbench.jvm_share data/raw/costs-jvm-predict-gvisor --task-step mrbench
+    cd <repository> && python -m selfbench.jvm_share data/raw/costs-jvm-suite-gvisor --task-step mrbench
 """
 
 from __future__ import annotations
@@ -41,13 +48,16 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from vbench.benchmarks.hadoop import clientjvm
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_WALL_FIELD
+from vbench.benchmarks.micro import jvmstart
+from vbench.samples import MACHINE_CPU_FIELD, MACHINE_KERNEL_FIELD, MACHINE_WALL_FIELD
 from vbench.stats.campaign import load_campaign
 from vbench.stats.profile import JobProfile, job_profiles
 
 #: The JVMs a step starts besides its jobs' task attempts: one ApplicationMaster per job, and the one
 #: client that submits them all (MRBench's step submits several jobs from one client).
 CLIENTS_PER_STEP = 1
+#: jvmstart's metric: ms from a JVM's start to its exit.
+START_METRIC = "jvm_start_ms"
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,8 @@ class Span:
     step: str
     cpu_s: float
     wall_s: float
+    #: Of cpu_s, the kernel's (None: not read).
+    kernel_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,8 @@ class Job:
     jvms: int
     #: YARN's time of its jobs, summed (None: a job's missing).
     job_time_s: float | None = None
+    #: Of cpu_s, the kernel's (None: not read).
+    kernel_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -187,16 +201,37 @@ def jobs_of(profiles: Iterable[JobProfile]) -> list[Job]:
         times = [p.job_time_s for p in ps]
         job_time = sum(times) if all(t is not None for t in times) else None
         out.append(
-            Job(first.run.platform, first.run.block, step, first.machine_cpu_s, first.machine_wall_s, jvms, job_time)
+            Job(
+                first.run.platform,
+                first.run.block,
+                step,
+                first.machine_cpu_s,
+                first.machine_wall_s,
+                jvms,
+                job_time,
+                first.machine_kernel_cpu_s,
+            )
         )
     return out
 
 
-def read(path: Path) -> tuple[list[Span], list[Job]]:
-    """The clientjvm spans and the priced jobs of a campaign directory."""
+def _kernel(row) -> float | None:
+    """A sample row's kernel CPU-seconds; None where the campaign predates them."""
+    v = row.get(MACHINE_KERNEL_FIELD)
+    return None if v is None or v != v else float(v)
+
+
+def read(path: Path) -> tuple[list[Span], list[Job], dict[tuple[str, int], StartCost]]:
+    """The clientjvm spans, the priced jobs and the machine CPU per JVM start (`start_cpu_of`; empty
+    without a jvmstart calibration) of a campaign directory."""
     camp = load_campaign(path)
     s = camp.samples
-    rows = s[(s["benchmark"] == clientjvm.NAME) & s[MACHINE_CPU_FIELD].notna()] if MACHINE_CPU_FIELD in s else s[:0]
+    if MACHINE_CPU_FIELD not in s:
+        s = s[:0].assign(**{MACHINE_CPU_FIELD: [], MACHINE_WALL_FIELD: []})
+    timed = s[s[MACHINE_CPU_FIELD].notna()]
+    if "warmup" in timed:
+        timed = timed[timed["warmup"].fillna(False) != True]  # noqa: E712 (a column of objects)
+    rows = timed[timed["benchmark"] == clientjvm.NAME]
     spans = [
         Span(
             str(r["platform"]),
@@ -204,11 +239,23 @@ def read(path: Path) -> tuple[list[Span], list[Job]]:
             str(r["step"]),
             float(r[MACHINE_CPU_FIELD]),
             float(r[MACHINE_WALL_FIELD]),
+            _kernel(r),
         )
         for _, r in rows.iterrows()
     ]
-    jobs = jobs_of(job_profiles(camp))
-    return spans, jobs
+    starts = timed[(timed["benchmark"] == jvmstart.NAME) & (timed["metric"] == START_METRIC)]
+    start_cpu = start_cpu_of(
+        (
+            str(r["platform"]),
+            int(r["block"]),
+            float(r["value"]),
+            float(r[MACHINE_CPU_FIELD]),
+            float(r[MACHINE_WALL_FIELD]),
+            _kernel(r),
+        )
+        for _, r in starts.iterrows()
+    )
+    return spans, jobs_of(job_profiles(camp)), start_cpu
 
 
 def task_prices(jobs: Iterable[Job], prices: dict[tuple[str, int], Prices], step: str) -> dict[tuple[str, int], float]:
@@ -268,8 +315,109 @@ def predictions(
     return out
 
 
+@dataclass(frozen=True)
+class StartCost:
+    """A platform's machine CPU per JVM start in one block, and the kernel's part of it (None: not
+    read)."""
+
+    cpu_s: float
+    kernel_s: float | None = None
+
+
+def start_cpu_of(
+    rows: Iterable[tuple[str, int, float, float, float, float | None]],
+) -> dict[tuple[str, int], StartCost]:
+    """Machine CPU-seconds per JVM start per (platform, block), from jvmstart's samples given as
+    (platform, block, ms per start, the run's machine CPU s, its wall s, its kernel CPU s or None):
+    ms x the run's busy CPUs (and x its busy kernel CPUs), the median over the block's samples. A
+    sample without a wall time is left out; the kernel's part only where every sample has it. Pure."""
+    groups: dict[tuple[str, int], list[tuple[float, float | None]]] = {}
+    for platform, block, ms, cpu_s, wall_s, kernel_s in rows:
+        if wall_s > 0:
+            per = ms / 1000 / wall_s
+            groups.setdefault((platform, block), []).append((per * cpu_s, None if kernel_s is None else per * kernel_s))
+    out = {}
+    for key, v in groups.items():
+        kernels = [k for _, k in v]
+        kernel = statistics.median(kernels) if all(k is not None for k in kernels) else None
+        out[key] = StartCost(statistics.median(c for c, _ in v), kernel)
+    return out
+
+
+def calibrated_ratio(base: Job, prices: Prices, task_price_s: float, r: float) -> float | None:
+    """The platform's machine-CPU ratio to the baseline's on `base`'s step, predicted from the
+    baseline's job and prices alone and r, the platform's machine CPU per JVM start over the
+    baseline's: the JVMs' part of the baseline's CPU (at the client's and the task's prices) times r,
+    what the prices leave of it (the job's own work) unchanged, and the waiting cluster's rate
+    times r over a wall time that grows as the machine CPU does (a CPU-bound machine):
+    cpu = (left + r x JVMs' part) / (1 - r x rate x wall / cpu_baseline). None where that
+    denominator is not positive (the waiting alone would outgrow the machine) or the baseline spent
+    no CPU. Pure."""
+    if base.cpu_s <= 0:
+        return None
+    jvms_part = base.jvms * prices.jvm_cpu_s + (base.jvms - CLIENTS_PER_STEP) * task_price_s
+    left = base.cpu_s - prices.idle_cpus * base.wall_s - jvms_part
+    denominator = 1 - r * prices.idle_cpus * base.wall_s / base.cpu_s
+    if denominator <= 0:
+        return None
+    return (left + r * jvms_part) / denominator / base.cpu_s
+
+
+@dataclass(frozen=True)
+class CalibratedPrediction:
+    """One job step in one block: the machine-CPU ratio predicted from the baseline and r alone,
+    beside the measured machine-CPU and YARN job-time ratios."""
+
+    step: str
+    block: int
+    r: float
+    predicted_ratio: float
+    measured_ratio: float
+    job_time_ratio: float | None
+
+    @property
+    def error(self) -> float:
+        """Predicted over measured, less 1."""
+        return self.predicted_ratio / self.measured_ratio - 1
+
+
+def calibrated_predictions(
+    jobs: Iterable[Job],
+    prices: dict[tuple[str, int], Prices],
+    tasks: dict[tuple[str, int], float],
+    starts: dict[tuple[str, int], StartCost],
+    platform: str,
+    baseline: str = "native",
+) -> list[CalibratedPrediction]:
+    """Per (step, block) both sides ran, the baseline priced (task price included) and both
+    calibrated: the platform's prices and JVMs are not read, only its measured ratios to compare
+    with. Pure."""
+    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
+    out = []
+    for step, block, plat in sorted(by):
+        if plat != platform:
+            continue
+        base, mine = by.get((step, block, baseline)), by[(step, block, plat)]
+        pb, tb = prices.get((baseline, block)), tasks.get((baseline, block))
+        sm, sb = starts.get((platform, block)), starts.get((baseline, block))
+        if base is None or pb is None or tb is None or not sm or not sb:
+            continue
+        r = sm.cpu_s / sb.cpu_s
+        got = calibrated_ratio(base, pb, tb, r)
+        if got is None:
+            continue
+        jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
+        out.append(CalibratedPrediction(step, block, r, got, mine.cpu_s / base.cpu_s, jt))
+    return out
+
+
 def report(
-    spans: Sequence[Span], jobs: Sequence[Job], platform: str, baseline: str = "native", task_step: str | None = None
+    spans: Sequence[Span],
+    jobs: Sequence[Job],
+    platform: str,
+    baseline: str = "native",
+    task_step: str | None = None,
+    starts: dict[tuple[str, int], StartCost] | None = None,
 ) -> str:
     """The prices per block, each step's explained fraction per platform, and the shares. Pure."""
     prices = prices_of(spans)
@@ -322,7 +470,52 @@ def report(
             lines.append(
                 f"  {pr.step:<14}{pr.block:>5}{pr.predicted_ratio:>11.2f}{pr.measured_ratio:>10.2f}{pr.error:>+8.1%}{jt:>8}"
             )
+        if starts:
+            lines += calibrated_lines(jobs, prices, tasks, starts, platform, baseline)
     return "\n".join(lines)
+
+
+def calibrated_lines(
+    jobs: Sequence[Job],
+    prices: dict[tuple[str, int], Prices],
+    tasks: dict[tuple[str, int], float],
+    starts: dict[tuple[str, int], StartCost],
+    platform: str,
+    baseline: str,
+) -> list[str]:
+    """The report's part without the platform's Hadoop: r per block beside each price's own ratio,
+    and each step's calibrated prediction. Pure."""
+    lines = [
+        f"machine CPU per JVM start (jvmstart) and {platform}'s prices over {baseline}'s: block  "
+        f"{baseline} s  {platform} s  r  waiting  client JVM  task JVM"
+    ]
+    for block in sorted({b for _, b in starts}):
+        sb, sm = starts.get((baseline, block)), starts.get((platform, block))
+        if not sb or not sm:
+            continue
+        pb, pm = prices.get((baseline, block)), prices.get((platform, block))
+        tb, tm = tasks.get((baseline, block)), tasks.get((platform, block))
+        each = [
+            f"{a / b:.2f}" if a is not None and b else "-"
+            for a, b in (
+                (pm and pm.idle_cpus, pb and pb.idle_cpus),
+                (pm and pm.jvm_cpu_s, pb and pb.jvm_cpu_s),
+                (tm, tb),
+            )
+        ]
+        r = sm.cpu_s / sb.cpu_s
+        lines.append(f"  {block:>5}{sb.cpu_s:>8.3f}{sm.cpu_s:>8.3f}{r:>6.2f}  " + "  ".join(f"{e:>8}" for e in each))
+    lines.append(
+        f"{platform}'s machine-CPU ratio to {baseline} from {baseline}'s prices and r alone: step  block  r  "
+        "predicted  measured  error  job-time ratio  error"
+    )
+    for pr in calibrated_predictions(jobs, prices, tasks, starts, platform, baseline):
+        jt = f"{pr.job_time_ratio:.2f}{pr.predicted_ratio / pr.job_time_ratio - 1:>+8.1%}" if pr.job_time_ratio else "-"
+        lines.append(
+            f"  {pr.step:<14}{pr.block:>5}{pr.r:>6.2f}{pr.predicted_ratio:>11.2f}{pr.measured_ratio:>10.2f}"
+            f"{pr.error:>+8.1%}  {jt}"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,8 +525,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", default="native")
     ap.add_argument("--task-step", help="a job step with no data (mrbench) to price a task JVM beyond a client JVM")
     args = ap.parse_args(argv)
-    spans, jobs = read(args.campaign)
-    print(report(spans, jobs, args.platform, args.baseline, args.task_step))
+    spans, jobs, starts = read(args.campaign)
+    print(report(spans, jobs, args.platform, args.baseline, args.task_step, starts))
     return 0
 
 

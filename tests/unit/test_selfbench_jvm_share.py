@@ -67,7 +67,13 @@ def _profile(run_id: str, step: str, maps: int, reduces: int | None, cpu: float 
     run = SimpleNamespace(run_id=run_id, platform="gvisor", block=block)
     counters = SimpleNamespace(launched_maps=maps, launched_reduces=reduces)
     return SimpleNamespace(
-        run=run, step=step, counters=counters, machine_cpu_s=cpu, machine_wall_s=20.0, job_time_s=10.0 + maps
+        run=run,
+        step=step,
+        counters=counters,
+        machine_cpu_s=cpu,
+        machine_wall_s=20.0,
+        job_time_s=10.0 + maps,
+        machine_kernel_cpu_s=None,
     )
 
 
@@ -126,3 +132,59 @@ def test_a_step_made_of_the_three_prices_is_predicted_exactly_and_one_with_more_
     assert tg.measured_ratio - tg.predicted_ratio == pytest.approx(6.0 / native_cpu)
     # Without a task price for a block, nothing is predicted there.
     assert js.predictions(jobs, prices, {("gvisor", 0): 15.0}, "gvisor") == []
+
+
+def test_a_jvm_starts_machine_cpu_is_its_time_times_its_runs_busy_cpus_median_per_block():
+    got = js.start_cpu_of(
+        [
+            ("native", 0, 100.0, 9.0, 10.0, 3.0),  # 0.1 s x 0.9 CPUs, 0.3 of them the kernel's
+            ("native", 0, 120.0, 10.0, 10.0, 2.0),
+            ("native", 0, 110.0, 5.0, 10.0, 5.0),
+            ("gvisor", 0, 400.0, 12.0, 10.0, None),  # a kernel part not read: none for the block
+            ("gvisor", 0, 400.0, 12.0, 10.0, 1.0),
+            ("gvisor", 1, 400.0, 12.0, 0.0, 1.0),  # no wall time: left out
+        ]
+    )
+    assert got == {
+        ("native", 0): js.StartCost(pytest.approx(0.09), pytest.approx(0.03)),
+        ("gvisor", 0): js.StartCost(pytest.approx(0.48), None),
+    }
+
+
+def test_the_calibrated_ratio_scales_the_jvms_and_the_waiting_by_r_over_a_wall_time_that_grows_with_the_cpu():
+    base = js.Job("native", 0, "terasort", 30.0, 15.0, 6)
+    prices, task = js.Prices(0.1, 1.5), 2.0  # JVMs' part 6 x 1.5 + 5 x 2 = 19, waiting 1.5, left 9.5
+    assert js.calibrated_ratio(base, prices, task, 1.0) == pytest.approx(1.0)
+    got = js.calibrated_ratio(base, prices, task, 3.0)
+    cpu = got * 30.0
+    # Self-consistent: the left work, the JVMs at 3x, and 3x the waiting rate over 15 s x cpu / 30.
+    assert cpu == pytest.approx(9.5 + 3 * 19 + 3 * 0.1 * 15.0 * cpu / 30.0)
+    assert got == pytest.approx((9.5 + 57) / 0.85 / 30)
+    # Waiting that would outgrow the machine, or a baseline with no CPU: no prediction.
+    assert js.calibrated_ratio(base, prices, task, 20.0) is None
+    assert js.calibrated_ratio(js.Job("native", 0, "x", 0.0, 15.0, 6), prices, task, 3.0) is None
+
+
+def test_calibrated_predictions_read_only_the_baselines_prices_and_need_both_calibrations():
+    prices = {("native", 0): js.Prices(0.1, 1.5), ("native", 1): js.Prices(0.1, 1.5)}
+    tasks = {("native", 0): 2.0, ("native", 1): 2.0}
+    starts = {  # block 1: gVisor not calibrated
+        ("native", 0): js.StartCost(0.1),
+        ("gvisor", 0): js.StartCost(0.3),
+        ("native", 1): js.StartCost(0.1),
+    }
+    jobs = [
+        js.Job("native", 0, "terasort", 30.0, 15.0, 6, 12.0),
+        js.Job("gvisor", 0, "terasort", 80.0, 40.0, 7, 36.0),  # its own JVM count is not read
+        js.Job("native", 1, "terasort", 30.0, 15.0, 6),
+        js.Job("gvisor", 1, "terasort", 80.0, 40.0, 6),
+    ]
+    got = js.calibrated_predictions(jobs, prices, tasks, starts, "gvisor")
+    assert [(p.step, p.block) for p in got] == [("terasort", 0)]
+    p = got[0]
+    assert p.r == pytest.approx(3.0)
+    assert p.predicted_ratio == pytest.approx(js.calibrated_ratio(jobs[0], prices[("native", 0)], 2.0, 3.0))
+    assert (p.measured_ratio, p.job_time_ratio) == (pytest.approx(80 / 30), pytest.approx(3.0))
+    assert p.error == pytest.approx(p.predicted_ratio / (80 / 30) - 1)
+    text = "\n".join(js.calibrated_lines(jobs, prices, tasks, starts, "gvisor", "native"))
+    assert "3.00" in text and "terasort" in text
