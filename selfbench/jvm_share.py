@@ -160,16 +160,25 @@ class Pair:
     base_prices: Prices
 
 
+def side_by_side(jobs: Iterable[Job], platform: str, baseline: str) -> list[tuple[Job, Job]]:
+    """(the platform's job, the baseline's) of each step and block both ran, in step and block
+    order. Pure."""
+    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
+    return [
+        (by[(step, block, plat)], by[(step, block, baseline)])
+        for step, block, plat in sorted(by)
+        if plat == platform and (step, block, baseline) in by
+    ]
+
+
 def pairs(jobs: Iterable[Job], prices: dict[tuple[str, int], Prices], platform: str, baseline: str) -> list[Pair]:
     """The platform's job steps beside the baseline's of the same step and block, where both
     blocks are priced; in step and block order. Pure."""
-    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
     out = []
-    for step, block, plat in sorted(by):
-        base = by.get((step, block, baseline))
-        pm, pb = prices.get((platform, block)), prices.get((baseline, block))
-        if plat == platform and base is not None and pm is not None and pb is not None:
-            out.append(Pair(step, block, by[(step, block, platform)], base, pm, pb))
+    for mine, base in side_by_side(jobs, platform, baseline):
+        pm, pb = prices.get((platform, mine.block)), prices.get((baseline, mine.block))
+        if pm is not None and pb is not None:
+            out.append(Pair(mine.step, mine.block, mine, base, pm, pb))
     return out
 
 
@@ -288,11 +297,20 @@ class Prediction:
     predicted_ratio: float
     measured_ratio: float
     job_time_ratio: float | None
+    #: The platform's one calibrated number the prediction scaled native's by (r or f), if any.
+    scale: float | None = None
 
     @property
     def error(self) -> float:
         """Predicted over measured, less 1."""
         return self.predicted_ratio / self.measured_ratio - 1
+
+
+def prediction(mine: Job, base: Job, predicted_ratio: float, scale: float | None = None) -> Prediction:
+    """The record of a predicted ratio beside the measured machine-CPU and job-time ratios of the
+    platform's job `mine` to the baseline's `base`. Pure."""
+    jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
+    return Prediction(mine.step, mine.block, predicted_ratio, mine.cpu_s / base.cpu_s, jt, scale)
 
 
 def predictions(
@@ -310,8 +328,7 @@ def predictions(
             continue
         mine, base = pr.mine, pr.base
         diff = predicted_cpu_s(mine, pr.mine_prices, tm) - predicted_cpu_s(base, pr.base_prices, tb)
-        jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
-        out.append(Prediction(pr.step, pr.block, (base.cpu_s + diff) / base.cpu_s, mine.cpu_s / base.cpu_s, jt))
+        out.append(prediction(mine, base, (base.cpu_s + diff) / base.cpu_s))
     return out
 
 
@@ -363,24 +380,6 @@ def calibrated_ratio(base: Job, prices: Prices, task_price_s: float, r: float) -
     return (left + r * jvms_part) / denominator / base.cpu_s
 
 
-@dataclass(frozen=True)
-class CalibratedPrediction:
-    """One job step in one block: the machine-CPU ratio predicted from the baseline and r alone,
-    beside the measured machine-CPU and YARN job-time ratios."""
-
-    step: str
-    block: int
-    r: float
-    predicted_ratio: float
-    measured_ratio: float
-    job_time_ratio: float | None
-
-    @property
-    def error(self) -> float:
-        """Predicted over measured, less 1."""
-        return self.predicted_ratio / self.measured_ratio - 1
-
-
 def calibrated_predictions(
     jobs: Iterable[Job],
     prices: dict[tuple[str, int], Prices],
@@ -388,26 +387,20 @@ def calibrated_predictions(
     starts: dict[tuple[str, int], StartCost],
     platform: str,
     baseline: str = "native",
-) -> list[CalibratedPrediction]:
+) -> list[Prediction]:
     """Per (step, block) both sides ran, the baseline priced (task price included) and both
     calibrated: the platform's prices and JVMs are not read, only its measured ratios to compare
     with. Pure."""
-    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
     out = []
-    for step, block, plat in sorted(by):
-        if plat != platform:
-            continue
-        base, mine = by.get((step, block, baseline)), by[(step, block, plat)]
-        pb, tb = prices.get((baseline, block)), tasks.get((baseline, block))
-        sm, sb = starts.get((platform, block)), starts.get((baseline, block))
-        if base is None or pb is None or tb is None or not sm or not sb:
+    for mine, base in side_by_side(jobs, platform, baseline):
+        pb, tb = prices.get((baseline, base.block)), tasks.get((baseline, base.block))
+        sm, sb = starts.get((platform, base.block)), starts.get((baseline, base.block))
+        if pb is None or tb is None or not sm or not sb:
             continue
         r = sm.cpu_s / sb.cpu_s
         got = calibrated_ratio(base, pb, tb, r)
-        if got is None:
-            continue
-        jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
-        out.append(CalibratedPrediction(step, block, r, got, mine.cpu_s / base.cpu_s, jt))
+        if got is not None:
+            out.append(prediction(mine, base, got, r))
     return out
 
 
@@ -512,7 +505,7 @@ def calibrated_lines(
     for pr in calibrated_predictions(jobs, prices, tasks, starts, platform, baseline):
         jt = f"{pr.job_time_ratio:.2f}{pr.predicted_ratio / pr.job_time_ratio - 1:>+8.1%}" if pr.job_time_ratio else "-"
         lines.append(
-            f"  {pr.step:<14}{pr.block:>5}{pr.r:>6.2f}{pr.predicted_ratio:>11.2f}{pr.measured_ratio:>10.2f}"
+            f"  {pr.step:<14}{pr.block:>5}{pr.scale:>6.2f}{pr.predicted_ratio:>11.2f}{pr.measured_ratio:>10.2f}"
             f"{pr.error:>+8.1%}  {jt}"
         )
     return lines

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from selfbench.jvm_share import Job, Span, StartCost, read
+from selfbench.jvm_share import Job, Prediction, Span, StartCost, prediction, read, side_by_side
 from vbench.benchmarks.hadoop import clientjvm
 
 
@@ -91,47 +91,28 @@ def predicted_ratio(job: Job, waiting: Waiting, f: float) -> float | None:
     return scaled(own, own_kernel, f) / denominator / job.cpu_s
 
 
-@dataclass(frozen=True)
-class Row:
-    """One job step in one block: f, the predicted and measured machine-CPU ratios, YARN's job-time
-    ratio."""
-
-    step: str
-    block: int
-    f: float
-    predicted_ratio: float
-    measured_ratio: float
-    job_time_ratio: float | None
-
-    @property
-    def error(self) -> float:
-        """Predicted over measured, less 1."""
-        return self.predicted_ratio / self.measured_ratio - 1
-
-
 def rows(
     jobs: Iterable[Job],
     spans: Iterable[Span],
     starts: dict[tuple[str, int], StartCost],
     platform: str,
     baseline: str = "native",
-) -> list[Row]:
+) -> list[Prediction]:
     """Per (step, block) both sides ran, with native's waiting cluster and both calibrations. Pure."""
     waiting = waiting_of(spans)
-    by: dict[tuple[str, int, str], Job] = {(j.step, j.block, j.platform): j for j in jobs}
     out = []
-    for step, block, plat in sorted(by):
-        base = by.get((step, block, baseline))
-        w, sb, sm = waiting.get((baseline, block)), starts.get((baseline, block)), starts.get((platform, block))
-        if plat != platform or base is None or w is None or sb is None or sm is None or base.cpu_s <= 0:
+    for mine, base in side_by_side(jobs, platform, baseline):
+        w, sb, sm = (
+            waiting.get((baseline, base.block)),
+            starts.get((baseline, base.block)),
+            starts.get((platform, base.block)),
+        )
+        if w is None or sb is None or sm is None or base.cpu_s <= 0:
             continue
         f = kernel_factor(sb, sm)
         got = predicted_ratio(base, w, f) if f is not None else None
-        if got is None:
-            continue
-        mine = by[(step, block, plat)]
-        jt = mine.job_time_s / base.job_time_s if mine.job_time_s and base.job_time_s else None
-        out.append(Row(step, block, f, got, mine.cpu_s / base.cpu_s, jt))
+        if got is not None:
+            out.append(prediction(mine, base, got, f))
     return out
 
 

@@ -182,7 +182,7 @@ def test_calibrated_predictions_read_only_the_baselines_prices_and_need_both_cal
     got = js.calibrated_predictions(jobs, prices, tasks, starts, "gvisor")
     assert [(p.step, p.block) for p in got] == [("terasort", 0)]
     p = got[0]
-    assert p.r == pytest.approx(3.0)
+    assert p.scale == pytest.approx(3.0)
     assert p.predicted_ratio == pytest.approx(js.calibrated_ratio(jobs[0], prices[("native", 0)], 2.0, 3.0))
     assert (p.measured_ratio, p.job_time_ratio) == (pytest.approx(80 / 30), pytest.approx(3.0))
     assert p.error == pytest.approx(p.predicted_ratio / (80 / 30) - 1)

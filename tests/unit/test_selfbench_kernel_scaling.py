@@ -55,7 +55,7 @@ def test_rows_read_natives_steps_and_the_platforms_only_to_compare():
     got = ks.rows(jobs, spans, starts, "gvisor")
     assert [(r.step, r.block) for r in got] == [("terasort", 0)]
     r = got[0]
-    assert (r.f, r.predicted_ratio, r.measured_ratio) == (pytest.approx(7.0), pytest.approx(3.25), 3.0)
+    assert (r.scale, r.predicted_ratio, r.measured_ratio) == (pytest.approx(7.0), pytest.approx(3.25), 3.0)
     assert r.job_time_ratio == pytest.approx(40 / 12) and r.error == pytest.approx(3.25 / 3 - 1)
     clients = ks.client_prices(spans)
     assert clients[("native", 0)] == js.StartCost(pytest.approx(1.6), pytest.approx(0.6))
