@@ -79,6 +79,9 @@ class Prices:
 
     idle_cpus: float
     jvm_cpu_s: float
+    #: The kernel's parts of the two (None: a step's kernel CPU not read).
+    idle_kernel_cpus: float | None = None
+    jvm_kernel_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ class Split:
 
 def prices_of(spans: Iterable[Span]) -> dict[tuple[str, int], Prices]:
     """Each (platform, block)'s prices from its clientjvm steps; one without its idle step or a JVM
-    step is left out. Pure."""
+    step is left out. The kernel's parts are priced the same way where every step read it. Pure."""
     groups: dict[tuple[str, int], list[Span]] = {}
     for s in spans:
         groups.setdefault((s.platform, s.block), []).append(s)
@@ -123,7 +126,12 @@ def prices_of(spans: Iterable[Span]) -> dict[tuple[str, int], Prices]:
         if not idle or not jvms:
             continue
         rate = sum(s.cpu_s for s in idle) / sum(s.wall_s for s in idle)
-        out[key] = Prices(rate, statistics.median(s.cpu_s - rate * s.wall_s for s in jvms))
+        prices = Prices(rate, statistics.median(s.cpu_s - rate * s.wall_s for s in jvms))
+        if all(s.kernel_s is not None for s in idle + jvms):
+            k_rate = sum(s.kernel_s for s in idle) / sum(s.wall_s for s in idle)
+            k_jvm = statistics.median(s.kernel_s - k_rate * s.wall_s for s in jvms)
+            prices = Prices(prices.idle_cpus, prices.jvm_cpu_s, k_rate, k_jvm)
+        out[key] = prices
     return out
 
 
@@ -370,14 +378,23 @@ def calibrated_ratio(base: Job, prices: Prices, task_price_s: float, r: float) -
     cpu = (left + r x JVMs' part) / (1 - r x rate x wall / cpu_baseline). None where that
     denominator is not positive (the waiting alone would outgrow the machine) or the baseline spent
     no CPU. Pure."""
-    if base.cpu_s <= 0:
-        return None
     jvms_part = base.jvms * prices.jvm_cpu_s + (base.jvms - CLIENTS_PER_STEP) * task_price_s
     left = base.cpu_s - prices.idle_cpus * base.wall_s - jvms_part
-    denominator = 1 - r * prices.idle_cpus * base.wall_s / base.cpu_s
+    return grown_ratio(base, left + r * jvms_part, r * prices.idle_cpus)
+
+
+def grown_ratio(base: Job, own_cpu_s: float, waiting_cpus: float) -> float | None:
+    """The platform's machine-CPU ratio to the baseline's job `base` when the platform spends
+    `own_cpu_s` on the job's own work and its waiting cluster keeps `waiting_cpus` busy over a wall
+    time that grows as the machine CPU does (a CPU-bound machine): cpu = own / (1 - waiting x the
+    baseline's wall / its CPU). None where that denominator is not positive (the waiting alone would
+    outgrow the machine) or the baseline spent no CPU. Pure."""
+    if base.cpu_s <= 0:
+        return None
+    denominator = 1 - waiting_cpus * base.wall_s / base.cpu_s
     if denominator <= 0:
         return None
-    return (left + r * jvms_part) / denominator / base.cpu_s
+    return own_cpu_s / denominator / base.cpu_s
 
 
 def calibrated_predictions(

@@ -31,13 +31,21 @@ Reads a committed campaign; runs nothing.
 from __future__ import annotations
 
 import argparse
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from selfbench.jvm_share import Job, Prediction, Span, StartCost, prediction, read, side_by_side
-from vbench.benchmarks.hadoop import clientjvm
+from selfbench.jvm_share import (
+    Job,
+    Prediction,
+    Span,
+    StartCost,
+    grown_ratio,
+    prediction,
+    prices_of,
+    read,
+    side_by_side,
+)
 
 
 @dataclass(frozen=True)
@@ -63,16 +71,11 @@ def scaled(cpu_s: float, kernel_s: float, f: float) -> float:
 
 
 def waiting_of(spans: Iterable[Span]) -> dict[tuple[str, int], Waiting]:
-    """Each (platform, block)'s waiting cluster from its clientjvm idle steps with a kernel part. Pure."""
-    groups: dict[tuple[str, int], list[Span]] = {}
-    for s in spans:
-        if s.step == clientjvm.IDLE_STEP and s.wall_s > 0 and s.kernel_s is not None:
-            groups.setdefault((s.platform, s.block), []).append(s)
+    """Each (platform, block)'s waiting cluster, from its clientjvm prices with a kernel part. Pure."""
     return {
-        key: Waiting(
-            sum(s.cpu_s for s in v) / sum(s.wall_s for s in v), sum(s.kernel_s for s in v) / sum(s.wall_s for s in v)
-        )
-        for key, v in groups.items()
+        key: Waiting(p.idle_cpus, p.idle_kernel_cpus)
+        for key, p in prices_of(spans).items()
+        if p.idle_kernel_cpus is not None
     }
 
 
@@ -80,15 +83,11 @@ def predicted_ratio(job: Job, waiting: Waiting, f: float) -> float | None:
     """The platform's machine-CPU ratio to native's on `job` (native's step, with its kernel part),
     by the module's rule. None where the job has no kernel part or spent no CPU, or the waiting
     would outgrow the machine. Pure."""
-    if job.kernel_s is None or job.cpu_s <= 0:
+    if job.kernel_s is None:
         return None
     own = job.cpu_s - waiting.cpus * job.wall_s
     own_kernel = job.kernel_s - waiting.kernel_cpus * job.wall_s
-    rate = scaled(waiting.cpus, waiting.kernel_cpus, f)
-    denominator = 1 - rate * job.wall_s / job.cpu_s
-    if denominator <= 0:
-        return None
-    return scaled(own, own_kernel, f) / denominator / job.cpu_s
+    return grown_ratio(job, scaled(own, own_kernel, f), scaled(waiting.cpus, waiting.kernel_cpus, f))
 
 
 def rows(
@@ -107,7 +106,7 @@ def rows(
             starts.get((baseline, base.block)),
             starts.get((platform, base.block)),
         )
-        if w is None or sb is None or sm is None or base.cpu_s <= 0:
+        if w is None or sb is None or sm is None:
             continue
         f = kernel_factor(sb, sm)
         got = predicted_ratio(base, w, f) if f is not None else None
@@ -117,18 +116,11 @@ def rows(
 
 
 def client_prices(spans: Iterable[Span]) -> dict[tuple[str, int], StartCost]:
-    """Each (platform, block)'s client JVM own CPU: the median over its jvmN steps of the CPU less
-    the waiting cluster's over the step's wall, and the kernel's part of it the same way. Pure."""
-    spans = list(spans)
-    out = {}
-    for (plat, block), w in waiting_of(spans).items():
-        jvms = [s for s in spans if (s.platform, s.block) == (plat, block) and s.step != clientjvm.IDLE_STEP]
-        if jvms and all(s.kernel_s is not None for s in jvms):
-            out[(plat, block)] = StartCost(
-                statistics.median(s.cpu_s - w.cpus * s.wall_s for s in jvms),
-                statistics.median(s.kernel_s - w.kernel_cpus * s.wall_s for s in jvms),
-            )
-    return out
+    """Each (platform, block)'s client JVM own CPU and the kernel's part of it, from its clientjvm
+    prices with a kernel part. Pure."""
+    return {
+        key: StartCost(p.jvm_cpu_s, p.jvm_kernel_s) for key, p in prices_of(spans).items() if p.jvm_kernel_s is not None
+    }
 
 
 def report(

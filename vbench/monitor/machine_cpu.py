@@ -45,16 +45,22 @@ _NOT_BUSY = ("idle", "iowait", "steal")
 _KERNEL = ("system", "irq", "softirq")
 
 
+def _busy(fields: dict[str, int]) -> int:
+    return sum(v for k, v in fields.items() if k not in _NOT_BUSY)
+
+
+def _kernel(fields: dict[str, int]) -> int:
+    return sum(fields.get(k, 0) for k in _KERNEL)
+
+
 def busy_ticks(cpu_line: str) -> int:
     """The busy ticks (all CPUs) of an aggregate /proc/stat cpu line. Pure."""
-    fields = parse_cpu_line(cpu_line)
-    return sum(v for k, v in fields.items() if k not in _NOT_BUSY)
+    return _busy(parse_cpu_line(cpu_line))
 
 
 def kernel_ticks(cpu_line: str) -> int:
     """The ticks (all CPUs) the kernel spent, of an aggregate /proc/stat cpu line. Pure."""
-    fields = parse_cpu_line(cpu_line)
-    return sum(fields.get(k, 0) for k in _KERNEL)
+    return _kernel(parse_cpu_line(cpu_line))
 
 
 @dataclass(frozen=True)
@@ -158,5 +164,5 @@ def mark(
     """Now's mark of this machine; with `sandboxes` (the cgroups of its gVisor hosts), their
     Sentries' ticks too, read by `sentries` (a SentryReader kept across marks finds them once)."""
     sentry = (sentries or SentryReader())(sandboxes) if sandboxes else None
-    line = read()
-    return Mark(busy_ticks(line), clock(), sentry, kernel_ticks(line))
+    fields = parse_cpu_line(read())
+    return Mark(_busy(fields), clock(), sentry, _kernel(fields))
