@@ -63,6 +63,12 @@ SENTRY_CPU_FIELD = "sentry_cpu_s"
 #: native hosts, the part of a job's work a platform that serves calls and faults its own way
 #: (gVisor's Sentry, a VM's hypervisor) prices apart from the user code the JVMs run.
 MACHINE_KERNEL_FIELD = "machine_kernel_cpu_s"
+#: The machine's kernel entries over the same span, counts (vbench.monitor.kernel_entries): page
+#: faults and context switches always, system calls where the design counts them
+#: (`count_syscalls`). What a platform that serves each entry itself (gVisor's Sentry) is priced by.
+MACHINE_FAULTS_FIELD = "machine_faults"
+MACHINE_SWITCHES_FIELD = "machine_switches"
+MACHINE_SYSCALLS_FIELD = "machine_syscalls"
 
 
 def aa_label(platform: str) -> str:

@@ -28,6 +28,7 @@ def test_new_fields_at_their_defaults_leave_the_design_hash_alone():
         "compare",
         "baseline",
         "monitor_interval_s",
+        "count_syscalls",
         "rounds",
         "interleave",
         "condition",

@@ -29,7 +29,10 @@ from vbench.monitor.machine_cpu import (
 )
 from vbench.samples import (
     MACHINE_CPU_FIELD as CPU_FIELD,
+    MACHINE_FAULTS_FIELD as FAULTS_FIELD,
     MACHINE_KERNEL_FIELD as KERNEL_FIELD,
+    MACHINE_SWITCHES_FIELD as SWITCHES_FIELD,
+    MACHINE_SYSCALLS_FIELD as SYSCALLS_FIELD,
     MACHINE_WALL_FIELD as WALL_FIELD,
     SENTRY_CPU_FIELD as SENTRY_FIELD,
 )
@@ -37,6 +40,9 @@ from vbench.stats import cost_model as cm
 
 #: user nice system idle iowait irq softirq steal guest guest_nice
 LINE = "cpu  1000 20 300 5000 40 5 6 70 0 0\n"
+#: The rest of a /proc/stat, and a /proc/vmstat, as far as a mark reads them.
+CTXT = "cpu0 500 10 150 2500 20 2 3 35 0 0\nintr 12345 0 1\nctxt 777000\nbtime 1700000000\nprocesses 4242\n"
+VMSTAT = "nr_free_pages 123\npgfault 9000\npgmajfault 12\n"
 
 
 def test_busy_ticks_leave_out_idle_iowait_and_steal():
@@ -49,15 +55,39 @@ def test_a_run_s_stamp_is_its_cpu_seconds_and_wall_seconds():
     assert busy_between(Mark(1000, 10.0), Mark(1450, 13.0), hz=100) == {CPU_FIELD: 4.5, WALL_FIELD: 3.0}
     # 100 more user ticks and 30 more system ticks: 1.3 s busy, 0.3 s of it the kernel's.
     lines, times = iter([LINE, LINE.replace("1000", "1100").replace(" 300 ", " 330 ")]), iter([1.0, 2.0])
-    a = mark(lambda: next(lines), lambda: next(times))
-    b = mark(lambda: next(lines), lambda: next(times))
-    assert busy_between(a, b, hz=100) == {CPU_FIELD: 1.3, WALL_FIELD: 1.0, KERNEL_FIELD: 0.3}
+    a = mark(lambda: next(lines) + CTXT, lambda: next(times), read_vm=lambda: VMSTAT)
+    b = mark(lambda: next(lines) + CTXT, lambda: next(times), read_vm=lambda: VMSTAT)
+    assert busy_between(a, b, hz=100) == {
+        CPU_FIELD: 1.3,
+        WALL_FIELD: 1.0,
+        KERNEL_FIELD: 0.3,
+        FAULTS_FIELD: 0,
+        SWITCHES_FIELD: 0,
+    }
 
 
 def test_the_kernels_ticks_are_system_irq_and_softirq():
     assert kernel_ticks(LINE) == 300 + 5 + 6
     # Marks made without it (a test's stand-in, an older reader) stamp no kernel field.
     assert KERNEL_FIELD not in busy_between(Mark(1, 0.0, kernel=5), Mark(2, 1.0), hz=100)
+
+
+def test_a_marks_kernel_entries_are_the_machines_faults_switches_and_counted_calls():
+    stats = iter([LINE + CTXT, LINE + CTXT.replace("777000", "780500")])
+    vms = iter([VMSTAT, VMSTAT.replace("9000", "9420")])
+    calls = iter([10_000, 31_000])
+    a, b = (
+        mark(lambda: next(stats), lambda: 1.0, read_vm=lambda: next(vms), syscalls=lambda: next(calls)) for _ in "ab"
+    )
+    assert (a.faults, a.switches, a.syscalls) == (9000, 777000, 10_000)
+    stamp = busy_between(a, b, hz=100)
+    assert (stamp[FAULTS_FIELD], stamp[SWITCHES_FIELD], stamp[SYSCALLS_FIELD]) == (420, 3500, 21_000)
+    # pgmajfault and the per-CPU lines are not taken for the machine's counters.
+    assert a.faults != 12 and a.switches != 4242
+    # Without a counter no call count is stamped; a mark made without entries stamps none of them.
+    stamp = busy_between(Mark(1, 0.0, faults=1, switches=1), Mark(2, 1.0, faults=3, switches=2), hz=100)
+    assert (stamp[FAULTS_FIELD], stamp[SWITCHES_FIELD]) == (2, 1) and SYSCALLS_FIELD not in stamp
+    assert set(busy_between(Mark(1, 0.0), Mark(2, 1.0))) == {CPU_FIELD, WALL_FIELD}
 
 
 def _stat(pid: int, comm: str, utime: int, stime: int, start: int = 5) -> str:
@@ -75,13 +105,25 @@ def test_a_sentry_is_a_runsc_sandbox_process_and_its_start_time_is_field_22():
 def test_marks_with_sandboxes_stamp_the_sentries_cpu_and_marks_without_do_not():
     lines = iter([LINE, LINE.replace("1000", "1900")])
     read = {"sandboxes": ("vbench-vb/worker1", "vbench-vb/worker2"), "sentries": lambda rels: 100 * len(rels)}
-    a = mark(lambda: next(lines), iter([1.0]).__next__, **read)
+    a = mark(lambda: next(lines) + CTXT, iter([1.0]).__next__, read_vm=lambda: VMSTAT, **read)
     read["sentries"] = lambda rels: 100 * len(rels) + 250
-    b = mark(lambda: next(lines), iter([2.0]).__next__, **read)
+    b = mark(lambda: next(lines) + CTXT, iter([2.0]).__next__, read_vm=lambda: VMSTAT, **read)
     assert (a.sentry, b.sentry) == (200, 450)
-    assert busy_between(a, b, hz=100) == {CPU_FIELD: 9.0, WALL_FIELD: 1.0, SENTRY_FIELD: 2.5, KERNEL_FIELD: 0.0}
+    assert busy_between(a, b, hz=100) == {
+        CPU_FIELD: 9.0,
+        WALL_FIELD: 1.0,
+        SENTRY_FIELD: 2.5,
+        KERNEL_FIELD: 0.0,
+        FAULTS_FIELD: 0,
+        SWITCHES_FIELD: 0,
+    }
     # No gVisor host: the Sentries are not read at all, and the stamp has no such field.
-    plain = mark(lambda: LINE, lambda: 3.0, sentries=lambda rels: pytest.fail("read without a sandbox"))
+    plain = mark(
+        lambda: LINE + CTXT,
+        lambda: 3.0,
+        sentries=lambda rels: pytest.fail("read without a sandbox"),
+        read_vm=lambda: VMSTAT,
+    )
     assert plain.sentry is None and SENTRY_FIELD not in busy_between(plain, plain, hz=100)
 
 

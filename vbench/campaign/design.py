@@ -469,6 +469,10 @@ class Experiment(BaseModel):
     #: Sample CPU, disk and network on every host at this interval (s) during each cell; None: off.
     #: Time series go to <campaign>/timeseries/<cell>.csv (vbench.monitor).
     monitor_interval_s: float | None = Field(None, gt=0)
+    #: Count the machine's system calls over every run and step (vbench.monitor.kernel_entries):
+    #: an enabled tracepoint slows every call on the machine a little (~30 ns here, a third of
+    #: dd's cheapest call), so only where a campaign asks; the local testbed only.
+    count_syscalls: bool = False
 
     @field_validator("platforms")
     @classmethod
@@ -727,6 +731,7 @@ _LATE_FIELDS = {
     "compare": ["platform"],
     "baseline": None,
     "monitor_interval_s": None,
+    "count_syscalls": False,
     "rounds": 1,
     "interleave": "concurrent",
     "condition": None,

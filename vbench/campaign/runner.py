@@ -71,7 +71,7 @@ from vbench.hadoop.cluster import HadoopCluster
 from vbench.hadoop.presets import preset_params
 from vbench.lifecycle import interrupts_unwind, shielded
 from vbench.monitor.monitor import Monitor, finish_monitor
-from vbench.monitor import machine_cpu
+from vbench.monitor import kernel_entries, machine_cpu
 from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
 from vbench.params import HadoopParams, TestbedParams, describe_validation_error, prefixed
 from vbench.provenance import cluster_provenance, machine_stamp, slowdown_stamp, vbench_commit
@@ -288,6 +288,7 @@ def configuration_params(
             if "micro" in kinds:
                 _check_netmatrix(exp, tb, source)
                 _check_calibrate_hosts(exp, config, tb, source)
+            _check_count_syscalls(exp, source)
             if together and source.local:
                 tb = slot_testbed(tb, slot)
             if exp.idle == "freeze":
@@ -369,6 +370,13 @@ def _check_netmatrix(exp: Experiment, tb: TestbedParams, source: HostsSource) ->
             "netmatrix needs emulated physical hosts: set testbed.network.mode nat or bridge+nat, "
             "testbed.vms_per_host above 1, or testbed.network.link.rate_mbit",
         )
+
+
+def _check_count_syscalls(exp: Experiment, source: HostsSource) -> None:
+    """Counting system calls reads this machine's kernel: the local testbed's hosts share it, an
+    inventory's do not."""
+    if exp.count_syscalls and not source.local:
+        raise ParamsError("experiment.count_syscalls", "counts this machine's calls: the local testbed only")
 
 
 def _check_calibrate_hosts(exp: Experiment, config: Configuration, tb: TestbedParams, source: HostsSource) -> None:
@@ -572,6 +580,9 @@ class _Campaign:
         split = exp.duet is not None and exp.duet.cpus == "split"
         self.cpu_parts = split_parts(len(params), source.local, MachineFacts.local()) if split else ()
         self.slots = {key: i for i, key in enumerate(params)}
+        #: The machine's system calls counted since the campaign began (the design's
+        #: count_syscalls), read at every machine mark; closed by run_campaign.
+        self.syscalls: kernel_entries.SyscallCounter | None = None
 
     def run(self, plan: list[Session]) -> None:
         """Run the plan block by block. The time budget is spent in whole blocks: a block starts
@@ -809,7 +820,9 @@ class _Campaign:
         machine = None
         if self.source.local:
             sandboxes = tuple(f"{testbed_cgroup(held.tb.name)}/{h.name}" for h in held.hosts if h.platform == "gvisor")
-            machine = partial(machine_cpu.mark, sandboxes=sandboxes, sentries=machine_cpu.SentryReader())
+            machine = partial(
+                machine_cpu.mark, sandboxes=sandboxes, sentries=machine_cpu.SentryReader(), syscalls=self.syscalls
+            )
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None
@@ -1040,8 +1053,12 @@ def run_campaign(
     progress.begin([c.cell_id for s in plan for c in s.runs])
     try:
         with interrupts_unwind():
+            if exp.count_syscalls:
+                run.syscalls = kernel_entries.SyscallCounter()
             run.run(plan)
     finally:  # the bar is closed and the tally printed on Ctrl-C too
+        if run.syscalls is not None:
+            run.syscalls.close()
         progress.end()
     if result.skipped:
         (store.root / "skipped.json").write_text(

@@ -13,7 +13,9 @@ sandbox's or tracer's included) and `machine_wall_s`. Their ratio is the CPUs th
 on average; a cost times it is the CPU a run's operation cost the machine (`cpu_weighted`).
 Beside them, `machine_kernel_cpu_s`: the part of the busy CPU the kernel spent (system, irq,
 softirq). On native hosts that splits a job's CPU into its JVMs' own code, which a sandbox runs at
-native speed, and the calls and faults a sandbox serves its own way (issue #53).
+native speed, and the calls and faults a sandbox serves its own way (issue #53). And the machine's
+kernel entries over the run (vbench.monitor.kernel_entries): `machine_faults` and
+`machine_switches` always, `machine_syscalls` where the design counts system calls.
 
 Each Hadoop step is read the same way (vbench.benchmarks.hadoop.execute). Where the testbed has
 gVisor hosts, each mark also sums the CPU ticks of their Sentries (the `runsc-sandbox` process
@@ -33,9 +35,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from vbench.monitor.kernel_entries import faults, switches
 from vbench.monitor.machine import USER_HZ, parse_pid_stat
 from vbench.monitor.sampler import parse_cpu_line
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_KERNEL_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
+from vbench.samples import (
+    MACHINE_CPU_FIELD,
+    MACHINE_FAULTS_FIELD,
+    MACHINE_KERNEL_FIELD,
+    MACHINE_SWITCHES_FIELD,
+    MACHINE_SYSCALLS_FIELD,
+    MACHINE_WALL_FIELD,
+    SENTRY_CPU_FIELD,
+)
 from vbench.testbed.limits import CGROUP_ROOT
 
 #: Time the machine did not spend working for anything: idle, waiting on I/O, or taken by the
@@ -67,12 +78,16 @@ def kernel_ticks(cpu_line: str) -> int:
 class Mark:
     """The machine's busy ticks at one moment, and when (monotonic seconds); with gVisor hosts, the
     ticks of their Sentries (None: not read, or no gVisor host); the kernel's part of the busy
-    ticks (None: not read)."""
+    ticks, the machine's page faults, context switches and system calls since some origin (None:
+    not read)."""
 
     busy: int
     at: float
     sentry: int | None = None
     kernel: int | None = None
+    faults: int | None = None
+    switches: int | None = None
+    syscalls: int | None = None
 
 
 #: Reads the machine's busy CPU now (`mark`, or a test's stand-in).
@@ -90,6 +105,13 @@ def busy_between(before: Mark, after: Mark, hz: int = USER_HZ) -> dict[str, floa
         out[SENTRY_CPU_FIELD] = round(max(0, after.sentry - before.sentry) / hz, 3)
     if before.kernel is not None and after.kernel is not None:
         out[MACHINE_KERNEL_FIELD] = round(max(0, after.kernel - before.kernel) / hz, 3)
+    for field, b, a in (
+        (MACHINE_FAULTS_FIELD, before.faults, after.faults),
+        (MACHINE_SWITCHES_FIELD, before.switches, after.switches),
+        (MACHINE_SYSCALLS_FIELD, before.syscalls, after.syscalls),
+    ):
+        if b is not None and a is not None:
+            out[field] = max(0, a - b)
     return out
 
 
@@ -149,20 +171,28 @@ class SentryReader:
         return total
 
 
-def read_stat_line(path: Path = Path("/proc/stat")) -> str:
-    """The aggregate cpu line of this machine's /proc/stat."""
-    with path.open() as f:
-        return f.readline()
+def read_stat(path: Path = Path("/proc/stat")) -> str:
+    """This machine's /proc/stat: the aggregate cpu line first, the context switches further on."""
+    return path.read_text()
+
+
+def read_vmstat(path: Path = Path("/proc/vmstat")) -> str:
+    return path.read_text()
 
 
 def mark(
-    read: Callable[[], str] = read_stat_line,
+    read: Callable[[], str] = read_stat,
     clock: Callable[[], float] = time.monotonic,
     sandboxes: Sequence[str] = (),
     sentries: Callable[[Sequence[str]], int] | None = None,
+    read_vm: Callable[[], str] = read_vmstat,
+    syscalls: Callable[[], int] | None = None,
 ) -> Mark:
     """Now's mark of this machine; with `sandboxes` (the cgroups of its gVisor hosts), their
-    Sentries' ticks too, read by `sentries` (a SentryReader kept across marks finds them once)."""
+    Sentries' ticks too, read by `sentries` (a SentryReader kept across marks finds them once);
+    with `syscalls` (a kernel_entries.SyscallCounter), the system calls counted so far."""
     sentry = (sentries or SentryReader())(sandboxes) if sandboxes else None
-    fields = parse_cpu_line(read())
-    return Mark(_busy(fields), clock(), sentry, _kernel(fields))
+    stat = read()
+    fields = parse_cpu_line(stat.split("\n", 1)[0])
+    calls = syscalls() if syscalls is not None else None
+    return Mark(_busy(fields), clock(), sentry, _kernel(fields), faults(read_vm()), switches(stat), calls)

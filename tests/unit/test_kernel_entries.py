@@ -1,0 +1,67 @@
+"""The machine's kernel-entry counters (vbench.monitor.kernel_entries): the parsing, known answers;
+the system-call counter where this machine lets it count (root, perf_event_open)."""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+import subprocess
+
+import pytest
+
+from vbench.monitor.kernel_entries import SyscallCounter, counter_value, faults, online_cpus, switches
+
+STAT = "cpu  1 2 3 4 5 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 99 0\nctxt 123456\nprocesses 77\n"
+VMSTAT = "nr_free_pages 5\npgfault 4321\npgmajfault 9\npgfault_extra 1 2\n"
+
+
+def test_the_counters_are_read_by_their_exact_names():
+    assert switches(STAT) == 123456
+    assert faults(VMSTAT) == 4321  # not pgmajfault's 9
+    assert counter_value(STAT, "processes") == 77
+    with pytest.raises(ValueError, match="'ctxt'"):
+        switches("cpu  1 2 3\n")
+
+
+def test_online_cpus_expand_ranges_and_lists():
+    assert online_cpus("0-3,6\n") == [0, 1, 2, 3, 6]
+    assert online_cpus("0\n") == [0]
+    assert online_cpus("0-1,4-5") == [0, 1, 4, 5]
+
+
+def _can_count() -> bool:
+    try:
+        SyscallCounter().close()
+        return True
+    except (OSError, subprocess.CalledProcessError):
+        return False
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not _can_count(), reason="needs root and perf_event_open")
+def test_the_counter_counts_a_known_number_of_calls_and_leaves_tracefs_as_it_found_it():
+    mounted_before = "tracefs" in open("/proc/mounts").read()
+    with SyscallCounter() as count:
+        a = count()
+        # dd with bs=1 makes one read and one write per byte: 2 x 20000 calls, plus its start.
+        subprocess.run(["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=20000"], check=True, capture_output=True)
+        b = count()
+    assert 40_000 <= b - a < 40_000 + 5_000
+    assert ("tracefs" in open("/proc/mounts").read()) == mounted_before
+
+
+def test_counting_calls_is_refused_for_an_inventory_before_anything_starts_and_out_of_old_hashes():
+    from vbench.campaign.design import Experiment, design_hash
+    from vbench.campaign.runner import configuration_params
+    from vbench.errors import ParamsError
+    from vbench.params import HadoopParams, TestbedParams
+
+    e = Experiment.model_validate({"name": "x", "count_syscalls": True, "calibrate": [{"benchmark": "cpu"}]})
+    inventory = SimpleNamespace(local=False, hadoop_overrides={}, host_count=lambda platform: 3)
+    with pytest.raises(ParamsError) as err:
+        configuration_params(e, TestbedParams(), HadoopParams(), inventory, frozenset({"micro"}))
+    assert err.value.field.endswith("experiment.count_syscalls") and "local testbed only" in err.value.message
+    assert configuration_params(e, TestbedParams(), HadoopParams(), SimpleNamespace(local=True), frozenset({"micro"}))
+    # Off (the default) leaves a design's hash as it was before the field existed; on changes it.
+    off = Experiment.model_validate({"name": "x"})
+    assert design_hash(off) == design_hash(Experiment.model_validate({"name": "x", "count_syscalls": False}))
+    assert design_hash(off) != design_hash(Experiment.model_validate({"name": "x", "count_syscalls": True}))
