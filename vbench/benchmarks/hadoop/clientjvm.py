@@ -32,6 +32,8 @@ FS_SHELL = "org.apache.hadoop.fs.FsShell"
 #: A client JVM's `-ls /` on a cluster that answers takes seconds; more is a hung NameNode.
 JVM_TIMEOUT_S = 300
 IDLE_STEP = "idle"
+#: Each client JVM's step is this and its number (jvm1, jvm2, ...).
+JVM_STEP_PREFIX = "jvm"
 
 
 class Config(BenchConfig):
@@ -44,7 +46,7 @@ PRESETS: dict[str, Config] = {}
 
 def jvm_steps(count: int) -> list[str]:
     """The client JVMs' step names, in the order they run. Pure."""
-    return [f"jvm{i}" for i in range(1, count + 1)]
+    return [f"{JVM_STEP_PREFIX}{i}" for i in range(1, count + 1)]
 
 
 def steps(cfg: Config, run_dir: str) -> list[Step]:
