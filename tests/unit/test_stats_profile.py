@@ -182,6 +182,17 @@ def test_the_machine_cpu_over_the_step_is_the_profiles_and_none_where_not_read(t
     assert profile.RESOURCE_UNITS["machine_cpu_s"] == "s"
 
 
+def test_the_machines_kernel_entries_over_the_step_are_counts_of_the_profile(tmp_path):
+    read = {"machine_cpu_s": 26.0, "machine_wall_s": 30.0, "machine_syscalls": 645_000, "machine_faults": 355_000}
+    records = _job("r1", "native", machine={**read, "machine_switches": 78_000}) + _job("r2", "native", machine=read)
+    by_run = _by_run(profile.load_profiles(_campaign(tmp_path, records)))
+    r1, r2 = by_run["r1"], by_run["r2"]
+    assert (r1.machine_syscalls, r1.machine_faults, r1.machine_switches) == (645_000, 355_000, 78_000)
+    assert r2.machine_switches is None and r2.machine_syscalls == 645_000  # a field not read stays None
+    assert r1.resources()["machine_faults"] == 355_000
+    assert {profile.RESOURCE_UNITS[f] for f in ("machine_syscalls", "machine_faults", "machine_switches")} == {"count"}
+
+
 def test_profiles_frame_has_one_row_per_job_with_identity_and_resources(tmp_path):
     records = _job("r1", "native") + _job("r1", "native", step="teravalidate", job_time=9.0)
     frame = profile.profiles_frame(profile.load_profiles(_campaign(tmp_path, records)))

@@ -34,7 +34,15 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from vbench.hadoop.history import COUNTERS
-from vbench.samples import MACHINE_CPU_FIELD, MACHINE_KERNEL_FIELD, MACHINE_WALL_FIELD, SENTRY_CPU_FIELD
+from vbench.samples import (
+    MACHINE_CPU_FIELD,
+    MACHINE_FAULTS_FIELD,
+    MACHINE_KERNEL_FIELD,
+    MACHINE_SWITCHES_FIELD,
+    MACHINE_SYSCALLS_FIELD,
+    MACHINE_WALL_FIELD,
+    SENTRY_CPU_FIELD,
+)
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.keys import natural_key
 
@@ -93,6 +101,14 @@ MACHINE_FIELDS: dict[str, str] = {
     "sentry_cpu_s": SENTRY_CPU_FIELD,
     # Of the machine's CPU, its kernel's (system, irq, softirq; None in campaigns older than it).
     "machine_kernel_cpu_s": MACHINE_KERNEL_FIELD,
+}
+#: Profile field -> the field its job's samples carry: the machine's kernel entries over the same
+#: step (vbench.monitor.kernel_entries), counts; None in campaigns older than them, and the system
+#: calls only where the design set `count_syscalls`.
+MACHINE_ENTRY_FIELDS: dict[str, str] = {
+    "machine_syscalls": MACHINE_SYSCALLS_FIELD,
+    "machine_faults": MACHINE_FAULTS_FIELD,
+    "machine_switches": MACHINE_SWITCHES_FIELD,
 }
 
 DEFAULT_BASELINE = "native"
@@ -182,6 +198,11 @@ class JobProfile:
     machine_wall_s: float | None = None
     sentry_cpu_s: float | None = None
     machine_kernel_cpu_s: float | None = None
+    #: The machine's system calls, page faults and context switches over the job's step
+    #: (`MACHINE_ENTRY_FIELDS`); None: not read.
+    machine_syscalls: float | None = None
+    machine_faults: float | None = None
+    machine_switches: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -196,6 +217,7 @@ class JobProfile:
             out.update({f"{name}_n": times.n, f"{name}_median_s": times.median_s, f"{name}_max_s": times.max_s})
         out.update({name: getattr(self, name) for name in UNSUCCESSFUL_FIELDS})
         out.update({name: getattr(self, name) for name in MACHINE_FIELDS})
+        out.update({name: getattr(self, name) for name in MACHINE_ENTRY_FIELDS})
         return out
 
 
@@ -210,6 +232,7 @@ RESOURCE_UNITS: dict[str, str] = {
     },
     **{name: "count" for name in UNSUCCESSFUL_FIELDS},
     **{name: "s" for name in MACHINE_FIELDS},
+    **{name: "count" for name in MACHINE_ENTRY_FIELDS},
 }
 IDENTITY_COLUMNS = [f.name for f in fields(RunIdentity)] + ["step", "job_id"]
 
@@ -268,6 +291,7 @@ def _job_profile(step: str, job_id: str, rows: list[dict[str, Any]], metric: str
         **{name: TaskTimes.of(attempts.get(sample, [])) for name, sample in TASK_FIELDS.items()},
         **{name: len(attempts.get(sample, [])) for name, sample in UNSUCCESSFUL_FIELDS.items()},
         **{name: _float_or_none(first.get(key)) for name, key in MACHINE_FIELDS.items()},
+        **{name: _float_or_none(first.get(key)) for name, key in MACHINE_ENTRY_FIELDS.items()},
     )
 
 
