@@ -24,16 +24,21 @@ calls' and faults' parts; the client JVM predicted the same way; the prices a le
 the platform's extra CPU on native's calls and faults over the job steps gives (an explanation from
 the jobs, not a prediction); native's context switches per step.
 
+`--calls` prices a call otherwise (CALL_RULES, costs-entries-rpc-gvisor's rules): by dd's wall
+time per call, or by a JVM's loopback RPC (`rpc`: its machine CPU per round trip over native's
+counted calls per round trip).
+
 Reads a committed campaign; runs nothing.
 
     cd <repository> && python -m selfbench.entry_prices data/raw/costs-entries-gvisor
+    cd <repository> && python -m selfbench.entry_prices data/raw/costs-entries-rpc-gvisor --calls rpc_cpu
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -42,7 +47,7 @@ import numpy as np
 from selfbench.jvm_share import Job, Prediction, grown_ratio, prediction, side_by_side
 from selfbench.jvm_share import read as read_jobs
 from vbench.benchmarks.hadoop import clientjvm
-from vbench.benchmarks.micro import jvmstart, syscall
+from vbench.benchmarks.micro import jvmstart, rpc, syscall
 from vbench.samples import (
     MACHINE_CPU_FIELD,
     MACHINE_FAULTS_FIELD,
@@ -54,6 +59,12 @@ from vbench.stats.campaign import load_campaign
 
 START_METRIC = "jvm_start_ms"
 CALL_METRIC = "syscall_ns"
+RPC_METRIC = "rpc_us"
+#: How a system call is priced on each platform: `dd_cpu`, dd's machine CPU per call
+#: (costs-entries-gvisor's rule); `dd_wall`, dd's wall time per call; `rpc_cpu`, a JVM's loopback
+#: RPC's machine CPU per round trip over the baseline's counted calls per round trip
+#: (costs-entries-rpc-gvisor's two rules).
+CALL_RULES = ("dd_cpu", "dd_wall", "rpc_cpu")
 #: The job steps the design judges, as jvm_share names them.
 JUDGED = ("wordcount", "create_write", "open_read", "write", "terasort")
 
@@ -176,17 +187,35 @@ class Campaign:
     jobs: list[Job]
     calls: dict[tuple[str, int], Rates]
     starts: dict[tuple[str, int], Rates]
+    #: dd's wall seconds per call, and a JVM's loopback RPC's machine CPU, calls and faults per round
+    #: trip, per (platform, block); empty where not calibrated.
+    call_walls: dict[tuple[str, int], float] = field(default_factory=dict)
+    rpcs: dict[tuple[str, int], Rates] = field(default_factory=dict)
 
     def span(self, platform: str, block: int, step: str) -> Counted | None:
         return next((s for s in self.spans if (s.platform, s.block, s.step) == (platform, block, step)), None)
 
 
-def prices_by_block(c: Campaign, platform: str, baseline: str) -> dict[int, EntryPrices]:
+def call_rates(c: Campaign, rule: str, baseline: str) -> dict[tuple[str, int], Rates]:
+    """A system call's price on each (platform, block) by `rule` (CALL_RULES), as the CPU of one
+    call: the differences of two platforms' are ds. Pure."""
+    if rule == "dd_cpu":
+        return c.calls
+    if rule == "dd_wall":
+        return {k: Rates(w, 1.0, 0.0) for k, w in c.call_walls.items()}
+    if rule == "rpc_cpu":
+        calls = {b: r.syscalls for (p, b), r in c.rpcs.items() if p == baseline and r.syscalls > 0}
+        return {(p, b): Rates(r.cpu / calls[b], 1.0, 0.0) for (p, b), r in c.rpcs.items() if b in calls}
+    raise ValueError(f"unknown call rule {rule!r}: one of {', '.join(CALL_RULES)}")
+
+
+def prices_by_block(c: Campaign, platform: str, baseline: str, rule: str = "dd_cpu") -> dict[int, EntryPrices]:
+    calls = call_rates(c, rule, baseline)
     out = {}
     for block in sorted({b for _, b in c.starts}):
         keys = [(baseline, block), (platform, block)]
-        if all(k in c.calls and k in c.starts for k in keys):
-            got = entry_prices(c.calls[keys[0]], c.calls[keys[1]], c.starts[keys[0]], c.starts[keys[1]])
+        if all(k in calls and k in c.starts for k in keys):
+            got = entry_prices(calls[keys[0]], calls[keys[1]], c.starts[keys[0]], c.starts[keys[1]])
             if got is not None:
                 out[block] = got
     return out
@@ -202,10 +231,10 @@ class Row:
     switches: float
 
 
-def rows(c: Campaign, platform: str, baseline: str = "native") -> list[Row]:
+def rows(c: Campaign, platform: str, baseline: str = "native", rule: str = "dd_cpu") -> list[Row]:
     """Per (step, block) both sides ran with counted entries, the baseline's waiting cluster and
-    both calibrations. Pure."""
-    prices, waiting = prices_by_block(c, platform, baseline), waiting_of(c.spans)
+    both calibrations, a call priced by `rule`. Pure."""
+    prices, waiting = prices_by_block(c, platform, baseline, rule), waiting_of(c.spans)
     out = []
     for mine, base in side_by_side(c.jobs, platform, baseline):
         p, w, step = (
@@ -270,7 +299,7 @@ def read(path: Path) -> Campaign:
     counted = s.dropna(subset=list(fields))
     if "warmup" in counted:
         counted = counted[counted["warmup"].fillna(False) != True]  # noqa: E712 (a column of objects)
-    hadoop = counted[counted["step"].notna() & ~counted["benchmark"].isin([jvmstart.NAME, syscall.NAME])]
+    hadoop = counted[counted["step"].notna() & ~counted["benchmark"].isin([jvmstart.NAME, syscall.NAME, rpc.NAME])]
     spans = [_counted(r) for _, r in hadoop.drop_duplicates(["platform", "block", "step"]).iterrows()]
 
     def rates(bench: str, metric: str, unit_s: float) -> dict[tuple[str, int], Rates]:
@@ -288,19 +317,28 @@ def read(path: Path) -> Campaign:
             for _, r in rows_.iterrows()
         )
 
+    dd = counted[(counted["benchmark"] == syscall.NAME) & (counted["metric"] == CALL_METRIC)]
+    walls = {(str(p), int(b)): float(g["value"].median()) * 1e-9 for (p, b), g in dd.groupby(["platform", "block"])}
     _, jobs, _ = read_jobs(path)
-    return Campaign(spans, jobs, rates(syscall.NAME, CALL_METRIC, 1e-9), rates(jvmstart.NAME, START_METRIC, 1e-3))
+    return Campaign(
+        spans,
+        jobs,
+        rates(syscall.NAME, CALL_METRIC, 1e-9),
+        rates(jvmstart.NAME, START_METRIC, 1e-3),
+        walls,
+        rates(rpc.NAME, RPC_METRIC, 1e-6),
+    )
 
 
-def report(c: Campaign, platform: str, baseline: str) -> str:
+def report(c: Campaign, platform: str, baseline: str, rule: str = "dd_cpu") -> str:
     """The prices per block, each step's row, the verdicts, then what is read beside. Pure."""
     lines = [
-        f"per block: a system call's machine CPU us ({baseline}, {platform}); a JVM start's machine CPU s ({baseline}, "
-        f"{platform}) and {baseline}'s calls and faults per start; ds us, df us"
+        f"a call priced by {rule}; per block: a system call's price us ({baseline}, {platform}); a JVM start's machine "
+        f"CPU s ({baseline}, {platform}) and {baseline}'s calls and faults per start; ds us, df us"
     ]
-    prices = prices_by_block(c, platform, baseline)
+    prices, calls = prices_by_block(c, platform, baseline, rule), call_rates(c, rule, baseline)
     for block, p in prices.items():
-        cb, cm = c.calls[(baseline, block)], c.calls[(platform, block)]
+        cb, cm = calls[(baseline, block)], calls[(platform, block)]
         sb, sm = c.starts[(baseline, block)], c.starts[(platform, block)]
         lines.append(
             f"  {block}: {cb.cpu * 1e6:.3f}, {cm.cpu * 1e6:.2f};  {sb.cpu:.4f}, {sm.cpu:.4f}, {sb.syscalls:.0f} calls, "
@@ -318,7 +356,7 @@ def report(c: Campaign, platform: str, baseline: str) -> str:
         f"{platform}'s machine-CPU ratio to {baseline}: step  block  predicted  measured  error  job-time ratio  error;"
         f"  predicted extra CPU s from calls, from faults; {baseline}'s calls, faults, switches"
     )
-    got = rows(c, platform, baseline)
+    got = rows(c, platform, baseline, rule)
     for r in got:
         p = r.prediction
         step = c.span(baseline, p.block, p.step)
@@ -365,8 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("campaign", type=Path)
     ap.add_argument("--platform", default="gvisor")
     ap.add_argument("--baseline", default="native")
+    ap.add_argument("--calls", choices=CALL_RULES, default="dd_cpu", help="how a system call is priced")
     args = ap.parse_args(argv)
-    print(report(read(args.campaign), args.platform, args.baseline))
+    print(report(read(args.campaign), args.platform, args.baseline, args.calls))
     return 0
 
 

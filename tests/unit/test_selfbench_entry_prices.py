@@ -128,3 +128,24 @@ def test_a_client_jvms_price_is_its_steps_less_the_waiting_cluster():
     got = client_price(spans, "native", 0)
     assert got == Rates(pytest.approx(1.7 - 0.2), pytest.approx(20002 - 4000), pytest.approx(17000 - 200))
     assert client_price(spans, "gvisor", 0) is None
+
+
+def test_a_call_is_priced_by_dds_cpu_its_wall_or_a_jvms_rpc_over_the_baselines_calls_per_round_trip():
+    from dataclasses import replace
+
+    from selfbench.entry_prices import call_rates, prices_by_block
+
+    c = replace(
+        _campaign(),
+        call_walls={("native", 0): 1e-7, ("gvisor", 0): 72e-6},
+        # A round trip: native 130 us of CPU and 22 calls; gVisor 1,230 us: 1,100 us more, 50 us a call.
+        rpcs={("native", 0): Rates(130e-6, 22, 0), ("gvisor", 0): Rates(1230e-6, 300, 40)},
+    )
+    assert call_rates(c, "dd_cpu", "native") is c.calls
+    assert prices_by_block(c, "gvisor", "native", "dd_wall")[0].call_s == pytest.approx(72e-6 - 1e-7)
+    assert prices_by_block(c, "gvisor", "native", "rpc_cpu")[0].call_s == pytest.approx(50e-6)
+    # Only block 0 has walls and round trips: the other blocks are not priced by those rules.
+    assert set(prices_by_block(c, "gvisor", "native", "rpc_cpu")) == {0}
+    assert set(prices_by_block(c, "gvisor", "native")) == {0, 1, 2}
+    with pytest.raises(ValueError, match="dd_cpu, dd_wall, rpc_cpu"):
+        call_rates(c, "strace", "native")
