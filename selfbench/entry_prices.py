@@ -44,8 +44,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from selfbench.jvm_share import Job, Prediction, grown_ratio, prediction, side_by_side
-from selfbench.jvm_share import read as read_jobs
+from selfbench.jvm_share import Job, Prediction, grown_ratio, jobs_of, measured, prediction, side_by_side
 from vbench.benchmarks.hadoop import clientjvm
 from vbench.benchmarks.micro import jvmstart, rpc, syscall
 from vbench.samples import (
@@ -56,6 +55,7 @@ from vbench.samples import (
     MACHINE_WALL_FIELD,
 )
 from vbench.stats.campaign import load_campaign
+from vbench.stats.profile import job_profiles
 
 START_METRIC = "jvm_start_ms"
 CALL_METRIC = "syscall_ns"
@@ -292,13 +292,10 @@ def read(path: Path) -> Campaign:
     """A campaign directory's counted spans (Hadoop steps and clientjvm's, one per platform, block
     and step), its jobs, and its micro-benchmarks' rates per operation."""
     camp = load_campaign(path)
-    s = camp.samples
     fields = (MACHINE_CPU_FIELD, MACHINE_WALL_FIELD, MACHINE_SYSCALLS_FIELD, MACHINE_FAULTS_FIELD)
-    if not all(f in s for f in fields):
+    if not all(f in camp.samples for f in fields):
         raise SystemExit(f"{path}: its samples carry no counted kernel entries (a design with count_syscalls)")
-    counted = s.dropna(subset=list(fields))
-    if "warmup" in counted:
-        counted = counted[counted["warmup"].fillna(False) != True]  # noqa: E712 (a column of objects)
+    counted = measured(camp.samples, fields)
     hadoop = counted[counted["step"].notna() & ~counted["benchmark"].isin([jvmstart.NAME, syscall.NAME, rpc.NAME])]
     spans = [_counted(r) for _, r in hadoop.drop_duplicates(["platform", "block", "step"]).iterrows()]
 
@@ -319,10 +316,9 @@ def read(path: Path) -> Campaign:
 
     dd = counted[(counted["benchmark"] == syscall.NAME) & (counted["metric"] == CALL_METRIC)]
     walls = {(str(p), int(b)): float(g["value"].median()) * 1e-9 for (p, b), g in dd.groupby(["platform", "block"])}
-    _, jobs, _ = read_jobs(path)
     return Campaign(
         spans,
-        jobs,
+        jobs_of(job_profiles(camp)),
         rates(syscall.NAME, CALL_METRIC, 1e-9),
         rates(jvmstart.NAME, START_METRIC, 1e-3),
         walls,

@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import pandas as pd
+
 from vbench.benchmarks.hadoop import clientjvm
 from vbench.benchmarks.micro import jvmstart
 from vbench.samples import MACHINE_CPU_FIELD, MACHINE_KERNEL_FIELD, MACHINE_WALL_FIELD
@@ -238,16 +240,22 @@ def _kernel(row) -> float | None:
     return None if v is None or v != v else float(v)
 
 
+def measured(samples: pd.DataFrame, fields: Sequence[str]) -> pd.DataFrame:
+    """The samples that carry every one of `fields` (machine stamps), warm-up runs left out; none
+    where a field was never stamped."""
+    if not all(f in samples for f in fields):
+        return samples[:0]
+    out = samples.dropna(subset=list(fields))
+    if "warmup" in out:
+        out = out[out["warmup"].fillna(False) != True]  # noqa: E712 (a column of objects)
+    return out
+
+
 def read(path: Path) -> tuple[list[Span], list[Job], dict[tuple[str, int], StartCost]]:
     """The clientjvm spans, the priced jobs and the machine CPU per JVM start (`start_cpu_of`; empty
     without a jvmstart calibration) of a campaign directory."""
     camp = load_campaign(path)
-    s = camp.samples
-    if MACHINE_CPU_FIELD not in s:
-        s = s[:0].assign(**{MACHINE_CPU_FIELD: [], MACHINE_WALL_FIELD: []})
-    timed = s[s[MACHINE_CPU_FIELD].notna()]
-    if "warmup" in timed:
-        timed = timed[timed["warmup"].fillna(False) != True]  # noqa: E712 (a column of objects)
+    timed = measured(camp.samples, (MACHINE_CPU_FIELD,))
     rows = timed[timed["benchmark"] == clientjvm.NAME]
     spans = [
         Span(

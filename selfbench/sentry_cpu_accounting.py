@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Sequence
 
 from vbench.monitor.machine import USER_HZ, parse_pid_stat
-from vbench.monitor.machine_cpu import busy_ticks, read_stat
+from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
 
 #: The payload: spins for argv[1] seconds of wall time, then prints its wall time and its own CPU.
 PAYLOAD = r"""
@@ -132,11 +132,11 @@ def run_one(way: str, payload: Path, seconds: float, competitors: int, timeout: 
     try:
         time.sleep(0.5)  # the loops are running before the payload starts
         comp0 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
-        busy0 = busy_ticks(read_stat().split("\n", 1)[0])
+        busy0 = busy_ticks(cpu_line(read_stat()))
         r = subprocess.run(
             argv_of(way, payload, seconds), capture_output=True, text=True, timeout=timeout, start_new_session=True
         )
-        busy1 = busy_ticks(read_stat().split("\n", 1)[0])
+        busy1 = busy_ticks(cpu_line(read_stat()))
         comp1 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
     finally:
         for p in procs:

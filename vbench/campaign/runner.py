@@ -269,6 +269,7 @@ def configuration_params(
     delayed: dict[str, list[str]] = {}
     together = concurrent(exp)
     suite = bool(exp.suite) and "hadoop" in kinds
+    _check_count_syscalls(exp, source)
     for slot, config in enumerate(exp.configurations()):
         try:
             if not source.local and config.overrides("testbed"):
@@ -288,7 +289,6 @@ def configuration_params(
             if "micro" in kinds:
                 _check_netmatrix(exp, tb, source)
                 _check_calibrate_hosts(exp, config, tb, source)
-            _check_count_syscalls(exp, source)
             if together and source.local:
                 tb = slot_testbed(tb, slot)
             if exp.idle == "freeze":

@@ -11,7 +11,7 @@ Faults and context switches are machine-wide counters the kernel always keeps (/
 such counter: `SyscallCounter` counts the `raw_syscalls:sys_enter` tracepoint on every CPU through
 perf_event_open(2), read at each mark like the others. An enabled tracepoint sends every system
 call of the machine, not only the testbed's, through the kernel's slow entry path, so it is opt-in
-(the design's `count_syscalls`) and closed when the attempt ends. A call a seccomp filter traps
+(the design's `count_syscalls`) and closed when the campaign run ends, Ctrl-C included. A call a seccomp filter traps
 (gVisor's systrap platform: the guest's calls become signals to its Sentry) is stopped before the
 tracepoint and not counted; the Sentry's own calls to the host are.
 

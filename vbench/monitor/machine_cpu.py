@@ -176,6 +176,11 @@ def read_stat(path: Path = Path("/proc/stat")) -> str:
     return path.read_text()
 
 
+def cpu_line(stat: str) -> str:
+    """The aggregate cpu line of a /proc/stat text (its first). Pure."""
+    return stat.split("\n", 1)[0]
+
+
 def read_vmstat(path: Path = Path("/proc/vmstat")) -> str:
     return path.read_text()
 
@@ -193,6 +198,6 @@ def mark(
     with `syscalls` (a kernel_entries.SyscallCounter), the system calls counted so far."""
     sentry = (sentries or SentryReader())(sandboxes) if sandboxes else None
     stat = read()
-    fields = parse_cpu_line(stat.split("\n", 1)[0])
+    fields = parse_cpu_line(cpu_line(stat))
     calls = syscalls() if syscalls is not None else None
     return Mark(_busy(fields), clock(), sentry, _kernel(fields), faults(read_vm()), switches(stat), calls)
