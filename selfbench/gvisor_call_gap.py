@@ -61,10 +61,12 @@ class Run:
     dd_s: float
     machine_cpu_s: float
     switches: int
+    #: dd's run at once; dd_s is their median.
+    parallel: int = 1
 
     @property
     def calls(self) -> int:
-        return syscall.CALLS_PER_RECORD * self.count
+        return syscall.CALLS_PER_RECORD * self.count * self.parallel
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,13 @@ def competitors_of(condition: str) -> int:
     return int(condition.split("-")[1]) if condition.startswith("beside-") else 0
 
 
-def argv_of(way: str, condition: str, count: int) -> list[str]:
-    """The command of one run: syscall's dd once, natively or in a sandbox, held to CPU 0 where the
-    condition says so. Pure."""
-    cmd = ["sh", "-c", syscall.command(syscall.SyscallConfig(count=count, repeats=1))]
+def argv_of(way: str, condition: str, count: int, parallel: int = 1) -> list[str]:
+    """The command of one run: syscall's dd once, `parallel` of them at once (one shell, one
+    sandbox), natively or in a sandbox, held to CPU 0 where the condition says so. Pure."""
+    one = syscall.command(syscall.SyscallConfig(count=count, repeats=1))
+    if parallel < 1:
+        raise ValueError(f"parallel must be 1 or more, got {parallel}")
+    cmd = ["sh", "-c", one if parallel == 1 else " & ".join(f"( {one} )" for _ in range(parallel)) + "; wait"]
     if way == "gvisor":
         cmd = ["runsc", "--network=none", "--platform=ptrace", "do", *cmd]
     elif way != "native":
@@ -99,10 +104,11 @@ def argv_of(way: str, condition: str, count: int) -> list[str]:
     return cmd
 
 
-def dd_seconds(stdout: str, count: int) -> float:
-    """dd's own seconds, from its summary line (syscall's parser, its checks included). Pure."""
-    got = syscall.parse_stdout(stdout, syscall.SyscallConfig(count=count, repeats=1))
-    return next(s.value for s in got if s.metric == "elapsed")
+def dd_seconds(stdout: str, count: int, parallel: int = 1) -> float:
+    """dd's own seconds, from its summary lines (syscall's parser, its checks included): the median
+    of the `parallel` dd's. Pure."""
+    got = syscall.parse_stdout(stdout, syscall.SyscallConfig(count=count, repeats=parallel))
+    return statistics.median(s.value for s in got if s.metric == "elapsed")
 
 
 def per_call(small: Run, big: Run) -> PerCall:
@@ -113,7 +119,7 @@ def per_call(small: Run, big: Run) -> PerCall:
     return PerCall(
         big.way,
         big.condition,
-        big.dd_s / big.calls * 1e6,
+        big.dd_s / (big.calls / big.parallel) * 1e6,
         (big.machine_cpu_s - small.machine_cpu_s) / extra * 1e6,
         (big.switches - small.switches) / extra,
     )
@@ -149,7 +155,7 @@ def _read(path: str) -> str:
         return f.read()
 
 
-def run_one(way: str, condition: str, count: int, timeout: float) -> Run:
+def run_one(way: str, condition: str, count: int, timeout: float, parallel: int = 1) -> Run:
     """One run beside the condition's loops, which this function starts and kills (by pid)."""
     procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(competitors_of(condition))]
     try:
@@ -157,7 +163,11 @@ def run_one(way: str, condition: str, count: int, timeout: float) -> Run:
         comp0 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
         stat0 = read_stat()
         r = subprocess.run(
-            argv_of(way, condition, count), capture_output=True, text=True, timeout=timeout, start_new_session=True
+            argv_of(way, condition, count, parallel),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            start_new_session=True,
         )
         stat1 = read_stat()
         comp1 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
@@ -169,7 +179,13 @@ def run_one(way: str, condition: str, count: int, timeout: float) -> Run:
         raise RuntimeError(f"{way} {condition}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-300:]}")
     busy = busy_ticks(cpu_line(stat1)) - busy_ticks(cpu_line(stat0)) - (comp1 - comp0)
     return Run(
-        way, condition, count, dd_seconds(r.stdout, count), max(0, busy) / USER_HZ, switches(stat1) - switches(stat0)
+        way,
+        condition,
+        count,
+        dd_seconds(r.stdout, count, parallel),
+        max(0, busy) / USER_HZ,
+        switches(stat1) - switches(stat0),
+        parallel,
     )
 
 
@@ -177,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--count", type=int, default=100_000, help="bytes dd copies in the big run (2 calls each)")
+    ap.add_argument("--parallel", type=int, default=1, help="dd's at once in each run (one shell, one sandbox)")
     ap.add_argument("--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS))
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
     args = ap.parse_args(argv)
@@ -190,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.rounds):
         for cond in args.conditions:
             for way in WAYS if i % 2 == 0 else tuple(reversed(WAYS)):
-                small = run_one(way, cond, SMALL_COUNT, args.timeout)
-                big = run_one(way, cond, args.count, args.timeout)
+                small = run_one(way, cond, SMALL_COUNT, args.timeout, args.parallel)
+                big = run_one(way, cond, args.count, args.timeout, args.parallel)
                 calls.append(per_call(small, big))
                 print(f"round {i + 1}/{args.rounds} {calls[-1]}", file=sys.stderr, flush=True)
     print(summary(calls))

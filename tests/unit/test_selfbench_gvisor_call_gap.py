@@ -64,3 +64,21 @@ def test_summary_gives_medians_and_the_cpus_a_call_keeps_busy_in_way_and_conditi
 def test_the_native_command_runs_and_its_output_parses():
     r = subprocess.run(gap.argv_of("native", "alone", 2000), capture_output=True, text=True, check=True)
     assert gap.dd_seconds(r.stdout, 2000) > 0
+
+
+def test_parallel_runs_start_that_many_dds_in_one_shell_and_read_their_median():
+    cmd = gap.argv_of("native", "alone", 3000, parallel=3)
+    assert cmd[:2] == ["sh", "-c"] and cmd[2].count("count=3000") == 3 and cmd[2].endswith("; wait")
+    line = "3000 bytes (3.0 kB) copied, {} s, 1 MB/s\n"
+    out = "".join(line.format(s) for s in ("0.5", "0.1", "0.2"))
+    assert gap.dd_seconds(out, 3000, parallel=3) == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="1 or more"):
+        gap.argv_of("native", "alone", 3000, parallel=0)
+    # A call's wall time is one dd's seconds over its own calls; the machine's over all of them.
+    small = gap.Run("gvisor", "alone", 1000, 0.1, 1.0, 0, parallel=4)
+    big = gap.Run("gvisor", "alone", 11_000, 1.0, 3.0, 0, parallel=4)
+    got = gap.per_call(small, big)
+    assert got.wall_us == pytest.approx(1.0 / 22_000 * 1e6)
+    assert got.machine_cpu_us == pytest.approx(2.0 / 80_000 * 1e6)
+    r = subprocess.run(gap.argv_of("native", "alone", 2000, parallel=2), capture_output=True, text=True, check=True)
+    assert gap.dd_seconds(r.stdout, 2000, parallel=2) > 0
