@@ -2,28 +2,40 @@
 counts recorded beside it (issue #53: which calls a Hadoop JVM makes natively, and how many ptrace
 stops gVisor's Sentry makes for them).
 
-Record (root; perf mounts tracefs if it is not mounted: unmount it after if it was not), then run
-the campaign, then stop perf with Ctrl-C:
+`record NAME` (root) runs `vbench campaign run NAME` beside
 
-    perf stat -a -x, -I 1000 -e 'raw_syscalls:sys_enter,syscalls:sys_enter_*' \\
-        -e syscalls:sys_enter_ptrace --filter 'request == 31' -e context-switches -o calls.csv &
-    vbench campaign run NAME > campaign.log
+    perf stat -a -x, -I 2000 -e 'raw_syscalls:sys_enter,syscalls:sys_enter_*' \\
+        -e syscalls:sys_enter_ptrace --filter 'request == 31' -e context-switches
+
+and keeps perf's output (gzipped) and the campaign's log in DATA/raw/NAME/calls/. perf mounts
+tracefs where it is not mounted; `record` unmounts it after only then. perf is started by this
+script and stopped by its pid (SIGINT, so it writes its last interval), Ctrl-C included.
 
 `-e syscalls:sys_enter_ptrace --filter 'request == 31'` counts PTRACE_SYSEMU, with which gVisor's
 ptrace platform resumes a guest's thread after each stop (a system call or a fault it served): the
 second `syscalls:sys_enter_ptrace` row of each interval. A step's window runs from its line in the
 campaign log (`HH:MM:SS bench: step ...`, second resolution) to the next such line; an interval
-counts toward the step its end falls in, so a step's first and last second are shared.
+counts toward the step its end falls in, so a step's first and last interval are shared with its
+neighbours. The counts are the whole machine's: the platform's cluster waiting beside (a design's
+`idle: run`) is in them, as it is in every machine-CPU stamp.
 
-Reads the two files; runs nothing.
+`read` reads the two files; it runs nothing.
 
-    cd <repository> && python -m selfbench.call_names calls.csv campaign.log [--top 14]
+    cd <repository> && sudo .venv/bin/python -m selfbench.call_names record NAME
+    cd <repository> && python -m selfbench.call_names read data/raw/NAME/calls [--top 14]
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -37,16 +49,21 @@ SYSEMU = "ptrace:SYSEMU"
 SWITCHES = "context-switches"
 _STARTED = re.compile(r"^# started on \w+ (\w+ +\d+ [\d:]+ \d+)")
 _STEP = re.compile(r"^(\d\d:\d\d:\d\d) (\w+): (\w+) \.\.\.")
+#: The runner's progress line naming the cell that runs next ("... running b0/gvisor/nnbench").
+_CELL = re.compile(r"\] running b(\d+)/([\w-]+)/")
 
 
 @dataclass(frozen=True)
 class Window:
-    """One step of a campaign: its benchmark, its name, and its start and end (the log's clock)."""
+    """One step of a campaign: its benchmark, its name, and its start and end (the log's clock);
+    the cell's block and platform where the log named them."""
 
     bench: str
     step: str
     start: datetime
     end: datetime
+    block: int | None = None
+    platform: str | None = None
 
 
 def intervals(text: str) -> tuple[datetime, list[tuple[float, str, int]]]:
@@ -79,11 +96,16 @@ def intervals(text: str) -> tuple[datetime, list[tuple[float, str, int]]]:
 
 
 def windows(log: str, day: datetime) -> list[Window]:
-    """Each step of a campaign log, from its line to the next step's (or the log's last stamped
-    line), on `day`; a step line earlier than the one before it falls on the next day. Pure."""
-    marks: list[tuple[datetime, str, str]] = []
+    """Each step of a campaign log, from its line to the next stamped line, on `day` (a line earlier
+    than the one before it falls on the next day), in the cell the runner last said it runs. Pure."""
+    marks: list[tuple[datetime, str, str, int | None, str | None]] = []
     last = None
+    cell: tuple[int | None, str | None] = (None, None)
     for line in log.splitlines():
+        m = _CELL.search(line)
+        if m:
+            cell = (int(m.group(1)), m.group(2))
+            continue
         stamp = line[:8]
         if not re.fullmatch(r"\d\d:\d\d:\d\d", stamp):
             continue
@@ -92,11 +114,11 @@ def windows(log: str, day: datetime) -> list[Window]:
             at += timedelta(days=1)
         last = at
         m = _STEP.match(line)
-        marks.append((at, m.group(2), m.group(3)) if m else (at, "", ""))
+        marks.append((at, m.group(2), m.group(3), *cell) if m else (at, "", "", None, None))
     out = []
-    for i, (at, bench, step) in enumerate(marks):
+    for i, (at, bench, step, block, platform) in enumerate(marks):
         if bench and i + 1 < len(marks):
-            out.append(Window(bench, step, at, marks[i + 1][0]))
+            out.append(Window(bench, step, at, marks[i + 1][0], block, platform))
     return out
 
 
@@ -124,7 +146,8 @@ def report(started: datetime, rows: Sequence[tuple[float, str, int]], steps: Seq
         calls = c.get(RAW) or sum(n for e, n in c.items() if e.startswith("syscalls:") and e != PTRACE)
         if calls <= 0 or secs <= 0:
             continue
-        head = f"{w.bench} {w.step}: {calls:,} calls in {secs:.0f} s ({calls / secs:,.0f}/s)"
+        cell = f"b{w.block}/{w.platform} " if w.platform else ""
+        head = f"{cell}{w.bench} {w.step}: {calls:,} calls in {secs:.0f} s ({calls / secs:,.0f}/s)"
         if c.get(SYSEMU):
             head += f"; {c[SYSEMU]:,} ptrace stops ({c[SYSEMU] / calls:.3f} of the calls)"
             if c.get(SWITCHES):
@@ -137,14 +160,196 @@ def report(started: datetime, rows: Sequence[tuple[float, str, int]], steps: Seq
     return "\n".join(lines)
 
 
+def perf_argv(out: Path, interval_ms: int = 2000) -> list[str]:
+    """perf stat over the whole machine: every call by name, PTRACE_SYSEMU, context switches. Pure."""
+    return [
+        "perf",
+        "stat",
+        "-a",
+        "-x,",
+        "-I",
+        str(interval_ms),
+        "-e",
+        f"{RAW},syscalls:sys_enter_*",
+        "-e",
+        PTRACE,
+        "--filter",
+        "request == 31",
+        "-e",
+        SWITCHES,
+        "-o",
+        str(out),
+    ]
+
+
+@dataclass(frozen=True)
+class Stops:
+    """One step in one block: the baseline's calls, the platform's ptrace stops and context switches,
+    and each side's machine CPU-seconds (None: not stamped)."""
+
+    block: int
+    step: str
+    calls: int
+    stops: int
+    switches: int
+    base_cpu_s: float | None
+    cpu_s: float | None
+
+    @property
+    def extra_us_per_stop(self) -> float | None:
+        if self.base_cpu_s is None or self.cpu_s is None or self.stops <= 0:
+            return None
+        return (self.cpu_s - self.base_cpu_s) / self.stops * 1e6
+
+
+def stops(
+    started: datetime,
+    rows: Sequence[tuple[float, str, int]],
+    steps: Sequence[Window],
+    cpu: dict[tuple[str, int, str], float],
+    platform: str = "gvisor",
+    baseline: str = "native",
+) -> list[Stops]:
+    """Per (block, step) both sides ran: the baseline's calls against the platform's stops, with
+    each side's machine CPU from `cpu` ((platform, block, step) -> CPU-seconds). Pure."""
+    by = {(w.platform, w.block, w.step): counts(started, rows, w) for w in steps if w.platform is not None}
+    out = []
+    for (p, block, step), c in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+        base = by.get((baseline, block, step))
+        if p != platform or base is None or not c.get(SYSEMU) or not base.get(RAW):
+            continue
+        out.append(
+            Stops(
+                block,
+                step,
+                base[RAW],
+                c[SYSEMU],
+                c.get(SWITCHES, 0),
+                cpu.get((baseline, block, step)),
+                cpu.get((platform, block, step)),
+            )
+        )
+    return out
+
+
+def stops_report(got: Sequence[Stops], platform: str = "gvisor", baseline: str = "native") -> str:
+    """One line per (block, step): stops per baseline call, switches per stop, extra CPU per stop. Pure."""
+    lines = [
+        f"{'block':>5} {'step':<14}{baseline + ' calls':>14}{platform + ' stops':>14}{'stops/call':>11}"
+        f"{'switches/stop':>14}{'CPU s ' + baseline:>12}{'CPU s ' + platform:>12}{'extra us/stop':>14}"
+    ]
+    for s in got:
+        x = s.extra_us_per_stop
+        lines.append(
+            f"{s.block:>5} {s.step:<14}{s.calls:>14,}{s.stops:>14,}{s.stops / s.calls:>11.2f}"
+            f"{s.switches / s.stops:>14.2f}{_num(s.base_cpu_s):>12}{_num(s.cpu_s):>12}{_num(x, 1):>14}"
+        )
+    return "\n".join(lines)
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def machine_cpu(campaign: Path) -> dict[tuple[str, int, str], float]:
+    """(platform, block, step) -> the machine's CPU-seconds over the step, from a campaign's samples
+    (the first stamped sample of each; none where the campaign has no samples)."""
+    from vbench.samples import MACHINE_CPU_FIELD
+    from vbench.stats.campaign import load_campaign
+
+    if not (campaign / "samples.jsonl").exists():
+        return {}
+    df = load_campaign(campaign).samples
+    if MACHINE_CPU_FIELD not in df or "step" not in df:
+        return {}
+    df = df[df["step"].notna() & df[MACHINE_CPU_FIELD].notna()].drop_duplicates(["platform", "block", "step"])
+    return {
+        (str(r["platform"]), int(r["block"]), str(r["step"])): float(r[MACHINE_CPU_FIELD]) for _, r in df.iterrows()
+    }
+
+
+TRACEFS = Path("/sys/kernel/tracing")
+PERF_FILE = "perf.csv.gz"
+LOG_FILE = "campaign.log"
+
+
+def _tracefs_mounted() -> bool:
+    return (TRACEFS / "events").is_dir()
+
+
+def record(name: str, data: Path, vbench: str) -> int:
+    """Run the campaign beside perf; keep both outputs in DATA/raw/NAME/calls/ where the campaign
+    wrote its directory. The campaign's exit code; Ctrl-C stops the campaign, then perf."""
+    mounted_before = _tracefs_mounted()
+    with tempfile.TemporaryDirectory(prefix="vbench-call-names-") as tmp:
+        csv, log = Path(tmp, "perf.csv"), Path(tmp, LOG_FILE)
+        perf = subprocess.Popen(perf_argv(csv), start_new_session=True, stderr=subprocess.DEVNULL)
+        try:
+            with log.open("w") as f:
+                run = subprocess.Popen(
+                    [vbench, "campaign", "run", name, "--data", str(data)], stdout=f, stderr=subprocess.STDOUT
+                )
+                try:
+                    rc = run.wait()
+                except KeyboardInterrupt:
+                    run.send_signal(signal.SIGINT)
+                    run.wait()
+                    raise
+        finally:
+            perf.send_signal(signal.SIGINT)
+            try:
+                perf.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                perf.kill()
+                perf.wait()
+            if not mounted_before and _tracefs_mounted():
+                subprocess.run(["umount", str(TRACEFS)], check=False)
+            _keep(csv, log, data / "raw" / name)
+    return rc
+
+
+def _keep(csv: Path, log: Path, campaign: Path) -> None:
+    """perf's output (gzipped) and the log into the campaign's calls/, where the campaign exists."""
+    if not (campaign / "campaign.json").exists():
+        print(f"{campaign}: no campaign was written; perf's counts are not kept", file=sys.stderr)
+        return
+    keep = campaign / "calls"
+    keep.mkdir(exist_ok=True)
+    if csv.exists():
+        with csv.open("rb") as src, gzip.open(keep / PERF_FILE, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    shutil.copy(log, keep / LOG_FILE)
+
+
+def _text(path: Path) -> str:
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt") as f:
+            return f.read()
+    return path.read_text()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("perf_csv", type=Path)
-    ap.add_argument("campaign_log", type=Path)
-    ap.add_argument("--top", type=int, default=14, help="names shown a step")
+    sub = ap.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="run a campaign beside perf stat (root)")
+    rec.add_argument("name", help="the design, params/experiments/NAME.yaml")
+    rec.add_argument("--data", type=Path, default=Path("data"))
+    rec.add_argument("--vbench", default=str(Path(sys.executable).with_name("vbench")), help="the vbench command")
+    rd = sub.add_parser("read", help="each step's calls by name from a recording")
+    rd.add_argument("calls", type=Path, help=f"a recording's directory ({PERF_FILE} and {LOG_FILE})")
+    rd.add_argument("--top", type=int, default=14, help="names shown a step")
     args = ap.parse_args(argv)
-    started, rows = intervals(args.perf_csv.read_text())
-    print(report(started, rows, windows(args.campaign_log.read_text(), started), args.top))
+    if args.command == "record":
+        if os.geteuid() != 0 or shutil.which("perf") is None:
+            print("record needs root and perf", file=sys.stderr)
+            return 2
+        return record(args.name, args.data, args.vbench)
+    started, rows = intervals(_text(args.calls / PERF_FILE))
+    steps = windows(_text(args.calls / LOG_FILE), started)
+    print(report(started, rows, steps, args.top))
+    got = stops(started, rows, steps, machine_cpu(args.calls.parent))
+    if got:
+        print(stops_report(got))
     return 0
 
 
