@@ -268,6 +268,30 @@ def machine_cpu(campaign: Path) -> dict[tuple[str, int, str], float]:
     }
 
 
+#: costs-callnames-gvisor's rule: the judged steps, the stops per baseline call it allows, and the
+#: least extra machine CPU per stop (2.5 x a one-byte call's 22.6 us on one CPU, gvisor_call_gap).
+JUDGED = ("wordcount", "create_write", "open_read", "write", "terasort")
+STOPS_PER_CALL = (1.0, 1.4)
+MIN_US_PER_STOP = 56.0
+
+
+def verdict(got: Sequence[Stops]) -> tuple[str, list[Stops]]:
+    """The design's rule over the judged (step, block) pairs: held if every pair's stops per call lie
+    in STOPS_PER_CALL and its extra per stop is at least MIN_US_PER_STOP; rejected if 3 or more
+    fail either; else neither. With the pairs that fail. Pure."""
+    judged = [s for s in got if s.step in JUDGED]
+    lo, hi = STOPS_PER_CALL
+
+    def ok(s: Stops) -> bool:
+        x = s.extra_us_per_stop
+        return lo <= s.stops / s.calls <= hi and x is not None and x >= MIN_US_PER_STOP
+
+    failed = [s for s in judged if not ok(s)]
+    if judged and not failed:
+        return "held", failed
+    return ("rejected" if len(failed) >= 3 else "neither"), failed
+
+
 TRACEFS = Path("/sys/kernel/tracing")
 PERF_FILE = "perf.csv.gz"
 LOG_FILE = "campaign.log"
@@ -350,6 +374,13 @@ def main(argv: list[str] | None = None) -> int:
     got = stops(started, rows, steps, machine_cpu(args.calls.parent))
     if got:
         print(stops_report(got))
+        word, failed = verdict(got)
+        judged = sum(s.step in JUDGED for s in got)
+        print(
+            f"the rule (costs-callnames-gvisor): {word}; {judged - len(failed)} of {judged} judged pairs meet both "
+            f"(stops per call in [{STOPS_PER_CALL[0]}, {STOPS_PER_CALL[1]}], >= {MIN_US_PER_STOP:g} us per stop)"
+            + "".join(f"; fails: block {s.block} {s.step}" for s in failed)
+        )
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,84 @@ def test_report_gives_calls_stops_switches_a_stop_and_names_in_percent_of_the_ca
     assert head.startswith("wordcount wordcount: 100 calls in 2 s (50/s); 10 ptrace stops (0.100 of the calls)")
     assert head.endswith("3.70 context switches a stop")
     assert names.split(", ")[:2] == ["    ptrace 60.0%", "wait4 40.0%"]
+
+
+CELLS_LOG = """[0/2 cells, 0s elapsed, ETA ?] running b0/native/wordcount
+08:01:10 wordcount: wordcount ...
+08:01:12 b0/native/wordcount: ok
+[1/2 cells, 2s elapsed, ETA 2s] running b0/gvisor/wordcount
+08:01:12 wordcount: wordcount ...
+08:01:14 b0/gvisor/wordcount: ok
+"""
+
+
+def _rows(*per_second):
+    """Interval rows ending at 1.5, 2.5, ... s after the start, each (calls, sysemu, switches)."""
+    rows = []
+    for i, (calls, stops_, switches) in enumerate(per_second):
+        t = i + 1.5
+        rows += [(t, cn.RAW, calls), (t, cn.SYSEMU, stops_), (t, cn.SWITCHES, switches)]
+    return rows
+
+
+def test_windows_carry_the_cell_the_runner_named_last():
+    got = cn.windows(CELLS_LOG, datetime(2026, 12, 5))
+    assert [(w.block, w.platform, w.step) for w in got] == [(0, "native", "wordcount"), (0, "gvisor", "wordcount")]
+
+
+def test_stops_pair_the_baselines_calls_with_the_platforms_stops_and_price_each_stop():
+    started = datetime(2026, 12, 5, 8, 1, 9)
+    # Intervals end at 08:01:10.5, 11.5 (native's window), 12.5, 13.5 (gVisor's).
+    rows = _rows((100, 0, 5), (900, 0, 5), (3000, 500, 2000), (4000, 700, 2500))
+    cpu = {("native", 0, "wordcount"): 20.0, ("gvisor", 0, "wordcount"): 80.0}
+    (got,) = cn.stops(started, rows, cn.windows(CELLS_LOG, started), cpu)
+    assert (got.block, got.step, got.calls, got.stops, got.switches) == (0, "wordcount", 1000, 1200, 4500)
+    assert got.extra_us_per_stop == pytest.approx(60.0 / 1200 * 1e6)
+    text = cn.stops_report([got]).splitlines()[1].split()
+    assert text[:5] == ["0", "wordcount", "1,000", "1,200", "1.20"] and text[5] == "3.75"
+    # Without the machine's CPU a stop is not priced, and the report says so.
+    bare = cn.stops(started, rows, cn.windows(CELLS_LOG, started), {})[0]
+    assert bare.extra_us_per_stop is None and cn.stops_report([bare]).splitlines()[1].split()[-1] == "-"
+
+
+def test_a_step_one_side_did_not_run_is_not_paired():
+    started = datetime(2026, 12, 5, 8, 1, 9)
+    only = CELLS_LOG.split("[1/2")[0]
+    assert cn.stops(started, _rows((100, 0, 5), (900, 0, 5)), cn.windows(only, started), {}) == []
+
+
+def test_perf_counts_every_call_by_name_sysemu_and_switches_over_the_whole_machine():
+    argv = cn.perf_argv(Path("/t/p.csv"))
+    assert argv[:6] == ["perf", "stat", "-a", "-x,", "-I", "2000"]
+    assert argv[argv.index("--filter") - 1] == cn.PTRACE and argv[argv.index("--filter") + 1] == "request == 31"
+    assert argv[-2:] == ["-o", "/t/p.csv"]
+
+
+def test_keep_writes_nothing_where_no_campaign_was_written(tmp_path):
+    csv, log = tmp_path / "p.csv", tmp_path / "l.log"
+    csv.write_text(PERF)
+    log.write_text(LOG)
+    cn._keep(csv, log, tmp_path / "raw" / "none")
+    assert not (tmp_path / "raw").exists()
+    camp = tmp_path / "raw" / "x"
+    camp.mkdir(parents=True)
+    (camp / "campaign.json").write_text("{}")
+    cn._keep(csv, log, camp)
+    assert cn.intervals(cn._text(camp / "calls" / cn.PERF_FILE))[0] == datetime(2026, 12, 5, 8, 1, 10)
+    assert (camp / "calls" / cn.LOG_FILE).read_text() == LOG
+
+
+def test_the_designs_rule_needs_every_judged_pair_in_the_stop_band_and_above_the_price():
+    def pair(step, calls, stops_, extra_s):
+        return cn.Stops(0, step, calls, stops_, 0, 10.0, 10.0 + extra_s)
+
+    good = [pair(s, 1000, 1200, 0.08) for s in cn.JUDGED]
+    assert cn.verdict(good) == ("held", [])
+    # Teragen is not judged: its miss changes nothing.
+    assert cn.verdict(good + [pair("teragen", 1000, 500, 0.01)])[0] == "held"
+    one = [pair("wordcount", 1000, 900, 0.08)] + good[1:]
+    word, failed = cn.verdict(one)
+    assert word == "neither" and [f.step for f in failed] == ["wordcount"]
+    cheap = [pair(s, 1000, 1200, 0.05) for s in cn.JUDGED[:3]] + good[3:]
+    assert cn.verdict(cheap)[0] == "rejected"
+    assert cn.verdict([])[0] == "neither"
