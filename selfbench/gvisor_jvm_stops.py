@@ -10,7 +10,8 @@ under `perf stat -a` counting the machine's system calls, PTRACE_SYSEMU (one per
 platform served) and context switches; the machine's busy CPU from /proc/stat around it. Each
 way and condition runs at two lengths of the timed repeat, and a call's price is the long run's
 extra over the short one's per extra call, so the JVM's start, its warm-up and the sandbox's start
-fall out.
+fall out. `--copies N` runs N copies at once, each its own JVM (and under gVisor its own sandbox):
+a stop beside other busy sandboxes, as on a cluster of three.
 
 Needs root, perf, runsc and a java with the jdk.compiler module; run it on an idle machine. perf
 mounts tracefs where it is not mounted; this script unmounts it after only then. ~4 min at the
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -73,15 +75,20 @@ class PerCall:
     switches: float
 
 
-def argv_of(way: str, condition: str, seconds: float, warmup_s: float, out: Path) -> list[str]:
-    """perf stat around rpc's command, natively or in a sandbox, held to CPU 0 where the condition
+def argv_of(
+    way: str, condition: str, seconds: float, warmup_s: float, out: Path, workdirs: Sequence[str] = ("/tmp",)
+) -> list[str]:
+    """perf stat around rpc's command, natively or in a sandbox, one copy per work directory (each
+    its own JVM, and under gVisor its own sandbox, all at once), held to CPU 0 where the condition
     says so. Pure."""
     cfg = rpc.RpcConfig(seconds=seconds, repeats=1, warmup_s=warmup_s)
-    cmd = ["sh", "-c", rpc.command(cfg, "/tmp")]
-    if way == "gvisor":
-        cmd = ["runsc", "--network=none", "--platform=ptrace", "do", *cmd]
-    elif way != "native":
+    if way not in WAYS:
         raise ValueError(f"unknown way {way!r}: one of {', '.join(WAYS)}")
+    if not workdirs:
+        raise ValueError("no work directory: no copy to run")
+    sandbox = ["runsc", "--network=none", "--platform=ptrace", "do"] if way == "gvisor" else []
+    copies = [[*sandbox, "sh", "-c", rpc.command(cfg, d)] for d in workdirs]
+    cmd = copies[0] if len(copies) == 1 else ["sh", "-c", " & ".join(shlex.join(c) for c in copies) + "; wait"]
     if condition == "one-cpu":
         cmd = ["taskset", "-c", "0", *cmd]
     elif condition != "alone":
@@ -90,15 +97,16 @@ def argv_of(way: str, condition: str, seconds: float, warmup_s: float, out: Path
     return [*perf, "-o", str(out), "--", *cmd]
 
 
-def parse_rpc(stdout: str) -> tuple[int, float]:
-    """(RPCs made, warm-up included; the timed repeat's us per RPC) from rpc's lines. Pure."""
-    rep, warm = _REPEAT.search(stdout or ""), _WARMUP.search(stdout or "")
-    if rep is None or warm is None:
-        raise ValueError(f"no rpc warmup and repeat lines in {(stdout or '')[-300:]!r}")
-    calls, ns = int(rep.group(1)), int(rep.group(2))
-    if calls <= 0:
-        raise ValueError("the timed repeat made no call")
-    return calls + int(warm.group(1)), ns / calls / 1000
+def parse_rpc(stdout: str, copies: int = 1) -> tuple[int, float]:
+    """(RPCs made by every copy, warm-up included; the median copy's timed us per RPC) from rpc's
+    lines. Pure."""
+    reps, warms = _REPEAT.findall(stdout or ""), _WARMUP.findall(stdout or "")
+    if len(reps) != copies or len(warms) != copies:
+        raise ValueError(f"expected {copies} rpc warmup and repeat lines, found {len(warms)} and {len(reps)}")
+    if any(int(calls) <= 0 for calls, _ in reps):
+        raise ValueError("a timed repeat made no call")
+    made = sum(int(c) for c, _ in reps) + sum(int(w) for w in warms)
+    return made, statistics.median(int(ns) / int(calls) / 1000 for calls, ns in reps)
 
 
 def parse_perf(text: str) -> tuple[int, int, int]:
@@ -165,17 +173,25 @@ def summary(calls: Sequence[PerCall]) -> str:
     return "\n".join(lines)
 
 
-def run_one(way: str, condition: str, seconds: float, warmup_s: float, timeout: float) -> Run:
+def run_one(way: str, condition: str, seconds: float, warmup_s: float, timeout: float, copies: int = 1) -> Run:
     with tempfile.TemporaryDirectory(prefix="vbench-jvm-stops-") as tmp:
         out = Path(tmp, "perf.csv")
+        # A work directory per copy, made here: under gVisor the sandbox sees the host's (through its
+        # overlay), so each copy writes its program to a directory of its own.
+        dirs = [Path(tmp, f"copy{i}") for i in range(copies)]
+        for d in dirs:
+            d.mkdir()
         stat0 = read_stat()
         r = subprocess.run(
-            argv_of(way, condition, seconds, warmup_s, out), capture_output=True, text=True, timeout=timeout
+            argv_of(way, condition, seconds, warmup_s, out, [str(d) for d in dirs]),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
         stat1 = read_stat()
         if r.returncode != 0:
             raise RuntimeError(f"{way} {condition}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-300:]}")
-        calls, us = parse_rpc(r.stdout)
+        calls, us = parse_rpc(r.stdout, copies)
         sysc, stops, switches = parse_perf(out.read_text())
     cpu = (busy_ticks(cpu_line(stat1)) - busy_ticks(cpu_line(stat0))) / USER_HZ
     return Run(way, condition, seconds, calls, us, cpu, sysc, stops, switches)
@@ -187,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--short", type=float, default=2.0, help="timed seconds of the short run")
     ap.add_argument("--long", type=float, default=8.0, help="timed seconds of the long run")
     ap.add_argument("--warmup", type=float, default=6.0, help="seconds of warm-up calls in each run")
+    ap.add_argument("--copies", type=int, default=1, help="JVMs (and sandboxes) running the RPCs at once")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
     args = ap.parse_args(argv)
+    if args.copies < 1:
+        ap.error("--copies must be 1 or more")
     if args.long <= args.short:
         ap.error("--long must exceed --short")
     missing = [t for t in ("perf", "runsc", "taskset") if shutil.which(t) is None]
@@ -201,8 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.rounds):
             for cond in CONDITIONS:
                 for way in WAYS if i % 2 == 0 else tuple(reversed(WAYS)):
-                    short = run_one(way, cond, args.short, args.warmup, args.timeout)
-                    long = run_one(way, cond, args.long, args.warmup, args.timeout)
+                    short = run_one(way, cond, args.short, args.warmup, args.timeout, args.copies)
+                    long = run_one(way, cond, args.long, args.warmup, args.timeout, args.copies)
                     calls.append(per_call(short, long))
                     print(f"round {i + 1}/{args.rounds} {calls[-1]}", file=sys.stderr, flush=True)
     finally:

@@ -29,8 +29,22 @@ def test_perf_counts_calls_sysemu_and_switches_around_rpcs_command_in_the_way_an
 def test_parse_rpc_counts_warm_up_and_timed_calls_and_prices_the_timed_ones():
     out = "rpc java=/usr/bin/java version=x\nrpc warmup calls=5000 ns=6000000000\nrpc repeat=1 calls=2000 ns=30000000\n"
     assert js.parse_rpc(out) == (7000, pytest.approx(15.0))
-    with pytest.raises(ValueError, match="no rpc warmup"):
+    with pytest.raises(ValueError, match="expected 1 rpc warmup and repeat lines, found 0 and 1"):
         js.parse_rpc("rpc repeat=1 calls=2000 ns=30000000\n")
+    # Copies: every copy's calls summed, the median copy's price.
+    two = out + "rpc warmup calls=4000 ns=6000000000\nrpc repeat=1 calls=1000 ns=25000000\n"
+    assert js.parse_rpc(two, copies=2) == (12000, pytest.approx(20.0))
+    with pytest.raises(ValueError, match="expected 3"):
+        js.parse_rpc(two, copies=3)
+
+
+def test_copies_run_at_once_each_in_its_own_directory_and_sandbox():
+    argv = js.argv_of("gvisor", "alone", 2.0, 6.0, Path("/t/p.csv"), ["/t/copy0", "/t/copy1"])
+    script = argv[argv.index("--") + 1 :]
+    assert script[:2] == ["sh", "-c"] and script[2].endswith("; wait") and script[2].count("runsc --network=none") == 2
+    assert "cd /t/copy0 ||" in script[2] and "cd /t/copy1 ||" in script[2]
+    with pytest.raises(ValueError, match="no work directory"):
+        js.argv_of("native", "alone", 2.0, 6.0, Path("/t/p.csv"), [])
 
 
 def test_parse_perf_reads_the_three_counts():
