@@ -31,21 +31,19 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from typing import Sequence
 
+from selfbench.sentry_cpu_accounting import competing_loops
 from vbench.benchmarks.micro import syscall
 from vbench.monitor.kernel_entries import switches
-from vbench.monitor.machine import USER_HZ, parse_pid_stat
+from vbench.monitor.machine import USER_HZ
 from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
 
 WAYS = ("native", "gvisor")
 #: How a run shares the machine: alone; every process of the run held to CPU 0; beside 1 or 2
 #: busy loops on the host (each in a session of its own, as `runsc do` puts its sandbox).
 CONDITIONS = ("alone", "one-cpu", "beside-1", "beside-2")
-#: The competing loop: a host process that keeps one CPU busy until killed.
-COMPETITOR = ["python3", "-c", "while True: pass"]
 #: The small count: a run that is mostly the sandbox's start and stop.
 SMALL_COUNT = 1000
 
@@ -150,17 +148,10 @@ def summary(calls: Sequence[PerCall]) -> str:
     return "\n".join(lines)
 
 
-def _read(path: str) -> str:
-    with open(path) as f:
-        return f.read()
-
-
 def run_one(way: str, condition: str, count: int, timeout: float, parallel: int = 1) -> Run:
-    """One run beside the condition's loops, which this function starts and kills (by pid)."""
-    procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(competitors_of(condition))]
-    try:
-        time.sleep(0.5 if procs else 0)  # the loops are running before the run starts
-        comp0 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
+    """One run beside the condition's busy loops, started and killed around it."""
+    with competing_loops(competitors_of(condition)) as ticks:
+        comp0 = ticks()
         stat0 = read_stat()
         r = subprocess.run(
             argv_of(way, condition, count, parallel),
@@ -170,11 +161,7 @@ def run_one(way: str, condition: str, count: int, timeout: float, parallel: int 
             start_new_session=True,
         )
         stat1 = read_stat()
-        comp1 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+        comp1 = ticks()
     if r.returncode != 0:
         raise RuntimeError(f"{way} {condition}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-300:]}")
     busy = busy_ticks(cpu_line(stat1)) - busy_ticks(cpu_line(stat0)) - (comp1 - comp0)

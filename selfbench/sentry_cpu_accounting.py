@@ -36,9 +36,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 from vbench.monitor.machine import USER_HZ, parse_pid_stat
 from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
@@ -123,25 +124,34 @@ def _read(path: str) -> str:
         return f.read()
 
 
-def run_one(way: str, payload: Path, seconds: float, competitors: int, timeout: float) -> Spin:
-    """One run beside `competitors` loops this function starts and kills (by pid) around it."""
+@contextmanager
+def competing_loops(n: int) -> Iterator[Callable[[], int]]:
+    """`n` busy loops on the host, started before the body (and given half a second to run) and
+    killed by pid after it; yields a function that gives their CPU ticks so far."""
     # Each in a session of its own, as `runsc do` puts its sandbox: with the kernel's autogroup on
     # (sched_autogroup_enabled), CFS shares the cores between sessions first, and a payload sharing
     # its session with the loops would get less than a sandbox in its own.
-    procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(competitors)]
+    procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(n)]
     try:
-        time.sleep(0.5)  # the loops are running before the payload starts
-        comp0 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
+        if procs:
+            time.sleep(0.5)  # the loops are running before the payload starts
+        yield lambda: sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def run_one(way: str, payload: Path, seconds: float, competitors: int, timeout: float) -> Spin:
+    """One run beside `competitors` loops started and killed around it."""
+    with competing_loops(competitors) as ticks:
+        comp0 = ticks()
         busy0 = busy_ticks(cpu_line(read_stat()))
         r = subprocess.run(
             argv_of(way, payload, seconds), capture_output=True, text=True, timeout=timeout, start_new_session=True
         )
         busy1 = busy_ticks(cpu_line(read_stat()))
-        comp1 = sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+        comp1 = ticks()
     if r.returncode != 0:
         raise RuntimeError(f"{way}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
     wall, reported = parse(r.stdout)
