@@ -2,8 +2,8 @@
 what native's mix of them costs a call on average (issue #53).
 
 Native Hadoop's calls, counted by name with `perf stat -a -e 'syscalls:sys_enter_*'` over a native
-run of the suite (by hand, 2026-12-05 07:48-07:51 UTC, docs/results.md), are the same mix on every
-step: gettid 26 %, futex 15 %, read 11 %, newfstatat 9 %, close 7 %, lseek 7 %, rt_sigaction 4 %,
+run of the suite (by hand, 2026-12-05 07:48-07:51 UTC; the same in both blocks of
+costs-callnames-gvisor, `python -m selfbench.call_names read`), are the same mix on every step: gettid 26 %, futex 15 %, read 11 %, newfstatat 9 %, close 7 %, lseek 7 %, rt_sigaction 4 %,
 sysinfo, readlink, mmap, mprotect, openat, write and getrusage 1.5-2.4 % each. On a busy machine a
 one-byte call costs gVisor 22.6 us of machine CPU (selfbench.gvisor_call_gap, held to one CPU), and
 native's calls at that price explain about a third of gVisor's extra CPU on a job. This says
@@ -146,8 +146,9 @@ KINDS = (
 )
 #: Kinds timed as a pair of calls: the price of each of the two names is half the pair's.
 PAIRS = {"open_close": ("openat", "close"), "mmap_munmap": ("mmap", "munmap")}
-#: Native Hadoop's calls by name, % of all its calls over the suite's job steps (perf stat -a,
-#: 2026-12-05 07:48-07:51 UTC, the Intel Xeon machine; docs/results.md).
+#: Native Hadoop's calls by name, % of all its calls over the suite's job steps (perf stat -a, by
+#: hand, 2026-12-05 07:48-07:51 UTC, the Intel Xeon machine; costs-callnames-gvisor's steps agree
+#: within a point or two, docs/results.md).
 NATIVE_MIX = {
     "gettid": 25.9,
     "futex": 15.2,
