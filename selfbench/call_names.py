@@ -42,6 +42,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from vbench.monitor.kernel_entries import TRACEFS
+from vbench.samples import MACHINE_CPU_FIELD
+from vbench.stats.campaign import load_campaign
+
 RAW = "raw_syscalls:sys_enter"
 PTRACE = "syscalls:sys_enter_ptrace"
 #: The name the filtered (second) ptrace row of an interval is counted under.
@@ -254,9 +258,6 @@ def _num(x: float | None, digits: int = 2) -> str:
 def machine_cpu(campaign: Path) -> dict[tuple[str, int, str], float]:
     """(platform, block, step) -> the machine's CPU-seconds over the step, from a campaign's samples
     (the first stamped sample of each; none where the campaign has no samples)."""
-    from vbench.samples import MACHINE_CPU_FIELD
-    from vbench.stats.campaign import load_campaign
-
     if not (campaign / "samples.jsonl").exists():
         return {}
     df = load_campaign(campaign).samples
@@ -292,7 +293,6 @@ def verdict(got: Sequence[Stops]) -> tuple[str, list[Stops]]:
     return ("rejected" if len(failed) >= 3 else "neither"), failed
 
 
-TRACEFS = Path("/sys/kernel/tracing")
 PERF_FILE = "perf.csv.gz"
 LOG_FILE = "campaign.log"
 
