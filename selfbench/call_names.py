@@ -36,11 +36,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+from bisect import bisect_right
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from vbench.monitor.kernel_entries import TRACEFS
 from vbench.samples import MACHINE_CPU_FIELD
@@ -126,13 +128,21 @@ def windows(log: str, day: datetime) -> list[Window]:
     return out
 
 
-def counts(started: datetime, rows: Iterable[tuple[float, str, int]], window: Window) -> Counter[str]:
-    """The counts of the intervals whose end falls in (window start, window end]. Pure."""
-    out: Counter[str] = Counter()
-    for t, event, n in rows:
-        at = started + timedelta(seconds=t)
-        if window.start < at <= window.end:
-            out[event] += n
+def per_window(
+    started: datetime, rows: Iterable[tuple[float, str, int]], steps: Sequence[Window]
+) -> list[tuple[Window, Counter[str]]]:
+    """Each window with the counts of the intervals whose end falls in (its start, its end]: the rows
+    sorted once, each window's found by bisection. Pure."""
+    # By time only, and stable: the events of one interval keep perf's order (ties in a report's
+    # most-called names fall as perf listed them).
+    timed = sorted(((started + timedelta(seconds=t), event, n) for t, event, n in rows), key=lambda r: r[0])
+    ends = [at for at, _, _ in timed]
+    out = []
+    for w in steps:
+        c: Counter[str] = Counter()
+        for _, event, n in timed[bisect_right(ends, w.start) : bisect_right(ends, w.end)]:
+            c[event] += n
+        out.append((w, c))
     return out
 
 
@@ -140,12 +150,11 @@ def short(event: str) -> str:
     return event.split("sys_enter_", 1)[1] if "sys_enter_" in event else event
 
 
-def report(started: datetime, rows: Sequence[tuple[float, str, int]], steps: Sequence[Window], top: int = 14) -> str:
+def report(counted: Sequence[tuple[Window, Counter[str]]], top: int = 14) -> str:
     """Per step: its calls and calls per second, PTRACE_SYSEMU stops and the machine's context
     switches per stop where counted, and the names most called, in % of its calls. Pure."""
     lines = []
-    for w in steps:
-        c = counts(started, rows, w)
+    for w, c in counted:
         secs = (w.end - w.start).total_seconds()
         calls = c.get(RAW) or sum(n for e, n in c.items() if e.startswith("syscalls:") and e != PTRACE)
         if calls <= 0 or secs <= 0:
@@ -207,16 +216,14 @@ class Stops:
 
 
 def stops(
-    started: datetime,
-    rows: Sequence[tuple[float, str, int]],
-    steps: Sequence[Window],
+    counted: Sequence[tuple[Window, Counter[str]]],
     cpu: dict[tuple[str, int, str], float],
     platform: str = "gvisor",
     baseline: str = "native",
 ) -> list[Stops]:
     """Per (block, step) both sides ran: the baseline's calls against the platform's stops, with
     each side's machine CPU from `cpu` ((platform, block, step) -> CPU-seconds). Pure."""
-    by = {(w.platform, w.block, w.step): counts(started, rows, w) for w in steps if w.platform is not None}
+    by = {(w.platform, w.block, w.step): c for w, c in counted if w.platform is not None}
     out = []
     for (p, block, step), c in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
         base = by.get((baseline, block, step))
@@ -301,11 +308,22 @@ def _tracefs_mounted() -> bool:
     return (TRACEFS / "events").is_dir()
 
 
+@contextmanager
+def tracefs_as_found() -> Iterator[None]:
+    """Around a body that runs perf: tracefs unmounted after where it was not mounted before (perf
+    mounts it where it is absent); a tracefs mounted before is left alone."""
+    mounted_before = _tracefs_mounted()
+    try:
+        yield
+    finally:
+        if not mounted_before and _tracefs_mounted():
+            subprocess.run(["umount", str(TRACEFS)], check=False)
+
+
 def record(name: str, data: Path, vbench: str) -> int:
     """Run the campaign beside perf; keep both outputs in DATA/raw/NAME/calls/ where the campaign
     wrote its directory. The campaign's exit code; Ctrl-C stops the campaign, then perf."""
-    mounted_before = _tracefs_mounted()
-    with tempfile.TemporaryDirectory(prefix="vbench-call-names-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="vbench-call-names-") as tmp, tracefs_as_found():
         csv, log = Path(tmp, "perf.csv"), Path(tmp, LOG_FILE)
         perf = subprocess.Popen(perf_argv(csv), start_new_session=True, stderr=subprocess.DEVNULL)
         try:
@@ -326,8 +344,6 @@ def record(name: str, data: Path, vbench: str) -> int:
             except subprocess.TimeoutExpired:
                 perf.kill()
                 perf.wait()
-            if not mounted_before and _tracefs_mounted():
-                subprocess.run(["umount", str(TRACEFS)], check=False)
             _keep(csv, log, data / "raw" / name)
     return rc
 
@@ -369,9 +385,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return record(args.name, args.data, args.vbench)
     started, rows = intervals(_text(args.calls / PERF_FILE))
-    steps = windows(_text(args.calls / LOG_FILE), started)
-    print(report(started, rows, steps, args.top))
-    got = stops(started, rows, steps, machine_cpu(args.calls.parent))
+    counted = per_window(started, rows, windows(_text(args.calls / LOG_FILE), started))
+    print(report(counted, args.top))
+    got = stops(counted, machine_cpu(args.calls.parent))
     if got:
         print(stops_report(got))
         word, failed = verdict(got)

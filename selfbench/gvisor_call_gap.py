@@ -34,7 +34,7 @@ import sys
 from dataclasses import dataclass
 from typing import Sequence
 
-from selfbench.sentry_cpu_accounting import competing_loops
+from selfbench.runsc_do import ON_CPU0, RUNSC_DO, competing_loops
 from vbench.benchmarks.micro import syscall
 from vbench.monitor.kernel_entries import switches
 from vbench.monitor.machine import USER_HZ
@@ -92,11 +92,11 @@ def argv_of(way: str, condition: str, count: int, parallel: int = 1) -> list[str
         raise ValueError(f"parallel must be 1 or more, got {parallel}")
     cmd = ["sh", "-c", one if parallel == 1 else " & ".join(f"( {one} )" for _ in range(parallel)) + "; wait"]
     if way == "gvisor":
-        cmd = ["runsc", "--network=none", "--platform=ptrace", "do", *cmd]
+        cmd = [*RUNSC_DO, *cmd]
     elif way != "native":
         raise ValueError(f"unknown way {way!r}: one of {', '.join(WAYS)}")
     if condition == "one-cpu":
-        cmd = ["taskset", "-c", "0", *cmd]
+        cmd = [*ON_CPU0, *cmd]
     elif condition not in CONDITIONS:
         raise ValueError(f"unknown condition {condition!r}: one of {', '.join(CONDITIONS)}")
     return cmd

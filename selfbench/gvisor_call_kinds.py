@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from selfbench.runsc_do import ON_CPU0, RUNSC_DO
+
 #: The payload: prints one JSON object of microseconds per kind.
 PAYLOAD = r"""
 import ctypes, json, mmap, os, resource, sys, time
@@ -184,10 +186,10 @@ def argv_of(way: str, payload: Path, count: int, work: Path, spread: bool = Fals
     """The command that runs the payload `way`, held to CPU 0 unless `spread`. Pure."""
     py = ["python3", "-u", str(payload), str(count), str(work)]
     if way == "gvisor":
-        py = ["runsc", "--network=none", "--platform=ptrace", "do", "-force-overlay=false", *py]
+        py = [*RUNSC_DO, "-force-overlay=false", *py]
     elif way != "native":
         raise ValueError(f"unknown way {way!r}: one of {', '.join(WAYS)}")
-    return py if spread else ["taskset", "-c", "0", *py]
+    return py if spread else [*ON_CPU0, *py]
 
 
 def parse(stdout: str) -> dict[str, float]:

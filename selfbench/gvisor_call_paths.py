@@ -35,6 +35,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from selfbench.runsc_do import RUNSC_DO
+
 #: The payload: prints one JSON object of per-operation costs in microseconds.
 PAYLOAD = r"""
 import json, os, socket, sys, threading, time
@@ -116,7 +118,7 @@ def argv_of(way: str, payload: Path, count: int, work: Path) -> list[str]:
     # `runsc do` lays a tmpfs overlay over the host's root unless told not to; without it the
     # payload's files are the host's, reached through the gofer (as a testbed's overlay root is).
     overlay = [] if way == "gvisor-memory" else ["-force-overlay=false"]
-    return ["runsc", "--network=none", "--platform=ptrace", "do", *overlay, *py]
+    return [*RUNSC_DO, *overlay, *py]
 
 
 def parse(stdout: str) -> dict[str, float]:

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from selfbench.runsc_do import ON_CPU0, RUNSC_DO
+
 #: The walker: argv bytes, iterations, loads an iteration, call (0/1); prints one JSON line.
 SOURCE = r"""
 #define _GNU_SOURCE
@@ -94,10 +96,10 @@ def argv_of(way: str, binary: Path, size: int, iters: int, loads: int, call: boo
     """The command of one run, held to CPU 0 unless `spread`. Pure."""
     cmd = [str(binary), str(size), str(iters), str(loads), "1" if call else "0"]
     if way == "gvisor":
-        cmd = ["runsc", "--network=none", "--platform=ptrace", "do", *cmd]
+        cmd = [*RUNSC_DO, *cmd]
     elif way != "native":
         raise ValueError(f"unknown way {way!r}: one of {', '.join(WAYS)}")
-    return cmd if spread else ["taskset", "-c", "0", *cmd]
+    return cmd if spread else [*ON_CPU0, *cmd]
 
 
 def parse(stdout: str) -> float:

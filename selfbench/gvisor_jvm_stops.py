@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from selfbench.call_names import PTRACE, RAW, SWITCHES, TRACEFS
+from selfbench.call_names import PTRACE, RAW, SWITCHES, tracefs_as_found
+from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks.micro import rpc
 from vbench.monitor.machine import USER_HZ
 from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
@@ -86,11 +87,11 @@ def argv_of(
         raise ValueError(f"unknown way {way!r}: one of {', '.join(WAYS)}")
     if not workdirs:
         raise ValueError("no work directory: no copy to run")
-    sandbox = ["runsc", "--network=none", "--platform=ptrace", "do"] if way == "gvisor" else []
+    sandbox = list(RUNSC_DO) if way == "gvisor" else []
     copies = [[*sandbox, "sh", "-c", rpc.command(cfg, d)] for d in workdirs]
     cmd = copies[0] if len(copies) == 1 else ["sh", "-c", " & ".join(shlex.join(c) for c in copies) + "; wait"]
     if condition == "one-cpu":
-        cmd = ["taskset", "-c", "0", *cmd]
+        cmd = [*ON_CPU0, *cmd]
     elif condition != "alone":
         raise ValueError(f"unknown condition {condition!r}: one of {', '.join(CONDITIONS)}")
     perf = ["perf", "stat", "-a", "-x,", "-e", RAW, "-e", PTRACE, "--filter", "request == 31", "-e", SWITCHES]
@@ -214,9 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"needs {', '.join(missing)}", file=sys.stderr)
         return 2
-    mounted_before = (TRACEFS / "events").is_dir()
     calls: list[PerCall] = []
-    try:
+    with tracefs_as_found():
         for i in range(args.rounds):
             for cond in CONDITIONS:
                 for way in WAYS if i % 2 == 0 else tuple(reversed(WAYS)):
@@ -224,9 +224,6 @@ def main(argv: list[str] | None = None) -> int:
                     long = run_one(way, cond, args.long, args.warmup, args.timeout, args.copies)
                     calls.append(per_call(short, long))
                     print(f"round {i + 1}/{args.rounds} {calls[-1]}", file=sys.stderr, flush=True)
-    finally:
-        if not mounted_before and (TRACEFS / "events").is_dir():
-            subprocess.run(["umount", str(TRACEFS)], check=False)
     print(summary(calls))
     return 0
 

@@ -35,13 +35,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Sequence
 
-from vbench.monitor.machine import USER_HZ, parse_pid_stat
+from selfbench.runsc_do import RUNSC_DO, competing_loops
+from vbench.monitor.machine import USER_HZ
 from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
 
 #: The payload: spins for argv[1] seconds of wall time, then prints its wall time and its own CPU.
@@ -59,8 +58,6 @@ hz = os.sysconf("SC_CLK_TCK")
 print(f"spin wall_s={wall:.3f} reported_cpu_s={(int(rest[11]) + int(rest[12])) / hz:.3f}", flush=True)
 """
 
-#: A competing loop: a host process that keeps one core busy until killed.
-COMPETITOR = ["python3", "-c", "while True: pass"]
 WAYS = ("native", "gvisor")
 
 
@@ -81,7 +78,7 @@ def argv_of(way: str, payload: Path, seconds: float) -> list[str]:
     py = ["python3", "-u", str(payload), f"{seconds:g}"]
     if way == "native":
         return py
-    return ["runsc", "--network=none", "--platform=ptrace", "do", *py]
+    return [*RUNSC_DO, *py]
 
 
 def parse(stdout: str) -> tuple[float, float]:
@@ -117,29 +114,6 @@ def summary(spins: Sequence[Spin]) -> str:
         "utime+stime as its kernel (or Sentry) counts it; machine: /proc/stat busy less the competitors'"
     )
     return "\n".join(lines)
-
-
-def _read(path: str) -> str:
-    with open(path) as f:
-        return f.read()
-
-
-@contextmanager
-def competing_loops(n: int) -> Iterator[Callable[[], int]]:
-    """`n` busy loops on the host, started before the body (and given half a second to run) and
-    killed by pid after it; yields a function that gives their CPU ticks so far."""
-    # Each in a session of its own, as `runsc do` puts its sandbox: with the kernel's autogroup on
-    # (sched_autogroup_enabled), CFS shares the cores between sessions first, and a payload sharing
-    # its session with the loops would get less than a sandbox in its own.
-    procs = [subprocess.Popen(COMPETITOR, start_new_session=True) for _ in range(n)]
-    try:
-        if procs:
-            time.sleep(0.5)  # the loops are running before the payload starts
-        yield lambda: sum(sum(parse_pid_stat(_read(f"/proc/{p.pid}/stat"))) for p in procs)
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
 
 
 def run_one(way: str, payload: Path, seconds: float, competitors: int, timeout: float) -> Spin:

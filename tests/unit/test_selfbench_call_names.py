@@ -53,13 +53,13 @@ def test_windows_run_from_a_steps_line_to_the_next_stamped_line_and_cross_midnig
 def test_an_interval_counts_toward_the_step_its_end_falls_in():
     started, rows = cn.intervals(PERF)
     first = cn.Window("w", "a", datetime(2026, 12, 5, 8, 1, 10), datetime(2026, 12, 5, 8, 1, 11, 500000))
-    assert cn.counts(started, rows, first)[cn.RAW] == 100
+    assert cn.per_window(started, rows, [first])[0][1][cn.RAW] == 100
 
 
 def test_report_gives_calls_stops_switches_a_stop_and_names_in_percent_of_the_calls():
     started, rows = cn.intervals(PERF)
     # The second interval ends at 08:01:12.002, past the first step: it is the next step's.
-    got = cn.report(started, rows, cn.windows(LOG, started))
+    got = cn.report(cn.per_window(started, rows, cn.windows(LOG, started)))
     head, names = got.splitlines()[:2]
     assert head.startswith("wordcount wordcount: 100 calls in 2 s (50/s); 10 ptrace stops (0.100 of the calls)")
     assert head.endswith("3.70 context switches a stop")
@@ -94,20 +94,20 @@ def test_stops_pair_the_baselines_calls_with_the_platforms_stops_and_price_each_
     # Intervals end at 08:01:10.5, 11.5 (native's window), 12.5, 13.5 (gVisor's).
     rows = _rows((100, 0, 5), (900, 0, 5), (3000, 500, 2000), (4000, 700, 2500))
     cpu = {("native", 0, "wordcount"): 20.0, ("gvisor", 0, "wordcount"): 80.0}
-    (got,) = cn.stops(started, rows, cn.windows(CELLS_LOG, started), cpu)
+    (got,) = cn.stops(cn.per_window(started, rows, cn.windows(CELLS_LOG, started)), cpu)
     assert (got.block, got.step, got.calls, got.stops, got.switches) == (0, "wordcount", 1000, 1200, 4500)
     assert got.extra_us_per_stop == pytest.approx(60.0 / 1200 * 1e6)
     text = cn.stops_report([got]).splitlines()[1].split()
     assert text[:5] == ["0", "wordcount", "1,000", "1,200", "1.20"] and text[5] == "3.75"
     # Without the machine's CPU a stop is not priced, and the report says so.
-    bare = cn.stops(started, rows, cn.windows(CELLS_LOG, started), {})[0]
+    bare = cn.stops(cn.per_window(started, rows, cn.windows(CELLS_LOG, started)), {})[0]
     assert bare.extra_us_per_stop is None and cn.stops_report([bare]).splitlines()[1].split()[-1] == "-"
 
 
 def test_a_step_one_side_did_not_run_is_not_paired():
     started = datetime(2026, 12, 5, 8, 1, 9)
     only = CELLS_LOG.split("[1/2")[0]
-    assert cn.stops(started, _rows((100, 0, 5), (900, 0, 5)), cn.windows(only, started), {}) == []
+    assert cn.stops(cn.per_window(started, _rows((100, 0, 5), (900, 0, 5)), cn.windows(only, started)), {}) == []
 
 
 def test_perf_counts_every_call_by_name_sysemu_and_switches_over_the_whole_machine():
