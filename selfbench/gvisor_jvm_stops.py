@@ -206,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=float, default=6.0, help="seconds of warm-up calls in each run")
     ap.add_argument("--copies", type=int, default=1, help="JVMs (and sandboxes) running the RPCs at once")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
+    ap.add_argument(
+        "--conditions", nargs="+", choices=CONDITIONS, default=list(CONDITIONS), help="the conditions to run"
+    )
     args = ap.parse_args(argv)
     if args.copies < 1:
         ap.error("--copies must be 1 or more")
@@ -218,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     calls: list[PerCall] = []
     with tracefs_as_found():
         for i in range(args.rounds):
-            for cond in CONDITIONS:
+            for cond in args.conditions:
                 for way in WAYS if i % 2 == 0 else tuple(reversed(WAYS)):
                     short = run_one(way, cond, args.short, args.warmup, args.timeout, args.copies)
                     long = run_one(way, cond, args.long, args.warmup, args.timeout, args.copies)

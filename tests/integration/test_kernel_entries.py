@@ -26,7 +26,10 @@ def _tracefs_mounted() -> bool:
 
 
 def test_a_counting_campaign_stamps_each_runs_calls_faults_and_switches(it_platform_testbed, tmp_path):
-    count, repeats = 20_000, 2
+    # dd's calls must outnumber the rest of the machine's over the run (sshd, the runner, a unit test
+    # run beside): at 20,000 bytes they were 80,000 against a background of up to ~87,000, and the
+    # ceiling below failed on a busy machine. 200,000 bytes add ~0.2 s.
+    count, repeats = 200_000, 2
     tb, exp = native_campaign(
         it_platform_testbed,
         "entries",
