@@ -5,11 +5,14 @@ stops gVisor's Sentry makes for them).
 `record NAME` (root) runs `vbench campaign run NAME` beside
 
     perf stat -a -x, -I 2000 -e 'raw_syscalls:sys_enter,syscalls:sys_enter_*' \\
-        -e syscalls:sys_enter_ptrace --filter 'request == 31' -e context-switches
+        -e syscalls:sys_enter_ptrace --filter 'request == 31' -e context-switches \\
+        -e irq_vectors:call_function_single_entry,irq_vectors:call_function_entry,irq_vectors:reschedule_entry
 
-and keeps perf's output (gzipped) and the campaign's log in DATA/raw/NAME/calls/. perf mounts
-tracefs where it is not mounted; `record` unmounts it after only then. perf is started by this
-script and stopped by its pid (SIGINT, so it writes its last interval), Ctrl-C included.
+and keeps perf's output (gzipped) and the campaign's log in DATA/raw/NAME/calls/. With `--profile`
+it also samples the machine (`perf record`, selfbench.step_profile) and keeps the samples counted
+per step and place as profile.csv.gz. perf mounts tracefs where it is not mounted; `record`
+unmounts it after only then. Each perf is started by this script and stopped by its pid (SIGINT, so
+it writes its last interval), Ctrl-C included.
 
 `-e syscalls:sys_enter_ptrace --filter 'request == 31'` counts PTRACE_SYSEMU, with which gVisor's
 ptrace platform resumes a guest's thread after each stop (a system call or a fault it served): the
@@ -19,10 +22,15 @@ counts toward the step its end falls in, so a step's first and last interval are
 neighbours. The counts are the whole machine's: the platform's cluster waiting beside (a design's
 `idle: run`) is in them, as it is in every machine-CPU stamp.
 
-`read` reads the two files; it runs nothing.
+The irq_vectors rows count the interrupts one CPU sends another (IPIS), where they arrive: a wake
+of a task on the other CPU is one. `read` reports the platform's extra interrupts per stop beside
+the stops.
 
-    cd <repository> && sudo .venv/bin/python -m selfbench.call_names record NAME
-    cd <repository> && python -m selfbench.call_names read data/raw/NAME/calls [--top 14]
+`read` reads the files; it runs nothing. `--rule` picks the design's rule it judges by:
+costs-callnames-gvisor's (`stops`, the default) or costs-profile-gvisor's (`wakes`).
+
+    cd <repository> && sudo .venv/bin/python -m selfbench.call_names record NAME [--profile]
+    cd <repository> && python -m selfbench.call_names read data/raw/NAME/calls [--top 14] [--rule wakes]
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from selfbench import step_profile
 from vbench.monitor.kernel_entries import TRACEFS
 from vbench.samples import MACHINE_CPU_FIELD
 from vbench.stats.campaign import load_campaign
@@ -53,6 +62,14 @@ PTRACE = "syscalls:sys_enter_ptrace"
 #: The name the filtered (second) ptrace row of an interval is counted under.
 SYSEMU = "ptrace:SYSEMU"
 SWITCHES = "context-switches"
+#: The interrupts one CPU sends another, counted where they arrive: a wake-up queued to a task on
+#: another CPU, a function to call there, a reschedule. On this VM a cross-CPU wake costs ~12 us of
+#: machine CPU where a switch in place costs ~1 (docs/results.md, "A stop's wakes across CPUs").
+IPIS = (
+    "irq_vectors:call_function_single_entry",
+    "irq_vectors:call_function_entry",
+    "irq_vectors:reschedule_entry",
+)
 _STARTED = re.compile(r"^# started on \w+ (\w+ +\d+ [\d:]+ \d+)")
 _STEP = re.compile(r"^(\d\d:\d\d:\d\d) (\w+): (\w+) \.\.\.")
 #: The runner's progress line naming the cell that runs next ("... running b0/gvisor/nnbench").
@@ -174,7 +191,8 @@ def report(counted: Sequence[tuple[Window, Counter[str]]], top: int = 14) -> str
 
 
 def perf_argv(out: Path, interval_ms: int = 2000) -> list[str]:
-    """perf stat over the whole machine: every call by name, PTRACE_SYSEMU, context switches. Pure."""
+    """perf stat over the whole machine: every call by name, PTRACE_SYSEMU, context switches, the
+    interrupts between CPUs. Pure."""
     return [
         "perf",
         "stat",
@@ -190,6 +208,8 @@ def perf_argv(out: Path, interval_ms: int = 2000) -> list[str]:
         "request == 31",
         "-e",
         SWITCHES,
+        "-e",
+        ",".join(IPIS),
         "-o",
         str(out),
     ]
@@ -198,7 +218,8 @@ def perf_argv(out: Path, interval_ms: int = 2000) -> list[str]:
 @dataclass(frozen=True)
 class Stops:
     """One step in one block: the baseline's calls, the platform's ptrace stops and context switches,
-    and each side's machine CPU-seconds (None: not stamped)."""
+    and each side's machine CPU-seconds (None: not stamped) and interrupts between CPUs (0: not
+    counted)."""
 
     block: int
     step: str
@@ -207,12 +228,23 @@ class Stops:
     switches: int
     base_cpu_s: float | None
     cpu_s: float | None
+    base_ipis: int = 0
+    ipis: int = 0
+
+    @property
+    def extra_ipis_per_stop(self) -> float:
+        return (self.ipis - self.base_ipis) / self.stops if self.stops > 0 else 0.0
 
     @property
     def extra_us_per_stop(self) -> float | None:
         if self.base_cpu_s is None or self.cpu_s is None or self.stops <= 0:
             return None
         return (self.cpu_s - self.base_cpu_s) / self.stops * 1e6
+
+
+def ipis(c: Counter[str]) -> int:
+    """A window's interrupts between CPUs. Pure."""
+    return sum(c.get(e, 0) for e in IPIS)
 
 
 def stops(
@@ -238,6 +270,8 @@ def stops(
                 c.get(SWITCHES, 0),
                 cpu.get((baseline, block, step)),
                 cpu.get((platform, block, step)),
+                ipis(base),
+                ipis(c),
             )
         )
     return out
@@ -248,13 +282,34 @@ def stops_report(got: Sequence[Stops], platform: str = "gvisor", baseline: str =
     lines = [
         f"{'block':>5} {'step':<14}{baseline + ' calls':>14}{platform + ' stops':>14}{'stops/call':>11}"
         f"{'switches/stop':>14}{'CPU s ' + baseline:>12}{'CPU s ' + platform:>12}{'extra us/stop':>14}"
+        f"{'extra IPIs/stop':>16}"
     ]
     for s in got:
         x = s.extra_us_per_stop
         lines.append(
             f"{s.block:>5} {s.step:<14}{s.calls:>14,}{s.stops:>14,}{s.stops / s.calls:>11.2f}"
             f"{s.switches / s.stops:>14.2f}{_num(s.base_cpu_s):>12}{_num(s.cpu_s):>12}{_num(x, 1):>14}"
+            f"{s.extra_ipis_per_stop:>16.2f}"
         )
+    return "\n".join(lines)
+
+
+def wake_report(got: Sequence[Stops]) -> str:
+    """Per (block, step): the wake rule's extra per stop against the measured one, and its verdict. Pure."""
+    lines = [f"{'block':>5} {'step':<14}{'extra IPIs/stop':>16}{'rule us/stop':>13}{'measured':>10}{'error':>9}"]
+    for s in got:
+        e = wake_error(s)
+        lines.append(
+            f"{s.block:>5} {s.step:<14}{s.extra_ipis_per_stop:>16.2f}{predicted_us_per_stop(s):>13.1f}"
+            f"{_num(s.extra_us_per_stop, 1):>10}{'-' if e is None else f'{e:+.1%}':>9}"
+        )
+    word, off = wake_verdict(got)
+    judged = sum(s.step in JUDGED for s in got)
+    lines.append(
+        f"the rule (costs-profile-gvisor): {word}; {judged - len(off)} of {judged} judged pairs within "
+        f"{WITHIN:.0%} of {STOP_IN_PLACE_US:g} us + {WAKE_US:g} us x extra IPIs per stop"
+        + "".join(f"; off: block {s.block} {s.step}" for s in off)
+    )
     return "\n".join(lines)
 
 
@@ -300,6 +355,40 @@ def verdict(got: Sequence[Stops]) -> tuple[str, list[Stops]]:
     return ("rejected" if len(failed) >= 3 else "neither"), failed
 
 
+#: costs-profile-gvisor's rule: a stop's extra machine CPU is a stop's in place (a one-byte call held
+#: to one CPU, 22.4 us: gvisor_call_gap) plus, for each interrupt between CPUs it adds over native's,
+#: a cross-CPU wake's price (12 us: a JVM's RPC alone, 34.4 us a stop with 0.97 more interrupts, and a
+#: native pipe round trip across the CPUs against one held to a CPU, 11.8 us an interrupt; by hand,
+#: docs/results.md).
+STOP_IN_PLACE_US = 22.4
+WAKE_US = 12.0
+WITHIN, OFF = 0.15, 0.25
+
+
+def predicted_us_per_stop(s: Stops) -> float:
+    """A stop's extra machine CPU by costs-profile-gvisor's rule. Pure."""
+    return STOP_IN_PLACE_US + WAKE_US * s.extra_ipis_per_stop
+
+
+def wake_error(s: Stops) -> float | None:
+    """Measured extra per stop over the rule's, less 1. Pure."""
+    x = s.extra_us_per_stop
+    return None if x is None else x / predicted_us_per_stop(s) - 1
+
+
+def wake_verdict(got: Sequence[Stops]) -> tuple[str, list[Stops]]:
+    """costs-profile-gvisor's rule over the judged pairs: held if every pair's measured extra per stop
+    is within WITHIN of the rule's; rejected if 3 or more are more than OFF off (or unmeasured); else
+    neither. With the pairs more than WITHIN off. Pure."""
+    judged = [s for s in got if s.step in JUDGED]
+    errs = [(s, wake_error(s)) for s in judged]
+    off = [s for s, e in errs if e is None or abs(e) > WITHIN]
+    if judged and not off:
+        return "held", off
+    far = [s for s, e in errs if e is None or abs(e) > OFF]
+    return ("rejected" if len(far) >= 3 else "neither"), off
+
+
 PERF_FILE = "perf.csv.gz"
 LOG_FILE = "campaign.log"
 
@@ -320,12 +409,33 @@ def tracefs_as_found() -> Iterator[None]:
             subprocess.run(["umount", str(TRACEFS)], check=False)
 
 
-def record(name: str, data: Path, vbench: str) -> int:
-    """Run the campaign beside perf; keep both outputs in DATA/raw/NAME/calls/ where the campaign
-    wrote its directory. The campaign's exit code; Ctrl-C stops the campaign, then perf."""
+def _stop(proc: subprocess.Popen | None) -> None:
+    """A perf this script started, by its pid: SIGINT, so it writes what it has; killed after 30 s."""
+    if proc is None:
+        return
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def record(name: str, data: Path, vbench: str, profile: bool = False) -> int:
+    """Run the campaign beside perf stat (and, with `profile`, perf record); keep the outputs in
+    DATA/raw/NAME/calls/ where the campaign wrote its directory. The campaign's exit code; Ctrl-C
+    stops the campaign, then perf."""
     with tempfile.TemporaryDirectory(prefix="vbench-call-names-") as tmp, tracefs_as_found():
-        csv, log = Path(tmp, "perf.csv"), Path(tmp, LOG_FILE)
+        csv, log, sampled = Path(tmp, "perf.csv"), Path(tmp, LOG_FILE), Path(tmp, "perf.data")
         perf = subprocess.Popen(perf_argv(csv), start_new_session=True, stderr=subprocess.DEVNULL)
+        profiler = None
+        if profile:
+            profiler = subprocess.Popen(
+                step_profile.record_argv(sampled),
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         try:
             with log.open("w") as f:
                 run = subprocess.Popen(
@@ -338,18 +448,15 @@ def record(name: str, data: Path, vbench: str) -> int:
                     run.wait()
                     raise
         finally:
-            perf.send_signal(signal.SIGINT)
-            try:
-                perf.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                perf.kill()
-                perf.wait()
-            _keep(csv, log, data / "raw" / name)
+            _stop(perf)
+            _stop(profiler)
+            _keep(csv, log, data / "raw" / name, sampled if profile else None)
     return rc
 
 
-def _keep(csv: Path, log: Path, campaign: Path) -> None:
-    """perf's output (gzipped) and the log into the campaign's calls/, where the campaign exists."""
+def _keep(csv: Path, log: Path, campaign: Path, sampled: Path | None = None) -> None:
+    """perf's output (gzipped) and the log into the campaign's calls/, where the campaign exists;
+    with `sampled` (perf record's data), its samples counted per step (step_profile)."""
     if not (campaign / "campaign.json").exists():
         print(f"{campaign}: no campaign was written; perf's counts are not kept", file=sys.stderr)
         return
@@ -359,6 +466,23 @@ def _keep(csv: Path, log: Path, campaign: Path) -> None:
         with csv.open("rb") as src, gzip.open(keep / PERF_FILE, "wb") as dst:
             shutil.copyfileobj(src, dst)
     shutil.copy(log, keep / LOG_FILE)
+    if sampled is not None and sampled.exists() and csv.exists():
+        _keep_profile(sampled, csv.read_text(), log.read_text(), keep / step_profile.PROFILE_FILE)
+
+
+def _keep_profile(sampled: Path, perf_text: str, log_text: str, out: Path) -> None:
+    """perf record's samples, counted per step of the log, as step_profile's CSV (gzipped)."""
+    started, _ = intervals(perf_text)
+    spans = [
+        step_profile.Span(w.start.timestamp(), w.end.timestamp(), w.block, w.platform, w.bench, w.step)
+        for w in windows(log_text, started)
+    ]
+    with subprocess.Popen(
+        step_profile.script_argv(sampled), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as script:
+        counted = step_profile.per_span(step_profile.samples(script.stdout), spans)
+    with gzip.open(out, "wt") as f:
+        step_profile.write(f, spans, counted)
 
 
 def _text(path: Path) -> str:
@@ -375,28 +499,43 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("name", help="the design, params/experiments/NAME.yaml")
     rec.add_argument("--data", type=Path, default=Path("data"))
     rec.add_argument("--vbench", default=str(Path(sys.executable).with_name("vbench")), help="the vbench command")
+    rec.add_argument(
+        "--profile", action="store_true", help="also sample the machine with perf record (selfbench.step_profile)"
+    )
     rd = sub.add_parser("read", help="each step's calls by name from a recording")
     rd.add_argument("calls", type=Path, help=f"a recording's directory ({PERF_FILE} and {LOG_FILE})")
     rd.add_argument("--top", type=int, default=14, help="names shown a step")
+    rd.add_argument(
+        "--rule",
+        choices=("stops", "wakes"),
+        default="stops",
+        help="the design's rule: costs-callnames-gvisor's (stops) or costs-profile-gvisor's (wakes)",
+    )
     args = ap.parse_args(argv)
     if args.command == "record":
         if os.geteuid() != 0 or shutil.which("perf") is None:
             print("record needs root and perf", file=sys.stderr)
             return 2
-        return record(args.name, args.data, args.vbench)
+        return record(args.name, args.data, args.vbench, args.profile)
     started, rows = intervals(_text(args.calls / PERF_FILE))
     counted = per_window(started, rows, windows(_text(args.calls / LOG_FILE), started))
     print(report(counted, args.top))
     got = stops(counted, machine_cpu(args.calls.parent))
     if got:
         print(stops_report(got))
-        word, failed = verdict(got)
         judged = sum(s.step in JUDGED for s in got)
-        print(
-            f"the rule (costs-callnames-gvisor): {word}; {judged - len(failed)} of {judged} judged pairs meet both "
-            f"(stops per call in [{STOPS_PER_CALL[0]}, {STOPS_PER_CALL[1]}], >= {MIN_US_PER_STOP:g} us per stop)"
-            + "".join(f"; fails: block {s.block} {s.step}" for s in failed)
-        )
+        if args.rule == "stops":
+            word, failed = verdict(got)
+            print(
+                f"the rule (costs-callnames-gvisor): {word}; {judged - len(failed)} of {judged} judged pairs meet both "
+                f"(stops per call in [{STOPS_PER_CALL[0]}, {STOPS_PER_CALL[1]}], >= {MIN_US_PER_STOP:g} us per stop)"
+                + "".join(f"; fails: block {s.block} {s.step}" for s in failed)
+            )
+        else:
+            print(wake_report(got))
+    profiled = args.calls / step_profile.PROFILE_FILE
+    if profiled.exists():
+        print(step_profile.report(step_profile.read(_text(profiled)), {(s.block, s.step): s.stops for s in got}))
     return 0
 
 

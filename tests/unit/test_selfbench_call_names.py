@@ -101,7 +101,18 @@ def test_stops_pair_the_baselines_calls_with_the_platforms_stops_and_price_each_
     assert text[:5] == ["0", "wordcount", "1,000", "1,200", "1.20"] and text[5] == "3.75"
     # Without the machine's CPU a stop is not priced, and the report says so.
     bare = cn.stops(cn.per_window(started, rows, cn.windows(CELLS_LOG, started)), {})[0]
-    assert bare.extra_us_per_stop is None and cn.stops_report([bare]).splitlines()[1].split()[-1] == "-"
+    assert bare.extra_us_per_stop is None and cn.stops_report([bare]).splitlines()[1].split()[-2] == "-"
+
+
+def test_stops_count_each_sides_interrupts_between_cpus_and_the_platforms_extra_per_stop():
+    started = datetime(2026, 12, 5, 8, 1, 9)
+    rows = _rows((100, 0, 5), (900, 0, 5), (3000, 500, 2000), (4000, 700, 2500))
+    ipi, single = cn.IPIS[2], cn.IPIS[0]
+    rows += [(2.5, single, 100), (2.5, ipi, 20), (4.5, single, 3000), (4.5, ipi, 120)]
+    (got,) = cn.stops(cn.per_window(started, rows, cn.windows(CELLS_LOG, started)), {})
+    assert (got.base_ipis, got.ipis) == (120, 3120)
+    assert got.extra_ipis_per_stop == pytest.approx(3000 / 1200)
+    assert cn.stops_report([got]).splitlines()[1].split()[-1] == "2.50"
 
 
 def test_a_step_one_side_did_not_run_is_not_paired():
@@ -115,6 +126,7 @@ def test_perf_counts_every_call_by_name_sysemu_and_switches_over_the_whole_machi
     assert argv[:6] == ["perf", "stat", "-a", "-x,", "-I", "2000"]
     assert argv[argv.index("--filter") - 1] == cn.PTRACE and argv[argv.index("--filter") + 1] == "request == 31"
     assert argv[-2:] == ["-o", "/t/p.csv"]
+    assert argv[argv.index(",".join(cn.IPIS)) - 1] == "-e"
 
 
 def test_keep_writes_nothing_where_no_campaign_was_written(tmp_path):
@@ -145,3 +157,67 @@ def test_the_designs_rule_needs_every_judged_pair_in_the_stop_band_and_above_the
     cheap = [pair(s, 1000, 1200, 0.05) for s in cn.JUDGED[:3]] + good[3:]
     assert cn.verdict(cheap)[0] == "rejected"
     assert cn.verdict([])[0] == "neither"
+
+
+def test_the_wake_rule_prices_a_stop_in_place_plus_a_wake_per_extra_interrupt():
+    def pair(step, extra_ipis_per_stop, extra_us_per_stop):
+        stops_ = 1000
+        return cn.Stops(
+            0,
+            step,
+            1000,
+            stops_,
+            0,
+            10.0,
+            10.0 + extra_us_per_stop * stops_ / 1e6,
+            0,
+            int(extra_ipis_per_stop * stops_),
+        )
+
+    assert cn.predicted_us_per_stop(pair("wordcount", 2.0, 0)) == pytest.approx(cn.STOP_IN_PLACE_US + 2 * cn.WAKE_US)
+    good = [pair(s, 2.0, 46.4 * 1.1) for s in cn.JUDGED]  # 10 % over 22.4 + 2 x 12
+    assert cn.wake_verdict(good) == ("held", [])
+    assert cn.wake_error(good[0]) == pytest.approx(0.1, abs=1e-3)
+    assert cn.wake_verdict(good + [pair("teragen", 0.0, 200.0)])[0] == "held"  # not judged
+    one = [pair("wordcount", 2.0, 46.4 * 1.2)] + good[1:]
+    word, off = cn.wake_verdict(one)
+    assert word == "neither" and [s.step for s in off] == ["wordcount"]
+    # Three pairs more than 25 % off: rejected, as 63-80 us with no extra interrupt would be.
+    far = [pair(s, 0.0, 70.0) for s in cn.JUDGED[:3]] + good[3:]
+    assert cn.wake_verdict(far)[0] == "rejected"
+    unpriced = [cn.Stops(0, s, 1000, 1000, 0, None, None) for s in cn.JUDGED[:3]] + good[3:]
+    assert cn.wake_verdict(unpriced)[0] == "rejected"
+    assert "held; 5 of 5 judged pairs within 15%" in cn.wake_report(good)
+
+
+PERF_SCRIPT = """\
+         swapper     0 1796473148.320553:  ffffffff8225295b pv_native_safe_halt ([kernel.kallsyms])
+             exe  6671 1796473150.100000:  ffffffff81234567 finish_task_switch.isra.0 ([kernel.kallsyms])
+             exe  6671 1796473150.200000:            4a2389 [unknown] (/usr/bin/runsc)
+ C2 CompilerThre  7001 1796473150.300000:      7f0624aa2389 [unknown] ([unknown])
+"""
+
+
+def test_keep_counts_perf_records_samples_per_step_beside_the_counts(tmp_path, monkeypatch):
+    from selfbench import step_profile as sp
+
+    # perf record's data stands for itself here: perf script's output is canned, as perf would print it.
+    script = tmp_path / "script.txt"
+    script.write_text(PERF_SCRIPT)
+    monkeypatch.setattr(sp, "script_argv", lambda data: ["cat", str(script)])
+    csv, log, sampled = tmp_path / "p.csv", tmp_path / "l.log", tmp_path / "perf.data"
+    day = datetime.fromtimestamp(1796473149)
+    csv.write_text(f"# started on {day.strftime('%a %b %d %H:%M:%S %Y')}\n")
+    start, end = datetime.fromtimestamp(1796473150), datetime.fromtimestamp(1796473152)
+    log.write_text(
+        "[0/1 cells, 0s elapsed, ETA ?] running b0/gvisor/wordcount\n"
+        f"{start:%H:%M:%S} wordcount: wordcount ...\n{end:%H:%M:%S} b0/gvisor/wordcount: ok\n"
+    )
+    sampled.write_bytes(b"")
+    camp = tmp_path / "raw" / "x"
+    camp.mkdir(parents=True)
+    (camp / "campaign.json").write_text("{}")
+    cn._keep(csv, log, camp, sampled)
+    prof = sp.read(cn._text(camp / "calls" / sp.PROFILE_FILE))
+    assert prof.freq == sp.FREQ
+    assert prof.steps == {("gvisor", 0, "wordcount"): {"k:finish_task_switch.isra.0": 1, "runsc": 1, "user": 1}}
