@@ -88,3 +88,17 @@ def test_perf_records_the_whole_machine_on_a_timer_stamped_with_the_wall_clock()
     assert argv[:3] == ["perf", "record", "-a"] and argv[argv.index("-k") + 1] == "CLOCK_REALTIME"
     assert argv[argv.index("-e") + 1] == "cpu-clock" and argv[-2:] == ["-o", "/t/perf.data"]
     assert sp.script_argv(Path("/t/perf.data"))[-1] == "comm,pid,time,ip,sym,dso"
+
+
+def test_a_commands_places_are_priced_per_stop_it_made():
+    got = Counter({"k:finish_task_switch": 400, sp.SENTRY: 40, "k:do_syscall_64": 160})
+    head, most = sp.places_report(got, 100, 100_000).splitlines()
+    assert head.startswith("profiled CPU-s 6.00, 100,000 ptrace stops; us per stop 60.0")
+    assert "kernel switch 40.0, kernel other 16.0, Sentry code 4.0, other user code 0.0" in head
+    assert most.split(", ")[0].strip() == "k:finish_task_switch 40.0"
+    assert "us per stop 0.0" in sp.places_report(got, 100, 0).splitlines()[0]
+
+
+def test_run_wants_a_command():
+    with pytest.raises(SystemExit):
+        sp.main(["run", "--"])
