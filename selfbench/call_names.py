@@ -29,8 +29,13 @@ the stops.
 `read` reads the files; it runs nothing. `--rule` picks the design's rule it judges by:
 costs-callnames-gvisor's (`stops`, the default) or costs-profile-gvisor's (`wakes`).
 
+`profile -- CMD` (root) profiles one command as `record --profile` profiles a step, per ptrace stop
+it made: a micro-benchmark's stops in a sandbox, to set beside a Hadoop step's.
+
     cd <repository> && sudo .venv/bin/python -m selfbench.call_names record NAME [--profile]
     cd <repository> && python -m selfbench.call_names read data/raw/NAME/calls [--top 14] [--rule wakes]
+    cd <repository> && sudo .venv/bin/python -m selfbench.call_names profile -- taskset -c 0 \\
+        runsc --network=none --platform=ptrace do dd if=/dev/zero of=/dev/null bs=1 count=200000
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ PTRACE = "syscalls:sys_enter_ptrace"
 SYSEMU = "ptrace:SYSEMU"
 SWITCHES = "context-switches"
 #: The interrupts one CPU sends another, counted where they arrive: a wake-up queued to a task on
-#: another CPU, a function to call there, a reschedule. On this VM a cross-CPU wake costs ~12 us of
-#: machine CPU where a switch in place costs ~1 (docs/results.md, "A stop's wakes across CPUs").
+#: another CPU, a function to call there, a reschedule. On this VM a cross-CPU wake costs ~11 us of
+#: machine CPU where a switch in place costs ~1 (selfbench.cross_cpu_wake).
 IPIS = (
     "irq_vectors:call_function_single_entry",
     "irq_vectors:call_function_entry",
@@ -485,6 +490,24 @@ def _keep_profile(sampled: Path, perf_text: str, log_text: str, out: Path) -> No
         step_profile.write(f, spans, counted)
 
 
+def profile(cmd: Sequence[str], top: int = 12) -> int:
+    """Profile `cmd` (perf record) and count its ptrace stops (perf stat); print the CPU per stop by
+    place. The command's exit code."""
+    with tempfile.TemporaryDirectory(prefix="vbench-profile-") as tmp, tracefs_as_found():
+        data, counts = Path(tmp, "perf.data"), Path(tmp, "stat.csv")
+        stat = ["perf", "stat", "-a", "-x,", "-e", PTRACE, "--filter", "request == 31", "-o", str(counts)]
+        done = subprocess.run([*step_profile.record_argv(data), "--", *stat, "--", *cmd])
+        if done.returncode != 0:
+            return done.returncode
+        stops = sum(int(line.split(",")[0]) for line in counts.read_text().splitlines() if line[:1].isdigit())
+        with subprocess.Popen(
+            step_profile.script_argv(data), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        ) as script:
+            got = Counter(where for _, where in step_profile.samples(script.stdout))
+    print(step_profile.places_report(got, step_profile.FREQ, stops, top))
+    return 0
+
+
 def _text(path: Path) -> str:
     if path.suffix == ".gz":
         with gzip.open(path, "rt") as f:
@@ -511,7 +534,18 @@ def main(argv: list[str] | None = None) -> int:
         default="stops",
         help="the design's rule: costs-callnames-gvisor's (stops) or costs-profile-gvisor's (wakes)",
     )
+    pr = sub.add_parser("profile", help="profile one command per ptrace stop it made (root)")
+    pr.add_argument("--top", type=int, default=12, help="places shown")
+    pr.add_argument("cmd", nargs=argparse.REMAINDER, help="-- and the command")
     args = ap.parse_args(argv)
+    if args.command == "profile":
+        cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+        if not cmd:
+            ap.error("no command: profile -- CMD ...")
+        if os.geteuid() != 0 or shutil.which("perf") is None:
+            print("profile needs root and perf", file=sys.stderr)
+            return 2
+        return profile(cmd, args.top)
     if args.command == "record":
         if os.geteuid() != 0 or shutil.which("perf") is None:
             print("record needs root and perf", file=sys.stderr)

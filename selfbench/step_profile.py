@@ -18,21 +18,14 @@ back on. A context switch's whole path (the scheduler, the address-space switch)
 `finish_task_switch`; a system call's entry and exit as the functions around them.
 
 `selfbench.call_names read` prints, where a recording has the profile, each step's extra CPU per
-ptrace stop by place. `run -- CMD` profiles one command the same way, per ptrace stop it made (root;
-e.g. a one-byte call's stops in a sandbox, to set beside a Hadoop step's):
-
-    cd <repository> && sudo .venv/bin/python -m selfbench.step_profile run -- taskset -c 0 \\
-        runsc --network=none --platform=ptrace do dd if=/dev/zero of=/dev/null bs=1 count=200000
+ptrace stop by place; `selfbench.call_names profile -- CMD` profiles one command the same way, per
+ptrace stop it made.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import re
-import subprocess
-import sys
-import tempfile
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
@@ -200,37 +193,3 @@ def places_report(got: Counter[str], freq: int, stops: int, top: int = 12) -> st
         f"profiled CPU-s {sum(got.values()) / freq:.2f}, {stops:,} ptrace stops; us per stop {sum(per.values()):.1f}: "
         f"{head}\n    " + ", ".join(f"{w} {us:.1f}" for w, us in most)
     )
-
-
-def run(cmd: Sequence[str], top: int = 12) -> int:
-    """Profile `cmd` (perf record) and count its ptrace stops (perf stat); print places_report."""
-    from selfbench import call_names  # call_names keeps profiles with this module's functions
-
-    with tempfile.TemporaryDirectory(prefix="vbench-profile-") as tmp, call_names.tracefs_as_found():
-        data, counts = Path(tmp, "perf.data"), Path(tmp, "stat.csv")
-        stat = ["perf", "stat", "-a", "-x,", "-e", call_names.PTRACE, "--filter", "request == 31", "-o", str(counts)]
-        done = subprocess.run([*record_argv(data), "--", *stat, "--", *cmd])
-        if done.returncode != 0:
-            return done.returncode
-        stops = sum(int(line.split(",")[0]) for line in counts.read_text().splitlines() if line[:1].isdigit())
-        with subprocess.Popen(script_argv(data), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as p:
-            got = Counter(where for _, where in samples(p.stdout))
-    print(places_report(got, FREQ, stops, top))
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="profile one command per ptrace stop it made (root, perf)")
-    r.add_argument("--top", type=int, default=12)
-    r.add_argument("cmd", nargs=argparse.REMAINDER, help="-- and the command")
-    args = ap.parse_args(argv)
-    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
-    if not cmd:
-        ap.error("no command: run -- CMD ...")
-    return run(cmd, args.top)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

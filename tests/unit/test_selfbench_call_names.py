@@ -221,3 +221,8 @@ def test_keep_counts_perf_records_samples_per_step_beside_the_counts(tmp_path, m
     prof = sp.read(cn._text(camp / "calls" / sp.PROFILE_FILE))
     assert prof.freq == sp.FREQ
     assert prof.steps == {("gvisor", 0, "wordcount"): {"k:finish_task_switch.isra.0": 1, "runsc": 1, "user": 1}}
+
+
+def test_profile_wants_a_command():
+    with pytest.raises(SystemExit):
+        cn.main(["profile", "--"])

@@ -97,8 +97,3 @@ def test_a_commands_places_are_priced_per_stop_it_made():
     assert "kernel switch 40.0, kernel other 16.0, Sentry code 4.0, other user code 0.0" in head
     assert most.split(", ")[0].strip() == "k:finish_task_switch 40.0"
     assert "us per stop 0.0" in sp.places_report(got, 100, 0).splitlines()[0]
-
-
-def test_run_wants_a_command():
-    with pytest.raises(SystemExit):
-        sp.main(["run", "--"])
