@@ -1,0 +1,96 @@
+"""A registered micro-benchmark's CV over its repeats on this idle machine, natively or in a gVisor
+sandbox (issue #53: every new micro-benchmark's CV on an idle machine, target <= 3 %).
+
+In a campaign a micro-benchmark runs on a testbed's host through sshd, beside the platform's
+waiting cluster; its CV over a host's repeats there mixes the benchmark's own noise with the
+cluster's. This runs the benchmark's own command here (its module's `command`, in `sh -c`), parses
+it with its own parser and gives each metric's CV over the repeats, for each run: the benchmark's
+noise on an idle machine. `--gvisor` runs it in `runsc --network=none --platform=ptrace do`;
+`--pin` holds the run to CPU 0.
+
+    cd <repository> && python -m selfbench.micro_cv rpc [--set seconds=3] [--repeats 5] [--runs 2]
+    cd <repository> && sudo .venv/bin/python -m selfbench.micro_cv rpc --gvisor
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from typing import Sequence
+
+from selfbench.runsc_do import ON_CPU0, RUNSC_DO
+from vbench.benchmarks import registry
+from vbench.errors import VbenchError
+from vbench.samples import Sample
+
+
+def argv_of(command: str, gvisor: bool = False, pin: bool = False) -> list[str]:
+    """A benchmark's shell command, in a sandbox and held to CPU 0 where asked. Pure."""
+    cmd = [*RUNSC_DO, "sh", "-c", command] if gvisor else ["sh", "-c", command]
+    return [*ON_CPU0, *cmd] if pin else cmd
+
+
+def cv_by_metric(samples: Sequence[Sample]) -> dict[str, tuple[float, float, int]]:
+    """Metric -> (mean, CV in %, repeats) over the samples, where a metric has two or more. Pure."""
+    by: dict[str, list[float]] = {}
+    for s in samples:
+        by.setdefault(s.metric, []).append(float(s.value))
+    return {
+        m: (statistics.mean(v), statistics.stdev(v) / statistics.mean(v) * 100, len(v))
+        for m, v in by.items()
+        if len(v) >= 2 and statistics.mean(v) != 0
+    }
+
+
+def config_of(module, sets: Sequence[str], repeats: int):
+    """The benchmark's config from KEY=VALUE settings and the repeats, typed as `vbench bench run
+    --set` types them (VbenchError naming a bad one)."""
+    overrides: dict[str, str] = {}
+    for kv in sets:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            raise VbenchError(f"--set {kv!r}: not KEY=VALUE")
+        overrides[key.strip()] = value.strip()
+    if "repeats" not in module.Config.model_fields:
+        raise VbenchError(f"{module.NAME} has no repeats: its CV over repeats is not read here")
+    return registry.make_config(module, {**overrides, "repeats": str(repeats)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("benchmark", help="a registered micro-benchmark (vbench bench list)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a parameter of it")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=2, help="runs, each its repeats")
+    ap.add_argument("--gvisor", action="store_true", help="in a gVisor (ptrace) sandbox (root, runsc)")
+    ap.add_argument("--pin", action="store_true", help="held to CPU 0")
+    args = ap.parse_args(argv)
+    try:
+        kind, module = registry.find(args.benchmark)
+        if kind != "micro" or not hasattr(module, "parse_stdout"):
+            raise VbenchError(f"{args.benchmark} is not a micro-benchmark run on one host")
+        cfg = config_of(module, args.set, args.repeats)
+    except VbenchError as exc:
+        print(f"micro_cv: {exc}", file=sys.stderr)
+        return 2
+    where = ("gVisor" if args.gvisor else "native") + (", held to CPU 0" if args.pin else "")
+    for run in range(1, args.runs + 1):
+        with tempfile.TemporaryDirectory(prefix="vbench-micro-cv-") as workdir:
+            done = subprocess.run(
+                argv_of(module.command(cfg, workdir), args.gvisor, args.pin), capture_output=True, text=True
+            )
+        if done.returncode != 0:
+            print(
+                f"micro_cv: run {run}: exit {done.returncode}: {(done.stderr or done.stdout)[-300:]}", file=sys.stderr
+            )
+            return 1
+        for metric, (mean, cv, n) in sorted(cv_by_metric(module.parse_stdout(done.stdout, cfg)).items()):
+            print(f"{args.benchmark} ({where}) run {run}: {metric} mean {mean:.4g}, CV {cv:.1f} % over {n} repeats")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

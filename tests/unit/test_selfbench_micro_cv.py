@@ -1,0 +1,52 @@
+"""selfbench.micro_cv: the argv, a metric's CV over repeats, the config from --set, and a real run
+of a cheap registered micro-benchmark (dd's one-byte calls) natively."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from selfbench import micro_cv as mc
+from vbench.benchmarks.micro import syscall
+from vbench.errors import VbenchError
+from vbench.samples import Sample
+
+
+def _s(metric: str, value: float) -> Sample:
+    return Sample(benchmark="rpc", metric=metric, value=value, unit="us")
+
+
+def test_argv_runs_the_command_in_a_shell_sandboxed_and_pinned_where_asked():
+    assert mc.argv_of("echo x") == ["sh", "-c", "echo x"]
+    got = mc.argv_of("echo x", gvisor=True, pin=True)
+    assert got[:3] == ["taskset", "-c", "0"] and got[3] == "runsc" and got[-3:] == ["sh", "-c", "echo x"]
+
+
+def test_cv_is_the_sd_over_the_mean_in_percent_per_metric():
+    got = mc.cv_by_metric([_s("rpc_us", 90.0), _s("rpc_us", 110.0), _s("elapsed", 3.0)])
+    mean, cv, n = got["rpc_us"]
+    assert (mean, n) == (100.0, 2) and cv == pytest.approx(14.142, abs=1e-3)
+    assert "elapsed" not in got  # one repeat: no CV
+
+
+def test_the_config_takes_its_settings_and_names_a_bad_one():
+    cfg = mc.config_of(syscall, ["count=5000"], 3)
+    assert (cfg.count, cfg.repeats) == (5000, 3)
+    with pytest.raises(VbenchError, match="KEY=VALUE"):
+        mc.config_of(syscall, ["count"], 3)
+    with pytest.raises(VbenchError, match="syscall"):
+        mc.config_of(syscall, ["count=1"], 3)  # below its floor of 1000
+
+
+def test_an_unknown_benchmark_is_refused(capsys):
+    assert mc.main(["no-such-bench"]) == 2
+    assert "no-such-bench" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("dd") is None, reason="needs dd")
+def test_a_real_run_prints_each_metrics_cv(capsys):
+    assert mc.main(["syscall", "--set", "count=2000", "--repeats", "3", "--runs", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("syscall (native) run 1: syscall_ns mean ") for line in out)
+    assert all(line.endswith("over 3 repeats") for line in out)
