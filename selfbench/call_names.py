@@ -286,14 +286,14 @@ def stops_report(got: Sequence[Stops], platform: str = "gvisor", baseline: str =
     """One line per (block, step): stops per baseline call, switches per stop, extra CPU per stop. Pure."""
     lines = [
         f"{'block':>5} {'step':<14}{baseline + ' calls':>14}{platform + ' stops':>14}{'stops/call':>11}"
-        f"{'switches/stop':>14}{'CPU s ' + baseline:>12}{'CPU s ' + platform:>12}{'extra us/stop':>14}"
+        f"{'switches/stop':>14}{'CPU s ' + baseline:>13}{'CPU s ' + platform:>13}{'extra us/stop':>14}"
         f"{'extra IPIs/stop':>16}"
     ]
     for s in got:
         x = s.extra_us_per_stop
         lines.append(
             f"{s.block:>5} {s.step:<14}{s.calls:>14,}{s.stops:>14,}{s.stops / s.calls:>11.2f}"
-            f"{s.switches / s.stops:>14.2f}{_num(s.base_cpu_s):>12}{_num(s.cpu_s):>12}{_num(x, 1):>14}"
+            f"{s.switches / s.stops:>14.2f}{_num(s.base_cpu_s):>13}{_num(s.cpu_s):>13}{_num(x, 1):>14}"
             f"{s.extra_ipis_per_stop:>16.2f}"
         )
     return "\n".join(lines)
