@@ -49,6 +49,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from bisect import bisect_right
 from collections import Counter
 from contextlib import contextmanager
@@ -67,6 +68,8 @@ PTRACE = "syscalls:sys_enter_ptrace"
 #: The name the filtered (second) ptrace row of an interval is counted under.
 SYSEMU = "ptrace:SYSEMU"
 SWITCHES = "context-switches"
+#: perf's event for PTRACE_SYSEMU: the ptrace tracepoint filtered to that request.
+SYSEMU_EVENT = ("-e", PTRACE, "--filter", "request == 31")
 #: The interrupts one CPU sends another, counted where they arrive: a wake-up queued to a task on
 #: another CPU, a function to call there, a reschedule. On this VM a cross-CPU wake costs ~11 us of
 #: machine CPU where a switch in place costs ~1 (selfbench.cross_cpu_wake).
@@ -207,10 +210,7 @@ def perf_argv(out: Path, interval_ms: int = 2000) -> list[str]:
         str(interval_ms),
         "-e",
         f"{RAW},syscalls:sys_enter_*",
-        "-e",
-        PTRACE,
-        "--filter",
-        "request == 31",
+        *SYSEMU_EVENT,
         "-e",
         SWITCHES,
         "-e",
@@ -410,8 +410,12 @@ def tracefs_as_found() -> Iterator[None]:
     try:
         yield
     finally:
-        if not mounted_before and _tracefs_mounted():
-            subprocess.run(["umount", str(TRACEFS)], check=False)
+        # A perf that has just exited may still hold tracefs for a moment (umount: busy): a few tries.
+        for _ in range(10):
+            if mounted_before or not _tracefs_mounted():
+                break
+            if subprocess.run(["umount", str(TRACEFS)], check=False, stderr=subprocess.DEVNULL).returncode != 0:
+                time.sleep(0.2)
 
 
 def _stop(proc: subprocess.Popen | None) -> None:
@@ -495,7 +499,7 @@ def profile(cmd: Sequence[str], top: int = 12) -> int:
     place. The command's exit code."""
     with tempfile.TemporaryDirectory(prefix="vbench-profile-") as tmp, tracefs_as_found():
         data, counts = Path(tmp, "perf.data"), Path(tmp, "stat.csv")
-        stat = ["perf", "stat", "-a", "-x,", "-e", PTRACE, "--filter", "request == 31", "-o", str(counts)]
+        stat = ["perf", "stat", "-a", "-x,", *SYSEMU_EVENT, "-o", str(counts)]
         done = subprocess.run([*step_profile.record_argv(data), "--", *stat, "--", *cmd])
         if done.returncode != 0:
             return done.returncode

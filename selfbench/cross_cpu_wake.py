@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Sequence
 
 from selfbench.runsc_do import ON_CPU0
-from vbench.monitor.machine import USER_HZ
-from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
+from vbench.monitor.machine_cpu import busy_between, mark
+from vbench.samples import MACHINE_CPU_FIELD
 
 #: argv: kind (pipe|ptrace), rounds. Prints nothing; its cost is read around it.
 SOURCE = r"""
@@ -176,11 +176,10 @@ def summary(runs: Sequence[Run]) -> str:
 
 
 def run_one(binary: Path, kind: str, condition: str, rounds: int) -> Run:
-    stat0, ints0 = read_stat(), ipis(Path("/proc/interrupts").read_text())
+    before, ints0 = mark(), ipis(Path("/proc/interrupts").read_text())
     subprocess.run(argv_of(binary, kind, condition, rounds), check=True, timeout=600)
-    stat1, ints1 = read_stat(), ipis(Path("/proc/interrupts").read_text())
-    cpu = (busy_ticks(cpu_line(stat1)) - busy_ticks(cpu_line(stat0))) / USER_HZ
-    return Run(kind, condition, rounds, cpu, ints1 - ints0)
+    after, ints1 = mark(), ipis(Path("/proc/interrupts").read_text())
+    return Run(kind, condition, rounds, busy_between(before, after)[MACHINE_CPU_FIELD], ints1 - ints0)
 
 
 def compile_program(tmp: Path) -> Path:

@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from selfbench.call_names import PTRACE, RAW, SWITCHES, tracefs_as_found
+from selfbench.call_names import PTRACE, RAW, SWITCHES, SYSEMU_EVENT, tracefs_as_found
 from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks.micro import rpc
-from vbench.monitor.machine import USER_HZ
-from vbench.monitor.machine_cpu import busy_ticks, cpu_line, read_stat
+from vbench.monitor.machine_cpu import busy_between, mark
+from vbench.samples import MACHINE_CPU_FIELD
 
 WAYS = ("native", "gvisor")
 CONDITIONS = ("alone", "one-cpu")
@@ -94,7 +94,7 @@ def argv_of(
         cmd = [*ON_CPU0, *cmd]
     elif condition != "alone":
         raise ValueError(f"unknown condition {condition!r}: one of {', '.join(CONDITIONS)}")
-    perf = ["perf", "stat", "-a", "-x,", "-e", RAW, "-e", PTRACE, "--filter", "request == 31", "-e", SWITCHES]
+    perf = ["perf", "stat", "-a", "-x,", "-e", RAW, *SYSEMU_EVENT, "-e", SWITCHES]
     return [*perf, "-o", str(out), "--", *cmd]
 
 
@@ -182,19 +182,19 @@ def run_one(way: str, condition: str, seconds: float, warmup_s: float, timeout: 
         dirs = [Path(tmp, f"copy{i}") for i in range(copies)]
         for d in dirs:
             d.mkdir()
-        stat0 = read_stat()
+        before = mark()
         r = subprocess.run(
             argv_of(way, condition, seconds, warmup_s, out, [str(d) for d in dirs]),
             capture_output=True,
             text=True,
             timeout=timeout,
         )
-        stat1 = read_stat()
+        after = mark()
         if r.returncode != 0:
             raise RuntimeError(f"{way} {condition}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-300:]}")
         calls, us = parse_rpc(r.stdout, copies)
         sysc, stops, switches = parse_perf(out.read_text())
-    cpu = (busy_ticks(cpu_line(stat1)) - busy_ticks(cpu_line(stat0))) / USER_HZ
+    cpu = busy_between(before, after)[MACHINE_CPU_FIELD]
     return Run(way, condition, seconds, calls, us, cpu, sysc, stops, switches)
 
 

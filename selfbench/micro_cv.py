@@ -23,6 +23,7 @@ from typing import Sequence
 
 from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks import registry
+from vbench.commands.bench_cmd import setting
 from vbench.errors import VbenchError
 from vbench.samples import Sample
 
@@ -48,12 +49,7 @@ def cv_by_metric(samples: Sequence[Sample]) -> dict[str, tuple[float, float, int
 def config_of(module, sets: Sequence[str], repeats: int):
     """The benchmark's config from KEY=VALUE settings and the repeats, typed as `vbench bench run
     --set` types them (VbenchError naming a bad one)."""
-    overrides: dict[str, str] = {}
-    for kv in sets:
-        key, sep, value = kv.partition("=")
-        if not sep or not key:
-            raise VbenchError(f"--set {kv!r}: not KEY=VALUE")
-        overrides[key.strip()] = value.strip()
+    overrides = dict(setting(kv) for kv in sets)
     if "repeats" not in module.Config.model_fields:
         raise VbenchError(f"{module.NAME} has no repeats: its CV over repeats is not read here")
     return registry.make_config(module, {**overrides, "repeats": str(repeats)})

@@ -159,6 +159,16 @@ def extra_per_stop(p: Profile, stops: dict[tuple[int, str], int], platform: str,
     return out
 
 
+def _split(per: dict[str, float], top: int) -> tuple[str, str]:
+    """Per-stop us by place as (the groups' line, the places that take most). Pure."""
+    groups: Counter[str] = Counter()
+    for w, us in per.items():
+        groups[group(w)] += us
+    head = ", ".join(f"{g} {groups.get(g, 0.0):.1f}" for g in GROUPS)
+    most = sorted(per.items(), key=lambda kv: (-kv[1], kv[0]))[:top]  # ties by name: set order varies by run
+    return head, "    " + ", ".join(f"{w} {us:.1f}" for w, us in most)
+
+
 def report(
     p: Profile, stops: dict[tuple[int, str], int], platform: str = "gvisor", baseline: str = "native", top: int = 12
 ) -> str:
@@ -168,28 +178,20 @@ def report(
     for (block, step), per in sorted(extra_per_stop(p, stops, platform, baseline).items()):
         mine = sum(p.steps[(platform, block, step)].values()) / p.freq
         base = sum(p.steps[(baseline, block, step)].values()) / p.freq
-        groups: Counter[str] = Counter()
-        for w, us in per.items():
-            groups[group(w)] += us
-        head = ", ".join(f"{g} {groups.get(g, 0.0):.1f}" for g in GROUPS)
+        head, most = _split(per, top)
         lines.append(
             f"b{block} {step}: profiled CPU-s {baseline} {base:.1f}, {platform} {mine:.1f}; extra us per stop "
             f"{sum(per.values()):.1f}: {head}"
         )
-        most = sorted(per.items(), key=lambda kv: -kv[1])[:top]
-        lines.append("    " + ", ".join(f"{w} {us:.1f}" for w, us in most))
+        lines.append(most)
     return "\n".join(lines)
 
 
 def places_report(got: Counter[str], freq: int, stops: int, top: int = 12) -> str:
     """A command's profiled CPU per stop by group and by the places that take most. Pure."""
     per = {w: n / freq / stops * 1e6 for w, n in got.items()} if stops > 0 else {}
-    groups: Counter[str] = Counter()
-    for w, us in per.items():
-        groups[group(w)] += us
-    head = ", ".join(f"{g} {groups.get(g, 0.0):.1f}" for g in GROUPS)
-    most = sorted(per.items(), key=lambda kv: -kv[1])[:top]
+    head, most = _split(per, top)
     return (
         f"profiled CPU-s {sum(got.values()) / freq:.2f}, {stops:,} ptrace stops; us per stop {sum(per.values()):.1f}: "
-        f"{head}\n    " + ", ".join(f"{w} {us:.1f}" for w, us in most)
+        f"{head}\n{most}"
     )

@@ -64,7 +64,7 @@ def run(args) -> int:
         if not args.name:
             raise ParamsError("name", "`bench run` needs a benchmark name (see `vbench bench list`)")
         kind, module = registry.find(args.name)
-        overrides = dict(_kv(s) for s in args.set)
+        overrides = dict(setting(s) for s in args.set)
         registry.make_config(module, overrides, args.preset)  # refused here, naming --set or --preset
         spec = (BenchmarkSpec(benchmark=args.name, config=overrides, preset=args.preset),)
         micro, hadoop = (spec, ()) if kind == "micro" else ((), spec)
@@ -76,7 +76,8 @@ def run(args) -> int:
     return _measure(args, micro, hadoop, what)
 
 
-def _kv(text: str) -> tuple[str, str]:
+def setting(text: str) -> tuple[str, str]:
+    """A --set KEY=VALUE as (key, value), stripped (ParamsError naming --set)."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise ParamsError("--set", f"expected KEY=VALUE, got {text!r}")
