@@ -8,8 +8,13 @@ it with its own parser and gives each metric's CV over the repeats, for each run
 noise on an idle machine. `--gvisor` runs it in `runsc --network=none --platform=ptrace do`;
 `--pin` holds the run to CPU 0.
 
+`--against KEY=VALUE` (repeatable) names a second design of the same benchmark (its settings over
+`--set`'s), run alternately with the first, so the machine's drift meets both alike; the last lines
+give each design's median CV over its runs.
+
     cd <repository> && python -m selfbench.micro_cv rpc [--set seconds=3] [--repeats 5] [--runs 2]
     cd <repository> && sudo .venv/bin/python -m selfbench.micro_cv rpc --gvisor
+    cd <repository> && python -m selfbench.micro_cv jvmstart --runs 8 --against count=10 --against windows=1
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from typing import Sequence
+from typing import Any, Sequence
 
 from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks import registry
+from vbench.benchmarks.base import fields_of
 from vbench.commands.bench_cmd import setting
 from vbench.errors import VbenchError
 from vbench.samples import Sample
@@ -55,10 +61,19 @@ def config_of(module, sets: Sequence[str], repeats: int):
     return registry.make_config(module, {**overrides, "repeats": str(repeats)})
 
 
+def designs_of(module, sets: Sequence[str], against: Sequence[str], repeats: int) -> list[tuple[str, Any]]:
+    """(label, config): the design `sets` makes, and the one `against` makes over it where given."""
+    cfg = config_of(module, sets, repeats)
+    if not against:
+        return [("", cfg)]
+    return [("design", cfg), ("against", config_of(module, [*sets, *against], repeats))]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("benchmark", help="a registered micro-benchmark (vbench bench list)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a parameter of it")
+    ap.add_argument("--against", action="append", default=[], metavar="KEY=VALUE", help="a second design's")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--runs", type=int, default=2, help="runs, each its repeats")
     ap.add_argument("--gvisor", action="store_true", help="in a gVisor (ptrace) sandbox (root, runsc)")
@@ -68,23 +83,33 @@ def main(argv: list[str] | None = None) -> int:
         kind, module = registry.find(args.benchmark)
         if kind != "micro" or not hasattr(module, "parse_stdout"):
             raise VbenchError(f"{args.benchmark} is not a micro-benchmark run on one host")
-        cfg = config_of(module, args.set, args.repeats)
+        designs = designs_of(module, args.set, args.against, args.repeats)
     except VbenchError as exc:
         print(f"micro_cv: {exc}", file=sys.stderr)
         return 2
     where = ("gVisor" if args.gvisor else "native") + (", held to CPU 0" if args.pin else "")
+    cvs: dict[tuple[str, str], list[float]] = {}
     for run in range(1, args.runs + 1):
-        with tempfile.TemporaryDirectory(prefix="vbench-micro-cv-") as workdir:
-            done = subprocess.run(
-                argv_of(module.command(cfg, workdir), args.gvisor, args.pin), capture_output=True, text=True
-            )
-        if done.returncode != 0:
-            print(
-                f"micro_cv: run {run}: exit {done.returncode}: {(done.stderr or done.stdout)[-300:]}", file=sys.stderr
-            )
-            return 1
-        for metric, (mean, cv, n) in sorted(cv_by_metric(module.parse_stdout(done.stdout, cfg)).items()):
-            print(f"{args.benchmark} ({where}) run {run}: {metric} mean {mean:.4g}, CV {cv:.1f} % over {n} repeats")
+        for label, cfg in designs:
+            with tempfile.TemporaryDirectory(prefix="vbench-micro-cv-") as workdir:
+                done = subprocess.run(
+                    argv_of(module.command(cfg, workdir), args.gvisor, args.pin), capture_output=True, text=True
+                )
+            if done.returncode != 0:
+                print(
+                    f"micro_cv: run {run}: exit {done.returncode}: {(done.stderr or done.stdout)[-300:]}",
+                    file=sys.stderr,
+                )
+                return 1
+            name = f"{args.benchmark} {label}".rstrip()
+            for metric, (mean, cv, n) in sorted(cv_by_metric(module.parse_stdout(done.stdout, cfg)).items()):
+                print(f"{name} ({where}) run {run}: {metric} mean {mean:.4g}, CV {cv:.1f} % over {n} repeats")
+                cvs.setdefault((name, metric), []).append(cv)
+    if args.against:
+        for label, cfg in designs:
+            print(f"{args.benchmark} {label}: {dict(sorted(fields_of(cfg).items()))}")
+        for (name, metric), values in sorted(cvs.items()):
+            print(f"{name} ({where}): {metric} median CV {statistics.median(values):.1f} % over {len(values)} runs")
     return 0
 
 

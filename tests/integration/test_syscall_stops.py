@@ -157,7 +157,7 @@ def test_a_native_hosts_commands_are_stopped_at_each_system_call_and_nothing_is_
 
 #: 2000 files: at the file level cat's own start (its exec and libraries stopped) is ~10 ms,
 #: which 200 files' window did not always outlast.
-FILEOPEN = fileopen.FileopenConfig(count=2000, repeats=3)
+FILEOPEN = fileopen.FileopenConfig(count=2000, repeats=3, windows=1)
 
 
 def _fileopen_us(stdout: str) -> float:

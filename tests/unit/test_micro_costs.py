@@ -73,28 +73,50 @@ def test_spawn_command_times_the_loop_inside_one_shell():
     start, end = cmd.index("s=$(date +%s%N)"), cmd.index("e=$(date +%s%N)")
     loop = cmd[start:end]
     assert "while [ $n -lt 300 ]; do /bin/true ||" in loop and "n=$((n + 1))" in loop
-    assert "$(seq 1 2)" in cmd and 'echo "spawn repeat=$r count=$n start=$s end=$e"' in cmd[end:]
+    assert cmd.index("z=$(date +%s%N)") < start  # the empty window just before
+    assert "$(seq 1 2)" in cmd and 'echo "spawn repeat=$r window=$w count=$n empty=$z start=$s end=$e"' in cmd[end:]
 
 
-def test_spawn_parses_nanosecond_stamps_into_us_per_process():
-    cfg = spawn.SpawnConfig(count=100, repeats=2)
+def test_spawn_parses_each_window_less_its_empty_one_and_takes_the_median_per_repeat():
+    cfg = spawn.SpawnConfig(count=100, repeats=2, windows=3)
     samples = spawn.parse_stdout(_text("spawn.txt"), cfg)
-    # 1795905914430889495 -> 1795905914483705647: 52,816,152 ns over 100 processes.
-    assert _values(samples, "spawn_us") == pytest.approx([528.16152, 456.66511])
-    assert _values(samples, "elapsed") == pytest.approx([0.052816152, 0.045666511])
-    assert samples[0].metadata["program"] == "/bin/true"
+    # Repeat 1's windows less their empty ones: 73,168,920 - 1,105,487 = 72,063,433 ns; 71,495,577;
+    # 72,637,797. The median over 100 processes: 720.63 us.
+    assert _values(samples, "spawn_us") == pytest.approx([720.63433, 707.19208])
+    # elapsed: the repeat's three windows as they ran, empty windows not taken off.
+    assert _values(samples, "elapsed") == pytest.approx([0.219334039, 0.214211546])
+    assert samples[0].metadata["program"] == "/bin/true" and samples[0].metadata["windows"] == 3
+
+
+def test_a_window_three_times_long_moves_the_mean_not_the_median():
+    def line(w: int, ns: int) -> str:
+        return f"spawn repeat=1 window={w} count=100 empty=1000 start=2000 end={2000 + ns}\n"
+
+    text = line(1, 1_001_000) + line(2, 3_001_000) + line(3, 1_101_000)
+    [value] = _values(spawn.parse_stdout(text, spawn.SpawnConfig(count=100, repeats=1, windows=3)), "spawn_us")
+    assert value == pytest.approx(11.0)  # 1,100,000 ns over 100: the middle window, each less 1,000 ns
 
 
 @pytest.mark.parametrize(
     "text, reason",
     [
-        ("spawn repeat=1 count=100 start=%N end=%N\n", r"^spawn repeat 1: bad timestamps '%N' '%N'"),
-        ("spawn repeat=1 count=100 start=20 end=10\n", r"^spawn repeat 1: the clock did not advance \(20 -> 10\)$"),
         (
-            "spawn repeat=1 count=99 start=10 end=20\n",
-            r"^spawn: line 1 is repeat 1 of 99 runs, expected repeat 1 of 100$",
+            "spawn repeat=1 window=1 count=100 empty=5 start=%N end=%N\n",
+            r"^spawn repeat 1 window 1: bad timestamps '%N' '%N'",
         ),
-        ("<html>503</html>\n", r"^spawn: expected 1 result lines, found 0$"),
+        (
+            "spawn repeat=1 window=1 count=100 empty=5 start=20 end=10\n",
+            r"^spawn repeat 1 window 1: the clock did not advance \(20 -> 10\)$",
+        ),
+        (
+            "spawn repeat=1 window=1 count=99 empty=5 start=10 end=20\n",
+            r"^spawn: a line is window 1 of repeat 1 of 99 runs, expected window 1 of repeat 1 of 100$",
+        ),
+        (
+            "spawn repeat=1 window=1 count=100 empty=5 start=10 end=14\n",
+            r"^spawn: repeat 1: 100 runs took no longer than two stamps in most of its windows$",
+        ),
+        ("<html>503</html>\n", r"^spawn: expected 1 result lines \(1 a repeat\), found 0$"),
     ],
 )
 def test_spawn_refuses_garbled_lines_in_one_line(text, reason):
@@ -138,12 +160,20 @@ def test_jvmstart_quotes_the_java_home_it_is_given():
     assert jvmstart.DEFAULT_JAVA_HOME == "/usr/lib/jvm/java-17-openjdk-amd64"  # hadoop.java_home's default
 
 
+def test_jvmstart_warms_up_untimed_before_its_first_window():
+    cmd = jvmstart.command(jvmstart.JvmStartConfig(count=2, repeats=1, warmup=3))
+    warm = 'while [ $n -lt 3 ]; do "$java" -Xshare:auto -version > /dev/null 2>&1 ||'
+    assert cmd.index(warm) < cmd.index("for r in") < cmd.index("z=$(date +%s%N)")
+    assert "warm-up run" not in jvmstart.command(jvmstart.JvmStartConfig(warmup=0))
+
+
 def test_jvmstart_parses_ms_per_start_and_the_java_it_used():
-    cfg = jvmstart.JvmStartConfig(count=2, repeats=2)
+    cfg = jvmstart.JvmStartConfig(count=2, repeats=2, windows=3, warmup=1)
     samples = jvmstart.parse_stdout(_text("jvmstart.txt"), cfg)
-    # 1795905914580105980 -> 1795905914655625408: 75,519,428 ns over 2 starts.
-    assert _values(samples, "jvm_start_ms") == pytest.approx([37.759714, 41.829714])
-    assert _values(samples, "elapsed") == pytest.approx([0.075519428, 0.083659428])
+    # Repeat 1's windows less their empty ones: 56,203,485, 56,207,825 and 55,663,178 ns; the
+    # median over 2 starts: 28.10 ms.
+    assert _values(samples, "jvm_start_ms") == pytest.approx([28.1018515, 28.5088145])
+    assert _values(samples, "elapsed") == pytest.approx([0.17138274, 0.173252141])
     meta = samples[0].metadata
     assert meta["java"] == "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
     assert meta["java_version"] == 'openjdk version "17.0.15" 2025-04-15'
@@ -151,7 +181,7 @@ def test_jvmstart_parses_ms_per_start_and_the_java_it_used():
 
 
 def test_jvmstart_without_its_header_line_is_refused():
-    timed = "jvmstart repeat=1 count=2 start=10 end=20\n"
+    timed = "jvmstart repeat=1 window=1 count=2 empty=5 start=10 end=20\n"
     with pytest.raises(JobFailed, match=r"^jvmstart: no 'jvmstart java=\.\.\. version=\.\.\.' line in output$"):
         jvmstart.parse_stdout(timed, jvmstart.JvmStartConfig(count=2, repeats=1))
 
@@ -182,8 +212,8 @@ def test_no_java_becomes_a_failure_reason_naming_it(fake_context):
 
 CASES = [
     (syscall, "syscall.txt", {"count": 1000, "repeats": 2}),
-    (spawn, "spawn.txt", {"count": 100, "repeats": 2}),
-    (jvmstart, "jvmstart.txt", {"count": 2, "repeats": 2}),
+    (spawn, "spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
+    (jvmstart, "jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup": 1}),
 ]
 
 
@@ -258,7 +288,8 @@ def test_the_config_itself_refuses_out_of_range_values(module, kwargs, field):
 def test_defaults_are_the_issues():
     assert (syscall.Config().count, syscall.Config().repeats) == (2_000_000, 5)
     assert (spawn.Config().count, spawn.Config().repeats) == (2000, 5)
-    assert (jvmstart.Config().count, jvmstart.Config().repeats) == (10, 3)
+    assert (spawn.Config().windows, fileopen.Config().count, fileopen.Config().windows) == (1, 4000, 5)
+    assert [getattr(jvmstart.Config(), k) for k in ("count", "windows", "warmup", "repeats")] == [2, 7, 3, 3]
     assert syscall.METRICS["syscall_ns"] == "ns" and spawn.METRICS["spawn_us"] == "us"
     assert jvmstart.METRICS["jvm_start_ms"] == "ms"
     kinds = {name: registry.find(name)[0] for name in ("syscall", "spawn", "jvmstart")}
@@ -273,30 +304,39 @@ def test_fileopen_command_opens_one_file_many_times_and_once_inside_one_shell():
     assert cmd.startswith("cd '/w d' || exit 1; : > vbench-fileopen || exit 1; trap 'rm -f vbench-fileopen' EXIT; ")
     # The argument list is made before the first stamp, so yes and head are not timed.
     assert cmd.index("files=$(yes vbench-fileopen | head -n 300)") < cmd.index("sm=$(date +%s%N)")
-    many, one = cmd.index("cat $files >/dev/null"), cmd.index("cat vbench-fileopen >/dev/null")
-    assert cmd.index("sm=") < many < cmd.index("em=") < cmd.index("so=") < one < cmd.index("eo=")
-    assert "$(seq 1 2)" in cmd and cmd.endswith("done; exit $rc")
+    warm = cmd.index("cat $files >/dev/null")  # untimed, before the first window
+    many, one = cmd.index("cat $files >/dev/null", warm + 1), cmd.index("cat vbench-fileopen >/dev/null")
+    assert warm < cmd.index("sm=") < many < cmd.index("em=") < cmd.index("so=") < one < cmd.index("eo=")
+    assert "$(seq 1 2)" in cmd and cmd.endswith("done; done; exit $rc")
 
 
 def test_fileopen_parses_the_difference_of_its_two_windows_into_us_per_file():
-    cfg = fileopen.FileopenConfig(count=100, repeats=2)
+    cfg = fileopen.FileopenConfig(count=100, repeats=2, windows=3)
     samples = fileopen.parse_stdout(_text("fileopen.txt"), cfg)
-    # Repeat 1: 2,766,589 ns for 100 files, 1,595,911 ns for one: 11.83 us a file more.
-    assert _values(samples, "fileopen_us") == pytest.approx([11.825, 11.542], abs=0.001)
-    assert _values(samples, "elapsed") == pytest.approx([0.002766589, 0.002814399])
+    # Repeat 1's windows: 2,580,719 - 1,956,154 ns, 2,790,325 - 2,031,710 and 2,665,370 - 1,819,802
+    # over 99 more files: 6.31, 7.66 and 8.54 us; the median 7.66.
+    assert _values(samples, "fileopen_us") == pytest.approx([7.663, 5.905], abs=0.001)
+    assert _values(samples, "elapsed") == pytest.approx([0.008036414, 0.007446236])  # the 100-file windows
     assert samples[0].metadata["files"] == 100 and samples[0].unit == "us"
 
 
 def test_fileopen_refuses_missing_lines_a_wrong_count_and_a_window_not_longer_than_one_file():
-    cfg = fileopen.FileopenConfig(count=100, repeats=2)
+    cfg = fileopen.FileopenConfig(count=100, repeats=2, windows=3)
     text = _text("fileopen.txt")
-    with pytest.raises(JobFailed, match="expected 2 result lines, found 1"):
+    with pytest.raises(JobFailed, match=r"expected 6 result lines \(3 a repeat\), found 1"):
         fileopen.parse_stdout(text.splitlines()[0], cfg)
-    with pytest.raises(JobFailed, match="expected 1 of 200"):
-        fileopen.parse_stdout(text, fileopen.FileopenConfig(count=200, repeats=2))
-    slow_one = "fileopen repeat=1 count=100 many_start=1000 many_end=2000 one_start=3000 one_end=5000\n"
-    with pytest.raises(JobFailed, match="not more than"):
-        fileopen.parse_stdout(slow_one, fileopen.FileopenConfig(count=100, repeats=1))
+    with pytest.raises(JobFailed, match="expected window 1 of repeat 1 of 200"):
+        fileopen.parse_stdout(text, fileopen.FileopenConfig(count=200, repeats=2, windows=3))
+    slow_one = "fileopen repeat=1 window=1 count=100 many_start=1000 many_end=2000 one_start=3000 one_end=5000\n"
+    with pytest.raises(JobFailed, match="no longer than one in most of its 1 windows"):
+        fileopen.parse_stdout(slow_one, fileopen.FileopenConfig(count=100, repeats=1, windows=1))
+    # One such window of three is left out by the median: a disturbed window, not a failed run.
+    fine = "fileopen repeat=1 window={w} count=100 many_start=1000 many_end=1982000 one_start=3000 one_end=4000\n"
+    three = fine.format(w=1) + slow_one.replace("window=1", "window=2") + fine.format(w=3)
+    [value] = _values(
+        fileopen.parse_stdout(three, fileopen.FileopenConfig(count=100, repeats=1, windows=3)), "fileopen_us"
+    )
+    assert value == pytest.approx(20.0)  # (1,981,000 - 1,000 ns) / 99
     with pytest.raises(ParamsError):
         registry.make_config(fileopen, {"count": "10"})  # fewer than 100 files: cat's start would dominate
 

@@ -30,9 +30,9 @@ CAPTURES = {
     "membw": ("membw.txt", {"time_s": 2}),
     "latency": ("latency_native.json", {"server": "10.252.0.12", "duration_s": 3}),
     "syscall": ("syscall.txt", {"count": 1000, "repeats": 2}),
-    "spawn": ("spawn.txt", {"count": 100, "repeats": 2}),
-    "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2}),
-    "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2}),
+    "spawn": ("spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
+    "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup": 1}),
+    "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2, "windows": 3}),
     "rpc": ("rpc.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5}),
 }
 

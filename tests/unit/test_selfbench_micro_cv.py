@@ -50,3 +50,22 @@ def test_a_real_run_prints_each_metrics_cv(capsys):
     out = capsys.readouterr().out.splitlines()
     assert any(line.startswith("syscall (native) run 1: syscall_ns mean ") for line in out)
     assert all(line.endswith("over 3 repeats") for line in out)
+
+
+def test_a_second_design_takes_its_settings_over_the_firsts():
+    [(a, first), (b, second)] = mc.designs_of(syscall, ["count=5000"], ["count=3000"], 4)
+    assert (a, first.count, first.repeats) == ("design", 5000, 4)
+    assert (b, second.count, second.repeats) == ("against", 3000, 4)
+    assert mc.designs_of(syscall, [], [], 2)[0][0] == ""  # alone: no label
+
+
+@pytest.mark.skipif(shutil.which("dd") is None, reason="needs dd")
+def test_two_designs_run_alternately_and_end_with_each_ones_median_cv(capsys):
+    argv = ["syscall", "--set", "count=2000", "--against", "count=1000", "--repeats", "2", "--runs", "2"]
+    assert mc.main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    runs = [line.split(" (native) run ")[0] + line.split(" run ")[1][:1] for line in out if "syscall_ns mean" in line]
+    assert runs == ["syscall design1", "syscall against1", "syscall design2", "syscall against2"]
+    assert "syscall against: {'count': 1000, 'repeats': 2}" in out
+    medians = [line for line in out if "syscall_ns median CV" in line]
+    assert len(medians) == 2 and all(line.endswith("over 2 runs") for line in medians)
