@@ -15,8 +15,9 @@ each between two `date +%s%N` stamps of the same shell (the argument list is bui
 first): per file, cat's openat, fstat, fadvise, read (at its end at once) and close. The
 difference of the two windows over `count - 1` is the cost of one more file, without cat's own
 start and exit, the stamps' `date`s or the shell's. A repeat is `windows` such pairs, and its
-value their median: on this VM one 60-ms window in twenty ran 15 % short or long (2026-12-05), and
-a repeat of one window had a CV of 5-25 % over five. The file is removed on the way out.
+value their median: on this VM one 60-ms window in twenty ran 15 % short or long (2026-12-05),
+which a median leaves out. One window's files are opened untimed first: on gVisor a host's first
+repeats ran 2-3x its last (costs-fileopen). The file is removed on the way out.
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def command(cfg: FileopenConfig, workdir: str) -> str:
         f"cd {d} || exit 1; : > {f} || exit 1; trap 'rm -f {f}' EXIT; "
         # `count` newline-separated copies of the name, split by the shell into cat's arguments.
         f"files=$(yes {f} | head -n {cfg.count}); rc=0; "
-        # One untimed window first: gVisor's first repeat ran 2-3x its last (the file's dentry).
-        f"cat $files >/dev/null || {{ rc=$?; echo \"vbench: fileopen: cat exited $rc warming up\" >&2; exit $rc; }}; "
+        # One untimed window first (the module's docstring says why).
+        f'cat $files >/dev/null || {{ rc=$?; echo "vbench: fileopen: cat exited $rc warming up" >&2; exit $rc; }}; '
         f"for r in $(seq 1 {cfg.repeats}); do for w in $(seq 1 {cfg.windows}); do "
         f"{window.format('m', '$files', failed)}; {window.format('o', f, failed)}; "
         f'echo "{NAME} repeat=$r window=$w count={cfg.count} many_start=$sm many_end=$em one_start=$so one_end=$eo"; '

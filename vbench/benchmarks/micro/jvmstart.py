@@ -10,9 +10,10 @@ The host's java is the first found of `<java_home>/bin/java` (the Config's, by d
 Hadoop clusters' `hadoop.java_home`), `$JAVA_HOME/bin/java`, and `java` on the PATH; a host with
 none fails the run saying so. It runs `count` times in a POSIX sh loop between two `date +%s%N`
 stamps taken by the same shell (vbench.benchmarks.micro.spawn.timed_loop), so no SSH round trip
-falls inside the timing; a repeat is the median of `windows` such windows. Few starts a window
-and many windows: one start in twenty here takes 1.5-3x as long, and the median leaves out only
-the windows it falls in. `-Xshare:auto` (the default, said explicitly) maps the class-data
+falls inside the timing; a repeat is the median of `windows` such windows, after `warmup` starts
+untimed. Few starts a window and many windows: one start in twenty here took 1.5-3x as long, and
+the median leaves out only the windows it falls in. The warm-up: a gVisor sandbox's first three
+starts took twice the rest, and a task JVM on a cluster starts warm. `-Xshare:auto` (the default, said explicitly) maps the class-data
 sharing archive when the JVM can, as Hadoop's task JVMs do.
 """
 
@@ -77,7 +78,10 @@ def command(cfg: JvmStartConfig, workdir: str = "") -> str:
     header = 'echo "jvmstart java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
     program = f'"$java" {shlex.join(JAVA_ARGS)} > /dev/null 2>&1'
     return (
-        "export LC_ALL=C; " + find_java(cfg) + header + timed_loop(NAME, program, cfg.count, cfg.repeats, cfg.windows, cfg.warmup)
+        "export LC_ALL=C; "
+        + find_java(cfg)
+        + header
+        + timed_loop(NAME, program, cfg.count, cfg.repeats, cfg.windows, cfg.warmup)
     )
 
 
