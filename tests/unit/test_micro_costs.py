@@ -161,14 +161,14 @@ def test_jvmstart_quotes_the_java_home_it_is_given():
 
 
 def test_jvmstart_warms_up_untimed_before_its_first_window():
-    cmd = jvmstart.command(jvmstart.JvmStartConfig(count=2, repeats=1, warmup=3))
+    cmd = jvmstart.command(jvmstart.JvmStartConfig(count=2, repeats=1, warmup_starts=3))
     warm = 'while [ $n -lt 3 ]; do "$java" -Xshare:auto -version > /dev/null 2>&1 ||'
     assert cmd.index(warm) < cmd.index("for r in") < cmd.index("z=$(date +%s%N)")
-    assert "warm-up run" not in jvmstart.command(jvmstart.JvmStartConfig(warmup=0))
+    assert "warm-up run" not in jvmstart.command(jvmstart.JvmStartConfig(warmup_starts=0))
 
 
 def test_jvmstart_parses_ms_per_start_and_the_java_it_used():
-    cfg = jvmstart.JvmStartConfig(count=2, repeats=2, windows=3, warmup=1)
+    cfg = jvmstart.JvmStartConfig(count=2, repeats=2, windows=3, warmup_starts=1)
     samples = jvmstart.parse_stdout(_text("jvmstart.txt"), cfg)
     # Repeat 1's windows less their empty ones: 56,203,485, 56,207,825 and 55,663,178 ns; the
     # median over 2 starts: 28.10 ms.
@@ -213,7 +213,7 @@ def test_no_java_becomes_a_failure_reason_naming_it(fake_context):
 CASES = [
     (syscall, "syscall.txt", {"count": 1000, "repeats": 2}),
     (spawn, "spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
-    (jvmstart, "jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup": 1}),
+    (jvmstart, "jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup_starts": 1}),
 ]
 
 
@@ -289,7 +289,7 @@ def test_defaults_are_the_issues():
     assert (syscall.Config().count, syscall.Config().repeats) == (2_000_000, 5)
     assert (spawn.Config().count, spawn.Config().repeats) == (2000, 5)
     assert (spawn.Config().windows, fileopen.Config().count, fileopen.Config().windows) == (1, 4000, 5)
-    assert [getattr(jvmstart.Config(), k) for k in ("count", "windows", "warmup", "repeats")] == [2, 7, 3, 3]
+    assert [getattr(jvmstart.Config(), k) for k in ("count", "windows", "warmup_starts", "repeats")] == [2, 7, 3, 3]
     assert syscall.METRICS["syscall_ns"] == "ns" and spawn.METRICS["spawn_us"] == "us"
     assert jvmstart.METRICS["jvm_start_ms"] == "ms"
     kinds = {name: registry.find(name)[0] for name in ("syscall", "spawn", "jvmstart")}

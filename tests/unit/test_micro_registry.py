@@ -31,7 +31,7 @@ CAPTURES = {
     "latency": ("latency_native.json", {"server": "10.252.0.12", "duration_s": 3}),
     "syscall": ("syscall.txt", {"count": 1000, "repeats": 2}),
     "spawn": ("spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
-    "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup": 1}),
+    "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup_starts": 1}),
     "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2, "windows": 3}),
     "rpc": ("rpc.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5}),
 }
@@ -99,3 +99,22 @@ def test_describe_lists_fields_defaults_and_metrics():
     assert "liu2012" in entries["dd"]["presets"] and "vasconcelos" in entries["bonnie"]["presets"]
     assert all(d["summary"] and d["metrics"] and d["fields"] for d in entries.values())
     json.dumps(describe_all())  # printable by `vbench bench list --json`
+
+
+def test_no_benchmarks_config_field_is_a_key_the_campaign_runner_stamps_on_its_samples():
+    # A config is stamped into each sample's metadata, and the runner's stamp goes over it: a field
+    # named `warmup` (jvmstart's warm-up starts, first so named) would be overwritten in a campaign,
+    # and outside one read by the statistics as a warm-up run, which they drop.
+    from types import SimpleNamespace
+
+    from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
+    from vbench.benchmarks.base import fields_of
+    from vbench.campaign.runner import _stamp
+
+    cell = SimpleNamespace(
+        block=0, round=0, repetition=lambda rounds: 0, warmup=False, cell_id="b0/x", variant=SimpleNamespace(levels=())
+    )
+    stamped = set(_stamp({}, SimpleNamespace(stamp=lambda: {"platform": "native"}), cell, 1))
+    assert {"warmup", "block", "round", "platform"} <= stamped
+    for name, module in {**MICRO_BENCHMARKS, **HADOOP_BENCHMARKS}.items():
+        assert not set(fields_of(module.Config())) & stamped, name

@@ -10,7 +10,7 @@ The host's java is the first found of `<java_home>/bin/java` (the Config's, by d
 Hadoop clusters' `hadoop.java_home`), `$JAVA_HOME/bin/java`, and `java` on the PATH; a host with
 none fails the run saying so. It runs `count` times in a POSIX sh loop between two `date +%s%N`
 stamps taken by the same shell (vbench.benchmarks.micro.spawn.timed_loop), so no SSH round trip
-falls inside the timing; a repeat is the median of `windows` such windows, after `warmup` starts
+falls inside the timing; a repeat is the median of `windows` such windows, after `warmup_starts` starts
 untimed. Few starts a window and many windows: one start in twenty here took 1.5-3x as long, and
 the median leaves out only the windows it falls in. The warm-up: a gVisor sandbox's first three
 starts took twice the rest, and a task JVM on a cluster starts warm. `-Xshare:auto` (the default, said explicitly) maps the class-data
@@ -50,7 +50,8 @@ class JvmStartConfig(BenchConfig):
     count: int = Field(2, ge=1, le=100_000)  # JVM starts per window
     repeats: int = Field(3, ge=1, le=1000)  # one sample of each metric per repeat
     windows: int = Field(7, ge=1, le=99)  # timed windows per repeat, whose median is the repeat's
-    warmup: int = Field(3, ge=0, le=1000)  # JVM starts before the first window, not timed
+    #: Not `warmup`: the runner stamps every sample's `warmup` (a warm-up cell), which the statistics drop.
+    warmup_starts: int = Field(3, ge=0, le=1000)  # JVM starts before the first window, not timed
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
 
 
@@ -81,7 +82,7 @@ def command(cfg: JvmStartConfig, workdir: str = "") -> str:
         "export LC_ALL=C; "
         + find_java(cfg)
         + header
-        + timed_loop(NAME, program, cfg.count, cfg.repeats, cfg.windows, cfg.warmup)
+        + timed_loop(NAME, program, cfg.count, cfg.repeats, cfg.windows, cfg.warmup_starts)
     )
 
 
