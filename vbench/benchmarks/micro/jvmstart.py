@@ -10,11 +10,12 @@ The host's java is the first found of `<java_home>/bin/java` (the Config's, by d
 Hadoop clusters' `hadoop.java_home`), `$JAVA_HOME/bin/java`, and `java` on the PATH; a host with
 none fails the run saying so. It runs `count` times in a POSIX sh loop between two `date +%s%N`
 stamps taken by the same shell (vbench.benchmarks.micro.spawn.timed_loop), so no SSH round trip
-falls inside the timing; a repeat is the median of `windows` such windows, after `warmup_starts` starts
-untimed. Few starts a window and many windows: one start in twenty here took 1.5-3x as long, and
-the median leaves out only the windows it falls in. The warm-up: a gVisor sandbox's first three
-starts took twice the rest, and a task JVM on a cluster starts warm. `-Xshare:auto` (the default, said explicitly) maps the class-data
-sharing archive when the JVM can, as Hadoop's task JVMs do.
+falls inside the timing; a repeat is the median of `windows` such windows, after `warmup_starts`
+starts untimed. Few starts a window and many windows: one start in twenty here took 1.5-3x as
+long, and the median leaves out only the windows it falls in. The warm-up: a gVisor sandbox's
+first three starts took twice the rest, and a task JVM on a cluster starts warm. `-Xshare:auto`
+(the default, said explicitly) maps the class-data sharing archive when the JVM can, as Hadoop's
+task JVMs do.
 """
 
 from __future__ import annotations
