@@ -126,6 +126,17 @@ def intervals(text: str) -> tuple[datetime, list[tuple[float, str, int]]]:
     return started, rows
 
 
+def totals(text: str) -> dict[str, int]:
+    """Event -> count from perf stat's -x, output without intervals (an event's first row: with a
+    filtered copy of an event, the one listed first). Pure."""
+    got: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split(",")
+        if len(parts) >= 3 and parts[0].strip().isdigit():
+            got.setdefault(parts[2], int(parts[0]))
+    return got
+
+
 def windows(log: str, day: datetime) -> list[Window]:
     """Each step of a campaign log, from its line to the next stamped line, on `day` (a line earlier
     than the one before it falls on the next day), in the cell the runner last said it runs. Pure."""
@@ -503,7 +514,7 @@ def profile(cmd: Sequence[str], top: int = 12) -> int:
         done = subprocess.run([*step_profile.record_argv(data), "--", *stat, "--", *cmd])
         if done.returncode != 0:
             return done.returncode
-        stops = sum(int(line.split(",")[0]) for line in counts.read_text().splitlines() if line[:1].isdigit())
+        stops = totals(counts.read_text()).get(PTRACE, 0)
         with subprocess.Popen(
             step_profile.script_argv(data), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         ) as script:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from selfbench.call_names import PTRACE, RAW, SWITCHES, SYSEMU_EVENT, tracefs_as_found
+from selfbench.call_names import PTRACE, RAW, SWITCHES, SYSEMU_EVENT, totals, tracefs_as_found
 from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks.micro import rpc
 from vbench.monitor.machine_cpu import busy_between, mark
@@ -113,11 +113,7 @@ def parse_rpc(stdout: str, copies: int = 1) -> tuple[int, float]:
 def parse_perf(text: str) -> tuple[int, int, int]:
     """(system calls, PTRACE_SYSEMU stops, context switches) from perf stat's -x, output without
     intervals: the raw tracepoint's row, the filtered ptrace row, the switches' row. Pure."""
-    got: dict[str, int] = {}
-    for line in text.splitlines():
-        parts = line.split(",")
-        if len(parts) >= 3 and parts[0].strip().isdigit():
-            got.setdefault(parts[2], int(parts[0]))
+    got = totals(text)
     missing = [e for e in (RAW, PTRACE, SWITCHES) if e not in got]
     if missing:
         raise ValueError(f"perf's output lacks {', '.join(missing)}")

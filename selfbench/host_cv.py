@@ -12,7 +12,9 @@ left out; a host's repeats are its samples of one metric in one cell.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,9 +22,6 @@ import pandas as pd
 
 from vbench.errors import VbenchError
 from vbench.stats import read_samples
-
-#: What a host's repeats are grouped by: one metric of one benchmark on one host in one cell.
-HOST_REPEATS = ["benchmark", "metric", "platform", "block", "host"]
 
 
 @dataclass(frozen=True)
@@ -37,29 +36,43 @@ class PlatformCV:
     repeats: int  # per host-block, the least
 
 
+def cv_by_configuration(samples, benchmark: str, metric: str) -> dict[str, list[float]]:
+    """Configuration -> the CV (%) of each host's repeats of `benchmark`'s `metric` in each block
+    (host-blocks with one repeat left out). Pure."""
+    rows = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)]
+    groups: dict[tuple[str, str, object], list[float]] = defaultdict(list)
+    for _, r in rows.iterrows():
+        groups[(str(r["platform"]), str(r["host"]), r["block"])].append(float(r["value"]))
+    out: dict[str, list[float]] = defaultdict(list)
+    for (config, _host, _block), values in groups.items():
+        if len(values) > 1:
+            out[config].append(100 * statistics.stdev(values) / statistics.mean(values))
+    return dict(out)
+
+
 def host_cvs(samples: pd.DataFrame) -> list[PlatformCV]:
     """Per benchmark, metric and platform, the median, least and most CV (%) over its host-blocks
     of the CV over a host's repeats; host-blocks with fewer than two repeats left out. Pure."""
     df = samples[samples["metric"] != "elapsed"]
     if "warmup" in df.columns:
         df = df[~df["warmup"].fillna(False).astype(bool)]
-    per_host = df.groupby(HOST_REPEATS)["value"].agg(["mean", "std", "count"]).reset_index()
-    per_host = per_host[per_host["count"] >= 2]
-    per_host["cv"] = per_host["std"] / per_host["mean"] * 100
     rows = []
-    for (bench, metric, platform), g in per_host.groupby(["benchmark", "metric", "platform"]):
-        rows.append(
-            PlatformCV(
-                bench,
-                metric,
-                platform,
-                float(g["cv"].median()),
-                float(g["cv"].min()),
-                float(g["cv"].max()),
-                len(g),
-                int(g["count"].min()),
+    for (bench, metric), part in df.groupby(["benchmark", "metric"]):
+        sizes = part.groupby(["platform", "block", "host"]).size()
+        for platform, cvs in sorted(cv_by_configuration(part, bench, metric).items()):
+            repeats = sizes[platform]
+            rows.append(
+                PlatformCV(
+                    bench,
+                    metric,
+                    platform,
+                    statistics.median(cvs),
+                    min(cvs),
+                    max(cvs),
+                    len(cvs),
+                    int(repeats[repeats >= 2].min()),
+                )
             )
-        )
     return rows
 
 

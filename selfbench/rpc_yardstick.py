@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from selfbench.host_cv import cv_by_configuration
 from selfbench.nnbench_sides import shown
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
@@ -53,19 +53,6 @@ def carried(platform: cm.LogRatio, every: cm.LogRatio, rng: np.random.Generator,
     share = (p - 1) / (e - 1)
     low, high = np.percentile(share, [2.5, 97.5])
     return Interval((platform.estimate - 1) / (every.estimate - 1), float(low), float(high))
-
-
-def cv_by_configuration(samples, benchmark: str = "rpc", metric: str = "rpc_us") -> dict[str, list[float]]:
-    """Configuration -> the CV (%) of each host's repeats of `benchmark`'s `metric` in each block. Pure."""
-    rows = samples[(samples["benchmark"] == benchmark) & (samples["metric"] == metric)]
-    groups: dict[tuple[str, str, object], list[float]] = defaultdict(list)
-    for _, r in rows.iterrows():
-        groups[(str(r["platform"]), str(r["host"]), r["block"])].append(float(r["value"]))
-    out: dict[str, list[float]] = defaultdict(list)
-    for (config, _host, _block), values in groups.items():
-        if len(values) > 1:
-            out[config].append(100 * statistics.stdev(values) / statistics.mean(values))
-    return dict(out)
 
 
 def report(levels_dir: Path, platforms_dir: Path) -> str:

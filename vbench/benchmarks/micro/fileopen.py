@@ -23,16 +23,14 @@ repeats ran 2-3x its last (costs-fileopen). The file is removed on the way out.
 from __future__ import annotations
 
 import shlex
-import statistics
 
 from pydantic import Field
 
 from vbench.benchmarks.base import BenchConfig
-from vbench.errors import JobFailed
 from vbench.samples import Sample
 
 from ._common import Runner, execute, one_step, sample
-from .spawn import elapsed_s
+from .spawn import elapsed_s, median_of_windows, tagged_lines
 
 NAME = "fileopen"
 METRICS = {"fileopen_us": "us", "elapsed": "s"}
@@ -79,39 +77,18 @@ def command(cfg: FileopenConfig, workdir: str) -> str:
 _FIELDS = ("repeat", "window", "count", "many_start", "many_end", "one_start", "one_end")
 
 
-def _line(text: str) -> dict[str, str] | None:
-    words = text.split()
-    if not words or words[0] != NAME:
-        return None
-    pairs = dict(w.partition("=")[::2] for w in words[1:])
-    return pairs if tuple(pairs) == _FIELDS else None
-
-
 def parse_stdout(text: str, cfg: FileopenConfig) -> list[Sample]:
-    found = [p for p in map(_line, (text or "").splitlines()) if p is not None]
-    if len(found) != cfg.repeats * cfg.windows:
-        raise JobFailed(
-            f"{NAME}: expected {cfg.repeats * cfg.windows} result lines ({cfg.windows} a repeat), found {len(found)}"
-        )
+    def per_file_s(p: dict[str, str], what: str) -> tuple[float, float]:
+        many = elapsed_s(p["many_start"], p["many_end"], what)
+        return (many - elapsed_s(p["one_start"], p["one_end"], what)) / (cfg.count - 1), many
+
+    # cat's start alone outlasting count files in most windows: windows disturbed, not a cost.
+    no_cost = f"{cfg.count} files took no longer than one in most of its {cfg.windows} windows"
+    found = tagged_lines(NAME, text, _FIELDS)
     samples = []
-    for i in range(1, cfg.repeats + 1):
-        per_file, many_s = [], 0.0
-        for w, p in enumerate(found[(i - 1) * cfg.windows : i * cfg.windows], start=1):
-            if (p["repeat"], p["window"], p["count"]) != (str(i), str(w), str(cfg.count)):
-                raise JobFailed(
-                    f"{NAME}: a line is window {p['window']} of repeat {p['repeat']} of {p['count']} files, "
-                    f"expected window {w} of repeat {i} of {cfg.count}"
-                )
-            many = elapsed_s(p["many_start"], p["many_end"], f"{NAME} repeat {i} window {w}")
-            one = elapsed_s(p["one_start"], p["one_end"], f"{NAME} repeat {i} window {w}")
-            per_file.append((many - one) / (cfg.count - 1))
-            many_s += many
-        median = statistics.median(per_file)
-        if median <= 0:
-            # cat's start alone outlasting count files in most windows: windows disturbed, not a cost.
-            raise JobFailed(
-                f"{NAME}: repeat {i}: {cfg.count} files took no longer than one in most of its {cfg.windows} windows"
-            )
+    for i, median, many_s in median_of_windows(
+        NAME, found, cfg.count, cfg.repeats, cfg.windows, "files", per_file_s, no_cost
+    ):
         meta = {"repeat": i, "files": cfg.count}
         samples.append(sample(NAME, "fileopen_us", median * 1e6, "us", cfg, **meta))
         samples.append(sample(NAME, "elapsed", many_s, "s", cfg, **meta))

@@ -21,8 +21,8 @@ and warm-ups").
 
 from __future__ import annotations
 
-import re
 import statistics
+from typing import Callable
 
 from pydantic import Field
 
@@ -82,35 +82,67 @@ def elapsed_s(start: str, end: str, what: str) -> float:
     return (int(end) - int(start)) / 1e9
 
 
-def parse_lines(tag: str, text: str, count: int, repeats: int, windows: int = 1) -> list[tuple[int, float, float]]:
-    """(repeat, seconds of `count` runs, seconds its windows took) from `timed_loop`'s lines: a
-    window's runs are its time less its empty window's, and a repeat's the median of its
-    windows'. JobFailed, one line, when they are not all there."""
-    found = re.findall(
-        rf"^{re.escape(tag)} repeat=(\d+) window=(\d+) count=(\d+) empty=(\S*) start=(\S*) end=(\S*)\s*$",
-        text or "",
-        re.M,
-    )
+def tagged_lines(tag: str, text: str, fields: tuple[str, ...]) -> list[dict[str, str]]:
+    """The lines of `text` that are `tag` and then exactly `fields` as key=value words, in that
+    order, as dicts; other lines are left out. Pure."""
+    found = []
+    for line in (text or "").splitlines():
+        words = line.split()
+        if words and words[0] == tag:
+            pairs = dict(w.partition("=")[::2] for w in words[1:])
+            if tuple(pairs) == fields:
+                found.append(pairs)
+    return found
+
+
+def median_of_windows(
+    tag: str,
+    found: list[dict[str, str]],
+    count: int,
+    repeats: int,
+    windows: int,
+    unit: str,
+    value: Callable[[dict[str, str], str], tuple[float, float]],
+    no_cost: str,
+) -> list[tuple[int, float, float]]:
+    """(repeat, the median of its windows' values, the seconds its windows took) from one line per
+    window with `repeat`, `window` and `count` (`value(line, what)`: the window's value and its
+    seconds). JobFailed, one line, when they are not all there or not in order, or when the median
+    is not above 0 (`no_cost` says why)."""
     if len(found) != repeats * windows:
         raise JobFailed(f"{tag}: expected {repeats * windows} result lines ({windows} a repeat), found {len(found)}")
     timed = []
     for i in range(1, repeats + 1):
-        runs, took = [], 0.0
-        for w, (repeat, window, done, empty, start, end) in enumerate(found[(i - 1) * windows : i * windows], start=1):
-            if (int(repeat), int(window), int(done)) != (i, w, count):
+        values, took = [], 0.0
+        for w, p in enumerate(found[(i - 1) * windows : i * windows], start=1):
+            if (p["repeat"], p["window"], p["count"]) != (str(i), str(w), str(count)):
                 raise JobFailed(
-                    f"{tag}: a line is window {window} of repeat {repeat} of {done} runs, "
+                    f"{tag}: a line is window {p['window']} of repeat {p['repeat']} of {p['count']} {unit}, "
                     f"expected window {w} of repeat {i} of {count}"
                 )
-            what = f"{tag} repeat {i} window {w}"
-            window_s, empty_s = elapsed_s(start, end, what), elapsed_s(empty, start, what)
-            runs.append(window_s - empty_s)
-            took += window_s
-        median = statistics.median(runs)
+            v, seconds = value(p, f"{tag} repeat {i} window {w}")
+            values.append(v)
+            took += seconds
+        median = statistics.median(values)
         if median <= 0:
-            raise JobFailed(f"{tag}: repeat {i}: {count} runs took no longer than two stamps in most of its windows")
+            raise JobFailed(f"{tag}: repeat {i}: {no_cost}")
         timed.append((i, median, took))
     return timed
+
+
+def _runs_s(line: dict[str, str], what: str) -> tuple[float, float]:
+    """A window's runs (its time less its empty window's) and its time, in seconds."""
+    window_s = elapsed_s(line["start"], line["end"], what)
+    return window_s - elapsed_s(line["empty"], line["start"], what), window_s
+
+
+def parse_lines(tag: str, text: str, count: int, repeats: int, windows: int = 1) -> list[tuple[int, float, float]]:
+    """(repeat, seconds of `count` runs, seconds its windows took) from `timed_loop`'s lines: a
+    window's runs are its time less its empty window's, and a repeat's the median of its
+    windows'. JobFailed, one line, when they are not all there."""
+    found = tagged_lines(tag, text, ("repeat", "window", "count", "empty", "start", "end"))
+    no_cost = f"{count} runs took no longer than two stamps in most of its windows"
+    return median_of_windows(tag, found, count, repeats, windows, "runs", _runs_s, no_cost)
 
 
 def parse_stdout(text: str, cfg: SpawnConfig) -> list[Sample]:
