@@ -4,8 +4,11 @@ real by this machine's java."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,8 @@ from vbench.errors import JobFailed, ParamsError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
 CAPTURED = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5)
-HEADER = 'rpc java=/usr/bin/java version=openjdk version "17.0.15" 2025-04-15\n'
+JAVA_LINE = 'rpc java=/usr/bin/java version=openjdk version "17.0.15" 2025-04-15\n'
+HEADER = JAVA_LINE + "rpc busy_loops=1\n"
 
 
 def _captured() -> str:
@@ -27,8 +31,11 @@ def _captured() -> str:
 
 def test_the_script_writes_the_program_to_the_work_dir_runs_it_and_removes_it():
     cmd = rpc.command(rpc.RpcConfig(seconds=2.5, repeats=4, warmup_s=1, payload=100), "/w d/")
-    assert "cd '/w d' || exit 1; trap 'rm -f RpcPingPong.java' EXIT; " in cmd
+    assert "cd '/w d' || exit 1; trap 'kill $loops 2>/dev/null; rm -f RpcPingPong.java' EXIT; " in cmd
     assert cmd.index("trap ") < cmd.index("printf '%s' ") < cmd.index(" > RpcPingPong.java || exit 1; ")
+    # The loops start after the program is written, just before the JVM, and are counted.
+    assert cmd.index(" > RpcPingPong.java") < cmd.index(rpc.busy_loops()) < cmd.index('"$java" -Xshare')
+    assert 'echo "rpc busy_loops=$n"; ' in rpc.busy_loops()
     assert cmd.endswith('"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m RpcPingPong.java 2.5 4 1 100')
     assert "vbench: rpc: no java on this host" in cmd and 'echo "rpc java=$java version=' in cmd
 
@@ -42,11 +49,12 @@ def test_the_program_is_the_file_beside_the_module():
 def test_the_captured_output_parses_into_us_per_call():
     samples = rpc.parse_stdout(_captured(), CAPTURED)
     per_call = [s for s in samples if s.metric == "rpc_us"]
-    assert [s.value for s in per_call] == pytest.approx([500061487 / 4888 / 1e3, 500046184 / 4413 / 1e3])
-    assert [s.metadata["calls"] for s in per_call] == [4888, 4413]
-    assert {s.metadata["warmup_calls"] for s in samples} == {8876}
+    assert [s.value for s in per_call] == pytest.approx([501969279 / 27598 / 1e3, 500010366 / 28244 / 1e3])
+    assert [s.metadata["calls"] for s in per_call] == [27598, 28244]
+    assert {s.metadata["warmup_calls"] for s in samples} == {23953}
+    assert {(s.metadata["busy_loops"], s.metadata["other_cpus_busy"]) for s in samples} == {(1, True)}
     assert {s.metadata["java"] for s in samples} == {"/usr/lib/jvm/java-17-openjdk-amd64/bin/java"}
-    assert [s.value for s in samples if s.metric == "elapsed"] == pytest.approx([0.500061487, 0.500046184])
+    assert [s.value for s in samples if s.metric == "elapsed"] == pytest.approx([0.501969279, 0.500010366])
     assert all(s.unit == rpc.METRICS[s.metric] for s in samples)
 
 
@@ -54,6 +62,10 @@ def test_the_captured_output_parses_into_us_per_call():
     "text, reason",
     [
         ("rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\nrpc repeat=2 calls=1 ns=1\n", "no 'rpc java="),
+        (
+            JAVA_LINE + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\nrpc repeat=2 calls=1 ns=1\n",
+            "no 'rpc busy_loops",
+        ),
         (HEADER + "rpc repeat=1 calls=1 ns=1\nrpc repeat=2 calls=1 ns=1\n", "no 'rpc warmup"),
         (HEADER + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\n", "expected 2 result lines, found 1"),
         (HEADER + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=1 ns=1\nrpc repeat=3 calls=1 ns=1\n", "is repeat 3"),
@@ -63,6 +75,14 @@ def test_the_captured_output_parses_into_us_per_call():
 def test_output_missing_a_line_or_with_an_impossible_count_is_refused(text, reason):
     with pytest.raises(JobFailed, match=reason):
         rpc.parse_stdout(text, CAPTURED)
+
+
+def test_with_the_other_cpus_left_idle_no_loop_is_started_or_read():
+    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, other_cpus_busy=False)
+    cmd = rpc.command(cfg, "/w")
+    assert "loops" not in cmd and "trap 'rm -f RpcPingPong.java' EXIT; " in cmd
+    text = JAVA_LINE + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=2 ns=4\nrpc repeat=2 calls=2 ns=4\n"
+    assert {s.metadata["busy_loops"] for s in rpc.parse_stdout(text, cfg)} == {0}
 
 
 def test_a_non_zero_exit_is_a_failure_with_the_programs_last_words(fake_context):
@@ -105,3 +125,81 @@ def test_the_program_runs_for_real_and_leaves_the_work_dir_as_it_found_it(tmp_pa
     # A loopback round trip through four threads: more than a microsecond, less than a second.
     assert len(per_call) == 2 and all(1 < us < 1e6 for us in per_call)
     assert list(tmp_path.iterdir()) == []
+
+
+def _stub_java(tmp_path: Path, body: str) -> str:
+    """A java home whose java answers `-version` and otherwise runs `body`: rpc's script around the
+    JVM is what these tests run for real."""
+    home = tmp_path / "jdk"
+    (home / "bin").mkdir(parents=True)
+    java = home / "bin" / "java"
+    java.write_text('#!/bin/sh\ncase "$1" in -version) echo "openjdk version stub"; exit 0;; esac\n' + body)
+    java.chmod(0o755)
+    return str(home)
+
+
+def _in_session(sid: int) -> list[int]:
+    """The pids of the processes in session `sid` (the fields after the command name in
+    /proc/<pid>/stat: state, ppid, pgrp, session)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended while it was read
+        if int(fields[3]) == sid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _gone(sid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while _in_session(sid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+LINES = 'echo "rpc warmup calls=1 ns=1"; echo "rpc repeat=1 calls=2 ns=4"; echo "rpc repeat=2 calls=2 ns=4"\n'
+
+
+@pytest.mark.skipif(os.cpu_count() == 1, reason="a one-CPU host starts no loop")
+def test_the_loops_run_beside_the_jvm_and_end_with_the_script(tmp_path):
+    home = _stub_java(tmp_path, 'ps -o pid= -g "$(ps -o sid= -p $$)" | wc -l; ' + LINES)
+    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, java_home=home)
+    work = tmp_path / "work"
+    work.mkdir()
+    p = subprocess.Popen(
+        ["/bin/sh", "-c", rpc.command(cfg, str(work))], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    out, _ = p.communicate(timeout=30)
+    assert p.returncode == 0
+    loops = rpc.parse_stdout(out, cfg)[0].metadata["busy_loops"]
+    assert loops == (os.cpu_count() or 1) - 1 >= 1
+    # While the JVM ran, its session held the script's shell, the loops, the JVM and ps.
+    assert int(out.splitlines()[2]) >= loops + 3
+    assert _gone(p.pid, 2.0) and list(work.iterdir()) == []
+
+
+@pytest.mark.skipif(os.cpu_count() == 1, reason="a one-CPU host starts no loop")
+def test_a_script_killed_without_its_trap_leaves_no_loop_behind(tmp_path):
+    home = _stub_java(tmp_path, 'echo "java $$"; exec sleep 60\n')
+    cfg = rpc.RpcConfig(java_home=home)
+    work = tmp_path / "work"
+    work.mkdir()
+    p = subprocess.Popen(
+        ["/bin/sh", "-c", rpc.command(cfg, str(work))], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        lines = [p.stdout.readline() for _ in range(3)]
+        assert lines[1].startswith("rpc busy_loops=") and lines[2].startswith("java ")
+        os.kill(int(lines[2].split()[1]), signal.SIGKILL)  # the JVM, and then its shell: no trap runs
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(timeout=10)
+        # Each loop looks for the shell every LOOP_CHECK_EVERY iterations (~0.15 s here).
+        assert _gone(p.pid, 5.0)
+    finally:
+        for pid in _in_session(p.pid):
+            os.kill(pid, signal.SIGKILL)
+        p.stdout.close()

@@ -38,6 +38,7 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats import machines as mc
+from vbench.stats.bench_settings import settings_differ
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
@@ -644,6 +645,14 @@ def prediction_inputs(
                 f"to {cal_baseline} (not measured, or in fewer than two blocks beside {cal_baseline}): "
                 "calibrate it, or leave the resource out with --resources",
             )
+    costed = fit_costs_in if fit_costs_in is not None else fit
+    notes += settings_differ(
+        {r: cm.RESOURCE_BY_NAME[r].benchmark for r in resources},
+        costed.samples,
+        calibration.samples,
+        f"the fit's costs ({costed.name})",
+        f"the calibration ({calibration.name})",
+    )
     if measured_in is not None:
         _check_beside(
             measured_in,

@@ -23,8 +23,20 @@ it: the guest image's JRE ran it on LXC, OCI and gVisor hosts in costs-rpc-platf
 itself (System.nanoTime around calls made one after another for `seconds`), after `warmup_s` of
 calls that let the JIT compile the path, so neither the JVM's start nor its compiler is counted. Serial GC and a fixed
 64 MiB heap: a call allocates a few small buffers, and a collector's threads would only add noise.
-The JVM is not pinned to a CPU: a call handed to a thread on the other CPU wakes it, as Hadoop's
-unpinned JVMs do (pinned to one CPU the same calls cost a third, 37 against 115 us here).
+The JVM is not pinned to a CPU. Where a handed-over thread wakes depends on whether the other
+CPUs are idle: on an idle 2-CPU machine the scheduler wakes it on the idle CPU, across CPUs, and a
+native call cost 88-107 us; where it stays on the waker's CPU, 15-18 us. Left to chance, one JVM's
+3-s repeats moved between the two (18.7, 27.5, 30.1, 87.4, 98.3 us natively in costs-micro-cv: CV
+17.6 %). A Hadoop cluster keeps the CPUs busy and its handoffs stay in place (costs-profile-gvisor:
+0.28-0.41 wakes across CPUs per gVisor stop beyond native's). So by default (`other_cpus_busy`)
+the script keeps every CPU of the host but one busy with a shell loop while the JVM runs, and the
+calls are priced as a busy cluster pays them: natively 16-18 us, CV 2-5 % over 5 repeats; gVisor
+(ptrace) 506-558 us, CV 3-5 %, against 704-713 us, CV 8-9 %, with the CPUs idle (by hand,
+2026-12-05 18:05-18:15 UTC, load below 1 before each run; docs/results.md). The loops are the
+host's (`nproc` CPUs less one, so none on a one-CPU host), start before the JVM, end with the
+script (killed by its EXIT trap, and each ends itself within ~0.1 s once the script's shell is
+gone), and share whatever CPU limit the host has (a planted CPU quota too, as a cluster's tasks
+would). `other_cpus_busy: false` is the earlier measurement, at the scheduler's chance.
 """
 
 from __future__ import annotations
@@ -51,6 +63,7 @@ PROGRAM = "RpcPingPong.java"
 JAVA_ARGS = ("-Xshare:auto", "-XX:+UseSerialGC", "-Xms64m", "-Xmx64m")
 
 _HEADER = re.compile(r"^rpc java=(\S+) version=(.*?)\s*$", re.M)
+_LOOPS = re.compile(r"^rpc busy_loops=(\d+)\s*$", re.M)
 _WARMUP = re.compile(r"^rpc warmup calls=(\d+) ns=(\d+)\s*$", re.M)
 _REPEAT = re.compile(r"^rpc repeat=(\d+) calls=(\d+) ns=(\d+)\s*$", re.M)
 
@@ -61,6 +74,7 @@ class RpcConfig(BenchConfig):
     warmup_s: float = Field(3.0, ge=0, le=600)  # calls made first, not sampled: the JIT compiles the path
     payload: int = Field(64, ge=0, le=65536)  # bytes of each request and each answer
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
+    other_cpus_busy: bool = True  # a busy loop on each of the host's CPUs but one while the calls run
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
@@ -72,18 +86,40 @@ def program_source() -> str:
     return files(__package__).joinpath(PROGRAM).read_text(encoding="utf-8")
 
 
+#: Iterations of a busy loop between its checks that the script's shell is still there.
+LOOP_CHECK_EVERY = 100_000
+
+
+def busy_loops() -> str:
+    """Shell lines that start a busy loop on each of the host's CPUs but one and print how many
+    (`rpc busy_loops=N`), their pids in `$loops` for the script's EXIT trap. Each loop is
+    arithmetic alone (no system call to stop on, in a sandbox too) and ends itself once the shell
+    whose `$$` it names is gone: a script killed without its trap running leaves no loop. Pure."""
+    return (
+        'n=$(($(nproc 2>/dev/null || echo 1) - 1)); loops=""; i=0; '
+        'while [ "$i" -lt "$n" ]; do '
+        f'(k=0; while :; do k=$((k + 1)); if [ "$k" -ge {LOOP_CHECK_EVERY} ]; then '
+        "kill -0 $$ 2>/dev/null || exit 0; k=0; fi; done) & "
+        'loops="$loops $!"; i=$((i + 1)); done; '
+        'echo "rpc busy_loops=$n"; '
+    )
+
+
 def command(cfg: RpcConfig, workdir: str) -> str:
-    """The shell script: the header line, the program written to `workdir` and run (its lines are
-    `parse_stdout`'s), and the program removed on the way out; the JVM's exit status is its own."""
+    """The shell script: the header line, the busy loops where `other_cpus_busy`, the program
+    written to `workdir` and run (its lines are `parse_stdout`'s), and the program removed and the
+    loops killed on the way out; the JVM's exit status is its own."""
     d = shlex.quote(workdir.rstrip("/") or "/")
     header = 'echo "rpc java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
     args = [f"{cfg.seconds:g}", str(cfg.repeats), f"{cfg.warmup_s:g}", str(cfg.payload)]
+    loops, stop = (busy_loops(), "kill $loops 2>/dev/null; ") if cfg.other_cpus_busy else ("", "")
     return (
         "export LC_ALL=C; "
         + find_java(cfg, NAME)
         + header
-        + f"cd {d} || exit 1; trap 'rm -f {PROGRAM}' EXIT; "
+        + f"cd {d} || exit 1; trap '{stop}rm -f {PROGRAM}' EXIT; "
         + f"printf '%s' {shlex.quote(program_source())} > {PROGRAM} || exit 1; "
+        + loops
         + f'"$java" {shlex.join(JAVA_ARGS)} {PROGRAM} {shlex.join(args)}'
     )
 
@@ -99,7 +135,15 @@ def parse_stdout(text: str, cfg: RpcConfig) -> list[Sample]:
     found = _REPEAT.findall(text)
     if len(found) != cfg.repeats:
         raise JobFailed(f"rpc: expected {cfg.repeats} result lines, found {len(found)}")
-    meta = {"java": head.group(1), "java_version": head.group(2), "warmup_calls": int(warm.group(1))}
+    loops = _LOOPS.search(text)
+    if cfg.other_cpus_busy and loops is None:
+        raise JobFailed("rpc: no 'rpc busy_loops=...' line in output (other_cpus_busy is set)")
+    meta = {
+        "java": head.group(1),
+        "java_version": head.group(2),
+        "warmup_calls": int(warm.group(1)),
+        "busy_loops": int(loops.group(1)) if cfg.other_cpus_busy else 0,
+    }
     samples = []
     for i, (repeat, calls, ns) in enumerate(found, start=1):
         n, elapsed_ns = int(calls), int(ns)

@@ -1,0 +1,80 @@
+"""Where two campaigns ran a cost-vector benchmark differently (vbench.stats.bench_settings), and
+`vbench predict` saying so (issue #53: jvmstart's and rpc's measures changed under their names)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from vbench.stats.bench_settings import NOT_RECORDED, settings_differ, settings_fields, settings_of
+from vbench.stats.campaign import load_campaign
+from vbench.stats.cost_prediction import prediction_inputs
+
+
+def _samples(benchmark: str, **settings) -> pd.DataFrame:
+    rows = [{"benchmark": benchmark, "metric": "m", "value": 1.0, **settings} for _ in range(3)]
+    rows.append({"benchmark": "cpu", "metric": "events_per_s", "value": 9.0})
+    return pd.DataFrame(rows)
+
+
+def test_the_settings_are_the_configs_fields_but_how_much_is_timed():
+    assert settings_fields("jvmstart") == ("windows", "warmup_starts", "java_home")
+    assert settings_fields("rpc") == ("payload", "java_home", "other_cpus_busy")
+    assert settings_fields("syscall") == ()
+
+
+def test_a_setting_a_campaign_did_not_record_reads_so():
+    old = _samples("jvmstart", count=10, java_home="/j")
+    assert settings_of(old, "jvmstart") == {
+        "windows": frozenset({NOT_RECORDED}),
+        "warmup_starts": frozenset({NOT_RECORDED}),
+        "java_home": frozenset({"/j"}),
+    }
+    assert settings_of(old, "rpc") == {}  # none of its samples
+    # A value missing from some samples (a column of NaN there) reads as not recorded beside the rest.
+    mixed = pd.concat([old, _samples("jvmstart", windows=7.0, java_home="/j")], ignore_index=True)
+    assert settings_of(mixed, "jvmstart")["windows"] == frozenset({NOT_RECORDED, "7"})
+    assert math.isnan(mixed["windows"].iloc[0])
+
+
+def test_only_the_settings_that_differ_are_named_in_one_note_per_resource():
+    fit = _samples("jvmstart", count=10, java_home="/j")
+    cal = pd.concat(
+        [_samples("jvmstart", count=2, windows=7, warmup_starts=3, java_home="/j"), _samples("rpc", payload=64)],
+        ignore_index=True,
+    )
+    notes = settings_differ(
+        {"jvmstart": "jvmstart", "rpc": "rpc"}, fit, cal, "the fit's costs (a)", "the calibration (b)"
+    )
+    assert notes == [
+        "jvmstart: jvmstart ran with other settings in the fit's costs (a) than in the calibration (b) "
+        f"(windows {NOT_RECORDED} against 7; warmup_starts {NOT_RECORDED} against 3): its cost ratios may not "
+        "measure the same thing in both (docs/benchmarks.md, a benchmark's settings)"
+    ]  # count (how much is timed) is not named; rpc is in one campaign only
+
+
+def test_the_same_settings_make_no_note():
+    a = _samples("rpc", payload=64, java_home="/j", other_cpus_busy=True, seconds=3.0)
+    b = _samples("rpc", payload=64, java_home="/j", other_cpus_busy=True, seconds=10.0)
+    assert settings_differ({"rpc": "rpc"}, a, b, "x", "y") == []
+    c = _samples("rpc", payload=64, java_home="/j")  # before other_cpus_busy existed
+    [note] = settings_differ({"rpc": "rpc"}, c, a, "x", "y")
+    assert f"other_cpus_busy {NOT_RECORDED} against True" in note
+
+
+RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
+
+
+def test_predict_notes_a_jvm_start_timed_two_ways_in_the_committed_campaigns():
+    # costs-fit-memory timed jvmstart as the mean of 10 cold starts, costs-micro-cv (after 3719756)
+    # as the median of 7 windows after 3 warm starts; both timed rpc before other_cpus_busy existed.
+    inputs = prediction_inputs(
+        load_campaign(RAW / "costs-fit-memory"), load_campaign(RAW / "costs-micro-cv"), ("rpc", "jvmstart")
+    )
+    said = [n for n in inputs.notes if "ran with other settings" in n]
+    assert len(said) == 1 and said[0].startswith(
+        "jvmstart: jvmstart ran with other settings in the fit's costs (costs-fit-memory) than in the calibration "
+        f"(costs-micro-cv) (windows {NOT_RECORDED} against 7; warmup_starts {NOT_RECORDED} against 3)"
+    )

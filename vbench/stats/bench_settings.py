@@ -1,0 +1,78 @@
+"""How a campaign ran each micro-benchmark of the cost vector, and where two campaigns ran one
+differently.
+
+A cost ratio carried from a fit's calibration to a platform's (`vbench predict`) is the same
+measure only if both ran the benchmark the same way. The benchmarks have changed under their
+names: jvmstart's value became the median of windows of warm starts, rpc's calls are priced with
+the host's other CPUs busy (issue #53, 2026-12-05), and a design committed before either, run
+again, is that design at today's code. Every sample carries its benchmark's settings (its
+config's fields, vbench.benchmarks.micro._common.params), so the two campaigns' samples say it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from vbench.benchmarks.registry import find
+
+#: Settings that say how much is timed, not what: a difference in them is not reported.
+HOW_MUCH = frozenset({"repeats", "count", "seconds", "warmup_s"})
+#: How a setting reads where a campaign's samples of the benchmark do not carry it (written before
+#: the setting existed).
+NOT_RECORDED = "not recorded"
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NOT_RECORDED
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def settings_fields(benchmark: str) -> tuple[str, ...]:
+    """The fields of `benchmark`'s config that say what it measures (all but HOW_MUCH)."""
+    _, module = find(benchmark)
+    return tuple(f for f in module.Config.model_fields if f not in HOW_MUCH)
+
+
+def settings_of(samples: pd.DataFrame, benchmark: str) -> dict[str, frozenset[str]]:
+    """Each of `benchmark`'s settings (settings_fields) -> the values, as text, its samples in
+    `samples` carry (NOT_RECORDED for a sample without it); {} where the campaign has none of its
+    samples. Pure."""
+    rows = samples[samples["benchmark"] == benchmark] if "benchmark" in samples.columns else samples.iloc[0:0]
+    if rows.empty:
+        return {}
+    return {
+        f: frozenset(_text(v) for v in rows[f]) if f in rows.columns else frozenset({NOT_RECORDED})
+        for f in settings_fields(benchmark)
+    }
+
+
+def _said(values: Iterable[str]) -> str:
+    return " and ".join(sorted(values))
+
+
+def settings_differ(
+    benchmarks: Mapping[str, str], ours: pd.DataFrame, theirs: pd.DataFrame, our_name: str, their_name: str
+) -> list[str]:
+    """A note for each of `benchmarks` (resource -> its benchmark) that both sets of samples hold
+    and ran with a setting of different values, naming each setting's values in both. Pure."""
+    notes = []
+    for resource, benchmark in benchmarks.items():
+        a, b = settings_of(ours, benchmark), settings_of(theirs, benchmark)
+        if not a or not b:
+            continue
+        differ = [f"{f} {_said(a[f])} against {_said(b[f])}" for f in a if a[f] != b[f]]
+        if differ:
+            notes.append(
+                f"{resource}: {benchmark} ran with other settings in {our_name} than in {their_name} "
+                f"({'; '.join(differ)}): its cost ratios may not measure the same thing in both "
+                "(docs/benchmarks.md, a benchmark's settings)"
+            )
+    return notes
