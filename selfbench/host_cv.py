@@ -7,6 +7,9 @@ measured it, through sshd on each platform's hosts. Warm-up cells and the `elaps
 left out; a host's repeats are its samples of one metric in one cell.
 
     cd <repository> && python -m selfbench.host_cv data/raw/costs-micro-cv [--benchmarks jvmstart,fileopen]
+
+`--by SETTING` reads a design whose benchmark ran in variants of one setting (costs-rpc-busy's
+`other_cpus_busy: [true, false]`) apart: each platform's column becomes one per value.
 """
 
 from __future__ import annotations
@@ -48,6 +51,16 @@ def cv_by_configuration(samples, benchmark: str, metric: str) -> dict[str, list[
         if len(values) > 1:
             out[config].append(100 * statistics.stdev(values) / statistics.mean(values))
     return dict(out)
+
+
+def split_by(samples: pd.DataFrame, setting: str) -> pd.DataFrame:
+    """The samples with each platform named with its value of `setting` (`native other_cpus_busy=True`),
+    so variants of it are read apart; a sample without the setting keeps its platform's name. Pure."""
+    if setting not in samples.columns:
+        raise VbenchError(f"no sample carries {setting!r}")
+    value = samples[setting]
+    named = samples["platform"].astype(str) + f" {setting}=" + value.astype(str)
+    return samples.assign(platform=named.where(value.notna(), samples["platform"].astype(str)))
 
 
 def host_cvs(samples: pd.DataFrame) -> list[PlatformCV]:
@@ -94,9 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("campaign", type=Path, help="a campaign's directory (its samples.jsonl)")
     ap.add_argument("--benchmarks", default="", help="comma-separated; default every micro-benchmark in it")
+    ap.add_argument("--by", default="", help="a setting whose values are read apart (other_cpus_busy)")
     args = ap.parse_args(argv)
     try:
         samples = read_samples(args.campaign / "samples.jsonl")
+        if args.by:
+            samples = split_by(samples, args.by)
     except VbenchError as exc:
         print(f"host_cv: {exc}", file=sys.stderr)
         return 2

@@ -79,3 +79,17 @@ def test_a_campaign_directory_is_read_through_vbench_and_printed(tmp_path, capsy
     assert hc.main([str(tmp_path)]) == 0
     assert "| spawn (`spawn_us`) | 6.7 % (6.7-6.7; 1) |" in capsys.readouterr().out
     assert hc.main([str(tmp_path / "nowhere")]) == 2
+
+
+def test_variants_of_a_setting_are_read_apart():
+    df = pd.DataFrame(
+        _rows("native", "m", 0, [16.0, 17.0], other_cpus_busy=True)
+        + _rows("native", "m", 0, [20.0, 90.0], other_cpus_busy=False)
+        + _rows("lxc", "m", 0, [1.0, 1.0])  # without the setting: its own name
+    )
+    rows = {r.platform: r for r in hc.host_cvs(hc.split_by(df, "other_cpus_busy"))}
+    assert sorted(rows) == ["lxc", "native other_cpus_busy=False", "native other_cpus_busy=True"]
+    assert rows["native other_cpus_busy=True"].median == pytest.approx(4.29, abs=0.01)
+    assert rows["native other_cpus_busy=False"].median > 60
+    with pytest.raises(hc.VbenchError, match="no sample carries 'payload'"):
+        hc.split_by(df, "payload")
