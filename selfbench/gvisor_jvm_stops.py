@@ -81,8 +81,8 @@ def argv_of(
 ) -> list[str]:
     """perf stat around rpc's command, natively or in a sandbox, one copy per work directory (each
     its own JVM, and under gVisor its own sandbox, all at once), held to CPU 0 where the condition
-    says so. Pure."""
-    cfg = rpc.RpcConfig(seconds=seconds, repeats=1, warmup_s=warmup_s)
+    says so. rpc's loops are left out (`other_cpus_busy`): the conditions here are its CPUs. Pure."""
+    cfg = rpc.RpcConfig(seconds=seconds, repeats=1, warmup_s=warmup_s, other_cpus_busy=False)
     if way not in WAYS:
         raise ValueError(f"unknown way {way!r}: one of {', '.join(WAYS)}")
     if not workdirs:

@@ -6,7 +6,8 @@ waiting cluster; its CV over a host's repeats there mixes the benchmark's own no
 cluster's. This runs the benchmark's own command here (its module's `command`, in `sh -c`), parses
 it with its own parser and gives each metric's CV over the repeats, for each run: the benchmark's
 noise on an idle machine. `--gvisor` runs it in `runsc --network=none --platform=ptrace do`;
-`--pin` holds the run to CPU 0.
+`--pin` holds the run to CPU 0 (refused for rpc with `other_cpus_busy`: its busy loop would share
+CPU 0 with the JVM).
 
 `--against KEY=VALUE` (repeatable) names a second design of the same benchmark (its settings over
 `--set`'s), run alternately with the first, so the machine's drift meets both alike; the last lines
@@ -69,6 +70,17 @@ def designs_of(module, sets: Sequence[str], against: Sequence[str], repeats: int
     return [("design", cfg), ("against", config_of(module, [*sets, *against], repeats))]
 
 
+def refuse_loops_on_one_cpu(designs: Sequence[tuple[str, Any]]) -> None:
+    """VbenchError where a design keeps the other CPUs busy (rpc's `other_cpus_busy`): held to CPU 0,
+    its loop would share the one CPU with the benchmark, not keep another busy."""
+    for label, cfg in designs:
+        if getattr(cfg, "other_cpus_busy", False):
+            raise VbenchError(
+                f"--pin holds rpc's busy loop on CPU 0 with its JVM{f' ({label})' if label else ''}: "
+                "add --set other_cpus_busy=false"
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("benchmark", help="a registered micro-benchmark (vbench bench list)")
@@ -84,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         if kind != "micro" or not hasattr(module, "parse_stdout"):
             raise VbenchError(f"{args.benchmark} is not a micro-benchmark run on one host")
         designs = designs_of(module, args.set, args.against, args.repeats)
+        if args.pin:
+            refuse_loops_on_one_cpu(designs)
     except VbenchError as exc:
         print(f"micro_cv: {exc}", file=sys.stderr)
         return 2

@@ -87,13 +87,10 @@ _FILEOPEN = (
 #: The program itself is its file's text (tests/unit/test_micro_rpc.py runs it); the shell around it is pinned.
 _RPC = (
     _FIND_JAVA.replace("jvmstart", "rpc")
-    + "cd {d} || exit 1; trap 'kill $loops 2>/dev/null; rm -f RpcPingPong.java' EXIT; "
+    + "cd {d} || exit 1; trap 'rm -f RpcPingPong.java' EXIT; "
     + "printf '%s' "
     + shlex.quote(rpc.program_source())
     + " > RpcPingPong.java || exit 1; "
-    + 'n=$(($(nproc 2>/dev/null || echo 1) - 1)); loops=""; i=0; while [ "$i" -lt "$n" ]; do '
-    + '(k=0; while :; do k=$((k + 1)); if [ "$k" -ge 100000 ]; then kill -0 $$ 2>/dev/null || exit 0; k=0; fi; '
-    + 'done) & loops="$loops $!"; i=$((i + 1)); done; echo "rpc busy_loops=$n"; '
     + '"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m RpcPingPong.java 3 3 3 64'
 )
 

@@ -33,7 +33,7 @@ CAPTURES = {
     "spawn": ("spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
     "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup_starts": 1}),
     "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2, "windows": 3}),
-    "rpc": ("rpc.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5}),
+    "rpc": ("rpc.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5, "other_cpus_busy": True}),
 }
 
 

@@ -20,7 +20,7 @@ from vbench.campaign.measure import failure_reason
 from vbench.errors import JobFailed, ParamsError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "micro"
-CAPTURED = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5)
+CAPTURED = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, other_cpus_busy=True)
 JAVA_LINE = 'rpc java=/usr/bin/java version=openjdk version "17.0.15" 2025-04-15\n'
 HEADER = JAVA_LINE + "rpc busy_loops=1\n"
 
@@ -30,7 +30,7 @@ def _captured() -> str:
 
 
 def test_the_script_writes_the_program_to_the_work_dir_runs_it_and_removes_it():
-    cmd = rpc.command(rpc.RpcConfig(seconds=2.5, repeats=4, warmup_s=1, payload=100), "/w d/")
+    cmd = rpc.command(rpc.RpcConfig(seconds=2.5, repeats=4, warmup_s=1, payload=100, other_cpus_busy=True), "/w d/")
     assert "cd '/w d' || exit 1; trap 'kill $loops 2>/dev/null; rm -f RpcPingPong.java' EXIT; " in cmd
     assert cmd.index("trap ") < cmd.index("printf '%s' ") < cmd.index(" > RpcPingPong.java || exit 1; ")
     # The loops start after the program is written, just before the JVM, and are counted.
@@ -77,8 +77,19 @@ def test_output_missing_a_line_or_with_an_impossible_count_is_refused(text, reas
         rpc.parse_stdout(text, CAPTURED)
 
 
-def test_with_the_other_cpus_left_idle_no_loop_is_started_or_read():
-    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, other_cpus_busy=False)
+def test_the_loops_are_pinned_here():
+    # Changed on purpose only: what a busy sample measured is this text (tests/unit/test_micro_commands.py
+    # pins the default script, which has no loops).
+    assert rpc.busy_loops() == (
+        'n=$(($(nproc 2>/dev/null || echo 1) - 1)); loops=""; i=0; while [ "$i" -lt "$n" ]; do '
+        '(k=0; while :; do k=$((k + 1)); if [ "$k" -ge 100000 ]; then kill -0 $$ 2>/dev/null || exit 0; k=0; fi; '
+        'done) & loops="$loops $!"; i=$((i + 1)); done; echo "rpc busy_loops=$n"; '
+    )
+
+
+def test_by_default_the_other_cpus_are_left_idle_and_no_loop_is_started_or_read():
+    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5)
+    assert cfg.other_cpus_busy is False
     cmd = rpc.command(cfg, "/w")
     assert "loops" not in cmd and "trap 'rm -f RpcPingPong.java' EXIT; " in cmd
     text = JAVA_LINE + "rpc warmup calls=1 ns=1\nrpc repeat=1 calls=2 ns=4\nrpc repeat=2 calls=2 ns=4\n"
@@ -167,7 +178,7 @@ LINES = 'echo "rpc warmup calls=1 ns=1"; echo "rpc repeat=1 calls=2 ns=4"; echo 
 @pytest.mark.skipif(os.cpu_count() == 1, reason="a one-CPU host starts no loop")
 def test_the_loops_run_beside_the_jvm_and_end_with_the_script(tmp_path):
     home = _stub_java(tmp_path, 'ps -o pid= -g "$(ps -o sid= -p $$)" | wc -l; ' + LINES)
-    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, java_home=home)
+    cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, java_home=home, other_cpus_busy=True)
     work = tmp_path / "work"
     work.mkdir()
     p = subprocess.Popen(
@@ -185,7 +196,7 @@ def test_the_loops_run_beside_the_jvm_and_end_with_the_script(tmp_path):
 @pytest.mark.skipif(os.cpu_count() == 1, reason="a one-CPU host starts no loop")
 def test_a_script_killed_without_its_trap_leaves_no_loop_behind(tmp_path):
     home = _stub_java(tmp_path, 'echo "java $$"; exec sleep 60\n')
-    cfg = rpc.RpcConfig(java_home=home)
+    cfg = rpc.RpcConfig(java_home=home, other_cpus_busy=True)
     work = tmp_path / "work"
     work.mkdir()
     p = subprocess.Popen(

@@ -18,6 +18,7 @@ def test_perf_counts_calls_sysemu_and_switches_around_rpcs_command_in_the_way_an
     assert argv[argv.index("--filter") + 1] == "request == 31"
     assert argv[dash + 1 : dash + 8] == ["taskset", "-c", "0", "runsc", "--network=none", "--platform=ptrace", "do"]
     assert argv[-2] == "-c" and "RpcPingPong.java 2 1 6 64" in argv[-1]
+    assert "busy_loops" not in argv[-1]  # the condition is the CPUs: rpc's own loops are left out
     native = js.argv_of("native", "alone", 8.0, 6.0, Path("/t/p.csv"))
     assert native[native.index("--") + 1 : native.index("--") + 3] == ["sh", "-c"]
     with pytest.raises(ValueError, match="unknown way"):

@@ -69,3 +69,10 @@ def test_two_designs_run_alternately_and_end_with_each_ones_median_cv(capsys):
     assert "syscall against: {'count': 1000, 'repeats': 2}" in out
     medians = [line for line in out if "syscall_ns median CV" in line]
     assert len(medians) == 2 and all(line.endswith("over 2 runs") for line in medians)
+
+
+def test_pinning_rpc_with_its_busy_loop_is_refused(capsys):
+    assert mc.main(["rpc", "--pin", "--set", "other_cpus_busy=true"]) == 2
+    assert "add --set other_cpus_busy=false" in capsys.readouterr().err
+    assert mc.main(["rpc", "--pin", "--against", "other_cpus_busy=true", "--set", "other_cpus_busy=false"]) == 2
+    assert "(against)" in capsys.readouterr().err

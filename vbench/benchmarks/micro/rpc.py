@@ -24,19 +24,24 @@ itself (System.nanoTime around calls made one after another for `seconds`), afte
 calls that let the JIT compile the path, so neither the JVM's start nor its compiler is counted. Serial GC and a fixed
 64 MiB heap: a call allocates a few small buffers, and a collector's threads would only add noise.
 The JVM is not pinned to a CPU. Where a handed-over thread wakes depends on whether the other
-CPUs are idle: on an idle 2-CPU machine the scheduler wakes it on the idle CPU, across CPUs, and a
-native call cost 88-107 us; where it stays on the waker's CPU, 15-18 us. Left to chance, one JVM's
-3-s repeats moved between the two (18.7, 27.5, 30.1, 87.4, 98.3 us natively in costs-micro-cv: CV
-17.6 %). A Hadoop cluster keeps the CPUs busy and its handoffs stay in place (costs-profile-gvisor:
-0.28-0.41 wakes across CPUs per gVisor stop beyond native's). So by default (`other_cpus_busy`)
-the script keeps every CPU of the host but one busy with a shell loop while the JVM runs, and the
-calls are priced as a busy cluster pays them: natively 16-18 us, CV 2-5 % over 5 repeats; gVisor
-(ptrace) 506-558 us, CV 3-5 %, against 704-713 us, CV 8-9 %, with the CPUs idle (by hand,
-2026-12-05 18:05-18:15 UTC, load below 1 before each run; docs/results.md). The loops are the
-host's (`nproc` CPUs less one, so none on a one-CPU host), start before the JVM, end with the
-script (killed by its EXIT trap, and each ends itself within ~0.1 s once the script's shell is
-gone), and share whatever CPU limit the host has (a planted CPU quota too, as a cluster's tasks
-would). `other_cpus_busy: false` is the earlier measurement, at the scheduler's chance.
+CPUs are idle: on an idle 2-CPU machine the scheduler mostly wakes it on the idle CPU, across CPUs
+(natively 76-107 us a call), and sometimes on the waker's own (15-31 us). One JVM's 3-s repeats
+can move between the two (18.7, 27.5, 30.1, 87.4, 98.3 us natively in costs-micro-cv: CV 17.6 %).
+
+`other_cpus_busy` keeps every CPU of the host but one busy with a shell loop while the JVM runs,
+so each handoff stays in place, as on a cluster that keeps the CPUs busy (costs-profile-gvisor):
+natively 16-17 us a call, and each platform's ratio to native steady from host to host and block
+to block (costs-rpc-busy: gVisor x32.3 [31.4, 33.1] busy against x8.03 [6.56, 9.82] idle, the
+intervals 2.6-7.8x narrower). It is off by default: it is another measure, not a better-behaved
+copy of this one. Every committed fit priced a call idle, and the busy price carries their levels
+to gVisor badly (costs-plant-busy: the plant's every-call level x8.33 busy, x6.94 idle, while
+gVisor's went from x8 to x29, so with costs-fit-memory's shares gVisor's TeraSort and WordCount
+measured 29-55 % below their predictions; idle, -8 to +31 % from them). Use it to compare platforms' in-place call
+price, with a fit made with it too (`vbench predict` notes a fit and a calibration that ran rpc
+with other settings; docs/results.md). The loops are the host's (`nproc` CPUs less one, so none on
+a one-CPU host), start just before the JVM, end with the script (killed by its EXIT trap, and each
+ends itself within ~0.15 s once the script's shell is gone), and share whatever CPU limit the host
+has (a planted CPU quota too, as a cluster's tasks would).
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ class RpcConfig(BenchConfig):
     warmup_s: float = Field(3.0, ge=0, le=600)  # calls made first, not sampled: the JIT compiles the path
     payload: int = Field(64, ge=0, le=65536)  # bytes of each request and each answer
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
-    other_cpus_busy: bool = True  # a busy loop on each of the host's CPUs but one while the calls run
+    other_cpus_busy: bool = False  # a busy loop on each of the host's CPUs but one while the calls run
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
