@@ -25,17 +25,21 @@ def test_the_settings_are_the_configs_fields_but_how_much_is_timed():
     assert settings_fields("syscall") == ()
 
 
-def test_a_setting_a_campaign_did_not_record_reads_so():
+def test_a_setting_a_campaign_did_not_record_reads_as_what_its_samples_were_measured_with():
+    # jvmstart's windows and warm starts came in 3719756: before, one window of cold starts.
     old = _samples("jvmstart", count=10, java_home="/j")
     assert settings_of(old, "jvmstart") == {
-        "windows": frozenset({NOT_RECORDED}),
-        "warmup_starts": frozenset({NOT_RECORDED}),
+        "windows": frozenset({"1"}),
+        "warmup_starts": frozenset({"0"}),
         "java_home": frozenset({"/j"}),
     }
     assert settings_of(old, "rpc") == {}  # none of its samples
-    # A value missing from some samples (a column of NaN there) reads as not recorded beside the rest.
+    # A setting whose module says nothing of samples without it reads "not recorded".
+    assert settings_of(_samples("rpc", other_cpus_busy=False), "rpc")["payload"] == frozenset({NOT_RECORDED})
+    assert settings_of(_samples("rpc", payload=64), "rpc")["other_cpus_busy"] == frozenset({"False"})
+    # A value missing from some samples (a column of NaN there) reads the same, beside the rest.
     mixed = pd.concat([old, _samples("jvmstart", windows=7.0, java_home="/j")], ignore_index=True)
-    assert settings_of(mixed, "jvmstart")["windows"] == frozenset({NOT_RECORDED, "7"})
+    assert settings_of(mixed, "jvmstart")["windows"] == frozenset({"1", "7"})
     assert math.isnan(mixed["windows"].iloc[0])
 
 
@@ -50,7 +54,7 @@ def test_only_the_settings_that_differ_are_named_in_one_note_per_resource():
     )
     assert notes == [
         "jvmstart: jvmstart ran with other settings in the fit's costs (a) than in the calibration (b) "
-        f"(windows {NOT_RECORDED} against 7; warmup_starts {NOT_RECORDED} against 3): its cost ratios may not "
+        "(windows 1 against 7; warmup_starts 0 against 3): its cost ratios may not "
         "measure the same thing in both (docs/benchmarks.md, a benchmark's settings)"
     ]  # count (how much is timed) is not named; rpc is in one campaign only
 
@@ -59,9 +63,11 @@ def test_the_same_settings_make_no_note():
     a = _samples("rpc", payload=64, java_home="/j", other_cpus_busy=True, seconds=3.0)
     b = _samples("rpc", payload=64, java_home="/j", other_cpus_busy=True, seconds=10.0)
     assert settings_differ({"rpc": "rpc"}, a, b, "x", "y") == []
-    c = _samples("rpc", payload=64, java_home="/j")  # before other_cpus_busy existed
+    c = _samples("rpc", payload=64, java_home="/j")  # before other_cpus_busy existed: idle
     [note] = settings_differ({"rpc": "rpc"}, c, a, "x", "y")
-    assert f"other_cpus_busy {NOT_RECORDED} against True" in note
+    assert "(other_cpus_busy False against True)" in note
+    idle = _samples("rpc", payload=64, java_home="/j", other_cpus_busy=False)
+    assert settings_differ({"rpc": "rpc"}, c, idle, "x", "y") == []
 
 
 RAW = Path(__file__).resolve().parents[2] / "data" / "raw"
@@ -76,5 +82,14 @@ def test_predict_notes_a_jvm_start_timed_two_ways_in_the_committed_campaigns():
     said = [n for n in inputs.notes if "ran with other settings" in n]
     assert len(said) == 1 and said[0].startswith(
         "jvmstart: jvmstart ran with other settings in the fit's costs (costs-fit-memory) than in the calibration "
-        f"(costs-micro-cv) (windows {NOT_RECORDED} against 7; warmup_starts {NOT_RECORDED} against 3)"
+        "(costs-micro-cv) (windows 1 against 7; warmup_starts 0 against 3)"
     )
+
+
+def test_every_setting_said_to_predate_its_samples_is_a_field_of_its_config_with_a_valid_value():
+    from vbench.benchmarks.micro import MICRO_BENCHMARKS
+
+    for name, module in MICRO_BENCHMARKS.items():
+        before = getattr(module, "SETTINGS_BEFORE_RECORDED", {})
+        assert set(before) <= set(module.Config.model_fields), name
+        module.Config(**before)  # each a value the config takes

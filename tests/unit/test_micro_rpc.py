@@ -177,19 +177,27 @@ LINES = 'echo "rpc warmup calls=1 ns=1"; echo "rpc repeat=1 calls=2 ns=4"; echo 
 
 @pytest.mark.skipif(os.cpu_count() == 1, reason="a one-CPU host starts no loop")
 def test_the_loops_run_beside_the_jvm_and_end_with_the_script(tmp_path):
-    home = _stub_java(tmp_path, 'ps -o pid= -g "$(ps -o sid= -p $$)" | wc -l; ' + LINES)
+    # The stand-in JVM says it has started, then waits for the test to look at its session.
+    home = _stub_java(tmp_path, 'echo "java $$"; read _; ' + LINES)
     cfg = rpc.RpcConfig(seconds=0.5, repeats=2, warmup_s=0.5, java_home=home, other_cpus_busy=True)
     work = tmp_path / "work"
     work.mkdir()
     p = subprocess.Popen(
-        ["/bin/sh", "-c", rpc.command(cfg, str(work))], stdout=subprocess.PIPE, text=True, start_new_session=True
+        ["/bin/sh", "-c", rpc.command(cfg, str(work))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
-    out, _ = p.communicate(timeout=30)
+    head = [p.stdout.readline() for _ in range(3)]
+    assert head[2].startswith("java ")
+    # While the JVM runs, its session holds the script's shell, the loops and the JVM.
+    running = len(_in_session(p.pid))
+    out, _ = p.communicate("go\n", timeout=30)
     assert p.returncode == 0
-    loops = rpc.parse_stdout(out, cfg)[0].metadata["busy_loops"]
+    loops = rpc.parse_stdout("".join(head) + out, cfg)[0].metadata["busy_loops"]
     assert loops == (os.cpu_count() or 1) - 1 >= 1
-    # While the JVM ran, its session held the script's shell, the loops, the JVM and ps.
-    assert int(out.splitlines()[2]) >= loops + 3
+    assert running >= loops + 2
     assert _gone(p.pid, 2.0) and list(work.iterdir()) == []
 
 

@@ -3,10 +3,13 @@ differently.
 
 A cost ratio carried from a fit's calibration to a platform's (`vbench predict`) is the same
 measure only if both ran the benchmark the same way. The benchmarks have changed under their
-names: jvmstart's value became the median of windows of warm starts, rpc's calls are priced with
-the host's other CPUs busy (issue #53, 2026-12-05), and a design committed before either, run
+names: jvmstart's value became the median of windows of warm starts (issue #53, 2026-12-05), rpc's
+calls can be priced with the host's other CPUs busy, and a design committed before a change, run
 again, is that design at today's code. Every sample carries its benchmark's settings (its
-config's fields, vbench.benchmarks.micro._common.params), so the two campaigns' samples say it.
+config's fields, vbench.benchmarks.micro._common.params), so the two campaigns' samples say it. A
+sample recorded before a setting existed was measured as its module's `SETTINGS_BEFORE_RECORDED`
+says (rpc's calls idle, jvmstart's one window of cold starts); a setting without such an entry
+reads NOT_RECORDED.
 """
 
 from __future__ import annotations
@@ -41,15 +44,26 @@ def settings_fields(benchmark: str) -> tuple[str, ...]:
     return tuple(f for f in module.Config.model_fields if f not in HOW_MUCH)
 
 
+def before_recorded(benchmark: str) -> dict[str, Any]:
+    """Each of `benchmark`'s settings added after samples were recorded -> what those samples were
+    measured with (its module's SETTINGS_BEFORE_RECORDED)."""
+    _, module = find(benchmark)
+    return dict(getattr(module, "SETTINGS_BEFORE_RECORDED", {}))
+
+
 def settings_of(samples: pd.DataFrame, benchmark: str) -> dict[str, frozenset[str]]:
     """Each of `benchmark`'s settings (settings_fields) -> the values, as text, its samples in
-    `samples` carry (NOT_RECORDED for a sample without it); {} where the campaign has none of its
-    samples. Pure."""
+    `samples` carry; a sample without one reads as it was measured (before_recorded), else
+    NOT_RECORDED; {} where the campaign has none of its samples. Pure."""
     rows = samples[samples["benchmark"] == benchmark] if "benchmark" in samples.columns else samples.iloc[0:0]
     if rows.empty:
         return {}
+    before = before_recorded(benchmark)
+    unrecorded = {f: _text(before[f]) if f in before else NOT_RECORDED for f in settings_fields(benchmark)}
     return {
-        f: frozenset(_text(v) for v in rows[f]) if f in rows.columns else frozenset({NOT_RECORDED})
+        f: frozenset(unrecorded[f] if _text(v) == NOT_RECORDED else _text(v) for v in rows[f])
+        if f in rows.columns
+        else frozenset({unrecorded[f]})
         for f in settings_fields(benchmark)
     }
 

@@ -51,6 +51,9 @@ class FileopenConfig(BenchConfig):
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = FileopenConfig
 PRESETS: dict[str, FileopenConfig] = {}
+#: Each setting added after samples were recorded -> what those samples were measured with
+#: (one window before 3719756): how vbench.stats.bench_settings reads a sample without it.
+SETTINGS_BEFORE_RECORDED = {"windows": 1}
 
 
 def command(cfg: FileopenConfig, workdir: str) -> str:

@@ -59,6 +59,9 @@ class JvmStartConfig(BenchConfig):
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = JvmStartConfig
 PRESETS: dict[str, JvmStartConfig] = {}
+#: Each setting added after samples were recorded -> what those samples were measured with
+#: (one window of cold starts before 3719756): how vbench.stats.bench_settings reads a sample without it.
+SETTINGS_BEFORE_RECORDED = {"windows": 1, "warmup_starts": 0}
 
 
 def find_java(cfg: JvmStartConfig, tool: str = NAME) -> str:

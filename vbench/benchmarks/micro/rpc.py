@@ -85,6 +85,9 @@ class RpcConfig(BenchConfig):
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = RpcConfig
 PRESETS: dict[str, RpcConfig] = {}
+#: Each setting added after samples were recorded -> what those samples were measured with
+#: (rpc's calls were all timed with the other CPUs idle before 30386f0): how vbench.stats.bench_settings reads a sample without it.
+SETTINGS_BEFORE_RECORDED = {"other_cpus_busy": False}
 
 
 def program_source() -> str:

@@ -47,6 +47,9 @@ class SpawnConfig(BenchConfig):
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = SpawnConfig
 PRESETS: dict[str, SpawnConfig] = {}
+#: Each setting added after samples were recorded -> what those samples were measured with
+#: (one window before 3719756): how vbench.stats.bench_settings reads a sample without it.
+SETTINGS_BEFORE_RECORDED = {"windows": 1}
 
 
 def timed_loop(tag: str, program: str, count: int, repeats: int, windows: int = 1, warmup: int = 0) -> str:
