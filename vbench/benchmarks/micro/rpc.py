@@ -36,9 +36,9 @@ intervals 2.6-7.8x narrower). It is off by default: it is another measure, not a
 copy of this one. Every committed fit priced a call idle, and the busy price carries their levels
 to gVisor badly (costs-plant-busy: the plant's every-call level x8.33 busy, x6.94 idle, while
 gVisor's went from x8 to x29, so with costs-fit-memory's shares gVisor's TeraSort and WordCount
-measured 29-55 % below their predictions; idle, -8 to +31 % from them). Use it to compare platforms' in-place call
-price, with a fit made with it too (`vbench predict` notes a fit and a calibration that ran rpc
-with other settings; docs/results.md). The loops are the host's (`nproc` CPUs less one, so none on
+measured 29-54 % below their predictions; idle, -8 to +31 % from them). Use it to compare
+platforms' in-place call price, with a fit made with it too (`vbench predict` notes a fit and a
+calibration that ran rpc with other settings; docs/results.md). The loops are the host's (`nproc` CPUs less one, so none on
 a one-CPU host), start just before the JVM, end with the script (killed by its EXIT trap, and each
 ends itself within ~0.15 s once the script's shell is gone), and share whatever CPU limit the host
 has (a planted CPU quota too, as a cluster's tasks would).
