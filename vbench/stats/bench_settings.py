@@ -14,28 +14,18 @@ reads NOT_RECORDED.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
 from vbench.benchmarks.registry import find
+from vbench.stats.tidy import value_text
 
 #: Settings that say how much is timed, not what: a difference in them is not reported.
 HOW_MUCH = frozenset({"repeats", "count", "seconds", "warmup_s"})
-#: How a setting reads where a campaign's samples of the benchmark do not carry it (written before
-#: the setting existed).
+#: How a setting reads where a campaign's samples of the benchmark do not carry it and its module
+#: does not say what they were measured with.
 NOT_RECORDED = "not recorded"
-
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return NOT_RECORDED
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_text(v) for v in value) + "]"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def settings_fields(benchmark: str) -> tuple[str, ...]:
@@ -44,28 +34,21 @@ def settings_fields(benchmark: str) -> tuple[str, ...]:
     return tuple(f for f in module.Config.model_fields if f not in HOW_MUCH)
 
 
-def before_recorded(benchmark: str) -> dict[str, Any]:
-    """Each of `benchmark`'s settings added after samples were recorded -> what those samples were
-    measured with (its module's SETTINGS_BEFORE_RECORDED)."""
-    _, module = find(benchmark)
-    return dict(getattr(module, "SETTINGS_BEFORE_RECORDED", {}))
-
-
 def settings_of(samples: pd.DataFrame, benchmark: str) -> dict[str, frozenset[str]]:
     """Each of `benchmark`'s settings (settings_fields) -> the values, as text, its samples in
-    `samples` carry; a sample without one reads as it was measured (before_recorded), else
-    NOT_RECORDED; {} where the campaign has none of its samples. Pure."""
+    `samples` carry; a sample without one reads as its module's SETTINGS_BEFORE_RECORDED says it
+    was measured, else NOT_RECORDED; {} where the campaign has none of its samples. Pure."""
     rows = samples[samples["benchmark"] == benchmark] if "benchmark" in samples.columns else samples.iloc[0:0]
     if rows.empty:
         return {}
-    before = before_recorded(benchmark)
-    unrecorded = {f: _text(before[f]) if f in before else NOT_RECORDED for f in settings_fields(benchmark)}
-    return {
-        f: frozenset(unrecorded[f] if _text(v) == NOT_RECORDED else _text(v) for v in rows[f])
-        if f in rows.columns
-        else frozenset({unrecorded[f]})
-        for f in settings_fields(benchmark)
-    }
+    _, module = find(benchmark)
+    before: dict[str, Any] = getattr(module, "SETTINGS_BEFORE_RECORDED", {})
+    out = {}
+    for f in settings_fields(benchmark):
+        unrecorded = value_text(before[f]) if f in before else NOT_RECORDED
+        values = rows[f] if f in rows.columns else (None,)
+        out[f] = frozenset(value_text(v) or unrecorded for v in values)  # "": not in that sample
+    return out
 
 
 def _said(values: Iterable[str]) -> str:
