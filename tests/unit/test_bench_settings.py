@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vbench.stats.bench_settings import NOT_RECORDED, settings_differ, settings_fields, settings_of
+from vbench.stats.bench_settings import CLUSTER_FIELDS, NOT_RECORDED, settings_differ, settings_fields, settings_of
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import prediction_inputs
 
@@ -87,9 +87,64 @@ def test_predict_notes_a_jvm_start_timed_two_ways_in_the_committed_campaigns():
 
 
 def test_every_setting_said_to_predate_its_samples_is_a_field_of_its_config_with_a_valid_value():
+    from vbench.benchmarks.hadoop import HADOOP_BENCHMARKS
     from vbench.benchmarks.micro import MICRO_BENCHMARKS
 
-    for name, module in MICRO_BENCHMARKS.items():
+    for name, module in {**MICRO_BENCHMARKS, **HADOOP_BENCHMARKS}.items():
         before = getattr(module, "SETTINGS_BEFORE_RECORDED", {})
         assert set(before) <= set(module.Config.model_fields), name
         module.Config(**before)  # each a value the config takes
+
+
+def test_jobs_are_compared_in_their_own_settings_and_their_clusters():
+    fit = _samples("terasort", size_mb=16, workers=2.0, hadoop_version="3.4.2", hadoop_config_hash="aa")
+    same = _samples("terasort", size_mb=16, workers=2, hadoop_version="3.4.2", hadoop_config_hash="aa")
+    assert (
+        settings_differ({"terasort": "terasort"}, fit, same, "x", "y", ratios="job ratios", also=CLUSTER_FIELDS) == []
+    )
+    other = _samples("terasort", size_mb=64, workers=3, hadoop_version="3.4.2", hadoop_config_hash="bb")
+    [note] = settings_differ({"terasort": "terasort"}, fit, other, "x", "y", ratios="job ratios", also=CLUSTER_FIELDS)
+    assert "(size_mb 16 against 64; workers 2 against 3; hadoop_config_hash aa against bb)" in note
+    assert "its job ratios may not measure the same thing" in note
+    # Without `also` the cluster is not compared; a TeraSort sample from before gate/generate/task_jit
+    # existed reads as what it ran (TeraValidate, input each run, tiered JIT), not "not recorded".
+    [only_size] = settings_differ({"terasort": "terasort"}, fit, other, "x", "y")
+    assert "(size_mb 16 against 64)" in only_size
+    old = _samples("terasort", size_mb=16)
+    assert settings_of(old, "terasort")["gate"] == frozenset({"teravalidate"})
+    new = _samples(
+        "terasort", size_mb=16, gate="teravalidate", generate="each_run", task_jit="tiered", generate_only=False
+    )
+    assert settings_differ({"terasort": "terasort"}, old, new, "x", "y") == []
+
+
+def test_predict_notes_jobs_timed_with_speculation_off_against_jobs_timed_with_it_on():
+    # costs-nospec-fit-amd ran its jobs with speculative execution off (another Hadoop configuration
+    # hash); costs-jvm-sameday-confirm's jobs ran with it on.
+    inputs = prediction_inputs(
+        load_campaign(RAW / "costs-nospec-fit-amd"),
+        load_campaign(RAW / "costs-jvm-sameday-confirm"),
+    )
+    said = [n for n in inputs.notes if "job ratios may not" in n]
+    assert {n.split(":")[0] for n in said} == {"terasort", "wordcount"}
+    assert all(
+        "in the fit (costs-nospec-fit-amd) than in the measured jobs (costs-jvm-sameday-confirm)" in n for n in said
+    )
+    assert all("hadoop_config_hash 5d18e4e4762a18fe against 51034554938a02fb" in n for n in said)
+
+
+def test_predict_with_fit_costs_notes_a_benchmark_run_otherwise_in_the_fits_own_calibration():
+    # costs-plant-busy priced rpc with the other CPUs busy; costs-fit-memory's own calibration, idle.
+    inputs = prediction_inputs(
+        load_campaign(RAW / "costs-fit-memory"),
+        load_campaign(RAW / "costs-platforms-busy"),
+        ("rpc", "jvmstart"),
+        measured_in=load_campaign(RAW / "costs-jvm-sameday-confirm"),
+        fit_costs_in=load_campaign(RAW / "costs-plant-busy"),
+    )
+    said = [n for n in inputs.notes if "ran with other settings" in n]
+    assert said == [
+        "rpc: rpc ran with other settings in the fit's costs (costs-plant-busy) than in the fit's own calibration "
+        "(costs-fit-memory) (other_cpus_busy True against False): its cost ratios may not measure the same thing "
+        "in both (docs/benchmarks.md, a benchmark's settings)"
+    ]

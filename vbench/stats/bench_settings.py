@@ -10,6 +10,11 @@ config's fields, vbench.benchmarks.micro._common.params), so the two campaigns' 
 sample recorded before a setting existed was measured as its module's `SETTINGS_BEFORE_RECORDED`
 says (rpc's calls idle, jvmstart's one window of cold starts); a setting without such an entry
 reads NOT_RECORDED.
+
+A job's ratio is read the same way: the fit's jobs and the measured jobs a prediction is compared
+with must be the same jobs, in their own settings (TeraSort's size, NNBench's barrier) and in the
+cluster's that every Hadoop sample records (CLUSTER_FIELDS: a fit timed with speculation off, in
+the Hadoop configuration's hash, is not a prediction of jobs timed with it on).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ HOW_MUCH = frozenset({"repeats", "count", "seconds", "warmup_s"})
 #: How a setting reads where a campaign's samples of the benchmark do not carry it and its module
 #: does not say what they were measured with.
 NOT_RECORDED = "not recorded"
+#: What every Hadoop sample records of the cluster its job ran on, compared as a job's settings are.
+CLUSTER_FIELDS = ("workers", "hadoop_version", "hadoop_config_hash")
 
 
 def settings_fields(benchmark: str) -> tuple[str, ...]:
@@ -34,17 +41,18 @@ def settings_fields(benchmark: str) -> tuple[str, ...]:
     return tuple(f for f in module.Config.model_fields if f not in HOW_MUCH)
 
 
-def settings_of(samples: pd.DataFrame, benchmark: str) -> dict[str, frozenset[str]]:
-    """Each of `benchmark`'s settings (settings_fields) -> the values, as text, its samples in
-    `samples` carry; a sample without one reads as its module's SETTINGS_BEFORE_RECORDED says it
-    was measured, else NOT_RECORDED; {} where the campaign has none of its samples. Pure."""
+def settings_of(samples: pd.DataFrame, benchmark: str, also: Iterable[str] = ()) -> dict[str, frozenset[str]]:
+    """Each of `benchmark`'s settings (settings_fields, then the columns `also` names) -> the
+    values, as text, its samples in `samples` carry; a sample without one reads as its module's
+    SETTINGS_BEFORE_RECORDED says it was measured, else NOT_RECORDED; {} where the campaign has
+    none of its samples. Pure."""
     rows = samples[samples["benchmark"] == benchmark] if "benchmark" in samples.columns else samples.iloc[0:0]
     if rows.empty:
         return {}
     _, module = find(benchmark)
     before: dict[str, Any] = getattr(module, "SETTINGS_BEFORE_RECORDED", {})
     out = {}
-    for f in settings_fields(benchmark):
+    for f in (*settings_fields(benchmark), *also):
         unrecorded = value_text(before[f]) if f in before else NOT_RECORDED
         values = rows[f] if f in rows.columns else (None,)
         out[f] = frozenset(value_text(v) or unrecorded for v in values)  # "": not in that sample
@@ -56,20 +64,29 @@ def _said(values: Iterable[str]) -> str:
 
 
 def settings_differ(
-    benchmarks: Mapping[str, str], ours: pd.DataFrame, theirs: pd.DataFrame, our_name: str, their_name: str
+    benchmarks: Mapping[str, str],
+    ours: pd.DataFrame,
+    theirs: pd.DataFrame,
+    our_name: str,
+    their_name: str,
+    *,
+    ratios: str = "cost ratios",
+    also: Iterable[str] = (),
 ) -> list[str]:
-    """A note for each of `benchmarks` (resource -> its benchmark) that both sets of samples hold
-    and ran with a setting of different values, naming each setting's values in both. Pure."""
+    """A note for each of `benchmarks` (what is read, a resource or a job -> its benchmark) that
+    both sets of samples hold and ran with a setting (or a column `also` names) of different values,
+    naming each one's values in both; `ratios` says what the difference puts in doubt. Pure."""
     notes = []
+    also = tuple(also)
     for resource, benchmark in benchmarks.items():
-        a, b = settings_of(ours, benchmark), settings_of(theirs, benchmark)
+        a, b = settings_of(ours, benchmark, also), settings_of(theirs, benchmark, also)
         if not a or not b:
             continue
         differ = [f"{f} {_said(a[f])} against {_said(b[f])}" for f in a if a[f] != b[f]]
         if differ:
             notes.append(
                 f"{resource}: {benchmark} ran with other settings in {our_name} than in {their_name} "
-                f"({'; '.join(differ)}): its cost ratios may not measure the same thing in both "
+                f"({'; '.join(differ)}): its {ratios} may not measure the same thing in both "
                 "(docs/benchmarks.md, a benchmark's settings)"
             )
     return notes

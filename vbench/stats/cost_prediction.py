@@ -38,7 +38,7 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats import machines as mc
-from vbench.stats.bench_settings import settings_differ
+from vbench.stats.bench_settings import CLUSTER_FIELDS, settings_differ
 from vbench.stats.campaign import Campaign
 from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
@@ -622,6 +622,14 @@ def prediction_inputs(
         fitted = [r for r in cm.RESOURCES if r.name in resources]
         own = cm.cost_vectors_of(fit.samples, baseline=fit_baseline, resources=fitted, conf=conf)
         notes += costs_disagree(fit_costs, own, resources, samples_path(fit_costs_in), conf)
+        # Where the two disagree, a benchmark run two ways is the first thing to rule out.
+        notes += settings_differ(
+            {r: cm.RESOURCE_BY_NAME[r].benchmark for r in resources},
+            fit_costs_in.samples,
+            fit.samples,
+            f"the fit's costs ({fit_costs_in.name})",
+            f"the fit's own calibration ({fit.name})",
+        )
 
     # The calibration: native beside each platform, every resource measured.
     cal_baseline = baseline_of(calibration)
@@ -661,7 +669,18 @@ def prediction_inputs(
             "a measured ratio and a prediction must be ratios to the same configuration",
             "measured ratio",
         )
-    measured = _read(measured_in or calibration, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
+    judged = measured_in or calibration
+    measured = _read(judged, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
+    # A prediction is of the fit's jobs: the jobs it is compared with must be those jobs.
+    notes += settings_differ(
+        {j.benchmark: j.benchmark for j in cm.JOBS},
+        fit.samples,
+        judged.samples,
+        f"the fit ({fit.name})",
+        f"the measured jobs ({judged.name})",
+        ratios="job ratios",
+        also=CLUSTER_FIELDS,
+    )
     if measured_in is not None:
         unmatched = sorted({v.platform for v in costs} - {m.platform for m in measured}, key=natural_key)
         if unmatched:

@@ -38,6 +38,16 @@ METRICS = {
     "terasort_throughput": "MiB/s",
 }
 
+#: Each setting added after samples were recorded -> what those samples were measured with (each
+#: came in with the behaviour before it as its default: 41a22fc, f61b3b7, a796583): how
+#: vbench.stats.bench_settings reads a sample without it.
+SETTINGS_BEFORE_RECORDED = {
+    "generate_only": False,
+    "generate": "each_run",
+    "gate": "teravalidate",
+    "task_jit": "tiered",
+}
+
 
 class Config(BenchConfig):
     size_mb: int = Field(64, ge=1)
