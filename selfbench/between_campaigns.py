@@ -42,7 +42,7 @@ from vbench.errors import VbenchError
 from vbench.stats import cost_model as cm
 from vbench.stats.bench_settings import CLUSTER_FIELDS, settings_of
 from vbench.stats.campaign import load_campaign
-from vbench.stats.machines import CPU_MODEL
+from vbench.stats.machines import CPU_MODEL, recorded
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
 JOB_BY_NAME = {j.name: j for j in cm.JOBS}
@@ -130,8 +130,7 @@ def readings_of(campaign: Path) -> list[Reading]:
     samples = c.samples
     if cm.DEFAULT_BASELINE not in c.platforms:
         return []
-    machines = samples[CPU_MODEL].dropna().astype(str) if CPU_MODEL in samples.columns else ()
-    machine = " and ".join(sorted(set(machines))) or "not recorded"
+    machine = " and ".join(recorded(c, CPU_MODEL)) or "not recorded"
     out = []
     for job in cm.JOBS:
         rows = samples["benchmark"] == job.benchmark

@@ -606,6 +606,8 @@ def prediction_inputs(
     planted = planted_checks(planted_factors(fit, fit_baseline), fit_costs)
     choice = rule_one(planted, told, fit_file)
     resources = choice.resources
+    # Each fitted resource's benchmark: what the settings notes compare between campaigns.
+    benchmarks = {r: cm.RESOURCE_BY_NAME[r].benchmark for r in resources}
     notes += choice.notes
     levels_fit = levels_resources(fit.samples)
     if told is None and levels_fit:
@@ -624,7 +626,7 @@ def prediction_inputs(
         notes += costs_disagree(fit_costs, own, resources, samples_path(fit_costs_in), conf)
         # Where the two disagree, a benchmark run two ways is the first thing to rule out.
         notes += settings_differ(
-            {r: cm.RESOURCE_BY_NAME[r].benchmark for r in resources},
+            benchmarks,
             fit_costs_in.samples,
             fit.samples,
             f"the fit's costs ({fit_costs_in.name})",
@@ -655,7 +657,7 @@ def prediction_inputs(
             )
     costed = fit_costs_in if fit_costs_in is not None else fit
     notes += settings_differ(
-        {r: cm.RESOURCE_BY_NAME[r].benchmark for r in resources},
+        benchmarks,
         costed.samples,
         calibration.samples,
         f"the fit's costs ({costed.name})",
