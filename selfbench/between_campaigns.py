@@ -42,6 +42,7 @@ from vbench.errors import VbenchError
 from vbench.stats import cost_model as cm
 from vbench.stats.bench_settings import CLUSTER_FIELDS, settings_of
 from vbench.stats.campaign import load_campaign
+from vbench.stats.campaign_pool import CampaignRatio, pooled_ratio
 from vbench.stats.machines import CPU_MODEL, recorded
 
 RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
@@ -93,14 +94,15 @@ def spread_of(readings: Sequence[Reading], within: float) -> Spread:
     """The spread of a group's readings (two or more), `within` a fraction (0.15). Pure."""
     if len(readings) < 2:
         raise VbenchError(f"a spread needs two or more campaigns, got {len(readings)}")
+    first = readings[0]
+    pool = pooled_ratio(first.job, first.platform, [CampaignRatio(r.campaign, r.ratio) for r in readings])
     logs = [r.ratio.log_estimate for r in readings]
-    sd = statistics.stdev(logs)
-    own = statistics.fmean(r.ratio.log_se**2 for r in readings)
+    sd = pool.between_sd
     # The target's error is measured / predicted - 1, within +/-`within`: asymmetric in the log.
     low, high = math.log(1 - within), math.log(1 + within)
     held = tuple(low <= x - statistics.fmean(logs[:i] + logs[i + 1 :]) <= high for i, x in enumerate(logs))
     expected = stats.norm.cdf(high / sd) - stats.norm.cdf(low / sd) if sd > 0 else 1.0
-    return Spread(tuple(readings), sd, math.sqrt(max(0.0, sd**2 - own)), held, expected)
+    return Spread(tuple(readings), sd, pool.hour_sd, held, expected)
 
 
 def whole_suite(spreads: Iterable[Spread]) -> tuple[int, int, tuple[str, ...]]:

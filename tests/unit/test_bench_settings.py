@@ -139,7 +139,7 @@ def test_predict_with_fit_costs_notes_a_benchmark_run_otherwise_in_the_fits_own_
         load_campaign(RAW / "costs-fit-memory"),
         load_campaign(RAW / "costs-platforms-busy"),
         ("rpc", "jvmstart"),
-        measured_in=load_campaign(RAW / "costs-jvm-sameday-confirm"),
+        measured_in=(load_campaign(RAW / "costs-jvm-sameday-confirm"),),
         fit_costs_in=load_campaign(RAW / "costs-plant-busy"),
     )
     said = [n for n in inputs.notes if "ran with other settings" in n]

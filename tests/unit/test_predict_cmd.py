@@ -815,17 +815,17 @@ def test_the_measured_jobs_may_come_from_another_campaign_than_the_calibration(d
     inputs = prediction_inputs(
         load_campaign(data / "raw" / "costs-fit"),
         load_campaign(data / "raw" / "newplat"),
-        measured_in=load_campaign(data / "raw" / "timed"),
+        measured_in=(load_campaign(data / "raw" / "timed"),),
     )
     table = prediction_table(inputs, n_draws=DRAWS, seed=0)
     alone = _table(data, "timed")
-    assert inputs.measured_path == data / "raw" / "timed" and inputs.notes == ()
+    assert inputs.measured_paths == (data / "raw" / "timed",) and inputs.pooled == () and inputs.notes == ()
     for row, same in zip(table.rows, alone.rows):
         truth = true_ratio(row.job, PLATFORMS[row.platform])
         assert row.measured == same.measured and row.measured.low <= truth <= row.measured.high
     assert all(r.measured is None for r in _table(data).rows)  # newplat alone timed nothing
     assert f"measured jobs: {data / 'raw' / 'timed'}" in format_prediction(table)
-    assert prediction_json(table)["measured"] == {"campaign": str(data / "raw" / "timed")}
+    assert prediction_json(table)["measured"] == {"campaigns": [str(data / "raw" / "timed")], "pooled": []}
 
 
 def test_a_platform_without_measured_jobs_there_is_named_in_a_note(data):
@@ -833,7 +833,7 @@ def test_a_platform_without_measured_jobs_there_is_named_in_a_note(data):
     inputs = prediction_inputs(
         load_campaign(data / "raw" / "costs-fit"),
         load_campaign(data / "raw" / "newplat"),
-        measured_in=load_campaign(data / "raw" / "timed"),
+        measured_in=(load_campaign(data / "raw" / "timed"),),
     )
     missing = sorted(set(PLATFORMS) - {next(iter(PLATFORMS))})
     assert inputs.notes == (
@@ -870,7 +870,7 @@ def test_the_command_compares_with_the_measured_campaign(data, capsys):
         ]
     )
     doc = json.loads(capsys.readouterr().out)
-    assert rc == 0 and doc["measured"]["campaign"] == str(data / "raw" / "timed")
+    assert rc == 0 and doc["measured"]["campaigns"] == [str(data / "raw" / "timed")]
     assert all(p["measured"] is not None for p in doc["predictions"])
     # Its accuracy against them, in the JSON and the text alike.
     acc = doc["accuracy"]

@@ -136,7 +136,7 @@ def _table(data, calibration, measured=None):
     inputs = prediction_inputs(
         load_campaign(raw / "costs-fit"),
         load_campaign(raw / calibration),
-        measured_in=load_campaign(raw / measured) if measured is not None else None,
+        measured_in=(load_campaign(raw / measured),) if measured is not None else (),
     )
     return prediction_table(inputs, n_draws=DRAWS, seed=0)
 

@@ -38,7 +38,11 @@ def register(sub) -> None:
         default=None,
         help="the campaign whose timed jobs (and JobHistory phases) the predictions are compared with, when "
         "CALIBRATION timed none: a name under DATA/raw/ or its directory, with CALIBRATION's baseline, its "
-        "platforms matched by name (e.g. `vbench predict costs --fit FIT --measured sandbox`)",
+        "platforms matched by name (e.g. `vbench predict costs --fit FIT --measured sandbox`). Several, "
+        "comma-separated: each job's ratio on a platform pooled over the campaigns that measured it (the mean "
+        "of their log ratios, each campaign weighted alike, a t on their number less one), the machine's "
+        "long-run ratio rather than one hour's, and each prediction interval for such a pooled ratio; the "
+        "phases, attempts and task CPU are then not read",
     )
     p.add_argument(
         "--fit-costs",
@@ -91,6 +95,20 @@ def campaign_dir(name: str, data: Path, what: str) -> Path:
     return d
 
 
+def measured_names(text: str | None) -> tuple[str, ...]:
+    """`--measured`'s campaigns, comma-separated; refused, naming the option, when one is empty or
+    named twice (a campaign pooled with itself would count its hour twice)."""
+    if text is None:
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    if any(not n for n in names):
+        raise ParamsError("--measured", f"an empty campaign name in {text!r}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ParamsError("--measured", f"{', '.join(twice)} named twice: each campaign is one reading")
+    return names
+
+
 def run(args) -> int:
     from vbench.stats import cost_model, cost_prediction, job_phases
     from vbench.stats.campaign import load_campaign
@@ -110,10 +128,9 @@ def run(args) -> int:
     )
     cal_dir = campaign_dir(args.calibration, args.data, "calibration campaign")
     fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir)
-    measured_in = (
-        load_campaign(campaign_dir(args.measured, args.data, "campaign of measured jobs"))
-        if args.measured is not None
-        else None
+    measured_in = tuple(
+        load_campaign(campaign_dir(name, args.data, "campaign of measured jobs"))
+        for name in measured_names(args.measured)
     )
     fit_costs_in = (
         load_campaign(campaign_dir(args.fit_costs, args.data, "campaign of the fit's configurations' costs"))
@@ -140,9 +157,11 @@ def run(args) -> int:
     # The statistics stage's default settings, but against the baseline the costs are ratios to and
     # at the predictions' level: a phase's interval then reads like the job's measured one beside it.
     cfg = StatsConfig(baseline=inputs.calibration_baseline, conf=cost_model.DEFAULT_CONF)
-    phases = job_phases.phase_ratios(measured_in or calibration, cfg)
-    attempts = job_phases.unsuccessful_attempts(measured_in or calibration)
-    task_cpu = job_phases.task_cpu(measured_in or calibration, inputs.calibration_baseline)
+    # A run's phases, attempts and task CPU are one campaign's: not pooled over several.
+    timed = (measured_in or (calibration,)) if len(measured_in) < 2 else ()
+    phases = [p for c in timed for p in job_phases.phase_ratios(c, cfg)]
+    attempts = [a for c in timed for a in job_phases.unsuccessful_attempts(c)]
+    task_cpu = [r for c in timed for r in job_phases.task_cpu(c, inputs.calibration_baseline)]
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
     table = cost_prediction.prediction_table(

@@ -453,7 +453,14 @@ def cost_study(
     fit's configurations' costs are read from instead of the fit's own (`vbench predict --fit-costs`).
     Refused, naming the samples file of the campaign whose jobs are compared, when it timed no job
     the fit fitted: a section without a measured ratio would show predictions no one can check."""
-    inputs = prediction_inputs(fit, calibration, resources, conf=conf, measured_in=measured, fit_costs_in=fit_costs)
+    inputs = prediction_inputs(
+        fit,
+        calibration,
+        resources,
+        conf=conf,
+        measured_in=() if measured is None else (measured,),
+        fit_costs_in=fit_costs,
+    )
     timed = calibration if measured is None else measured
     seed = fit_seed(fit.path) if seed is None else seed
     # `vbench predict`'s refusal (prediction_table), which the rows' fit would otherwise skip.

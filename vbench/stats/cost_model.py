@@ -728,11 +728,27 @@ def predict(fit: JobFit, costs: CostVector, blocks: int | None = None) -> Predic
         return Prediction(fit.job, costs.platform, ratio, draws)
     blocks = noise.blocks if blocks is None else blocks
     rng = seeded_rng(fit.seed, "cost_model.measurement", fit.job, costs.platform, str(blocks))
-    t = np.clip(rng.standard_t(noise.df, n), *_t_tails(noise.df))
-    measured = draws * np.exp(noise.block_sd / math.sqrt(blocks) * t)
-    m_low, m_high = np.percentile(measured, [50 * (1 - fit.conf), 50 * (1 + fit.conf)])
-    measurement = Interval(estimate, float(m_low), float(m_high), note)
+    measurement = _with_noise(ratio, draws, noise.block_sd / math.sqrt(blocks), noise.df, rng, fit.conf)
     return Prediction(fit.job, costs.platform, ratio, draws, measurement, blocks)
+
+
+def pooled_measurement(fit: JobFit, pred: Prediction, pooled: LogRatio) -> Interval:
+    """The prediction interval of a ratio pooled over campaigns (`campaign_pool`): the prediction's
+    draws times a draw of the pooled ratio's own error, its standard error on its degrees of
+    freedom. That error is read off the campaigns' spread, which holds each one's blocks and its
+    hour; the fit's run-to-run noise (`predict`'s) holds neither hour nor day."""
+    rng = seeded_rng(fit.seed, "cost_model.pooled_measurement", fit.job, pred.platform, str(pooled.df))
+    return _with_noise(pred.ratio, pred.draws, pooled.log_se, pooled.df, rng, fit.conf)
+
+
+def _with_noise(
+    ratio: Interval, draws: np.ndarray, log_sd: float, df: float, rng: np.random.Generator, conf: float
+) -> Interval:
+    """`ratio`'s percentile interval once each of its draws is multiplied by exp(log_sd x t), t
+    on `df` degrees of freedom (cut at its tails, as `LogRatio.draws`)."""
+    t = np.clip(rng.standard_t(df, draws.shape[0]), *_t_tails(df))
+    low, high = np.percentile(draws * np.exp(log_sd * t), [50 * (1 - conf), 50 * (1 + conf)])
+    return Interval(ratio.estimate, float(low), float(high), ratio.note)
 
 
 def _error(pred: Prediction, measured: LogRatio, seed: int, conf: float) -> Interval:

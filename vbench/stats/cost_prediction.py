@@ -40,6 +40,7 @@ from vbench.stats import cost_model as cm
 from vbench.stats import machines as mc
 from vbench.stats.bench_settings import CLUSTER_FIELDS, settings_differ
 from vbench.stats.campaign import Campaign
+from vbench.stats.campaign_pool import PooledRatio, pool_job_ratios
 from vbench.stats.compare import LEVEL
 from vbench.stats.hypothesis import holm
 from vbench.stats.job_phases import AttemptRuns, PhaseRatio
@@ -110,7 +111,7 @@ class PredictionInputs:
     #: The platforms to predict (against `calibration_baseline`).
     costs: tuple[cm.CostVector, ...]
     #: The measured job ratios: the calibration campaign's own, where it timed the suite too, or
-    #: those of the campaign `measured_path` names.
+    #: those of the campaign `measured_paths` names, or those of several pooled (`pooled`).
     measured: tuple[cm.JobRatio, ...]
     notes: tuple[str, ...] = ()
     #: Rule 1 on each planted resource (`planted_checks`), fitted or not.
@@ -118,9 +119,12 @@ class PredictionInputs:
     #: The planted resources rule 1 left out of the fit (their level did not move their cost); none
     #: when the resources were named (`rule_one`).
     left_out: tuple[PlantedCheck, ...] = ()
-    #: The campaign the measured ratios come from when it is not the calibration (None: the
+    #: The campaign(s) the measured ratios come from when not the calibration (none: the
     #: calibration's own).
-    measured_path: Path | None = None
+    measured_paths: tuple[Path, ...] = ()
+    #: With several measured campaigns, each (job, platform) two or more of them measured, pooled
+    #: (`campaign_pool`): what `measured` holds.
+    pooled: tuple[PooledRatio, ...] = ()
     #: Rule 1 on the resources named to be fitted (`levels_apart`); None when they were not named.
     apart: ApartCheck | None = None
     #: The campaign the fit's configurations' costs come from when it is not the fit (None: the
@@ -250,9 +254,12 @@ class PredictedJob:
     #: Its phases' measured ratios, where its runs recorded them (`job_phases.phase_ratios`).
     phases: tuple[PhaseRatio, ...] = ()
     #: The prediction interval of a ratio measured over `blocks` blocks (`cost_model.predict`):
-    #: as many as the measured ratio's, or the fit's rows' where none was measured.
+    #: as many as the measured ratio's, or the fit's rows' where none was measured; or, where the
+    #: measured ratio is pooled over `campaigns` campaigns, of such a pooled ratio
+    #: (`cost_model.pooled_measurement`).
     measurement: Interval | None = None
     blocks: int | None = None
+    campaigns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -575,7 +582,7 @@ def prediction_inputs(
     resources: Sequence[str] | None = None,
     *,
     conf: float = cm.DEFAULT_CONF,
-    measured_in: Campaign | None = None,
+    measured_in: Sequence[Campaign] = (),
     fit_costs_in: Campaign | None = None,
 ) -> PredictionInputs:
     """Check both campaigns and gather what `prediction_table` needs; every refusal names the
@@ -586,8 +593,9 @@ def prediction_inputs(
     fitted as named, a note for each one failing rule 1. `measured_in`: the campaign whose timed jobs
     the predictions are compared with when the calibration timed none (a calibration-only campaign
     beside the study that timed the jobs, as `costs` beside `sandbox`): against the same baseline,
-    its platforms matched to the calibration's by name, on the same machine's say-so of the user.
-    `fit_costs_in`: the campaign the fit's configurations' costs are read from instead of the fit's
+    its platforms matched to the calibration's by name, on the same machine's say-so of the user;
+    several campaigns: each job's ratio on a platform pooled over those that measured it
+    (`campaign_pool`), the machine's long-run ratio rather than one hour's. `fit_costs_in`: the campaign the fit's configurations' costs are read from instead of the fit's
     own calibration (one that calibrated the same planted configurations without Hadoop, to fit a
     resource the fit did not measure): against the same baseline, its configurations matched to the
     fit's by name, on the user's say-so that a planted level's costs are the mechanism's, not the day's."""
@@ -663,32 +671,42 @@ def prediction_inputs(
         f"the fit's costs ({costed.name})",
         f"the calibration ({calibration.name})",
     )
-    if measured_in is not None:
+    for m in measured_in:
         _check_beside(
-            measured_in,
+            m,
             cal_baseline,
             "the calibration's",
             "a measured ratio and a prediction must be ratios to the same configuration",
             "measured ratio",
         )
-    judged = measured_in or calibration
-    measured = _read(judged, cm.job_ratios_of, baseline=cal_baseline, conf=conf)
+    judged = tuple(measured_in) or (calibration,)
+    per_campaign = [(c, _read(c, cm.job_ratios_of, baseline=cal_baseline, conf=conf)) for c in judged]
+    pooled: tuple[PooledRatio, ...] = ()
+    if len(judged) > 1:
+        pool = pool_job_ratios([(c.name, ratios) for c, ratios in per_campaign])
+        measured, pooled = pool.ratios, pool.pooled
+        notes += [
+            f"{job} on {platform}: measured in one of the campaigns only ({name}), not pooled: left out"
+            for job, platform, name in pool.single
+        ]
+    else:
+        measured = per_campaign[0][1]
     # A prediction is of the fit's jobs: the jobs it is compared with must be those jobs.
-    notes += settings_differ(
-        {j.benchmark: j.benchmark for j in cm.JOBS},
-        fit.samples,
-        judged.samples,
-        f"the fit ({fit.name})",
-        f"the measured jobs ({judged.name})",
-        ratios="job ratios",
-        also=CLUSTER_FIELDS,
-    )
-    if measured_in is not None:
-        unmatched = sorted({v.platform for v in costs} - {m.platform for m in measured}, key=natural_key)
+    for c in judged:
+        notes += settings_differ(
+            {j.benchmark: j.benchmark for j in cm.JOBS},
+            fit.samples,
+            c.samples,
+            f"the fit ({fit.name})",
+            f"the measured jobs ({c.name})",
+            ratios="job ratios",
+            also=CLUSTER_FIELDS,
+        )
+    for m, ratios in per_campaign if measured_in else ():
+        unmatched = sorted({v.platform for v in costs} - {r.platform for r in ratios}, key=natural_key)
         if unmatched:
             notes.append(
-                f"no measured job ratio of {', '.join(unmatched)} in {samples_path(measured_in)} "
-                "(platforms are matched by name)"
+                f"no measured job ratio of {', '.join(unmatched)} in {samples_path(m)} (platforms are matched by name)"
             )
 
     # The fit: configurations with their job ratios against the design's baseline.
@@ -746,7 +764,8 @@ def prediction_inputs(
         notes=tuple(notes),
         planted=planted,
         left_out=choice.left_out,
-        measured_path=measured_in.path if measured_in is not None else None,
+        measured_paths=tuple(m.path for m in measured_in),
+        pooled=pooled,
         apart=apart,
         fit_costs_path=fit_costs_in.path if fit_costs_in is not None else None,
         machines=campaign_machines(fit, calibration, measured_in=measured_in, fit_costs_in=fit_costs_in),
@@ -762,11 +781,16 @@ def campaign_machines(
     fit: Campaign,
     calibration: Campaign,
     *,
-    measured_in: Campaign | None = None,
+    measured_in: Sequence[Campaign] = (),
     fit_costs_in: Campaign | None = None,
 ) -> tuple[mc.CampaignMachines, ...]:
     """The machine (CPU models) of each campaign `prediction_inputs` reads, each with its part."""
-    read = ((mc.FIT, fit), (mc.FIT_COSTS, fit_costs_in), (mc.CALIBRATION, calibration), (mc.MEASURED, measured_in))
+    read = (
+        (mc.FIT, fit),
+        (mc.FIT_COSTS, fit_costs_in),
+        (mc.CALIBRATION, calibration),
+        *((mc.MEASURED, m) for m in measured_in),
+    )
     return tuple(mc.campaign_machines(role, c) for role, c in read if c is not None)
 
 
@@ -868,7 +892,8 @@ def prediction_table(
     the calibration's measured `phases` of that job and platform beside it, and its runs with an
     unsuccessful task attempt (`attempts`) and its tasks' CPU time (`task_cpu`) beside the table. Each row's prediction
     interval is for a measurement of `blocks` blocks (a campaign one plans); by default of as many
-    as its measured ratio's, or, with none, as the fit's rows'."""
+    as its measured ratio's, or, with none, as the fit's rows'; where the measured ratio is pooled
+    over campaigns (`PredictionInputs.pooled`), of such a pooled ratio."""
     if n_draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
     if blocks is not None and blocks < 2:
@@ -876,11 +901,15 @@ def prediction_table(
     fits = [_fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed) for job, rows in inputs.designs]
     fitted = fitted_jobs(fits)
     rows = []
+    pooled = {(p.job, p.platform): p for p in inputs.pooled}
     for costs in inputs.costs:
         for f in fits:
             measured = next((m for m in inputs.measured if m.job == f.job and m.platform == costs.platform), None)
+            pool = pooled.get((f.job, costs.platform)) if blocks is None else None
             planned = blocks if blocks is not None or measured is None else cm.measured_blocks(measured.ratio)
             pred = cm.predict(f, costs, planned)
+            if pool is not None:
+                pred = replace(pred, measurement=cm.pooled_measurement(f, pred, pool.ratio), blocks=None)
             rows.append(
                 PredictedJob(
                     costs.platform,
@@ -891,6 +920,7 @@ def prediction_table(
                     tuple(p for p in phases if p.job == f.job and p.platform == costs.platform),
                     pred.measurement,
                     pred.blocks,
+                    len(pool.readings) if pool is not None else None,
                 )
             )
     return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed, tuple(attempts), tuple(task_cpu))
@@ -936,9 +966,10 @@ def _interval(iv: Interval | None) -> str:
 def _measurement(row: PredictedJob) -> str:
     """The prediction interval of a measurement and its blocks, or '-' where the noise is not known."""
     iv = row.measurement
-    if iv is None or row.blocks is None:
+    if iv is None or (row.blocks is None and row.campaigns is None):
         return "-"
-    return f"[{_num(iv.low)}, {_num(iv.high)}] ({row.blocks} b)"
+    count = f"{row.blocks} b" if row.blocks is not None else f"{row.campaigns} c"
+    return f"[{_num(iv.low)}, {_num(iv.high)}] ({count})"
 
 
 def _pct(x: float | None, signed: bool = False) -> str:
@@ -979,7 +1010,7 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     out = [
         f"Fit: {inp.fit_path} against {inp.fit_baseline}; calibration: {inp.calibration_path} against "
         f"{inp.calibration_baseline}"
-        + (f"; measured jobs: {inp.measured_path}" if inp.measured_path is not None else "")
+        + (f"; measured jobs: {', '.join(map(str, inp.measured_paths))}" if inp.measured_paths else "")
         + (f"; the fit's configurations' costs: {inp.fit_costs_path}" if inp.fit_costs_path is not None else ""),
         # Beside the campaigns, before any number: a fit carried to another machine may be far off.
         *mc.machines_lines(inp.machines),
@@ -1038,6 +1069,9 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             out += ["", f"Measured phases on {costs.platform}:"]
             phases = [_phase_record(ph, level, inp.calibration_baseline) for row in phased for ph in row.phases]
             out.append(_table(phases))
+    if inp.pooled:
+        out += ["", f"Measured ratios pooled over {len(inp.measured_paths)} campaigns:"]
+        out.append(_table([_pooled_record(p, table.conf) for p in inp.pooled]))
     if any(a.any for a in table.attempts):
         out += ["", "Measured runs with a task attempt that did not succeed (JobHistory):"]
         out.append(_table([_attempt_record(a) for a in table.attempts]))
@@ -1056,6 +1090,14 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
         "run-to-run noise on the fit's configurations added to the predicted ratio's interval (which carries "
         "the fit's and the calibrations' uncertainty only).",
     ]
+    if inp.pooled:
+        out.append(
+            "pooled: each job's ratio on a platform over the campaigns that measured it, the mean of their log "
+            "ratios (each campaign weighted alike), its interval a t on their number (c) less one: the machine's "
+            "long-run ratio, which a model of costs predicts. Its prediction interval is for such a pooled ratio: "
+            "the campaigns' own spread added to the predicted ratio's interval. sd between: the campaigns' log "
+            "ratios' standard deviation; the hour's: what of it their own intervals do not explain."
+        )
     if measured_any:
         out.append("unexplained: measured / predicted - 1, what the calibrated costs do not explain.")
     acc = accuracy(table.rows)
@@ -1142,6 +1184,17 @@ def _task_cpu_record(r: PlatformResource, with_note: bool) -> dict[str, str]:
     return (shown | {"note": r.note}) if with_note else shown
 
 
+def _pooled_record(p: PooledRatio, conf: float) -> dict[str, str]:
+    return {
+        "platform": p.platform,
+        "job": p.job,
+        f"pooled [{round(100 * conf)} %]": _interval(p.ratio.interval(conf)),
+        "c": str(len(p.readings)),
+        "sd between (the hour's)": f"{p.between_sd:.3f} ({p.hour_sd:.3f})",
+        "each campaign's ratio": ", ".join(f"{r.campaign} {_num(r.ratio.estimate)}" for r in p.readings),
+    }
+
+
 def _attempt_record(a: AttemptRuns) -> dict[str, str]:
     return {
         "platform": a.platform,
@@ -1172,6 +1225,16 @@ def interval_json(iv: Interval | None) -> dict | None:
     return {"estimate": _clean(iv.estimate), "low": _clean(iv.low), "high": _clean(iv.high), "note": iv.note}
 
 
+def pooled_json(p: PooledRatio) -> dict:
+    return {
+        "job": p.job,
+        "platform": p.platform,
+        "readings": [{"campaign": r.campaign, "ratio": r.ratio.estimate, "log_se": r.ratio.log_se} for r in p.readings],
+        "between_sd": p.between_sd,
+        "hour_sd": p.hour_sd,
+    }
+
+
 def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]] = ()) -> dict:
     """The table as a JSON document (`timings`: what, seconds)."""
     inp = table.inputs
@@ -1182,7 +1245,10 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
             "costs_campaign": str(inp.fit_costs_path or inp.fit_path),
         },
         "calibration": {"campaign": str(inp.calibration_path), "baseline": inp.calibration_baseline},
-        "measured": {"campaign": str(inp.measured_path or inp.calibration_path)},
+        "measured": {
+            "campaigns": [str(p) for p in inp.measured_paths or (inp.calibration_path,)],
+            "pooled": [pooled_json(p) for p in inp.pooled],
+        },
         "machines": mc.machines_json(inp.machines),
         "machine_warning": mc.machine_warning(inp.machines),
         "resources": list(inp.resources),
@@ -1238,8 +1304,8 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
                 "job": r.job,
                 "predicted": interval_json(r.predicted),
                 "prediction_interval": None
-                if r.measurement is None or r.blocks is None
-                else {**interval_json(r.measurement), "blocks": r.blocks},
+                if r.measurement is None or (r.blocks is None and r.campaigns is None)
+                else {**interval_json(r.measurement), "blocks": r.blocks, "campaigns": r.campaigns},
                 "measured": interval_json(r.measured),
                 "unexplained_log": _clean(r.attribution.unexplained_log),
                 "attribution": [
