@@ -595,10 +595,11 @@ def prediction_inputs(
     beside the study that timed the jobs, as `costs` beside `sandbox`): against the same baseline,
     its platforms matched to the calibration's by name, on the same machine's say-so of the user;
     several campaigns: each job's ratio on a platform pooled over those that measured it
-    (`campaign_pool`), the machine's long-run ratio rather than one hour's. `fit_costs_in`: the campaign the fit's configurations' costs are read from instead of the fit's
-    own calibration (one that calibrated the same planted configurations without Hadoop, to fit a
-    resource the fit did not measure): against the same baseline, its configurations matched to the
-    fit's by name, on the user's say-so that a planted level's costs are the mechanism's, not the day's."""
+    (`campaign_pool`), the machine's long-run ratio rather than one hour's. `fit_costs_in`: the
+    campaign the fit's configurations' costs are read from instead of the fit's own calibration
+    (one that calibrated the same planted configurations without Hadoop, to fit a resource the fit
+    did not measure): against the same baseline, its configurations matched to the fit's by name,
+    on the user's say-so that a planted level's costs are the mechanism's, not the day's."""
     told = checked_resources(resources) if resources is not None else None
     notes: list[str] = []
     fit_file, cal_file = samples_path(fit), samples_path(calibration)
