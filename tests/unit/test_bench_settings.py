@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from vbench.stats.bench_settings import CLUSTER_FIELDS, NOT_RECORDED, settings_differ, settings_fields, settings_of
+from vbench.stats.bench_settings import (
+    CLUSTER_FIELDS,
+    NOT_RECORDED,
+    cells_like,
+    settings_differ,
+    settings_fields,
+    settings_of,
+)
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import prediction_inputs
 
@@ -148,3 +155,64 @@ def test_predict_with_fit_costs_notes_a_benchmark_run_otherwise_in_the_fits_own_
         "(costs-fit-memory) (other_cpus_busy True against False): its cost ratios may not measure the same thing "
         "in both (docs/benchmarks.md, a benchmark's settings)"
     ]
+
+
+TIMED = ("terasort", "terasort.job_time")
+
+
+def _cell(size: str, config_hash: str, size_mb: int = 16) -> pd.DataFrame:
+    rows = [
+        {"benchmark": "terasort", "metric": "terasort.job_time", "value": 10.0, "size": size, "size_mb": size_mb}
+        | {"hadoop_config_hash": config_hash, "workers": 2, "platform": p}
+        for p in ("native", "gvisor")
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_campaign_that_timed_a_job_in_two_settings_is_cut_to_the_fits():
+    fit = _cell("16MB", "off")
+    two = pd.concat([_cell("16MB, speculative=False", "off"), _cell("16MB, speculative=True", "on")], ignore_index=True)
+    cut, notes = cells_like(
+        two,
+        fit,
+        [("terasort", "terasort.job_time"), ("wordcount", "wordcount.job_time")],
+        "costs-x",
+        also=CLUSTER_FIELDS,
+    )
+    assert set(cut["size"]) == {"16MB, speculative=False"}
+    assert len(cut) == 2
+    assert notes == [
+        "terasort in costs-x: cell '16MB, speculative=False' read (its settings are the fit's), "
+        "'16MB, speculative=True' left out"
+    ]
+    # Without the cluster's fields the two cells are alike (both 16 MB): neither is chosen.
+    same, said = cells_like(two, fit, [TIMED], "costs-x")
+    assert same is two and said == []
+
+
+def test_a_campaign_with_one_cell_or_none_like_the_fits_is_left_as_it_is():
+    fit = _cell("16MB", "off")
+    one = _cell("16MB", "on")
+    assert cells_like(one, fit, [TIMED], "c", also=CLUSTER_FIELDS) == (one, [])
+    sizes = pd.concat([_cell("16MB", "on", 16), _cell("64MB", "on", 64)], ignore_index=True)
+    kept, notes = cells_like(sizes, fit, [TIMED], "c", also=CLUSTER_FIELDS)
+    assert kept is sizes and notes == []  # none is the fit's: the model's refusal names both
+
+
+def test_predict_pools_the_cell_of_a_two_setting_campaign_that_is_the_fits():
+    # costs-nospec-gvisor timed TeraSort with speculation on and off; the fit ran it off.
+    inputs = prediction_inputs(
+        load_campaign(RAW / "costs-nospec-fit-amd"),
+        load_campaign(RAW / "costs-nospec-sameday-amd"),
+        ("rpc",),
+        measured_in=tuple(
+            load_campaign(RAW / n) for n in ("costs-accounting-gvisor", "costs-nospec-gvisor", "costs-sentry-gvisor")
+        ),
+    )
+    terasort = next(p for p in inputs.pooled if p.job == "terasort" and p.platform == "gvisor")
+    assert [r.campaign for r in terasort.readings] == [
+        "costs-accounting-gvisor",
+        "costs-nospec-gvisor",
+        "costs-sentry-gvisor",
+    ]
+    assert any("cell '16MB, speculative=False' read" in n for n in inputs.notes)

@@ -145,11 +145,10 @@ def run(args) -> int:
             (c, cost_model.busy_cpus_of(c.samples, resources))
             for c in (calibration, fit_costs_in if fit_costs_in is not None else fit)
         ]
-        calibration = cost_prediction.priced_in_cpu(calibration, resources)
-        if fit_costs_in is not None:  # the fit's configurations' costs are read from it, not from FIT
-            fit_costs_in = cost_prediction.priced_in_cpu(fit_costs_in, resources)
-        else:
-            fit = cost_prediction.priced_in_cpu(fit, resources)
+        # The fit's configurations' costs are read from --fit-costs where given, not from FIT.
+        fit, calibration, fit_costs_in = cost_prediction.priced_campaigns(
+            args.costs, fit, calibration, resources, fit_costs_in
+        )
     inputs = cost_prediction.prediction_inputs(
         fit, calibration, resources, measured_in=measured_in, fit_costs_in=fit_costs_in
     )

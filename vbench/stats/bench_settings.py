@@ -90,3 +90,42 @@ def settings_differ(
                 "(docs/benchmarks.md, a benchmark's settings)"
             )
     return notes
+
+
+def cells_like(
+    samples: pd.DataFrame,
+    reference: pd.DataFrame,
+    timed: Iterable[tuple[str, str]],
+    name: str,
+    also: Iterable[str] = (),
+) -> tuple[pd.DataFrame, list[str]]:
+    """`samples` with each benchmark of `timed` (benchmark, metric: what a job's ratio reads) that
+    it timed in several cells (its `size` column: TeraSort at 16 and 64 MB, or with speculation on
+    and off) cut to the one cell whose settings, and the columns `also` names, are `reference`'s
+    (settings_of): a campaign that compared two settings of a job gives the ratio of the one it
+    shares with the fit. Only cells holding a timed metric count (rows derived from a run's task
+    attempts may carry a cell of their own). A note names the cell read and those left out (`name`:
+    the campaign). A benchmark with no such cell, or more than one, is left as it is (the model
+    refuses several cells, naming them). Pure."""
+    also = tuple(also)
+    notes: list[str] = []
+    if "size" not in samples.columns:
+        return samples, notes
+    metrics: dict[str, set[str]] = {}
+    for benchmark, metric in timed:
+        metrics.setdefault(benchmark, set()).add(metric)
+    for benchmark, names in metrics.items():
+        rows = samples["benchmark"] == benchmark
+        times = rows & samples["metric"].isin(names)
+        cells = sorted(str(c) for c in samples.loc[times, "size"].dropna().unique())
+        want = settings_of(reference, benchmark, also)
+        if len(cells) < 2 or not want:
+            continue
+        cell_of = samples["size"].astype(str)
+        like = [c for c in cells if settings_of(samples[times & (cell_of == c)], benchmark, also) == want]
+        if len(like) != 1:
+            continue
+        samples = samples[~rows | (cell_of == like[0])]
+        others = ", ".join(repr(c) for c in cells if c != like[0])
+        notes.append(f"{benchmark} in {name}: cell {like[0]!r} read (its settings are the fit's), {others} left out")
+    return samples, notes

@@ -38,7 +38,7 @@ import pandas as pd
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats import machines as mc
-from vbench.stats.bench_settings import CLUSTER_FIELDS, settings_differ
+from vbench.stats.bench_settings import CLUSTER_FIELDS, cells_like, settings_differ
 from vbench.stats.campaign import Campaign
 from vbench.stats.campaign_pool import PooledRatio, pool_job_ratios
 from vbench.stats.compare import LEVEL
@@ -309,14 +309,18 @@ def _holds(iv: Interval | None, x: float | None) -> bool:
     return iv is not None and x is not None and iv.low is not None and iv.high is not None and iv.low <= x <= iv.high
 
 
+def row_error(row: PredictedJob) -> float | None:
+    """A row's error, measured / predicted - 1 (what the calibrated costs leave unexplained); None
+    without both estimates, or with a predicted ratio that is not positive. Pure."""
+    m, p = row.measured.estimate if row.measured is not None else None, row.predicted.estimate
+    if m is not None and p is not None and p > 0 and math.isfinite(m) and math.isfinite(p):
+        return m / p - 1
+    return None
+
+
 def _judged(rows: Sequence[PredictedJob]) -> list[tuple[PredictedJob, float]]:
-    """The rows with both estimates, each with its error measured / predicted - 1."""
-    out = []
-    for r in rows:
-        m, p = r.measured.estimate if r.measured is not None else None, r.predicted.estimate
-        if m is not None and p is not None and p > 0 and math.isfinite(m) and math.isfinite(p):
-            out.append((r, m / p - 1))
-    return out
+    """The rows with both estimates, each with its error measured / predicted - 1 (`row_error`)."""
+    return [(r, e) for r in rows if (e := row_error(r)) is not None]
 
 
 def accuracy(rows: Sequence[PredictedJob]) -> Accuracy | None:
@@ -545,6 +549,33 @@ def priced_in_cpu(campaign: Campaign, resources: Sequence[str]) -> Campaign:
     return replace(campaign, samples=_read(campaign, cm.cpu_weighted, resources=resources))
 
 
+#: How `vbench predict --costs` prices the micro-benchmarks: as measured, or in the machine's CPU.
+PRICINGS = ("wall", "cpu")
+
+
+def priced_campaigns(
+    pricing: str,
+    fit: Campaign,
+    calibration: Campaign,
+    resources: Sequence[str],
+    fit_costs_in: Campaign | None = None,
+) -> tuple[Campaign, Campaign, Campaign | None]:
+    """(fit, calibration, fit_costs_in) with their costs priced as `vbench predict --costs` prices
+    them, before anything is fitted: "wall" as measured; "cpu" the calibration's and the fit's
+    configurations' costs (`fit_costs_in`'s where given, else the fit's own calibration) in the
+    machine's CPU (`priced_in_cpu`). A campaign of measured jobs is not among them: jobs are not
+    costs. One function for the command and the paper (`vbench.paper.costs_pooled`), so a table of
+    the paper is the command's. Pure."""
+    if pricing not in PRICINGS:
+        raise ParamsError("--costs", f"one of {', '.join(PRICINGS)}, not {pricing!r}")
+    if pricing == "wall":
+        return fit, calibration, fit_costs_in
+    calibration = priced_in_cpu(calibration, resources)
+    if fit_costs_in is not None:  # the fit's configurations' costs are read from it, not from the fit
+        return fit, calibration, priced_in_cpu(fit_costs_in, resources)
+    return priced_in_cpu(fit, resources), calibration, None
+
+
 def format_busy(campaign: Campaign, rows: Sequence[cm.BusyCpus]) -> str:
     """The CPUs each configuration's runs kept busy, as `vbench predict --costs cpu` prints them
     under its table: what each cost was multiplied by. Pure."""
@@ -680,7 +711,14 @@ def prediction_inputs(
             "a measured ratio and a prediction must be ratios to the same configuration",
             "measured ratio",
         )
-    judged = tuple(measured_in) or (calibration,)
+    judged = []
+    for c in tuple(measured_in) or (calibration,):
+        # A campaign that timed a job in several settings is read in the fit's.
+        cut, said = cells_like(
+            c.samples, fit.samples, [(j.benchmark, j.metric) for j in cm.JOBS], c.name, also=CLUSTER_FIELDS
+        )
+        judged.append(replace(c, samples=cut) if said else c)
+        notes += said
     per_campaign = [(c, _read(c, cm.job_ratios_of, baseline=cal_baseline, conf=conf)) for c in judged]
     pooled: tuple[PooledRatio, ...] = ()
     if len(judged) > 1:
