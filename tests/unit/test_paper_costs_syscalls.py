@@ -48,6 +48,7 @@ from vbench.paper.inputs import (
     check_syscall_fit,
     committed_inputs,
     cpu_replications_of,
+    pooled_tests_of,
 )
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
@@ -815,9 +816,9 @@ def test_the_held_out_key_is_passed_on_or_refused_naming_the_file_and_the_key(tm
 def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each():
     """Set, the paper stage depends on each listed campaign's samples (or DVC would not rebuild its
     subsection when they change), as on each study campaign's, each of the memory level's later
-    tests', each campaign priced in the machine's CPU and each campaign of a further replication of it:
-    the stage's literal campaign lines are those five lists, no more (a campaign taken out of any is no
-    dependency left behind)."""
+    tests', each campaign priced in the machine's CPU, each campaign of a further replication of it and
+    each campaign of a test against pooled ratios: the stage's literal campaign lines are those six
+    lists, no more (a campaign taken out of any is no dependency left behind)."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
@@ -832,7 +833,15 @@ def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each
     replicated = [
         n for r in cpu_replications_of(paper.get("cpu_replications")) for n in (r.fit, r.fit_costs, *r.tests) if n
     ]
-    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names, *tests, *priced, *replicated)}
+    # A pooled test's campaigns may be another list's already (its calibration a later test, its
+    # measured campaign a replication's test): one line then, the other list's.
+    pooled = [
+        n
+        for t in pooled_tests_of(paper.get("pooled_tests"))
+        for n in (t.fit, t.fit_costs, t.calibration, *t.measured)
+        if n
+    ]
+    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names, *tests, *priced, *replicated, *pooled)}
     assert not set(replicated) & {*studies, *names, *tests, *priced}  # no path twice
     assert len(set(names)) == len(names) and not set(names) & set(studies)
     assert not set(tests) & {*studies, *names}  # no path twice

@@ -14,12 +14,16 @@ from vbench.paper.inputs import (
     CpuReplication,
     CpuReplicationDirs,
     PaperInputs,
+    PooledFields,
+    PooledTest,
+    PooledTestDirs,
     ReplicationFields,
     campaign_list,
     check_heldout,
     check_memory_tests,
     committed_inputs,
     cpu_replication_fields,
+    pooled_test_fields,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,6 +145,18 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.cpu_replications[{i}].fit",
             "params/paper.yaml: paper.cpu_replications[{i}].fit_costs",
             "params/paper.yaml: paper.cpu_replications[{i}].tests",
+        ),
+        "pooled_tests": [],
+        "pooled_tests_fields": PooledFields(
+            "params/paper.yaml: paper.pooled_tests",
+            "params/paper.yaml: paper.pooled_tests[{i}].fit",
+            "params/paper.yaml: paper.pooled_tests[{i}].fit_costs",
+            "params/paper.yaml: paper.pooled_tests[{i}].calibration",
+            "params/paper.yaml: paper.pooled_tests[{i}].measured",
+            "params/paper.yaml: paper.pooled_tests[{i}].resources",
+            "params/paper.yaml: paper.pooled_tests[{i}].seed",
+            "params/paper.yaml: paper.pooled_tests[{i}].fixed_pricing",
+            "paper.cost_fit_campaign",
         ),
         "barrier_dir": None,
         "barrier_fit_dir": None,
@@ -303,3 +319,23 @@ def test_the_notebook_s_reading_of_the_records_is_the_committed_rebuild_s(tmp_pa
     assert args["cpu_replications"] == [CpuReplicationDirs(raw / "f", (raw / "t1", raw / "t2"), raw / "c")]
     assert args["cpu_replications_fields"] == cpu_replication_fields(params / "paper.yaml")
     assert args["cpu_replications_fields"].at(0)[0] == f"{params / 'paper.yaml'}: paper.cpu_replications[0].fit"
+
+
+def test_the_notebook_s_reading_of_the_pooled_tests_is_the_committed_rebuild_s(tmp_path):
+    """The notebook's cell, run on a params file with a test against pooled ratios, builds the
+    arguments `committed_inputs` checks: the same record, the same directories, its fields named in
+    the file it is told."""
+    params = tmp_path / "params"
+    params.mkdir()
+    record = {"fit": "f", "calibration": "c", "measured": ["m1", "m2"], "resources": ["rpc"], "seed": 7}
+    (params / "paper.yaml").write_text(yaml.safe_dump({"paper": {"pooled_tests": [record]}}))
+    from vbench.params import load_yaml_section
+
+    records = load_yaml_section(params / "paper.yaml", "paper", required=True)
+    inputs = PaperInputs.from_params({"pooled_tests": records.get("pooled_tests")}, "", params / "paper.yaml")
+    assert inputs.pooled_tests == (PooledTest("f", "c", ("m1", "m2"), ("rpc",), 7),)
+    raw = Path("data/raw")
+    args = inputs.build_arguments(raw, params / "paper.yaml")
+    assert args["pooled_tests"] == [PooledTestDirs(raw / "f", raw / "c", (raw / "m1", raw / "m2"), ("rpc",), 7)]
+    assert args["pooled_tests_fields"] == pooled_test_fields(params / "paper.yaml")
+    assert args["pooled_tests_fields"].at(0, "measured") == f"{params / 'paper.yaml'}: paper.pooled_tests[0].measured"

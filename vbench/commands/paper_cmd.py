@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vbench.errors import ParamsError
-from vbench.paper.inputs import CpuReplicationDirs, ReplicationFields
+from vbench.paper.inputs import POOLED_PRICINGS, CpuReplicationDirs, PooledFields, PooledTestDirs, ReplicationFields
 from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
 
@@ -231,6 +231,60 @@ def register(sub) -> None:
         help="a campaign the last --cpu-replication-fit predicts (e.g. data/raw/costs-nospec-sameday-amd), priced "
         "in the machine's CPU and in wall time; repeatable, in the order given",
     )
+    p.set_defaults(pooled_tests=[])
+    p.add_argument(
+        "--pooled-fit",
+        type=Path,
+        action=_pooled_action("fit"),
+        metavar="DIR",
+        help="starts a test against pooled ratios: the fit campaign whose shares predict (e.g. "
+        "data/raw/costs-fit-memory-nospec), its configurations' costs read from its own calibration unless "
+        "--pooled-fit-costs follows; with --pooled-calibration, two --pooled-measured or more, --pooled-resource "
+        "and --pooled-seed, and --cost-fit; a paragraph and a table each, after the subsection priced in the "
+        "machine's CPU; repeatable, each starting another",
+    )
+    p.add_argument(
+        "--pooled-fit-costs",
+        type=Path,
+        action=_pooled_action("fit_costs"),
+        metavar="DIR",
+        help="the campaign the last --pooled-fit's configurations' costs are read from (`vbench predict --fit-costs`)",
+    )
+    p.add_argument(
+        "--pooled-calibration",
+        type=Path,
+        action=_pooled_action("calibration"),
+        metavar="DIR",
+        help="the calibration whose platforms the last --pooled-fit predicts (e.g. data/raw/costs-gvisor-sixblocks)",
+    )
+    p.add_argument(
+        "--pooled-measured",
+        type=Path,
+        action=_pooled_action("measured"),
+        metavar="DIR",
+        help="a campaign whose timed jobs are pooled into the ratios the last --pooled-fit's predictions are judged "
+        "against (`vbench predict --measured A,B,...`); repeatable, two or more",
+    )
+    p.add_argument(
+        "--pooled-resource",
+        action=_pooled_action("resources"),
+        metavar="RESOURCE",
+        help="a resource the last --pooled-fit fits (`vbench predict --resources`, e.g. rpc); repeatable",
+    )
+    p.add_argument(
+        "--pooled-seed",
+        type=int,
+        action=_pooled_action("seed"),
+        metavar="N",
+        help="the bootstrap seed of the last --pooled-fit's test (`vbench predict --seed`)",
+    )
+    p.add_argument(
+        "--pooled-fixed-pricing",
+        choices=POOLED_PRICINGS,
+        action=_pooled_action("fixed_pricing"),
+        help="the pricing the last --pooled-fit's design fixed before it ran; the other is said to be read after "
+        "its rule (default: none fixed, both read after)",
+    )
     _add_campaign_option(
         p,
         "--barrier",
@@ -283,6 +337,43 @@ def _replication_action(part: str) -> type[argparse.Action]:
     return Replication
 
 
+#: What a refusal of a test against pooled ratios names: its options, with the test's number.
+POOLED_OPTIONS = PooledFields(
+    "--pooled-fit",
+    "--pooled-fit (pooled test {n})",
+    "--pooled-fit-costs (pooled test {n})",
+    "--pooled-calibration (pooled test {n})",
+    "--pooled-measured (pooled test {n})",
+    "--pooled-resource (pooled test {n})",
+    "--pooled-seed (pooled test {n})",
+    "--pooled-fixed-pricing (pooled test {n})",
+    "--cost-fit",
+)
+
+
+def _pooled_action(part: str) -> type[argparse.Action]:
+    """The action of one option of a test against pooled ratios: "fit" starts one (`PooledTestDirs` in
+    `pooled_tests`); the others fill the last one started, refused before any; "measured" and
+    "resources" add to it, the others are given once a test."""
+
+    class Pooled(argparse.Action):
+        def __call__(self, parser, namespace, value, option_string=None):
+            tests = list(getattr(namespace, "pooled_tests", None) or [])
+            if part == "fit":
+                tests.append(PooledTestDirs(value))
+            elif not tests:
+                raise argparse.ArgumentError(self, "give --pooled-fit first: it starts the test")
+            elif part in ("measured", "resources"):
+                tests[-1] = replace(tests[-1], **{part: (*getattr(tests[-1], part), value)})
+            elif getattr(tests[-1], part) not in (None, ""):
+                raise argparse.ArgumentError(self, "given twice for one test")
+            else:
+                tests[-1] = replace(tests[-1], **{part: value})
+            namespace.pooled_tests = tests
+
+    return Pooled
+
+
 def _add_campaign_option(p, flag: str, help_text: str) -> None:
     """An optional campaign directory the paper reads one section from."""
     p.add_argument(flag, type=Path, default=None, metavar="DIR", help=help_text)
@@ -305,10 +396,11 @@ def run(args) -> int:
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
     # options, then --memory-levels-test, then --cpu-fit, --cpu-fit-costs and --cpu-test, then the
-    # --cpu-replication-* options, then the three --barrier options, itself before it reads anything
-    # (vbench.paper.inputs.check_cost_fit, check_syscall_fit, check_superseded_fit, check_levels,
-    # check_heldout, each LevelsPart.check, check_memory_tests, check_cpu_priced,
-    # check_cpu_replications, check_barrier): told their names, its refusal names the options.
+    # --cpu-replication-* options, then the --pooled-* options, then the three --barrier options,
+    # itself before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit,
+    # check_superseded_fit, check_levels, check_heldout, each LevelsPart.check, check_memory_tests,
+    # check_cpu_priced, check_cpu_replications, check_pooled_tests, check_barrier): told their names,
+    # its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,
@@ -358,6 +450,8 @@ def run(args) -> int:
         cpu_fields=("--cpu-fit", "--cpu-fit-costs", "--cpu-test", "--cost-fit"),
         cpu_replications=args.cpu_replications,
         cpu_replications_fields=REPLICATION_OPTIONS,
+        pooled_tests=args.pooled_tests,
+        pooled_tests_fields=POOLED_OPTIONS,
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

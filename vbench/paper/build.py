@@ -34,7 +34,10 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 after the memory level's, with the campaigns priced in the
                                 machine's CPU, a subsection, tables/costs-cpu.tex and
                                 costs-cpu.csv (vbench.paper.costs_cpu), with each further
-                                replication of it a paragraph and a group of rows more
+                                replication of it a paragraph and a group of rows more;
+                                after it, with tests against pooled ratios, a subsection,
+                                tables/costs-pooled-<n>.tex per test and costs-pooled.csv
+                                (vbench.paper.costs_pooled)
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -64,6 +67,7 @@ from vbench.paper import abstract as A
 from vbench.paper import costs as C
 from vbench.paper import costs_barrier as CB
 from vbench.paper import costs_cpu as CC
+from vbench.paper import costs_pooled as CP
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
@@ -86,6 +90,8 @@ from vbench.paper.inputs import (
     SUPERSEDED_FIT_FIELDS,
     SYSCALL_FIT_FIELDS,
     CpuReplicationDirs,
+    PooledFields,
+    PooledTestDirs,
     ReplicationFields,
     check_barrier,
     check_cost_fit,
@@ -94,6 +100,7 @@ from vbench.paper.inputs import (
     check_heldout,
     check_levels,
     check_memory_tests,
+    check_pooled_tests,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -210,6 +217,8 @@ def generate(
     cpu_fields: tuple[str, str, str, str] = CPU_FIELDS,
     cpu_replications: Sequence[CpuReplicationDirs] = (),
     cpu_replications_fields: ReplicationFields = ReplicationFields(),
+    pooled_tests: Sequence[PooledTestDirs] = (),
+    pooled_tests_fields: PooledFields = PooledFields(),
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -247,7 +256,11 @@ def generate(
     own costs against its own jobs, priced in CPU and in wall time, omitted when all three are None
     or empty; in it, after the first, each of `cpu_replications` (another fit, the campaign its
     configurations' costs are read from or None for its own, and its tests), a paragraph and a group
-    of rows each, in their order; and after it, a subsection on
+    of rows each, in their order; then a subsection judging predictions against each job's ratio
+    pooled over several campaigns (`vbench.paper.costs_pooled`), a paragraph and a table per one of
+    `pooled_tests` (a fit, its costs' campaign or None, a calibration, the measured campaigns, the
+    resources, the seed and the pricing its design fixed), in both pricings, omitted when empty; and
+    after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
@@ -263,7 +276,8 @@ def generate(
     `memory_levels_tests_fields`: the later tests' field then the memory level's fit's
     (`check_memory_tests`); `cpu_fields`: the fields of the fit, its costs and the tests priced in
     the machine's CPU, then the cost model's fit's (`check_cpu_priced`); `cpu_replications_fields`:
-    the further replications' key and each one's fields (`check_cpu_replications`); `barrier_fields`: the
+    the further replications' key and each one's fields (`check_cpu_replications`); `pooled_tests_fields`:
+    the pooled tests' key, each one's fields and the cost model's fit's (`check_pooled_tests`); `barrier_fields`: the
     barrier's three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
@@ -287,6 +301,7 @@ def generate(
     check_memory_tests(memory_levels_test_dirs, memory_levels_dir, *memory_levels_tests_fields)
     check_cpu_priced(cpu_fit_dir, cpu_fit_costs_dir, cpu_test_dirs, cost_fit_dir, *cpu_fields)
     check_cpu_replications(cpu_replications, cpu_fit_dir, cpu_fit_costs_dir, cpu_fields[:3], cpu_replications_fields)
+    check_pooled_tests(pooled_tests, cost_fit_dir, pooled_tests_fields)
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
@@ -323,9 +338,12 @@ def generate(
     # further replication's, its fit, its costs where another campaign's and its tests, in that order.
     cpu_dirs = [Path(d) for d in cpu_test_dirs]
     replicated_dirs = [Path(d) for r in cpu_replications for d in _replication_dirs(r)]
-    groups = (studies, list(own.values()), heldout_dirs, test_dirs, cpu_dirs, replicated_dirs)
+    # And each pooled test's: its fit, its costs where another campaign's, its calibration and its
+    # measured campaigns, in that order (a campaign another part reads too is read once).
+    pooled_dirs = [Path(d) for t in pooled_tests for d in _pooled_dirs(t)]
+    groups = (studies, list(own.values()), heldout_dirs, test_dirs, cpu_dirs, replicated_dirs, pooled_dirs)
     loaded = _read_once([d for g in groups for d in g])
-    studies_read, own_read, heldout_read, tests_read, cpu_read, replicated_read = _split(loaded, groups)
+    studies_read, own_read, heldout_read, tests_read, cpu_read, replicated_read, pooled_read = _split(loaded, groups)
     main, *extras = distinct_experiments(studies_read)
     read = dict(zip(own, own_read))
     campaign = merge_campaigns(main, extras)
@@ -395,6 +413,14 @@ def generate(
         if "cpu_fit" in read
         else None
     )
+    # Against pooled ratios: each test predicted in both pricings, as `vbench predict --measured A,B,...`
+    # reads it, before anything is written.
+    pooled = [
+        CP.pooled_test(
+            fit, calibration, measured, t.resources, t.seed, fit_costs=fit_costs, fixed_pricing=t.fixed_pricing
+        )
+        for t, (fit, fit_costs, calibration, measured) in zip(pooled_tests, _pooled_read(pooled_tests, pooled_read))
+    ]
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
@@ -412,6 +438,7 @@ def generate(
         sources += [_cost_note(t.study) for t in memory_levels.tests]
     if costs is not None:
         sources += CC.build_note(cpu) if cpu is not None else [CC.OMITTED_NOTE]
+        sources += CP.build_note(pooled) if pooled else [CP.OMITTED_NOTE]
     if barrier is not None:
         sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
@@ -488,9 +515,13 @@ def generate(
         file_levels,
         rpc_levels,
         memory_levels,
-        # Priced in the machine's CPU, then NNBench's barrier, the section's last: subsections other
-        # modules write.
-        after=_subsections(CC.cpu_tex(cpu) if cpu else [], CB.barrier_tex(barrier) if barrier else []),
+        # Priced in the machine's CPU, against pooled ratios, then NNBench's barrier, the section's
+        # last: subsections other modules write.
+        after=_subsections(
+            CC.cpu_tex(cpu) if cpu else [],
+            CP.pooled_tex(pooled) if pooled else [],
+            CB.barrier_tex(barrier) if barrier else [],
+        ),
     )
     _write(gen / f"{C.NAME}.tex", section, written)
     if cpu is not None:
@@ -498,6 +529,12 @@ def generate(
         has_table[CC.NAME] = True
         frame = CC.cpu_frame(cpu)
         _write(gen / f"{CC.NAME}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
+    for number, test in enumerate(pooled, start=1):
+        _write(gen / "tables" / f"{CP.table_name(number)}.tex", CP.table_pooled(test, number), written)
+        has_table[CP.table_name(number)] = True
+    if pooled:
+        frame = CP.pooled_frame(pooled)
+        _write(gen / f"{CP.NAME}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
     for study, part in (
         (costs, C.MAIN),
         (syscalls, C.SYSCALLS),
@@ -531,7 +568,16 @@ def generate(
         _write(fig_dir / f"{C.NAME}.tex", tex, written)
 
     # Which machine each campaign ran on (the appendix's tab:campaigns; the threats section counts them).
-    read_campaigns = (main, *extras, *read.values(), *heldout_read, *tests_read, *cpu_read, *replicated_read)
+    read_campaigns = (
+        main,
+        *extras,
+        *read.values(),
+        *heldout_read,
+        *tests_read,
+        *cpu_read,
+        *replicated_read,
+        *pooled_read,
+    )
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
     # The abstract's quotes, once: the table marks their campaigns, the macros quote them.
     quotes = A.container_quotes(stats, baseline)
@@ -634,6 +680,29 @@ def _replications_read(
         fit, *rest = loaded[at : at + n]
         costs = rest.pop(0) if r.fit_costs is not None else None
         out.append((fit, costs, rest))
+        at += n
+    return out
+
+
+def _pooled_dirs(test: PooledTestDirs) -> list[Path]:
+    """A pooled test's directories in the order they are read: its fit, its costs where another
+    campaign's, its calibration, its measured campaigns (checked: the calibration is given)."""
+    costs = [test.fit_costs] if test.fit_costs is not None else []
+    return [Path(test.fit), *(Path(c) for c in costs), Path(test.calibration), *(Path(m) for m in test.measured)]
+
+
+def _pooled_read(
+    tests: Sequence[PooledTestDirs], loaded: Sequence[Campaign]
+) -> list[tuple[Campaign, Campaign | None, Campaign, list[Campaign]]]:
+    """(fit, its costs or None, calibration, measured) of each pooled test, from its campaigns read
+    in `_pooled_dirs`' order."""
+    out, at = [], 0
+    for t in tests:
+        n = len(_pooled_dirs(t))
+        fit, *rest = loaded[at : at + n]
+        costs = rest.pop(0) if t.fit_costs is not None else None
+        calibration, *measured = rest
+        out.append((fit, costs, calibration, measured))
         at += n
     return out
 

@@ -81,8 +81,9 @@ machine named, the platforms and jobs of one campaign (`memory_levels_calibratio
 `memory_levels_measured_campaign`: costs-jvm-sameday) predicted and compared (`memory_levels`). The
 fits of levels are one record (`LevelsFit`), read by one function. The subsections after it are other
 modules': priced in the machine's CPU (`vbench.paper.costs_cpu`, whose tests are `levels_test`'s with
-the fit's costs read from another campaign, `cost_study`'s `fit_costs`) and NNBench's barrier
-(`vbench.paper.costs_barrier`).
+the fit's costs read from another campaign, `cost_study`'s `fit_costs`), judged against ratios pooled
+over campaigns (`vbench.paper.costs_pooled`, `vbench predict --measured A,B,...`'s reading) and
+NNBench's barrier (`vbench.paper.costs_barrier`).
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
 figure is built and nothing in the paper claims a result. Without the second study (its keys
@@ -1736,7 +1737,7 @@ def section_tex(
     (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), and given the fit priced by
     a JVM's call, its subsection (`RPC_LEVELS`: alike), given the memory level's fit, its subsection
     (`MEMORY_LEVELS`: alike), then the lines `after` (subsections other
-    modules write: `costs_cpu`'s, then `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
+    modules write: `costs_cpu`'s, `costs_pooled`'s, then `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
     is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")

@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Twenty-two keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Twenty-three keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -41,19 +41,25 @@ own costs against their own jobs, costs-cpu-sameday-amd), set all three or none,
 `cost_fit_campaign`; and so may `cpu_replications`, further replications of that subsection (a list of
 records, `CpuReplication`: a fit, the campaign its configurations' costs are read from, absent for the
 fit's own, and the campaigns it predicts; costs-nospec-fit-amd predicting costs-nospec-sameday-amd),
-only with those three; and so may `barrier_campaign`, `barrier_fit_campaign` and
+only with those three; and so may `pooled_tests`, predictions judged against each job's ratio pooled
+over several campaigns (a list of records, `PooledTest`: a fit, its configurations' costs' campaign,
+absent for the fit's own, a calibration, two or more measured campaigns, the resources, the seed and
+the pricing its design fixed; costs-fit-memory-nospec against gVisor's Intel campaigns,
+costs-nospec-fit-amd against its AMD ones), only with `cost_fit_campaign`; and so may
+`barrier_campaign`, `barrier_fit_campaign` and
 `barrier_calibration_campaign`, the subsection on NNBench's barrier (NNBench timed at two barriers,
 costs-nnbench-barrier; the levels' refit at a longer one, costs-fit-barrier; the calibration both
 fits predict from, costs-oneday-confirm), set all three or none, and only with
 `syscall_levels_campaign`. So a set key that names no measured campaign is refused, naming
 params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`,
 `levels_fields`, `heldout_fields`, `memory_tests_fields`, `cpu_fields`, `cpu_replication_fields`,
-`barrier_fields`, and the three-campaign subsections' `LevelsPart.fields`), by both ways of building,
-before anything is read: silently dropped, it would drop a result asked for; a record of
-`cpu_replications` not shaped as one is refused as it is read (`cpu_replications_of`), naming the
-file and the field. The checks are here (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`,
-`check_levels`, `check_heldout`, `LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and
-`MEMORY_LEVELS_INPUTS`, `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications` and
+`pooled_test_fields`, `barrier_fields`, and the three-campaign subsections' `LevelsPart.fields`), by
+both ways of building, before anything is read: silently dropped, it would drop a result asked for; a
+record of `cpu_replications` or `pooled_tests` not shaped as one is refused as it is read
+(`cpu_replications_of`, `pooled_tests_of`), naming the file and the field. The checks are here
+(`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`,
+`LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`,
+`check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests` and
 `check_barrier`: paths only, so `invoke paper` need not import the build,
 which loads matplotlib): `build_arguments` passes the keys' names through to them,
 `committed_inputs` calls them before it passes the campaigns on.
@@ -109,7 +115,7 @@ PAPER_CAMPAIGN_KEYS = (
 #: comma-separated list: read by `PaperInputs.from_params` (`cpu_replications_of`). DVC puts no list
 #: on a command line, so the paper stage passes the params file instead (`-p paper_params
 #: params/paper.yaml`) and its notebook reads them from it.
-PAPER_RECORD_KEYS = ("cpu_replications",)
+PAPER_RECORD_KEYS = ("cpu_replications", "pooled_tests")
 
 
 def cost_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
@@ -289,6 +295,216 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# --- paper.pooled_tests: predictions judged against ratios pooled over campaigns -------------------
+
+#: How `vbench predict --costs` prices the micro-benchmarks (`cost_prediction.PRICINGS`, not imported:
+#: this module reads names, not campaigns), and so what a pooled test's `fixed_pricing` may name.
+POOLED_PRICINGS = ("wall", "cpu")
+
+
+@dataclass(frozen=True)
+class PooledTestDirs:
+    """A test against pooled ratios as the build reads it: the fit's campaign directory, the
+    calibration's, each measured campaign's, the resources, the seed, the directory the fit's
+    configurations' costs are read from (None: the fit's own, as `vbench predict` reads them without
+    `--fit-costs`) and the pricing its design fixed ("": none). The command line fills one option at
+    a time, so a part may be missing until `check_pooled_tests` refuses it."""
+
+    fit: Path
+    calibration: Path | None = None
+    measured: tuple[Path, ...] = ()
+    resources: tuple[str, ...] = ()
+    seed: int | None = None
+    fit_costs: Path | None = None
+    fixed_pricing: str = ""
+
+
+@dataclass(frozen=True)
+class PooledTest:
+    """One record of params/paper.yaml's `pooled_tests`: `fit`'s shares on `resources` ("rpc",
+    "jvmstart"), its configurations' costs read from `fit_costs` ("": from `fit`'s own calibration),
+    predicting each platform `calibration` calibrated, seeded `seed`, each job judged against its
+    ratio pooled over the `measured` campaigns (two or more), in both pricings, as `vbench predict
+    CALIBRATION --fit FIT [--fit-costs FIT_COSTS] --resources ... --seed SEED --measured A,B,...
+    --costs wall|cpu` reads it. `fixed_pricing`: the pricing its design fixed before it ran ("": none
+    fixed, both read after). Names under data/raw/."""
+
+    fit: str
+    calibration: str
+    measured: tuple[str, ...]
+    resources: tuple[str, ...]
+    seed: int
+    fit_costs: str = ""
+    fixed_pricing: str = ""
+
+    def dirs(self, raw: Path) -> PooledTestDirs:
+        """Its campaigns' directories under `raw` (data/raw). Pure."""
+        return PooledTestDirs(
+            raw / self.fit,
+            raw / self.calibration,
+            tuple(raw / m for m in self.measured),
+            self.resources,
+            self.seed,
+            raw / self.fit_costs if self.fit_costs else None,
+            self.fixed_pricing,
+        )
+
+    def flags(self) -> list[tuple[str, str]]:
+        """(`vbench paper build` flag, value) of it: the fit's flag starts a test, the others add to
+        the one it started; the resources', seed's and fixed pricing's values are no campaigns
+        (`POOLED_VALUE_FLAGS`)."""
+        return [
+            ("pooled-fit", self.fit),
+            *([("pooled-fit-costs", self.fit_costs)] if self.fit_costs else []),
+            ("pooled-calibration", self.calibration),
+            *(("pooled-measured", m) for m in self.measured),
+            *(("pooled-resource", r) for r in self.resources),
+            ("pooled-seed", str(self.seed)),
+            *([("pooled-fixed-pricing", self.fixed_pricing)] if self.fixed_pricing else []),
+        ]
+
+
+#: The `vbench paper build` flags of a pooled test whose value is not a campaign: passed on as they
+#: are, not as a directory under data/raw (`paper_build_args`, `committed_inputs`).
+POOLED_VALUE_FLAGS = ("pooled-resource", "pooled-seed", "pooled-fixed-pricing")
+#: A record's fields in params/paper.yaml's `pooled_tests`: `fit_costs` and `fixed_pricing` may be left out.
+POOLED_TEST_KEYS = ("fit", "fit_costs", "calibration", "measured", "resources", "seed", "fixed_pricing")
+
+
+@dataclass(frozen=True)
+class PooledFields:
+    """What a refusal of a pooled test names: the key giving them all, each record's fields, each a
+    template of the record's index `{i}` (from 0, as a YAML list counts) or number `{n}` (from 1, as a
+    command line's options count), then the cost model's fit's field, which the tests need."""
+
+    key: str = "pooled_tests"
+    fit: str = "pooled_tests[{i}].fit"
+    fit_costs: str = "pooled_tests[{i}].fit_costs"
+    calibration: str = "pooled_tests[{i}].calibration"
+    measured: str = "pooled_tests[{i}].measured"
+    resources: str = "pooled_tests[{i}].resources"
+    seed: str = "pooled_tests[{i}].seed"
+    fixed_pricing: str = "pooled_tests[{i}].fixed_pricing"
+    cost_fit: str = "cost_fit_dir"
+
+    def at(self, i: int, part: str) -> str:
+        """Record `i`'s (from 0) field `part` ("fit", "measured", ...). Pure."""
+        return getattr(self, part).format(i=i, n=i + 1)
+
+
+def pooled_test_fields(where: Path | str = PAPER_PARAMS) -> PooledFields:
+    """What a refusal of `pooled_tests` names (`check_pooled_tests`): the key in `where`, each
+    record's fields under it, and the cost model's fit key. Pure."""
+    key = f"{where}: paper.pooled_tests"
+    template = key.replace("{", "{{").replace("}", "}}") + "[{i}]"
+    parts = {part: f"{template}.{part}" for part in POOLED_TEST_KEYS}
+    return PooledFields(key, **parts, cost_fit="paper.cost_fit_campaign")
+
+
+def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[PooledTest, ...]:
+    """params/paper.yaml's `pooled_tests` as records: absent or empty, none; else a list of mappings,
+    each with `fit`, `calibration` (campaigns), `measured` (two campaigns or more, a list or one
+    comma-separated string, none twice), `resources` (a list or a comma-separated string of the cost
+    model's resources), `seed` (an integer) and, optionally, `fit_costs` (a campaign) and
+    `fixed_pricing` (wall or cpu). Anything else is refused, naming `where` and the field. Pure:
+    whether the campaigns are measured is `check_pooled_tests`'."""
+    fields = pooled_test_fields(where)
+    if value is None or value == "" or value == []:
+        return ()
+    shape = (
+        "a list of records {fit: <campaign>, calibration: <campaign>, measured: [<campaign>, ...], "
+        "resources: [<resource>, ...], seed: <integer>}, fit_costs and fixed_pricing optional"
+    )
+    if not isinstance(value, list):
+        raise ParamsError(fields.key, f"{shape}, not {_shown(value)}")
+    records: list[PooledTest] = []
+    for i, record in enumerate(value):
+        field = f"{fields.key}[{i}]"
+        if not isinstance(record, dict):
+            raise ParamsError(field, f"{shape}: this one is {_shown(record)}")
+        unknown = [k for k in record if k not in POOLED_TEST_KEYS]
+        if unknown:
+            raise ParamsError(
+                f"{field}.{unknown[0]}", f"not a field of a pooled test: {', '.join(POOLED_TEST_KEYS)} are"
+            )
+        names = {}
+        for part, why in (
+            ("fit", "a pooled test's shares are fitted on the jobs of one"),
+            ("calibration", "a pooled test predicts the platforms one calibrated"),
+        ):
+            names[part] = _record_name(record.get(part), fields.at(i, part))
+            if not names[part]:
+                raise ParamsError(fields.at(i, part), f"names no campaign: {why}")
+        measured = _record_names(record.get("measured"), fields.at(i, "measured"))
+        _check_pooled_measured(measured, fields.at(i, "measured"))
+        resources = _pooled_resources(record.get("resources"), fields.at(i, "resources"))
+        seed = record.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ParamsError(fields.at(i, "seed"), f"an integer, the bootstrap's seed, not {_shown(seed)}")
+        pricing = record.get("fixed_pricing") or ""
+        if pricing and pricing not in POOLED_PRICINGS:
+            raise ParamsError(
+                fields.at(i, "fixed_pricing"),
+                f"the pricing its design fixed, {' or '.join(POOLED_PRICINGS)}, not {_shown(pricing)}",
+            )
+        test = PooledTest(
+            names["fit"],
+            names["calibration"],
+            measured,
+            resources,
+            seed,
+            _record_name(record.get("fit_costs"), fields.at(i, "fit_costs")),
+            pricing,
+        )
+        if test in records:
+            raise ParamsError(field, f"is record {records.index(test)}'s test again: each is one table")
+        records.append(test)
+    return tuple(records)
+
+
+def _record_names(value: Any, field: str) -> tuple[str, ...]:
+    """The campaigns a record lists: a list of names, or one comma-separated string; refused
+    naming `field` where one is empty or not a name."""
+    if isinstance(value, list):
+        names = tuple(_record_name(v, field) for v in value)
+        if not all(names):
+            raise ParamsError(field, "lists an empty name: each is a campaign")
+        return names
+    if isinstance(value, str) or value is None:
+        names = campaign_list(value)
+        for name in names:
+            campaign_name(name, field)
+        return names
+    raise ParamsError(field, f"a list of campaigns, not {_shown(value)}")
+
+
+def _check_pooled_measured(names: Sequence[str], field: str) -> None:
+    """A pooled test's measured campaigns: two or more (one campaign's ratio is its hour's, not
+    pooled: `vbench predict --measured` with one reads it alone), none twice (a campaign pooled with
+    itself would count its hour twice)."""
+    if not names:
+        raise ParamsError(field, "lists no campaign: a pooled ratio is read over two campaigns or more")
+    twice = sorted({n for n in names if list(names).count(n) > 1})
+    if twice:
+        raise ParamsError(field, f"lists {twice[0]!r} twice: each campaign is one reading of the pooled ratio")
+    if len(names) < 2:
+        raise ParamsError(field, f"lists only {names[0]!r}: a pooled ratio is read over two campaigns or more")
+
+
+def _pooled_resources(value: Any, field: str) -> tuple[str, ...]:
+    """A pooled test's resources, as `vbench predict --resources` names them: refused naming `field`
+    where none is named, one is unknown to the cost model or named twice (`checked_resources`)."""
+    # Imported here: the cost model's names are the statistics layer's, which `invoke paper` need not
+    # load until a record names resources.
+    from vbench.stats.cost_prediction import checked_resources
+
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ParamsError(field, f"a list of the cost model's resources, not {_shown(value)}")
+    return checked_resources(value, field)
+
+
 @dataclass(frozen=True)
 class LevelsPart:
     """A subsection of the cost model's section made of three campaigns: a fit of planted levels,
@@ -441,6 +657,9 @@ class PaperInputs:
     #: Further replications of it, in the paper's order: each a fit, its configurations' costs and the
     #: campaigns it predicts (`cpu_replications`).
     cpu_replications: tuple[CpuReplication, ...] = ()
+    #: Predictions judged against each job's ratio pooled over several campaigns, in the paper's order:
+    #: each a fit, a calibration, the measured campaigns, the resources and the seed (`pooled_tests`).
+    pooled_tests: tuple[PooledTest, ...] = ()
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -452,7 +671,7 @@ class PaperInputs:
         cls, paper: Mapping[str, Any], monitoring: str = "", where: Path | str = PAPER_PARAMS
     ) -> PaperInputs:
         """From params/paper.yaml's `paper` section and the pipeline's monitoring campaign; a record of
-        `cpu_replications` not shaped as one is refused naming `where` and its field."""
+        `cpu_replications` or `pooled_tests` not shaped as one is refused naming `where` and its field."""
         return cls(
             isolation=str(paper.get("isolation_campaign") or ""),
             monitoring=str(monitoring or ""),
@@ -480,6 +699,7 @@ class PaperInputs:
             cpu_fit_costs=str(paper.get("cpu_fit_costs_campaign") or ""),
             cpu_tests=campaign_list(paper.get("cpu_tests")),
             cpu_replications=cpu_replications_of(paper.get("cpu_replications"), where),
+            pooled_tests=pooled_tests_of(paper.get("pooled_tests"), where),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -518,6 +738,7 @@ class PaperInputs:
             ("cpu-fit-costs", self.cpu_fit_costs),
             *(("cpu-test", n) for n in self.cpu_tests),
             *(pair for r in self.cpu_replications for pair in r.flags()),
+            *(pair for t in self.pooled_tests for pair in t.flags()),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -601,6 +822,9 @@ class PaperInputs:
             "cpu_fields": priced_fields,
             "cpu_replications": [r.dirs(raw) for r in self.cpu_replications],
             "cpu_replications_fields": replication_fields,
+            # Each record's names were checked as it was read (`pooled_tests_of`).
+            "pooled_tests": [t.dirs(raw) for t in self.pooled_tests],
+            "pooled_tests_fields": pooled_test_fields(where),
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -796,6 +1020,49 @@ def check_cpu_replications(
         read.add(pair)
 
 
+def check_pooled_tests(
+    tests: Sequence[PooledTestDirs],
+    cost_fit_dir: Path | str | None,
+    fields: PooledFields = PooledFields(),
+) -> None:
+    """Refuse a test against pooled ratios given without the cost model's fit (`cost_fit_dir`), or
+    with a campaign not measured, no calibration, fewer than two measured campaigns or one listed
+    twice, no resource or an unknown one, no seed, or a fixed pricing `vbench predict --costs` does not
+    take, every record checked before anything is read, after `check_cpu_replications`. The same ways
+    in call it. `fields` names the key and each record's fields as the caller was given them; none
+    passes: no subsection."""
+    if not tests:
+        return
+    if cost_fit_dir is None:
+        raise ParamsError(
+            fields.key,
+            f"needs {fields.cost_fit} set too: the tests against pooled ratios are a subsection of the cost "
+            "model's section",
+        )
+    for i, t in enumerate(tests):
+        unset = f"or take its record out of {fields.key} to build the paper without it"
+        if t.calibration is None:
+            raise ParamsError(
+                fields.at(i, "calibration"), "names no campaign: a pooled test predicts the platforms one calibrated"
+            )
+        _check_pooled_measured([Path(m).name for m in t.measured], fields.at(i, "measured"))
+        named = [("fit", t.fit), *([("fit_costs", t.fit_costs)] if t.fit_costs is not None else [])]
+        named += [("calibration", t.calibration), *(("measured", m) for m in t.measured)]
+        for part, campaign_dir in named:
+            name = Path(campaign_dir).name
+            _require_samples(
+                campaign_dir, fields.at(i, part), f"measure it first (`vbench campaign run {name}`), {unset}"
+            )
+        _pooled_resources(list(t.resources), fields.at(i, "resources"))
+        if t.seed is None:
+            raise ParamsError(fields.at(i, "seed"), "names no seed: each test is read with the bootstrap seed it names")
+        if t.fixed_pricing and t.fixed_pricing not in POOLED_PRICINGS:
+            raise ParamsError(
+                fields.at(i, "fixed_pricing"),
+                f"the pricing its design fixed, {' or '.join(POOLED_PRICINGS)}, not {t.fixed_pricing!r}",
+            )
+
+
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
 #: arguments.
 SUPERSEDED_FIT_FIELDS = ("syscall_fit_superseded_dir", "syscall_fit_dir")
@@ -985,11 +1252,13 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
     `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
-    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` (`cpu_replications` too) or `barrier*` key
-    that is not measured there is refused (`check_cost_fit`, `check_syscall_fit`,
+    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` (`cpu_replications` too), `pooled_tests` or
+    `barrier*` key that is not measured there is refused (`check_cost_fit`, `check_syscall_fit`,
     `check_superseded_fit`, `check_levels`, `check_heldout`, each `LevelsPart.check`,
-    `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_barrier`), not left out;
-    so is a record of `cpu_replications` not shaped as one (`cpu_replications_of`)."""
+    `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests`,
+    `check_barrier`), not left out; so is a record of `cpu_replications` or `pooled_tests` not shaped as
+    one (`cpu_replications_of`, `pooled_tests_of`). A pooled test's resources, seed and fixed pricing
+    are passed on as values (`POOLED_VALUE_FLAGS`)."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -1022,6 +1291,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.cpu_fit_costs
         or inputs.cpu_tests
         or inputs.cpu_replications
+        or inputs.pooled_tests
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -1076,6 +1346,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["cpu_fields"][:3],
             args["cpu_replications_fields"],
         )
+        check_pooled_tests(args["pooled_tests"], args["cost_fit_dir"], args["pooled_tests_fields"])
         check_barrier(
             args["barrier_dir"],
             args["barrier_fit_dir"],
@@ -1083,12 +1354,14 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["syscall_levels_dir"],
             *args["barrier_fields"],
         )
-    return [(flag, name) for flag, name in inputs.flags() if (raw / name).is_dir()]
+    # A pooled test's resources, seed and fixed pricing are values, not campaigns: always passed on.
+    return [(flag, name) for flag, name in inputs.flags() if flag in POOLED_VALUE_FLAGS or (raw / name).is_dir()]
 
 
 def paper_build_args(campaign: str, inputs: list[tuple[str, str]]) -> list[str]:
-    """`vbench paper build`'s arguments for data/raw/<campaign> and (flag, campaign) inputs. Pure."""
+    """`vbench paper build`'s arguments for data/raw/<campaign> and (flag, campaign) inputs, a flag
+    of `POOLED_VALUE_FLAGS` with its value as it is. Pure."""
     args = ["paper", "build", "--campaign", f"data/raw/{campaign}"]
     for flag, name in inputs:
-        args += [f"--{flag}", f"data/raw/{name}"]
+        args += [f"--{flag}", name if flag in POOLED_VALUE_FLAGS else f"data/raw/{name}"]
     return args
