@@ -318,23 +318,14 @@ REPLICATION_OPTIONS = ReplicationFields(
 def _replication_action(part: str) -> type[argparse.Action]:
     """The action of one option of a further replication: "fit" starts one (`CpuReplicationDirs` in
     `cpu_replications`), "fit_costs" and "tests" add to the last one started, refused before any."""
-
-    class Replication(argparse.Action):
-        def __call__(self, parser, namespace, value, option_string=None):
-            replications = list(getattr(namespace, "cpu_replications", None) or [])
-            if part == "fit":
-                replications.append(CpuReplicationDirs(value, ()))
-            elif not replications:
-                raise argparse.ArgumentError(self, "give --cpu-replication-fit first: it starts the replication")
-            elif part == "fit_costs":
-                if replications[-1].fit_costs is not None:
-                    raise argparse.ArgumentError(self, "given twice for one replication")
-                replications[-1] = replace(replications[-1], fit_costs=value)
-            else:
-                replications[-1] = replace(replications[-1], tests=(*replications[-1].tests, value))
-            namespace.cpu_replications = replications
-
-    return Replication
+    return _record_action(
+        "cpu_replications",
+        part,
+        lambda fit: CpuReplicationDirs(fit, ()),
+        ("tests",),
+        "--cpu-replication-fit",
+        "replication",
+    )
 
 
 #: What a refusal of a test against pooled ratios names: its options, with the test's number.
@@ -355,23 +346,33 @@ def _pooled_action(part: str) -> type[argparse.Action]:
     """The action of one option of a test against pooled ratios: "fit" starts one (`PooledTestDirs` in
     `pooled_tests`); the others fill the last one started, refused before any; "measured" and
     "resources" add to it, the others are given once a test."""
+    return _record_action("pooled_tests", part, PooledTestDirs, ("measured", "resources"), "--pooled-fit", "test")
 
-    class Pooled(argparse.Action):
+
+def _record_action(
+    dest: str, part: str, start, repeated: tuple[str, ...], first: str, what: str
+) -> type[argparse.Action]:
+    """The action of one option of a record given on the command line as several options (a further
+    replication, a pooled test), kept in the namespace's list `dest`: "fit" starts one (`start(fit)`);
+    the others fill the last one started, refused before any; a part of `repeated` adds to it, the
+    others are given once a record (`first`: the option that starts one; `what`: what a record is)."""
+
+    class Record(argparse.Action):
         def __call__(self, parser, namespace, value, option_string=None):
-            tests = list(getattr(namespace, "pooled_tests", None) or [])
+            records = list(getattr(namespace, dest, None) or [])
             if part == "fit":
-                tests.append(PooledTestDirs(value))
-            elif not tests:
-                raise argparse.ArgumentError(self, "give --pooled-fit first: it starts the test")
-            elif part in ("measured", "resources"):
-                tests[-1] = replace(tests[-1], **{part: (*getattr(tests[-1], part), value)})
-            elif getattr(tests[-1], part) not in (None, ""):
-                raise argparse.ArgumentError(self, "given twice for one test")
+                records.append(start(value))
+            elif not records:
+                raise argparse.ArgumentError(self, f"give {first} first: it starts the {what}")
+            elif part in repeated:
+                records[-1] = replace(records[-1], **{part: (*getattr(records[-1], part), value)})
+            elif getattr(records[-1], part) not in (None, ""):
+                raise argparse.ArgumentError(self, f"given twice for one {what}")
             else:
-                tests[-1] = replace(tests[-1], **{part: value})
-            namespace.pooled_tests = tests
+                records[-1] = replace(records[-1], **{part: value})
+            setattr(namespace, dest, records)
 
-    return Pooled
+    return Record
 
 
 def _add_campaign_option(p, flag: str, help_text: str) -> None:

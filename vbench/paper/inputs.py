@@ -263,17 +263,7 @@ def cpu_replications_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[C
         if not fit:
             raise ParamsError(f"{field}.fit", "names no campaign: a replication is fitted on the jobs of one")
         costs = _record_name(record.get("fit_costs"), f"{field}.fit_costs")
-        tests = record.get("tests")
-        if isinstance(tests, list):
-            names = tuple(_record_name(t, f"{field}.tests") for t in tests)
-            if not all(names):
-                raise ParamsError(f"{field}.tests", "lists an empty name: each is a campaign")
-        elif isinstance(tests, str) or tests is None:
-            names = campaign_list(tests)
-            for name in names:
-                campaign_name(name, f"{field}.tests")
-        else:
-            raise ParamsError(f"{field}.tests", f"a list of campaigns, not {_shown(tests)}")
+        names = _record_names(record.get("tests"), f"{field}.tests")
         if not names:
             raise ParamsError(f"{field}.tests", "lists no campaign: a replication predicts one at least")
         records.append(CpuReplication(fit, names, costs))
@@ -287,6 +277,22 @@ def _record_name(value: Any, field: str) -> str:
     if not isinstance(value, str):
         raise ParamsError(field, f"a campaign's name, not {_shown(value)}")
     return campaign_name(value.strip(), field)
+
+
+def _record_names(value: Any, field: str) -> tuple[str, ...]:
+    """The campaigns a record lists: a list of names, or one comma-separated string; refused
+    naming `field` where one is empty or not a name."""
+    if isinstance(value, list):
+        names = tuple(_record_name(v, field) for v in value)
+        if not all(names):
+            raise ParamsError(field, "lists an empty name: each is a campaign")
+        return names
+    if isinstance(value, str) or value is None:
+        names = campaign_list(value)
+        for name in names:
+            campaign_name(name, field)
+        return names
+    raise ParamsError(field, f"a list of campaigns, not {_shown(value)}")
 
 
 def _shown(value: Any) -> str:
@@ -441,12 +447,7 @@ def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[Poole
         seed = record.get("seed")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ParamsError(fields.at(i, "seed"), f"an integer, the bootstrap's seed, not {_shown(seed)}")
-        pricing = record.get("fixed_pricing") or ""
-        if pricing and pricing not in POOLED_PRICINGS:
-            raise ParamsError(
-                fields.at(i, "fixed_pricing"),
-                f"the pricing its design fixed, {' or '.join(POOLED_PRICINGS)}, not {_shown(pricing)}",
-            )
+        pricing = _fixed_pricing(record.get("fixed_pricing") or "", fields.at(i, "fixed_pricing"))
         test = PooledTest(
             names["fit"],
             names["calibration"],
@@ -462,22 +463,6 @@ def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[Poole
     return tuple(records)
 
 
-def _record_names(value: Any, field: str) -> tuple[str, ...]:
-    """The campaigns a record lists: a list of names, or one comma-separated string; refused
-    naming `field` where one is empty or not a name."""
-    if isinstance(value, list):
-        names = tuple(_record_name(v, field) for v in value)
-        if not all(names):
-            raise ParamsError(field, "lists an empty name: each is a campaign")
-        return names
-    if isinstance(value, str) or value is None:
-        names = campaign_list(value)
-        for name in names:
-            campaign_name(name, field)
-        return names
-    raise ParamsError(field, f"a list of campaigns, not {_shown(value)}")
-
-
 def _check_pooled_measured(names: Sequence[str], field: str) -> None:
     """A pooled test's measured campaigns: two or more (one campaign's ratio is its hour's, not
     pooled: `vbench predict --measured` with one reads it alone), none twice (a campaign pooled with
@@ -489,6 +474,14 @@ def _check_pooled_measured(names: Sequence[str], field: str) -> None:
         raise ParamsError(field, f"lists {twice[0]!r} twice: each campaign is one reading of the pooled ratio")
     if len(names) < 2:
         raise ParamsError(field, f"lists only {names[0]!r}: a pooled ratio is read over two campaigns or more")
+
+
+def _fixed_pricing(value: Any, field: str) -> str:
+    """A pooled test's fixed pricing: "" (none fixed) or one `vbench predict --costs` takes, refused
+    naming `field` otherwise."""
+    if value and value not in POOLED_PRICINGS:
+        raise ParamsError(field, f"the pricing its design fixed, {' or '.join(POOLED_PRICINGS)}, not {_shown(value)}")
+    return value
 
 
 def _pooled_resources(value: Any, field: str) -> tuple[str, ...]:
@@ -1056,11 +1049,7 @@ def check_pooled_tests(
         _pooled_resources(list(t.resources), fields.at(i, "resources"))
         if t.seed is None:
             raise ParamsError(fields.at(i, "seed"), "names no seed: each test is read with the bootstrap seed it names")
-        if t.fixed_pricing and t.fixed_pricing not in POOLED_PRICINGS:
-            raise ParamsError(
-                fields.at(i, "fixed_pricing"),
-                f"the pricing its design fixed, {' or '.join(POOLED_PRICINGS)}, not {t.fixed_pricing!r}",
-            )
+        _fixed_pricing(t.fixed_pricing, fields.at(i, "fixed_pricing"))
 
 
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
