@@ -466,6 +466,7 @@ def test_the_committed_tests_are_records_the_stage_reads_from_the_params_file_an
     assert [(t.fit, t.calibration, t.resources, t.seed, t.fixed_pricing) for t in tests] == [
         ("costs-fit-memory-nospec", "costs-gvisor-sixblocks", ("rpc", "jvmstart"), 53075, "wall"),
         ("costs-nospec-fit-amd", "costs-nospec-sameday-amd", ("rpc",), 53041, ""),
+        ("costs-fit-sixblocks-amd", "costs-calib-sixblocks-amd", ("rpc", "jvmstart"), 53078, "cpu"),
     ]
     assert paper["cost_fit_campaign"], "a pooled test is a subsection of the cost model's section"
     assert "-p paper_params params/paper.yaml" in stage["cmd"] and {"params/paper.yaml": ["paper"]} in stage["params"]
@@ -508,7 +509,7 @@ def test_the_committed_tests_read_as_vbench_predict_reads_them():
     if not (ROOT / "data" / "raw" / "costs-fit-memory-nospec" / "samples.jsonl").is_file():
         pytest.skip("the committed campaigns are not checked out")
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
-    (first, _) = pooled_tests_of(paper["pooled_tests"])
+    first, *_ = pooled_tests_of(paper["pooled_tests"])
     t = first.dirs(ROOT / "data" / "raw")
     read = CP.pooled_test(
         load_campaign(t.fit),
@@ -565,3 +566,48 @@ def test_the_build_writes_the_subsection_its_tables_and_rows_and_reads_the_campa
     with pytest.raises(ParamsError) as err:
         generate(main_campaign, tmp_path / "gone", **given, pooled_tests=[test, gone])
     assert err.value.field == "pooled_tests[1].measured" and not (tmp_path / "gone" / "generated").exists()
+
+
+def test_the_six_block_test_splits_by_kind_of_job_as_docs_read_it():
+    """docs/results.md's reading of costs-fit-sixblocks-amd against gVisor's pooled AMD ratios (six
+    campaigns, costs-suite-confirm-amd's step split): the CPU pricing its rule 2 fixed nearer for both
+    NNBench steps, the wall pricing nearer for TeraSort and WordCount, neither within the target."""
+    if not (ROOT / "data" / "raw" / "costs-suite-confirm-amd" / "samples.jsonl").is_file():
+        pytest.skip("the committed campaigns are not checked out")
+    paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
+    *_, last = pooled_tests_of(paper["pooled_tests"])
+    t = last.dirs(ROOT / "data" / "raw")
+    read = CP.pooled_test(
+        load_campaign(t.fit),
+        load_campaign(t.calibration),
+        [load_campaign(m) for m in t.measured],
+        t.resources,
+        t.seed,
+        fixed_pricing=t.fixed_pricing,
+    )
+    errors = {p: {r.job: round(100 * row_error(r)) for r in read.reading(p).rows} for p in ("cpu", "wall")}
+    assert errors == {
+        "cpu": {
+            "terasort": -30,
+            "wordcount": -36,
+            "nnbench_create_write": 48,
+            "nnbench_open_read": 34,
+            "dfsio_write": -2,
+        },
+        "wall": {
+            "terasort": -4,
+            "wordcount": -13,
+            "nnbench_create_write": 100,
+            "nnbench_open_read": 87,
+            "dfsio_write": 35,
+        },
+    }
+    nearer = {job: "cpu" if abs(errors["cpu"][job]) < abs(errors["wall"][job]) else "wall" for job in errors["cpu"]}
+    assert [nearer[j] for j in ("nnbench_create_write", "nnbench_open_read", "terasort", "wordcount")] == [
+        "cpu",
+        "cpu",
+        "wall",
+        "wall",
+    ]
+    s = CP.summary_of(read.reading("cpu"))
+    assert (s.within_target, round(100 * s.median_abs_error)) == (1, 34)
