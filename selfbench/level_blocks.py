@@ -4,9 +4,9 @@
 A fit's rule 1 judges a level's lift by its interval over the blocks; when the bound misses, the
 question is whether one block did it or all of them spread. This prints, per configuration and
 resource, the cost ratio to the baseline in every block, the sd of their logs, and the interval
-`vbench predict` prints (`cost_model.cost_vectors_of` over the campaign priced by
-`cost_prediction.priced_campaigns`, the command's function): the per-block figures are the
-blocks that interval is the mean of, not a second computation.
+`vbench predict` prints (`cost_model.cost_vectors_of` over the campaign as measured, or priced by
+`cost_prediction.priced_in_cpu`, as the command prices a fit's own calibration): the per-block
+figures are the blocks that interval is the mean of, not a second computation.
 
 Reads a committed campaign; runs nothing.
 
@@ -26,7 +26,8 @@ from typing import Sequence
 
 from vbench.errors import VbenchError
 from vbench.stats import cost_model as cm
-from vbench.stats.cost_prediction import PRICINGS, baseline_of, checked_resources, priced_campaigns
+from vbench.paper.costs_pooled import PRICING_WORDS
+from vbench.stats.cost_prediction import PRICINGS, baseline_of, checked_resources, priced_in_cpu
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def level_blocks(
 
 
 def format_level_blocks(rows: Sequence[LevelBlocks], pricing: str) -> str:
-    lines = [f"costs priced {'in wall time' if pricing == 'wall' else 'in the machine CPU'}, ratio to the baseline"]
+    lines = [f"costs priced {PRICING_WORDS[pricing]}, ratio to the baseline"]
     for r in rows:
         per_block = ", ".join(f"{b} x{v:.2f}" for b, v in r.blocks) or "no blocks"
         sd = "n/a" if r.log_sd is None else f"{r.log_sd:.2f}"
@@ -88,11 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--costs", choices=PRICINGS, default=None, help="one pricing (default: both)")
     args = ap.parse_args(argv)
     try:
-        resources = checked_resources([r.strip() for r in args.resources.split(",") if r.strip()])
+        resources = checked_resources(args.resources.split(","))
         campaign = load_campaign(args.campaign)
         baseline = baseline_of(campaign)
         for pricing in [args.costs] if args.costs else PRICINGS:
-            priced, _, _ = priced_campaigns(pricing, campaign, campaign, resources)
+            priced = campaign if pricing == "wall" else priced_in_cpu(campaign, resources)
             vectors = cm.cost_vectors_of(priced.samples, baseline=baseline)
             print(format_level_blocks(level_blocks(vectors, resources), pricing))
     except VbenchError as exc:
