@@ -27,8 +27,8 @@ def _samples(benchmark: str, **settings) -> pd.DataFrame:
 
 
 def test_the_settings_are_the_configs_fields_but_how_much_is_timed():
-    assert settings_fields("jvmstart") == ("windows", "warmup_starts", "java_home")
-    assert settings_fields("rpc") == ("payload", "java_home", "other_cpus_busy")
+    assert settings_fields("jvmstart") == ("windows", "warmup_starts", "java_home", "copies")
+    assert settings_fields("rpc") == ("payload", "java_home", "other_cpus_busy", "copies")
     assert settings_fields("syscall") == ()
 
 
@@ -39,6 +39,7 @@ def test_a_setting_a_campaign_did_not_record_reads_as_what_its_samples_were_meas
         "windows": frozenset({"1"}),
         "warmup_starts": frozenset({"0"}),
         "java_home": frozenset({"/j"}),
+        "copies": frozenset({"1"}),  # copies came in issue #53's session of 2026-12-06: one loop before
     }
     assert settings_of(old, "rpc") == {}  # none of its samples
     # A setting whose module says nothing of samples without it reads "not recorded".

@@ -16,6 +16,9 @@ long, and the median leaves out only the windows it falls in. The warm-up: a gVi
 first three starts took twice the rest, and a task JVM on a cluster starts warm. `-Xshare:auto`
 (the default, said explicitly) maps the class-data sharing archive when the JVM can, as Hadoop's
 task JVMs do.
+
+`copies` runs that many of the loop at once (vbench.benchmarks.micro.copies: what it is for, and
+how a repeat's price is read then), each after its own warm-up.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from vbench.samples import Sample
 from vbench.validate import SafePathText
 
 from ._common import Runner, execute, one_step, sample
+from .copies import copy_outputs, in_copies, per_operation_together
 from .spawn import parse_lines, timed_loop
 
 NAME = "jvmstart"
@@ -54,6 +58,7 @@ class JvmStartConfig(BenchConfig):
     #: Not `warmup`: the runner stamps every sample's `warmup` (a warm-up cell), which the statistics drop.
     warmup_starts: int = Field(3, ge=0, le=1000)  # JVM starts before the first window, not timed
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
+    copies: int = Field(1, ge=1, le=16)  # loops run at once on the host, each its own JVMs
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
@@ -61,7 +66,7 @@ Config = JvmStartConfig
 PRESETS: dict[str, JvmStartConfig] = {}
 #: Each setting added after samples were recorded -> what those samples were measured with
 #: (one window of cold starts before 3719756): how vbench.stats.bench_settings reads a sample without it.
-SETTINGS_BEFORE_RECORDED = {"windows": 1, "warmup_starts": 0}
+SETTINGS_BEFORE_RECORDED = {"windows": 1, "warmup_starts": 0, "copies": 1}
 
 
 def find_java(cfg: JvmStartConfig, tool: str = NAME) -> str:
@@ -78,7 +83,7 @@ def find_java(cfg: JvmStartConfig, tool: str = NAME) -> str:
 
 
 def command(cfg: JvmStartConfig, workdir: str = "") -> str:
-    # workdir is unused (nothing is written), kept so every module has the same signature.
+    # workdir holds the copies' outputs where `copies` > 1; one loop writes nothing.
     # LC_ALL=C: the JVM's messages stay in English for the failure reason.
     header = 'echo "jvmstart java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
     program = f'"$java" {shlex.join(JAVA_ARGS)} > /dev/null 2>&1'
@@ -86,7 +91,9 @@ def command(cfg: JvmStartConfig, workdir: str = "") -> str:
         "export LC_ALL=C; "
         + find_java(cfg)
         + header
-        + timed_loop(NAME, program, cfg.count, cfg.repeats, cfg.windows, cfg.warmup_starts)
+        + in_copies(
+            NAME, timed_loop(NAME, program, cfg.count, cfg.repeats, cfg.windows, cfg.warmup_starts), cfg.copies, workdir
+        )
     )
 
 
@@ -95,9 +102,15 @@ def parse_stdout(text: str, cfg: JvmStartConfig) -> list[Sample]:
     if head is None:
         raise JobFailed("jvmstart: no 'jvmstart java=... version=...' line in output")
     meta = {"java": head.group(1), "java_version": head.group(2)}
+    # Per copy: (repeat, seconds of its count starts, seconds its windows took), one per repeat.
+    loops = [
+        parse_lines(NAME, out, cfg.count, cfg.repeats, cfg.windows) for out in copy_outputs(NAME, text, cfg.copies)
+    ]
     samples = []
-    for i, runs_s, took_s in parse_lines(NAME, text, cfg.count, cfg.repeats, cfg.windows):
-        samples.append(sample(NAME, "jvm_start_ms", runs_s / cfg.count * 1e3, "ms", cfg, repeat=i, **meta))
+    for i, repeat in enumerate(zip(*loops), start=1):
+        per_start_s = per_operation_together([runs_s / cfg.count for _, runs_s, _ in repeat])
+        took_s = max(took for _, _, took in repeat)
+        samples.append(sample(NAME, "jvm_start_ms", per_start_s * 1e3, "ms", cfg, repeat=i, **meta))
         samples.append(sample(NAME, "elapsed", took_s, "s", cfg, repeat=i, **meta))
     return samples
 

@@ -42,6 +42,10 @@ calibration that ran rpc with other settings; docs/results.md). The loops are th
 a one-CPU host), start just before the JVM, end with the script (killed by its EXIT trap, and each
 ends itself within ~0.15 s once the script's shell is gone), and share whatever CPU limit the host
 has (a planted CPU quota too, as a cluster's tasks would).
+
+`copies` runs that many JVMs at once, each its own client and server (as a NameNode answers several
+maps, each in its own JVM), each timing its own calls after its own warm-up; a repeat's price is
+what the host delivers with them all running (vbench.benchmarks.micro.copies).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from vbench.samples import Sample
 from vbench.validate import SafePathText
 
 from ._common import Runner, execute, one_step, sample
+from .copies import copy_outputs, in_copies, per_operation_together
 from .jvmstart import DEFAULT_JAVA_HOME, find_java
 
 NAME = "rpc"
@@ -80,6 +85,7 @@ class RpcConfig(BenchConfig):
     payload: int = Field(64, ge=0, le=65536)  # bytes of each request and each answer
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
     other_cpus_busy: bool = False  # a busy loop on each of the host's CPUs but one while the calls run
+    copies: int = Field(1, ge=1, le=16)  # JVMs run at once on the host, each its own client and server
 
 
 #: The registry and `vbench bench list` find every module's config under this name.
@@ -87,7 +93,7 @@ Config = RpcConfig
 PRESETS: dict[str, RpcConfig] = {}
 #: Each setting added after samples were recorded -> what those samples were measured with
 #: (rpc's calls were all timed with the other CPUs idle before 30386f0): how vbench.stats.bench_settings reads a sample without it.
-SETTINGS_BEFORE_RECORDED = {"other_cpus_busy": False}
+SETTINGS_BEFORE_RECORDED = {"other_cpus_busy": False, "copies": 1}
 
 
 def program_source() -> str:
@@ -128,7 +134,7 @@ def command(cfg: RpcConfig, workdir: str) -> str:
         + f"cd {d} || exit 1; trap '{stop}rm -f {PROGRAM}' EXIT; "
         + f"printf '%s' {shlex.quote(program_source())} > {PROGRAM} || exit 1; "
         + loops
-        + f'"$java" {shlex.join(JAVA_ARGS)} {PROGRAM} {shlex.join(args)}'
+        + in_copies(NAME, f'"$java" {shlex.join(JAVA_ARGS)} {PROGRAM} {shlex.join(args)}', cfg.copies, workdir)
     )
 
 
@@ -137,31 +143,45 @@ def parse_stdout(text: str, cfg: RpcConfig) -> list[Sample]:
     head = _HEADER.search(text)
     if head is None:
         raise JobFailed("rpc: no 'rpc java=... version=...' line in output")
+    loops = _LOOPS.search(text)
+    if cfg.other_cpus_busy and loops is None:
+        raise JobFailed("rpc: no 'rpc busy_loops=...' line in output (other_cpus_busy is set)")
+    # Per copy: its warm-up's calls, then (calls, seconds) of each repeat.
+    timed = [_copy_calls(out, cfg) for out in copy_outputs(NAME, text, cfg.copies)]
+    meta = {
+        "java": head.group(1),
+        "java_version": head.group(2),
+        "warmup_calls": sum(warm for warm, _ in timed),
+        "busy_loops": int(loops.group(1)) if cfg.other_cpus_busy else 0,
+    }
+    samples = []
+    for i, repeat in enumerate(zip(*(repeats for _, repeats in timed)), start=1):
+        n = sum(calls for calls, _ in repeat)
+        per_call_us = per_operation_together([elapsed_ns / calls / 1e3 for calls, elapsed_ns in repeat])
+        took_s = max(elapsed_ns for _, elapsed_ns in repeat) / 1e9
+        samples.append(sample(NAME, "rpc_us", per_call_us, "us", cfg, repeat=i, calls=n, **meta))
+        samples.append(sample(NAME, "elapsed", took_s, "s", cfg, repeat=i, calls=n, **meta))
+    return samples
+
+
+def _copy_calls(text: str, cfg: RpcConfig) -> tuple[int, list[tuple[int, int]]]:
+    """One JVM's warm-up calls and, per repeat, its calls and the nanoseconds they took, from its lines.
+    JobFailed when a line is missing, out of order or reports no calls."""
     warm = _WARMUP.search(text)
     if warm is None:
         raise JobFailed("rpc: no 'rpc warmup calls=... ns=...' line in output")
     found = _REPEAT.findall(text)
     if len(found) != cfg.repeats:
         raise JobFailed(f"rpc: expected {cfg.repeats} result lines, found {len(found)}")
-    loops = _LOOPS.search(text)
-    if cfg.other_cpus_busy and loops is None:
-        raise JobFailed("rpc: no 'rpc busy_loops=...' line in output (other_cpus_busy is set)")
-    meta = {
-        "java": head.group(1),
-        "java_version": head.group(2),
-        "warmup_calls": int(warm.group(1)),
-        "busy_loops": int(loops.group(1)) if cfg.other_cpus_busy else 0,
-    }
-    samples = []
+    repeats = []
     for i, (repeat, calls, ns) in enumerate(found, start=1):
         n, elapsed_ns = int(calls), int(ns)
         if int(repeat) != i:
             raise JobFailed(f"rpc: line {i} is repeat {repeat}, expected {i}")
         if n < 1 or elapsed_ns <= 0:
             raise JobFailed(f"rpc: repeat {i} reports {n} calls in {elapsed_ns} ns")
-        samples.append(sample(NAME, "rpc_us", elapsed_ns / n / 1e3, "us", cfg, repeat=i, calls=n, **meta))
-        samples.append(sample(NAME, "elapsed", elapsed_ns / 1e9, "s", cfg, repeat=i, calls=n, **meta))
-    return samples
+        repeats.append((n, elapsed_ns))
+    return int(warm.group(1)), repeats
 
 
 #: The contract's parse(outputs, cfg): one step, named after the benchmark.
