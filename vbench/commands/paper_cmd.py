@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from vbench.errors import ParamsError
-from vbench.paper.inputs import POOLED_PRICINGS, CpuReplicationDirs, PooledFields, PooledTestDirs, ReplicationFields
+from vbench.paper.inputs import FIXED_PRICINGS, CpuReplicationDirs, PooledFields, PooledTestDirs, ReplicationFields
 from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
 
@@ -280,10 +280,10 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--pooled-fixed-pricing",
-        choices=POOLED_PRICINGS,
+        choices=FIXED_PRICINGS,
         action=_pooled_action("fixed_pricing"),
-        help="the pricing the last --pooled-fit's design fixed before it ran; the other is said to be read after "
-        "its rule (default: none fixed, both read after)",
+        help="the pricing the last --pooled-fit's design fixed before it ran ('both': a rule for each); the other "
+        "is said to be read after its rule (default: none fixed, both read after)",
     )
     _add_campaign_option(
         p,

@@ -18,7 +18,8 @@ intervals hold the pooled ratio are `cost_prediction.accuracy`'s; the one count 
 within `costs.GVISOR_TARGET` (+/-15 %, issue #53's target) and of those under-predicted.
 
 A record's `fixed_pricing` names the pricing its design fixed before it ran; the other is said to be
-read after the rule, a lead, not a verdict; where none is fixed, both are read after. The sentences
+read after the rule, a lead, not a verdict; where none is fixed, both are read after; "both" where
+its design fixed a rule for each. The sentences
 give numbers, never a verdict: a design's rule is its own (params/experiments/, docs/results.md).
 
 Pure: campaigns in, records and text out.
@@ -33,6 +34,7 @@ from typing import Sequence
 import pandas as pd
 
 from vbench.stats import cost_model as cm
+from vbench.stats.bench_settings import settings_of
 from vbench.stats.campaign import Campaign
 from vbench.stats.cost_prediction import (
     PRICINGS,
@@ -50,6 +52,7 @@ from vbench.wording import count, job_name
 
 from vbench.paper import costs as C
 from vbench.paper.fmt import and_list, interval_text, tex_escape
+from vbench.paper.inputs import BOTH_PRICINGS
 from vbench.paper.tables.grid import Grid, render
 
 NAME = "costs-pooled"
@@ -138,10 +141,17 @@ class PooledTest:
     #: The pricing its design fixed before it ran ("": none).
     fixed_pricing: str
     readings: tuple[PooledReading, ...]
+    #: The copies at once its calibration and its fit's costs timed the fitted resources' benchmarks
+    #: with (1: each alone; vbench.benchmarks.micro.copies), where all ran with one number; 0 where not.
+    copies: int = 1
 
     @property
     def own_costs(self) -> bool:
         return self.fit_costs_name == self.fit_name
+
+    def fixed(self, pricing: str) -> bool:
+        """Whether its design fixed a rule for `pricing` before it ran."""
+        return self.fixed_pricing in (pricing, BOTH_PRICINGS)
 
     def reading(self, pricing: str) -> PooledReading:
         return next(r for r in self.readings if r.pricing == pricing)
@@ -199,16 +209,36 @@ def pooled_test(
     readings = tuple(
         pooled_reading(p, fit, calibration, measured, resources, seed, fit_costs, n_draws) for p in PRICINGS
     )
+    costs = fit_costs if fit_costs is not None else fit
     return PooledTest(
         fit.name,
-        (fit_costs if fit_costs is not None else fit).name,
+        costs.name,
         calibration.name,
         tuple(m.name for m in measured),
         resources,
         seed,
         fixed_pricing,
         readings,
+        _copies_alike(copies_timed(calibration.samples, resources), copies_timed(costs.samples, resources)),
     )
+
+
+def _copies_alike(calibration: int, fit_costs: int) -> int:
+    """The copies both the calibration and the fit's costs timed with; 0 where they differ."""
+    return calibration if calibration == fit_costs else 0
+
+
+def copies_timed(samples: pd.DataFrame, resources: Sequence[str]) -> int:
+    """The copies at once (`copies`: rpc's, jvmstart's) `samples` timed the named resources'
+    benchmarks with, where every one that has the setting ran with one same number; 1 where none has
+    it; 0 where they differ. Pure."""
+    said = set()
+    for name in resources:
+        settings = settings_of(samples, cm.RESOURCE_BY_NAME[name].benchmark)
+        said |= settings.get("copies", frozenset())
+    if not said:
+        return 1
+    return int(float(next(iter(said)))) if len(said) == 1 else 0
 
 
 def pooled_frame(tests: Sequence[PooledTest]) -> pd.DataFrame:
@@ -223,7 +253,7 @@ def pooled_frame(tests: Sequence[PooledTest]) -> pd.DataFrame:
                     {
                         "test": number,
                         "pricing": reading.pricing,
-                        "fixed_pricing": reading.pricing == test.fixed_pricing,
+                        "fixed_pricing": test.fixed(reading.pricing),
                         "platform": r.platform,
                         "job": r.job,
                         "predicted": r.predicted.estimate,
@@ -254,7 +284,9 @@ def pricing_label(test: PooledTest, pricing: str) -> str:
     """How a pricing is said beside its numbers: the one the design fixed before it ran, or read
     after the rule (a lead, not a verdict); where none is fixed, read after the design's rules."""
     said = f"priced {PRICING_WORDS[pricing]}"
-    if pricing == test.fixed_pricing:
+    if test.fixed_pricing == BOTH_PRICINGS:
+        return f"{said}, its rule fixed before it ran"
+    if test.fixed(pricing):
         return f"{said}, the pricing its design fixed before it ran"
     if test.fixed_pricing:
         return f"{said}, read after the rule (a lead, not a verdict)"
@@ -329,14 +361,19 @@ def record_paragraph(test: PooledTest, number: int) -> str:
         if test.own_costs
         else rf", its configurations' costs read from campaign \texttt{{{tex_escape(test.fit_costs_name)}}}"
     )
+    together = (
+        f" (each timed with {count(test.copies, 'copy', 'copies')} running at once on a host)"
+        if test.copies > 1
+        else ""
+    )
     opening = (
         rf"Table~\ref{{{table_label(number)}}}: each step's shares of native time that scale with "
-        rf"{C.cost_units_text(test.resources)}, fitted on campaign \texttt{{{tex_escape(test.fit_name)}}}{costs}, "
+        rf"{C.cost_units_text(test.resources)}{together}, fitted on campaign \texttt{{{tex_escape(test.fit_name)}}}{costs}, "
         rf"predict each platform of campaign \texttt{{{tex_escape(test.calibration_name)}}} from its costs "
         rf"(seed {test.seed}), each step judged against its ratio pooled over {_campaigns_pooled(test)}"
         rf"{_machines_clause(test)}."
     )
-    order = sorted(PRICINGS, key=lambda p: p != test.fixed_pricing)
+    order = sorted(PRICINGS, key=lambda p: not test.fixed(p))
     clauses = [reading_clause(test, p) for p in order]
     numbers = clauses[0][0].upper() + clauses[0][1:] + "; " + "; ".join(clauses[1:]) + "."
     left = test.readings[0].unpooled_platforms
@@ -392,7 +429,7 @@ def _measured_cell(row: PredictedJob) -> str:
 
 def _column_group(test: PooledTest, pricing: str) -> str:
     """A pricing's column group heading: fixed before the run, or read after."""
-    when = "fixed" if pricing == test.fixed_pricing else "read after"
+    when = "fixed" if test.fixed(pricing) else "read after"
     return f"Priced {PRICING_WORDS[pricing]} ({when})"
 
 
@@ -456,6 +493,8 @@ def _pricings_caption(test: PooledTest) -> str:
     """Which pricing was fixed before the design ran and which was read after it."""
     if not test.fixed_pricing:
         return "Neither pricing was fixed before its campaigns ran: both are read after its design's rules."
+    if test.fixed_pricing == BOTH_PRICINGS:
+        return "Its design fixed a rule for each pricing before its campaigns ran."
     other = and_list([PRICING_WORDS[p] for p in PRICINGS if p != test.fixed_pricing])
     return (
         f"Priced {PRICING_WORDS[test.fixed_pricing]}: the pricing its design fixed before it ran; "
@@ -499,7 +538,7 @@ def build_note(tests: Sequence[PooledTest]) -> list[str]:
                 if s is not None
                 else "no pooled ratio"
             )
-            fixed = " (fixed before it ran)" if reading.pricing == test.fixed_pricing else ""
+            fixed = " (fixed before it ran)" if test.fixed(reading.pricing) else ""
             lines.append(
                 f"cost model against pooled ratios: fitted on {test.fit_name} ({', '.join(test.resources)}), "
                 f"predicted for {test.calibration_name}'s platforms (seed {test.seed}) against "

@@ -304,8 +304,12 @@ def _shown(value: Any) -> str:
 # --- paper.pooled_tests: predictions judged against ratios pooled over campaigns -------------------
 
 #: How `vbench predict --costs` prices the micro-benchmarks (`cost_prediction.PRICINGS`, not imported:
-#: this module reads names, not campaigns), and so what a pooled test's `fixed_pricing` may name.
+#: this module reads names, not campaigns).
 POOLED_PRICINGS = ("wall", "cpu")
+#: What a pooled test's `fixed_pricing` may name: one pricing, or both where its design fixed a rule
+#: for each before it ran.
+BOTH_PRICINGS = "both"
+FIXED_PRICINGS = (*POOLED_PRICINGS, BOTH_PRICINGS)
 
 
 @dataclass(frozen=True)
@@ -479,8 +483,8 @@ def _check_pooled_measured(names: Sequence[str], field: str) -> None:
 def _fixed_pricing(value: Any, field: str) -> str:
     """A pooled test's fixed pricing: "" (none fixed) or one `vbench predict --costs` takes, refused
     naming `field` otherwise."""
-    if value and value not in POOLED_PRICINGS:
-        raise ParamsError(field, f"the pricing its design fixed, {' or '.join(POOLED_PRICINGS)}, not {_shown(value)}")
+    if value and value not in FIXED_PRICINGS:
+        raise ParamsError(field, f"the pricing its design fixed, {' or '.join(FIXED_PRICINGS)}, not {_shown(value)}")
     return value
 
 
