@@ -88,6 +88,14 @@ def slowdown_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     return out
 
 
+def machine_kernel_stamp(local: bool) -> dict[str, str]:
+    """`machine_kernel`: the controller's `uname -r` where the hosts are the local testbed's, all of
+    them on this machine's kernel (a gVisor sandbox's `uname -r` is its own emulated kernel's, so a
+    sample's `kernel` does not say it); nothing for hosts from elsewhere. gVisor's costs moved with
+    the kernel's build on the AMD EPYC machine (vbench.stats.machine_kernel)."""
+    return {"machine_kernel": platform.release()} if local else {}
+
+
 def java_version_line(java_home: str | Path) -> str:
     """The first line of `java -version`, java_home quoted (a params path is data, never shell). Pure."""
     return f"{shlex.quote(str(java_home).rstrip('/') + '/bin/java')} -version 2>&1 | head -n 1"

@@ -74,7 +74,7 @@ from vbench.monitor.monitor import Monitor, finish_monitor
 from vbench.monitor import kernel_entries, machine_cpu
 from vbench.machine_fit import MachineFacts, check_cluster_fits, check_clusters_fit_together
 from vbench.params import HadoopParams, TestbedParams, describe_validation_error, prefixed
-from vbench.provenance import cluster_provenance, machine_stamp, slowdown_stamp, vbench_commit
+from vbench.provenance import cluster_provenance, machine_kernel_stamp, machine_stamp, slowdown_stamp, vbench_commit
 from vbench.host import Host
 from vbench.ledger import read_ledger
 from vbench.samples import Failure
@@ -1039,6 +1039,7 @@ def run_campaign(
         "experiment": exp.experiment,
         "design_hash": design_hash(exp),
         "vbench_commit": vbench_commit(),
+        **machine_kernel_stamp(source.local),
     }
     dist = (
         fetch(hadoop.version, hadoop.examples_version, log=log)

@@ -39,6 +39,7 @@ from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats import machines as mc
 from vbench.stats.bench_settings import CLUSTER_FIELDS, cells_like, settings_differ
+from vbench.stats.machine_kernel import kernels_differ
 from vbench.stats.campaign import Campaign
 from vbench.stats.campaign_pool import PooledRatio, pool_job_ratios
 from vbench.stats.compare import LEVEL
@@ -741,6 +742,11 @@ def prediction_inputs(
             ratios="job ratios",
             also=CLUSTER_FIELDS,
         )
+    # Costs and jobs timed on different kernels of the machine: gVisor's moved with it.
+    read = {
+        c.name: c.samples for c in (fit, *([fit_costs_in] if fit_costs_in is not None else []), calibration, *judged)
+    }
+    notes += kernels_differ(list(read.items()))
     for m, ratios in per_campaign if measured_in else ():
         unmatched = sorted({v.platform for v in costs} - {r.platform for r in ratios}, key=natural_key)
         if unmatched:
