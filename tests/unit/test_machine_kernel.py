@@ -62,3 +62,15 @@ def test_the_committed_amd_campaigns_read_as_docs_say():
         "costs-suite-confirm-amd": {"6.18.44-fc-v1272"},
         "costs-calib-sixblocks-amd": frozenset(),
     }
+
+
+def test_the_kernel_campaign_carries_the_stamp_on_every_sample():
+    """docs/results.md: costs-suite-kernel-amd, the first campaign with the stamp, ran on v1272 alone."""
+    raw = ROOT / "data" / "raw" / "costs-suite-kernel-amd"
+    if not (raw / "samples.jsonl").is_file():
+        pytest.skip("the committed campaigns are not checked out")
+    from vbench.stats.campaign import load_campaign
+
+    samples = load_campaign(raw).samples
+    assert set(samples["machine_kernel"]) == {"6.18.44-fc-v1272"}
+    assert kernels_of(samples) == {"6.18.44-fc-v1272"}

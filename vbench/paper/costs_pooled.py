@@ -231,14 +231,16 @@ def _copies_alike(calibration: int, fit_costs: int) -> int:
 def copies_timed(samples: pd.DataFrame, resources: Sequence[str]) -> int:
     """The copies at once (`copies`: rpc's, jvmstart's) `samples` timed the named resources'
     benchmarks with, where every one that has the setting ran with one same number; 1 where none has
-    it; 0 where they differ. Pure."""
-    said = set()
+    it; 0 where they differ or one was not recorded. Pure."""
+    said: set[str] = set()
     for name in resources:
         settings = settings_of(samples, cm.RESOURCE_BY_NAME[name].benchmark)
         said |= settings.get("copies", frozenset())
     if not said:
         return 1
-    return int(float(next(iter(said)))) if len(said) == 1 else 0
+    # A value that is not a count ("not recorded") says no number either.
+    (only,) = said if len(said) == 1 else ("",)
+    return int(float(only)) if only.replace(".", "", 1).isdigit() else 0
 
 
 def pooled_frame(tests: Sequence[PooledTest]) -> pd.DataFrame:
