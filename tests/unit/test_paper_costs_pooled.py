@@ -585,14 +585,20 @@ def test_the_build_writes_the_subsection_its_tables_and_rows_and_reads_the_campa
     assert err.value.field == "pooled_tests[1].measured" and not (tmp_path / "gone" / "generated").exists()
 
 
+def _committed_errors(index: int, needs: str) -> tuple[CP.PooledTest, dict[str, dict[str, int]]]:
+    """The committed test at `index` (skipped where campaign `needs` is not checked out) and each
+    pricing's errors per step, in whole per cent."""
+    if not (ROOT / "data" / "raw" / needs / "samples.jsonl").is_file():
+        pytest.skip("the committed campaigns are not checked out")
+    read = _committed_reading(index)
+    return read, {p: {r.job: round(100 * row_error(r)) for r in read.reading(p).rows} for p in ("cpu", "wall")}
+
+
 def test_the_six_block_test_splits_by_kind_of_job_as_docs_read_it():
     """docs/results.md's reading of costs-fit-sixblocks-amd against gVisor's pooled AMD ratios (six
     campaigns, costs-suite-confirm-amd's step split): the CPU pricing its rule 2 fixed nearer for both
     NNBench steps, the wall pricing nearer for TeraSort and WordCount, neither within the target."""
-    if not (ROOT / "data" / "raw" / "costs-suite-confirm-amd" / "samples.jsonl").is_file():
-        pytest.skip("the committed campaigns are not checked out")
-    read = _committed_reading(2)
-    errors = {p: {r.job: round(100 * row_error(r)) for r in read.reading(p).rows} for p in ("cpu", "wall")}
+    read, errors = _committed_errors(2, "costs-suite-confirm-amd")
     assert errors == {
         "cpu": {
             "terasort": -30,
@@ -624,10 +630,7 @@ def test_the_two_copy_prices_leave_the_split_as_docs_read_it():
     """docs/results.md's reading of the six-block fit with its levels' and gVisor's costs priced with two
     JVMs at once (costs-copies-levels-amd, costs-copies-platforms-amd): neither of the design's rules 3
     and 4 held; the data steps over-predicted and the metadata steps under-predicted in both pricings."""
-    if not (ROOT / "data" / "raw" / "costs-copies-platforms-amd" / "samples.jsonl").is_file():
-        pytest.skip("the committed campaigns are not checked out")
-    read = _committed_reading(3)
-    errors = {p: {r.job: round(100 * row_error(r)) for r in read.reading(p).rows} for p in ("cpu", "wall")}
+    read, errors = _committed_errors(3, "costs-copies-platforms-amd")
     assert errors == {
         "cpu": {
             "terasort": -36,

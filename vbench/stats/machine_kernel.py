@@ -1,8 +1,8 @@
 """The machine's kernel a campaign ran on, and where campaigns read together ran on different ones.
 
 On the AMD EPYC machine gVisor's ratios moved with the machine's kernel build, not only with the
-hour: its TeraSort 2.83-3.23x native on 6.18.44-fc-v1147 (eight campaigns, 2026-12-04), 3.80 and
-5.00 on v1272 (2026-12-06), a JVM's start 3.07-3.74x against 5.44-6.27x (docs/results.md, "The
+hour: its TeraSort 2.75-3.43x native on 6.18.44-fc-v1147 (2026-12-04), 3.86-4.87x on v1272
+(2026-12-06), a JVM's start 3.26-3.72x against 5.24-6.23x in wall time (docs/results.md, "The
 machine's kernel under the pooled campaigns"). A judgement that pools campaigns, or carries a
 calibration to jobs timed on another day, can mix kernels without saying so. Every sample of a
 campaign on the local testbed carries `machine_kernel` (the controller's `uname -r`, which is every
