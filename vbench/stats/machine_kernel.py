@@ -20,10 +20,11 @@ from typing import Sequence
 
 import pandas as pd
 
+from vbench.params import CONTAINER_PLATFORMS
 from vbench.stats.tidy import value_text
 
 #: Host platforms whose `uname -r` is the machine's own kernel (they share it).
-SHARES_MACHINE_KERNEL = frozenset({"native", "lxc", "oci"})
+SHARES_MACHINE_KERNEL = frozenset({"native", *CONTAINER_PLATFORMS})
 
 
 def kernels_of(samples: pd.DataFrame) -> frozenset[str]:
@@ -40,7 +41,7 @@ def kernels_of(samples: pd.DataFrame) -> frozenset[str]:
     return frozenset(k for k in found if k)
 
 
-def kernels_differ(campaigns: Sequence[tuple[str, pd.DataFrame]], what: str = "the campaigns read") -> list[str]:
+def kernels_differ(campaigns: Sequence[tuple[str, pd.DataFrame]]) -> list[str]:
     """One note where `campaigns` (name, samples) ran on more than one machine kernel: each kernel
     with the campaigns on it, then those that recorded none; nothing where they agree or where
     fewer than two recorded one."""
@@ -57,6 +58,6 @@ def kernels_differ(campaigns: Sequence[tuple[str, pd.DataFrame]], what: str = "t
     said = "; ".join(f"{k} ({', '.join(names)})" for k, names in sorted(on.items()))
     none = f"; not recorded: {', '.join(unknown)}" if unknown else ""
     return [
-        f"{what} ran on different kernels of the machine: {said}{none}. gVisor's ratios moved with the "
+        f"the campaigns read ran on different kernels of the machine: {said}{none}. gVisor's ratios moved with the "
         "kernel on the AMD EPYC machine (docs/results.md, the machine's kernel under the pooled campaigns)"
     ]
