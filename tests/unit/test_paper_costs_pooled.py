@@ -47,6 +47,7 @@ from vbench.paper.inputs import (
     pooled_tests_of,
 )
 from vbench.stats.campaign import load_campaign
+from vbench.stats.machine_kernel import KernelsRead
 from vbench.stats.cost_prediction import row_error
 from vbench.stats.records import Interval
 
@@ -670,3 +671,66 @@ def test_the_copies_a_test_was_timed_with_are_read_from_its_samples():
         CP.copies_timed(pd.DataFrame([{"benchmark": "syscall", "metric": "syscall_ns", "value": 1.0}]), ["syscall"])
         == 1
     )
+
+
+# --- the machine's kernel ----------------------------------------------------------------------------
+
+
+def _on_kernel(campaign, kernel: str | None):
+    """`campaign` as if its samples had recorded `kernel` (None: recorded none)."""
+    samples = campaign.samples.drop(columns=["machine_kernel", "kernel"], errors="ignore")
+    if kernel is not None:
+        samples = samples.assign(machine_kernel=kernel)
+    return replace(campaign, samples=samples)
+
+
+def test_the_kernels_its_campaigns_ran_on_are_read_from_their_samples_each_campaign_once(raw):
+    fit, cal, *timed = (load_campaign(raw / n) for n in (POOLED_FIT, *MEASURED))
+    test = CP.pooled_test(
+        _on_kernel(fit, "k1"),
+        _on_kernel(cal, "k2"),
+        [_on_kernel(cal, "k2"), _on_kernel(timed[0], "k2"), _on_kernel(timed[1], None)],
+        ("rpc",),
+        SEED,
+        n_draws=DRAWS,
+    )
+    # The calibration is also measured: named once.
+    assert test.kernels.on == (("k1", (POOLED_FIT,)), ("k2", (POOLED_CAL, TIMED[0])))
+    assert test.kernels.unrecorded == (TIMED[1],) and test.kernels.differ
+
+
+def test_the_paragraph_names_each_kernel_build_with_its_campaigns_and_those_that_recorded_none(pooled):
+    two = replace(pooled, kernels=KernelsRead((("6.18-v1", ("a_b",)), ("6.18-v2", ("c", "d"))), ("e",)))
+    said = CP.kernels_sentence(two)
+    assert said == (
+        r"The campaigns it reads ran on 2 builds of the machine's kernel, \texttt{6.18-v1}: \texttt{a\_b}; "
+        r"\texttt{6.18-v2}: \texttt{c} and \texttt{d}; \texttt{e} recorded none."
+    )
+    text = CP.record_paragraph(two, 1)
+    assert said in text and text.index(said) < text.index("Priced in wall time")
+    one = replace(pooled, kernels=KernelsRead((("v2", ("c", "d")),), ()))
+    assert CP.kernels_sentence(one) == r"Every campaign it reads ran on the machine's kernel \texttt{v2}."
+    partly = replace(pooled, kernels=KernelsRead((("v2", ("c",)),), ("d",)))
+    assert CP.kernels_sentence(partly) == (
+        r"The campaigns it reads that recorded the machine's kernel ran on \texttt{v2}; \texttt{d} recorded none."
+    )
+    # Nothing recorded: nothing said, and the paragraph reads as before.
+    unread = replace(pooled, kernels=KernelsRead((), ("c", "d")))
+    assert CP.kernels_sentence(unread) == "" and "kernel" not in CP.record_paragraph(unread, 1)
+
+
+def test_the_committed_tests_say_which_kernel_builds_their_campaigns_ran_on():
+    """docs/results.md, "The machine's kernel under the pooled campaigns": tab:costs-pooled-3 judged a
+    calibration from v1272 against ratios pooled over four v1147 campaigns and two v1272 ones."""
+    read, _errors = _committed_errors(2, "costs-suite-confirm-amd")
+    assert dict(read.kernels.on) == {
+        "6.18.44-fc-v1147": (
+            "costs-accounting-gvisor",
+            "costs-nospec-gvisor",
+            "costs-nospec-sameday-amd",
+            "costs-sentry-gvisor",
+        ),
+        "6.18.44-fc-v1272": ("costs-fit-sixblocks-amd", "costs-suite-sameday-amd", "costs-suite-confirm-amd"),
+    }
+    assert read.kernels.unrecorded == ("costs-calib-sixblocks-amd",)
+    assert "ran on 2 builds of the machine's kernel" in CP.record_paragraph(read, 3)

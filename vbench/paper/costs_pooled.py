@@ -36,6 +36,7 @@ import pandas as pd
 from vbench.stats import cost_model as cm
 from vbench.stats.bench_settings import settings_of
 from vbench.stats.campaign import Campaign
+from vbench.stats.machine_kernel import KernelsRead, kernels_read
 from vbench.stats.cost_prediction import (
     PRICINGS,
     Accuracy,
@@ -144,6 +145,8 @@ class PooledTest:
     #: The copies at once its calibration and its fit's costs timed the fitted resources' benchmarks
     #: with (1: each alone; vbench.benchmarks.micro.copies), where all ran with one number; 0 where not.
     copies: int = 1
+    #: The machine kernels the campaigns it reads (fit, fit's costs, calibration, measured) ran on.
+    kernels: KernelsRead = KernelsRead((), ())
 
     @property
     def own_costs(self) -> bool:
@@ -210,6 +213,7 @@ def pooled_test(
         pooled_reading(p, fit, calibration, measured, resources, seed, fit_costs, n_draws) for p in PRICINGS
     )
     costs = fit_costs if fit_costs is not None else fit
+    read = {c.name: c.samples for c in (fit, costs, calibration, *measured)}  # each once, in this order
     return PooledTest(
         fit.name,
         costs.name,
@@ -220,6 +224,7 @@ def pooled_test(
         fixed_pricing,
         readings,
         _copies_alike(copies_timed(calibration.samples, resources), copies_timed(costs.samples, resources)),
+        kernels_read(list(read.items())),
     )
 
 
@@ -316,6 +321,29 @@ def _machines_clause(test: PooledTest) -> str:
     return f", its campaigns on {and_list([tex_escape(m) for m in models])}"
 
 
+def _campaign_names(names: Sequence[str]) -> str:
+    return and_list([rf"\texttt{{{tex_escape(n)}}}" for n in names])
+
+
+def kernels_sentence(test: PooledTest) -> str:
+    """The machine kernels its campaigns ran on: each build with its campaigns where they ran on
+    several (gVisor's ratios moved with the build on the AMD EPYC machine, docs/results.md), the one
+    build where they agree, and the campaigns that recorded none; "" where none recorded one."""
+    read = test.kernels
+    if not read.on:
+        return ""
+    none = f"; {_campaign_names(read.unrecorded)} recorded none" if read.unrecorded else ""
+    if read.differ:
+        builds = "; ".join(rf"\texttt{{{tex_escape(k)}}}: {_campaign_names(names)}" for k, names in read.on)
+        return f"The campaigns it reads ran on {len(read.on)} builds of the machine's kernel, {builds}{none}."
+    ((kernel, _names),) = read.on
+    if read.unrecorded:
+        return (
+            rf"The campaigns it reads that recorded the machine's kernel ran on \texttt{{{tex_escape(kernel)}}}{none}."
+        )
+    return rf"Every campaign it reads ran on the machine's kernel \texttt{{{tex_escape(kernel)}}}."
+
+
 def _steps(n: int) -> str:
     return count(n, "step")
 
@@ -385,7 +413,8 @@ def record_paragraph(test: PooledTest, number: int) -> str:
         if left
         else ""
     )
-    return f"{opening} {numbers}{unpooled}"
+    kernels = kernels_sentence(test)
+    return f"{opening} {kernels + ' ' if kernels else ''}{numbers}{unpooled}"
 
 
 #: The subsection's opening: what a pooled ratio is and why the predictions are judged against it.

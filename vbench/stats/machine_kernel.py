@@ -16,6 +16,7 @@ Pure: samples in, kernels and notes out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import pandas as pd
@@ -41,10 +42,22 @@ def kernels_of(samples: pd.DataFrame) -> frozenset[str]:
     return frozenset(k for k in found if k)
 
 
-def kernels_differ(campaigns: Sequence[tuple[str, pd.DataFrame]]) -> list[str]:
-    """One note where `campaigns` (name, samples) ran on more than one machine kernel: each kernel
-    with the campaigns on it, then those that recorded none; nothing where they agree or where
-    fewer than two recorded one."""
+@dataclass(frozen=True)
+class KernelsRead:
+    """Which machine kernels campaigns read together ran on."""
+
+    #: Each kernel, in order, with the campaigns that recorded it (a campaign on two, under both).
+    on: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The campaigns that recorded none.
+    unrecorded: tuple[str, ...]
+
+    @property
+    def differ(self) -> bool:
+        return len(self.on) > 1
+
+
+def kernels_read(campaigns: Sequence[tuple[str, pd.DataFrame]]) -> KernelsRead:
+    """The kernels `campaigns` (name, samples) say they ran on, each with its campaigns. Pure."""
     on: dict[str, list[str]] = {}
     unknown = []
     for name, samples in campaigns:
@@ -53,10 +66,18 @@ def kernels_differ(campaigns: Sequence[tuple[str, pd.DataFrame]]) -> list[str]:
             unknown.append(name)
         for k in sorted(kernels):
             on.setdefault(k, []).append(name)
-    if len(on) < 2:
+    return KernelsRead(tuple((k, tuple(names)) for k, names in sorted(on.items())), tuple(unknown))
+
+
+def kernels_differ(campaigns: Sequence[tuple[str, pd.DataFrame]]) -> list[str]:
+    """One note where `campaigns` (name, samples) ran on more than one machine kernel: each kernel
+    with the campaigns on it, then those that recorded none; nothing where they agree or where
+    fewer than two recorded one."""
+    read = kernels_read(campaigns)
+    if not read.differ:
         return []
-    said = "; ".join(f"{k} ({', '.join(names)})" for k, names in sorted(on.items()))
-    none = f"; not recorded: {', '.join(unknown)}" if unknown else ""
+    said = "; ".join(f"{k} ({', '.join(names)})" for k, names in read.on)
+    none = f"; not recorded: {', '.join(read.unrecorded)}" if read.unrecorded else ""
     return [
         f"the campaigns read ran on different kernels of the machine: {said}{none}. gVisor's ratios moved with the "
         "kernel on the AMD EPYC machine (docs/results.md, the machine's kernel under the pooled campaigns)"
