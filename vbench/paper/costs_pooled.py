@@ -36,7 +36,6 @@ import pandas as pd
 from vbench.stats import cost_model as cm
 from vbench.stats.bench_settings import settings_of
 from vbench.stats.campaign import Campaign
-from vbench.stats.machine_kernel import KernelsRead, kernels_read
 from vbench.stats.cost_prediction import (
     PRICINGS,
     Accuracy,
@@ -48,6 +47,7 @@ from vbench.stats.cost_prediction import (
     priced_campaigns,
     row_error,
 )
+from vbench.stats.machine_kernel import KernelsRead, kernels_read
 from vbench.stats.records import Interval
 from vbench.wording import count, job_name
 
@@ -335,7 +335,7 @@ def kernels_sentence(test: PooledTest) -> str:
     none = f"; {_campaign_names(read.unrecorded)} recorded none" if read.unrecorded else ""
     if read.differ:
         builds = "; ".join(rf"\texttt{{{tex_escape(k)}}}: {_campaign_names(names)}" for k, names in read.on)
-        return f"The campaigns it reads ran on {len(read.on)} builds of the machine's kernel, {builds}{none}."
+        return f"The campaigns it reads ran on {count(len(read.on), 'build')} of the machine's kernel, {builds}{none}."
     ((kernel, _names),) = read.on
     if read.unrecorded:
         return (
