@@ -47,8 +47,8 @@ from vbench.paper.inputs import (
     pooled_tests_of,
 )
 from vbench.stats.campaign import load_campaign
-from vbench.stats.machine_kernel import KernelsRead
 from vbench.stats.cost_prediction import row_error
+from vbench.stats.machine_kernel import KernelsRead
 from vbench.stats.records import Interval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -720,8 +720,9 @@ def test_the_paragraph_names_each_kernel_build_with_its_campaigns_and_those_that
 
 
 def test_the_committed_tests_say_which_kernel_builds_their_campaigns_ran_on():
-    """docs/results.md, "The machine's kernel under the pooled campaigns": tab:costs-pooled-3 judged a
-    calibration from v1272 against ratios pooled over four v1147 campaigns and two v1272 ones."""
+    """docs/results.md, "The machine's kernel under the pooled campaigns": tab:costs-pooled-3's fit ran
+    on v1272, its ratios are pooled over four v1147 campaigns and two v1272 ones, and its calibration
+    (a calibration-only campaign from before the stamp) recorded none."""
     read, _errors = _committed_errors(2, "costs-suite-confirm-amd")
     assert dict(read.kernels.on) == {
         "6.18.44-fc-v1147": (

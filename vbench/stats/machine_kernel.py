@@ -46,7 +46,7 @@ def kernels_of(samples: pd.DataFrame) -> frozenset[str]:
 class KernelsRead:
     """Which machine kernels campaigns read together ran on."""
 
-    #: Each kernel, in order, with the campaigns that recorded it (a campaign on two, under both).
+    #: Each kernel, in name order, with the campaigns that recorded it (a campaign on two, under both).
     on: tuple[tuple[str, tuple[str, ...]], ...]
     #: The campaigns that recorded none.
     unrecorded: tuple[str, ...]
