@@ -703,16 +703,16 @@ def test_the_paragraph_names_each_kernel_build_with_its_campaigns_and_those_that
     two = replace(pooled, kernels=KernelsRead((("6.18-v1", ("a_b",)), ("6.18-v2", ("c", "d"))), ("e",)))
     said = CP.kernels_sentence(two)
     assert said == (
-        r"The campaigns it reads ran on 2 builds of the machine's kernel, \texttt{6.18-v1}: \texttt{a\_b}; "
-        r"\texttt{6.18-v2}: \texttt{c} and \texttt{d}; \texttt{e} recorded none."
+        r"The campaigns it reads ran on 2 builds of the machine's kernel, 6.18-v1: \texttt{a\_b}; "
+        r"6.18-v2: \texttt{c} and \texttt{d}; \texttt{e} recorded none."
     )
     text = CP.record_paragraph(two, 1)
     assert said in text and text.index(said) < text.index("Priced in wall time")
     one = replace(pooled, kernels=KernelsRead((("v2", ("c", "d")),), ()))
-    assert CP.kernels_sentence(one) == r"Every campaign it reads ran on the machine's kernel \texttt{v2}."
+    assert CP.kernels_sentence(one) == r"Every campaign it reads ran on the machine's kernel v2."
     partly = replace(pooled, kernels=KernelsRead((("v2", ("c",)),), ("d",)))
     assert CP.kernels_sentence(partly) == (
-        r"The campaigns it reads that recorded the machine's kernel ran on \texttt{v2}; \texttt{d} recorded none."
+        r"The campaigns it reads that recorded the machine's kernel ran on v2; \texttt{d} recorded none."
     )
     # Nothing recorded: nothing said, and the paragraph reads as before.
     unread = replace(pooled, kernels=KernelsRead((), ("c", "d")))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vbench.paper.machines import campaigns_table_tex, machines_sentence
+from vbench.paper.machines import campaigns_table_tex, jvm_sentence, machines_sentence
 from vbench.paper.macros import machine_sentence, quoted_sentence
 from vbench.stats.campaign import Campaign
 
@@ -173,3 +173,26 @@ def test_a_sandbox_s_cpu_placeholder_names_no_machine(tmp_path):
     )
     probe = {"quiet.verdict": "ok", "quiet.cpu_probe_ms": 30.0, "block": 0, "round": 0}
     assert quiet_probes([{**probe, "cpu_model": f"A; {SANDBOX_CPU_MODEL}"}]) == {"A": [30.0]}
+
+
+def _jvms(name: str, builds: dict[str, str]) -> Campaign:
+    samples = pd.DataFrame(
+        {"platform": list(builds), "java_version": [f'openjdk version "{v}" 2026-04-21' for v in builds.values()]}
+    )
+    return Campaign(Path(name), name, samples)
+
+
+def test_the_threats_count_the_campaigns_whose_compared_hosts_ran_different_jvm_builds():
+    campaigns = [
+        _jvms("a", {"native": "17.0.15", "lxc": "17.0.19"}),
+        _jvms("b", {"native": "17.0.15", "gvisor": "17.0.21"}),
+        _jvms("c", {"native": "17.0.15", "native~aa": "17.0.15"}),
+        _campaign("d"),  # recorded no JVM
+    ]
+    assert jvm_sentence(campaigns) == (
+        "In 2 of the 4 campaigns the compared hosts ran different JVM builds (openjdk 17.0.15, openjdk 17.0.19 "
+        "and openjdk 17.0.21): a native host runs the machine's JDK, a container or a sandbox the one in vbench's "
+        "guest image, so each of those ratios holds the difference between the builds as well as the platform's; "
+        "it was not measured apart."
+    )
+    assert jvm_sentence(campaigns[2:]) == ""

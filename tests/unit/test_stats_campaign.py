@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+
 from vbench.stats.campaign import load_campaign
 from vbench.samples import Failure, Sample, append_records
 
@@ -101,3 +103,35 @@ def test_nnbench_maps_that_began_late_after_the_barrier_are_noted_per_platform(t
     assert load_campaign(tmp_path).notes == [
         note + "; a barrier_s of 40 s or more would have let every map wait in these runs"
     ]
+
+
+def test_configurations_on_different_jvm_builds_are_noted_once_each_build_with_its_platforms(tmp_path):
+    """Every committed campaign to 2026-12-06 compared native's JVM (the machine's openjdk 17.0.15)
+    with the guest image's (17.0.19) on LXC, OCI and gVisor: the note says which ran which; a
+    campaign whose configurations name one build, or that recorded none, says nothing."""
+    from vbench.stats.campaign import jvm_note
+
+    def run(platform, version):
+        meta = {"platform": platform, "repetition": 1, "run_id": platform}
+        if version is not None:
+            meta["java_version"] = f'openjdk version "{version}" 2026-04-21'
+        return Sample("terasort", "terasort_time", 20.0, "s", meta, timestamp=1000.0)
+
+    append_records(tmp_path / "samples.jsonl", [run("native", "17.0.15"), run("lxc", "17.0.19"), run("oci", "17.0.19")])
+    (note,) = [n for n in load_campaign(tmp_path).notes if "JVM" in n]
+    assert note.startswith(
+        "the configurations ran different JVM builds (lxc, oci openjdk 17.0.19; native openjdk 17.0.15): each "
+        "ratio between them holds the JVM's difference as well as the platform's"
+    )
+    same = pd.DataFrame({"platform": ["native", "lxc"], "java_version": ['openjdk version "17.0.19"'] * 2})
+    assert jvm_note(same) == []
+    assert jvm_note(pd.DataFrame({"platform": ["native"], "value": [1.0]})) == []
+    # A configuration whose runs named two builds lists both; a value not shaped so is shown as it is.
+    mixed = pd.DataFrame(
+        {
+            "platform": ["gvisor", "gvisor", "native"],
+            "java_version": ['openjdk version "17.0.15"', 'openjdk version "17.0.19"', "unknown"],
+        }
+    )
+    (said,) = jvm_note(mixed)
+    assert "(gvisor openjdk 17.0.15 and openjdk 17.0.19; native unknown)" in said

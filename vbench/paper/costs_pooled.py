@@ -321,8 +321,14 @@ def _machines_clause(test: PooledTest) -> str:
     return f", its campaigns on {and_list([tex_escape(m) for m in models])}"
 
 
+#: A hyphen in code font after which a line may break.
+BREAK_AFTER_HYPHEN = r"-\allowbreak{}"
+
+
 def _campaign_names(names: Sequence[str]) -> str:
-    return and_list([rf"\texttt{{{tex_escape(n)}}}" for n in names])
+    """Campaigns in code font, each free to break after a hyphen: a sentence listing eight of them
+    otherwise sticks out of the column (code font neither hyphenates nor stretches)."""
+    return and_list([r"\texttt{" + tex_escape(n).replace("-", BREAK_AFTER_HYPHEN) + "}" for n in names])
 
 
 def kernels_sentence(test: PooledTest) -> str:
@@ -334,14 +340,13 @@ def kernels_sentence(test: PooledTest) -> str:
         return ""
     none = f"; {_campaign_names(read.unrecorded)} recorded none" if read.unrecorded else ""
     if read.differ:
-        builds = "; ".join(rf"\texttt{{{tex_escape(k)}}}: {_campaign_names(names)}" for k, names in read.on)
+        # A build in running text, not code font: it breaks at its hyphens where a line must.
+        builds = "; ".join(f"{tex_escape(k)}: {_campaign_names(names)}" for k, names in read.on)
         return f"The campaigns it reads ran on {count(len(read.on), 'build')} of the machine's kernel, {builds}{none}."
     ((kernel, _names),) = read.on
     if read.unrecorded:
-        return (
-            rf"The campaigns it reads that recorded the machine's kernel ran on \texttt{{{tex_escape(kernel)}}}{none}."
-        )
-    return rf"Every campaign it reads ran on the machine's kernel \texttt{{{tex_escape(kernel)}}}."
+        return rf"The campaigns it reads that recorded the machine's kernel ran on {tex_escape(kernel)}{none}."
+    return rf"Every campaign it reads ran on the machine's kernel {tex_escape(kernel)}."
 
 
 def _steps(n: int) -> str:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from vbench.campaign.machine_ref import samples_probe_ms
-from vbench.stats.campaign import Campaign
+from vbench.stats.campaign import Campaign, jvm_builds, jvm_note
 from vbench.stats.machines import recorded
 from vbench.stats.keys import natural_key
 from vbench.wording import count
@@ -64,6 +64,22 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
             + (f" (not taken in {count(missing, 'campaign')})" if missing else "")
         )
     return sentence + rf". Table~\ref{{{LABEL}}} in the appendix gives each campaign's CPU model and probe."
+
+
+def jvm_sentence(campaigns: list[Campaign]) -> str:
+    """The threats section's JVM builds: how many of the campaigns compared configurations whose hosts
+    ran different builds (`vbench.stats.campaign.jvm_note`), and which builds; "" where none did."""
+    campaigns = _distinct(campaigns)
+    differing = [c for c in campaigns if jvm_note(c.samples)]
+    if not differing:
+        return ""
+    builds = sorted({b for c in differing for bs in jvm_builds(c.samples).values() for b in bs}, key=natural_key)
+    return (
+        f"In {len(differing)} of the {count(len(campaigns), 'campaign')} the compared hosts ran different JVM "
+        f"builds ({and_list([tex_escape(b) for b in builds])}): a native host runs the machine's JDK, a container "
+        "or a sandbox the one in vbench's guest image, so each of those ratios holds the difference between "
+        "the builds as well as the platform's; it was not measured apart."
+    )
 
 
 def campaigns_table_tex(

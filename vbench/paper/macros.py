@@ -37,7 +37,7 @@ from vbench.paper.delta import (
     holm_family_size,
     rule_tex,
 )
-from vbench.paper.machines import LABEL as CAMPAIGNS_LABEL, machines_sentence
+from vbench.paper.machines import LABEL as CAMPAIGNS_LABEL, jvm_sentence, machines_sentence
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables.testbed import java_short
 from vbench.paper.fmt import (
@@ -404,6 +404,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbHypervisor"] = D.hypervisor_text([v for x in (ctx.campaigns or (c,)) for v in recorded(x, "virt_vm")])
     m["vbHasHypervisor"] = "1" if m["vbHypervisor"] else "0"
     m["vbMachinesSentence"] = machines_sentence(list(ctx.campaigns or (c,)))
+    m["vbJvmSentence"] = jvm_sentence(list(ctx.campaigns or (c,)))
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
     m["vbSynthetic"] = "1" if synthetic else "0"
     names = campaign_names(ctx)

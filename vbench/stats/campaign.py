@@ -217,7 +217,7 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
         df = _derive_repetitions(df)
         notes.append("repetitions derived from run order (run_id by first timestamp) where the runner gave none")
     df = df.iloc[_sample_order(df, ["experiment", "platform", "benchmark", "metric", "size", "repetition"])]
-    notes += machines_note(df) + barrier_note(df)
+    notes += machines_note(df) + jvm_note(df) + barrier_note(df)
     return Campaign(
         campaign_dir,
         campaign_dir.name,
@@ -306,6 +306,45 @@ def machines_note(samples: pd.DataFrame) -> list[str]:
                 str(b) for b in split
             )
     return [note]
+
+
+def jvm_note(samples: pd.DataFrame) -> list[str]:
+    """A note when the configurations compared ran different JVM builds (`java_version`, each host's
+    `java -version`): a container's or a sandbox's JVM is its guest image's, native's the machine's,
+    and on the machines lent here the image's was a later patch release than the machine's (17.0.19
+    against 17.0.15, every campaign to 2026-12-06), so each ratio between them holds the JVM's
+    difference as well as the platform's. Nothing where every configuration names one build. Pure."""
+    builds = jvm_builds(samples)
+    if len({b for bs in builds.values() for b in bs}) < 2:
+        return []
+    on: dict[tuple[str, ...], list[str]] = {}
+    for platform in sorted(builds, key=natural_key):
+        on.setdefault(builds[platform], []).append(platform)
+    said = "; ".join(f"{', '.join(platforms)} {' and '.join(b)}" for b, platforms in on.items())
+    return [
+        f"the configurations ran different JVM builds ({said}): each ratio between them holds the JVM's "
+        "difference as well as the platform's (a container's or a sandbox's JVM is its guest image's, native's "
+        "the machine's)"
+    ]
+
+
+def jvm_builds(samples: pd.DataFrame) -> dict[str, tuple[str, ...]]:
+    """Each configuration's JVM builds, as `java -version` named them ("openjdk 17.0.15"); empty where
+    the samples recorded none. Pure."""
+    if "java_version" not in samples.columns:
+        return {}
+    distinct = samples[["platform", "java_version"]].dropna().drop_duplicates()
+    return {
+        str(platform): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
+        for platform, g in distinct.groupby("platform")
+    }
+
+
+def _java_build(version: object) -> str:
+    """'openjdk 17.0.15' from `java -version`'s first line ('openjdk version "17.0.15" 2025-04-15'). Pure."""
+    text = str(version).strip()
+    parts = text.split('"')
+    return f"{parts[0].split()[0]} {parts[1]}" if len(parts) >= 3 and parts[0].split() else text
 
 
 def _sample_order(df: pd.DataFrame, keys: list[str]) -> list[int]:
