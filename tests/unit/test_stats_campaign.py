@@ -126,6 +126,7 @@ def test_configurations_on_different_jvm_builds_are_noted_once_each_build_with_i
     same = pd.DataFrame({"platform": ["native", "lxc"], "java_version": ['openjdk version "17.0.19"'] * 2})
     assert jvm_note(same) == []
     assert jvm_note(pd.DataFrame({"platform": ["native"], "value": [1.0]})) == []
+    assert jvm_note(same.assign(java_version=['openjdk version "17.0.19"', ""])) == []  # an empty field: no build
     # A configuration whose runs named two builds lists both; a value not shaped so is shown as it is.
     mixed = pd.DataFrame(
         {

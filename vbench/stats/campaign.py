@@ -334,6 +334,7 @@ def jvm_builds(samples: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     if "java_version" not in samples.columns:
         return {}
     distinct = samples[["platform", "java_version"]].dropna().drop_duplicates()
+    distinct = distinct[distinct["java_version"].astype(str).str.strip() != ""]  # an empty field names no build
     return {
         str(platform): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
         for platform, g in distinct.groupby("platform")
