@@ -46,12 +46,22 @@ def test_the_counter_counts_a_known_number_of_calls_and_leaves_tracefs_as_it_fou
     if not _can_count():
         pytest.skip("needs perf_event_open on the raw_syscalls:sys_enter tracepoint")
     assert ("tracefs" in open("/proc/mounts").read()) == mounted_before  # the probe left it so
+    # The counter counts every CPU's calls, so whatever else runs (the other xdist worker's tests)
+    # adds its own: 5,757 more than dd's once in CI. Its count is never below dd's; above dd's by
+    # less than its start's 5,000 in at least one of three tries, where a counter that miscounted
+    # would miss in all three.
+    over = []
     with SyscallCounter() as count:
-        a = count()
-        # dd with bs=1 makes one read and one write per byte: 2 x 20000 calls, plus its start.
-        subprocess.run(["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=20000"], check=True, capture_output=True)
-        b = count()
-    assert 40_000 <= b - a < 40_000 + 5_000
+        for _ in range(3):
+            a = count()
+            # dd with bs=1 makes one read and one write per byte: 2 x 20000 calls, plus its start.
+            subprocess.run(
+                ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=20000"], check=True, capture_output=True
+            )
+            over.append(count() - a - 40_000)
+            if over[-1] < 5_000:
+                break
+    assert min(over) >= 0 and over[-1] < 5_000, over
     assert ("tracefs" in open("/proc/mounts").read()) == mounted_before
 
 
