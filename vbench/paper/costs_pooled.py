@@ -328,7 +328,7 @@ BREAK_AFTER_HYPHEN = r"-\allowbreak{}"
 def _campaign_names(names: Sequence[str]) -> str:
     """Campaigns in code font, each free to break after a hyphen: a sentence listing eight of them
     otherwise sticks out of the column (code font neither hyphenates nor stretches)."""
-    return and_list([r"\texttt{" + tex_escape(n).replace("-", BREAK_AFTER_HYPHEN) + "}" for n in names])
+    return and_list([_code(n).replace("-", BREAK_AFTER_HYPHEN) for n in names])
 
 
 def kernels_sentence(test: PooledTest) -> str:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from vbench.campaign.machine_ref import samples_probe_ms
-from vbench.stats.campaign import Campaign, jvm_builds, jvm_note
+from vbench.stats.campaign import Campaign, jvm_builds, jvm_builds_differ
 from vbench.stats.machines import recorded
 from vbench.stats.keys import natural_key
 from vbench.wording import count
@@ -68,12 +68,12 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
 
 def jvm_sentence(campaigns: list[Campaign]) -> str:
     """The threats section's JVM builds: how many of the campaigns compared configurations whose hosts
-    ran different builds (`vbench.stats.campaign.jvm_note`), and which builds; "" where none did."""
+    ran different builds (`vbench.stats.campaign.jvm_builds_differ`, as `jvm_note` reads it), and which builds; "" where none did."""
     campaigns = _distinct(campaigns)
-    differing = [c for c in campaigns if jvm_note(c.samples)]
+    differing = [b for b in (jvm_builds(c.samples) for c in campaigns) if jvm_builds_differ(b)]  # each read once
     if not differing:
         return ""
-    builds = sorted({b for c in differing for bs in jvm_builds(c.samples).values() for b in bs}, key=natural_key)
+    builds = sorted({b for read in differing for bs in read.values() for b in bs}, key=natural_key)
     return (
         f"In {len(differing)} of the {count(len(campaigns), 'campaign')} the compared hosts ran different JVM "
         f"builds ({and_list([tex_escape(b) for b in builds])}): a native host runs the machine's JDK, a container "

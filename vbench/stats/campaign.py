@@ -315,7 +315,7 @@ def jvm_note(samples: pd.DataFrame) -> list[str]:
     against 17.0.15, every campaign to 2026-12-06), so each ratio between them holds the JVM's
     difference as well as the platform's. Nothing where every configuration names one build. Pure."""
     builds = jvm_builds(samples)
-    if len({b for bs in builds.values() for b in bs}) < 2:
+    if not jvm_builds_differ(builds):
         return []
     on: dict[tuple[str, ...], list[str]] = {}
     for platform in sorted(builds, key=natural_key):
@@ -339,6 +339,11 @@ def jvm_builds(samples: pd.DataFrame) -> dict[str, tuple[str, ...]]:
         str(platform): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
         for platform, g in distinct.groupby("platform")
     }
+
+
+def jvm_builds_differ(builds: dict[str, tuple[str, ...]]) -> bool:
+    """Whether `jvm_builds`' configurations name more than one build between them. Pure."""
+    return len({b for bs in builds.values() for b in bs}) > 1
 
 
 def _java_build(version: object) -> str:
