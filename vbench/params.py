@@ -649,6 +649,12 @@ class HadoopParams(_Strict):
 
     version: str = "3.4.2"
     java_home: SafePath = Path("/usr/lib/jvm/java-17-openjdk-amd64")
+    #: The JVM build a local testbed's native hosts run: `host`, the machine's own at `java_home`;
+    #: or `image`, the guest image's (its unpacked tree's `java_home`), the build its LXC, OCI,
+    #: gVisor and QEMU hosts run, so that a platform comparison compares one JVM. Container and VM
+    #: hosts run the image's whatever it says. The machine's JDK and the image's are upgraded
+    #: apart, so they drift: 17.0.15 and 17.0.19 on the machines lent here.
+    jdk: Literal["host", "image"] = "host"
     block_size: int = 32 * 1024**2
     bytes_per_checksum: int = Field(512, ge=1)
     replication: int = Field(2, ge=1, le=10)

@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from vbench import durable
 from vbench.benchmarks import netmatrix, registry
 from vbench.benchmarks.hadoop.execute import BenchRun
+from vbench.benchmarks.micro._common import following_java_home
 from vbench.campaign import failed_logs
 from vbench.campaign.design import (
     Cell,
@@ -83,6 +84,7 @@ from vbench.testbed import physhosts, physnet
 from vbench.testbed.facts import this_cpu_model
 from vbench.testbed.freezer import TestbedFreezer
 from vbench.testbed.guest import testbed_cgroup
+from vbench.testbed.image import image_java_home
 
 Log = Callable[[str], None]
 #: Every kind of cell a campaign has: calibration ("micro") and the Hadoop suite ("hadoop").
@@ -169,7 +171,26 @@ def params_for(
     tb = testbed.model_validate(
         {**tb_doc, "platform": config.platform, "workers": exp.workers, "hosts": exp.testbed.get("hosts")}
     )
-    return tb, hadoop_for(exp, config, hadoop)
+    return tb, native_jdk(hadoop_for(exp, config, hadoop), tb)
+
+
+def native_jdk(hp: HadoopParams, tb: TestbedParams, image_home: Callable[[str], Path] | None = None) -> HadoopParams:
+    """`hp` with the java_home a local testbed's native hosts run: the guest image's JDK where
+    `hadoop.jdk: image` asks for it (`image_home` maps the guest's java_home to where this machine
+    sees it, by default in the built image, refused if it is not built), else as it was. A cluster mixing native and guest
+    hosts is refused with it: its one java_home cannot name both trees."""
+    if hp.jdk == "host":
+        return hp
+    platforms = {str(h.platform) for h in tb.resolved_hosts()}
+    if "native" not in platforms:
+        return hp  # container and VM hosts run the image's JDK already
+    if platforms != {"native"}:
+        raise ParamsError(
+            "hadoop.jdk",
+            f"image on a cluster of {', '.join(sorted(platforms))} hosts: one java_home cannot name the "
+            "image's JDK both on the machine and inside the guests; give native hosts their own cluster",
+        )
+    return hp.model_copy(update={"java_home": (image_home or image_java_home)(str(hp.java_home))})
 
 
 def hadoop_for(
@@ -826,7 +847,8 @@ class _Campaign:
         if v.kind == "micro":
             # The iperf3 matrix's pairs come from the local testbed's network layout (none elsewhere).
             layout = physnet.layout(held.tb) if self.source.local else None
-            planned = Planned(v.benchmark, v.config, registry.find(v.benchmark)[1], v.hosts)
+            cfg = following_java_home(v.config, str(held.hp.java_home))
+            planned = Planned(v.benchmark, cfg, registry.find(v.benchmark)[1], v.hosts)
             runs = measure_micro(held.hosts, planned, self.log, layout=layout, machine=machine)
             kind_stamp = {"benchmark_kind": "micro", **kept()}
             if v.hosts is not None:  # only then: samples of designs without it stay as they were

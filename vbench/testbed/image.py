@@ -204,6 +204,22 @@ def image_for(recipe: ImageRecipe = DEFAULT_RECIPE, cache: Path | None = None) -
     return GuestImage(hash=h, home=(cache or default_cache_dir()) / "images" / h)
 
 
+def image_java_home(guest_java_home: str, recipe: ImageRecipe = DEFAULT_RECIPE) -> Path:
+    """The guest image's JDK (at `guest_java_home` inside the guest) as this machine sees it: in
+    the image's unpacked tree, for native hosts that run the build the guests run (hadoop.jdk:
+    image). Its `conf/` links point at /etc, so it reads the machine's JDK configuration (on the
+    machines lent here the two differ in TLS and JNDI security properties alone). Refused, naming
+    the param, when the image is not built or holds no java there."""
+    img = require_image("hadoop.jdk: image (native hosts running the guest image's JDK)", recipe)
+    home = img.rootfs / guest_java_home.strip("/")
+    if not (home / "bin" / "java").is_file():
+        raise VbenchError(
+            f"hadoop.jdk: image: the guest image {img.hash} has no java at {guest_java_home}/bin/java "
+            f"(looked in {home}); set hadoop.java_home to the image's JDK directory"
+        )
+    return home
+
+
 def require_image(what: str, recipe: ImageRecipe = DEFAULT_RECIPE) -> GuestImage:
     """The built image, or a clear refusal naming the command that builds it."""
     img = image_for(recipe)

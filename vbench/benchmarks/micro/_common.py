@@ -32,6 +32,17 @@ class Runner(Protocol):
     def run(self, command: str, **kwargs: Any) -> Any: ...
 
 
+def following_java_home(cfg: Any, java_home: str) -> Any:
+    """A JVM micro-benchmark's config that runs the cluster's java (`java_home`: the configuration's
+    `hadoop.java_home`, the image's JDK on native hosts under `hadoop.jdk: image`), unless the
+    design named a java_home of its own (one other than the default). Other configs as they are. Pure."""
+    own = getattr(cfg, "java_home", None)
+    default = type(cfg).model_fields["java_home"].default if own is not None else None
+    if own is None or own != default or own == java_home:
+        return cfg
+    return cfg.model_copy(update={"java_home": java_home})
+
+
 def params(cfg: Any) -> dict[str, Any]:
     """The config as plain data, stamped into every sample so a value explains itself."""
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields_of(cfg).items()}
