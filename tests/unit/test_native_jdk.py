@@ -11,7 +11,8 @@ from vbench.benchmarks.micro import jvmstart, rpc
 from vbench.benchmarks.micro._common import following_java_home
 from vbench.benchmarks.micro.cpu import Config as CpuConfig
 from vbench.campaign.design import BenchmarkSpec, Experiment
-from vbench.campaign.runner import native_jdk, params_for
+from vbench.campaign.runner import params_for
+from vbench.testbed.native_jdk import native_jdk
 from vbench.errors import ParamsError, VbenchError
 from vbench import params as vparams
 from vbench.params import HadoopParams, TestbedParams
@@ -52,9 +53,9 @@ def test_a_cluster_of_native_and_guest_hosts_is_refused_naming_the_param():
 
 
 def test_params_for_resolves_a_jdk_factor_per_configuration(monkeypatch):
-    import vbench.campaign.runner as runner
+    import vbench.testbed.native_jdk as chosen
 
-    monkeypatch.setattr(runner, "image_java_home", _image_home)
+    monkeypatch.setattr(chosen, "image_java_home", _image_home)
     e = Experiment(
         name="t",
         platforms=("native", "lxc"),
@@ -103,3 +104,17 @@ def test_jvm_micro_benchmarks_follow_the_clusters_java_unless_the_design_named_o
         assert following_java_home(default, GUEST) is default
     cpu = CpuConfig()
     assert following_java_home(cpu, other) is cpu
+
+
+def test_hosts_from_an_inventory_are_refused_the_images_jdk():
+    from types import SimpleNamespace
+
+    from vbench.campaign.runner import _params
+
+    e = Experiment(name="t", platforms=("native",), repetitions=2, hadoop={"jdk": "image"})
+    inventory = SimpleNamespace(local=False, hadoop_overrides={"java_home": "/opt/jdk"})
+    with pytest.raises(ParamsError) as err:
+        _params(e, e.configurations()[0], TestbedParams(), HadoopParams(), inventory)
+    assert err.value.field == "hadoop.jdk" and "local testbed only" in err.value.message
+    e = Experiment(name="t", platforms=("native",), repetitions=2)
+    assert str(_params(e, e.configurations()[0], TestbedParams(), HadoopParams(), inventory)[1].java_home) == "/opt/jdk"

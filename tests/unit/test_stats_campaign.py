@@ -136,3 +136,15 @@ def test_configurations_on_different_jvm_builds_are_noted_once_each_build_with_i
     )
     (said,) = jvm_note(mixed)
     assert "(gvisor openjdk 17.0.15 and openjdk 17.0.19; native unknown)" in said
+
+
+def test_a_design_that_varies_the_jvm_build_on_purpose_is_not_noted_as_confounded():
+    """costs-jvm-native-amd ran native hosts under hadoop.jdk host and image: its ratio is the build's."""
+    from vbench.stats.campaign import jvm_compared, jvm_note
+
+    builds = ['openjdk version "17.0.15"', 'openjdk version "17.0.19"']
+    varied = pd.DataFrame({"platform": ["native", "native"], "factor.jdk": ["host", "image"], "java_version": builds})
+    assert jvm_compared(varied) and jvm_note(varied) == []
+    one_level = varied.assign(**{"factor.jdk": ["image", "image"]})  # the same builds, the factor not varied
+    assert not jvm_compared(one_level) and len(jvm_note(one_level)) == 1
+    assert not jvm_compared(varied.drop(columns="factor.jdk"))

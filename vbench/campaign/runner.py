@@ -84,7 +84,7 @@ from vbench.testbed import physhosts, physnet
 from vbench.testbed.facts import this_cpu_model
 from vbench.testbed.freezer import TestbedFreezer
 from vbench.testbed.guest import testbed_cgroup
-from vbench.testbed.image import image_java_home
+from vbench.testbed.native_jdk import native_jdk
 
 Log = Callable[[str], None]
 #: Every kind of cell a campaign has: calibration ("micro") and the Hadoop suite ("hadoop").
@@ -174,25 +174,6 @@ def params_for(
     return tb, native_jdk(hadoop_for(exp, config, hadoop), tb)
 
 
-def native_jdk(hp: HadoopParams, tb: TestbedParams, image_home: Callable[[str], Path] | None = None) -> HadoopParams:
-    """`hp` with the java_home a local testbed's native hosts run: the guest image's JDK where
-    `hadoop.jdk: image` asks for it (`image_home` maps the guest's java_home to where this machine
-    sees it, by default in the built image, refused if it is not built), else as it was. A cluster mixing native and guest
-    hosts is refused with it: its one java_home cannot name both trees."""
-    if hp.jdk == "host":
-        return hp
-    platforms = {str(h.platform) for h in tb.resolved_hosts()}
-    if "native" not in platforms:
-        return hp  # container and VM hosts run the image's JDK already
-    if platforms != {"native"}:
-        raise ParamsError(
-            "hadoop.jdk",
-            f"image on a cluster of {', '.join(sorted(platforms))} hosts: one java_home cannot name the "
-            "image's JDK both on the machine and inside the guests; give native hosts their own cluster",
-        )
-    return hp.model_copy(update={"java_home": (image_home or image_java_home)(str(hp.java_home))})
-
-
 def hadoop_for(
     exp: Experiment, config: Configuration, hadoop: HadoopParams, overrides: dict | None = None
 ) -> HadoopParams:
@@ -215,7 +196,14 @@ def _params(
     if source.local:
         return params_for(exp, config, testbed, hadoop)
     # Hosts from elsewhere: the testbed params do not apply; the source may set e.g. java_home.
-    return testbed, hadoop_for(exp, config, hadoop, getattr(source, "hadoop_overrides", {}))
+    hp = hadoop_for(exp, config, hadoop, getattr(source, "hadoop_overrides", {}))
+    if hp.jdk != "host":
+        raise ParamsError(
+            "hadoop.jdk",
+            f"{hp.jdk}: the guest image's JDK is on this machine's local testbed only; hosts from an "
+            "inventory run the JDK at its java_home",
+        )
+    return testbed, hp
 
 
 def concurrent(exp: Experiment) -> bool:

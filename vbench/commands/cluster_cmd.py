@@ -15,6 +15,7 @@ from vbench.machine_fit import MachineFacts, check_cluster_fits
 from vbench.smoke import result_dict, run_smoke, smoke_size_mb
 from vbench.testbed import Testbed
 from vbench.testbed.local import platform_mismatch, testbed_status
+from vbench.testbed.native_jdk import native_jdk
 from vbench.units import parse_size
 
 
@@ -48,6 +49,9 @@ def run(args) -> int:
         print(result.summary())
         return 0 if result.ok else 1
 
+    # The local testbed's native hosts may run the guest image's JDK (hadoop.jdk: image); the smoke
+    # run above is a campaign, whose configurations' params resolve it themselves.
+    hp = native_jdk(hp, tbp)
     tb = Testbed(tbp)
     if args.action == "up":
         check_cluster_fits(tbp, hp, MachineFacts.local())

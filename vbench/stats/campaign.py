@@ -313,9 +313,10 @@ def jvm_note(samples: pd.DataFrame) -> list[str]:
     `java -version`): a container's or a sandbox's JVM is its guest image's, native's the machine's,
     and on the machines lent here the image's was a later patch release than the machine's (17.0.19
     against 17.0.15, every campaign to 2026-12-06), so each ratio between them holds the JVM's
-    difference as well as the platform's. Nothing where every configuration names one build. Pure."""
+    difference as well as the platform's. Nothing where every configuration names one build, nor
+    where the design varies the build itself (`hadoop.jdk` a factor: its ratio is the build's). Pure."""
     builds = jvm_builds(samples)
-    if not jvm_builds_differ(builds):
+    if not jvm_builds_differ(builds) or jvm_compared(samples):
         return []
     on: dict[tuple[str, ...], list[str]] = {}
     for platform in sorted(builds, key=natural_key):
@@ -328,17 +329,29 @@ def jvm_note(samples: pd.DataFrame) -> list[str]:
     ]
 
 
-def jvm_builds(samples: pd.DataFrame) -> dict[str, tuple[str, ...]]:
-    """Each configuration's JVM builds, as `java -version` named them ("openjdk 17.0.15"); empty where
-    the samples recorded none. Pure."""
-    if "java_version" not in samples.columns:
+def jvm_builds(samples: pd.DataFrame, by: str = "platform") -> dict[str, tuple[str, ...]]:
+    """Each configuration's JVM builds (each value of column `by`: the platform, or a factor such as
+    `factor.jdk`), as `java -version` named them ("openjdk 17.0.15"); empty where the samples
+    recorded none. Pure."""
+    if "java_version" not in samples.columns or by not in samples.columns:
         return {}
-    distinct = samples[["platform", "java_version"]].dropna().drop_duplicates()
+    distinct = samples[[by, "java_version"]].dropna().drop_duplicates()
     distinct = distinct[distinct["java_version"].astype(str).str.strip() != ""]  # an empty field names no build
     return {
-        str(platform): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
-        for platform, g in distinct.groupby("platform")
+        str(level): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
+        for level, g in distinct.groupby(by)
     }
+
+
+#: Where a sample says its `hadoop.jdk` level: a factor's column, or the compared level's where the
+#: statistics compare it (`vbench.stats.compare.comparison_view`).
+JDK_COLUMNS = ("level.jdk", "factor.jdk")
+
+
+def jvm_compared(samples: pd.DataFrame) -> bool:
+    """Whether the design varied the JVM build on purpose (`hadoop.jdk` a factor of two levels):
+    then a ratio between builds is what it measured, not a confound. Pure."""
+    return any(c in samples.columns and samples[c].dropna().nunique() > 1 for c in JDK_COLUMNS)
 
 
 def jvm_builds_differ(builds: dict[str, tuple[str, ...]]) -> bool:
