@@ -167,6 +167,7 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.barrier_calibration_campaign",
             "paper.syscall_levels_campaign",
         ),
+        "jvm_dir": None,
     }
 
 

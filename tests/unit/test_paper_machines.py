@@ -196,3 +196,17 @@ def test_the_threats_count_the_campaigns_whose_compared_hosts_ran_different_jvm_
         "it was not measured apart."
     )
     assert jvm_sentence(campaigns[2:]) == ""
+    # A campaign that varied the build on purpose (hadoop.jdk a factor) measured it: not counted.
+    varied = Campaign(
+        Path("e"),
+        "e",
+        pd.DataFrame(
+            {
+                "platform": ["native", "native"],
+                "factor.jdk": ["host", "image"],
+                "java_version": ['openjdk version "17.0.15"', 'openjdk version "17.0.19"'],
+            }
+        ),
+    )
+    assert jvm_sentence([varied, *campaigns[2:]]) == ""
+    assert jvm_sentence([varied, *campaigns]).startswith("In 2 of the 5 campaigns")

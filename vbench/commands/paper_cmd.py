@@ -302,6 +302,12 @@ def register(sub) -> None:
         "--barrier-calibration",
         "the calibration both fits predict --barrier's platform from (e.g. data/raw/costs-oneday-confirm)",
     )
+    _add_campaign_option(
+        p,
+        "--jvm",
+        "native hosts under the machine's JDK and the guest image's, whose ratios the threats' JVM sentence "
+        "quotes (e.g. data/raw/costs-jvm-native-amd)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="only generate tables, figures and macros (no LaTeX run)")
     p.set_defaults(func=run)
 
@@ -457,6 +463,7 @@ def run(args) -> int:
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,
         barrier_fields=("--barrier", "--barrier-fit", "--barrier-calibration", "--syscall-levels"),
+        jvm_dir=args.jvm,
     )
     for note in result.notes:
         print(f"vbench paper: note: {note}", file=sys.stderr)

@@ -71,6 +71,7 @@ from vbench.paper import costs_pooled as CP
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
+from vbench.paper import jvm_builds as J
 from vbench.paper import machines as M
 from vbench.paper.tables import TABLES
 from vbench.paper.tables.grid import has_data
@@ -223,6 +224,7 @@ def generate(
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
     barrier_fields: tuple[str, str, str, str] = BARRIER_FIELDS,
+    jvm_dir: Path | None = None,
 ) -> BuildResult:
     """Write `<out_dir>/generated/` from the campaign's data and its statistics table (no LaTeX
     run); `extra_campaigns` add the experiments of other studies (e.g. network modes x VMs per
@@ -264,6 +266,8 @@ def generate(
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
     `barrier_calibration_dir`'s costs, omitted when all three are None or the levels' fit is not read.
+    The threats' JVM sentence quotes `jvm_dir`'s ratios (native hosts under two JVM builds,
+    `vbench.paper.jvm_builds.jvm_reading`) where given.
     `cost_fit_fields`: what a refusal of the fit names, its field then the sandbox campaign's, as the
     caller was given them (`check_cost_fit`); `syscall_fit_fields`: the system-call level's two
     fields then the fit's (`check_syscall_fit`); `syscall_fit_superseded_fields`: the superseded
@@ -328,6 +332,7 @@ def generate(
         barrier=barrier_dir,
         barrier_fit=barrier_fit_dir,
         barrier_calibration=barrier_calibration_dir,
+        jvm=jvm_dir,
     )
     # The held-out campaigns are a list, each a subsection: checked above, each has its samples.
     heldout_dirs = [Path(d) for d in syscall_levels_heldout_dirs]
@@ -427,6 +432,10 @@ def generate(
         if "barrier" in read and levels is not None and levels.fit is not None
         else None
     )
+    # The JVM builds' difference measured apart, which the threats quote.
+    jvm = J.jvm_reading(read["jvm"], cfg) if "jvm" in read else None
+    if jvm is not None:
+        sources.append(J.jvm_build_note(jvm))
     sources.append(C.OMITTED_NOTE if costs is None else _cost_note(costs))
     if costs is not None:
         sources.append(C.SYSCALL_OMITTED_NOTE if syscalls is None else _cost_note(syscalls))
@@ -598,6 +607,7 @@ def generate(
         has_table=has_table,
         has_figure=has_figure,
         sandbox=sandbox,
+        jvm=jvm,
         campaigns=read_campaigns,
         # The time-series figure's campaign is read as a monitored run, not a Campaign: counted apart.
         other_campaigns=others,

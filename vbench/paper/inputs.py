@@ -108,6 +108,7 @@ PAPER_CAMPAIGN_KEYS = (
     "barrier_campaign",
     "barrier_fit_campaign",
     "barrier_calibration_campaign",
+    "jvm_campaign",
 )
 
 
@@ -662,6 +663,9 @@ class PaperInputs:
     barrier: str = ""
     barrier_fit: str = ""
     barrier_calibration: str = ""
+    #: Native hosts under the machine's JDK and the guest image's (`hadoop.jdk` a factor): the size of
+    #: the JVM builds' difference the threats to validity quote beside the campaigns that ran two.
+    jvm: str = ""
 
     @classmethod
     def from_params(
@@ -700,6 +704,7 @@ class PaperInputs:
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
+            jvm=str(paper.get("jvm_campaign") or ""),
         )
 
     @property
@@ -739,6 +744,7 @@ class PaperInputs:
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
+            ("jvm", self.jvm),
         ]
         return [(flag, name) for flag, name in pairs if name]
 
@@ -826,6 +832,7 @@ class PaperInputs:
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
             "barrier_fields": nnbench_fields,
+            "jvm_dir": one(self.jvm),
         }
 
 

@@ -13,12 +13,13 @@ from collections import Counter
 from collections.abc import Mapping
 
 from vbench.campaign.machine_ref import samples_probe_ms
-from vbench.stats.campaign import Campaign, jvm_builds, jvm_builds_differ
+from vbench.stats.campaign import Campaign, jvm_builds, jvm_builds_differ, jvm_compared
 from vbench.stats.machines import recorded
 from vbench.stats.keys import natural_key
 from vbench.wording import count
 
 from vbench.paper.fmt import and_list, tex_escape
+from vbench.paper.jvm_builds import JvmReading
 
 NAME, LABEL = "campaigns", "tab:campaigns"
 #: Why a campaign has no CPU model: it is older than the stamp.
@@ -66,11 +67,15 @@ def machines_sentence(campaigns: list[Campaign]) -> str:
     return sentence + rf". Table~\ref{{{LABEL}}} in the appendix gives each campaign's CPU model and probe."
 
 
-def jvm_sentence(campaigns: list[Campaign]) -> str:
+def jvm_sentence(campaigns: list[Campaign], measured: JvmReading | None = None) -> str:
     """The threats section's JVM builds: how many of the campaigns compared configurations whose hosts
-    ran different builds (`vbench.stats.campaign.jvm_builds_differ`, as `jvm_note` reads it), and which builds; "" where none did."""
+    ran different builds (`vbench.stats.campaign.jvm_builds_differ`, as `jvm_note` reads it; not those
+    that varied the build on purpose, `jvm_compared`), and which builds; "" where none did. With
+    `measured` (`paper.jvm_campaign`'s reading), what the builds' difference was where it was
+    measured apart; without it, that it was not."""
     campaigns = _distinct(campaigns)
-    differing = [b for b in (jvm_builds(c.samples) for c in campaigns) if jvm_builds_differ(b)]  # each read once
+    read = [jvm_builds(c.samples) for c in campaigns if not jvm_compared(c.samples)]  # each read once
+    differing = [b for b in read if jvm_builds_differ(b)]
     if not differing:
         return ""
     builds = sorted({b for read in differing for bs in read.values() for b in bs}, key=natural_key)
@@ -78,7 +83,28 @@ def jvm_sentence(campaigns: list[Campaign]) -> str:
         f"In {len(differing)} of the {count(len(campaigns), 'campaign')} the compared hosts ran different JVM "
         f"builds ({and_list([tex_escape(b) for b in builds])}): a native host runs the machine's JDK, a container "
         "or a sandbox the one in vbench's guest image, so each of those ratios holds the difference between "
-        "the builds as well as the platform's; it was not measured apart."
+        f"the builds as well as the platform's; {measured_clause(measured)}."
+    )
+
+
+def measured_clause(measured: JvmReading | None) -> str:
+    """ "it was not measured apart", or the ratios image / host the campaign that varied the build
+    alone measured, each with its interval, and how many of the intervals hold 1."""
+    if measured is None or not measured.ratios:
+        return "it was not measured apart"
+    builds = (
+        f": the image's {tex_escape(measured.image_build)} against the machine's {tex_escape(measured.host_build)}"
+        if measured.image_build and measured.host_build
+        else ""
+    )
+    said = and_list([f"{r.text} for {tex_escape(r.label)}" for r in measured.ratios])
+    n = len(measured.ratios)
+    apart = [tex_escape(r.label) + "'s" for r in measured.ratios if not r.holds_one]
+    exceptions = f" (not {and_list(apart)})" if apart and len(apart) < n else ""
+    return (
+        rf"measured apart on native hosts (\texttt{{{tex_escape(measured.name)}}}, "
+        f"{count(measured.blocks, 'block')}{builds}), the ratio of the two was {said}, and "
+        f"{measured.holding_one} of the {n} intervals hold 1{exceptions}"
     )
 
 

@@ -37,6 +37,7 @@ from vbench.paper.delta import (
     holm_family_size,
     rule_tex,
 )
+from vbench.paper.jvm_builds import JvmReading
 from vbench.paper.machines import LABEL as CAMPAIGNS_LABEL, jvm_sentence, machines_sentence
 from vbench.paper.sandbox import SandboxStudy, sandbox_macros, sandbox_ratio, sandbox_rows
 from vbench.paper.tables.testbed import java_short
@@ -72,6 +73,8 @@ class MacroContext:
     #: which also marks their campaigns in Table tab:campaigns.
     quotes: list[A.Quote]
     sandbox: SandboxStudy | None = None  # the sandbox study (issue #21); None: not given to this build
+    #: The JVM builds' difference measured apart (`paper.jvm_campaign`); None: not given to this build.
+    jvm: JvmReading | None = None
     #: Every campaign the build read (the main one, the studies', isolation, per-node, sandbox).
     campaigns: tuple[Campaign, ...] = ()
     #: The findings the delta judged (params/published.yaml): the verdict rule's margins.
@@ -404,7 +407,7 @@ def macros_tex(ctx: MacroContext) -> str:
     m["vbHypervisor"] = D.hypervisor_text([v for x in (ctx.campaigns or (c,)) for v in recorded(x, "virt_vm")])
     m["vbHasHypervisor"] = "1" if m["vbHypervisor"] else "0"
     m["vbMachinesSentence"] = machines_sentence(list(ctx.campaigns or (c,)))
-    m["vbJvmSentence"] = jvm_sentence(list(ctx.campaigns or (c,)))
+    m["vbJvmSentence"] = jvm_sentence(list(ctx.campaigns or (c,)), ctx.jvm)
     synthetic = "synthetic" in s.columns and s["synthetic"].fillna(False).astype(bool).any()
     m["vbSynthetic"] = "1" if synthetic else "0"
     names = campaign_names(ctx)
