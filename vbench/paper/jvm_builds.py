@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vbench.errors import ParamsError
-from vbench.stats.campaign import JDK_COLUMNS, Campaign, jvm_builds, jvm_compared
+from vbench.stats.campaign import Campaign, jvm_builds, jvm_compared
 from vbench.stats.campaign_stats import StatsConfig
 from vbench.stats.cost_model import JOBS
 from vbench.stats.stopping import preferred_ratio_rows
@@ -90,7 +90,7 @@ def jvm_reading(campaign: Campaign, cfg: StatsConfig) -> JvmReading:
         if len(found) == 1:
             r = found.iloc[0]
             ratios.append(JvmRatio(label, float(r["estimate"]), float(r["ci_low"]), float(r["ci_high"])))
-    builds = jvm_builds(samples, by=next(c for c in JDK_COLUMNS if c in samples.columns))
+    builds = jvm_builds(samples)  # the compared levels are the view's `platform`: host and image
     blocks = int(samples["block"].dropna().astype(str).nunique()) if "block" in samples.columns else 0
     return JvmReading(campaign.name, blocks, _build(builds, HOST), _build(builds, IMAGE), tuple(ratios))
 

@@ -75,13 +75,13 @@ def jvm_sentence(campaigns: list[Campaign], measured: JvmReading | None = None) 
     measured apart; without it, that it was not."""
     campaigns = _distinct(campaigns)
     read = [jvm_builds(c.samples) for c in campaigns if not jvm_compared(c.samples)]  # each read once
-    differing = [b for b in read if jvm_builds_differ(b)]
+    differing = [builds for builds in read if jvm_builds_differ(builds)]
     if not differing:
         return ""
-    builds = sorted({b for read in differing for bs in read.values() for b in bs}, key=natural_key)
+    named = sorted({b for builds in differing for bs in builds.values() for b in bs}, key=natural_key)
     return (
         f"In {len(differing)} of the {count(len(campaigns), 'campaign')} the compared hosts ran different JVM "
-        f"builds ({and_list([tex_escape(b) for b in builds])}): a native host runs the machine's JDK, a container "
+        f"builds ({and_list([tex_escape(b) for b in named])}): a native host runs the machine's JDK, a container "
         "or a sandbox the one in vbench's guest image, so each of those ratios holds the difference between "
         f"the builds as well as the platform's; {measured_clause(measured)}."
     )

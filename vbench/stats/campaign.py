@@ -329,17 +329,17 @@ def jvm_note(samples: pd.DataFrame) -> list[str]:
     ]
 
 
-def jvm_builds(samples: pd.DataFrame, by: str = "platform") -> dict[str, tuple[str, ...]]:
-    """Each configuration's JVM builds (each value of column `by`: the platform, or a factor such as
-    `factor.jdk`), as `java -version` named them ("openjdk 17.0.15"); empty where the samples
-    recorded none. Pure."""
-    if "java_version" not in samples.columns or by not in samples.columns:
+def jvm_builds(samples: pd.DataFrame) -> dict[str, tuple[str, ...]]:
+    """Each configuration's JVM builds (by `platform`: where the statistics compare a factor, such as
+    `hadoop.jdk`, its compared level), as `java -version` named them ("openjdk 17.0.15"); empty where
+    the samples recorded none. Pure."""
+    if "java_version" not in samples.columns:
         return {}
-    distinct = samples[[by, "java_version"]].dropna().drop_duplicates()
+    distinct = samples[["platform", "java_version"]].dropna().drop_duplicates()
     distinct = distinct[distinct["java_version"].astype(str).str.strip() != ""]  # an empty field names no build
     return {
-        str(level): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
-        for level, g in distinct.groupby(by)
+        str(platform): tuple(sorted({_java_build(v) for v in g["java_version"]}, key=natural_key))
+        for platform, g in distinct.groupby("platform")
     }
 
 

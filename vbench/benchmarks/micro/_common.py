@@ -37,8 +37,7 @@ def following_java_home(cfg: Any, java_home: str) -> Any:
     `hadoop.java_home`, the image's JDK on native hosts under `hadoop.jdk: image`), unless the
     design named a java_home of its own (one other than the default). Other configs as they are. Pure."""
     own = getattr(cfg, "java_home", None)
-    default = type(cfg).model_fields["java_home"].default if own is not None else None
-    if own is None or own != default or own == java_home:
+    if own is None or own == java_home or own != type(cfg).model_fields["java_home"].default:
         return cfg
     return cfg.model_copy(update={"java_home": java_home})
 
