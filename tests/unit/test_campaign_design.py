@@ -214,6 +214,36 @@ def test_compare_must_name_a_factor(tmp_path):
     assert e.compare == ("network.mode",)
 
 
+def test_the_baseline_must_be_a_compared_level_and_defaults_to_the_first_levels():
+    from vbench.campaign.design import compared_baseline
+
+    grouped = {"testbed.cpu_group": [False, True]}
+    with pytest.raises(ValueError, match=r"baseline: 'native' is not a compared level.*'native/False'"):
+        exp(platforms=("native", "oci"), factors=grouped, compare=("platform", "cpu_group"), baseline="native")
+    with pytest.raises(
+        ValueError, match=r"baseline: 'false' is not a compared level of this design; its levels: \['False', 'True'\]"
+    ):
+        exp(platforms=("native", "oci"), factors=grouped, compare=("cpu_group",), baseline="false")
+    assert exp(
+        platforms=("native", "oci"), factors=grouped, compare=("cpu_group",), baseline="False"
+    ).compared_levels() == ["False", "True"]
+    # Unnamed: native at each compared factor's first level, a level native lacks left out.
+    assert compared_baseline(("oci", "native"), grouped, ("platform", "cpu_group"), None) == "native/False"
+    beats = {"hadoop.am_heartbeat_ms": [1000, 100], "hadoop.nodemanager_heartbeat_ms": [1000, 200]}
+    assert compared_baseline(("native",), beats, ("am_heartbeat_ms", "nodemanager_heartbeat_ms"), None) == "1000/1000"
+    network = {"testbed.gvisor.network": ["sandbox", "host"]}
+    assert compared_baseline(("native", "gvisor"), network, ("platform", "gvisor.network"), None) == "native"
+    assert compared_baseline(("lxc", "oci"), grouped, ("platform", "cpu_group"), None) == "lxc/False"
+    # A platform comparison keeps the statistics' own default; a named baseline is kept.
+    assert compared_baseline(("native", "lxc"), {}, ("platform",), None) is None
+    assert compared_baseline(("native",), grouped, ("cpu_group",), "True") == "True"
+    # Every committed design's baseline is one of its compared levels.
+    for path in sorted(PRESETS.glob("*.yaml")):
+        e = load_experiment(path)
+        b = compared_baseline(e.platforms, e.factors, e.compare, e.baseline)
+        assert b is None or b in e.compared_levels(), path.name
+
+
 def test_params_for_applies_experiment_then_factor_levels_without_losing_the_network():
     from vbench.campaign.runner import params_for
     from vbench.params import hadoop_params, testbed_params

@@ -125,3 +125,45 @@ def test_the_pipeline_statistics_compare_modes_against_the_designs_baseline(tmp_
     r = table[(table["statistic"] == "ratio_to_baseline") & (table["method"] == "fieller")]
     assert set(r["baseline"]) == {"bridge"} and set(r["platform"]) == {"nat"}
     assert set(r["size"]) == {"16MB, vms_per_host=1", "16MB, vms_per_host=2"}
+
+
+def test_a_design_comparing_platform_and_a_factor_without_a_baseline_is_normalised_to_native_at_its_first_level(
+    tmp_path,
+):
+    # outside-load's design: compare [platform, cpu_group], no baseline; every level once had no ratio.
+    d = tmp_path / "grouped"
+    d.mkdir()
+    design = {
+        "platforms": ["native", "lxc"],
+        "factors": {"testbed.cpu_group": [False, True]},
+        "compare": ["platform", "cpu_group"],
+    }
+    (d / "campaign.json").write_text(json.dumps({"experiment": design}))
+    recs = [
+        Sample(
+            "terasort",
+            "terasort_time",
+            30.0 * (1.2 if platform == "lxc" and not grouped else 1.0) + rep * 0.3,
+            "s",
+            metadata={
+                "experiment": "platforms",
+                "platform": platform,
+                "repetition": rep,
+                "size_mb": 16,
+                "factor.cpu_group": grouped,
+                "run_id": f"{rep}{platform}{grouped}",
+            },
+        )
+        for rep in range(4)
+        for platform in ("native", "lxc")
+        for grouped in (False, True)
+    ]
+    append_records(d / "samples.jsonl", recs)
+    assert comparison_of(d) == Comparison(("platform", "cpu_group"), "native/False")
+    stats = campaign_stats(load_campaign(d), StatsConfig(n_resamples=200))
+    r = stats[(stats["statistic"] == "ratio_to_baseline") & (stats["method"] == "fieller")].set_index("platform")
+    assert set(r["baseline"]) == {"native/False"}
+    assert sorted(r.index) == ["lxc/False", "lxc/True", "native/True"]
+    assert r.loc["lxc/False", "estimate"] == pytest.approx(1.2, abs=0.02) and r.loc[
+        "lxc/True", "estimate"
+    ] == pytest.approx(1.0, abs=0.02)

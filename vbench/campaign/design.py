@@ -37,7 +37,7 @@ import json
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -83,6 +83,33 @@ def scoped_platform(path: str) -> str | None:
 def factor_label(path: str) -> str:
     """The name a factor has in samples and tables: its path without the params file."""
     return path.split(".", 1)[1]
+
+
+def compared_label(platform: str, levels: Mapping[str, Any], compare: Sequence[str]) -> str:
+    """What the statistics call a configuration (its `platform` and factor levels, path -> level)
+    where they compare `compare`: its compared levels joined by "/" ("native/False", "1000/200"),
+    a factor it lacks (one scoped to another platform) left out, as
+    `vbench.stats.compare.comparison_view` labels its samples. Pure."""
+    by_label = {factor_label(path): level for path, level in levels.items()}
+    parts = [platform if c == "platform" else by_label.get(c) for c in compare]
+    return "/".join(str(p) for p in parts if p is not None)
+
+
+def compared_baseline(
+    platforms: Sequence[str], factors: Mapping[str, Sequence[Any]], compare: Sequence[str], baseline: str | None
+) -> str | None:
+    """The compared level the statistics normalise to: `baseline` where the design names one; where
+    it compares factor levels without naming one, native's configuration (else the first
+    platform's) at each factor's first level ("native/False" for [platform, cpu_group],
+    "1000/1000" for two heartbeats); None for a platform comparison, whose baseline is the
+    statistics' own (native unless told). Pure."""
+    if baseline is not None or tuple(compare) == ("platform",) or not platforms:
+        return baseline
+    platform = "native" if "native" in platforms else platforms[0]
+    firsts = {
+        path: levels[0] for path, levels in factors.items() if levels and scoped_platform(path) in (None, platform)
+    }
+    return compared_label(platform, firsts, compare)
 
 
 def nested(path: str, value: Any) -> dict[str, Any]:
@@ -368,6 +395,16 @@ class Experiment(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _baseline_compared(self) -> "Experiment":
+        # A baseline no configuration is called by gives a campaign with no ratio at all: the
+        # statistics pair every level with it (outside-load and heartbeats once ran so).
+        baseline = compared_baseline(self.platforms, self.factors, self.compare, self.baseline)
+        labels = self.compared_levels()
+        if baseline is not None and baseline not in labels:
+            raise ValueError(f"baseline: {baseline!r} is not a compared level of this design; its levels: {labels}")
+        return self
+
+    @model_validator(mode="after")
     def _scoped(self) -> "Experiment":
         for path, levels in self.factors.items():
             platform = scoped_platform(path)
@@ -449,6 +486,10 @@ class Experiment(BaseModel):
     def aa_platform(self) -> str:
         """The platform the A/A self-check runs twice: the baseline."""
         return self.baseline or "native"
+
+    def compared_levels(self) -> list[str]:
+        """What the statistics call each configuration where they compare `compare` (sorted)."""
+        return sorted({compared_label(c.platform, dict(c.levels), self.compare) for c in self.configurations()})
 
     def configurations(self) -> list["Configuration"]:
         """Every platform x environment-factor combination, in a fixed order (the A/A copy of the

@@ -18,6 +18,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from vbench.campaign.design import compared_baseline
 from vbench.errors import ParamsError
 from vbench.stats.tidy import plain
 
@@ -48,8 +49,13 @@ def design_of(campaign_dir: Path) -> dict:
 
 
 def comparison_in(design: dict) -> Comparison:
-    """The comparison a design (campaign.json's `experiment`) declares, else platforms. Pure."""
-    return Comparison(tuple(design.get("compare") or (PLATFORM,)), design.get("baseline"))
+    """The comparison a design (campaign.json's `experiment`) declares, else platforms, with its
+    baseline (`vbench.campaign.design.compared_baseline`: the first levels where it names none). Pure."""
+    compare = tuple(design.get("compare") or (PLATFORM,))
+    baseline = compared_baseline(
+        design.get("platforms") or (), design.get("factors") or {}, compare, design.get("baseline")
+    )
+    return Comparison(compare, baseline)
 
 
 def comparison_of(campaign_dir: Path) -> Comparison:
