@@ -391,3 +391,61 @@ def test_a_failing_aa_is_drawn_as_a_difference_and_named_in_the_legend():
         assert any(line.get_color() == colour and line.get_marker() == "s" for line in ax.get_lines())
         legend = [t.get_text() for t in fig.legends[0].get_texts()]
         assert any(t.startswith("A/A fails") for t in legend) == (aa is failing)
+
+
+def _committed(tmp_path: Path, name: str) -> Path:
+    raw = tmp_path / "data" / "raw" / name
+    raw.mkdir(parents=True)
+    for f in ("samples.jsonl", "campaign.json"):
+        shutil.copy(ROOT / "data" / "raw" / name / f, raw / f)
+    return raw
+
+
+def test_a_design_comparing_platform_and_cpu_group_reads_against_native_at_its_first_level(tmp_path, capsys):
+    """outside-load compared [platform, cpu_group] without naming a baseline: its summary once had
+    no ratio ("no baseline 'native'"); native without the group is its baseline now."""
+    _committed(tmp_path, "outside-load")
+    data = ["--data", str(tmp_path / "data")]
+    assert cli.main(["campaign", "summary", "outside-load", *data]) == 0
+    out = capsys.readouterr().out
+    assert "terasort[128MB] terasort_time lxc/False/native/False  1.311 [1.243, 1.384]" in out
+    assert "terasort[128MB] terasort_time native/True/native/False  1.253 [1.043, 1.505]" in out
+    assert "no ratio" not in out
+
+
+def test_summary_reads_a_campaign_under_another_comparison_beside_its_own(tmp_path, capsys):
+    raw = _committed(tmp_path, "outside-load")
+    data = ["--data", str(tmp_path / "data")]
+    assert cli.main(["campaign", "summary", "outside-load", "--compare", "platform", *data]) == 0
+    out = capsys.readouterr().out
+    # LXC / native within each level of the group, as docs/results.md quotes them.
+    assert "terasort[128MB, cpu_group=False] terasort_time lxc/native  1.311 [1.243, 1.384]" in out
+    assert "terasort[128MB, cpu_group=True] terasort_time lxc/native  1.010 [0.776, 1.313]" in out
+    assert (raw / "summary" / "by-platform" / "summary.md").is_file() and not (raw / "summary" / "summary.md").exists()
+    assert (
+        cli.main(["campaign", "summary", "outside-load", "--compare", "cpu_group", "--baseline", "False", *data]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "terasort[128MB, platform=native] terasort_time True/False  1.253 [1.043, 1.505]" in out
+    assert cli.main(["campaign", "summary", "outside-load", "--compare", "cpu_groups", *data]) == 2
+    err = capsys.readouterr().err
+    assert "--compare" in err and "['cpu_groups'] is not among the campaign's factors ['platform', 'cpu_group']" in err
+    assert cli.main(["campaign", "summary", "outside-load", "--baseline", "native", *data]) == 2
+    assert "--baseline" in capsys.readouterr().err
+    assert (
+        cli.main(["campaign", "summary", "outside-load", "--compare", "cpu_group", "--baseline", "false", *data]) == 2
+    )
+    assert "'false' is not a compared level of this campaign; its levels: ['False', 'True']" in capsys.readouterr().err
+    assert cli.main(["campaign", "summary", "outside-load", "--compare", "platform", "--baseline", "lxc", *data]) == 0
+    assert "terasort[128MB, cpu_group=False] terasort_time native/lxc" in capsys.readouterr().out
+
+
+def test_profile_compares_the_designs_levels_or_the_ones_asked(tmp_path, capsys):
+    _committed(tmp_path, "outside-load")
+    data = ["--data", str(tmp_path / "data")]
+    assert cli.main(["campaign", "profile", "outside-load", *data]) == 0
+    out = capsys.readouterr().out
+    assert "compared jobs native/False 5, lxc/False 5, lxc/True 5, native/True 5" in out
+    assert cli.main(["campaign", "profile", "outside-load", "--compare", "platform", *data]) == 0
+    out = capsys.readouterr().out
+    assert "terasort / terasort [128MB, cpu_group=True]" in out and "compared jobs native 5, lxc 5" in out

@@ -55,7 +55,17 @@ def register(sub) -> None:
     p.add_argument(
         "--pdf", type=Path, help="summary: the paper to point to (default: paper/build/paper.pdf of the checkout)"
     )
-    p.add_argument("--baseline", default="native", help="profile: the platform the others are compared with")
+    p.add_argument(
+        "--compare",
+        help="summary, profile: read the campaign comparing these (comma-separated: platform and/or its design's factors, "
+        "e.g. platform for a design that compared cpu_group) instead of what its design compares",
+    )
+    p.add_argument(
+        "--baseline",
+        help="profile: the level the others are compared with (default: the design's baseline, else native); "
+        "summary with --compare: the compared level the others are normalised to (default: native at each "
+        "compared factor's first level)",
+    )
     p.add_argument("--out", type=Path, help="profile: also write the table (a row per platform and resource) as CSV")
     p.add_argument(
         "--append",
@@ -207,19 +217,48 @@ def _summary(args) -> int:
     """`vbench campaign summary [NAME]`: reads the campaign and its statistics, runs nothing."""
     from vbench.report.campaign import report
 
-    report(measured_dir(args), console, pdf=args.pdf)
+    raw = measured_dir(args)
+    if args.compare is None:
+        if args.baseline is not None:
+            raise ParamsError("--baseline", "summary: a baseline goes with --compare (the design names its own)")
+        report(raw, console, pdf=args.pdf)
+    else:
+        report(raw, console, pdf=args.pdf, comparison=asked_comparison(raw, args.compare, args.baseline))
     return 0
 
 
-def _profile(args) -> int:
-    """`vbench campaign profile [NAME]`: each platform's median job profile, runs nothing."""
-    from vbench.stats import profile
+def asked_comparison(raw: Path, compare: str, baseline: str | None):
+    """The comparison `--compare` (and `--baseline`) ask of a measured campaign, checked against
+    its design (campaign.json) before anything is read."""
+    from vbench.campaign.design import compared_baseline, factor_label
+    from vbench.stats.compare import Comparison, design_of
 
-    profiles = profile.load_profiles(measured_dir(args))
+    design = design_of(raw)
+    asked = tuple(c.strip() for c in compare.split(",") if c.strip())
+    known = ["platform", *(factor_label(p) for p in design.get("factors") or {})]
+    unknown = [c for c in asked if c not in known]
+    if unknown or not asked:
+        raise ParamsError("--compare", f"{unknown or 'nothing'} is not among the campaign's factors {known}")
+    return Comparison(
+        asked, compared_baseline(design.get("platforms") or (), design.get("factors") or {}, asked, baseline)
+    )
+
+
+def _profile(args) -> int:
+    """`vbench campaign profile [NAME]`: each compared level's median job profile (the platform's,
+    or what the design or --compare compares), runs nothing."""
+    from vbench.stats import profile
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.compare import comparison_of
+
+    raw = measured_dir(args)
+    comparison = asked_comparison(raw, args.compare, args.baseline) if args.compare else comparison_of(raw)
+    profiles = profile.job_profiles(load_campaign(raw, comparison))
     platforms = sorted({p.run.platform for p in profiles if not p.run.warmup})
-    if profiles and args.baseline not in platforms:
-        raise ParamsError("--baseline", f"{args.baseline!r} ran no compared job here; the platforms: {platforms}")
-    table = profile.platform_frame(profiles, baseline=args.baseline)
+    baseline = args.baseline or comparison.baseline or "native"
+    if profiles and baseline not in platforms:
+        raise ParamsError("--baseline", f"{baseline!r} ran no compared job here; the platforms: {platforms}")
+    table = profile.platform_frame(profiles, baseline=baseline)
     print(profile.format_platform_table(table), end="")
     if args.out:
         table.to_csv(args.out, index=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -36,7 +36,7 @@ from vbench.samples import QUIET_CPU_PROBE, split_values
 from vbench.stats.campaign import Campaign, load_campaign
 from vbench.stats.campaign_stats import STATS_FILE, STATS_META, StatsConfig, campaign_stats, read_campaign_stats
 from vbench.validate import campaign_name
-from vbench.stats.compare import comparison_of
+from vbench.stats.compare import Comparison, comparison_of
 from vbench.stats.duet import duet_jobs, duet_summary
 from vbench.stats.headlines import quoted_headlines
 from vbench.stats.quiet import quiet_counts
@@ -209,24 +209,36 @@ def summarise(
     pdf: Path | None = None,
     executed_dir: Path | None = None,
     extra_times: tuple[S.StageTime, ...] = (),
+    comparison: Comparison | None = None,
 ) -> S.CampaignSummary:
     """The summary of the campaign in `raw`. `table` (with `cfg`, its settings) is the statistics
     stage's own, when the caller has just computed it; otherwise see `statistics_of`. `pdf` and
-    `executed_dir` default to the pipeline's, in the checkout that holds the campaign."""
+    `executed_dir` default to the pipeline's, in the checkout that holds the campaign.
+    `comparison`, when given, is read instead of the design's (the statistics computed now: the
+    stage's table holds the design's)."""
     raw = Path(raw)
     repo = repo_of(raw)
     if repo is not None:
         pdf = pdf if pdf is not None else repo / "paper" / "build" / "paper.pdf"
         executed_dir = executed_dir if executed_dir is not None else repo / "notebooks" / "executed"
-    campaign = load_campaign(raw)
-    if table is not None:
+    campaign = load_campaign(raw, comparison)
+    if comparison is not None:
+        cfg = cfg or pipeline_settings(raw)
+        if comparison.is_platforms and comparison.baseline is not None:
+            cfg = replace(cfg, baseline=comparison.baseline)  # a platform study's baseline is the statistics'
+        levels = sorted(set(campaign.samples.get("platform", ())), key=str)
+        asked = next(iter(campaign.baselines.values()), cfg.baseline)
+        if asked not in levels:
+            raise ParamsError("--baseline", f"{asked!r} is not a compared level of this campaign; its levels: {levels}")
+        table, source, notes = campaign_stats(campaign, cfg), "computed now (vbench.stats.campaign_stats)", []
+    elif table is not None:
         cfg = cfg or StatsConfig()
         processed = processed_of(raw)
         written = processed is not None and (processed / STATS_FILE).is_file()
         source, notes = (_shown(processed / STATS_FILE) if written else "the caller's table"), []
     else:
         table, cfg, source, notes = statistics_of(raw, campaign, cfg)
-    compare = comparison_of(raw).compare
+    compare = (comparison or comparison_of(raw)).compare
     baseline = next(iter(campaign.baselines.values()), cfg.baseline)
     headlines = quoted_headlines()
     headline_only = rows.headlines_in(table, headlines)
@@ -298,6 +310,9 @@ def print_summary(s: S.CampaignSummary, console: Console | None = None) -> None:
 def report(raw: Path, console: Console | None = None, **kw) -> tuple[S.CampaignSummary, SummaryFiles]:
     """The closing summary of a run: gathered, written beside the campaign, printed."""
     s = summarise(raw, **kw)
-    files = write_summary(s, raw)
+    comparison = kw.get("comparison")
+    # Another comparison's summary beside the design's, never over it.
+    out = summary_dir(raw) / ("by-" + "-".join(comparison.compare)) if comparison is not None else None
+    files = write_summary(s, raw, out)
     print_summary(s, console)
     return s, files
