@@ -118,3 +118,20 @@ def test_hosts_from_an_inventory_are_refused_the_images_jdk():
     assert err.value.field == "hadoop.jdk" and "local testbed only" in err.value.message
     e = Experiment(name="t", platforms=("native",), repetitions=2)
     assert str(_params(e, e.configurations()[0], TestbedParams(), HadoopParams(), inventory)[1].java_home) == "/opt/jdk"
+
+
+def test_vbench_cluster_resolves_the_jdk_before_any_host_is_touched(tmp_path, capsys):
+    """`vbench cluster up/status/down` apply `hadoop.jdk` as a campaign's configurations do: a
+    mixed cluster under `image` is refused naming the param, before a testbed is read or made."""
+    from vbench import cli
+
+    (tmp_path / "testbed.yaml").write_text(
+        "testbed:\n  name: jdkt\n  hosts:\n    - {name: m, role: master}\n"
+        "    - {name: w, role: worker, platform: lxc}\n"
+    )
+    (tmp_path / "hadoop.yaml").write_text("hadoop:\n  jdk: image\n")
+    for action in ("up", "status", "down"):
+        assert cli.main(["cluster", action, "--params-dir", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert "hadoop.jdk" in err and "one java_home cannot name" in err, err
+    assert not Path("/var/lib/vbench/jdkt").exists()

@@ -452,6 +452,11 @@ def test_a_ratio_s_low_limit_is_never_printed_as_zero():
     assert interval_text(2.82, 2.59, 3.08) == r"\num{2.82} [\num{2.59}, \num{3.08}]"
     assert interval_text(30, 12, 90) == r"\num{30} [\num{12}, \num{90}]"
     assert interval_text(1.05, 0.9, 1.2, scale=100, offset=-100) == r"\num{5} [\num{-10}, \num{20}]"
+    # A ratio's interval excluding 1 by less than its rounding never prints a limit of 1:
+    # costs-jvm-native-amd's TeraSort, 1.099 [1.002, 1.205].
+    assert interval_text(1.099, 1.002, 1.205) == r"\num{1.099} [\num{1.002}, \num{1.205}]"
+    assert interval_text(0.90, 0.80, 0.9996) == r"\num{0.9000} [\num{0.8000}, \num{0.9996}]"
+    assert interval_text(1.10, 1.0, 1.2) == r"\num{1.10} [\num{1.00}, \num{1.20}]"  # a limit at 1 holds it
     assert interval_text(1.2, 1.004, 20.0, scale=100, offset=-100) == r"\num{20} [\num{0}, \num{1900}]"
 
 

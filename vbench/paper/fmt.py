@@ -193,6 +193,12 @@ def interval_text(estimate, low, high, *, scale: float = 1.0, offset: float = 0.
             # A ratio's interval on a log scale reaches far up and a little down (4.1 [0.40, 42]):
             # its low limit keeps one significant digit, never "0", which no ratio can be.
             d = min(decimals_for(lo, 1), 12)
+        if offset == 0 and scale == 1.0:
+            # A ratio's interval that excludes 1 never reads as if it held it ("[1.00, 1.20]" of a
+            # low limit 1.002): its limit nearest 1 keeps the decimals that show its side.
+            for limit, side in ((lo, 1.0), (hi, -1.0)):
+                while d < 6 and (limit - 1.0) * side > 0 and float(_fixed(limit, d)) == 1.0:
+                    d += 1
         return rf"\num{{{_fixed(e, d)}}} [\num{{{_fixed(lo, d)}}}, \num{{{_fixed(hi, d)}}}]"
     return rf"\num{{{sig_digits(e)}}}$^\dagger$"
 
