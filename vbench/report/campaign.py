@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -95,13 +95,14 @@ def pipeline_settings(raw: Path) -> StatsConfig:
 
 
 def statistics_of(
-    raw: Path, campaign: Campaign, cfg: StatsConfig | None = None
+    raw: Path, campaign: Campaign, cfg: StatsConfig | None = None, *, cache: bool = True
 ) -> tuple[pd.DataFrame, StatsConfig, str, list[str]]:
     """(table, its settings, where it came from, notes): the stage's cached table if there is a
-    current one (with `cfg`'s settings, when given), else the one statistics pass computed now."""
+    current one (with `cfg`'s settings, when given) and `cache`, else the one statistics pass
+    computed now."""
     processed = processed_of(raw)
     notes = []
-    cached = cached_settings(processed)
+    cached = cached_settings(processed) if cache else None
     if cached is not None and (cfg is None or cfg == cached):
         try:
             table = read_campaign_stats(processed, cached, raw)
@@ -223,14 +224,12 @@ def summarise(
         executed_dir = executed_dir if executed_dir is not None else repo / "notebooks" / "executed"
     campaign = load_campaign(raw, comparison)
     if comparison is not None:
-        cfg = cfg or pipeline_settings(raw)
-        if comparison.is_platforms and comparison.baseline is not None:
-            cfg = replace(cfg, baseline=comparison.baseline)  # a platform study's baseline is the statistics'
+        # The stage's cached table holds the design's comparison, not this one.
         levels = sorted(set(campaign.samples.get("platform", ())), key=str)
-        asked = next(iter(campaign.baselines.values()), cfg.baseline)
+        asked = next(iter(campaign.baselines.values()), (cfg or pipeline_settings(raw)).baseline)
         if asked not in levels:
             raise ParamsError("--baseline", f"{asked!r} is not a compared level of this campaign; its levels: {levels}")
-        table, source, notes = campaign_stats(campaign, cfg), "computed now (vbench.stats.campaign_stats)", []
+        table, cfg, source, notes = statistics_of(raw, campaign, cfg, cache=False)
     elif table is not None:
         cfg = cfg or StatsConfig()
         processed = processed_of(raw)
@@ -307,10 +306,11 @@ def print_summary(s: S.CampaignSummary, console: Console | None = None) -> None:
         console.print(Text(text, style=style), soft_wrap=True)
 
 
-def report(raw: Path, console: Console | None = None, **kw) -> tuple[S.CampaignSummary, SummaryFiles]:
+def report(
+    raw: Path, console: Console | None = None, *, comparison: Comparison | None = None, **kw
+) -> tuple[S.CampaignSummary, SummaryFiles]:
     """The closing summary of a run: gathered, written beside the campaign, printed."""
-    s = summarise(raw, **kw)
-    comparison = kw.get("comparison")
+    s = summarise(raw, comparison=comparison, **kw)
     # Another comparison's summary beside the design's, never over it.
     out = summary_dir(raw) / ("by-" + "-".join(comparison.compare)) if comparison is not None else None
     files = write_summary(s, raw, out)

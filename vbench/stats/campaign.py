@@ -203,12 +203,12 @@ def load_campaign(path: str | Path, comparison: Comparison | None = None) -> Cam
     # campaign.json read once: its comparison, and its shape for the pairs (below).
     design = design_of(campaign_dir)
     comparison = comparison or comparison_in(design)
-    baselines: dict[str, str] = {}
     if not comparison.is_platforms:
         df = comparison_view(df, comparison.compare)
-        if comparison.baseline is not None:
-            baselines = {str(e): comparison.baseline for e in df["experiment"].unique()}
         notes.append(f"compared: {', '.join(comparison.compare)} (baseline {comparison.baseline})")
+    # A baseline the comparison names holds for every experiment (a platform study's is otherwise the
+    # statistics' own, native unless told).
+    baselines = {str(e): comparison.baseline for e in df["experiment"].unique()} if comparison.baseline else {}
     df = add_cells(df)
     if rounds_are_units(design):
         # Every pair of this design's runs counts its rounds as the independent unit (stats/paired.py).
