@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from vbench.commands.campaign_cmd import named_dir
@@ -63,6 +64,21 @@ def register(sub) -> None:
         "machine around each run: a wait and a core's work told apart); 'cpu' needs --resources, and every "
         "calibration read (CALIBRATION's and the fit's) measured on the local testbed since the runner reads it",
     )
+    p.add_argument(
+        "--compare",
+        default=None,
+        help="what CALIBRATION and MEASURED are read as comparing, as `vbench campaign summary --compare` (e.g. "
+        "platform, for a campaign whose design compared cpu_group): the model predicts platforms, so a campaign "
+        "whose design compared a factor alone is refused without it",
+    )
+    p.add_argument(
+        "--where",
+        default=None,
+        help="factor=level[,factor=level]: read CALIBRATION and MEASURED in the configurations at these levels "
+        "of the factors they varied beside the platform (e.g. cpu_group=false for a campaign that ran each "
+        "platform with and without testbed.cpu_group), as if they had run those alone; the model reads one "
+        "cell of each job and refuses several. A campaign that did not vary a factor is read whole, noted",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
         "--resources",
@@ -109,8 +125,27 @@ def measured_names(text: str | None) -> tuple[str, ...]:
     return names
 
 
+def read_as(d: Path, compare: str | None):
+    """The comparison a calibration or measured campaign is read with: `--compare`'s where given
+    (checked against its design), else its design's; a design that compared factors without the
+    platform is refused naming `--compare` (the model's costs and ratios are each a platform's)."""
+    from vbench.commands.campaign_cmd import asked_comparison
+    from vbench.stats.compare import PLATFORM, comparison_of
+
+    if compare is not None:
+        return asked_comparison(d, compare, None)
+    own = comparison_of(d)
+    if PLATFORM not in own.compare:
+        raise ParamsError(
+            "--compare",
+            f"{d.name} compared {', '.join(own.compare)}, not the platform: read it with --compare platform "
+            f"(and one level of the rest with --where, e.g. --where {own.compare[0]}={own.baseline or '...'})",
+        )
+    return None
+
+
 def run(args) -> int:
-    from vbench.stats import cost_model, cost_prediction, job_phases
+    from vbench.stats import cell_select, cost_model, cost_prediction, job_phases
     from vbench.stats.campaign import load_campaign
     from vbench.stats.campaign_stats import StatsConfig
 
@@ -127,11 +162,16 @@ def run(args) -> int:
         "fit campaign (`vbench campaign run costs-fit` measures params/experiments/costs-fit.yaml)",
     )
     cal_dir = campaign_dir(args.calibration, args.data, "calibration campaign")
-    fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir)
-    measured_in = tuple(
-        load_campaign(campaign_dir(name, args.data, "campaign of measured jobs"))
-        for name in measured_names(args.measured)
-    )
+    levels = cell_select.parse_levels(args.where)
+    measured_dirs = [
+        campaign_dir(name, args.data, "campaign of measured jobs") for name in measured_names(args.measured)
+    ]
+    read_with = {d: read_as(d, args.compare) for d in (cal_dir, *measured_dirs)}
+    fit, calibration = load_campaign(fit_dir), load_campaign(cal_dir, read_with[cal_dir])
+    measured_in = tuple(load_campaign(d, read_with[d]) for d in measured_dirs)
+    # The fit's configurations are its planted levels, never a cell a user picks.
+    (calibration, *measured), where_notes = cell_select.campaigns_at((calibration, *measured_in), levels)
+    measured_in = tuple(measured)
     fit_costs_in = (
         load_campaign(campaign_dir(args.fit_costs, args.data, "campaign of the fit's configurations' costs"))
         if args.fit_costs is not None
@@ -152,6 +192,7 @@ def run(args) -> int:
     inputs = cost_prediction.prediction_inputs(
         fit, calibration, resources, measured_in=measured_in, fit_costs_in=fit_costs_in
     )
+    inputs = replace(inputs, notes=(*inputs.notes, *where_notes))
     read = time.perf_counter()
     # The statistics stage's default settings, but against the baseline the costs are ratios to and
     # at the predictions' level: a phase's interval then reads like the job's measured one beside it.

@@ -942,7 +942,13 @@ def _paired_log_ratio(level: pd.DataFrame, baseline: pd.DataFrame, conf: float) 
 def _one_cell(rows: pd.DataFrame, what: str) -> pd.DataFrame:
     sizes = sorted({str(s) for s in rows["size"]}, key=natural_key) if "size" in rows.columns else []
     if len(sizes) > 1:
-        raise ParamsError("samples", f"{what} was measured in several cells {sizes}: select one before the model")
+        raise ParamsError(
+            "samples",
+            (
+                f"{what} was measured in several cells {sizes}: select one before the model "
+                "(vbench predict --where factor=level)"
+            ),
+        )
     return rows
 
 
