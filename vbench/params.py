@@ -38,7 +38,7 @@ from vbench.validate import (
 
 #: Hadoop versions whose artifacts were checked on Maven Central, with the version of the
 #: examples jar to use (hadoop-mapreduce-examples is missing for several releases).
-KNOWN_HADOOP_VERSIONS: dict[str, str] = {"3.4.2": "3.4.2"}
+KNOWN_HADOOP_VERSIONS: dict[str, str] = {"3.3.6": "3.3.6", "3.4.2": "3.4.2"}
 
 #: Platforms a testbed host can be: a network namespace on the machine's kernel (the baseline),
 #: an LXC or OCI (crun) container, a gVisor sandbox (an OCI container run by runsc: a user-space

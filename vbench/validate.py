@@ -260,13 +260,15 @@ def campaign_name(value: str, option: str = "--campaign") -> str:
 # --- JVM flags --------------------------------------------------------------------------------
 
 #: One JVM option: YARN writes a task's options unquoted into the container's launch script, so a
-#: space splits it and a shell metacharacter runs as a command there.
-_JVM_FLAG = re.compile(r"-[A-Za-z0-9][A-Za-z0-9:+=._/,-]*")
+#: space splits it and a shell metacharacter runs as a command there. Two dashes for the module
+#: system's options (`--add-opens=java.base/java.lang=ALL-UNNAMED`, which Hadoop 3.3's MapReduce
+#: application master needs on Java 17).
+_JVM_FLAG = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9:+=._/,-]*")
 JVM_FLAG_MAX_LEN = 256
 check_jvm_flag = _matching(
     _JVM_FLAG,
     JVM_FLAG_MAX_LEN,
-    "one JVM option: '-' then letters, digits and : + = . _ / , - (no spaces, quotes or shell characters)",
+    "one JVM option: '-' or '--' then letters, digits and : + = . _ / , - (no spaces, quotes or shell characters)",
 )
 JvmFlag = Annotated[str, AfterValidator(check_jvm_flag)]
 

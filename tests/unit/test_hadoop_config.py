@@ -95,6 +95,18 @@ def test_job_jvm_flags_follow_the_heap_of_the_am_and_every_task():
         assert mapred[key].split()[1:] == ["-XX:TieredStopAtLevel=1", "-Xss1m"]
 
 
+def test_hadoop_3_3s_application_master_opens_java_lang_and_3_4s_runs_as_it_ran():
+    """3.3.6's MRAppMaster exits 1 on Java 17 without it (selfbench/capture_history.py, 2026-12-07);
+    3.4.2's configuration, which every committed campaign ran, is not changed by it."""
+    opens = "--add-opens=java.base/java.lang=ALL-UNNAMED"
+    old = _props(_render(version="3.3.6", job_jvm_flags=("-Xss1m",))["mapred-site.xml"])
+    assert old["yarn.app.mapreduce.am.command-opts"].split()[1:] == [opens, "-Xss1m"]
+    for task in ("mapreduce.map.java.opts", "mapreduce.reduce.java.opts"):
+        assert old[task].split()[1:] == ["-Xss1m"]  # the tasks' JVMs ran without it
+    new = _props(_render(version="3.4.2")["mapred-site.xml"])
+    assert all(opens not in v for v in new.values())
+
+
 def test_task_timeout_is_in_milliseconds():
     assert _props(_render(task_timeout_s=90)["mapred-site.xml"])["mapreduce.task.timeout"] == "90000"
 

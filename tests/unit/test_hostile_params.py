@@ -532,7 +532,11 @@ def test_a_hostile_jvm_flag_is_refused(vbench, params, where, case):
 
 def test_plain_jvm_flags_pass(vbench, params):
     for where in JVM_FLAG_FIELDS:
-        set_in_file(params / "hadoop.yaml", where, ["-XX:TieredStopAtLevel=1", "-Xss1m", "-Dfoo.bar=a/b,c"])
+        set_in_file(
+            params / "hadoop.yaml",
+            where,
+            ["-XX:TieredStopAtLevel=1", "-Xss1m", "-Dfoo.bar=a/b,c", "--add-opens=java.base/java.lang=ALL-UNNAMED"],
+        )
     assert show(vbench, params)[0] == 0
 
 
