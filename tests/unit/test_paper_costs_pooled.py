@@ -479,8 +479,9 @@ def test_the_committed_tests_are_records_the_stage_reads_from_the_params_file_an
         ("costs-nospec-fit-amd", "costs-nospec-sameday-amd", ("rpc",), 53041, ""),
         ("costs-fit-sixblocks-amd", "costs-calib-sixblocks-amd", ("rpc", "jvmstart"), 53078, "cpu"),
         ("costs-fit-sixblocks-amd", "costs-copies-platforms-amd", ("rpc", "jvmstart"), 53078, "both"),
+        ("costs-fit-sixblocks-amd", "costs-containers-confirm-amd", ("rpc", "jvmstart"), 53078, "cpu"),
     ]
-    assert [t.fit_costs for t in tests] == ["", "", "", "costs-copies-levels-amd"]
+    assert [t.fit_costs for t in tests] == ["", "", "", "costs-copies-levels-amd", ""]
     assert paper["cost_fit_campaign"], "a pooled test is a subsection of the cost model's section"
     assert "-p paper_params params/paper.yaml" in stage["cmd"] and {"params/paper.yaml": ["paper"]} in stage["params"]
     assert not any("pooled_tests" in d for d in deps) and "pooled_tests" not in stage["cmd"]
