@@ -9,7 +9,7 @@ jh_attempts_map.json and jh_attempts_reduce.json), the one-trip stream
 `vbench.hadoop.history_fetch` reads (jh_stream.txt), and the job client's output
 (wordcount.stdout, wordcount.stderr). Root; a few minutes; tears everything down.
 
-    python3 selfbench/capture_history.py --version 3.3.6 --out tests/data/hadoop/history-3.3.6
+    python3 -m selfbench.capture_history --version 3.3.6 --out tests/data/hadoop/history-3.3.6
 """
 
 from __future__ import annotations
@@ -18,17 +18,15 @@ import argparse
 import json
 import os
 import shlex
-import tempfile
 import time
 from pathlib import Path
 
 from vbench.benchmarks.hadoop import wordcount
 from vbench.benchmarks.hadoop.execute import execute
 from vbench.hadoop import history, history_fetch, jobs
-from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
-from vbench.params import hadoop_params, testbed_params
-from vbench.testbed import Testbed
+from selfbench.scratch_cluster import scratch_cluster
+from vbench.params import hadoop_params
 
 
 def rest(cluster: HadoopCluster, job_id: str, suffix: str = "") -> str:
@@ -50,57 +48,43 @@ def main() -> int:
     hp = hadoop_params(
         {"version": args.version, "replication": 2, "job_jvm_flags": args.job_jvm_flag}
     )  # refused before anything is made
-    work = Path(tempfile.mkdtemp(prefix="vbench-cap-"))
-    tb = testbed_params(
-        {
-            "name": "vbcap",
-            "workers": 2,
-            "work_root": str(work),
-            "network": {"bridge": "vbcapbr", "subnet": "10.213.9.0/24"},
-        }
-    )
     args.out.mkdir(parents=True, exist_ok=True)
-    try:
-        with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, fetch(hp.version, hp.examples_version)) as cluster:
-            run = execute(cluster, wordcount, wordcount.Config(size_mb=args.size_mb, reduces=2), job_details=False)
-            if not run.ok:
-                raise SystemExit(f"WordCount failed: {run.failure}")
-            # The job's client output only: the counts step prints every word's count.
-            client = run.outputs["wordcount"]
-            (args.out / "wordcount.stdout").write_text(client.stdout)
-            (args.out / "wordcount.stderr").write_text(client.stderr)
-            job_ids = jobs.job_ids(run.outputs["wordcount"].stderr)
-            if len(job_ids) != 1:
-                raise SystemExit(f"expected one WordCount job in its client's output, found {job_ids}")
-            (job_id,) = job_ids
-            answers = {"jh_job.json": rest(cluster, job_id), "jh_counters.json": rest(cluster, job_id, "/counters")}
-            answers["jh_tasks.json"] = rest(cluster, job_id, "/tasks")
-            tasks = history.parse_task_ids(answers["jh_tasks.json"])
-            for kind, tag in (("map", "_m_"), ("reduce", "_r_")):
-                first = next(t for t in tasks if tag in t)
-                answers[f"jh_attempts_{kind}.json"] = rest(cluster, job_id, history_fetch.attempts_suffix(first))
-            stream = cluster.sh(cluster.master, history_fetch.fetch_command(cluster.master.name, job_id))
-            if not stream.ok:
-                raise SystemExit("the one-trip fetch failed")
-            answers["jh_stream.txt"] = stream.stdout
-            answers["README.md"] = (
-                f"# One WordCount job's JobHistory answers, Hadoop {args.version}\n\n"
-                f"Captured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python3 selfbench/capture_history.py "
-                f"--version {args.version} --out {args.out}`: a 1 master + 2 worker native testbed of this project, "
-                f"Hadoop {args.version} from Maven Central, WordCount over {args.size_mb} MB with 2 reduces, job "
-                f"{job_id}. jh_*.json: the JobHistory REST answers (the job, its counters, its tasks, the first "
-                "map's and the first reduce's attempts); jh_stream.txt: the one-trip stream "
-                "(vbench.hadoop.history_fetch); wordcount.stdout/.stderr: the job client's output. Read by "
-                "tests/unit/test_history_versions.py.\n"
-            )
-            for name, text in answers.items():
-                if name.endswith(".json"):
-                    json.loads(text)  # as JobHistory gave it, checked to be JSON
-                (args.out / name).write_text(text)
-    finally:
-        # The testbed removed its own directory inside; its lock file stays, as every testbed's does.
-        (work / f"{tb.name}.lock").unlink(missing_ok=True)
-        work.rmdir()
+    with scratch_cluster("vbcap", "10.213.9.0/24", hp) as cluster:
+        run = execute(cluster, wordcount, wordcount.Config(size_mb=args.size_mb, reduces=2), job_details=False)
+        if not run.ok:
+            raise SystemExit(f"WordCount failed: {run.failure}")
+        # The job's client output only: the counts step prints every word's count.
+        client = run.outputs["wordcount"]
+        (args.out / "wordcount.stdout").write_text(client.stdout)
+        (args.out / "wordcount.stderr").write_text(client.stderr)
+        job_ids = jobs.job_ids(run.outputs["wordcount"].stderr)
+        if len(job_ids) != 1:
+            raise SystemExit(f"expected one WordCount job in its client's output, found {job_ids}")
+        (job_id,) = job_ids
+        answers = {"jh_job.json": rest(cluster, job_id), "jh_counters.json": rest(cluster, job_id, "/counters")}
+        answers["jh_tasks.json"] = rest(cluster, job_id, "/tasks")
+        tasks = history.parse_task_ids(answers["jh_tasks.json"])
+        for kind, tag in (("map", "_m_"), ("reduce", "_r_")):
+            first = next(t for t in tasks if tag in t)
+            answers[f"jh_attempts_{kind}.json"] = rest(cluster, job_id, history_fetch.attempts_suffix(first))
+        stream = cluster.sh(cluster.master, history_fetch.fetch_command(cluster.master.name, job_id))
+        if not stream.ok:
+            raise SystemExit("the one-trip fetch failed")
+        answers["jh_stream.txt"] = stream.stdout
+        answers["README.md"] = (
+            f"# One WordCount job's JobHistory answers, Hadoop {args.version}\n\n"
+            f"Captured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python3 -m selfbench.capture_history "
+            f"--version {args.version} --out {args.out}`: a 1 master + 2 worker native testbed of this project, "
+            f"Hadoop {args.version} from Maven Central, WordCount over {args.size_mb} MB with 2 reduces, job "
+            f"{job_id}. jh_*.json: the JobHistory REST answers (the job, its counters, its tasks, the first "
+            "map's and the first reduce's attempts); jh_stream.txt: the one-trip stream "
+            "(vbench.hadoop.history_fetch); wordcount.stdout/.stderr: the job client's output. Read by "
+            "tests/unit/test_history_versions.py.\n"
+        )
+        for name, text in answers.items():
+            if name.endswith(".json"):
+                json.loads(text)  # as JobHistory gave it, checked to be JSON
+            (args.out / name).write_text(text)
     print(f"{job_id} of Hadoop {args.version}: {len(answers)} answers and the client's output in {args.out}")
     print(f"load average after {os.getloadavg()[0]:.2f}")
     return 0

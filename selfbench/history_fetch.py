@@ -7,7 +7,7 @@ TeraValidate once, then reads the history of each of its jobs `--rounds` times b
 alternating, and prints SSH calls and seconds per job for both, with the load average before
 and after. Root; a few minutes; tears everything down.
 
-    python3 selfbench/history_fetch.py [--size-mb 32] [--rounds 5]
+    python3 -m selfbench.history_fetch [--size-mb 32] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -15,17 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 from vbench.benchmarks.hadoop import terasort
 from vbench.benchmarks.hadoop.execute import execute, fetch_job_history
 from vbench.hadoop import history, jobs
-from vbench.hadoop.artifacts import fetch
 from vbench.hadoop.cluster import HadoopCluster
-from vbench.params import hadoop_params, testbed_params
-from vbench.testbed import Testbed
+from selfbench.scratch_cluster import scratch_cluster
+from vbench.params import hadoop_params
 
 
 class CountingCluster:
@@ -66,17 +63,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     load_before = os.getloadavg()
-    work = Path(tempfile.mkdtemp(prefix="vbench-hist-"))
-    tb = testbed_params(
-        {
-            "name": "vbhist",
-            "workers": 2,
-            "work_root": str(work),
-            "network": {"bridge": "vbhistbr", "subnet": "10.213.7.0/24"},
-        }
-    )
     hp = hadoop_params({"replication": 2})
-    with Testbed(tb) as bed, HadoopCluster(bed.hosts, hp, fetch(hp.version, hp.examples_version)) as cluster:
+    with scratch_cluster("vbhist", "10.213.7.0/24", hp) as cluster:
         run = execute(cluster, terasort, terasort.Config(size_mb=args.size_mb), job_details=False)
         assert run.ok, run.failure
         job_ids = [j for out in run.outputs.values() for j in jobs.job_ids(out.stderr)]
@@ -97,7 +85,6 @@ def main() -> int:
             f"(median {statistics.median(secs):.3f}, max {max(secs):.3f})"
         )
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f}")
-    work.rmdir()  # the testbed removed its own directory inside
     return 0
 
 
