@@ -183,10 +183,12 @@ def _frame(values) -> pd.DataFrame:
 
 
 def test_a_float_column_with_gaps_matches_its_whole_level_and_the_cells_lose_the_factor():
+    """The gaps are configurations without the factor (native's rows of a factor scoped to gVisor):
+    at no other level, so kept, as the baseline a scoped level is compared with."""
     samples = _frame([1000.0, 1000.0, 200.0, 200.0, np.nan, np.nan])
     assert set(samples["size"]) == {"rate=1000", "rate=200", ""}
     out, notes = cell_select.samples_at(samples, {"rate": "1000"}, "camp")
-    assert list(out["value"]) == [0.0, 1.0] and set(out["size"]) == {""}
+    assert list(out["value"]) == [0.0, 1.0, 4.0, 5.0] and set(out["size"]) == {""}
     assert notes == ["camp: read at rate=1000 (200 left out)"]
     same, notes = cell_select.samples_at(_frame([5.0] * 4), {"rate": "5"}, "camp")
     assert len(same) == 4 and notes == ["camp did not vary rate: read whole"]

@@ -72,7 +72,7 @@ def varied_levels(samples: pd.DataFrame) -> dict[str, list[str]]:
 
 def samples_at(samples: pd.DataFrame, levels: Mapping[str, str], name: str) -> tuple[pd.DataFrame, list[str]]:
     """The samples of the configurations at `levels` (factor label -> level) of each factor they vary,
-    their cells recomputed without it; a factor they do not vary leaves them whole, noted (a campaign
+    and those without the factor (a configuration it is scoped away from), their cells recomputed; a factor they do not vary leaves them whole, noted (a campaign
     that ran one configuration of it). A level the samples' factor never took is refused naming the
     campaign (`name`) and the levels it ran. Pure."""
     varied = varied_levels(samples)
@@ -86,7 +86,8 @@ def samples_at(samples: pd.DataFrame, levels: Mapping[str, str], name: str) -> t
         if want not in varied[factor]:
             raise ParamsError("--where", f"{name} ran {factor} at {varied[factor]}, not {level!r}")
         col = samples[FACTOR + factor]
-        keep &= col.map(lambda v: pd.notna(v) and plain(v) == want)
+        # A row without the factor (native's, of a factor scoped to gVisor) is at no other level: kept.
+        keep &= col.map(lambda v: pd.isna(v) or plain(v) == want)
         notes.append(f"{name}: read at {factor}={want} ({', '.join(v for v in varied[factor] if v != want)} left out)")
     if keep.all():
         return samples, notes
