@@ -57,7 +57,7 @@ def main() -> int:
         client = run.outputs["wordcount"]
         (args.out / "wordcount.stdout").write_text(client.stdout)
         (args.out / "wordcount.stderr").write_text(client.stderr)
-        job_ids = jobs.job_ids(run.outputs["wordcount"].stderr)
+        job_ids = jobs.job_ids(client.stderr)
         if len(job_ids) != 1:
             raise SystemExit(f"expected one WordCount job in its client's output, found {job_ids}")
         (job_id,) = job_ids

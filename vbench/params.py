@@ -36,9 +36,24 @@ from vbench.validate import (
     key_text,
 )
 
-#: Hadoop versions whose artifacts were checked on Maven Central, with the version of the
-#: examples jar to use (hadoop-mapreduce-examples is missing for several releases).
-KNOWN_HADOOP_VERSIONS: dict[str, str] = {"3.3.6": "3.3.6", "3.4.2": "3.4.2"}
+
+@dataclass(frozen=True)
+class HadoopVersion:
+    """What vbench knows of one Hadoop release: the examples jar's version to fetch with it
+    (hadoop-mapreduce-examples is missing for several releases), and the JVM options its MapReduce
+    application master needs on Java 17. 3.3's (Guice 4) reflects into java.lang, which Java 17
+    refuses without `--add-opens`, and the AM exits 1 before it logs (found 2026-12-07 bringing
+    3.3.6 up); 3.4's needs none, so its configuration stays as it ran."""
+
+    examples: str
+    am_flags: tuple[str, ...] = ()
+
+
+#: Hadoop versions whose artifacts were checked on Maven Central, and what each needs.
+KNOWN_HADOOP_VERSIONS: dict[str, HadoopVersion] = {
+    "3.3.6": HadoopVersion("3.3.6", am_flags=("--add-opens=java.base/java.lang=ALL-UNNAMED",)),
+    "3.4.2": HadoopVersion("3.4.2"),
+}
 
 #: Platforms a testbed host can be: a network namespace on the machine's kernel (the baseline),
 #: an LXC or OCI (crun) container, a gVisor sandbox (an OCI container run by runsc: a user-space
@@ -741,7 +756,11 @@ class HadoopParams(_Strict):
 
     @property
     def examples_version(self) -> str:
-        return KNOWN_HADOOP_VERSIONS[self.version]
+        return KNOWN_HADOOP_VERSIONS[self.version].examples
+
+    @property
+    def am_version_flags(self) -> tuple[str, ...]:
+        return KNOWN_HADOOP_VERSIONS[self.version].am_flags
 
 
 class _FieldError(ValueError):

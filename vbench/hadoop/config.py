@@ -59,16 +59,6 @@ def site_xml(props: dict[str, str]) -> str:
     return f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
 
 
-#: JVM options a Hadoop version's MapReduce application master needs on Java 17: 3.3's (Guice 4)
-#: reflects into java.lang, which Java 17 refuses without them, and the AM exits 1 before it logs
-#: (found 2026-12-07 bringing 3.3.6 up; 3.4's needs none, so its configuration stays as it ran).
-AM_FLAGS_BY_VERSION: dict[str, tuple[str, ...]] = {"3.3.6": ("--add-opens=java.base/java.lang=ALL-UNNAMED",)}
-
-
-def am_version_flags(version: str) -> tuple[str, ...]:
-    return AM_FLAGS_BY_VERSION.get(version, ())
-
-
 def task_opts(memory_mb: int, fraction: float, flags: tuple[str, ...] = ()) -> str:
     return " ".join((f"-Xmx{int(memory_mb * fraction)}m", *flags))
 
@@ -143,7 +133,7 @@ def site_properties(
         "mapreduce.application.classpath": app_cp,
         "yarn.app.mapreduce.am.resource.mb": str(hp.am_memory_mb),
         "yarn.app.mapreduce.am.command-opts": task_opts(
-            hp.am_memory_mb, hp.task_heap_fraction, (*am_version_flags(hp.version), *hp.job_jvm_flags)
+            hp.am_memory_mb, hp.task_heap_fraction, (*hp.am_version_flags, *hp.job_jvm_flags)
         ),
         "mapreduce.map.memory.mb": str(hp.map_memory_mb),
         "mapreduce.map.java.opts": task_opts(hp.map_memory_mb, hp.task_heap_fraction, hp.job_jvm_flags),

@@ -15,6 +15,7 @@ from typing import Iterable, Mapping
 import pandas as pd
 import yaml
 
+from vbench.campaign.design import factor_label
 from vbench.errors import ParamsError
 from vbench.stats.tidy import add_cells, plain
 
@@ -44,8 +45,8 @@ def resolved(asked: str, labels: Iterable[str]) -> str | None:
     labels = set(labels)
     if asked in labels:
         return asked
-    _, dot, label = asked.partition(".")
-    return label if dot and label in labels else None
+    label = factor_label(asked) if "." in asked else None
+    return label if label in labels else None
 
 
 def level_text(level: str) -> str:
@@ -70,12 +71,15 @@ def varied_levels(samples: pd.DataFrame) -> dict[str, list[str]]:
     return out
 
 
-def samples_at(samples: pd.DataFrame, levels: Mapping[str, str], name: str) -> tuple[pd.DataFrame, list[str]]:
+def samples_at(
+    samples: pd.DataFrame, levels: Mapping[str, str], name: str, varied: Mapping[str, list[str]] | None = None
+) -> tuple[pd.DataFrame, list[str]]:
     """The samples of the configurations at `levels` (factor label -> level) of each factor they vary,
     and those without the factor (a configuration it is scoped away from), their cells recomputed; a factor they do not vary leaves them whole, noted (a campaign
     that ran one configuration of it). A level the samples' factor never took is refused naming the
-    campaign (`name`) and the levels it ran. Pure."""
-    varied = varied_levels(samples)
+    campaign (`name`) and the levels it ran. `varied` is `varied_levels(samples)` when the caller
+    has it. Pure."""
+    varied = varied_levels(samples) if varied is None else varied
     notes: list[str] = []
     keep = pd.Series(True, index=samples.index)
     for factor, level in levels.items():
@@ -100,7 +104,9 @@ def campaigns_at(campaigns, levels: Mapping[str, str]) -> tuple[list, list[str]]
     (a typo would otherwise read every cell, and the model refuse them with no word of the option)."""
     if not levels:
         return list(campaigns), []
-    varied = {f for c in campaigns for f in varied_levels(c.samples)}
+    campaigns = list(campaigns)
+    varied_by = [varied_levels(c.samples) for c in campaigns]
+    varied = {f for v in varied_by for f in v}
     labelled = {asked: resolved(asked, varied) for asked in levels}
     unknown = sorted(a for a, label in labelled.items() if label is None)
     if unknown:
@@ -113,8 +119,8 @@ def campaigns_at(campaigns, levels: Mapping[str, str]) -> tuple[list, list[str]]
         raise ParamsError("--where", f"{', '.join(twice)} named twice")
     at = {labelled[asked]: level for asked, level in levels.items()}
     out, notes = [], []
-    for c in campaigns:
-        samples, said = samples_at(c.samples, at, c.name)
+    for c, v in zip(campaigns, varied_by):
+        samples, said = samples_at(c.samples, at, c.name, v)
         out.append(replace(c, samples=samples))
         notes += said
     # A campaign read as the calibration and as a measured one is one reading: said once.
