@@ -388,6 +388,27 @@ def test_the_command_prints_the_table_and_how_long_it_took(data, capsys):
     assert {p["platform"] for p in doc["predictions"]} == set(PLATFORMS)
 
 
+def test_shares_bounded_at_zero_are_asked_for_and_said(data, capsys):
+    """`--shares nonnegative`: every job's shares and their draws >= 0 (NNBench's true shares of
+    throughput and disk are 0, so its free ones may fall below), the predictions still hold the
+    truth, and the text and JSON say how the shares were fitted."""
+    from vbench import cli
+
+    argv = ["predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--draws", str(DRAWS)]
+    assert cli.main([*argv, "--shares", "nonnegative", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["shares"] == "nonnegative"
+    for job in doc["jobs"]:
+        assert all(s["estimate"] >= 0 and s["low"] >= 0 for s in job["shares"].values()), job
+    for p in doc["predictions"]:
+        truth = true_ratio(p["job"], PLATFORMS[p["platform"]])
+        assert p["predicted"]["low"] <= truth <= p["predicted"]["high"], p
+    assert cli.main([*argv, "--shares", "nonnegative"]) == 0
+    assert "shares bounded at 0 (--shares nonnegative)" in capsys.readouterr().out
+    assert cli.main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["shares"] == "free"
+
+
 def test_the_prediction_interval_is_for_the_blocks_asked_and_narrows_with_them(data, capsys, vbench_cli):
     """By default each row's prediction interval is for a measurement of as many blocks as the fit's
     rows had; --blocks plans another campaign: the ratio's interval stays, the measurement's narrows."""

@@ -79,6 +79,15 @@ def register(sub) -> None:
         "platform with and without testbed.cpu_group), as if they had run those alone; the model reads one "
         "cell of each job and refuses several. A campaign that did not vary a factor is read whole, noted",
     )
+    p.add_argument(
+        "--shares",
+        choices=("free", "nonnegative"),
+        default="free",
+        help="how each job's shares of native time are fitted: 'free', weighted least squares (default, as "
+        "every committed reading was made), or 'nonnegative', bounded at 0 in the estimate and every bootstrap "
+        "draw (a share of native time cannot be negative; a free share below 0 times a large cost drags a "
+        "prediction down)",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
         "--resources",
@@ -205,7 +214,14 @@ def run(args) -> int:
     compared = time.perf_counter()
     seed = args.seed if args.seed is not None else cost_prediction.fit_seed(fit_dir)
     table = cost_prediction.prediction_table(
-        inputs, phases=phases, attempts=attempts, task_cpu=task_cpu, n_draws=draws, seed=seed, blocks=args.blocks
+        inputs,
+        phases=phases,
+        attempts=attempts,
+        task_cpu=task_cpu,
+        n_draws=draws,
+        seed=seed,
+        blocks=args.blocks,
+        nonnegative=args.shares == "nonnegative",
     )
     timings = (
         ("reading and checking", read - started),

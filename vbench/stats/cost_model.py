@@ -47,6 +47,10 @@ independently; the shares' intervals in 91.5 to 92.8 % (of 800) drawn jointly, s
 because the WLS weights come from each row's own variance on 4 degrees of freedom (rows whose
 noise happened to look small weigh more and claim a smaller error; with equal weights the same
 draws cover 95 to 99 % per share). docs/statistics.md has the table.
+Bounded shares (`fit_job(nonnegative=True)`, `vbench predict --shares nonnegative`): the same weights
+and draws, each solved with every share >= 0 (`nonnegative_solve`), since a share of native time
+cannot be negative and a free share below 0 times a large cost drags a prediction down. Where every
+free share is positive the two fits are the same.
 When the fit's residuals are larger than the intervals say (Birge ratio sqrt(scale) > 1: the model
 misses something, or the ratios' intervals are too narrow) the ratios' draws are widened by it, so
 lack of fit widens the prediction instead of hiding in it; `JobFit.lack_of_fit_p` reports it.
@@ -70,6 +74,7 @@ block as every ratio of the statistics table is (vbench.stats.paired).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
@@ -378,6 +383,8 @@ class JobFit:
     #: The job's run-to-run noise in a measured ratio, read off the design rows (`run_noise`): what
     #: a prediction interval of a measurement adds to the ratio's own (None: not known).
     noise: "RunNoise | None" = None
+    #: The shares were fitted bounded at 0 (`nonnegative_solve`), the estimate and every draw.
+    nonnegative: bool = False
 
     @property
     def estimates(self) -> np.ndarray:
@@ -556,6 +563,27 @@ def _weighted_solve(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
         return np.einsum("bkj,bj->bk", np.linalg.pinv(a), b)
 
 
+def nonnegative_solve(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted least squares with every share >= 0, for a stack of designs: x (B, n, k), y (B, n),
+    w (n,) -> (B, k). Exact, not iterative: the bounded optimum is the unbounded one on its own
+    support, so it is the least weighted squared residual among the solutions on each subset of the
+    resources whose shares are all >= 0 (the empty subset, every share 0, always is). 2^k subsets
+    for the few resources a fit has, each solved for all draws at once."""
+    b, _, k = x.shape
+    best = np.zeros((b, k))
+    best_ssr = np.einsum("n,bn->b", w, y**2)
+    for size in range(1, k + 1):
+        for subset in itertools.combinations(range(k), size):
+            cols = list(subset)
+            full = np.zeros((b, k))
+            full[:, cols] = _weighted_solve(x[:, :, cols], y, w)
+            resid = y - np.einsum("bnk,bk->bn", x, full)
+            ssr = np.einsum("n,bn->b", w, resid**2)
+            better = (full[:, cols] >= 0).all(axis=1) & (ssr < best_ssr)
+            best[better], best_ssr[better] = full[better], ssr[better]
+    return best
+
+
 def fit_job(
     job: str,
     costs: Sequence[CostVector],
@@ -566,9 +594,15 @@ def fit_job(
     conf: float = DEFAULT_CONF,
     n_draws: int = DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
+    nonnegative: bool = False,
 ) -> JobFit:
     """Fit `job`'s shares of native time on the `design` platforms (planted configurations, each
-    with its cost vector in `costs` and the job's measured ratio in `ratios`)."""
+    with its cost vector in `costs` and the job's measured ratio in `ratios`). `nonnegative` bounds
+    every share at 0, in the estimate and in each bootstrap draw (`nonnegative_solve`): a share of
+    native time cannot be negative, and a free fit's negative share (a resource the planted levels
+    barely move in that job) times a large cost drags a prediction down for no reason in the job.
+    The weights, the residuals' tests and the draws are the free fit's, with the bounded solution;
+    the degrees of freedom stay rows less resources (a share held at 0 is not counted free)."""
     resources = _checked_resources(resources)
     design = tuple(design)
     if len(design) < len(resources):
@@ -604,14 +638,18 @@ def fit_job(
     # Effective variance of each row: the ratio's, plus its costs' moved through the shares.
     X, Y = x_hat - 1, y_hat - 1
     var_y = (y_hat * y_se) ** 2
-    shares = np.linalg.lstsq(X, Y, rcond=None)[0]
+    solve = nonnegative_solve if nonnegative else _weighted_solve
+    if nonnegative:
+        shares = solve(X[None], Y[None], np.ones(len(Y)))[0]
+    else:
+        shares = np.linalg.lstsq(X, Y, rcond=None)[0]
     for _ in range(2):
         variance = var_y + ((shares * x_hat * x_se) ** 2).sum(axis=1)
         weights = 1.0 / np.where(variance > 0, variance, variance[variance > 0].min() if (variance > 0).any() else 1.0)
         result = WLS(Y, X, weights=weights).fit()
-        shares = np.asarray(result.params)
+        shares = solve(X[None], Y[None], weights)[0] if nonnegative else np.asarray(result.params)
     dof = len(design) - len(resources)
-    chi2 = float(np.sum(weights * np.asarray(result.resid) ** 2))
+    chi2 = float(np.sum(weights * (Y - X @ shares) ** 2))
     scale = chi2 / dof if dof > 0 else math.nan
     lack_of_fit_p = float(stats.chi2.sf(chi2, dof)) if dof > 0 else math.nan
     birge = math.sqrt(scale) if dof > 0 and scale > 1 else 1.0
@@ -635,7 +673,7 @@ def fit_job(
         y_draws = np.stack(
             [np.exp(m.log_estimate + (m.draws(rng, shape) - m.log_estimate) * birge) for m in measured], axis=1
         )  # (B, n)
-    draws = _weighted_solve(x_draws - 1, y_draws - 1, weights)
+    draws = solve(x_draws - 1, y_draws - 1, weights)
     low, high = np.percentile(draws, [50 * (1 - conf), 50 * (1 + conf)], axis=0)
     coefficients = tuple(
         Coefficient(
@@ -656,6 +694,7 @@ def fit_job(
         draws=draws,
         joint=joint,
         noise=run_noise(measured),
+        nonnegative=nonnegative,
     )
 
 

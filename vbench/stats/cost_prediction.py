@@ -277,6 +277,8 @@ class PredictionTable:
     #: The CPU time each platform's tasks spent per job over the baseline's (`job_phases.task_cpu`);
     #: () where the jobs' campaign recorded none.
     task_cpu: tuple[PlatformResource, ...] = ()
+    #: The shares were fitted bounded at 0 (`cost_model.nonnegative_solve`).
+    nonnegative: bool = False
 
 
 @dataclass(frozen=True)
@@ -932,18 +934,23 @@ def prediction_table(
     n_draws: int = cm.DEFAULT_DRAWS,
     seed: int = DEFAULT_SEED,
     blocks: int | None = None,
+    nonnegative: bool = False,
 ) -> PredictionTable:
     """Each job fitted on the fit campaign, each platform's ratio predicted and attributed, with
     the calibration's measured `phases` of that job and platform beside it, and its runs with an
     unsuccessful task attempt (`attempts`) and its tasks' CPU time (`task_cpu`) beside the table. Each row's prediction
     interval is for a measurement of `blocks` blocks (a campaign one plans); by default of as many
     as its measured ratio's, or, with none, as the fit's rows'; where the measured ratio is pooled
-    over campaigns (`PredictionInputs.pooled`), of such a pooled ratio."""
+    over campaigns (`PredictionInputs.pooled`), of such a pooled ratio. `nonnegative` fits the shares
+    bounded at 0 (`cost_model.fit_job`)."""
     if n_draws < 2:
         raise ParamsError("--draws", f"at least 2 bootstrap draws, not {n_draws}")
     if blocks is not None and blocks < 2:
         raise ParamsError("--blocks", f"a measured ratio needs two blocks or more, not {blocks}")
-    fits = [_fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed) for job, rows in inputs.designs]
+    fits = [
+        _fit(inputs, job, rows, conf=conf, n_draws=n_draws, seed=seed, nonnegative=nonnegative)
+        for job, rows in inputs.designs
+    ]
     fitted = fitted_jobs(fits)
     rows = []
     pooled = {(p.job, p.platform): p for p in inputs.pooled}
@@ -968,7 +975,9 @@ def prediction_table(
                     len(pool.readings) if pool is not None else None,
                 )
             )
-    return PredictionTable(inputs, fitted, tuple(rows), conf, n_draws, seed, tuple(attempts), tuple(task_cpu))
+    return PredictionTable(
+        inputs, fitted, tuple(rows), conf, n_draws, seed, tuple(attempts), tuple(task_cpu), nonnegative
+    )
 
 
 def design_seed(campaign_dir: Path) -> int | None:
@@ -1065,7 +1074,8 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             if inp.left_out
             else ""
         )
-        + f"; {level} % intervals from {table.n_draws} bootstrap draws, seed {table.seed}",
+        + f"; {level} % intervals from {table.n_draws} bootstrap draws, seed {table.seed}"
+        + ("; shares bounded at 0 (--shares nonnegative)" if table.nonnegative else ""),
     ]
     if inp.apart is not None and inp.apart.passes:
         moved = ", then ".join(f"{r} in {c}" for r, c in inp.apart.order)
@@ -1297,6 +1307,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
         "machines": mc.machines_json(inp.machines),
         "machine_warning": mc.machine_warning(inp.machines),
         "resources": list(inp.resources),
+        "shares": "nonnegative" if table.nonnegative else "free",
         "rule_1": [
             {
                 "factor": c.factor,
