@@ -255,20 +255,28 @@ class HadoopCluster(UpDown):
         since: float,
     ) -> None:
         """Poll each second until `missing()` (what is not up yet, said) is empty; a daemon of
-        `started` that is no longer alive, or `timeout_s` after `since`, raises ClusterNotReady."""
+        `started` read dead at two looks in a row, or `timeout_s` after `since`, raises
+        ClusterNotReady. One look is not enough: a starting daemon's pid execs nohup, env, then java,
+        and while the kernel swaps its image /proc/<pid>/cmdline reads empty, so a live JVM one SSH
+        round trip old can read dead (a CI run refused a cluster so, every daemon's log still empty).
+        A daemon read dead is looked at again a second later, even past the deadline or with
+        nothing missing."""
         deadline = since + timeout_s
         last: list[str] = []
+        suspect: set[tuple[str, str]] = set()
         while True:  # at least one look, however little time is left
-            dead = [k for k, up in self.daemon_states(started).items() if not up]
+            down = [k for k, up in self.daemon_states(started).items() if not up]
+            dead = [k for k in down if k in suspect]
             if dead:
                 host, daemon = dead[0]
                 raise ClusterNotReady(self._died_message(host, daemon))
+            suspect = set(down)
             left = missing()
-            if not left:
+            if not left and not suspect:
                 return
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline and not suspect:
                 break
-            if left != last:
+            if left and left != last:
                 self.log(f"  waiting for: {', '.join(left)}")
                 last = left
             time.sleep(1)
