@@ -101,12 +101,16 @@ def split_values(field: object) -> list[str]:
 #: placeholder, not a machine's. Campaigns before 2026-12-01 stamped it on gVisor's samples beside
 #: the machine's model the other platforms' samples name (vbench.testbed.gvisor stamps the machine's).
 SANDBOX_CPU_MODEL = "unknown"
+#: How QEMU's emulated CPU models begin (`qemu64`, `qemu32` under TCG: "QEMU Virtual CPU version
+#: 2.5+"), which a QEMU guest's /proc/cpuinfo names: the emulator's, not the machine's it runs on.
+EMULATED_CPU_MODEL_PREFIX = "QEMU Virtual CPU"
 
 
 def cpu_models(field: object) -> list[str]:
     """The machines' CPU models a `cpu_model` field (or a host's fact) names: `split_values` without
-    the sandbox's placeholder. Pure."""
-    return [m for m in split_values(field) if m != SANDBOX_CPU_MODEL]
+    the sandbox's placeholder or an emulated CPU's name (a guest under TCG runs on this machine, but
+    its cpuinfo names QEMU's model). Pure."""
+    return [m for m in split_values(field) if m != SANDBOX_CPU_MODEL and not m.startswith(EMULATED_CPU_MODEL_PREFIX)]
 
 
 def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -175,6 +175,35 @@ def test_a_sandbox_s_cpu_placeholder_names_no_machine(tmp_path):
     assert quiet_probes([{**probe, "cpu_model": f"A; {SANDBOX_CPU_MODEL}"}]) == {"A": [30.0]}
 
 
+def test_an_emulated_cpu_names_no_machine(tmp_path):
+    """A QEMU guest under TCG names QEMU's emulated model in /proc/cpuinfo, which its samples stamp
+    (costs-qemu-calib-amd): the guest runs on this machine, so `vbench predict` must not warn that
+    such a calibration ran on another machine than the fit, nor the paper count a second machine."""
+    from vbench.samples import cpu_models
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.machines import CPU_MODEL, recorded
+
+    from tests.unit.builders import time_record, write_samples
+
+    emulated = "QEMU Virtual CPU version 2.5+"
+    assert cpu_models(f"AMD EPYC; {emulated}") == ["AMD EPYC"] and cpu_models(emulated) == []
+    # A model that merely mentions QEMU elsewhere is still a machine's.
+    assert cpu_models("Intel Xeon (QEMU Virtual CPU host)") == ["Intel Xeon (QEMU Virtual CPU host)"]
+
+    def rec(platform, block, cpu):
+        meta = {"experiment": "vm", "platform": platform, "block": block, "round": 0, "repetition": block}
+        meta.update({"run_id": f"{platform}-{block}", "cpu_model": cpu})
+        return time_record("jvmstart", "jvm_start_ms", {"native": 40.0, "qemu": 1200.0}[platform], block, meta)
+
+    d = tmp_path / "emulated"
+    d.mkdir()
+    write_samples(d, [rec(p, b, cpu) for b in (0, 1) for p, cpu in (("native", "A"), ("qemu", emulated))])
+    campaign = load_campaign(d)
+    assert campaign.notes == [] and recorded(campaign, CPU_MODEL) == ["A"]
+    assert machines_sentence([campaign]).startswith("Of the 1 campaign with samples, the hosts of 1 reported A")
+    assert "QEMU" not in campaigns_table_tex([campaign])
+
+
 def _jvms(name: str, builds: dict[str, str]) -> Campaign:
     samples = pd.DataFrame(
         {"platform": list(builds), "java_version": [f'openjdk version "{v}" 2026-04-21' for v in builds.values()]}
