@@ -297,6 +297,13 @@ def test_a_record_is_read_with_its_optional_fields():
         raw / POOLED_FIT, raw / POOLED_CAL, tuple(raw / n for n in MEASURED), ("rpc", "jvmstart"), SEED, None, "wall"
     )
     assert bare.dirs(raw).fit_costs == raw / "c"
+    # Shares: free unless the record says bounded, and only bounded is passed on.
+    assert (test.shares, test.dirs(raw).shares) == ("free", "")
+    (bounded,) = pooled_tests_of([{**RECORD, "shares": "nonnegative"}])
+    assert (bounded.shares, bounded.dirs(raw).shares) == ("nonnegative", "nonnegative")
+    assert ("pooled-shares", "nonnegative") in bounded.flags() and not any(
+        f == "pooled-shares" for f, _ in test.flags()
+    )
 
 
 @pytest.mark.parametrize(
@@ -324,6 +331,7 @@ def test_a_record_is_read_with_its_optional_fields():
         ([{**RECORD, "seed": True}], "[0].seed", "an integer"),
         ([{**RECORD, "seed": "53061"}], "[0].seed", "an integer"),
         ([{**RECORD, "fixed_pricing": "either"}], "[0].fixed_pricing", "wall or cpu or both"),
+        ([{**RECORD, "shares": "bounded"}], "[0].shares", "free or nonnegative"),
         ([{**RECORD, "fit_costs": 3}], "[0].fit_costs", "a campaign's name, not 3"),
         ([RECORD, RECORD], "[1]", "is record 0's test again"),
     ],
@@ -441,10 +449,14 @@ def test_the_command_groups_each_test_s_options_after_the_fit_that_starts_it(cap
     assert build_parser("paper").parse_args(base).pooled_tests == []
     both = build_parser("paper").parse_args([*base, "--pooled-fit", "f", "--pooled-fixed-pricing", "both"])
     assert both.pooled_tests == [PooledTestDirs(Path("f"), fixed_pricing="both")]
+    bounded = build_parser("paper").parse_args([*base, "--pooled-fit", "f", "--pooled-shares", "nonnegative"])
+    assert bounded.pooled_tests == [PooledTestDirs(Path("f"), shares="nonnegative")]
     for argv, said in (
         (["--pooled-measured", "m1"], "give --pooled-fit first"),
         (["--pooled-fit", "f1", *["--pooled-seed", "1"] * 2], "given twice for one test"),
         (["--pooled-fit", "f1", "--pooled-fixed-pricing", "either"], "invalid choice"),
+        (["--pooled-fit", "f1", "--pooled-shares", "bounded"], "invalid choice"),
+        (["--pooled-fit", "f1", *["--pooled-shares", "nonnegative"] * 2], "given twice for one test"),
     ):
         with pytest.raises(SystemExit) as exit_:
             build_parser("paper").parse_args([*base, *argv])
@@ -480,8 +492,10 @@ def test_the_committed_tests_are_records_the_stage_reads_from_the_params_file_an
         ("costs-fit-sixblocks-amd", "costs-calib-sixblocks-amd", ("rpc", "jvmstart"), 53078, "cpu"),
         ("costs-fit-sixblocks-amd", "costs-copies-platforms-amd", ("rpc", "jvmstart"), 53078, "both"),
         ("costs-fit-sixblocks-amd", "costs-containers-confirm-amd", ("rpc", "jvmstart"), 53078, "cpu"),
+        ("costs-fit-sixblocks-amd", "costs-calib-sixblocks-amd", ("rpc", "jvmstart"), 53078, "cpu"),
     ]
-    assert [t.fit_costs for t in tests] == ["", "", "", "costs-copies-levels-amd", ""]
+    assert [t.fit_costs for t in tests] == ["", "", "", "costs-copies-levels-amd", "", ""]
+    assert [t.shares for t in tests] == ["free"] * 5 + ["nonnegative"]
     assert paper["cost_fit_campaign"], "a pooled test is a subsection of the cost model's section"
     assert "-p paper_params params/paper.yaml" in stage["cmd"] and {"params/paper.yaml": ["paper"]} in stage["params"]
     assert not any("pooled_tests" in d for d in deps) and "pooled_tests" not in stage["cmd"]
@@ -529,6 +543,7 @@ def _committed_reading(index: int) -> CP.PooledTest:
         t.seed,
         fit_costs=load_campaign(t.fit_costs) if t.fit_costs is not None else None,
         fixed_pricing=t.fixed_pricing,
+        nonnegative=t.shares == "nonnegative",
     )
 
 
@@ -658,6 +673,37 @@ def test_the_two_copy_prices_leave_the_split_as_docs_read_it():
     }
     # Rule 4: the spread of the signed errors stays above 50 points in both pricings.
     assert {p: max(e.values()) - min(e.values()) for p, e in errors.items()} == {"cpu": 83, "wall": 100}
+
+
+def test_the_bounded_shares_test_reads_as_docs_read_it():
+    """docs/results.md, "Shares bounded at 0": the six-block fit with its shares bounded at 0, judged
+    against the three campaigns that timed NNBench and TestDFSIO write (costs-nnbench-third-amd's
+    rules, priced in CPU): both NNBench steps nearer than the free fit's (+38 % and +20 % against +43 %
+    and +32 %), TestDFSIO write -0.5 %, the pooled ratio's PI holding all three."""
+    read, errors = _committed_errors(5, "costs-nnbench-third-amd")
+    assert read.nonnegative and read.fixed_pricing == "cpu"
+    judged = ("nnbench_create_write", "nnbench_open_read", "dfsio_write")
+    assert {j: errors["cpu"][j] for j in judged} == {
+        "nnbench_create_write": 38,
+        "nnbench_open_read": 20,
+        "dfsio_write": -1,
+    }
+    free = CP.pooled_test(
+        *(load_campaign(ROOT / "data" / "raw" / n) for n in ("costs-fit-sixblocks-amd", "costs-calib-sixblocks-amd")),
+        [load_campaign(ROOT / "data" / "raw" / n) for n in read.measured_names],
+        read.resources,
+        read.seed,
+        fixed_pricing="cpu",
+    )
+    free_errors = {r.job: round(100 * row_error(r)) for r in free.reading("cpu").rows}
+    assert {j: free_errors[j] for j in judged} == {
+        "nnbench_create_write": 43,
+        "nnbench_open_read": 32,
+        "dfsio_write": -1,
+    }
+    rows = {r.job: r for r in read.reading("cpu").rows}
+    assert all(rows[j].measurement.low <= rows[j].measured.estimate <= rows[j].measurement.high for j in judged)
+    assert CP.BOUNDED_CLAUSE in CP.record_paragraph(read, 6) and CP.BOUNDED_CLAUSE not in CP.record_paragraph(free, 6)
 
 
 def test_the_copies_a_test_was_timed_with_are_read_from_its_samples():

@@ -156,6 +156,7 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.pooled_tests[{i}].resources",
             "params/paper.yaml: paper.pooled_tests[{i}].seed",
             "params/paper.yaml: paper.pooled_tests[{i}].fixed_pricing",
+            "params/paper.yaml: paper.pooled_tests[{i}].shares",
             "paper.cost_fit_campaign",
         ),
         "barrier_dir": None,

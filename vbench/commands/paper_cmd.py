@@ -8,7 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from vbench.errors import ParamsError
-from vbench.paper.inputs import FIXED_PRICINGS, CpuReplicationDirs, PooledFields, PooledTestDirs, ReplicationFields
+from vbench.paper.inputs import (
+    FIXED_PRICINGS,
+    POOLED_SHARES,
+    CpuReplicationDirs,
+    PooledFields,
+    PooledTestDirs,
+    ReplicationFields,
+)
 from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
 
@@ -285,6 +292,13 @@ def register(sub) -> None:
         help="the pricing the last --pooled-fit's design fixed before it ran ('both': a rule for each); the other "
         "is said to be read after its rule (default: none fixed, both read after)",
     )
+    p.add_argument(
+        "--pooled-shares",
+        choices=POOLED_SHARES,
+        action=_pooled_action("shares"),
+        help="how the last --pooled-fit's shares are fitted (`vbench predict --shares`): free (default) or "
+        "nonnegative, bounded at 0",
+    )
     _add_campaign_option(
         p,
         "--barrier",
@@ -344,6 +358,7 @@ POOLED_OPTIONS = PooledFields(
     "--pooled-resource (pooled test {n})",
     "--pooled-seed (pooled test {n})",
     "--pooled-fixed-pricing (pooled test {n})",
+    "--pooled-shares (pooled test {n})",
     "--cost-fit",
 )
 

@@ -147,6 +147,8 @@ class PooledTest:
     copies: int = 1
     #: The machine kernels the campaigns it reads (fit, fit's costs, calibration, measured) ran on.
     kernels: KernelsRead = KernelsRead((), ())
+    #: Its shares were fitted bounded at 0 (`vbench predict --shares nonnegative`).
+    nonnegative: bool = False
 
     @property
     def own_costs(self) -> bool:
@@ -183,13 +185,14 @@ def pooled_reading(
     seed: int,
     fit_costs: Campaign | None = None,
     n_draws: int = cm.DEFAULT_DRAWS,
+    nonnegative: bool = False,
 ) -> PooledReading:
     """One pricing's reading, as `vbench predict` computes it: the costs priced
     (`priced_campaigns`), then `prediction_inputs` with `measured` as its `measured_in` and
     `prediction_table`. The command reads no phases, attempts or task CPU of pooled campaigns."""
     fit, calibration, fit_costs = priced_campaigns(pricing, fit, calibration, resources, fit_costs)
     inputs = prediction_inputs(fit, calibration, resources, measured_in=tuple(measured), fit_costs_in=fit_costs)
-    return PooledReading(pricing, prediction_table(inputs, n_draws=n_draws, seed=seed))
+    return PooledReading(pricing, prediction_table(inputs, n_draws=n_draws, seed=seed, nonnegative=nonnegative))
 
 
 def pooled_test(
@@ -202,6 +205,7 @@ def pooled_test(
     fit_costs: Campaign | None = None,
     fixed_pricing: str = "",
     n_draws: int = cm.DEFAULT_DRAWS,
+    nonnegative: bool = False,
 ) -> PooledTest:
     """A record read in every pricing (`pooled_reading`). Refused, as the command refuses it, naming
     the campaign's samples file (a calibration without the machine reading priced in CPU, a resource
@@ -210,7 +214,8 @@ def pooled_test(
         raise ValueError("a pooled test judges its predictions against two campaigns or more")
     resources = tuple(resources)
     readings = tuple(
-        pooled_reading(p, fit, calibration, measured, resources, seed, fit_costs, n_draws) for p in PRICINGS
+        pooled_reading(p, fit, calibration, measured, resources, seed, fit_costs, n_draws, nonnegative)
+        for p in PRICINGS
     )
     costs = fit_costs if fit_costs is not None else fit
     read = {c.name: c.samples for c in (fit, costs, calibration, *measured)}  # each once, in this order
@@ -225,6 +230,7 @@ def pooled_test(
         readings,
         _copies_alike(copies_timed(calibration.samples, resources), copies_timed(costs.samples, resources)),
         kernels_read(list(read.items())),
+        nonnegative,
     )
 
 
@@ -403,7 +409,8 @@ def record_paragraph(test: PooledTest, number: int) -> str:
     )
     opening = (
         rf"Table~\ref{{{table_label(number)}}}: each step's shares of native time that scale with "
-        rf"{C.cost_units_text(test.resources)}{together}, fitted on campaign \texttt{{{tex_escape(test.fit_name)}}}{costs}, "
+        rf"{C.cost_units_text(test.resources)}{together}, fitted on campaign \texttt{{{tex_escape(test.fit_name)}}}{costs}"
+        rf"{BOUNDED_CLAUSE if test.nonnegative else ''}, "
         rf"predict each platform of campaign \texttt{{{tex_escape(test.calibration_name)}}} from its costs "
         rf"(seed {test.seed}), each step judged against its ratio pooled over {_campaigns_pooled(test)}"
         rf"{_machines_clause(test)}."
@@ -421,6 +428,12 @@ def record_paragraph(test: PooledTest, number: int) -> str:
     kernels = kernels_sentence(test)
     return f"{opening} {kernels + ' ' if kernels else ''}{numbers}{unpooled}"
 
+
+#: What a test whose shares were fitted bounded at 0 says of them (`vbench predict --shares nonnegative`).
+BOUNDED_CLAUSE = (
+    r" bounded at 0 (a share of native time cannot be negative; in the estimate and every bootstrap draw, "
+    r"the shares that are positive unchanged)"
+)
 
 #: The subsection's opening: what a pooled ratio is and why the predictions are judged against it.
 METHOD_SENTENCE = (
@@ -551,7 +564,8 @@ def _fit_note(test: PooledTest) -> str:
     )
     return (
         rf"Fitted per step on campaign \texttt{{{tex_escape(test.fit_name)}}}: the shares of native time that scale "
-        rf"with {C.resources_text(test.resources)}; {costs}. Calibrated: campaign "
+        rf"with {C.resources_text(test.resources)}{', bounded at 0' if test.nonnegative else ''}; {costs}. "
+        rf"Calibrated: campaign "
         rf"\texttt{{{tex_escape(test.calibration_name)}}}; no platform of it is in the fit."
     )
 
@@ -575,6 +589,7 @@ def build_note(tests: Sequence[PooledTest]) -> list[str]:
                 else "no pooled ratio"
             )
             fixed = " (fixed before it ran)" if test.fixed(reading.pricing) else ""
+            fixed += ", shares bounded at 0" if test.nonnegative else ""
             lines.append(
                 f"cost model against pooled ratios: fitted on {test.fit_name} ({', '.join(test.resources)}), "
                 f"predicted for {test.calibration_name}'s platforms (seed {test.seed}) against "

@@ -311,6 +311,9 @@ POOLED_PRICINGS = ("wall", "cpu")
 #: for each before it ran.
 BOTH_PRICINGS = "both"
 FIXED_PRICINGS = (*POOLED_PRICINGS, BOTH_PRICINGS)
+#: How a pooled test's shares are fitted (`vbench predict --shares`): free, or bounded at 0.
+FREE_SHARES, NONNEGATIVE_SHARES = "free", "nonnegative"
+POOLED_SHARES = (FREE_SHARES, NONNEGATIVE_SHARES)
 
 
 @dataclass(frozen=True)
@@ -328,6 +331,8 @@ class PooledTestDirs:
     seed: int | None = None
     fit_costs: Path | None = None
     fixed_pricing: str = ""
+    #: `vbench predict --shares` ("": free, as the command's default; the command line fills it once).
+    shares: str = ""
 
 
 @dataclass(frozen=True)
@@ -338,7 +343,8 @@ class PooledTest:
     ratio pooled over the `measured` campaigns (two or more), in both pricings, as `vbench predict
     CALIBRATION --fit FIT [--fit-costs FIT_COSTS] --resources ... --seed SEED --measured A,B,...
     --costs wall|cpu` reads it. `fixed_pricing`: the pricing its design fixed before it ran ("": none
-    fixed, both read after). Names under data/raw/."""
+    fixed, both read after). `shares`: `vbench predict --shares`, free or bounded at 0 (nonnegative).
+    Names under data/raw/."""
 
     fit: str
     calibration: str
@@ -347,6 +353,7 @@ class PooledTest:
     seed: int
     fit_costs: str = ""
     fixed_pricing: str = ""
+    shares: str = FREE_SHARES
 
     def dirs(self, raw: Path) -> PooledTestDirs:
         """Its campaigns' directories under `raw` (data/raw). Pure."""
@@ -358,6 +365,7 @@ class PooledTest:
             self.seed,
             raw / self.fit_costs if self.fit_costs else None,
             self.fixed_pricing,
+            "" if self.shares == FREE_SHARES else self.shares,
         )
 
     def flags(self) -> list[tuple[str, str]]:
@@ -372,14 +380,16 @@ class PooledTest:
             *(("pooled-resource", r) for r in self.resources),
             ("pooled-seed", str(self.seed)),
             *([("pooled-fixed-pricing", self.fixed_pricing)] if self.fixed_pricing else []),
+            *([("pooled-shares", self.shares)] if self.shares != FREE_SHARES else []),
         ]
 
 
 #: The `vbench paper build` flags of a pooled test whose value is not a campaign: passed on as they
 #: are, not as a directory under data/raw (`paper_build_args`, `committed_inputs`).
-POOLED_VALUE_FLAGS = ("pooled-resource", "pooled-seed", "pooled-fixed-pricing")
-#: A record's fields in params/paper.yaml's `pooled_tests`: `fit_costs` and `fixed_pricing` may be left out.
-POOLED_TEST_KEYS = ("fit", "fit_costs", "calibration", "measured", "resources", "seed", "fixed_pricing")
+POOLED_VALUE_FLAGS = ("pooled-resource", "pooled-seed", "pooled-fixed-pricing", "pooled-shares")
+#: A record's fields in params/paper.yaml's `pooled_tests`: `fit_costs`, `fixed_pricing` and `shares`
+#: may be left out.
+POOLED_TEST_KEYS = ("fit", "fit_costs", "calibration", "measured", "resources", "seed", "fixed_pricing", "shares")
 
 
 @dataclass(frozen=True)
@@ -396,6 +406,7 @@ class PooledFields:
     resources: str = "pooled_tests[{i}].resources"
     seed: str = "pooled_tests[{i}].seed"
     fixed_pricing: str = "pooled_tests[{i}].fixed_pricing"
+    shares: str = "pooled_tests[{i}].shares"
     cost_fit: str = "cost_fit_dir"
 
     def at(self, i: int, part: str) -> str:
@@ -416,15 +427,16 @@ def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[Poole
     """params/paper.yaml's `pooled_tests` as records: absent or empty, none; else a list of mappings,
     each with `fit`, `calibration` (campaigns), `measured` (two campaigns or more, a list or one
     comma-separated string, none twice), `resources` (a list or a comma-separated string of the cost
-    model's resources), `seed` (an integer) and, optionally, `fit_costs` (a campaign) and
-    `fixed_pricing` (wall or cpu). Anything else is refused, naming `where` and the field. Pure:
+    model's resources), `seed` (an integer) and, optionally, `fit_costs` (a campaign),
+    `fixed_pricing` (wall or cpu) and `shares` (free or nonnegative). Anything else is refused, naming
+    `where` and the field. Pure:
     whether the campaigns are measured is `check_pooled_tests`'."""
     fields = pooled_test_fields(where)
     if value is None or value == "" or value == []:
         return ()
     shape = (
         "a list of records {fit: <campaign>, calibration: <campaign>, measured: [<campaign>, ...], "
-        "resources: [<resource>, ...], seed: <integer>}, fit_costs and fixed_pricing optional"
+        "resources: [<resource>, ...], seed: <integer>}, fit_costs, fixed_pricing and shares optional"
     )
     if not isinstance(value, list):
         raise ParamsError(fields.key, f"{shape}, not {_shown(value)}")
@@ -461,6 +473,7 @@ def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[Poole
             seed,
             _record_name(record.get("fit_costs"), fields.at(i, "fit_costs")),
             pricing,
+            _pooled_shares(record.get("shares") or FREE_SHARES, fields.at(i, "shares")),
         )
         if test in records:
             raise ParamsError(field, f"is record {records.index(test)}'s test again: each is one table")
@@ -486,6 +499,13 @@ def _fixed_pricing(value: Any, field: str) -> str:
     naming `field` otherwise."""
     if value and value not in FIXED_PRICINGS:
         raise ParamsError(field, f"the pricing its design fixed, {' or '.join(FIXED_PRICINGS)}, not {_shown(value)}")
+    return value
+
+
+def _pooled_shares(value: Any, field: str) -> str:
+    """A pooled test's shares, as `vbench predict --shares` names them, refused naming `field` otherwise."""
+    if value not in POOLED_SHARES:
+        raise ParamsError(field, f"how its shares are fitted, {' or '.join(POOLED_SHARES)}, not {_shown(value)}")
     return value
 
 
@@ -1061,6 +1081,7 @@ def check_pooled_tests(
         if t.seed is None:
             raise ParamsError(fields.at(i, "seed"), "names no seed: each test is read with the bootstrap seed it names")
         _fixed_pricing(t.fixed_pricing, fields.at(i, "fixed_pricing"))
+        _pooled_shares(t.shares or FREE_SHARES, fields.at(i, "shares"))
 
 
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
@@ -1354,7 +1375,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["syscall_levels_dir"],
             *args["barrier_fields"],
         )
-    # A pooled test's resources, seed and fixed pricing are values, not campaigns: always passed on.
+    # A pooled test's resources, seed, fixed pricing and shares are values, not campaigns: always passed on.
     return [(flag, name) for flag, name in inputs.flags() if flag in POOLED_VALUE_FLAGS or (raw / name).is_dir()]
 
 
