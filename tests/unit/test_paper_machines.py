@@ -143,27 +143,32 @@ def test_the_campaigns_the_abstract_quotes_are_marked_in_the_table_and_not_named
     assert "texttt" not in two + one and r"Table~\ref{tab:campaigns}" in two
 
 
+def _native_beside(d: Path, platform: str, cpu_model: str) -> Campaign:
+    """A campaign in `d` of native (its hosts on machine "A") and `platform`, whose samples stamp
+    `cpu_model`, two blocks of one time each, read as the statistics read it."""
+    from vbench.stats.campaign import load_campaign
+
+    from tests.unit.builders import time_record, write_samples
+
+    def rec(p, block, cpu):
+        meta = {"experiment": "platforms", "platform": p, "block": block, "round": 0, "repetition": block}
+        meta.update({"run_id": f"{p}-{block}", "cpu_model": cpu})
+        return time_record("terasort", "terasort_time", 21.0 if p == "native" else 60.0, block, meta)
+
+    d.mkdir()
+    write_samples(d, [rec(p, b, cpu) for b in (0, 1) for p, cpu in (("native", "A"), (platform, cpu_model))])
+    return load_campaign(d)
+
+
 def test_a_sandbox_s_cpu_placeholder_names_no_machine(tmp_path):
     """gVisor's Sentry reports the CPU model "unknown": campaigns before 2026-12-01 stamped it on
     gVisor's samples beside the machine's on the others'. It is no second machine: not in the
     campaign's notes, not in the paper's table or count, not in the quiet gate's references."""
     from vbench.campaign.machine_ref import quiet_probes
     from vbench.samples import SANDBOX_CPU_MODEL, cpu_models
-    from vbench.stats.campaign import load_campaign
-
-    from tests.unit.builders import time_record, write_samples
 
     assert cpu_models(f"AMD EPYC; {SANDBOX_CPU_MODEL}") == ["AMD EPYC"] and cpu_models(SANDBOX_CPU_MODEL) == []
-
-    def rec(platform, block, cpu):
-        meta = {"experiment": "sandbox", "platform": platform, "block": block, "round": 0, "repetition": block}
-        meta.update({"run_id": f"{platform}-{block}", "cpu_model": cpu})
-        return time_record("terasort", "terasort_time", {"native": 21.0, "gvisor": 60.0}[platform], block, meta)
-
-    d = tmp_path / "sandboxed"
-    d.mkdir()
-    write_samples(d, [rec(p, b, cpu) for b in (0, 1) for p, cpu in (("native", "A"), ("gvisor", SANDBOX_CPU_MODEL))])
-    campaign = load_campaign(d)
+    campaign = _native_beside(tmp_path / "sandboxed", "gvisor", SANDBOX_CPU_MODEL)
     assert campaign.notes == []
     assert machines_sentence([campaign]).startswith("Of the 1 campaign with samples, the hosts of 1 reported A")
     assert "unknown" not in campaigns_table_tex([campaign])
@@ -180,25 +185,13 @@ def test_an_emulated_cpu_names_no_machine(tmp_path):
     (costs-qemu-calib-amd): the guest runs on this machine, so `vbench predict` must not warn that
     such a calibration ran on another machine than the fit, nor the paper count a second machine."""
     from vbench.samples import cpu_models
-    from vbench.stats.campaign import load_campaign
     from vbench.stats.machines import CPU_MODEL, recorded
-
-    from tests.unit.builders import time_record, write_samples
 
     emulated = "QEMU Virtual CPU version 2.5+"
     assert cpu_models(f"AMD EPYC; {emulated}") == ["AMD EPYC"] and cpu_models(emulated) == []
     # A model that merely mentions QEMU elsewhere is still a machine's.
     assert cpu_models("Intel Xeon (QEMU Virtual CPU host)") == ["Intel Xeon (QEMU Virtual CPU host)"]
-
-    def rec(platform, block, cpu):
-        meta = {"experiment": "vm", "platform": platform, "block": block, "round": 0, "repetition": block}
-        meta.update({"run_id": f"{platform}-{block}", "cpu_model": cpu})
-        return time_record("jvmstart", "jvm_start_ms", {"native": 40.0, "qemu": 1200.0}[platform], block, meta)
-
-    d = tmp_path / "emulated"
-    d.mkdir()
-    write_samples(d, [rec(p, b, cpu) for b in (0, 1) for p, cpu in (("native", "A"), ("qemu", emulated))])
-    campaign = load_campaign(d)
+    campaign = _native_beside(tmp_path / "emulated", "qemu", emulated)
     assert campaign.notes == [] and recorded(campaign, CPU_MODEL) == ["A"]
     assert machines_sentence([campaign]).startswith("Of the 1 campaign with samples, the hosts of 1 reported A")
     assert "QEMU" not in campaigns_table_tex([campaign])
