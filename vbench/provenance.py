@@ -60,8 +60,9 @@ def machine_stamp(facts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """The machine under a cell's hosts, from their facts: each of MACHINE_FACTS as the distinct
     values the hosts reported, sorted and joined by "; " (hosts of one machine report one value);
     a fact no host reported is left out, so records without it read as "not recorded". A VM's
-    guest reports the CPU it emulates and its own memory, not the machine's: where some host is not
-    a VM (`virt_kind`: native, a container, a sandbox), only those say what the machine is. Pure."""
+    guest reports its own CPUs and memory, not the machine's (a local QEMU host stamps the machine's
+    `cpu_model`, vbench.testbed.qemu; a VM from an inventory, the one its guest names): where some host
+    is not a VM (`virt_kind`: native, a container, a sandbox), only those say what the machine is. Pure."""
     facts = list(facts)
     machine = [f for f in facts if f.get("virt_kind") != "vm"] or facts
     out = {}

@@ -103,6 +103,8 @@ def split_values(field: object) -> list[str]:
 SANDBOX_CPU_MODEL = "unknown"
 #: How QEMU's emulated CPU models begin (`qemu64`, `qemu32` under TCG: "QEMU Virtual CPU version
 #: 2.5+"), which a QEMU guest's /proc/cpuinfo names: the emulator's, not the machine's it runs on.
+#: The QEMU provisioner stamps the machine's model since 2026-12-07 (vbench.testbed.qemu); the
+#: campaigns before it stamped the guest's, so the readers still drop it.
 EMULATED_CPU_MODEL_PREFIX = "QEMU Virtual CPU"
 
 

@@ -24,6 +24,7 @@ from vbench.testbed import Testbed
 from vbench.testbed.image import image_for
 from vbench.testbed.limits import cgroup_dirs_of, read_back
 from vbench.testbed.platforms import PROVISIONERS
+from vbench.testbed.facts import this_cpu_model
 
 pytestmark = pytest.mark.integration
 
@@ -267,6 +268,8 @@ def test_a_qemu_host_boots_answers_ssh_and_reports_vm_facts(it_platform_testbed)
         assert vm.facts["vcpus"] == "1" and vm.facts["vm_memory_mb"] == "1024"
         assert 800 <= int(vm.facts["mem_total_mb"]) <= 1024
         assert vm.facts["kernel"].endswith("-amd64")  # Debian's kernel, not the machine's
+        # The machine's CPU stamped, the one the guest names kept beside (QEMU's own under TCG).
+        assert vm.facts["cpu_model"] == this_cpu_model() != "" and vm.facts["guest_cpu_model"] != ""
         assert vm.facts["image_hash"] == image_for().hash
         assert not vm.shares_controller_fs and vm.work_dir == "/var/lib/vbench"
         out = host_stdout(

@@ -298,9 +298,10 @@ def test_a_record_is_read_with_its_optional_fields():
     )
     assert bare.dirs(raw).fit_costs == raw / "c"
     # Shares: free unless the record says bounded, and only bounded is passed on.
-    assert (test.shares, test.dirs(raw).shares) == ("free", "")
+    assert (test.nonnegative, test.dirs(raw).nonnegative) == (False, False)
+    assert pooled_tests_of([{**RECORD, "shares": "free"}]) == pooled_tests_of([RECORD])
     (bounded,) = pooled_tests_of([{**RECORD, "shares": "nonnegative"}])
-    assert (bounded.shares, bounded.dirs(raw).shares) == ("nonnegative", "nonnegative")
+    assert (bounded.nonnegative, bounded.dirs(raw).nonnegative) == (True, True)
     assert ("pooled-shares", "nonnegative") in bounded.flags() and not any(
         f == "pooled-shares" for f, _ in test.flags()
     )
@@ -450,13 +451,17 @@ def test_the_command_groups_each_test_s_options_after_the_fit_that_starts_it(cap
     both = build_parser("paper").parse_args([*base, "--pooled-fit", "f", "--pooled-fixed-pricing", "both"])
     assert both.pooled_tests == [PooledTestDirs(Path("f"), fixed_pricing="both")]
     bounded = build_parser("paper").parse_args([*base, "--pooled-fit", "f", "--pooled-shares", "nonnegative"])
-    assert bounded.pooled_tests == [PooledTestDirs(Path("f"), shares="nonnegative")]
+    assert bounded.pooled_tests == [PooledTestDirs(Path("f"), nonnegative=True)]
+    free = build_parser("paper").parse_args([*base, "--pooled-fit", "f", "--pooled-shares", "free"])
+    assert free.pooled_tests == [PooledTestDirs(Path("f"))]
     for argv, said in (
         (["--pooled-measured", "m1"], "give --pooled-fit first"),
         (["--pooled-fit", "f1", *["--pooled-seed", "1"] * 2], "given twice for one test"),
         (["--pooled-fit", "f1", "--pooled-fixed-pricing", "either"], "invalid choice"),
         (["--pooled-fit", "f1", "--pooled-shares", "bounded"], "invalid choice"),
         (["--pooled-fit", "f1", *["--pooled-shares", "nonnegative"] * 2], "given twice for one test"),
+        # A value equal to the default is given all the same.
+        (["--pooled-fit", "f1", "--pooled-shares", "free", "--pooled-shares", "nonnegative"], "given twice"),
     ):
         with pytest.raises(SystemExit) as exit_:
             build_parser("paper").parse_args([*base, *argv])
@@ -495,7 +500,7 @@ def test_the_committed_tests_are_records_the_stage_reads_from_the_params_file_an
         ("costs-fit-sixblocks-amd", "costs-calib-sixblocks-amd", ("rpc", "jvmstart"), 53078, "cpu"),
     ]
     assert [t.fit_costs for t in tests] == ["", "", "", "costs-copies-levels-amd", "", ""]
-    assert [t.shares for t in tests] == ["free"] * 5 + ["nonnegative"]
+    assert [t.nonnegative for t in tests] == [False] * 5 + [True]
     assert paper["cost_fit_campaign"], "a pooled test is a subsection of the cost model's section"
     assert "-p paper_params params/paper.yaml" in stage["cmd"] and {"params/paper.yaml": ["paper"]} in stage["params"]
     assert not any("pooled_tests" in d for d in deps) and "pooled_tests" not in stage["cmd"]
@@ -543,7 +548,7 @@ def _committed_reading(index: int) -> CP.PooledTest:
         t.seed,
         fit_costs=load_campaign(t.fit_costs) if t.fit_costs is not None else None,
         fixed_pricing=t.fixed_pricing,
-        nonnegative=t.shares == "nonnegative",
+        nonnegative=t.nonnegative,
     )
 
 

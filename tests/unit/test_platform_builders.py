@@ -287,6 +287,14 @@ def test_readback_mismatches_compare_qemu_and_the_guest():
     assert any("memory" in b for b in qemu.readback_mismatches(want, got, 2, 1_000_000))
 
 
+def test_the_guest_shape_reads_its_cpus_memory_and_emulated_cpu_model():
+    text = "2\n3012345\nQEMU Virtual CPU version 2.5+\n"
+    assert qemu.parse_guest_shape(text) == (2, 3012345, "QEMU Virtual CPU version 2.5+")
+    assert qemu.parse_guest_shape("2\n3012345\n") == (2, 3012345, "")
+    assert qemu.parse_guest_shape("nproc: not found\n") == (None, None, "")
+    assert "model name" in qemu.GUEST_SHAPE_SCRIPT and "MemTotal" in qemu.GUEST_SHAPE_SCRIPT
+
+
 def test_accelerator_choice():
     assert qemu.choose_accelerator("auto", True, "") == "kvm"
     assert qemu.choose_accelerator("auto", False, "") == "tcg"

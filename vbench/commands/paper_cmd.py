@@ -10,6 +10,7 @@ from pathlib import Path
 from vbench.errors import ParamsError
 from vbench.paper.inputs import (
     FIXED_PRICINGS,
+    NONNEGATIVE_SHARES,
     POOLED_SHARES,
     CpuReplicationDirs,
     PooledFields,
@@ -367,31 +368,47 @@ def _pooled_action(part: str) -> type[argparse.Action]:
     """The action of one option of a test against pooled ratios: "fit" starts one (`PooledTestDirs` in
     `pooled_tests`); the others fill the last one started, refused before any; "measured" and
     "resources" add to it, the others are given once a test."""
-    return _record_action("pooled_tests", part, PooledTestDirs, ("measured", "resources"), "--pooled-fit", "test")
+    return _record_action(
+        "pooled_tests", part, PooledTestDirs, ("measured", "resources"), "--pooled-fit", "test", POOLED_STORED_AS
+    )
+
+
+#: The --pooled-* options whose value a test keeps as another field: --pooled-shares as whether its
+#: shares are bounded at 0 (`PooledTestDirs.nonnegative`).
+POOLED_STORED_AS = {"shares": ("nonnegative", lambda value: value == NONNEGATIVE_SHARES)}
 
 
 def _record_action(
-    dest: str, part: str, start, repeated: tuple[str, ...], first: str, what: str
+    dest: str, part: str, start, repeated: tuple[str, ...], first: str, what: str, stored_as=None
 ) -> type[argparse.Action]:
     """The action of one option of a record given on the command line as several options (a further
     replication, a pooled test), kept in the namespace's list `dest`: "fit" starts one (`start(fit)`);
     the others fill the last one started, refused before any; a part of `repeated` adds to it, the
-    others are given once a record (`first`: the option that starts one; `what`: what a record is)."""
+    others are given once a record (`first`: the option that starts one; `what`: what a record is).
+    `stored_as`: the parts kept as another field, {part: (field, value -> field's value)}. Which parts
+    a record was given is kept beside the list, so a value equal to a field's default counts as given."""
+    field, convert = (stored_as or {}).get(part, (part, lambda value: value))
+    given_key = f"_{dest}_given"
 
     class Record(argparse.Action):
         def __call__(self, parser, namespace, value, option_string=None):
             records = list(getattr(namespace, dest, None) or [])
+            given = list(getattr(namespace, given_key, None) or [])
+            given += [frozenset()] * (len(records) - len(given))
             if part == "fit":
                 records.append(start(value))
+                given.append(frozenset({part}))
             elif not records:
                 raise argparse.ArgumentError(self, f"give {first} first: it starts the {what}")
             elif part in repeated:
-                records[-1] = replace(records[-1], **{part: (*getattr(records[-1], part), value)})
-            elif getattr(records[-1], part) not in (None, ""):
+                records[-1] = replace(records[-1], **{field: (*getattr(records[-1], field), convert(value))})
+            elif part in given[-1]:
                 raise argparse.ArgumentError(self, f"given twice for one {what}")
             else:
-                records[-1] = replace(records[-1], **{part: value})
+                records[-1] = replace(records[-1], **{field: convert(value)})
+                given[-1] |= {part}
             setattr(namespace, dest, records)
+            setattr(namespace, given_key, given)
 
     return Record
 

@@ -104,7 +104,6 @@ from vbench.paper.inputs import (
     check_pooled_tests,
     check_superseded_fit,
     check_syscall_fit,
-    NONNEGATIVE_SHARES,
 )
 from vbench.paper.macros import MacroContext, macros_tex
 from vbench.paper.parallel import background, parallel_map
@@ -430,7 +429,7 @@ def generate(
             t.seed,
             fit_costs=fit_costs,
             fixed_pricing=t.fixed_pricing,
-            nonnegative=t.shares == NONNEGATIVE_SHARES,
+            nonnegative=t.nonnegative,
         )
         for t, (fit, fit_costs, calibration, measured) in zip(pooled_tests, _pooled_read(pooled_tests, pooled_read))
     ]

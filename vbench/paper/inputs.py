@@ -331,8 +331,8 @@ class PooledTestDirs:
     seed: int | None = None
     fit_costs: Path | None = None
     fixed_pricing: str = ""
-    #: `vbench predict --shares` ("": free, as the command's default; the command line fills it once).
-    shares: str = ""
+    #: Its shares are fitted bounded at 0 (`vbench predict --shares nonnegative`), not free.
+    nonnegative: bool = False
 
 
 @dataclass(frozen=True)
@@ -343,8 +343,8 @@ class PooledTest:
     ratio pooled over the `measured` campaigns (two or more), in both pricings, as `vbench predict
     CALIBRATION --fit FIT [--fit-costs FIT_COSTS] --resources ... --seed SEED --measured A,B,...
     --costs wall|cpu` reads it. `fixed_pricing`: the pricing its design fixed before it ran ("": none
-    fixed, both read after). `shares`: `vbench predict --shares`, free or bounded at 0 (nonnegative).
-    Names under data/raw/."""
+    fixed, both read after). `nonnegative`: its shares fitted bounded at 0 (`vbench predict --shares
+    nonnegative`; the record's `shares` field), else free. Names under data/raw/."""
 
     fit: str
     calibration: str
@@ -353,7 +353,7 @@ class PooledTest:
     seed: int
     fit_costs: str = ""
     fixed_pricing: str = ""
-    shares: str = FREE_SHARES
+    nonnegative: bool = False
 
     def dirs(self, raw: Path) -> PooledTestDirs:
         """Its campaigns' directories under `raw` (data/raw). Pure."""
@@ -365,7 +365,7 @@ class PooledTest:
             self.seed,
             raw / self.fit_costs if self.fit_costs else None,
             self.fixed_pricing,
-            "" if self.shares == FREE_SHARES else self.shares,
+            self.nonnegative,
         )
 
     def flags(self) -> list[tuple[str, str]]:
@@ -380,7 +380,7 @@ class PooledTest:
             *(("pooled-resource", r) for r in self.resources),
             ("pooled-seed", str(self.seed)),
             *([("pooled-fixed-pricing", self.fixed_pricing)] if self.fixed_pricing else []),
-            *([("pooled-shares", self.shares)] if self.shares != FREE_SHARES else []),
+            *([("pooled-shares", NONNEGATIVE_SHARES)] if self.nonnegative else []),
         ]
 
 
@@ -502,11 +502,12 @@ def _fixed_pricing(value: Any, field: str) -> str:
     return value
 
 
-def _pooled_shares(value: Any, field: str) -> str:
-    """A pooled test's shares, as `vbench predict --shares` names them, refused naming `field` otherwise."""
+def _pooled_shares(value: Any, field: str) -> bool:
+    """Whether a pooled test's shares are bounded at 0, from how `vbench predict --shares` names them
+    (free or nonnegative), refused naming `field` otherwise."""
     if value not in POOLED_SHARES:
         raise ParamsError(field, f"how its shares are fitted, {' or '.join(POOLED_SHARES)}, not {_shown(value)}")
-    return value
+    return value == NONNEGATIVE_SHARES
 
 
 def _pooled_resources(value: Any, field: str) -> tuple[str, ...]:
@@ -1081,7 +1082,6 @@ def check_pooled_tests(
         if t.seed is None:
             raise ParamsError(fields.at(i, "seed"), "names no seed: each test is read with the bootstrap seed it names")
         _fixed_pricing(t.fixed_pricing, fields.at(i, "fixed_pricing"))
-        _pooled_shares(t.shares or FREE_SHARES, fields.at(i, "shares"))
 
 
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s

@@ -24,10 +24,11 @@ terms. What it assumes, and a factorial design can test (params/experiments/cost
 resources' extra times add (no overlap hiding one behind another), and a resource's cost reaches
 the job as the micro-benchmark measured it.
 
-Fit. statsmodels WLS of R - 1 on x - 1 without intercept (the unplanted configuration is R = 1
+Fit. Weighted least squares of R - 1 on x - 1 without intercept (the unplanted configuration is R = 1
 at x = 1 by definition), one row per planted configuration, weights 1 / the row's effective
 variance (the ratio's own, plus what each cost's calibration error moves through the fitted
-shares: the effective-variance method for errors in the regressors, iterated twice from OLS). A
+shares: the effective-variance method for errors in the regressors, iterated twice from OLS;
+statsmodels' WLS standard errors at the final weights are kept beside, for comparison). A
 design whose rows do not move a resource beyond its calibration's noise (Fisher's combination of
 each row's t test: a system call is not slowed by any planted slowdown) or not independently of
 the others (an exact linear dependence) is refused naming it: its share cannot be told apart.
@@ -639,22 +640,19 @@ def fit_job(
     X, Y = x_hat - 1, y_hat - 1
     var_y = (y_hat * y_se) ** 2
     solve = nonnegative_solve if nonnegative else _weighted_solve
-    if nonnegative:
-        shares = solve(X[None], Y[None], np.ones(len(Y)))[0]
-    else:
-        shares = np.linalg.lstsq(X, Y, rcond=None)[0]
+    shares = solve(X[None], Y[None], np.ones(len(Y)))[0]
     for _ in range(2):
         variance = var_y + ((shares * x_hat * x_se) ** 2).sum(axis=1)
         weights = 1.0 / np.where(variance > 0, variance, variance[variance > 0].min() if (variance > 0).any() else 1.0)
-        result = WLS(Y, X, weights=weights).fit()
-        shares = solve(X[None], Y[None], weights)[0] if nonnegative else np.asarray(result.params)
+        shares = solve(X[None], Y[None], weights)[0]
     dof = len(design) - len(resources)
     chi2 = float(np.sum(weights * (Y - X @ shares) ** 2))
     scale = chi2 / dof if dof > 0 else math.nan
     lack_of_fit_p = float(stats.chi2.sf(chi2, dof)) if dof > 0 else math.nan
     birge = math.sqrt(scale) if dof > 0 and scale > 1 else 1.0
-    # statsmodels' standard errors scale by the residuals' variance: none without a residual.
-    se_wls = np.asarray(result.bse) if dof > 0 else np.full(len(resources), math.nan)
+    # statsmodels' standard errors of the unbounded fit at the final weights, for comparison; they
+    # scale by the residuals' variance, so there are none without a residual.
+    se_wls = np.asarray(WLS(Y, X, weights=weights).fit().bse) if dof > 0 else np.full(len(resources), math.nan)
 
     rng = seeded_rng(seed, "cost_model.fit", job, *design)
     shape = (n_draws,)

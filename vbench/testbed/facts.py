@@ -13,6 +13,8 @@ memory_limit_mb (the cgroup limit seen from inside, if any), limits (what was ap
 back), image_hash (guest image recipe hash), accelerator (kvm | tcg, VMs), ssh_ready_s (creation to SSH);
 gVisor hosts add runtime, runsc_version, gvisor_platform and gvisor_network (vbench.testbed.gvisor), and
 the machine's cpu_model in place of the sandbox's placeholder ("unknown": runsc runs on this machine);
+QEMU hosts stamp the machine's cpu_model too and keep the guest's as guest_cpu_model (under TCG, QEMU's
+emulated CPU: vbench.testbed.qemu);
 native hosts add netns and shell_startup (masked: the SSH user's startup files hidden, vbench.testbed.native);
 under a planted slowdown every host adds slowdown and slowdown_applied (vbench.testbed.slowdown).
 """

@@ -43,6 +43,7 @@ from vbench.testbed.guest import (
     write_identity,
     write_with_mode,
 )
+from vbench.testbed.facts import this_cpu_model
 from vbench.testbed.image import SEED_LABEL, GuestImage, image_for, require_image
 from vbench.testbed.limits import kill_cgroup, limits_fact, remove_cgroups
 from vbench.testbed.provisioner import Created, TestbedContext
@@ -170,6 +171,24 @@ def parse_qmp_readback(cpus: list, memory: dict, block: list, kvm: dict) -> dict
         "bps_wr": int(inserted.get("bps_wr", 0)) or None,
         "accelerator": "kvm" if kvm.get("enabled") else "tcg",
     }
+
+
+#: What `verify` reads in the guest, one value a line: its CPUs, its MemTotal in kB, and the CPU model
+#: its /proc/cpuinfo names (under TCG, QEMU's emulated model, not the machine's).
+GUEST_SHAPE_SCRIPT = (
+    "nproc; sed -n 's/^MemTotal:[[:space:]]*\\([0-9]*\\).*/\\1/p' /proc/meminfo; "
+    "sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n1"
+)
+
+
+def parse_guest_shape(text: str) -> tuple[int | None, int | None, str]:
+    """The guest's CPUs, MemTotal (kB) and CPU model from GUEST_SHAPE_SCRIPT's output; (None, None, "")
+    for what it did not print as asked. Pure."""
+    lines = [line.strip() for line in text.splitlines()]
+    cpus, mem = (lines + ["", ""])[:2]
+    if not (cpus.isdigit() and mem.isdigit()):
+        return None, None, ""
+    return int(cpus), int(mem), lines[2] if len(lines) > 2 else ""
 
 
 def readback_mismatches(want: dict, got: dict, guest_cpus: int | None, guest_mem_kb: int | None) -> list[str]:
@@ -421,10 +440,8 @@ class QemuProvisioner:
             "accelerator": self._accel.get(ctx.params.name, got["accelerator"]),
         }
         with connect(host) as c:
-            out = c.run(
-                "nproc; sed -n 's/^MemTotal:[[:space:]]*\\([0-9]*\\).*/\\1/p' /proc/meminfo", hide=True, in_stream=False
-            ).stdout.split()
-        guest_cpus, guest_mem = (int(out[0]), int(out[1])) if len(out) == 2 else (None, None)
+            out = c.run(GUEST_SHAPE_SCRIPT, hide=True, in_stream=False).stdout
+        guest_cpus, guest_mem, guest_model = parse_guest_shape(out)
         bad = readback_mismatches(want, got, guest_cpus, guest_mem)
         if lim and lim.cpuset:
             pid = int(sysops.read_text(hdir / "qemu.pid").strip() or 0)
@@ -433,11 +450,16 @@ class QemuProvisioner:
                 bad.append(f"QEMU runs on CPUs {pinned}, wanted {list(lim.cpuset_cpus)}")
         if bad:
             raise VbenchError(f"qemu host {spec.name}: limits not applied as asked: " + "; ".join(bad))
+        # The guest runs on this machine, whose CPU it names only under KVM: the machine's model is
+        # the host's cpu_model (as a gVisor host's), the guest's its own fact.
+        machine = this_cpu_model()
         return {
             "limits": limits_fact(spec.limits),
             "accelerator": str(got["accelerator"]),
             "vm_vcpus": str(got["cpus"]),
             "vm_memory_mb": str(got["memory_mb"]),
+            **({"guest_cpu_model": guest_model} if guest_model else {}),
+            **({"cpu_model": machine} if machine else {}),
         }
 
     def destroy(self, spec: HostParams, index: int, ctx: TestbedContext) -> None:
