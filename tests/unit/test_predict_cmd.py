@@ -409,6 +409,30 @@ def test_shares_bounded_at_zero_are_asked_for_and_said(data, capsys):
     assert json.loads(capsys.readouterr().out)["shares"] == "free"
 
 
+def test_the_rest_priced_at_a_resource_is_asked_for_said_and_checked(data, capsys, vbench_cli):
+    """`--rest membw`: the native time the fitted shares leave priced at a calibrated resource the fit
+    does not fit (here at native's cost on every platform, so the predictions barely move); the text,
+    the JSON and each attribution say so; a fitted resource or an unknown one is refused, naming --rest."""
+    from vbench import cli
+
+    argv = ["predict", "newplat", "--fit", "costs-fit", "--data", str(data), "--draws", str(DRAWS)]
+    assert cli.main([*argv, "--json"]) == 0
+    plain = {(p["platform"], p["job"]): p for p in json.loads(capsys.readouterr().out)["predictions"]}
+    assert cli.main([*argv, "--rest", "membw", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rest"] == "membw" and all("membw" in p["costs"] for p in doc["platforms"])
+    for p in doc["predictions"]:
+        terms = [t["resource"] for t in p["attribution"]]
+        assert terms[-1] == "rest@membw" and len(terms) == len(doc["resources"]) + 1
+        was = plain[(p["platform"], p["job"])]["predicted"]["estimate"]
+        assert p["predicted"]["estimate"] == pytest.approx(was, rel=0.05), p
+    assert cli.main([*argv, "--rest", "membw"]) == 0
+    assert "priced at membw's cost as measured (--rest membw)" in capsys.readouterr().out
+    for rest, said in (("cpu", "is a fitted resource"), ("nosuch", "unknown resource")):
+        rc, err = vbench_cli(*argv, "--rest", rest)
+        assert rc != 0 and "--rest" in err and said in err, err
+
+
 def test_the_prediction_interval_is_for_the_blocks_asked_and_narrows_with_them(data, capsys, vbench_cli):
     """By default each row's prediction interval is for a measurement of as many blocks as the fit's
     rows had; --blocks plans another campaign: the ratio's interval stays, the measurement's narrows."""

@@ -88,6 +88,16 @@ def register(sub) -> None:
         "draw (a share of native time cannot be negative; a free share below 0 times a large cost drags a "
         "prediction down)",
     )
+    p.add_argument(
+        "--rest",
+        default=None,
+        metavar="RESOURCE",
+        help="price the native time no fitted resource explains (1 less each job's shares, at least 0) at this "
+        "resource's cost, as CALIBRATION measured it (in either --costs), instead of at native's: e.g. 'cpu' "
+        "(sysbench) for a platform that slows every instruction, as QEMU under TCG; not a fitted resource, and "
+        "every platform of CALIBRATION must have calibrated it. It assumes FIT's configurations ran it at "
+        "native's cost (no planted level slows it)",
+    )
     p.add_argument("--data", type=Path, default=Path("data"))
     p.add_argument(
         "--resources",
@@ -199,7 +209,7 @@ def run(args) -> int:
             args.costs, fit, calibration, resources, fit_costs_in
         )
     inputs = cost_prediction.prediction_inputs(
-        fit, calibration, resources, measured_in=measured_in, fit_costs_in=fit_costs_in
+        fit, calibration, resources, measured_in=measured_in, fit_costs_in=fit_costs_in, rest=args.rest
     )
     inputs = replace(inputs, notes=(*inputs.notes, *where_notes))
     read = time.perf_counter()

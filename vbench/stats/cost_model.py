@@ -460,6 +460,11 @@ class PredictionRow:
         return self.predicted if self.measurement is None else self.measurement
 
 
+#: How an attribution names the term of the native time no fitted resource explains, priced at a
+#: resource's cost (`predict`'s `rest`).
+REST_TERM = "rest@{}"
+
+
 @dataclass(frozen=True)
 class ResourceTerm:
     resource: str
@@ -738,25 +743,55 @@ def pooled_noise(ratios: Sequence[LogRatio]) -> RunNoise | None:
 # --- Prediction ---------------------------------------------------------------------------------
 
 
-def predict(fit: JobFit, costs: CostVector, blocks: int | None = None) -> Prediction:
+def rest_share(shares: np.ndarray) -> np.ndarray:
+    """The share of native time no fitted resource explains, per row of `shares` (..., k): 1 less
+    their sum, never below 0 (shares summing past 1 leave no rest to price). Pure."""
+    return np.clip(1.0 - np.sum(shares, axis=-1), 0.0, None)
+
+
+def checked_rest(resources: Sequence[str], rest: str | None) -> str | None:
+    """`rest` (`predict`'s), refused where it is one of the fitted `resources` (a platform without its
+    cost is refused by `CostVector.ratio`)."""
+    if rest is not None and rest in resources:
+        raise ParamsError(
+            "--rest",
+            f"{rest} is a fitted resource: its share is fitted, the rest is the native time no fitted resource explains",
+        )
+    return rest
+
+
+def predict(fit: JobFit, costs: CostVector, blocks: int | None = None, rest: str | None = None) -> Prediction:
     """The job's time ratio to native on `costs`' platform, from its cost vector alone, with the
     percentile interval of the fit's draws paired with draws of the platform's costs; and the
     prediction interval of a ratio measured over `blocks` blocks (by default as many as the fit's
     rows had): those draws times a draw of the job's run-to-run noise in such a ratio, a t on the
     noise's degrees of freedom (`JobFit.noise`). Its own seeded draws: the ratio's interval is the
-    same whether or not a measurement is predicted."""
+    same whether or not a measurement is predicted.
+
+    `rest`: a resource not fitted (e.g. "cpu") whose cost prices the native time the fitted shares
+    leave (`rest_share`), which is otherwise priced at native's: ratio = 1 + sum s_r (x_r - 1) +
+    max(0, 1 - sum s_r) (x_rest - 1), in the estimate and every draw (its cost drawn with the
+    others). It assumes the fit's configurations ran that resource at native's cost (no planted
+    level slows it), so the shares need no refit; a platform that slows every instruction (QEMU
+    under TCG) is what it is for."""
     if blocks is not None and blocks < 2:
         raise ParamsError("blocks", f"a measured ratio needs two blocks or more, not {blocks}")
+    rest = checked_rest(fit.resources, rest)
     ratios = [costs.ratio(r) for r in fit.resources]
+    priced = ratios + ([costs.ratio(rest)] if rest is not None else [])
     x_hat = np.array([c.estimate for c in ratios])
     rng = seeded_rng(fit.seed, "cost_model.predict", fit.job, costs.platform)
     n = fit.draws.shape[0]
-    if any(c.blocks is not None for c in ratios):
-        x_draws = np.exp(joint_log_draws(ratios, rng, n))
+    if any(c.blocks is not None for c in priced):
+        x_draws = np.exp(joint_log_draws(priced, rng, n))
     else:
-        x_draws = np.stack([np.exp(c.draws(rng, (n,))) for c in ratios], axis=-1)
-    draws = 1.0 + np.sum(fit.draws * (x_draws - 1), axis=1)
+        x_draws = np.stack([np.exp(c.draws(rng, (n,))) for c in priced], axis=-1)
+    k = len(ratios)
+    draws = 1.0 + np.sum(fit.draws * (x_draws[:, :k] - 1), axis=1)
     estimate = float(1.0 + fit.estimates @ (x_hat - 1))
+    if rest is not None:
+        draws = draws + rest_share(fit.draws) * (x_draws[:, k] - 1)
+        estimate += float(rest_share(fit.estimates) * (priced[k].estimate - 1))
     low, high = np.percentile(draws, [50 * (1 - fit.conf), 50 * (1 + fit.conf)])
     note = "" if estimate > 0 else "the fitted shares predict a non-positive time ratio: outside the model's range"
     ratio = Interval(estimate, float(low), float(high), note)
@@ -913,16 +948,21 @@ def parts_of_slowdown(
 # --- Attribution --------------------------------------------------------------------------------
 
 
-def attribute(fit: JobFit, costs: CostVector, measured: JobRatio | None = None) -> Attribution:
+def attribute(fit: JobFit, costs: CostVector, measured: JobRatio | None = None, rest: str | None = None) -> Attribution:
     """Where the predicted overhead of `fit.job` on `costs`' platform goes, resource by resource,
-    and (given the measured ratio) what the model leaves unexplained."""
+    and (given the measured ratio) what the model leaves unexplained. `rest` (`predict`'s): the
+    native time no fitted resource explains, priced at that resource's cost, is one more term,
+    named REST_TERM.format(rest)."""
     if measured is not None and (measured.job != fit.job or measured.platform != costs.platform):
         raise ParamsError(
             "measured",
             f"a ratio of {measured.job!r} on {measured.platform!r} given for {fit.job!r} on {costs.platform!r}",
         )
-    x = np.array([costs.ratio(r).estimate for r in fit.resources])
-    extra = fit.estimates * (x - 1)
+    rest = checked_rest(fit.resources, rest)
+    names = (*fit.resources, *([REST_TERM.format(rest)] if rest is not None else []))
+    shares = np.append(fit.estimates, rest_share(fit.estimates)) if rest is not None else fit.estimates
+    x = np.array([costs.ratio(r).estimate for r in (*fit.resources, *([rest] if rest is not None else []))])
+    extra = shares * (x - 1)
     predicted = float(1.0 + extra.sum())
     explained = math.log(predicted) if predicted > 0 else None
     total = float(extra.sum())
@@ -935,12 +975,12 @@ def attribute(fit: JobFit, costs: CostVector, measured: JobRatio | None = None) 
         ResourceTerm(
             resource=r,
             cost_ratio=float(x[i]),
-            time_share=float(fit.estimates[i]),
+            time_share=float(shares[i]),
             extra_time=float(extra[i]),
             share=float(extra[i] / total) if total != 0 else None,
             log_overhead=float(extra[i] / total * explained) if total != 0 and explained is not None else None,
         )
-        for i, r in enumerate(fit.resources)
+        for i, r in enumerate(names)
     )
     measured_log = measured.ratio.log_estimate if measured is not None else None
     unexplained = measured_log - explained if measured_log is not None and explained is not None else None

@@ -134,6 +134,14 @@ class PredictionInputs:
     #: The CPU model(s) each campaign read ran on (`campaign_machines`): the fit, the fit's costs,
     #: the calibration, the measured jobs, as read.
     machines: tuple[mc.CampaignMachines, ...] = ()
+    #: The resource whose cost prices the native time no fitted resource explains (`cost_model.predict`'s
+    #: `rest`; `vbench predict --rest`), every platform calibrated it; None: priced at native's.
+    rest: str | None = None
+
+    @property
+    def priced(self) -> tuple[str, ...]:
+        """The resources whose costs a prediction reads: the fitted ones, then the rest's."""
+        return (*self.resources, *([self.rest] if self.rest is not None else []))
 
 
 @dataclass(frozen=True)
@@ -618,6 +626,7 @@ def prediction_inputs(
     conf: float = cm.DEFAULT_CONF,
     measured_in: Sequence[Campaign] = (),
     fit_costs_in: Campaign | None = None,
+    rest: str | None = None,
 ) -> PredictionInputs:
     """Check both campaigns and gather what `prediction_table` needs; every refusal names the
     campaign's samples file (a fit campaign without jobs, a calibration without native, a resource
@@ -633,8 +642,11 @@ def prediction_inputs(
     campaign the fit's configurations' costs are read from instead of the fit's own calibration
     (one that calibrated the same planted configurations without Hadoop, to fit a resource the fit
     did not measure): against the same baseline, its configurations matched to the fit's by name,
-    on the user's say-so that a planted level's costs are the mechanism's, not the day's."""
+    on the user's say-so that a planted level's costs are the mechanism's, not the day's. `rest`: a
+    resource the fit does not fit whose cost prices the native time the fitted ones leave
+    (`cost_model.predict`), refused unless every calibrated platform has its cost."""
     told = checked_resources(resources) if resources is not None else None
+    (rest,) = checked_resources([rest], "--rest") if rest is not None else (None,)
     notes: list[str] = []
     fit_file, cal_file = samples_path(fit), samples_path(calibration)
 
@@ -649,6 +661,7 @@ def prediction_inputs(
     planted = planted_checks(planted_factors(fit, fit_baseline), fit_costs)
     choice = rule_one(planted, told, fit_file)
     resources = choice.resources
+    cm.checked_rest(resources, rest)
     # Each fitted resource's benchmark: what the settings notes compare between campaigns.
     benchmarks = {r: cm.RESOURCE_BY_NAME[r].benchmark for r in resources}
     notes += choice.notes
@@ -690,7 +703,7 @@ def prediction_inputs(
     if not costs:
         raise ParamsError(cal_file, f"only {cal_baseline} was measured: no platform to predict")
     for v in costs:
-        missing = [r for r in resources if r not in v.resources]
+        missing = [r for r in (*resources, *([rest] if rest is not None else [])) if r not in v.resources]
         if missing:
             raise ParamsError(
                 cal_file,
@@ -816,6 +829,7 @@ def prediction_inputs(
         apart=apart,
         fit_costs_path=fit_costs_in.path if fit_costs_in is not None else None,
         machines=campaign_machines(fit, calibration, measured_in=measured_in, fit_costs_in=fit_costs_in),
+        rest=rest,
     )
     # What the fit refuses (too few rows, a resource not moved, or not apart from the others) is
     # decided before its bootstrap: a fit of two draws per job asks it before any real work.
@@ -959,7 +973,7 @@ def prediction_table(
             measured = next((m for m in inputs.measured if m.job == f.job and m.platform == costs.platform), None)
             pool = pooled.get((f.job, costs.platform)) if blocks is None else None
             planned = blocks if blocks is not None or measured is None else cm.measured_blocks(measured.ratio)
-            pred = cm.predict(f, costs, planned)
+            pred = cm.predict(f, costs, planned, rest=inputs.rest)
             if pool is not None:
                 pred = replace(pred, measurement=cm.pooled_measurement(f, pred, pool.ratio), blocks=None)
             rows.append(
@@ -967,7 +981,7 @@ def prediction_table(
                     costs.platform,
                     f.job,
                     pred.ratio,
-                    cm.attribute(f, costs, measured),
+                    cm.attribute(f, costs, measured, rest=inputs.rest),
                     measured.ratio.interval(conf) if measured is not None else None,
                     tuple(p for p in phases if p.job == f.job and p.platform == costs.platform),
                     pred.measurement,
@@ -1075,7 +1089,13 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
             else ""
         )
         + f"; {level} % intervals from {table.n_draws} bootstrap draws, seed {table.seed}"
-        + ("; shares bounded at 0 (--shares nonnegative)" if table.nonnegative else ""),
+        + ("; shares bounded at 0 (--shares nonnegative)" if table.nonnegative else "")
+        + (
+            f"; the rest of native time (1 less the shares, at least 0) priced at {inp.rest}'s cost as measured "
+            f"(--rest {inp.rest})"
+            if inp.rest is not None
+            else ""
+        ),
     ]
     if inp.apart is not None and inp.apart.passes:
         moved = ", then ".join(f"{r} in {c}" for r, c in inp.apart.order)
@@ -1103,7 +1123,7 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     measured_any = any(r.measured is not None for r in table.rows)
     for costs in inp.costs:
         out += ["", f"Platform {costs.platform}: cost over {inp.calibration_baseline}'s"]
-        out.append("  " + ", ".join(f"{r} {_interval(costs.ratio(r).interval(table.conf))}" for r in inp.resources))
+        out.append("  " + ", ".join(f"{r} {_interval(costs.ratio(r).interval(table.conf))}" for r in inp.priced))
         records = []
         for row in (r for r in table.rows if r.platform == costs.platform):
             rec = {
@@ -1140,7 +1160,13 @@ def format_prediction(table: PredictionTable, timings: Sequence[tuple[str, float
     out += [
         "",
         "Per resource: the extra time its cost explains, as a share of native time (they add up to the "
-        "predicted ratio - 1), and (its part of the predicted overhead).",
+        "predicted ratio - 1), and (its part of the predicted overhead)."
+        + (
+            f" {cm.REST_TERM.format(inp.rest)}: the native time no fitted resource explains (1 less the job's "
+            f"shares, at least 0) at {inp.rest}'s cost."
+            if inp.rest is not None
+            else ""
+        ),
         "a measurement: where the ratio a campaign of that many blocks (b) finds should fall: the job's "
         "run-to-run noise on the fit's configurations added to the predicted ratio's interval (which carries "
         "the fit's and the calibrations' uncertainty only).",
@@ -1308,6 +1334,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
         "machine_warning": mc.machine_warning(inp.machines),
         "resources": list(inp.resources),
         "shares": "nonnegative" if table.nonnegative else "free",
+        "rest": inp.rest,
         "rule_1": [
             {
                 "factor": c.factor,
@@ -1350,7 +1377,7 @@ def prediction_json(table: PredictionTable, timings: Sequence[tuple[str, float]]
         "platforms": [
             {
                 "platform": v.platform,
-                "costs": {r: interval_json(v.ratio(r).interval(table.conf)) for r in inp.resources},
+                "costs": {r: interval_json(v.ratio(r).interval(table.conf)) for r in inp.priced},
             }
             for v in inp.costs
         ],
