@@ -255,3 +255,15 @@ def latency_capture_config(doc: dict) -> LatencyConfig:
         duration_s=int(opts["runtime"]),
         warmup_s=int(opts["ramp_time"]),
     )
+
+
+def measured_log_ratio(rng, truth: float, sd: float, blocks: int):
+    """A ratio measured over `blocks` blocks around `truth` (the cost model's `LogRatio`): each block's
+    log ratio the truth's plus a normal of `sd`, their mean with its standard error on blocks - 1
+    degrees of freedom."""
+    import math
+
+    from vbench.stats.cost_model import LogRatio
+
+    logs = math.log(truth) + sd * rng.standard_normal(blocks)
+    return LogRatio(float(logs.mean()), float(logs.std(ddof=1) / math.sqrt(blocks)), blocks - 1)

@@ -4,14 +4,14 @@ positive, and where a true share is 0 it keeps a large cost from dragging the pr
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
 from scipy.optimize import nnls
 
+from tests.unit.builders import measured_log_ratio
 from vbench.stats import cost_model as cm
-from vbench.stats.cost_model import CostVector, JobRatio, LogRatio, ResourceCost, fit_job, predict
+from vbench.stats.cost_model import CostVector, JobRatio, ResourceCost, fit_job, predict
 
 RESOURCES = ("rpc", "jvmstart")
 #: The planted levels' true costs, shaped like costs-fit-sixblocks-amd's: every call moves rpc, the
@@ -25,11 +25,6 @@ BLOCKS = 6
 DRAWS = 300
 
 
-def _measured(rng: np.random.Generator, truth: float, sd: float) -> LogRatio:
-    logs = math.log(truth) + sd * rng.standard_normal(BLOCKS)
-    return LogRatio(float(logs.mean()), float(logs.std(ddof=1) / math.sqrt(BLOCKS)), BLOCKS - 1)
-
-
 def _true_ratio(costs: tuple[float, ...]) -> float:
     return 1 + sum(s * (x - 1) for s, x in zip(SHARES, costs))
 
@@ -38,10 +33,12 @@ def _world(seed: int, sd_job: float = 0.08):
     rng = np.random.default_rng(seed)
     truth = {**LEVELS, "slowstart": SLOW_START}
     costs = tuple(
-        CostVector(p, tuple(ResourceCost(r, _measured(rng, x, 0.03)) for r, x in zip(RESOURCES, xs)))
+        CostVector(p, tuple(ResourceCost(r, measured_log_ratio(rng, x, 0.03, BLOCKS)) for r, x in zip(RESOURCES, xs)))
         for p, xs in truth.items()
     )
-    ratios = tuple(JobRatio("nnbench", p, _measured(rng, _true_ratio(xs), sd_job)) for p, xs in truth.items())
+    ratios = tuple(
+        JobRatio("nnbench", p, measured_log_ratio(rng, _true_ratio(xs), sd_job, BLOCKS)) for p, xs in truth.items()
+    )
     return costs, ratios
 
 
@@ -115,11 +112,11 @@ def test_the_bounded_shares_recover_positive_truths_as_the_free_fit_does():
     shares = (0.2, 0.25)
     truth = {**LEVELS}
     costs = tuple(
-        CostVector(p, tuple(ResourceCost(r, _measured(rng, x, 0.02)) for r, x in zip(RESOURCES, xs)))
+        CostVector(p, tuple(ResourceCost(r, measured_log_ratio(rng, x, 0.02, BLOCKS)) for r, x in zip(RESOURCES, xs)))
         for p, xs in truth.items()
     )
     ratios = tuple(
-        JobRatio("terasort", p, _measured(rng, 1 + sum(s * (x - 1) for s, x in zip(shares, xs)), 0.03))
+        JobRatio("terasort", p, measured_log_ratio(rng, 1 + sum(s * (x - 1) for s, x in zip(shares, xs)), 0.03, BLOCKS))
         for p, xs in truth.items()
     )
     kwargs = dict(design=tuple(LEVELS), resources=RESOURCES, n_draws=DRAWS, seed=1)

@@ -5,14 +5,14 @@ costs native's is predicted as before; and what cannot be a rest is refused."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
 
 from vbench.errors import ParamsError
+from tests.unit.builders import measured_log_ratio
 from vbench.stats import cost_model as cm
-from vbench.stats.cost_model import CostVector, JobRatio, LogRatio, ResourceCost, attribute, fit_job, predict
+from vbench.stats.cost_model import CostVector, JobRatio, ResourceCost, attribute, fit_job, predict
 
 FITTED = ("rpc", "jvmstart")
 #: The planted levels' true costs (rpc, jvmstart, cpu), shaped like costs-fit-sixblocks-amd's: ptrace
@@ -28,11 +28,6 @@ BLOCKS = 6
 DRAWS = 400
 
 
-def _measured(rng: np.random.Generator, truth: float, sd: float) -> LogRatio:
-    logs = math.log(truth) + sd * rng.standard_normal(BLOCKS)
-    return LogRatio(float(logs.mean()), float(logs.std(ddof=1) / math.sqrt(BLOCKS)), BLOCKS - 1)
-
-
 def _true_ratio(costs: tuple[float, ...]) -> float:
     *fitted, cpu = costs
     return 1 + sum(s * (x - 1) for s, x in zip(SHARES, fitted)) + (1 - sum(SHARES)) * (cpu - 1)
@@ -42,10 +37,14 @@ def _world(seed: int):
     rng = np.random.default_rng(seed)
     truth = {**LEVELS, "qemu": EMULATED, "gvisor": SANDBOX}
     costs = tuple(
-        CostVector(p, tuple(ResourceCost(r, _measured(rng, x, 0.03)) for r, x in zip((*FITTED, "cpu"), xs)))
+        CostVector(
+            p, tuple(ResourceCost(r, measured_log_ratio(rng, x, 0.03, BLOCKS)) for r, x in zip((*FITTED, "cpu"), xs))
+        )
         for p, xs in truth.items()
     )
-    ratios = tuple(JobRatio("terasort", p, _measured(rng, _true_ratio(xs), 0.06)) for p, xs in truth.items())
+    ratios = tuple(
+        JobRatio("terasort", p, measured_log_ratio(rng, _true_ratio(xs), 0.06, BLOCKS)) for p, xs in truth.items()
+    )
     return costs, ratios
 
 
