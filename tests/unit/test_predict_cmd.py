@@ -428,7 +428,7 @@ def test_the_rest_priced_at_a_resource_is_asked_for_said_and_checked(data, capsy
         assert p["predicted"]["estimate"] == pytest.approx(was, rel=0.05), p
     assert cli.main([*argv, "--rest", "membw"]) == 0
     assert "priced at membw's cost as measured (--rest membw)" in capsys.readouterr().out
-    for rest, said in (("cpu", "is a fitted resource"), ("nosuch", "unknown resource")):
+    for rest, said in (("cpu", "is a fitted resource"), ("nosuch", "unknown resource"), ("spawn", "without --rest")):
         rc, err = vbench_cli(*argv, "--rest", rest)
         assert rc != 0 and "--rest" in err and said in err, err
 

@@ -52,6 +52,10 @@ Bounded shares (`fit_job(nonnegative=True)`, `vbench predict --shares nonnegativ
 and draws, each solved with every share >= 0 (`nonnegative_solve`), since a share of native time
 cannot be negative and a free share below 0 times a large cost drags a prediction down. Where every
 free share is positive the two fits are the same.
+The rest (`predict(rest=...)`, `vbench predict --rest cpu`): the native time no fitted share
+explains, max(0, 1 - sum s_r), is priced at a resource's cost instead of at native's, for a
+platform that slows every instruction (QEMU under TCG); the shares are not refitted, the fit's
+configurations being taken to run that resource at native's cost.
 When the fit's residuals are larger than the intervals say (Birge ratio sqrt(scale) > 1: the model
 misses something, or the ratios' intervals are too narrow) the ratios' draws are widened by it, so
 lack of fit widens the prediction instead of hiding in it; `JobFit.lack_of_fit_p` reports it.
@@ -65,7 +69,8 @@ given number of blocks, the ratio's draws times a t draw of that noise as the fi
 
 Attribution (item 4). The predicted log overhead log(R_hat) is split over the resources in
 proportion to their extra-time terms s_r (x_r - 1): the shares sum to 1, their log parts to
-log(R_hat) (the explained part), and log(measured) - log(R_hat) is the unexplained rest.
+log(R_hat) (the explained part), and log(measured) - log(R_hat) is the unexplained rest. A priced
+rest is one more term, `rest@RESOURCE`.
 
 Inputs are records: `CostVector` (a platform's cost ratios to native with intervals), `JobRatio`
 (a job's measured time ratio to native with its interval). `cost_vectors_of` and `job_ratios_of`

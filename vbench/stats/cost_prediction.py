@@ -709,7 +709,11 @@ def prediction_inputs(
                 cal_file,
                 f"platform {v.platform!r} has no cost ratio of {', '.join(_measures(r) for r in missing)} "
                 f"to {cal_baseline} (not measured, or in fewer than two blocks beside {cal_baseline}): "
-                "calibrate it, or leave the resource out with --resources",
+                + (
+                    "calibrate it, or predict without --rest"
+                    if missing == [rest]
+                    else "calibrate it, or leave the resource out with --resources"
+                ),
             )
     costed = fit_costs_in if fit_costs_in is not None else fit
     notes += settings_differ(
