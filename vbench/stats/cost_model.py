@@ -754,6 +754,11 @@ def rest_share(shares: np.ndarray) -> np.ndarray:
     return np.clip(1.0 - np.sum(shares, axis=-1), 0.0, None)
 
 
+def priced_resources(resources: Sequence[str], rest: str | None) -> tuple[str, ...]:
+    """The resources whose costs a prediction reads: the fitted ones, then the rest's (`predict`). Pure."""
+    return (*resources, *([rest] if rest is not None else []))
+
+
 def checked_rest(resources: Sequence[str], rest: str | None) -> str | None:
     """`rest` (`predict`'s), refused where it is one of the fitted `resources` (a platform without its
     cost is refused by `CostVector.ratio`)."""
@@ -782,8 +787,8 @@ def predict(fit: JobFit, costs: CostVector, blocks: int | None = None, rest: str
     if blocks is not None and blocks < 2:
         raise ParamsError("blocks", f"a measured ratio needs two blocks or more, not {blocks}")
     rest = checked_rest(fit.resources, rest)
-    ratios = [costs.ratio(r) for r in fit.resources]
-    priced = ratios + ([costs.ratio(rest)] if rest is not None else [])
+    priced = [costs.ratio(r) for r in priced_resources(fit.resources, rest)]
+    ratios = priced[: len(fit.resources)]
     x_hat = np.array([c.estimate for c in ratios])
     rng = seeded_rng(fit.seed, "cost_model.predict", fit.job, costs.platform)
     n = fit.draws.shape[0]
@@ -966,7 +971,7 @@ def attribute(fit: JobFit, costs: CostVector, measured: JobRatio | None = None, 
     rest = checked_rest(fit.resources, rest)
     names = (*fit.resources, *([REST_TERM.format(rest)] if rest is not None else []))
     shares = np.append(fit.estimates, rest_share(fit.estimates)) if rest is not None else fit.estimates
-    x = np.array([costs.ratio(r).estimate for r in (*fit.resources, *([rest] if rest is not None else []))])
+    x = np.array([costs.ratio(r).estimate for r in priced_resources(fit.resources, rest)])
     extra = shares * (x - 1)
     predicted = float(1.0 + extra.sum())
     explained = math.log(predicted) if predicted > 0 else None

@@ -141,7 +141,7 @@ class PredictionInputs:
     @property
     def priced(self) -> tuple[str, ...]:
         """The resources whose costs a prediction reads: the fitted ones, then the rest's."""
-        return (*self.resources, *([self.rest] if self.rest is not None else []))
+        return cm.priced_resources(self.resources, self.rest)
 
 
 @dataclass(frozen=True)
@@ -703,7 +703,7 @@ def prediction_inputs(
     if not costs:
         raise ParamsError(cal_file, f"only {cal_baseline} was measured: no platform to predict")
     for v in costs:
-        missing = [r for r in (*resources, *([rest] if rest is not None else [])) if r not in v.resources]
+        missing = [r for r in cm.priced_resources(resources, rest) if r not in v.resources]
         if missing:
             raise ParamsError(
                 cal_file,
