@@ -105,6 +105,7 @@ RESOURCE_NAMES = {
     "jvmstart": "JVM start",
     "fileopen": "file opens",
     "rpc": "loopback RPCs",
+    "jvmcpu": "Java computing",
 }
 #: The cost model's jobs (vbench.stats.cost_model.JOBS) as a reader knows them.
 JOB_NAMES = {

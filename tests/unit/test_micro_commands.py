@@ -11,7 +11,7 @@ import shlex
 
 import pytest
 
-from vbench.benchmarks.micro import MICRO_BENCHMARKS, iperf3, rpc
+from vbench.benchmarks.micro import MICRO_BENCHMARKS, iperf3, jvmcpu, rpc
 from vbench.benchmarks.micro import latency as L
 
 W = "/var/tmp/vbench/w1/micro"  # a work dir as the campaign makes them: nothing to quote
@@ -93,6 +93,15 @@ _RPC = (
     + " > RpcPingPong.java || exit 1; "
     + '"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m RpcPingPong.java 3 3 3 64'
 )
+#: As rpc's: its program's text is the file beside the module (tests/unit/test_micro_jvmcpu.py runs it).
+_JVMCPU = (
+    _FIND_JAVA.replace("jvmstart", "jvmcpu")
+    + "cd {d} || exit 1; trap 'rm -f JvmCompute.java' EXIT; "
+    + "printf '%s' "
+    + shlex.quote(jvmcpu.program_source())
+    + " > JvmCompute.java || exit 1; "
+    + '"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m JvmCompute.java 3 3 5 10000'
+)
 
 # (benchmark, preset or None for the default Config, work dir) -> the command string before argv.
 BEFORE = {
@@ -136,6 +145,7 @@ BEFORE = {
     ("fileopen", None, SPACED): _FILEOPEN.replace("{d}", "'/data/work dir'"),
     ("rpc", None, W): _RPC.replace("{d}", W),
     ("rpc", None, SPACED): _RPC.replace("{d}", "'/data/work dir'"),
+    ("jvmcpu", None, W): _JVMCPU.replace("{d}", W),
     ("pi_digits", "vasconcelos", W): _PI.format(sizes="1000000 2000000 4000000 8000000", out=f"{W}/vbench-pi.txt"),
 }
 

@@ -26,7 +26,7 @@ module that breaks the contract fails at import, not hours into a campaign.
   - spawn, jvmstart: a loop of `/bin/true` (a JVM's `-version`) between two `date +%s%N` stamps
     of the same shell; jvmstart first finds the host's java.
   - fileopen: one `cat` of many copies of a file's name, and one of it once, between stamps.
-  - rpc: finds the host's java, writes its Java program to the work dir and runs it (the
+  - rpc, jvmcpu: find the host's java, write their Java program to the work dir and run it (the
     program times itself), removing it on the way out.
 """
 

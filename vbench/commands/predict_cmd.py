@@ -93,8 +93,9 @@ def register(sub) -> None:
         default=None,
         metavar="RESOURCE",
         help="price the native time no fitted resource explains (1 less each job's shares, at least 0) at this "
-        "resource's cost, as CALIBRATION measured it (in either --costs), instead of at native's: e.g. 'cpu' "
-        "(sysbench) for a platform that slows every instruction, as QEMU under TCG; not a fitted resource, and "
+        "resource's cost, as CALIBRATION measured it (in either --costs), instead of at native's: e.g. 'jvmcpu' "
+        "(warm Java's computing) or 'cpu' (sysbench's) for a platform that slows every instruction, as QEMU under "
+        "TCG; not a fitted resource, and "
         "every platform of CALIBRATION must have calibrated it. It assumes FIT's configurations ran it at "
         "native's cost (no planted level slows it)",
     )

@@ -49,6 +49,7 @@ RESOURCE_COLOURS = {
     "jvmstart": "black",
     "fileopen": "tab:blue",
     "rpc": "tab:gray",
+    "jvmcpu": "darkred",
 }
 #: The model's bar starts from the baseline run's job time; what the model leaves over is hatched white.
 SPLIT_BASE_COLOUR = "0.75"

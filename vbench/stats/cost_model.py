@@ -121,7 +121,7 @@ class Resource:
 
 #: The cost vector the committed campaigns can fill (sandbox, reference: cpu, membw, fio, iperf3,
 #: latency; costs: syscall, spawn, jvmstart; fileopen since costs-nnbench-barrier asked for it;
-#: rpc since a JVM's calls were found priced unlike dd's).
+#: rpc since a JVM's calls were found priced unlike dd's; jvmcpu for a priced rest, `--rest`).
 RESOURCES: tuple[Resource, ...] = (
     Resource("cpu", "cpu", "events_per_s", True),
     Resource("membw", "membw", "bandwidth", True),
@@ -135,6 +135,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("jvmstart", "jvmstart", "jvm_start_ms", False),
     Resource("fileopen", "fileopen", "fileopen_us", False),
     Resource("rpc", "rpc", "rpc_us", False),
+    Resource("jvmcpu", "jvmcpu", "jvmcpu_ms", False),
 )
 #: The cost vector's resources by name.
 RESOURCE_BY_NAME: dict[str, Resource] = {r.name: r for r in RESOURCES}

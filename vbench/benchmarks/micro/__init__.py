@@ -16,9 +16,41 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import bonnie, cpu, dd, fileopen, fio, hdparm, iperf3, jvmstart, latency, membw, pi_digits, rpc, spawn, syscall
+from . import (
+    bonnie,
+    cpu,
+    dd,
+    fileopen,
+    fio,
+    hdparm,
+    iperf3,
+    jvmcpu,
+    jvmstart,
+    latency,
+    membw,
+    pi_digits,
+    rpc,
+    spawn,
+    syscall,
+)
 
 MICRO_BENCHMARKS: dict[str, ModuleType] = {
     m.NAME: m
-    for m in (fio, dd, hdparm, bonnie, iperf3, latency, cpu, pi_digits, membw, syscall, spawn, jvmstart, fileopen, rpc)
+    for m in (
+        fio,
+        dd,
+        hdparm,
+        bonnie,
+        iperf3,
+        latency,
+        cpu,
+        pi_digits,
+        membw,
+        syscall,
+        spawn,
+        jvmstart,
+        fileopen,
+        rpc,
+        jvmcpu,
+    )
 }

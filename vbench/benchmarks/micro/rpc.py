@@ -51,8 +51,6 @@ what the host delivers with them all running (vbench.benchmarks.micro.copies).
 from __future__ import annotations
 
 import re
-import shlex
-from importlib.resources import files
 
 from pydantic import Field
 
@@ -61,9 +59,11 @@ from vbench.errors import JobFailed
 from vbench.samples import Sample
 from vbench.validate import SafePathText
 
+from . import _java_program
 from ._common import Runner, execute, one_step, sample
-from .copies import copy_outputs, in_copies, per_operation_together
-from .jvmstart import DEFAULT_JAVA_HOME, find_java
+from ._java_program import program_script
+from .copies import copy_outputs, per_operation_together
+from .jvmstart import DEFAULT_JAVA_HOME
 
 NAME = "rpc"
 METRICS = {"rpc_us": "us", "elapsed": "s"}
@@ -97,7 +97,7 @@ SETTINGS_BEFORE_RECORDED = {"other_cpus_busy": False, "copies": 1}
 
 
 def program_source() -> str:
-    return files(__package__).joinpath(PROGRAM).read_text(encoding="utf-8")
+    return _java_program.program_source(PROGRAM)
 
 
 #: Iterations of a busy loop between its checks that the script's shell is still there.
@@ -123,18 +123,10 @@ def command(cfg: RpcConfig, workdir: str) -> str:
     """The shell script: the header line, the busy loops where `other_cpus_busy`, the program
     written to `workdir` and run (its lines are `parse_stdout`'s), and the program removed and the
     loops killed on the way out; the JVM's exit status is its own."""
-    d = shlex.quote(workdir.rstrip("/") or "/")
-    header = 'echo "rpc java=$java version=$("$java" -version 2>&1 | head -n 1)"; '
     args = [f"{cfg.seconds:g}", str(cfg.repeats), f"{cfg.warmup_s:g}", str(cfg.payload)]
     loops, stop = (busy_loops(), "kill $loops 2>/dev/null; ") if cfg.other_cpus_busy else ("", "")
-    return (
-        "export LC_ALL=C; "
-        + find_java(cfg, NAME)
-        + header
-        + f"cd {d} || exit 1; trap '{stop}rm -f {PROGRAM}' EXIT; "
-        + f"printf '%s' {shlex.quote(program_source())} > {PROGRAM} || exit 1; "
-        + loops
-        + in_copies(NAME, f'"$java" {shlex.join(JAVA_ARGS)} {PROGRAM} {shlex.join(args)}', cfg.copies, workdir)
+    return program_script(
+        NAME, PROGRAM, cfg, JAVA_ARGS, args, workdir, before_run=loops, on_exit=stop, copies=cfg.copies
     )
 
 
