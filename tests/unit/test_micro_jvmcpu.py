@@ -73,7 +73,7 @@ def test_the_cost_model_reads_it_as_a_time_per_operation():
         ),
         (
             HEADER + "jvmcpu warmup ops=1 ns=1\njvmcpu repeat=1 ops=0 ns=9\njvmcpu repeat=2 ops=1 ns=1\n" + CHECK,
-            "0 operations in 9",
+            "0 ops in 9",
         ),
     ],
 )

@@ -3,13 +3,17 @@
 The program's file lies beside its module (package data, pyproject.toml). The script writes it to
 the work directory, runs it with the host's java (found as `jvmstart` finds it), which compiles it
 in memory (a java with the jdk.compiler module: Hadoop's JDK, and Debian's openjdk-17-jre-headless,
-the guest image's), and removes it on the way out. Pure.
+the guest image's), and removes it on the way out. The program times itself after a warm-up and
+prints `<tool> warmup <count>=N ns=N`, then `<tool> repeat=i <count>=N ns=N` a repeat (`timed_repeats`).
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from importlib.resources import files
+
+from vbench.errors import JobFailed
 
 from .copies import in_copies
 from .jvmstart import find_java
@@ -47,3 +51,24 @@ def program_script(
         + before_run
         + in_copies(tool, f'"$java" {shlex.join(java_args)} {program} {shlex.join(args)}', copies, workdir)
     )
+
+
+def timed_repeats(tool: str, text: str, repeats: int, count: str) -> tuple[int, list[tuple[int, int]]]:
+    """The program's warm-up `count` (its word for what it counts: "calls", "ops") and, per repeat, its
+    count and the nanoseconds they took, from one JVM's lines. JobFailed, naming `tool`, when a line is
+    missing, out of order or reports nothing done. Pure."""
+    warm = re.search(rf"^{tool} warmup {count}=(\d+) ns=(\d+)\s*$", text, re.M)
+    if warm is None:
+        raise JobFailed(f"{tool}: no '{tool} warmup {count}=... ns=...' line in output")
+    found = re.findall(rf"^{tool} repeat=(\d+) {count}=(\d+) ns=(\d+)\s*$", text, re.M)
+    if len(found) != repeats:
+        raise JobFailed(f"{tool}: expected {repeats} result lines, found {len(found)}")
+    timed = []
+    for i, (repeat, done, ns) in enumerate(found, start=1):
+        n, elapsed_ns = int(done), int(ns)
+        if int(repeat) != i:
+            raise JobFailed(f"{tool}: line {i} is repeat {repeat}, expected {i}")
+        if n < 1 or elapsed_ns <= 0:
+            raise JobFailed(f"{tool}: repeat {i} reports {n} {count} in {elapsed_ns} ns")
+        timed.append((n, elapsed_ns))
+    return int(warm.group(1)), timed

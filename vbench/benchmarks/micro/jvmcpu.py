@@ -32,7 +32,7 @@ from vbench.validate import SafePathText
 
 from . import _java_program
 from ._common import Runner, execute, one_step, sample
-from ._java_program import program_script
+from ._java_program import program_script, timed_repeats
 from .jvmstart import DEFAULT_JAVA_HOME
 
 NAME = "jvmcpu"
@@ -43,8 +43,6 @@ PROGRAM = "JvmCompute.java"
 JAVA_ARGS = ("-Xshare:auto", "-XX:+UseSerialGC", "-Xms64m", "-Xmx64m")
 
 _HEADER = re.compile(r"^jvmcpu java=(\S+) version=(.*?)\s*$", re.M)
-_WARMUP = re.compile(r"^jvmcpu warmup ops=(\d+) ns=(\d+)\s*$", re.M)
-_REPEAT = re.compile(r"^jvmcpu repeat=(\d+) ops=(\d+) ns=(\d+)\s*$", re.M)
 _CHECK = re.compile(r"^jvmcpu check=([0-9a-f]+)\s*$", re.M)
 
 
@@ -79,22 +77,12 @@ def parse_stdout(text: str, cfg: JvmCpuConfig) -> list[Sample]:
     head = _HEADER.search(text)
     if head is None:
         raise JobFailed("jvmcpu: no 'jvmcpu java=... version=...' line in output")
-    warm = _WARMUP.search(text)
-    if warm is None:
-        raise JobFailed("jvmcpu: no 'jvmcpu warmup ops=... ns=...' line in output")
     if _CHECK.search(text) is None:
         raise JobFailed("jvmcpu: no 'jvmcpu check=...' line in output (the program did not finish)")
-    found = _REPEAT.findall(text)
-    if len(found) != cfg.repeats:
-        raise JobFailed(f"jvmcpu: expected {cfg.repeats} result lines, found {len(found)}")
-    meta = {"java": head.group(1), "java_version": head.group(2), "warmup_ops": int(warm.group(1))}
+    warm, timed = timed_repeats(NAME, text, cfg.repeats, "ops")
+    meta = {"java": head.group(1), "java_version": head.group(2), "warmup_ops": warm}
     samples = []
-    for i, (repeat, ops, ns) in enumerate(found, start=1):
-        n, elapsed_ns = int(ops), int(ns)
-        if int(repeat) != i:
-            raise JobFailed(f"jvmcpu: line {i} is repeat {repeat}, expected {i}")
-        if n < 1 or elapsed_ns <= 0:
-            raise JobFailed(f"jvmcpu: repeat {i} reports {n} operations in {elapsed_ns} ns")
+    for i, (n, elapsed_ns) in enumerate(timed, start=1):
         samples.append(sample(NAME, "jvmcpu_ms", elapsed_ns / n / 1e6, "ms", cfg, repeat=i, ops=n, **meta))
         samples.append(sample(NAME, "elapsed", elapsed_ns / 1e9, "s", cfg, repeat=i, ops=n, **meta))
     return samples

@@ -61,7 +61,7 @@ from vbench.validate import SafePathText
 
 from . import _java_program
 from ._common import Runner, execute, one_step, sample
-from ._java_program import program_script
+from ._java_program import program_script, timed_repeats
 from .copies import copy_outputs, per_operation_together
 from .jvmstart import DEFAULT_JAVA_HOME
 
@@ -74,8 +74,6 @@ JAVA_ARGS = ("-Xshare:auto", "-XX:+UseSerialGC", "-Xms64m", "-Xmx64m")
 
 _HEADER = re.compile(r"^rpc java=(\S+) version=(.*?)\s*$", re.M)
 _LOOPS = re.compile(r"^rpc busy_loops=(\d+)\s*$", re.M)
-_WARMUP = re.compile(r"^rpc warmup calls=(\d+) ns=(\d+)\s*$", re.M)
-_REPEAT = re.compile(r"^rpc repeat=(\d+) calls=(\d+) ns=(\d+)\s*$", re.M)
 
 
 class RpcConfig(BenchConfig):
@@ -139,7 +137,7 @@ def parse_stdout(text: str, cfg: RpcConfig) -> list[Sample]:
     if cfg.other_cpus_busy and loops is None:
         raise JobFailed("rpc: no 'rpc busy_loops=...' line in output (other_cpus_busy is set)")
     # Per copy: its warm-up's calls, then (calls, seconds) of each repeat.
-    timed = [_copy_calls(out, cfg) for out in copy_outputs(NAME, text, cfg.copies)]
+    timed = [timed_repeats(NAME, out, cfg.repeats, "calls") for out in copy_outputs(NAME, text, cfg.copies)]
     meta = {
         "java": head.group(1),
         "java_version": head.group(2),
@@ -154,26 +152,6 @@ def parse_stdout(text: str, cfg: RpcConfig) -> list[Sample]:
         samples.append(sample(NAME, "rpc_us", per_call_us, "us", cfg, repeat=i, calls=n, **meta))
         samples.append(sample(NAME, "elapsed", took_s, "s", cfg, repeat=i, calls=n, **meta))
     return samples
-
-
-def _copy_calls(text: str, cfg: RpcConfig) -> tuple[int, list[tuple[int, int]]]:
-    """One JVM's warm-up calls and, per repeat, its calls and the nanoseconds they took, from its lines.
-    JobFailed when a line is missing, out of order or reports no calls."""
-    warm = _WARMUP.search(text)
-    if warm is None:
-        raise JobFailed("rpc: no 'rpc warmup calls=... ns=...' line in output")
-    found = _REPEAT.findall(text)
-    if len(found) != cfg.repeats:
-        raise JobFailed(f"rpc: expected {cfg.repeats} result lines, found {len(found)}")
-    repeats = []
-    for i, (repeat, calls, ns) in enumerate(found, start=1):
-        n, elapsed_ns = int(calls), int(ns)
-        if int(repeat) != i:
-            raise JobFailed(f"rpc: line {i} is repeat {repeat}, expected {i}")
-        if n < 1 or elapsed_ns <= 0:
-            raise JobFailed(f"rpc: repeat {i} reports {n} calls in {elapsed_ns} ns")
-        repeats.append((n, elapsed_ns))
-    return int(warm.group(1)), repeats
 
 
 #: The contract's parse(outputs, cfg): one step, named after the benchmark.
