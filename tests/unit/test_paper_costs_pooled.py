@@ -45,6 +45,7 @@ from vbench.paper.inputs import (
     cpu_replications_of,
     paper_build_args,
     pooled_tests_of,
+    rest_tests_of,
 )
 from vbench.stats.campaign import load_campaign
 from vbench.stats.cost_prediction import row_error
@@ -531,6 +532,7 @@ def test_the_stage_s_literal_campaign_lines_are_the_listed_campaigns_no_more():
             for t in pooled_tests_of(paper.get("pooled_tests"))
             for n in (t.fit, t.fit_costs, t.calibration, *t.measured)
         ),
+        *(n for t in rest_tests_of(paper.get("rest_tests")) for n in (t.fit, t.calibration, t.measured)),
     }
     templated = {_resolved(d, paper) for d in deps if "${paper." in d}
     assert literal == {f"data/raw/{n}/samples.jsonl" for n in listed if n} - templated

@@ -49,6 +49,7 @@ from vbench.paper.inputs import (
     committed_inputs,
     cpu_replications_of,
     pooled_tests_of,
+    rest_tests_of,
 )
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
@@ -817,8 +818,9 @@ def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each
     """Set, the paper stage depends on each listed campaign's samples (or DVC would not rebuild its
     subsection when they change), as on each study campaign's, each of the memory level's later
     tests', each campaign priced in the machine's CPU, each campaign of a further replication of it and
-    each campaign of a test against pooled ratios: the stage's literal campaign lines are those six
-    lists, no more (a campaign taken out of any is no dependency left behind)."""
+    each campaign of a test against pooled ratios or of a test of the rest priced: the stage's literal
+    campaign lines are those seven lists, no more (a campaign taken out of any is no dependency left
+    behind)."""
     paper = yaml.safe_load((ROOT / "params" / "paper.yaml").read_text())["paper"]
     stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["paper"]
     deps = [d if isinstance(d, str) else next(iter(d)) for d in stage["deps"]]
@@ -841,7 +843,10 @@ def test_the_held_out_campaigns_are_the_paper_stage_s_dependencies_one_line_each
         for n in (t.fit, t.fit_costs, t.calibration, *t.measured)
         if n
     ]
-    assert literal == {f"data/raw/{n}/samples.jsonl" for n in (*studies, *names, *tests, *priced, *replicated, *pooled)}
+    # A rest test's campaigns likewise (its fit a pooled test's).
+    rests = [n for t in rest_tests_of(paper.get("rest_tests")) for n in (t.fit, t.calibration, t.measured)]
+    listed = (*studies, *names, *tests, *priced, *replicated, *pooled, *rests)
+    assert literal == {f"data/raw/{n}/samples.jsonl" for n in listed}
     assert not set(replicated) & {*studies, *names, *tests, *priced}  # no path twice
     assert len(set(names)) == len(names) and not set(names) & set(studies)
     assert not set(tests) & {*studies, *names}  # no path twice

@@ -18,12 +18,16 @@ from vbench.paper.inputs import (
     PooledTest,
     PooledTestDirs,
     ReplicationFields,
+    RestFields,
+    RestTest,
+    RestTestDirs,
     campaign_list,
     check_heldout,
     check_memory_tests,
     committed_inputs,
     cpu_replication_fields,
     pooled_test_fields,
+    rest_test_fields,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,6 +161,12 @@ def test_flags_and_build_arguments_name_the_same_campaigns_in_the_stages_order()
             "params/paper.yaml: paper.pooled_tests[{i}].seed",
             "params/paper.yaml: paper.pooled_tests[{i}].fixed_pricing",
             "params/paper.yaml: paper.pooled_tests[{i}].shares",
+            "paper.cost_fit_campaign",
+        ),
+        "rest_tests": [],
+        "rest_tests_fields": RestFields(
+            "params/paper.yaml: paper.rest_tests",
+            "params/paper.yaml: paper.rest_tests[{i}].{part}",
             "paper.cost_fit_campaign",
         ),
         "barrier_dir": None,
@@ -341,3 +351,31 @@ def test_the_notebook_s_reading_of_the_pooled_tests_is_the_committed_rebuild_s(t
     assert args["pooled_tests"] == [PooledTestDirs(raw / "f", raw / "c", (raw / "m1", raw / "m2"), ("rpc",), 7)]
     assert args["pooled_tests_fields"] == pooled_test_fields(params / "paper.yaml")
     assert args["pooled_tests_fields"].at(0, "measured") == f"{params / 'paper.yaml'}: paper.pooled_tests[0].measured"
+
+
+def test_the_notebook_s_reading_of_the_rest_tests_is_the_committed_rebuild_s(tmp_path):
+    """The notebook's cell, run on a params file with a test of the rest priced, builds the arguments
+    `committed_inputs` checks: the same record, the same directories, its fields named in the file it
+    is told."""
+    params = tmp_path / "params"
+    params.mkdir()
+    record = {
+        "fit": "f",
+        "calibration": "c",
+        "measured": "m",
+        "resources": ["rpc"],
+        "seed": 7,
+        "rests": ["cpu"],
+        "pricing": "wall",
+    }
+    (params / "paper.yaml").write_text(yaml.safe_dump({"paper": {"rest_tests": [record]}}))
+    from vbench.params import load_yaml_section
+
+    records = load_yaml_section(params / "paper.yaml", "paper", required=True)
+    inputs = PaperInputs.from_params({"rest_tests": records.get("rest_tests")}, "", params / "paper.yaml")
+    assert inputs.rest_tests == (RestTest("f", "c", "m", ("rpc",), 7, ("cpu",), "wall"),)
+    raw = Path("data/raw")
+    args = inputs.build_arguments(raw, params / "paper.yaml")
+    assert args["rest_tests"] == [RestTestDirs(raw / "f", raw / "c", raw / "m", ("rpc",), 7, ("cpu",), "wall")]
+    assert args["rest_tests_fields"] == rest_test_fields(params / "paper.yaml")
+    assert args["rest_tests_fields"].at(0, "rests") == f"{params / 'paper.yaml'}: paper.rest_tests[0].rests"

@@ -151,10 +151,12 @@ NO_DIRECTION = {
 NO_DIRECTION_PREFIXES = ("tab:costs-heldout-",)
 #: The pooled tests' tables, tab:costs-pooled-<n>, one per record (an error's sign explained in its note).
 POOLED_PREFIX = "tab:costs-pooled-"
+#: The rest tests' tables, tab:costs-rest-<n>, one per record (an error's sign explained in its note too).
+REST_PREFIX = "tab:costs-rest-"
 
 
 def _compares(label: str) -> bool:
-    return label in NO_DIRECTION or label.startswith((*NO_DIRECTION_PREFIXES, POOLED_PREFIX))
+    return label in NO_DIRECTION or label.startswith((*NO_DIRECTION_PREFIXES, POOLED_PREFIX, REST_PREFIX))
 
 
 @pytest.mark.timeout(300)

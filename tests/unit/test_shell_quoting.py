@@ -190,10 +190,10 @@ def test_invoke_paper_reads_the_campaigns_the_paper_stage_reads(monkeypatch):
         ("extra-campaign", "b"),
     ]
     monkeypatch.chdir(root)  # the task reads params/ and data/raw/ relative to the repository
-    # A pooled test's resources, seed and fixed pricing are values, not campaigns: passed on as they are.
-    from vbench.paper.inputs import POOLED_VALUE_FLAGS
+    # A pooled or rest test's resources, seed, pricing and rests are values, not campaigns: passed on as they are.
+    from vbench.paper.inputs import VALUE_FLAGS
 
-    kept = [(f, n) for f, n in inputs if f in POOLED_VALUE_FLAGS or (root / "data/raw" / n).is_dir()]
+    kept = [(f, n) for f, n in inputs if f in VALUE_FLAGS or (root / "data/raw" / n).is_dir()]
     expected = tasks.paper_line("reference", kept)
     assert "--pernode" in expected and "data/raw/xavier2014" in expected
     tasks.paper(MockContext(run={expected: ""}, repeat=False))

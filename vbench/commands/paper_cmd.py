@@ -11,11 +11,14 @@ from vbench.errors import ParamsError
 from vbench.paper.inputs import (
     FIXED_PRICINGS,
     NONNEGATIVE_SHARES,
+    POOLED_PRICINGS,
     POOLED_SHARES,
     CpuReplicationDirs,
     PooledFields,
     PooledTestDirs,
     ReplicationFields,
+    RestFields,
+    RestTestDirs,
 )
 from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
@@ -300,6 +303,59 @@ def register(sub) -> None:
         help="how the last --pooled-fit's shares are fitted (`vbench predict --shares`): free (default) or "
         "nonnegative, bounded at 0",
     )
+    p.set_defaults(rest_tests=[])
+    p.add_argument(
+        "--rest-fit",
+        type=Path,
+        action=_rest_action("fit"),
+        metavar="DIR",
+        help="starts a test of the rest of native time priced: the fit campaign whose shares predict (e.g. "
+        "data/raw/costs-fit-sixblocks-amd); with --rest-calibration, --rest-measured, --rest-resource, --rest-seed, "
+        "--rest-at and --rest-pricing, and --cost-fit; a paragraph and a table each, after the tests against pooled "
+        "ratios; repeatable, each starting another",
+    )
+    p.add_argument(
+        "--rest-calibration",
+        type=Path,
+        action=_rest_action("calibration"),
+        metavar="DIR",
+        help="the calibration whose platforms the last --rest-fit predicts (e.g. data/raw/costs-qemu-cpu-amd)",
+    )
+    p.add_argument(
+        "--rest-measured",
+        type=Path,
+        action=_rest_action("measured"),
+        metavar="DIR",
+        help="the one campaign whose timed jobs the last --rest-fit's predictions are judged against, over its "
+        "blocks (`vbench predict --measured`, e.g. data/raw/costs-qemu-terasort-amd)",
+    )
+    p.add_argument(
+        "--rest-resource",
+        action=_rest_action("resources"),
+        metavar="RESOURCE",
+        help="a resource the last --rest-fit fits (`vbench predict --resources`, e.g. rpc); repeatable",
+    )
+    p.add_argument(
+        "--rest-seed",
+        type=int,
+        action=_rest_action("seed"),
+        metavar="N",
+        help="the bootstrap seed of the last --rest-fit's test (`vbench predict --seed`)",
+    )
+    p.add_argument(
+        "--rest-at",
+        action=_rest_action("rests"),
+        metavar="RESOURCE",
+        help="a resource whose cost prices the rest of native time in a column group of its own, beside the "
+        "prediction with the rest at native's (`vbench predict --rest`, e.g. cpu); repeatable, one at least",
+    )
+    p.add_argument(
+        "--rest-pricing",
+        choices=POOLED_PRICINGS,
+        action=_rest_action("pricing"),
+        help="how the last --rest-fit's test prices the fitted resources' costs, the one reading shown "
+        "(`vbench predict --costs`)",
+    )
     _add_campaign_option(
         p,
         "--barrier",
@@ -378,6 +434,30 @@ def _pooled_action(part: str) -> type[argparse.Action]:
 POOLED_STORED_AS = {"shares": ("nonnegative", lambda value: value == NONNEGATIVE_SHARES)}
 
 
+#: What a refusal of a test of the rest priced names: its options, with the test's number.
+REST_OPTIONS = RestFields(
+    "--rest-fit",
+    "{part} (rest test {n})",
+    "--cost-fit",
+    (
+        ("fit", "--rest-fit"),
+        ("calibration", "--rest-calibration"),
+        ("measured", "--rest-measured"),
+        ("resources", "--rest-resource"),
+        ("seed", "--rest-seed"),
+        ("rests", "--rest-at"),
+        ("pricing", "--rest-pricing"),
+    ),
+)
+
+
+def _rest_action(part: str) -> type[argparse.Action]:
+    """The action of one option of a test of the rest priced: "fit" starts one (`RestTestDirs` in
+    `rest_tests`); the others fill the last one started, refused before any; "resources" and "rests"
+    add to it, the others are given once a test."""
+    return _record_action("rest_tests", part, RestTestDirs, ("resources", "rests"), "--rest-fit", "test")
+
+
 def _record_action(
     dest: str, part: str, start, repeated: tuple[str, ...], first: str, what: str, stored_as=None
 ) -> type[argparse.Action]:
@@ -435,10 +515,12 @@ def run(args) -> int:
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
     # options, then --memory-levels-test, then --cpu-fit, --cpu-fit-costs and --cpu-test, then the
-    # --cpu-replication-* options, then the --pooled-* options, then the three --barrier options,
+    # --cpu-replication-* options, then the --pooled-* options, then the --rest-* options (and, once the
+    # campaigns are read, each calibration's cost of each --rest-at), then the three --barrier options,
     # itself before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit,
     # check_superseded_fit, check_levels, check_heldout, each LevelsPart.check, check_memory_tests,
-    # check_cpu_priced, check_cpu_replications, check_pooled_tests, check_barrier): told their names,
+    # check_cpu_priced, check_cpu_replications, check_pooled_tests, check_rest_tests, check_rest_costs,
+    # check_barrier): told their names,
     # its refusal names the options.
     result = build_paper(
         args.campaign,
@@ -491,6 +573,8 @@ def run(args) -> int:
         cpu_replications_fields=REPLICATION_OPTIONS,
         pooled_tests=args.pooled_tests,
         pooled_tests_fields=POOLED_OPTIONS,
+        rest_tests=args.rest_tests,
+        rest_tests_fields=REST_OPTIONS,
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

@@ -37,7 +37,10 @@ and, with `pdf=True`, runs latexmk on `<out_dir>/main.tex` into `<out_dir>/build
                                 replication of it a paragraph and a group of rows more;
                                 after it, with tests against pooled ratios, a subsection,
                                 tables/costs-pooled-<n>.tex per test and costs-pooled.csv
-                                (vbench.paper.costs_pooled)
+                                (vbench.paper.costs_pooled); after it, with tests of the
+                                rest of native time priced, a subsection,
+                                tables/costs-rest-<n>.tex per test and costs-rest.csv
+                                (vbench.paper.costs_rest)
 
 The LaTeX run is reproducible too: SOURCE_DATE_EPOCH is the campaign's last sample time.
 """
@@ -68,6 +71,7 @@ from vbench.paper import costs as C
 from vbench.paper import costs_barrier as CB
 from vbench.paper import costs_cpu as CC
 from vbench.paper import costs_pooled as CP
+from vbench.paper import costs_rest as CR
 from vbench.paper import delta as D
 from vbench.paper import delta_summary as S
 from vbench.paper import figures as F
@@ -94,6 +98,8 @@ from vbench.paper.inputs import (
     PooledFields,
     PooledTestDirs,
     ReplicationFields,
+    RestFields,
+    RestTestDirs,
     check_barrier,
     check_cost_fit,
     check_cpu_priced,
@@ -102,6 +108,8 @@ from vbench.paper.inputs import (
     check_levels,
     check_memory_tests,
     check_pooled_tests,
+    check_rest_costs,
+    check_rest_tests,
     check_superseded_fit,
     check_syscall_fit,
 )
@@ -220,6 +228,8 @@ def generate(
     cpu_replications_fields: ReplicationFields = ReplicationFields(),
     pooled_tests: Sequence[PooledTestDirs] = (),
     pooled_tests_fields: PooledFields = PooledFields(),
+    rest_tests: Sequence[RestTestDirs] = (),
+    rest_tests_fields: RestFields = RestFields(),
     barrier_dir: Path | None = None,
     barrier_fit_dir: Path | None = None,
     barrier_calibration_dir: Path | None = None,
@@ -261,7 +271,10 @@ def generate(
     of rows each, in their order; then a subsection judging predictions against each job's ratio
     pooled over several campaigns (`vbench.paper.costs_pooled`), a paragraph and a table per one of
     `pooled_tests` (a fit, its costs' campaign or None, a calibration, the measured campaigns, the
-    resources, the seed and the pricing its design fixed), in both pricings, omitted when empty; and
+    resources, the seed and the pricing its design fixed), in both pricings, omitted when empty; then a
+    subsection with the native time no fitted resource explains priced at a resource's cost
+    (`vbench.paper.costs_rest`), a paragraph and a table per one of `rest_tests` (a fit, a calibration,
+    one measured campaign, the resources, the seed, the rests and the pricing), omitted when empty; and
     after it, a subsection on
     NNBench's barrier (`vbench.paper.costs_barrier`): `barrier_dir`'s NNBench timed at two barriers
     beside the levels' fit's and `barrier_fit_dir`'s refit's predictions from
@@ -281,7 +294,9 @@ def generate(
     (`check_memory_tests`); `cpu_fields`: the fields of the fit, its costs and the tests priced in
     the machine's CPU, then the cost model's fit's (`check_cpu_priced`); `cpu_replications_fields`:
     the further replications' key and each one's fields (`check_cpu_replications`); `pooled_tests_fields`:
-    the pooled tests' key, each one's fields and the cost model's fit's (`check_pooled_tests`); `barrier_fields`: the
+    the pooled tests' key, each one's fields and the cost model's fit's (`check_pooled_tests`); `rest_tests_fields`:
+    the rest tests' key, each one's fields and the cost model's fit's (`check_rest_tests`, `check_rest_costs`);
+    `barrier_fields`: the
     barrier's three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
     check_cost_fit(cost_fit_dir, sandbox_dir, *cost_fit_fields)
@@ -306,6 +321,7 @@ def generate(
     check_cpu_priced(cpu_fit_dir, cpu_fit_costs_dir, cpu_test_dirs, cost_fit_dir, *cpu_fields)
     check_cpu_replications(cpu_replications, cpu_fit_dir, cpu_fit_costs_dir, cpu_fields[:3], cpu_replications_fields)
     check_pooled_tests(pooled_tests, cost_fit_dir, pooled_tests_fields)
+    check_rest_tests(rest_tests, cost_fit_dir, rest_tests_fields)
     check_barrier(barrier_dir, barrier_fit_dir, barrier_calibration_dir, syscall_levels_dir, *barrier_fields)
     # Every campaign is read, and every statistics table computed, on every core (vbench.paper.parallel).
     studies = [Path(campaign_dir), *(Path(c) for c in extra_campaigns)]
@@ -346,9 +362,17 @@ def generate(
     # And each pooled test's: its fit, its costs where another campaign's, its calibration and its
     # measured campaigns, in that order (a campaign another part reads too is read once).
     pooled_dirs = [Path(d) for t in pooled_tests for d in _pooled_dirs(t)]
-    groups = (studies, list(own.values()), heldout_dirs, test_dirs, cpu_dirs, replicated_dirs, pooled_dirs)
+    # And each rest test's: its fit, its calibration and its measured campaign.
+    rest_dirs = [Path(d) for t in rest_tests for d in (t.fit, t.calibration, t.measured)]
+    groups = (studies, list(own.values()), heldout_dirs, test_dirs, cpu_dirs, replicated_dirs, pooled_dirs, rest_dirs)
     loaded = _read_once([d for g in groups for d in g])
-    studies_read, own_read, heldout_read, tests_read, cpu_read, replicated_read, pooled_read = _split(loaded, groups)
+    studies_read, own_read, heldout_read, tests_read, cpu_read, replicated_read, pooled_read, rest_read = _split(
+        loaded, groups
+    )
+    # (fit, calibration, measured) of each rest test; a calibration without a rest's cost is refused
+    # naming the record's field before anything is fitted.
+    rest_campaigns = [tuple(rest_read[3 * i : 3 * i + 3]) for i in range(len(rest_tests))]
+    check_rest_costs(rest_tests, rest_tests_fields, calibrations=[c for _f, c, _m in rest_campaigns])
     main, *extras = distinct_experiments(studies_read)
     read = dict(zip(own, own_read))
     campaign = merge_campaigns(main, extras)
@@ -433,6 +457,12 @@ def generate(
         )
         for t, (fit, fit_costs, calibration, measured) in zip(pooled_tests, _pooled_read(pooled_tests, pooled_read))
     ]
+    # The rest of native time priced: each test read without a rest and with each, as `vbench predict
+    # --rest` reads it, before anything is written.
+    rests = [
+        CR.rest_test(fit, calibration, measured, t.resources, t.seed, t.rests, t.pricing)
+        for t, (fit, calibration, measured) in zip(rest_tests, rest_campaigns)
+    ]
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])
@@ -455,6 +485,7 @@ def generate(
     if costs is not None:
         sources += CC.build_note(cpu) if cpu is not None else [CC.OMITTED_NOTE]
         sources += CP.build_note(pooled) if pooled else [CP.OMITTED_NOTE]
+        sources += CR.build_note(rests) if rests else [CR.OMITTED_NOTE]
     if barrier is not None:
         sources.append(CB.build_note(barrier))
     # Warm-up runs are stored beside the cells they open; the paper reads the measured ones only.
@@ -531,11 +562,12 @@ def generate(
         file_levels,
         rpc_levels,
         memory_levels,
-        # Priced in the machine's CPU, against pooled ratios, then NNBench's barrier, the section's
-        # last: subsections other modules write.
+        # Priced in the machine's CPU, against pooled ratios, with the rest priced, then NNBench's
+        # barrier, the section's last: subsections other modules write.
         after=_subsections(
             CC.cpu_tex(cpu) if cpu else [],
             CP.pooled_tex(pooled) if pooled else [],
+            CR.rest_tex(rests) if rests else [],
             CB.barrier_tex(barrier) if barrier else [],
         ),
     )
@@ -551,6 +583,12 @@ def generate(
     if pooled:
         frame = CP.pooled_frame(pooled)
         _write(gen / f"{CP.NAME}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
+    for number, test in enumerate(rests, start=1):
+        _write(gen / "tables" / f"{CR.table_name(number)}.tex", CR.table_rest(test, number), written)
+        has_table[CR.table_name(number)] = True
+    if rests:
+        frame = CR.rest_frame(rests)
+        _write(gen / f"{CR.NAME}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"), written)
     for study, part in (
         (costs, C.MAIN),
         (syscalls, C.SYSCALLS),
@@ -593,6 +631,7 @@ def generate(
         *cpu_read,
         *replicated_read,
         *pooled_read,
+        *rest_read,
     )
     others = (Path(monitoring_dir).name,) if monitoring_dir and monitored.timeseries is not None else ()
     # The abstract's quotes, once: the table marks their campaigns, the macros quote them.

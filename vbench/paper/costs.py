@@ -82,7 +82,8 @@ machine named, the platforms and jobs of one campaign (`memory_levels_calibratio
 fits of levels are one record (`LevelsFit`), read by one function. The subsections after it are other
 modules': priced in the machine's CPU (`vbench.paper.costs_cpu`, whose tests are `levels_test`'s with
 the fit's costs read from another campaign, `cost_study`'s `fit_costs`), judged against ratios pooled
-over campaigns (`vbench.paper.costs_pooled`, `vbench predict --measured A,B,...`'s reading) and
+over campaigns (`vbench.paper.costs_pooled`, `vbench predict --measured A,B,...`'s reading), with the
+rest of native time priced at a resource's cost (`vbench.paper.costs_rest`, `vbench predict --rest`'s) and
 NNBench's barrier (`vbench.paper.costs_barrier`).
 
 Without a fit campaign (the key empty) `section_tex(None)` is a LaTeX comment: no section, table or
@@ -295,6 +296,9 @@ COST_UNITS = {
     "fileopen": "a file opened by name",
     "rpc": "a loopback RPC of a JVM",
     "jvmstart": "a JVM's start",
+    # The resources a rest is priced at (vbench.paper.costs_rest), each one thread's computing.
+    "cpu": "an event of sysbench's prime-number loop in one thread",
+    "jvmcpu": "a warm one-thread Java sort and checksum of 100-byte records",
 }
 #: The levels' fit held out (`syscall_levels_heldout`, a list): each campaign there is a
 #: part of its own (`heldout_part`), its files and labels this prefix and the campaign's name, so
@@ -1737,8 +1741,8 @@ def section_tex(
     (`FILE_LEVELS`: its table where its rule 1 holds, else one sentence), and given the fit priced by
     a JVM's call, its subsection (`RPC_LEVELS`: alike), given the memory level's fit, its subsection
     (`MEMORY_LEVELS`: alike), then the lines `after` (subsections other
-    modules write: `costs_cpu`'s, `costs_pooled`'s, then `costs_barrier`'s); with no fit campaign, `OMITTED_TEX` (comments alone: nothing
-    is typeset)."""
+    modules write: `costs_cpu`'s, `costs_pooled`'s, `costs_rest`'s, then `costs_barrier`'s); with no fit
+    campaign, `OMITTED_TEX` (comments alone: nothing is typeset)."""
     if superseded is not None and syscalls is None:
         raise ValueError("a superseded fit is said in the system-call level, which has no fit")
     if levels is not None and syscalls is None:

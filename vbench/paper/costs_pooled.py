@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -334,14 +334,18 @@ BREAK_AFTER_HYPHEN = r"-\allowbreak{}"
 def _campaign_names(names: Sequence[str]) -> str:
     """Campaigns in code font, each free to break after a hyphen: a sentence listing eight of them
     otherwise sticks out of the column (code font neither hyphenates nor stretches)."""
-    return and_list([_code(n).replace("-", BREAK_AFTER_HYPHEN) for n in names])
+    return and_list([campaign_code(n).replace("-", BREAK_AFTER_HYPHEN) for n in names])
 
 
 def kernels_sentence(test: PooledTest) -> str:
-    """The machine kernels its campaigns ran on: each build with its campaigns where they ran on
-    several (gVisor's ratios moved with the build on the AMD EPYC machine, docs/results.md), the one
+    """The machine kernels its campaigns ran on (`kernels_text`)."""
+    return kernels_text(test.kernels)
+
+
+def kernels_text(read: KernelsRead) -> str:
+    """The machine kernels campaigns read together ran on: each build with its campaigns where they ran
+    on several (gVisor's ratios moved with the build on the AMD EPYC machine, docs/results.md), the one
     build where they agree, and the campaigns that recorded none; "" where none recorded one."""
-    read = test.kernels
     if not read.on:
         return ""
     none = f"; {_campaign_names(read.unrecorded)} recorded none" if read.unrecorded else ""
@@ -459,14 +463,14 @@ def pooled_tex(tests: Sequence[PooledTest]) -> list[str]:
 # --- the table --------------------------------------------------------------------------------------
 
 
-def _pi_cell(iv: Interval | None) -> str:
+def pi_cell(iv: Interval | None) -> str:
     """A prediction interval of a pooled ratio: its bounds alone (its estimate is the prediction's)."""
     if iv is None or not iv.bounded:
         return r"\textemdash"
     return interval_text(iv.estimate, iv.low, iv.high).split(" ", 1)[1]
 
 
-def _error_cell(row: PredictedJob) -> str:
+def error_cell(row: PredictedJob) -> str:
     """measured / predicted - 1 as `costs.table_costs` prints it: signed, two significant digits."""
     e = row_error(row)
     return C.pct_text(e, signed=True).removesuffix(r"\,\%") if e is not None else r"\textemdash"
@@ -482,27 +486,43 @@ def _column_group(test: PooledTest, pricing: str) -> str:
     return f"Priced {PRICING_WORDS[pricing]} ({when})"
 
 
+def grouped_rows(
+    steps: Sequence[Sequence[PredictedJob]], measured_cell: Callable[[PredictedJob], str]
+) -> tuple[list[list[str]], list[int]]:
+    """A table of readings side by side, each a column group of three: per platform (a heading row
+    each) and step (its rows, one per reading, in `steps`), its name, `measured_cell` of its first row,
+    then per reading the prediction with its interval, the prediction interval of a measurement and
+    the error. The body's rows and the rules under each platform's last row (`C.booktabs`'). Pure."""
+    body: list[list[str]] = []
+    rules: list[int] = []
+    ncols = 2 + 3 * (len(steps[0]) if steps else 0)
+    for i, rows in enumerate(steps):
+        first = rows[0]
+        if i == 0 or first.platform != steps[i - 1][0].platform:
+            if body:
+                rules.append(len(body) - 1)
+            body.append([rf"\multicolumn{{{ncols}}}{{l}}{{\emph{{{C.platform_cell(first.platform)}}}}}"])
+        cells = [tex_escape(job_name(first.job)), measured_cell(first)]
+        for r in rows:
+            cells += [C.interval_cell(r.predicted), pi_cell(r.measurement), error_cell(r)]
+        body.append(cells)
+    return body, rules
+
+
+def group_headings(headings: Sequence[str]) -> tuple[str, str]:
+    """The column groups' heading row (after the two leading columns) and the rules under them. Pure."""
+    groups = " & ".join(rf"\multicolumn{{3}}{{c}}{{{h}}}" for h in headings)
+    rules_under = "".join(rf"\cmidrule(lr){{{3 + 3 * k}-{5 + 3 * k}}}" for k in range(len(headings)))
+    return groups, rules_under
+
+
 def table_pooled(test: PooledTest, number: int) -> str:
     """Per platform (a heading row each) and judged step: the pooled ratio with its interval and
     campaigns, then per pricing the prediction with its interval, the prediction interval of a pooled
     ratio and the error."""
     level = round(100 * test.readings[0].table.conf)
-    pairs = test.pairs()
-    body: list[list[str]] = []
-    rules: list[int] = []
-    ncols = 2 + 3 * len(test.readings)
-    for i, rows in enumerate(pairs):
-        first = rows[0]
-        if i == 0 or first.platform != pairs[i - 1][0].platform:
-            if body:
-                rules.append(len(body) - 1)
-            body.append([rf"\multicolumn{{{ncols}}}{{l}}{{\emph{{{C.platform_cell(first.platform)}}}}}"])
-        cells = [tex_escape(job_name(first.job)), _measured_cell(first)]
-        for r in rows:
-            cells += [C.interval_cell(r.predicted), _pi_cell(r.measurement), _error_cell(r)]
-        body.append(cells)
-    groups = " & ".join(rf"\multicolumn{{3}}{{c}}{{{_column_group(test, r.pricing)}}}" for r in test.readings)
-    rules_under = "".join(rf"\cmidrule(lr){{{3 + 3 * k}-{5 + 3 * k}}}" for k in range(len(test.readings)))
+    body, rules = grouped_rows(test.pairs(), _measured_cell)
+    groups, rules_under = group_headings([_column_group(test, r.pricing) for r in test.readings])
     header = ["Step", rf"Pooled [{level}\,\% CI] (c)"]
     for _ in test.readings:
         header += [rf"Predicted [{level}\,\% CI]", rf"PI [{level}\,\%]", r"Error (\%)"]
@@ -517,7 +537,7 @@ def table_pooled(test: PooledTest, number: int) -> str:
         r"Student-$t$ on their number (c) less one. PI: the prediction interval of such a pooled ratio, the "
         r"campaigns' spread added to the predicted ratio's interval. Error: measured / predicted $-$ 1 "
         r"(positive: the platform took more time than the model predicts).",
-        f"Campaigns pooled: {and_list([_code(n) for n in test.measured_names])}.",
+        f"Campaigns pooled: {and_list([campaign_code(n) for n in test.measured_names])}.",
         _fit_note(test),
         rf"Intervals: {level}\,\% percentile intervals of {test.readings[0].table.n_draws} bootstrap draws "
         rf"seeded {test.seed} (prediction) and Student-$t$ over the campaigns (pooled).",
@@ -526,7 +546,7 @@ def table_pooled(test: PooledTest, number: int) -> str:
         Grid(
             header,
             body,
-            "l" + "c" * (ncols - 1),
+            "l" + "c" * (len(header) - 1),
             caption,
             table_label(number),
             notes,
@@ -551,7 +571,7 @@ def _pricings_caption(test: PooledTest) -> str:
     )
 
 
-def _code(name: str) -> str:
+def campaign_code(name: str) -> str:
     """A campaign's name in code font."""
     return rf"\texttt{{{tex_escape(name)}}}"
 

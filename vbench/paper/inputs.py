@@ -6,7 +6,7 @@ by construction. Pure: names in, names out; `build_paper` turns them into direct
 `committed_inputs` reads the params files for the rebuild from committed data (`invoke paper`,
 selfbench/paper_build.py), and looks under data/raw/ for the campaigns it passes on.
 
-Twenty-three keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
+Twenty-four keys differ from the others: `cost_fit_campaign` may be empty (as it was until the cost
 model's fit campaign, `vbench campaign run costs-fit-nodelay`, was measured), and its section is
 built only when it is set, where the others' sections say "not measured"; so may
 `syscall_fit_campaign` and `syscall_calibration_campaign`, the section's system-call level (its fit,
@@ -45,7 +45,11 @@ only with those three; and so may `pooled_tests`, predictions judged against eac
 over several campaigns (a list of records, `PooledTest`: a fit, its configurations' costs' campaign,
 absent for the fit's own, a calibration, two or more measured campaigns, the resources, the seed and
 the pricing its design fixed; costs-fit-memory-nospec against gVisor's Intel campaigns,
-costs-nospec-fit-amd against its AMD ones), only with `cost_fit_campaign`; and so may
+costs-nospec-fit-amd against its AMD ones), only with `cost_fit_campaign`; and so may `rest_tests`,
+predictions with the native time no fitted resource explains priced at a resource's cost (a list of
+records, `RestTest`: a fit, a calibration, one measured campaign, the resources, the seed, the rests and
+the pricing; costs-fit-sixblocks-amd predicting QEMU's TeraSort from costs-qemu-cpu-amd), only with
+`cost_fit_campaign`; and so may
 `barrier_campaign`, `barrier_fit_campaign` and
 `barrier_calibration_campaign`, the subsection on NNBench's barrier (NNBench timed at two barriers,
 costs-nnbench-barrier; the levels' refit at a longer one, costs-fit-barrier; the calibration both
@@ -53,21 +57,23 @@ fits predict from, costs-oneday-confirm), set all three or none, and only with
 `syscall_levels_campaign`. So a set key that names no measured campaign is refused, naming
 params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`, `superseded_fit_fields`,
 `levels_fields`, `heldout_fields`, `memory_tests_fields`, `cpu_fields`, `cpu_replication_fields`,
-`pooled_test_fields`, `barrier_fields`, and the three-campaign subsections' `LevelsPart.fields`), by
+`pooled_test_fields`, `rest_test_fields`, `barrier_fields`, and the three-campaign subsections' `LevelsPart.fields`), by
 both ways of building, before anything is read: silently dropped, it would drop a result asked for; a
-record of `cpu_replications` or `pooled_tests` not shaped as one is refused as it is read
-(`cpu_replications_of`, `pooled_tests_of`), naming the file and the field. The checks are here
+record of `cpu_replications`, `pooled_tests` or `rest_tests` not shaped as one is refused as it is read
+(`cpu_replications_of`, `pooled_tests_of`, `rest_tests_of`), naming the file and the field, and a rest
+test whose calibration lacks a rest's cost is refused naming its `rests` (`check_rest_costs`, which reads
+the calibration). The checks are here
 (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`,
 `LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`,
-`check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests` and
-`check_barrier`: paths only, so `invoke paper` need not import the build,
+`check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests`,
+`check_rest_tests` and `check_barrier`: paths only, so `invoke paper` need not import the build,
 which loads matplotlib): `build_arguments` passes the keys' names through to them,
 `committed_inputs` calls them before it passes the campaigns on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,7 +122,7 @@ PAPER_CAMPAIGN_KEYS = (
 #: comma-separated list: read by `PaperInputs.from_params` (`cpu_replications_of`). DVC puts no list
 #: on a command line, so the paper stage passes the params file instead (`-p paper_params
 #: params/paper.yaml`) and its notebook reads them from it.
-PAPER_RECORD_KEYS = ("cpu_replications", "pooled_tests")
+PAPER_RECORD_KEYS = ("cpu_replications", "pooled_tests", "rest_tests")
 
 
 def cost_fit_fields(where: Path | str = PAPER_PARAMS) -> tuple[str, str]:
@@ -423,6 +429,24 @@ def pooled_test_fields(where: Path | str = PAPER_PARAMS) -> PooledFields:
     return PooledFields(key, **parts, cost_fit="paper.cost_fit_campaign")
 
 
+def _record_mappings(
+    value: Any, key: str, shape: str, keys: Sequence[str], what: str
+) -> Iterator[tuple[int, str, dict]]:
+    """Each record of a list of records under `key` (its index, its field, the mapping), refused,
+    naming the field, where `value` is no list, a record no mapping, or a record has a key not in
+    `keys` (`what` names such a record: "a pooled test")."""
+    if not isinstance(value, list):
+        raise ParamsError(key, f"{shape}, not {_shown(value)}")
+    for i, record in enumerate(value):
+        field = f"{key}[{i}]"
+        if not isinstance(record, dict):
+            raise ParamsError(field, f"{shape}: this one is {_shown(record)}")
+        unknown = [k for k in record if k not in keys]
+        if unknown:
+            raise ParamsError(f"{field}.{unknown[0]}", f"not a field of {what}: {', '.join(keys)} are")
+        yield i, field, record
+
+
 def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[PooledTest, ...]:
     """params/paper.yaml's `pooled_tests` as records: absent or empty, none; else a list of mappings,
     each with `fit`, `calibration` (campaigns), `measured` (two campaigns or more, a list or one
@@ -438,18 +462,8 @@ def pooled_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[Poole
         "a list of records {fit: <campaign>, calibration: <campaign>, measured: [<campaign>, ...], "
         "resources: [<resource>, ...], seed: <integer>}, fit_costs, fixed_pricing and shares optional"
     )
-    if not isinstance(value, list):
-        raise ParamsError(fields.key, f"{shape}, not {_shown(value)}")
     records: list[PooledTest] = []
-    for i, record in enumerate(value):
-        field = f"{fields.key}[{i}]"
-        if not isinstance(record, dict):
-            raise ParamsError(field, f"{shape}: this one is {_shown(record)}")
-        unknown = [k for k in record if k not in POOLED_TEST_KEYS]
-        if unknown:
-            raise ParamsError(
-                f"{field}.{unknown[0]}", f"not a field of a pooled test: {', '.join(POOLED_TEST_KEYS)} are"
-            )
+    for i, field, record in _record_mappings(value, fields.key, shape, POOLED_TEST_KEYS, "a pooled test"):
         names = {}
         for part, why in (
             ("fit", "a pooled test's shares are fitted on the jobs of one"),
@@ -522,6 +536,176 @@ def _pooled_resources(value: Any, field: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ParamsError(field, f"a list of the cost model's resources, not {_shown(value)}")
     return checked_resources(value, field)
+
+
+# --- paper.rest_tests: the native time no fitted resource explains, priced at a resource's cost ---------
+
+#: A record's fields in params/paper.yaml's `rest_tests`: none may be left out.
+REST_TEST_KEYS = ("fit", "calibration", "measured", "resources", "seed", "rests", "pricing")
+
+
+@dataclass(frozen=True)
+class RestTestDirs:
+    """A test of the rest priced as the build reads it: the fit's campaign directory, the
+    calibration's, the measured campaign's, the fitted resources, the seed, the resources each priced
+    as the rest and the pricing. The command line fills one option at a time, so a part may be missing
+    until `check_rest_tests` refuses it."""
+
+    fit: Path
+    calibration: Path | None = None
+    measured: Path | None = None
+    resources: tuple[str, ...] = ()
+    seed: int | None = None
+    rests: tuple[str, ...] = ()
+    pricing: str = ""
+
+
+@dataclass(frozen=True)
+class RestTest:
+    """One record of params/paper.yaml's `rest_tests`: `fit`'s shares on `resources` predicting each
+    platform `calibration` calibrated, seeded `seed`, priced `pricing` (wall or cpu), each job judged
+    against its ratio measured by the one campaign `measured` over its blocks; read once with the rest
+    of native time at native's cost and once per resource of `rests` priced as the rest, as `vbench
+    predict CALIBRATION --fit FIT --resources ... --seed SEED --costs PRICING --measured MEASURED
+    [--rest REST]` reads it. Names under data/raw/."""
+
+    fit: str
+    calibration: str
+    measured: str
+    resources: tuple[str, ...]
+    seed: int
+    rests: tuple[str, ...]
+    pricing: str
+
+    def dirs(self, raw: Path) -> RestTestDirs:
+        """Its campaigns' directories under `raw` (data/raw). Pure."""
+        return RestTestDirs(
+            raw / self.fit,
+            raw / self.calibration,
+            raw / self.measured,
+            self.resources,
+            self.seed,
+            self.rests,
+            self.pricing,
+        )
+
+    def flags(self) -> list[tuple[str, str]]:
+        """(`vbench paper build` flag, value) of it: the fit's flag starts a test, the others add to
+        the one it started; the resources', seed's, rests' and pricing's values are no campaigns
+        (`REST_VALUE_FLAGS`)."""
+        return [
+            ("rest-fit", self.fit),
+            ("rest-calibration", self.calibration),
+            ("rest-measured", self.measured),
+            *(("rest-resource", r) for r in self.resources),
+            ("rest-seed", str(self.seed)),
+            *(("rest-at", r) for r in self.rests),
+            ("rest-pricing", self.pricing),
+        ]
+
+
+#: The `vbench paper build` flags of a rest test whose value is not a campaign.
+REST_VALUE_FLAGS = ("rest-resource", "rest-seed", "rest-at", "rest-pricing")
+#: Every flag whose value is passed on as it is, not as a directory under data/raw (`paper_build_args`,
+#: `committed_inputs`).
+VALUE_FLAGS = (*POOLED_VALUE_FLAGS, *REST_VALUE_FLAGS)
+
+
+@dataclass(frozen=True)
+class RestFields:
+    """What a refusal of a rest test names: the key giving them all, a record's field as a template of
+    its index `{i}` (from 0, as a YAML list counts) or number `{n}` (from 1, as a command line's
+    options count) and the field `{part}` ("fit", "rests", ...) as `spelled` writes it (a command
+    line's options) or as itself, then the cost model's fit's field, which the tests need."""
+
+    key: str = "rest_tests"
+    field: str = "rest_tests[{i}].{part}"
+    cost_fit: str = "cost_fit_dir"
+    spelled: tuple[tuple[str, str], ...] = ()
+
+    def at(self, i: int, part: str) -> str:
+        """Record `i`'s (from 0) field `part`. Pure."""
+        return self.field.format(i=i, n=i + 1, part=dict(self.spelled).get(part, part))
+
+
+def rest_test_fields(where: Path | str = PAPER_PARAMS) -> RestFields:
+    """What a refusal of `rest_tests` names (`check_rest_tests`, `check_rest_costs`): the key in
+    `where`, each record's fields under it, and the cost model's fit key. Pure."""
+    key = f"{where}: paper.rest_tests"
+    template = key.replace("{", "{{").replace("}", "}}") + "[{i}].{part}"
+    return RestFields(key, template, "paper.cost_fit_campaign")
+
+
+def rest_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[RestTest, ...]:
+    """params/paper.yaml's `rest_tests` as records: absent or empty, none; else a list of mappings,
+    each with `fit`, `calibration` and `measured` (one campaign each), `resources` (a list or a
+    comma-separated string of the cost model's resources), `seed` (an integer), `rests` (resources not
+    fitted, one at least, each priced as the rest in a column of its own) and `pricing` (wall or cpu).
+    Anything else is refused, naming `where` and the field. Pure: whether the campaigns are measured,
+    and calibrated each rest, is `check_rest_tests`' and `check_rest_costs`'."""
+    fields = rest_test_fields(where)
+    if value is None or value == "" or value == []:
+        return ()
+    shape = (
+        "a list of records {fit: <campaign>, calibration: <campaign>, measured: <campaign>, "
+        "resources: [<resource>, ...], seed: <integer>, rests: [<resource>, ...], pricing: wall|cpu}"
+    )
+    records: list[RestTest] = []
+    for i, field, record in _record_mappings(value, fields.key, shape, REST_TEST_KEYS, "a rest test"):
+        names = {}
+        for part, why in (
+            ("fit", "its shares are fitted on the jobs of one"),
+            ("calibration", "it predicts the platforms one calibrated"),
+            ("measured", "its predictions are judged against the jobs one timed, over its blocks"),
+        ):
+            given = record.get(part)
+            if isinstance(given, list):
+                raise ParamsError(fields.at(i, part), f"one campaign, not a list: {why}")
+            names[part] = _record_name(given, fields.at(i, part))
+            if not names[part]:
+                raise ParamsError(fields.at(i, part), f"names no campaign: {why}")
+        resources = _pooled_resources(record.get("resources"), fields.at(i, "resources"))
+        seed = record.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ParamsError(fields.at(i, "seed"), f"an integer, the bootstrap's seed, not {_shown(seed)}")
+        test = RestTest(
+            names["fit"],
+            names["calibration"],
+            names["measured"],
+            resources,
+            seed,
+            _rests(record.get("rests"), resources, fields.at(i, "rests")),
+            _pricing(record.get("pricing"), fields.at(i, "pricing")),
+        )
+        if test in records:
+            raise ParamsError(field, f"is record {records.index(test)}'s test again: each is one table")
+        records.append(test)
+    return tuple(records)
+
+
+def _rests(value: Any, resources: Sequence[str], field: str) -> tuple[str, ...]:
+    """A rest test's rests, as `vbench predict --rest` names each: one at least, none unknown or named
+    twice, none fitted (its share is fitted; the rest is the native time the fitted ones leave),
+    refused naming `field`."""
+    if value is None or value == "" or value == []:
+        raise ParamsError(field, "names no resource: each is priced as the rest in a column of its own, one at least")
+    rests = _pooled_resources(value, field)
+    fitted = [r for r in rests if r in resources]
+    if fitted:
+        raise ParamsError(
+            field,
+            f"{fitted[0]} is a fitted resource: its share is fitted, the rest is the native time no fitted resource "
+            "explains",
+        )
+    return rests
+
+
+def _pricing(value: Any, field: str) -> str:
+    """A rest test's pricing, as `vbench predict --costs` names it, refused naming `field` otherwise."""
+    if value not in POOLED_PRICINGS:
+        pricings = " or ".join(POOLED_PRICINGS)
+        raise ParamsError(field, f"how the costs are priced, {pricings} (the one reading shown), not {_shown(value)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -679,6 +863,10 @@ class PaperInputs:
     #: Predictions judged against each job's ratio pooled over several campaigns, in the paper's order:
     #: each a fit, a calibration, the measured campaigns, the resources and the seed (`pooled_tests`).
     pooled_tests: tuple[PooledTest, ...] = ()
+    #: Predictions with the native time no fitted resource explains priced at a resource's cost, in the
+    #: paper's order: each a fit, a calibration, one measured campaign, the resources, the seed, the rests
+    #: and the pricing (`rest_tests`).
+    rest_tests: tuple[RestTest, ...] = ()
     #: NNBench's barrier: the campaign that timed it at two barriers, the levels' refit at a barrier
     #: every level reaches, and the calibration both fits predict from.
     barrier: str = ""
@@ -722,6 +910,7 @@ class PaperInputs:
             cpu_tests=campaign_list(paper.get("cpu_tests")),
             cpu_replications=cpu_replications_of(paper.get("cpu_replications"), where),
             pooled_tests=pooled_tests_of(paper.get("pooled_tests"), where),
+            rest_tests=rest_tests_of(paper.get("rest_tests"), where),
             barrier=str(paper.get("barrier_campaign") or ""),
             barrier_fit=str(paper.get("barrier_fit_campaign") or ""),
             barrier_calibration=str(paper.get("barrier_calibration_campaign") or ""),
@@ -762,6 +951,7 @@ class PaperInputs:
             *(("cpu-test", n) for n in self.cpu_tests),
             *(pair for r in self.cpu_replications for pair in r.flags()),
             *(pair for t in self.pooled_tests for pair in t.flags()),
+            *(pair for t in self.rest_tests for pair in t.flags()),
             ("barrier", self.barrier),
             ("barrier-fit", self.barrier_fit),
             ("barrier-calibration", self.barrier_calibration),
@@ -849,6 +1039,9 @@ class PaperInputs:
             # Each record's names were checked as it was read (`pooled_tests_of`).
             "pooled_tests": [t.dirs(raw) for t in self.pooled_tests],
             "pooled_tests_fields": pooled_test_fields(where),
+            # As the pooled tests': each record's names were checked as it was read (`rest_tests_of`).
+            "rest_tests": [t.dirs(raw) for t in self.rest_tests],
+            "rest_tests_fields": rest_test_fields(where),
             "barrier_dir": one(self.barrier),
             "barrier_fit_dir": one(self.barrier_fit),
             "barrier_calibration_dir": one(self.barrier_calibration),
@@ -1084,6 +1277,71 @@ def check_pooled_tests(
         _fixed_pricing(t.fixed_pricing, fields.at(i, "fixed_pricing"))
 
 
+def check_rest_tests(
+    tests: Sequence[RestTestDirs],
+    cost_fit_dir: Path | str | None,
+    fields: RestFields = RestFields(),
+) -> None:
+    """Refuse a test of the rest priced given without the cost model's fit (`cost_fit_dir`), or with a
+    campaign not measured, no calibration or measured campaign, no resource or an unknown one, no seed,
+    no rest or one unknown, named twice or fitted, or a pricing `vbench predict --costs` does not take,
+    every record checked before anything is read, after `check_pooled_tests`. The same ways in call it.
+    `fields` names the key and each record's fields as the caller was given them; none passes: no
+    subsection. Whether each calibration measured its rests is `check_rest_costs`'."""
+    if not tests:
+        return
+    if cost_fit_dir is None:
+        raise ParamsError(
+            fields.key,
+            f"needs {fields.cost_fit} set too: the tests of the rest priced are a subsection of the cost model's "
+            "section",
+        )
+    for i, t in enumerate(tests):
+        unset = f"or take its record out of {fields.key} to build the paper without it"
+        for part, campaign_dir in (("fit", t.fit), ("calibration", t.calibration), ("measured", t.measured)):
+            if campaign_dir is None:
+                raise ParamsError(fields.at(i, part), "names no campaign: a rest test reads one")
+            name = Path(campaign_dir).name
+            _require_samples(
+                campaign_dir, fields.at(i, part), f"measure it first (`vbench campaign run {name}`), {unset}"
+            )
+        resources = _pooled_resources(list(t.resources), fields.at(i, "resources"))
+        if t.seed is None:
+            raise ParamsError(fields.at(i, "seed"), "names no seed: each test is read with the bootstrap seed it names")
+        _rests(list(t.rests), resources, fields.at(i, "rests"))
+        _pricing(t.pricing, fields.at(i, "pricing"))
+
+
+def check_rest_costs(tests: Sequence[RestTestDirs], fields: RestFields = RestFields(), calibrations=None) -> None:
+    """Refuse a test of the rest priced whose calibration has a platform without a cost of one of its
+    rests, naming the record's `rests` field, before anything is fitted or written: `vbench predict
+    --rest` refuses it too, but naming the samples file, not the record. `calibrations`: each test's
+    calibration campaign already read (vbench.stats.campaign.Campaign, the build's); None reads them
+    (`committed_inputs`). After `check_rest_tests`, whose checks it takes as made."""
+    if not tests:
+        return
+    # Imported here: reading a campaign is the statistics layer's, which `invoke paper` loads only
+    # where a record asks for it.
+    from vbench.stats.campaign import load_campaign
+    from vbench.stats.cost_prediction import uncalibrated
+
+    if calibrations is None:
+        # A calibration two tests read is read once.
+        once = {d: load_campaign(d) for d in dict.fromkeys(Path(t.calibration) for t in tests)}
+        calibrations = [once[Path(t.calibration)] for t in tests]
+    read = list(calibrations)
+    for i, (t, calibration) in enumerate(zip(tests, read)):
+        for rest in t.rests:
+            lacking = uncalibrated(calibration, rest)
+            if lacking:
+                raise ParamsError(
+                    fields.at(i, "rests"),
+                    f"prices the rest at {rest}'s cost, but {calibration.name} has no cost ratio of {rest} on "
+                    f"{', '.join(lacking)} (not measured, or in fewer than two blocks beside its baseline): calibrate "
+                    "it there, or take it out of the rests",
+                )
+
+
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
 #: arguments.
 SUPERSEDED_FIT_FIELDS = ("syscall_fit_superseded_dir", "syscall_fit_dir")
@@ -1273,13 +1531,15 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     without a host (`invoke paper`, selfbench/paper_build.py). A set `cost_fit_campaign`,
     `syscall_fit_campaign`, `syscall_calibration_campaign`, `syscall_fit_superseded`,
     `syscall_levels_campaign`, `syscall_levels_heldout`, `file_levels_*`, `rpc_levels_*`,
-    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` (`cpu_replications` too), `pooled_tests` or
-    `barrier*` key that is not measured there is refused (`check_cost_fit`, `check_syscall_fit`,
-    `check_superseded_fit`, `check_levels`, `check_heldout`, each `LevelsPart.check`,
-    `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests`,
-    `check_barrier`), not left out; so is a record of `cpu_replications` or `pooled_tests` not shaped as
-    one (`cpu_replications_of`, `pooled_tests_of`). A pooled test's resources, seed and fixed pricing
-    are passed on as values (`POOLED_VALUE_FLAGS`)."""
+    `memory_levels_*` (`memory_levels_tests` too), `cpu_*` (`cpu_replications` too), `pooled_tests`,
+    `rest_tests` or `barrier*` key that is not measured there is refused (`check_cost_fit`,
+    `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`, each
+    `LevelsPart.check`, `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`,
+    `check_pooled_tests`, `check_rest_tests`, `check_barrier`), not left out; so is a record of
+    `cpu_replications`, `pooled_tests` or `rest_tests` not shaped as one (`cpu_replications_of`,
+    `pooled_tests_of`, `rest_tests_of`), and a rest test whose calibration lacks a rest's cost
+    (`check_rest_costs`). A pooled or rest test's resources, seed, pricing, shares and rests are passed
+    on as values (`VALUE_FLAGS`)."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -1313,6 +1573,7 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         or inputs.cpu_tests
         or inputs.cpu_replications
         or inputs.pooled_tests
+        or inputs.rest_tests
         or inputs.barrier
         or inputs.barrier_fit
         or inputs.barrier_calibration
@@ -1368,6 +1629,8 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["cpu_replications_fields"],
         )
         check_pooled_tests(args["pooled_tests"], args["cost_fit_dir"], args["pooled_tests_fields"])
+        check_rest_tests(args["rest_tests"], args["cost_fit_dir"], args["rest_tests_fields"])
+        check_rest_costs(args["rest_tests"], args["rest_tests_fields"])
         check_barrier(
             args["barrier_dir"],
             args["barrier_fit_dir"],
@@ -1375,14 +1638,15 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
             args["syscall_levels_dir"],
             *args["barrier_fields"],
         )
-    # A pooled test's resources, seed, fixed pricing and shares are values, not campaigns: always passed on.
-    return [(flag, name) for flag, name in inputs.flags() if flag in POOLED_VALUE_FLAGS or (raw / name).is_dir()]
+    # A pooled or rest test's resources, seed, pricing, shares and rests are values, not campaigns: always
+    # passed on.
+    return [(flag, name) for flag, name in inputs.flags() if flag in VALUE_FLAGS or (raw / name).is_dir()]
 
 
 def paper_build_args(campaign: str, inputs: list[tuple[str, str]]) -> list[str]:
     """`vbench paper build`'s arguments for data/raw/<campaign> and (flag, campaign) inputs, a flag
-    of `POOLED_VALUE_FLAGS` with its value as it is. Pure."""
+    of `VALUE_FLAGS` with its value as it is. Pure."""
     args = ["paper", "build", "--campaign", f"data/raw/{campaign}"]
     for flag, name in inputs:
-        args += [f"--{flag}", name if flag in POOLED_VALUE_FLAGS else f"data/raw/{name}"]
+        args += [f"--{flag}", name if flag in VALUE_FLAGS else f"data/raw/{name}"]
     return args

@@ -554,6 +554,18 @@ def _read(campaign: Campaign, what, **kwargs):
         raise ParamsError(samples_path(campaign), str(exc)) from None
 
 
+def uncalibrated(calibration: Campaign, resource: str, conf: float = cm.DEFAULT_CONF) -> tuple[str, ...]:
+    """The platforms of `calibration` with no cost ratio of `resource` to its baseline (not measured,
+    or in fewer than two blocks beside it): those `prediction_inputs` refuses to price it for, fitted
+    or as the rest. () where the calibration has no baseline, which `prediction_inputs` refuses
+    itself. A calibration whose costs cannot be read is refused naming its samples file."""
+    baseline = baseline_of(calibration)
+    if baseline not in calibration.platforms:
+        return ()
+    costs = _read(calibration, cm.cost_vectors_of, baseline=baseline, conf=conf)
+    return tuple(v.platform for v in costs if resource not in v.resources)
+
+
 def priced_in_cpu(campaign: Campaign, resources: Sequence[str]) -> Campaign:
     """The campaign with `resources`' calibrations priced in the machine's CPU per operation
     (`cost_model.cpu_weighted`), a refusal naming its samples file. Pure."""
