@@ -92,7 +92,14 @@ def test_a_non_zero_exit_is_a_failure_with_the_programs_last_words(fake_context)
 
 @pytest.mark.parametrize(
     "key, text",
-    [("seconds", "0.1"), ("repeats", "0"), ("warmup_s", "-1"), ("records", "1"), ("java_home", "jdk")],
+    [
+        ("seconds", "0.1"),
+        ("repeats", "0"),
+        ("warmup_s", "-1"),
+        ("records", "1"),
+        ("records", str(jvmcpu.MAX_RECORDS + 1)),
+        ("java_home", "jdk"),
+    ],
 )
 def test_a_bad_config_is_refused_naming_the_field(key, text):
     with pytest.raises(ParamsError) as info:
@@ -164,3 +171,9 @@ def _first_operation_by_java(records: int, workdir: Path) -> int:
     )
     shutil.rmtree(src)
     return int(done.stdout)
+
+
+@pytest.mark.skipif(not JAVA.exists() or shutil.which("sh") is None, reason="needs the JDK Hadoop's hosts use")
+def test_the_most_records_a_config_takes_fit_the_programs_heap(tmp_path):
+    cfg = jvmcpu.JvmCpuConfig(seconds=0.5, repeats=1, warmup_s=0, records=jvmcpu.MAX_RECORDS)
+    assert [s.metric for s in jvmcpu.parse_stdout(_run_for_real(cfg, tmp_path), cfg)] == ["jvmcpu_ms", "elapsed"]

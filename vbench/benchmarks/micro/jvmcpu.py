@@ -41,6 +41,8 @@ METRICS = {"jvmcpu_ms": "ms", "elapsed": "s"}
 PROGRAM = "JvmCompute.java"
 #: The JVM's options: as rpc's (the buffers are allocated once; a collector would only add noise).
 JAVA_ARGS = ("-Xshare:auto", "-XX:+UseSerialGC", "-Xms64m", "-Xmx64m")
+#: The most records an operation may take: 104 bytes each (the record and its index entry) within the heap.
+MAX_RECORDS = 200_000
 
 _HEADER = re.compile(r"^jvmcpu java=(\S+) version=(.*?)\s*$", re.M)
 _CHECK = re.compile(r"^jvmcpu check=([0-9a-f]+)\s*$", re.M)
@@ -50,7 +52,9 @@ class JvmCpuConfig(BenchConfig):
     seconds: float = Field(3.0, ge=0.5, le=600)  # operations made one after another per repeat, for this long
     repeats: int = Field(3, ge=1, le=1000)  # one sample of each metric per repeat
     warmup_s: float = Field(5.0, ge=0, le=600)  # operations made first, not sampled: the JIT compiles them
-    records: int = Field(10_000, ge=2, le=1_000_000)  # 100-byte records an operation generates, sorts and checksums
+    # 100-byte records an operation generates, sorts and checksums; at most 20 MB with their index, so they
+    # fit the fixed 64 MiB heap (JAVA_ARGS) and a config too large is refused before anything runs.
+    records: int = Field(10_000, ge=2, le=MAX_RECORDS)
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
 
 
