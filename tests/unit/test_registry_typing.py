@@ -119,3 +119,24 @@ def test_a_bad_value_names_the_type_in_english(hint, text, expected):
     with pytest.raises(ParamsError) as err:
         registry.parse_value(hint, text, "f")
     assert str(err.value) == f"f: expected {expected}, got {text!r}"
+
+
+FLOAT_FIELDS = sorted(
+    (name, field)
+    for name, module in ALL_BENCHMARKS.items()
+    for field, info in module.Config.model_fields.items()
+    if info.annotation is float
+)
+
+
+@pytest.mark.parametrize("name, field", FLOAT_FIELDS)
+@pytest.mark.parametrize("text", ["1e400", "-1e400", "nan"])
+def test_no_float_field_takes_an_infinity_or_nan(name, field, text):
+    # pi's max_abs_error, bounded below only, took "1e400" as inf (the fuzzed --set test found it).
+    with pytest.raises(ParamsError) as info:
+        registry.make_config(ALL_BENCHMARKS[name], {field: text})
+    assert info.value.field == f"{name}.{field}"
+
+
+def test_the_float_fields_are_found():
+    assert ("pi", "max_abs_error") in FLOAT_FIELDS and ("jvmcpu", "seconds") in FLOAT_FIELDS

@@ -69,9 +69,10 @@ class BenchConfig(BaseModel):
     """A benchmark's parameters: frozen, no unknown fields, no silent coercion.
 
     Strict: the old hand-written checks refused True for an integer and "2" for a number, and a
-    design's text values are typed by the registry (registry.parse_value) before they get here."""
+    design's text values are typed by the registry (registry.parse_value) before they get here. No
+    infinity or NaN: a float field with no upper bound (pi's max_abs_error) took "1e400" as inf."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     def __init__(self, **data: Any) -> None:
         try:
