@@ -100,7 +100,7 @@ _JVMCPU = (
     + "printf '%s' "
     + shlex.quote(jvmcpu.program_source())
     + " > JvmCompute.java || exit 1; "
-    + '"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m JvmCompute.java 3 3 5 10000'
+    + '"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m JvmCompute.java 3 3 5 10000 0'
 )
 
 # (benchmark, preset or None for the default Config, work dir) -> the command string before argv.

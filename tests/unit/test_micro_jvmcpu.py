@@ -28,8 +28,10 @@ def test_the_script_writes_the_program_to_the_work_dir_runs_it_and_removes_it():
     cmd = jvmcpu.command(jvmcpu.JvmCpuConfig(seconds=2.5, repeats=4, warmup_s=10, records=500), "/w d/")
     assert "cd '/w d' || exit 1; trap 'rm -f JvmCompute.java' EXIT; " in cmd
     assert cmd.index("trap ") < cmd.index("printf '%s' ") < cmd.index(" > JvmCompute.java || exit 1; ")
-    assert cmd.endswith('"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m JvmCompute.java 2.5 4 10 500')
+    assert cmd.endswith('"$java" -Xshare:auto -XX:+UseSerialGC -Xms64m -Xmx64m JvmCompute.java 2.5 4 10 500 0')
     assert "vbench: jvmcpu: no java on this host" in cmd and 'echo "jvmcpu java=$java version=' in cmd
+    cold = jvmcpu.command(jvmcpu.JvmCpuConfig(repeats=1, warmup_s=0, records=80000, ops_per_repeat=1), "/w")
+    assert cold.endswith("JvmCompute.java 3 1 0 80000 1")
 
 
 def test_the_program_is_the_file_beside_the_module():
@@ -177,3 +179,14 @@ def _first_operation_by_java(records: int, workdir: Path) -> int:
 def test_the_most_records_a_config_takes_fit_the_programs_heap(tmp_path):
     cfg = jvmcpu.JvmCpuConfig(seconds=0.5, repeats=1, warmup_s=0, records=jvmcpu.MAX_RECORDS)
     assert [s.metric for s in jvmcpu.parse_stdout(_run_for_real(cfg, tmp_path), cfg)] == ["jvmcpu_ms", "elapsed"]
+
+
+@pytest.mark.skipif(not JAVA.exists() or shutil.which("sh") is None, reason="needs the JDK Hadoop's hosts use")
+def test_a_cold_run_makes_no_warm_up_operation_and_exactly_ops_a_repeat(tmp_path):
+    # seconds is long: a repeat that ran for it instead of for its operations would take minutes.
+    cfg = jvmcpu.JvmCpuConfig(seconds=600, repeats=2, warmup_s=0, records=2000, ops_per_repeat=3)
+    out = _run_for_real(cfg, tmp_path)
+    assert "jvmcpu warmup ops=0 ns=0\n" in out
+    samples = jvmcpu.parse_stdout(out, cfg)
+    assert [s.metadata["ops"] for s in samples] == [3, 3, 3, 3]
+    assert all(s.metadata["warmup_ops"] == 0 for s in samples)

@@ -6,9 +6,11 @@
  * index comparing keys as unsigned bytes, WritableComparator.compareBytes' order), and checksum the
  * records in sorted order with a table-driven CRC-32 (Hadoop's PureJavaCrc32's kind). Buffers are
  * allocated once, so an operation allocates nothing and no collector runs while it is timed.
- * Arguments: seconds per repeat, repeats, warm-up seconds, records. Prints one "jvmcpu warmup"
- * line, one "jvmcpu repeat=" line per repeat and a "jvmcpu check=" line (the checksums' sum, so the
- * compiler cannot drop the work).
+ * Arguments: seconds per repeat, repeats, warm-up seconds, records, operations per repeat (0: as
+ * many as `seconds` allow; more: exactly that many, `seconds` unused). A warm-up of 0 seconds makes
+ * no operation, so the first repeat is a cold JVM's. Prints one "jvmcpu warmup" line, one "jvmcpu
+ * repeat=" line per repeat and a "jvmcpu check=" line (the checksums' sum, so the compiler cannot
+ * drop the work).
  */
 public final class JvmCompute {
     private static final int RECORD = 100;
@@ -32,11 +34,12 @@ public final class JvmCompute {
         int repeats = Integer.parseInt(args[1]);
         double warmupSeconds = Double.parseDouble(args[2]);
         int records = Integer.parseInt(args[3]);
+        long opsPerRepeat = Long.parseLong(args[4]);
         JvmCompute c = new JvmCompute(records);
-        long[] warm = c.runFor(warmupSeconds);
+        long[] warm = warmupSeconds > 0 ? c.runFor(warmupSeconds) : new long[] {0, 0};
         System.out.println("jvmcpu warmup ops=" + warm[0] + " ns=" + warm[1]);
         for (int r = 1; r <= repeats; r++) {
-            long[] m = c.runFor(seconds);
+            long[] m = opsPerRepeat > 0 ? c.runOps(opsPerRepeat) : c.runFor(seconds);
             System.out.println("jvmcpu repeat=" + r + " ops=" + m[0] + " ns=" + m[1]);
         }
         System.out.println("jvmcpu check=" + Long.toHexString(c.check));
@@ -54,6 +57,15 @@ public final class JvmCompute {
             elapsed = System.nanoTime() - start;
         } while (elapsed < limit);
         return new long[] {ops, elapsed};
+    }
+
+    /** Exactly `ops` operations: {ops, ns}. */
+    long[] runOps(long ops) {
+        long start = System.nanoTime();
+        for (long i = 0; i < ops; i++) {
+            check += operation();
+        }
+        return new long[] {ops, System.nanoTime() - start};
     }
 
     int operation() {

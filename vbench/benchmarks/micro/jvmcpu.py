@@ -13,7 +13,10 @@ bytes, as Hadoop's map-side sort does) and checksum them in sorted order with a 
 (Hadoop's PureJavaCrc32's kind): integer work, array reads and writes, branches, no allocation and
 no system call while it is timed. The program times itself (System.nanoTime around operations made
 one after another for `seconds`) after `warmup_s` of operations that let the JIT compile them, so
-neither the JVM's start nor its compiler is counted (that is `jvmstart`'s). One thread, Serial GC
+neither the JVM's start nor its compiler is counted (that is `jvmstart`'s). Cold (`warmup_s` 0
+and `ops_per_repeat` > 0): a repeat is exactly that many operations and the first is a fresh JVM's,
+so the interpreter, the early tiers and the compiler's own work are counted as a short-lived task's
+JVM pays them (a Hadoop task's JVM lives seconds, so it never runs only warm code). One thread, Serial GC
 and a fixed 64 MiB heap, as rpc; the program is written to the work directory and run by the
 host's java in source-file mode (vbench.benchmarks.micro._java_program). 10,000 records are 1 MB:
 the data stays in the CPU's caches, so this prices instructions, not memory bandwidth (`membw`'s).
@@ -52,6 +55,9 @@ class JvmCpuConfig(BenchConfig):
     seconds: float = Field(3.0, ge=0.5, le=600)  # operations made one after another per repeat, for this long
     repeats: int = Field(3, ge=1, le=1000)  # one sample of each metric per repeat
     warmup_s: float = Field(5.0, ge=0, le=600)  # operations made first, not sampled: the JIT compiles them
+    # Operations a repeat makes: 0, as many as `seconds` allow; more, exactly that many (`seconds` unused).
+    # With warmup_s 0 no operation comes first, so repeat 1 times a cold JVM's first ones (a task's case).
+    ops_per_repeat: int = Field(0, ge=0, le=1_000_000)
     # 100-byte records an operation generates, sorts and checksums; at most 20 MB with their index, so they
     # fit the fixed 64 MiB heap (JAVA_ARGS) and a config too large is refused before anything runs.
     records: int = Field(10_000, ge=2, le=MAX_RECORDS)
@@ -70,7 +76,7 @@ def program_source() -> str:
 def command(cfg: JvmCpuConfig, workdir: str) -> str:
     """The shell script: the header line, the program written to `workdir` and run (its lines are
     `parse_stdout`'s) and removed on the way out; the JVM's exit status is its own."""
-    args = [f"{cfg.seconds:g}", str(cfg.repeats), f"{cfg.warmup_s:g}", str(cfg.records)]
+    args = [f"{cfg.seconds:g}", str(cfg.repeats), f"{cfg.warmup_s:g}", str(cfg.records), str(cfg.ops_per_repeat)]
     return program_script(NAME, PROGRAM, cfg, JAVA_ARGS, args, workdir)
 
 
