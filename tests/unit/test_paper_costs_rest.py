@@ -30,7 +30,6 @@ from vbench.paper import costs_rest as CR
 from vbench.paper.inputs import (
     RestTest,
     RestTestDirs,
-    check_rest_costs,
     check_rest_tests,
     paper_build_args,
     rest_test_fields,
@@ -38,7 +37,13 @@ from vbench.paper.inputs import (
 )
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import load_campaign
-from vbench.stats.cost_prediction import FIT_RESOURCES, prediction_inputs, prediction_table, row_error
+from vbench.stats.cost_prediction import (
+    FIT_RESOURCES,
+    RestNotCalibrated,
+    prediction_inputs,
+    prediction_table,
+    row_error,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 REST_FIT, REST_CAL, REST_TIMED = "rest-fit", "rest-calibration", "rest-timed"
@@ -248,32 +253,32 @@ def test_a_rest_test_needs_a_rest(raw):
 # --- a calibration without a rest's cost -------------------------------------------------------------
 
 
-def test_a_calibration_without_the_rest_s_cost_is_refused_naming_the_record_s_rests(raw, tmp_path):
-    given = RestTestDirs(raw / REST_FIT, raw / NO_MEMBW, raw / REST_TIMED, FIT_RESOURCES, SEED, (REST,), "wall")
-    check_rest_costs([replace(given, calibration=raw / REST_CAL)])  # calibrated: passes
-    fields = rest_test_fields("p.yaml")
+def test_a_calibration_without_the_rest_s_cost_is_refused_naming_the_record_s_rests(raw):
+    given = RestTestDirs(raw / REST_FIT, raw / REST_CAL, raw / REST_TIMED, FIT_RESOURCES, SEED, (REST,), "wall")
+    tests = [given, replace(given, calibration=raw / NO_MEMBW)]
+    campaigns = [(load_campaign(t.fit), load_campaign(t.calibration), load_campaign(t.measured)) for t in tests]
+    samples = raw / NO_MEMBW / "samples.jsonl"
+    from vbench.commands.paper_cmd import REST_OPTIONS
+
+    # The second record, named as `vbench paper build`'s options (the build's test names params/paper.yaml's).
     with pytest.raises(ParamsError) as err:
-        check_rest_costs([replace(given, calibration=raw / REST_CAL), given], fields)
-    assert err.value.field == "p.yaml: paper.rest_tests[1].rests"
-    assert f"{NO_MEMBW} has no cost ratio of {REST} on sandboxed, slowvm" in err.value.message
-    # As the build is told: the campaigns it read.
-    with pytest.raises(ParamsError) as err:
-        check_rest_costs([given], fields, calibrations=[load_campaign(raw / NO_MEMBW)])
-    assert err.value.field == "p.yaml: paper.rest_tests[0].rests"
-    # The same refusal `vbench predict --rest` makes, naming the samples file: the record's is said first.
-    with pytest.raises(ParamsError) as err:
+        CR.rest_tests(tests, campaigns, REST_OPTIONS, n_draws=DRAWS)
+    assert type(err.value) is ParamsError and err.value.field == "--rest-at (rest test 2)"
+    said = err.value.message
+    assert said.startswith(f"prices the rest at {REST}'s cost, but in {samples} platform 'sandboxed' ")
+    assert f"has no cost ratio of {REST} (" in said and "without --rest" not in said
+    assert said.endswith("calibrate it there, or take it out of the rests")
+    # `vbench predict --rest`'s refusal of the same calibration, naming its samples file and the option.
+    with pytest.raises(RestNotCalibrated) as err:
         _read(raw, calibration=NO_MEMBW)
-    assert err.value.field == str(raw / NO_MEMBW / "samples.jsonl") and "predict without --rest" in err.value.message
+    assert err.value.field == str(samples) and err.value.rest == REST
+    assert err.value.message == f"{err.value.reason}: calibrate it, or predict without --rest"
 
 
-def test_invoke_paper_refuses_it_naming_params_paper_yaml_s_field(raw, tmp_path):
-    params = tmp_path / "params"
-    with pytest.raises(ParamsError) as err:
-        _committed(tmp_path, raw, rest_tests=[{**RECORD, "calibration": NO_MEMBW}])
-    assert err.value.field == f"{params / 'paper.yaml'}: paper.rest_tests[0].rests"
-    # Calibrated, nothing refused.
-    flags = _committed(tmp_path, raw, rest_tests=[RECORD])
-    assert ("rest-calibration", REST_CAL) in flags
+def test_invoke_paper_checks_paths_only_and_passes_an_uncalibrated_rest_on_to_the_build(raw, tmp_path):
+    # Whether the calibration has the rest's cost is the build's to refuse, as it reads the test.
+    flags = _committed(tmp_path, raw, rest_tests=[{**RECORD, "calibration": NO_MEMBW}])
+    assert ("rest-calibration", NO_MEMBW) in flags and ("rest-at", REST) in flags
 
 
 def test_the_build_writes_the_subsection_its_table_and_rows_and_refuses_a_rest_not_calibrated(
@@ -284,10 +289,17 @@ def test_the_build_writes_the_subsection_its_table_and_rows_and_refuses_a_rest_n
     test = RestTestDirs(raw / REST_FIT, raw / REST_CAL, raw / REST_TIMED, FIT_RESOURCES, SEED, (REST,), "wall")
     given = {"n_resamples": 200, "sandbox_dir": raw / SANDBOX, "cost_fit_dir": raw / FIT}
     unread = replace(test, calibration=raw / NO_MEMBW)
-    # Refused before anything is written, naming the record's field.
+    # Refused before anything is written, naming the record's field as the DVC stage gives it.
     with pytest.raises(ParamsError) as err:
-        generate(main_campaign, tmp_path / "refused", **given, rest_tests=[test, unread])
-    assert err.value.field == "rest_tests[1].rests" and not (tmp_path / "refused" / "generated").exists()
+        generate(
+            main_campaign,
+            tmp_path / "refused",
+            **given,
+            rest_tests=[test, unread],
+            rest_tests_fields=rest_test_fields(),
+        )
+    assert err.value.field == "params/paper.yaml: paper.rest_tests[1].rests"
+    assert not (tmp_path / "refused" / "generated").exists()
     res = generate(main_campaign, tmp_path / "with", **given, rest_tests=[test])
     gen = tmp_path / "with" / "generated"
     tex = (gen / "costs.tex").read_text()

@@ -515,13 +515,12 @@ def run(args) -> int:
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
     # options, then --memory-levels-test, then --cpu-fit, --cpu-fit-costs and --cpu-test, then the
-    # --cpu-replication-* options, then the --pooled-* options, then the --rest-* options (and, once the
-    # campaigns are read, each calibration's cost of each --rest-at), then the three --barrier options,
-    # itself before it reads anything (vbench.paper.inputs.check_cost_fit, check_syscall_fit,
-    # check_superseded_fit, check_levels, check_heldout, each LevelsPart.check, check_memory_tests,
-    # check_cpu_priced, check_cpu_replications, check_pooled_tests, check_rest_tests, check_rest_costs,
-    # check_barrier): told their names,
-    # its refusal names the options.
+    # --cpu-replication-* options, then the --pooled-* options, then the --rest-* options, then the three
+    # --barrier options, itself before it reads anything (vbench.paper.inputs.check_cost_fit,
+    # check_syscall_fit, check_superseded_fit, check_levels, check_heldout, each LevelsPart.check,
+    # check_memory_tests, check_cpu_priced, check_cpu_replications, check_pooled_tests, check_rest_tests,
+    # check_barrier), and each calibration's cost of each --rest-at as it reads the rest tests
+    # (vbench.paper.costs_rest.rest_tests): told their names, its refusal names the options.
     result = build_paper(
         args.campaign,
         args.out,

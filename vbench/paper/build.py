@@ -108,7 +108,6 @@ from vbench.paper.inputs import (
     check_levels,
     check_memory_tests,
     check_pooled_tests,
-    check_rest_costs,
     check_rest_tests,
     check_superseded_fit,
     check_syscall_fit,
@@ -295,7 +294,8 @@ def generate(
     the machine's CPU, then the cost model's fit's (`check_cpu_priced`); `cpu_replications_fields`:
     the further replications' key and each one's fields (`check_cpu_replications`); `pooled_tests_fields`:
     the pooled tests' key, each one's fields and the cost model's fit's (`check_pooled_tests`); `rest_tests_fields`:
-    the rest tests' key, each one's fields and the cost model's fit's (`check_rest_tests`, `check_rest_costs`);
+    the rest tests' key, each one's fields and the cost model's fit's (`check_rest_tests`, and
+    `costs_rest.rest_tests`' refusal of a calibration without a rest's cost);
     `barrier_fields`: the
     barrier's three fields then the levels campaign's (`check_barrier`)."""
     t0 = time.perf_counter()
@@ -369,10 +369,7 @@ def generate(
     studies_read, own_read, heldout_read, tests_read, cpu_read, replicated_read, pooled_read, rest_read = _split(
         loaded, groups
     )
-    # (fit, calibration, measured) of each rest test; a calibration without a rest's cost is refused
-    # naming the record's field before anything is fitted.
     rest_campaigns = [tuple(rest_read[3 * i : 3 * i + 3]) for i in range(len(rest_tests))]
-    check_rest_costs(rest_tests, rest_tests_fields, calibrations=[c for _f, c, _m in rest_campaigns])
     main, *extras = distinct_experiments(studies_read)
     read = dict(zip(own, own_read))
     campaign = merge_campaigns(main, extras)
@@ -458,11 +455,8 @@ def generate(
         for t, (fit, fit_costs, calibration, measured) in zip(pooled_tests, _pooled_read(pooled_tests, pooled_read))
     ]
     # The rest of native time priced: each test read without a rest and with each, as `vbench predict
-    # --rest` reads it, before anything is written.
-    rests = [
-        CR.rest_test(fit, calibration, measured, t.resources, t.seed, t.rests, t.pricing)
-        for t, (fit, calibration, measured) in zip(rest_tests, rest_campaigns)
-    ]
+    # --rest` reads it, before anything is written (a rest not calibrated refused naming its record).
+    rests = CR.rest_tests(rest_tests, rest_campaigns, rest_tests_fields)
     # NNBench's barrier: a test of the levels' fit, read where that fit is.
     barrier = (
         CB.barrier_reading(read["barrier"], read["syscall_levels"], read["barrier_fit"], read["barrier_calibration"])

@@ -31,11 +31,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
 from vbench.stats.cost_prediction import (
     PredictedJob,
     PredictionTable,
+    RestNotCalibrated,
     accuracy,
     prediction_inputs,
     prediction_table,
@@ -49,6 +51,7 @@ from vbench.wording import count, job_name, resource_name
 from vbench.paper import costs as C
 from vbench.paper.costs_pooled import PRICING_WORDS, campaign_code, group_headings, grouped_rows, kernels_text, pi_cell
 from vbench.paper.fmt import and_list, tex_escape
+from vbench.paper.inputs import RestFields, RestTestDirs
 from vbench.paper.tables.grid import Grid, render
 
 NAME = "costs-rest"
@@ -145,23 +148,18 @@ def rest_test(
     """A record read as `vbench predict` reads it, without `--rest` and with each of `rests`: the costs
     priced (`priced_campaigns`), then `prediction_inputs` with `measured` as its one `measured_in` and
     `prediction_table`. Refused as the command refuses it, naming the campaign's samples file (a
-    calibration without a rest's cost, which the build refuses first naming the record's field:
-    `vbench.paper.inputs.check_rest_costs`), or without a rest (nothing priced beside native's)."""
+    calibration without a rest's cost: `RestNotCalibrated`, which `rest_tests` names the record's field
+    for), or without a rest (nothing priced beside native's)."""
     resources, rests = tuple(resources), tuple(rests)
     if not rests:
         raise ValueError("a rest test prices the rest at one resource's cost at least")
     priced_fit, priced_calibration, _costs = priced_campaigns(pricing, fit, calibration, resources)
-    readings = tuple(
-        PricedRest(
-            rest,
-            prediction_table(
-                prediction_inputs(priced_fit, priced_calibration, resources, measured_in=(measured,), rest=rest),
-                n_draws=n_draws,
-                seed=seed,
-            ),
-        )
+    # Every reading's inputs before any table: a rest not calibrated is refused before a draw is made.
+    inputs = [
+        (rest, prediction_inputs(priced_fit, priced_calibration, resources, measured_in=(measured,), rest=rest))
         for rest in (None, *rests)
-    )
+    ]
+    readings = tuple(PricedRest(rest, prediction_table(given, n_draws=n_draws, seed=seed)) for rest, given in inputs)
     read = {c.name: c.samples for c in (fit, calibration, measured)}  # each once, in this order
     return RestTestReading(
         fit.name,
@@ -173,6 +171,32 @@ def rest_test(
         readings,
         kernels_read(list(read.items())),
     )
+
+
+def rest_tests(
+    tests: Sequence[RestTestDirs],
+    campaigns: Sequence[tuple[Campaign, Campaign, Campaign]],
+    fields: RestFields = RestFields(),
+    *,
+    n_draws: int = cm.DEFAULT_DRAWS,
+) -> list[RestTestReading]:
+    """Each record of `rest_tests` read (`rest_test`) from its campaigns (fit, calibration, measured).
+    A calibration without a rest's cost is refused as `vbench predict --rest` refuses it, but naming
+    the record's `rests` field (`fields`, as the caller was given them): the command's advice, to
+    predict without `--rest`, is the record's to take that rest out."""
+    readings = []
+    for i, (t, (fit, calibration, measured)) in enumerate(zip(tests, campaigns)):
+        try:
+            readings.append(
+                rest_test(fit, calibration, measured, t.resources, t.seed, t.rests, t.pricing, n_draws=n_draws)
+            )
+        except RestNotCalibrated as exc:
+            raise ParamsError(
+                fields.at(i, "rests"),
+                f"prices the rest at {exc.rest}'s cost, but in {exc.field} {exc.reason}: calibrate it there, or take "
+                "it out of the rests",
+            ) from None
+    return readings
 
 
 def rest_frame(tests: Sequence[RestTestReading]) -> pd.DataFrame:

@@ -60,9 +60,9 @@ params/paper.yaml and the key (`cost_fit_fields`, `syscall_fit_fields`, `superse
 `pooled_test_fields`, `rest_test_fields`, `barrier_fields`, and the three-campaign subsections' `LevelsPart.fields`), by
 both ways of building, before anything is read: silently dropped, it would drop a result asked for; a
 record of `cpu_replications`, `pooled_tests` or `rest_tests` not shaped as one is refused as it is read
-(`cpu_replications_of`, `pooled_tests_of`, `rest_tests_of`), naming the file and the field, and a rest
-test whose calibration lacks a rest's cost is refused naming its `rests` (`check_rest_costs`, which reads
-the calibration). The checks are here
+(`cpu_replications_of`, `pooled_tests_of`, `rest_tests_of`), naming the file and the field; a rest
+test whose calibration lacks a rest's cost is refused by the build as it reads the test, naming its
+`rests` as the build was told it (`vbench.paper.costs_rest.rest_tests`). The checks are here
 (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`,
 `LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`,
 `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests`,
@@ -629,7 +629,7 @@ class RestFields:
 
 
 def rest_test_fields(where: Path | str = PAPER_PARAMS) -> RestFields:
-    """What a refusal of `rest_tests` names (`check_rest_tests`, `check_rest_costs`): the key in
+    """What a refusal of `rest_tests` names (`check_rest_tests`, `costs_rest.rest_tests`): the key in
     `where`, each record's fields under it, and the cost model's fit key. Pure."""
     key = f"{where}: paper.rest_tests"
     template = key.replace("{", "{{").replace("}", "}}") + "[{i}].{part}"
@@ -642,7 +642,7 @@ def rest_tests_of(value: Any, where: Path | str = PAPER_PARAMS) -> tuple[RestTes
     comma-separated string of the cost model's resources), `seed` (an integer), `rests` (resources not
     fitted, one at least, each priced as the rest in a column of its own) and `pricing` (wall or cpu).
     Anything else is refused, naming `where` and the field. Pure: whether the campaigns are measured,
-    and calibrated each rest, is `check_rest_tests`' and `check_rest_costs`'."""
+    is `check_rest_tests`'; whether each calibrated its rests, `costs_rest.rest_tests`'."""
     fields = rest_test_fields(where)
     if value is None or value == "" or value == []:
         return ()
@@ -1287,7 +1287,8 @@ def check_rest_tests(
     no rest or one unknown, named twice or fitted, or a pricing `vbench predict --costs` does not take,
     every record checked before anything is read, after `check_pooled_tests`. The same ways in call it.
     `fields` names the key and each record's fields as the caller was given them; none passes: no
-    subsection. Whether each calibration measured its rests is `check_rest_costs`'."""
+    subsection. Whether each calibration measured its rests is the build's to refuse as it reads the test
+    (`costs_rest.rest_tests`): that takes the campaign's costs, which `vbench predict --rest` reads anyway."""
     if not tests:
         return
     if cost_fit_dir is None:
@@ -1310,36 +1311,6 @@ def check_rest_tests(
             raise ParamsError(fields.at(i, "seed"), "names no seed: each test is read with the bootstrap seed it names")
         _rests(list(t.rests), resources, fields.at(i, "rests"))
         _pricing(t.pricing, fields.at(i, "pricing"))
-
-
-def check_rest_costs(tests: Sequence[RestTestDirs], fields: RestFields = RestFields(), calibrations=None) -> None:
-    """Refuse a test of the rest priced whose calibration has a platform without a cost of one of its
-    rests, naming the record's `rests` field, before anything is fitted or written: `vbench predict
-    --rest` refuses it too, but naming the samples file, not the record. `calibrations`: each test's
-    calibration campaign already read (vbench.stats.campaign.Campaign, the build's); None reads them
-    (`committed_inputs`). After `check_rest_tests`, whose checks it takes as made."""
-    if not tests:
-        return
-    # Imported here: reading a campaign is the statistics layer's, which `invoke paper` loads only
-    # where a record asks for it.
-    from vbench.stats.campaign import load_campaign
-    from vbench.stats.cost_prediction import uncalibrated
-
-    if calibrations is None:
-        # A calibration two tests read is read once.
-        once = {d: load_campaign(d) for d in dict.fromkeys(Path(t.calibration) for t in tests)}
-        calibrations = [once[Path(t.calibration)] for t in tests]
-    read = list(calibrations)
-    for i, (t, calibration) in enumerate(zip(tests, read)):
-        for rest in t.rests:
-            lacking = uncalibrated(calibration, rest)
-            if lacking:
-                raise ParamsError(
-                    fields.at(i, "rests"),
-                    f"prices the rest at {rest}'s cost, but {calibration.name} has no cost ratio of {rest} on "
-                    f"{', '.join(lacking)} (not measured, or in fewer than two blocks beside its baseline): calibrate "
-                    "it there, or take it out of the rests",
-                )
 
 
 #: What a refusal of the superseded fit names by default (`check_superseded_fit`): `generate`'s
@@ -1537,9 +1508,9 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     `LevelsPart.check`, `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`,
     `check_pooled_tests`, `check_rest_tests`, `check_barrier`), not left out; so is a record of
     `cpu_replications`, `pooled_tests` or `rest_tests` not shaped as one (`cpu_replications_of`,
-    `pooled_tests_of`, `rest_tests_of`), and a rest test whose calibration lacks a rest's cost
-    (`check_rest_costs`). A pooled or rest test's resources, seed, pricing, shares and rests are passed
-    on as values (`VALUE_FLAGS`)."""
+    `pooled_tests_of`, `rest_tests_of`): paths and shapes only, no campaign read (a rest test whose
+    calibration lacks a rest's cost is the build's to refuse). A pooled or rest test's resources, seed,
+    pricing, shares and rests are passed on as values (`VALUE_FLAGS`)."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -1630,7 +1601,6 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         )
         check_pooled_tests(args["pooled_tests"], args["cost_fit_dir"], args["pooled_tests_fields"])
         check_rest_tests(args["rest_tests"], args["cost_fit_dir"], args["rest_tests_fields"])
-        check_rest_costs(args["rest_tests"], args["rest_tests_fields"])
         check_barrier(
             args["barrier_dir"],
             args["barrier_fit_dir"],

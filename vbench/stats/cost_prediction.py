@@ -554,16 +554,22 @@ def _read(campaign: Campaign, what, **kwargs):
         raise ParamsError(samples_path(campaign), str(exc)) from None
 
 
-def uncalibrated(calibration: Campaign, resource: str, conf: float = cm.DEFAULT_CONF) -> tuple[str, ...]:
-    """The platforms of `calibration` with no cost ratio of `resource` to its baseline (not measured,
-    or in fewer than two blocks beside it): those `prediction_inputs` refuses to price it for, fitted
-    or as the rest. () where the calibration has no baseline, which `prediction_inputs` refuses
-    itself. A calibration whose costs cannot be read is refused naming its samples file."""
-    baseline = baseline_of(calibration)
-    if baseline not in calibration.platforms:
-        return ()
-    costs = _read(calibration, cm.cost_vectors_of, baseline=baseline, conf=conf)
-    return tuple(v.platform for v in costs if resource not in v.resources)
+def _no_cost(platform: str, resources: Sequence[str], baseline: str) -> str:
+    """Why a platform of a calibration cannot be priced at `resources`' costs."""
+    return (
+        f"platform {platform!r} has no cost ratio of {', '.join(_measures(r) for r in resources)} to {baseline} "
+        f"(not measured, or in fewer than two blocks beside {baseline})"
+    )
+
+
+class RestNotCalibrated(ParamsError):
+    """`prediction_inputs`' refusal of a calibration with a platform without the rest's cost. Kept apart
+    from its other refusals so that a caller given the rest elsewhere than `--rest` (the paper's
+    `rest_tests`) can name where it was given, with `reason` and `rest`."""
+
+    def __init__(self, field: str, reason: str, rest: str):
+        self.reason, self.rest = reason, rest
+        super().__init__(field, f"{reason}: calibrate it, or predict without --rest")
 
 
 def priced_in_cpu(campaign: Campaign, resources: Sequence[str]) -> Campaign:
@@ -656,7 +662,7 @@ def prediction_inputs(
     did not measure): against the same baseline, its configurations matched to the fit's by name,
     on the user's say-so that a planted level's costs are the mechanism's, not the day's. `rest`: a
     resource the fit does not fit whose cost prices the native time the fitted ones leave
-    (`cost_model.predict`), refused unless every calibrated platform has its cost."""
+    (`cost_model.predict`), refused unless every calibrated platform has its cost (`RestNotCalibrated`)."""
     told = checked_resources(resources) if resources is not None else None
     (rest,) = checked_resources([rest], "--rest") if rest is not None else (None,)
     notes: list[str] = []
@@ -715,18 +721,14 @@ def prediction_inputs(
     if not costs:
         raise ParamsError(cal_file, f"only {cal_baseline} was measured: no platform to predict")
     for v in costs:
-        missing = [r for r in cm.priced_resources(resources, rest) if r not in v.resources]
+        missing = [r for r in resources if r not in v.resources]
         if missing:
             raise ParamsError(
                 cal_file,
-                f"platform {v.platform!r} has no cost ratio of {', '.join(_measures(r) for r in missing)} "
-                f"to {cal_baseline} (not measured, or in fewer than two blocks beside {cal_baseline}): "
-                + (
-                    "calibrate it, or predict without --rest"
-                    if missing == [rest]
-                    else "calibrate it, or leave the resource out with --resources"
-                ),
+                f"{_no_cost(v.platform, missing, cal_baseline)}: calibrate it, or leave the resource out with --resources",
             )
+        if rest is not None and rest not in v.resources:
+            raise RestNotCalibrated(cal_file, _no_cost(v.platform, [rest], cal_baseline), rest)
     costed = fit_costs_in if fit_costs_in is not None else fit
     notes += settings_differ(
         benchmarks,
