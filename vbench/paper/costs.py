@@ -298,8 +298,13 @@ COST_UNITS = {
     "jvmstart": "a JVM's start",
     # The resources a rest is priced at (vbench.paper.costs_rest), each one thread's computing.
     "cpu": "an event of sysbench's prime-number loop in one thread",
-    "jvmcpu": "a warm one-thread Java sort and checksum of 100-byte records",
+    "jvmcpu": "a one-thread Java sort and checksum of 100-byte records",
 }
+#: How jvmcpu's operation is said as its calibration ran it (`costs_rest.rest_units`): after a warm-up,
+#: or cold, a fresh JVM's first (its interpreter and compiler counted, as a task's JVM pays them).
+JVMCPU_WARM = "{}, warm"
+JVMCPU_COLD = "{}, a fresh JVM's first, cold"
+
 #: The levels' fit held out (`syscall_levels_heldout`, a list): each campaign there is a
 #: part of its own (`heldout_part`), its files and labels this prefix and the campaign's name, so
 #: that a campaign's table keeps its label wherever the list puts it.

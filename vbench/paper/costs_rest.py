@@ -25,8 +25,8 @@ Pure: campaigns in, records and text out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -112,6 +112,8 @@ class RestTestReading:
     readings: tuple[PricedRest, ...]
     #: The machine kernels the campaigns it reads (fit, calibration, measured) ran on.
     kernels: KernelsRead = KernelsRead((), ())
+    #: Rest -> the one operation whose cost it is, as the calibration ran it (`rest_units`).
+    units: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def rests(self) -> tuple[str, ...]:
@@ -170,7 +172,23 @@ def rest_test(
         pricing,
         readings,
         kernels_read(list(read.items())),
+        rest_units(calibration.samples, rests),
     )
+
+
+def rest_units(samples: pd.DataFrame, rests: Sequence[str]) -> dict[str, str]:
+    """Rest -> the one operation whose cost it is (`costs.COST_UNITS`), where a rest's config changes
+    what that is said as: `jvmcpu` warm (after its warm-up) or cold (a fresh JVM's first operations, no
+    warm-up: `ops_per_repeat`), as every sample of it in the calibration records. Pure."""
+    units = {r: C.COST_UNITS[r] for r in rests if r in C.COST_UNITS}
+    if "jvmcpu" in units:
+        ran = samples[samples["benchmark"] == "jvmcpu"]
+        # A campaign from before ops_per_repeat existed ran it warm.
+        ops = ran["ops_per_repeat"].fillna(0) if "ops_per_repeat" in ran.columns else pd.Series(0, index=ran.index)
+        cold = set(((ran["warmup_s"] == 0) & (ops > 0)).tolist())
+        if len(cold) == 1:  # one way, said; both ways (or none ran), the operation alone
+            units["jvmcpu"] = (C.JVMCPU_COLD if cold.pop() else C.JVMCPU_WARM).format(units["jvmcpu"])
+    return units
 
 
 def rest_tests(
@@ -261,9 +279,9 @@ def rest_label(rest: str | None) -> str:
     return "at native's" if rest is None else f"at {tex_escape(resource_name(rest))}'s cost"
 
 
-def _rest_unit(rest: str) -> str:
+def _rest_unit(rest: str, units: Mapping[str, str]) -> str:
     """ "CPU (an event of sysbench's ...)": the resource and the one operation whose cost it is."""
-    unit = C.COST_UNITS.get(rest)
+    unit = units.get(rest)
     return tex_escape(resource_name(rest)) + (f" ({unit})" if unit else "")
 
 
@@ -332,7 +350,7 @@ def record_paragraph(test: RestTestReading, number: int) -> str:
         rf"priced {PRICING_WORDS[test.pricing]}), each step judged against the ratio campaign "
         rf"\texttt{{{tex_escape(test.measured_name)}}} measured over its blocks."
     )
-    rests = [_rest_unit(r) for r in test.rests]
+    rests = [_rest_unit(r, test.units) for r in test.rests]
     priced = (
         rf"The rest of a step's native time, 1 less its fitted shares (at least 0), is what no fitted resource "
         rf"explains; read alone the model prices it at native's cost, where it adds nothing, and beside that the "
