@@ -563,14 +563,14 @@ def test_jvmcpu_is_said_cold_or_warm_only_where_every_sample_of_it_ran_so():
         name: CR.rest_units(pd.DataFrame(rows), ("cpu", "jvmcpu"))["jvmcpu"]
         for name, rows in {
             "cold": [cold, cold, other],
+            "warm": [warm, {"benchmark": "jvmcpu", "warmup_s": 5.0}, other],
             "mixed": [cold, warm],
             "zero ops, no warm-up": [{**cold, "ops_per_repeat": 0.0}],
             "before ops_per_repeat": [{"benchmark": "jvmcpu", "warmup_s": 0.0}],
         }.items()
     }
     assert said["cold"] == C.JVMCPU_COLD.format(C.COST_UNITS["jvmcpu"])
-    assert {said[k] for k in ("zero ops, no warm-up", "before ops_per_repeat")} == {
-        C.JVMCPU_WARM.format(C.COST_UNITS["jvmcpu"])
-    }
-    assert said["mixed"] == C.COST_UNITS["jvmcpu"]
+    assert said["warm"] == C.JVMCPU_WARM.format(C.COST_UNITS["jvmcpu"])
+    # Mixed, or no warm-up before timed repeats (only the first cold): the operation alone.
+    assert {said[k] for k in ("mixed", "zero ops, no warm-up", "before ops_per_repeat")} == {C.COST_UNITS["jvmcpu"]}
     assert CR.rest_units(pd.DataFrame([other]), ("cpu",)) == {"cpu": C.COST_UNITS["cpu"]}

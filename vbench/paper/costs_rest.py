@@ -183,11 +183,13 @@ def rest_units(samples: pd.DataFrame, rests: Sequence[str]) -> dict[str, str]:
     units = {r: C.COST_UNITS[r] for r in rests if r in C.COST_UNITS}
     if "jvmcpu" in units:
         ran = samples[samples["benchmark"] == "jvmcpu"]
-        # A campaign from before ops_per_repeat existed ran it warm.
+        # Warm: after a warm-up. Cold: none, and a repeat a fixed count from the JVM's start. No warm-up
+        # but timed repeats is neither (only its first is cold). A campaign from before ops_per_repeat
+        # existed ran timed repeats.
         ops = ran["ops_per_repeat"].fillna(0) if "ops_per_repeat" in ran.columns else pd.Series(0, index=ran.index)
-        cold = set(((ran["warmup_s"] == 0) & (ops > 0)).tolist())
-        if len(cold) == 1:  # one way, said; both ways (or none ran), the operation alone
-            units["jvmcpu"] = (C.JVMCPU_COLD if cold.pop() else C.JVMCPU_WARM).format(units["jvmcpu"])
+        ways = {"warm" if w > 0 else "cold" if n > 0 else "" for w, n in zip(ran["warmup_s"], ops)}
+        if ways in ({"warm"}, {"cold"}):  # said only where every sample ran one way
+            units["jvmcpu"] = (C.JVMCPU_COLD if ways == {"cold"} else C.JVMCPU_WARM).format(units["jvmcpu"])
     return units
 
 
