@@ -522,16 +522,24 @@ def test_the_committed_jvmcpu_table_reads_as_vbench_predict_reads_it():
     prediction interval of a 3-block measurement [11.6, 31.8] below the measured 33.6 (2 blocks' [10.3,
     33.3] held 33.2); gVisor's jvmcpu x1.03."""
     read = _read_committed(_committed_records()[1])
-    ((at_native, at_cpu, at_jvmcpu),) = read.rows()
-    assert at_native.predicted.estimate == pytest.approx(10.7, rel=0.005)
-    assert at_cpu.predicted.estimate == pytest.approx(14.1, rel=0.005)
-    assert (at_jvmcpu.predicted.estimate, at_jvmcpu.predicted.low, at_jvmcpu.predicted.high) == pytest.approx(
-        (18.4, 14.8, 25.7), rel=0.005
-    )
-    assert (at_jvmcpu.measurement.low, at_jvmcpu.measurement.high) == pytest.approx((11.6, 31.8), rel=0.005)
+    at_jvmcpu = _assert_jvmcpu_reading(read, (10.7, 14.1, (18.4, 14.8, 25.7)), (11.6, 31.8), 15.3)
     assert at_jvmcpu.measured.estimate > at_jvmcpu.measurement.high
-    assert read.reading("jvmcpu").rest_cost("qemu").estimate == pytest.approx(15.3, rel=0.005)
     assert read.reading("jvmcpu").rest_cost("gvisor").estimate == pytest.approx(1.03, abs=0.006)
+
+
+def _assert_jvmcpu_reading(read, predicted, pi, qemu_cost):
+    """A jvmcpu test's one row: predicted at native's, at sysbench CPU's and (estimate, low, high) at
+    jvmcpu's cost; the last reading's prediction interval `pi` and QEMU's jvmcpu cost. Its jvmcpu row."""
+    ((at_native, at_cpu, at_jvmcpu),) = read.rows()
+    native, cpu, jvm = predicted
+    assert at_native.predicted.estimate == pytest.approx(native, rel=0.005)
+    assert at_cpu.predicted.estimate == pytest.approx(cpu, rel=0.005)
+    assert (at_jvmcpu.predicted.estimate, at_jvmcpu.predicted.low, at_jvmcpu.predicted.high) == pytest.approx(
+        jvm, rel=0.005
+    )
+    assert (at_jvmcpu.measurement.low, at_jvmcpu.measurement.high) == pytest.approx(pi, rel=0.005)
+    assert read.reading("jvmcpu").rest_cost("qemu").estimate == pytest.approx(qemu_cost, rel=0.005)
+    return at_jvmcpu
 
 
 def test_the_committed_cold_table_reads_as_vbench_predict_reads_it_and_says_its_jvmcpu_was_cold():
@@ -541,14 +549,7 @@ def test_the_committed_cold_table_reads_as_vbench_predict_reads_it_and_says_its_
     paragraph says the operation was cold, the warm campaign's that it was warm."""
     cold_test, warm_test = _committed_records()[2], _committed_records()[1]
     read = _read_committed(cold_test)
-    ((at_native, at_cpu, at_jvmcpu),) = read.rows()
-    assert at_native.predicted.estimate == pytest.approx(9.35, rel=0.005)
-    assert at_cpu.predicted.estimate == pytest.approx(12.8, rel=0.005)
-    assert (at_jvmcpu.predicted.estimate, at_jvmcpu.predicted.low, at_jvmcpu.predicted.high) == pytest.approx(
-        (17.0, 13.5, 29.2), rel=0.005
-    )
-    assert (at_jvmcpu.measurement.low, at_jvmcpu.measurement.high) == pytest.approx((11.1, 34.2), rel=0.005)
-    assert read.reading("jvmcpu").rest_cost("qemu").estimate == pytest.approx(15.2, rel=0.005)
+    _assert_jvmcpu_reading(read, (9.35, 12.8, (17.0, 13.5, 29.2)), (11.1, 34.2), 15.2)
     assert read.reading("jvmcpu").rest_cost("gvisor").estimate == pytest.approx(1.59, rel=0.005)
     assert C.JVMCPU_COLD.format("") in CR.record_paragraph(read, 3)
     warm = load_campaign(warm_test.dirs(ROOT / "data" / "raw").calibration)

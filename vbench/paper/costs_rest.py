@@ -31,6 +31,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from vbench.benchmarks.micro import jvmcpu
 from vbench.errors import ParamsError
 from vbench.stats import cost_model as cm
 from vbench.stats.campaign import Campaign
@@ -183,11 +184,9 @@ def rest_units(samples: pd.DataFrame, rests: Sequence[str]) -> dict[str, str]:
     units = {r: C.COST_UNITS[r] for r in rests if r in C.COST_UNITS}
     if "jvmcpu" in units:
         ran = samples[samples["benchmark"] == "jvmcpu"]
-        # Warm: after a warm-up. Cold: none, and a repeat a fixed count from the JVM's start. No warm-up
-        # but timed repeats is neither (only its first is cold). A campaign from before ops_per_repeat
-        # existed ran timed repeats.
+        # A campaign from before ops_per_repeat existed ran timed repeats.
         ops = ran["ops_per_repeat"].fillna(0) if "ops_per_repeat" in ran.columns else pd.Series(0, index=ran.index)
-        ways = {"warm" if w > 0 else "cold" if n > 0 else "" for w, n in zip(ran["warmup_s"], ops)}
+        ways = {jvmcpu.warmth(w, n) for w, n in zip(ran["warmup_s"], ops)}
         if ways in ({"warm"}, {"cold"}):  # said only where every sample ran one way
             units["jvmcpu"] = (C.JVMCPU_COLD if ways == {"cold"} else C.JVMCPU_WARM).format(units["jvmcpu"])
     return units

@@ -64,6 +64,12 @@ class JvmCpuConfig(BenchConfig):
     java_home: SafePathText = DEFAULT_JAVA_HOME  # looked in first; then $JAVA_HOME, then the PATH
 
 
+def warmth(warmup_s: float, ops_per_repeat: float) -> str:
+    """How a config's repeats ran: "warm" (after a warm-up), "cold" (none, and a counted repeat from the
+    JVM's start), "" (no warm-up before timed repeats: only the first is cold). Pure."""
+    return "warm" if warmup_s > 0 else "cold" if ops_per_repeat > 0 else ""
+
+
 #: The registry and `vbench bench list` find every module's config under this name.
 Config = JvmCpuConfig
 PRESETS: dict[str, JvmCpuConfig] = {}
