@@ -13,9 +13,17 @@ CPU 0 with the JVM).
 `--set`'s), run alternately with the first, so the machine's drift meets both alike; the last lines
 give each design's median CV over its runs.
 
+`--repeats 1` is a design with one value a process, as jvmcpu's cold mode (no warm-up, one operation:
+a fresh JVM's first): no CV over repeats exists, so each metric's mean and CV are over the runs, each a
+fresh process, one line per run with its value and, last, each design's mean and CV over its runs;
+`--runs` must then be 2 or more. The repeats are `--repeats`'s: a `--set repeats=N` that differs is
+refused, not silently overridden.
+
     cd <repository> && python -m selfbench.micro_cv rpc [--set seconds=3] [--repeats 5] [--runs 2]
     cd <repository> && sudo .venv/bin/python -m selfbench.micro_cv rpc --gvisor
     cd <repository> && python -m selfbench.micro_cv jvmstart --runs 8 --against count=10 --against windows=1
+    cd <repository> && python -m selfbench.micro_cv jvmcpu --repeats 1 --runs 8 --set warmup_s=0 \\
+        --set ops_per_repeat=1 --set records=80000
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks import registry
@@ -41,16 +49,48 @@ def argv_of(command: str, gvisor: bool = False, pin: bool = False) -> list[str]:
     return [*ON_CPU0, *cmd] if pin else cmd
 
 
-def cv_by_metric(samples: Sequence[Sample]) -> dict[str, tuple[float, float, int]]:
-    """Metric -> (mean, CV in %, repeats) over the samples, where a metric has two or more. Pure."""
+def cv_of(values: Sequence[float]) -> tuple[float, float, int] | None:
+    """(mean, CV in %, count) of the values; None for fewer than two or a mean of 0 (no CV). Pure."""
+    if len(values) < 2 or statistics.mean(values) == 0:
+        return None
+    return statistics.mean(values), statistics.stdev(values) / statistics.mean(values) * 100, len(values)
+
+
+def values_by_metric(samples: Sequence[Sample]) -> dict[str, list[float]]:
+    """Metric -> its values, in the samples' order. Pure."""
     by: dict[str, list[float]] = {}
     for s in samples:
         by.setdefault(s.metric, []).append(float(s.value))
-    return {
-        m: (statistics.mean(v), statistics.stdev(v) / statistics.mean(v) * 100, len(v))
-        for m, v in by.items()
-        if len(v) >= 2 and statistics.mean(v) != 0
-    }
+    return by
+
+
+def cv_by_metric(samples: Sequence[Sample]) -> dict[str, tuple[float, float, int]]:
+    """Metric -> (mean, CV in %, repeats) over the samples, where a metric has two or more. Pure."""
+    return {m: cv for m, v in values_by_metric(samples).items() if (cv := cv_of(v)) is not None}
+
+
+def run_values(samples: Sequence[Sample]) -> dict[str, float]:
+    """Metric -> its value in one run of one repeat (the mean, should a metric have several). Pure."""
+    return {m: statistics.mean(v) for m, v in values_by_metric(samples).items()}
+
+
+def cv_over_runs(runs: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, float, int]]:
+    """Metric -> (mean, CV in %, runs) over the runs' values (`run_values`), where a metric has two or
+    more. Pure."""
+    by: dict[str, list[float]] = {}
+    for values in runs:
+        for metric, value in values.items():
+            by.setdefault(metric, []).append(value)
+    return {m: cv for m, v in by.items() if (cv := cv_of(v)) is not None}
+
+
+def refuse_one_value(repeats: int, runs: int) -> None:
+    """VbenchError where one repeat a run leaves one value in all: its CV is over the runs, and a CV
+    needs two."""
+    if repeats == 1 and runs < 2:
+        raise VbenchError(
+            f"--repeats 1 gives one value a run, so the CV is over the runs: give --runs 2 or more, not {runs}"
+        )
 
 
 def config_of(module, sets: Sequence[str], repeats: int):
@@ -59,6 +99,12 @@ def config_of(module, sets: Sequence[str], repeats: int):
     overrides = dict(setting(kv) for kv in sets)
     if "repeats" not in module.Config.model_fields:
         raise VbenchError(f"{module.NAME} has no repeats: its CV over repeats is not read here")
+    # `--repeats` sets them: a different --set would be overridden unseen (a cold design run warm).
+    if overrides.get("repeats", str(repeats)) != str(repeats):
+        raise VbenchError(
+            f"--set repeats={overrides['repeats']} is not used: the repeats are --repeats's ({repeats}); "
+            f"give --repeats {overrides['repeats']}"
+        )
     return registry.make_config(module, {**overrides, "repeats": str(repeats)})
 
 
@@ -86,12 +132,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("benchmark", help="a registered micro-benchmark (vbench bench list)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a parameter of it")
     ap.add_argument("--against", action="append", default=[], metavar="KEY=VALUE", help="a second design's")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=2, help="runs, each its repeats")
+    ap.add_argument("--repeats", type=int, default=5, help="repeats a run; 1: the CV is over the runs")
+    ap.add_argument("--runs", type=int, default=2, help="runs, each its repeats, each a fresh process")
     ap.add_argument("--gvisor", action="store_true", help="in a gVisor (ptrace) sandbox (root, runsc)")
     ap.add_argument("--pin", action="store_true", help="held to CPU 0")
     args = ap.parse_args(argv)
+    # One repeat a run is what asks for the CV over runs, not a flag of its own: with one value a process
+    # no CV over repeats exists, and a flag beside --repeats N > 1 would have to say how a run's repeats
+    # make its one value, mixing the two noises this tells apart.
+    across_runs = args.repeats == 1
     try:
+        refuse_one_value(args.repeats, args.runs)
         kind, module = registry.find(args.benchmark)
         if kind != "micro" or not hasattr(module, "parse_stdout"):
             raise VbenchError(f"{args.benchmark} is not a micro-benchmark run on one host")
@@ -103,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     where = ("gVisor" if args.gvisor else "native") + (", held to CPU 0" if args.pin else "")
     cvs: dict[tuple[str, str], list[float]] = {}
+    runs_of: dict[str, list[dict[str, float]]] = {}  # design -> each run's values, with --repeats 1
     for run in range(1, args.runs + 1):
         for label, cfg in designs:
             with tempfile.TemporaryDirectory(prefix="vbench-micro-cv-") as workdir:
@@ -116,12 +168,24 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 return 1
             name = f"{args.benchmark} {label}".rstrip()
+            if across_runs:
+                values = run_values(module.parse_stdout(done.stdout, cfg))
+                for metric, value in sorted(values.items()):
+                    print(f"{name} ({where}) run {run}: {metric} {value:.4g}")
+                runs_of.setdefault(name, []).append(values)
+                continue
             for metric, (mean, cv, n) in sorted(cv_by_metric(module.parse_stdout(done.stdout, cfg)).items()):
                 print(f"{name} ({where}) run {run}: {metric} mean {mean:.4g}, CV {cv:.1f} % over {n} repeats")
                 cvs.setdefault((name, metric), []).append(cv)
     if args.against:
         for label, cfg in designs:
             print(f"{args.benchmark} {label}: {dict(sorted(fields_of(cfg).items()))}")
+    # Each design's CV over its runs: with --repeats 1, of its runs' values; with --against, the median
+    # of its runs' CVs over repeats.
+    for name, runs in runs_of.items():
+        for metric, (mean, cv, n) in sorted(cv_over_runs(runs).items()):
+            print(f"{name} ({where}): {metric} mean {mean:.4g}, CV {cv:.1f} % over {n} runs")
+    if args.against:
         for (name, metric), values in sorted(cvs.items()):
             print(f"{name} ({where}): {metric} median CV {statistics.median(values):.1f} % over {len(values)} runs")
     return 0

@@ -76,3 +76,76 @@ def test_pinning_rpc_with_its_busy_loop_is_refused(capsys):
     assert "add --set other_cpus_busy=false" in capsys.readouterr().err
     assert mc.main(["rpc", "--pin", "--against", "other_cpus_busy=true", "--set", "other_cpus_busy=false"]) == 2
     assert "(against)" in capsys.readouterr().err
+
+
+# --- one repeat a run: the CV over runs ----------------------------------------------------------------
+
+
+def test_a_run_of_one_repeat_gives_each_metric_its_value():
+    assert mc.run_values([_s("rpc_us", 90.0), _s("elapsed", 3.0)]) == {"rpc_us": 90.0, "elapsed": 3.0}
+    assert mc.run_values([_s("rpc_us", 90.0), _s("rpc_us", 110.0)]) == {"rpc_us": 100.0}  # several: their mean
+
+
+def test_the_cv_over_runs_is_the_sd_of_the_runs_values_over_their_mean():
+    runs = [{"rpc_us": 90.0, "elapsed": 3.0}, {"rpc_us": 110.0}, {"rpc_us": 100.0, "zero": 0.0}]
+    got = mc.cv_over_runs(runs)
+    mean, cv, n = got["rpc_us"]
+    assert (mean, n) == (100.0, 3) and cv == pytest.approx(10.0)
+    assert "elapsed" not in got and "zero" not in got  # one run's value: no CV; a mean of 0: none
+    assert mc.cv_over_runs([]) == {}
+
+
+def test_a_cv_over_one_value_is_refused_in_one_line(capsys):
+    mc.refuse_one_value(5, 1)  # repeats give the CV: one run is enough
+    mc.refuse_one_value(1, 2)
+    with pytest.raises(VbenchError, match="give --runs 2 or more, not 1"):
+        mc.refuse_one_value(1, 1)
+    assert mc.main(["syscall", "--repeats", "1", "--runs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("micro_cv: --repeats 1 gives one value a run") and len(err.splitlines()) == 1
+
+
+def test_a_set_repeats_that_repeats_would_override_is_refused(capsys):
+    assert mc.config_of(syscall, ["repeats=3"], 3).repeats == 3  # the same: nothing overridden
+    with pytest.raises(VbenchError, match="give --repeats 1"):
+        mc.config_of(syscall, ["repeats=1"], 5)
+    assert mc.main(["syscall", "--set", "repeats=1"]) == 2
+    assert "--set repeats=1 is not used: the repeats are --repeats's (5)" in capsys.readouterr().err
+
+
+def _canned(monkeypatch, values):
+    """main's processes stood in for: each run's syscall_ns is the next of `values`, nothing measured."""
+    from types import SimpleNamespace
+    from subprocess import CompletedProcess
+
+    given = iter(values)
+    monkeypatch.setattr(mc, "subprocess", SimpleNamespace(run=lambda argv, **_: CompletedProcess(argv, 0, "", "")))
+    monkeypatch.setattr(syscall, "parse_stdout", lambda _out, _cfg: [_s("syscall_ns", next(given))])
+
+
+def test_one_repeat_a_run_prints_each_runs_value_then_the_cv_over_the_runs(monkeypatch, capsys):
+    _canned(monkeypatch, [90.0, 110.0, 100.0])
+    assert mc.main(["syscall", "--repeats", "1", "--runs", "3"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "syscall (native) run 1: syscall_ns 90",
+        "syscall (native) run 2: syscall_ns 110",
+        "syscall (native) run 3: syscall_ns 100",
+        "syscall (native): syscall_ns mean 100, CV 10.0 % over 3 runs",
+    ]
+
+
+def test_one_repeat_a_run_against_a_second_design_gives_each_its_cv_over_its_runs(monkeypatch, capsys):
+    _canned(monkeypatch, [90.0, 50.0, 110.0, 70.0])
+    assert mc.main(["syscall", "--repeats", "1", "--runs", "2", "--against", "count=1000"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:4] == [
+        "syscall design (native) run 1: syscall_ns 90",
+        "syscall against (native) run 1: syscall_ns 50",
+        "syscall design (native) run 2: syscall_ns 110",
+        "syscall against (native) run 2: syscall_ns 70",
+    ]
+    assert out[-2:] == [
+        "syscall design (native): syscall_ns mean 100, CV 14.1 % over 2 runs",
+        "syscall against (native): syscall_ns mean 60, CV 23.6 % over 2 runs",
+    ]
+    assert not any("median CV" in line for line in out)  # no CV over repeats to take the median of
