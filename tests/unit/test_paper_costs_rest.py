@@ -265,14 +265,84 @@ def test_a_calibration_without_the_rest_s_cost_is_refused_naming_the_record_s_re
         CR.rest_tests(tests, campaigns, REST_OPTIONS, n_draws=DRAWS)
     assert type(err.value) is ParamsError and err.value.field == "--rest-at (rest test 2)"
     said = err.value.message
-    assert said.startswith(f"prices the rest at {REST}'s cost, but in {samples} platform 'sandboxed' ")
-    assert f"has no cost ratio of {REST} (" in said and "without --rest" not in said
+    # Every platform without the cost, not the first alone: the calibration lacks it on both.
+    assert said.startswith(f"prices the rest at {REST}'s cost, but in {samples} platforms 'sandboxed', 'slowvm' ")
+    assert f"have no cost ratio of {REST} (" in said and "without --rest" not in said
     assert said.endswith("calibrate it there, or take it out of the rests")
     # `vbench predict --rest`'s refusal of the same calibration, naming its samples file and the option.
     with pytest.raises(RestNotCalibrated) as err:
         _read(raw, calibration=NO_MEMBW)
     assert err.value.field == str(samples) and err.value.rest == REST
+    assert err.value.platforms == ("sandboxed", "slowvm")
     assert err.value.message == f"{err.value.reason}: calibrate it, or predict without --rest"
+
+
+def test_under_invoke_paper_a_rest_not_calibrated_is_refused_naming_the_file_the_record_and_rests(raw, tmp_path):
+    """`invoke paper`'s line (`committed_inputs`, `paper_build_args`) tells `vbench paper build` the file
+    its records were read from, and the build's refusal of a calibration without a rest's cost names
+    that file, the record and its `rests`, not `--rest-at`, with every platform lacking the cost."""
+    from vbench.cli import build_parser
+    from vbench.commands.paper_cmd import record_fields
+
+    flags = _committed(tmp_path, raw, rest_tests=[RECORD, {**RECORD, "calibration": NO_MEMBW}])
+    where = tmp_path / "params" / "paper.yaml"
+    assert flags[0] == ("records-from", str(where))
+    args = build_parser("paper").parse_args(paper_build_args("main", flags))
+    assert args.records_from == where
+    _, _, fields = record_fields(args.records_from)
+    # The command's directories are data/raw/<name>, relative to the repository: here, under `raw`.
+    campaigns = [
+        tuple(load_campaign(raw / d.name) for d in (t.fit, t.calibration, t.measured)) for t in args.rest_tests
+    ]
+    with pytest.raises(ParamsError) as err:
+        CR.rest_tests(args.rest_tests, campaigns, fields, n_draws=DRAWS)
+    assert err.value.field == f"{where}: paper.rest_tests[1].rests"
+    assert f"platforms 'sandboxed', 'slowvm' have no cost ratio of {REST} (" in err.value.message
+    assert "--rest-at" not in str(err.value)
+
+
+class _Told(Exception):
+    """Raised by a stand-in build with the keyword arguments the command gave it."""
+
+
+def test_the_command_names_the_records_file_it_is_told_else_its_options(tmp_path, monkeypatch):
+    import vbench.paper.build as B
+    from vbench import cli
+    from vbench.commands.paper_cmd import POOLED_OPTIONS, REPLICATION_OPTIONS, REST_OPTIONS
+
+    def told(*_args, **kwargs):
+        raise _Told(kwargs)
+
+    monkeypatch.setattr(B, "build_paper", told)
+    _measured(tmp_path, "main")
+    where = tmp_path / "paper.yaml"
+    where.write_text("paper: {}\n")
+    base = ["paper", "build", "--campaign", str(tmp_path / "main"), "--no-pdf"]
+    with pytest.raises(_Told) as given:
+        cli.main([*base, "--records-from", str(where)])
+    (kwargs,) = given.value.args
+    assert kwargs["rest_tests_fields"] == rest_test_fields(where)
+    assert kwargs["rest_tests_fields"].at(2, "rests") == f"{where}: paper.rest_tests[2].rests"
+    assert kwargs["pooled_tests_fields"].key == f"{where}: paper.pooled_tests"
+    assert kwargs["cpu_replications_fields"].key == f"{where}: paper.cpu_replications"
+    with pytest.raises(_Told) as given:
+        cli.main(base)
+    (kwargs,) = given.value.args
+    assert (kwargs["cpu_replications_fields"], kwargs["pooled_tests_fields"], kwargs["rest_tests_fields"]) == (
+        REPLICATION_OPTIONS,
+        POOLED_OPTIONS,
+        REST_OPTIONS,
+    )
+
+
+def test_a_records_file_that_is_not_there_is_refused_naming_the_option(tmp_path, capsys):
+    from vbench import cli
+
+    _measured(tmp_path, "main")
+    gone = tmp_path / "gone.yaml"
+    assert cli.main(["paper", "build", "--campaign", str(tmp_path / "main"), "--records-from", str(gone)]) == 2
+    err = capsys.readouterr().err
+    assert f"--records-from: {gone} does not exist" in err and len(err.strip().splitlines()) == 1
 
 
 def test_invoke_paper_checks_paths_only_and_passes_an_uncalibrated_rest_on_to_the_build(raw, tmp_path):

@@ -191,9 +191,11 @@ def test_invoke_paper_reads_the_campaigns_the_paper_stage_reads(monkeypatch):
     ]
     monkeypatch.chdir(root)  # the task reads params/ and data/raw/ relative to the repository
     # A pooled or rest test's resources, seed, pricing and rests are values, not campaigns: passed on as they are.
-    from vbench.paper.inputs import VALUE_FLAGS
+    from vbench.paper.inputs import RECORDS_FROM_FLAG, VALUE_FLAGS
 
     kept = [(f, n) for f, n in inputs if f in VALUE_FLAGS or (root / "data/raw" / n).is_dir()]
-    expected = tasks.paper_line("reference", kept)
+    # The file its records were read from first: the build's refusal of a record names its field there.
+    expected = tasks.paper_line("reference", [(RECORDS_FROM_FLAG, "params/paper.yaml"), *kept])
     assert "--pernode" in expected and "data/raw/xavier2014" in expected
+    assert "--records-from params/paper.yaml" in expected
     tasks.paper(MockContext(run={expected: ""}, repeat=False))

@@ -19,6 +19,9 @@ from vbench.paper.inputs import (
     ReplicationFields,
     RestFields,
     RestTestDirs,
+    cpu_replication_fields,
+    pooled_test_fields,
+    rest_test_fields,
 )
 from vbench.stats.__main__ import add_bootstrap_options, bootstrap_settings
 
@@ -356,6 +359,15 @@ def register(sub) -> None:
         help="how the last --rest-fit's test prices the fitted resources' costs, the one reading shown "
         "(`vbench predict --costs`)",
     )
+    p.add_argument(
+        "--records-from",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the params file the --cpu-replication-*, --pooled-* and --rest-* options' records were read from, "
+        "in its order (`invoke paper` gives params/paper.yaml): a refusal of a record names its field there, "
+        "not the option",
+    )
     _add_campaign_option(
         p,
         "--barrier",
@@ -451,6 +463,15 @@ REST_OPTIONS = RestFields(
 )
 
 
+def record_fields(records_from: Path | None) -> tuple[ReplicationFields, PooledFields, RestFields]:
+    """What a refusal of a further replication, a test against pooled ratios and a test of the rest
+    priced names: each record's field in `records_from`, the params file its options were read from
+    (`--records-from`, as `invoke paper` passes params/paper.yaml's records), else the options. Pure."""
+    if records_from is None:
+        return REPLICATION_OPTIONS, POOLED_OPTIONS, REST_OPTIONS
+    return cpu_replication_fields(records_from), pooled_test_fields(records_from), rest_test_fields(records_from)
+
+
 def _rest_action(part: str) -> type[argparse.Action]:
     """The action of one option of a test of the rest priced: "fit" starts one (`RestTestDirs` in
     `rest_tests`); the others fill the last one started, refused before any; "resources" and "rests"
@@ -511,6 +532,14 @@ def run(args) -> int:
     _require_samples("--campaign", args.campaign)
     for extra in args.extra_campaign:
         _require_samples("--extra-campaign", extra)
+    # A refusal naming a file that is not there would send its reader to look for it.
+    if args.records_from is not None and not args.records_from.is_file():
+        raise ParamsError(
+            "--records-from",
+            f"{args.records_from} does not exist: name the params file the records "
+            "were read from, or leave it out to have a refusal name the options",
+        )
+    replication_fields, pooled_fields, rest_fields = record_fields(args.records_from)
     # The build checks --cost-fit and --sandbox, then --syscall-fit and --syscall-calibration, then
     # --syscall-fit-superseded, --syscall-levels and --syscall-levels-heldout, then the three
     # --file-levels options, then the three --rpc-levels options, then the three --memory-levels
@@ -520,7 +549,8 @@ def run(args) -> int:
     # check_syscall_fit, check_superseded_fit, check_levels, check_heldout, each LevelsPart.check,
     # check_memory_tests, check_cpu_priced, check_cpu_replications, check_pooled_tests, check_rest_tests,
     # check_barrier), and each calibration's cost of each --rest-at as it reads the rest tests
-    # (vbench.paper.costs_rest.rest_tests): told their names, its refusal names the options.
+    # (vbench.paper.costs_rest.rest_tests): told their names, its refusal names the options, or, with
+    # --records-from, the records' fields in that file.
     result = build_paper(
         args.campaign,
         args.out,
@@ -569,11 +599,11 @@ def run(args) -> int:
         cpu_test_dirs=args.cpu_test,
         cpu_fields=("--cpu-fit", "--cpu-fit-costs", "--cpu-test", "--cost-fit"),
         cpu_replications=args.cpu_replications,
-        cpu_replications_fields=REPLICATION_OPTIONS,
+        cpu_replications_fields=replication_fields,
         pooled_tests=args.pooled_tests,
-        pooled_tests_fields=POOLED_OPTIONS,
+        pooled_tests_fields=pooled_fields,
         rest_tests=args.rest_tests,
-        rest_tests_fields=REST_OPTIONS,
+        rest_tests_fields=rest_fields,
         barrier_dir=args.barrier,
         barrier_fit_dir=args.barrier_fit,
         barrier_calibration_dir=args.barrier_calibration,

@@ -62,7 +62,9 @@ both ways of building, before anything is read: silently dropped, it would drop 
 record of `cpu_replications`, `pooled_tests` or `rest_tests` not shaped as one is refused as it is read
 (`cpu_replications_of`, `pooled_tests_of`, `rest_tests_of`), naming the file and the field; a rest
 test whose calibration lacks a rest's cost is refused by the build as it reads the test, naming its
-`rests` as the build was told it (`vbench.paper.costs_rest.rest_tests`). The checks are here
+`rests` as the build was told it (`vbench.paper.costs_rest.rest_tests`): the stage's notebook tells it
+the file; `invoke paper` tells `vbench paper build` the file too (`--records-from`, `RECORDS_FROM_FLAG`),
+so both name params/paper.yaml's record, not the option it was passed as. The checks are here
 (`check_cost_fit`, `check_syscall_fit`, `check_superseded_fit`, `check_levels`, `check_heldout`,
 `LevelsPart.check` of `FILE_LEVELS_INPUTS`, `RPC_LEVELS_INPUTS` and `MEMORY_LEVELS_INPUTS`,
 `check_memory_tests`, `check_cpu_priced`, `check_cpu_replications`, `check_pooled_tests`,
@@ -606,9 +608,14 @@ class RestTest:
 
 #: The `vbench paper build` flags of a rest test whose value is not a campaign.
 REST_VALUE_FLAGS = ("rest-resource", "rest-seed", "rest-at", "rest-pricing")
+#: The `vbench paper build` flag naming the params file its records' options were read from
+#: (`committed_inputs`): the build refuses a rest test's calibration without a rest's cost only as it
+#: reads the campaigns (`costs_rest.rest_tests`), long after the file was read; told the file, it names
+#: the record's field there, not the option `invoke paper` passed the record as.
+RECORDS_FROM_FLAG = "records-from"
 #: Every flag whose value is passed on as it is, not as a directory under data/raw (`paper_build_args`,
 #: `committed_inputs`).
-VALUE_FLAGS = (*POOLED_VALUE_FLAGS, *REST_VALUE_FLAGS)
+VALUE_FLAGS = (*POOLED_VALUE_FLAGS, *REST_VALUE_FLAGS, RECORDS_FROM_FLAG)
 
 
 @dataclass(frozen=True)
@@ -1510,7 +1517,8 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
     `cpu_replications`, `pooled_tests` or `rest_tests` not shaped as one (`cpu_replications_of`,
     `pooled_tests_of`, `rest_tests_of`): paths and shapes only, no campaign read (a rest test whose
     calibration lacks a rest's cost is the build's to refuse). A pooled or rest test's resources, seed,
-    pricing, shares and rests are passed on as values (`VALUE_FLAGS`)."""
+    pricing, shares and rests are passed on as values (`VALUE_FLAGS`); where there are records, the
+    params file first (`RECORDS_FROM_FLAG`), so a refusal the build makes of one names its field there."""
     paper_path, pipeline_path = params_dir / "paper.yaml", params_dir / "pipeline.yaml"
     paper = load_yaml_section(paper_path, "paper", required=True)
     monitoring = load_yaml_section(pipeline_path, "pipeline", required=True).get("monitoring_campaign")
@@ -1610,7 +1618,12 @@ def committed_inputs(params_dir: Path, raw: Path) -> list[tuple[str, str]]:
         )
     # A pooled or rest test's resources, seed, pricing, shares and rests are values, not campaigns: always
     # passed on.
-    return [(flag, name) for flag, name in inputs.flags() if flag in VALUE_FLAGS or (raw / name).is_dir()]
+    passed = [(flag, name) for flag, name in inputs.flags() if flag in VALUE_FLAGS or (raw / name).is_dir()]
+    # Every record was checked above, so each is passed on, in the file's order: the build's record i is
+    # the file's, and its refusals can name the file's field.
+    if inputs.cpu_replications or inputs.pooled_tests or inputs.rest_tests:
+        return [(RECORDS_FROM_FLAG, str(paper_path)), *passed]
+    return passed
 
 
 def paper_build_args(campaign: str, inputs: list[tuple[str, str]]) -> list[str]:

@@ -554,21 +554,24 @@ def _read(campaign: Campaign, what, **kwargs):
         raise ParamsError(samples_path(campaign), str(exc)) from None
 
 
-def _no_cost(platform: str, resources: Sequence[str], baseline: str) -> str:
-    """Why a platform of a calibration cannot be priced at `resources`' costs."""
+def _no_cost(platforms: Sequence[str], resources: Sequence[str], baseline: str) -> str:
+    """Why the platforms of a calibration cannot be priced at `resources`' costs. Pure."""
+    named = ", ".join(repr(p) for p in platforms)
+    subject = f"platform {named} has" if len(platforms) == 1 else f"platforms {named} have"
     return (
-        f"platform {platform!r} has no cost ratio of {', '.join(_measures(r) for r in resources)} to {baseline} "
+        f"{subject} no cost ratio of {', '.join(_measures(r) for r in resources)} to {baseline} "
         f"(not measured, or in fewer than two blocks beside {baseline})"
     )
 
 
 class RestNotCalibrated(ParamsError):
-    """`prediction_inputs`' refusal of a calibration with a platform without the rest's cost. Kept apart
-    from its other refusals so that a caller given the rest elsewhere than `--rest` (the paper's
-    `rest_tests`) can name where it was given, with `reason` and `rest`."""
+    """`prediction_inputs`' refusal of a calibration with platforms without the rest's cost, every such
+    platform named (`platforms`). Kept apart from its other refusals so that a caller given the rest
+    elsewhere than `--rest` (the paper's `rest_tests`) can name where it was given, with `reason` and
+    `rest`."""
 
-    def __init__(self, field: str, reason: str, rest: str):
-        self.reason, self.rest = reason, rest
+    def __init__(self, field: str, reason: str, rest: str, platforms: Sequence[str]):
+        self.reason, self.rest, self.platforms = reason, rest, tuple(platforms)
         super().__init__(field, f"{reason}: calibrate it, or predict without --rest")
 
 
@@ -725,10 +728,13 @@ def prediction_inputs(
         if missing:
             raise ParamsError(
                 cal_file,
-                f"{_no_cost(v.platform, missing, cal_baseline)}: calibrate it, or leave the resource out with --resources",
+                f"{_no_cost([v.platform], missing, cal_baseline)}: calibrate it, or leave the resource out with --resources",
             )
-        if rest is not None and rest not in v.resources:
-            raise RestNotCalibrated(cal_file, _no_cost(v.platform, [rest], cal_baseline), rest)
+    # Every platform without the rest's cost at once: each is a calibration to run again, and one named
+    # at a time would take as many refusals to find them all.
+    uncosted = [v.platform for v in costs if rest is not None and rest not in v.resources]
+    if uncosted:
+        raise RestNotCalibrated(cal_file, _no_cost(uncosted, [rest], cal_baseline), rest, uncosted)
     costed = fit_costs_in if fit_costs_in is not None else fit
     notes += settings_differ(
         benchmarks,
