@@ -281,9 +281,11 @@ def rest_label(rest: str | None) -> str:
 
 
 def _rest_unit(rest: str, units: Mapping[str, str]) -> str:
-    """ "CPU (an event of sysbench's ...)": the resource and the one operation whose cost it is."""
-    unit = units.get(rest)
-    return tex_escape(resource_name(rest)) + (f" ({unit})" if unit else "")
+    """ "CPU (an event of sysbench's ...)": the resource and the one operation whose cost it is, unless
+    that only repeats the resource's name ("process creation", "a process creation"). Pure."""
+    name, unit = resource_name(rest), units.get(rest)
+    said = unit and unit.lower() not in (f"a {name}".lower(), f"an {name}".lower())
+    return tex_escape(name) + (f" ({unit})" if said else "")
 
 
 def _term_clause(term: cm.ResourceTerm, first: bool = False) -> str:
