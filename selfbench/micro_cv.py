@@ -33,7 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from selfbench.runsc_do import ON_CPU0, RUNSC_DO
 from vbench.benchmarks import registry
@@ -56,17 +56,27 @@ def cv_of(values: Sequence[float]) -> tuple[float, float, int] | None:
     return statistics.mean(values), statistics.stdev(values) / statistics.mean(values) * 100, len(values)
 
 
+def grouped(pairs: Iterable[tuple[str, float]]) -> dict[str, list[float]]:
+    """Metric -> its values, in the pairs' order. Pure."""
+    by: dict[str, list[float]] = {}
+    for metric, value in pairs:
+        by.setdefault(metric, []).append(float(value))
+    return by
+
+
+def cvs_of(by: Mapping[str, Sequence[float]]) -> dict[str, tuple[float, float, int]]:
+    """Metric -> (mean, CV in %, count), where a metric's values have one (`cv_of`). Pure."""
+    return {m: cv for m, v in by.items() if (cv := cv_of(v)) is not None}
+
+
 def values_by_metric(samples: Sequence[Sample]) -> dict[str, list[float]]:
     """Metric -> its values, in the samples' order. Pure."""
-    by: dict[str, list[float]] = {}
-    for s in samples:
-        by.setdefault(s.metric, []).append(float(s.value))
-    return by
+    return grouped((s.metric, s.value) for s in samples)
 
 
 def cv_by_metric(samples: Sequence[Sample]) -> dict[str, tuple[float, float, int]]:
     """Metric -> (mean, CV in %, repeats) over the samples, where a metric has two or more. Pure."""
-    return {m: cv for m, v in values_by_metric(samples).items() if (cv := cv_of(v)) is not None}
+    return cvs_of(values_by_metric(samples))
 
 
 def run_values(samples: Sequence[Sample]) -> dict[str, float]:
@@ -77,11 +87,7 @@ def run_values(samples: Sequence[Sample]) -> dict[str, float]:
 def cv_over_runs(runs: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, float, int]]:
     """Metric -> (mean, CV in %, runs) over the runs' values (`run_values`), where a metric has two or
     more. Pure."""
-    by: dict[str, list[float]] = {}
-    for values in runs:
-        for metric, value in values.items():
-            by.setdefault(metric, []).append(value)
-    return {m: cv for m, v in by.items() if (cv := cv_of(v)) is not None}
+    return cvs_of(grouped(item for values in runs for item in values.items()))
 
 
 def refuse_one_value(repeats: int, runs: int) -> None:

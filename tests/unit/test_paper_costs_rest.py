@@ -593,24 +593,25 @@ def test_the_committed_jvmcpu_table_reads_as_vbench_predict_reads_it():
     prediction interval of a 3-block measurement [11.6, 31.8] below the measured 33.6 (2 blocks' [10.3,
     33.3] held 33.2); gVisor's jvmcpu x1.03."""
     read = _read_committed(_committed_records()[1])
-    at_jvmcpu = _assert_jvmcpu_reading(read, (10.7, 14.1, (18.4, 14.8, 25.7)), (11.6, 31.8), 15.3)
+    at_jvmcpu = _assert_rest_reading(read, "jvmcpu", (10.7, 14.1, (18.4, 14.8, 25.7)), (11.6, 31.8), 15.3)
     assert at_jvmcpu.measured.estimate > at_jvmcpu.measurement.high
     assert read.reading("jvmcpu").rest_cost("gvisor").estimate == pytest.approx(1.03, abs=0.006)
 
 
-def _assert_jvmcpu_reading(read, predicted, pi, qemu_cost):
-    """A jvmcpu test's one row: predicted at native's, at sysbench CPU's and (estimate, low, high) at
-    jvmcpu's cost; the last reading's prediction interval `pi` and QEMU's jvmcpu cost. Its jvmcpu row."""
-    ((at_native, at_cpu, at_jvmcpu),) = read.rows()
-    native, cpu, jvm = predicted
+def _assert_rest_reading(read, rest, predicted, pi, qemu_cost):
+    """A test's one row read at native's, at sysbench CPU's and at `rest`'s cost: the predictions (the
+    last as estimate, low, high), the last reading's prediction interval `pi` and QEMU's cost of `rest`.
+    Its row at `rest`."""
+    ((at_native, at_cpu, at_rest),) = read.rows()
+    native, cpu, priced = predicted
     assert at_native.predicted.estimate == pytest.approx(native, rel=0.005)
     assert at_cpu.predicted.estimate == pytest.approx(cpu, rel=0.005)
-    assert (at_jvmcpu.predicted.estimate, at_jvmcpu.predicted.low, at_jvmcpu.predicted.high) == pytest.approx(
-        jvm, rel=0.005
+    assert (at_rest.predicted.estimate, at_rest.predicted.low, at_rest.predicted.high) == pytest.approx(
+        priced, rel=0.005
     )
-    assert (at_jvmcpu.measurement.low, at_jvmcpu.measurement.high) == pytest.approx(pi, rel=0.005)
-    assert read.reading("jvmcpu").rest_cost("qemu").estimate == pytest.approx(qemu_cost, rel=0.005)
-    return at_jvmcpu
+    assert (at_rest.measurement.low, at_rest.measurement.high) == pytest.approx(pi, rel=0.005)
+    assert read.reading(rest).rest_cost("qemu").estimate == pytest.approx(qemu_cost, rel=0.005)
+    return at_rest
 
 
 def test_the_committed_cold_table_reads_as_vbench_predict_reads_it_and_says_its_jvmcpu_was_cold():
@@ -620,7 +621,7 @@ def test_the_committed_cold_table_reads_as_vbench_predict_reads_it_and_says_its_
     paragraph says the operation was cold, the warm campaign's that it was warm."""
     cold_test, warm_test = _committed_records()[2], _committed_records()[1]
     read = _read_committed(cold_test)
-    _assert_jvmcpu_reading(read, (9.35, 12.8, (17.0, 13.5, 29.2)), (11.1, 34.2), 15.2)
+    _assert_rest_reading(read, "jvmcpu", (9.35, 12.8, (17.0, 13.5, 29.2)), (11.1, 34.2), 15.2)
     assert read.reading("jvmcpu").rest_cost("gvisor").estimate == pytest.approx(1.59, rel=0.005)
     assert C.JVMCPU_COLD.format("") in CR.record_paragraph(read, 3)
     warm = load_campaign(warm_test.dirs(ROOT / "data" / "raw").calibration)
@@ -633,14 +634,7 @@ def test_the_committed_kernel_table_prices_the_rest_at_a_process_s_cost():
     (3 blocks), at a process's creation (spawn, x32.3 as measured: the rest is not priced in CPU);
     the first reading whose point lies inside the measured interval. The paragraph names the operation once."""
     read = _read_committed(_committed_records()[3])
-    ((at_native, at_cpu, at_spawn),) = read.rows()
-    assert at_native.predicted.estimate == pytest.approx(10.4, rel=0.005)
-    assert at_cpu.predicted.estimate == pytest.approx(14.0, rel=0.005)
-    assert (at_spawn.predicted.estimate, at_spawn.predicted.low, at_spawn.predicted.high) == pytest.approx(
-        (27.3, 23.0, 36.4), rel=0.005
-    )
-    assert (at_spawn.measurement.low, at_spawn.measurement.high) == pytest.approx((18.1, 46.5), rel=0.005)
-    assert read.reading("spawn").rest_cost("qemu").estimate == pytest.approx(32.3, rel=0.005)
+    at_spawn = _assert_rest_reading(read, "spawn", (10.4, 14.0, (27.3, 23.0, 36.4)), (18.1, 46.5), 32.3)
     assert at_spawn.measured.low < at_spawn.predicted.estimate < at_spawn.measured.estimate
     assert round(100 * row_error(at_spawn)) == 23
     said = CR.record_paragraph(read, 4)
