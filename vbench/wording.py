@@ -106,6 +106,7 @@ RESOURCE_NAMES = {
     "fileopen": "file opens",
     "rpc": "loopback RPCs",
     "jvmcpu": "Java computing",
+    "pagefault": "page faults",
 }
 #: The cost model's jobs (vbench.stats.cost_model.JOBS) as a reader knows them.
 JOB_NAMES = {

@@ -2,7 +2,8 @@
 any later refactoring must not change what runs on a host for the default Config or a preset.
 
 The literals are the strings `command` returned before the argv builders existed (issue 17 item 3),
-but spawn's, jvmstart's and fileopen's, changed on purpose since (issue #53: their windows).
+but spawn's, jvmstart's and fileopen's, changed on purpose since (issue #53: their windows), and
+those of modules that came later.
 """
 
 from __future__ import annotations
@@ -84,6 +85,22 @@ _FILEOPEN = (
     "done; done; exit $rc"
 )
 
+# spawn's timed window (after its empty one) of one dd run's size, then the other's, in one repeat's loops.
+_PAGEFAULT_WINDOW = (
+    "z=$(date +%s%N); s=$(date +%s%N); n=0; while [ $n -lt 50 ]; do "
+    "dd if=/dev/zero of=/dev/null bs={bs} count=1 status=none || "
+    '{{ rc=$?; echo "vbench: {tag}: run $((n + 1)) of repeat $r exited $rc" >&2; break 3; }}; n=$((n + 1)); done; '
+    'e=$(date +%s%N); echo "{tag} repeat=$r window=$w count=$n empty=$z start=$s end=$e"'
+)
+_PAGEFAULT = (
+    'echo "pagefault-thp $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"; '
+    "rc=0; for r in $(seq 1 5); do for w in $(seq 1 1); do "
+    + _PAGEFAULT_WINDOW.format(bs="64M", tag="pagefault-big")
+    + "; "
+    + _PAGEFAULT_WINDOW.format(bs="4K", tag="pagefault-small")
+    + "; done; done; exit $rc"
+)
+
 #: The program itself is its file's text (tests/unit/test_micro_rpc.py runs it); the shell around it is pinned.
 _RPC = (
     _FIND_JAVA.replace("jvmstart", "rpc")
@@ -143,6 +160,8 @@ BEFORE = {
     ),
     ("fileopen", None, W): _FILEOPEN.replace("{d}", W),
     ("fileopen", None, SPACED): _FILEOPEN.replace("{d}", "'/data/work dir'"),
+    ("pagefault", None, W): _PAGEFAULT,
+    ("pagefault", None, SPACED): _PAGEFAULT,  # nothing written: the work dir is not in it
     ("rpc", None, W): _RPC.replace("{d}", W),
     ("rpc", None, SPACED): _RPC.replace("{d}", "'/data/work dir'"),
     ("jvmcpu", None, W): _JVMCPU.replace("{d}", W),

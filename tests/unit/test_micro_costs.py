@@ -1,4 +1,5 @@
-"""The platform cost vector's micro-benchmarks (issue #53 item 2): syscall, spawn, jvmstart.
+"""The platform cost vector's micro-benchmarks (issue #53 item 2): syscall, spawn, jvmstart; and
+fileopen and pagefault, which came later.
 
 Their commands (quoting, LC_ALL=C, the timing inside one shell), their parsers against outputs
 captured here (tests/data/micro/README.md), refused configs naming the field, and a failed or
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import textwrap
 from pathlib import Path
 
 import pytest
 from invoke import Result
 
 from vbench.benchmarks import registry
-from vbench.benchmarks.micro import fileopen, jvmstart, spawn, syscall
+from vbench.benchmarks.micro import fileopen, jvmstart, pagefault, spawn, syscall
+from vbench.campaign.design import load_experiment
 from vbench.campaign.measure import failure_reason
 from vbench.errors import JobFailed, ParamsError
 
@@ -214,6 +217,7 @@ CASES = [
     (syscall, "syscall.txt", {"count": 1000, "repeats": 2}),
     (spawn, "spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
     (jvmstart, "jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup_starts": 1}),
+    (pagefault, "pagefault.txt", {"size_mb": 16, "count": 10, "repeats": 2, "windows": 3}),
 ]
 
 
@@ -241,7 +245,7 @@ def test_garbled_or_truncated_output_is_a_one_line_failure(module, fname, kwargs
         assert reason.startswith(f"{module.NAME}:") and "\n" not in reason
 
 
-@pytest.mark.parametrize("module", [syscall, spawn, jvmstart], ids=lambda m: m.NAME)
+@pytest.mark.parametrize("module", [syscall, spawn, jvmstart, pagefault], ids=lambda m: m.NAME)
 def test_a_non_zero_exit_is_a_failure_with_the_tools_last_words(module, fake_context):
     c = fake_context(Result(stdout="", stderr="noise\ndd: /dev/null: Permission denied\n", exited=1))
     with pytest.raises(JobFailed) as info:
@@ -262,6 +266,11 @@ def test_a_non_zero_exit_is_a_failure_with_the_tools_last_words(module, fake_con
         (jvmstart, "java_home", "relative/jdk", "jvmstart.java_home"),
         (jvmstart, "java_home", "/opt/jdk;touch /tmp/x", "jvmstart.java_home"),
         (jvmstart, "java_home", "/opt/../etc", "jvmstart.java_home"),
+        (pagefault, "size_mb", "0", "pagefault.size_mb"),
+        (pagefault, "size_mb", "1025", "pagefault.size_mb"),
+        (pagefault, "size_mb", "64M", "pagefault.size_mb"),
+        (pagefault, "count", "0", "pagefault.count"),
+        (pagefault, "windows", "100", "pagefault.windows"),
     ],
 )
 def test_a_bad_config_is_refused_naming_the_field(module, key, text, field):
@@ -362,3 +371,140 @@ def test_fileopen_at_its_largest_count_still_fits_the_kernels_argument_limit(tmp
     assert len(fileopen.parse_stdout(out.stdout, cfg)) == 2  # fileopen_us and elapsed
     with pytest.raises(ParamsError):
         registry.make_config(fileopen, {"count": str(fileopen.MAX_COUNT + 1)})
+
+
+# --- pagefault -----------------------------------------------------------------------------------
+
+
+def test_pagefault_command_alternates_a_big_and_a_small_dd_window_inside_one_shell():
+    cfg = pagefault.PagefaultConfig(size_mb=32, count=7, repeats=2, windows=3)
+    cmd = pagefault.command(cfg, "/w d/")
+    assert cmd == pagefault.command(cfg, "")  # nothing is written: the work dir is not used, so not quoted
+    assert cmd.startswith('echo "pagefault-thp $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"; ')
+    big = spawn.timed_window("pagefault-big", "dd if=/dev/zero of=/dev/null bs=32M count=1 status=none", 7)
+    small = spawn.timed_window("pagefault-small", "dd if=/dev/zero of=/dev/null bs=4K count=1 status=none", 7)
+    # Both windows inside the same loops over repeats and windows: drift falls on both alike.
+    assert f"for r in $(seq 1 2); do for w in $(seq 1 3); do {big}; {small}; done; done; exit $rc" in cmd
+    # The shell reads the dd runs as the words they are.
+    words = ["dd", "if=/dev/zero", "of=/dev/null", "bs=32M", "count=1", "status=none"]
+    assert shlex.split(pagefault.dd_run("32M")) == words
+
+
+def test_pagefault_parses_the_big_runs_less_the_small_ones_into_us_per_page():
+    cfg = pagefault.PagefaultConfig(size_mb=16, count=10, repeats=2, windows=3)
+    samples = pagefault.parse_stdout(_text("pagefault.txt"), cfg)
+    # A native capture (the AMD EPYC machine, 2026-12-08, load 0.47). Repeat 1's windows less their empty
+    # ones: big 139.9, 106.5 and 113.9 ms, small 9.73, 11.7 and 7.79 ms; the medians' difference over 10
+    # runs, 10.4 ms a run, over 4096 pages: 2.543 us.
+    assert _values(samples, "pagefault_us") == pytest.approx([2.542665, 2.188037], abs=1e-6)
+    # elapsed: the repeat's windows of both sizes as they ran, empty windows not taken off.
+    assert _values(samples, "elapsed") == pytest.approx([0.397579, 0.329721], rel=1e-5)
+    meta = samples[0].metadata
+    assert (meta["thp"], meta["pages"], meta["size_mb"], meta["repeat"]) == ("madvise", 4096, 16, 1)
+    assert {s.unit for s in samples if s.metric == "pagefault_us"} == {"us"}
+
+
+@pytest.mark.parametrize(
+    "line, setting",
+    [
+        ("pagefault-thp always [madvise] never", "madvise"),
+        ("pagefault-thp [always] madvise never", "always"),
+        ("pagefault-thp always madvise [never]", "never"),
+        ("pagefault-thp ", "unknown"),  # no such file on the host (gVisor): cat printed nothing
+    ],
+)
+def test_pagefault_reads_the_thp_setting_the_kernel_brackets(line, setting):
+    assert pagefault.thp_setting(f"{line}\npagefault-big repeat=1\n") == setting
+
+
+#: A big window no longer than its small one: the pages cost nothing, so something else was timed.
+_PAGEFAULT_NO_COST = textwrap.dedent(
+    """\
+    pagefault-thp always [madvise] never
+    pagefault-big repeat=1 window=1 count=10 empty=1000 start=2000 end=5002000
+    pagefault-small repeat=1 window=1 count=10 empty=6000000 start=6001000 end=11101000
+    """
+)
+
+
+def _captured_without(drop) -> str:
+    """pagefault.txt without the lines `drop` picks."""
+    return "".join(line for line in _text("pagefault.txt").splitlines(keepends=True) if not drop(line))
+
+
+@pytest.mark.parametrize(
+    "text, windows, reason",
+    [
+        (
+            _captured_without(lambda line: line.startswith("pagefault-thp")),
+            3,
+            r"^pagefault: no 'pagefault-thp \.\.\.' line in output$",
+        ),
+        (
+            _captured_without(lambda line: line.startswith("pagefault-small repeat=2 window=3 ")),
+            3,
+            r"^pagefault: pagefault-small: expected 6 result lines \(3 a repeat\), found 5$",
+        ),
+        (
+            _captured_without(lambda line: line.startswith("pagefault-big")),
+            3,
+            r"^pagefault: pagefault-big: expected 6 result lines \(3 a repeat\), found 0$",
+        ),
+        (
+            _PAGEFAULT_NO_COST,
+            1,
+            r"^pagefault: repeat 1: 10 runs with a 16 MiB buffer took no longer than 10 with a 4K one$",
+        ),
+    ],
+    ids=["no-thp-line", "a-small-line-missing", "no-big-lines", "no-cost"],
+)
+def test_pagefault_refuses_missing_lines_and_a_big_run_no_longer_than_a_small_one_in_one_line(text, windows, reason):
+    repeats = 2 if windows == 3 else 1
+    cfg = pagefault.PagefaultConfig(size_mb=16, count=10, repeats=repeats, windows=windows)
+    with pytest.raises(JobFailed, match=reason) as info:
+        pagefault.parse_stdout(text, cfg)
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_pagefault_runs_here_and_says_what_a_page_costs():
+    # The real command under /bin/sh: 5 runs of 64 MiB (~16,000 pages, several ms each natively)
+    # against 5 of a page, so a stall of a small window under a loaded suite does not turn it over.
+    cfg = pagefault.PagefaultConfig(size_mb=64, count=5, repeats=2)
+    done = subprocess.run(["/bin/sh", "-c", pagefault.command(cfg)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    samples = pagefault.parse_stdout(done.stdout, cfg)
+    assert all(v > 0 for v in _values(samples, "pagefault_us"))
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    said = thp.read_text().split("[")[1].split("]")[0] if thp.exists() else "unknown"
+    assert {s.metadata["thp"] for s in samples} == {said}
+
+
+def test_pagefault_stops_at_dds_first_failure_saying_which_loop(tmp_path):
+    # A dd that fails (as one out of memory would: "dd: memory exhausted by input buffer"), first on the PATH.
+    fake = tmp_path / "dd"
+    fake.write_text("#!/bin/sh\necho 'dd: memory exhausted' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
+    cfg = pagefault.PagefaultConfig(count=3, repeats=2)
+    done = subprocess.run(["/bin/sh", "-c", pagefault.command(cfg)], capture_output=True, text=True, env=env)
+    assert done.returncode == 1
+    assert done.stderr == "dd: memory exhausted\nvbench: pagefault-big: run 1 of repeat 1 exited 1\n"
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["pagefault-thp"]
+
+
+def test_pagefault_defaults_and_a_design_that_calibrates_it(tmp_path):
+    assert [getattr(pagefault.Config(), k) for k in ("size_mb", "count", "repeats", "windows")] == [64, 50, 5, 1]
+    assert pagefault.METRICS == {"pagefault_us": "us", "elapsed": "s"}
+    assert registry.find("pagefault") == ("micro", pagefault)
+    design = tmp_path / "pagefault.yaml"
+    design.write_text(
+        "experiment:\n  name: pf\n  calibrate:\n"
+        "    - {benchmark: pagefault, config: {size_mb: 64, count: 50, repeats: 3}}\n"
+    )
+    [spec] = load_experiment(design).calibrate
+    assert spec.benchmark == "pagefault" and spec.config == {"size_mb": 64, "count": 50, "repeats": 3}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(design.read_text().replace("size_mb: 64", "size_mb: 2048"))
+    with pytest.raises(ParamsError) as info:
+        load_experiment(bad)
+    assert info.value.field == f"{bad}: experiment.calibrate[0].config.size_mb"

@@ -33,12 +33,13 @@ CAPTURES = {
     "spawn": ("spawn.txt", {"count": 100, "repeats": 2, "windows": 3}),
     "jvmstart": ("jvmstart.txt", {"count": 2, "repeats": 2, "windows": 3, "warmup_starts": 1}),
     "fileopen": ("fileopen.txt", {"count": 100, "repeats": 2, "windows": 3}),
+    "pagefault": ("pagefault.txt", {"size_mb": 16, "count": 10, "repeats": 2, "windows": 3}),
     "rpc": ("rpc.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5, "other_cpus_busy": True}),
     "jvmcpu": ("jvmcpu.txt", {"seconds": 0.5, "repeats": 2, "warmup_s": 0.5, "records": 1000}),
 }
 
 
-def test_registry_names_the_fifteen_benchmarks():
+def test_registry_names_the_sixteen_benchmarks():
     assert set(MICRO_BENCHMARKS) == set(CAPTURES)
     assert all(module.NAME == name for name, module in MICRO_BENCHMARKS.items())
 

@@ -26,6 +26,7 @@ module that breaks the contract fails at import, not hours into a campaign.
   - spawn, jvmstart: a loop of `/bin/true` (a JVM's `-version`) between two `date +%s%N` stamps
     of the same shell; jvmstart first finds the host's java.
   - fileopen: one `cat` of many copies of a file's name, and one of it once, between stamps.
+  - pagefault: spawn's timed windows of a dd with a big buffer and of one with a page, alternately.
   - rpc, jvmcpu: find the host's java, write their Java program to the work dir and run it (the
     program times itself), removing it on the way out.
 """

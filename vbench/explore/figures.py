@@ -50,6 +50,7 @@ RESOURCE_COLOURS = {
     "fileopen": "tab:blue",
     "rpc": "tab:gray",
     "jvmcpu": "darkred",
+    "pagefault": "teal",
 }
 #: The model's bar starts from the baseline run's job time; what the model leaves over is hatched white.
 SPLIT_BASE_COLOUR = "0.75"

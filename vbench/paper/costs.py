@@ -296,6 +296,7 @@ COST_UNITS = {
     "fileopen": "a file opened by name",
     "rpc": "a loopback RPC of a JVM",
     "jvmstart": "a JVM's start",
+    "pagefault": "a 4 KiB page of fresh memory faulted in",
     # The resources a rest is priced at (vbench.paper.costs_rest), each one thread's computing.
     "cpu": "an event of sysbench's prime-number loop in one thread",
     "jvmcpu": "a one-thread Java sort and checksum of 100-byte records",

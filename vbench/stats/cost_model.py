@@ -121,7 +121,8 @@ class Resource:
 
 #: The cost vector the committed campaigns can fill (sandbox, reference: cpu, membw, fio, iperf3,
 #: latency; costs: syscall, spawn, jvmstart; fileopen since costs-nnbench-barrier asked for it;
-#: rpc since a JVM's calls were found priced unlike dd's; jvmcpu for a priced rest, `--rest`).
+#: rpc since a JVM's calls were found priced unlike dd's; jvmcpu for a priced rest, `--rest`;
+#: pagefault since QEMU's process cost lay far above its call's and its memory bandwidth's).
 RESOURCES: tuple[Resource, ...] = (
     Resource("cpu", "cpu", "events_per_s", True),
     Resource("membw", "membw", "bandwidth", True),
@@ -136,6 +137,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("fileopen", "fileopen", "fileopen_us", False),
     Resource("rpc", "rpc", "rpc_us", False),
     Resource("jvmcpu", "jvmcpu", "jvmcpu_ms", False),
+    Resource("pagefault", "pagefault", "pagefault_us", False),
 )
 #: The cost vector's resources by name.
 RESOURCE_BY_NAME: dict[str, Resource] = {r.name: r for r in RESOURCES}

@@ -28,6 +28,7 @@ from . import (
     jvmstart,
     latency,
     membw,
+    pagefault,
     pi_digits,
     rpc,
     spawn,
@@ -50,6 +51,7 @@ MICRO_BENCHMARKS: dict[str, ModuleType] = {
         spawn,
         jvmstart,
         fileopen,
+        pagefault,
         rpc,
         jvmcpu,
     )

@@ -58,14 +58,24 @@ def timed_loop(tag: str, program: str, count: int, repeats: int, windows: int = 
     window (two stamps with nothing between), `windows` windows per repeat; it prints a `<tag>
     repeat= window= count= empty= start= end=` line per window (`parse_lines` reads them). The
     first failure stops it, saying so on stderr, and is its exit status."""
-    failed = f'echo "vbench: {tag}: run $((n + 1)) of repeat $r exited $rc" >&2'
-    loop = f"n=0; while [ $n -lt {count} ]; do {program} || {{ rc=$?; {failed}; break 3; }}; n=$((n + 1)); done"
     warm_failed = f'echo "vbench: {tag}: warm-up run $((n + 1)) exited $rc" >&2; exit $rc'
     warm = f"n=0; while [ $n -lt {warmup} ]; do {program} || {{ rc=$?; {warm_failed}; }}; n=$((n + 1)); done; "
     return (
         f"rc=0; {warm if warmup else ''}for r in $(seq 1 {repeats}); do for w in $(seq 1 {windows}); do "
+        f"{timed_window(tag, program, count)}; done; done; exit $rc"
+    )
+
+
+def timed_window(tag: str, program: str, count: int) -> str:
+    """One window of `timed_loop`: the empty window, `program` `count` times between two stamps,
+    and the window's line. It belongs inside the two loops over `$r` (repeat) and `$w` (window)
+    that `rc=0` precedes, as `timed_loop` puts it, so a script may hold several windows a repeat
+    (pagefault's two loops); a failure sets `rc` and leaves both loops (`break 3`)."""
+    failed = f'echo "vbench: {tag}: run $((n + 1)) of repeat $r exited $rc" >&2'
+    loop = f"n=0; while [ $n -lt {count} ]; do {program} || {{ rc=$?; {failed}; break 3; }}; n=$((n + 1)); done"
+    return (
         f"z=$(date +%s%N); s=$(date +%s%N); {loop}; e=$(date +%s%N); "
-        f'echo "{tag} repeat=$r window=$w count=$n empty=$z start=$s end=$e"; done; done; exit $rc'
+        f'echo "{tag} repeat=$r window=$w count=$n empty=$z start=$s end=$e"'
     )
 
 
